@@ -1,0 +1,201 @@
+//! What an edit request says, and what the engine reports back.
+//!
+//! These types are the engine's whole vocabulary for writes: every dialect's tool call
+//! (`fs_write`, `Edit`, `batch_edit_blocks`, `file:edit_file`, ...) is converted into an
+//! [`EditRequest`], applied by [`crate::pipeline::apply`], and answered from the [`EditReport`].
+
+use crate::error::FkError;
+use serde::Serialize;
+
+/// One change to one file. Line numbers are 1-based and inclusive; negative numbers count
+/// from the end (-1 is the last line).
+#[derive(Debug, Clone)]
+pub enum Edit {
+    /// Write the whole file. Refused when the file exists unless `overwrite`.
+    Create { content: String, overwrite: bool },
+    /// Replace an exact text. `expected` says how many matches there must be.
+    ReplaceText {
+        old: String,
+        new: String,
+        expected: Expected,
+        label: Option<String>,
+    },
+    /// Replace lines `start..=end` (`end: None` means to the end of the file) with the whole
+    /// lines of `new` (see [`crate::text::split_new_lines`]). `content_hash`, when given, must
+    /// name either the whole file or exactly these lines.
+    ReplaceLines {
+        start: i64,
+        end: Option<i64>,
+        new: String,
+        content_hash: Option<String>,
+    },
+    /// Insert the whole lines of `text` after line `after` (0 = at the top).
+    Insert {
+        after: i64,
+        text: String,
+        content_hash: Option<String>,
+    },
+    /// Add the whole lines of `text` at the end of the file.
+    Append { text: String },
+}
+
+impl Edit {
+    /// The command name used in reports (`str_replace`, `replace_lines`, ...).
+    pub fn command(&self) -> &'static str {
+        match self {
+            Edit::Create { .. } => "create",
+            Edit::ReplaceText { .. } => "str_replace",
+            Edit::ReplaceLines { .. } => "replace_lines",
+            Edit::Insert { .. } => "insert",
+            Edit::Append { .. } => "append",
+        }
+    }
+
+    pub fn label(&self) -> Option<&str> {
+        match self {
+            Edit::ReplaceText { label, .. } => label.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// How many times a search text must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// Exactly this many non-overlapping matches (1 by default); all of them are replaced.
+    Exactly(usize),
+    /// Every match, at least one.
+    All,
+}
+
+/// The edits for one file.
+#[derive(Debug, Clone)]
+pub struct FileEdits {
+    pub path: String,
+    pub edits: Vec<Edit>,
+}
+
+/// Options that apply to the whole request.
+#[derive(Debug, Clone, Default)]
+pub struct EditOptions {
+    /// Compute everything, write nothing.
+    pub dry_run: bool,
+    /// All or nothing: if any edit of any file fails, no file is written.
+    pub atomic: bool,
+    /// Stop at the first failed edit of a file; edits before it are kept.
+    pub stop_on_error: bool,
+    /// When set, a search text that is not found exactly may apply to its closest near miss
+    /// if the similarity (0..1) reaches this threshold. The report says it was fuzzy.
+    pub fuzzy_threshold: Option<f64>,
+    /// Include a diff per text edit in the report.
+    pub per_edit_diffs: bool,
+}
+
+/// A request to change one or more files.
+#[derive(Debug, Clone, Default)]
+pub struct EditRequest {
+    pub files: Vec<FileEdits>,
+    pub options: EditOptions,
+}
+
+/// What happened to one edit.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditOutcome {
+    /// Position of the edit in its file's list, from 0.
+    pub index: usize,
+    pub command: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub success: bool,
+    /// How many places this edit changed (matches replaced, or 1 for a line edit).
+    pub replacements: usize,
+    /// Set when the edit applied to a near miss: the similarity of what was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fuzzy_similarity: Option<f64>,
+    /// The 1-based line where the edit took effect, in the text as it was when the edit applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<FkError>,
+    /// Set when the edit was not attempted because an earlier one failed with `stop_on_error`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    Created,
+    Modified,
+    /// Every edit succeeded but the text is the same as before.
+    Unchanged,
+    /// Nothing was written to this file (all its edits failed, or the file failed as a whole).
+    Failed,
+}
+
+/// The engine's report on one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    /// The path as the caller gave it.
+    pub path: String,
+    /// The absolute path inside the workspace.
+    pub resolved_path: String,
+    pub status: FileStatus,
+    /// Whether the new content was written to disk (false for dry runs and failures).
+    pub written: bool,
+    pub edits_applied: usize,
+    pub edits_failed: usize,
+    pub edits: Vec<EditOutcome>,
+    /// Unified diff from the file as read to the file as it is after this request.
+    pub diff: String,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_hash: Option<String>,
+    /// The version after this request: hand it to the next line edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    /// A failure of the file as a whole (missing, binary, outside the roots, write refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<FkError>,
+    /// The file's text after the request (decoded, without BOM). Not serialized: dialects
+    /// that show updated lines take them from here.
+    #[serde(skip)]
+    pub new_text: Option<String>,
+    /// The file's text before the request, when it existed.
+    #[serde(skip)]
+    pub old_text: Option<String>,
+}
+
+impl FileReport {
+    pub fn success(&self) -> bool {
+        self.error.is_none() && self.edits_failed == 0
+    }
+}
+
+/// The engine's report on a whole request.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditReport {
+    pub files: Vec<FileReport>,
+    pub dry_run: bool,
+    pub atomic: bool,
+    /// Set when `atomic` kept every file unwritten because something failed.
+    pub rolled_back: bool,
+}
+
+impl EditReport {
+    /// True when every edit of every file succeeded (and, unless dry run, was written).
+    pub fn success(&self) -> bool {
+        !self.rolled_back && self.files.iter().all(FileReport::success)
+    }
+
+    /// The concatenated diffs of all files.
+    pub fn combined_diff(&self) -> String {
+        self.files.iter().map(|f| f.diff.as_str()).collect()
+    }
+}

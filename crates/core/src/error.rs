@@ -1,0 +1,140 @@
+//! Errors an agent can act on.
+//!
+//! Every failure carries a stable [`ErrorCode`] (for programs), a message that says what was
+//! wrong and where, and a hint that says what to try next (for models and people). Some
+//! failures carry structured details: the lines of ambiguous matches, the closest near miss,
+//! the current excerpt of a stale range.
+
+use serde::Serialize;
+use std::fmt;
+
+/// Stable, machine-readable classification of a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// The file or directory does not exist.
+    NotFound,
+    /// A search string matched more often than expected.
+    Ambiguous,
+    /// The file changed since the caller read it (`content_hash` mismatch).
+    Stale,
+    /// The path leaves the allowed roots.
+    OutOfRoot,
+    /// Two edits in one request address overlapping lines, or a file already exists.
+    Conflict,
+    /// Text could not be parsed (a request, a pattern, a document).
+    ParseError,
+    /// The file is binary and cannot be handled as text.
+    Binary,
+    /// The file is not valid UTF-8.
+    Encoding,
+    /// An argument is missing, of the wrong type, or out of range.
+    InvalidArgument,
+    /// A directory was given where a file is wanted (or the reverse).
+    IsDirectory,
+    /// The operating system refused access.
+    PermissionDenied,
+    /// The workspace is read-only.
+    ReadOnly,
+    /// The request names a tool that does not exist.
+    UnknownTool,
+    /// Any other input/output failure.
+    Io,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Ambiguous => "AMBIGUOUS",
+            ErrorCode::Stale => "STALE",
+            ErrorCode::OutOfRoot => "OUT_OF_ROOT",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::ParseError => "PARSE_ERROR",
+            ErrorCode::Binary => "BINARY",
+            ErrorCode::Encoding => "ENCODING",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::IsDirectory => "IS_DIRECTORY",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::ReadOnly => "READ_ONLY",
+            ErrorCode::UnknownTool => "UNKNOWN_TOOL",
+            ErrorCode::Io => "IO",
+        }
+    }
+}
+
+/// A failure with a code, a message, an optional hint and optional structured details.
+#[derive(Debug, Clone, Serialize)]
+pub struct FkError {
+    pub code: ErrorCode,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    #[serde(skip_serializing_if = "serde_json::Value::is_null")]
+    pub details: serde_json::Value,
+}
+
+impl FkError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        FkError {
+            code,
+            message: message.into(),
+            hint: None,
+            details: serde_json::Value::Null,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_details(mut self, details: serde_json::Value) -> Self {
+        self.details = details;
+        self
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        FkError::new(ErrorCode::InvalidArgument, message)
+    }
+
+    /// Maps an OS error on `what` (a displayable path) to the matching code.
+    pub fn from_io(err: &std::io::Error, what: &str) -> Self {
+        use std::io::ErrorKind as K;
+        match err.kind() {
+            K::NotFound => FkError::new(
+                ErrorCode::NotFound,
+                format!("{what}: no such file or directory"),
+            ),
+            K::PermissionDenied => FkError::new(
+                ErrorCode::PermissionDenied,
+                format!("{what}: permission denied"),
+            )
+            .with_hint("check the file's permissions, or choose a file this process may access"),
+            K::IsADirectory => FkError::new(
+                ErrorCode::IsDirectory,
+                format!("{what} is a directory, not a file"),
+            )
+            .with_hint("give the path of a file inside it; list the directory to see its files"),
+            _ => FkError::new(ErrorCode::Io, format!("{what}: {err}")),
+        }
+    }
+
+    /// The message followed by the hint, as one line of text for a model or a terminal.
+    pub fn full_message(&self) -> String {
+        match &self.hint {
+            Some(h) => format!("{} ({})", self.message, h),
+            None => self.message.clone(),
+        }
+    }
+}
+
+impl fmt::Display for FkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.full_message())
+    }
+}
+
+impl std::error::Error for FkError {}
+
+pub type Result<T, E = FkError> = std::result::Result<T, E>;

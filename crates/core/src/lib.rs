@@ -1,0 +1,30 @@
+//! # filekit-core
+//!
+//! The filekit engine: file operations for AI coding agents that are batched, safe and exact.
+//! It knows nothing of MCP, JSON-RPC or terminals; the dialect tables (`filekit-dialects`) and
+//! front ends (`filekit` CLI, MCP server) are thin layers over it.
+//!
+//! - [`workspace`]: the allowed roots and sandboxed path resolution; every open and every
+//!   write goes through it.
+//! - [`read`]: versioned reads of one or many files (line ranges, `content_hash`,
+//!   `last_modified`, images, binary files described).
+//! - [`pipeline`]: the one pipeline for every write: snapshot, resolve, preview, commit, report.
+//!   [`edit`] is its vocabulary; [`lines`], [`sequential`] and [`nearmiss`] resolve edits;
+//!   [`diff`] previews them.
+//! - [`text`] and [`hash`]: how text is decoded, indexed and versioned.
+
+pub mod diff;
+pub mod edit;
+pub mod error;
+pub mod hash;
+pub mod lines;
+pub mod nearmiss;
+pub mod pipeline;
+pub mod read;
+pub mod sequential;
+pub mod text;
+pub mod workspace;
+
+pub use edit::{Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport};
+pub use error::{ErrorCode, FkError};
+pub use workspace::Workspace;

@@ -1,0 +1,436 @@
+//! Line-addressed edits resolved into byte replacements on the text as read.
+//!
+//! All line edits of one request refer to the file as it was read (DESIGN.md section 3), so
+//! they are resolved together against that one text and never shift each other's numbers.
+//! Two edits that address overlapping lines are a conflict; the later one in the list fails and
+//! names the earlier one. Inserts at the same place keep their listed order.
+
+use crate::error::{ErrorCode, FkError};
+use crate::hash;
+use crate::text::{Eol, LineIndex, split_new_lines};
+use std::collections::BTreeMap;
+
+/// A resolved replacement of `start..end` (bytes of the text as read) by `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// The text as read, with what line edits need to know about it.
+pub struct LineTarget<'a> {
+    pub text: &'a str,
+    pub index: &'a LineIndex,
+    pub eol: Eol,
+    /// The whole file's content hash (of its bytes as stored, BOM included).
+    pub file_hash: &'a str,
+}
+
+impl LineTarget<'_> {
+    fn line_count(&self) -> usize {
+        self.index.len()
+    }
+
+    fn ends_with_newline(&self) -> bool {
+        self.text.is_empty() || self.text.ends_with('\n')
+    }
+
+    /// Turns a caller's line number (1-based, negative from the end) into 1-based, or says why not.
+    fn line_number(&self, n: i64, what: &str) -> Result<usize, FkError> {
+        let count = self.line_count() as i64;
+        let resolved = if n < 0 { count + 1 + n } else { n };
+        if resolved < 1 || resolved > count {
+            return Err(out_of_range(what, n, self.line_count()));
+        }
+        Ok(resolved as usize)
+    }
+
+    /// Joins `lines` as whole lines in the file's style, each ending with a line break.
+    fn whole_lines(&self, lines: &[&str]) -> String {
+        let eol = self.eol.as_str();
+        let mut out = String::with_capacity(lines.iter().map(|l| l.len() + 2).sum());
+        for l in lines {
+            out.push_str(l);
+            out.push_str(eol);
+        }
+        out
+    }
+
+    /// Checks a `content_hash` against the whole file or the addressed lines `first..=last`.
+    fn check_hash(&self, given: Option<&str>, first: usize, last: usize) -> Result<(), FkError> {
+        let Some(given) = given else { return Ok(()) };
+        hash::validate(given).map_err(FkError::invalid)?;
+        if hash::matches(given, self.file_hash) {
+            return Ok(());
+        }
+        let lines_hash = if first >= 1 && first <= last && last <= self.line_count() {
+            Some(hash::content_hash(
+                &self.text.as_bytes()[self.index.start(first)..self.index.end(last)],
+            ))
+        } else {
+            None
+        };
+        if let Some(h) = &lines_hash
+            && hash::matches(given, h)
+        {
+            return Ok(());
+        }
+        let excerpt = if first >= 1 && first <= last && last <= self.line_count() {
+            crate::text::number_lines(
+                &self.text[self.index.start(first)..self.index.end(last)],
+                first,
+            )
+        } else {
+            String::new()
+        };
+        Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "content_hash {given} names neither the file as it is now ({}) nor lines {first}-{last} ({}): the file changed since it was read",
+                self.file_hash,
+                lines_hash.as_deref().unwrap_or("-"),
+            ),
+        )
+        .with_hint("read the file again and redo the edit against the lines as they are now (shown in details.current)")
+        .with_details(serde_json::json!({
+            "file_hash": self.file_hash,
+            "lines_hash": lines_hash,
+            "lines": [first, last],
+            "current": excerpt,
+        })))
+    }
+
+    /// Replace lines `start..=end` (`end` None: to the end of the file) with the lines of `new`.
+    pub fn replace_lines(
+        &self,
+        start: i64,
+        end: Option<i64>,
+        new: &str,
+        content_hash: Option<&str>,
+    ) -> Result<Splice, FkError> {
+        let count = self.line_count();
+        // Starting one past the last line with no end is an append: "replace from here on".
+        if end.is_none() && start == count as i64 + 1 {
+            self.check_hash(content_hash, 1, count)?;
+            return self.insert_after(count as i64, new, None);
+        }
+        let s = self.line_number(start, "start line")?;
+        let e = match end {
+            None => count,
+            Some(e) => self.line_number(e, "end line")?,
+        };
+        if e < s {
+            return Err(FkError::invalid(format!(
+                "end line {} is before start line {start}",
+                end.unwrap_or_default()
+            ))
+            .with_hint("give start_line <= end_line (both 1-based, inclusive)"));
+        }
+        self.check_hash(content_hash, s, e)?;
+        let lines = split_new_lines(new);
+        let mut range = (self.index.start(s), self.index.end(e));
+        let mut text = self.whole_lines(&lines);
+        if e == count && !self.ends_with_newline() {
+            // The last line had no line break: the new last line gets none either.
+            if lines.is_empty() {
+                if s > 1 {
+                    // Deleting the tail: the new last line loses its break, as the old one had none.
+                    let prev_end = self.index.end(s - 1);
+                    let eol_len = if self.text[..prev_end].ends_with("\r\n") {
+                        2
+                    } else {
+                        1
+                    };
+                    range.0 = prev_end - eol_len;
+                }
+            } else {
+                text.truncate(text.len() - self.eol.as_str().len());
+            }
+        }
+        Ok(Splice {
+            start: range.0,
+            end: range.1,
+            text,
+        })
+    }
+
+    /// Insert the lines of `new` after line `after` (0 = at the top; negative from the end).
+    pub fn insert_after(
+        &self,
+        after: i64,
+        new: &str,
+        content_hash: Option<&str>,
+    ) -> Result<Splice, FkError> {
+        let count = self.line_count();
+        let k = if after < 0 {
+            count as i64 + 1 + after
+        } else {
+            after
+        };
+        if k < 0 || k > count as i64 {
+            return Err(out_of_range("insert_line", after, count).with_hint(format!(
+                "insert_line is the line to insert after: 0 inserts at the top, {count} at the end"
+            )));
+        }
+        let k = k as usize;
+        if k >= 1 {
+            self.check_hash(content_hash, k, k)?;
+        } else {
+            self.check_hash(content_hash, 1, 0)?;
+        }
+        let lines = split_new_lines(new);
+        if lines.is_empty() {
+            let at = if k == 0 { 0 } else { self.index.end(k) };
+            return Ok(Splice {
+                start: at,
+                end: at,
+                text: String::new(),
+            });
+        }
+        if k == count && count > 0 && !self.ends_with_newline() {
+            let mut text = String::from(self.eol.as_str());
+            text.push_str(&lines.join(self.eol.as_str()));
+            return Ok(Splice {
+                start: self.text.len(),
+                end: self.text.len(),
+                text,
+            });
+        }
+        let at = if k == 0 { 0 } else { self.index.end(k) };
+        Ok(Splice {
+            start: at,
+            end: at,
+            text: self.whole_lines(&lines),
+        })
+    }
+}
+
+fn out_of_range(what: &str, n: i64, count: usize) -> FkError {
+    let hint = if count == 0 {
+        "the file is empty: insert lines with insert_line 0 (or append) instead".to_string()
+    } else {
+        format!("lines are 1-based: use 1..{count}, or -1 for the last line")
+    };
+    FkError::invalid(format!(
+        "{what} {n} is out of range: the file has {count} line{}",
+        if count == 1 { "" } else { "s" }
+    ))
+    .with_hint(hint)
+}
+
+/// Splices accepted so far, checked for overlap as each new one arrives.
+#[derive(Default)]
+pub struct SpliceSet {
+    /// (start, end, list position) -> (edit index, text)
+    accepted: BTreeMap<(usize, usize), (usize, String)>,
+    /// Human description of each accepted edit by its index, for conflict messages.
+    described: BTreeMap<usize, String>,
+}
+
+impl SpliceSet {
+    /// Accepts `splice` from edit `index` (described as `what`, e.g. "replace_lines 3-5"), or
+    /// fails naming the earlier edit it overlaps. Inserts at one place join in listed order.
+    pub fn add(&mut self, index: usize, what: String, splice: Splice) -> Result<(), FkError> {
+        let Splice { start, end, text } = splice;
+        if let Some(other) = self.overlapping(start, end) {
+            let other_what = self.described.get(&other).cloned().unwrap_or_default();
+            return Err(FkError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "edit {index} ({what}) overlaps edit {other} ({other_what}): line edits in one request all refer to the file as read, so they may not address the same lines"
+                ),
+            )
+            .with_hint("merge the two edits into one, or send the second in a later request")
+            .with_details(serde_json::json!({"conflicts_with": other})));
+        }
+        self.described.insert(index, what);
+        match self.accepted.get_mut(&(start, end)) {
+            Some((_, existing)) if start == end => existing.push_str(&text),
+            _ => {
+                self.accepted.insert((start, end), (index, text));
+            }
+        }
+        Ok(())
+    }
+
+    fn overlapping(&self, start: usize, end: usize) -> Option<usize> {
+        // The accepted range that starts last before our end is the only one that can reach us.
+        let upper = if start == end {
+            (start, start)
+        } else {
+            (end, 0)
+        };
+        let before = self
+            .accepted
+            .range(..upper)
+            .rev()
+            .find(|((s, e), _)| !(s == e && *s == start && start == end));
+        if let Some(((s, e), (i, _))) = before {
+            let hit = if start == end {
+                s < e && *s < start && start < *e
+            } else if s == e {
+                start < *s && *s < end
+            } else {
+                *s < end && start < *e
+            };
+            if hit {
+                return Some(*i);
+            }
+        }
+        if start < end {
+            // An insert strictly inside our range.
+            if let Some((_, (i, _))) = self
+                .accepted
+                .range((start + 1, 0)..(end, 0))
+                .find(|((s, e), _)| s == e)
+            {
+                return Some(*i);
+            }
+        }
+        None
+    }
+
+    /// The accepted splices in text order.
+    pub fn into_splices(self) -> Vec<Splice> {
+        self.accepted
+            .into_iter()
+            .map(|((start, end), (_, text))| Splice { start, end, text })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(text: &str, splices: &[Splice]) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        for s in splices {
+            out.push_str(&text[at..s.start]);
+            out.push_str(&s.text);
+            at = s.end;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+
+    fn target(text: &str) -> (LineIndex, Eol) {
+        (LineIndex::new(text), Eol::detect(text))
+    }
+
+    fn run(text: &str, f: impl Fn(&LineTarget) -> Result<Splice, FkError>) -> String {
+        let (index, eol) = target(text);
+        let t = LineTarget {
+            text,
+            index: &index,
+            eol,
+            file_hash: &hash::content_hash(text.as_bytes()),
+        };
+        let s = f(&t).unwrap();
+        apply(text, &[s])
+    }
+
+    #[test]
+    fn replace_keeps_final_newline_state() {
+        assert_eq!(
+            run("a\nb\nc\n", |t| t.replace_lines(2, Some(2), "X", None)),
+            "a\nX\nc\n"
+        );
+        assert_eq!(
+            run("a\nb\nc", |t| t.replace_lines(3, Some(3), "X\n", None)),
+            "a\nb\nX"
+        );
+        assert_eq!(
+            run("a\nb\nc", |t| t.replace_lines(2, Some(3), "", None)),
+            "a"
+        );
+        assert_eq!(
+            run("a\nb\nc\n", |t| t.replace_lines(2, Some(3), "", None)),
+            "a\n"
+        );
+        assert_eq!(
+            run("a\r\nb\r\n", |t| t.replace_lines(1, Some(1), "X\nY", None)),
+            "X\r\nY\r\nb\r\n"
+        );
+        assert_eq!(
+            run("a\nb\nc\n", |t| t.replace_lines(-1, None, "Z", None)),
+            "a\nb\nZ\n"
+        );
+        assert_eq!(
+            run("a\nb\n", |t| t.replace_lines(3, None, "c", None)),
+            "a\nb\nc\n"
+        );
+    }
+
+    #[test]
+    fn insert_rules() {
+        assert_eq!(run("a\nb\n", |t| t.insert_after(0, "X", None)), "X\na\nb\n");
+        assert_eq!(
+            run("a\nb\n", |t| t.insert_after(1, "X\n", None)),
+            "a\nX\nb\n"
+        );
+        assert_eq!(run("a\nb", |t| t.insert_after(2, "X", None)), "a\nb\nX");
+        assert_eq!(run("", |t| t.insert_after(0, "X", None)), "X\n");
+        assert_eq!(run("a\n", |t| t.insert_after(-1, "\n", None)), "a\n\n");
+    }
+
+    #[test]
+    fn out_of_range_and_conflicts() {
+        let text = "a\nb\nc\n";
+        let (index, eol) = target(text);
+        let h = hash::content_hash(text.as_bytes());
+        let t = LineTarget {
+            text,
+            index: &index,
+            eol,
+            file_hash: &h,
+        };
+        assert!(
+            t.replace_lines(4, Some(4), "x", None)
+                .unwrap_err()
+                .message
+                .contains("3 lines")
+        );
+        assert!(t.replace_lines(0, Some(1), "x", None).is_err());
+        assert_eq!(
+            t.replace_lines(1, Some(1), "x", Some("deadbeef"))
+                .unwrap_err()
+                .code,
+            ErrorCode::Stale
+        );
+        assert!(t.replace_lines(2, Some(2), "x", Some(&h[..8])).is_ok());
+        let line2 = hash::content_hash(b"b\n");
+        assert!(t.replace_lines(2, Some(2), "x", Some(&line2)).is_ok());
+
+        let mut set = SpliceSet::default();
+        set.add(
+            0,
+            "r 1-2".into(),
+            t.replace_lines(1, Some(2), "x", None).unwrap(),
+        )
+        .unwrap();
+        let err = set
+            .add(
+                1,
+                "r 2-3".into(),
+                t.replace_lines(2, Some(3), "y", None).unwrap(),
+            )
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict);
+        assert!(err.message.contains("edit 0"));
+        // Inside insert conflicts; inserts at the boundary do not.
+        let err = set
+            .add(2, "i 1".into(), t.insert_after(1, "z", None).unwrap())
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict);
+        set.add(3, "i 2".into(), t.insert_after(2, "p", None).unwrap())
+            .unwrap();
+        set.add(4, "i 2".into(), t.insert_after(2, "q", None).unwrap())
+            .unwrap();
+        set.add(5, "i 0".into(), t.insert_after(0, "top", None).unwrap())
+            .unwrap();
+        assert_eq!(apply(text, &set.into_splices()), "top\nx\np\nq\nc\n");
+    }
+}

@@ -1,0 +1,721 @@
+//! The one pipeline every write goes through (DESIGN.md section 2):
+//! snapshot -> resolve -> preview -> commit -> report.
+//!
+//! 1. Snapshot: each file is read and decoded once.
+//! 2. Resolve: line edits become byte splices of the text as read ([`crate::lines`]); text
+//!    edits then apply in order, each on the result of the one before
+//!    ([`crate::sequential`]); appends come last. A failed edit is reported with what to do;
+//!    the others apply unless the request is atomic.
+//! 3. Preview: the new text, a unified diff, per-edit outcomes.
+//! 4. Commit (not for dry runs): every file is staged to a temporary file first, then renamed
+//!    into place; with `atomic`, nothing is written unless everything succeeded.
+//! 5. Report: an [`EditReport`] that the dialects shape into their replies.
+
+use crate::diff;
+use crate::edit::{
+    Edit, EditOptions, EditOutcome, EditReport, EditRequest, Expected, FileEdits, FileReport,
+    FileStatus,
+};
+use crate::error::{ErrorCode, FkError};
+use crate::hash;
+use crate::lines::{LineTarget, SpliceSet};
+use crate::nearmiss::{self, Difference};
+use crate::sequential::{Occurrence, Sequential};
+use crate::text::{LineIndex, TextDoc};
+use crate::workspace::{FileMeta, PendingWrite, Workspace, WriteMode, WsPath, rfc3339};
+use std::collections::HashMap;
+
+/// Applies an edit request: every file is planned, then (unless dry run) written.
+pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
+    let opts = &req.options;
+    let mut seen: HashMap<WsPath, usize> = HashMap::new();
+    let mut plans: Vec<FilePlan> = Vec::with_capacity(req.files.len());
+    for (i, fe) in req.files.iter().enumerate() {
+        let mut plan = plan_file(ws, fe, opts);
+        if let Some(target) = &plan.target {
+            if let Some(first) = seen.get(target) {
+                plan.fail(
+                    FkError::invalid(format!(
+                        "{} appears twice in this request (entries {first} and {i})",
+                        fe.path
+                    ))
+                    .with_hint("put all edits of one file in one entry; they are applied in order"),
+                );
+            } else {
+                seen.insert(target.clone(), i);
+            }
+        }
+        plans.push(plan);
+    }
+
+    let any_failure = plans.iter().any(|p| !p.report.success());
+    let rolled_back = opts.atomic && any_failure;
+    if !opts.dry_run && !rolled_back {
+        commit(ws, &mut plans, opts.atomic);
+    }
+    let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
+    let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
+    if rolled_back {
+        for f in &mut files {
+            f.written = false;
+        }
+    }
+    EditReport {
+        files,
+        dry_run: opts.dry_run,
+        atomic: opts.atomic,
+        rolled_back,
+    }
+}
+
+/// One file's planned change.
+struct FilePlan {
+    report: FileReport,
+    /// The bytes on disk before the request, to put back if an atomic request fails late.
+    old_bytes: Option<Vec<u8>>,
+    target: Option<WsPath>,
+    write: Option<(Vec<u8>, WriteMode)>,
+}
+
+impl FilePlan {
+    fn fail(&mut self, err: FkError) {
+        self.report.error = Some(err);
+        self.report.status = FileStatus::Failed;
+        self.write = None;
+    }
+}
+
+fn empty_report(path: &str) -> FileReport {
+    FileReport {
+        path: path.to_string(),
+        resolved_path: String::new(),
+        status: FileStatus::Failed,
+        written: false,
+        edits_applied: 0,
+        edits_failed: 0,
+        edits: Vec::new(),
+        diff: String::new(),
+        lines_added: 0,
+        lines_removed: 0,
+        old_hash: None,
+        new_hash: None,
+        last_modified: None,
+        error: None,
+        new_text: None,
+        old_text: None,
+    }
+}
+
+fn outcome(index: usize, edit: &Edit) -> EditOutcome {
+    EditOutcome {
+        index,
+        command: edit.command(),
+        label: edit.label().map(str::to_string),
+        success: false,
+        replacements: 0,
+        fuzzy_similarity: None,
+        line: None,
+        diff: None,
+        error: None,
+        skipped: false,
+    }
+}
+
+fn plan_file(ws: &Workspace, fe: &FileEdits, opts: &EditOptions) -> FilePlan {
+    let mut plan = FilePlan {
+        report: empty_report(&fe.path),
+        old_bytes: None,
+        target: None,
+        write: None,
+    };
+    match plan_file_inner(ws, fe, opts, &mut plan) {
+        Ok(()) => {}
+        Err(e) => plan.fail(e),
+    }
+    plan
+}
+
+/// The file as it is on disk before the request.
+struct Before {
+    bytes: Option<Vec<u8>>,
+    text: Option<String>,
+    doc: Option<TextDoc>,
+    hash: Option<String>,
+    meta: Option<FileMeta>,
+}
+
+fn read_before(ws: &Workspace, p: &WsPath, display: &str) -> Result<Before, FkError> {
+    let fb = ws.read(p)?;
+    let doc = TextDoc::decode(&fb.bytes, display)?;
+    Ok(Before {
+        text: Some(doc.text.clone()),
+        hash: Some(hash::content_hash(&fb.bytes)),
+        bytes: Some(fb.bytes),
+        doc: Some(doc),
+        meta: Some(fb.meta),
+    })
+}
+
+fn plan_file_inner(
+    ws: &Workspace,
+    fe: &FileEdits,
+    opts: &EditOptions,
+    plan: &mut FilePlan,
+) -> Result<(), FkError> {
+    if fe.edits.is_empty() {
+        return Err(FkError::invalid(format!("no edits given for {}", fe.path))
+            .with_hint("give at least one edit for each file"));
+    }
+    if ws.read_only() && !opts.dry_run {
+        return Err(FkError::new(
+            ErrorCode::ReadOnly,
+            format!("cannot edit {}: the workspace is read-only", fe.path),
+        )
+        .with_hint(
+            "run filekit without --read-only to allow writes, or use a dry run to preview",
+        ));
+    }
+    let target = ws.resolve(&fe.path)?;
+    let display = ws.display(&target);
+    plan.report.resolved_path = display.clone();
+    plan.target = Some(target.clone());
+    let exists = ws.metadata(&target)?;
+    if let Some(meta) = &exists
+        && meta.is_dir
+    {
+        return Err(FkError::new(
+            ErrorCode::IsDirectory,
+            format!("{display} is a directory, not a file"),
+        )
+        .with_hint("give the path of a file; list the directory to see its files"));
+    }
+
+    let mut outcomes: Vec<EditOutcome> = fe
+        .edits
+        .iter()
+        .enumerate()
+        .map(|(i, e)| outcome(i, e))
+        .collect();
+
+    // Snapshot: the text the edits apply to, and what was on disk before.
+    let (before, base_doc, mode, first_is_create) = match &fe.edits[0] {
+        Edit::Create { content, overwrite } => {
+            if exists.is_some() && !overwrite {
+                let err = FkError::new(
+                    ErrorCode::Conflict,
+                    format!("{display} already exists; create refuses to overwrite it"),
+                )
+                .with_hint(
+                    "edit the file instead, or pass overwrite: true to replace its whole content",
+                );
+                outcomes[0].error = Some(err.clone());
+                plan.report.edits = outcomes;
+                plan.report.edits_failed = 1;
+                return Err(err);
+            }
+            let before = if exists.is_some() {
+                read_before(ws, &target, &display)?
+            } else {
+                Before {
+                    bytes: None,
+                    text: None,
+                    doc: None,
+                    hash: None,
+                    meta: None,
+                }
+            };
+            // The new content keeps the old file's BOM; line endings are the caller's.
+            let bom = before.doc.as_ref().is_some_and(|d| d.bom);
+            let doc = TextDoc::from_text(content.clone(), bom);
+            outcomes[0].success = true;
+            outcomes[0].replacements = 1;
+            outcomes[0].line = Some(1);
+            let mode = if exists.is_some() {
+                WriteMode::Replace
+            } else {
+                WriteMode::CreateNew
+            };
+            (before, doc, mode, true)
+        }
+        _ => {
+            if exists.is_none() {
+                return Err(ws.read(&target).err().unwrap_or_else(|| {
+                    FkError::new(ErrorCode::NotFound, format!("{display} does not exist"))
+                }));
+            }
+            let before = read_before(ws, &target, &display)?;
+            let doc = before.doc.clone().expect("read");
+            (before, doc, WriteMode::Replace, false)
+        }
+    };
+    plan.report.old_hash = before.hash.clone();
+    plan.report.last_modified = before.meta.as_ref().map(|m| rfc3339(m.modified));
+
+    let base = base_doc.text.as_str();
+    let base_hash = if first_is_create {
+        hash::content_hash(&base_doc.encode(base))
+    } else {
+        before.hash.clone().unwrap_or_default()
+    };
+    let index = LineIndex::new(base);
+    let target_lines = LineTarget {
+        text: base,
+        index: &index,
+        eol: base_doc.eol,
+        file_hash: &base_hash,
+    };
+    let start = usize::from(first_is_create);
+    let mut stopped = false;
+
+    // Resolve, phase 1: line edits, all against the text as read.
+    let mut splices = SpliceSet::default();
+    for (i, edit) in fe.edits.iter().enumerate().skip(start) {
+        let resolved = match edit {
+            Edit::ReplaceLines {
+                start,
+                end,
+                new,
+                content_hash,
+            } => {
+                let what = match end {
+                    Some(e) => format!("replace_lines {start}-{e}"),
+                    None => format!("replace lines {start}-end"),
+                };
+                Some((
+                    what,
+                    target_lines.replace_lines(*start, *end, new, content_hash.as_deref()),
+                    *start,
+                ))
+            }
+            Edit::Insert {
+                after,
+                text,
+                content_hash,
+            } => Some((
+                format!("insert after line {after}"),
+                target_lines.insert_after(*after, text, content_hash.as_deref()),
+                after + 1,
+            )),
+            Edit::Create { .. } => Some((
+                "create".into(),
+                Err(
+                    FkError::invalid("create must be the first edit of its file")
+                        .with_hint("put create first, followed by edits of the new content"),
+                ),
+                0,
+            )),
+            _ => None,
+        };
+        let Some((what, result, line)) = resolved else {
+            continue;
+        };
+        if stopped {
+            outcomes[i].skipped = true;
+            continue;
+        }
+        match result.and_then(|s| splices.add(i, what, s)) {
+            Ok(()) => {
+                outcomes[i].success = true;
+                outcomes[i].replacements = 1;
+                outcomes[i].line = Some(resolve_line(line, index.len()));
+            }
+            Err(e) => {
+                outcomes[i].error = Some(e);
+                stopped = opts.stop_on_error;
+            }
+        }
+    }
+    let initial: Vec<(usize, usize, String)> = splices
+        .into_splices()
+        .into_iter()
+        .filter(|s| !(s.start == s.end && s.text.is_empty()))
+        .map(|s| (s.start, s.end, s.text))
+        .collect();
+
+    // Resolve, phase 2: text edits in order, each on the result of the one before.
+    let eol = base_doc.eol;
+    let mut pattern_ids: HashMap<String, usize> = HashMap::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut edit_pattern: Vec<Option<usize>> = vec![None; fe.edits.len()];
+    for (i, edit) in fe.edits.iter().enumerate() {
+        if let Edit::ReplaceText { old, .. } = edit
+            && !old.is_empty()
+        {
+            let p = eol.convert(old);
+            let id = *pattern_ids.entry(p.clone()).or_insert_with(|| {
+                patterns.push(p);
+                patterns.len() - 1
+            });
+            edit_pattern[i] = Some(id);
+        }
+    }
+    // The longest pattern of the edits after each one: how much context a new block needs.
+    let mut longest_after = vec![0usize; fe.edits.len() + 1];
+    for i in (0..fe.edits.len()).rev() {
+        let here = edit_pattern[i].map_or(0, |p| patterns[p].len());
+        longest_after[i] = longest_after[i + 1].max(here);
+    }
+    let mut seq = Sequential::new(base, initial, patterns);
+    for (i, edit) in fe.edits.iter().enumerate() {
+        let Edit::ReplaceText {
+            old, new, expected, ..
+        } = edit
+        else {
+            continue;
+        };
+        if stopped {
+            outcomes[i].skipped = true;
+            continue;
+        }
+        seq.set_context(longest_after[i + 1]);
+        match apply_text_edit(
+            &mut seq,
+            edit_pattern[i],
+            old,
+            &eol.convert(new),
+            *expected,
+            opts,
+            &display,
+        ) {
+            Ok(done) => {
+                outcomes[i].success = true;
+                outcomes[i].replacements = done.count;
+                outcomes[i].line = Some(done.line);
+                outcomes[i].fuzzy_similarity = done.fuzzy;
+                outcomes[i].diff = done.diff;
+            }
+            Err(e) => {
+                outcomes[i].error = Some(e);
+                stopped = opts.stop_on_error;
+            }
+        }
+    }
+
+    // Resolve, phase 3: appends.
+    for (i, edit) in fe.edits.iter().enumerate() {
+        let Edit::Append { text } = edit else {
+            continue;
+        };
+        if stopped {
+            outcomes[i].skipped = true;
+            continue;
+        }
+        let lines = crate::text::split_new_lines(text);
+        if !lines.is_empty() {
+            let mut add = String::new();
+            let ends_nl = seq.ends_with_newline();
+            let joined = lines.join(eol.as_str());
+            if ends_nl {
+                add.push_str(&joined);
+                add.push_str(eol.as_str());
+            } else {
+                add.push_str(eol.as_str());
+                add.push_str(&joined);
+            }
+            seq.push_end(&add);
+        }
+        outcomes[i].success = true;
+        outcomes[i].replacements = 1;
+    }
+
+    // Preview.
+    let final_splices = seq.into_splices();
+    let new_text = apply_splices(base, &final_splices);
+    let (old_name, new_name) = match &before.text {
+        Some(_) => (format!("a/{display}"), format!("b/{display}")),
+        None => ("/dev/null".to_string(), format!("b/{display}")),
+    };
+    let (diff_text, stats) = match &before.text {
+        Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
+        Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
+        None => diff::unified_texts("", &new_text, &old_name, &new_name),
+    };
+    let applied = outcomes.iter().filter(|o| o.success).count();
+    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+    let bytes = base_doc.encode(&new_text);
+    let changed = before.text.as_deref() != Some(new_text.as_str()) || before.text.is_none();
+    plan.report.status = if applied == 0 && failed > 0 {
+        FileStatus::Failed
+    } else if before.text.is_none() {
+        FileStatus::Created
+    } else if changed {
+        FileStatus::Modified
+    } else {
+        FileStatus::Unchanged
+    };
+    plan.report.edits_applied = applied;
+    plan.report.edits_failed = failed;
+    plan.report.edits = outcomes;
+    plan.report.diff = diff_text;
+    plan.report.lines_added = stats.added;
+    plan.report.lines_removed = stats.removed;
+    plan.report.new_hash = Some(hash::content_hash(&bytes));
+    if plan.report.status == FileStatus::Failed {
+        plan.report.new_hash = before.hash.clone();
+    }
+    plan.report.old_text = before.text;
+    plan.old_bytes = before.bytes;
+    if changed && applied > 0 {
+        plan.write = Some((bytes, mode));
+    }
+    plan.report.new_text = Some(new_text);
+    Ok(())
+}
+
+fn resolve_line(n: i64, count: usize) -> usize {
+    if n < 0 {
+        (count as i64 + 1 + n).max(1) as usize
+    } else {
+        n.max(1) as usize
+    }
+}
+
+fn apply_splices(base: &str, splices: &[(usize, usize, String)]) -> String {
+    let extra: usize = splices.iter().map(|(_, _, t)| t.len()).sum();
+    let mut out = String::with_capacity(base.len() + extra);
+    let mut at = 0;
+    for (s, e, t) in splices {
+        out.push_str(&base[at..*s]);
+        out.push_str(t);
+        at = *e;
+    }
+    out.push_str(&base[at..]);
+    out
+}
+
+struct TextEditDone {
+    count: usize,
+    line: usize,
+    fuzzy: Option<f64>,
+    diff: Option<String>,
+}
+
+fn apply_text_edit(
+    seq: &mut Sequential,
+    pattern: Option<usize>,
+    old: &str,
+    new: &str,
+    expected: Expected,
+    opts: &EditOptions,
+    display: &str,
+) -> Result<TextEditDone, FkError> {
+    let Some(pi) = pattern else {
+        return Err(FkError::invalid("the search text (old_str) is empty")
+            .with_hint("give the exact text to replace, with enough surrounding lines to be unique; to insert, use insert or append"));
+    };
+    if expected == Expected::Exactly(0) {
+        return Err(FkError::invalid("expected replacements is 0")
+            .with_hint("give a count of at least 1, or leave it out for exactly one match"));
+    }
+    let occs = seq.find(pi);
+    let wanted = seq.patterns()[pi].clone();
+    let count_ok = match expected {
+        Expected::All => !occs.is_empty(),
+        Expected::Exactly(n) => occs.len() == n,
+    };
+    if count_ok {
+        let line = seq.line_of(occs[0].start);
+        let diff = opts.per_edit_diffs.then(|| {
+            let (before, after) = seq.line_context(&occs[0], 4096);
+            edit_hunk(line, &before, &wanted, new, &after)
+        });
+        seq.replace(&occs, new);
+        return Ok(TextEditDone {
+            count: occs.len(),
+            line,
+            fuzzy: None,
+            diff,
+        });
+    }
+    if !occs.is_empty() {
+        let lines: Vec<usize> = occs.iter().take(50).map(|o| seq.line_of(o.start)).collect();
+        let want = match expected {
+            Expected::Exactly(n) => n,
+            Expected::All => 1,
+        };
+        let list = lines
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(FkError::new(
+            ErrorCode::Ambiguous,
+            format!(
+                "the search text matches {} times in {display} (at lines {list}{}), but {want} {} expected",
+                occs.len(),
+                if occs.len() > lines.len() { ", ..." } else { "" },
+                if want == 1 { "match was" } else { "matches were" },
+            ),
+        )
+        .with_hint(if want == 1 {
+            "add surrounding lines to the search text so it matches once, or ask to replace all matches".to_string()
+        } else {
+            format!("adjust the expected count to {} or make the search text more specific", occs.len())
+        })
+        .with_details(serde_json::json!({"count": occs.len(), "lines": lines})));
+    }
+    // Not found: the closest near miss, applied only if the caller asked for fuzzy matching.
+    let (text, map) = seq.current_with_map();
+    let near = nearmiss::closest(&text, &wanted);
+    if let (Some(threshold), Some(nm), Expected::Exactly(1)) =
+        (opts.fuzzy_threshold, &near, expected)
+        && nm.similarity >= threshold
+        && nm.end > nm.start
+    {
+        let occ = Occurrence {
+            start: map.pos_at(nm.start),
+            last: map.pos_at(nm.end - 1),
+        };
+        let line = seq.line_of(occ.start);
+        let diff = opts.per_edit_diffs.then(|| {
+            let (before, after) = seq.line_context(&occ, 4096);
+            edit_hunk(line, &before, &nm.found, new, &after)
+        });
+        seq.replace(&[occ], new);
+        return Ok(TextEditDone {
+            count: 1,
+            line,
+            fuzzy: Some(nm.similarity),
+            diff,
+        });
+    }
+    drop(map);
+    let mut err = FkError::new(
+        ErrorCode::NotFound,
+        format!("the search text was not found in {display}"),
+    );
+    match near {
+        Some(nm) => {
+            let what = match nm.difference {
+                Difference::LineEndings => "differs only in line endings".to_string(),
+                Difference::Whitespace => "differs only in white space".to_string(),
+                Difference::Text => format!("similarity {:.2}", nm.similarity),
+            };
+            let lines = if nm.end_line > nm.line {
+                format!("lines {}-{}", nm.line, nm.end_line)
+            } else {
+                format!("line {}", nm.line)
+            };
+            err.message.push_str(&format!(
+                "; the closest near miss is at {lines} ({what}); wanted vs found: {}",
+                shorten(&nm.diff, 600)
+            ));
+            err = err
+                .with_hint("copy the text exactly as the file has it (details.near_miss.found), or read those lines again")
+                .with_details(serde_json::json!({ "near_miss": nm, "wanted": old }));
+            if let Some(t) = opts.fuzzy_threshold {
+                err.message
+                    .push_str(&format!(" (below the fuzzy threshold {t})"));
+            }
+        }
+        None => {
+            err = err.with_hint("nothing similar is in the file: read it again and copy the text exactly, including indentation");
+        }
+    }
+    Err(err)
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
+}
+
+/// A unified hunk for one text edit: the whole lines it stood in, before and after.
+fn edit_hunk(line: usize, before: &str, old: &str, new: &str, after: &str) -> String {
+    let old_text = format!("{before}{old}{after}");
+    let new_text = format!("{before}{new}{after}");
+    let old_lines: Vec<&str> = old_text.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new_text.split_inclusive('\n').collect();
+    let mut out = format!(
+        "@@ -{line},{} +{line},{} @@\n",
+        old_lines.len(),
+        new_lines.len()
+    );
+    for l in old_lines {
+        out.push('-');
+        out.push_str(l);
+        if !l.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    for l in new_lines {
+        out.push('+');
+        out.push_str(l);
+        if !l.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Writes every planned file: stage all, then rename each into place. With `atomic`, a
+/// failure while staging writes nothing, and a failure while renaming puts back the files
+/// already renamed.
+fn commit(ws: &Workspace, plans: &mut [FilePlan], atomic: bool) {
+    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
+    for (i, plan) in plans.iter_mut().enumerate() {
+        let (Some(target), Some((bytes, mode))) = (&plan.target, &plan.write) else {
+            continue;
+        };
+        match ws.stage(target, bytes, *mode, true) {
+            Ok(p) => staged.push((i, p)),
+            Err(e) => {
+                plan.fail(e);
+                if atomic {
+                    return;
+                }
+            }
+        }
+    }
+    let mut done: Vec<usize> = Vec::new();
+    for (i, pending) in staged {
+        match pending.commit() {
+            Ok(meta) => {
+                plans[i].report.written = true;
+                plans[i].report.last_modified = Some(rfc3339(meta.modified));
+                done.push(i);
+            }
+            Err(e) => {
+                plans[i].fail(e);
+                if atomic {
+                    restore(ws, plans, &done);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Puts back the old content of files an atomic request already wrote.
+fn restore(ws: &Workspace, plans: &mut [FilePlan], done: &[usize]) {
+    for &i in done {
+        let plan = &mut plans[i];
+        plan.report.written = false;
+        let Some(target) = &plan.target else { continue };
+        let Some(old) = &plan.old_bytes else {
+            plan.report.error = Some(
+                FkError::new(
+                    ErrorCode::Io,
+                    format!(
+                        "{} was created before the request failed and is left in place",
+                        plan.report.resolved_path
+                    ),
+                )
+                .with_hint("delete it if it is not wanted"),
+            );
+            continue;
+        };
+        if let Err(e) = ws
+            .stage(target, old, WriteMode::Replace, false)
+            .and_then(|p| p.commit())
+        {
+            plan.report.error = Some(e);
+        }
+    }
+}

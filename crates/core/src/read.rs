@@ -1,0 +1,805 @@
+//! Versioned reads of one or many files.
+//!
+//! Every successful read reports the whole file's `content_hash` and `last_modified`, so an
+//! agent can hand the version back with a line edit. A read of a line range also reports the
+//! range's own hash, computed exactly as the edit pipeline recomputes it (see [`TextRead`]).
+//! Images come back as images when asked for; other binary files are described, not shown.
+//! Files above [`STREAMING_THRESHOLD`] are streamed: only the selected lines are kept.
+
+use crate::error::{ErrorCode, FkError};
+use crate::hash::{self, StreamingHash};
+use crate::text::{self, LineIndex, TextDoc};
+use crate::workspace::{FileMeta, Workspace, rfc3339};
+use base64::Engine as _;
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+
+/// Files larger than this are read in a streaming pass instead of whole.
+pub const STREAMING_THRESHOLD: u64 = 16 * 1024 * 1024;
+
+/// How much of a file is inspected to tell text from binary (as [`text::is_binary`] does).
+const HEAD_LEN: usize = 8192;
+
+const CHUNK: usize = 1024 * 1024;
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// First line, 1-based; negative counts from the end (-1 is the last line). Default 1.
+    pub start_line: Option<i64>,
+    /// Last line, inclusive; negative counts from the end. Default: the last line.
+    pub end_line: Option<i64>,
+    /// Return images as images (MIME + base64) rather than describing them.
+    pub images: bool,
+    /// Cap on returned lines (None = no cap); when cut, `truncated` is set.
+    pub max_lines: Option<usize>,
+}
+
+/// The result of reading one file.
+///
+/// Serialized as `{"path", "resolved_path"?, "success": true, "kind", ...content fields}` or
+/// `{"path", "resolved_path"?, "success": false, "error": {"code", "message", "hint"?}}`.
+#[derive(Debug, Clone)]
+pub struct FileRead {
+    /// The path as the caller gave it.
+    pub path: String,
+    /// The absolute path of the real file, when the path could be resolved.
+    pub resolved_path: Option<String>,
+    pub result: Result<ReadContent, FkError>,
+}
+
+impl FileRead {
+    pub fn is_ok(&self) -> bool {
+        self.result.is_ok()
+    }
+
+    pub fn error(&self) -> Option<&FkError> {
+        self.result.as_ref().err()
+    }
+
+    pub fn text(&self) -> Option<&TextRead> {
+        match &self.result {
+            Ok(ReadContent::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for FileRead {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Repr<'a> {
+            path: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            resolved_path: Option<&'a str>,
+            success: bool,
+            #[serde(flatten)]
+            content: Option<&'a ReadContent>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<&'a FkError>,
+        }
+        Repr {
+            path: &self.path,
+            resolved_path: self.resolved_path.as_deref(),
+            success: self.result.is_ok(),
+            content: self.result.as_ref().ok(),
+            error: self.result.as_ref().err(),
+        }
+        .serialize(s)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReadContent {
+    Text(TextRead),
+    Image(ImageRead),
+    Binary(BinaryRead),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TextRead {
+    /// The selected lines exactly as in the file: no line numbers, BOM stripped, line
+    /// terminators kept.
+    pub content: String,
+    /// First returned line (1-based); 1 for an empty read.
+    pub start_line: usize,
+    /// Last returned line (inclusive); 0 when nothing was returned.
+    pub end_line: usize,
+    pub total_lines: usize,
+    /// Hash of the whole file's raw bytes (BOM included).
+    pub content_hash: String,
+    /// When a range was asked (or the read was truncated): hash of exactly the returned
+    /// lines' text, terminators included, BOM excluded. Equals
+    /// `hash::content_hash(&text[li.start(start_line)..li.end(end_line)])` for the decoded
+    /// text and its [`LineIndex`] `li`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range_hash: Option<String>,
+    pub last_modified: String,
+    /// Size of the file in bytes.
+    pub size: u64,
+    /// Set when `max_lines` cut the selection short.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageRead {
+    pub mime: String,
+    /// The file's bytes, base64 (standard alphabet, padded).
+    pub data: String,
+    pub size: u64,
+    pub content_hash: String,
+    pub last_modified: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BinaryRead {
+    pub size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime: Option<String>,
+    /// What the file is, e.g. "binary file (ELF executable), 12345 bytes; not shown".
+    pub description: String,
+    pub content_hash: String,
+    pub last_modified: String,
+}
+
+/// Reads one file. Never panics on bad input; every failure is in `result`.
+pub fn read_file(ws: &Workspace, path: &str, opts: &ReadOptions) -> FileRead {
+    let p = match ws.resolve(path) {
+        Ok(p) => p,
+        Err(e) => {
+            return FileRead {
+                path: path.to_string(),
+                resolved_path: None,
+                result: Err(e),
+            };
+        }
+    };
+    let shown = ws.display(&p);
+    let result = ws
+        .open(&p)
+        .and_then(|(file, meta)| read_open(file, &meta, &shown, opts));
+    FileRead {
+        path: path.to_string(),
+        resolved_path: Some(shown),
+        result,
+    }
+}
+
+/// Many files in one call, results in the order given; one file's failure never stops the
+/// others.
+pub fn read_files(ws: &Workspace, paths: &[String], opts: &ReadOptions) -> Vec<FileRead> {
+    paths.iter().map(|p| read_file(ws, p, opts)).collect()
+}
+
+fn read_open(
+    mut file: File,
+    meta: &FileMeta,
+    shown: &str,
+    opts: &ReadOptions,
+) -> Result<ReadContent, FkError> {
+    let io_err = |e: io::Error| FkError::from_io(&e, shown);
+    let last_modified = rfc3339(meta.modified);
+    if meta.len > STREAMING_THRESHOLD {
+        return read_large(file, shown, opts, last_modified);
+    }
+    let mut bytes = Vec::with_capacity(meta.len as usize);
+    file.read_to_end(&mut bytes).map_err(io_err)?;
+    let size = bytes.len() as u64;
+    let content_hash = hash::content_hash(&bytes);
+
+    if let Some(kind) = classify_nontext(&bytes, shown)? {
+        return Ok(match kind {
+            Kind::Image(img) if opts.images => ReadContent::Image(ImageRead {
+                mime: img.mime.to_string(),
+                data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                size,
+                content_hash,
+                last_modified,
+            }),
+            kind => ReadContent::Binary(describe(&kind, size, content_hash, last_modified)),
+        });
+    }
+
+    let doc = TextDoc::decode(&bytes, shown)?;
+    let li = LineIndex::new(&doc.text);
+    let sel = select(li.len(), opts, shown)?;
+    let content = if sel.end == 0 {
+        String::new()
+    } else {
+        doc.text[li.start(sel.start)..li.end(sel.end)].to_string()
+    };
+    Ok(ReadContent::Text(sel.into_read(
+        content,
+        li.len(),
+        content_hash,
+        last_modified,
+        size,
+    )))
+}
+
+/// A file above the streaming threshold: one pass hashes, validates and counts (collecting
+/// the range when it is known up front); negative line numbers need a second pass.
+fn read_large(
+    mut file: File,
+    shown: &str,
+    opts: &ReadOptions,
+    last_modified: String,
+) -> Result<ReadContent, FkError> {
+    let io_err = |e: io::Error| FkError::from_io(&e, shown);
+    // Refuse bad arguments before a pass over a big file, not after.
+    check_args(opts, 0, shown)?;
+    let head = read_head(&mut file).map_err(io_err)?;
+    if let Some(kind) = classify_nontext(&head, shown)? {
+        let scan = scan(&mut file, shown, Pass::HashOnly, false)?;
+        return Ok(ReadContent::Binary(describe(
+            &kind,
+            scan.size,
+            scan.hash,
+            last_modified,
+        )));
+    }
+    let bom = head.starts_with(UTF8_BOM);
+    let known = match (opts.start_line, opts.end_line) {
+        (Some(s), _) if s < 0 => None,
+        (_, Some(e)) if e < 0 => None,
+        (s, e) => {
+            let first = s.unwrap_or(1).max(1) as usize;
+            let mut last = e.map_or(usize::MAX, |e| e as usize);
+            if let Some(max) = opts.max_lines.filter(|m| *m > 0) {
+                last = last.min(first.saturating_add(max - 1));
+            }
+            Some((first, last))
+        }
+    };
+    let first = scan(&mut file, shown, Pass::Full(known), bom)?;
+    let total = first.total_lines;
+    let sel = select(total, opts, shown)?;
+    let lines = if sel.end == 0 {
+        Vec::new()
+    } else if known.is_some() {
+        first.lines
+    } else {
+        scan(&mut file, shown, Pass::Collect((sel.start, sel.end)), bom)?.lines
+    };
+    let content = String::from_utf8(lines).map_err(|_| changed_while_reading(shown))?;
+    Ok(ReadContent::Text(sel.into_read(
+        content,
+        total,
+        first.hash,
+        last_modified,
+        first.size,
+    )))
+}
+
+fn read_head(file: &mut File) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(HEAD_LEN);
+    file.by_ref().take(HEAD_LEN as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+fn changed_while_reading(shown: &str) -> FkError {
+    FkError::new(
+        ErrorCode::Io,
+        format!("{shown} changed while it was being read"),
+    )
+    .with_hint("read it again")
+}
+
+/// What one streaming pass over a file does. Ranges are 1-based inclusive lines to keep.
+#[derive(Clone, Copy)]
+enum Pass {
+    /// Hash and size only (binary files).
+    HashOnly,
+    /// Hash, check the text is UTF-8, count lines, and keep the lines of the range if given.
+    Full(Option<(usize, usize)>),
+    /// Keep the lines of the range and stop after them (the file was checked already).
+    Collect((usize, usize)),
+}
+
+struct Scan {
+    hash: String,
+    size: u64,
+    total_lines: usize,
+    /// The collected lines' bytes (BOM stripped).
+    lines: Vec<u8>,
+}
+
+/// Reads `file` from its start in chunks, as `pass` says. `bom`: whether the file starts
+/// with a UTF-8 BOM, which belongs to no line.
+fn scan(file: &mut File, shown: &str, pass: Pass, bom: bool) -> Result<Scan, FkError> {
+    let io_err = |e: io::Error| FkError::from_io(&e, shown);
+    file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+    let (hashing, validating, want) = match pass {
+        Pass::HashOnly => (true, false, None),
+        Pass::Full(want) => (true, true, want),
+        Pass::Collect(want) => (false, false, Some(want)),
+    };
+    let counting = validating || want.is_some();
+    let mut hasher = StreamingHash::new();
+    // Room for a UTF-8 sequence cut at the end of the previous chunk.
+    let mut buf = vec![0u8; CHUNK + 4];
+    let mut carry = 0usize;
+    let mut size = 0u64;
+    let mut text_len = 0u64;
+    let mut newlines = 0usize;
+    let mut last_byte = None;
+    let mut lines = Vec::new();
+    loop {
+        let n = match file.read(&mut buf[carry..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_err(e)),
+        };
+        if n == 0 {
+            break;
+        }
+        let data_len = carry + n;
+        if hashing {
+            hasher.update(&buf[carry..data_len]);
+        }
+        size += n as u64;
+        if !counting {
+            continue;
+        }
+        let valid = if validating {
+            match std::str::from_utf8(&buf[..data_len]) {
+                Ok(_) => data_len,
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(e) => {
+                    let at = e.valid_up_to();
+                    let line = newlines + memchr::memchr_iter(b'\n', &buf[..at]).count() + 1;
+                    return Err(encoding_error(shown, text_len + at as u64, line, bom));
+                }
+            }
+        } else {
+            data_len
+        };
+        let seg = &buf[..valid];
+        match want {
+            None => newlines += memchr::memchr_iter(b'\n', seg).count(),
+            Some((a, b)) => {
+                let mut pos = 0;
+                for nl in memchr::memchr_iter(b'\n', seg) {
+                    let line = newlines + 1;
+                    if line >= a && line <= b {
+                        lines.extend_from_slice(&seg[pos..=nl]);
+                    }
+                    newlines += 1;
+                    pos = nl + 1;
+                }
+                let line = newlines + 1;
+                if pos < seg.len() && line >= a && line <= b {
+                    lines.extend_from_slice(&seg[pos..]);
+                }
+            }
+        }
+        if let Some(&b) = seg.last() {
+            last_byte = Some(b);
+        }
+        text_len += valid as u64;
+        buf.copy_within(valid..data_len, 0);
+        carry = data_len - valid;
+        if !validating && want.is_some_and(|(_, b)| newlines >= b) {
+            break;
+        }
+    }
+    if carry > 0 {
+        return Err(encoding_error(shown, text_len, newlines + 1, bom));
+    }
+    // The BOM is part of line 1's bytes here; the decoded text has none.
+    if bom && want.is_some_and(|(a, _)| a == 1) && lines.starts_with(UTF8_BOM) {
+        lines.drain(..UTF8_BOM.len());
+    }
+    let body_len = text_len.saturating_sub(if bom { UTF8_BOM.len() as u64 } else { 0 });
+    let partial = body_len > 0 && last_byte != Some(b'\n');
+    Ok(Scan {
+        hash: hasher.finish(),
+        size,
+        total_lines: newlines + usize::from(partial),
+        lines,
+    })
+}
+
+/// The same words as [`TextDoc::decode`] uses for a small file; offsets count from after
+/// the BOM.
+fn encoding_error(shown: &str, offset: u64, line: usize, bom: bool) -> FkError {
+    let at = offset.saturating_sub(if bom { UTF8_BOM.len() as u64 } else { 0 });
+    FkError::new(
+        ErrorCode::Encoding,
+        format!("{shown} is not valid UTF-8 (first invalid byte at offset {at}, line {line})"),
+    )
+    .with_hint("filekit reads UTF-8 text; convert the file to UTF-8 first (for example with iconv)")
+}
+
+/// The lines a read returns, after negative numbers, defaults and `max_lines`.
+struct Selection {
+    start: usize,
+    end: usize,
+    truncated: bool,
+    ranged: bool,
+}
+
+impl Selection {
+    fn into_read(
+        self,
+        content: String,
+        total_lines: usize,
+        content_hash: String,
+        last_modified: String,
+        size: u64,
+    ) -> TextRead {
+        let range_hash =
+            (self.ranged || self.truncated).then(|| hash::content_hash(content.as_bytes()));
+        TextRead {
+            content,
+            start_line: self.start,
+            end_line: self.end,
+            total_lines,
+            content_hash,
+            range_hash,
+            last_modified,
+            size,
+            truncated: self.truncated,
+        }
+    }
+}
+
+fn how_to_ask(total: usize) -> String {
+    if total == 0 {
+        "read it without a range".to_string()
+    } else {
+        format!(
+            "ask for lines 1..{total}; negative numbers count from the end (-1 is the last line)"
+        )
+    }
+}
+
+fn line_count(total: usize, shown: &str) -> String {
+    match total {
+        0 => format!("{shown} is empty (0 lines)"),
+        1 => format!("{shown} has 1 line"),
+        n => format!("{shown} has {n} lines"),
+    }
+}
+
+/// Refusals that do not depend on the file.
+fn check_args(opts: &ReadOptions, total: usize, shown: &str) -> Result<(), FkError> {
+    for (which, n) in [("start_line", opts.start_line), ("end_line", opts.end_line)] {
+        if n == Some(0) {
+            let known = if total == 0 {
+                String::new()
+            } else {
+                format!(" ({})", line_count(total, shown))
+            };
+            return Err(FkError::invalid(format!(
+                "{which} 0 is not a line: lines are numbered from 1{known}"
+            ))
+            .with_hint("the first line is 1 and the last is -1"));
+        }
+    }
+    if opts.max_lines == Some(0) {
+        return Err(
+            FkError::invalid("max_lines is 0: a read must be allowed at least one line")
+                .with_hint("give max_lines of 1 or more, or leave it out for no cap"),
+        );
+    }
+    Ok(())
+}
+
+fn select(total: usize, opts: &ReadOptions, shown: &str) -> Result<Selection, FkError> {
+    check_args(opts, total, shown)?;
+    let ask = how_to_ask(total);
+    let from_end = |n: i64| if n < 0 { total as i64 + 1 + n } else { n };
+    // A start before the first line (`-500` of a 120-line file) reads from the top, as
+    // `tail -n 500` would; an end past the last line stops at the last line.
+    let start = opts.start_line.map_or(1, |n| from_end(n).max(1));
+    let end = opts
+        .end_line
+        .map_or(total as i64, |n| from_end(n).min(total as i64));
+    let ranged = opts.start_line.is_some() || opts.end_line.is_some();
+    if total == 0 && start == 1 {
+        return Ok(Selection {
+            start: 1,
+            end: 0,
+            truncated: false,
+            ranged,
+        });
+    }
+    if start > total as i64 {
+        return Err(FkError::invalid(format!(
+            "start line {} is past the end: {}",
+            opts.start_line.unwrap_or(start),
+            line_count(total, shown)
+        ))
+        .with_hint(ask));
+    }
+    if start > end {
+        let given =
+            |n: Option<i64>, default: &str| n.map_or(default.to_string(), |n| n.to_string());
+        return Err(FkError::invalid(format!(
+            "lines {}..{} select nothing: the start (line {start}) is after the end (line {end}); {}",
+            given(opts.start_line, "1"),
+            given(opts.end_line, "-1"),
+            line_count(total, shown)
+        ))
+        .with_hint(ask));
+    }
+    let (start, mut end) = (start as usize, end as usize);
+    let mut truncated = false;
+    if let Some(max) = opts.max_lines
+        && end - start + 1 > max
+    {
+        end = start + max - 1;
+        truncated = true;
+    }
+    Ok(Selection {
+        start,
+        end,
+        truncated,
+        ranged,
+    })
+}
+
+/// What a non-text file is.
+enum Kind {
+    Image(ImageKind),
+    Other {
+        what: &'static str,
+        mime: Option<&'static str>,
+    },
+}
+
+struct ImageKind {
+    name: &'static str,
+    mime: &'static str,
+    dims: Option<(u32, u32)>,
+}
+
+/// `None` for text. UTF-16 and UTF-32 text are an ENCODING error rather than binary: the
+/// agent can act on "convert it to UTF-8".
+fn classify_nontext(bytes: &[u8], shown: &str) -> Result<Option<Kind>, FkError> {
+    let head = &bytes[..bytes.len().min(HEAD_LEN)];
+    if let Some(img) = image_kind(head) {
+        return Ok(Some(Kind::Image(img)));
+    }
+    if !text::is_binary(head) {
+        return Ok(None);
+    }
+    use content_inspector::ContentType as C;
+    let encoding = match content_inspector::inspect(head) {
+        C::UTF_16LE => Some("UTF-16LE"),
+        C::UTF_16BE => Some("UTF-16BE"),
+        C::UTF_32LE => Some("UTF-32LE"),
+        C::UTF_32BE => Some("UTF-32BE"),
+        _ => None,
+    };
+    if let Some(enc) = encoding {
+        return Err(FkError::new(
+            ErrorCode::Encoding,
+            format!("{shown} is {enc} text, not UTF-8"),
+        )
+        .with_hint(format!(
+            "filekit reads UTF-8 text; convert it first, for example with iconv -f {enc} -t UTF-8"
+        )));
+    }
+    let (what, mime) = binary_kind(head);
+    Ok(Some(Kind::Other { what, mime }))
+}
+
+fn image_kind(h: &[u8]) -> Option<ImageKind> {
+    let be32 = |i: usize| {
+        h.get(i..i + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let le16 = |i: usize| {
+        h.get(i..i + 2)
+            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    let le32 = |i: usize| {
+        h.get(i..i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let img = |name, mime, dims| Some(ImageKind { name, mime, dims });
+    if h.starts_with(b"\x89PNG\r\n\x1a\n") {
+        let dims = (h.get(12..16) == Some(&b"IHDR"[..]))
+            .then(|| be32(16).zip(be32(20)))
+            .flatten();
+        return img("PNG", "image/png", dims);
+    }
+    if h.starts_with(b"\xFF\xD8\xFF") {
+        return img("JPEG", "image/jpeg", None);
+    }
+    // GIF and WebP signatures are plain ASCII, so a text file could begin with them; a real
+    // image has NUL bytes or bytes that are not UTF-8 in its header.
+    let binary = h.contains(&0) || std::str::from_utf8(h).is_err_and(|e| e.error_len().is_some());
+    if binary && (h.starts_with(b"GIF87a") || h.starts_with(b"GIF89a")) {
+        return img("GIF", "image/gif", le16(6).zip(le16(8)));
+    }
+    if binary && h.len() >= 12 && &h[..4] == b"RIFF" && &h[8..12] == b"WEBP" {
+        return img("WebP", "image/webp", None);
+    }
+    // "BM" alone starts plenty of text files; also require the header's reserved zeros and
+    // a known DIB header size.
+    if h.starts_with(b"BM")
+        && h.get(6..10) == Some(&[0u8; 4][..])
+        && matches!(le32(14), Some(12 | 40 | 52 | 56 | 64 | 108 | 124))
+    {
+        let dims = if le32(14) == Some(12) {
+            le16(18).zip(le16(20))
+        } else {
+            le32(18)
+                .zip(le32(22))
+                .map(|(w, h)| (w, (h as i32).unsigned_abs()))
+        };
+        return img("BMP", "image/bmp", dims);
+    }
+    None
+}
+
+fn binary_kind(h: &[u8]) -> (&'static str, Option<&'static str>) {
+    let at = |i: usize, magic: &[u8]| h.get(i..i + magic.len()) == Some(magic);
+    if at(0, b"\x7fELF") {
+        let what = match h.get(16) {
+            Some(1) => "ELF relocatable object",
+            Some(2) => "ELF executable",
+            Some(3) => "ELF shared library or executable",
+            Some(4) => "ELF core dump",
+            _ => "ELF file",
+        };
+        return (what, Some("application/x-elf"));
+    }
+    if at(0, b"\xCA\xFE\xBA\xBE") {
+        // Java classes and universal Mach-O binaries share a magic; the next word tells
+        // (a class's version is at least 45; a fat binary has a handful of architectures).
+        let next = h
+            .get(4..8)
+            .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        return if next >= 45 {
+            ("Java class file", Some("application/java-vm"))
+        } else {
+            ("Mach-O universal binary", Some("application/x-mach-binary"))
+        };
+    }
+    let table: &[(usize, &[u8], &'static str, Option<&'static str>)] = &[
+        (
+            0,
+            b"MZ",
+            "Windows executable",
+            Some("application/vnd.microsoft.portable-executable"),
+        ),
+        (
+            0,
+            b"\xFE\xED\xFA\xCE",
+            "Mach-O binary",
+            Some("application/x-mach-binary"),
+        ),
+        (
+            0,
+            b"\xFE\xED\xFA\xCF",
+            "Mach-O binary",
+            Some("application/x-mach-binary"),
+        ),
+        (
+            0,
+            b"\xCE\xFA\xED\xFE",
+            "Mach-O binary",
+            Some("application/x-mach-binary"),
+        ),
+        (
+            0,
+            b"\xCF\xFA\xED\xFE",
+            "Mach-O binary",
+            Some("application/x-mach-binary"),
+        ),
+        (0, b"\0asm", "WebAssembly module", Some("application/wasm")),
+        (0, b"PK\x03\x04", "ZIP archive", Some("application/zip")),
+        (
+            0,
+            b"PK\x05\x06",
+            "ZIP archive (empty)",
+            Some("application/zip"),
+        ),
+        (
+            0,
+            b"\x1F\x8B",
+            "gzip-compressed data",
+            Some("application/gzip"),
+        ),
+        (
+            0,
+            b"BZh",
+            "bzip2-compressed data",
+            Some("application/x-bzip2"),
+        ),
+        (
+            0,
+            b"\xFD7zXZ\0",
+            "xz-compressed data",
+            Some("application/x-xz"),
+        ),
+        (
+            0,
+            b"\x28\xB5\x2F\xFD",
+            "zstd-compressed data",
+            Some("application/zstd"),
+        ),
+        (
+            0,
+            b"7z\xBC\xAF\x27\x1C",
+            "7-Zip archive",
+            Some("application/x-7z-compressed"),
+        ),
+        (
+            0,
+            b"Rar!\x1A\x07",
+            "RAR archive",
+            Some("application/vnd.rar"),
+        ),
+        (257, b"ustar", "tar archive", Some("application/x-tar")),
+        (0, b"%PDF-", "PDF document", Some("application/pdf")),
+        (
+            0,
+            b"SQLite format 3\0",
+            "SQLite database",
+            Some("application/vnd.sqlite3"),
+        ),
+        (0, b"II*\0", "TIFF image", Some("image/tiff")),
+        (0, b"MM\0*", "TIFF image", Some("image/tiff")),
+        (0, b"\0\0\x01\0", "Windows icon", Some("image/x-icon")),
+        (0, b"wOFF", "WOFF font", Some("font/woff")),
+        (0, b"wOF2", "WOFF2 font", Some("font/woff2")),
+        (0, b"OggS", "Ogg media", Some("audio/ogg")),
+        (0, b"fLaC", "FLAC audio", Some("audio/flac")),
+        (0, b"ID3", "MP3 audio", Some("audio/mpeg")),
+        (4, b"ftyp", "MP4/QuickTime media", Some("video/mp4")),
+        (
+            0,
+            b"\x1A\x45\xDF\xA3",
+            "Matroska/WebM media",
+            Some("video/webm"),
+        ),
+    ];
+    if at(0, b"RIFF") && at(8, b"WAVE") {
+        return ("WAV audio", Some("audio/wav"));
+    }
+    table
+        .iter()
+        .find(|(i, magic, _, _)| at(*i, magic))
+        .map_or(("binary data", None), |&(_, _, what, mime)| (what, mime))
+}
+
+fn describe(kind: &Kind, size: u64, content_hash: String, last_modified: String) -> BinaryRead {
+    let (description, mime) = match kind {
+        Kind::Image(img) => {
+            let dims = img
+                .dims
+                .map_or(String::new(), |(w, h)| format!(", {w}x{h} pixels"));
+            let why = if size > STREAMING_THRESHOLD {
+                "too large to return as an image"
+            } else {
+                "ask for images to get it as an image"
+            };
+            (
+                format!(
+                    "image file ({}{dims}), {size} bytes; not shown: {why}",
+                    img.name
+                ),
+                Some(img.mime),
+            )
+        }
+        Kind::Other { what, mime } => (
+            format!("binary file ({what}), {size} bytes; not shown"),
+            *mime,
+        ),
+    };
+    BinaryRead {
+        size,
+        mime: mime.map(str::to_string),
+        description,
+        content_hash,
+        last_modified,
+    }
+}

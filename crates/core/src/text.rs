@@ -1,0 +1,269 @@
+//! Text as filekit holds it: decoded UTF-8 without its BOM, with the facts needed to write it
+//! back exactly as it was (BOM, line-ending style, final newline) and a line index.
+//!
+//! Lines are 1-based everywhere. Line `n` spans from the start of the line to just after its
+//! line terminator (if it has one). A file of `k` line terminators and no trailing partial line
+//! has `k` lines; the empty file has none.
+
+use crate::error::{ErrorCode, FkError};
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The line-ending style of a file: the style its first line break uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Eol {
+    #[serde(rename = "LF")]
+    Lf,
+    #[serde(rename = "CRLF")]
+    CrLf,
+}
+
+impl Eol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Eol::Lf => "\n",
+            Eol::CrLf => "\r\n",
+        }
+    }
+
+    /// The style of `text`: that of its first line break (LF when it has none).
+    pub fn detect(text: &str) -> Eol {
+        match memchr::memchr(b'\n', text.as_bytes()) {
+            Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => Eol::CrLf,
+            _ => Eol::Lf,
+        }
+    }
+
+    /// `s` with every line break (LF or CRLF) written in this style.
+    pub fn convert(self, s: &str) -> String {
+        match self {
+            Eol::Lf => {
+                if s.contains("\r\n") {
+                    s.replace("\r\n", "\n")
+                } else {
+                    s.to_string()
+                }
+            }
+            Eol::CrLf => {
+                let mut out = String::with_capacity(s.len() + s.len() / 32);
+                let bytes = s.as_bytes();
+                let mut last = 0;
+                for i in memchr::memchr_iter(b'\n', bytes) {
+                    if i == 0 || bytes[i - 1] != b'\r' {
+                        out.push_str(&s[last..i]);
+                        out.push_str("\r\n");
+                        last = i + 1;
+                    }
+                }
+                out.push_str(&s[last..]);
+                out
+            }
+        }
+    }
+}
+
+/// Start offsets of every line of a text, plus the text's length as a sentinel.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 2);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if *starts.last().unwrap() != text.len() {
+            starts.push(text.len());
+        }
+        LineIndex { starts }
+    }
+
+    /// How many lines the text has.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Byte offset where 1-based line `n` starts; `n = len() + 1` gives the end of the text.
+    pub fn start(&self, n: usize) -> usize {
+        self.starts[n - 1]
+    }
+
+    /// Byte offset just after line `n` (after its terminator).
+    pub fn end(&self, n: usize) -> usize {
+        self.starts[n]
+    }
+
+    /// The 1-based line that contains byte `offset` (the last line for the end of the text).
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => (i + 1).min(self.len().max(1)),
+            Err(i) => i,
+        }
+    }
+}
+
+/// A decoded text file and what is needed to encode it again byte for byte.
+#[derive(Debug, Clone)]
+pub struct TextDoc {
+    /// The text, without BOM.
+    pub text: String,
+    pub bom: bool,
+    pub eol: Eol,
+    /// Whether the last line ends with a line break (true for the empty file).
+    pub final_newline: bool,
+}
+
+impl TextDoc {
+    /// Decodes a file's bytes. Binary content and invalid UTF-8 are refused with errors that
+    /// name the file (`what`) and say what to do.
+    pub fn decode(bytes: &[u8], what: &str) -> Result<TextDoc, FkError> {
+        if is_binary(bytes) {
+            return Err(FkError::new(
+                ErrorCode::Binary,
+                format!(
+                    "{what} is a binary file ({} bytes); it cannot be edited as text",
+                    bytes.len()
+                ),
+            )
+            .with_hint(
+                "edit text files only; to replace a binary file, write it with other tools",
+            ));
+        }
+        let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
+            Some(rest) => (true, rest),
+            None => (false, bytes),
+        };
+        let text = match std::str::from_utf8(body) {
+            Ok(t) => t.to_string(),
+            Err(e) => {
+                let at = e.valid_up_to();
+                let line = 1 + memchr::memchr_iter(b'\n', &body[..at]).count();
+                return Err(FkError::new(
+                    ErrorCode::Encoding,
+                    format!(
+                        "{what} is not valid UTF-8 (first invalid byte at offset {at}, line {line})"
+                    ),
+                )
+                .with_hint("filekit edits UTF-8 text; convert the file to UTF-8 first (for example with iconv)"));
+            }
+        };
+        Ok(TextDoc::from_text(text, bom))
+    }
+
+    pub fn from_text(text: String, bom: bool) -> TextDoc {
+        let eol = Eol::detect(&text);
+        let final_newline = text.is_empty() || text.ends_with('\n');
+        TextDoc {
+            text,
+            bom,
+            eol,
+            final_newline,
+        }
+    }
+
+    /// The bytes to write for `text` with this document's BOM.
+    pub fn encode(&self, text: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(text.len() + 3);
+        if self.bom {
+            out.extend_from_slice(UTF8_BOM);
+        }
+        out.extend_from_slice(text.as_bytes());
+        out
+    }
+}
+
+/// Whether bytes look like a binary (non-text) file: a NUL byte, or a known binary signature,
+/// in the first 8 KiB. UTF-16 and UTF-32 text also count as not editable UTF-8 here.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    matches!(
+        content_inspector::inspect(head),
+        content_inspector::ContentType::BINARY
+            | content_inspector::ContentType::UTF_16LE
+            | content_inspector::ContentType::UTF_16BE
+            | content_inspector::ContentType::UTF_32LE
+            | content_inspector::ContentType::UTF_32BE
+    )
+}
+
+/// Splits `s` into whole lines as a line edit puts them in (DESIGN.md section 3): a final line
+/// break ends the last line rather than starting an empty one, so `"a"` and `"a\n"` are one
+/// line, `"\n"` is one empty line and `""` is no line at all. Each returned line is without
+/// its terminator; CR before LF is dropped.
+pub fn split_new_lines(s: &str) -> Vec<&str> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    body.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// Formats `text` with 1-based line numbers starting at `first`, `cat -n` style:
+/// the number right-aligned to six columns, a tab, then the line.
+pub fn number_lines(text: &str, first: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        out.push_str(&format!("{:>6}\t{}\n", first + i, line));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_counts_lines() {
+        assert_eq!(LineIndex::new("").len(), 0);
+        assert_eq!(LineIndex::new("a").len(), 1);
+        assert_eq!(LineIndex::new("a\n").len(), 1);
+        assert_eq!(LineIndex::new("a\nb").len(), 2);
+        assert_eq!(LineIndex::new("\n\n").len(), 2);
+        let li = LineIndex::new("ab\ncd\n");
+        assert_eq!((li.start(2), li.end(2)), (3, 6));
+        assert_eq!(li.line_of(0), 1);
+        assert_eq!(li.line_of(3), 2);
+        assert_eq!(li.line_of(6), 2);
+    }
+
+    #[test]
+    fn new_lines_follow_the_design_rule() {
+        assert_eq!(split_new_lines(""), Vec::<&str>::new());
+        assert_eq!(split_new_lines("a"), vec!["a"]);
+        assert_eq!(split_new_lines("a\n"), vec!["a"]);
+        assert_eq!(split_new_lines("\n"), vec![""]);
+        assert_eq!(split_new_lines("a\r\nb\r\n"), vec!["a", "b"]);
+        assert_eq!(split_new_lines("a\n\n"), vec!["a", ""]);
+    }
+
+    #[test]
+    fn eol_conversion() {
+        assert_eq!(Eol::CrLf.convert("a\nb\r\nc"), "a\r\nb\r\nc");
+        assert_eq!(Eol::Lf.convert("a\r\nb"), "a\nb");
+        assert_eq!(Eol::detect("x\r\ny\n"), Eol::CrLf);
+    }
+
+    #[test]
+    fn decode_refuses_binary_and_bad_utf8() {
+        assert_eq!(
+            TextDoc::decode(b"a\0b", "f").unwrap_err().code,
+            ErrorCode::Binary
+        );
+        assert_eq!(
+            TextDoc::decode(b"ab\n\xff\n", "f").unwrap_err().code,
+            ErrorCode::Encoding
+        );
+        let d = TextDoc::decode(b"\xEF\xBB\xBFhi", "f").unwrap();
+        assert!(d.bom && !d.final_newline && d.text == "hi");
+        assert_eq!(d.encode("x"), b"\xEF\xBB\xBFx");
+    }
+}

@@ -1,0 +1,828 @@
+//! The sandbox: the allowed roots, path resolution, and every open and write beneath them.
+//!
+//! A caller's path is expanded (`~`), made absolute against the first root, normalized and
+//! assigned to a root by whole components (so `/srv/app` never admits `/srv/app-evil`). Its
+//! symbolic links are then resolved one component at a time through the root's directory
+//! handle; a link that leads out of that root, directly, through a chain or dangling, is
+//! refused. The resulting [`WsPath`] names the real file, relative to its root.
+//!
+//! Every later open or write goes through the root's `cap_std` directory handle rather than by
+//! absolute name, so a symlink swapped in after resolution cannot lead out of the root. Writes
+//! are staged in a temporary file next to the target and renamed over it on commit.
+
+use crate::error::{ErrorCode, FkError};
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, Metadata, OpenOptions, Permissions};
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Linux gives up after 40 links too; a longer chain is almost surely a loop.
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// Directory (directly under a root) where filekit keeps its own data, such as history.
+pub const RESERVED_DIR: &str = ".filekit";
+
+/// How many similar paths a NOT_FOUND hint names.
+const MAX_SUGGESTIONS: usize = 5;
+
+/// Directories larger than this are not fully scanned for suggestions.
+const MAX_SUGGESTION_SCAN: usize = 20_000;
+
+#[derive(Debug)]
+struct Root {
+    /// Canonical absolute path.
+    path: PathBuf,
+    /// Other spellings of the same directory (the path as given, when it went through a
+    /// symlink such as macOS's /tmp), so callers may use either.
+    aliases: Vec<PathBuf>,
+    dir: Dir,
+}
+
+impl Root {
+    /// `p` (absolute, normalized) relative to this root, if it is inside it.
+    fn relative(&self, p: &Path) -> Option<PathBuf> {
+        std::iter::once(&self.path)
+            .chain(&self.aliases)
+            .find_map(|base| p.strip_prefix(base).ok().map(Path::to_path_buf))
+    }
+}
+
+/// The allowed roots of a session and the only door to the files beneath them.
+#[derive(Debug)]
+pub struct Workspace {
+    roots: Vec<Root>,
+    root_paths: Vec<PathBuf>,
+    read_only: bool,
+}
+
+/// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WsPath {
+    root: usize,
+    rel: PathBuf,
+    abs: PathBuf,
+}
+
+impl WsPath {
+    /// The absolute path of the real file.
+    pub fn absolute(&self) -> &Path {
+        &self.abs
+    }
+
+    /// The path relative to its root (empty for the root itself).
+    pub fn relative(&self) -> &Path {
+        &self.rel
+    }
+
+    /// Which of the workspace's roots holds this path.
+    pub fn root_index(&self) -> usize {
+        self.root
+    }
+
+    /// The relative path as cap-std wants it: the root itself is `.`, not the empty path.
+    fn rel_or_dot(&self) -> &Path {
+        if self.rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &self.rel
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FileMeta {
+    pub len: u64,
+    pub modified: SystemTime,
+    pub is_dir: bool,
+    pub is_file: bool,
+}
+
+impl FileMeta {
+    fn from_cap(m: &Metadata) -> FileMeta {
+        FileMeta {
+            len: m.len(),
+            // Filesystems without modification times still deserve a stable answer.
+            modified: m.modified().map(|t| t.into_std()).unwrap_or(UNIX_EPOCH),
+            is_dir: m.is_dir(),
+            is_file: m.is_file(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct FileBytes {
+    pub bytes: Vec<u8>,
+    pub meta: FileMeta,
+}
+
+/// What a staged write may find at its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// The target must not exist.
+    CreateNew,
+    /// The target must exist.
+    Replace,
+    /// Either.
+    CreateOrReplace,
+}
+
+impl Workspace {
+    /// Opens a workspace over `roots`. Each root must exist and be a directory.
+    pub fn new(roots: &[PathBuf], read_only: bool) -> Result<Workspace, FkError> {
+        if roots.is_empty() {
+            return Err(FkError::invalid("no workspace root was given")
+                .with_hint("name at least one directory that filekit may work in"));
+        }
+        let mut out = Vec::with_capacity(roots.len());
+        for given in roots {
+            let shown = given.display().to_string();
+            let path = std::fs::canonicalize(given).map_err(|e| {
+                if e.kind() == io::ErrorKind::NotFound {
+                    FkError::new(
+                        ErrorCode::NotFound,
+                        format!("workspace root {shown} does not exist"),
+                    )
+                    .with_hint(
+                        "create the directory first, or give an existing directory as a root",
+                    )
+                } else {
+                    FkError::from_io(&e, &format!("workspace root {shown}"))
+                }
+            })?;
+            if !path.is_dir() {
+                return Err(
+                    FkError::invalid(format!("workspace root {shown} is not a directory"))
+                        .with_hint("give the directory that holds the files, not a file"),
+                );
+            }
+            let dir = Dir::open_ambient_dir(&path, ambient_authority())
+                .map_err(|e| FkError::from_io(&e, &format!("workspace root {shown}")))?;
+            let mut aliases = Vec::new();
+            if let Ok(abs) = std::path::absolute(given) {
+                let lexical = normalize(&abs);
+                if lexical != path {
+                    aliases.push(lexical);
+                }
+            }
+            out.push(Root { path, aliases, dir });
+        }
+        Ok(Workspace {
+            root_paths: out.iter().map(|r| r.path.clone()).collect(),
+            roots: out,
+            read_only,
+        })
+    }
+
+    /// The canonical roots, in the order given.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.root_paths
+    }
+
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Resolves a caller's path to the real file it names inside one root (see the module
+    /// documentation). The path need not exist.
+    pub fn resolve(&self, path: &str) -> Result<WsPath, FkError> {
+        if path.contains('\0') {
+            return Err(FkError::invalid(format!(
+                "the path '{}' contains a NUL byte (shown as \\0)",
+                path.replace('\0', "\\0")
+            ))
+            .with_hint("give the path without NUL characters"));
+        }
+        if path.is_empty() {
+            return Err(FkError::invalid("the path is empty").with_hint(format!(
+                "give a file path, absolute or relative to {}",
+                self.roots[0].path.display()
+            )));
+        }
+        let expanded = expand_home(path)?;
+        let abs = if expanded.is_absolute() {
+            expanded
+        } else {
+            self.roots[0].path.join(expanded)
+        };
+        let norm = normalize(&abs);
+
+        // With nested roots the innermost is tried first; an outer one may still admit a
+        // symlink that leaves the inner one.
+        let mut candidates: Vec<(usize, PathBuf)> = self
+            .roots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.relative(&norm).map(|rel| (i, rel)))
+            .collect();
+        candidates
+            .sort_by_key(|(i, _)| std::cmp::Reverse(self.roots[*i].path.components().count()));
+        if candidates.is_empty() {
+            return Err(FkError::new(
+                ErrorCode::OutOfRoot,
+                format!(
+                    "{path} is outside the workspace (it resolves to {}; allowed roots: {})",
+                    norm.display(),
+                    self.roots_list()
+                ),
+            )
+            .with_hint("give a path inside one of the allowed roots"));
+        }
+        let mut first_err = None;
+        for (i, rel) in candidates {
+            match self.resolve_in(i, &rel, path) {
+                Ok(p) => return Ok(p),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        Err(first_err.expect("at least one candidate root"))
+    }
+
+    /// Follows the symlinks of `rel` beneath root `i`, one component at a time.
+    fn resolve_in(&self, i: usize, rel: &Path, given: &str) -> Result<WsPath, FkError> {
+        let root = &self.roots[i];
+        // A stack of components still to walk, the next one last.
+        let mut pending: Vec<OsString> = path_parts(rel);
+        pending.reverse();
+        let mut done: Vec<OsString> = Vec::new();
+        let mut hops = 0;
+        while let Some(c) = pending.pop() {
+            if c == ".." {
+                if done.pop().is_none() {
+                    return Err(self.escape_error(given, None));
+                }
+                continue;
+            }
+            done.push(c);
+            let cur: PathBuf = done.iter().collect();
+            let meta = match root.dir.symlink_metadata(&cur) {
+                Ok(m) => m,
+                // Nothing beyond a missing entry or a plain file can be a link; the rest of
+                // the path is taken as written (and still checked for `..`).
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => {
+                    return Err(FkError::from_io(
+                        &e,
+                        &root.path.join(&cur).display().to_string(),
+                    ));
+                }
+            };
+            if !meta.file_type().is_symlink() {
+                continue;
+            }
+            hops += 1;
+            let link_abs = root.path.join(&cur);
+            if hops > MAX_SYMLINK_HOPS {
+                return Err(FkError::invalid(format!(
+                    "{given}: too many levels of symbolic links (stopped at {}); the links probably form a loop",
+                    link_abs.display()
+                ))
+                .with_hint("fix the symbolic links, or give the real path of the file"));
+            }
+            let target = root
+                .dir
+                .read_link_contents(&cur)
+                .map_err(|e| FkError::from_io(&e, &link_abs.display().to_string()))?;
+            done.pop();
+            let mut parts = if target.is_absolute() {
+                let Some(inside) = root.relative(&normalize(&target)) else {
+                    return Err(self.escape_error(given, Some((&link_abs, &target))));
+                };
+                done.clear();
+                path_parts(&inside)
+            } else {
+                path_parts(&target)
+            };
+            parts.reverse();
+            pending.extend(parts);
+        }
+        let rel: PathBuf = done.iter().collect();
+        Ok(WsPath {
+            root: i,
+            abs: root.path.join(&rel),
+            rel,
+        })
+    }
+
+    fn escape_error(&self, given: &str, link: Option<(&Path, &Path)>) -> FkError {
+        let message = match link {
+            Some((link, target)) => format!(
+                "{given} leads outside the workspace through the symbolic link {} (-> {})",
+                link.display(),
+                target.display()
+            ),
+            None => format!("{given} leads outside the workspace through a symbolic link or '..'"),
+        };
+        FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
+            "only files inside the allowed roots ({}) can be used; give a path inside them",
+            self.roots_list()
+        ))
+    }
+
+    fn roots_list(&self) -> String {
+        self.roots
+            .iter()
+            .map(|r| r.path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Metadata of the resolved path (following symlinks beneath the root), `None` if it does
+    /// not exist.
+    pub fn metadata(&self, p: &WsPath) -> Result<Option<FileMeta>, FkError> {
+        match self.roots[p.root].dir.metadata(p.rel_or_dot()) {
+            Ok(m) => Ok(Some(FileMeta::from_cap(&m))),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(self.io_error(p, &e)),
+        }
+    }
+
+    /// Reads a whole file.
+    pub fn read(&self, p: &WsPath) -> Result<FileBytes, FkError> {
+        let (mut file, meta) = self.open(p)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
+        file.read_to_end(&mut bytes)
+            .map_err(|e| self.io_error(p, &e))?;
+        Ok(FileBytes { bytes, meta })
+    }
+
+    /// Opens a file for reading, beneath its root's handle.
+    pub fn open(&self, p: &WsPath) -> Result<(std::fs::File, FileMeta), FkError> {
+        let dir = &self.roots[p.root].dir;
+        // Opening a FIFO or a device could block or never end; only regular files and
+        // directories (refused below) are opened.
+        match dir.metadata(p.rel_or_dot()) {
+            Ok(m) if m.is_dir() => return Err(self.is_dir_error(p)),
+            Ok(m) if !m.is_file() => {
+                return Err(FkError::invalid(format!(
+                    "{} is not a regular file (a device, socket or pipe)",
+                    self.display(p)
+                ))
+                .with_hint("read regular files only"));
+            }
+            Ok(_) => {}
+            Err(e) => return Err(self.io_error(p, &e)),
+        }
+        let file = dir.open(p.rel_or_dot()).map_err(|e| self.io_error(p, &e))?;
+        let m = file.metadata().map_err(|e| self.io_error(p, &e))?;
+        if m.is_dir() {
+            return Err(self.is_dir_error(p));
+        }
+        Ok((file.into_std(), FileMeta::from_cap(&m)))
+    }
+
+    /// Stages a write of `bytes` to `p`: a synced temporary file in the target's directory,
+    /// with the existing file's permissions. Nothing is visible until [`PendingWrite::commit`].
+    pub fn stage(
+        &self,
+        p: &WsPath,
+        bytes: &[u8],
+        mode: WriteMode,
+        create_parents: bool,
+    ) -> Result<PendingWrite, FkError> {
+        let shown = self.display(p);
+        if self.read_only {
+            return Err(FkError::new(
+                ErrorCode::ReadOnly,
+                format!("the workspace is read-only; {shown} was not written"),
+            )
+            .with_hint("writes are turned off in this session; start filekit without read-only mode to allow them"));
+        }
+        if is_reserved(&p.rel) {
+            return Err(FkError::new(
+                ErrorCode::OutOfRoot,
+                format!("{shown} is inside {RESERVED_DIR}/, which holds filekit's own data (edit history); tools may not write there"),
+            )
+            .with_hint(format!("write somewhere else in the workspace, outside {RESERVED_DIR}/")));
+        }
+        let Some(name) = p.rel.file_name().map(OsStr::to_os_string) else {
+            return Err(self.is_dir_error(p));
+        };
+        let root = &self.roots[p.root];
+        let parent_rel = p.rel.parent().unwrap_or(Path::new(""));
+        let parent = self.open_parent(p, &root.dir, parent_rel, create_parents)?;
+
+        let existing = match parent.symlink_metadata(&name) {
+            Ok(m) => Some(m),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(FkError::from_io(&e, &shown)),
+        };
+        let perms: Option<Permissions> = match (&existing, mode) {
+            (Some(m), _) if m.file_type().is_symlink() => {
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!("{shown} became a symbolic link after its path was resolved; filekit does not write through a link planted at a file's name"),
+                )
+                .with_hint("check what replaced the file, then run the request again"));
+            }
+            (Some(m), _) if m.is_dir() => return Err(self.is_dir_error(p)),
+            (Some(_), WriteMode::CreateNew) => {
+                return Err(
+                    FkError::new(ErrorCode::Conflict, format!("{shown} already exists"))
+                        .with_hint("read it and edit it, or ask to overwrite it"),
+                );
+            }
+            (None, WriteMode::Replace) => return Err(self.not_found(p)),
+            (Some(m), _) => Some(m.permissions()),
+            (None, _) => None,
+        };
+
+        let (temp, mut file) = create_temp(&parent).map_err(|e| FkError::from_io(&e, &shown))?;
+        let written = (|| -> io::Result<()> {
+            if let Some(perms) = perms {
+                file.set_permissions(perms)?;
+            }
+            file.write_all(bytes)?;
+            file.sync_all()
+        })();
+        let pending = PendingWrite {
+            parent,
+            temp,
+            target: name,
+            mode,
+            shown,
+            committed: false,
+        };
+        // Dropping `pending` on failure removes the temporary file.
+        written.map_err(|e| FkError::from_io(&e, &pending.shown))?;
+        Ok(pending)
+    }
+
+    fn open_parent(
+        &self,
+        p: &WsPath,
+        root: &Dir,
+        parent_rel: &Path,
+        create_parents: bool,
+    ) -> Result<Dir, FkError> {
+        let shown_parent = || {
+            self.roots[p.root]
+                .path
+                .join(parent_rel)
+                .display()
+                .to_string()
+        };
+        if parent_rel.as_os_str().is_empty() {
+            return root
+                .try_clone()
+                .map_err(|e| FkError::from_io(&e, &shown_parent()));
+        }
+        match root.open_dir(parent_rel) {
+            Ok(d) => return Ok(d),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && create_parents => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(FkError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "cannot create {}: its directory {} does not exist",
+                        self.display(p),
+                        shown_parent()
+                    ),
+                )
+                .with_hint(
+                    "create the directory first, or ask for parent directories to be created",
+                ));
+            }
+            Err(e) => return Err(parent_error(&e, &shown_parent())),
+        }
+        root.create_dir_all(parent_rel)
+            .and_then(|()| root.open_dir(parent_rel))
+            .map_err(|e| parent_error(&e, &shown_parent()))
+    }
+
+    /// The display form of a path: its absolute path.
+    pub fn display(&self, p: &WsPath) -> String {
+        p.abs.display().to_string()
+    }
+
+    fn is_dir_error(&self, p: &WsPath) -> FkError {
+        FkError::new(
+            ErrorCode::IsDirectory,
+            format!("{} is a directory, not a file", self.display(p)),
+        )
+        .with_hint("list the directory to see its files, then give the path of a file inside it")
+    }
+
+    fn io_error(&self, p: &WsPath, e: &io::Error) -> FkError {
+        match e.kind() {
+            io::ErrorKind::NotFound => self.not_found(p),
+            io::ErrorKind::NotADirectory => FkError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "{} does not exist: a part of its path is a file, not a directory",
+                    self.display(p)
+                ),
+            )
+            .with_hint("check the path; list its directories to see what is there"),
+            io::ErrorKind::IsADirectory => self.is_dir_error(p),
+            _ => FkError::from_io(e, &self.display(p)),
+        }
+    }
+
+    /// NOT_FOUND for `p`, with a hint naming similar paths that exist.
+    fn not_found(&self, p: &WsPath) -> FkError {
+        let root = &self.roots[p.root];
+        let parts = path_parts(&p.rel);
+        let err = FkError::new(
+            ErrorCode::NotFound,
+            format!("{} does not exist", self.display(p)),
+        );
+        // The deepest directory of the path that exists, and the first part missing below it.
+        let mut k = parts.len();
+        let existing_dir = loop {
+            if k == 0 {
+                break PathBuf::new();
+            }
+            k -= 1;
+            let prefix: PathBuf = parts[..k].iter().collect();
+            let probe = if prefix.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                &prefix
+            };
+            if root.dir.metadata(probe).is_ok_and(|m| m.is_dir()) {
+                break prefix;
+            }
+        };
+        let dir_shown = root.path.join(&existing_dir);
+        let Some(missing) = parts.get(k) else {
+            return err;
+        };
+        let rest: PathBuf = parts[k + 1..].iter().collect();
+        let suggestions = similar_entries(&root.dir, &existing_dir, missing)
+            .into_iter()
+            .filter_map(|name| {
+                let candidate = existing_dir.join(name).join(&rest);
+                (rest.as_os_str().is_empty() || root.dir.metadata(&candidate).is_ok())
+                    .then(|| root.path.join(candidate).display().to_string())
+            })
+            .take(MAX_SUGGESTIONS)
+            .collect::<Vec<_>>();
+        if suggestions.is_empty() {
+            err.with_hint(format!(
+                "nothing with a similar name is in {}; list that directory to see what is there",
+                dir_shown.display()
+            ))
+        } else {
+            err.with_hint(format!("did you mean: {}", suggestions.join(", ")))
+        }
+    }
+}
+
+fn parent_error(e: &io::Error, shown_parent: &str) -> FkError {
+    match e.kind() {
+        io::ErrorKind::NotADirectory | io::ErrorKind::AlreadyExists => FkError::new(
+            ErrorCode::Conflict,
+            format!("cannot create directory {shown_parent}: a file of that name (or of one of its parents) is in the way"),
+        )
+        .with_hint("choose another path, or move the file out of the way first"),
+        _ => FkError::from_io(e, shown_parent),
+    }
+}
+
+/// Names in `dir` that look like `missing`, best first.
+fn similar_entries(root: &Dir, dir: &Path, missing: &OsStr) -> Vec<OsString> {
+    let probe = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = root.read_dir(probe) else {
+        return Vec::new();
+    };
+    let wanted = missing.to_string_lossy().to_lowercase();
+    let wanted_stem = stem(&wanted);
+    let mut scored: Vec<(f64, OsString)> = entries
+        .take(MAX_SUGGESTION_SCAN)
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let lower = name.to_string_lossy().to_lowercase();
+            let mut score = strsim::normalized_damerau_levenshtein(&wanted, &lower);
+            // A wrong or missing extension (`main` for `main.rs`, `app.js` for `app.ts`).
+            if !wanted_stem.is_empty() && stem(&lower) == wanted_stem {
+                score = score.max(0.9);
+            }
+            (score >= 0.6).then_some((score, name))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, n)| n).collect()
+}
+
+fn stem(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(0) | None => name,
+        Some(i) => &name[..i],
+    }
+}
+
+fn is_reserved(rel: &Path) -> bool {
+    // Case-insensitive filesystems would let `.FILEKIT` reach the same directory.
+    matches!(rel.components().next(), Some(Component::Normal(c)) if c.eq_ignore_ascii_case(RESERVED_DIR))
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Creates a fresh temporary file in `dir`. `create_new` never follows a link at the name.
+fn create_temp(dir: &Dir) -> io::Result<(OsString, cap_std::fs::File)> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    let mut last_err = None;
+    for _ in 0..64 {
+        let name = OsString::from(format!(
+            ".filekit.{}.{}.tmp",
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match dir.open_with(&name, &options) {
+            Ok(f) => return Ok((name, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| io::Error::other("could not create a temporary file")))
+}
+
+/// A write staged by [`Workspace::stage`]: a synced temporary file waiting to be renamed
+/// over its target. Dropped without [`commit`](PendingWrite::commit), it leaves no trace.
+#[derive(Debug)]
+pub struct PendingWrite {
+    parent: Dir,
+    temp: OsString,
+    target: OsString,
+    mode: WriteMode,
+    shown: String,
+    committed: bool,
+}
+
+impl PendingWrite {
+    /// The absolute path that the commit will write.
+    pub fn display(&self) -> &str {
+        &self.shown
+    }
+
+    /// Atomically puts the staged bytes at the target and returns its new metadata.
+    pub fn commit(mut self) -> Result<FileMeta, FkError> {
+        self.put_in_place()?;
+        self.committed = true;
+        // Makes the rename itself durable. Some filesystems refuse fsync on a directory; the
+        // file is in place either way, so that is not a failure of the write.
+        if let Ok(d) = self.parent.try_clone() {
+            let _ = d.into_std_file().sync_all();
+        }
+        let m = self
+            .parent
+            .metadata(&self.target)
+            .map_err(|e| FkError::from_io(&e, &self.shown))?;
+        Ok(FileMeta::from_cap(&m))
+    }
+
+    fn put_in_place(&mut self) -> Result<(), FkError> {
+        if self.mode == WriteMode::CreateNew {
+            // A hard link never replaces an existing name, so a file created by someone else
+            // since staging is not overwritten.
+            match self
+                .parent
+                .hard_link(&self.temp, &self.parent, &self.target)
+            {
+                Ok(()) => {
+                    let _ = self.parent.remove_file(&self.temp);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return Err(self.exists_error());
+                }
+                // Filesystems without hard links: check, then rename.
+                Err(_) => {
+                    if self.parent.symlink_metadata(&self.target).is_ok() {
+                        return Err(self.exists_error());
+                    }
+                }
+            }
+        }
+        self.parent
+            .rename(&self.temp, &self.parent, &self.target)
+            .map_err(|e| FkError::from_io(&e, &self.shown))
+    }
+
+    fn exists_error(&self) -> FkError {
+        FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{} was created by someone else while this write was prepared",
+                self.shown
+            ),
+        )
+        .with_hint("read the file, then run the request again")
+    }
+}
+
+impl Drop for PendingWrite {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = self.parent.remove_file(&self.temp);
+        }
+    }
+}
+
+/// RFC 3339 UTC timestamp with seconds precision, e.g. `2025-05-11T10:15:30Z`.
+pub fn rfc3339(t: SystemTime) -> String {
+    // humantime panics before 1970 and fails after 9999; file times can be anything.
+    const LAST: Duration = Duration::from_secs(253_402_300_799);
+    let t = t.clamp(UNIX_EPOCH, UNIX_EPOCH + LAST);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// `~` and `~/rest` with `$HOME`; anything else unchanged.
+fn expand_home(path: &str) -> Result<PathBuf, FkError> {
+    let rest = match path.strip_prefix('~') {
+        Some("") => "",
+        Some(r) if r.starts_with('/') => r.trim_start_matches('/'),
+        _ => return Ok(PathBuf::from(path)),
+    };
+    match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(rest)),
+        None => Err(
+            FkError::invalid(format!("cannot expand ~ in {path}: HOME is not set"))
+                .with_hint("give an absolute path, or a path relative to the first root"),
+        ),
+    }
+}
+
+/// Lexical normalization of an absolute path: drops `.`, applies `..` (never above `/`).
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+        }
+    }
+    out
+}
+
+/// The parts of a relative path, `.` dropped and `..` kept as `..`.
+fn path_parts(p: &Path) -> Vec<OsString> {
+    p.components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("/../..")), PathBuf::from("/"));
+    }
+
+    #[test]
+    fn rfc3339_clamps() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH - Duration::from_secs(5)),
+            "1970-01-01T00:00:00Z"
+        );
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(1_746_958_530)),
+            "2025-05-11T10:15:30Z"
+        );
+    }
+
+    #[test]
+    fn reserved_dir_is_case_insensitive() {
+        assert!(is_reserved(Path::new(".filekit/history.db")));
+        assert!(is_reserved(Path::new(".FileKit")));
+        assert!(!is_reserved(Path::new("src/.filekit")));
+        assert!(!is_reserved(Path::new(".filekitrc")));
+    }
+}

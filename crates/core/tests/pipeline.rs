@@ -1,0 +1,469 @@
+//! The write pipeline driven the way a dialect drives it: requests in, files on disk out.
+
+use filekit_core::edit::FileStatus;
+use filekit_core::{
+    Edit, EditOptions, EditRequest, ErrorCode, Expected, FileEdits, Workspace, hash, pipeline,
+};
+use std::fs;
+use std::path::Path;
+
+fn ws(dir: &Path) -> Workspace {
+    Workspace::new(&[dir.to_path_buf()], false).unwrap()
+}
+
+fn replace(old: &str, new: &str) -> Edit {
+    Edit::ReplaceText {
+        old: old.into(),
+        new: new.into(),
+        expected: Expected::Exactly(1),
+        label: None,
+    }
+}
+
+fn lines(start: i64, end: i64, new: &str) -> Edit {
+    Edit::ReplaceLines {
+        start,
+        end: Some(end),
+        new: new.into(),
+        content_hash: None,
+    }
+}
+
+fn one(path: &str, edits: Vec<Edit>) -> EditRequest {
+    EditRequest {
+        files: vec![FileEdits {
+            path: path.into(),
+            edits,
+        }],
+        options: EditOptions::default(),
+    }
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    fs::read_to_string(dir.join(name)).unwrap()
+}
+
+#[test]
+fn line_edits_refer_to_the_file_as_read_then_text_edits_apply_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "1\n2\n3\n4\n5\n").unwrap();
+    let req = one(
+        "f.txt",
+        vec![
+            replace("TWO", "two"), // applies after the line edits, to their result
+            lines(4, 4, "FOUR"),
+            Edit::Insert {
+                after: 1,
+                text: "1.5\n".into(),
+                content_hash: None,
+            },
+            lines(2, 2, "TWO"),
+            Edit::Append { text: "6".into() },
+        ],
+    );
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.success(), "{report:#?}");
+    assert_eq!(read(dir.path(), "f.txt"), "1\n1.5\ntwo\n3\nFOUR\n5\n6\n");
+    let f = &report.files[0];
+    assert_eq!(f.status, FileStatus::Modified);
+    assert_eq!(f.edits_applied, 5);
+    assert!(
+        f.diff.contains("-2\n") && f.diff.contains("+two\n"),
+        "{}",
+        f.diff
+    );
+    assert_eq!(
+        f.new_hash.as_deref(),
+        Some(hash::content_hash(b"1\n1.5\ntwo\n3\nFOUR\n5\n6\n").as_str())
+    );
+}
+
+#[test]
+fn overlapping_line_edits_conflict_and_name_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a\nb\nc\nd\n").unwrap();
+    let req = one("f.txt", vec![lines(1, 2, "x"), lines(2, 3, "y")]);
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    let err = report.files[0].edits[1].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert!(err.message.contains("edit 0"), "{}", err.message);
+    // Partial success is the default: the first edit applied.
+    assert_eq!(read(dir.path(), "f.txt"), "x\nc\nd\n");
+}
+
+#[test]
+fn atomic_requests_write_nothing_when_anything_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    fs::write(dir.path().join("b.txt"), "beta\n").unwrap();
+    let mut req = EditRequest {
+        files: vec![
+            FileEdits {
+                path: "a.txt".into(),
+                edits: vec![replace("alpha", "ALPHA")],
+            },
+            FileEdits {
+                path: "b.txt".into(),
+                edits: vec![replace("gamma", "GAMMA")],
+            },
+        ],
+        options: EditOptions {
+            atomic: true,
+            ..Default::default()
+        },
+    };
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.rolled_back && !report.success());
+    assert_eq!(read(dir.path(), "a.txt"), "alpha\n");
+    req.options.atomic = false;
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(!report.success());
+    assert_eq!(read(dir.path(), "a.txt"), "ALPHA\n");
+}
+
+#[test]
+fn not_found_reports_the_closest_near_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = "function f() {\n    return price * qty;\n}\n";
+    fs::write(dir.path().join("f.js"), original).unwrap();
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one(
+            "f.js",
+            vec![replace("return price * quantity;", "return 0;")],
+        ),
+    );
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::NotFound);
+    assert!(err.message.contains("line 2"), "{}", err.message);
+    assert_eq!(err.details["near_miss"]["line"], 2);
+    assert!(err.details["near_miss"]["similarity"].as_f64().unwrap() > 0.7);
+    assert_eq!(report.files[0].status, FileStatus::Failed);
+
+    // Whitespace-only differences are named as such.
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one("f.js", vec![replace("return price * qty;\n  }", "x")]),
+    );
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert!(err.message.contains("white space"), "{}", err.message);
+    assert_eq!(read(dir.path(), "f.js"), original);
+}
+
+#[test]
+fn fuzzy_applies_only_when_asked_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "colour = red\nsize = 3\n").unwrap();
+    let mut req = one("f.txt", vec![replace("color = red", "colour = blue")]);
+    assert!(!pipeline::apply(&ws(dir.path()), &req).success());
+    req.options.fuzzy_threshold = Some(0.8);
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.success(), "{report:#?}");
+    assert!(report.files[0].edits[0].fuzzy_similarity.unwrap() >= 0.8);
+    assert_eq!(read(dir.path(), "f.txt"), "colour = blue\nsize = 3\n");
+}
+
+#[test]
+fn ambiguous_matches_list_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "x = 1\ny = 2\nx = 1\n").unwrap();
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one("f.txt", vec![replace("x = 1", "x = 9")]),
+    );
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Ambiguous);
+    assert_eq!(err.details["lines"], serde_json::json!([1, 3]));
+    let req = one(
+        "f.txt",
+        vec![Edit::ReplaceText {
+            old: "x = 1".into(),
+            new: "x = 9".into(),
+            expected: Expected::All,
+            label: None,
+        }],
+    );
+    assert!(pipeline::apply(&ws(dir.path()), &req).success());
+    assert_eq!(read(dir.path(), "f.txt"), "x = 9\ny = 2\nx = 9\n");
+}
+
+#[test]
+fn stale_hashes_write_nothing_and_show_the_lines_now() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a\nb\nc\n").unwrap();
+    let old_hash = hash::content_hash(b"a\nB\nc\n");
+    let req = one(
+        "f.txt",
+        vec![Edit::ReplaceLines {
+            start: 2,
+            end: Some(2),
+            new: "x".into(),
+            content_hash: Some(old_hash),
+        }],
+    );
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Stale);
+    assert!(err.details["current"].as_str().unwrap().contains('b'));
+    assert_eq!(read(dir.path(), "f.txt"), "a\nb\nc\n");
+
+    // The hash a write reports chains into the next line edit.
+    let good = hash::content_hash(b"a\nb\nc\n");
+    let req = one(
+        "f.txt",
+        vec![Edit::ReplaceLines {
+            start: 2,
+            end: Some(2),
+            new: "x".into(),
+            content_hash: Some(good[..8].into()),
+        }],
+    );
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    let next = report.files[0].new_hash.clone().unwrap();
+    let req = one(
+        "f.txt",
+        vec![Edit::ReplaceLines {
+            start: 3,
+            end: Some(3),
+            new: "y".into(),
+            content_hash: Some(next),
+        }],
+    );
+    assert!(pipeline::apply(&ws(dir.path()), &req).success());
+    assert_eq!(read(dir.path(), "f.txt"), "a\nx\ny\n");
+}
+
+#[test]
+fn files_keep_line_endings_bom_final_newline_and_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("w.txt");
+    fs::write(&p, b"\xEF\xBB\xBFone\r\ntwo\r\nthree").unwrap();
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
+    let req = one(
+        "w.txt",
+        vec![replace("one\ntwo", "uno\ndos\ndos"), lines(3, 3, "tres\n")],
+    );
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.success(), "{report:#?}");
+    assert_eq!(
+        fs::read(&p).unwrap(),
+        b"\xEF\xBB\xBFuno\r\ndos\r\ndos\r\ntres"
+    );
+    assert_eq!(
+        fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+}
+
+#[test]
+fn symlinks_inside_the_root_edit_their_target() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("real.txt"), "v1\n").unwrap();
+    std::os::unix::fs::symlink("real.txt", dir.path().join("link.txt")).unwrap();
+    assert!(
+        pipeline::apply(&ws(dir.path()), &one("link.txt", vec![replace("v1", "v2")])).success()
+    );
+    assert!(
+        fs::symlink_metadata(dir.path().join("link.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(read(dir.path(), "real.txt"), "v2\n");
+}
+
+#[test]
+fn create_refuses_existing_files_unless_asked_and_makes_parents() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = ws(dir.path());
+    let create = |overwrite| {
+        one(
+            "a/b/new.txt",
+            vec![Edit::Create {
+                content: "hi\n".into(),
+                overwrite,
+            }],
+        )
+    };
+    let report = pipeline::apply(&w, &create(false));
+    assert_eq!(report.files[0].status, FileStatus::Created);
+    assert!(report.files[0].diff.starts_with("--- /dev/null"));
+    let report = pipeline::apply(&w, &create(false));
+    assert_eq!(
+        report.files[0].error.as_ref().unwrap().code,
+        ErrorCode::Conflict
+    );
+    let report = pipeline::apply(
+        &w,
+        &one(
+            "a/b/new.txt",
+            vec![
+                Edit::Create {
+                    content: "bye\n".into(),
+                    overwrite: true,
+                },
+                replace("bye", "ciao"),
+            ],
+        ),
+    );
+    assert!(report.success());
+    assert_eq!(read(dir.path(), "a/b/new.txt"), "ciao\n");
+}
+
+#[test]
+fn stop_on_error_keeps_what_was_done_and_skips_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a b c\n").unwrap();
+    let mut req = one(
+        "f.txt",
+        vec![replace("a", "A"), replace("zzz", "Z"), replace("c", "C")],
+    );
+    req.options.stop_on_error = true;
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    let f = &report.files[0];
+    assert!(f.edits[0].success && f.edits[1].error.is_some() && f.edits[2].skipped);
+    assert_eq!(read(dir.path(), "f.txt"), "A b c\n");
+}
+
+#[test]
+fn dry_runs_and_read_only_workspaces_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a\n").unwrap();
+    let mut req = one("f.txt", vec![replace("a", "b")]);
+    req.options.dry_run = true;
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.success() && !report.files[0].written);
+    assert!(report.files[0].diff.contains("+b"));
+    let ro = Workspace::new(&[dir.path().to_path_buf()], true).unwrap();
+    req.options.dry_run = false;
+    let report = pipeline::apply(&ro, &req);
+    assert_eq!(
+        report.files[0].error.as_ref().unwrap().code,
+        ErrorCode::ReadOnly
+    );
+    assert_eq!(read(dir.path(), "f.txt"), "a\n");
+}
+
+#[test]
+fn bad_files_fail_alone_with_clear_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("ok.txt"), "a\n").unwrap();
+    fs::write(dir.path().join("bin.dat"), b"\x00\x01\x02").unwrap();
+    fs::write(dir.path().join("latin1.txt"), b"caf\xe9\n").unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    let req = EditRequest {
+        files: [
+            "ok.txt",
+            "bin.dat",
+            "latin1.txt",
+            "sub",
+            "missing.txt",
+            "../outside.txt",
+        ]
+        .iter()
+        .map(|p| FileEdits {
+            path: p.to_string(),
+            edits: vec![replace("a", "b")],
+        })
+        .collect(),
+        options: EditOptions::default(),
+    };
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    let codes: Vec<Option<ErrorCode>> = report
+        .files
+        .iter()
+        .map(|f| f.error.as_ref().map(|e| e.code))
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            None,
+            Some(ErrorCode::Binary),
+            Some(ErrorCode::Encoding),
+            Some(ErrorCode::IsDirectory),
+            Some(ErrorCode::NotFound),
+            Some(ErrorCode::OutOfRoot)
+        ]
+    );
+    assert_eq!(read(dir.path(), "ok.txt"), "b\n");
+    assert_eq!(
+        fs::read(dir.path().join("latin1.txt")).unwrap(),
+        b"caf\xe9\n"
+    );
+}
+
+#[test]
+fn empty_search_and_out_of_range_lines_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a\nb\n").unwrap();
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one("f.txt", vec![replace("", "x"), lines(3, 3, "c")]),
+    );
+    let f = &report.files[0];
+    assert_eq!(
+        f.edits[0].error.as_ref().unwrap().code,
+        ErrorCode::InvalidArgument
+    );
+    let e = f.edits[1].error.as_ref().unwrap();
+    assert!(e.message.contains("2 lines"), "{}", e.message);
+    assert_eq!(read(dir.path(), "f.txt"), "a\nb\n");
+}
+
+#[test]
+fn a_path_given_twice_in_one_request_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a\n").unwrap();
+    let req = EditRequest {
+        files: vec![
+            FileEdits {
+                path: "f.txt".into(),
+                edits: vec![replace("a", "b")],
+            },
+            FileEdits {
+                path: "./f.txt".into(),
+                edits: vec![replace("a", "c")],
+            },
+        ],
+        options: EditOptions::default(),
+    };
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(
+        report.files[1]
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("twice")
+    );
+    assert_eq!(read(dir.path(), "f.txt"), "b\n");
+}
+
+#[test]
+fn many_sequential_edits_on_a_large_file_are_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..20_000)
+        .map(|i| format!("line {i} of the file\n"))
+        .collect();
+    fs::write(dir.path().join("big.txt"), &text).unwrap();
+    // Each edit's result is the next edit's search text, so order matters.
+    let mut edits = Vec::new();
+    for i in (0..20_000).step_by(7) {
+        edits.push(replace(&format!("line {i} of"), &format!("LINE {i} of")));
+        edits.push(replace(&format!("LINE {i} of"), &format!("row {i} of")));
+    }
+    let report = pipeline::apply(&ws(dir.path()), &one("big.txt", edits));
+    assert!(report.success());
+    let want: String = (0..20_000)
+        .map(|i| {
+            if i % 7 == 0 {
+                format!("row {i} of the file\n")
+            } else {
+                format!("line {i} of the file\n")
+            }
+        })
+        .collect();
+    assert_eq!(read(dir.path(), "big.txt"), want);
+    assert_eq!(report.files[0].lines_added, 20_000usize.div_ceil(7));
+}
