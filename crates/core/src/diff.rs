@@ -288,8 +288,9 @@ mod tests {
     #[test]
     fn hunk_header_numbers() {
         let base = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
-        let (d, _) = unified(base, &[(10, 12, "FIVE\n".into())], "a", "b");
-        assert!(d.contains("@@ -3,5 +3,5 @@"), "{d}");
+        // Bytes 10..12 are line 6; three lines of context either side.
+        let (d, _) = unified(base, &[(10, 12, "SIX\n".into())], "a", "b");
+        assert!(d.contains("@@ -3,7 +3,7 @@"), "{d}");
         let (d, _) = unified(base, &[(0, 0, "0\n".into())], "a", "b");
         assert!(d.contains("@@ -1,3 +1,4 @@"), "{d}");
     }

@@ -70,8 +70,14 @@ pub struct FkError {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
-    #[serde(skip_serializing_if = "serde_json::Value::is_null")]
-    pub details: serde_json::Value,
+    /// Structured facts for the caller (near miss, matching lines, current content). Boxed
+    /// so that `Result<_, FkError>` stays small on the happy path.
+    #[serde(skip_serializing_if = "details_is_null")]
+    pub details: Box<serde_json::Value>,
+}
+
+fn details_is_null(details: &serde_json::Value) -> bool {
+    details.is_null()
 }
 
 impl FkError {
@@ -80,7 +86,7 @@ impl FkError {
             code,
             message: message.into(),
             hint: None,
-            details: serde_json::Value::Null,
+            details: Box::new(serde_json::Value::Null),
         }
     }
 
@@ -90,7 +96,7 @@ impl FkError {
     }
 
     pub fn with_details(mut self, details: serde_json::Value) -> Self {
-        self.details = details;
+        self.details = Box::new(details);
         self
     }
 

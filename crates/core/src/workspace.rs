@@ -250,12 +250,29 @@ impl Workspace {
         pending.reverse();
         let mut done: Vec<OsString> = Vec::new();
         let mut hops = 0;
+        let mut last_link: Option<(PathBuf, PathBuf)> = None;
         while let Some(c) = pending.pop() {
             if c == ".." {
-                if done.pop().is_none() {
-                    return Err(self.escape_error(given, None));
+                if done.pop().is_some() {
+                    continue;
                 }
-                continue;
+                // Only a link's target can climb above the root (the path itself was
+                // normalized). It may come back in (`../root/x`): the root's ancestors are
+                // real directories, so the rest is taken lexically and walked again if it
+                // lands inside this root.
+                let mut back = root.path.parent().unwrap_or(&root.path).to_path_buf();
+                back.extend(pending.iter().rev());
+                match root.relative(&normalize(&back)) {
+                    Some(inside) => {
+                        pending = path_parts(&inside);
+                        pending.reverse();
+                        continue;
+                    }
+                    None => {
+                        let link = last_link.as_ref().map(|(l, t)| (l.as_path(), t.as_path()));
+                        return Err(self.escape_error(given, link));
+                    }
+                }
             }
             done.push(c);
             let cur: PathBuf = done.iter().collect();
@@ -295,6 +312,7 @@ impl Workspace {
                 .read_link_contents(&cur)
                 .map_err(|e| FkError::from_io(&e, &link_abs.display().to_string()))?;
             done.pop();
+            last_link = Some((link_abs.clone(), target.clone()));
             let mut parts = if target.is_absolute() {
                 let Some(inside) = root.relative(&normalize(&target)) else {
                     return Err(self.escape_error(given, Some((&link_abs, &target))));
@@ -322,7 +340,7 @@ impl Workspace {
                 link.display(),
                 target.display()
             ),
-            None => format!("{given} leads outside the workspace through a symbolic link or '..'"),
+            None => format!("{given} leads outside the workspace"),
         };
         FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
             "only files inside the allowed roots ({}) can be used; give a path inside them",

@@ -296,6 +296,23 @@ fn symlink_in_a_parent_component_is_checked() {
     // A link target's own `..` climbs from where the link is, and may not leave the root.
     symlink("top/../../..", fx.root.join("src/deep/up2")).unwrap();
     fx.assert_out("src/deep/up2/outside/secret.txt");
+    let e = fx
+        .ws
+        .resolve("src/deep/up2/outside/secret.txt")
+        .unwrap_err();
+    assert!(
+        e.message.contains("src/deep/top") && e.message.contains("symbolic link"),
+        "{e}"
+    );
+    // ..unless it comes straight back in, through the root's own name.
+    symlink("../../../root/real.txt", fx.root.join("src/deep/back")).unwrap();
+    assert_eq!(fx.rel("src/deep/back"), PathBuf::from("real.txt"));
+    symlink(
+        "../../../root-evil/secret.txt",
+        fx.root.join("src/deep/evil"),
+    )
+    .unwrap();
+    fx.assert_out("src/deep/evil");
     fx.assert_outside_intact();
 }
 
