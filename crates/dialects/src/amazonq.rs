@@ -1,0 +1,686 @@
+//! The `amazonq` dialect (seed 000): `fs_read` and `fs_write` with the batch additions of
+//! the batch_file_operations proposal.
+//!
+//! Departures from the document, all settled by DESIGN.md section 3: line numbers are 1-based
+//! everywhere (the document's "replace_lines is 0-based" contradicts its own fs_read), and the
+//! new-line text rule of the engine applies to `new_str`. Directory and Search read modes and
+//! `pattern_replace` belong to later work: they are refused with a clear error and not offered
+//! in the schema.
+
+use crate::args::{missing_for, object, parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits};
+use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
+use filekit_core::text::number_lines;
+use filekit_core::{FkError, Workspace, pipeline};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "fs_read",
+            dialect: "amazonq",
+            description: FS_READ_DESCRIPTION,
+            input_schema: FS_READ_SCHEMA.clone(),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run: fs_read,
+            reject,
+        },
+        ToolSpec {
+            name: "fs_write",
+            dialect: "amazonq",
+            description: FS_WRITE_DESCRIPTION,
+            input_schema: FS_WRITE_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: fs_write,
+            reject,
+        },
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(Vec::new(), err, Case::Snake)
+}
+
+// ---------------------------------------------------------------------------------------------
+// fs_read
+
+const FS_READ_DESCRIPTION: &str = "\
+Read one or many text files with line numbers, or look at images. Every result carries the \
+file's content_hash and last_modified: keep the content_hash to make line edits with fs_write \
+(replace_lines, insert) without reading again.
+
+Modes:
+- Line: `path` (one file; the reply is one object) or `paths` (many files in one call; the \
+reply is an array, one entry per path, failed entries have success:false and an error). \
+`start_line`/`end_line` pick a range: 1-based and inclusive, negative numbers count from the \
+end (-1 is the last line); defaults 1 and -1 (the whole file). When a range is asked, \
+range_hash is the hash of exactly those lines (fs_write accepts it for edits of those lines).
+- Image: `image_paths` (png, jpeg, gif, webp): the images are shown to you.
+
+The content is `cat -n` style: the line number, a tab, the line. Do not copy the numbers \
+into edits.
+
+Example: {\"mode\": \"Line\", \"paths\": [\"src/main.rs\", \"Cargo.toml\"], \"start_line\": 1, \"end_line\": 40}";
+
+/// The read modes. Directory and Search are parsed so they can be refused with a clear
+/// message, but are not offered yet.
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+enum ReadMode {
+    Line,
+    Image,
+    #[schemars(skip)]
+    Directory,
+    #[schemars(skip)]
+    Search,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct FsReadArgs {
+    /// The mode to run in: `Line` (text, numbered lines) or `Image` (images to look at).
+    mode: ReadMode,
+    /// Path of one file to read, relative to the workspace root or absolute inside it. The
+    /// reply is one object.
+    path: Option<String>,
+    /// Paths of several files to read in one call. The reply is an array with one entry per
+    /// path, in order.
+    paths: Option<Vec<String>>,
+    /// Paths of the images to show (Image mode).
+    image_paths: Option<Vec<String>>,
+    /// First line to read (Line mode): 1-based, inclusive; negative counts from the end.
+    #[schemars(extend("default" = 1))]
+    start_line: Option<i64>,
+    /// Last line to read (Line mode): 1-based, inclusive; negative counts from the end (-1 is
+    /// the last line).
+    #[schemars(extend("default" = -1))]
+    end_line: Option<i64>,
+}
+
+static FS_READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FsReadArgs>);
+
+fn fs_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: FsReadArgs = parse("fs_read", &FS_READ_SCHEMA, args)?;
+    match args.mode {
+        ReadMode::Directory | ReadMode::Search => {
+            let mode = if args.mode == ReadMode::Directory {
+                "Directory"
+            } else {
+                "Search"
+            };
+            Err(FkError::invalid(format!(
+                "fs_read: mode {mode} is not available yet (it belongs to a later filekit release)"
+            ))
+            .with_hint("use mode Line to read files, or mode Image to look at images"))
+        }
+        ReadMode::Image => read_images(ws, &args),
+        ReadMode::Line => read_lines(ws, &args),
+    }
+}
+
+fn read_lines(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+    let (paths, single) = match (&args.path, &args.paths) {
+        (Some(_), Some(_)) => {
+            return Err(
+                FkError::invalid("fs_read: give either `path` or `paths`, not both")
+                    .with_hint("`path` reads one file; `paths` reads several and returns an array"),
+            );
+        }
+        (Some(p), None) => (vec![p.clone()], true),
+        (None, Some(ps)) if !ps.is_empty() => (ps.clone(), false),
+        (None, Some(_)) => {
+            return Err(
+                FkError::invalid("fs_read: `paths` is empty").with_hint("give at least one path")
+            );
+        }
+        (None, None) => {
+            return Err(missing_for(
+                "fs_read",
+                &FS_READ_SCHEMA,
+                "",
+                "path",
+                "Line mode reads `path` (one file) or `paths` (several)",
+            ));
+        }
+    };
+    let range_asked = args.start_line.is_some() || args.end_line.is_some();
+    let opts = ReadOptions {
+        start_line: Some(args.start_line.unwrap_or(1)),
+        end_line: Some(args.end_line.unwrap_or(-1)),
+        images: false,
+        max_lines: None,
+    };
+    let results = read_files(ws, &paths, &opts);
+    let entries: Vec<Value> = results.iter().map(|r| line_entry(r, range_asked)).collect();
+    let is_error = entries.iter().any(|e| e["success"] == false);
+    let text = results.iter().map(line_text).collect::<Vec<_>>().join("\n");
+    let value = if single {
+        entries.into_iter().next().unwrap_or(Value::Null)
+    } else {
+        Value::Array(entries)
+    };
+    Ok(ToolReply::new(value, is_error, text))
+}
+
+/// One Line-mode result: `{path, success, content, content_hash, last_modified, ...}`.
+fn line_entry(r: &FileRead, range_asked: bool) -> Value {
+    let path = ("path", Some(json!(r.path)));
+    match &r.result {
+        Ok(ReadContent::Text(t)) => object(vec![
+            path,
+            ("success", Some(json!(true))),
+            (
+                "content",
+                Some(json!(number_lines(&t.content, t.start_line))),
+            ),
+            ("content_hash", Some(json!(t.content_hash))),
+            ("last_modified", Some(json!(t.last_modified))),
+            ("start_line", Some(json!(t.start_line))),
+            ("end_line", Some(json!(t.end_line))),
+            ("total_lines", Some(json!(t.total_lines))),
+            (
+                "range_hash",
+                t.range_hash
+                    .as_ref()
+                    .filter(|_| range_asked)
+                    .map(|h| json!(h)),
+            ),
+            ("truncated", t.truncated.then(|| json!(true))),
+        ]),
+        Ok(ReadContent::Image(i)) => shape::failure(
+            vec![path],
+            &FkError::new(
+                filekit_core::ErrorCode::Binary,
+                format!(
+                    "{} is an image ({}, {} bytes), not text",
+                    r.path, i.mime, i.size
+                ),
+            )
+            .with_hint("read it with mode Image and image_paths to look at it"),
+            Case::Snake,
+        ),
+        Ok(ReadContent::Binary(b)) => shape::failure(
+            vec![path],
+            &FkError::new(
+                filekit_core::ErrorCode::Binary,
+                format!("{} cannot be read as text: {}", r.path, b.description),
+            )
+            .with_hint(
+                if b.mime.as_deref().is_some_and(|m| m.starts_with("image/")) {
+                    "it is an image: read it with mode Image and image_paths to look at it"
+                } else {
+                    "only text files can be read as lines"
+                },
+            ),
+            Case::Snake,
+        ),
+        Err(err) => shape::failure(vec![path], err, Case::Snake),
+    }
+}
+
+/// What a model reads for one Line-mode result: a header, then the numbered lines.
+fn line_text(r: &FileRead) -> String {
+    match &r.result {
+        Ok(ReadContent::Text(t)) => format!(
+            "{} (lines {}-{} of {}, content_hash {}, last_modified {}){}\n{}",
+            r.path,
+            t.start_line,
+            t.end_line,
+            t.total_lines,
+            t.content_hash,
+            t.last_modified,
+            if t.truncated { " [truncated]" } else { "" },
+            number_lines(&t.content, t.start_line)
+        ),
+        Ok(ReadContent::Image(i)) => format!(
+            "{}: an image ({}), use mode Image to see it\n",
+            r.path, i.mime
+        ),
+        Ok(ReadContent::Binary(b)) => format!("{}: binary file, {}\n", r.path, b.description),
+        Err(e) => format!("{}: ERROR {}\n", r.path, e.full_message()),
+    }
+}
+
+fn read_images(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+    // The document's Image mode takes image_paths; path/paths are accepted as well because
+    // models often send them.
+    let paths: Vec<String> = match (&args.image_paths, &args.paths, &args.path) {
+        (Some(ps), _, _) if !ps.is_empty() => ps.clone(),
+        (None, Some(ps), _) if !ps.is_empty() => ps.clone(),
+        (None, None, Some(p)) => vec![p.clone()],
+        _ => {
+            return Err(missing_for(
+                "fs_read",
+                &FS_READ_SCHEMA,
+                "",
+                "image_paths",
+                "Image mode needs the paths of the images to show",
+            ));
+        }
+    };
+    let opts = ReadOptions {
+        start_line: None,
+        end_line: None,
+        images: true,
+        max_lines: None,
+    };
+    let results = read_files(ws, &paths, &opts);
+    let mut images = Vec::new();
+    let mut text = String::new();
+    let entries: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let path = ("path", Some(json!(r.path)));
+            match &r.result {
+                Ok(ReadContent::Image(i)) => {
+                    images.push((i.mime.clone(), i.data.clone()));
+                    text.push_str(&format!(
+                        "{}: image {} ({} bytes)\n",
+                        r.path, i.mime, i.size
+                    ));
+                    object(vec![
+                        path,
+                        ("success", Some(json!(true))),
+                        ("mime", Some(json!(i.mime))),
+                        ("size", Some(json!(i.size))),
+                        ("content_hash", Some(json!(i.content_hash))),
+                        ("last_modified", Some(json!(i.last_modified))),
+                        ("data", Some(json!(i.data))),
+                    ])
+                }
+                Ok(_) => {
+                    let err = FkError::new(
+                        filekit_core::ErrorCode::InvalidArgument,
+                        format!("{} is not an image (png, jpeg, gif or webp)", r.path),
+                    )
+                    .with_hint("read text files with mode Line");
+                    text.push_str(&format!("{}: ERROR {}\n", r.path, err.full_message()));
+                    shape::failure(vec![path], &err, Case::Snake)
+                }
+                Err(err) => {
+                    text.push_str(&format!("{}: ERROR {}\n", r.path, err.full_message()));
+                    shape::failure(vec![path], err, Case::Snake)
+                }
+            }
+        })
+        .collect();
+    let is_error = entries.iter().any(|e| e["success"] == false);
+    let mut reply = ToolReply::new(Value::Array(entries), is_error, text);
+    reply.images = images;
+    Ok(reply)
+}
+
+// ---------------------------------------------------------------------------------------------
+// fs_write
+
+const FS_WRITE_DESCRIPTION: &str = "\
+Create and edit files: one edit with `path`, or many edits to many files in one call with \
+`fileEdits` (an array of {path, edits}). Commands:
+- create: write `file_text` as a new file (parent directories are created). Refuses to \
+replace an existing file unless `overwrite: true`.
+- str_replace: replace `old_str` (must occur exactly once; copy it exactly, with indentation) \
+by `new_str`.
+- insert: insert the lines of `new_str` AFTER line `insert_line` (0 = at the top).
+- append: add the lines of `new_str` at the end of the file.
+- replace_lines: replace lines `start_line`..`end_line` (inclusive) by the lines of `new_str`; \
+\"\" deletes them.
+
+Line numbers are 1-BASED (the numbers fs_read shows) and every line edit (insert, \
+replace_lines) of one file refers to the file as it was before this call, whatever their \
+order: do not adjust numbers for earlier edits. Overlapping line edits are refused. Then \
+str_replace edits apply in the order given, then appends. insert and replace_lines need \
+`content_hash`: the file's hash from fs_read (or from the last fs_write reply), or the \
+range_hash of exactly the lines edited; if the file changed, nothing is written and the \
+current lines are shown. `new_str` of line edits is whole lines: a final newline is optional.
+
+By default each failed edit is reported and the others still apply; `atomic: true` writes \
+nothing unless every edit of every file succeeds; `stop_on_error: true` stops a file at its \
+first failure and keeps the edits before it; `dry_run: true` only shows the diff. Each reply \
+entry has the file's new content_hash and the unified diff.
+
+Example: {\"command\": \"replace_lines\", \"fileEdits\": [{\"path\": \"src/app.py\", \"edits\": \
+[{\"command\": \"replace_lines\", \"start_line\": 10, \"end_line\": 12, \"new_str\": \"    return x\\n\", \
+\"content_hash\": \"3f2a9c1e\"}, {\"command\": \"str_replace\", \"old_str\": \"DEBUG = True\", \
+\"new_str\": \"DEBUG = False\"}]}]}";
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "snake_case")]
+enum WriteCommand {
+    Create,
+    StrReplace,
+    Insert,
+    Append,
+    ReplaceLines,
+    /// Parsed only so that it can be refused with a clear message.
+    #[schemars(skip)]
+    PatternReplace,
+}
+
+impl WriteCommand {
+    fn name(self) -> &'static str {
+        match self {
+            WriteCommand::Create => "create",
+            WriteCommand::StrReplace => "str_replace",
+            WriteCommand::Insert => "insert",
+            WriteCommand::Append => "append",
+            WriteCommand::ReplaceLines => "replace_lines",
+            WriteCommand::PatternReplace => "pattern_replace",
+        }
+    }
+}
+
+/// Which arguments each command needs: the one table behind both the schema's conditions
+/// and the checks in [`to_edit`].
+const NEEDS: &[(WriteCommand, &[&str])] = &[
+    (WriteCommand::Create, &["file_text"]),
+    (WriteCommand::StrReplace, &["old_str", "new_str"]),
+    (
+        WriteCommand::Insert,
+        &["insert_line", "new_str", "content_hash"],
+    ),
+    (WriteCommand::Append, &["new_str"]),
+    (
+        WriteCommand::ReplaceLines,
+        &["start_line", "end_line", "new_str", "content_hash"],
+    ),
+];
+
+// The fields of one edit, shared by the single form (at the top level, with `path`) and each
+// entry of `fileEdits[].edits`. (A `//` comment: a doc comment would become a schema text.)
+#[derive(Deserialize, JsonSchema)]
+struct EditArgs {
+    /// The command to run: `create`, `str_replace`, `insert`, `append` or `replace_lines`.
+    /// With `fileEdits` each edit names its own command.
+    command: Option<WriteCommand>,
+    /// Content of the file to create (`create`).
+    file_text: Option<String>,
+    /// `create` only: replace the file if it exists already. Without it, create refuses to
+    /// overwrite.
+    #[schemars(extend("default" = false))]
+    overwrite: Option<bool>,
+    /// The exact text to replace (`str_replace`); it must occur exactly once.
+    old_str: Option<String>,
+    /// The new text: the replacement (`str_replace`), the lines to insert (`insert`), to add at
+    /// the end (`append`) or to put in place of the lines (`replace_lines`).
+    new_str: Option<String>,
+    /// `insert`: the lines of `new_str` go AFTER this 1-based line; 0 inserts at the top.
+    insert_line: Option<i64>,
+    /// `replace_lines`: first line to replace, 1-based, inclusive.
+    start_line: Option<i64>,
+    /// `replace_lines`: last line to replace, 1-based, inclusive.
+    end_line: Option<i64>,
+    /// `insert`/`replace_lines`: the content_hash fs_read returned for the file (or the
+    /// range_hash of exactly the edited lines); 8 or more hex digits. A mismatch writes
+    /// nothing.
+    content_hash: Option<String>,
+}
+
+impl EditArgs {
+    fn has(&self, field: &str) -> bool {
+        match field {
+            "file_text" => self.file_text.is_some(),
+            "old_str" => self.old_str.is_some(),
+            "new_str" => self.new_str.is_some(),
+            "insert_line" => self.insert_line.is_some(),
+            "start_line" => self.start_line.is_some(),
+            "end_line" => self.end_line.is_some(),
+            "content_hash" => self.content_hash.is_some(),
+            _ => true,
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct FileEditArgs {
+    /// Path of the file, relative to the workspace root or absolute inside it.
+    path: String,
+    /// The edits of this file. Line edits all refer to the file as it was before the call;
+    /// str_replace edits then apply in order; appends last.
+    edits: Vec<EditArgs>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct FsWriteArgs {
+    /// Path of the file for a single edit (with `command` and its arguments at the top level).
+    path: Option<String>,
+    /// Many edits to many files in one call: [{path, edits: [{command, ...}, ...]}, ...]. The
+    /// reply is an array with one entry per file.
+    #[serde(rename = "fileEdits")]
+    file_edits: Option<Vec<FileEditArgs>>,
+    #[serde(flatten)]
+    single: EditArgs,
+    /// Preview: compute everything and return the diffs, write nothing.
+    #[schemars(extend("default" = false))]
+    dry_run: Option<bool>,
+    /// All or nothing: write no file unless every edit of every file succeeds.
+    #[schemars(extend("default" = false))]
+    atomic: Option<bool>,
+    /// Stop a file's edits at its first failure (the edits before it are kept).
+    #[schemars(extend("default" = false))]
+    stop_on_error: Option<bool>,
+}
+
+static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+    let mut schema = schema_for::<FsWriteArgs>();
+    // The conditions of the document: each command's own required arguments, on each edit.
+    let all_of: Vec<Value> = NEEDS
+        .iter()
+        .map(|(cmd, fields)| {
+            json!({
+                "if": {"properties": {"command": {"const": cmd.name()}}, "required": ["command"]},
+                "then": {"required": fields},
+            })
+        })
+        .collect();
+    let item = &mut schema["properties"]["fileEdits"]["items"]["properties"]["edits"]["items"];
+    item["required"] = json!(["command"]);
+    item["allOf"] = Value::Array(all_of);
+    schema
+});
+
+fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: FsWriteArgs = parse("fs_write", &FS_WRITE_SCHEMA, args)?;
+    let single = match (&args.path, &args.file_edits) {
+        (Some(_), Some(_)) => {
+            return Err(FkError::invalid(
+                "fs_write: give either `path` (one edit) or `fileEdits` (a batch), not both",
+            )
+            .with_hint("to make several edits, put them all in fileEdits"));
+        }
+        (None, None) => {
+            if args.single.command == Some(WriteCommand::PatternReplace) {
+                return Err(pattern_replace_unavailable());
+            }
+            return Err(missing_for(
+                "fs_write",
+                &FS_WRITE_SCHEMA,
+                "",
+                "path",
+                "give `path` with one edit, or `fileEdits` for a batch",
+            ));
+        }
+        (Some(_), None) => true,
+        (None, Some(_)) => false,
+    };
+
+    let files = if let Some(path) = &args.path {
+        let Some(command) = args.single.command else {
+            return Err(missing_for(
+                "fs_write",
+                &FS_WRITE_SCHEMA,
+                "",
+                "command",
+                "a single edit needs a command",
+            ));
+        };
+        vec![FileEdits {
+            path: path.clone(),
+            edits: vec![to_edit(command, &args.single, "")?],
+        }]
+    } else {
+        let mut files = Vec::new();
+        for (f, fe) in args.file_edits.iter().flatten().enumerate() {
+            let mut edits = Vec::with_capacity(fe.edits.len());
+            for (e, edit) in fe.edits.iter().enumerate() {
+                let at = format!("fileEdits[{f}].edits[{e}]");
+                let Some(command) = edit.command else {
+                    return Err(missing_for(
+                        "fs_write",
+                        &FS_WRITE_SCHEMA,
+                        &at,
+                        "command",
+                        "each edit names its command",
+                    ));
+                };
+                edits.push(to_edit(command, edit, &at)?);
+            }
+            files.push(FileEdits {
+                path: fe.path.clone(),
+                edits,
+            });
+        }
+        if files.is_empty() {
+            return Err(FkError::invalid("fs_write: `fileEdits` is empty")
+                .with_hint("give at least one {path, edits}"));
+        }
+        files
+    };
+
+    let request = EditRequest {
+        files,
+        options: EditOptions {
+            dry_run: args.dry_run.unwrap_or(false),
+            atomic: args.atomic.unwrap_or(false),
+            stop_on_error: args.stop_on_error.unwrap_or(false),
+            fuzzy_threshold: None,
+            per_edit_diffs: false,
+        },
+    };
+    let report = pipeline::apply(ws, &request);
+    let entries: Vec<Value> = report
+        .files
+        .iter()
+        .map(|f| {
+            let err =
+                shape::rolled_back_error(&report, f).or_else(|| shape::first_error(f).cloned());
+            let mut pairs = vec![
+                ("path", Some(json!(f.path))),
+                ("success", Some(json!(err.is_none()))),
+            ];
+            if !single {
+                pairs.push(("edits_applied", Some(json!(f.edits_applied))));
+                pairs.push(("edits_failed", Some(json!(f.edits_failed))));
+                let skipped = f.edits.iter().filter(|o| o.skipped).count();
+                pairs.push(("edits_skipped", (skipped > 0).then(|| json!(skipped))));
+                let failed = shape::failed_edits(f, Case::Snake);
+                pairs.push(("failed_edits", (!failed.is_empty()).then(|| json!(failed))));
+            }
+            if let Some(err) = &err {
+                pairs.extend(shape::error_fields(err, Case::Snake));
+            }
+            pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
+            pairs.push(("diff", (!f.diff.is_empty()).then(|| json!(f.diff))));
+            pairs.push(("dry_run", report.dry_run.then(|| json!(true))));
+            object(pairs)
+        })
+        .collect();
+    let value = if single {
+        entries.into_iter().next().unwrap_or(Value::Null)
+    } else {
+        Value::Array(entries)
+    };
+    Ok(ToolReply::new(
+        value,
+        !report.success(),
+        shape::write_summary(&report),
+    ))
+}
+
+fn pattern_replace_unavailable() -> FkError {
+    FkError::invalid("fs_write: command pattern_replace is not available yet (it belongs to a later filekit release)")
+        .with_hint("use str_replace edits in fileEdits, one per file, for now")
+}
+
+/// One edit's arguments -> the engine's edit, after checking that the command has what it
+/// needs (`at` is where the edit is in the arguments, for messages).
+fn to_edit(command: WriteCommand, e: &EditArgs, at: &str) -> Result<Edit, FkError> {
+    if command == WriteCommand::PatternReplace {
+        return Err(pattern_replace_unavailable());
+    }
+    let needs = NEEDS
+        .iter()
+        .find(|(c, _)| *c == command)
+        .map(|(_, f)| *f)
+        .unwrap_or(&[]);
+    for field in needs {
+        if !e.has(field) {
+            let why = format!("command {} needs it", command.name());
+            let why = if *field == "content_hash" {
+                format!(
+                    "{why} (take it from fs_read or from the last fs_write reply for this file)"
+                )
+            } else {
+                why
+            };
+            return Err(missing_for("fs_write", &FS_WRITE_SCHEMA, at, field, &why));
+        }
+    }
+    let text = |o: &Option<String>| o.clone().unwrap_or_default();
+    Ok(match command {
+        WriteCommand::Create => Edit::Create {
+            content: text(&e.file_text),
+            overwrite: e.overwrite.unwrap_or(false),
+        },
+        WriteCommand::StrReplace => Edit::ReplaceText {
+            old: text(&e.old_str),
+            new: text(&e.new_str),
+            expected: Expected::Exactly(1),
+            label: None,
+        },
+        WriteCommand::Insert => Edit::Insert {
+            after: e.insert_line.unwrap_or(0),
+            text: text(&e.new_str),
+            content_hash: e.content_hash.clone(),
+        },
+        WriteCommand::Append => Edit::Append {
+            text: text(&e.new_str),
+        },
+        WriteCommand::ReplaceLines => Edit::ReplaceLines {
+            start: e.start_line.unwrap_or(0),
+            end: e.end_line,
+            new: text(&e.new_str),
+            content_hash: e.content_hash.clone(),
+        },
+        WriteCommand::PatternReplace => unreachable!("refused above"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_offer_only_what_is_served() {
+        let read = FS_READ_SCHEMA.to_string();
+        assert!(read.contains("\"Line\"") && read.contains("\"Image\""));
+        assert!(!read.contains("Directory\"") && !read.contains("\"Search\""));
+        let write = &*FS_WRITE_SCHEMA;
+        let commands = &write["properties"]["command"]["enum"];
+        assert_eq!(
+            commands,
+            &json!(["create", "str_replace", "insert", "append", "replace_lines"])
+        );
+        assert!(
+            write["properties"]["fileEdits"]["items"]["properties"]["edits"]["items"]["allOf"]
+                .is_array()
+        );
+        assert!(write["properties"]["overwrite"].is_object());
+    }
+}

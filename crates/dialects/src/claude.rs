@@ -1,0 +1,430 @@
+//! The `claude` dialect (seed 002): `Read`, `Write`, `Edit`, `MultiEdit`, with the argument
+//! shapes of the familiar coding-agent tools and its `ToolResult` reply
+//! `{success, content, shortResult?, error?, images?, filePath?}` (plus `contentHash` and,
+//! on failure, `errorCode`/`details`). LS, Glob and Grep belong to later work.
+
+use crate::args::{object, parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits, FileStatus};
+use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::text::{LineIndex, number_lines};
+use filekit_core::{ErrorCode, FkError, Workspace, pipeline};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+/// Lines `Read` returns when no `limit` is given, as in the familiar tool.
+const DEFAULT_LIMIT: usize = 2000;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "Read",
+            dialect: "claude",
+            description: READ_DESCRIPTION,
+            input_schema: READ_SCHEMA.clone(),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run: read,
+            reject,
+        },
+        ToolSpec {
+            name: "Write",
+            dialect: "claude",
+            description: WRITE_DESCRIPTION,
+            input_schema: WRITE_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            run: write,
+            reject,
+        },
+        ToolSpec {
+            name: "Edit",
+            dialect: "claude",
+            description: EDIT_DESCRIPTION,
+            input_schema: EDIT_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: edit,
+            reject,
+        },
+        ToolSpec {
+            name: "MultiEdit",
+            dialect: "claude",
+            description: MULTI_EDIT_DESCRIPTION,
+            input_schema: MULTI_EDIT_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: multi_edit,
+            reject,
+        },
+    ]
+}
+
+/// A failed `ToolResult`: `content` repeats the error so a harness that shows only `content`
+/// still shows why.
+fn failure(err: &FkError, file_path: Option<&str>) -> Value {
+    shape::failure(
+        vec![
+            ("content", Some(json!(err.full_message()))),
+            ("filePath", file_path.map(|p| json!(p))),
+        ],
+        err,
+        Case::Camel,
+    )
+}
+
+fn reject(err: &FkError) -> Value {
+    failure(err, None)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read
+
+const READ_DESCRIPTION: &str = "\
+Read a file. Text comes back `cat -n` style (line number, tab, line; numbers start at 1); \
+by default up to 2000 lines from the start. For long files give `offset` (the 1-based line \
+to start at) and `limit` (how many lines). Images (png, jpeg, gif, webp) are shown to you. \
+The line numbers are not part of the file: never copy them into old_string.
+
+Example: {\"file_path\": \"src/server.ts\", \"offset\": 200, \"limit\": 100}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    /// The path of the file to read (absolute inside the workspace, or relative to its root).
+    file_path: String,
+    /// The line number to start reading from (1-based). Only for files too long to read at
+    /// once.
+    #[schemars(extend("default" = 1))]
+    offset: Option<i64>,
+    /// The number of lines to read.
+    #[schemars(extend("default" = DEFAULT_LIMIT), range(min = 1))]
+    limit: Option<usize>,
+}
+
+static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
+
+fn read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReadArgs = parse("Read", &READ_SCHEMA, args)?;
+    if args.limit == Some(0) {
+        return Err(FkError::invalid("Read: argument `limit` is 0")
+            .with_hint("give at least 1 line, or leave it out"));
+    }
+    let opts = ReadOptions {
+        start_line: Some(args.offset.unwrap_or(1)),
+        end_line: None,
+        images: true,
+        max_lines: Some(args.limit.unwrap_or(DEFAULT_LIMIT)),
+    };
+    let r = read_file(ws, &args.file_path, &opts);
+    let file_path = r.resolved_path.clone().unwrap_or_else(|| r.path.clone());
+    let reply = match &r.result {
+        Ok(ReadContent::Text(t)) => {
+            let numbered = number_lines(&t.content, t.start_line);
+            let short = if t.total_lines == 0 {
+                "the file exists and is empty".to_string()
+            } else {
+                format!(
+                    "Read lines {}-{} of {}",
+                    t.start_line, t.end_line, t.total_lines
+                )
+            };
+            let mut text = numbered.clone();
+            if t.total_lines == 0 {
+                text = format!("({short})\n");
+            } else if t.truncated || t.end_line < t.total_lines {
+                text.push_str(&format!(
+                    "... ({} more lines: Read again with offset={} to continue)\n",
+                    t.total_lines - t.end_line,
+                    t.end_line + 1
+                ));
+            }
+            let value = object(vec![
+                ("success", Some(json!(true))),
+                ("content", Some(json!(numbered))),
+                ("shortResult", Some(json!(short))),
+                ("filePath", Some(json!(file_path))),
+                ("contentHash", Some(json!(t.content_hash))),
+            ]);
+            ToolReply::new(value, false, text)
+        }
+        Ok(ReadContent::Image(i)) => {
+            let short = format!("Read image ({}, {} bytes)", i.mime, i.size);
+            let value = object(vec![
+                ("success", Some(json!(true))),
+                (
+                    "content",
+                    Some(json!(format!(
+                        "Image file {file_path}: {}, {} bytes",
+                        i.mime, i.size
+                    ))),
+                ),
+                ("shortResult", Some(json!(short))),
+                (
+                    "images",
+                    Some(json!([{"data": i.data, "mediaType": i.mime}])),
+                ),
+                ("filePath", Some(json!(file_path))),
+                ("contentHash", Some(json!(i.content_hash))),
+            ]);
+            let mut reply = ToolReply::new(value, false, short);
+            reply.images.push((i.mime.clone(), i.data.clone()));
+            reply
+        }
+        Ok(ReadContent::Binary(b)) => {
+            let err = FkError::new(
+                ErrorCode::Binary,
+                format!("{} cannot be read as text: {}", r.path, b.description),
+            )
+            .with_hint("Read shows text files and images only");
+            ToolReply::new(failure(&err, Some(&file_path)), true, err.full_message())
+        }
+        Err(err) => ToolReply::new(failure(err, Some(&file_path)), true, err.full_message()),
+    };
+    Ok(reply)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write
+
+const WRITE_DESCRIPTION: &str = "\
+Write a whole file: creates it (and its parent directories) or replaces all of its content. \
+To change part of an existing file prefer Edit or MultiEdit, which send only the change. \
+The content is written exactly as given.
+
+Example: {\"file_path\": \"notes/todo.md\", \"content\": \"# TODO\\n- ship it\\n\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct WriteArgs {
+    /// The path of the file to write.
+    file_path: String,
+    /// The content to write to the file.
+    content: String,
+}
+
+static WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteArgs>);
+
+fn write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: WriteArgs = parse("Write", &WRITE_SCHEMA, args)?;
+    let lines = LineIndex::new(&args.content).len();
+    let request = EditRequest {
+        files: vec![FileEdits {
+            path: args.file_path,
+            edits: vec![Edit::Create {
+                content: args.content,
+                overwrite: true,
+            }],
+        }],
+        options: EditOptions::default(),
+    };
+    let report = pipeline::apply(ws, &request);
+    let f = &report.files[0];
+    let file_path = display_path(f);
+    if let Some(err) = shape::first_error(f) {
+        return Ok(ToolReply::new(
+            failure(err, Some(&file_path)),
+            true,
+            err.full_message(),
+        ));
+    }
+    let verb = if f.status == FileStatus::Created {
+        "Created"
+    } else {
+        "Wrote"
+    };
+    let content = format!("{verb} {file_path} ({lines} lines)");
+    let value = object(vec![
+        ("success", Some(json!(true))),
+        ("content", Some(json!(content))),
+        ("shortResult", Some(json!(format!("{verb} {lines} lines")))),
+        ("filePath", Some(json!(file_path))),
+        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
+    ]);
+    Ok(ToolReply::new(value, false, content))
+}
+
+/// The absolute path of a reported file when the engine resolved it.
+fn display_path(f: &filekit_core::FileReport) -> String {
+    if f.resolved_path.is_empty() {
+        f.path.clone()
+    } else {
+        f.resolved_path.clone()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edit and MultiEdit
+
+const EDIT_DESCRIPTION: &str = "\
+Replace an exact string in a file. `old_string` must occur exactly once (include enough \
+surrounding lines to make it unique) unless `replace_all` is true, which replaces every \
+occurrence. Copy old_string exactly as Read shows the file after the line-number tab, with \
+its indentation. If it is not found, the reply shows the closest text in the file and how it \
+differs; if it occurs several times, the lines where. The reply shows the edited lines, \
+numbered.
+
+Example: {\"file_path\": \"src/app.ts\", \"old_string\": \"const port = 3000;\", \"new_string\": \
+\"const port = Number(process.env.PORT ?? 3000);\"}";
+
+const MULTI_EDIT_DESCRIPTION: &str = "\
+Make several exact-string replacements in one file in one call. The edits apply in order, \
+each to the result of the one before (so a later edit can match text an earlier one wrote), \
+and all-or-nothing: if any edit fails, the file is left unchanged and the reply says which \
+edit failed and why. Each edit works as in Edit (old_string must be unique unless \
+replace_all).
+
+Example: {\"file_path\": \"src/app.ts\", \"edits\": [{\"old_string\": \"let a = 1;\", \"new_string\": \
+\"const a = 1;\"}, {\"old_string\": \"foo(\", \"new_string\": \"bar(\", \"replace_all\": true}]}";
+
+#[derive(Deserialize, JsonSchema)]
+struct EditArgs {
+    /// The path of the file to modify.
+    file_path: String,
+    /// The text to replace: exactly as in the file.
+    old_string: String,
+    /// The text to replace it with (must differ from old_string).
+    new_string: String,
+    /// Replace every occurrence of old_string (default false: it must occur exactly once).
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    replace_all: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct OneEdit {
+    /// The text to replace: exactly as in the file (after the edits before this one).
+    old_string: String,
+    /// The text to replace it with.
+    new_string: String,
+    /// Replace every occurrence of old_string.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    replace_all: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct MultiEditArgs {
+    /// The path of the file to modify.
+    file_path: String,
+    /// The edits, applied in order; all succeed or none is written.
+    edits: Vec<OneEdit>,
+}
+
+static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
+static MULTI_EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<MultiEditArgs>);
+
+fn edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: EditArgs = parse("Edit", &EDIT_SCHEMA, args)?;
+    let edit = OneEdit {
+        old_string: args.old_string,
+        new_string: args.new_string,
+        replace_all: args.replace_all,
+    };
+    replace_strings(ws, "Edit", args.file_path, vec![edit])
+}
+
+fn multi_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: MultiEditArgs = parse("MultiEdit", &MULTI_EDIT_SCHEMA, args)?;
+    if args.edits.is_empty() {
+        return Err(FkError::invalid("MultiEdit: `edits` is empty")
+            .with_hint("give at least one {old_string, new_string}"));
+    }
+    replace_strings(ws, "MultiEdit", args.file_path, args.edits)
+}
+
+fn replace_strings(
+    ws: &Workspace,
+    tool: &str,
+    file_path: String,
+    edits: Vec<OneEdit>,
+) -> Result<ToolReply, FkError> {
+    // As in the familiar tool: an edit that changes nothing is a mistake worth telling.
+    if let Some(i) = edits.iter().position(|e| e.old_string == e.new_string) {
+        let which = if tool == "MultiEdit" {
+            format!("edits[{i}]: ")
+        } else {
+            String::new()
+        };
+        return Err(FkError::invalid(format!(
+            "{tool}: {which}old_string and new_string are exactly the same: no change to make"
+        ))
+        .with_hint("give the new text in new_string"));
+    }
+    let count = edits.len();
+    let request = EditRequest {
+        files: vec![FileEdits {
+            path: file_path,
+            edits: edits
+                .into_iter()
+                .map(|e| Edit::ReplaceText {
+                    old: e.old_string,
+                    new: e.new_string,
+                    expected: if e.replace_all {
+                        Expected::All
+                    } else {
+                        Expected::Exactly(1)
+                    },
+                    label: None,
+                })
+                .collect(),
+        }],
+        options: EditOptions {
+            atomic: true,
+            ..EditOptions::default()
+        },
+    };
+    let report = pipeline::apply(ws, &request);
+    let f = &report.files[0];
+    let file_path = display_path(f);
+    if let Some(err) = shape::first_error(f) {
+        let mut err = err.clone();
+        if tool == "MultiEdit"
+            && let Some(o) = f.edits.iter().find(|o| o.error.is_some())
+        {
+            err.message = format!(
+                "edit {} of {count} failed, nothing was written: {}",
+                o.index, err.message
+            );
+        }
+        return Ok(ToolReply::new(
+            failure(&err, Some(&file_path)),
+            true,
+            err.full_message(),
+        ));
+    }
+    let replaced: usize = f.edits.iter().map(|o| o.replacements).sum();
+    let snippet = f
+        .new_text
+        .as_deref()
+        .map(|t| shape::changed_regions(t, &f.diff))
+        .unwrap_or_default();
+    let content = format!(
+        "The file {file_path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n{snippet}"
+    );
+    let short = if tool == "MultiEdit" {
+        format!("Applied {count} edits ({replaced} replacements)")
+    } else {
+        let line = f.edits[0]
+            .line
+            .map(|l| format!(" at line {l}"))
+            .unwrap_or_default();
+        format!(
+            "Replaced {replaced} occurrence{}{line}",
+            if replaced == 1 { "" } else { "s" }
+        )
+    };
+    let value = object(vec![
+        ("success", Some(json!(true))),
+        ("content", Some(json!(content))),
+        ("shortResult", Some(json!(short))),
+        ("filePath", Some(json!(file_path))),
+        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
+    ]);
+    Ok(ToolReply::new(value, false, content))
+}

@@ -1,0 +1,393 @@
+//! The `desktop-commander` dialect (seed 003, ADR-002): `edit_block`, `batch_edit_blocks`
+//! and `write_from_line`, with Desktop Commander's argument names (camelCase in the ADR's
+//! tools, snake_case in edit_block) and the ADR's result shapes.
+
+use crate::args::{object, parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits};
+use filekit_core::text::{LineIndex, split_new_lines};
+use filekit_core::{FkError, Workspace, pipeline};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "edit_block",
+            dialect: "desktop-commander",
+            description: EDIT_BLOCK_DESCRIPTION,
+            input_schema: EDIT_BLOCK_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: edit_block,
+            reject,
+        },
+        ToolSpec {
+            name: "batch_edit_blocks",
+            dialect: "desktop-commander",
+            description: BATCH_DESCRIPTION,
+            input_schema: BATCH_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: batch_edit_blocks,
+            reject,
+        },
+        ToolSpec {
+            name: "write_from_line",
+            dialect: "desktop-commander",
+            description: WRITE_FROM_LINE_DESCRIPTION,
+            input_schema: WRITE_FROM_LINE_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            run: write_from_line,
+            reject,
+        },
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(
+        vec![("message", Some(json!(err.full_message())))],
+        err,
+        Case::Camel,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// edit_block
+
+const EDIT_BLOCK_DESCRIPTION: &str = "\
+Replace one block of text in a file: `old_string` must occur exactly \
+`expected_replacements` times (default 1), and every occurrence is replaced by `new_string`. \
+Include enough surrounding lines to make the block unique. If it is not found, the reply \
+shows the closest text in the file (line, similarity, and a character diff of what you sent \
+against what is there) so you can fix the edit; if it occurs more often than expected, the \
+lines where. For many edits to one file use batch_edit_blocks.
+
+Example: {\"file_path\": \"src/config.ts\", \"old_string\": \"debug: false\", \"new_string\": \
+\"debug: true\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct EditBlockArgs {
+    /// The file to edit.
+    file_path: String,
+    /// The exact text to find.
+    old_string: String,
+    /// The text to put in its place.
+    new_string: String,
+    /// How many times old_string must occur; all of them are replaced.
+    #[schemars(extend("default" = 1), range(min = 1))]
+    expected_replacements: Option<usize>,
+}
+
+static EDIT_BLOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditBlockArgs>);
+
+fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: EditBlockArgs = parse("edit_block", &EDIT_BLOCK_SCHEMA, args)?;
+    let request = EditRequest {
+        files: vec![FileEdits {
+            path: args.file_path,
+            edits: vec![Edit::ReplaceText {
+                old: args.old_string,
+                new: args.new_string,
+                expected: Expected::Exactly(args.expected_replacements.unwrap_or(1)),
+                label: None,
+            }],
+        }],
+        options: EditOptions::default(),
+    };
+    let report = pipeline::apply(ws, &request);
+    let f = &report.files[0];
+    let value = match shape::first_error(f) {
+        Some(err) => shape::failure(
+            vec![("message", Some(json!(err.full_message())))],
+            err,
+            Case::Camel,
+        ),
+        None => {
+            let o = &f.edits[0];
+            let message = format!(
+                "Successfully applied edit to {}: {}",
+                f.path,
+                shape::outcome_message(o, false)
+            );
+            object(vec![
+                ("success", Some(json!(true))),
+                ("message", Some(json!(message))),
+                ("replacements", Some(json!(o.replacements))),
+                ("diff", (!f.diff.is_empty()).then(|| json!(f.diff))),
+                ("contentHash", shape::current_hash(f).map(|h| json!(h))),
+            ])
+        }
+    };
+    Ok(ToolReply::new(
+        value,
+        !report.success(),
+        shape::write_summary(&report),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// batch_edit_blocks
+
+const BATCH_DESCRIPTION: &str = "\
+Apply many search/replace edits to ONE file in one call (hundreds are fine). The edits apply \
+in order, each to the result of the one before; each `search` must occur exactly \
+`expectedReplacements` times (default 1). A failed edit is reported and the others still \
+apply (`stopOnError: true` stops at the first failure and keeps the edits before it); the \
+file is written once at the end if any edit succeeded. `dryRun: true` previews without \
+writing. `fuzzyThreshold` (0..1) lets an edit whose search text is not found exactly apply \
+to its closest near miss when the similarity is at least that much; without it, only exact \
+matches apply and a near miss is only reported. `label` names an edit in the results. The \
+reply has a result per edit (with its diff) and the cumulative finalDiff.
+
+Example: {\"path\": \"docs/spells.md\", \"edits\": [{\"label\": \"Detect Magic\", \"search\": \
+\"Detect Magic\\nLevel 1 Divination\", \"replace\": \"### Detect Magic\\n\\n**Level 1 Divination**\"}], \
+\"stopOnError\": false}";
+
+#[derive(Deserialize, JsonSchema)]
+struct BlockEdit {
+    /// The exact text to find (in the file as the edits before this one left it).
+    search: String,
+    /// The text to put in its place.
+    replace: String,
+    /// A name for this edit in the results (for example the section it changes).
+    label: Option<String>,
+    /// How many times `search` must occur; all of them are replaced.
+    #[serde(rename = "expectedReplacements")]
+    #[schemars(extend("default" = 1), range(min = 1))]
+    expected_replacements: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct BatchArgs {
+    /// The one file to edit.
+    path: String,
+    /// The edits, applied in order.
+    edits: Vec<BlockEdit>,
+    /// Stop at the first failed edit; the edits before it are kept and written.
+    #[serde(rename = "stopOnError")]
+    #[schemars(extend("default" = false))]
+    stop_on_error: Option<bool>,
+    /// Preview the results and diffs without writing the file.
+    #[serde(rename = "dryRun")]
+    #[schemars(extend("default" = false))]
+    dry_run: Option<bool>,
+    /// Let an edit apply to its closest near miss when the similarity (0..1) is at least this
+    /// much. Leave it out for exact matches only.
+    #[serde(rename = "fuzzyThreshold")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    fuzzy_threshold: Option<f64>,
+}
+
+static BATCH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<BatchArgs>);
+
+fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: BatchArgs = parse("batch_edit_blocks", &BATCH_SCHEMA, args)?;
+    if args.edits.is_empty() {
+        return Err(FkError::invalid("batch_edit_blocks: `edits` is empty")
+            .with_hint("give at least one {search, replace}"));
+    }
+    if let Some(t) = args.fuzzy_threshold
+        && !(0.0..=1.0).contains(&t)
+    {
+        return Err(FkError::invalid(format!(
+            "batch_edit_blocks: argument `fuzzyThreshold` is {t}; it must be between 0 and 1"
+        ))
+        .with_hint("0.9 accepts near misses that differ by about a tenth; leave it out for exact matches only"));
+    }
+    let total = args.edits.len();
+    let dry_run = args.dry_run.unwrap_or(false);
+    let request = EditRequest {
+        files: vec![FileEdits {
+            path: args.path,
+            edits: args
+                .edits
+                .into_iter()
+                .map(|e| Edit::ReplaceText {
+                    old: e.search,
+                    new: e.replace,
+                    expected: Expected::Exactly(e.expected_replacements.unwrap_or(1)),
+                    label: e.label,
+                })
+                .collect(),
+        }],
+        options: EditOptions {
+            dry_run,
+            stop_on_error: args.stop_on_error.unwrap_or(false),
+            // DESIGN: fuzzy matching applies only when the caller asks for it.
+            fuzzy_threshold: args.fuzzy_threshold,
+            per_edit_diffs: true,
+            atomic: false,
+        },
+    };
+    let report = pipeline::apply(ws, &request);
+    let f = &report.files[0];
+    let results: Vec<Value> = f
+        .edits
+        .iter()
+        .map(|o| {
+            let mut pairs = vec![
+                ("index", Some(json!(o.index))),
+                ("label", o.label.as_ref().map(|l| json!(l))),
+                ("success", Some(json!(o.success))),
+                ("message", Some(json!(shape::outcome_message(o, dry_run)))),
+                (
+                    "diff",
+                    o.diff.as_ref().filter(|d| !d.is_empty()).map(|d| json!(d)),
+                ),
+                ("line", o.line.map(|l| json!(l))),
+                ("fuzzySimilarity", o.fuzzy_similarity.map(|s| json!(s))),
+                ("skipped", o.skipped.then(|| json!(true))),
+            ];
+            if let Some(err) = &o.error {
+                pairs.push(("errorCode", Some(json!(err.code.as_str()))));
+                pairs.push((
+                    "details",
+                    (!err.details.is_null()).then(|| (*err.details).clone()),
+                ));
+            }
+            object(pairs)
+        })
+        .collect();
+    let successful = f.edits.iter().filter(|o| o.success).count();
+    let skipped = f.edits.iter().filter(|o| o.skipped).count();
+    // A file that failed as a whole (missing, binary, ...) applied none of its edits.
+    let failed = if f.error.is_some() && f.edits.is_empty() {
+        total
+    } else {
+        f.edits.iter().filter(|o| !o.success && !o.skipped).count()
+    };
+    let mut pairs = vec![
+        ("success", Some(json!(report.success()))),
+        ("totalEdits", Some(json!(total))),
+        ("successfulEdits", Some(json!(successful))),
+        ("failedEdits", Some(json!(failed))),
+        ("skippedEdits", (skipped > 0).then(|| json!(skipped))),
+        ("results", Some(json!(results))),
+        ("finalDiff", (!f.diff.is_empty()).then(|| json!(f.diff))),
+        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
+        ("dryRun", dry_run.then(|| json!(true))),
+    ];
+    if let Some(err) = &f.error {
+        pairs.extend(shape::error_fields(err, Case::Camel));
+    }
+    Ok(ToolReply::new(
+        object(pairs),
+        !report.success(),
+        shape::write_summary(&report),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// write_from_line
+
+const WRITE_FROM_LINE_DESCRIPTION: &str = "\
+Replace the lines of a file from `startLine` to `endLine` (1-based, inclusive), or from \
+`startLine` to the end of the file when `endLine` is left out, with `content`. Lines before \
+startLine (and after endLine) are kept as they are. `content` is whole lines: a final newline \
+is optional, and \"\" deletes the lines. Use it to replace a large section or the rest of a \
+file without sending the whole file. Give `contentHash` (from a read, or the last reply) to \
+refuse the edit if the file changed since. `dryRun: true` previews the diff.
+
+Example: {\"path\": \"docs/spells.md\", \"startLine\": 2070, \"content\": \"### Find Traps\\n\\n**Level 2 \
+Divination**\\n\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct WriteFromLineArgs {
+    /// The file to edit.
+    path: String,
+    /// First line to replace (1-indexed, inclusive).
+    #[serde(rename = "startLine")]
+    start_line: i64,
+    /// Last line to replace (1-indexed, inclusive). Leave it out to replace to the end of the
+    /// file.
+    #[serde(rename = "endLine")]
+    end_line: Option<i64>,
+    /// The new lines.
+    content: String,
+    /// Preview the diff without writing.
+    #[serde(rename = "dryRun")]
+    #[schemars(extend("default" = false))]
+    dry_run: Option<bool>,
+    /// Optional: the file's content hash from a read or the last reply (or the hash of exactly
+    /// the replaced lines); the edit is refused if the file changed.
+    #[serde(rename = "contentHash")]
+    content_hash: Option<String>,
+}
+
+static WRITE_FROM_LINE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteFromLineArgs>);
+
+fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: WriteFromLineArgs = parse("write_from_line", &WRITE_FROM_LINE_SCHEMA, args)?;
+    let dry_run = args.dry_run.unwrap_or(false);
+    let new_line_count = split_new_lines(&args.content).len();
+    let (start, end) = (args.start_line, args.end_line);
+    let request = EditRequest {
+        files: vec![FileEdits {
+            path: args.path,
+            edits: vec![Edit::ReplaceLines {
+                start,
+                end,
+                new: args.content,
+                content_hash: args.content_hash,
+            }],
+        }],
+        options: EditOptions {
+            dry_run,
+            ..EditOptions::default()
+        },
+    };
+    let report = pipeline::apply(ws, &request);
+    let f = &report.files[0];
+    if let Some(err) = shape::first_error(f) {
+        let value = shape::failure(
+            vec![
+                ("message", Some(json!(err.full_message()))),
+                ("linesReplaced", Some(json!(0))),
+                ("newLineCount", Some(json!(0))),
+            ],
+            err,
+            Case::Camel,
+        );
+        return Ok(ToolReply::new(value, true, err.full_message()));
+    }
+    // The numbers as the engine resolved them against the file as read (negatives from the
+    // end, no endLine = the last line).
+    let total = f
+        .old_text
+        .as_deref()
+        .map(|t| LineIndex::new(t).len())
+        .unwrap_or(0) as i64;
+    let resolve = |n: i64| if n < 0 { total + 1 + n } else { n };
+    let (first, last) = (resolve(start), end.map(resolve).unwrap_or(total));
+    let lines_replaced = (last - first + 1).max(0);
+    let range = match end {
+        Some(_) => format!("{first}-{last}"),
+        None => format!("{first}-EOF"),
+    };
+    let message = if dry_run {
+        format!(
+            "DRY RUN: Would replace lines {range} ({lines_replaced} lines) with {new_line_count} lines"
+        )
+    } else {
+        format!("Replaced lines {range} ({lines_replaced} lines) with {new_line_count} lines")
+    };
+    let value = object(vec![
+        ("success", Some(json!(true))),
+        ("message", Some(json!(message))),
+        ("linesReplaced", Some(json!(lines_replaced))),
+        ("newLineCount", Some(json!(new_line_count))),
+        ("diff", (!f.diff.is_empty()).then(|| json!(f.diff))),
+        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
+        ("dryRun", dry_run.then(|| json!(true))),
+    ]);
+    let text = format!("{message}\n{}", f.diff);
+    Ok(ToolReply::new(value, false, text))
+}

@@ -1,0 +1,349 @@
+//! The `file` dialect (seed 001): `file:read_file`, `file:edit_file`, `file:create_file`.
+//!
+//! The document gives argument shapes but no reply shapes; replies here follow the amazonq
+//! ones (`path`, `success`, `error`, `content_hash`) so that an agent meets one convention,
+//! and edits answer with the unified diff plus the updated lines, numbered, as the document
+//! asks. Delete, rename, copy and list belong to later work and are not served.
+
+use crate::args::{missing_for, object, parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits};
+use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::text::number_lines;
+use filekit_core::{ErrorCode, FkError, Workspace, pipeline};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "file:read_file",
+            dialect: "file",
+            description: READ_DESCRIPTION,
+            input_schema: READ_SCHEMA.clone(),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run: read_file_tool,
+            reject,
+        },
+        ToolSpec {
+            name: "file:edit_file",
+            dialect: "file",
+            description: EDIT_DESCRIPTION,
+            input_schema: EDIT_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: edit_file,
+            reject,
+        },
+        ToolSpec {
+            name: "file:create_file",
+            dialect: "file",
+            description: CREATE_DESCRIPTION,
+            input_schema: CREATE_SCHEMA.clone(),
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            run: create_file,
+            reject,
+        },
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(Vec::new(), err, Case::Snake)
+}
+
+// ---------------------------------------------------------------------------------------------
+// file:read_file
+
+const READ_DESCRIPTION: &str = "\
+Read a text file with line numbers (`cat -n` style: number, tab, line), the whole file or \
+the lines `start_line`..`end_line` (1-based, inclusive; negative counts from the end, -1 is \
+the last line). Use these numbers for file:edit_file. The reply also gives total_lines and \
+the file's content_hash (pass it to file:edit_file to make sure the file has not changed \
+since).
+
+Example: {\"path\": \"middleware/auth.js\", \"start_line\": 40, \"end_line\": 60}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    /// File path to read, relative to the project root or absolute inside it.
+    path: String,
+    /// Starting line number (1-based, inclusive). Default: the first line.
+    start_line: Option<i64>,
+    /// Ending line number (1-based, inclusive). Default: the last line.
+    end_line: Option<i64>,
+}
+
+static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
+
+fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReadArgs = parse("file:read_file", &READ_SCHEMA, args)?;
+    let opts = ReadOptions {
+        start_line: args.start_line,
+        end_line: args.end_line,
+        images: false,
+        max_lines: None,
+    };
+    let r = read_file(ws, &args.path, &opts);
+    let path = ("path", Some(json!(r.path)));
+    let not_text = |what: String| {
+        FkError::new(
+            ErrorCode::Binary,
+            format!("{} cannot be read as text: {what}", r.path),
+        )
+        .with_hint("file:read_file shows text files with line numbers")
+    };
+    let (value, text) = match &r.result {
+        Ok(ReadContent::Text(t)) => {
+            let numbered = number_lines(&t.content, t.start_line);
+            let text = format!(
+                "{} (lines {}-{} of {}, content_hash {})\n{numbered}",
+                r.path, t.start_line, t.end_line, t.total_lines, t.content_hash
+            );
+            let value = object(vec![
+                path,
+                ("success", Some(json!(true))),
+                ("content", Some(json!(numbered))),
+                ("start_line", Some(json!(t.start_line))),
+                ("end_line", Some(json!(t.end_line))),
+                ("total_lines", Some(json!(t.total_lines))),
+                ("content_hash", Some(json!(t.content_hash))),
+                ("range_hash", t.range_hash.as_ref().map(|h| json!(h))),
+                ("last_modified", Some(json!(t.last_modified))),
+            ]);
+            (value, text)
+        }
+        Ok(ReadContent::Image(i)) => {
+            let err = not_text(format!("an image ({})", i.mime));
+            (
+                shape::failure(vec![path], &err, Case::Snake),
+                err.full_message(),
+            )
+        }
+        Ok(ReadContent::Binary(b)) => {
+            let err = not_text(b.description.clone());
+            (
+                shape::failure(vec![path], &err, Case::Snake),
+                err.full_message(),
+            )
+        }
+        Err(err) => (
+            shape::failure(vec![path], err, Case::Snake),
+            err.full_message(),
+        ),
+    };
+    let is_error = value["success"] == false;
+    Ok(ToolReply::new(value, is_error, text))
+}
+
+// ---------------------------------------------------------------------------------------------
+// file:edit_file
+
+const EDIT_DESCRIPTION: &str = "\
+Replace line ranges of a file: one range with `start_line`, `end_line`, `new_content`, or \
+several with `edits` (a list of {start_line, end_line, new_content}). Line numbers are \
+1-based and inclusive, as file:read_file shows them. All ranges refer to the file as it was \
+read, whatever their order (they are applied bottom-to-top), so never shift numbers for \
+earlier edits; overlapping ranges are refused. `new_content` is whole lines (a final newline \
+is optional); \"\" deletes the lines. Give `content_hash` from file:read_file to refuse the \
+edit if the file changed since. If any range fails, nothing is written.
+
+The reply has the unified diff, the updated lines with their new numbers (each change with \
+3 lines of context) and the new content_hash.
+
+Example: {\"path\": \"src/utils.js\", \"edits\": [{\"start_line\": 1, \"end_line\": 3, \
+\"new_content\": \"import axios from 'axios';\\nimport { logger } from './logger';\"}, \
+{\"start_line\": 25, \"end_line\": 27, \"new_content\": \"try {\\n  return await apiCall(data);\\n} \
+catch (error) {\\n  throw error;\\n}\"}]}";
+
+#[derive(Deserialize, JsonSchema)]
+struct RangeEdit {
+    /// First line to replace (1-based, inclusive).
+    start_line: i64,
+    /// Last line to replace (1-based, inclusive).
+    end_line: i64,
+    /// The lines to put in their place ("" deletes them).
+    new_content: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct EditArgs {
+    /// File path to edit.
+    path: String,
+    /// List of edits {start_line, end_line, new_content}, all numbered against the file as read
+    /// (for several edits in one call).
+    edits: Option<Vec<RangeEdit>>,
+    /// Starting line number for a single edit (1-based, inclusive).
+    start_line: Option<i64>,
+    /// Ending line number for a single edit (1-based, inclusive).
+    end_line: Option<i64>,
+    /// New content to replace the specified lines (single edit).
+    new_content: Option<String>,
+    /// Optional: the content_hash from file:read_file; the edit is refused if the file changed.
+    content_hash: Option<String>,
+}
+
+static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
+
+fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: EditArgs = parse("file:edit_file", &EDIT_SCHEMA, args)?;
+    let single_given =
+        args.start_line.is_some() || args.end_line.is_some() || args.new_content.is_some();
+    let ranges: Vec<(i64, i64, String)> = match (&args.edits, single_given) {
+        (Some(_), true) => {
+            return Err(FkError::invalid(
+                "file:edit_file: give either start_line/end_line/new_content (one edit) or `edits` (several), not both",
+            )
+            .with_hint("put every range in `edits`"));
+        }
+        (Some(edits), false) if edits.is_empty() => {
+            return Err(FkError::invalid("file:edit_file: `edits` is empty")
+                .with_hint("give at least one range"));
+        }
+        (Some(edits), false) => edits
+            .iter()
+            .map(|e| (e.start_line, e.end_line, e.new_content.clone()))
+            .collect(),
+        (None, _) => {
+            let why = "a single edit needs start_line, end_line and new_content (or give `edits`)";
+            let start = args.start_line.ok_or_else(|| {
+                missing_for("file:edit_file", &EDIT_SCHEMA, "", "start_line", why)
+            })?;
+            let end = args
+                .end_line
+                .ok_or_else(|| missing_for("file:edit_file", &EDIT_SCHEMA, "", "end_line", why))?;
+            let new = args.new_content.clone().ok_or_else(|| {
+                missing_for("file:edit_file", &EDIT_SCHEMA, "", "new_content", why)
+            })?;
+            vec![(start, end, new)]
+        }
+    };
+    let request = EditRequest {
+        files: vec![FileEdits {
+            path: args.path.clone(),
+            edits: ranges
+                .into_iter()
+                .map(|(start, end, new)| Edit::ReplaceLines {
+                    start,
+                    end: Some(end),
+                    new,
+                    content_hash: args.content_hash.clone(),
+                })
+                .collect(),
+        }],
+        // The document's multi-edit is one bottom-to-top operation: half of it is no use.
+        options: EditOptions {
+            atomic: true,
+            ..EditOptions::default()
+        },
+    };
+    let report = pipeline::apply(ws, &request);
+    let f = &report.files[0];
+    let err = shape::first_error(f)
+        .cloned()
+        .or_else(|| shape::rolled_back_error(&report, f));
+    let updated = f
+        .new_text
+        .as_deref()
+        .filter(|_| err.is_none())
+        .map(|t| shape::changed_regions(t, &f.diff));
+    let mut pairs = vec![
+        ("path", Some(json!(f.path))),
+        ("success", Some(json!(err.is_none()))),
+        (
+            "edits_applied",
+            Some(json!(if err.is_none() { f.edits_applied } else { 0 })),
+        ),
+        ("edits_failed", Some(json!(f.edits_failed))),
+    ];
+    let failed = shape::failed_edits(f, Case::Snake);
+    pairs.push(("failed_edits", (!failed.is_empty()).then(|| json!(failed))));
+    if let Some(err) = &err {
+        pairs.extend(shape::error_fields(err, Case::Snake));
+    }
+    pairs.push((
+        "diff",
+        (!f.diff.is_empty() && err.is_none()).then(|| json!(f.diff)),
+    ));
+    pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
+    pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
+    let mut text = shape::write_summary(&report);
+    if let Some(u) = updated.filter(|u| !u.is_empty()) {
+        text.push_str("\nUpdated lines:\n");
+        text.push_str(&u);
+    }
+    Ok(ToolReply::new(object(pairs), !report.success(), text))
+}
+
+// ---------------------------------------------------------------------------------------------
+// file:create_file
+
+const CREATE_DESCRIPTION: &str = "\
+Create a new file with the given content (default: empty). Parent directories are created. \
+Refuses to replace a file that exists: change existing files with file:edit_file. The reply \
+gives the new file's content_hash and line count.
+
+Example: {\"path\": \"src/utils/validation.js\", \"content\": \"export function \
+validateRequired(value) {\\n  return value != null;\\n}\\n\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct CreateArgs {
+    /// File path to create.
+    path: String,
+    /// Initial file content.
+    #[serde(default)]
+    #[schemars(extend("default" = ""))]
+    content: String,
+}
+
+static CREATE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<CreateArgs>);
+
+fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: CreateArgs = parse("file:create_file", &CREATE_SCHEMA, args)?;
+    let lines = filekit_core::text::LineIndex::new(&args.content).len();
+    let request = EditRequest {
+        files: vec![FileEdits {
+            path: args.path,
+            edits: vec![Edit::Create {
+                content: args.content,
+                overwrite: false,
+            }],
+        }],
+        options: EditOptions::default(),
+    };
+    let report = pipeline::apply(ws, &request);
+    let f = &report.files[0];
+    let err = shape::first_error(f).cloned().map(|e| {
+        // The engine's hint names an `overwrite` flag that this tool does not have.
+        if e.code == ErrorCode::Conflict {
+            e.with_hint("the file exists: change it with file:edit_file, or pick another path")
+        } else {
+            e
+        }
+    });
+    let value = match &err {
+        Some(e) => shape::failure(vec![("path", Some(json!(f.path)))], e, Case::Snake),
+        None => object(vec![
+            ("path", Some(json!(f.path))),
+            ("success", Some(json!(true))),
+            ("lines", Some(json!(lines))),
+            ("content_hash", shape::current_hash(f).map(|h| json!(h))),
+        ]),
+    };
+    let text = match &err {
+        Some(e) => format!("{}: {}", f.path, e.full_message()),
+        None => format!(
+            "created {} ({lines} lines, content_hash {})",
+            f.path,
+            shape::current_hash(f).unwrap_or_default()
+        ),
+    };
+    Ok(ToolReply::new(value, err.is_some(), text))
+}

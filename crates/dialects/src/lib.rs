@@ -1,0 +1,287 @@
+//! # filekit-dialects
+//!
+//! The tool tables that front ends serve. A *dialect* is the set of tools one family of agents
+//! already knows (amazonq's `fs_read`/`fs_write`, the `file:*` tools, claude's
+//! `Read`/`Write`/`Edit`/`MultiEdit`, Desktop Commander's edit blocks). Each tool here is a
+//! thin mapping: its JSON arguments -> one engine request -> the reply shape its document
+//! promises. Edit semantics (ordering, hashes, fuzzy matching, atomicity) live in the engine;
+//! this crate only translates, so the same edit gives the same file whichever tool carried it.
+//!
+//! Nothing here knows MCP or terminals: the MCP server and the `filekit call` verb serve the
+//! same table through [`tools`] and [`call`].
+
+mod amazonq;
+mod args;
+mod claude;
+mod desktop_commander;
+mod file;
+mod shape;
+
+use filekit_core::{ErrorCode, FkError, Workspace};
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+/// One tool of one dialect: its name, what a model is told about it, and its argument schema.
+#[derive(Clone)]
+pub struct ToolSpec {
+    /// The exact name its design document uses (`fs_write`, `file:read_file`, `Edit`).
+    pub name: &'static str,
+    /// `amazonq`, `file`, `claude` or `desktop-commander`.
+    pub dialect: &'static str,
+    /// Written for a model: what the tool does, when to prefer it, its line-number and
+    /// ordering rules, and one short example.
+    pub description: &'static str,
+    /// JSON Schema of the arguments, with exactly the document's argument names.
+    pub input_schema: Value,
+    /// True when the tool never writes.
+    pub read_only: bool,
+    /// True when the tool may overwrite or remove what was there.
+    pub destructive: bool,
+    /// True when calling it twice with the same arguments leaves the same files as once.
+    pub idempotent: bool,
+    /// Parses the arguments and runs the tool. `Err` means the call itself was rejected
+    /// (arguments that do not parse or do not fit): nothing was attempted.
+    pub(crate) run: fn(&Workspace, Value) -> Result<ToolReply, FkError>,
+    /// The dialect's reply for a rejected call, in that dialect's shape.
+    pub(crate) reject: fn(&FkError) -> Value,
+}
+
+impl std::fmt::Debug for ToolSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSpec")
+            .field("name", &self.name)
+            .field("dialect", &self.dialect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolSpec {
+    /// The name MCP clients accept (`^[a-zA-Z0-9_-]{1,64}$`): every other character becomes
+    /// `_`, so `file:read_file` is served as `file_read_file`.
+    pub fn mcp_name(&self) -> String {
+        mcp_name(self.name)
+    }
+}
+
+fn mcp_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
+}
+
+/// What a tool answers.
+#[derive(Debug, Clone)]
+pub struct ToolReply {
+    /// The reply in the dialect's own shape (what `filekit call` prints).
+    pub value: Value,
+    /// True when the call failed, or any part of it did (a file, an edit).
+    pub is_error: bool,
+    /// True when the call itself was rejected before anything was attempted: unknown tool,
+    /// arguments missing, mistyped or contradictory. Implies `is_error`.
+    pub rejected: bool,
+    /// The text a model sees: numbered lines for reads, a summary and diff for writes, the
+    /// full error message (with its hint) for failures.
+    pub text: String,
+    /// Images to show the model, as (mime type, base64 data).
+    pub images: Vec<(String, String)>,
+}
+
+impl ToolReply {
+    pub(crate) fn new(value: Value, is_error: bool, text: String) -> Self {
+        ToolReply {
+            value,
+            is_error,
+            rejected: false,
+            text,
+            images: Vec::new(),
+        }
+    }
+}
+
+static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
+    let mut all = Vec::new();
+    all.extend(amazonq::tools());
+    all.extend(file::tools());
+    all.extend(claude::tools());
+    all.extend(desktop_commander::tools());
+    all
+});
+
+/// The dialects this crate serves, in table order.
+pub const DIALECTS: &[&str] = &["amazonq", "file", "claude", "desktop-commander"];
+
+/// The tools of one dialect, or of all when `dialect` is `None`.
+pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {
+    TABLE
+        .iter()
+        .filter(|t| dialect.is_none_or(|d| t.dialect == d))
+        .cloned()
+        .collect()
+}
+
+/// The tool called `name` (its document name or its MCP name).
+pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
+    TABLE
+        .iter()
+        .find(|t| t.name == name)
+        .or_else(|| TABLE.iter().find(|t| t.mcp_name() == name))
+}
+
+/// Runs one tool call. `tool_name` is the document name or the MCP name; `args` the JSON
+/// arguments (`null` counts as no arguments). Never panics on bad input: every problem comes
+/// back as an error reply with a code and a message that says what to do.
+pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
+    let Some(tool) = find_tool(tool_name) else {
+        return unknown_tool(tool_name);
+    };
+    let args = if args.is_null() { json!({}) } else { args };
+    match (tool.run)(ws, args) {
+        Ok(reply) => reply,
+        Err(err) => ToolReply {
+            value: (tool.reject)(&err),
+            is_error: true,
+            rejected: true,
+            text: err.full_message(),
+            images: Vec::new(),
+        },
+    }
+}
+
+/// The reply to a call naming no known tool: the closest names, so that a model that typed
+/// `read_file` or `fs_reed` is told what it meant.
+fn unknown_tool(name: &str) -> ToolReply {
+    let close = closest_tool_names(name);
+    let all: Vec<&str> = TABLE.iter().map(|t| t.name).collect();
+    let hint = if close.is_empty() {
+        format!("available tools: {}", all.join(", "))
+    } else {
+        format!(
+            "did you mean {}? (all tools: {})",
+            close.join(" or "),
+            all.join(", ")
+        )
+    };
+    let err = FkError::new(ErrorCode::UnknownTool, format!("unknown tool '{name}'"))
+        .with_hint(hint)
+        .with_details(json!({ "closest": close, "tools": all }));
+    ToolReply {
+        value: json!({
+            "success": false,
+            "error": err.full_message(),
+            "error_code": err.code.as_str(),
+            "closest": close,
+        }),
+        is_error: true,
+        rejected: true,
+        text: err.full_message(),
+        images: Vec::new(),
+    }
+}
+
+/// Up to three tool names (document names) closest to `name`, best first. Compares case-
+/// insensitively against both the document and MCP names, and also against the part after a
+/// `prefix:` so that `read_file` finds `file:read_file`.
+pub fn closest_tool_names(name: &str) -> Vec<&'static str> {
+    let wanted = name.to_ascii_lowercase();
+    let mut scored: Vec<(f64, &'static str)> = TABLE
+        .iter()
+        .map(|t| {
+            let doc = t.name.to_ascii_lowercase();
+            let bare = doc.rsplit(':').next().unwrap_or(&doc).to_string();
+            let mcp = t.mcp_name().to_ascii_lowercase();
+            let score = [doc, bare, mcp]
+                .iter()
+                .map(|candidate| {
+                    let s = strsim::normalized_damerau_levenshtein(&wanted, candidate);
+                    // A name that contains what was typed (or the reverse) is a strong hint.
+                    if candidate.contains(&wanted) || wanted.contains(candidate.as_str()) {
+                        s.max(0.75)
+                    } else {
+                        s
+                    }
+                })
+                .fold(0.0, f64::max);
+            (score, t.name)
+        })
+        .filter(|(score, _)| *score >= 0.5)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_names_are_valid_and_unique() {
+        let all = tools(None);
+        let mut seen = std::collections::HashSet::new();
+        for t in &all {
+            let n = t.mcp_name();
+            assert!(!n.is_empty() && n.len() <= 64);
+            assert!(
+                n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            );
+            assert!(seen.insert(n), "duplicate MCP name for {}", t.name);
+            assert!(DIALECTS.contains(&t.dialect));
+        }
+        assert_eq!(mcp_name("file:read_file"), "file_read_file");
+    }
+
+    #[test]
+    fn tools_are_found_by_either_name() {
+        assert_eq!(find_tool("file:edit_file").unwrap().name, "file:edit_file");
+        assert_eq!(find_tool("file_edit_file").unwrap().name, "file:edit_file");
+        assert!(find_tool("file:delete_file").is_none());
+    }
+
+    #[test]
+    fn closest_names_help_with_typos() {
+        assert_eq!(closest_tool_names("fs_reed")[0], "fs_read");
+        assert_eq!(closest_tool_names("read_file")[0], "file:read_file");
+        assert_eq!(closest_tool_names("multiedit")[0], "MultiEdit");
+        assert!(closest_tool_names("zzzzzzzzzzzz").is_empty());
+    }
+
+    #[test]
+    fn schemas_are_objects_with_described_properties() {
+        for t in tools(None) {
+            let s = &t.input_schema;
+            assert_eq!(s["type"], "object", "{}", t.name);
+            assert!(
+                s.get("$schema").is_none() && s.get("title").is_none(),
+                "{}",
+                t.name
+            );
+            let props = s["properties"].as_object().unwrap();
+            for (k, v) in props {
+                assert!(
+                    v.get("description").is_some(),
+                    "{}: property {k} has no description",
+                    t.name
+                );
+            }
+            let text = s.to_string();
+            assert!(
+                !text.contains("\"null\""),
+                "{}: nullable type in schema",
+                t.name
+            );
+            assert!(!text.contains("$ref"), "{}: unresolved $ref", t.name);
+            assert!(
+                t.description.len() > 80,
+                "{}: description too short",
+                t.name
+            );
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Pieces of replies that several dialects share: error fields, edit outcome messages, the
+//! numbered lines around what an edit changed, and the version a file is at after a write.
+
+use crate::args::object;
+use filekit_core::edit::{EditOutcome, FileReport};
+use filekit_core::text::{LineIndex, number_lines};
+use filekit_core::{EditReport, FkError};
+use serde_json::{Value, json};
+
+/// How a dialect spells the fields of a failure.
+#[derive(Clone, Copy)]
+pub(crate) enum Case {
+    /// `error_code` (amazonq, file).
+    Snake,
+    /// `errorCode` (claude, desktop-commander).
+    Camel,
+}
+
+/// The fields that describe a failure: `error` (message and hint, one line), its code, and
+/// structured details when the engine has them (near miss, ambiguous match lines, ...).
+pub(crate) fn error_fields(err: &FkError, case: Case) -> Vec<(&'static str, Option<Value>)> {
+    let code_key = match case {
+        Case::Snake => "error_code",
+        Case::Camel => "errorCode",
+    };
+    vec![
+        ("error", Some(json!(err.full_message()))),
+        (code_key, Some(json!(err.code.as_str()))),
+        (
+            "details",
+            (!err.details.is_null()).then(|| (*err.details).clone()),
+        ),
+    ]
+}
+
+/// `{"success": false, "error": ..., "error_code": ...}` plus `extra` fields first.
+pub(crate) fn failure(
+    extra: Vec<(&'static str, Option<Value>)>,
+    err: &FkError,
+    case: Case,
+) -> Value {
+    let mut pairs = extra;
+    pairs.push(("success", Some(json!(false))));
+    pairs.extend(error_fields(err, case));
+    object(pairs)
+}
+
+/// The content hash of the file as it is on disk after the request: the new version when it
+/// was written, otherwise the version that is still there (dry run, failure).
+pub(crate) fn current_hash(file: &FileReport) -> Option<String> {
+    if file.written {
+        file.new_hash.clone()
+    } else {
+        file.old_hash.clone()
+    }
+}
+
+/// The error of a file that had nothing wrong itself but was not written because its request
+/// was atomic and something else failed.
+pub(crate) fn rolled_back_error(report: &EditReport, file: &FileReport) -> Option<FkError> {
+    (report.rolled_back && file.success()).then(|| {
+        FkError::new(
+            filekit_core::ErrorCode::Conflict,
+            format!(
+                "{}: not written because the request was all-or-nothing (atomic) and another edit failed",
+                file.path
+            ),
+        )
+        .with_hint("fix the failed edit and send the whole request again")
+    })
+}
+
+/// The first failure of a file: its own error, or its first failed edit's.
+pub(crate) fn first_error(file: &FileReport) -> Option<&FkError> {
+    file.error
+        .as_ref()
+        .or_else(|| file.edits.iter().find_map(|e| e.error.as_ref()))
+}
+
+/// One line about one edit: what it did and where, or why it failed.
+pub(crate) fn outcome_message(o: &EditOutcome, dry_run: bool) -> String {
+    if o.skipped {
+        return "not attempted: an earlier edit failed and stopOnError is set".to_string();
+    }
+    if let Some(err) = &o.error {
+        return err.full_message();
+    }
+    let verb = if dry_run { "would replace" } else { "replaced" };
+    let mut msg = match o.command {
+        "str_replace" => format!(
+            "{verb} {} occurrence{}",
+            o.replacements,
+            if o.replacements == 1 { "" } else { "s" }
+        ),
+        "create" => if dry_run {
+            "would create the file"
+        } else {
+            "created the file"
+        }
+        .to_string(),
+        "replace_lines" => if dry_run {
+            "would replace the lines"
+        } else {
+            "replaced the lines"
+        }
+        .to_string(),
+        "insert" => if dry_run {
+            "would insert the lines"
+        } else {
+            "inserted the lines"
+        }
+        .to_string(),
+        "append" => if dry_run {
+            "would append the lines"
+        } else {
+            "appended the lines"
+        }
+        .to_string(),
+        other => format!("{other} applied"),
+    };
+    if let Some(line) = o.line {
+        msg.push_str(&format!(" at line {line}"));
+    }
+    if let Some(sim) = o.fuzzy_similarity {
+        msg.push_str(&format!(" (fuzzy match, similarity {sim:.2})"));
+    }
+    msg
+}
+
+/// The lines of `new_text` that a unified `diff` shows on its new side (each change with its
+/// context), numbered `cat -n` style; separate regions are divided by a `...` line. This is
+/// "the updated content with line numbers" that lets a model check an edit without reading
+/// the file again.
+pub(crate) fn changed_regions(new_text: &str, diff: &str) -> String {
+    let index = LineIndex::new(new_text);
+    let mut out = String::new();
+    for (start, count) in hunk_new_ranges(diff) {
+        if count == 0 || start == 0 || start > index.len() {
+            continue;
+        }
+        let end = (start + count - 1).min(index.len());
+        if !out.is_empty() {
+            out.push_str("   ...\n");
+        }
+        out.push_str(&number_lines(
+            &new_text[index.start(start)..index.end(end)],
+            start,
+        ));
+    }
+    out
+}
+
+/// `(first line, line count)` of each hunk's new side, from `@@ -a,b +c,d @@` headers.
+fn hunk_new_ranges(diff: &str) -> Vec<(usize, usize)> {
+    diff.lines()
+        .filter_map(|l| l.strip_prefix("@@ "))
+        .filter_map(|rest| {
+            let new = rest.split_whitespace().find(|p| p.starts_with('+'))?;
+            let new = &new[1..];
+            let (start, count) = match new.split_once(',') {
+                Some((s, c)) => (s.parse().ok()?, c.parse().ok()?),
+                None => (new.parse().ok()?, 1),
+            };
+            Some((start, count))
+        })
+        .collect()
+}
+
+/// Outcomes of the edits that failed, as `{command, error, error_code, index, details?}`.
+pub(crate) fn failed_edits(file: &FileReport, case: Case) -> Vec<Value> {
+    file.edits
+        .iter()
+        .filter(|o| !o.success && !o.skipped)
+        .map(|o| {
+            let mut pairs = vec![
+                ("index", Some(json!(o.index))),
+                ("command", Some(json!(o.command))),
+            ];
+            if let Some(label) = &o.label {
+                pairs.push(("label", Some(json!(label))));
+            }
+            if let Some(err) = &o.error {
+                pairs.extend(error_fields(err, case));
+            }
+            object(pairs)
+        })
+        .collect()
+}
+
+/// A model-facing text for a write: one line per file (and per failed edit), then the diffs.
+pub(crate) fn write_summary(report: &EditReport) -> String {
+    let mut out = String::new();
+    for f in &report.files {
+        let state = if let Some(err) = f
+            .error
+            .as_ref()
+            .cloned()
+            .or_else(|| rolled_back_error(report, f))
+        {
+            format!("FAILED: {}", err.full_message())
+        } else {
+            let mut s = format!(
+                "{} edit{} applied",
+                f.edits_applied,
+                if f.edits_applied == 1 { "" } else { "s" }
+            );
+            if f.edits_failed > 0 {
+                s.push_str(&format!(", {} failed", f.edits_failed));
+            }
+            if report.dry_run {
+                s.push_str(" (dry run: nothing written)");
+            }
+            if let Some(h) = current_hash(f) {
+                s.push_str(&format!("; content_hash {h}"));
+            }
+            s
+        };
+        out.push_str(&format!("{}: {state}\n", f.path));
+        for o in f.edits.iter().filter(|o| !o.success) {
+            out.push_str(&format!(
+                "  edit {} ({}): {}\n",
+                o.index,
+                o.command,
+                outcome_message(o, report.dry_run)
+            ));
+        }
+    }
+    for f in &report.files {
+        if !f.diff.is_empty() {
+            out.push('\n');
+            out.push_str(&f.diff);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changed_regions_follow_hunks() {
+        let new = "1\n2\n3\nX\n5\n6\n7\n8\n9\n10\n11\n12\n13\nY\n";
+        let diff = "--- a\n+++ b\n@@ -1,7 +1,7 @@\n 1\n@@ -11,4 +11,4 @@\n 11\n";
+        let out = changed_regions(new, diff);
+        assert!(out.starts_with("     1\t1\n"), "{out}");
+        assert!(out.contains("     4\tX\n"), "{out}");
+        assert!(out.contains("   ...\n    11\t11\n"), "{out}");
+        assert!(out.ends_with("    14\tY\n"), "{out}");
+        assert_eq!(hunk_new_ranges("@@ -3 +3 @@\n"), vec![(3, 1)]);
+    }
+}
