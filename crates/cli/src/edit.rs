@@ -1,0 +1,178 @@
+//! `filekit edit`: apply a plan (see [`crate::plan`]) and show what it did: a colored diff per
+//! file and one line per edit.
+
+use crate::plan::Plan;
+use crate::style::Style;
+use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
+use clap::Args;
+use filekit_core::edit::{EditReport, FileReport, FileStatus};
+use filekit_core::pipeline;
+use std::io::Read;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct EditArgs {
+    /// The plan file (JSON); `-` or nothing reads it from standard input.
+    #[arg(value_name = "PLAN")]
+    plan: Option<PathBuf>,
+    /// Show what would change; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// All or nothing: write no file unless every edit of every file succeeds.
+    #[arg(long)]
+    atomic: bool,
+    /// Stop a file's edits at its first failure (the edits before it are kept).
+    #[arg(long)]
+    stop_on_error: bool,
+    /// Print the engine's report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
+    let source = match read_plan(args.plan.as_deref()) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("filekit: {msg}");
+            return EXIT_BAD_REQUEST;
+        }
+    };
+    let plan = match Plan::parse(&source) {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("filekit: invalid plan: {msg}");
+            eprintln!("filekit: see `filekit edit --help` for the plan format");
+            return EXIT_BAD_REQUEST;
+        }
+    };
+    let ws = match crate::workspace(global) {
+        Ok(ws) => ws,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let request = plan.into_request(args.dry_run, args.atomic, args.stop_on_error);
+    let report = pipeline::apply(&ws, &request);
+    if json || args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        print_report(&Style::new(global.color), &report);
+    }
+    if report.success() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    }
+}
+
+fn read_plan(path: Option<&std::path::Path>) -> Result<String, String> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => std::fs::read_to_string(p)
+            .map_err(|e| format!("cannot read the plan {}: {e}", p.display())),
+        _ => {
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                return Err(
+                    "no plan given: name a plan file, or pipe one to standard input (see --help)"
+                        .into(),
+                );
+            }
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read the plan from standard input: {e}"))?;
+            Ok(s)
+        }
+    }
+}
+
+fn print_report(style: &Style, report: &EditReport) {
+    for f in &report.files {
+        print_file(style, report, f);
+    }
+    let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
+    let mut summary = format!(
+        "{} file{}: {} created, {} modified, {} unchanged, {} failed",
+        report.files.len(),
+        if report.files.len() == 1 { "" } else { "s" },
+        count(FileStatus::Created),
+        count(FileStatus::Modified),
+        count(FileStatus::Unchanged),
+        report.files.iter().filter(|f| !f.success()).count(),
+    );
+    if report.dry_run {
+        summary.push_str(" (dry run: nothing written)");
+    } else if report.rolled_back {
+        summary.push_str(" (atomic: nothing written because something failed)");
+    }
+    println!("{}", style.bold(&summary));
+}
+
+fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
+    let status = match f.status {
+        FileStatus::Created => "created",
+        FileStatus::Modified => "modified",
+        FileStatus::Unchanged => "unchanged",
+        FileStatus::Failed => "failed",
+    };
+    let mut head = format!("{}: {status}", f.path);
+    if f.edits_applied + f.edits_failed > 0 {
+        head.push_str(&format!(
+            ", {} edit(s) applied, {} failed",
+            f.edits_applied, f.edits_failed
+        ));
+    }
+    match (&f.old_hash, &f.new_hash) {
+        (Some(old), Some(new)) if f.written && old != new => {
+            head.push_str(&format!(", content_hash {old} -> {new}"))
+        }
+        (None, Some(new)) if f.written => head.push_str(&format!(", content_hash {new}")),
+        _ => {}
+    }
+    let head = if f.success() {
+        style.bold(&head)
+    } else {
+        style.red(&head)
+    };
+    println!("{head}");
+    if let Some(err) = &f.error {
+        println!("  {} {err}", style.red("error:"));
+    }
+    if !f.diff.is_empty() {
+        print!("{}", style.diff(&f.diff));
+    }
+    for o in &f.edits {
+        let what = match &o.label {
+            Some(l) => format!("[{}] {} ({l})", o.index, o.command),
+            None => format!("[{}] {}", o.index, o.command),
+        };
+        if o.skipped {
+            println!(
+                "  {} {what}: not attempted (stop on error)",
+                style.dim("skip")
+            );
+        } else if let Some(err) = &o.error {
+            println!("  {} {what}: {err}", style.red("FAIL"));
+        } else {
+            let mut line = format!(
+                "{} {what}: {} change(s)",
+                style.green(" ok "),
+                o.replacements
+            );
+            if let Some(l) = o.line {
+                line.push_str(&format!(" at line {l}"));
+            }
+            if let Some(s) = o.fuzzy_similarity {
+                line.push_str(&format!(" (fuzzy, similarity {s:.2})"));
+            }
+            println!("  {line}");
+        }
+    }
+    if report.rolled_back && f.success() {
+        println!(
+            "  {}",
+            style.dim("not written: the request is atomic and another edit failed")
+        );
+    }
+    println!();
+}

@@ -1,0 +1,182 @@
+//! `filekit`: batched, safe file reads and edits from the command line.
+//!
+//! The verbs are thin: `call` runs one tool of any dialect (the same table the MCP server
+//! serves), `read` and `edit` put the engine's reads and edit requests in front of people and
+//! scripts. Exit codes are the same on every verb: 0 success, 1 the operation ran and something
+//! in it failed, 2 the request itself was bad (nothing was attempted).
+
+mod call;
+mod edit;
+mod plan;
+mod read;
+mod style;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use filekit_core::{FkError, Workspace};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The operation ran and everything in it succeeded.
+pub const EXIT_OK: u8 = 0;
+/// The operation ran and reported a failure (a file, an edit).
+pub const EXIT_FAILED: u8 = 1;
+/// The request itself was bad: malformed JSON, unknown tool, bad arguments, bad plan.
+pub const EXIT_BAD_REQUEST: u8 = 2;
+
+const ABOUT: &str = "Batched, safe file reads and edits for AI coding agents, people and scripts.";
+
+const LONG_ABOUT: &str = "\
+filekit reads many files at once with versions (content_hash, last_modified) and makes many \
+edits to many files in one request without line numbers drifting: line edits all refer to the \
+file as it was read, text replacements apply in order, every write is atomic per file, and \
+failures say what to fix (the closest near miss of a search text, the lines of an ambiguous \
+match, the current lines of a stale range). Paths are confined to the workspace roots.";
+
+const AFTER_HELP: &str = "\
+Verbs:
+  call    Run one tool call of any dialect (amazonq fs_read/fs_write, file:*, claude
+          Read/Write/Edit/MultiEdit, desktop-commander edit_block/batch_edit_blocks/
+          write_from_line) and print its JSON reply.
+            echo '{\"tool_name\": \"file:read_file\", \"tool_args\": {\"path\": \"src/app.js\"}}' | filekit call
+            filekit call --json '{\"tool_name\": \"Edit\", \"tool_args\": {\"file_path\": \"a.txt\", \"old_string\": \"x\", \"new_string\": \"y\"}}'
+  read    Print files with line numbers and their content_hash.
+            filekit read src/main.rs --lines 10:40
+  edit    Apply an edit plan (JSON) and show colored diffs; see `filekit edit --help`.
+            filekit edit plan.json --dry-run
+  tools   List the tools `call` accepts, with their argument schemas under --json.
+            filekit tools --dialect claude
+
+Exit codes: 0 success; 1 the operation ran and something failed (a file, an edit); 2 the
+request was bad (malformed JSON, unknown tool, bad arguments or plan): nothing was attempted.";
+
+#[derive(Parser)]
+#[command(name = "filekit", version, about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    /// Print machine-readable JSON instead of text (every verb).
+    #[arg(long)]
+    json: bool,
+    #[command(subcommand)]
+    verb: Verb,
+}
+
+#[derive(Args, Clone)]
+pub struct GlobalArgs {
+    /// A directory filekit may read and write in (repeatable; default: the current directory).
+    /// Relative paths resolve against the first root; nothing outside the roots is touched.
+    #[arg(long = "root", value_name = "DIR", global = true)]
+    roots: Vec<PathBuf>,
+    /// Refuse every write (dry runs still work).
+    #[arg(long, global = true)]
+    read_only: bool,
+    /// When to color the output: auto (when stdout is a terminal and NO_COLOR is not set),
+    /// always, never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
+    color: ColorChoice,
+}
+
+#[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Verb {
+    /// Run one tool call (JSON from stdin or --json) and print the tool's JSON reply.
+    #[command(after_help = call::AFTER_HELP)]
+    Call(call::CallArgs),
+    /// Print files with line numbers, a header per file (path, lines, content_hash).
+    #[command(after_help = read::AFTER_HELP)]
+    Read(read::ReadArgs),
+    /// Apply an edit plan (JSON): colored diffs and a summary per edit.
+    #[command(after_help = plan::AFTER_HELP)]
+    Edit(edit::EditArgs),
+    /// List the tools that `filekit call` accepts.
+    Tools(ToolsArgs),
+}
+
+#[derive(Args)]
+struct ToolsArgs {
+    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander).
+    #[arg(long)]
+    dialect: Option<String>,
+    /// Print the tool specs (names, descriptions, input schemas) as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.verb {
+        Verb::Call(args) => call::run(&cli.global, args),
+        Verb::Read(args) => read::run(&cli.global, cli.json, args),
+        Verb::Edit(args) => edit::run(&cli.global, cli.json, args),
+        Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
+    };
+    ExitCode::from(code)
+}
+
+/// Opens the workspace the global options describe.
+pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
+    let roots = if global.roots.is_empty() {
+        vec![std::env::current_dir().map_err(|e| FkError::from_io(&e, "the current directory"))?]
+    } else {
+        global.roots.clone()
+    };
+    Workspace::new(&roots, global.read_only)
+}
+
+/// Prints a failure that stopped a verb before it ran, and gives the exit code for it.
+pub fn fail_early(err: &FkError) -> u8 {
+    eprintln!("filekit: {err}");
+    EXIT_BAD_REQUEST
+}
+
+fn tools(json: bool, dialect: Option<&str>) -> u8 {
+    if let Some(d) = dialect
+        && !filekit_dialects::DIALECTS.contains(&d)
+    {
+        eprintln!(
+            "filekit: unknown dialect '{d}' (dialects: {})",
+            filekit_dialects::DIALECTS.join(", ")
+        );
+        return EXIT_BAD_REQUEST;
+    }
+    let tools = filekit_dialects::tools(dialect);
+    if json {
+        let specs: Vec<serde_json::Value> = tools
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "name": t.name,
+                    "mcp_name": t.mcp_name(),
+                    "dialect": t.dialect,
+                    "description": t.description,
+                    "input_schema": t.input_schema,
+                    "read_only": t.read_only,
+                    "destructive": t.destructive,
+                    "idempotent": t.idempotent,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&specs).unwrap_or_default()
+        );
+    } else {
+        for t in &tools {
+            let first_line = t.description.lines().next().unwrap_or("");
+            let summary = first_line.split(". ").next().unwrap_or(first_line);
+            println!(
+                "{:<20} {:<18} {:<19} {summary}",
+                t.name,
+                t.mcp_name(),
+                t.dialect
+            );
+        }
+    }
+    EXIT_OK
+}

@@ -1,0 +1,161 @@
+//! `filekit read`: files with line numbers for people, the engine's `FileRead` list for
+//! programs.
+
+use crate::style::Style;
+use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
+use clap::Args;
+use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
+use filekit_core::text::number_lines;
+
+pub const AFTER_HELP: &str = "\
+Line numbers are 1-based and ranges inclusive; negative numbers count from the end (-1 is the
+last line). Each file gets a header with its path, the lines shown, the total, and its
+content_hash (give it to line edits so they are refused if the file changed).
+
+Examples:
+  filekit read src/main.rs
+  filekit read src/main.rs Cargo.toml --lines 1:20
+  filekit read --lines=-10: log.txt        (the last ten lines)
+  filekit read src/lib.rs --start 40 --end 60 --json";
+
+#[derive(Args)]
+pub struct ReadArgs {
+    /// The files to read (relative to the first root, or absolute inside a root).
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// The lines to show, A:B (inclusive); A: runs to the end, :B starts at 1, A alone is one line.
+    #[arg(long, value_name = "A:B", allow_hyphen_values = true, conflicts_with_all = ["start", "end"])]
+    lines: Option<String>,
+    /// First line to show.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    start: Option<i64>,
+    /// Last line to show.
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    end: Option<i64>,
+    /// Print the reads as JSON (the engine's FileRead list).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
+    let (start_line, end_line) = match &args.lines {
+        Some(spec) => match parse_lines(spec) {
+            Ok(range) => range,
+            Err(msg) => {
+                eprintln!("filekit: --lines {spec}: {msg}");
+                return EXIT_BAD_REQUEST;
+            }
+        },
+        None => (args.start, args.end),
+    };
+    let ws = match crate::workspace(global) {
+        Ok(ws) => ws,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let opts = ReadOptions {
+        start_line,
+        end_line,
+        images: false,
+        max_lines: None,
+    };
+    let reads = read_files(&ws, &args.paths, &opts);
+    let failed = reads.iter().any(|r| !r.is_ok());
+    if json || args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reads).unwrap_or_default()
+        );
+    } else {
+        let style = Style::new(global.color);
+        for (i, r) in reads.iter().enumerate() {
+            if i > 0 {
+                println!();
+            }
+            print_read(&style, r);
+        }
+    }
+    if failed { EXIT_FAILED } else { EXIT_OK }
+}
+
+fn print_read(style: &Style, r: &FileRead) {
+    match &r.result {
+        Ok(ReadContent::Text(t)) => {
+            let range = if t.total_lines == 0 {
+                "empty".to_string()
+            } else {
+                format!("lines {}-{} of {}", t.start_line, t.end_line, t.total_lines)
+            };
+            println!(
+                "{} {}",
+                style.bold(&format!("==> {} <==", r.path)),
+                style.dim(&format!(
+                    "{range}, content_hash {}, modified {}",
+                    t.content_hash, t.last_modified
+                ))
+            );
+            print!("{}", number_lines(&t.content, t.start_line));
+            if t.truncated {
+                println!("{}", style.dim("... (truncated)"));
+            }
+        }
+        Ok(ReadContent::Image(i)) => println!(
+            "{} {}",
+            style.bold(&format!("==> {} <==", r.path)),
+            style.dim(&format!(
+                "image {}, {} bytes, content_hash {} (not shown)",
+                i.mime, i.size, i.content_hash
+            ))
+        ),
+        Ok(ReadContent::Binary(b)) => println!(
+            "{} {}",
+            style.bold(&format!("==> {} <==", r.path)),
+            style.dim(&format!(
+                "binary: {} (content_hash {})",
+                b.description, b.content_hash
+            ))
+        ),
+        Err(e) => {
+            println!(
+                "{} {}",
+                style.bold(&format!("==> {} <==", r.path)),
+                style.red("error")
+            );
+            eprintln!("filekit: {}: {e}", r.path);
+        }
+    }
+}
+
+/// `A:B`, `A:`, `:B` or `A` -> (start, end).
+fn parse_lines(spec: &str) -> Result<(Option<i64>, Option<i64>), String> {
+    let num = |s: &str| -> Result<Option<i64>, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            Ok(None)
+        } else {
+            s.parse::<i64>()
+                .map(Some)
+                .map_err(|_| format!("'{s}' is not a line number"))
+        }
+    };
+    match spec.split_once(':') {
+        Some((a, b)) => Ok((num(a)?, num(b)?)),
+        None => {
+            let n = num(spec)?.ok_or("give a range such as 10:20")?;
+            Ok((Some(n), Some(n)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_specs() {
+        assert_eq!(parse_lines("3:7"), Ok((Some(3), Some(7))));
+        assert_eq!(parse_lines("-10:"), Ok((Some(-10), None)));
+        assert_eq!(parse_lines(":4"), Ok((None, Some(4))));
+        assert_eq!(parse_lines("5"), Ok((Some(5), Some(5))));
+        assert!(parse_lines("a:b").is_err());
+    }
+}

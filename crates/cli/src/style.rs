@@ -1,0 +1,82 @@
+//! Colors for people: red removed lines, green added lines, cyan hunk headers. Only when the
+//! output is a terminal and NO_COLOR is not set (https://no-color.org), or when forced.
+
+use crate::ColorChoice;
+use std::io::IsTerminal;
+
+#[derive(Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
+const CYAN: &str = "\x1b[36m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const RESET: &str = "\x1b[0m";
+
+impl Style {
+    pub fn new(choice: ColorChoice) -> Style {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+                !no_color && std::io::stdout().is_terminal()
+            }
+        };
+        Style { color }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("{code}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    }
+
+    pub fn red(&self, text: &str) -> String {
+        self.paint(RED, text)
+    }
+
+    pub fn green(&self, text: &str) -> String {
+        self.paint(GREEN, text)
+    }
+
+    pub fn bold(&self, text: &str) -> String {
+        self.paint(BOLD, text)
+    }
+
+    pub fn dim(&self, text: &str) -> String {
+        self.paint(DIM, text)
+    }
+
+    /// A unified diff with each line colored by its kind.
+    pub fn diff(&self, diff: &str) -> String {
+        let mut out = String::with_capacity(diff.len() + diff.len() / 8);
+        for line in diff.split_inclusive('\n') {
+            let (body, nl) = match line.strip_suffix('\n') {
+                Some(b) => (b, "\n"),
+                None => (line, ""),
+            };
+            let painted = if body.starts_with("+++") || body.starts_with("---") {
+                self.bold(body)
+            } else if body.starts_with("@@") {
+                self.paint(CYAN, body)
+            } else if body.starts_with('+') {
+                self.green(body)
+            } else if body.starts_with('-') {
+                self.red(body)
+            } else if body.starts_with('\\') {
+                self.dim(body)
+            } else {
+                body.to_string()
+            };
+            out.push_str(&painted);
+            out.push_str(nl);
+        }
+        out
+    }
+}

@@ -1,0 +1,379 @@
+//! The amazonq dialect (`fs_read`, `fs_write`) through `filekit call`, with the argument shapes
+//! of its document.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+#[test]
+fn fs_read_one_path_gives_numbered_content_and_version() {
+    let sb = Sandbox::new();
+    sb.write("src/a.txt", TEN_LINES);
+    let run = sb.call("fs_read", json!({"mode": "Line", "path": "src/a.txt"}));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let r = &run.json;
+    assert_eq!(r["path"], "src/a.txt");
+    assert_eq!(r["success"], true);
+    assert!(
+        r["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("     1\tline 1\n     2\tline 2\n")
+    );
+    assert_eq!(r["content_hash"].as_str().unwrap().len(), 16);
+    assert!(r["last_modified"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(r["total_lines"], 10);
+    assert!(
+        r.get("range_hash").is_none(),
+        "no range asked, no range_hash"
+    );
+}
+
+#[test]
+fn fs_read_range_counts_negative_lines_from_the_end() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    let run = sb.call(
+        "fs_read",
+        json!({"mode": "Line", "path": "a.txt", "start_line": -3, "end_line": -1}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.json["content"],
+        "     8\tline 8\n     9\tline 9\n    10\tline 10\n"
+    );
+    assert_eq!(
+        (
+            run.json["start_line"].as_i64(),
+            run.json["end_line"].as_i64()
+        ),
+        (Some(8), Some(10))
+    );
+    assert!(run.json["range_hash"].is_string());
+}
+
+#[test]
+fn fs_read_paths_gives_an_array_with_failed_entries() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "alpha\n").write("b.txt", "beta\n");
+    let run = sb.call(
+        "fs_read",
+        json!({"mode": "Line", "paths": ["a.txt", "missing.txt", "b.txt"]}),
+    );
+    assert_eq!(run.code, 1, "one entry failed");
+    let arr = run.json.as_array().unwrap();
+    assert_eq!(arr.len(), 3);
+    assert_eq!(arr[0]["content"], "     1\talpha\n");
+    assert_eq!(arr[1]["success"], false);
+    assert_eq!(arr[1]["path"], "missing.txt");
+    assert_eq!(arr[1]["error_code"], "NOT_FOUND");
+    assert!(arr[1]["error"].as_str().unwrap().contains("missing.txt"));
+    assert_eq!(arr[2]["content"], "     1\tbeta\n");
+}
+
+#[test]
+fn fs_read_image_mode_returns_the_image() {
+    let sb = Sandbox::new();
+    sb.write_bytes("pic.png", PNG_1X1);
+    let run = sb.call(
+        "fs_read",
+        json!({"mode": "Image", "image_paths": ["pic.png"]}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json[0]["success"], true);
+    assert_eq!(run.json[0]["mime"], "image/png");
+    assert!(!run.json[0]["data"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn fs_read_directory_and_search_modes_are_not_available_yet() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "x\n");
+    for mode in ["Directory", "Search"] {
+        sb.call_fails(
+            "fs_read",
+            json!({"mode": mode, "path": "."}),
+            2,
+            &[
+                &format!("mode {mode} is not available yet"),
+                "INVALID_ARGUMENT",
+            ],
+        );
+    }
+    sb.call_fails(
+        "fs_read",
+        json!({"mode": "Lines", "path": "a.txt"}),
+        2,
+        &["mode", "expected one of: Line, Image"],
+    );
+}
+
+#[test]
+fn fs_write_create_makes_parents_and_reports_the_version() {
+    let sb = Sandbox::new();
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "create", "path": "deep/er/new.txt", "file_text": "Hello, world!"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json["success"], true);
+    assert_eq!(sb.read("deep/er/new.txt"), "Hello, world!");
+    assert_eq!(
+        run.json["content_hash"].as_str().unwrap(),
+        hash_of(&sb, "deep/er/new.txt")
+    );
+    assert!(
+        run.json["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+Hello, world!")
+    );
+}
+
+#[test]
+fn fs_write_create_refuses_to_overwrite_unless_asked() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "old\n");
+    let run = sb.call_fails(
+        "fs_write",
+        json!({"command": "create", "path": "a.txt", "file_text": "new\n"}),
+        1,
+        &["already exists", "overwrite: true"],
+    );
+    assert_eq!(run.json["error_code"], "CONFLICT");
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "create", "path": "a.txt", "file_text": "new\n", "overwrite": true}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "new\n");
+}
+
+#[test]
+fn fs_write_single_commands() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "one\ntwo\nthree\n");
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "str_replace", "path": "a.txt", "old_str": "two", "new_str": "2"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.json,
+        json!({"path": "a.txt", "success": true, "content_hash": hash_of(&sb, "a.txt"), "diff": run.json["diff"]})
+    );
+    assert_eq!(sb.read("a.txt"), "one\n2\nthree\n");
+
+    let hash = run.json["content_hash"].as_str().unwrap().to_string();
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "insert", "path": "a.txt", "insert_line": 1, "new_str": "one and a half", "content_hash": hash}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "one\none and a half\n2\nthree\n");
+
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "append", "path": "a.txt", "new_str": "four"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "one\none and a half\n2\nthree\nfour\n");
+}
+
+#[test]
+fn fs_write_replace_lines_is_one_based_and_inclusive() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    let hash = hash_of(&sb, "a.txt");
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "replace_lines", "fileEdits": [{"path": "a.txt", "edits": [
+            {"command": "replace_lines", "start_line": 2, "end_line": 3, "new_str": "TWO-THREE\n", "content_hash": hash}
+        ]}]}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(sb.read("a.txt").starts_with("line 1\nTWO-THREE\nline 4\n"));
+}
+
+#[test]
+fn fs_write_batch_line_edits_refer_to_the_file_as_read() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES)
+        .write("b.json", "{\"debug\": false, \"version\": \"1.0.0\"}\n");
+    let hash = hash_of(&sb, "a.txt");
+    // Listed top to bottom on purpose: numbers are those of the file as read, not shifted.
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "str_replace", "fileEdits": [
+            {"path": "a.txt", "edits": [
+                {"command": "insert", "insert_line": 0, "new_str": "header", "content_hash": hash},
+                {"command": "replace_lines", "start_line": 5, "end_line": 5, "new_str": "FIVE\nFIVE+", "content_hash": hash},
+                {"command": "replace_lines", "start_line": 9, "end_line": 10, "new_str": "", "content_hash": hash},
+                {"command": "append", "new_str": "footer\n"},
+                {"command": "str_replace", "old_str": "line 2", "new_str": "LINE TWO"}
+            ]},
+            {"path": "b.json", "edits": [
+                {"command": "str_replace", "old_str": "\"debug\": false", "new_str": "\"debug\": true"},
+                {"command": "str_replace", "old_str": "\"version\": \"1.0.0\"", "new_str": "\"version\": \"1.1.0\""}
+            ]}
+        ]}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        sb.read("a.txt"),
+        "header\nline 1\nLINE TWO\nline 3\nline 4\nFIVE\nFIVE+\nline 6\nline 7\nline 8\nfooter\n"
+    );
+    assert_eq!(
+        sb.read("b.json"),
+        "{\"debug\": true, \"version\": \"1.1.0\"}\n"
+    );
+    let arr = run.json.as_array().unwrap();
+    assert_eq!(arr[0]["edits_applied"], 5);
+    assert_eq!(arr[0]["edits_failed"], 0);
+    assert!(arr[0].get("failed_edits").is_none());
+    assert_eq!(
+        arr[0]["content_hash"].as_str().unwrap(),
+        hash_of(&sb, "a.txt")
+    );
+    assert_eq!(arr[1]["edits_applied"], 2);
+}
+
+#[test]
+fn fs_write_partial_success_reports_failed_edits() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "alpha\nbeta\n");
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "str_replace", "fileEdits": [{"path": "a.txt", "edits": [
+            {"command": "str_replace", "old_str": "alpha", "new_str": "ALPHA"},
+            {"command": "str_replace", "old_str": "gamma", "new_str": "GAMMA"}
+        ]}]}),
+    );
+    assert_eq!(run.code, 1);
+    let f = &run.json[0];
+    assert_eq!(f["success"], false);
+    assert_eq!(
+        (f["edits_applied"].as_u64(), f["edits_failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(f["failed_edits"][0]["command"], "str_replace");
+    assert_eq!(f["failed_edits"][0]["index"], 1);
+    assert!(
+        f["failed_edits"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not found")
+    );
+    assert_eq!(sb.read("a.txt"), "ALPHA\nbeta\n", "the good edit is kept");
+    assert_eq!(f["content_hash"].as_str().unwrap(), hash_of(&sb, "a.txt"));
+}
+
+#[test]
+fn fs_write_atomic_writes_nothing_when_an_edit_fails() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "alpha\n").write("b.txt", "beta\n");
+    let run = sb.call_fails(
+        "fs_write",
+        json!({"command": "str_replace", "atomic": true, "fileEdits": [
+            {"path": "a.txt", "edits": [{"command": "str_replace", "old_str": "alpha", "new_str": "A"}]},
+            {"path": "b.txt", "edits": [{"command": "str_replace", "old_str": "gamma", "new_str": "G"}]}
+        ]}),
+        1,
+        &["not written", "atomic"],
+    );
+    assert_eq!(run.json[0]["success"], false);
+    assert_eq!(run.json[1]["success"], false);
+}
+
+#[test]
+fn fs_write_stop_on_error_keeps_earlier_edits() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\nb\nc\n");
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "str_replace", "stop_on_error": true, "fileEdits": [{"path": "a.txt", "edits": [
+            {"command": "str_replace", "old_str": "a", "new_str": "A"},
+            {"command": "str_replace", "old_str": "zzz", "new_str": "Z"},
+            {"command": "str_replace", "old_str": "c", "new_str": "C"}
+        ]}]}),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(sb.read("a.txt"), "A\nb\nc\n");
+    assert_eq!(run.json[0]["edits_skipped"], 1);
+}
+
+#[test]
+fn fs_write_dry_run_shows_the_diff_and_writes_nothing() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "alpha\n");
+    let before = sb.snapshot();
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "str_replace", "path": "a.txt", "old_str": "alpha", "new_str": "omega", "dry_run": true}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json["dry_run"], true);
+    assert!(
+        run.json["diff"]
+            .as_str()
+            .unwrap()
+            .contains("-alpha\n+omega")
+    );
+    assert_eq!(before, sb.snapshot());
+    assert_eq!(
+        run.json["content_hash"].as_str().unwrap(),
+        hash_of(&sb, "a.txt"),
+        "the version on disk"
+    );
+}
+
+#[test]
+fn fs_write_pattern_replace_is_not_available_yet() {
+    let sb = Sandbox::new();
+    sb.write("a.js", "const x = 1;\n");
+    sb.call_fails(
+        "fs_write",
+        json!({"command": "pattern_replace", "directory": ".", "file_pattern": "*.js", "sed_pattern": "s/const /let /g"}),
+        2,
+        &["pattern_replace is not available yet"],
+    );
+}
+
+#[test]
+fn fs_write_line_edits_need_a_content_hash() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    sb.call_fails(
+        "fs_write",
+        json!({"command": "replace_lines", "fileEdits": [{"path": "a.txt", "edits": [
+            {"command": "replace_lines", "start_line": 1, "end_line": 2, "new_str": "x"}
+        ]}]}),
+        2,
+        &[
+            "missing argument `fileEdits[0].edits[0].content_hash`",
+            "replace_lines needs it",
+            "fs_read",
+        ],
+    );
+    sb.call_fails(
+        "fs_write",
+        json!({"command": "str_replace", "path": "a.txt", "old_str": "line 1"}),
+        2,
+        &["missing argument `new_str`", "str_replace needs it"],
+    );
+}
+
+#[test]
+fn fs_write_mistyped_nested_argument_names_its_path() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    sb.call_fails(
+        "fs_write",
+        json!({"command": "replace_lines", "fileEdits": [{"path": "a.txt", "edits": [
+            {"command": "append", "new_str": "x"},
+            {"command": "replace_lines", "start_line": "10", "end_line": 10, "new_str": "x", "content_hash": "abcdef12"}
+        ]}]}),
+        2,
+        &["fileEdits[0].edits[1].start_line", "invalid type: string \"10\", expected i64", "integer"],
+    );
+}

@@ -1,0 +1,206 @@
+//! Shared helpers: a temporary workspace and ways to run the real `filekit` binary in it.
+#![allow(dead_code)] // each test file uses a different part of this module
+
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A 1x1 transparent PNG.
+pub const PNG_1X1: &[u8] = &[
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
+    0x42, 0x60, 0x82,
+];
+
+/// Ten numbered lines, `line 1` .. `line 10`.
+pub const TEN_LINES: &str =
+    "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n";
+
+/// A temporary directory that is the workspace root of every command run in it.
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+/// What a run of the binary gave: exit code, stdout parsed as JSON when it is JSON, and both
+/// streams as text.
+pub struct Run {
+    pub code: i32,
+    pub json: Value,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(out: Output) -> Run {
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// The reply's `error` (or DC's `message`) as text, for message checks.
+    pub fn error(&self) -> String {
+        let v = if self.json.is_array() {
+            &self.json[0]
+        } else {
+            &self.json
+        };
+        v.get("error")
+            .or_else(|| v.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        Sandbox {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, content: &str) -> &Self {
+        self.write_bytes(rel, content.as_bytes())
+    }
+
+    pub fn write_bytes(&self, rel: &str, content: &[u8]) -> &Self {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(p, content).unwrap();
+        self
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("reading {rel}: {e}"))
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.path(rel).exists()
+    }
+
+    /// Every file under the root with its bytes: compare before and after a failing call to
+    /// show that nothing on disk changed.
+    pub fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let ft = e.file_type().unwrap();
+                if ft.is_dir() {
+                    out.insert(p.clone(), b"<dir>".to_vec());
+                    walk(&p, out);
+                } else {
+                    out.insert(
+                        p.clone(),
+                        std::fs::read(&p).unwrap_or_else(|_| b"<unreadable>".to_vec()),
+                    );
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(self.root(), &mut out);
+        out
+    }
+
+    /// Runs `filekit --root <sandbox> ARGS` in the sandbox with `stdin`.
+    pub fn filekit(&self, args: &[&str], stdin: Option<&str>) -> Run {
+        self.filekit_env(args, stdin, &[])
+    }
+
+    pub fn filekit_env(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
+        cmd.current_dir(self.root())
+            .arg("--root")
+            .arg(self.root())
+            .args(args)
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("run filekit");
+        {
+            let mut input = child.stdin.take().unwrap();
+            if let Some(s) = stdin {
+                input.write_all(s.as_bytes()).unwrap();
+            }
+        }
+        Run::from(child.wait_with_output().unwrap())
+    }
+
+    /// `filekit call` with `{"tool_name": tool, "tool_args": args}` on stdin.
+    pub fn call(&self, tool: &str, args: Value) -> Run {
+        let call = json!({"thoughts": ["testing"], "headline": "test", "tool_name": tool, "tool_args": args});
+        self.filekit(&["call"], Some(&call.to_string()))
+    }
+
+    /// Like [`Sandbox::call`], and asserts that the call failed, that the failure message
+    /// contains every one of `needles`, and that no file changed.
+    pub fn call_fails(&self, tool: &str, args: Value, code: i32, needles: &[&str]) -> Run {
+        let before = self.snapshot();
+        let run = self.call(tool, args.clone());
+        assert_eq!(
+            run.code, code,
+            "{tool} {args}: exit code\nstdout: {}\nstderr: {}",
+            run.stdout, run.stderr
+        );
+        let all = format!("{}\n{}", run.stdout, run.stderr);
+        for n in needles {
+            assert!(
+                all.contains(n),
+                "{tool} {args}: expected {n:?} in the reply:\n{all}"
+            );
+        }
+        assert_eq!(
+            before,
+            self.snapshot(),
+            "{tool} {args}: files changed on disk after a failure"
+        );
+        run
+    }
+}
+
+/// The content hash a read reports for `rel` (via `filekit read --json`).
+pub fn hash_of(sb: &Sandbox, rel: &str) -> String {
+    let run = sb.filekit(&["read", rel, "--json"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json[0]["content_hash"]
+        .as_str()
+        .expect("content_hash")
+        .to_string()
+}
+
+/// True when this process can read files whatever their permissions (root), where a
+/// permission test cannot show anything.
+pub fn permissions_do_not_bite(sb: &Sandbox) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let probe = sb.path(".perm-probe");
+    std::fs::write(&probe, "x").unwrap();
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let readable = std::fs::read(&probe).is_ok();
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::remove_file(&probe).unwrap();
+    readable
+}
