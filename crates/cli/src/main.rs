@@ -70,8 +70,8 @@ pub struct GlobalArgs {
     /// Refuse every write (dry runs still work).
     #[arg(long, global = true)]
     read_only: bool,
-    /// When to color the output: auto (when stdout is a terminal and NO_COLOR is not set),
-    /// always, never.
+    /// When to color the output: auto (when stdout is a terminal or CLICOLOR_FORCE is set,
+    /// and NO_COLOR is not set), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
     color: ColorChoice,
 }

@@ -1,5 +1,6 @@
 //! Colors for people: red removed lines, green added lines, cyan hunk headers. Only when the
-//! output is a terminal and NO_COLOR is not set (https://no-color.org), or when forced.
+//! output is a terminal (or CLICOLOR_FORCE is set) and NO_COLOR is not (https://no-color.org),
+//! or when `--color always` asks for them.
 
 use crate::ColorChoice;
 use std::io::IsTerminal;
@@ -21,9 +22,12 @@ impl Style {
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
+            // NO_COLOR wins over everything but an explicit flag; CLICOLOR_FORCE colors a
+            // pipe (for pagers such as `less -R`), as in https://bixense.com/clicolors/.
             ColorChoice::Auto => {
-                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-                !no_color && std::io::stdout().is_terminal()
+                let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+                let forced = std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0");
+                !set("NO_COLOR") && (forced || std::io::stdout().is_terminal())
             }
         };
         Style { color }

@@ -421,9 +421,16 @@ fn plan_file_inner(
     // Preview.
     let final_splices = seq.into_splices();
     let new_text = apply_splices(base, &final_splices);
+    // Diff headers name the file as `git diff` would: relative to the first root, so that
+    // `patch -p1` in that root applies it; files of other roots keep their absolute path.
+    let diff_path = if target.root_index() == 0 {
+        target.relative().display().to_string()
+    } else {
+        display.trim_start_matches('/').to_string()
+    };
     let (old_name, new_name) = match &before.text {
-        Some(_) => (format!("a/{display}"), format!("b/{display}")),
-        None => ("/dev/null".to_string(), format!("b/{display}")),
+        Some(_) => (format!("a/{diff_path}"), format!("b/{diff_path}")),
+        None => ("/dev/null".to_string(), format!("b/{diff_path}")),
     };
     let (diff_text, stats) = match &before.text {
         Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),

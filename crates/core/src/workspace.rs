@@ -580,7 +580,11 @@ impl Workspace {
                 break prefix;
             }
         };
-        let dir_shown = root.path.join(&existing_dir);
+        let dir_shown = if existing_dir.as_os_str().is_empty() {
+            root.path.clone()
+        } else {
+            root.path.join(&existing_dir)
+        };
         let Some(missing) = parts.get(k) else {
             return err;
         };
@@ -588,7 +592,11 @@ impl Workspace {
         let suggestions = similar_entries(&root.dir, &existing_dir, missing)
             .into_iter()
             .filter_map(|name| {
-                let candidate = existing_dir.join(name).join(&rest);
+                let mut candidate = existing_dir.join(name);
+                // Joining an empty path would add a trailing separator.
+                if !rest.as_os_str().is_empty() {
+                    candidate.push(&rest);
+                }
                 (rest.as_os_str().is_empty() || root.dir.metadata(&candidate).is_ok())
                     .then(|| root.path.join(candidate).display().to_string())
             })

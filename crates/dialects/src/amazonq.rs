@@ -486,6 +486,9 @@ static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 });
 
 fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    // serde loses the argument path inside a flattened struct, so the top-level edit
+    // fields are checked on their own first: a mistyped `old_str` is then named as such.
+    parse::<EditArgs>("fs_write", &FS_WRITE_SCHEMA, args.clone())?;
     let args: FsWriteArgs = parse("fs_write", &FS_WRITE_SCHEMA, args)?;
     let single = match (&args.path, &args.file_edits) {
         (Some(_), Some(_)) => {

@@ -35,7 +35,7 @@ pub struct Run {
 }
 
 impl Run {
-    fn from(out: Output) -> Run {
+    pub fn parse(out: Output) -> Run {
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         Run {
             code: out.status.code().unwrap_or(-1),
@@ -134,6 +134,7 @@ impl Sandbox {
             .arg(self.root())
             .args(args)
             .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -147,7 +148,7 @@ impl Sandbox {
                 input.write_all(s.as_bytes()).unwrap();
             }
         }
-        Run::from(child.wait_with_output().unwrap())
+        Run::parse(child.wait_with_output().unwrap())
     }
 
     /// `filekit call` with `{"tool_name": tool, "tool_args": args}` on stdin.

@@ -1,0 +1,261 @@
+//! The verbs for people: `filekit read`, `filekit edit`, `filekit tools` and `--help`, run as
+//! a person or a script would, checking what they print, what they write and how they exit.
+
+mod common;
+use common::*;
+
+const PLAN_ALPHA: &str = r#"{"files": [{"path": "a.txt", "edits": [
+    {"str_replace": {"old": "line 2", "new": "LINE TWO"}},
+    {"append": {"text": "line 11"}}
+]}]}"#;
+
+#[test]
+fn read_prints_a_header_and_numbered_lines() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    let run = sb.filekit(&["read", "a.txt", "--lines", "2:3"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut lines = run.stdout.lines();
+    let header = lines.next().unwrap();
+    assert!(
+        header.contains("a.txt") && header.contains("lines 2-3 of 10"),
+        "{header}"
+    );
+    assert!(header.contains("content_hash "), "{header}");
+    assert_eq!(lines.next(), Some("     2\tline 2"));
+    assert_eq!(lines.next(), Some("     3\tline 3"));
+
+    // Negative numbers count from the end.
+    let run = sb.filekit(&["read", "--lines=-2:", "a.txt"], None);
+    assert!(
+        run.stdout.contains("     9\tline 9\n    10\tline 10\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn read_json_and_per_file_errors() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    sb.write("b.txt", "b\n");
+    let run = sb.filekit(&["--json", "read", "a.txt", "missing.txt", "b.txt"], None);
+    // One file failed: exit 1, and the others were still read.
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let files = run.json.as_array().expect("a JSON list");
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[0]["success"], true);
+    assert_eq!(files[0]["total_lines"], 10);
+    assert_eq!(files[0]["content_hash"].as_str().unwrap().len(), 16);
+    assert_eq!(files[1]["success"], false);
+    assert_eq!(files[1]["error"]["code"], "NOT_FOUND");
+    assert!(
+        files[1]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist")
+    );
+    assert_eq!(files[2]["success"], true);
+}
+
+#[test]
+fn edit_applies_a_plan_and_reports_each_edit() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    let run = sb.filekit(&["edit"], Some(PLAN_ALPHA));
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        sb.read("a.txt"),
+        TEN_LINES.replace("line 2\n", "LINE TWO\n") + "line 11\n"
+    );
+    assert!(
+        run.stdout
+            .contains("a.txt: modified, 2 edit(s) applied, 0 failed"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("--- a/a.txt\n+++ b/a.txt\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("-line 2\n+LINE TWO\n"),
+        "{}",
+        run.stdout
+    );
+    // No terminal and no flag: no escape codes.
+    assert!(!run.stdout.contains('\x1b'), "{}", run.stdout);
+}
+
+#[test]
+fn edit_dry_run_and_json_write_nothing() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    std::fs::write(sb.path("plan.json"), PLAN_ALPHA).unwrap();
+    let before = sb.snapshot();
+    let run = sb.filekit(&["edit", "plan.json", "--dry-run"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("dry run: nothing written"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("+LINE TWO"), "{}", run.stdout);
+    assert_eq!(before, sb.snapshot());
+
+    let run = sb.filekit(&["--json", "edit", "plan.json", "--dry-run"], None);
+    assert_eq!(run.json["dry_run"], true);
+    assert_eq!(run.json["files"][0]["edits_applied"], 2);
+    assert_eq!(run.json["files"][0]["written"], false);
+    assert!(
+        run.json["files"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+line 11")
+    );
+    assert_eq!(before, sb.snapshot());
+}
+
+#[test]
+fn edit_failures_exit_1_and_atomic_writes_nothing() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    sb.write("b.txt", "bravo\n");
+    let plan = r#"{"files": [
+        {"path": "a.txt", "edits": [{"str_replace": {"old": "line 1\n", "new": "one\n"}}]},
+        {"path": "b.txt", "edits": [{"str_replace": {"old": "charlie", "new": "delta"}}]}
+    ]}"#;
+    let before = sb.snapshot();
+    let run = sb.filekit(&["edit", "--atomic"], Some(plan));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("not found"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("atomic: nothing written"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(before, sb.snapshot());
+
+    // Without --atomic the good file is written and the bad one reported.
+    let run = sb.filekit(&["edit"], Some(plan));
+    assert_eq!(run.code, 1);
+    assert!(sb.read("a.txt").starts_with("one\n"));
+    assert_eq!(sb.read("b.txt"), "bravo\n");
+}
+
+#[test]
+fn bad_plans_exit_2_and_say_what_is_wrong() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    let before = sb.snapshot();
+    let run = sb.filekit(
+        &["edit"],
+        Some(r#"{"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "x"}}]}]}"#),
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("new"), "{}", run.stderr);
+    assert!(run.stderr.contains("filekit edit --help"), "{}", run.stderr);
+    // A misspelt option is refused, not ignored.
+    let run = sb.filekit(
+        &["edit"],
+        Some(r#"{"files": [], "options": {"dry_rnu": true}}"#),
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("dry_rnu"), "{}", run.stderr);
+    let run = sb.filekit(&["edit", "no-such-plan.json"], None);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no-such-plan.json"), "{}", run.stderr);
+    assert_eq!(before, sb.snapshot());
+}
+
+#[test]
+fn colors_follow_the_flag_no_color_and_clicolor_force() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    let args = ["edit", "--dry-run"];
+    let plan = Some(PLAN_ALPHA);
+
+    let run = sb.filekit(&["--color", "always", "edit", "--dry-run"], plan);
+    assert!(
+        run.stdout.contains("\x1b[31m-line 2\x1b[0m"),
+        "{:?}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\x1b[32m+LINE TWO\x1b[0m"),
+        "{:?}",
+        run.stdout
+    );
+
+    let run = sb.filekit_env(&args, plan, &[("CLICOLOR_FORCE", "1")]);
+    assert!(run.stdout.contains("\x1b[32m+LINE TWO"), "{:?}", run.stdout);
+
+    // NO_COLOR (https://no-color.org) wins over CLICOLOR_FORCE.
+    let run = sb.filekit_env(&args, plan, &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]);
+    assert!(!run.stdout.contains('\x1b'), "{:?}", run.stdout);
+    assert!(run.stdout.contains("+LINE TWO"), "{:?}", run.stdout);
+
+    let run = sb.filekit(&["--color", "never", "edit", "--dry-run"], plan);
+    assert!(!run.stdout.contains('\x1b'), "{:?}", run.stdout);
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    let sb = Sandbox::new();
+    let run = sb.filekit(&["--help"], None);
+    assert_eq!(run.code, 0);
+    for needle in [
+        "call",
+        "read",
+        "edit",
+        "Exit codes",
+        "filekit call --json",
+        "--root",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "--help lacks {needle:?}:\n{}",
+            run.stdout
+        );
+    }
+    let run = sb.filekit(&["edit", "--help"], None);
+    for needle in ["replace_lines", "str_replace", "content_hash", "Examples:"] {
+        assert!(run.stdout.contains(needle), "edit --help lacks {needle:?}");
+    }
+    let run = sb.filekit(&["call", "--help"], None);
+    assert!(run.stdout.contains("tool_name"), "{}", run.stdout);
+}
+
+#[test]
+fn tools_lists_every_dialect() {
+    let sb = Sandbox::new();
+    let run = sb.filekit(&["tools", "--json"], None);
+    assert_eq!(run.code, 0);
+    let names: Vec<&str> = run
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for n in [
+        "fs_read",
+        "fs_write",
+        "file:read_file",
+        "file:edit_file",
+        "file:create_file",
+        "Read",
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "edit_block",
+        "batch_edit_blocks",
+        "write_from_line",
+    ] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    let run = sb.filekit(&["tools", "--dialect", "klingon"], None);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("unknown dialect"), "{}", run.stderr);
+}
