@@ -8,7 +8,7 @@
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use serde_json::{Value, json};
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 
 pub const AFTER_HELP: &str = "\
 The call is a JSON object naming the tool and its arguments:
@@ -64,18 +64,29 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
         Err(e) => return bad_call(e.code.as_str(), e.full_message()),
     };
     let reply = filekit_dialects::call(&ws, &name, tool_args);
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&reply.value).unwrap_or_default()
-    );
-    if reply.rejected {
+    print_json(&reply.value);
+    let code = if reply.rejected {
         eprintln!("filekit: {}", reply.text);
         EXIT_BAD_REQUEST
     } else if reply.is_error {
         EXIT_FAILED
     } else {
         EXIT_OK
-    }
+    };
+    // A reply can be megabytes of small allocations (10,000 edit results); the process ends
+    // next, and the OS frees them faster than walking the tree would.
+    std::mem::forget(reply);
+    code
+}
+
+/// Pretty JSON on standard output, streamed rather than built as one string first.
+fn print_json(value: &Value) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // Writing fails only when standard output is closed; there is no one left to tell.
+    let _ = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush());
 }
 
 /// The tool name and arguments of a call document, or a code and a message saying what is
@@ -98,7 +109,7 @@ fn parse_call(source: &str) -> Result<(String, Value), (&'static str, String)> {
             ),
         )
     })?;
-    let Value::Object(obj) = doc else {
+    let Value::Object(mut obj) = doc else {
         return Err((
             "INVALID_ARGUMENT",
             "the tool call must be a JSON object such as {\"tool_name\": \"fs_read\", \"tool_args\": {...}}".into(),
@@ -119,9 +130,9 @@ fn parse_call(source: &str) -> Result<(String, Value), (&'static str, String)> {
             ));
         }
     };
-    let tool_args = match ARGS_KEYS.iter().find_map(|k| obj.get(*k)) {
+    let tool_args = match ARGS_KEYS.iter().find_map(|k| obj.remove(*k)) {
         None | Some(Value::Null) => json!({}),
-        Some(v @ Value::Object(_)) => v.clone(),
+        Some(v @ Value::Object(_)) => v,
         Some(other) => {
             return Err((
                 "INVALID_ARGUMENT",

@@ -180,3 +180,6 @@ fn tools(json: bool, dialect: Option<&str>) -> u8 {
     }
     EXIT_OK
 }
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -194,6 +194,7 @@ impl Plan {
                 stop_on_error: stop_on_error || self.options.stop_on_error,
                 fuzzy_threshold: self.options.fuzzy_threshold,
                 per_edit_diffs: self.options.per_edit_diffs,
+                ..Default::default()
             },
         }
     }

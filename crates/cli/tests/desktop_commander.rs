@@ -214,3 +214,54 @@ fn write_from_line_dry_run() {
     );
     assert_eq!(before, sb.snapshot());
 }
+
+#[test]
+fn large_batches_keep_their_reply_readable() {
+    let sb = Sandbox::new();
+    let text: String = (0..6_000)
+        .map(|i| format!("entry number {i} of the register\n"))
+        .collect();
+    sb.write("reg.txt", &text);
+    let edits: Vec<_> = (0..6_000)
+        .step_by(8)
+        .map(|i| {
+            json!({"search": format!("entry number {i} of"), "replace": format!("ENTRY {i} of")})
+        })
+        .collect();
+    let count = edits.len();
+    let run = sb.call(
+        "batch_edit_blocks",
+        json!({"path": "reg.txt", "edits": edits}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json["successfulEdits"], count);
+    // Every edit is reported with its line, but not with a diff of its own.
+    let results = run.json["results"].as_array().unwrap();
+    assert_eq!(results.len(), count);
+    assert_eq!(results[10]["line"], 81);
+    assert!(results.iter().all(|r| r.get("diff").is_none()));
+    // The final diff is cut at a hunk boundary and says so; the file has every change.
+    let diff = run.json["finalDiff"].as_str().unwrap();
+    assert!(diff.len() <= 128 * 1024, "{}", diff.len());
+    assert!(diff.starts_with("--- a/reg.txt\n+++ b/reg.txt\n@@ "));
+    let shown = diff.matches("\n@@ ").count();
+    let note = run.json["finalDiffTruncated"].as_str().unwrap();
+    assert!(
+        note.contains(&format!("first {shown} of {count} hunks")),
+        "{note}"
+    );
+    assert_eq!(sb.read("reg.txt").matches("ENTRY").count(), count);
+
+    // A small batch still gets a diff per edit.
+    let run = sb.call(
+        "batch_edit_blocks",
+        json!({"path": "reg.txt", "edits": [{"search": "ENTRY 0 of", "replace": "entry 0 of"}]}),
+    );
+    assert!(
+        run.json["results"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+entry 0 of")
+    );
+    assert!(run.json.get("finalDiffTruncated").is_none());
+}

@@ -89,6 +89,9 @@ pub struct EditOptions {
     pub fuzzy_threshold: Option<f64>,
     /// Include a diff per text edit in the report.
     pub per_edit_diffs: bool,
+    /// Bytes of text the near-miss searches of one file may scan in this request (`None`:
+    /// the pipeline's default of 64 MiB). Bounds the time of a request whose edits all fail.
+    pub near_miss_budget: Option<usize>,
 }
 
 /// A request to change one or more files.

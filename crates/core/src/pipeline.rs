@@ -356,6 +356,11 @@ fn plan_file_inner(
         longest_after[i] = longest_after[i + 1].max(here);
     }
     let mut seq = Sequential::new(base, initial, patterns);
+    let mut scope = TextEditScope {
+        opts,
+        display: display.clone(),
+        near_miss_budget: opts.near_miss_budget.unwrap_or(NEAR_MISS_BUDGET),
+    };
     for (i, edit) in fe.edits.iter().enumerate() {
         let Edit::ReplaceText {
             old, new, expected, ..
@@ -374,8 +379,7 @@ fn plan_file_inner(
             old,
             &eol.convert(new),
             *expected,
-            opts,
-            &display,
+            &mut scope,
         ) {
             Ok(done) => {
                 outcomes[i].success = true;
@@ -497,15 +501,30 @@ struct TextEditDone {
     diff: Option<String>,
 }
 
+/// How many bytes of text the near-miss searches of one file may scan in one request. A
+/// near miss costs a few scans of the whole text; without a bound, thousands of failing edits
+/// on a large file would take minutes. Within it, every failure of a typical request gets its
+/// near miss; past it, failures say the search was skipped and why.
+const NEAR_MISS_BUDGET: usize = 64 << 20;
+
+/// What the text edits of one file share: the request's options, the file's name for
+/// messages, and what is left of its near-miss budget.
+struct TextEditScope<'o> {
+    opts: &'o EditOptions,
+    display: String,
+    near_miss_budget: usize,
+}
+
 fn apply_text_edit(
     seq: &mut Sequential,
     pattern: Option<usize>,
     old: &str,
     new: &str,
     expected: Expected,
-    opts: &EditOptions,
-    display: &str,
+    scope: &mut TextEditScope,
 ) -> Result<TextEditDone, FkError> {
+    let opts = scope.opts;
+    let display = scope.display.as_str();
     let Some(pi) = pattern else {
         return Err(FkError::invalid("the search text (old_str) is empty")
             .with_hint("give the exact text to replace, with enough surrounding lines to be unique; to insert, use insert or append"));
@@ -562,6 +581,20 @@ fn apply_text_edit(
         .with_details(serde_json::json!({"count": occs.len(), "lines": lines})));
     }
     // Not found: the closest near miss, applied only if the caller asked for fuzzy matching.
+    let cost = seq.base_len().max(1);
+    if cost > scope.near_miss_budget {
+        let mut err = FkError::new(
+            ErrorCode::NotFound,
+            format!(
+                "the search text was not found in {display} (no near miss searched: earlier failures of this request used up the near-miss search{})",
+                if opts.fuzzy_threshold.is_some() { ", so fuzzy matching was not tried either" } else { "" }
+            ),
+        )
+        .with_hint("fix the earlier failed edits first (their errors show the near misses), then send this one again");
+        err = err.with_details(serde_json::json!({ "near_miss_skipped": true, "wanted": old }));
+        return Err(err);
+    }
+    scope.near_miss_budget -= cost;
     let (text, map) = seq.current_with_map();
     let near = nearmiss::closest(&text, &wanted);
     if let (Some(threshold), Some(nm), Expected::Exactly(1)) =

@@ -600,24 +600,38 @@ impl<'a> Sequential<'a> {
     /// Up to `max` bytes of current text before and after an occurrence, each cut at a line
     /// break: the whole lines an occurrence stands in.
     pub fn line_context(&self, occ: &Occurrence, max: usize) -> (String, String) {
-        let before: String = self
-            .text_before(occ.start, max)
-            .iter()
-            .map(|(_, t)| *t)
-            .collect();
-        let before = match before.rfind('\n') {
-            Some(i) => before[i + 1..].to_string(),
-            None => before,
+        // Most lines are short: look at a small span first and widen it only when no line
+        // break is in it, so that 10,000 edits do not each copy `max` bytes.
+        let mut span = max.min(256);
+        let before = loop {
+            let text: String = self
+                .text_before(occ.start, span)
+                .iter()
+                .map(|(_, t)| *t)
+                .collect();
+            if let Some(i) = text.rfind('\n') {
+                break text[i + 1..].to_string();
+            }
+            if span >= max {
+                break text;
+            }
+            span = (span * 8).min(max);
         };
         let after_start = self.advance(occ.last, 1);
-        let after: String = self
-            .text_from(after_start, max)
-            .iter()
-            .map(|(_, t)| *t)
-            .collect();
-        let after = match after.find('\n') {
-            Some(i) => after[..=i].to_string(),
-            None => after,
+        let mut span = max.min(256);
+        let after = loop {
+            let text: String = self
+                .text_from(after_start, span)
+                .iter()
+                .map(|(_, t)| *t)
+                .collect();
+            if let Some(i) = text.find('\n') {
+                break text[..=i].to_string();
+            }
+            if span >= max {
+                break text;
+            }
+            span = (span * 8).min(max);
         };
         (before, after)
     }
@@ -644,6 +658,11 @@ impl<'a> Sequential<'a> {
             .into_iter()
             .map(|((a, b), block)| (a, b, block.text))
             .collect()
+    }
+
+    /// Length of the text before any edit: a measure of what a scan of the text costs.
+    pub fn base_len(&self) -> usize {
+        self.base.len()
     }
 
     pub fn patterns(&self) -> &[String] {

@@ -467,3 +467,33 @@ fn many_sequential_edits_on_a_large_file_are_exact() {
     assert_eq!(read(dir.path(), "big.txt"), want);
     assert_eq!(report.files[0].lines_added, 20_000usize.div_ceil(7));
 }
+
+#[test]
+fn near_miss_searches_stop_at_their_budget_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..2_000).map(|i| format!("entry {i} = {i};\n")).collect();
+    fs::write(dir.path().join("f.txt"), &text).unwrap();
+    let mut req = one(
+        "f.txt",
+        (0..10)
+            .map(|i| replace(&format!("entry {i} = {};", i + 1), "x"))
+            .collect(),
+    );
+    // Room for three searches of this file.
+    req.options.near_miss_budget = Some(text.len() * 3);
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    let edits = &report.files[0].edits;
+    assert_eq!(edits.len(), 10);
+    for (i, e) in edits.iter().enumerate() {
+        let err = e.error.as_ref().unwrap();
+        assert_eq!(err.code, ErrorCode::NotFound);
+        if i < 3 {
+            assert_eq!(err.details["near_miss"]["line"], i + 1, "edit {i}: {err}");
+        } else {
+            assert_eq!(err.details["near_miss_skipped"], true, "edit {i}: {err}");
+            assert!(err.message.contains("no near miss searched"), "{err}");
+            assert!(err.full_message().contains("fix the earlier failed edits"));
+        }
+    }
+    assert_eq!(read(dir.path(), "f.txt"), text);
+}

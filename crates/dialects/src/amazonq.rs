@@ -7,7 +7,7 @@
 //! `pattern_replace` belong to later work: they are refused with a clear error and not offered
 //! in the schema.
 
-use crate::args::{missing_for, object, parse, schema_for};
+use crate::args::{missing_for, object, parse, parse_ref, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits};
@@ -488,7 +488,7 @@ static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
 fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     // serde loses the argument path inside a flattened struct, so the top-level edit
     // fields are checked on their own first: a mistyped `old_str` is then named as such.
-    parse::<EditArgs>("fs_write", &FS_WRITE_SCHEMA, args.clone())?;
+    parse_ref::<EditArgs>("fs_write", &FS_WRITE_SCHEMA, &args)?;
     let args: FsWriteArgs = parse("fs_write", &FS_WRITE_SCHEMA, args)?;
     let single = match (&args.path, &args.file_edits) {
         (Some(_), Some(_)) => {
@@ -564,6 +564,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             stop_on_error: args.stop_on_error.unwrap_or(false),
             fuzzy_threshold: None,
             per_edit_diffs: false,
+            ..Default::default()
         },
     };
     let report = pipeline::apply(ws, &request);
@@ -589,7 +590,9 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 pairs.extend(shape::error_fields(err, Case::Snake));
             }
             pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
-            pairs.push(("diff", (!f.diff.is_empty()).then(|| json!(f.diff))));
+            let (diff, note) = shape::capped_diff(&f.diff);
+            pairs.push(("diff", (!diff.is_empty()).then(|| json!(diff))));
+            pairs.push(("diff_truncated", note.map(|n| json!(n))));
             pairs.push(("dry_run", report.dry_run.then(|| json!(true))));
             object(pairs)
         })

@@ -115,11 +115,18 @@ pub(crate) fn parse<T: DeserializeOwned>(
             example_object(schema)
         )));
     }
-    serde_path_to_error::deserialize::<_, T>(args).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.inner().to_string();
-        describe_error(tool, schema, &path, &inner)
-    })
+    serde_path_to_error::deserialize::<_, T>(args)
+        .map_err(|e| describe_error(tool, schema, &e.path().to_string(), &e.inner().to_string()))
+}
+
+/// [`parse`] without taking the arguments: for checking one part of them on its own.
+pub(crate) fn parse_ref<T: DeserializeOwned>(
+    tool: &str,
+    schema: &Value,
+    args: &Value,
+) -> Result<T, FkError> {
+    serde_path_to_error::deserialize::<_, T>(args)
+        .map_err(|e| describe_error(tool, schema, &e.path().to_string(), &e.inner().to_string()))
 }
 
 fn describe_error(tool: &str, schema: &Value, path: &str, message: &str) -> FkError {

@@ -145,7 +145,9 @@ file is written once at the end if any edit succeeded. `dryRun: true` previews w
 writing. `fuzzyThreshold` (0..1) lets an edit whose search text is not found exactly apply \
 to its closest near miss when the similarity is at least that much; without it, only exact \
 matches apply and a near miss is only reported. `label` names an edit in the results. The \
-reply has a result per edit (with its diff) and the cumulative finalDiff.
+reply has a result per edit (with its line, and its own diff when the batch has at most 100 \
+edits) and the cumulative finalDiff (cut after 128 KiB at a hunk boundary, with \
+finalDiffTruncated saying what was left out).
 
 Example: {\"path\": \"docs/spells.md\", \"edits\": [{\"label\": \"Detect Magic\", \"search\": \
 \"Detect Magic\\nLevel 1 Divination\", \"replace\": \"### Detect Magic\\n\\n**Level 1 Divination**\"}], \
@@ -223,8 +225,10 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
             stop_on_error: args.stop_on_error.unwrap_or(false),
             // DESIGN: fuzzy matching applies only when the caller asks for it.
             fuzzy_threshold: args.fuzzy_threshold,
-            per_edit_diffs: true,
+            // The final diff shows every change; a diff per edit helps only while they are few.
+            per_edit_diffs: total <= shape::MAX_PER_EDIT_DIFFS,
             atomic: false,
+            ..Default::default()
         },
     };
     let report = pipeline::apply(ws, &request);
@@ -264,6 +268,7 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
     } else {
         f.edits.iter().filter(|o| !o.success && !o.skipped).count()
     };
+    let (final_diff, diff_note) = shape::capped_diff(&f.diff);
     let mut pairs = vec![
         ("success", Some(json!(report.success()))),
         ("totalEdits", Some(json!(total))),
@@ -271,7 +276,8 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
         ("failedEdits", Some(json!(failed))),
         ("skippedEdits", (skipped > 0).then(|| json!(skipped))),
         ("results", Some(json!(results))),
-        ("finalDiff", (!f.diff.is_empty()).then(|| json!(f.diff))),
+        ("finalDiff", (!f.diff.is_empty()).then(|| json!(final_diff))),
+        ("finalDiffTruncated", diff_note.map(|n| json!(n))),
         ("contentHash", shape::current_hash(f).map(|h| json!(h))),
         ("dryRun", dry_run.then(|| json!(true))),
     ];

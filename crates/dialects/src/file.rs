@@ -249,11 +249,12 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let err = shape::first_error(f)
         .cloned()
         .or_else(|| shape::rolled_back_error(&report, f));
+    let (diff, diff_note) = shape::capped_diff(&f.diff);
     let updated = f
         .new_text
         .as_deref()
         .filter(|_| err.is_none())
-        .map(|t| shape::changed_regions(t, &f.diff));
+        .map(|t| shape::changed_regions(t, diff));
     let mut pairs = vec![
         ("path", Some(json!(f.path))),
         ("success", Some(json!(err.is_none()))),
@@ -270,8 +271,9 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     }
     pairs.push((
         "diff",
-        (!f.diff.is_empty() && err.is_none()).then(|| json!(f.diff)),
+        (!diff.is_empty() && err.is_none()).then(|| json!(diff)),
     ));
+    pairs.push(("diff_truncated", diff_note.map(|n| json!(n))));
     pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
     pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
     let mut text = shape::write_summary(&report);

@@ -187,6 +187,54 @@ pub(crate) fn failed_edits(file: &FileReport, case: Case) -> Vec<Value> {
         .collect()
 }
 
+/// The most diff a reply carries per file. A model reads every byte of a reply: past this,
+/// a diff costs more context than it gives (10,000 edits make megabytes of hunks), so the
+/// reply shows the first whole hunks and says how to see the rest.
+pub(crate) const MAX_REPLY_DIFF: usize = 128 * 1024;
+
+/// Batches up to this many edits get a diff per edit; larger ones rely on the file's diff.
+pub(crate) const MAX_PER_EDIT_DIFFS: usize = 100;
+
+/// `diff` cut to at most [`MAX_REPLY_DIFF`] bytes at a hunk boundary, and when it was cut, a
+/// note of what was left out. The file headers and the first hunk are always kept.
+pub(crate) fn capped_diff(diff: &str) -> (&str, Option<String>) {
+    capped_diff_at(diff, MAX_REPLY_DIFF)
+}
+
+fn capped_diff_at(diff: &str, max: usize) -> (&str, Option<String>) {
+    if diff.len() <= max {
+        return (diff, None);
+    }
+    let hunk_starts: Vec<usize> = std::iter::once(0)
+        .chain(diff.match_indices("\n@@ ").map(|(i, _)| i + 1))
+        .filter(|&i| diff[i..].starts_with("@@ "))
+        .collect();
+    let total = hunk_starts.len();
+    // Keep hunks while they fit; always at least the first.
+    let mut cut = hunk_starts.get(1).copied().unwrap_or(diff.len());
+    let mut shown = 1;
+    for (k, &start) in hunk_starts.iter().enumerate().skip(1) {
+        if start > max {
+            break;
+        }
+        cut = start;
+        shown = k;
+    }
+    if shown >= total {
+        cut = diff.len();
+    }
+    if cut >= diff.len() {
+        return (diff, None);
+    }
+    let note = format!(
+        "diff cut to its first {shown} of {total} hunks ({cut} of {} bytes); the rest of the \
+         changes are made as reported: read the file to see them, or preview smaller batches \
+         with a dry run",
+        diff.len()
+    );
+    (&diff[..cut], Some(note))
+}
+
 /// A model-facing text for a write: one line per file (and per failed edit), then the diffs.
 pub(crate) fn write_summary(report: &EditReport) -> String {
     let mut out = String::new();
@@ -227,8 +275,12 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
     }
     for f in &report.files {
         if !f.diff.is_empty() {
+            let (diff, note) = capped_diff(&f.diff);
             out.push('\n');
-            out.push_str(&f.diff);
+            out.push_str(diff);
+            if let Some(note) = note {
+                out.push_str(&format!("[{note}]\n"));
+            }
         }
     }
     out
@@ -237,6 +289,28 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_diffs_are_cut_at_a_hunk_and_say_so() {
+        let hunk = |n: usize| format!("@@ -{n},1 +{n},1 @@\n-old {n}\n+new {n}\n");
+        let diff: String = std::iter::once("--- a/f\n+++ b/f\n".to_string())
+            .chain((1..=100).map(hunk))
+            .collect();
+        assert_eq!(capped_diff_at(&diff, diff.len()), (diff.as_str(), None));
+        let (cut, note) = capped_diff_at(&diff, 200);
+        assert!(cut.len() <= 200 && cut.starts_with("--- a/f\n+++ b/f\n@@ -1,1"));
+        assert!(cut.ends_with("+new 5\n") || cut.ends_with("\n"), "{cut}");
+        let shown = cut.matches("@@ -").count();
+        let note = note.unwrap();
+        assert!(
+            note.contains(&format!("first {shown} of 100 hunks")),
+            "{note}"
+        );
+        // The first hunk stays even when it alone is over the limit.
+        let (cut, note) = capped_diff_at(&diff, 10);
+        assert_eq!(cut.matches("@@ -").count(), 1);
+        assert!(note.unwrap().contains("first 1 of 100"));
+    }
 
     #[test]
     fn changed_regions_follow_hunks() {
