@@ -101,6 +101,19 @@ pub struct EditRequest {
     pub options: EditOptions,
 }
 
+impl EditRequest {
+    /// A request for the edits of one file, with `options`.
+    pub fn one_file(path: impl Into<String>, edits: Vec<Edit>, options: EditOptions) -> Self {
+        EditRequest {
+            files: vec![FileEdits {
+                path: path.into(),
+                edits,
+            }],
+            options,
+        }
+    }
+}
+
 /// What happened to one edit.
 #[derive(Debug, Clone, Serialize)]
 pub struct EditOutcome {
