@@ -37,6 +37,9 @@ pub enum Edit {
     },
     /// Add the whole lines of `text` at the end of the file.
     Append { text: String },
+    /// A sed `s` command over the whole file, as read (like a line edit, it sees none of the
+    /// request's other edits, and may not change the text they change).
+    Substitute(crate::sed::Substitution),
 }
 
 impl Edit {
@@ -48,6 +51,7 @@ impl Edit {
             Edit::ReplaceLines { .. } => "replace_lines",
             Edit::Insert { .. } => "insert",
             Edit::Append { .. } => "append",
+            Edit::Substitute(_) => "pattern_replace",
         }
     }
 

@@ -21,6 +21,7 @@ pub mod lines;
 pub mod nearmiss;
 pub mod pipeline;
 pub mod read;
+pub mod sed;
 pub mod sequential;
 pub mod text;
 pub mod workspace;

@@ -18,7 +18,7 @@ use crate::edit::{
 };
 use crate::error::{ErrorCode, FkError};
 use crate::hash;
-use crate::lines::{LineTarget, SpliceSet};
+use crate::lines::{LineTarget, Splice, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
@@ -270,6 +270,36 @@ fn plan_file_inner(
     // Resolve, phase 1: line edits, all against the text as read.
     let mut splices = SpliceSet::default();
     for (i, edit) in fe.edits.iter().enumerate().skip(start) {
+        if let Edit::Substitute(substitution) = edit {
+            if stopped {
+                outcomes[i].skipped = true;
+                continue;
+            }
+            let found: Vec<Splice> = substitution
+                .splices(base)
+                .into_iter()
+                .map(|(start, end, text)| Splice {
+                    start,
+                    end,
+                    text: base_doc.eol.convert(&text),
+                })
+                .collect();
+            let count = found.len();
+            let first_line = found.first().map(|s| index.line_of(s.start));
+            let what = format!("pattern_replace {}", substitution.expression());
+            match splices.add_all(i, what, found) {
+                Ok(()) => {
+                    outcomes[i].success = true;
+                    outcomes[i].replacements = count;
+                    outcomes[i].line = first_line;
+                }
+                Err(e) => {
+                    outcomes[i].error = Some(e);
+                    stopped = opts.stop_on_error;
+                }
+            }
+            continue;
+        }
         let resolved = match edit {
             Edit::ReplaceLines {
                 start,

@@ -497,3 +497,72 @@ fn near_miss_searches_stop_at_their_budget_and_say_so() {
     }
     assert_eq!(read(dir.path(), "f.txt"), text);
 }
+
+fn sed(expr: &str) -> Edit {
+    Edit::Substitute(filekit_core::sed::Substitution::parse(expr, false).unwrap())
+}
+
+#[test]
+fn pattern_replace_goes_through_the_pipeline_like_any_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("f.txt"),
+        "let a = 1;\r\nlet b = 2;\r\nconst c = 3;\r\n",
+    )
+    .unwrap();
+    // A substitution and a line edit both refer to the file as read; a text edit follows.
+    let req = one(
+        "f.txt",
+        vec![
+            sed("s/let (\\w)/var \\1/g"),
+            lines(3, 3, "const c = 4;"),
+            replace("var b", "var bee"),
+        ],
+    );
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.success(), "{:?}", report.files[0].edits);
+    let edits = &report.files[0].edits;
+    assert_eq!(edits[0].command, "pattern_replace");
+    assert_eq!(edits[0].replacements, 2);
+    assert_eq!(edits[0].line, Some(1));
+    assert_eq!(
+        read(dir.path(), "f.txt"),
+        "var a = 1;\r\nvar bee = 2;\r\nconst c = 4;\r\n"
+    );
+
+    // A replacement with a line break takes the file's line ending.
+    let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![sed("s/ = /\\n= /")]));
+    assert!(report.success());
+    assert!(read(dir.path(), "f.txt").starts_with("var a\r\n= 1;\r\nvar bee\r\n= 2;\r\n"));
+
+    // No match: the edit succeeds with no replacement and the file is left alone.
+    let before = read(dir.path(), "f.txt");
+    let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![sed("s/zzz/y/g")]));
+    assert!(report.success());
+    assert_eq!(report.files[0].status, FileStatus::Unchanged);
+    assert_eq!(report.files[0].edits[0].replacements, 0);
+    assert_eq!(read(dir.path(), "f.txt"), before);
+}
+
+#[test]
+fn pattern_replace_overlapping_a_line_edit_is_refused_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a1\na2\na3\n").unwrap();
+    let mut req = one("f.txt", vec![lines(2, 2, "b2"), sed("s/a/x/")]);
+    req.options.atomic = true;
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(!report.success());
+    let err = report.files[0].edits[1].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert!(err.message.contains("overlaps edit 0"), "{err}");
+    assert!(err.message.contains("pattern_replace s/a/x/"), "{err}");
+    assert_eq!(read(dir.path(), "f.txt"), "a1\na2\na3\n");
+
+    // Without atomic, the line edit applies and none of the substitution does.
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one("f.txt", vec![lines(2, 2, "b2"), sed("s/a/x/")]),
+    );
+    assert_eq!(report.files[0].edits_applied, 1);
+    assert_eq!(read(dir.path(), "f.txt"), "a1\nb2\na3\n");
+}
