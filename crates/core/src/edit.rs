@@ -6,6 +6,8 @@
 
 use crate::error::FkError;
 use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One change to one file. Line numbers are 1-based and inclusive; negative numbers count
 /// from the end (-1 is the last line).
@@ -96,6 +98,63 @@ pub struct EditOptions {
     /// Bytes of text the near-miss searches of one file may scan in this request (`None`:
     /// the pipeline's default of 64 MiB). Bounds the time of a request whose edits all fail.
     pub near_miss_budget: Option<usize>,
+    /// Progress reports and cancellation for long requests.
+    pub control: Control,
+}
+
+/// How far a request is, as reported to [`Control`]'s callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Files planned (read, edited in memory, diffed) so far.
+    pub done: usize,
+    /// Files in the request.
+    pub total: usize,
+}
+
+type ProgressFn = dyn Fn(Progress) + Send + Sync;
+
+/// A caller's hold on a running request: a callback that hears of each planned file, and a
+/// flag that stops the request. A stop is honoured until writing starts: a cancelled request
+/// writes nothing, and once writing starts it finishes (each file's write is a rename, so
+/// there is never a half-written file either way).
+#[derive(Clone, Default)]
+pub struct Control {
+    progress: Option<Arc<ProgressFn>>,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Control {
+    /// A control that calls `on_progress` after each file is planned (from worker threads).
+    pub fn with_progress(on_progress: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        Control {
+            progress: Some(Arc::new(on_progress)),
+            cancelled: Arc::default(),
+        }
+    }
+
+    /// Asks the request to stop; safe from any thread.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn report(&self, progress: Progress) {
+        if let Some(f) = &self.progress {
+            f(progress);
+        }
+    }
+}
+
+impl std::fmt::Debug for Control {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control")
+            .field("progress", &self.progress.is_some())
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
 }
 
 /// A request to change one or more files.
@@ -201,6 +260,9 @@ impl FileReport {
 /// The engine's report on a whole request.
 #[derive(Debug, Clone, Serialize)]
 pub struct EditReport {
+    /// True when the caller cancelled the request before anything was written.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
     pub files: Vec<FileReport>,
     pub dry_run: bool,
     pub atomic: bool,

@@ -26,6 +26,8 @@ pub mod sequential;
 pub mod text;
 pub mod workspace;
 
-pub use edit::{Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport};
+pub use edit::{
+    Control, Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport, Progress,
+};
 pub use error::{ErrorCode, FkError};
 pub use workspace::Workspace;

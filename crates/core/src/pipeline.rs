@@ -12,6 +12,7 @@
 //! 5. Report: an [`EditReport`] that the dialects shape into their replies.
 
 use crate::diff;
+use crate::edit::Progress;
 use crate::edit::{
     Edit, EditOptions, EditOutcome, EditReport, EditRequest, Expected, FileEdits, FileReport,
     FileStatus,
@@ -23,15 +24,35 @@ use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
 use crate::workspace::{FileMeta, PendingWrite, Workspace, WriteMode, WsPath, rfc3339};
+use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Applies an edit request: every file is planned, then (unless dry run) written.
+/// Applies an edit request: every file is planned (in parallel), then, unless dry run or
+/// cancelled, written.
 pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     let opts = &req.options;
+    let control = &opts.control;
+    let total = req.files.len();
+    let planned = AtomicUsize::new(0);
+    let mut plans: Vec<FilePlan> = req
+        .files
+        .par_iter()
+        .map(|fe| {
+            let plan = if control.is_cancelled() {
+                let mut plan = FilePlan::new(&fe.path);
+                plan.fail(cancelled_error());
+                plan
+            } else {
+                plan_file(ws, fe, opts)
+            };
+            let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
+            control.report(Progress { done, total });
+            plan
+        })
+        .collect();
     let mut seen: HashMap<WsPath, usize> = HashMap::new();
-    let mut plans: Vec<FilePlan> = Vec::with_capacity(req.files.len());
-    for (i, fe) in req.files.iter().enumerate() {
-        let mut plan = plan_file(ws, fe, opts);
+    for (i, (fe, plan)) in req.files.iter().zip(plans.iter_mut()).enumerate() {
         if let Some(target) = &plan.target {
             if let Some(first) = seen.get(target) {
                 plan.fail(
@@ -45,12 +66,12 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
                 seen.insert(target.clone(), i);
             }
         }
-        plans.push(plan);
     }
 
+    let cancelled = control.is_cancelled();
     let any_failure = plans.iter().any(|p| !p.report.success());
     let rolled_back = opts.atomic && any_failure;
-    if !opts.dry_run && !rolled_back {
+    if !opts.dry_run && !rolled_back && !cancelled {
         commit(ws, &mut plans, opts.atomic);
     }
     let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
@@ -60,12 +81,26 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
             f.written = false;
         }
     }
+    if cancelled {
+        for f in files.iter_mut().filter(|f| f.error.is_none()) {
+            f.error = Some(cancelled_error());
+        }
+    }
     EditReport {
+        cancelled,
         files,
         dry_run: opts.dry_run,
         atomic: opts.atomic,
         rolled_back,
     }
+}
+
+fn cancelled_error() -> FkError {
+    FkError::new(
+        ErrorCode::Cancelled,
+        "the request was cancelled before anything was written",
+    )
+    .with_hint("send it again to apply it")
 }
 
 /// One file's planned change.
@@ -78,6 +113,15 @@ struct FilePlan {
 }
 
 impl FilePlan {
+    fn new(path: &str) -> FilePlan {
+        FilePlan {
+            report: empty_report(path),
+            old_bytes: None,
+            target: None,
+            write: None,
+        }
+    }
+
     fn fail(&mut self, err: FkError) {
         self.report.error = Some(err);
         self.report.status = FileStatus::Failed;
@@ -122,12 +166,7 @@ fn outcome(index: usize, edit: &Edit) -> EditOutcome {
 }
 
 fn plan_file(ws: &Workspace, fe: &FileEdits, opts: &EditOptions) -> FilePlan {
-    let mut plan = FilePlan {
-        report: empty_report(&fe.path),
-        old_bytes: None,
-        target: None,
-        write: None,
-    };
+    let mut plan = FilePlan::new(&fe.path);
     match plan_file_inner(ws, fe, opts, &mut plan) {
         Ok(()) => {}
         Err(e) => plan.fail(e),

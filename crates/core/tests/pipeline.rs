@@ -566,3 +566,62 @@ fn pattern_replace_overlapping_a_line_edit_is_refused_whole() {
     assert_eq!(report.files[0].edits_applied, 1);
     assert_eq!(read(dir.path(), "f.txt"), "a1\nb2\na3\n");
 }
+
+#[test]
+fn progress_is_reported_per_file_and_cancel_writes_nothing() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..40).map(|i| format!("f{i}.txt")).collect();
+    for n in &names {
+        fs::write(dir.path().join(n), "old\n").unwrap();
+    }
+    let request = |control: filekit_core::Control| EditRequest {
+        files: names
+            .iter()
+            .map(|n| FileEdits {
+                path: n.clone(),
+                edits: vec![replace("old", "new")],
+            })
+            .collect(),
+        options: EditOptions {
+            control,
+            ..EditOptions::default()
+        },
+    };
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let control = filekit_core::Control::with_progress(move |p| sink.lock().unwrap().push(p));
+    let report = pipeline::apply(&ws(dir.path()), &request(control));
+    assert!(report.success() && !report.cancelled);
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort_by_key(|p| p.done);
+    assert_eq!(seen.len(), 40);
+    assert!(
+        seen.iter()
+            .enumerate()
+            .all(|(i, p)| p.done == i + 1 && p.total == 40)
+    );
+    assert!(names.iter().all(|n| read(dir.path(), n) == "new\n"));
+
+    // Cancelled once the first file is planned: nothing is written, and the report says so.
+    let holder: Arc<Mutex<Option<filekit_core::Control>>> = Arc::default();
+    let inner = holder.clone();
+    let control = filekit_core::Control::with_progress(move |_| {
+        if let Some(c) = inner.lock().unwrap().as_ref() {
+            c.cancel();
+        }
+    });
+    *holder.lock().unwrap() = Some(control.clone());
+    let mut req = request(control);
+    for f in &mut req.files {
+        f.edits = vec![replace("new", "newer")];
+    }
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.cancelled);
+    assert!(!report.success());
+    assert!(report.files.iter().all(|f| !f.written));
+    let err = report.files[39].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Cancelled, "{err}");
+    assert!(names.iter().all(|n| read(dir.path(), n) == "new\n"));
+}
