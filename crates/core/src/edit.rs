@@ -100,6 +100,11 @@ pub struct EditOptions {
     pub near_miss_budget: Option<usize>,
     /// Progress reports and cancellation for long requests.
     pub control: Control,
+    /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
+    /// failing on them: for edits over many files chosen by pattern.
+    pub skip_non_text: bool,
+    /// Skip files larger than this many bytes.
+    pub max_file_size: Option<u64>,
 }
 
 /// How far a request is, as reported to [`Control`]'s callback.
@@ -213,6 +218,9 @@ pub enum FileStatus {
     Unchanged,
     /// Nothing was written to this file (all its edits failed, or the file failed as a whole).
     Failed,
+    /// Left alone on purpose: not text, or over the size limit (see `skipped`), when the
+    /// request asked to skip such files rather than fail on them.
+    Skipped,
 }
 
 /// The engine's report on one file.
@@ -242,6 +250,9 @@ pub struct FileReport {
     /// A failure of the file as a whole (missing, binary, outside the roots, write refused).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FkError>,
+    /// Why the file was skipped (status `Skipped`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
     /// The file's text after the request (decoded, without BOM). Not serialized: dialects
     /// that show updated lines take them from here.
     #[serde(skip)]

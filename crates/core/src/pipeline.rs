@@ -122,6 +122,12 @@ impl FilePlan {
         }
     }
 
+    fn skip(&mut self, why: String) {
+        self.report.status = FileStatus::Skipped;
+        self.report.skipped = Some(why);
+        self.write = None;
+    }
+
     fn fail(&mut self, err: FkError) {
         self.report.error = Some(err);
         self.report.status = FileStatus::Failed;
@@ -145,6 +151,7 @@ fn empty_report(path: &str) -> FileReport {
         new_hash: None,
         last_modified: None,
         error: None,
+        skipped: None,
         new_text: None,
         old_text: None,
     }
@@ -282,7 +289,30 @@ fn plan_file_inner(
                     FkError::new(ErrorCode::NotFound, format!("{display} does not exist"))
                 }));
             }
-            let before = read_before(ws, &target, &display)?;
+            if let (Some(limit), Some(meta)) = (opts.max_file_size, &exists)
+                && meta.len > limit
+            {
+                plan.skip(format!(
+                    "larger than the limit of {limit} bytes ({} bytes)",
+                    meta.len
+                ));
+                return Ok(());
+            }
+            let before = match read_before(ws, &target, &display) {
+                Err(e)
+                    if opts.skip_non_text
+                        && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
+                {
+                    let why = if e.code == ErrorCode::Binary {
+                        "binary file"
+                    } else {
+                        "not UTF-8 text"
+                    };
+                    plan.skip(why.to_string());
+                    return Ok(());
+                }
+                other => other?,
+            };
             let doc = before.doc.clone().expect("read");
             (before, doc, WriteMode::Replace, false)
         }
