@@ -42,6 +42,14 @@ pub enum Edit {
     /// A sed `s` command over the whole file, as read (like a line edit, it sees none of the
     /// request's other edits, and may not change the text they change).
     Substitute(crate::sed::Substitution),
+    /// Replace byte ranges of the decoded text as read (sorted, disjoint `(start, end, new)`),
+    /// for callers that located the text themselves (an interactive review, a parser). The
+    /// offsets mean nothing for another version of the file, so `content_hash` of the whole
+    /// file is required.
+    Ranges {
+        ranges: Vec<(usize, usize, String)>,
+        content_hash: String,
+    },
 }
 
 impl Edit {
@@ -54,6 +62,7 @@ impl Edit {
             Edit::Insert { .. } => "insert",
             Edit::Append { .. } => "append",
             Edit::Substitute(_) => "pattern_replace",
+            Edit::Ranges { .. } => "replace_ranges",
         }
     }
 

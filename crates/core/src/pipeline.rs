@@ -95,6 +95,48 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     }
 }
 
+/// The splices of a `replace_ranges` edit, after checking that they are for this version of
+/// the file and fit its text.
+fn check_ranges(
+    base: &str,
+    base_hash: &str,
+    ranges: &[(usize, usize, String)],
+    content_hash: &str,
+) -> Result<Vec<Splice>, FkError> {
+    if !hash::matches(content_hash, base_hash) {
+        return Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "content_hash {content_hash} is not the file's ({base_hash}): the byte ranges were computed on another version"
+            ),
+        )
+        .with_hint("read the file again and compute the ranges on what it holds now"));
+    }
+    let mut last_end = 0;
+    let mut out = Vec::with_capacity(ranges.len());
+    for (k, (start, end, text)) in ranges.iter().enumerate() {
+        let fits = start <= end
+            && *end <= base.len()
+            && base.is_char_boundary(*start)
+            && base.is_char_boundary(*end)
+            && (k == 0 || *start >= last_end);
+        if !fits {
+            return Err(FkError::invalid(format!(
+                "range {k} ({start}..{end}) does not fit the text of {} bytes: ranges must be sorted, disjoint and on character boundaries",
+                base.len()
+            ))
+            .with_hint("compute the ranges on the decoded text of the file as read"));
+        }
+        last_end = *end;
+        out.push(Splice {
+            start: *start,
+            end: *end,
+            text: text.clone(),
+        });
+    }
+    Ok(out)
+}
+
 fn cancelled_error() -> FkError {
     FkError::new(
         ErrorCode::Cancelled,
@@ -339,6 +381,34 @@ fn plan_file_inner(
     // Resolve, phase 1: line edits, all against the text as read.
     let mut splices = SpliceSet::default();
     for (i, edit) in fe.edits.iter().enumerate().skip(start) {
+        if let Edit::Ranges {
+            ranges,
+            content_hash,
+        } = edit
+        {
+            if stopped {
+                outcomes[i].skipped = true;
+                continue;
+            }
+            let result = check_ranges(base, &base_hash, ranges, content_hash).and_then(|found| {
+                let first_line = found.first().map(|s| index.line_of(s.start));
+                splices
+                    .add_all(i, "replace_ranges".into(), found)
+                    .map(|()| first_line)
+            });
+            match result {
+                Ok(first_line) => {
+                    outcomes[i].success = true;
+                    outcomes[i].replacements = ranges.len();
+                    outcomes[i].line = first_line;
+                }
+                Err(e) => {
+                    outcomes[i].error = Some(e);
+                    stopped = opts.stop_on_error;
+                }
+            }
+            continue;
+        }
         if let Edit::Substitute(substitution) = edit {
             if stopped {
                 outcomes[i].skipped = true;

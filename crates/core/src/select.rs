@@ -41,7 +41,8 @@ pub struct FileSelection {
 /// The files chosen, in path order, and what the walk left out.
 #[derive(Debug, Clone, Default)]
 pub struct Selected {
-    /// Absolute paths of the chosen files.
+    /// The chosen files: relative to the first root when inside it (as people read them),
+    /// otherwise absolute.
     pub files: Vec<String>,
     /// Entries passed over by the walk, with the reason (links, unreadable directories).
     pub skipped: Vec<(String, String)>,
@@ -69,6 +70,7 @@ pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkE
         }
     }
     let root = dir.absolute().to_path_buf();
+    let first_root = ws.roots()[0].clone();
     let include = Matcher::new(
         std::slice::from_ref(&selection.file_pattern),
         "file_pattern",
@@ -140,7 +142,11 @@ pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkE
         if !kind.is_file() {
             continue;
         }
-        out.files.push(entry.path().display().to_string());
+        let shown = entry
+            .path()
+            .strip_prefix(&first_root)
+            .unwrap_or(entry.path());
+        out.files.push(shown.display().to_string());
     }
     Ok(out)
 }

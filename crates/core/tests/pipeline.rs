@@ -625,3 +625,40 @@ fn progress_is_reported_per_file_and_cancel_writes_nothing() {
     assert_eq!(err.code, ErrorCode::Cancelled, "{err}");
     assert!(names.iter().all(|n| read(dir.path(), n) == "new\n"));
 }
+
+#[test]
+fn byte_ranges_apply_only_to_the_version_they_were_computed_on() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "héllo world\n").unwrap();
+    let hash = hash::content_hash("héllo world\n".as_bytes());
+    let ranges = |r: Vec<(usize, usize, &str)>, h: &str| Edit::Ranges {
+        ranges: r
+            .into_iter()
+            .map(|(a, b, t)| (a, b, t.to_string()))
+            .collect(),
+        content_hash: h.to_string(),
+    };
+    // Not on a character boundary (é is two bytes), then not sorted: refused.
+    for bad in [vec![(2, 3, "x")], vec![(7, 12, "x"), (0, 1, "y")]] {
+        let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![ranges(bad, &hash)]));
+        let err = report.files[0].edits[0].error.as_ref().unwrap();
+        assert!(err.message.contains("does not fit"), "{err}");
+    }
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one(
+            "f.txt",
+            vec![ranges(vec![(0, 6, "hi"), (7, 12, "there")], &hash)],
+        ),
+    );
+    assert!(report.success(), "{:?}", report.files[0]);
+    assert_eq!(read(dir.path(), "f.txt"), "hi there\n");
+    // The same ranges on the new version: stale.
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one("f.txt", vec![ranges(vec![(0, 2, "yo")], &hash)]),
+    );
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Stale, "{err}");
+    assert_eq!(read(dir.path(), "f.txt"), "hi there\n");
+}
