@@ -23,7 +23,9 @@ use crate::lines::{LineTarget, Splice, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
-use crate::workspace::{FileMeta, PendingWrite, Workspace, WriteMode, WsPath, rfc3339};
+use crate::workspace::{
+    FileMeta, FilesystemSync, PendingWrite, Workspace, WriteMode, WsPath, rfc3339,
+};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -226,7 +228,7 @@ fn plan_file(ws: &Workspace, fe: &FileEdits, opts: &EditOptions) -> FilePlan {
 /// The file as it is on disk before the request.
 struct Before {
     bytes: Option<Vec<u8>>,
-    text: Option<String>,
+    /// The decoded file; taken as the base text when the edits apply to it (not a create).
     doc: Option<TextDoc>,
     hash: Option<String>,
     meta: Option<FileMeta>,
@@ -236,7 +238,6 @@ fn read_before(ws: &Workspace, p: &WsPath, display: &str) -> Result<Before, FkEr
     let fb = ws.read(p)?;
     let doc = TextDoc::decode(&fb.bytes, display)?;
     Ok(Before {
-        text: Some(doc.text.clone()),
         hash: Some(hash::content_hash(&fb.bytes)),
         bytes: Some(fb.bytes),
         doc: Some(doc),
@@ -306,7 +307,6 @@ fn plan_file_inner(
             } else {
                 Before {
                     bytes: None,
-                    text: None,
                     doc: None,
                     hash: None,
                     meta: None,
@@ -355,7 +355,8 @@ fn plan_file_inner(
                 }
                 other => other?,
             };
-            let doc = before.doc.clone().expect("read");
+            let mut before = before;
+            let doc = before.doc.take().expect("a read file is decoded");
             (before, doc, WriteMode::Replace, false)
         }
     };
@@ -593,7 +594,20 @@ fn plan_file_inner(
 
     // Preview.
     let final_splices = seq.into_splices();
-    let new_text = apply_splices(base, &final_splices);
+    let existed = before.meta.is_some();
+    // The text before the request: the base, unless the base is a create's new content.
+    let old_text: Option<&str> = if first_is_create {
+        before.doc.as_ref().map(|d| d.text.as_str())
+    } else {
+        Some(base)
+    };
+    // Most files of a tree-wide request have nothing to change: no new text, diff or bytes.
+    let untouched = !first_is_create && final_splices.is_empty();
+    let new_text = if untouched {
+        String::new()
+    } else {
+        apply_splices(base, &final_splices)
+    };
     // Diff headers name the file as `git diff` would: relative to the first root, so that
     // `patch -p1` in that root applies it; files of other roots keep their absolute path.
     let diff_path = if target.root_index() == 0 {
@@ -601,22 +615,23 @@ fn plan_file_inner(
     } else {
         display.trim_start_matches('/').to_string()
     };
-    let (old_name, new_name) = match &before.text {
-        Some(_) => (format!("a/{diff_path}"), format!("b/{diff_path}")),
-        None => ("/dev/null".to_string(), format!("b/{diff_path}")),
+    let (old_name, new_name) = if existed {
+        (format!("a/{diff_path}"), format!("b/{diff_path}"))
+    } else {
+        ("/dev/null".to_string(), format!("b/{diff_path}"))
     };
-    let (diff_text, stats) = match &before.text {
+    let (diff_text, stats) = match old_text {
+        _ if untouched => (String::new(), diff::DiffStats::default()),
         Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
         Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
         None => diff::unified_texts("", &new_text, &old_name, &new_name),
     };
     let applied = outcomes.iter().filter(|o| o.success).count();
     let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
-    let bytes = base_doc.encode(&new_text);
-    let changed = before.text.as_deref() != Some(new_text.as_str()) || before.text.is_none();
+    let changed = !untouched && old_text != Some(new_text.as_str());
     plan.report.status = if applied == 0 && failed > 0 {
         FileStatus::Failed
-    } else if before.text.is_none() {
+    } else if !existed {
         FileStatus::Created
     } else if changed {
         FileStatus::Modified
@@ -629,13 +644,22 @@ fn plan_file_inner(
     plan.report.diff = diff_text;
     plan.report.lines_added = stats.added;
     plan.report.lines_removed = stats.removed;
-    plan.report.new_hash = Some(hash::content_hash(&bytes));
-    if plan.report.status == FileStatus::Failed {
+    if !changed || plan.report.status == FileStatus::Failed {
         plan.report.new_hash = before.hash.clone();
+        // Nothing to write: keep nothing of the file (a tree-wide request reads thousands).
+        if existed {
+            plan.report.new_text = old_text.map(str::to_string).filter(|_| !untouched);
+        }
+        return Ok(());
     }
-    plan.report.old_text = before.text;
-    plan.old_bytes = before.bytes;
-    if changed && applied > 0 {
+    let bytes = base_doc.encode(&new_text);
+    plan.report.new_hash = Some(hash::content_hash(&bytes));
+    plan.report.old_text = old_text.map(str::to_string);
+    // Only an atomic request that fails late needs the old bytes, to put them back.
+    if opts.atomic {
+        plan.old_bytes = before.bytes;
+    }
+    if applied > 0 {
         plan.write = Some((bytes, mode));
     }
     plan.report.new_text = Some(new_text);
@@ -866,13 +890,24 @@ fn edit_hunk(line: usize, before: &str, old: &str, new: &str, after: &str) -> St
 /// Writes every planned file: stage all, then rename each into place. With `atomic`, a
 /// failure while staging writes nothing, and a failure while renaming puts back the files
 /// already renamed.
+/// Requests that write more files than this flush the filesystem twice in all, instead of
+/// twice per file (an fsync costs milliseconds; a tree-wide replace writes thousands).
+const BATCH_SYNC_FILES: usize = 8;
+
 fn commit(ws: &Workspace, plans: &mut [FilePlan], atomic: bool) {
+    let writes = plans.iter().filter(|p| p.write.is_some()).count();
+    let batched = writes > BATCH_SYNC_FILES;
     let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
     for (i, plan) in plans.iter_mut().enumerate() {
         let (Some(target), Some((bytes, mode))) = (&plan.target, &plan.write) else {
             continue;
         };
-        match ws.stage(target, bytes, *mode, true) {
+        let pending = if batched {
+            ws.stage_unsynced(target, bytes, *mode, true)
+        } else {
+            ws.stage(target, bytes, *mode, true)
+        };
+        match pending {
             Ok(p) => staged.push((i, p)),
             Err(e) => {
                 plan.fail(e);
@@ -881,6 +916,10 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], atomic: bool) {
                 }
             }
         }
+    }
+    let flush = batched.then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
+    if let Some(f) = &flush {
+        f.sync();
     }
     let mut done: Vec<usize> = Vec::new();
     for (i, pending) in staged {
@@ -898,6 +937,9 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], atomic: bool) {
                 }
             }
         }
+    }
+    if let Some(f) = &flush {
+        f.sync();
     }
 }
 

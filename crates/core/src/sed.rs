@@ -49,6 +49,10 @@ pub struct Substitution {
     occurrence: usize,
     /// `m`/`s`: the pattern runs over the whole text instead of each line.
     whole_text: bool,
+    /// Line mode may find its lines with one search of the whole text: false for patterns
+    /// whose meaning differs between a line and the whole text (`\A`, `\z`, flags turning
+    /// multi-line off).
+    line_prefilter: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,6 +218,8 @@ impl Substitution {
         let regex = RegexBuilder::new(&pattern)
             .case_insensitive(ignore_case)
             .multi_line(true)
+            // `$` before a CRLF line's `\r`, as a line of such a file ends there.
+            .crlf(true)
             .dot_matches_new_line(dot_all)
             .build()
             .map_err(|e| {
@@ -232,7 +238,10 @@ impl Substitution {
             parse_replacement(&replacement_text, &regex)
                 .map_err(|(at, what, hint)| err(field_starts[1] + at, &what, &hint))?
         };
+        let line_prefilter =
+            !(pattern.contains("\\A") || pattern.contains("\\z") || pattern.contains("(?-"));
         Ok(Substitution {
+            line_prefilter,
             expression: expression.to_string(),
             regex,
             replacement,
@@ -255,14 +264,47 @@ impl Substitution {
             self.replace_in(text, 0, &mut out);
             return out;
         }
-        let mut at = 0;
-        for line in text.split_inclusive('\n') {
-            let content = line.strip_suffix('\n').unwrap_or(line);
-            let content = content.strip_suffix('\r').unwrap_or(content);
-            self.replace_in(content, at, &mut out);
-            at += line.len();
+        if !self.line_prefilter {
+            let mut at = 0;
+            for line in text.split_inclusive('\n') {
+                self.replace_in_line(text, at, at + line.len(), &mut out);
+                at += line.len();
+            }
+            return out;
+        }
+        // Most lines of most files do not match. One search of the whole text finds the
+        // lines that may: a match within a line is also a match of the whole text (`^`, `$`
+        // and `\b` mean the same at line breaks), so the first match at or after a line's
+        // start lies in the first line that has one. Only those lines are searched line by
+        // line, which keeps sed's per-line semantics exact.
+        let bytes = text.as_bytes();
+        let mut from = 0;
+        while from < text.len() {
+            let Some(m) = self.regex.find_at(text, from) else {
+                break;
+            };
+            let line_start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
+            let line_end = memchr::memchr(b'\n', &bytes[m.start()..])
+                .map_or(text.len(), |i| m.start() + i + 1);
+            self.replace_in_line(text, line_start, line_end, &mut out);
+            from = line_end;
         }
         out
+    }
+
+    /// Appends the replacements within the line `start..end` of `text` (its line break and a
+    /// CRLF's `\r` excluded).
+    fn replace_in_line(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        out: &mut Vec<(usize, usize, String)>,
+    ) {
+        let line = &text[start..end];
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        self.replace_in(content, start, out);
     }
 
     /// Appends the replacements within `hay`, which starts at `offset` in the whole text.

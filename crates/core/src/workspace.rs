@@ -416,6 +416,30 @@ impl Workspace {
         mode: WriteMode,
         create_parents: bool,
     ) -> Result<PendingWrite, FkError> {
+        self.stage_with(p, bytes, mode, create_parents, true)
+    }
+
+    /// Like [`Workspace::stage`], but without syncing the temporary file: for writes of many
+    /// files, made durable together with [`sync_filesystems`] (one flush instead of two
+    /// per file), before and after they are committed.
+    pub fn stage_unsynced(
+        &self,
+        p: &WsPath,
+        bytes: &[u8],
+        mode: WriteMode,
+        create_parents: bool,
+    ) -> Result<PendingWrite, FkError> {
+        self.stage_with(p, bytes, mode, create_parents, false)
+    }
+
+    fn stage_with(
+        &self,
+        p: &WsPath,
+        bytes: &[u8],
+        mode: WriteMode,
+        create_parents: bool,
+        sync: bool,
+    ) -> Result<PendingWrite, FkError> {
         let shown = self.display(p);
         if self.read_only {
             return Err(FkError::new(
@@ -469,7 +493,7 @@ impl Workspace {
                 file.set_permissions(perms)?;
             }
             file.write_all(bytes)?;
-            file.sync_all()
+            if sync { file.sync_all() } else { Ok(()) }
         })();
         let pending = PendingWrite {
             parent,
@@ -478,6 +502,7 @@ impl Workspace {
             mode,
             shown,
             committed: false,
+            synced: sync,
         };
         // Dropping `pending` on failure removes the temporary file.
         written.map_err(|e| FkError::from_io(&e, &pending.shown))?;
@@ -698,6 +723,50 @@ pub struct PendingWrite {
     mode: WriteMode,
     shown: String,
     committed: bool,
+    /// Staged with its own fsync (and its rename is then synced too); otherwise the caller
+    /// syncs the filesystem.
+    synced: bool,
+}
+
+/// The filesystems that hold a set of unsynced writes, to flush together: after staging, so
+/// that every file's content is on disk before a rename makes it visible, and after the
+/// commits, so that the renames are.
+pub struct FilesystemSync {
+    /// One open directory on each filesystem.
+    dirs: Vec<std::fs::File>,
+}
+
+impl FilesystemSync {
+    pub fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> FilesystemSync {
+        use std::os::unix::fs::MetadataExt;
+        let mut seen = std::collections::HashSet::new();
+        // cap-std's directory handles are path-only descriptors, which syncfs refuses: open
+        // each directory for reading through its handle.
+        let dirs = writes
+            .into_iter()
+            .filter_map(|w| {
+                rustix::fs::openat(
+                    &w.parent,
+                    ".",
+                    rustix::fs::OFlags::RDONLY
+                        | rustix::fs::OFlags::DIRECTORY
+                        | rustix::fs::OFlags::CLOEXEC,
+                    rustix::fs::Mode::empty(),
+                )
+                .ok()
+            })
+            .map(std::fs::File::from)
+            .filter(|d| d.metadata().is_ok_and(|m| seen.insert(m.dev())))
+            .collect();
+        FilesystemSync { dirs }
+    }
+
+    pub fn sync(&self) {
+        for d in &self.dirs {
+            // A filesystem that cannot sync leaves the files in place all the same.
+            let _ = rustix::fs::syncfs(d);
+        }
+    }
 }
 
 impl PendingWrite {
@@ -712,7 +781,9 @@ impl PendingWrite {
         self.committed = true;
         // Makes the rename itself durable. Some filesystems refuse fsync on a directory; the
         // file is in place either way, so that is not a failure of the write.
-        if let Ok(d) = self.parent.try_clone() {
+        if self.synced
+            && let Ok(d) = self.parent.try_clone()
+        {
             let _ = d.into_std_file().sync_all();
         }
         let m = self
