@@ -9,6 +9,7 @@ mod call;
 mod edit;
 mod plan;
 mod read;
+mod search;
 mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -36,13 +37,18 @@ const AFTER_HELP: &str = "\
 Verbs:
   call    Run one tool call of any dialect (amazonq fs_read/fs_write, file:*, claude
           Read/Write/Edit/MultiEdit, desktop-commander edit_block/batch_edit_blocks/
-          write_from_line) and print its JSON reply.
+          write_from_line, plus the searches LS/Glob/Grep, file:list_files and fs_read's
+          Directory/Search modes) and print its JSON reply.
             echo '{\"tool_name\": \"file:read_file\", \"tool_args\": {\"path\": \"src/app.js\"}}' | filekit call
             filekit call --json '{\"tool_name\": \"Edit\", \"tool_args\": {\"file_path\": \"a.txt\", \"old_string\": \"x\", \"new_string\": \"y\"}}'
   read    Print files with line numbers and their content_hash.
             filekit read src/main.rs --lines 10:40
   edit    Apply an edit plan (JSON) and show colored diffs; see `filekit edit --help`.
             filekit edit plan.json --dry-run
+  grep    Search contents with a Rust regex; glob: find files newest first; ls: list.
+            filekit grep 'fn \\w+' src -t rust -C 2
+            filekit glob '**/*.rs' --json
+            filekit ls src --tree --depth 2
   tools   List the tools `call` accepts, with their argument schemas under --json.
             filekit tools --dialect claude
 
@@ -94,6 +100,15 @@ enum Verb {
     /// Apply an edit plan (JSON): colored diffs and a summary per edit.
     #[command(after_help = plan::AFTER_HELP)]
     Edit(edit::EditArgs),
+    /// Search file contents with a Rust regex (ripgrep's rules).
+    #[command(after_help = search::GREP_AFTER_HELP)]
+    Grep(search::GrepArgs),
+    /// Find files by glob, newest first.
+    #[command(after_help = search::GLOB_AFTER_HELP)]
+    Glob(search::GlobArgs),
+    /// List a directory: flat, recursive or as a tree.
+    #[command(after_help = search::LS_AFTER_HELP)]
+    Ls(search::LsArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
 }
@@ -114,6 +129,9 @@ fn main() -> ExitCode {
         Verb::Call(args) => call::run(&cli.global, args),
         Verb::Read(args) => read::run(&cli.global, cli.json, args),
         Verb::Edit(args) => edit::run(&cli.global, cli.json, args),
+        Verb::Grep(args) => search::run_grep(&cli.global, cli.json, args),
+        Verb::Glob(args) => search::run_glob(&cli.global, cli.json, args),
+        Verb::Ls(args) => search::run_ls(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
     };
     ExitCode::from(code)

@@ -13,6 +13,7 @@
 mod amazonq;
 mod args;
 mod claude;
+mod claude_search;
 mod desktop_commander;
 mod file;
 mod shape;
@@ -110,6 +111,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(amazonq::tools());
     all.extend(file::tools());
     all.extend(claude::tools());
+    all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
     all
 });

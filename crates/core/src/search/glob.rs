@@ -1,0 +1,157 @@
+//! Glob: the files under a directory whose path relative to it matches a pattern, newest
+//! first (the familiar Glob tool's order), ties broken by path.
+//!
+//! `*` and `?` stay within one directory, `**` crosses any number, `{a,b}` and `[abc]` work.
+//! The walk is parallel; only the `limit` newest matches are kept while walking.
+
+use super::{Skipped, WalkFilter, compile_glob, rel_string, resolve_base, walk_builder};
+use crate::Workspace;
+use crate::error::FkError;
+use crate::workspace::rfc3339;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+#[derive(Debug, Clone, Default)]
+pub struct GlobOptions {
+    /// The pattern, matched against paths relative to `path` (`**/*.rs`, `src/*.{ts,tsx}`).
+    pub pattern: String,
+    /// The directory to search (default: the first root).
+    pub path: Option<String>,
+    pub walk: WalkFilter,
+    /// Match case-insensitively.
+    pub case_insensitive: bool,
+    /// Keep at most this many files (the newest); `None`: all.
+    pub limit: Option<usize>,
+}
+
+/// One matching file.
+#[derive(Debug, Clone, Serialize)]
+pub struct GlobMatch {
+    /// Path relative to its workspace root, `/`-separated.
+    pub path: String,
+    /// Absolute path.
+    pub absolute: String,
+    /// Last modification, RFC 3339 UTC.
+    pub modified: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GlobResult {
+    /// The searched directory, absolute.
+    pub base: String,
+    pub pattern: String,
+    /// The matches, newest first.
+    pub files: Vec<GlobMatch>,
+    /// Matches found in all.
+    pub total: usize,
+    /// True when older matches were left out because of the limit.
+    pub truncated: bool,
+    pub skipped: Skipped,
+}
+
+/// A match while walking; the heap keeps the `limit` newest, so its top is the oldest kept.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Candidate {
+    /// Newest first, then by path: `Reverse(mtime)` makes "greater" mean "older".
+    order: (Reverse<SystemTime>, String),
+}
+
+pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
+    let pattern = opts.pattern.trim_start_matches("./");
+    if pattern.is_empty() {
+        return Err(FkError::invalid("the glob pattern is empty")
+            .with_hint("give a pattern such as **/*.rs or src/*.{ts,tsx}"));
+    }
+    let matcher = compile_glob("glob pattern", pattern, opts.case_insensitive)?;
+    let base = resolve_base(ws, opts.path.as_deref())?;
+    if !base.is_dir {
+        return Err(
+            FkError::invalid(format!("{} is a file, not a directory", base.abs.display()))
+                .with_hint(
+                    "give the directory to search in as `path`, and the file pattern as `pattern`",
+                ),
+        );
+    }
+    let limit = opts.limit.unwrap_or(usize::MAX);
+    let mut builder = walk_builder(&base, opts.walk);
+    // A pattern without `**` cannot match deeper than its own number of components.
+    if !pattern.contains("**") {
+        builder.max_depth(Some(pattern.split('/').count()));
+    }
+    builder.threads(super::threads());
+
+    let heap: Mutex<BinaryHeap<Candidate>> = Mutex::new(BinaryHeap::new());
+    let total = std::sync::atomic::AtomicUsize::new(0);
+    let skipped = Mutex::new(Skipped::default());
+    let base_abs = base.abs.as_path();
+    builder.build_parallel().run(|| {
+        let matcher = &matcher;
+        let heap = &heap;
+        let total = &total;
+        let skipped = &skipped;
+        Box::new(move |result| {
+            let entry = match result {
+                Ok(e) => e,
+                Err(err) => {
+                    super::note_walk_error(skipped, &err);
+                    return ignore::WalkState::Continue;
+                }
+            };
+            if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            let rel = entry.path().strip_prefix(base_abs).unwrap_or(entry.path());
+            if !matcher.is_match(rel) {
+                return ignore::WalkState::Continue;
+            }
+            total.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let modified = match entry.metadata() {
+                Ok(m) => m.modified().unwrap_or(UNIX_EPOCH),
+                Err(err) => {
+                    super::note_walk_error(skipped, &err);
+                    UNIX_EPOCH
+                }
+            };
+            let candidate = Candidate {
+                order: (
+                    Reverse(modified),
+                    entry.path().to_string_lossy().into_owned(),
+                ),
+            };
+            if let Ok(mut h) = heap.lock() {
+                if h.len() < limit {
+                    h.push(candidate);
+                } else if h.peek().is_some_and(|top| candidate < *top) {
+                    h.pop();
+                    h.push(candidate);
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let kept = heap.into_inner().unwrap_or_default().into_sorted_vec();
+    let total = total.into_inner();
+    let files: Vec<GlobMatch> = kept
+        .into_iter()
+        .map(|c| {
+            let (Reverse(modified), abs) = c.order;
+            GlobMatch {
+                path: rel_string(&base.root, Path::new(&abs)),
+                modified: rfc3339(modified),
+                absolute: abs,
+            }
+        })
+        .collect();
+    Ok(GlobResult {
+        base: base.abs.display().to_string(),
+        pattern: opts.pattern.clone(),
+        truncated: total > files.len(),
+        total,
+        files,
+        skipped: skipped.into_inner().unwrap_or_default(),
+    })
+}
