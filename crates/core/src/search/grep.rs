@@ -129,14 +129,19 @@ pub fn compile(opts: &GrepOptions) -> Result<RegexMatcher, FkError> {
         let at = position
             .map(|p| format!(" at line {}, column {}", p.line, p.column))
             .unwrap_or_default();
+        // A valid regex refused by the line-oriented searcher can only match a line break.
+        let hint = if position.is_none() && !opts.multiline {
+            "the pattern can match a line break, which only a multiline search allows: set \
+             multiline, or match within one line"
+        } else {
+            "the pattern is a Rust regex: escape special characters such as ( [ { . * + ? with \
+             a backslash, or search for the text literally"
+        };
         FkError::new(
             ErrorCode::ParseError,
             format!("invalid regex '{}'{at}: {message}", opts.pattern),
         )
-        .with_hint(
-            "the pattern is a Rust regex: escape special characters such as ( [ { . * + ? with \
-             a backslash, or search for the text literally",
-        )
+        .with_hint(hint)
         .with_details(serde_json::json!({
             "offset": position.map(|p| p.offset),
             "line": position.map(|p| p.line),
