@@ -772,7 +772,7 @@ fn search(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
         }
         let mut previous: Option<u64> = None;
         for l in &f.lines {
-            if previous.is_some_and(|p| l.line > p + 1) {
+            if result.context && previous.is_some_and(|p| l.line > p + 1) {
                 content.push_str("--\n");
             }
             previous = Some(l.line);

@@ -349,7 +349,7 @@ fn grep_content(r: &GrepResult, line_numbers: bool, limit: usize) -> String {
                 let path = abs(&f.path);
                 let mut previous: Option<u64> = None;
                 for l in &f.lines {
-                    if previous.is_some_and(|p| l.line > p + 1) {
+                    if r.context && previous.is_some_and(|p| l.line > p + 1) {
                         out.push_str("--\n");
                     }
                     previous = Some(l.line);

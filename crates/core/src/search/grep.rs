@@ -83,6 +83,8 @@ pub struct GrepResult {
     /// The workspace root the paths are relative to.
     pub root: String,
     pub mode: OutputMode,
+    /// True when context lines were asked for (groups are then separated by `--`).
+    pub context: bool,
     /// Files with a match, sorted by path (cut to the limit).
     pub files: Vec<FileHits>,
     /// Files with a match, in all.
@@ -172,7 +174,8 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
     let mut searcher_builder = SearcherBuilder::new();
     searcher_builder
         .binary_detection(BinaryDetection::quit(b'\0'))
-        .line_number(true)
+        // Counting lines costs time; only content shows them.
+        .line_number(opts.mode == OutputMode::Content)
         .multi_line(opts.multiline);
     if opts.mode == OutputMode::Content {
         searcher_builder
@@ -269,6 +272,7 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
         base: base.abs.display().to_string(),
         root: base.root.display().to_string(),
         mode: opts.mode,
+        context: opts.mode == OutputMode::Content && (opts.before > 0 || opts.after > 0),
         files,
         total_files,
         total_matches,
@@ -400,7 +404,7 @@ impl Sink for Collect<'_> {
 }
 
 /// The result as `path:line:text` lines (`-` after the number for context lines, `--`
-/// between groups that are not adjacent), or paths, or `path:count`, like ripgrep prints.
+/// between context groups that are not adjacent), or paths, or `path:count`, like ripgrep prints.
 pub fn render(result: &GrepResult, line_numbers: bool) -> String {
     let mut out = String::new();
     for f in &result.files {
@@ -415,7 +419,7 @@ pub fn render(result: &GrepResult, line_numbers: bool) -> String {
             OutputMode::Content => {
                 let mut previous: Option<u64> = None;
                 for l in &f.lines {
-                    if previous.is_some_and(|p| l.line > p + 1) {
+                    if result.context && previous.is_some_and(|p| l.line > p + 1) {
                         out.push_str("--\n");
                     }
                     previous = Some(l.line);
