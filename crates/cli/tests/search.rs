@@ -105,6 +105,12 @@ fn grep_context_lines_and_group_separators() {
         content(&run),
         format!("{p}-1-line 1\n{p}:2:line 2\n--\n{p}-8-line 8\n{p}:9:line 9\n")
     );
+    // Without context, matches far apart are not separated (as ripgrep prints them).
+    let run = sb.call(
+        "Grep",
+        json!({"pattern": "line (2|9)$", "path": "a.txt", "output_mode": "content"}),
+    );
+    assert_eq!(content(&run), format!("{p}:2:line 2\n{p}:9:line 9\n"));
     let run = sb.call(
         "Grep",
         json!({"pattern": "line 5", "path": "a.txt", "output_mode": "content", "-C": 1, "-n": false}),

@@ -60,6 +60,43 @@ struct Candidate {
     order: (Reverse<SystemTime>, String),
 }
 
+/// One walker thread's matches.
+struct ThreadHeap<'a> {
+    heap: BinaryHeap<Candidate>,
+    total: usize,
+    limit: usize,
+    shared: &'a Mutex<BinaryHeap<Candidate>>,
+    shared_total: &'a std::sync::atomic::AtomicUsize,
+}
+
+impl ThreadHeap<'_> {
+    fn push(&mut self, candidate: Candidate) {
+        push_bounded(&mut self.heap, candidate, self.limit);
+    }
+}
+
+impl Drop for ThreadHeap<'_> {
+    fn drop(&mut self) {
+        self.shared_total
+            .fetch_add(self.total, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut shared) = self.shared.lock() {
+            for c in std::mem::take(&mut self.heap) {
+                push_bounded(&mut shared, c, self.limit);
+            }
+        }
+    }
+}
+
+/// Keeps the `limit` smallest candidates (the newest).
+fn push_bounded(heap: &mut BinaryHeap<Candidate>, candidate: Candidate, limit: usize) {
+    if heap.len() < limit {
+        heap.push(candidate);
+    } else if heap.peek().is_some_and(|top| candidate < *top) {
+        heap.pop();
+        heap.push(candidate);
+    }
+}
+
 pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
     let pattern = opts.pattern.trim_start_matches("./");
     if pattern.is_empty() {
@@ -89,9 +126,16 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
     let skipped = Mutex::new(Skipped::default());
     let base_abs = base.abs.as_path();
     builder.build_parallel().run(|| {
+        // Each thread keeps its own heap and count and merges them once, when the walk
+        // drops its visitor: no lock per match.
+        let mut local = ThreadHeap {
+            heap: BinaryHeap::new(),
+            total: 0,
+            limit,
+            shared: &heap,
+            shared_total: &total,
+        };
         let matcher = &matcher;
-        let heap = &heap;
-        let total = &total;
         let skipped = &skipped;
         Box::new(move |result| {
             let entry = match result {
@@ -108,7 +152,7 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
             if !matcher.is_match(rel) {
                 return ignore::WalkState::Continue;
             }
-            total.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            local.total += 1;
             let modified = match entry.metadata() {
                 Ok(m) => m.modified().unwrap_or(UNIX_EPOCH),
                 Err(err) => {
@@ -116,20 +160,22 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
                     UNIX_EPOCH
                 }
             };
-            let candidate = Candidate {
+            // Compare before building the path string: most matches of a large, limited
+            // glob are older than every kept one.
+            if local.heap.len() >= limit
+                && local
+                    .heap
+                    .peek()
+                    .is_some_and(|top| Reverse(modified) > top.order.0)
+            {
+                return ignore::WalkState::Continue;
+            }
+            local.push(Candidate {
                 order: (
                     Reverse(modified),
                     entry.path().to_string_lossy().into_owned(),
                 ),
-            };
-            if let Ok(mut h) = heap.lock() {
-                if h.len() < limit {
-                    h.push(candidate);
-                } else if h.peek().is_some_and(|top| candidate < *top) {
-                    h.pop();
-                    h.push(candidate);
-                }
-            }
+            });
             ignore::WalkState::Continue
         })
     });
