@@ -1,6 +1,7 @@
 //! `filekit grep`, `filekit glob` and `filekit ls`: the engine's searches for people and
-//! scripts. Text output follows ripgrep and fd (paths relative to the root); `--json` prints
-//! the engine's result, which always says whether it was truncated and how much was left out.
+//! scripts. Text output follows ripgrep and fd (paths relative to the root), with notes on
+//! what was cut or unreadable on stderr; `--json` prints the engine's result, which always
+//! says whether it was truncated and how much was left out.
 
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
@@ -165,6 +166,7 @@ pub fn run_grep(global: &GlobalArgs, json: bool, args: GrepArgs) -> u8 {
         multiline: args.multiline,
         walk: args.filter.walk(),
         head_limit: args.head_limit,
+        max_line_chars: None,
     };
     let line_numbers = !args.no_line_number;
     let json = json || args.filter.json;
@@ -173,15 +175,16 @@ pub fn run_grep(global: &GlobalArgs, json: bool, args: GrepArgs) -> u8 {
         json,
         |ws| grep(ws, &opts),
         |r| {
-            let mut text = render(r, line_numbers);
+            let text = render(r, line_numbers);
+            let mut notes = String::new();
             if r.truncated {
-                text.push_str(&format!(
+                notes.push_str(&format!(
                     "filekit: {} more rows not shown: raise --head-limit or narrow the search\n",
                     r.total_rows - r.shown_rows
                 ));
             }
-            note_skipped(&mut text, r.skipped.count);
-            (text, r.total_files > 0)
+            note_skipped(&mut notes, r.skipped.count);
+            (text, notes, r.total_files > 0)
         },
     )
 }
@@ -200,15 +203,16 @@ pub fn run_glob(global: &GlobalArgs, json: bool, args: GlobArgs) -> u8 {
         json,
         |ws| glob(ws, &opts),
         |r| {
-            let mut text: String = r.files.iter().map(|f| format!("{}\n", f.path)).collect();
+            let mut notes = String::new();
+            let text: String = r.files.iter().map(|f| format!("{}\n", f.path)).collect();
             if r.truncated {
-                text.push_str(&format!(
+                notes.push_str(&format!(
                     "filekit: {} more files not shown: raise --limit or narrow the pattern\n",
                     r.total - r.files.len()
                 ));
             }
-            note_skipped(&mut text, r.skipped.count);
-            (text, r.total > 0)
+            note_skipped(&mut notes, r.skipped.count);
+            (text, notes, r.total > 0)
         },
     )
 }
@@ -234,22 +238,23 @@ pub fn run_ls(global: &GlobalArgs, json: bool, args: LsArgs) -> u8 {
         json,
         |ws| list(ws, &opts),
         |l| {
-            let mut text = if tree { render_tree(l) } else { render_long(l) };
+            let mut notes = String::new();
+            let text = if tree { render_tree(l) } else { render_long(l) };
             if l.truncated {
-                text.push_str(&format!(
+                notes.push_str(&format!(
                     "filekit: {} more entries not shown: raise --limit or list a subdirectory\n",
                     l.omitted()
                 ));
             }
-            note_skipped(&mut text, l.skipped.count);
-            (text, true)
+            note_skipped(&mut notes, l.skipped.count);
+            (text, notes, true)
         },
     )
 }
 
-fn note_skipped(text: &mut String, count: usize) {
+fn note_skipped(notes: &mut String, count: usize) {
     if count > 0 {
-        text.push_str(&format!(
+        notes.push_str(&format!(
             "filekit: {count} unreadable files or directories skipped\n"
         ));
     }
@@ -261,7 +266,7 @@ fn run<T: Serialize>(
     global: &GlobalArgs,
     json: bool,
     search: impl FnOnce(&filekit_core::Workspace) -> Result<T, FkError>,
-    text: impl FnOnce(&T) -> (String, bool),
+    text: impl FnOnce(&T) -> (String, String, bool),
 ) -> u8 {
     let ws = match crate::workspace(global) {
         Ok(ws) => ws,
@@ -271,7 +276,11 @@ fn run<T: Serialize>(
         Ok(r) => r,
         Err(e) => return crate::fail_early(&e),
     };
-    let (rendered, found) = text(&result);
+    // Notes (what was cut, what was unreadable) go to stderr so stdout stays pure results.
+    let (rendered, notes, found) = text(&result);
+    if !json {
+        eprint!("{notes}");
+    }
     let mut out = std::io::stdout().lock();
     let written = if json {
         serde_json::to_writer_pretty(&mut out, &result)

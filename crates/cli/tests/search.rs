@@ -558,3 +558,56 @@ fn search_tools_are_listed_with_their_schemas() {
         );
     }
 }
+
+#[test]
+fn hidden_and_ignored_files_can_be_included() {
+    let sb = project();
+    let run = sb.call(
+        "Grep",
+        json!({"pattern": "TODO", "include_hidden": true, "include_ignored": true}),
+    );
+    let text = content(&run);
+    assert!(text.contains(&abs(&sb, ".hidden/secret.rs")), "{text}");
+    assert!(text.contains(&abs(&sb, "target/debug/out.rs")), "{text}");
+    assert!(
+        !text.contains(".filekit"),
+        "filekit's own data is never shown: {text}"
+    );
+    assert!(
+        !text.contains("data.bin"),
+        "binary files stay skipped: {text}"
+    );
+
+    let run = sb.call(
+        "Glob",
+        json!({"pattern": "**/*.rs", "include_ignored": true}),
+    );
+    assert!(content(&run).contains("out.rs"));
+    assert!(!content(&run).contains("secret.rs"));
+    let run = sb.call("LS", json!({"path": ".", "include_hidden": true}));
+    let text = content(&run);
+    assert!(
+        text.contains("- .hidden/\n") && text.contains("- .gitignore\n"),
+        "{text}"
+    );
+    assert!(!text.contains(".filekit"), "{text}");
+}
+
+#[test]
+fn very_long_lines_are_cut_for_the_model() {
+    let sb = Sandbox::new();
+    sb.write(
+        "min.js",
+        &format!("{}needle{}\n", "a".repeat(10), "b".repeat(5000)),
+    );
+    let run = sb.call(
+        "Grep",
+        json!({"pattern": "needle", "output_mode": "content"}),
+    );
+    let text = content(&run);
+    assert!(text.contains(" ... [4016 more characters]"), "{text}");
+    assert!(text.len() < 1200, "{}", text.len());
+    // The CLI prints the whole line, as ripgrep does.
+    let run = sb.filekit(&["grep", "needle"], None);
+    assert_eq!(run.stdout.len(), "min.js:1:".len() + 5016 + 1);
+}

@@ -757,6 +757,7 @@ fn search(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
         case_insensitive: true,
         fixed_strings: true,
         head_limit: Some(SEARCH_LIMIT),
+        max_line_chars: Some(1000),
         ..Default::default()
     };
     let result = match grep(ws, &opts) {

@@ -20,6 +20,8 @@ use std::sync::LazyLock;
 const LS_LIMIT: usize = 1000;
 /// Files Glob shows before it cuts the list (the familiar tool's cap).
 const GLOB_LIMIT: usize = 100;
+/// Longer lines (minified code) are cut in Grep's content, saying how much was cut.
+const MAX_LINE_CHARS: usize = 1000;
 /// Output rows Grep shows when no `head_limit` is given.
 const GREP_DEFAULT_LIMIT: usize = 1000;
 
@@ -54,6 +56,13 @@ fn failure(err: &FkError) -> Value {
     )
 }
 
+fn walk_filter(include_hidden: Option<bool>, include_ignored: Option<bool>) -> WalkFilter {
+    WalkFilter {
+        hidden: include_hidden.unwrap_or(false),
+        ignored: include_ignored.unwrap_or(false),
+    }
+}
+
 fn failed(err: &FkError) -> ToolReply {
     ToolReply::new(failure(err), true, err.full_message())
 }
@@ -81,8 +90,8 @@ fn absolute(root: &str, rel: &str) -> String {
 
 const LS_DESCRIPTION: &str = "\
 List a directory as a tree (directories end with /, symlinks show their target), sorted by \
-path, descending into subdirectories. .gitignore'd and hidden entries are left out; `ignore` \
-takes more globs to leave out (their directories are not entered). At most 1000 entries are \
+path, descending into subdirectories. .gitignore'd and hidden entries are left out (unless \
+`include_ignored` / `include_hidden`); `ignore` takes more globs to leave out (their directories are not entered). At most 1000 entries are \
 shown: the reply says how many were left out; list a subdirectory or add `ignore` globs to \
 see them. Prefer Glob and Grep when you know what you are looking for.
 
@@ -97,6 +106,10 @@ struct LsArgs {
     /// How many levels to descend (1: only the directory's own entries). Default: all.
     #[schemars(range(min = 1))]
     depth: Option<usize>,
+    /// Include hidden files and directories (names starting with `.`). Default: false.
+    include_hidden: Option<bool>,
+    /// Include files that .gitignore or .ignore leave out. Default: false.
+    include_ignored: Option<bool>,
 }
 
 static LS_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<LsArgs>);
@@ -108,7 +121,7 @@ fn ls(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         depth: args.depth.unwrap_or(usize::MAX),
         filter: None,
         ignore: args.ignore.unwrap_or_default(),
-        walk: WalkFilter::default(),
+        walk: walk_filter(args.include_hidden, args.include_ignored),
         limit: Some(LS_LIMIT),
     };
     let listing = match list(ws, &opts) {
@@ -153,7 +166,7 @@ const GLOB_DESCRIPTION: &str = "\
 Find files by name pattern, newest first (most recently modified first). `pattern` is \
 matched against paths relative to `path` (default: the workspace root): `*` stays within a \
 directory, `**` crosses any number (`**/*.rs`, `src/**/*.{ts,tsx}`). .gitignore'd and \
-hidden files are left out. At most 100 files are shown; the reply says how many more \
+hidden files are left out unless `include_ignored` / `include_hidden` say otherwise. At most 100 files are shown; the reply says how many more \
 matched (narrow the pattern or the path to see them).
 
 Example: {\"pattern\": \"src/**/*.test.ts\"}";
@@ -164,6 +177,10 @@ struct GlobArgs {
     pattern: String,
     /// The directory to search in. Default: the workspace root.
     path: Option<String>,
+    /// Include hidden files and directories (names starting with `.`). Default: false.
+    include_hidden: Option<bool>,
+    /// Include files that .gitignore or .ignore leave out. Default: false.
+    include_ignored: Option<bool>,
 }
 
 static GLOB_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GlobArgs>);
@@ -173,7 +190,7 @@ fn glob_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let opts = GlobOptions {
         pattern: args.pattern,
         path: args.path,
-        walk: WalkFilter::default(),
+        walk: walk_filter(args.include_hidden, args.include_ignored),
         case_insensitive: false,
         limit: Some(GLOB_LIMIT),
     };
@@ -213,7 +230,7 @@ fn glob_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
 const GREP_DESCRIPTION: &str = "\
 Search file contents with a Rust regex (ripgrep's engine and rules: .gitignore'd, hidden \
-and binary files are skipped). `output_mode`: `files_with_matches` (default: the paths), \
+and binary files are skipped; `include_ignored` / `include_hidden` add the first two). `output_mode`: `files_with_matches` (default: the paths), \
 `content` (the matching lines as path:line:text, line numbers usable by edit tools; `-A`, \
 `-B`, `-C` add context lines shown as path-line-text), `count` (matching lines per file). \
 Filter files with `glob` (`*.{ts,tsx}`) or `type` (ripgrep's types: rust, py, js, ...). \
@@ -264,6 +281,10 @@ struct GrepArgs {
     head_limit: Option<usize>,
     /// Let the pattern span lines (`.` matches line breaks too).
     multiline: Option<bool>,
+    /// Include hidden files and directories (names starting with `.`). Default: false.
+    include_hidden: Option<bool>,
+    /// Include files that .gitignore or .ignore leave out. Default: false.
+    include_ignored: Option<bool>,
 }
 
 static GREP_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GrepArgs>);
@@ -291,8 +312,9 @@ fn grep_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         case_insensitive: args.case_insensitive.unwrap_or(false),
         fixed_strings: false,
         multiline: args.multiline.unwrap_or(false),
-        walk: WalkFilter::default(),
+        walk: walk_filter(args.include_hidden, args.include_ignored),
         head_limit: Some(limit),
+        max_line_chars: Some(MAX_LINE_CHARS),
     };
     let result = match grep(ws, &opts) {
         Ok(r) => r,

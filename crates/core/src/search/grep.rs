@@ -3,7 +3,7 @@
 //! Binary files (a NUL byte) are skipped, as ripgrep skips them. Line numbers are 1-based
 //! and are those of the file on disk, so an edit tool can use them directly. The walk is
 //! parallel; files are sorted by path afterwards so the output is stable. At most
-//! [`MAX_KEPT_LINES`] lines are kept in memory whatever `head_limit` says; past that
+//! [`MAX_KEPT_ROWS`] rows are kept in memory whatever `head_limit` says; past that
 //! matches are only counted and the result says it was truncated.
 
 use super::{Skipped, WalkFilter, rel_string, resolve_base, walk_builder};
@@ -15,8 +15,9 @@ use serde::Serialize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Lines (matches and context) kept in memory by one search, whatever the limit.
-pub const MAX_KEPT_LINES: usize = 200_000;
+/// Rows (lines in content mode, files otherwise) kept in memory by one search, whatever the
+/// limit: past this, matches are counted but not kept.
+pub const MAX_KEPT_ROWS: usize = 500_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -52,6 +53,8 @@ pub struct GrepOptions {
     pub walk: WalkFilter,
     /// Keep at most this many output rows: lines in content mode, files otherwise.
     pub head_limit: Option<usize>,
+    /// Cut lines longer than this many characters (minified files), saying how much was cut.
+    pub max_line_chars: Option<usize>,
 }
 
 /// One line of output.
@@ -188,13 +191,16 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
     let skipped = Mutex::new(Skipped::default());
     let searched = AtomicUsize::new(0);
     let binary = AtomicUsize::new(0);
-    let kept_lines = AtomicUsize::new(0);
+    let kept_rows = AtomicUsize::new(0);
+    let totals = Totals::default();
     let root = base.root.clone();
     builder.build_parallel().run(|| {
         let mut searcher = searcher_template.clone();
         let matcher = matcher.clone();
-        let (found, skipped, searched, binary, kept_lines, root) =
-            (&found, &skipped, &searched, &binary, &kept_lines, &root);
+        let (found, skipped, searched, binary, kept_rows, totals, root) = (
+            &found, &skipped, &searched, &binary, &kept_rows, &totals, &root,
+        );
+        let max_line_chars = opts.max_line_chars;
         let mode = opts.mode;
         Box::new(move |result| {
             let entry = match result {
@@ -212,8 +218,10 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                 mode,
                 count: 0,
                 lines: Vec::new(),
+                rows: 0,
                 binary: false,
-                kept_lines,
+                kept_rows,
+                max_line_chars,
             };
             if let Err(err) = searcher.search_path(&matcher, entry.path(), &mut sink) {
                 if let Ok(mut s) = skipped.lock() {
@@ -225,9 +233,15 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                 binary.fetch_add(1, Ordering::Relaxed);
                 return ignore::WalkState::Continue;
             }
-            if sink.count > 0
-                && let Ok(mut f) = found.lock()
-            {
+            if sink.count == 0 {
+                return ignore::WalkState::Continue;
+            }
+            totals.files.fetch_add(1, Ordering::Relaxed);
+            totals.matches.fetch_add(sink.count, Ordering::Relaxed);
+            totals.rows.fetch_add(sink.rows, Ordering::Relaxed);
+            let keep = mode == OutputMode::Content
+                || kept_rows.fetch_add(1, Ordering::Relaxed) < MAX_KEPT_ROWS;
+            if keep && let Ok(mut f) = found.lock() {
                 f.push(FileHits {
                     path: rel_string(root, entry.path()),
                     count: sink.count,
@@ -240,12 +254,12 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
 
     let mut files = found.into_inner().unwrap_or_default();
     files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    let total_files = files.len();
-    let total_matches: u64 = files.iter().map(|f| f.count).sum();
-    let memory_cut = kept_lines.load(Ordering::Relaxed) > MAX_KEPT_LINES;
+    let total_files = totals.files.into_inner();
+    let total_matches = totals.matches.into_inner();
+    let memory_cut = kept_rows.load(Ordering::Relaxed) > MAX_KEPT_ROWS;
     let total_rows = match opts.mode {
-        OutputMode::Content => files.iter().map(|f| f.lines.len()).sum(),
-        _ => files.len(),
+        OutputMode::Content => totals.rows.into_inner(),
+        _ => total_files,
     };
     let limit = opts.head_limit.unwrap_or(usize::MAX);
     let mut shown_rows = 0usize;
@@ -343,27 +357,47 @@ fn file_types(name: &str) -> Result<ignore::types::Types, FkError> {
         .map_err(|e| FkError::invalid(format!("file type '{name}': {e}")))
 }
 
+/// What all files gave, counted whether or not their rows were kept.
+#[derive(Default)]
+struct Totals {
+    files: AtomicUsize,
+    matches: std::sync::atomic::AtomicU64,
+    rows: AtomicUsize,
+}
+
 /// Collects one file's output.
 struct Collect<'a> {
     mode: OutputMode,
     count: u64,
     lines: Vec<GrepLine>,
+    /// Lines this file would show (kept or not).
+    rows: usize,
     binary: bool,
-    kept_lines: &'a AtomicUsize,
+    kept_rows: &'a AtomicUsize,
+    max_line_chars: Option<usize>,
 }
 
 impl Collect<'_> {
     fn keep(&mut self, first_line: Option<u64>, bytes: &[u8], is_match: bool) {
         let first = first_line.unwrap_or(0);
         for (number, line) in (first..).zip(bytes.split_inclusive(|b| *b == b'\n')) {
-            if self.kept_lines.fetch_add(1, Ordering::Relaxed) >= MAX_KEPT_LINES {
-                return;
+            self.rows += 1;
+            if self.kept_rows.fetch_add(1, Ordering::Relaxed) >= MAX_KEPT_ROWS {
+                continue;
             }
             let line = line.strip_suffix(b"\n").unwrap_or(line);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let mut text = String::from_utf8_lossy(line).into_owned();
+            if let Some(max) = self.max_line_chars
+                && let Some((cut, _)) = text.char_indices().nth(max)
+            {
+                let more = text[cut..].chars().count();
+                text.truncate(cut);
+                text.push_str(&format!(" ... [{more} more characters]"));
+            }
             self.lines.push(GrepLine {
                 line: number,
-                text: String::from_utf8_lossy(line).into_owned(),
+                text,
                 is_match,
             });
         }
@@ -398,6 +432,7 @@ impl Sink for Collect<'_> {
         // Whatever matched before the NUL byte is dropped: the file is binary.
         self.binary = true;
         self.count = 0;
+        self.rows = 0;
         self.lines.clear();
         Ok(false)
     }
