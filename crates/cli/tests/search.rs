@@ -334,6 +334,17 @@ fn glob_is_newest_first_with_double_star_and_braces() {
     );
     let run = sb.call("Glob", json!({"pattern": "*.rs"}));
     assert_eq!(content(&run), "No files found\n");
+    // An absolute pattern searches from its literal directory, inside the workspace only.
+    let run = sb.call(
+        "Glob",
+        json!({"pattern": format!("{}/*.rs", abs(&sb, "src"))}),
+    );
+    assert_eq!(
+        content(&run),
+        format!("{}\n{}\n", abs(&sb, "src/lib.rs"), abs(&sb, "src/main.rs"))
+    );
+    let run = sb.call("Glob", json!({"pattern": "/etc/*.conf"}));
+    assert_eq!(run.json["errorCode"], "OUT_OF_ROOT");
 }
 
 #[test]

@@ -60,6 +60,25 @@ struct Candidate {
     order: (Reverse<SystemTime>, String),
 }
 
+/// An absolute pattern (`/repo/src/**/*.rs`) is split into its literal directory, which
+/// becomes the search path (and goes through the workspace like any path), and the rest.
+fn split_absolute(pattern: &str, path: Option<&str>) -> (Option<String>, String) {
+    if !pattern.starts_with('/') {
+        return (path.map(str::to_string), pattern.to_string());
+    }
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let literal = parts
+        .iter()
+        .position(|p| p.contains(['*', '?', '[', '{']))
+        .unwrap_or(parts.len() - 1);
+    let dir = parts[..literal].join("/");
+    let rest = parts[literal..].join("/");
+    (
+        Some(if dir.is_empty() { "/".to_string() } else { dir }),
+        rest,
+    )
+}
+
 /// One walker thread's matches.
 struct ThreadHeap<'a> {
     heap: BinaryHeap<Candidate>,
@@ -98,13 +117,14 @@ fn push_bounded(heap: &mut BinaryHeap<Candidate>, candidate: Candidate, limit: u
 }
 
 pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
-    let pattern = opts.pattern.trim_start_matches("./");
+    let (path, pattern) = split_absolute(&opts.pattern, opts.path.as_deref());
+    let pattern = pattern.trim_start_matches("./");
     if pattern.is_empty() {
         return Err(FkError::invalid("the glob pattern is empty")
             .with_hint("give a pattern such as **/*.rs or src/*.{ts,tsx}"));
     }
     let matcher = compile_glob("glob pattern", pattern, opts.case_insensitive)?;
-    let base = resolve_base(ws, opts.path.as_deref())?;
+    let base = resolve_base(ws, path.as_deref())?;
     if !base.is_dir {
         return Err(
             FkError::invalid(format!("{} is a file, not a directory", base.abs.display()))
