@@ -441,6 +441,8 @@ impl Sink for Collect<'_> {
 /// The result as `path:line:text` lines (`-` after the number for context lines, `--`
 /// between context groups that are not adjacent), or paths, or `path:count`, like ripgrep prints.
 pub fn render(result: &GrepResult, line_numbers: bool) -> String {
+    use std::fmt::Write;
+    // `write!` into one buffer: no string per line (this is on the hot path of large outputs).
     let mut out = String::new();
     for f in &result.files {
         match result.mode {
@@ -449,7 +451,7 @@ pub fn render(result: &GrepResult, line_numbers: bool) -> String {
                 out.push('\n');
             }
             OutputMode::Count => {
-                out.push_str(&format!("{}:{}\n", f.path, f.count));
+                let _ = writeln!(out, "{}:{}", f.path, f.count);
             }
             OutputMode::Content => {
                 let mut previous: Option<u64> = None;
@@ -459,11 +461,13 @@ pub fn render(result: &GrepResult, line_numbers: bool) -> String {
                     }
                     previous = Some(l.line);
                     let sep = if l.is_match { ':' } else { '-' };
+                    out.push_str(&f.path);
+                    out.push(sep);
                     if line_numbers {
-                        out.push_str(&format!("{}{sep}{}{sep}{}\n", f.path, l.line, l.text));
-                    } else {
-                        out.push_str(&format!("{}{sep}{}\n", f.path, l.text));
+                        let _ = write!(out, "{}{sep}", l.line);
                     }
+                    out.push_str(&l.text);
+                    out.push('\n');
                 }
             }
         }
