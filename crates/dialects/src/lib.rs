@@ -2,7 +2,7 @@
 //!
 //! The tool tables that front ends serve. A *dialect* is the set of tools one family of agents
 //! already knows (amazonq's `fs_read`/`fs_write`, the `file:*` tools, claude's
-//! `Read`/`Write`/`Edit`/`MultiEdit`, Desktop Commander's edit blocks). Each tool here is a
+//! `Read`/`Write`/`Edit`/`MultiEdit`/`LS`/`Glob`/`Grep`, Desktop Commander's edit blocks). Each tool here is a
 //! thin mapping: its JSON arguments -> one engine request -> the reply shape its document
 //! promises. Edit semantics (ordering, hashes, fuzzy matching, atomicity) live in the engine;
 //! this crate only translates, so the same edit gives the same file whichever tool carried it.

@@ -221,3 +221,28 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
         skipped: skipped.into_inner().unwrap_or_default(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::split_absolute;
+
+    #[test]
+    fn absolute_patterns_split_at_their_first_wildcard() {
+        assert_eq!(
+            split_absolute("/repo/src/**/*.rs", Some("ignored")),
+            (Some("/repo/src".to_string()), "**/*.rs".to_string())
+        );
+        assert_eq!(
+            split_absolute("/repo/Cargo.toml", None),
+            (Some("/repo".to_string()), "Cargo.toml".to_string())
+        );
+        assert_eq!(
+            split_absolute("/*.conf", None),
+            (Some("/".to_string()), "*.conf".to_string())
+        );
+        assert_eq!(
+            split_absolute("src/*.rs", Some("web")),
+            (Some("web".to_string()), "src/*.rs".to_string())
+        );
+    }
+}

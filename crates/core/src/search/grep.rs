@@ -474,3 +474,45 @@ pub fn render(result: &GrepResult, line_numbers: bool) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_globs_split_on_commas_and_spaces_outside_braces() {
+        assert_eq!(split_globs("*.{ts,tsx}"), ["*.{ts,tsx}"]);
+        assert_eq!(
+            split_globs("*.rs, *.toml !*.lock"),
+            ["*.rs", "*.toml", "!*.lock"]
+        );
+        assert!(split_globs(" , ").is_empty());
+    }
+
+    #[test]
+    fn invalid_regex_names_line_and_column() {
+        let opts = GrepOptions {
+            pattern: "ok\\d+[a-".into(),
+            ..Default::default()
+        };
+        let err = compile(&opts).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ParseError);
+        assert!(
+            err.message.contains("at line 1, column 6"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("unclosed character class"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn unknown_file_types_suggest_close_names() {
+        let err = file_types("pyhton").unwrap_err();
+        assert!(err.full_message().contains("py"), "{}", err.full_message());
+        assert!(file_types("rust").is_ok());
+    }
+}
