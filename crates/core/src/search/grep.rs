@@ -201,6 +201,7 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
             &found, &skipped, &searched, &binary, &kept_rows, &totals, &root,
         );
         let max_line_chars = opts.max_line_chars;
+        let root_index = base.root_index;
         let mode = opts.mode;
         Box::new(move |result| {
             let entry = match result {
@@ -223,7 +224,13 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                 kept_rows,
                 max_line_chars,
             };
-            if let Err(err) = searcher.search_path(&matcher, entry.path(), &mut sink) {
+            // Opened beneath the root's handle, not by name: the walk found a regular file,
+            // and a symlink put in its place since cannot lead out of the root.
+            let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+            let searched_ok = ws
+                .open_found(root_index, rel)
+                .and_then(|file| searcher.search_file(&matcher, &file, &mut sink));
+            if let Err(err) = searched_ok {
                 if let Ok(mut s) = skipped.lock() {
                     s.add(format!("{}: {err}", entry.path().display()));
                 }

@@ -63,6 +63,8 @@ pub(crate) struct Base {
     pub abs: PathBuf,
     /// The root that holds it (absolute); result paths are relative to it.
     pub root: PathBuf,
+    /// Which of the workspace's roots that is.
+    pub root_index: usize,
     /// True when the base is a directory (false: a single file).
     pub is_dir: bool,
 }
@@ -96,6 +98,7 @@ pub(crate) fn resolve_base(ws: &Workspace, path: Option<&str>) -> Result<Base, F
     Ok(Base {
         abs: resolved.absolute().to_path_buf(),
         root: ws.roots()[resolved.root_index()].clone(),
+        root_index: resolved.root_index(),
         is_dir: meta.is_dir,
     })
 }
