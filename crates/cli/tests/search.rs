@@ -622,3 +622,50 @@ fn very_long_lines_are_cut_for_the_model() {
     let run = sb.filekit(&["grep", "needle"], None);
     assert_eq!(run.stdout.len(), "min.js:1:".len() + 5016 + 1);
 }
+
+#[test]
+fn every_search_tool_refuses_paths_outside_the_roots_and_suggests_missing_ones() {
+    let sb = project();
+    let outside = [
+        ("LS", json!({"path": "/etc"})),
+        ("Glob", json!({"pattern": "*", "path": "/etc"})),
+        ("Grep", json!({"pattern": "x", "path": "../.."})),
+        ("file:list_files", json!({"path": "/etc"})),
+        ("fs_read", json!({"mode": "Directory", "path": "/etc"})),
+        (
+            "fs_read",
+            json!({"mode": "Search", "path": "/etc", "pattern": "root"}),
+        ),
+    ];
+    for (tool, args) in outside {
+        let run = sb.call(tool, args.clone());
+        assert_eq!(run.code, 1, "{tool} {args}: {}", run.stdout);
+        assert_eq!(run.json["success"], false, "{tool} {args}");
+        let code = run.json.get("errorCode").or(run.json.get("error_code"));
+        assert_eq!(
+            code,
+            Some(&json!("OUT_OF_ROOT")),
+            "{tool} {args}: {}",
+            run.stdout
+        );
+    }
+    let missing = [
+        ("LS", json!({"path": "sr"})),
+        ("Glob", json!({"pattern": "*", "path": "sr"})),
+        ("file:list_files", json!({"path": "sr"})),
+        ("fs_read", json!({"mode": "Directory", "path": "sr"})),
+        (
+            "fs_read",
+            json!({"mode": "Search", "path": "src/lib.r", "pattern": "add"}),
+        ),
+    ];
+    for (tool, args) in missing {
+        let run = sb.call(tool, args.clone());
+        assert_eq!(run.json["success"], false, "{tool} {args}");
+        assert!(
+            run.error().contains("did you mean") && run.error().contains(&abs(&sb, "src")),
+            "{tool} {args}: {}",
+            run.error()
+        );
+    }
+}
