@@ -11,6 +11,7 @@ mod plan;
 mod read;
 mod replace;
 mod review;
+mod search;
 mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -38,7 +39,8 @@ const AFTER_HELP: &str = "\
 Verbs:
   call    Run one tool call of any dialect (amazonq fs_read/fs_write, file:*, claude
           Read/Write/Edit/MultiEdit, desktop-commander edit_block/batch_edit_blocks/
-          write_from_line) and print its JSON reply.
+          write_from_line, plus the searches LS/Glob/Grep, file:list_files and fs_read's
+          Directory/Search modes) and print its JSON reply.
             echo '{\"tool_name\": \"file:read_file\", \"tool_args\": {\"path\": \"src/app.js\"}}' | filekit call
             filekit call --json '{\"tool_name\": \"Edit\", \"tool_args\": {\"file_path\": \"a.txt\", \"old_string\": \"x\", \"new_string\": \"y\"}}'
   read    Print files with line numbers and their content_hash.
@@ -47,6 +49,10 @@ Verbs:
             filekit edit plan.json --dry-run
   replace Replace across a tree with a sed expression, like sed -i but with diffs first.
             filekit replace 's/const /let /g' src --glob '*.js' --dry-run
+  grep    Search contents with a Rust regex; glob: find files newest first; ls: list.
+            filekit grep 'fn \\w+' src -t rust -C 2
+            filekit glob '**/*.rs' --json
+            filekit ls src --tree --depth 2
   tools   List the tools `call` accepts, with their argument schemas under --json.
             filekit tools --dialect claude
 
@@ -101,6 +107,15 @@ enum Verb {
     /// Replace across a tree with a sed expression: diffs, dry run, atomic, interactive review.
     #[command(after_help = replace::AFTER_HELP)]
     Replace(replace::ReplaceArgs),
+    /// Search file contents with a Rust regex (ripgrep's rules).
+    #[command(after_help = search::GREP_AFTER_HELP)]
+    Grep(search::GrepArgs),
+    /// Find files by glob, newest first.
+    #[command(after_help = search::GLOB_AFTER_HELP)]
+    Glob(search::GlobArgs),
+    /// List a directory: flat, recursive or as a tree.
+    #[command(after_help = search::LS_AFTER_HELP)]
+    Ls(search::LsArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
 }
@@ -122,6 +137,9 @@ fn main() -> ExitCode {
         Verb::Read(args) => read::run(&cli.global, cli.json, args),
         Verb::Edit(args) => edit::run(&cli.global, cli.json, args),
         Verb::Replace(args) => replace::run(&cli.global, cli.json, args),
+        Verb::Grep(args) => search::run_grep(&cli.global, cli.json, args),
+        Verb::Glob(args) => search::run_glob(&cli.global, cli.json, args),
+        Verb::Ls(args) => search::run_ls(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
     };
     ExitCode::from(code)

@@ -86,25 +86,73 @@ fn fs_read_image_mode_returns_the_image() {
 }
 
 #[test]
-fn fs_read_directory_and_search_modes_are_not_available_yet() {
+fn fs_read_directory_mode_lists_entries_ls_style_to_a_depth() {
     let sb = Sandbox::new();
-    sb.write("a.txt", "x\n");
-    for mode in ["Directory", "Search"] {
-        sb.call_fails(
-            "fs_read",
-            json!({"mode": mode, "path": "."}),
-            2,
-            &[
-                &format!("mode {mode} is not available yet"),
-                "INVALID_ARGUMENT",
-            ],
-        );
-    }
+    sb.write("a.txt", "x\n").write("src/lib.rs", "fn a() {}\n");
+    sb.write("src/deep/more.rs", "\n");
+    let run = sb.call("fs_read", json!({"mode": "Directory", "path": "."}));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json["success"], true);
+    let content = run.json["content"].as_str().unwrap();
+    assert!(content.starts_with("total 2\n"), "{content}");
+    assert!(
+        content.contains("-rw") && content.contains(" a.txt\n"),
+        "{content}"
+    );
+    assert!(
+        content.contains("drwx") && content.contains(" src/\n"),
+        "{content}"
+    );
+    assert!(
+        !content.contains("lib.rs"),
+        "depth 0 lists only the directory: {content}"
+    );
+
+    let run = sb.call(
+        "fs_read",
+        json!({"mode": "Directory", "path": ".", "depth": 1}),
+    );
+    let content = run.json["content"].as_str().unwrap();
+    assert!(content.contains(" src/lib.rs\n"), "{content}");
+    assert!(!content.contains("more.rs"), "{content}");
+    assert_eq!(run.json["truncated"], false);
+}
+
+#[test]
+fn fs_read_search_mode_is_case_insensitive_with_context_lines() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES)
+        .write("b.txt", "nothing\nLINE 5 here (a+b)\n");
+    let run = sb.call(
+        "fs_read",
+        json!({"mode": "Search", "path": "a.txt", "pattern": "LINE 5", "context_lines": 1}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.json["content"],
+        "Line 4- line 4\nLine 5: line 5\nLine 6- line 6\n"
+    );
+    assert_eq!(run.json["matches"][0]["line"], 5);
+
+    // A directory: every file, each group headed by its path; the pattern is taken literally.
+    let run = sb.call(
+        "fs_read",
+        json!({"mode": "Search", "path": ".", "pattern": "(A+B)", "context_lines": 0}),
+    );
+    assert_eq!(run.json["content"], "b.txt:\nLine 2: LINE 5 here (a+b)\n");
+    assert_eq!(run.json["total_matches"], 1);
+
+    sb.call_fails(
+        "fs_read",
+        json!({"mode": "Search", "path": "."}),
+        2,
+        &["pattern"],
+    );
     sb.call_fails(
         "fs_read",
         json!({"mode": "Lines", "path": "a.txt"}),
         2,
-        &["mode", "expected one of: Line, Image"],
+        &["mode", "expected one of: Line, Image, Directory, Search"],
     );
 }
 

@@ -11,6 +11,8 @@
 //! - [`pipeline`]: the one pipeline for every write: snapshot, resolve, preview, commit, report.
 //!   [`edit`] is its vocabulary; [`lines`], [`sequential`] and [`nearmiss`] resolve edits;
 //!   [`diff`] previews them.
+//! - [`search`]: read-only listings, glob and grep on ripgrep's crates (`ignore`,
+//!   `globset`, `grep-searcher`, `grep-regex`).
 //! - [`text`] and [`hash`]: how text is decoded, indexed and versioned.
 
 pub mod diff;
@@ -22,6 +24,7 @@ pub mod nearmiss;
 pub mod pipeline;
 pub mod read;
 pub mod replace;
+pub mod search;
 pub mod sed;
 pub mod select;
 pub mod sequential;

@@ -407,6 +407,13 @@ impl Workspace {
         Ok((file.into_std(), FileMeta::from_cap(&m)))
     }
 
+    /// Opens `rel` (relative to root `root`) for reading beneath the root's handle, without
+    /// the checks of [`Workspace::open`]: for searches, whose walk already found `rel` to be
+    /// a regular file. A symlink swapped in since then cannot lead out of the root.
+    pub fn open_found(&self, root: usize, rel: &Path) -> io::Result<std::fs::File> {
+        self.roots[root].dir.open(rel).map(|f| f.into_std())
+    }
+
     /// Stages a write of `bytes` to `p`: a synced temporary file in the target's directory,
     /// with the existing file's permissions. Nothing is visible until [`PendingWrite::commit`].
     pub fn stage(

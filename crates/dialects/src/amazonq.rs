@@ -3,10 +3,9 @@
 //!
 //! Departures from the document, all settled by DESIGN.md section 3: line numbers are 1-based
 //! everywhere (the document's "replace_lines is 0-based" contradicts its own fs_read), and the
-//! new-line text rule of the engine applies to `new_str`. Directory and Search read modes
-//! belong to later work: they are refused with a clear error and not offered in the schema.
-//! `pattern_replace` is the engine's tree-wide replace ([`filekit_core::replace`]), with the
-//! sed rules of [`filekit_core::sed`].
+//! new-line text rule of the engine applies to `new_str`. Directory and Search read modes run
+//! on the engine's search module; `pattern_replace` is the engine's tree-wide replace
+//! ([`filekit_core::replace`]), with the sed rules of [`filekit_core::sed`].
 
 use crate::args::{missing_for, object, parse, parse_ref, schema_for};
 use crate::shape::{self, Case};
@@ -71,27 +70,32 @@ reply is an array, one entry per path, failed entries have success:false and an 
 end (-1 is the last line); defaults 1 and -1 (the whole file). When a range is asked, \
 range_hash is the hash of exactly those lines (fs_write accepts it for edits of those lines).
 - Image: `image_paths` (png, jpeg, gif, webp): the images are shown to you.
+- Directory: `path` of a directory: its entries `ls -l` style (type and permissions, size, \
+modification time, name), sorted; `depth` descends that many more levels (default 0: only \
+the directory's own entries). .gitignore'd and hidden entries are left out; at most 1000 \
+entries, the reply says how many were left out.
+- Search: `pattern` (plain text, case-insensitive, per line) in the file or directory \
+`path`: each matching line as `Line N: text`, with `context_lines` (default 2) around it; \
+in a directory each group starts with the file's path. At most 1000 lines are shown.
 
 The content is `cat -n` style: the line number, a tab, the line. Do not copy the numbers \
 into edits.
 
 Example: {\"mode\": \"Line\", \"paths\": [\"src/main.rs\", \"Cargo.toml\"], \"start_line\": 1, \"end_line\": 40}";
 
-/// The read modes. Directory and Search are parsed so they can be refused with a clear
-/// message, but are not offered yet.
+/// The read modes.
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 enum ReadMode {
     Line,
     Image,
-    #[schemars(skip)]
     Directory,
-    #[schemars(skip)]
     Search,
 }
 
 #[derive(Deserialize, JsonSchema)]
 struct FsReadArgs {
-    /// The mode to run in: `Line` (text, numbered lines) or `Image` (images to look at).
+    /// The mode to run in: `Line` (text, numbered lines), `Image` (images to look at),
+    /// `Directory` (a directory's entries) or `Search` (lines containing `pattern`).
     mode: ReadMode,
     /// Path of one file to read, relative to the workspace root or absolute inside it. The
     /// reply is one object.
@@ -108,6 +112,16 @@ struct FsReadArgs {
     /// the last line).
     #[schemars(extend("default" = -1))]
     end_line: Option<i64>,
+    /// Depth of a recursive directory listing (Directory mode): 0 lists only the directory's
+    /// own entries, 1 their children too, and so on.
+    #[schemars(extend("default" = 0))]
+    depth: Option<usize>,
+    /// Text to search for (required, for Search mode). Case-insensitive, matched per line,
+    /// taken literally.
+    pattern: Option<String>,
+    /// Number of context lines around search results (Search mode).
+    #[schemars(extend("default" = 2))]
+    context_lines: Option<usize>,
 }
 
 static FS_READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FsReadArgs>);
@@ -115,17 +129,8 @@ static FS_READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FsReadArgs>)
 fn fs_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: FsReadArgs = parse("fs_read", &FS_READ_SCHEMA, args)?;
     match args.mode {
-        ReadMode::Directory | ReadMode::Search => {
-            let mode = if args.mode == ReadMode::Directory {
-                "Directory"
-            } else {
-                "Search"
-            };
-            Err(FkError::invalid(format!(
-                "fs_read: mode {mode} is not available yet (it belongs to a later filekit release)"
-            ))
-            .with_hint("use mode Line to read files, or mode Image to look at images"))
-        }
+        ReadMode::Directory => read_directory(ws, &args),
+        ReadMode::Search => search(ws, &args),
         ReadMode::Image => read_images(ws, &args),
         ReadMode::Line => read_lines(ws, &args),
     }
@@ -851,6 +856,144 @@ fn to_edit(command: WriteCommand, e: &EditArgs, at: &str) -> Result<Edit, FkErro
     })
 }
 
+// ---------------------------------------------------------------------------------------------
+// fs_read Directory and Search
+
+/// Entries (Directory) and lines (Search) fs_read shows before it cuts the reply.
+const SEARCH_LIMIT: usize = 1000;
+
+fn read_directory(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+    use filekit_core::search::list::{ListOptions, list, render_long};
+    let Some(path) = args.path.clone() else {
+        return Err(missing_for(
+            "fs_read",
+            &FS_READ_SCHEMA,
+            "",
+            "path",
+            "Directory mode lists the directory `path`",
+        ));
+    };
+    let opts = ListOptions {
+        path: Some(path.clone()),
+        depth: args.depth.unwrap_or(0).saturating_add(1),
+        filter: None,
+        ignore: Vec::new(),
+        walk: Default::default(),
+        limit: Some(SEARCH_LIMIT),
+    };
+    let listing = match list(ws, &opts) {
+        Ok(l) => l,
+        Err(err) => return Ok(failed_entry(&path, &err)),
+    };
+    let mut content = format!("total {}\n", listing.total);
+    content.push_str(&render_long(&listing));
+    if listing.truncated {
+        content.push_str(&format!(
+            "... {} more entries not shown (cut at {SEARCH_LIMIT}): list a subdirectory or lower depth\n",
+            listing.omitted()
+        ));
+    }
+    if listing.skipped.count > 0 {
+        content.push_str(&format!(
+            "({} unreadable entries skipped)\n",
+            listing.skipped.count
+        ));
+    }
+    let value = object(vec![
+        ("path", Some(json!(listing.path))),
+        ("success", Some(json!(true))),
+        ("content", Some(json!(content))),
+        ("total", Some(json!(listing.total))),
+        ("truncated", Some(json!(listing.truncated))),
+    ]);
+    Ok(ToolReply::new(value, false, content))
+}
+
+fn search(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+    use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
+    let Some(path) = args.path.clone() else {
+        return Err(missing_for(
+            "fs_read",
+            &FS_READ_SCHEMA,
+            "",
+            "path",
+            "Search mode searches the file or directory `path`",
+        ));
+    };
+    let Some(pattern) = args.pattern.clone().filter(|p| !p.is_empty()) else {
+        return Err(missing_for(
+            "fs_read",
+            &FS_READ_SCHEMA,
+            "",
+            "pattern",
+            "Search mode looks for the text `pattern` (case-insensitive)",
+        ));
+    };
+    let context = args.context_lines.unwrap_or(2);
+    let opts = GrepOptions {
+        pattern,
+        path: Some(path.clone()),
+        mode: OutputMode::Content,
+        before: context,
+        after: context,
+        case_insensitive: true,
+        fixed_strings: true,
+        head_limit: Some(SEARCH_LIMIT),
+        max_line_chars: Some(1000),
+        ..Default::default()
+    };
+    let result = match grep(ws, &opts) {
+        Ok(r) => r,
+        Err(err) => return Ok(failed_entry(&path, &err)),
+    };
+    let single_file = std::path::Path::new(&result.base).is_file();
+    let mut content = String::new();
+    let mut matches = Vec::new();
+    for f in &result.files {
+        if !single_file {
+            content.push_str(&format!("{}:\n", f.path));
+        }
+        let mut previous: Option<u64> = None;
+        for l in &f.lines {
+            if result.context && previous.is_some_and(|p| l.line > p + 1) {
+                content.push_str("--\n");
+            }
+            previous = Some(l.line);
+            let sep = if l.is_match { ':' } else { '-' };
+            content.push_str(&format!("Line {}{sep} {}\n", l.line, l.text));
+            if l.is_match {
+                matches.push(json!({"path": f.path, "line": l.line, "text": l.text}));
+            }
+        }
+    }
+    if result.total_files == 0 {
+        content.push_str("No matches found\n");
+    }
+    if result.truncated {
+        content.push_str(&format!(
+            "... {} more lines not shown (cut at {SEARCH_LIMIT}): search a smaller path or a more specific pattern\n",
+            result.total_rows - result.shown_rows
+        ));
+    }
+    let value = object(vec![
+        ("path", Some(json!(result.base))),
+        ("success", Some(json!(true))),
+        ("content", Some(json!(content))),
+        ("matches", Some(Value::Array(matches))),
+        ("total_matches", Some(json!(result.total_matches))),
+        ("truncated", Some(json!(result.truncated))),
+    ]);
+    Ok(ToolReply::new(value, false, content))
+}
+
+fn failed_entry(path: &str, err: &FkError) -> ToolReply {
+    ToolReply::new(
+        shape::failure(vec![("path", Some(json!(path)))], err, Case::Snake),
+        true,
+        err.full_message(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -858,8 +1001,12 @@ mod tests {
     #[test]
     fn schemas_offer_only_what_is_served() {
         let read = FS_READ_SCHEMA.to_string();
-        assert!(read.contains("\"Line\"") && read.contains("\"Image\""));
-        assert!(!read.contains("Directory\"") && !read.contains("\"Search\""));
+        for mode in ["Line", "Image", "Directory", "Search"] {
+            assert!(read.contains(&format!("\"{mode}\"")), "{mode} not offered");
+        }
+        for arg in ["depth", "pattern", "context_lines"] {
+            assert!(FS_READ_SCHEMA["properties"][arg].is_object(), "{arg}");
+        }
         let write = &*FS_WRITE_SCHEMA;
         let commands = &write["properties"]["command"]["enum"];
         assert_eq!(

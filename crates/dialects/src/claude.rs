@@ -1,7 +1,7 @@
 //! The `claude` dialect (seed 002): `Read`, `Write`, `Edit`, `MultiEdit`, with the argument
 //! shapes of the familiar coding-agent tools and its `ToolResult` reply
 //! `{success, content, shortResult?, error?, images?, filePath?}` (plus `contentHash` and,
-//! on failure, `errorCode`/`details`). LS, Glob and Grep belong to later work.
+//! on failure, `errorCode`/`details`). The read-only LS, Glob and Grep are in `claude_search`.
 
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};

@@ -1,9 +1,11 @@
-//! The `file` dialect (seed 001): `file:read_file`, `file:edit_file`, `file:create_file`.
+//! The `file` dialect (seed 001): `file:read_file`, `file:edit_file`, `file:create_file`,
+//! `file:list_files`.
 //!
 //! The document gives argument shapes but no reply shapes; replies here follow the amazonq
 //! ones (`path`, `success`, `error`, `content_hash`) so that an agent meets one convention,
 //! and edits answer with the unified diff plus the updated lines, numbered, as the document
-//! asks. Delete, rename, copy and list belong to later work and are not served.
+//! asks. `file:list_files` lists through the engine's search module. Delete, rename and copy
+//! belong to later work and are not served.
 
 use crate::args::{missing_for, object, parse, schema_for};
 use crate::shape::{self, Case};
@@ -50,6 +52,17 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             destructive: false,
             idempotent: false,
             run: create_file,
+            reject,
+        },
+        ToolSpec {
+            name: "file:list_files",
+            dialect: "file",
+            description: LIST_DESCRIPTION,
+            input_schema: LIST_SCHEMA.clone(),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run: list_files,
             reject,
         },
     ]
@@ -339,4 +352,104 @@ fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ),
     };
     Ok(ToolReply::new(value, err.is_some(), text))
+}
+
+// ---------------------------------------------------------------------------------------------
+// file:list_files
+
+/// Entries file:list_files shows before it cuts the listing.
+const LIST_LIMIT: usize = 1000;
+
+const LIST_DESCRIPTION: &str = "\
+List the files and directories in a directory (default: the project root), sorted by path, \
+each with its type, size and last modification time. `filter` keeps only names matching a \
+wildcard (`*.js`, `*.{ts,tsx}`); `recursive: true` descends into subdirectories (`depth` \
+limits how far). .gitignore'd and hidden entries are left out. At most 1000 entries are \
+returned; `truncated` and `total` say when more exist (list a subdirectory or use a filter).
+
+Example: {\"path\": \"src\", \"filter\": \"*.jsx\", \"recursive\": true}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ListArgs {
+    /// Directory path to list (defaults to the project root).
+    path: Option<String>,
+    /// File filter pattern using wildcards (default: \"*\").
+    #[schemars(extend("default" = "*"))]
+    filter: Option<String>,
+    /// Whether to list files recursively (default: false).
+    #[schemars(extend("default" = false))]
+    recursive: Option<bool>,
+    /// With `recursive`: how many levels to descend (1: only the directory's own entries).
+    /// Default: all.
+    #[schemars(range(min = 1))]
+    depth: Option<usize>,
+}
+
+static LIST_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ListArgs>);
+
+fn list_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    use filekit_core::search::list::{ListOptions, list, render_long};
+    let args: ListArgs = parse("file:list_files", &LIST_SCHEMA, args)?;
+    let depth = if args.recursive.unwrap_or(false) {
+        args.depth.unwrap_or(usize::MAX)
+    } else {
+        1
+    };
+    let opts = ListOptions {
+        path: args.path.clone(),
+        depth,
+        filter: args.filter,
+        ignore: Vec::new(),
+        walk: Default::default(),
+        limit: Some(LIST_LIMIT),
+    };
+    let shown_path = args.path.unwrap_or_else(|| ".".to_string());
+    let listing = match list(ws, &opts) {
+        Ok(l) => l,
+        Err(err) => {
+            let path = ("path", Some(json!(shown_path)));
+            return Ok(ToolReply::new(
+                shape::failure(vec![path], &err, Case::Snake),
+                true,
+                err.full_message(),
+            ));
+        }
+    };
+    let mut text = render_long(&listing);
+    if listing.truncated {
+        text.push_str(&format!(
+            "... {} more entries not shown (cut at {LIST_LIMIT}): list a subdirectory or give a filter\n",
+            listing.omitted()
+        ));
+    }
+    if listing.skipped.count > 0 {
+        text.push_str(&format!(
+            "({} unreadable entries skipped)\n",
+            listing.skipped.count
+        ));
+    }
+    let entries: Vec<Value> = listing
+        .entries
+        .iter()
+        .map(|e| {
+            object(vec![
+                ("path", Some(json!(e.path))),
+                ("name", Some(json!(e.name))),
+                ("type", Some(json!(e.kind))),
+                ("size", Some(json!(e.size))),
+                ("modified", Some(json!(e.modified))),
+                ("link_target", e.link_target.as_ref().map(|t| json!(t))),
+            ])
+        })
+        .collect();
+    let value = object(vec![
+        ("path", Some(json!(listing.path))),
+        ("success", Some(json!(true))),
+        ("entries", Some(Value::Array(entries))),
+        ("content", Some(json!(text))),
+        ("total", Some(json!(listing.total))),
+        ("truncated", Some(json!(listing.truncated))),
+        ("skipped", Some(json!(listing.skipped.count))),
+    ]);
+    Ok(ToolReply::new(value, false, text))
 }

@@ -2,7 +2,7 @@
 //!
 //! The tool tables that front ends serve. A *dialect* is the set of tools one family of agents
 //! already knows (amazonq's `fs_read`/`fs_write`, the `file:*` tools, claude's
-//! `Read`/`Write`/`Edit`/`MultiEdit`, Desktop Commander's edit blocks). Each tool here is a
+//! `Read`/`Write`/`Edit`/`MultiEdit`/`LS`/`Glob`/`Grep`, Desktop Commander's edit blocks). Each tool here is a
 //! thin mapping: its JSON arguments -> one engine request -> the reply shape its document
 //! promises. Edit semantics (ordering, hashes, fuzzy matching, atomicity) live in the engine;
 //! this crate only translates, so the same edit gives the same file whichever tool carried it.
@@ -13,6 +13,7 @@
 mod amazonq;
 mod args;
 mod claude;
+mod claude_search;
 mod desktop_commander;
 mod file;
 mod shape;
@@ -110,6 +111,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(amazonq::tools());
     all.extend(file::tools());
     all.extend(claude::tools());
+    all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
     all
 });

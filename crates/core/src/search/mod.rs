@@ -1,0 +1,184 @@
+//! Read-only search: directory listings, glob and grep, on ripgrep's own crates.
+//!
+//! - [`list`]: the entries of a directory (type, size, modification time), flat, recursive
+//!   with a depth limit, or as a tree; filtered by wildcards and `ignore` globs.
+//! - [`glob`]: files whose path (relative to the search base) matches a glob with `**` and
+//!   braces, newest first.
+//! - [`grep`]: a Rust regex over the files of a tree, with context, counts or file names.
+//!
+//! Every search starts from a path resolved by [`Workspace::resolve`], so it cannot begin
+//! outside the roots, and walks without following symbolic links, so it cannot leave them
+//! (and a symlink loop is just an entry). `.gitignore`, `.ignore` and hidden files are skipped
+//! by default, with options to include them; filekit's own `.filekit/` directory is never
+//! shown. Directories and files that cannot be read are skipped and counted, never fatal.
+//!
+//! Results are sorted (the parallel walker finds files in no fixed order) and bounded: each
+//! search keeps at most its `limit` of results in memory (the first by sort order), counts
+//! the rest, and says so in its `truncated`/`total` fields so the caller can ask for more.
+
+pub mod glob;
+pub mod grep;
+pub mod list;
+
+use crate::Workspace;
+use crate::error::{ErrorCode, FkError};
+use crate::workspace::{RESERVED_DIR, WsPath};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// How many unreadable-path messages a result keeps (the rest are only counted).
+const MAX_SKIP_MESSAGES: usize = 5;
+
+/// Which files a walk sees besides the visible, not-ignored ones.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WalkFilter {
+    /// Include hidden files and directories (names starting with `.`).
+    pub hidden: bool,
+    /// Include files that `.gitignore`, `.ignore` or git's excludes leave out.
+    pub ignored: bool,
+}
+
+/// Paths a walk could not read: counted, with the first few messages.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Skipped {
+    /// How many directories or files could not be read.
+    pub count: usize,
+    /// The first few reasons (`path: error`).
+    pub messages: Vec<String>,
+}
+
+impl Skipped {
+    fn add(&mut self, message: String) {
+        self.count += 1;
+        if self.messages.len() < MAX_SKIP_MESSAGES {
+            self.messages.push(message);
+        }
+    }
+}
+
+/// A resolved search base: where the walk starts and what its paths are shown relative to.
+pub(crate) struct Base {
+    /// The real absolute path the walk starts at.
+    pub abs: PathBuf,
+    /// The root that holds it (absolute); result paths are relative to it.
+    pub root: PathBuf,
+    /// Which of the workspace's roots that is.
+    pub root_index: usize,
+    /// True when the base is a directory (false: a single file).
+    pub is_dir: bool,
+}
+
+/// Resolves `path` (default: the first root) through the workspace and checks that it
+/// exists; a missing path gets the workspace's similar-path suggestions.
+pub(crate) fn resolve_base(ws: &Workspace, path: Option<&str>) -> Result<Base, FkError> {
+    let given = path.filter(|p| !p.is_empty());
+    let resolved: WsPath = match given {
+        Some(p) => ws.resolve(p)?,
+        None => ws.resolve(&ws.roots()[0].display().to_string())?,
+    };
+    let meta = ws.metadata(&resolved)?;
+    let Some(meta) = meta else {
+        // Reading a missing path yields the NOT_FOUND error with suggestions.
+        return Err(ws
+            .read(&resolved)
+            .err()
+            .unwrap_or_else(|| FkError::new(ErrorCode::NotFound, "the path does not exist")));
+    };
+    if is_reserved(ws, &resolved) {
+        return Err(FkError::new(
+            ErrorCode::NotFound,
+            format!(
+                "{} is filekit's own data directory, which searches do not show",
+                ws.display(&resolved)
+            ),
+        )
+        .with_hint("search the project's files instead"));
+    }
+    Ok(Base {
+        abs: resolved.absolute().to_path_buf(),
+        root: ws.roots()[resolved.root_index()].clone(),
+        root_index: resolved.root_index(),
+        is_dir: meta.is_dir,
+    })
+}
+
+fn is_reserved(ws: &Workspace, p: &WsPath) -> bool {
+    let _ = ws;
+    p.relative().components().next().map(|c| c.as_os_str()) == Some(RESERVED_DIR.as_ref())
+}
+
+/// A walk over `base` with filekit's rules: no symlinks followed, ignore files honoured
+/// unless `filter.ignored`, hidden entries skipped unless `filter.hidden`, `.filekit/` of
+/// the root never entered.
+pub(crate) fn walk_builder(base: &Base, filter: WalkFilter) -> ignore::WalkBuilder {
+    let mut b = ignore::WalkBuilder::new(&base.abs);
+    b.follow_links(false)
+        .hidden(!filter.hidden)
+        .ignore(!filter.ignored)
+        .git_ignore(!filter.ignored)
+        .git_global(!filter.ignored)
+        .git_exclude(!filter.ignored)
+        .parents(!filter.ignored)
+        // .gitignore counts even outside a git repository: agents work in plain folders too.
+        .require_git(false);
+    let reserved = base.root.join(RESERVED_DIR);
+    b.filter_entry(move |e| e.path() != reserved);
+    b
+}
+
+/// `path` relative to `root`, with `/` separators, for display and for other tools.
+pub(crate) fn rel_string(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut s = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            s.push('/');
+        }
+        s.push_str(&c.as_os_str().to_string_lossy());
+    }
+    s
+}
+
+/// Records a walk error (unreadable directory, broken entry) in `skipped`.
+pub(crate) fn note_walk_error(skipped: &Mutex<Skipped>, err: &ignore::Error) {
+    if let Ok(mut s) = skipped.lock() {
+        s.add(err.to_string());
+    }
+}
+
+/// How many threads a parallel walk uses: ripgrep's choice (the available cores, at most 12).
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(12)
+}
+
+/// Builds a matcher of one glob (or several, comma-free) with a PARSE_ERROR that names the
+/// glob and what is wrong with it.
+pub(crate) fn compile_glob(
+    what: &str,
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<globset::GlobMatcher, FkError> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .case_insensitive(case_insensitive)
+        .backslash_escape(true)
+        .empty_alternates(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| invalid_glob(what, pattern, &e))
+}
+
+pub(crate) fn invalid_glob(what: &str, pattern: &str, e: &dyn std::fmt::Display) -> FkError {
+    FkError::new(
+        ErrorCode::ParseError,
+        format!("invalid {what} '{pattern}': {e}"),
+    )
+    .with_hint(
+        "globs use * (within a directory), ** (any depth), ? (one character), [abc] and {a,b}; \
+         escape a literal special character with a backslash",
+    )
+}

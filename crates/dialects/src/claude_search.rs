@@ -1,0 +1,408 @@
+//! The `claude` dialect's read-only search tools (seed 002): `LS`, `Glob` and `Grep`, with
+//! the familiar argument shapes and the `ToolResult` reply. Paths in replies are absolute, as
+//! the familiar tools give them; every reply says whether it was cut and how to see the rest.
+
+use crate::args::{object, parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::search::WalkFilter;
+use filekit_core::search::glob::{GlobOptions, glob};
+use filekit_core::search::grep::{GrepOptions, GrepResult, OutputMode, grep};
+use filekit_core::search::list::{ListOptions, list, render_tree};
+use filekit_core::{FkError, Workspace};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::LazyLock;
+
+/// Entries LS shows before it cuts the listing (the familiar tool's cap).
+const LS_LIMIT: usize = 1000;
+/// Files Glob shows before it cuts the list (the familiar tool's cap).
+const GLOB_LIMIT: usize = 100;
+/// Longer lines (minified code) are cut in Grep's content, saying how much was cut.
+const MAX_LINE_CHARS: usize = 1000;
+/// Output rows Grep shows when no `head_limit` is given.
+const GREP_DEFAULT_LIMIT: usize = 1000;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    let spec = |name, description, schema: &Value, run| ToolSpec {
+        name,
+        dialect: "claude",
+        description,
+        input_schema: schema.clone(),
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        run,
+        reject,
+    };
+    vec![
+        spec("LS", LS_DESCRIPTION, &LS_SCHEMA, ls),
+        spec("Glob", GLOB_DESCRIPTION, &GLOB_SCHEMA, glob_tool),
+        spec("Grep", GREP_DESCRIPTION, &GREP_SCHEMA, grep_tool),
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    failure(err)
+}
+
+fn failure(err: &FkError) -> Value {
+    shape::failure(
+        vec![("content", Some(json!(err.full_message())))],
+        err,
+        Case::Camel,
+    )
+}
+
+fn walk_filter(include_hidden: Option<bool>, include_ignored: Option<bool>) -> WalkFilter {
+    WalkFilter {
+        hidden: include_hidden.unwrap_or(false),
+        ignored: include_ignored.unwrap_or(false),
+    }
+}
+
+fn failed(err: &FkError) -> ToolReply {
+    ToolReply::new(failure(err), true, err.full_message())
+}
+
+fn success(content: String, short: String, extra: Vec<(&'static str, Option<Value>)>) -> ToolReply {
+    let mut pairs = vec![
+        ("success", Some(json!(true))),
+        ("content", Some(json!(content))),
+        ("shortResult", Some(json!(short))),
+    ];
+    pairs.extend(extra);
+    ToolReply::new(object(pairs), false, content)
+}
+
+fn absolute(root: &str, rel: &str) -> String {
+    if rel.is_empty() {
+        root.to_string()
+    } else {
+        Path::new(root).join(rel).display().to_string()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// LS
+
+const LS_DESCRIPTION: &str = "\
+List a directory as a tree (directories end with /, symlinks show their target), sorted by \
+path, descending into subdirectories. .gitignore'd and hidden entries are left out (unless \
+`include_ignored` / `include_hidden`); `ignore` takes more globs to leave out (their directories are not entered). At most 1000 entries are \
+shown: the reply says how many were left out; list a subdirectory or add `ignore` globs to \
+see them. Prefer Glob and Grep when you know what you are looking for.
+
+Example: {\"path\": \"src\", \"ignore\": [\"*.snap\", \"fixtures\"]}";
+
+#[derive(Deserialize, JsonSchema)]
+struct LsArgs {
+    /// The directory to list (absolute inside the workspace, or relative to its root).
+    path: String,
+    /// Globs of entries to leave out (matched against names and relative paths).
+    ignore: Option<Vec<String>>,
+    /// How many levels to descend (1: only the directory's own entries). Default: all.
+    #[schemars(range(min = 1))]
+    depth: Option<usize>,
+    /// Include hidden files and directories (names starting with `.`). Default: false.
+    include_hidden: Option<bool>,
+    /// Include files that .gitignore or .ignore leave out. Default: false.
+    include_ignored: Option<bool>,
+}
+
+static LS_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<LsArgs>);
+
+fn ls(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: LsArgs = parse("LS", &LS_SCHEMA, args)?;
+    let opts = ListOptions {
+        path: Some(args.path),
+        depth: args.depth.unwrap_or(usize::MAX),
+        filter: None,
+        ignore: args.ignore.unwrap_or_default(),
+        walk: walk_filter(args.include_hidden, args.include_ignored),
+        limit: Some(LS_LIMIT),
+    };
+    let listing = match list(ws, &opts) {
+        Ok(l) => l,
+        Err(e) => return Ok(failed(&e)),
+    };
+    let mut content = render_tree(&listing);
+    if listing.truncated {
+        content.push_str(&format!(
+            "... {} more entries not shown (listing cut at {LS_LIMIT}): list a subdirectory, \
+             lower `depth` or add `ignore` globs to see them\n",
+            listing.omitted()
+        ));
+    }
+    if listing.skipped.count > 0 {
+        content.push_str(&format!(
+            "({} unreadable entries skipped: {})\n",
+            listing.skipped.count,
+            listing.skipped.messages.join("; ")
+        ));
+    }
+    let short = format!(
+        "Listed {} of {} entries",
+        listing.entries.len(),
+        listing.total
+    );
+    Ok(success(
+        content,
+        short,
+        vec![
+            ("filePath", Some(json!(listing.path))),
+            ("truncated", Some(json!(listing.truncated))),
+            ("total", Some(json!(listing.total))),
+        ],
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Glob
+
+const GLOB_DESCRIPTION: &str = "\
+Find files by name pattern, newest first (most recently modified first). `pattern` is \
+matched against paths relative to `path` (default: the workspace root): `*` stays within a \
+directory, `**` crosses any number (`**/*.rs`, `src/**/*.{ts,tsx}`). .gitignore'd and \
+hidden files are left out unless `include_ignored` / `include_hidden` say otherwise. At most 100 files are shown; the reply says how many more \
+matched (narrow the pattern or the path to see them).
+
+Example: {\"pattern\": \"src/**/*.test.ts\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct GlobArgs {
+    /// The glob to match file paths against (`**/*.js`, `src/**/*.{ts,tsx}`).
+    pattern: String,
+    /// The directory to search in. Default: the workspace root.
+    path: Option<String>,
+    /// Include hidden files and directories (names starting with `.`). Default: false.
+    include_hidden: Option<bool>,
+    /// Include files that .gitignore or .ignore leave out. Default: false.
+    include_ignored: Option<bool>,
+}
+
+static GLOB_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GlobArgs>);
+
+fn glob_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: GlobArgs = parse("Glob", &GLOB_SCHEMA, args)?;
+    let opts = GlobOptions {
+        pattern: args.pattern,
+        path: args.path,
+        walk: walk_filter(args.include_hidden, args.include_ignored),
+        case_insensitive: false,
+        limit: Some(GLOB_LIMIT),
+    };
+    let result = match glob(ws, &opts) {
+        Ok(r) => r,
+        Err(e) => return Ok(failed(&e)),
+    };
+    let mut content = if result.files.is_empty() {
+        "No files found\n".to_string()
+    } else {
+        result
+            .files
+            .iter()
+            .map(|f| format!("{}\n", f.absolute))
+            .collect()
+    };
+    if result.truncated {
+        content.push_str(&format!(
+            "... {} more files matched (only the {GLOB_LIMIT} newest are shown): use a more \
+             specific pattern or path to see them\n",
+            result.total - result.files.len()
+        ));
+    }
+    let short = format!("Found {} files", result.total);
+    Ok(success(
+        content,
+        short,
+        vec![
+            ("truncated", Some(json!(result.truncated))),
+            ("total", Some(json!(result.total))),
+        ],
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grep
+
+const GREP_DESCRIPTION: &str = "\
+Search file contents with a Rust regex (ripgrep's engine and rules: .gitignore'd, hidden \
+and binary files are skipped; `include_ignored` / `include_hidden` add the first two). `output_mode`: `files_with_matches` (default: the paths), \
+`content` (the matching lines as path:line:text, line numbers usable by edit tools; `-A`, \
+`-B`, `-C` add context lines shown as path-line-text), `count` (matching lines per file). \
+Filter files with `glob` (`*.{ts,tsx}`) or `type` (ripgrep's types: rust, py, js, ...). \
+`-i` ignores case; `multiline` lets a match span lines. `head_limit` caps the rows shown \
+(default 1000); the reply says how many were left out.
+
+Example: {\"pattern\": \"fn \\\\w+_handler\", \"type\": \"rust\", \"output_mode\": \"content\", \"-C\": 2}";
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, Default)]
+#[serde(rename_all = "snake_case")]
+enum GrepMode {
+    Content,
+    #[default]
+    FilesWithMatches,
+    Count,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct GrepArgs {
+    /// The Rust regex to search for.
+    pattern: String,
+    /// The file or directory to search. Default: the workspace root.
+    path: Option<String>,
+    /// Only files whose name matches this glob (`*.js`, `*.{ts,tsx}`, `!*.min.js`).
+    glob: Option<String>,
+    /// `content` (matching lines), `files_with_matches` (paths, the default) or `count`.
+    output_mode: Option<GrepMode>,
+    /// Lines of context before each match (content mode).
+    #[serde(rename = "-B")]
+    before: Option<usize>,
+    /// Lines of context after each match (content mode).
+    #[serde(rename = "-A")]
+    after: Option<usize>,
+    /// Lines of context before and after each match (content mode).
+    #[serde(rename = "-C")]
+    context: Option<usize>,
+    /// Show line numbers (content mode). Default: true.
+    #[serde(rename = "-n")]
+    line_numbers: Option<bool>,
+    /// Ignore case.
+    #[serde(rename = "-i")]
+    case_insensitive: Option<bool>,
+    /// Only files of this ripgrep type (`rust`, `py`, `js`, `ts`, `go`, `md`, ...).
+    #[serde(rename = "type")]
+    file_type: Option<String>,
+    /// Show at most this many rows (lines in content mode, files otherwise). Default 1000.
+    #[schemars(range(min = 1))]
+    head_limit: Option<usize>,
+    /// Let the pattern span lines (`.` matches line breaks too).
+    multiline: Option<bool>,
+    /// Include hidden files and directories (names starting with `.`). Default: false.
+    include_hidden: Option<bool>,
+    /// Include files that .gitignore or .ignore leave out. Default: false.
+    include_ignored: Option<bool>,
+}
+
+static GREP_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GrepArgs>);
+
+fn grep_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: GrepArgs = parse("Grep", &GREP_SCHEMA, args)?;
+    if args.head_limit == Some(0) {
+        return Err(FkError::invalid("Grep: argument `head_limit` is 0")
+            .with_hint("give at least 1, or leave it out for the default of 1000"));
+    }
+    let mode = match args.output_mode.unwrap_or_default() {
+        GrepMode::Content => OutputMode::Content,
+        GrepMode::FilesWithMatches => OutputMode::FilesWithMatches,
+        GrepMode::Count => OutputMode::Count,
+    };
+    let limit = args.head_limit.unwrap_or(GREP_DEFAULT_LIMIT);
+    let opts = GrepOptions {
+        pattern: args.pattern,
+        path: args.path,
+        glob: args.glob,
+        file_type: args.file_type,
+        mode,
+        before: args.before.or(args.context).unwrap_or(0),
+        after: args.after.or(args.context).unwrap_or(0),
+        case_insensitive: args.case_insensitive.unwrap_or(false),
+        fixed_strings: false,
+        multiline: args.multiline.unwrap_or(false),
+        walk: walk_filter(args.include_hidden, args.include_ignored),
+        head_limit: Some(limit),
+        max_line_chars: Some(MAX_LINE_CHARS),
+    };
+    let result = match grep(ws, &opts) {
+        Ok(r) => r,
+        Err(e) => return Ok(failed(&e)),
+    };
+    let content = grep_content(&result, args.line_numbers.unwrap_or(true), limit);
+    let short = format!(
+        "Found {} matching lines in {} files",
+        result.total_matches, result.total_files
+    );
+    Ok(success(
+        content,
+        short,
+        vec![
+            ("numFiles", Some(json!(result.total_files))),
+            ("numMatches", Some(json!(result.total_matches))),
+            ("truncated", Some(json!(result.truncated))),
+            ("shownRows", Some(json!(result.shown_rows))),
+            ("totalRows", Some(json!(result.total_rows))),
+        ],
+    ))
+}
+
+/// The familiar Grep text: absolute paths, a summary line, and a note when rows were cut.
+fn grep_content(r: &GrepResult, line_numbers: bool, limit: usize) -> String {
+    let abs = |rel: &str| absolute(&r.root, rel);
+    let mut out = String::new();
+    match r.mode {
+        OutputMode::FilesWithMatches => {
+            if r.total_files == 0 {
+                out.push_str("No files found\n");
+            } else {
+                out.push_str(&format!("Found {} files\n", r.total_files));
+                for f in &r.files {
+                    out.push_str(&abs(&f.path));
+                    out.push('\n');
+                }
+            }
+        }
+        OutputMode::Count => {
+            for f in &r.files {
+                out.push_str(&format!("{}:{}\n", abs(&f.path), f.count));
+            }
+            out.push_str(&format!(
+                "\nFound {} total occurrences across {} files.\n",
+                r.total_matches, r.total_files
+            ));
+        }
+        OutputMode::Content => {
+            if r.total_files == 0 {
+                out.push_str("No matches found\n");
+            }
+            for f in &r.files {
+                let path = abs(&f.path);
+                let mut previous: Option<u64> = None;
+                for l in &f.lines {
+                    if r.context && previous.is_some_and(|p| l.line > p + 1) {
+                        out.push_str("--\n");
+                    }
+                    previous = Some(l.line);
+                    let sep = if l.is_match { ':' } else { '-' };
+                    if line_numbers {
+                        out.push_str(&format!("{path}{sep}{}{sep}{}\n", l.line, l.text));
+                    } else {
+                        out.push_str(&format!("{path}{sep}{}\n", l.text));
+                    }
+                }
+            }
+        }
+    }
+    if r.truncated {
+        let unit = if r.mode == OutputMode::Content {
+            "lines"
+        } else {
+            "files"
+        };
+        out.push_str(&format!(
+            "... {} more {unit} not shown (head_limit {limit}): raise head_limit, or narrow \
+             the search with path, glob or type\n",
+            r.total_rows - r.shown_rows
+        ));
+    }
+    if r.skipped.count > 0 {
+        out.push_str(&format!(
+            "({} unreadable files or directories skipped: {})\n",
+            r.skipped.count,
+            r.skipped.messages.join("; ")
+        ));
+    }
+    out
+}
