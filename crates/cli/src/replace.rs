@@ -150,6 +150,7 @@ pub fn progress_bar() -> ProgressBar {
 fn print_json(out: &TreeReplaceReport) {
     let value = serde_json::json!({
         "files_matched": out.chosen,
+        "files_unmatched": out.unmatched,
         "replacements": out.replacements(),
         "walk_skipped": out.walk_skipped.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
         "report": out.report,
@@ -185,7 +186,7 @@ fn print_human(style: &Style, out: &TreeReplaceReport) {
         "{} replacement(s) in {} file(s); {} unchanged, {} skipped, {} failed, of {} matched",
         out.replacements(),
         count(FileStatus::Modified),
-        count(FileStatus::Unchanged),
+        count(FileStatus::Unchanged) + out.unmatched,
         count(FileStatus::Skipped) + out.walk_skipped.len(),
         report.files.iter().filter(|f| !f.success()).count(),
         out.chosen

@@ -369,6 +369,23 @@ fn plan_file_inner(
     } else {
         before.hash.clone().unwrap_or_default()
     };
+    // A tree-wide replace sends one substitution to thousands of files, most of which do not
+    // match: settle those with one search, before any index of the text is built.
+    if !first_is_create
+        && fe
+            .edits
+            .iter()
+            .all(|e| matches!(e, Edit::Substitute(s) if !s.matches(base)))
+    {
+        for o in &mut outcomes {
+            o.success = true;
+        }
+        plan.report.status = FileStatus::Unchanged;
+        plan.report.edits_applied = outcomes.len();
+        plan.report.edits = outcomes;
+        plan.report.new_hash = before.hash.clone();
+        return Ok(());
+    }
     let index = LineIndex::new(base);
     let target_lines = LineTarget {
         text: base,

@@ -8,6 +8,33 @@ use crate::pipeline;
 use crate::sed::Substitution;
 use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::io::Read;
+use std::path::Path;
+
+/// Whether the file at `path` (as [`select`] gives it) may be changed by `sub`. Anything that
+/// cannot be decided here (a file of another root, one too large to read, an error) is left
+/// to the pipeline, which reports it.
+fn may_change(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> bool {
+    thread_local! {
+        static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    let rel = Path::new(path);
+    if rel.is_absolute() {
+        return true;
+    }
+    let Ok(mut file) = ws.open_found(0, rel) else {
+        return true;
+    };
+    if file.metadata().map_or(true, |m| m.len() > limit) {
+        return true;
+    }
+    BUFFER.with_borrow_mut(|buf| {
+        buf.clear();
+        file.read_to_end(buf).is_err() || sub.may_match_bytes(buf)
+    })
+}
 
 /// Files larger than this are skipped unless the request sets its own limit: a tree-wide
 /// replace is for source text, and a stray dump or log should not stall it.
@@ -28,6 +55,9 @@ pub struct TreeReplace {
 pub struct TreeReplaceReport {
     /// Files the selection chose (before binary and size skips).
     pub chosen: usize,
+    /// Chosen files ruled out by a search of their bytes: nothing in them matches, so they
+    /// were not edited (and are not in `report`).
+    pub unmatched: usize,
     /// Entries the walk passed over, with the reason (links, unreadable directories).
     pub walk_skipped: Vec<(String, String)>,
     /// One file report per chosen file, in path order.
@@ -74,9 +104,17 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
             "walk_skipped": selected.skipped.len(),
         })));
     }
-    let files: Vec<FileEdits> = selected
+    // Most files of a tree do not match: rule them out with one search of their bytes, read
+    // into a buffer each thread reuses, before the pipeline reads, decodes and indexes them.
+    let limit = req.options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
+    let candidates: Vec<&String> = selected
         .files
-        .iter()
+        .par_iter()
+        .filter(|path| may_change(ws, &req.substitution, path, limit))
+        .collect();
+    let unmatched = selected.files.len() - candidates.len();
+    let files: Vec<FileEdits> = candidates
+        .into_iter()
         .map(|path| FileEdits {
             path: path.clone(),
             edits: vec![Edit::Substitute(req.substitution.clone())],
@@ -90,6 +128,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     let report = pipeline::apply(ws, &EditRequest { files, options });
     Ok(TreeReplaceReport {
         chosen: selected.files.len(),
+        unmatched,
         walk_skipped: selected.skipped,
         report,
     })

@@ -42,6 +42,8 @@ use regex::{Captures, Regex, RegexBuilder};
 pub struct Substitution {
     expression: String,
     regex: Regex,
+    /// The same pattern over bytes, to rule files out before they are decoded.
+    bytes_regex: regex::bytes::Regex,
     replacement: Vec<Part>,
     /// Replace every match from the `occurrence`-th on, not only that one.
     global: bool,
@@ -232,6 +234,13 @@ impl Substitution {
                 .with_hint("patterns are Rust regex syntax (like sed -E); escape operators such as ( [ . * with a backslash to match them literally, or ask for literal mode")
                 .with_details(serde_json::json!({"expression": expression, "position": 3}))
             })?;
+        let bytes_regex = regex::bytes::RegexBuilder::new(&pattern)
+            .case_insensitive(ignore_case)
+            .multi_line(true)
+            .crlf(true)
+            .dot_matches_new_line(dot_all)
+            .build()
+            .map_err(|e| FkError::invalid(format!("invalid regex: {e}")))?;
         let replacement = if literal {
             vec![Part::Literal(unescape_literal(&replacement_text))]
         } else {
@@ -244,11 +253,25 @@ impl Substitution {
             line_prefilter,
             expression: expression.to_string(),
             regex,
+            bytes_regex,
             replacement,
             global,
             occurrence: occurrence.unwrap_or(1),
             whole_text,
         })
+    }
+
+    /// Whether the substitution would change anything in `text` (one search, no splices).
+    pub fn matches(&self, text: &str) -> bool {
+        // A pattern whose meaning differs between a line and the whole text (`\A`) cannot be
+        // ruled out by a search of the whole text.
+        (!self.whole_text && !self.line_prefilter) || self.regex.is_match(text)
+    }
+
+    /// Like [`Substitution::matches`], on a file's raw bytes, before it is decoded: a file
+    /// whose bytes do not match cannot match once decoded either.
+    pub fn may_match_bytes(&self, bytes: &[u8]) -> bool {
+        (!self.whole_text && !self.line_prefilter) || self.bytes_regex.is_match(bytes)
     }
 
     /// The expression as given.
@@ -531,6 +554,14 @@ mod tests {
         assert_eq!(run("s/2/X/2g", "2222\n"), "2XXX\n");
         assert_eq!(run("s/x*/-/g", "abc\n"), "-a-b-c-\n");
         assert_eq!(run("s/b*/-/g", "abc\n"), "-a-c-\n");
+    }
+
+    #[test]
+    fn anchors_to_the_text_mean_each_line_in_line_mode() {
+        assert_eq!(run("s/\\Afoo/bar/", "x\nfoo\n"), "x\nbar\n");
+        assert_eq!(run("s/o\\z/0/", "foo\nboo\n"), "fo0\nbo0\n");
+        let s = Substitution::parse("s/\\Afoo/bar/", false).unwrap();
+        assert!(s.matches("x\nfoo\n"));
     }
 
     #[test]

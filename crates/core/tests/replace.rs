@@ -14,12 +14,13 @@ fn tree() -> tempfile::TempDir {
     let files: &[(&str, &[u8])] = &[
         ("a.js", b"const a = 1;\nconst b = 2;\n"),
         ("sub/b.js", b"const c = 3;\r\n"),
+        ("sub/none.js", b"nothing to see\n"),
         ("sub/deep/c.js", b"let d = 4; const e = 5;\n"),
         ("node_modules/lib/x.js", b"const x = 0;\n"),
         ("dist/out.js", b"const y = 0;\n"),
         (".hidden/h.js", b"const h = 0;\n"),
         ("gen/ignored.js", b"const i = 0;\n"),
-        ("bin.js", b"const \0binary\n"),
+        ("bin.js", b"const x = \0binary\n"),
         ("latin.js", b"const caf\xe9 = 1;\n"),
         ("notes.txt", b"const in text\n"),
         (".gitignore", b"gen/\n"),
@@ -88,6 +89,8 @@ fn chooses_by_name_recursively_and_skips_what_is_not_source_text() {
     );
     assert_eq!(status("a.js").edits[0].replacements, 2);
     assert_eq!(out.replacements(), 4);
+    // sub/none.js was chosen, and ruled out by a search of its bytes.
+    assert_eq!((out.chosen, out.unmatched), (6, 1));
     assert_eq!(out.walk_skipped.len(), 1);
     assert!(out.walk_skipped[0].0.ends_with("link.js"));
 
@@ -104,7 +107,10 @@ fn chooses_by_name_recursively_and_skips_what_is_not_source_text() {
     ] {
         assert!(read(untouched).starts_with("const"), "{untouched} changed");
     }
-    assert_eq!(fs::read(root.join("bin.js")).unwrap(), b"const \0binary\n");
+    assert_eq!(
+        fs::read(root.join("bin.js")).unwrap(),
+        b"const x = \0binary\n"
+    );
 }
 
 #[test]

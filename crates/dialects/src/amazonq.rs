@@ -762,7 +762,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         } else {
             ""
         },
-        count(FileStatus::Unchanged),
+        count(FileStatus::Unchanged) + out.unmatched,
         failed.len(),
         out.chosen,
     );
@@ -787,7 +787,10 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         ("summary", Some(json!(summary))),
         ("files_matched", Some(json!(out.chosen))),
         ("files_modified", Some(json!(modified))),
-        ("files_unchanged", Some(json!(count(FileStatus::Unchanged)))),
+        (
+            "files_unchanged",
+            Some(json!(count(FileStatus::Unchanged) + out.unmatched)),
+        ),
         ("files_skipped", Some(json!(skipped))),
         ("files_failed", Some(json!(failed.len()))),
         ("replacements", Some(json!(out.replacements()))),
