@@ -66,9 +66,16 @@ pub struct ReplaceArgs {
     /// Show the diffs; write nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Show the diff of each file changed (a dry run always does).
+    #[arg(long)]
+    diff: bool,
     /// All or nothing: write no file unless every file succeeds.
     #[arg(long)]
     atomic: bool,
+    /// Do not flush the files to disk (as sed -i and fastmod do not): each is still replaced
+    /// atomically, but a power cut just after may lose the change.
+    #[arg(long)]
+    no_fsync: bool,
     /// Review each change: accept, reject, edit, accept all, or quit.
     #[arg(long, short = 'i', conflicts_with_all = ["dry_run", "json"])]
     interactive: bool,
@@ -111,6 +118,10 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
         options: EditOptions {
             dry_run: args.dry_run,
             atomic: args.atomic,
+            no_fsync: args.no_fsync,
+            // A real run without --diff prints counts only: computing thousands of diffs
+            // nobody reads would cost more than the replace.
+            lean: !args.dry_run && !args.diff && !json,
             control,
             ..EditOptions::default()
         },
@@ -176,7 +187,9 @@ fn print_human(style: &Style, out: &TreeReplaceReport) {
                     println!("{} {}: {err}", style.red("FAIL"), f.path);
                 } else {
                     println!("{}", style.bold(&format!("{}: {n} replacement(s)", f.path)));
-                    print!("{}", style.diff(&f.diff));
+                    if !f.diff.is_empty() {
+                        print!("{}", style.diff(&f.diff));
+                    }
                 }
             }
         }

@@ -54,16 +54,42 @@ fn dry_run_shows_diffs_then_the_run_writes() {
         None,
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // A real run reports counts; the diffs were shown by the dry run (or ask with --diff).
+    assert!(
+        run.stdout.contains("src/a.js: 3 replacement(s)"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("--- a/"), "{}", run.stdout);
     assert_eq!(sb.read("src/a.js"), "let a = 1;\nlet b = 2; let c = 3;\n");
     assert_eq!(sb.read("src/b.js"), "let x;\r\n");
     assert_eq!(sb.read("src/notes.md"), "const in prose\n");
 
     let run = sb.filekit(
+        &[
+            "replace",
+            "s/let/const/",
+            "src",
+            "-g",
+            "b.js",
+            "--diff",
+            "--no-fsync",
+        ],
+        None,
+    );
+    assert!(
+        run.stdout.contains("-let x;\r\n+const x;\r\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("src/b.js"), "const x;\r\n");
+    let run = sb.filekit(
         &["--json", "replace", "s/let/var/", "src", "-g", "*.js"],
         None,
     );
-    assert_eq!(run.json["replacements"], 3);
+    assert_eq!(run.json["replacements"], 2);
     assert_eq!(run.json["files_matched"], 2);
+    assert_eq!(run.json["files_unmatched"], 1);
     assert_eq!(run.json["report"]["files"][0]["path"], "src/a.js");
 }
 

@@ -114,6 +114,13 @@ pub struct EditOptions {
     pub skip_non_text: bool,
     /// Skip files larger than this many bytes.
     pub max_file_size: Option<u64>,
+    /// Do not flush written files to disk. Each file is still replaced atomically (no reader
+    /// ever sees half of it), but a power cut right after the request may lose it, as with
+    /// `sed -i` or fastmod. For speed on trees that are under version control anyway.
+    pub no_fsync: bool,
+    /// Report counts, hashes and outcomes only: no diffs and no texts. For large unattended
+    /// runs, where a diff of every file would cost more than the edits.
+    pub lean: bool,
 }
 
 /// How far a request is, as reported to [`Control`]'s callback.

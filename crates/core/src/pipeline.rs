@@ -74,7 +74,7 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     let any_failure = plans.iter().any(|p| !p.report.success());
     let rolled_back = opts.atomic && any_failure;
     if !opts.dry_run && !rolled_back && !cancelled {
-        commit(ws, &mut plans, opts.atomic);
+        commit(ws, &mut plans, opts);
     }
     let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
     let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
@@ -638,7 +638,7 @@ fn plan_file_inner(
         ("/dev/null".to_string(), format!("b/{diff_path}"))
     };
     let (diff_text, stats) = match old_text {
-        _ if untouched => (String::new(), diff::DiffStats::default()),
+        _ if untouched || opts.lean => (String::new(), diff::DiffStats::default()),
         Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
         Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
         None => diff::unified_texts("", &new_text, &old_name, &new_name),
@@ -671,7 +671,9 @@ fn plan_file_inner(
     }
     let bytes = base_doc.encode(&new_text);
     plan.report.new_hash = Some(hash::content_hash(&bytes));
-    plan.report.old_text = old_text.map(str::to_string);
+    if !opts.lean {
+        plan.report.old_text = old_text.map(str::to_string);
+    }
     // Only an atomic request that fails late needs the old bytes, to put them back.
     if opts.atomic {
         plan.old_bytes = before.bytes;
@@ -679,7 +681,9 @@ fn plan_file_inner(
     if applied > 0 {
         plan.write = Some((bytes, mode));
     }
-    plan.report.new_text = Some(new_text);
+    if !opts.lean {
+        plan.report.new_text = Some(new_text);
+    }
     Ok(())
 }
 
@@ -911,9 +915,10 @@ fn edit_hunk(line: usize, before: &str, old: &str, new: &str, after: &str) -> St
 /// twice per file (an fsync costs milliseconds; a tree-wide replace writes thousands).
 const BATCH_SYNC_FILES: usize = 8;
 
-fn commit(ws: &Workspace, plans: &mut [FilePlan], atomic: bool) {
+fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) {
+    let atomic = opts.atomic;
     let writes = plans.iter().filter(|p| p.write.is_some()).count();
-    let batched = writes > BATCH_SYNC_FILES;
+    let batched = opts.no_fsync || writes > BATCH_SYNC_FILES;
     let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
     for (i, plan) in plans.iter_mut().enumerate() {
         let (Some(target), Some((bytes, mode))) = (&plan.target, &plan.write) else {
@@ -934,7 +939,8 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], atomic: bool) {
             }
         }
     }
-    let flush = batched.then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
+    let flush =
+        (batched && !opts.no_fsync).then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
     if let Some(f) = &flush {
         f.sync();
     }
