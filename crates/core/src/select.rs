@@ -16,7 +16,8 @@
 //! The walk yields paths; every file is then opened through [`Workspace::resolve`] by the
 //! write pipeline, so the sandbox holds for what is chosen here too.
 
-use crate::error::{ErrorCode, FkError};
+use crate::error::FkError;
+use crate::search::{self, WalkFilter};
 use crate::workspace::Workspace;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
@@ -51,25 +52,15 @@ pub struct Selected {
 /// Walks `selection.directory` and returns the files it chooses. Errors: the directory is
 /// outside the roots, missing or not a directory; a glob does not parse.
 pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkError> {
-    let dir = ws.resolve(&selection.directory)?;
-    match ws.metadata(&dir)? {
-        Some(m) if m.is_dir => {}
-        Some(_) => {
-            return Err(FkError::invalid(format!(
-                "{} is a file, not a directory",
-                ws.display(&dir)
-            ))
-            .with_hint("give the directory to look in as `directory`, and the file names as `file_pattern`"));
-        }
-        None => {
-            return Err(FkError::new(
-                ErrorCode::NotFound,
-                format!("directory {} does not exist", ws.display(&dir)),
-            )
-            .with_hint("give a directory inside the workspace"));
-        }
+    let base = search::resolve_base(ws, Some(&selection.directory))?;
+    if !base.is_dir {
+        return Err(FkError::invalid(format!(
+            "{} is a file, not a directory",
+            base.abs.display()
+        ))
+        .with_hint("give the directory to look in as `directory`, and the file names as `file_pattern`"));
     }
-    let root = dir.absolute().to_path_buf();
+    let root = base.abs.clone();
     let first_root = ws.roots()[0].clone();
     let include = Matcher::new(
         std::slice::from_ref(&selection.file_pattern),
@@ -77,24 +68,22 @@ pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkE
     )?;
     let exclude = Matcher::new(&selection.exclude_patterns, "exclude_patterns")?;
 
-    let mut walk = ignore::WalkBuilder::new(&root);
-    walk.hidden(!selection.hidden)
-        .ignore(!selection.no_ignore)
-        .git_ignore(!selection.no_ignore)
-        .git_global(!selection.no_ignore)
-        .git_exclude(!selection.no_ignore)
-        .parents(!selection.no_ignore)
-        // .gitignore applies inside a git repository, as git itself does; outside one, a
-        // .gitignore in the tree is still a clear statement of what is not source.
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b));
+    // The search module's walk: no links followed, ignore files even outside git.
+    let mut walk = search::walk_builder(
+        &base,
+        WalkFilter {
+            hidden: selection.hidden,
+            ignored: selection.no_ignore,
+        },
+    );
+    walk.sort_by_file_name(|a, b| a.cmp(b));
     // A pattern with a `/` names subdirectories itself, so it implies recursion.
     if !selection.recursive && !selection.file_pattern.contains('/') {
         walk.max_depth(Some(1));
     }
     let prune_root = root.clone();
     let prune = exclude.clone();
+    // This filter replaces the walk's own, so it keeps `.filekit/` out itself.
     walk.filter_entry(move |entry| {
         let Ok(rel) = entry.path().strip_prefix(&prune_root) else {
             return true;
@@ -195,10 +184,7 @@ impl Matcher {
                 dirs.add(glob);
             }
         }
-        let done = |b: GlobSetBuilder| {
-            b.build()
-                .map_err(|e| FkError::invalid(format!("{what}: {e}")))
-        };
+        let done = |b: GlobSetBuilder| b.build().map_err(|e| search::invalid_glob(what, "", &e));
         Ok(Matcher {
             names: done(names)?,
             paths: done(paths)?,
@@ -227,9 +213,5 @@ fn build(pattern: &str, what: &str) -> Result<Glob, FkError> {
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map_err(|e| {
-            FkError::invalid(format!("{what}: invalid glob {pattern:?}: {e}")).with_hint(
-                "globs use * (within a name), ** (across directories), ? and [abc], {a,b}",
-            )
-        })
+        .map_err(|e| search::invalid_glob(what, pattern, &e))
 }

@@ -197,7 +197,7 @@ fn bad_requests_say_what_to_fix() {
     assert!(err.message.contains("node_modules/**"), "{err}");
 
     let err = tree_replace(&ws, &request(&root, "*.{js", true, "s/a/b/")).unwrap_err();
-    assert!(err.message.contains("invalid glob"), "{err}");
+    assert!(err.message.contains("invalid file_pattern"), "{err}");
 
     let mut req = request(&root, "*.js", true, "s/a/b/");
     req.selection.directory = "../".into();
