@@ -33,6 +33,9 @@
 //!
 //! Literal mode (`literal: true`) takes the pattern as a fixed string and the replacement as
 //! written: only `\<d>` and `\\` are escapes; `&` and `$` are plain characters.
+//!
+//! A substitution works on decoded text and produces text, so it cannot make a file invalid
+//! UTF-8; files that are not UTF-8 to begin with are skipped by the tree-wide replace.
 
 use crate::error::{ErrorCode, FkError};
 use regex::{Captures, Regex, RegexBuilder};
@@ -259,6 +262,19 @@ impl Substitution {
             occurrence: occurrence.unwrap_or(1),
             whole_text,
         })
+    }
+
+    /// `text` with every replacement made: what `sed` would print for it.
+    pub fn apply(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (start, end, new) in self.splices(text) {
+            out.push_str(&text[at..start]);
+            out.push_str(&new);
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        out
     }
 
     /// Whether the substitution would change anything in `text` (one search, no splices).
@@ -519,16 +535,9 @@ mod tests {
     use super::*;
 
     fn run(expr: &str, text: &str) -> String {
-        let s = Substitution::parse(expr, false).unwrap_or_else(|e| panic!("{expr}: {e}"));
-        let mut out = String::new();
-        let mut at = 0;
-        for (a, b, t) in s.splices(text) {
-            out.push_str(&text[at..a]);
-            out.push_str(&t);
-            at = b;
-        }
-        out.push_str(&text[at..]);
-        out
+        Substitution::parse(expr, false)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"))
+            .apply(text)
     }
 
     fn fails(expr: &str) -> FkError {

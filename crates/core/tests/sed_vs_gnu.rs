@@ -9,16 +9,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn filekit(expr: &str, text: &str) -> String {
-    let s = Substitution::parse(expr, false).unwrap_or_else(|e| panic!("{expr}: {e}"));
-    let mut out = String::new();
-    let mut at = 0;
-    for (a, b, t) in s.splices(text) {
-        out.push_str(&text[at..a]);
-        out.push_str(&t);
-        at = b;
-    }
-    out.push_str(&text[at..]);
-    out
+    Substitution::parse(expr, false)
+        .unwrap_or_else(|e| panic!("{expr}: {e}"))
+        .apply(text)
 }
 
 fn gnu_sed(expr: &str, text: &str) -> String {
