@@ -9,6 +9,7 @@ mod call;
 mod edit;
 mod plan;
 mod read;
+mod serve;
 mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -45,6 +46,8 @@ Verbs:
             filekit edit plan.json --dry-run
   tools   List the tools `call` accepts, with their argument schemas under --json.
             filekit tools --dialect claude
+  serve   Serve the tools over MCP (stdio) to an agent; see `filekit serve --help`.
+            claude mcp add filekit -- filekit serve --root /path/to/project
 
 Exit codes: 0 success; 1 the operation ran and something failed (a file, an edit); 2 the
 request was bad (malformed JSON, unknown tool, bad arguments or plan): nothing was attempted.";
@@ -96,6 +99,9 @@ enum Verb {
     Edit(edit::EditArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
+    /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
+    #[command(after_help = serve::AFTER_HELP)]
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Args)]
@@ -115,6 +121,7 @@ fn main() -> ExitCode {
         Verb::Read(args) => read::run(&cli.global, cli.json, args),
         Verb::Edit(args) => edit::run(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
+        Verb::Serve(args) => serve::run(&cli.global, args),
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,59 @@
+//! `filekit serve`: the MCP server (crate `filekit-mcp`) behind a thin verb.
+
+use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
+use clap::Args;
+
+pub const AFTER_HELP: &str = "\
+Tool tables (--tools, comma-separated):
+  amazonq             fs_read, fs_write
+  file                file:read_file, file:edit_file, ... (served as file_read_file, ...)
+  claude              Read, Write, Edit, MultiEdit
+  desktop-commander   edit_block, batch_edit_blocks, write_from_line, ...
+  all                 every table above (the default for now: the curated `filekit` table
+                      and the `semantic` table are not built yet)
+
+Examples:
+  filekit serve --root .                      MCP over stdio (what MCP clients launch)
+  filekit serve --root . --tools claude       only Read, Write, Edit, MultiEdit
+  claude mcp add filekit -- filekit serve --root /path/to/project
+
+Logging goes to stderr; stdout carries only the protocol.";
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Tool tables to serve, comma-separated (amazonq, file, claude, desktop-commander, all).
+    #[arg(long, value_name = "LIST", default_value = "all")]
+    tools: String,
+}
+
+pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
+    let tools = match filekit_mcp::select_tools(&args.tools) {
+        Ok(tools) => tools,
+        Err(message) => {
+            eprintln!("filekit serve: {message}");
+            return EXIT_BAD_REQUEST;
+        }
+    };
+    let workspace = match crate::workspace(global) {
+        Ok(ws) => ws,
+        Err(err) => return crate::fail_early(&err),
+    };
+    let server = filekit_mcp::FilekitServer::new(filekit_mcp::ServeOptions { workspace, tools });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("filekit serve: cannot start the async runtime: {err}");
+            return EXIT_FAILED;
+        }
+    };
+    match runtime.block_on(filekit_mcp::serve_stdio(server)) {
+        Ok(()) => EXIT_OK,
+        Err(err) => {
+            eprintln!("filekit serve: {err}");
+            EXIT_FAILED
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! # filekit-mcp
+//!
+//! The MCP server. It serves the tool tables of `filekit-dialects` with the official Rust MCP
+//! SDK (`rmcp`): `tools/list` lists the chosen tables with annotations and schemas,
+//! `tools/call` runs the dialect's tool on a blocking thread and answers with text content and
+//! `structuredContent`. Every failure of a call (unknown tool, bad arguments, a failed edit)
+//! is a tool result with `isError: true` and the engine's message, never a protocol error or a
+//! crash: models read tool results, while clients tend to hide protocol errors.
+//!
+//! The engine knows nothing of MCP; this crate only adapts. Logging goes to stderr, because
+//! stdout is the protocol channel over stdio.
+
+mod tables;
+
+pub use tables::{TABLES, select_tools};
+
+use filekit_core::Workspace;
+use filekit_dialects::ToolSpec;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What `filekit serve` was asked to serve.
+pub struct ServeOptions {
+    /// The open workspace (roots and read-only already applied).
+    pub workspace: Workspace,
+    /// The tools to list and accept, from [`select_tools`].
+    pub tools: Vec<ToolSpec>,
+}
+
+/// One MCP session's view of filekit: the workspace and the tools it serves. Cheap to clone
+/// (the streamable HTTP transport makes one per session).
+#[derive(Clone)]
+pub struct FilekitServer {
+    workspace: Arc<Workspace>,
+    /// The tools served, by MCP name, in listing order.
+    tools: Arc<Vec<ServedTool>>,
+    by_name: Arc<HashMap<String, usize>>,
+}
+
+struct ServedTool {
+    spec: ToolSpec,
+    listed: Tool,
+}
+
+impl FilekitServer {
+    pub fn new(options: ServeOptions) -> Self {
+        let tools: Vec<ServedTool> = options
+            .tools
+            .into_iter()
+            .map(|spec| ServedTool {
+                listed: mcp_tool(&spec),
+                spec,
+            })
+            .collect();
+        let mut by_name = HashMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            by_name.insert(t.spec.mcp_name(), i);
+            // `filekit call` accepts the document name too (`file:read_file`); so do we,
+            // for clients that pass names through unchanged.
+            by_name.insert(t.spec.name.to_string(), i);
+        }
+        FilekitServer {
+            workspace: Arc::new(options.workspace),
+            tools: Arc::new(tools),
+            by_name: Arc::new(by_name),
+        }
+    }
+
+    /// The tool a call names, when this server serves it.
+    fn served(&self, name: &str) -> Option<&ServedTool> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The reply to a call naming a tool this server does not serve: an error result that
+    /// names the tools it does serve (and the closest ones), so a model can correct itself.
+    fn unknown_tool(&self, name: &str) -> CallToolResult {
+        let served: Vec<String> = self.tools.iter().map(|t| t.spec.mcp_name()).collect();
+        let close: Vec<String> = filekit_dialects::closest_tool_names(name)
+            .into_iter()
+            .filter_map(filekit_dialects::find_tool)
+            .map(|t| t.mcp_name())
+            .filter(|n| served.contains(n))
+            .collect();
+        let mut message = format!("unknown tool '{name}'");
+        if !close.is_empty() {
+            message.push_str(&format!("; did you mean {}?", close.join(" or ")));
+        }
+        message.push_str(&format!(" (tools served: {})", served.join(", ")));
+        let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+        result.structured_content = Some(json!({
+            "success": false,
+            "error": message,
+            "error_code": "unknown_tool",
+            "closest": close,
+        }));
+        result
+    }
+}
+
+/// The MCP listing of one tool: its MCP name, the model-facing description, the input schema,
+/// an output schema (replies are objects, see [`structured`]) and the annotations.
+fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let input_schema = match &spec.input_schema {
+        Value::Object(map) => map.clone(),
+        // The dialects crate tests that every schema is an object; this keeps the listing
+        // valid even if one were not.
+        _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),
+    };
+    let annotations = ToolAnnotations::new()
+        .read_only(spec.read_only)
+        .destructive(spec.destructive)
+        .idempotent(spec.idempotent)
+        .open_world(false);
+    Tool::new(spec.mcp_name(), spec.description, Arc::new(input_schema))
+        .with_raw_output_schema(Arc::new(output_schema(spec)))
+        .with_annotations(annotations)
+}
+
+/// The output schema: structuredContent is always an object. Replies the dialect shapes as
+/// an object are served as they are; any other reply (a JSON array, as `fs_read` with
+/// `paths` gives) is served as `{"results": <reply>}`.
+fn output_schema(spec: &ToolSpec) -> JsonObject {
+    let schema = json!({
+        "type": "object",
+        "description": format!(
+            "The reply of {} in the shape its design document gives; a reply that is not a \
+             JSON object is wrapped as {{\"results\": reply}}.",
+            spec.name
+        ),
+    });
+    match schema {
+        Value::Object(map) => map,
+        _ => unreachable!("a json! object literal is an object"),
+    }
+}
+
+/// The dialect reply as MCP structuredContent, which must be a JSON object.
+pub fn structured(value: Value) -> Value {
+    match value {
+        Value::Object(_) => value,
+        other => json!({ "results": other }),
+    }
+}
+
+impl ServerHandler for FilekitServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("filekit", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "filekit: batched, safe file reads and edits inside the workspace roots. Read \
+                 files first (replies carry content_hash and numbered lines); line numbers in \
+                 one request all refer to the file as read; every write is atomic per file.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.tools.iter().map(|t| t.listed.clone()).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(tool) = self.served(&request.name) else {
+            return Ok(self.unknown_tool(&request.name).into());
+        };
+        let name = tool.spec.name;
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let workspace = Arc::clone(&self.workspace);
+        // Engine calls are synchronous and may take a while (a batch over many files): run
+        // them on the blocking pool so other calls in flight keep being served.
+        let run =
+            tokio::task::spawn_blocking(move || filekit_dialects::call(&workspace, name, args));
+        let reply = tokio::select! {
+            joined = run => joined,
+            () = context.ct.cancelled() => {
+                // The engine call finishes on its own thread (each file write is atomic, so
+                // nothing is left half-written); the client asked not to hear about it.
+                return Err(ErrorData::internal_error("request cancelled", None));
+            }
+        };
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(join_error) => {
+                // A panic in the engine is a bug; report it as a failed call and keep serving.
+                let message = format!("internal error in {name}: {join_error}");
+                eprintln!("filekit serve: {message}");
+                return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+            }
+        };
+        let mut content = vec![ContentBlock::text(reply.text)];
+        for (mime, data) in reply.images {
+            content.push(ContentBlock::image(data, mime));
+        }
+        let mut result = if reply.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        result.structured_content = Some(structured(reply.value));
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP over stdin/stdout until the client closes the stream.
+pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
+    let running = server
+        .serve(rmcp::transport::stdio_pipes())
+        .await
+        .map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}

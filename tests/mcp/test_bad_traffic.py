@@ -1,0 +1,110 @@
+"""The server stays up under bad traffic, spoken as raw JSON-RPC lines over stdio so that the
+client library cannot smooth anything over; and stdout carries only protocol messages."""
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import filekit_bin
+
+
+class RawServer:
+    def __init__(self, root, *extra):
+        self.proc = subprocess.Popen(
+            [filekit_bin(), "serve", "--root", str(root), *extra],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def send_line(self, line: bytes):
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def send(self, message):
+        self.send_line(json.dumps(message).encode())
+
+    def reply_to(self, request_id):
+        """Reads stdout until the reply to `request_id`; every line must be JSON-RPC."""
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, f"server closed stdout; stderr: {self.proc.stderr.read().decode()}"
+            message = json.loads(line)
+            assert message.get("jsonrpc") == "2.0", message
+            if message.get("id") == request_id:
+                return message
+
+    def initialize(self):
+        self.send({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "0"}},
+        })
+        reply = self.reply_to(0)
+        assert reply["result"]["serverInfo"]["name"] == "filekit"
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def call(self, request_id, name, arguments):
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                   "params": {"name": name, "arguments": arguments}})
+        return self.reply_to(request_id)
+
+    def close(self):
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=10)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return code
+
+
+@pytest.fixture
+def raw(workspace):
+    server = RawServer(workspace, "--tools", "claude")
+    server.initialize()
+    yield server
+    if server.proc.poll() is None:
+        server.close()
+
+
+def test_malformed_json_and_unknown_methods_do_not_stop_the_server(raw, workspace):
+    (workspace / "a.txt").write_text("one\n")
+    raw.send_line(b"{this is not json")
+    raw.send_line(b"[1, 2, 3]")
+    raw.send_line(b"")
+    raw.send({"jsonrpc": "2.0", "id": 7, "method": "no/such/method", "params": {}})
+    assert raw.reply_to(7)["error"]["code"] == -32601
+    reply = raw.call(8, "Read", {"file_path": "a.txt"})
+    assert reply["result"]["structuredContent"]["content"] == "     1\tone\n"
+
+
+def test_wrong_argument_types_are_error_results(raw):
+    reply = raw.call(3, "Edit", {"file_path": 42, "old_string": ["x"], "new_string": None})
+    assert reply["result"]["isError"] is True
+    assert reply["result"]["content"][0]["text"]
+    reply = raw.call(4, "Read", "not an object")
+    assert "error" in reply or reply["result"]["isError"] is True
+    assert raw.call(5, "Read", {"file_path": "missing.txt"})["result"]["isError"] is True
+
+
+def test_a_message_of_many_megabytes_is_handled(raw, workspace):
+    big = "x" * (8 * 1024 * 1024) + "\n"
+    reply = raw.call(9, "Write", {"file_path": "big.txt", "content": big})
+    assert reply["result"].get("isError") is not True, reply["result"]["content"][0]["text"]
+    assert (workspace / "big.txt").stat().st_size == len(big)
+    reply = raw.call(10, "Read", {"file_path": "big.txt", "limit": 1})
+    assert reply["result"].get("isError") is not True
+
+
+def test_closing_stdin_ends_the_server_cleanly(raw):
+    assert raw.close() == 0
+
+
+@pytest.mark.parametrize("table, reason", [("semantic", "not have yet"), ("filekit", "not built"),
+                                           ("bogus", "unknown table")])
+def test_unbuilt_or_unknown_tables_fail_at_start_with_a_clear_message(workspace, table, reason):
+    run = subprocess.run([filekit_bin(), "serve", "--root", str(workspace), "--tools", table],
+                         stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    assert run.returncode == 2
+    assert reason in run.stderr.decode()
+    assert run.stdout == b""
