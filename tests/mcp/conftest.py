@@ -7,11 +7,17 @@ cargo just built)."""
 import contextlib
 import json
 import os
+import re
+import signal
 import subprocess
+import tempfile
+import time
 
+import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 TABLES = ["amazonq", "file", "claude", "desktop-commander"]
 
@@ -57,7 +63,54 @@ async def stdio_session(root, *extra):
             yield session
 
 
-TRANSPORTS = {"stdio": stdio_session}
+@contextlib.contextmanager
+def http_server(root, *extra):
+    """Starts `filekit serve --http 0` and yields its URL, read from the line it prints on
+    stderr; stops it with SIGINT (its graceful shutdown) afterwards."""
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [filekit_bin(), "serve", "--root", str(root), "--http", "0", *extra],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            url = None
+            while url is None:
+                log.seek(0)
+                found = re.search(rb"listening on (http://\S+)", log.read())
+                if found:
+                    url = found.group(1).decode()
+                elif proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise AssertionError(f"filekit serve --http did not start: {log.read()!r}")
+                else:
+                    time.sleep(0.01)
+            yield url
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                code = proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise
+            # Over HTTP, stdout is unused: nothing may be printed there.
+            assert proc.stdout.read() == b""
+            proc.stdout.close()
+            assert code == 0, f"filekit serve --http exited with {code}"
+
+
+@contextlib.asynccontextmanager
+async def http_session(root, *extra):
+    with http_server(root, *extra) as url:
+        # trust_env=False: never route loopback traffic through a proxy from the environment.
+        async with httpx.AsyncClient(trust_env=False, timeout=httpx.Timeout(30, read=300)) as client:
+            async with streamable_http_client(url, http_client=client) as (read, write, _):
+                async with ClientSession(read, write) as session:
+                    session.init_result = await session.initialize()
+                    yield session
+
+
+TRANSPORTS = {"stdio": stdio_session, "http": http_session}
 
 
 @pytest.fixture(params=sorted(TRANSPORTS))

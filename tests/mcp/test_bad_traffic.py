@@ -108,3 +108,24 @@ def test_unbuilt_or_unknown_tables_fail_at_start_with_a_clear_message(workspace,
     assert run.returncode == 2
     assert reason in run.stderr.decode()
     assert run.stdout == b""
+
+
+def test_http_survives_malformed_posts(workspace):
+    from conftest import http_server
+    import httpx
+
+    (workspace / "a.txt").write_text("one\n")
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with http_server(workspace, "--tools", "claude") as url:
+        with httpx.Client(trust_env=False, timeout=30) as http:
+            bad = http.post(url, content=b"{not json", headers=headers)
+            assert 400 <= bad.status_code < 500
+            wrong = http.post(url, content=b"[1,2,3]", headers=headers)
+            assert 400 <= wrong.status_code < 500
+            init = http.post(url, headers=headers, json={
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "raw", "version": "0"}},
+            })
+            assert init.status_code == 200
+            assert "filekit" in init.text

@@ -183,3 +183,13 @@ async def test_many_calls_in_flight_at_once(connect, workspace):
     for i, result in results.items():
         assert not result.isError
         assert result.structuredContent["content"] == f"     1\tfile {i}\n"
+
+
+async def test_a_call_of_many_megabytes_round_trips(connect, workspace):
+    big = "y" * (6 * 1024 * 1024) + "\n"
+    async with connect("--tools", "claude") as session:
+        write = await session.call_tool("Write", {"file_path": "big.txt", "content": big})
+        read = await session.call_tool("Read", {"file_path": "big.txt", "limit": 1})
+    assert not write.isError, text_of(write)
+    assert (workspace / "big.txt").read_text() == big
+    assert not read.isError

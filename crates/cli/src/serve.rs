@@ -15,6 +15,7 @@ Tool tables (--tools, comma-separated):
 Examples:
   filekit serve --root .                      MCP over stdio (what MCP clients launch)
   filekit serve --root . --tools claude       only Read, Write, Edit, MultiEdit
+  filekit serve --root . --http 8765          streamable HTTP at http://127.0.0.1:8765/mcp
   claude mcp add filekit -- filekit serve --root /path/to/project
 
 Logging goes to stderr; stdout carries only the protocol.";
@@ -24,12 +25,24 @@ pub struct ServeArgs {
     /// Tool tables to serve, comma-separated (amazonq, file, claude, desktop-commander, all).
     #[arg(long, value_name = "LIST", default_value = "all")]
     tools: String,
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is PORT (loopback) or
+    /// HOST:PORT; port 0 picks a free port. The address is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
 }
 
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     let tools = match filekit_mcp::select_tools(&args.tools) {
         Ok(tools) => tools,
         Err(message) => {
+            eprintln!("filekit serve: {message}");
+            return EXIT_BAD_REQUEST;
+        }
+    };
+    let http = match args.http.as_deref().map(filekit_mcp::http_address) {
+        None => None,
+        Some(Ok(addr)) => Some(addr),
+        Some(Err(message)) => {
             eprintln!("filekit serve: {message}");
             return EXIT_BAD_REQUEST;
         }
@@ -49,7 +62,13 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
             return EXIT_FAILED;
         }
     };
-    match runtime.block_on(filekit_mcp::serve_stdio(server)) {
+    let served = match http {
+        None => runtime.block_on(filekit_mcp::serve_stdio(server)),
+        Some(addr) => runtime.block_on(filekit_mcp::serve_http(server, addr, |bound| {
+            eprintln!("filekit serve: listening on http://{bound}/mcp");
+        })),
+    };
+    match served {
         Ok(()) => EXIT_OK,
         Err(err) => {
             eprintln!("filekit serve: {err}");

@@ -226,3 +226,57 @@ pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }
+
+/// The largest request body the HTTP transport accepts. Edits can carry whole files; this is
+/// well above any sane edit and still bounds memory per request.
+#[cfg(feature = "http")]
+const MAX_HTTP_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Where `--http` listens: `PORT` alone means loopback (`127.0.0.1:PORT`), so that serving over
+/// HTTP never exposes the workspace to the network unless a host is named.
+pub fn http_address(spec: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(port) = spec.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    spec.parse().map_err(|_| {
+        format!("--http: '{spec}' is not PORT or HOST:PORT (e.g. 8765 or 127.0.0.1:8765)")
+    })
+}
+
+/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until Ctrl-C. `on_listening` receives
+/// the bound address (useful with port 0).
+#[cfg(feature = "http")]
+pub async fn serve_http(
+    server: FilekitServer,
+    addr: std::net::SocketAddr,
+    on_listening: impl FnOnce(std::net::SocketAddr),
+) -> std::io::Result<()> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+
+    let mut config = StreamableHttpServerConfig::default();
+    config.max_request_body_bytes = MAX_HTTP_BODY_BYTES;
+    if !addr.ip().is_loopback() {
+        // The default host check admits loopback names only; a server bound to another
+        // address was asked for explicitly, so admit the hosts that reach it.
+        config.allowed_hosts.push(addr.ip().to_string());
+        config.allowed_hosts.push(addr.to_string());
+    }
+    let shutdown = config.cancellation_token.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        std::sync::Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    on_listening(listener.local_addr()?);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            shutdown.cancel();
+        })
+        .await
+}
