@@ -27,6 +27,9 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// The `_meta` key set on a result whose call was rejected before anything was attempted.
+pub const REJECTED_META_KEY: &str = "filekit/rejected";
+
 /// What `filekit serve` was asked to serve.
 pub struct ServeOptions {
     /// The open workspace (roots and read-only already applied).
@@ -213,6 +216,14 @@ impl ServerHandler for FilekitServer {
             CallToolResult::success(content)
         };
         result.structured_content = Some(structured(reply.value));
+        if reply.rejected {
+            // Tells a client (and the test suite) that nothing was attempted: the arguments
+            // did not parse or fit, as opposed to an operation that ran and failed.
+            result.meta = Some(rmcp::model::MetaObject(JsonObject::from_iter([(
+                REJECTED_META_KEY.to_string(),
+                json!(true),
+            )])));
+        }
         Ok(result.into())
     }
 }
