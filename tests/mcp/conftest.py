@@ -49,28 +49,35 @@ def workspace(tmp_path):
     return root
 
 
+def root_args(root):
+    """`--root ROOT`, or nothing when root is None (the server then runs in the test's
+    workspace directory and follows the client's roots)."""
+    return [] if root is None else ["--root", str(root)]
+
+
 @contextlib.asynccontextmanager
-async def stdio_session(root, *extra):
+async def stdio_session(root, *extra, cwd=None, **session_options):
     params = StdioServerParameters(
         command=filekit_bin(),
-        args=["serve", "--root", str(root), *extra],
+        args=["serve", *root_args(root), *extra],
         env={"PATH": os.environ.get("PATH", "")},
+        cwd=cwd,
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, **session_options) as session:
             init = await session.initialize()
             session.init_result = init
             yield session
 
 
 @contextlib.contextmanager
-def http_server(root, *extra):
+def http_server(root, *extra, cwd=None):
     """Starts `filekit serve --http 0` and yields its URL, read from the line it prints on
     stderr; stops it with SIGINT (its graceful shutdown) afterwards."""
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
-            [filekit_bin(), "serve", "--root", str(root), "--http", "0", *extra],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+            [filekit_bin(), "serve", *root_args(root), "--http", "0", *extra],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, cwd=cwd,
         )
         try:
             deadline = time.monotonic() + 30
@@ -100,12 +107,12 @@ def http_server(root, *extra):
 
 
 @contextlib.asynccontextmanager
-async def http_session(root, *extra):
-    with http_server(root, *extra) as url:
+async def http_session(root, *extra, cwd=None, **session_options):
+    with http_server(root, *extra, cwd=cwd) as url:
         # trust_env=False: never route loopback traffic through a proxy from the environment.
         async with httpx.AsyncClient(trust_env=False, timeout=httpx.Timeout(30, read=300)) as client:
             async with streamable_http_client(url, http_client=client) as (read, write, _):
-                async with ClientSession(read, write) as session:
+                async with ClientSession(read, write, **session_options) as session:
                     session.init_result = await session.initialize()
                     yield session
 
@@ -119,3 +126,9 @@ def connect(request, workspace):
     over each transport."""
     opener = TRANSPORTS[request.param]
     return lambda *extra: opener(workspace, *extra)
+
+
+@pytest.fixture(params=sorted(TRANSPORTS))
+def open_session(request):
+    """open_session(root_or_None, *serve_args, cwd=..., **ClientSession options)."""
+    return TRANSPORTS[request.param]

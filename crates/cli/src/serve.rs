@@ -51,7 +51,11 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         Ok(ws) => ws,
         Err(err) => return crate::fail_early(&err),
     };
-    let server = filekit_mcp::FilekitServer::new(filekit_mcp::ServeOptions { workspace, tools });
+    let server = filekit_mcp::FilekitServer::new(filekit_mcp::ServeOptions {
+        workspace,
+        tools,
+        follow_client_roots: global.roots.is_empty(),
+    });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -10,6 +10,7 @@
 //! The engine knows nothing of MCP; this crate only adapts. Logging goes to stderr, because
 //! stdout is the protocol channel over stdio.
 
+mod roots;
 mod tables;
 
 pub use tables::{TABLES, select_tools};
@@ -18,11 +19,12 @@ use filekit_core::Workspace;
 use filekit_dialects::ToolSpec;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use roots::SessionWorkspace;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,15 +36,20 @@ pub const REJECTED_META_KEY: &str = "filekit/rejected";
 pub struct ServeOptions {
     /// The open workspace (roots and read-only already applied).
     pub workspace: Workspace,
+    /// True when the roots were not given on the command line: then the client's MCP roots,
+    /// when it offers them, replace the workspace's roots, and changes to them are followed.
+    pub follow_client_roots: bool,
     /// The tools to list and accept, from [`select_tools`].
     pub tools: Vec<ToolSpec>,
 }
 
 /// One MCP session's view of filekit: the workspace and the tools it serves. Cheap to clone
 /// (the streamable HTTP transport makes one per session).
-#[derive(Clone)]
 pub struct FilekitServer {
-    workspace: Arc<Workspace>,
+    workspace: SessionWorkspace,
+    /// The workspace each new session starts from (the command line's, or the fallback).
+    initial: Arc<Workspace>,
+    follow_client_roots: bool,
     /// The tools served, by MCP name, in listing order.
     tools: Arc<Vec<ServedTool>>,
     by_name: Arc<HashMap<String, usize>>,
@@ -70,10 +77,25 @@ impl FilekitServer {
             // for clients that pass names through unchanged.
             by_name.insert(t.spec.name.to_string(), i);
         }
+        let initial = Arc::new(options.workspace);
         FilekitServer {
-            workspace: Arc::new(options.workspace),
+            workspace: SessionWorkspace::new(Arc::clone(&initial), options.follow_client_roots),
+            initial,
+            follow_client_roots: options.follow_client_roots,
             tools: Arc::new(tools),
             by_name: Arc::new(by_name),
+        }
+    }
+
+    /// A server for a new session (streamable HTTP): same tools, its own workspace state, so
+    /// one client's roots never change another's workspace.
+    pub fn for_new_session(&self) -> Self {
+        FilekitServer {
+            workspace: SessionWorkspace::new(Arc::clone(&self.initial), self.follow_client_roots),
+            initial: Arc::clone(&self.initial),
+            follow_client_roots: self.follow_client_roots,
+            tools: Arc::clone(&self.tools),
+            by_name: Arc::clone(&self.by_name),
         }
     }
 
@@ -164,6 +186,25 @@ impl ServerHandler for FilekitServer {
             )
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.workspace
+            .client_offers_roots(request.capabilities.roots.is_some());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.workspace.refresh(context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.workspace.refresh(context.peer);
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -184,7 +225,8 @@ impl ServerHandler for FilekitServer {
         };
         let name = tool.spec.name;
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let workspace = Arc::clone(&self.workspace);
+        // Waits while the client's roots are being fetched (see SessionWorkspace).
+        let workspace = Arc::clone(&*self.workspace.current.read().await);
         // Engine calls are synchronous and may take a while (a batch over many files): run
         // them on the blocking pool so other calls in flight keep being served.
         let run =
@@ -277,7 +319,7 @@ pub async fn serve_http(
     }
     let shutdown = config.cancellation_token.clone();
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.for_new_session()),
         std::sync::Arc::new(LocalSessionManager::default()),
         config,
     );
