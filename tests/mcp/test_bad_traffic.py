@@ -129,3 +129,19 @@ def test_http_survives_malformed_posts(workspace):
             })
             assert init.status_code == 200
             assert "filekit" in init.text
+
+
+def test_a_cancelled_write_leaves_the_file_whole_and_the_server_serving(raw, workspace):
+    old = "old\n" * 1000
+    (workspace / "big.txt").write_text(old)
+    new = "new line of text\n" * 400_000
+    raw.send({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+              "params": {"name": "Write", "arguments": {"file_path": "big.txt", "content": new}}})
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": 20, "reason": "test"}})
+    # The server keeps serving; whatever point the write had reached, the file is either the
+    # old content or the new one, never a mix.
+    reply = raw.call(21, "Read", {"file_path": "big.txt", "limit": 1})
+    assert reply["result"].get("isError") is not True
+    on_disk = (workspace / "big.txt").read_text()
+    assert on_disk in (old, new)
