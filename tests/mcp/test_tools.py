@@ -51,11 +51,18 @@ async def test_each_table_lists_exactly_its_tools_with_valid_schemas(connect, ta
         assert a.openWorldHint is False
 
 
-async def test_default_serves_every_built_table(connect):
+async def test_default_is_the_curated_table(connect):
     async with connect() as session:
+        names = [t.name for t in (await session.list_tools()).tools]
+    assert names == ["read_files", "edit_files"]
+
+
+async def test_all_serves_every_built_table(connect):
+    async with connect("--tools", "all") as session:
         names = [t.name for t in (await session.list_tools()).tools]
     assert names == [t["mcp_name"] for t in table_tools()]
     assert "file_read_file" in names and "Read" in names and "fs_write" in names
+    assert "read_files" in names
 
 
 async def test_read_returns_numbered_text_and_structured_reply(connect, workspace):
@@ -193,3 +200,54 @@ async def test_a_call_of_many_megabytes_round_trips(connect, workspace):
     assert not write.isError, text_of(write)
     assert (workspace / "big.txt").read_text() == big
     assert not read.isError
+
+
+async def test_curated_read_then_edit_with_the_version_read(connect, workspace):
+    (workspace / "src").mkdir()
+    (workspace / "src" / "app.py").write_text("import os\n\ndef main():\n    return 1\n")
+    (workspace / "notes.md").write_text("# Notes\nDEBUG = True\n")
+    async with connect() as session:
+        read = await session.call_tool("read_files", {"files": [
+            {"path": "src/app.py", "start_line": 3}, {"path": "notes.md"}, {"path": "gone.txt"}]})
+        assert read.isError  # one file of three failed; the other two are there
+        app, notes, gone = read.structuredContent["files"]
+        assert app["content"] == "def main():\n    return 1\n" and app["start_line"] == 3
+        assert notes["success"] and not gone["success"]
+        assert "     3\tdef main():" in text_of(read)
+        edit = await session.call_tool("edit_files", {"files": [
+            {"path": "src/app.py", "edits": [
+                {"replace_lines": {"start": 4, "new": "    return 2\n",
+                                   "content_hash": app["content_hash"]}},
+                {"insert": {"after": 1, "text": "import sys\n"}}]},
+            {"path": "notes.md", "edits": [{"str_replace": {"old": "True", "new": "False"}}]},
+            {"path": "new/file.txt", "edits": [{"create": {"content": "hello\n"}}]},
+        ]})
+        assert not edit.isError, text_of(edit)
+        statuses = [f["status"] for f in edit.structuredContent["files"]]
+        assert statuses == ["modified", "modified", "created"]
+        # The version read no longer matches: a second line edit with it is refused.
+        stale = await session.call_tool("edit_files", {"files": [{"path": "src/app.py", "edits": [
+            {"replace_lines": {"start": 1, "end": 1, "new": "x", "content_hash": app["content_hash"]}}]}]})
+        assert stale.isError and not (stale.meta or {}).get("filekit/rejected")
+    assert (workspace / "src" / "app.py").read_text() == "import os\nimport sys\n\ndef main():\n    return 2\n"
+    assert (workspace / "notes.md").read_text() == "# Notes\nDEBUG = False\n"
+    assert (workspace / "new" / "file.txt").read_text() == "hello\n"
+
+
+async def test_curated_edit_dry_run_and_atomic_write_nothing(connect, workspace):
+    (workspace / "a.txt").write_text("one\n")
+    async with connect() as session:
+        dry = await session.call_tool("edit_files", {
+            "files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}],
+            "options": {"dry_run": True}})
+        atomic = await session.call_tool("edit_files", {
+            "files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]},
+                      {"path": "b.txt", "edits": [{"str_replace": {"old": "missing", "new": "x"}}]}],
+            "options": {"atomic": True}})
+        typo = await session.call_tool("edit_files", {
+            "files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}],
+            "options": {"dry_rnu": True}})
+    assert not dry.isError and "+two" in dry.structuredContent["files"][0]["diff"]
+    assert atomic.isError and atomic.structuredContent["rolled_back"] is True
+    assert typo.isError and typo.meta["filekit/rejected"] and "dry_rnu" in text_of(typo)
+    assert (workspace / "a.txt").read_text() == "one\n"

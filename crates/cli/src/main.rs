@@ -7,7 +7,6 @@
 
 mod call;
 mod edit;
-mod plan;
 mod read;
 mod serve;
 mod style;
@@ -95,7 +94,7 @@ enum Verb {
     #[command(after_help = read::AFTER_HELP)]
     Read(read::ReadArgs),
     /// Apply an edit plan (JSON): colored diffs and a summary per edit.
-    #[command(after_help = plan::AFTER_HELP)]
+    #[command(after_help = filekit_dialects::plan::AFTER_HELP)]
     Edit(edit::EditArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),

@@ -5,12 +5,13 @@ use clap::Args;
 
 pub const AFTER_HELP: &str = "\
 Tool tables (--tools, comma-separated):
+  filekit             read_files, edit_files: filekit's own design (the default)
   amazonq             fs_read, fs_write
   file                file:read_file, file:edit_file, ... (served as file_read_file, ...)
   claude              Read, Write, Edit, MultiEdit
   desktop-commander   edit_block, batch_edit_blocks, write_from_line, ...
-  all                 every table above (the default for now: the curated `filekit` table
-                      and the `semantic` table are not built yet)
+  all                 every table above
+  (semantic is not built yet: it needs the code-search engine)
 
 Examples:
   filekit serve --root .                      MCP over stdio (what MCP clients launch)
@@ -22,8 +23,9 @@ Logging goes to stderr; stdout carries only the protocol.";
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// Tool tables to serve, comma-separated (amazonq, file, claude, desktop-commander, all).
-    #[arg(long, value_name = "LIST", default_value = "all")]
+    /// Tool tables to serve, comma-separated (filekit, amazonq, file, claude,
+    /// desktop-commander, all).
+    #[arg(long, value_name = "LIST", default_value = "filekit")]
     tools: String,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is PORT (loopback) or
     /// HOST:PORT; port 0 picks a free port. The address is printed on stderr.

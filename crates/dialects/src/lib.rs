@@ -15,6 +15,8 @@ mod args;
 mod claude;
 mod desktop_commander;
 mod file;
+mod filekit;
+pub mod plan;
 mod shape;
 
 use filekit_core::{ErrorCode, FkError, Workspace};
@@ -26,7 +28,7 @@ use std::sync::LazyLock;
 pub struct ToolSpec {
     /// The exact name its design document uses (`fs_write`, `file:read_file`, `Edit`).
     pub name: &'static str,
-    /// `amazonq`, `file`, `claude` or `desktop-commander`.
+    /// `amazonq`, `file`, `claude`, `desktop-commander` or `filekit` (the curated table).
     pub dialect: &'static str,
     /// Written for a model: what the tool does, when to prefer it, its line-number and
     /// ordering rules, and one short example.
@@ -111,11 +113,12 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(file::tools());
     all.extend(claude::tools());
     all.extend(desktop_commander::tools());
+    all.extend(filekit::tools());
     all
 });
 
 /// The dialects this crate serves, in table order.
-pub const DIALECTS: &[&str] = &["amazonq", "file", "claude", "desktop-commander"];
+pub const DIALECTS: &[&str] = &["amazonq", "file", "claude", "desktop-commander", "filekit"];
 
 /// The tools of one dialect, or of all when `dialect` is `None`.
 pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {

@@ -6,6 +6,10 @@ use filekit_dialects::ToolSpec;
 /// yet are named so that choosing one gives a clear error instead of an empty or stub table.
 pub const TABLES: &[(&str, &str)] = &[
     (
+        "filekit",
+        "read_files, edit_files (filekit's own design; the default)",
+    ),
+    (
         "amazonq",
         "fs_read, fs_write (Amazon Q Developer CLI's tools)",
     ),
@@ -25,16 +29,10 @@ pub const TABLES: &[(&str, &str)] = &[
 ];
 
 /// Tables of the design that have no engine behind them yet; never served as stubs.
-const NOT_BUILT: &[(&str, &str)] = &[
-    (
-        "filekit",
-        "the curated filekit table is not built yet; use --tools all, or a dialect table",
-    ),
-    (
-        "semantic",
-        "the semantic table needs the code-search engine, which filekit does not have yet",
-    ),
-];
+const NOT_BUILT: &[(&str, &str)] = &[(
+    "semantic",
+    "the semantic table needs the code-search engine, which filekit does not have yet",
+)];
 
 /// The tools a `--tools` value serves: comma-separated table names, in the order given,
 /// without duplicates. Errors name the tables that exist.
@@ -91,11 +89,7 @@ mod tests {
                 .unwrap_err()
                 .contains("not have yet")
         );
-        assert!(
-            select_tools("filekit")
-                .unwrap_err()
-                .contains("not built yet")
-        );
+        assert_eq!(names("filekit"), ["read_files", "edit_files"]);
         let err = select_tools("claud").unwrap_err();
         assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));
         assert!(select_tools(" , ").is_err());

@@ -1,0 +1,228 @@
+//! The curated `filekit` table: filekit's own design, two tools that cover what the engine
+//! does without the constraints of another tool family's shapes.
+//!
+//! - `read_files`: many files (or line ranges of them) in one call, each with its version
+//!   (`content_hash`, `last_modified`) so that later line edits can be checked against it.
+//! - `edit_files`: the edit plan of `filekit edit` ([`crate::plan`]): many edits to many
+//!   files in one call, line edits all referring to the file as read, text replacements in
+//!   order, atomic per file (or for the whole request), with a dry run.
+//!
+//! Replies are the engine's own records (`FileRead`, `EditReport`) under `files`, so nothing
+//! is lost in translation; the text a model reads is numbered lines for reads and a summary
+//! plus diffs for edits.
+
+use crate::args::{parse, schema_for};
+use crate::plan::Plan;
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::text::number_lines;
+use filekit_core::{FkError, Workspace, pipeline};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+/// Files one `read_files` call may name: a bound on reply size, far above what a model needs.
+const MAX_FILES_PER_READ: usize = 1000;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "read_files",
+            dialect: "filekit",
+            description: READ_DESCRIPTION,
+            input_schema: READ_SCHEMA.clone(),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run: read_files,
+            reject,
+        },
+        ToolSpec {
+            name: "edit_files",
+            dialect: "filekit",
+            description: EDIT_DESCRIPTION,
+            input_schema: EDIT_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: edit_files,
+            reject,
+        },
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(vec![], err, Case::Snake)
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_files
+
+const READ_DESCRIPTION: &str = "\
+Read one or many files in one call, whole or by line range. Use it instead of reading files \
+one by one: list every file (or range) you need in `files`.
+
+Text comes back numbered (line number, tab, line; the first line is 1), under a header with \
+the file's content_hash and last_modified. The numbers are not part of the file. Give \
+content_hash to edit_files' line edits (replace_lines, insert) so that an edit is refused if \
+the file changed after you read it. start_line/end_line are 1-based and inclusive; negative \
+numbers count from the end (-1 is the last line). Images come back as images. A file that \
+fails (missing, outside the workspace, binary) is reported on its own; the others still come \
+back.
+
+Example: {\"files\": [{\"path\": \"src/app.py\"}, {\"path\": \"src/util.py\", \"start_line\": 40, \"end_line\": 80}]}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadFilesArgs {
+    /// The files to read, in the order you want them back.
+    files: Vec<ReadSpec>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadSpec {
+    /// The file, relative to the first workspace root or absolute inside a root.
+    path: String,
+    /// First line to return, 1-based; negative counts from the end (default: 1).
+    start_line: Option<i64>,
+    /// Last line to return, inclusive; negative counts from the end (default: the last line).
+    end_line: Option<i64>,
+}
+
+static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadFilesArgs>);
+
+fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReadFilesArgs = parse("read_files", &READ_SCHEMA, args)?;
+    if args.files.is_empty() {
+        return Err(FkError::invalid("read_files: `files` is empty")
+            .with_hint("list the files to read, e.g. {\"files\": [{\"path\": \"README.md\"}]}"));
+    }
+    if args.files.len() > MAX_FILES_PER_READ {
+        return Err(FkError::invalid(format!(
+            "read_files: {} files in one call; at most {MAX_FILES_PER_READ}",
+            args.files.len()
+        ))
+        .with_hint("split the list into several calls"));
+    }
+    let mut entries = Vec::with_capacity(args.files.len());
+    let mut text = String::new();
+    let mut images = Vec::new();
+    let mut failed = 0;
+    for spec in &args.files {
+        let opts = ReadOptions {
+            start_line: spec.start_line,
+            end_line: spec.end_line,
+            images: true,
+            max_lines: None,
+        };
+        let read = read_file(ws, &spec.path, &opts);
+        let mut entry =
+            serde_json::to_value(&read).unwrap_or_else(|e| json!({"error": e.to_string()}));
+        match &read.result {
+            Ok(ReadContent::Text(t)) => {
+                text.push_str(&format!(
+                    "==> {} (lines {}-{} of {}, content_hash {}, last_modified {}) <==\n{}",
+                    read.path,
+                    t.start_line,
+                    t.end_line,
+                    t.total_lines,
+                    t.content_hash,
+                    t.last_modified,
+                    number_lines(&t.content, t.start_line)
+                ));
+            }
+            Ok(ReadContent::Image(i)) => {
+                text.push_str(&format!(
+                    "==> {} (image {}, {} bytes, content_hash {}) <==\n",
+                    read.path, i.mime, i.size, i.content_hash
+                ));
+                images.push((i.mime.clone(), i.data.clone()));
+                // The image travels as image content; repeating its base64 here would double
+                // the reply.
+                if let Some(obj) = entry.as_object_mut() {
+                    obj.remove("data");
+                }
+            }
+            Ok(ReadContent::Binary(b)) => {
+                text.push_str(&format!("==> {} <==\n{}\n", read.path, b.description));
+            }
+            Err(err) => {
+                failed += 1;
+                text.push_str(&format!(
+                    "==> {} <==\nERROR {}\n",
+                    read.path,
+                    err.full_message()
+                ));
+            }
+        }
+        entries.push(entry);
+    }
+    let value = json!({
+        "success": failed == 0,
+        "files_read": args.files.len() - failed,
+        "files_failed": failed,
+        "files": entries,
+    });
+    let mut reply = ToolReply::new(value, failed > 0, text);
+    reply.images = images;
+    Ok(reply)
+}
+
+// ---------------------------------------------------------------------------------------------
+// edit_files
+
+const EDIT_DESCRIPTION: &str = "\
+Create and edit files: many edits to many files in one call. Use it for every change, from \
+one replacement to a refactor across files; batch what belongs together.
+
+`files` lists each file with its `edits`; each edit is an object with one key:
+- create {content, overwrite?}: write the whole file (its first edit; parents are created)
+- str_replace {old, new, expected?, label?}: replace exact text; `old` must occur exactly \
+`expected` times (default 1, or \"all\")
+- replace_lines {start, end?, new, content_hash?}: replace lines start..end (inclusive)
+- insert {after, text, content_hash?}: insert lines after line `after` (0 = at the top)
+- append {text}: add lines at the end
+
+Ordering: all line numbers in one call refer to the file as you read it, whatever the order \
+of the edits (no need to adjust for earlier edits); str_replace edits then apply in order, \
+each on the result of the one before; appends last. Give the content_hash from read_files \
+with line edits: if the file changed, the edit is refused and the current lines are shown. \
+Each file is written atomically; a failed edit is reported (with the closest near miss for \
+str_replace) and the others still apply, unless options.atomic (write nothing unless all \
+succeed) or options.stop_on_error. options.dry_run shows the diffs without writing. The \
+reply gives each file's diff and its new content_hash for the next edit.
+
+Example: {\"files\": [{\"path\": \"src/app.py\", \"edits\": [{\"replace_lines\": {\"start\": 10, \"end\": 12, \"new\": \"    return x\\n\", \"content_hash\": \"3f2a9c1e\"}}, {\"str_replace\": {\"old\": \"DEBUG = True\", \"new\": \"DEBUG = False\"}}]}], \"options\": {\"dry_run\": true}}";
+
+static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Plan>);
+
+fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let plan: Plan = parse("edit_files", &EDIT_SCHEMA, args)?;
+    let request = plan.into_request(false, false, false);
+    if request.files.is_empty() {
+        return Err(FkError::invalid("edit_files: `files` is empty").with_hint(
+            "list the files to edit, e.g. {\"files\": [{\"path\": \"a.txt\", \"edits\": [...]}]}",
+        ));
+    }
+    let report = pipeline::apply(ws, &request);
+    let text = shape::write_summary(&report);
+    let mut value =
+        serde_json::to_value(&report).unwrap_or_else(|e| json!({"error": e.to_string()}));
+    // Keep replies bounded: each file's diff is cut to its first hunks, with a note saying so.
+    if let Some(files) = value.get_mut("files").and_then(Value::as_array_mut) {
+        for (entry, file) in files.iter_mut().zip(&report.files) {
+            let (diff, note) = shape::capped_diff(&file.diff);
+            if let Some(obj) = entry.as_object_mut() {
+                obj.insert("diff".into(), json!(diff));
+                if let Some(note) = note {
+                    obj.insert("diff_note".into(), json!(note));
+                }
+            }
+        }
+    }
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("success".into(), json!(report.success()));
+    }
+    Ok(ToolReply::new(value, !report.success(), text))
+}
