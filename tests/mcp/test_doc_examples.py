@@ -24,8 +24,6 @@ KNOWN_DEVIATIONS = [
     # are checked against the version read); the document's insert/replace_lines examples omit it.
     ("fs_write", "insert", "content_hash"),
     ("fs_write", "replace_lines", "content_hash"),
-    # sed-style pattern_replace has no engine part yet.
-    ("fs_write", "pattern_replace", "not available yet"),
 ]
 
 
@@ -68,7 +66,7 @@ async def test_every_document_example_is_accepted(connect):
             jsonschema.validate(example["arguments"], tool.inputSchema)
             assert not rejected, (example, result.content[0].text)
             accepted += 1
-    assert accepted >= 9
+    assert accepted >= 11
 
 
 async def test_a_rejected_call_is_marked_rejected(connect):

@@ -114,6 +114,7 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         FileStatus::Modified => "modified",
         FileStatus::Unchanged => "unchanged",
         FileStatus::Failed => "failed",
+        FileStatus::Skipped => "skipped",
     };
     let mut head = format!("{}: {status}", f.path);
     if f.edits_applied + f.edits_failed > 0 {

@@ -8,6 +8,8 @@
 mod call;
 mod edit;
 mod read;
+mod replace;
+mod review;
 mod serve;
 mod style;
 
@@ -43,6 +45,8 @@ Verbs:
             filekit read src/main.rs --lines 10:40
   edit    Apply an edit plan (JSON) and show colored diffs; see `filekit edit --help`.
             filekit edit plan.json --dry-run
+  replace Replace across a tree with a sed expression, like sed -i but with diffs first.
+            filekit replace 's/const /let /g' src --glob '*.js' --dry-run
   tools   List the tools `call` accepts, with their argument schemas under --json.
             filekit tools --dialect claude
   serve   Serve the tools over MCP (stdio) to an agent; see `filekit serve --help`.
@@ -96,6 +100,9 @@ enum Verb {
     /// Apply an edit plan (JSON): colored diffs and a summary per edit.
     #[command(after_help = filekit_dialects::plan::AFTER_HELP)]
     Edit(edit::EditArgs),
+    /// Replace across a tree with a sed expression: diffs, dry run, atomic, interactive review.
+    #[command(after_help = replace::AFTER_HELP)]
+    Replace(replace::ReplaceArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
@@ -119,6 +126,7 @@ fn main() -> ExitCode {
         Verb::Call(args) => call::run(&cli.global, args),
         Verb::Read(args) => read::run(&cli.global, cli.json, args),
         Verb::Edit(args) => edit::run(&cli.global, cli.json, args),
+        Verb::Replace(args) => replace::run(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
         Verb::Serve(args) => serve::run(&cli.global, args),
     };

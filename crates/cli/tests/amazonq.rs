@@ -328,15 +328,143 @@ fn fs_write_dry_run_shows_the_diff_and_writes_nothing() {
 }
 
 #[test]
-fn fs_write_pattern_replace_is_not_available_yet() {
+fn fs_write_pattern_replace_the_documents_example() {
+    let sb = Sandbox::new();
+    sb.write("a.js", "const x = 1;\nconst y = 2;\n");
+    sb.write("src/b.js", "const z = 3; // const\n");
+    sb.write("node_modules/m/c.js", "const m = 0;\n");
+    sb.write("dist/d.js", "const d = 0;\n");
+    sb.write("README.md", "const in prose\n");
+    let dir = sb.root().display().to_string();
+    // Exactly the call of document 000, first as a dry run.
+    let mut args = json!({
+        "command": "pattern_replace",
+        "directory": dir,
+        "file_pattern": "*.js",
+        "sed_pattern": "s/const /let /g",
+        "recursive": true,
+        "exclude_patterns": ["node_modules/**", "dist/**"],
+        "dry_run": true
+    });
+    let before = sb.snapshot();
+    let run = sb.call("fs_write", args.clone());
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(before, sb.snapshot(), "a dry run writes nothing");
+    assert_eq!(run.json["dry_run"], true);
+    assert_eq!(run.json["files_matched"], 2);
+    assert_eq!(run.json["files_modified"], 2);
+    assert_eq!(run.json["replacements"], 3);
+    let files = run.json["files"].as_array().unwrap();
+    assert!(files[0]["path"].as_str().unwrap().ends_with("a.js"));
+    let diff = files[0]["diff"].as_str().unwrap();
+    assert!(diff.contains("-const x = 1;\n+let x = 1;\n"), "{diff}");
+    assert!(diff.contains("-const y = 2;\n+let y = 2;\n"), "{diff}");
+
+    args.as_object_mut().unwrap().remove("dry_run");
+    let run = sb.call("fs_write", args);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.js"), "let x = 1;\nlet y = 2;\n");
+    assert_eq!(sb.read("src/b.js"), "let z = 3; // const\n");
+    assert_eq!(sb.read("node_modules/m/c.js"), "const m = 0;\n");
+    assert_eq!(sb.read("dist/d.js"), "const d = 0;\n");
+    assert_eq!(sb.read("README.md"), "const in prose\n");
+    assert!(
+        run.json["summary"]
+            .as_str()
+            .unwrap()
+            .contains("3 replacement(s) in 2 file(s)")
+    );
+}
+
+#[test]
+fn fs_write_pattern_replace_flags_references_and_skips() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "aaa\nfoo(bar)\n");
+    sb.write_bytes("b.txt", b"aaa\0binary\n");
+    // Only the second match of each line, and a group reference.
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "pattern_replace", "directory": ".", "file_pattern": "*.txt",
+               "sed_pattern": "s/a/X/2"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "aXa\nfoo(bar)\n");
+    assert_eq!(run.json["files_skipped"], 1);
+    let skipped = run.json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("b.txt"))
+        .unwrap();
+    assert_eq!(skipped["skipped"], "binary file");
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "pattern_replace", "path": ".", "file_pattern": "a.txt",
+               "sed_pattern": "s/(\\w+)\\((\\w+)\\)/\\2.\\1()/"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "aXa\nbar.foo()\n");
+    // Literal mode: the pattern is text.
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "pattern_replace", "directory": ".", "file_pattern": "a.txt",
+               "sed_pattern": "s/bar.foo()/x.y()/", "literal": true}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "aXa\nx.y()\n");
+}
+
+#[test]
+fn fs_write_pattern_replace_bad_input() {
     let sb = Sandbox::new();
     sb.write("a.js", "const x = 1;\n");
+    let call = |sed: &str| {
+        json!({"command": "pattern_replace", "directory": ".", "file_pattern": "*.js",
+               "sed_pattern": sed})
+    };
+    // Malformed expressions point at the character.
     sb.call_fails(
         "fs_write",
-        json!({"command": "pattern_replace", "directory": ".", "file_pattern": "*.js", "sed_pattern": "s/const /let /g"}),
+        call("s/a/b"),
         2,
-        &["pattern_replace is not available yet"],
+        &["unterminated", "character 6"],
     );
+    sb.call_fails("fs_write", call("s/a/b/q"), 2, &["unknown flag `q`", "^"]);
+    sb.call_fails(
+        "fs_write",
+        call("s/(a)(b)/$9/"),
+        2,
+        &["refers to group 9, but the pattern has 2 groups"],
+    );
+    sb.call_fails(
+        "fs_write",
+        call("s/(a/b/"),
+        2,
+        &["invalid regex", "unclosed group"],
+    );
+    // A directory outside the roots; no file matched.
+    let mut outside = call("s/a/b/");
+    outside["directory"] = json!("..");
+    sb.call_fails("fs_write", outside, 1, &["outside the workspace"]);
+    let mut none = call("s/a/b/");
+    none["file_pattern"] = json!("*.py");
+    sb.call_fails("fs_write", none, 1, &["no files matched", "*.py"]);
+    let mut missing = call("s/a/b/");
+    missing.as_object_mut().unwrap().remove("sed_pattern");
+    sb.call_fails(
+        "fs_write",
+        missing,
+        2,
+        &["missing argument `sed_pattern`", "s/old/new/g"],
+    );
+    // Not inside fileEdits.
+    sb.call_fails(
+        "fs_write",
+        json!({"fileEdits": [{"path": "a.js", "edits": [{"command": "pattern_replace"}]}]}),
+        2,
+        &["works on a directory"],
+    );
+    assert_eq!(sb.read("a.js"), "const x = 1;\n");
 }
 
 #[test]

@@ -6,6 +6,8 @@
 
 use crate::error::FkError;
 use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One change to one file. Line numbers are 1-based and inclusive; negative numbers count
 /// from the end (-1 is the last line).
@@ -37,6 +39,17 @@ pub enum Edit {
     },
     /// Add the whole lines of `text` at the end of the file.
     Append { text: String },
+    /// A sed `s` command over the whole file, as read (like a line edit, it sees none of the
+    /// request's other edits, and may not change the text they change).
+    Substitute(crate::sed::Substitution),
+    /// Replace byte ranges of the decoded text as read (sorted, disjoint `(start, end, new)`),
+    /// for callers that located the text themselves (an interactive review, a parser). The
+    /// offsets mean nothing for another version of the file, so `content_hash` of the whole
+    /// file is required.
+    Ranges {
+        ranges: Vec<(usize, usize, String)>,
+        content_hash: String,
+    },
 }
 
 impl Edit {
@@ -48,6 +61,8 @@ impl Edit {
             Edit::ReplaceLines { .. } => "replace_lines",
             Edit::Insert { .. } => "insert",
             Edit::Append { .. } => "append",
+            Edit::Substitute(_) => "pattern_replace",
+            Edit::Ranges { .. } => "replace_ranges",
         }
     }
 
@@ -92,6 +107,68 @@ pub struct EditOptions {
     /// Bytes of text the near-miss searches of one file may scan in this request (`None`:
     /// the pipeline's default of 64 MiB). Bounds the time of a request whose edits all fail.
     pub near_miss_budget: Option<usize>,
+    /// Progress reports and cancellation for long requests.
+    pub control: Control,
+    /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
+    /// failing on them: for edits over many files chosen by pattern.
+    pub skip_non_text: bool,
+    /// Skip files larger than this many bytes.
+    pub max_file_size: Option<u64>,
+}
+
+/// How far a request is, as reported to [`Control`]'s callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Files planned (read, edited in memory, diffed) so far.
+    pub done: usize,
+    /// Files in the request.
+    pub total: usize,
+}
+
+type ProgressFn = dyn Fn(Progress) + Send + Sync;
+
+/// A caller's hold on a running request: a callback that hears of each planned file, and a
+/// flag that stops the request. A stop is honoured until writing starts: a cancelled request
+/// writes nothing, and once writing starts it finishes (each file's write is a rename, so
+/// there is never a half-written file either way).
+#[derive(Clone, Default)]
+pub struct Control {
+    progress: Option<Arc<ProgressFn>>,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Control {
+    /// A control that calls `on_progress` after each file is planned (from worker threads).
+    pub fn with_progress(on_progress: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        Control {
+            progress: Some(Arc::new(on_progress)),
+            cancelled: Arc::default(),
+        }
+    }
+
+    /// Asks the request to stop; safe from any thread.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn report(&self, progress: Progress) {
+        if let Some(f) = &self.progress {
+            f(progress);
+        }
+    }
+}
+
+impl std::fmt::Debug for Control {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control")
+            .field("progress", &self.progress.is_some())
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
 }
 
 /// A request to change one or more files.
@@ -99,6 +176,19 @@ pub struct EditOptions {
 pub struct EditRequest {
     pub files: Vec<FileEdits>,
     pub options: EditOptions,
+}
+
+impl EditRequest {
+    /// A request for the edits of one file, with `options`.
+    pub fn one_file(path: impl Into<String>, edits: Vec<Edit>, options: EditOptions) -> Self {
+        EditRequest {
+            files: vec![FileEdits {
+                path: path.into(),
+                edits,
+            }],
+            options,
+        }
+    }
 }
 
 /// What happened to one edit.
@@ -137,6 +227,9 @@ pub enum FileStatus {
     Unchanged,
     /// Nothing was written to this file (all its edits failed, or the file failed as a whole).
     Failed,
+    /// Left alone on purpose: not text, or over the size limit (see `skipped`), when the
+    /// request asked to skip such files rather than fail on them.
+    Skipped,
 }
 
 /// The engine's report on one file.
@@ -166,6 +259,9 @@ pub struct FileReport {
     /// A failure of the file as a whole (missing, binary, outside the roots, write refused).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FkError>,
+    /// Why the file was skipped (status `Skipped`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
     /// The file's text after the request (decoded, without BOM). Not serialized: dialects
     /// that show updated lines take them from here.
     #[serde(skip)]
@@ -184,6 +280,9 @@ impl FileReport {
 /// The engine's report on a whole request.
 #[derive(Debug, Clone, Serialize)]
 pub struct EditReport {
+    /// True when the caller cancelled the request before anything was written.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
     pub files: Vec<FileReport>,
     pub dry_run: bool,
     pub atomic: bool,

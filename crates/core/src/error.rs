@@ -38,6 +38,8 @@ pub enum ErrorCode {
     ReadOnly,
     /// The request names a tool that does not exist.
     UnknownTool,
+    /// The caller stopped the request before it wrote anything.
+    Cancelled,
     /// Any other input/output failure.
     Io,
 }
@@ -58,6 +60,7 @@ impl ErrorCode {
             ErrorCode::PermissionDenied => "PERMISSION_DENIED",
             ErrorCode::ReadOnly => "READ_ONLY",
             ErrorCode::UnknownTool => "UNKNOWN_TOOL",
+            ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Io => "IO",
         }
     }

@@ -21,10 +21,15 @@ pub mod lines;
 pub mod nearmiss;
 pub mod pipeline;
 pub mod read;
+pub mod replace;
+pub mod sed;
+pub mod select;
 pub mod sequential;
 pub mod text;
 pub mod workspace;
 
-pub use edit::{Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport};
+pub use edit::{
+    Control, Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport, Progress,
+};
 pub use error::{ErrorCode, FkError};
 pub use workspace::Workspace;

@@ -238,7 +238,7 @@ impl SpliceSet {
             return Err(FkError::new(
                 ErrorCode::Conflict,
                 format!(
-                    "edit {index} ({what}) overlaps edit {other} ({other_what}): line edits in one request all refer to the file as read, so they may not address the same lines"
+                    "edit {index} ({what}) overlaps edit {other} ({other_what}): line edits and pattern replacements in one request all refer to the file as read, so they may not change the same text"
                 ),
             )
             .with_hint("merge the two edits into one, or send the second in a later request")
@@ -250,6 +250,25 @@ impl SpliceSet {
             _ => {
                 self.accepted.insert((start, end), (index, text));
             }
+        }
+        Ok(())
+    }
+
+    /// Accepts all of `splices` (sorted, disjoint) from edit `index`, or none of them when
+    /// any overlaps an earlier edit.
+    pub fn add_all(
+        &mut self,
+        index: usize,
+        what: String,
+        splices: Vec<Splice>,
+    ) -> Result<(), FkError> {
+        for s in &splices {
+            if self.overlapping(s.start, s.end).is_some() {
+                return self.add(index, what, s.clone());
+            }
+        }
+        for s in splices {
+            self.add(index, what.clone(), s)?;
         }
         Ok(())
     }

@@ -12,26 +12,47 @@
 //! 5. Report: an [`EditReport`] that the dialects shape into their replies.
 
 use crate::diff;
+use crate::edit::Progress;
 use crate::edit::{
     Edit, EditOptions, EditOutcome, EditReport, EditRequest, Expected, FileEdits, FileReport,
     FileStatus,
 };
 use crate::error::{ErrorCode, FkError};
 use crate::hash;
-use crate::lines::{LineTarget, SpliceSet};
+use crate::lines::{LineTarget, Splice, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
 use crate::workspace::{FileMeta, PendingWrite, Workspace, WriteMode, WsPath, rfc3339};
+use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Applies an edit request: every file is planned, then (unless dry run) written.
+/// Applies an edit request: every file is planned (in parallel), then, unless dry run or
+/// cancelled, written.
 pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     let opts = &req.options;
+    let control = &opts.control;
+    let total = req.files.len();
+    let planned = AtomicUsize::new(0);
+    let mut plans: Vec<FilePlan> = req
+        .files
+        .par_iter()
+        .map(|fe| {
+            let plan = if control.is_cancelled() {
+                let mut plan = FilePlan::new(&fe.path);
+                plan.fail(cancelled_error());
+                plan
+            } else {
+                plan_file(ws, fe, opts)
+            };
+            let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
+            control.report(Progress { done, total });
+            plan
+        })
+        .collect();
     let mut seen: HashMap<WsPath, usize> = HashMap::new();
-    let mut plans: Vec<FilePlan> = Vec::with_capacity(req.files.len());
-    for (i, fe) in req.files.iter().enumerate() {
-        let mut plan = plan_file(ws, fe, opts);
+    for (i, (fe, plan)) in req.files.iter().zip(plans.iter_mut()).enumerate() {
         if let Some(target) = &plan.target {
             if let Some(first) = seen.get(target) {
                 plan.fail(
@@ -45,12 +66,12 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
                 seen.insert(target.clone(), i);
             }
         }
-        plans.push(plan);
     }
 
+    let cancelled = control.is_cancelled();
     let any_failure = plans.iter().any(|p| !p.report.success());
     let rolled_back = opts.atomic && any_failure;
-    if !opts.dry_run && !rolled_back {
+    if !opts.dry_run && !rolled_back && !cancelled {
         commit(ws, &mut plans, opts.atomic);
     }
     let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
@@ -60,12 +81,68 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
             f.written = false;
         }
     }
+    if cancelled {
+        for f in files.iter_mut().filter(|f| f.error.is_none()) {
+            f.error = Some(cancelled_error());
+        }
+    }
     EditReport {
+        cancelled,
         files,
         dry_run: opts.dry_run,
         atomic: opts.atomic,
         rolled_back,
     }
+}
+
+/// The splices of a `replace_ranges` edit, after checking that they are for this version of
+/// the file and fit its text.
+fn check_ranges(
+    base: &str,
+    base_hash: &str,
+    ranges: &[(usize, usize, String)],
+    content_hash: &str,
+) -> Result<Vec<Splice>, FkError> {
+    if !hash::matches(content_hash, base_hash) {
+        return Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "content_hash {content_hash} is not the file's ({base_hash}): the byte ranges were computed on another version"
+            ),
+        )
+        .with_hint("read the file again and compute the ranges on what it holds now"));
+    }
+    let mut last_end = 0;
+    let mut out = Vec::with_capacity(ranges.len());
+    for (k, (start, end, text)) in ranges.iter().enumerate() {
+        let fits = start <= end
+            && *end <= base.len()
+            && base.is_char_boundary(*start)
+            && base.is_char_boundary(*end)
+            && (k == 0 || *start >= last_end);
+        if !fits {
+            return Err(FkError::invalid(format!(
+                "range {k} ({start}..{end}) does not fit the text of {} bytes: ranges must be sorted, disjoint and on character boundaries",
+                base.len()
+            ))
+            .with_hint("compute the ranges on the decoded text of the file as read"));
+        }
+        last_end = *end;
+        out.push(Splice {
+            start: *start,
+            end: *end,
+            text: text.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn cancelled_error() -> FkError {
+    FkError::new(
+        ErrorCode::Cancelled,
+        "the request was cancelled before anything was written",
+    )
+    .with_hint("send it again to apply it")
 }
 
 /// One file's planned change.
@@ -78,6 +155,21 @@ struct FilePlan {
 }
 
 impl FilePlan {
+    fn new(path: &str) -> FilePlan {
+        FilePlan {
+            report: empty_report(path),
+            old_bytes: None,
+            target: None,
+            write: None,
+        }
+    }
+
+    fn skip(&mut self, why: String) {
+        self.report.status = FileStatus::Skipped;
+        self.report.skipped = Some(why);
+        self.write = None;
+    }
+
     fn fail(&mut self, err: FkError) {
         self.report.error = Some(err);
         self.report.status = FileStatus::Failed;
@@ -101,6 +193,7 @@ fn empty_report(path: &str) -> FileReport {
         new_hash: None,
         last_modified: None,
         error: None,
+        skipped: None,
         new_text: None,
         old_text: None,
     }
@@ -122,12 +215,7 @@ fn outcome(index: usize, edit: &Edit) -> EditOutcome {
 }
 
 fn plan_file(ws: &Workspace, fe: &FileEdits, opts: &EditOptions) -> FilePlan {
-    let mut plan = FilePlan {
-        report: empty_report(&fe.path),
-        old_bytes: None,
-        target: None,
-        write: None,
-    };
+    let mut plan = FilePlan::new(&fe.path);
     match plan_file_inner(ws, fe, opts, &mut plan) {
         Ok(()) => {}
         Err(e) => plan.fail(e),
@@ -243,7 +331,30 @@ fn plan_file_inner(
                     FkError::new(ErrorCode::NotFound, format!("{display} does not exist"))
                 }));
             }
-            let before = read_before(ws, &target, &display)?;
+            if let (Some(limit), Some(meta)) = (opts.max_file_size, &exists)
+                && meta.len > limit
+            {
+                plan.skip(format!(
+                    "larger than the limit of {limit} bytes ({} bytes)",
+                    meta.len
+                ));
+                return Ok(());
+            }
+            let before = match read_before(ws, &target, &display) {
+                Err(e)
+                    if opts.skip_non_text
+                        && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
+                {
+                    let why = if e.code == ErrorCode::Binary {
+                        "binary file"
+                    } else {
+                        "not UTF-8 text"
+                    };
+                    plan.skip(why.to_string());
+                    return Ok(());
+                }
+                other => other?,
+            };
             let doc = before.doc.clone().expect("read");
             (before, doc, WriteMode::Replace, false)
         }
@@ -270,6 +381,64 @@ fn plan_file_inner(
     // Resolve, phase 1: line edits, all against the text as read.
     let mut splices = SpliceSet::default();
     for (i, edit) in fe.edits.iter().enumerate().skip(start) {
+        if let Edit::Ranges {
+            ranges,
+            content_hash,
+        } = edit
+        {
+            if stopped {
+                outcomes[i].skipped = true;
+                continue;
+            }
+            let result = check_ranges(base, &base_hash, ranges, content_hash).and_then(|found| {
+                let first_line = found.first().map(|s| index.line_of(s.start));
+                splices
+                    .add_all(i, "replace_ranges".into(), found)
+                    .map(|()| first_line)
+            });
+            match result {
+                Ok(first_line) => {
+                    outcomes[i].success = true;
+                    outcomes[i].replacements = ranges.len();
+                    outcomes[i].line = first_line;
+                }
+                Err(e) => {
+                    outcomes[i].error = Some(e);
+                    stopped = opts.stop_on_error;
+                }
+            }
+            continue;
+        }
+        if let Edit::Substitute(substitution) = edit {
+            if stopped {
+                outcomes[i].skipped = true;
+                continue;
+            }
+            let found: Vec<Splice> = substitution
+                .splices(base)
+                .into_iter()
+                .map(|(start, end, text)| Splice {
+                    start,
+                    end,
+                    text: base_doc.eol.convert(&text),
+                })
+                .collect();
+            let count = found.len();
+            let first_line = found.first().map(|s| index.line_of(s.start));
+            let what = format!("pattern_replace {}", substitution.expression());
+            match splices.add_all(i, what, found) {
+                Ok(()) => {
+                    outcomes[i].success = true;
+                    outcomes[i].replacements = count;
+                    outcomes[i].line = first_line;
+                }
+                Err(e) => {
+                    outcomes[i].error = Some(e);
+                    stopped = opts.stop_on_error;
+                }
+            }
+            continue;
+        }
         let resolved = match edit {
             Edit::ReplaceLines {
                 start,

@@ -497,3 +497,168 @@ fn near_miss_searches_stop_at_their_budget_and_say_so() {
     }
     assert_eq!(read(dir.path(), "f.txt"), text);
 }
+
+fn sed(expr: &str) -> Edit {
+    Edit::Substitute(filekit_core::sed::Substitution::parse(expr, false).unwrap())
+}
+
+#[test]
+fn pattern_replace_goes_through_the_pipeline_like_any_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("f.txt"),
+        "let a = 1;\r\nlet b = 2;\r\nconst c = 3;\r\n",
+    )
+    .unwrap();
+    // A substitution and a line edit both refer to the file as read; a text edit follows.
+    let req = one(
+        "f.txt",
+        vec![
+            sed("s/let (\\w)/var \\1/g"),
+            lines(3, 3, "const c = 4;"),
+            replace("var b", "var bee"),
+        ],
+    );
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.success(), "{:?}", report.files[0].edits);
+    let edits = &report.files[0].edits;
+    assert_eq!(edits[0].command, "pattern_replace");
+    assert_eq!(edits[0].replacements, 2);
+    assert_eq!(edits[0].line, Some(1));
+    assert_eq!(
+        read(dir.path(), "f.txt"),
+        "var a = 1;\r\nvar bee = 2;\r\nconst c = 4;\r\n"
+    );
+
+    // A replacement with a line break takes the file's line ending.
+    let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![sed("s/ = /\\n= /")]));
+    assert!(report.success());
+    assert!(read(dir.path(), "f.txt").starts_with("var a\r\n= 1;\r\nvar bee\r\n= 2;\r\n"));
+
+    // No match: the edit succeeds with no replacement and the file is left alone.
+    let before = read(dir.path(), "f.txt");
+    let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![sed("s/zzz/y/g")]));
+    assert!(report.success());
+    assert_eq!(report.files[0].status, FileStatus::Unchanged);
+    assert_eq!(report.files[0].edits[0].replacements, 0);
+    assert_eq!(read(dir.path(), "f.txt"), before);
+}
+
+#[test]
+fn pattern_replace_overlapping_a_line_edit_is_refused_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a1\na2\na3\n").unwrap();
+    let mut req = one("f.txt", vec![lines(2, 2, "b2"), sed("s/a/x/")]);
+    req.options.atomic = true;
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(!report.success());
+    let err = report.files[0].edits[1].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert!(err.message.contains("overlaps edit 0"), "{err}");
+    assert!(err.message.contains("pattern_replace s/a/x/"), "{err}");
+    assert_eq!(read(dir.path(), "f.txt"), "a1\na2\na3\n");
+
+    // Without atomic, the line edit applies and none of the substitution does.
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one("f.txt", vec![lines(2, 2, "b2"), sed("s/a/x/")]),
+    );
+    assert_eq!(report.files[0].edits_applied, 1);
+    assert_eq!(read(dir.path(), "f.txt"), "a1\nb2\na3\n");
+}
+
+#[test]
+fn progress_is_reported_per_file_and_cancel_writes_nothing() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..40).map(|i| format!("f{i}.txt")).collect();
+    for n in &names {
+        fs::write(dir.path().join(n), "old\n").unwrap();
+    }
+    let request = |control: filekit_core::Control| EditRequest {
+        files: names
+            .iter()
+            .map(|n| FileEdits {
+                path: n.clone(),
+                edits: vec![replace("old", "new")],
+            })
+            .collect(),
+        options: EditOptions {
+            control,
+            ..EditOptions::default()
+        },
+    };
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let control = filekit_core::Control::with_progress(move |p| sink.lock().unwrap().push(p));
+    let report = pipeline::apply(&ws(dir.path()), &request(control));
+    assert!(report.success() && !report.cancelled);
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort_by_key(|p| p.done);
+    assert_eq!(seen.len(), 40);
+    assert!(
+        seen.iter()
+            .enumerate()
+            .all(|(i, p)| p.done == i + 1 && p.total == 40)
+    );
+    assert!(names.iter().all(|n| read(dir.path(), n) == "new\n"));
+
+    // Cancelled once the first file is planned: nothing is written, and the report says so.
+    let holder: Arc<Mutex<Option<filekit_core::Control>>> = Arc::default();
+    let inner = holder.clone();
+    let control = filekit_core::Control::with_progress(move |_| {
+        if let Some(c) = inner.lock().unwrap().as_ref() {
+            c.cancel();
+        }
+    });
+    *holder.lock().unwrap() = Some(control.clone());
+    let mut req = request(control);
+    for f in &mut req.files {
+        f.edits = vec![replace("new", "newer")];
+    }
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    assert!(report.cancelled);
+    assert!(!report.success());
+    assert!(report.files.iter().all(|f| !f.written));
+    let err = report.files[39].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Cancelled, "{err}");
+    assert!(names.iter().all(|n| read(dir.path(), n) == "new\n"));
+}
+
+#[test]
+fn byte_ranges_apply_only_to_the_version_they_were_computed_on() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "héllo world\n").unwrap();
+    let hash = hash::content_hash("héllo world\n".as_bytes());
+    let ranges = |r: Vec<(usize, usize, &str)>, h: &str| Edit::Ranges {
+        ranges: r
+            .into_iter()
+            .map(|(a, b, t)| (a, b, t.to_string()))
+            .collect(),
+        content_hash: h.to_string(),
+    };
+    // Not on a character boundary (é is two bytes), then not sorted: refused.
+    for bad in [vec![(2, 3, "x")], vec![(7, 12, "x"), (0, 1, "y")]] {
+        let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![ranges(bad, &hash)]));
+        let err = report.files[0].edits[0].error.as_ref().unwrap();
+        assert!(err.message.contains("does not fit"), "{err}");
+    }
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one(
+            "f.txt",
+            vec![ranges(vec![(0, 6, "hi"), (7, 12, "there")], &hash)],
+        ),
+    );
+    assert!(report.success(), "{:?}", report.files[0]);
+    assert_eq!(read(dir.path(), "f.txt"), "hi there\n");
+    // The same ranges on the new version: stale.
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one("f.txt", vec![ranges(vec![(0, 2, "yo")], &hash)]),
+    );
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Stale, "{err}");
+    assert_eq!(read(dir.path(), "f.txt"), "hi there\n");
+}

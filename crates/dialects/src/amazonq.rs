@@ -3,15 +3,21 @@
 //!
 //! Departures from the document, all settled by DESIGN.md section 3: line numbers are 1-based
 //! everywhere (the document's "replace_lines is 0-based" contradicts its own fs_read), and the
-//! new-line text rule of the engine applies to `new_str`. Directory and Search read modes and
-//! `pattern_replace` belong to later work: they are refused with a clear error and not offered
-//! in the schema.
+//! new-line text rule of the engine applies to `new_str`. Directory and Search read modes
+//! belong to later work: they are refused with a clear error and not offered in the schema.
+//! `pattern_replace` is the engine's tree-wide replace ([`filekit_core::replace`]), with the
+//! sed rules of [`filekit_core::sed`].
 
 use crate::args::{missing_for, object, parse, parse_ref, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
-use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits};
+use filekit_core::edit::{
+    Edit, EditOptions, EditRequest, Expected, FileEdits, FileReport, FileStatus,
+};
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
+use filekit_core::replace::{TreeReplace, TreeReplaceReport, tree_replace};
+use filekit_core::sed::Substitution;
+use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
 use filekit_core::{FkError, Workspace, pipeline};
 use schemars::JsonSchema;
@@ -331,6 +337,12 @@ by `new_str`.
 - append: add the lines of `new_str` at the end of the file.
 - replace_lines: replace lines `start_line`..`end_line` (inclusive) by the lines of `new_str`; \
 \"\" deletes them.
+- pattern_replace (not in fileEdits): a sed substitution `sed_pattern` \
+(s/pattern/replacement/flags) over every file of `directory` whose name matches \
+`file_pattern` (`recursive` for subdirectories, `exclude_patterns` to leave some out; \
+.gitignore'd, hidden, binary and huge files are skipped). Like `sed -i`, line by line, but \
+each file is written atomically, `dry_run: true` shows the diffs first and `atomic: true` \
+changes all files or none. Patterns are Rust regex; `literal: true` takes them as text.
 
 Line numbers are 1-BASED (the numbers fs_read shows) and every line edit (insert, \
 replace_lines) of one file refers to the file as it was before this call, whatever their \
@@ -358,8 +370,6 @@ enum WriteCommand {
     Insert,
     Append,
     ReplaceLines,
-    /// Parsed only so that it can be refused with a clear message.
-    #[schemars(skip)]
     PatternReplace,
 }
 
@@ -465,6 +475,24 @@ struct FsWriteArgs {
     /// Stop a file's edits at its first failure (the edits before it are kept).
     #[schemars(extend("default" = false))]
     stop_on_error: Option<bool>,
+    /// `pattern_replace`: the directory whose files are searched.
+    directory: Option<String>,
+    /// `pattern_replace`: glob of the files to change. Without a `/` it matches file names
+    /// (`*.js`, also in subdirectories when `recursive`); with one, paths relative to
+    /// `directory` (`src/**/*.ts`).
+    file_pattern: Option<String>,
+    /// `pattern_replace`: a sed substitution, `s/pattern/replacement/flags` (any delimiter;
+    /// flags g, i, N, m, s; `&`, `\1`, `$1`, `${name}` in the replacement). Matches are line
+    /// by line unless flag m or s.
+    sed_pattern: Option<String>,
+    /// `pattern_replace`: look in subdirectories too.
+    #[schemars(extend("default" = false))]
+    recursive: Option<bool>,
+    /// `pattern_replace`: globs of files or directories to leave out (`node_modules/**`).
+    exclude_patterns: Option<Vec<String>>,
+    /// `pattern_replace`: take the sed pattern as fixed text, and the replacement as written.
+    #[schemars(extend("default" = false))]
+    literal: Option<bool>,
 }
 
 static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
@@ -482,6 +510,10 @@ static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
     let item = &mut schema["properties"]["fileEdits"]["items"]["properties"]["edits"]["items"];
     item["required"] = json!(["command"]);
     item["allOf"] = Value::Array(all_of);
+    schema["allOf"] = json!([{
+        "if": {"properties": {"command": {"const": "pattern_replace"}}, "required": ["command"]},
+        "then": {"required": ["file_pattern", "sed_pattern"]},
+    }]);
     schema
 });
 
@@ -490,6 +522,9 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     // fields are checked on their own first: a mistyped `old_str` is then named as such.
     parse_ref::<EditArgs>("fs_write", &FS_WRITE_SCHEMA, &args)?;
     let args: FsWriteArgs = parse("fs_write", &FS_WRITE_SCHEMA, args)?;
+    if args.single.command == Some(WriteCommand::PatternReplace) {
+        return pattern_replace(ws, args);
+    }
     let single = match (&args.path, &args.file_edits) {
         (Some(_), Some(_)) => {
             return Err(FkError::invalid(
@@ -498,9 +533,6 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             .with_hint("to make several edits, put them all in fileEdits"));
         }
         (None, None) => {
-            if args.single.command == Some(WriteCommand::PatternReplace) {
-                return Err(pattern_replace_unavailable());
-            }
             return Err(missing_for(
                 "fs_write",
                 &FS_WRITE_SCHEMA,
@@ -609,16 +641,167 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     ))
 }
 
-fn pattern_replace_unavailable() -> FkError {
-    FkError::invalid("fs_write: command pattern_replace is not available yet (it belongs to a later filekit release)")
-        .with_hint("use str_replace edits in fileEdits, one per file, for now")
+fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkError> {
+    if args.file_edits.is_some() {
+        return Err(FkError::invalid(
+            "fs_write: pattern_replace works on a directory and cannot be combined with fileEdits",
+        )
+        .with_hint("send the pattern_replace in a call of its own"));
+    }
+    let need = |value: Option<String>, name: &str, why: &str| {
+        value.ok_or_else(|| missing_for("fs_write", &FS_WRITE_SCHEMA, "", name, why))
+    };
+    // The document's `path` is "file or directory": take it for `directory` when that is
+    // left out.
+    let directory = need(
+        args.directory.or(args.path),
+        "directory",
+        "pattern_replace needs the directory to search",
+    )?;
+    let file_pattern = need(
+        args.file_pattern,
+        "file_pattern",
+        "pattern_replace needs a glob of the files to change, such as *.js",
+    )?;
+    let sed_pattern = need(
+        args.sed_pattern,
+        "sed_pattern",
+        "pattern_replace needs a sed substitution such as s/old/new/g",
+    )?;
+    let substitution = Substitution::parse(&sed_pattern, args.literal.unwrap_or(false))?;
+    let request = TreeReplace {
+        selection: FileSelection {
+            directory,
+            file_pattern,
+            recursive: args.recursive.unwrap_or(false),
+            exclude_patterns: args.exclude_patterns.unwrap_or_default(),
+            ..FileSelection::default()
+        },
+        substitution,
+        options: EditOptions {
+            dry_run: args.dry_run.unwrap_or(false),
+            atomic: args.atomic.unwrap_or(false),
+            ..EditOptions::default()
+        },
+    };
+    let out = match tree_replace(ws, &request) {
+        Ok(out) => out,
+        // No file chosen, or a bad directory: an answer about the request, not a rejection
+        // of its arguments.
+        Err(err) => {
+            let text = err.full_message();
+            let value = shape::failure(
+                vec![("command", Some(json!("pattern_replace")))],
+                &err,
+                Case::Snake,
+            );
+            return Ok(ToolReply::new(value, true, text));
+        }
+    };
+    Ok(shape_tree_replace(&out, &sed_pattern))
+}
+
+/// The pattern_replace reply: counts, then an entry for each file that changed, failed or was
+/// skipped (unchanged files are only counted), diffs until the reply's diff budget is spent.
+fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
+    let report = &out.report;
+    let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
+    let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
+    let mut budget = shape::MAX_REPLY_DIFF;
+    let mut diffs_cut = 0usize;
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    for f in &report.files {
+        if f.status == FileStatus::Unchanged && f.success() {
+            continue;
+        }
+        let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
+        let replacements: usize = f.edits.iter().map(|o| o.replacements).sum();
+        let mut pairs = vec![
+            ("path", Some(json!(f.path))),
+            ("success", Some(json!(err.is_none()))),
+            ("replacements", Some(json!(replacements))),
+            ("skipped", f.skipped.as_ref().map(|s| json!(s))),
+        ];
+        if let Some(err) = &err {
+            text.push_str(&format!("{}: FAILED {}\n", f.path, err.full_message()));
+            pairs.extend(shape::error_fields(err, Case::Snake));
+        } else if let Some(why) = &f.skipped {
+            text.push_str(&format!("{}: skipped ({why})\n", f.path));
+        } else {
+            text.push_str(&format!("{}: {replacements} replacement(s)\n", f.path));
+        }
+        if !f.diff.is_empty() {
+            if f.diff.len() <= budget {
+                budget -= f.diff.len();
+                pairs.push(("diff", Some(json!(f.diff))));
+            } else {
+                diffs_cut += 1;
+            }
+        }
+        pairs.push((
+            "content_hash",
+            shape::current_hash(f)
+                .filter(|_| f.skipped.is_none())
+                .map(|h| json!(h)),
+        ));
+        entries.push(object(pairs));
+    }
+    let modified = count(FileStatus::Modified);
+    let skipped = count(FileStatus::Skipped) + out.walk_skipped.len();
+    let summary = format!(
+        "pattern_replace {sed_pattern}: {} replacement(s) in {modified} file(s){}; {} unchanged, {skipped} skipped, {} failed, of {} matched",
+        out.replacements(),
+        if report.dry_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        },
+        count(FileStatus::Unchanged),
+        failed.len(),
+        out.chosen,
+    );
+    let cut_note = (diffs_cut > 0).then(|| {
+        format!(
+            "the diffs of {diffs_cut} file(s) are left out to keep this reply readable; read those files, or narrow file_pattern, to see them"
+        )
+    });
+    let mut full_text = format!("{summary}\n{text}");
+    for e in &entries {
+        if let Some(d) = e.get("diff").and_then(Value::as_str) {
+            full_text.push('\n');
+            full_text.push_str(d);
+        }
+    }
+    if let Some(n) = &cut_note {
+        full_text.push_str(&format!("[{n}]\n"));
+    }
+    let value = object(vec![
+        ("command", Some(json!("pattern_replace"))),
+        ("success", Some(json!(report.success()))),
+        ("summary", Some(json!(summary))),
+        ("files_matched", Some(json!(out.chosen))),
+        ("files_modified", Some(json!(modified))),
+        ("files_unchanged", Some(json!(count(FileStatus::Unchanged)))),
+        ("files_skipped", Some(json!(skipped))),
+        ("files_failed", Some(json!(failed.len()))),
+        ("replacements", Some(json!(out.replacements()))),
+        ("files", Some(json!(entries))),
+        ("diff_truncated", cut_note.map(|n| json!(n))),
+        ("rolled_back", report.rolled_back.then(|| json!(true))),
+        ("dry_run", report.dry_run.then(|| json!(true))),
+    ]);
+    ToolReply::new(value, !report.success(), full_text)
 }
 
 /// One edit's arguments -> the engine's edit, after checking that the command has what it
 /// needs (`at` is where the edit is in the arguments, for messages).
 fn to_edit(command: WriteCommand, e: &EditArgs, at: &str) -> Result<Edit, FkError> {
     if command == WriteCommand::PatternReplace {
-        return Err(pattern_replace_unavailable());
+        return Err(FkError::invalid(format!(
+            "fs_write: {at}: pattern_replace works on a directory, not as an edit of one file"
+        ))
+        .with_hint("send it at the top level: {\"command\": \"pattern_replace\", \"directory\": ..., \"file_pattern\": ..., \"sed_pattern\": ...}"));
     }
     let needs = NEEDS
         .iter()
@@ -681,7 +864,18 @@ mod tests {
         let commands = &write["properties"]["command"]["enum"];
         assert_eq!(
             commands,
-            &json!(["create", "str_replace", "insert", "append", "replace_lines"])
+            &json!([
+                "create",
+                "str_replace",
+                "insert",
+                "append",
+                "replace_lines",
+                "pattern_replace"
+            ])
+        );
+        assert_eq!(
+            write["allOf"][0]["then"]["required"],
+            json!(["file_pattern", "sed_pattern"])
         );
         assert!(
             write["properties"]["fileEdits"]["items"]["properties"]["edits"]["items"]["allOf"]

@@ -6,7 +6,7 @@
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
-use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits, FileStatus};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileStatus};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::text::{LineIndex, number_lines};
 use filekit_core::{ErrorCode, FkError, Workspace, pipeline};
@@ -213,16 +213,14 @@ static WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteArgs>);
 fn write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: WriteArgs = parse("Write", &WRITE_SCHEMA, args)?;
     let lines = LineIndex::new(&args.content).len();
-    let request = EditRequest {
-        files: vec![FileEdits {
-            path: args.file_path,
-            edits: vec![Edit::Create {
-                content: args.content,
-                overwrite: true,
-            }],
+    let request = EditRequest::one_file(
+        args.file_path,
+        vec![Edit::Create {
+            content: args.content,
+            overwrite: true,
         }],
-        options: EditOptions::default(),
-    };
+        EditOptions::default(),
+    );
     let report = pipeline::apply(ws, &request);
     let f = &report.files[0];
     let file_path = display_path(f);
@@ -357,28 +355,26 @@ fn replace_strings(
         .with_hint("give the new text in new_string"));
     }
     let count = edits.len();
-    let request = EditRequest {
-        files: vec![FileEdits {
-            path: file_path,
-            edits: edits
-                .into_iter()
-                .map(|e| Edit::ReplaceText {
-                    old: e.old_string,
-                    new: e.new_string,
-                    expected: if e.replace_all {
-                        Expected::All
-                    } else {
-                        Expected::Exactly(1)
-                    },
-                    label: None,
-                })
-                .collect(),
-        }],
-        options: EditOptions {
+    let request = EditRequest::one_file(
+        file_path,
+        edits
+            .into_iter()
+            .map(|e| Edit::ReplaceText {
+                old: e.old_string,
+                new: e.new_string,
+                expected: if e.replace_all {
+                    Expected::All
+                } else {
+                    Expected::Exactly(1)
+                },
+                label: None,
+            })
+            .collect(),
+        EditOptions {
             atomic: true,
             ..EditOptions::default()
         },
-    };
+    );
     let report = pipeline::apply(ws, &request);
     let f = &report.files[0];
     let file_path = display_path(f);

@@ -5,7 +5,7 @@
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
-use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected};
 use filekit_core::text::{LineIndex, split_new_lines};
 use filekit_core::{FkError, Workspace, pipeline};
 use schemars::JsonSchema;
@@ -90,18 +90,16 @@ static EDIT_BLOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditBlock
 
 fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: EditBlockArgs = parse("edit_block", &EDIT_BLOCK_SCHEMA, args)?;
-    let request = EditRequest {
-        files: vec![FileEdits {
-            path: args.file_path,
-            edits: vec![Edit::ReplaceText {
-                old: args.old_string,
-                new: args.new_string,
-                expected: Expected::Exactly(args.expected_replacements.unwrap_or(1)),
-                label: None,
-            }],
+    let request = EditRequest::one_file(
+        args.file_path,
+        vec![Edit::ReplaceText {
+            old: args.old_string,
+            new: args.new_string,
+            expected: Expected::Exactly(args.expected_replacements.unwrap_or(1)),
+            label: None,
         }],
-        options: EditOptions::default(),
-    };
+        EditOptions::default(),
+    );
     let report = pipeline::apply(ws, &request);
     let f = &report.files[0];
     let value = match shape::first_error(f) {
@@ -206,21 +204,18 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
     }
     let total = args.edits.len();
     let dry_run = args.dry_run.unwrap_or(false);
-    let request = EditRequest {
-        files: vec![FileEdits {
-            path: args.path,
-            edits: args
-                .edits
-                .into_iter()
-                .map(|e| Edit::ReplaceText {
-                    old: e.search,
-                    new: e.replace,
-                    expected: Expected::Exactly(e.expected_replacements.unwrap_or(1)),
-                    label: e.label,
-                })
-                .collect(),
-        }],
-        options: EditOptions {
+    let request = EditRequest::one_file(
+        args.path,
+        args.edits
+            .into_iter()
+            .map(|e| Edit::ReplaceText {
+                old: e.search,
+                new: e.replace,
+                expected: Expected::Exactly(e.expected_replacements.unwrap_or(1)),
+                label: e.label,
+            })
+            .collect(),
+        EditOptions {
             dry_run,
             stop_on_error: args.stop_on_error.unwrap_or(false),
             // DESIGN: fuzzy matching applies only when the caller asks for it.
@@ -230,7 +225,7 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
             atomic: false,
             ..Default::default()
         },
-    };
+    );
     let report = pipeline::apply(ws, &request);
     let f = &report.files[0];
     let results: Vec<Value> = f
@@ -335,21 +330,19 @@ fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let dry_run = args.dry_run.unwrap_or(false);
     let new_line_count = split_new_lines(&args.content).len();
     let (start, end) = (args.start_line, args.end_line);
-    let request = EditRequest {
-        files: vec![FileEdits {
-            path: args.path,
-            edits: vec![Edit::ReplaceLines {
-                start,
-                end,
-                new: args.content,
-                content_hash: args.content_hash,
-            }],
+    let request = EditRequest::one_file(
+        args.path,
+        vec![Edit::ReplaceLines {
+            start,
+            end,
+            new: args.content,
+            content_hash: args.content_hash,
         }],
-        options: EditOptions {
+        EditOptions {
             dry_run,
             ..EditOptions::default()
         },
-    };
+    );
     let report = pipeline::apply(ws, &request);
     let f = &report.files[0];
     if let Some(err) = shape::first_error(f) {

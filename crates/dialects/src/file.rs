@@ -8,7 +8,7 @@
 use crate::args::{missing_for, object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
-use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits};
+use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError, Workspace, pipeline};
@@ -225,25 +225,21 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             vec![(start, end, new)]
         }
     };
-    let request = EditRequest {
-        files: vec![FileEdits {
-            path: args.path.clone(),
-            edits: ranges
-                .into_iter()
-                .map(|(start, end, new)| Edit::ReplaceLines {
-                    start,
-                    end: Some(end),
-                    new,
-                    content_hash: args.content_hash.clone(),
-                })
-                .collect(),
-        }],
-        // The document's multi-edit is one bottom-to-top operation: half of it is no use.
-        options: EditOptions {
-            atomic: true,
-            ..EditOptions::default()
-        },
+    let edits = ranges
+        .into_iter()
+        .map(|(start, end, new)| Edit::ReplaceLines {
+            start,
+            end: Some(end),
+            new,
+            content_hash: args.content_hash.clone(),
+        })
+        .collect();
+    // The document's multi-edit is one bottom-to-top operation: half of it is no use.
+    let options = EditOptions {
+        atomic: true,
+        ..EditOptions::default()
     };
+    let request = EditRequest::one_file(args.path.clone(), edits, options);
     let report = pipeline::apply(ws, &request);
     let f = &report.files[0];
     let err = shape::first_error(f)
@@ -310,16 +306,11 @@ static CREATE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<CreateArgs>);
 fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: CreateArgs = parse("file:create_file", &CREATE_SCHEMA, args)?;
     let lines = filekit_core::text::LineIndex::new(&args.content).len();
-    let request = EditRequest {
-        files: vec![FileEdits {
-            path: args.path,
-            edits: vec![Edit::Create {
-                content: args.content,
-                overwrite: false,
-            }],
-        }],
-        options: EditOptions::default(),
+    let create = Edit::Create {
+        content: args.content,
+        overwrite: false,
     };
+    let request = EditRequest::one_file(args.path, vec![create], EditOptions::default());
     let report = pipeline::apply(ws, &request);
     let f = &report.files[0];
     let err = shape::first_error(f).cloned().map(|e| {

@@ -1,0 +1,199 @@
+//! `filekit replace`: a sed substitution over a tree, with colored diffs, a progress bar, and
+//! an interactive review (`-i`) of each change.
+
+use crate::style::Style;
+use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
+use clap::Args;
+use filekit_core::Control;
+use filekit_core::edit::{EditOptions, FileStatus};
+use filekit_core::replace::{TreeReplace, TreeReplaceReport, tree_replace};
+use filekit_core::sed::Substitution;
+use filekit_core::select::FileSelection;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Duration;
+
+pub const AFTER_HELP: &str = "\
+EXPR is a sed substitution: s/pattern/replacement/flags, with any delimiter (s|a|b|g).
+  flags      g every match (default: the first of each line), i ignore case, N only the N-th
+             match of each line (Ng: the N-th and later), m match across lines, s m and `.`
+             matches a line break
+  pattern    a Rust regex (like sed -E): \\d, \\w, (a|b), x+, (?<name>...); --literal for text
+  replacement  & the match, \\1 or $1 or ${1} a group, ${name} a named group, \\n a line
+             break, \\t a tab, $$ a dollar sign
+
+Files: every file under PATH (default .) whose name matches --glob (default every file), in
+subdirectories too, but .gitignore'd, hidden, binary and huge files, and --exclude globs.
+A glob without / matches names (*.js); with / it matches paths under PATH (src/**/*.ts).
+
+Each file is written once, atomically, keeping its line endings, BOM and permissions.
+
+Examples:
+  filekit replace 's/const /let /g' src --glob '*.js' --dry-run
+  filekit replace 's/(\\w+)_id\\b/${1}Id/g' . --glob '*.ts' --exclude 'node_modules/**'
+  filekit replace -F 's|foo(|bar(|g' --atomic
+  filekit replace -i 's/colour/color/g' docs
+
+Exit codes: 0 done (or nothing to do); 1 a file failed; 2 the expression, glob or directory
+is not valid, or no file matched.";
+
+#[derive(Args)]
+pub struct ReplaceArgs {
+    /// The sed substitution, s/pattern/replacement/flags.
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+    expr: String,
+    /// The directory to work in.
+    #[arg(value_name = "PATH", default_value = ".")]
+    path: String,
+    /// Only files matching this glob (alternatives as {a,b}: '*.{js,ts}').
+    #[arg(long, short = 'g', value_name = "GLOB", default_value = "*")]
+    glob: String,
+    /// Leave out files and directories matching this glob (repeatable).
+    #[arg(long, short = 'x', value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Only PATH itself, not its subdirectories.
+    #[arg(long)]
+    no_recursive: bool,
+    /// Also hidden files and directories.
+    #[arg(long)]
+    hidden: bool,
+    /// Also files that .gitignore and similar files leave out.
+    #[arg(long)]
+    no_ignore: bool,
+    /// The pattern is text, not a regex, and the replacement is taken as written.
+    #[arg(long, short = 'F')]
+    literal: bool,
+    /// Show the diffs; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// All or nothing: write no file unless every file succeeds.
+    #[arg(long)]
+    atomic: bool,
+    /// Review each change: accept, reject, edit, accept all, or quit.
+    #[arg(long, short = 'i', conflicts_with_all = ["dry_run", "json"])]
+    interactive: bool,
+    /// Print the engine's report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
+    let json = json || args.json;
+    let ws = match crate::workspace(global) {
+        Ok(ws) => ws,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let substitution = match Substitution::parse(&args.expr, args.literal) {
+        Ok(s) => s,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let selection = FileSelection {
+        directory: args.path.clone(),
+        file_pattern: args.glob.clone(),
+        recursive: !args.no_recursive,
+        exclude_patterns: args.exclude.clone(),
+        hidden: args.hidden,
+        no_ignore: args.no_ignore,
+    };
+    let style = Style::new(global.color);
+    if args.interactive {
+        return crate::review::run(&ws, &style, selection, substitution, args.atomic);
+    }
+    let bar = progress_bar();
+    let on_progress = bar.clone();
+    let control = Control::with_progress(move |p| {
+        on_progress.set_length(p.total as u64);
+        on_progress.set_position(p.done as u64);
+    });
+    let request = TreeReplace {
+        selection,
+        substitution,
+        options: EditOptions {
+            dry_run: args.dry_run,
+            atomic: args.atomic,
+            control,
+            ..EditOptions::default()
+        },
+    };
+    let result = tree_replace(&ws, &request);
+    bar.finish_and_clear();
+    let out = match result {
+        Ok(out) => out,
+        Err(e) => return crate::fail_early(&e),
+    };
+    if json {
+        print_json(&out);
+    } else {
+        print_human(&style, &out);
+    }
+    if out.report.success() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    }
+}
+
+/// A bar on standard error for long runs; hidden when standard error is not a terminal.
+pub fn progress_bar() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {pos}/{len} files {wide_bar} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+fn print_json(out: &TreeReplaceReport) {
+    let value = serde_json::json!({
+        "files_matched": out.chosen,
+        "replacements": out.replacements(),
+        "walk_skipped": out.walk_skipped.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
+        "report": out.report,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    );
+}
+
+fn print_human(style: &Style, out: &TreeReplaceReport) {
+    let report = &out.report;
+    for f in &report.files {
+        match f.status {
+            FileStatus::Unchanged => continue,
+            FileStatus::Skipped => {
+                let why = f.skipped.as_deref().unwrap_or("");
+                println!("{} {}: skipped ({why})", style.dim("skip"), f.path);
+            }
+            _ => {
+                let n: usize = f.edits.iter().map(|o| o.replacements).sum();
+                if let Some(err) = f.error.as_ref().or_else(|| f.edits[0].error.as_ref()) {
+                    println!("{} {}: {err}", style.red("FAIL"), f.path);
+                } else {
+                    println!("{}", style.bold(&format!("{}: {n} replacement(s)", f.path)));
+                    print!("{}", style.diff(&f.diff));
+                }
+            }
+        }
+    }
+    let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
+    let mut summary = format!(
+        "{} replacement(s) in {} file(s); {} unchanged, {} skipped, {} failed, of {} matched",
+        out.replacements(),
+        count(FileStatus::Modified),
+        count(FileStatus::Unchanged),
+        count(FileStatus::Skipped) + out.walk_skipped.len(),
+        report.files.iter().filter(|f| !f.success()).count(),
+        out.chosen
+    );
+    if report.dry_run {
+        summary.push_str(" (dry run: nothing written)");
+    } else if report.rolled_back {
+        summary.push_str(" (atomic: nothing written because something failed)");
+    }
+    println!("{}", style.bold(&summary));
+}

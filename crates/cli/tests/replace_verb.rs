@@ -1,0 +1,141 @@
+//! `filekit replace` as a person runs it: dry run with diffs, the write, the interactive
+//! review answered on standard input (with a scripted $EDITOR for `e`), JSON, and refusals.
+
+mod common;
+use common::*;
+
+fn tree(sb: &Sandbox) {
+    sb.write("src/a.js", "const a = 1;\nconst b = 2; const c = 3;\n");
+    sb.write("src/b.js", "const x;\r\n");
+    sb.write("src/notes.md", "const in prose\n");
+}
+
+#[test]
+fn dry_run_shows_diffs_then_the_run_writes() {
+    let sb = Sandbox::new();
+    tree(&sb);
+    let before = sb.snapshot();
+    let run = sb.filekit(
+        &[
+            "replace",
+            "s/const (\\w)/let \\1/g",
+            "src",
+            "--glob",
+            "*.js",
+            "--dry-run",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(before, sb.snapshot());
+    assert!(
+        run.stdout.contains("src/a.js: 3 replacement(s)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("--- a/src/a.js\n+++ b/src/a.js\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("-const b = 2; const c = 3;\n+let b = 2; let c = 3;\n")
+    );
+    assert!(
+        run.stdout.contains("4 replacement(s) in 2 file(s)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("dry run: nothing written"));
+
+    let run = sb.filekit(
+        &["replace", "s/const (\\w)/let \\1/g", "src", "-g", "*.js"],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(sb.read("src/a.js"), "let a = 1;\nlet b = 2; let c = 3;\n");
+    assert_eq!(sb.read("src/b.js"), "let x;\r\n");
+    assert_eq!(sb.read("src/notes.md"), "const in prose\n");
+
+    let run = sb.filekit(
+        &["--json", "replace", "s/let/var/", "src", "-g", "*.js"],
+        None,
+    );
+    assert_eq!(run.json["replacements"], 3);
+    assert_eq!(run.json["files_matched"], 2);
+    assert_eq!(run.json["report"]["files"][0]["path"], "src/a.js");
+}
+
+#[test]
+fn interactive_review_accepts_rejects_and_accepts_all() {
+    let sb = Sandbox::new();
+    tree(&sb);
+    // a.js: yes to line 1, no to the first of line 2, then all the rest.
+    let run = sb.filekit(
+        &["replace", "-i", "s/const/let/g", "src"],
+        Some("y\nn\nA\n"),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("Accept change?"), "{}", run.stderr);
+    assert!(run.stderr.contains("src/a.js:2"), "{}", run.stderr);
+    assert_eq!(sb.read("src/a.js"), "let a = 1;\nconst b = 2; let c = 3;\n");
+    assert_eq!(sb.read("src/b.js"), "let x;\r\n");
+    assert_eq!(sb.read("src/notes.md"), "let in prose\n");
+    assert!(
+        run.stdout
+            .contains("4 of 5 change(s) accepted in 3 file(s)"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn interactive_review_edits_and_quits() {
+    let sb = Sandbox::new();
+    tree(&sb);
+    // `e` runs $EDITOR on the proposed line; this one rewrites it.
+    let editor = "sed -i s/let/EDITED/";
+    let run = sb.filekit_env(
+        &["replace", "-i", "s/const/let/", "src", "-g", "a.js"],
+        Some("e\nq\n"),
+        &[("EDITOR", editor), ("VISUAL", editor)],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        sb.read("src/a.js"),
+        "EDITED a = 1;\nconst b = 2; const c = 3;\n"
+    );
+    assert!(run.stdout.contains("review stopped"), "{}", run.stdout);
+
+    // Quitting before accepting anything writes nothing.
+    let before = sb.snapshot();
+    let run = sb.filekit(&["replace", "-i", "s/const/let/", "src"], Some("q\n"));
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("nothing written"), "{}", run.stdout);
+    assert_eq!(before, sb.snapshot());
+}
+
+#[test]
+fn refusals_exit_2_and_change_nothing() {
+    let sb = Sandbox::new();
+    tree(&sb);
+    let before = sb.snapshot();
+    let run = sb.filekit(&["replace", "s/a/b/q", "src"], None);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("unknown flag `q`"), "{}", run.stderr);
+    let run = sb.filekit(&["replace", "s/a/b/", "src", "--glob", "*.py"], None);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no files matched"), "{}", run.stderr);
+    let run = sb.filekit(&["replace", "s/a/b/", "/"], None);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("outside the workspace"),
+        "{}",
+        run.stderr
+    );
+    let run = sb.filekit(&["--read-only", "replace", "s/const/let/", "src"], None);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("read-only"), "{}", run.stdout);
+    assert_eq!(before, sb.snapshot());
+}

@@ -1,0 +1,576 @@
+//! sed's `s` command: `s<d>pattern<d>replacement<d>flags`, parsed once and applied to a text
+//! as byte-range replacements, so that it goes through the one write pipeline like any edit.
+//!
+//! What matches GNU sed:
+//! - any delimiter character (`s|a|b|`, `s#a#b#g`); `\<d>` in the pattern or the replacement
+//!   is a literal delimiter;
+//! - line by line: a match never crosses a line break, `^` and `$` are the start and end of
+//!   each line, and without `g` only the first match *of each line* is replaced;
+//! - flags `g` (every match), `i`/`I` (ignore case), a number `N` (only the N-th match of each
+//!   line), `Ng` (the N-th and every later one);
+//! - in the replacement, `&` is the whole match, `\1`..`\9` are groups, `\n` and `\t` are a
+//!   line break and a tab, `\&` and `\\` are a literal `&` and backslash, and any other `\c`
+//!   is `c`;
+//! - empty matches: `s/x*/-/g` on `abc` gives `-a-b-c-`.
+//!
+//! Where filekit differs from GNU sed:
+//! - the pattern is a Rust regex (as with `sed -E` or `sd`): `(`, `)`, `{`, `+`, `?` and `|`
+//!   are operators unescaped, and `\d`, `\w`, `(?<name>..)`, lookaround-free Unicode classes
+//!   are available; BRE's `\(..\)` is not;
+//! - the replacement also takes `$1`, `${1}`, `${name}`, `$name` and `$$` (a literal `$`), as
+//!   `sd` does; `$1abc` is refused as ambiguous (write `${1}abc`), as `sd` does;
+//! - a line's end excludes its `\r` in CRLF files, so `$` sits before the `\r` and the line
+//!   ending survives every replacement;
+//! - flag `m` runs the pattern over the whole text, so a match may cross lines (`^`/`$` still
+//!   match at every line) and `N` counts matches in the whole text; flag `s` does the same
+//!   and also lets `.` match a line break. GNU sed's `M`/`e`/`p`/`w` flags and addresses
+//!   (`1,5s/..`) are not taken: one expression is one substitution over every line;
+//! - a group reference to a group the pattern does not have (`\3` with two groups) is an
+//!   error, not an empty string.
+//!
+//! Where filekit differs from `sd`: `&` is the whole match and `\1` a group (in sd both are
+//! literal), and the match is line by line unless `m`/`s` is given (sd matches across lines).
+//!
+//! Literal mode (`literal: true`) takes the pattern as a fixed string and the replacement as
+//! written: only `\<d>` and `\\` are escapes; `&` and `$` are plain characters.
+
+use crate::error::{ErrorCode, FkError};
+use regex::{Captures, Regex, RegexBuilder};
+
+/// One `s` command, ready to apply.
+#[derive(Debug, Clone)]
+pub struct Substitution {
+    expression: String,
+    regex: Regex,
+    replacement: Vec<Part>,
+    /// Replace every match from the `occurrence`-th on, not only that one.
+    global: bool,
+    /// 1-based: which match (of each line, or of the text in whole-text mode) is replaced.
+    occurrence: usize,
+    /// `m`/`s`: the pattern runs over the whole text instead of each line.
+    whole_text: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Group(usize),
+    Named(String),
+}
+
+impl Substitution {
+    /// Parses `s<d>pattern<d>replacement<d>flags`. Errors point at the character (1-based, in
+    /// `details.position`) and say how to write it instead.
+    pub fn parse(expression: &str, literal: bool) -> Result<Substitution, FkError> {
+        let chars: Vec<(usize, char)> = expression.char_indices().collect();
+        let err = |at: usize, what: &str, hint: &str| malformed(expression, at, what, hint);
+        match chars.first() {
+            Some((_, 's')) => {}
+            Some(_) => {
+                return Err(err(
+                    0,
+                    "a substitution starts with `s`",
+                    "write it as s/pattern/replacement/flags",
+                ));
+            }
+            None => {
+                return Err(err(
+                    0,
+                    "the expression is empty",
+                    "write it as s/pattern/replacement/flags",
+                ));
+            }
+        }
+        let Some(&(_, delim)) = chars.get(1) else {
+            return Err(err(
+                1,
+                "no delimiter after `s`",
+                "write it as s/pattern/replacement/flags",
+            ));
+        };
+        if delim == '\\' || delim == '\n' || delim.is_alphanumeric() {
+            return Err(err(
+                1,
+                &format!("{delim:?} cannot be the delimiter"),
+                "use a punctuation character such as /, |, # or :",
+            ));
+        }
+        // Split at unescaped delimiters; `\<d>` becomes the delimiter itself (escaped for the
+        // regex when it is a regex operator), other escapes are kept for the next stage.
+        let mut fields: Vec<String> = vec![String::new()];
+        let mut field_starts = vec![2usize];
+        let mut i = 2;
+        while i < chars.len() && fields.len() < 3 {
+            let c = chars[i].1;
+            if c == '\\' && i + 1 < chars.len() {
+                let next = chars[i + 1].1;
+                let in_pattern = fields.len() == 1;
+                let field = fields.last_mut().expect("one field");
+                if next == delim {
+                    if in_pattern && !literal {
+                        field.push_str(&regex::escape(&delim.to_string()));
+                    } else {
+                        field.push(delim);
+                    }
+                } else {
+                    field.push('\\');
+                    field.push(next);
+                }
+                i += 2;
+                continue;
+            }
+            if c == delim {
+                fields.push(String::new());
+                field_starts.push(i + 1);
+            } else {
+                fields.last_mut().expect("one field").push(c);
+            }
+            i += 1;
+        }
+        if fields.len() < 3 {
+            let what = if fields.len() == 1 {
+                "the pattern"
+            } else {
+                "the replacement"
+            };
+            return Err(err(
+                chars.len(),
+                &format!("unterminated expression: {what} has no closing `{delim}`"),
+                &format!(
+                    "end it with `{delim}` (s{delim}pattern{delim}replacement{delim}), and write a `{delim}` inside as \\{delim}"
+                ),
+            ));
+        }
+        // Everything after the third delimiter is flags.
+        let flags_text: String = chars[i.min(chars.len())..].iter().map(|(_, c)| c).collect();
+        fields.pop();
+        let replacement_text = fields.pop().expect("replacement");
+        let pattern_text = fields.pop().expect("pattern");
+        let flags_start = field_starts[2];
+
+        let (mut global, mut ignore_case, mut whole_text, mut dot_all) =
+            (false, false, false, false);
+        let mut occurrence: Option<usize> = None;
+        let flag_chars: Vec<char> = flags_text.chars().collect();
+        let mut k = 0;
+        while k < flag_chars.len() {
+            let at = flags_start + k;
+            let c = flag_chars[k];
+            match c {
+                'g' if !global => global = true,
+                'i' | 'I' if !ignore_case => ignore_case = true,
+                'm' if !whole_text => whole_text = true,
+                's' if !dot_all => {
+                    dot_all = true;
+                    whole_text = true;
+                }
+                '0'..='9' if occurrence.is_none() => {
+                    let digits: String = flag_chars[k..]
+                        .iter()
+                        .take_while(|c| c.is_ascii_digit())
+                        .collect();
+                    let n: usize = digits.parse().unwrap_or(0);
+                    if n == 0 {
+                        return Err(err(
+                            at,
+                            "the occurrence number must be 1 or more",
+                            "N replaces the N-th match of each line: use 1, 2, ...",
+                        ));
+                    }
+                    occurrence = Some(n);
+                    k += digits.chars().count();
+                    continue;
+                }
+                'g' | 'i' | 'I' | 'm' | 's' | '0'..='9' => {
+                    return Err(err(
+                        at,
+                        &format!("flag `{c}` is given twice"),
+                        "give each flag once",
+                    ));
+                }
+                _ => {
+                    return Err(err(
+                        at,
+                        &format!("unknown flag `{c}`"),
+                        "flags are g (every match), i (ignore case), a number N (the N-th match), m (match across lines), s (m, and `.` matches a line break)",
+                    ));
+                }
+            }
+            k += 1;
+        }
+
+        let pattern = if literal {
+            regex::escape(&pattern_text)
+        } else {
+            pattern_text.clone()
+        };
+        if pattern.is_empty() {
+            return Err(err(
+                2,
+                "the pattern is empty",
+                "give the text or regex to replace between the first two delimiters",
+            ));
+        }
+        let regex = RegexBuilder::new(&pattern)
+            .case_insensitive(ignore_case)
+            .multi_line(true)
+            .dot_matches_new_line(dot_all)
+            .build()
+            .map_err(|e| {
+                FkError::new(
+                    ErrorCode::InvalidArgument,
+                    format!(
+                        "invalid regex in the sed expression {expression:?} (pattern from character 3): {e}"
+                    ),
+                )
+                .with_hint("patterns are Rust regex syntax (like sed -E); escape operators such as ( [ . * with a backslash to match them literally, or ask for literal mode")
+                .with_details(serde_json::json!({"expression": expression, "position": 3}))
+            })?;
+        let replacement = if literal {
+            vec![Part::Literal(unescape_literal(&replacement_text))]
+        } else {
+            parse_replacement(&replacement_text, &regex)
+                .map_err(|(at, what, hint)| err(field_starts[1] + at, &what, &hint))?
+        };
+        Ok(Substitution {
+            expression: expression.to_string(),
+            regex,
+            replacement,
+            global,
+            occurrence: occurrence.unwrap_or(1),
+            whole_text,
+        })
+    }
+
+    /// The expression as given.
+    pub fn expression(&self) -> &str {
+        &self.expression
+    }
+
+    /// The replacements this substitution makes in `text`: sorted, non-overlapping
+    /// `(start, end, new)` byte ranges. Empty when nothing matches.
+    pub fn splices(&self, text: &str) -> Vec<(usize, usize, String)> {
+        let mut out = Vec::new();
+        if self.whole_text {
+            self.replace_in(text, 0, &mut out);
+            return out;
+        }
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            let content = line.strip_suffix('\n').unwrap_or(line);
+            let content = content.strip_suffix('\r').unwrap_or(content);
+            self.replace_in(content, at, &mut out);
+            at += line.len();
+        }
+        out
+    }
+
+    /// Appends the replacements within `hay`, which starts at `offset` in the whole text.
+    fn replace_in(&self, hay: &str, offset: usize, out: &mut Vec<(usize, usize, String)>) {
+        for (k, caps) in self.regex.captures_iter(hay).enumerate() {
+            let n = k + 1;
+            if n < self.occurrence {
+                continue;
+            }
+            let m = caps.get(0).expect("group 0 always matches");
+            out.push((m.start() + offset, m.end() + offset, self.expand(&caps)));
+            if !self.global {
+                break;
+            }
+        }
+    }
+
+    fn expand(&self, caps: &Captures) -> String {
+        let mut s = String::new();
+        for part in &self.replacement {
+            match part {
+                Part::Literal(t) => s.push_str(t),
+                Part::Group(g) => s.push_str(caps.get(*g).map_or("", |m| m.as_str())),
+                Part::Named(n) => s.push_str(caps.name(n).map_or("", |m| m.as_str())),
+            }
+        }
+        s
+    }
+}
+
+fn malformed(expression: &str, at: usize, what: &str, hint: &str) -> FkError {
+    // `at` is a char index; the caret line needs the width of what precedes it.
+    let col = expression.chars().take(at).count();
+    FkError::new(
+        ErrorCode::InvalidArgument,
+        format!(
+            "malformed sed expression at character {}: {what}\n  {expression}\n  {}^",
+            at + 1,
+            " ".repeat(col)
+        ),
+    )
+    .with_hint(hint.to_string())
+    .with_details(serde_json::json!({"expression": expression, "position": at + 1}))
+}
+
+fn unescape_literal(text: &str) -> String {
+    text.replace("\\\\", "\\")
+}
+
+/// A problem in a replacement: (char index in the replacement, what, hint).
+type ReplacementError = (usize, String, String);
+
+/// Refuses a reference to group `g` when the pattern has only `groups`.
+fn check_group(at: usize, g: usize, written: &str, groups: usize) -> Result<(), ReplacementError> {
+    if g > groups {
+        return Err((
+            at,
+            format!(
+                "{written} refers to group {g}, but the pattern has {groups} group{}",
+                if groups == 1 { "" } else { "s" }
+            ),
+            "number groups from 1 in the order of their opening parentheses, or use & for the whole match".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// The replacement's parts, with group references checked against `regex`.
+fn parse_replacement(text: &str, regex: &Regex) -> Result<Vec<Part>, ReplacementError> {
+    let groups = regex.captures_len() - 1;
+    let names: Vec<&str> = regex.capture_names().flatten().collect();
+    let chars: Vec<char> = text.chars().collect();
+    let mut parts: Vec<Part> = Vec::new();
+    let mut lit = String::new();
+    let flush = |lit: &mut String, parts: &mut Vec<Part>| {
+        if !lit.is_empty() {
+            parts.push(Part::Literal(std::mem::take(lit)));
+        }
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' if i + 1 < chars.len() => {
+                let n = chars[i + 1];
+                match n {
+                    'n' => lit.push('\n'),
+                    't' => lit.push('\t'),
+                    'r' => lit.push('\r'),
+                    '1'..='9' => {
+                        let g = n as usize - '0' as usize;
+                        check_group(i, g, &format!("\\{n}"), groups)?;
+                        flush(&mut lit, &mut parts);
+                        parts.push(Part::Group(g));
+                    }
+                    // `\&`, `\\`, `\$` and any other escaped character stand for themselves.
+                    other => lit.push(other),
+                }
+                i += 2;
+            }
+            '&' => {
+                flush(&mut lit, &mut parts);
+                parts.push(Part::Group(0));
+                i += 1;
+            }
+            '$' if i + 1 < chars.len() => {
+                let n = chars[i + 1];
+                if n == '$' {
+                    lit.push('$');
+                    i += 2;
+                } else if n == '{' {
+                    let Some(close) = chars[i + 2..].iter().position(|&c| c == '}') else {
+                        return Err((
+                            i,
+                            "`${` has no closing `}`".to_string(),
+                            "write a group reference as ${1} or ${name}, or a literal $ as $$"
+                                .to_string(),
+                        ));
+                    };
+                    let name: String = chars[i + 2..i + 2 + close].iter().collect();
+                    flush(&mut lit, &mut parts);
+                    parts.push(group_by_name(i, &name, groups, &names)?);
+                    i += close + 3;
+                } else if n.is_ascii_digit() || n.is_alphabetic() || n == '_' {
+                    let word: String = chars[i + 1..]
+                        .iter()
+                        .take_while(|c| c.is_alphanumeric() || **c == '_')
+                        .collect();
+                    let digits = word.chars().take_while(char::is_ascii_digit).count();
+                    if digits > 0 && digits < word.chars().count() {
+                        return Err((
+                            i,
+                            format!(
+                                "${word} is ambiguous: group {} followed by text, or a group named {word}?",
+                                &word[..digits]
+                            ),
+                            format!(
+                                "write ${{{}}}{} for the group followed by text",
+                                &word[..digits],
+                                &word[digits..]
+                            ),
+                        ));
+                    }
+                    flush(&mut lit, &mut parts);
+                    parts.push(group_by_name(i, &word, groups, &names)?);
+                    i += 1 + word.chars().count();
+                } else {
+                    lit.push('$');
+                    i += 1;
+                }
+            }
+            _ => {
+                lit.push(c);
+                i += 1;
+            }
+        }
+    }
+    flush(&mut lit, &mut parts);
+    Ok(parts)
+}
+
+fn group_by_name(
+    at: usize,
+    name: &str,
+    groups: usize,
+    names: &[&str],
+) -> Result<Part, ReplacementError> {
+    if let Ok(g) = name.parse::<usize>() {
+        check_group(at, g, &format!("${name}"), groups)?;
+        return Ok(Part::Group(g));
+    }
+    if names.contains(&name) {
+        return Ok(Part::Named(name.to_string()));
+    }
+    let known = if names.is_empty() {
+        "the pattern has no named groups".to_string()
+    } else {
+        format!("its named groups are {}", names.join(", "))
+    };
+    Err((
+        at,
+        format!("${name} names no group of the pattern ({known}; it has {groups} numbered)"),
+        "name a group with (?<name>...) in the pattern, or write a literal $ as $$".to_string(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(expr: &str, text: &str) -> String {
+        let s = Substitution::parse(expr, false).unwrap_or_else(|e| panic!("{expr}: {e}"));
+        let mut out = String::new();
+        let mut at = 0;
+        for (a, b, t) in s.splices(text) {
+            out.push_str(&text[at..a]);
+            out.push_str(&t);
+            at = b;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+
+    fn fails(expr: &str) -> FkError {
+        Substitution::parse(expr, false).expect_err(expr)
+    }
+
+    #[test]
+    fn delimiters_and_escaped_delimiters() {
+        assert_eq!(run("s|/usr|/opt|", "/usr/bin\n"), "/opt/bin\n");
+        assert_eq!(run("s/a\\/b/X/", "a/b\n"), "X\n");
+        assert_eq!(run("s|a\\|b|X|", "a|b ab\n"), "X ab\n");
+        assert_eq!(run("s,x,\\,,g", "x.x\n"), ",.,\n");
+    }
+
+    #[test]
+    fn line_by_line_by_default() {
+        assert_eq!(run("s/a/b/", "aa\naa\n"), "ba\nba\n");
+        assert_eq!(run("s/a/b/g", "aa\naa\n"), "bb\nbb\n");
+        assert_eq!(run("s/^/> /", "x\ny\n"), "> x\n> y\n");
+        assert_eq!(run("s/$/;/", "x\r\ny\r\n"), "x;\r\ny;\r\n");
+        assert_eq!(run("s/a.b/X/", "a\nb\n"), "a\nb\n");
+        assert_eq!(run("s/2/X/2", "1212\n2222\n"), "121X\n2X22\n");
+        assert_eq!(run("s/2/X/2g", "2222\n"), "2XXX\n");
+        assert_eq!(run("s/x*/-/g", "abc\n"), "-a-b-c-\n");
+        assert_eq!(run("s/b*/-/g", "abc\n"), "-a-c-\n");
+    }
+
+    #[test]
+    fn whole_text_modes() {
+        assert_eq!(run("s/a\\nb/X/m", "a\nb\n"), "X\n");
+        assert_eq!(run("s/a.b/X/s", "a\nb\n"), "X\n");
+        assert_eq!(run("s/^b/X/m", "a\nb\n"), "a\nX\n");
+        assert_eq!(run("s/a/X/m", "a\na\n"), "X\na\n");
+    }
+
+    #[test]
+    fn replacement_references() {
+        assert_eq!(
+            run("s/(\\w+) (\\w+)/\\2 \\1/", "hello world\n"),
+            "world hello\n"
+        );
+        assert_eq!(
+            run("s/(\\w+) (\\w+)/$2 ${1}!/", "hello world\n"),
+            "world hello!\n"
+        );
+        assert_eq!(run("s/(?<w>\\w+)/[${w}]/g", "a b\n"), "[a] [b]\n");
+        assert_eq!(run("s/(?<w>\\w+)/<$w>/", "a b\n"), "<a> b\n");
+        assert_eq!(run("s/o/[&]/g", "foo\n"), "f[o][o]\n");
+        assert_eq!(run("s/o/\\&/", "foo\n"), "f&o\n");
+        assert_eq!(run("s/o/$$1/", "foo\n"), "f$1o\n");
+        assert_eq!(run("s/,/\\n/g", "a,b\n"), "a\nb\n");
+        assert_eq!(run("s/,/\\t/", "a,b\n"), "a\tb\n");
+        assert_eq!(run("s/a/\\\\/", "a\n"), "\\\n");
+        assert_eq!(run("s/a/\\./", "a\n"), ".\n");
+        assert_eq!(run("s/A/b/i", "a A\n"), "b A\n");
+        assert_eq!(run("s/A/b/Ig", "a A\n"), "b b\n");
+    }
+
+    #[test]
+    fn literal_mode_takes_text_as_written() {
+        let s = Substitution::parse("s/a.b(/$1&\\\\/g", true).unwrap();
+        assert_eq!(s.splices("a.b( axb(\n"), vec![(0, 4, "$1&\\".to_string())]);
+    }
+
+    #[test]
+    fn malformed_expressions_point_at_the_character() {
+        let e = fails("s/a/b");
+        assert!(e.message.contains("unterminated"), "{e}");
+        assert!(
+            e.message.contains("the replacement has no closing `/`"),
+            "{e}"
+        );
+        assert_eq!(e.details["position"], 6);
+        let e = fails("s/a");
+        assert!(e.message.contains("the pattern has no closing"), "{e}");
+        let e = fails("s/a/b/q");
+        assert!(e.message.contains("unknown flag `q`"), "{e}");
+        assert_eq!(e.details["position"], 7);
+        assert!(e.message.ends_with("\n  s/a/b/q\n        ^"), "{e}");
+        let e = fails("s/(a)(b)/$9/");
+        assert!(
+            e.message
+                .contains("refers to group 9, but the pattern has 2 groups"),
+            "{e}"
+        );
+        assert_eq!(e.details["position"], 10);
+        let e = fails("s/(a)/\\3/");
+        assert!(e.message.contains("group 3"), "{e}");
+        let e = fails("s/(a)/$1abc/");
+        assert!(e.message.contains("ambiguous"), "{e}");
+        assert!(e.hint.as_deref().unwrap().contains("${1}abc"), "{e}");
+        let e = fails("s/a/${x/");
+        assert!(e.message.contains("no closing `}`"), "{e}");
+        let e = fails("s/a/$nope/");
+        assert!(e.message.contains("names no group"), "{e}");
+        let e = fails("s/a/b/gg");
+        assert!(e.message.contains("twice"), "{e}");
+        let e = fails("s/a/b/0");
+        assert!(e.message.contains("1 or more"), "{e}");
+        let e = fails("y/a/b/");
+        assert!(e.message.contains("starts with `s`"), "{e}");
+        let e = fails("sabc");
+        assert!(e.message.contains("cannot be the delimiter"), "{e}");
+        let e = fails("s//x/");
+        assert!(e.message.contains("pattern is empty"), "{e}");
+        let e = fails("s/(a/x/");
+        assert!(e.message.contains("invalid regex"), "{e}");
+        assert!(e.message.contains("unclosed group"), "{e}");
+    }
+}

@@ -1,0 +1,235 @@
+//! Choosing the files of a tree-wide operation: a directory, a glob for file names, exclude
+//! globs, recursion, and the ignore rules people expect (.gitignore, hidden files).
+//!
+//! Rules (those of fs_write's `pattern_replace`):
+//! - `file_pattern` without a `/` matches a file's *name*, so `*.js` finds `a.js` and, when
+//!   `recursive`, `src/lib/b.js`; with a `/` it matches the path relative to `directory`
+//!   (`src/**/*.ts`). `*` never crosses a `/`; `**` does; `{a,b}` alternates.
+//! - `exclude_patterns` work the same way; a directory they match is not entered at all
+//!   (`node_modules/**` and `node_modules` both prune `node_modules`).
+//! - .gitignore, .ignore and git's global excludes are respected, hidden files skipped,
+//!   unless asked otherwise; filekit's own `.filekit/` is never chosen.
+//! - Symbolic links are not followed and not chosen (a link's target is chosen where it
+//!   is, if it is in the tree), so that a file is never edited twice or outside the roots;
+//!   they are counted as skipped.
+//!
+//! The walk yields paths; every file is then opened through [`Workspace::resolve`] by the
+//! write pipeline, so the sandbox holds for what is chosen here too.
+
+use crate::error::{ErrorCode, FkError};
+use crate::workspace::Workspace;
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use std::path::{Path, PathBuf};
+
+/// Which files a tree-wide operation works on.
+#[derive(Debug, Clone, Default)]
+pub struct FileSelection {
+    /// The directory to look in (relative to the first root, or absolute inside a root).
+    pub directory: String,
+    /// Glob for the files: a name pattern (`*.js`) or a relative path pattern (`src/**/*.ts`).
+    pub file_pattern: String,
+    /// Look in subdirectories too.
+    pub recursive: bool,
+    /// Globs of files and directories to leave out.
+    pub exclude_patterns: Vec<String>,
+    /// Also choose hidden files and look in hidden directories.
+    pub hidden: bool,
+    /// Also choose files that .gitignore and similar files exclude.
+    pub no_ignore: bool,
+}
+
+/// The files chosen, in path order, and what the walk left out.
+#[derive(Debug, Clone, Default)]
+pub struct Selected {
+    /// The chosen files: relative to the first root when inside it (as people read them),
+    /// otherwise absolute.
+    pub files: Vec<String>,
+    /// Entries passed over by the walk, with the reason (links, unreadable directories).
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Walks `selection.directory` and returns the files it chooses. Errors: the directory is
+/// outside the roots, missing or not a directory; a glob does not parse.
+pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkError> {
+    let dir = ws.resolve(&selection.directory)?;
+    match ws.metadata(&dir)? {
+        Some(m) if m.is_dir => {}
+        Some(_) => {
+            return Err(FkError::invalid(format!(
+                "{} is a file, not a directory",
+                ws.display(&dir)
+            ))
+            .with_hint("give the directory to look in as `directory`, and the file names as `file_pattern`"));
+        }
+        None => {
+            return Err(FkError::new(
+                ErrorCode::NotFound,
+                format!("directory {} does not exist", ws.display(&dir)),
+            )
+            .with_hint("give a directory inside the workspace"));
+        }
+    }
+    let root = dir.absolute().to_path_buf();
+    let first_root = ws.roots()[0].clone();
+    let include = Matcher::new(
+        std::slice::from_ref(&selection.file_pattern),
+        "file_pattern",
+    )?;
+    let exclude = Matcher::new(&selection.exclude_patterns, "exclude_patterns")?;
+
+    let mut walk = ignore::WalkBuilder::new(&root);
+    walk.hidden(!selection.hidden)
+        .ignore(!selection.no_ignore)
+        .git_ignore(!selection.no_ignore)
+        .git_global(!selection.no_ignore)
+        .git_exclude(!selection.no_ignore)
+        .parents(!selection.no_ignore)
+        // .gitignore applies inside a git repository, as git itself does; outside one, a
+        // .gitignore in the tree is still a clear statement of what is not source.
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b));
+    // A pattern with a `/` names subdirectories itself, so it implies recursion.
+    if !selection.recursive && !selection.file_pattern.contains('/') {
+        walk.max_depth(Some(1));
+    }
+    let prune_root = root.clone();
+    let prune = exclude.clone();
+    walk.filter_entry(move |entry| {
+        let Ok(rel) = entry.path().strip_prefix(&prune_root) else {
+            return true;
+        };
+        if rel.as_os_str().is_empty() {
+            return true;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_dir && rel.file_name().is_some_and(|n| n == ".filekit") {
+            return false;
+        }
+        !(is_dir && prune.matches_dir(rel))
+    });
+
+    let mut out = Selected::default();
+    for entry in walk.build() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = error_path(&e).unwrap_or_else(|| root.clone());
+                out.skipped
+                    .push((path.display().to_string(), format!("not walked: {e}")));
+                continue;
+            }
+        };
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        let Ok(rel) = entry.path().strip_prefix(&root) else {
+            continue;
+        };
+        if kind.is_dir() || rel.as_os_str().is_empty() {
+            continue;
+        }
+        if !include.matches_file(rel) || exclude.matches_file(rel) {
+            continue;
+        }
+        if kind.is_symlink() {
+            out.skipped.push((
+                entry.path().display().to_string(),
+                "symbolic link (not followed; its target is chosen where it is)".into(),
+            ));
+            continue;
+        }
+        if !kind.is_file() {
+            continue;
+        }
+        let shown = entry
+            .path()
+            .strip_prefix(&first_root)
+            .unwrap_or(entry.path());
+        out.files.push(shown.display().to_string());
+    }
+    Ok(out)
+}
+
+fn error_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
+}
+
+/// Globs split by what they match: names (no `/`) or relative paths.
+#[derive(Clone)]
+struct Matcher {
+    names: GlobSet,
+    paths: GlobSet,
+    /// `dir/**` patterns also prune `dir` itself.
+    dirs: GlobSet,
+    empty: bool,
+}
+
+impl Matcher {
+    fn new(patterns: &[String], what: &str) -> Result<Matcher, FkError> {
+        let (mut names, mut paths, mut dirs) = (
+            GlobSetBuilder::new(),
+            GlobSetBuilder::new(),
+            GlobSetBuilder::new(),
+        );
+        for p in patterns {
+            let p = p.trim_start_matches("./");
+            if p.is_empty() {
+                return Err(FkError::invalid(format!("{what}: an empty glob"))
+                    .with_hint("give a glob such as *.js or src/**/*.ts"));
+            }
+            let glob = build(p, what)?;
+            if p.contains('/') {
+                paths.add(glob);
+                if let Some(dir) = p.strip_suffix("/**") {
+                    dirs.add(build(dir, what)?);
+                }
+            } else {
+                names.add(glob.clone());
+                dirs.add(glob);
+            }
+        }
+        let done = |b: GlobSetBuilder| {
+            b.build()
+                .map_err(|e| FkError::invalid(format!("{what}: {e}")))
+        };
+        Ok(Matcher {
+            names: done(names)?,
+            paths: done(paths)?,
+            dirs: done(dirs)?,
+            empty: patterns.is_empty(),
+        })
+    }
+
+    fn matches_file(&self, rel: &Path) -> bool {
+        if self.empty {
+            return false;
+        }
+        rel.file_name().is_some_and(|n| self.names.is_match(n)) || self.paths.is_match(rel)
+    }
+
+    fn matches_dir(&self, rel: &Path) -> bool {
+        !self.empty
+            && (self.dirs.is_match(rel)
+                || rel.file_name().is_some_and(|n| self.dirs.is_match(n))
+                || self.paths.is_match(rel))
+    }
+}
+
+fn build(pattern: &str, what: &str) -> Result<Glob, FkError> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| {
+            FkError::invalid(format!("{what}: invalid glob {pattern:?}: {e}")).with_hint(
+                "globs use * (within a name), ** (across directories), ? and [abc], {a,b}",
+            )
+        })
+}

@@ -1,0 +1,208 @@
+//! Tree-wide replace: which files are chosen, what is skipped and why, and that the write
+//! pipeline's guarantees (dry run, atomic, line endings) hold across a tree.
+
+use filekit_core::edit::FileStatus;
+use filekit_core::replace::{TreeReplace, tree_replace};
+use filekit_core::sed::Substitution;
+use filekit_core::select::FileSelection;
+use filekit_core::{EditOptions, ErrorCode, Workspace};
+use std::fs;
+use std::path::Path;
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files: &[(&str, &[u8])] = &[
+        ("a.js", b"const a = 1;\nconst b = 2;\n"),
+        ("sub/b.js", b"const c = 3;\r\n"),
+        ("sub/deep/c.js", b"let d = 4; const e = 5;\n"),
+        ("node_modules/lib/x.js", b"const x = 0;\n"),
+        ("dist/out.js", b"const y = 0;\n"),
+        (".hidden/h.js", b"const h = 0;\n"),
+        ("gen/ignored.js", b"const i = 0;\n"),
+        ("bin.js", b"const \0binary\n"),
+        ("latin.js", b"const caf\xe9 = 1;\n"),
+        ("notes.txt", b"const in text\n"),
+        (".gitignore", b"gen/\n"),
+    ];
+    for (name, bytes) in files {
+        let p = dir.path().join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, bytes).unwrap();
+    }
+    std::os::unix::fs::symlink("a.js", dir.path().join("link.js")).unwrap();
+    dir
+}
+
+fn request(dir: &Path, pattern: &str, recursive: bool, sed: &str) -> TreeReplace {
+    TreeReplace {
+        selection: FileSelection {
+            directory: dir.display().to_string(),
+            file_pattern: pattern.into(),
+            recursive,
+            exclude_patterns: vec!["node_modules/**".into(), "dist".into()],
+            ..FileSelection::default()
+        },
+        substitution: Substitution::parse(sed, false).unwrap(),
+        options: EditOptions::default(),
+    }
+}
+
+fn ws(dir: &Path) -> Workspace {
+    Workspace::new(&[dir.to_path_buf()], false).unwrap()
+}
+
+/// The chosen paths (relative to the root, where they are).
+fn names(files: &[filekit_core::FileReport]) -> Vec<&str> {
+    files.iter().map(|f| f.path.as_str()).collect()
+}
+
+#[test]
+fn chooses_by_name_recursively_and_skips_what_is_not_source_text() {
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let out = tree_replace(
+        &ws(&root),
+        &request(&root, "*.js", true, "s/const (\\w)/let \\1/g"),
+    )
+    .unwrap();
+    let report = &out.report;
+    let chosen = names(&report.files);
+    assert_eq!(
+        chosen,
+        ["a.js", "bin.js", "latin.js", "sub/b.js", "sub/deep/c.js"],
+        "ignored, hidden, excluded and linked files are not chosen"
+    );
+    assert!(report.success(), "{:?}", report.files);
+    let status = |name: &str| {
+        report
+            .files
+            .iter()
+            .find(|f| f.path.ends_with(name))
+            .unwrap()
+    };
+    assert_eq!(status("bin.js").status, FileStatus::Skipped);
+    assert_eq!(status("bin.js").skipped.as_deref(), Some("binary file"));
+    assert_eq!(
+        status("latin.js").skipped.as_deref(),
+        Some("not UTF-8 text")
+    );
+    assert_eq!(status("a.js").edits[0].replacements, 2);
+    assert_eq!(out.replacements(), 4);
+    assert_eq!(out.walk_skipped.len(), 1);
+    assert!(out.walk_skipped[0].0.ends_with("link.js"));
+
+    let read = |p: &str| fs::read_to_string(root.join(p)).unwrap();
+    assert_eq!(read("a.js"), "let a = 1;\nlet b = 2;\n");
+    assert_eq!(read("sub/b.js"), "let c = 3;\r\n");
+    assert_eq!(read("sub/deep/c.js"), "let d = 4; let e = 5;\n");
+    for untouched in [
+        "node_modules/lib/x.js",
+        "dist/out.js",
+        ".hidden/h.js",
+        "gen/ignored.js",
+        "notes.txt",
+    ] {
+        assert!(read(untouched).starts_with("const"), "{untouched} changed");
+    }
+    assert_eq!(fs::read(root.join("bin.js")).unwrap(), b"const \0binary\n");
+}
+
+#[test]
+fn non_recursive_path_patterns_and_dry_runs() {
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let mut req = request(&root, "*.js", false, "s/const/let/");
+    req.options.dry_run = true;
+    let out = tree_replace(&ws(&root), &req).unwrap();
+    let chosen = names(&out.report.files);
+    assert_eq!(chosen, ["a.js", "bin.js", "latin.js"]);
+    let a = &out.report.files[0];
+    assert!(
+        a.diff.contains("-const a = 1;\n+let a = 1;\n"),
+        "{}",
+        a.diff
+    );
+    assert!(!a.written);
+    assert!(
+        fs::read_to_string(root.join("a.js"))
+            .unwrap()
+            .starts_with("const")
+    );
+
+    // A pattern with a slash matches paths, and implies looking in subdirectories.
+    let out = tree_replace(
+        &ws(&root),
+        &request(&root, "sub/**/*.js", false, "s/const/var/"),
+    )
+    .unwrap();
+    let chosen = names(&out.report.files);
+    assert_eq!(chosen, ["sub/b.js", "sub/deep/c.js"]);
+}
+
+#[test]
+fn a_file_that_vanishes_mid_run_fails_alone_or_undoes_an_atomic_run() {
+    for atomic in [false, true] {
+        let dir = tree();
+        let root = dir.path().canonicalize().unwrap();
+        let mut req = request(&root, "*.js", true, "s/const/let/g");
+        req.options.atomic = atomic;
+        // Once every file is planned, and before anything is written, one file disappears.
+        let doomed = root.join("sub/deep/c.js");
+        req.options.control = filekit_core::Control::with_progress(move |p| {
+            if p.done == p.total {
+                let _ = fs::remove_file(&doomed);
+            }
+        });
+        let out = tree_replace(&ws(&root), &req).unwrap();
+        let report = &out.report;
+        assert!(!report.success());
+        let c = report
+            .files
+            .iter()
+            .find(|f| f.path.ends_with("c.js"))
+            .unwrap();
+        assert!(c.error.is_some(), "{c:?}");
+        assert!(
+            !root.join("sub/deep/c.js").exists(),
+            "a vanished file is not brought back"
+        );
+        let a = fs::read_to_string(root.join("a.js")).unwrap();
+        if atomic {
+            assert!(report.rolled_back);
+            assert_eq!(
+                a, "const a = 1;\nconst b = 2;\n",
+                "atomic: the others are put back"
+            );
+        } else {
+            assert_eq!(a, "let a = 1;\nlet b = 2;\n", "the others are still done");
+        }
+    }
+}
+
+#[test]
+fn bad_requests_say_what_to_fix() {
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let ws = ws(&root);
+    let err = tree_replace(&ws, &request(&root, "*.rs", true, "s/a/b/")).unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound);
+    assert!(err.message.contains("no files matched"), "{err}");
+    assert!(err.message.contains("\"*.rs\""), "{err}");
+    assert!(err.message.contains("node_modules/**"), "{err}");
+
+    let err = tree_replace(&ws, &request(&root, "*.{js", true, "s/a/b/")).unwrap_err();
+    assert!(err.message.contains("invalid glob"), "{err}");
+
+    let mut req = request(&root, "*.js", true, "s/a/b/");
+    req.selection.directory = "../".into();
+    let err = tree_replace(&ws, &req).unwrap_err();
+    assert_eq!(err.code, ErrorCode::OutOfRoot, "{err}");
+
+    req.selection.directory = "a.js".into();
+    let err = tree_replace(&ws, &req).unwrap_err();
+    assert!(err.message.contains("not a directory"), "{err}");
+
+    req.selection.directory = "nope".into();
+    let err = tree_replace(&ws, &req).unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound, "{err}");
+}
