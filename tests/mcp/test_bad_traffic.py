@@ -60,7 +60,7 @@ class RawServer:
 
 @pytest.fixture
 def raw(workspace):
-    server = RawServer(workspace, "--tools", "claude")
+    server = RawServer(workspace, "--tools", "claude,filekit")
     server.initialize()
     yield server
     if server.proc.poll() is None:
@@ -144,3 +144,26 @@ def test_a_cancelled_write_leaves_the_file_whole_and_the_server_serving(raw, wor
     assert reply["result"].get("isError") is not True
     on_disk = (workspace / "big.txt").read_text()
     assert on_disk in (old, new)
+
+
+def test_a_cancelled_batch_writes_all_its_files_or_none(raw, workspace):
+    files = 400
+    for i in range(files):
+        (workspace / f"c{i}.txt").write_text(f"before {i}\n")
+    raw.send({"jsonrpc": "2.0", "id": 30, "method": "tools/call", "params": {
+        "name": "MultiEdit", "arguments": {"file_path": "c0.txt", "edits": [
+            {"old_string": "before", "new_string": "after"}]}}})
+    assert raw.reply_to(30)["result"].get("isError") is not True
+    raw.send({"jsonrpc": "2.0", "id": 31, "method": "tools/call", "params": {
+        "name": "edit_files", "arguments": {"files": [
+            {"path": f"c{i}.txt", "edits": [{"str_replace": {"old": "before", "new": "after"}}]}
+            for i in range(1, files)]}}})
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": 31, "reason": "test"}})
+    # Still serving; then the batch is either whole or absent (the engine stops only before
+    # writing starts, and a write that started finishes), never some files of it.
+    reply = raw.call(32, "Read", {"file_path": "c0.txt"})
+    assert reply["result"].get("isError") is not True
+    raw.close()
+    changed = sum((workspace / f"c{i}.txt").read_text().startswith("after") for i in range(1, files))
+    assert changed in (0, files - 1), changed

@@ -251,3 +251,25 @@ async def test_curated_edit_dry_run_and_atomic_write_nothing(connect, workspace)
     assert atomic.isError and atomic.structuredContent["rolled_back"] is True
     assert typo.isError and typo.meta["filekit/rejected"] and "dry_rnu" in text_of(typo)
     assert (workspace / "a.txt").read_text() == "one\n"
+
+
+async def test_long_edits_report_progress_per_file(connect, workspace):
+    files = 120
+    for i in range(files):
+        (workspace / f"m{i}.txt").write_text(f"value = {i}\n")
+    seen = []
+
+    async def on_progress(progress, total, message):
+        seen.append((progress, total))
+
+    plan = {"files": [{"path": f"m{i}.txt", "edits": [{"str_replace": {"old": "value", "new": "v"}}]}
+                      for i in range(files)]}
+    async with connect() as session:
+        result = await session.call_tool("edit_files", plan, progress_callback=on_progress)
+        quiet = await session.call_tool("edit_files", {"files": [{"path": "m0.txt", "edits": [
+            {"str_replace": {"old": "v =", "new": "w ="}}]}]})
+    assert not result.isError, text_of(result)
+    assert sorted(p for p, _ in seen) == list(range(1, files + 1))
+    assert {t for _, t in seen} == {files}
+    assert not quiet.isError
+    assert (workspace / "m7.txt").read_text() == "v = 7\n"

@@ -17,7 +17,7 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::text::number_lines;
-use filekit_core::{FkError, Workspace, pipeline};
+use filekit_core::{FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -205,7 +205,7 @@ fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             "list the files to edit, e.g. {\"files\": [{\"path\": \"a.txt\", \"edits\": [...]}]}",
         ));
     }
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let text = shape::write_summary(&report);
     let mut value =
         serde_json::to_value(&report).unwrap_or_else(|e| json!({"error": e.to_string()}));

@@ -15,12 +15,13 @@ mod tables;
 
 pub use tables::{TABLES, select_tools};
 
-use filekit_core::Workspace;
+use filekit_core::edit::Progress;
+use filekit_core::{Control, Workspace};
 use filekit_dialects::ToolSpec;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -227,18 +228,29 @@ impl ServerHandler for FilekitServer {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         // Waits while the client's roots are being fetched (see SessionWorkspace).
         let workspace = Arc::clone(&*self.workspace.current.read().await);
+        let (control, progress_sent) = progress_control(&context);
+        let engine_control = control.clone();
         // Engine calls are synchronous and may take a while (a batch over many files): run
         // them on the blocking pool so other calls in flight keep being served.
-        let run =
-            tokio::task::spawn_blocking(move || filekit_dialects::call(&workspace, name, args));
+        let run = tokio::task::spawn_blocking(move || {
+            filekit_dialects::call_with_control(&workspace, name, args, engine_control)
+        });
         let reply = tokio::select! {
             joined = run => joined,
             () = context.ct.cancelled() => {
-                // The engine call finishes on its own thread (each file write is atomic, so
-                // nothing is left half-written); the client asked not to hear about it.
+                // The engine stops before writing anything if it has not started writing yet;
+                // once writing has started it finishes (each file's write is atomic), so no
+                // file is ever left half-written. The client asked not to hear the answer.
+                control.cancel();
                 return Err(ErrorData::internal_error("request cancelled", None));
             }
         };
+        // Every progress notification goes out before the result: the engine's copy of the
+        // control is gone with its thread; dropping ours ends the forwarding task.
+        drop(control);
+        if let Some(forwarding) = progress_sent {
+            let _ = forwarding.await;
+        }
         let reply = match reply {
             Ok(reply) => reply,
             Err(join_error) => {
@@ -268,6 +280,34 @@ impl ServerHandler for FilekitServer {
         }
         Ok(result.into())
     }
+}
+
+/// The engine control of one call: a cancellation flag, and, when the client gave a progress
+/// token, a callback that forwards each planned file as a progress notification. The engine
+/// calls back from its worker threads; the notifications go out from the async side.
+/// The task forwarding notifications comes back too, to be awaited before the result.
+fn progress_control(
+    context: &RequestContext<RoleServer>,
+) -> (Control, Option<tokio::task::JoinHandle<()>>) {
+    let Some(token) = context.meta.get_progress_token() else {
+        return (Control::default(), None);
+    };
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let peer = context.peer.clone();
+    let forwarding = tokio::spawn(async move {
+        while let Some(p) = receiver.recv().await {
+            let note = ProgressNotificationParam::new(token.clone(), p.done as f64)
+                .with_total(p.total as f64);
+            if peer.notify_progress(note).await.is_err() {
+                break; // the client is gone
+            }
+        }
+    });
+    let control = Control::with_progress(move |p| {
+        // Fails only when the forwarding task has ended (client gone): nothing to tell then.
+        let _ = sender.send(p);
+    });
+    (control, Some(forwarding))
 }
 
 /// Serves MCP over stdin/stdout until the client closes the stream.
