@@ -150,6 +150,8 @@ async def test_unknown_tool_is_an_error_result_naming_the_closest(connect):
         result = await session.call_tool("Reed", {"file_path": "a.txt"})
         hidden = await session.call_tool("fs_read", {"mode": "Line", "path": "a.txt"})
     assert result.isError and "Read" in text_of(result)
+    assert result.meta["filekit/rejected"] is True
+    assert result.structuredContent["error_code"] == "UNKNOWN_TOOL"
     # A tool of a table that was not chosen is not served.
     assert hidden.isError and "unknown tool" in text_of(hidden)
 

@@ -44,8 +44,8 @@ pub struct ServeOptions {
     pub tools: Vec<ToolSpec>,
 }
 
-/// One MCP session's view of filekit: the workspace and the tools it serves. Cheap to clone
-/// (the streamable HTTP transport makes one per session).
+/// One MCP session's view of filekit: the workspace and the tools it serves. Over streamable
+/// HTTP, [`FilekitServer::for_new_session`] makes one per session, sharing the tool tables.
 pub struct FilekitServer {
     workspace: SessionWorkspace,
     /// The workspace each new session starts from (the command line's, or the fallback).
@@ -124,9 +124,10 @@ impl FilekitServer {
         result.structured_content = Some(json!({
             "success": false,
             "error": message,
-            "error_code": "unknown_tool",
+            "error_code": "UNKNOWN_TOOL",
             "closest": close,
         }));
+        result.meta = Some(rejected_meta());
         result
     }
 }
@@ -166,6 +167,14 @@ fn output_schema(spec: &ToolSpec) -> JsonObject {
         Value::Object(map) => map,
         _ => unreachable!("a json! object literal is an object"),
     }
+}
+
+/// `_meta` of a rejected call: `{"filekit/rejected": true}`.
+fn rejected_meta() -> rmcp::model::MetaObject {
+    rmcp::model::MetaObject(JsonObject::from_iter([(
+        REJECTED_META_KEY.to_string(),
+        json!(true),
+    )]))
 }
 
 /// The dialect reply as MCP structuredContent, which must be a JSON object.
@@ -273,10 +282,7 @@ impl ServerHandler for FilekitServer {
         if reply.rejected {
             // Tells a client (and the test suite) that nothing was attempted: the arguments
             // did not parse or fit, as opposed to an operation that ran and failed.
-            result.meta = Some(rmcp::model::MetaObject(JsonObject::from_iter([(
-                REJECTED_META_KEY.to_string(),
-                json!(true),
-            )])));
+            result.meta = Some(rejected_meta());
         }
         Ok(result.into())
     }
