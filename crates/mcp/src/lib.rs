@@ -331,10 +331,11 @@ pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
 #[cfg(feature = "http")]
 const MAX_HTTP_BODY_BYTES: usize = 64 * 1024 * 1024;
 
-/// Where `--http` listens: `PORT` alone means loopback (`127.0.0.1:PORT`), so that serving over
+/// Where `--http` listens: `PORT` alone (or `localhost:PORT`) means loopback (`127.0.0.1:PORT`), so that serving over
 /// HTTP never exposes the workspace to the network unless a host is named.
 pub fn http_address(spec: &str) -> Result<std::net::SocketAddr, String> {
-    if let Ok(port) = spec.parse::<u16>() {
+    let port_only = spec.strip_prefix("localhost:").unwrap_or(spec);
+    if let Ok(port) = port_only.parse::<u16>() {
         return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
     }
     spec.parse().map_err(|_| {
@@ -378,4 +379,43 @@ pub async fn serve_http(
             shutdown.cancel();
         })
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structured_content_is_always_an_object() {
+        assert_eq!(structured(json!({"a": 1})), json!({"a": 1}));
+        assert_eq!(structured(json!([1, 2])), json!({"results": [1, 2]}));
+        assert_eq!(structured(json!("x")), json!({"results": "x"}));
+    }
+
+    #[test]
+    fn http_addresses_default_to_loopback() {
+        assert_eq!(http_address("8765").unwrap().to_string(), "127.0.0.1:8765");
+        assert_eq!(
+            http_address("0.0.0.0:80").unwrap().to_string(),
+            "0.0.0.0:80"
+        );
+        assert_eq!(http_address("[::1]:9").unwrap().to_string(), "[::1]:9");
+        assert!(
+            http_address("localhost")
+                .unwrap_err()
+                .contains("PORT or HOST:PORT")
+        );
+    }
+
+    #[test]
+    fn every_listed_tool_has_annotations_and_schemas() {
+        for spec in filekit_dialects::tools(None) {
+            let tool = mcp_tool(&spec);
+            let a = tool.annotations.as_ref().unwrap();
+            assert_eq!(a.read_only_hint, Some(spec.read_only));
+            assert_eq!(a.open_world_hint, Some(false));
+            assert_eq!(tool.output_schema.as_ref().unwrap()["type"], "object");
+            assert_eq!(tool.input_schema["type"], "object");
+        }
+    }
 }
