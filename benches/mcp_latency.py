@@ -5,6 +5,7 @@ by the official Python MCP SDK (the .venv that scripts/setup-test-deps creates).
   - a small read, 1,000 calls one after another: filekit `Read` (claude table) and `fs_read`
     (amazonq table) against `read_text_file` of @modelcontextprotocol/server-filesystem
     (installed from npm into benches/out/node by this script); median and p99 per call;
+  - the same calls as raw JSON-RPC lines over pipes (no SDK), closer to server-side latency;
   - start-up: process spawn to the first `tools/list` reply, over raw pipes, median of 30.
 
 Usage: .venv/bin/python benches/mcp_latency.py [--calls N]
@@ -59,6 +60,46 @@ async def time_calls(command, args, tool, arguments, calls):
                 result = await session.call_tool(tool, arguments)
                 samples.append(time.perf_counter() - start)
                 assert not result.isError
+    return samples
+
+
+def time_raw_calls(command, args, tool, arguments, calls):
+    """The same calls as raw JSON-RPC lines over pipes, without the SDK: closer to the
+    servers' own latency, since the Python SDK adds a fixed cost per call to both."""
+    proc = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+
+    def send(message):
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    def reply(request_id):
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{command} closed stdout")
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                return message
+
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                     "clientInfo": {"name": "bench", "version": "0"}}})
+    reply(0)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    samples = []
+    for i in range(1, calls + 51):
+        start = time.perf_counter()
+        send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+              "params": {"name": tool, "arguments": arguments}})
+        result = reply(i)["result"]
+        elapsed = time.perf_counter() - start
+        assert not result.get("isError"), result
+        if i > 50:  # after the warm-up
+            samples.append(elapsed)
+    proc.stdin.close()
+    proc.wait()
+    proc.stdout.close()
     return samples
 
 
@@ -119,20 +160,27 @@ def main():
         results = {}
         for name, (command, args, tool, arguments) in cases.items():
             samples = asyncio.run(time_calls(command, args, tool, arguments, opts.calls))
+            raw = time_raw_calls(command, args, tool, arguments, opts.calls)
             boot = startup(command, args)
             results[name] = {
                 "median_s": statistics.median(samples),
                 "p99_s": percentile(samples, 99),
+                "raw_median_s": statistics.median(raw),
+                "raw_p99_s": percentile(raw, 99),
                 "startup_median_s": statistics.median(boot),
             }
     node_name = next(n for n in results if n.startswith("node"))
     node = results[node_name]
     print(f"{opts.calls} sequential calls of a small read (40 lines) over stdio, Python MCP SDK client")
-    print(f"{'server':<52} {'median':>11} {'p99':>11} {'start-up':>11} {'node/this':>10}")
+    print("SDK: the Python MCP SDK as client; raw: the same calls as JSON-RPC lines without it")
+    print(f"{'server':<52} {'SDK median':>11} {'SDK p99':>11} {'node/this':>10} "
+          f"{'raw median':>11} {'raw p99':>11} {'node/this':>10} {'start-up':>11}")
     for name, r in results.items():
         ratio = node["median_s"] / r["median_s"]
-        print(f"{name:<52} {ms(r['median_s']):>11} {ms(r['p99_s']):>11} "
-              f"{ms(r['startup_median_s']):>11} {ratio:>9.2f}x")
+        raw_ratio = node["raw_median_s"] / r["raw_median_s"]
+        print(f"{name:<52} {ms(r['median_s']):>11} {ms(r['p99_s']):>11} {ratio:>9.2f}x "
+              f"{ms(r['raw_median_s']):>11} {ms(r['raw_p99_s']):>11} {raw_ratio:>9.2f}x "
+              f"{ms(r['startup_median_s']):>11}")
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "mcp_latency.json"), "w") as f:
         json.dump({"calls": opts.calls, "results": results}, f, indent=2)
