@@ -54,7 +54,7 @@ async def test_each_table_lists_exactly_its_tools_with_valid_schemas(connect, ta
 async def test_default_is_the_curated_table(connect):
     async with connect() as session:
         names = [t.name for t in (await session.list_tools()).tools]
-    assert names == ["read_files", "edit_files"]
+    assert names == ["read_files", "edit_files", "replace_in_files"]
 
 
 async def test_all_serves_every_built_table(connect):
@@ -275,3 +275,27 @@ async def test_long_edits_report_progress_per_file(connect, workspace):
     assert {t for _, t in seen} == {files}
     assert not quiet.isError
     assert (workspace / "m7.txt").read_text() == "v = 7\n"
+
+
+async def test_curated_replace_across_a_tree(connect, workspace):
+    (workspace / "src" / "sub").mkdir(parents=True)
+    (workspace / "src" / "a.ts").write_text("getUser(1)\nx = getUser(2)\n")
+    (workspace / "src" / "sub" / "b.ts").write_text("getUser(3)\n")
+    (workspace / "src" / "c.js").write_text("getUser(4)\n")
+    async with connect() as session:
+        dry = await session.call_tool("replace_in_files", {
+            "expression": "s/getUser/fetchUser/g", "files": "*.ts", "directory": "src",
+            "dry_run": True})
+        assert not dry.isError, text_of(dry)
+        assert dry.structuredContent["replacements"] == 3
+        assert (workspace / "src" / "a.ts").read_text().startswith("getUser")
+        real = await session.call_tool("replace_in_files", {
+            "expression": "s/getUser/fetchUser/g", "files": "*.ts", "directory": "src"})
+        bad = await session.call_tool("replace_in_files", {"expression": "s/(x/y/", "files": "*"})
+        none = await session.call_tool("replace_in_files", {"expression": "s/a/b/", "files": "*.none"})
+    assert not real.isError and real.structuredContent["files_changed"] == 2
+    assert (workspace / "src" / "a.ts").read_text() == "fetchUser(1)\nx = fetchUser(2)\n"
+    assert (workspace / "src" / "sub" / "b.ts").read_text() == "fetchUser(3)\n"
+    assert (workspace / "src" / "c.js").read_text() == "getUser(4)\n"
+    assert bad.isError and bad.meta["filekit/rejected"] and "regex" in text_of(bad)
+    assert none.isError and "no files matched" in text_of(none)

@@ -5,7 +5,8 @@ use clap::Args;
 
 pub const AFTER_HELP: &str = "\
 Tool tables (--tools, comma-separated):
-  filekit             read_files, edit_files: filekit's own design (the default)
+  filekit             read_files, edit_files, replace_in_files: filekit's own design
+                      (the default)
   amazonq             fs_read, fs_write
   file                file:read_file, file:edit_file, ... (served as file_read_file, ...)
   claude              Read, Write, Edit, MultiEdit

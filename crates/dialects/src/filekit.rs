@@ -1,4 +1,4 @@
-//! The curated `filekit` table: filekit's own design, two tools that cover what the engine
+//! The curated `filekit` table: filekit's own design, three tools that cover what the engine
 //! does without the constraints of another tool family's shapes.
 //!
 //! - `read_files`: many files (or line ranges of them) in one call, each with its version
@@ -6,6 +6,7 @@
 //! - `edit_files`: the edit plan of `filekit edit` ([`crate::plan`]): many edits to many
 //!   files in one call, line edits all referring to the file as read, text replacements in
 //!   order, atomic per file (or for the whole request), with a dry run.
+//! - `replace_in_files`: a sed `s/…/…/` expression over the files a glob chooses in a tree.
 //!
 //! Replies are the engine's own records (`FileRead`, `EditReport`) under `files`, so nothing
 //! is lost in translation; the text a model reads is numbered lines for reads and a summary
@@ -15,7 +16,11 @@ use crate::args::{parse, schema_for};
 use crate::plan::Plan;
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{EditOptions, FileStatus};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::replace::{TreeReplace, tree_replace};
+use filekit_core::sed::Substitution;
+use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
 use filekit_core::{FkError, Workspace};
 use schemars::JsonSchema;
@@ -48,6 +53,17 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             destructive: true,
             idempotent: false,
             run: edit_files,
+            reject,
+        },
+        ToolSpec {
+            name: "replace_in_files",
+            dialect: "filekit",
+            description: REPLACE_DESCRIPTION,
+            input_schema: REPLACE_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: replace_in_files,
             reject,
         },
     ]
@@ -224,5 +240,153 @@ fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     if let Some(obj) = value.as_object_mut() {
         obj.insert("success".into(), json!(report.success()));
     }
+    Ok(ToolReply::new(value, !report.success(), text))
+}
+
+// ---------------------------------------------------------------------------------------------
+// replace_in_files
+
+const REPLACE_DESCRIPTION: &str = "\
+Replace text across many files with one sed expression: `s/pattern/replacement/flags` over \
+every file that `files` (a glob) chooses under `directory`, recursively. Use it for renames \
+and mechanical changes across a tree; use edit_files for changes you can spell out per file.
+
+The pattern is a regular expression like sed -E (escape ( [ . * to match them as text), or \
+plain text with `literal`; the replacement may use $1, ${name}, \\1 or & for captures; flags: g (every match on a line), i (ignore case), a \
+number (only that match). Any delimiter works (s|a/b|c/d|g). .gitignore'd, hidden, binary \
+and non-UTF-8 files are left alone. Use dry_run first on wide changes: it shows the diffs and \
+writes nothing. Each file is written atomically; with atomic, nothing is written unless every \
+file succeeds.
+
+Example: {\"expression\": \"s/getUser/fetchUser/g\", \"files\": \"*.ts\", \"directory\": \"src\", \"dry_run\": true}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReplaceArgs {
+    /// The sed substitution: s/pattern/replacement/flags (any delimiter).
+    expression: String,
+    /// Glob of the files to change: a name pattern (`*.js`) or a path pattern (`src/**/*.ts`).
+    files: String,
+    /// The directory to search (default: the first workspace root).
+    directory: Option<String>,
+    /// Look in subdirectories too (default true).
+    recursive: Option<bool>,
+    /// Globs of files and directories to leave out.
+    exclude: Option<Vec<String>>,
+    /// Treat the pattern and replacement as plain text, not a regular expression.
+    literal: Option<bool>,
+    /// Show the diffs; write nothing.
+    dry_run: Option<bool>,
+    /// All or nothing: write no file unless every file succeeds.
+    atomic: Option<bool>,
+}
+
+static REPLACE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReplaceArgs>);
+
+fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReplaceArgs = parse("replace_in_files", &REPLACE_SCHEMA, args)?;
+    let substitution = Substitution::parse(&args.expression, args.literal.unwrap_or(false))?;
+    let request = TreeReplace {
+        selection: FileSelection {
+            directory: args.directory.unwrap_or_else(|| ".".to_string()),
+            file_pattern: args.files,
+            recursive: args.recursive.unwrap_or(true),
+            exclude_patterns: args.exclude.unwrap_or_default(),
+            ..FileSelection::default()
+        },
+        substitution,
+        options: EditOptions {
+            dry_run: args.dry_run.unwrap_or(false),
+            atomic: args.atomic.unwrap_or(false),
+            control: crate::call_control(),
+            ..EditOptions::default()
+        },
+    };
+    let out = match tree_replace(ws, &request) {
+        Ok(out) => out,
+        // No file chosen, or a bad directory: an answer about the request, not a rejection.
+        Err(err) => {
+            let value = shape::failure(vec![], &err, Case::Snake);
+            return Ok(ToolReply::new(value, true, err.full_message()));
+        }
+    };
+    let report = &out.report;
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    let mut budget = shape::MAX_REPLY_DIFF;
+    let mut diffs_cut = 0usize;
+    for f in &report.files {
+        if f.status == FileStatus::Unchanged && f.success() {
+            continue; // counted, not listed
+        }
+        let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
+        let replacements: usize = f.edits.iter().map(|o| o.replacements).sum();
+        let mut entry = serde_json::Map::new();
+        entry.insert("path".into(), json!(f.path));
+        entry.insert("status".into(), json!(f.status));
+        entry.insert("replacements".into(), json!(replacements));
+        if let Some(err) = &err {
+            text.push_str(&format!("{}: FAILED {}\n", f.path, err.full_message()));
+            entry.insert("error".into(), json!(err));
+        } else if let Some(why) = &f.skipped {
+            entry.insert("skipped".into(), json!(why));
+        } else {
+            text.push_str(&format!("{}: {replacements} replacement(s)\n", f.path));
+        }
+        if let Some(hash) = shape::current_hash(f).filter(|_| f.skipped.is_none()) {
+            entry.insert("content_hash".into(), json!(hash));
+        }
+        if !f.diff.is_empty() {
+            if f.diff.len() <= budget {
+                budget -= f.diff.len();
+                entry.insert("diff".into(), json!(f.diff));
+            } else {
+                diffs_cut += 1;
+            }
+        }
+        entries.push(Value::Object(entry));
+    }
+    let changed = report
+        .files
+        .iter()
+        .filter(|f| matches!(f.status, FileStatus::Modified))
+        .count();
+    let failed = report.files.iter().filter(|f| !f.success()).count();
+    let mut summary = format!(
+        "{}: {} replacement(s) in {changed} of {} file(s) matched{}",
+        args.expression,
+        out.replacements(),
+        out.chosen,
+        if report.dry_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        },
+    );
+    if failed > 0 {
+        summary.push_str(&format!(", {failed} failed"));
+    }
+    if report.rolled_back {
+        summary.push_str(" (atomic: nothing written because something failed)");
+    }
+    if diffs_cut > 0 {
+        summary.push_str(&format!(
+            "; {diffs_cut} diff(s) left out of this reply to keep it short (the changes are made as reported)"
+        ));
+    }
+    let diffs: String = entries
+        .iter()
+        .filter_map(|e| e.get("diff").and_then(Value::as_str))
+        .collect();
+    let text = format!("{summary}\n{text}{diffs}");
+    let value = json!({
+        "success": report.success(),
+        "replacements": out.replacements(),
+        "files_matched": out.chosen,
+        "files_changed": changed,
+        "files_failed": failed,
+        "dry_run": report.dry_run,
+        "rolled_back": report.rolled_back,
+        "files": entries,
+    });
     Ok(ToolReply::new(value, !report.success(), text))
 }

@@ -7,7 +7,7 @@ use filekit_dialects::ToolSpec;
 pub const TABLES: &[(&str, &str)] = &[
     (
         "filekit",
-        "read_files, edit_files (filekit's own design; the default)",
+        "read_files, edit_files, replace_in_files (filekit's own design; the default)",
     ),
     (
         "amazonq",
@@ -89,7 +89,10 @@ mod tests {
                 .unwrap_err()
                 .contains("not have yet")
         );
-        assert_eq!(names("filekit"), ["read_files", "edit_files"]);
+        assert_eq!(
+            names("filekit"),
+            ["read_files", "edit_files", "replace_in_files"]
+        );
         let err = select_tools("claud").unwrap_err();
         assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));
         assert!(select_tools(" , ").is_err());
