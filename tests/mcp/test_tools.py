@@ -299,3 +299,21 @@ async def test_curated_replace_across_a_tree(connect, workspace):
     assert (workspace / "src" / "c.js").read_text() == "getUser(4)\n"
     assert bad.isError and bad.meta["filekit/rejected"] and "regex" in text_of(bad)
     assert none.isError and "no files matched" in text_of(none)
+
+
+async def test_curated_replies_fit_their_output_schemas(connect, workspace):
+    (workspace / "a.txt").write_text("alpha\n")
+    calls = [
+        ("read_files", {"files": [{"path": "a.txt"}, {"path": "missing.txt"}]}),
+        ("read_files", {"files": "not a list"}),
+        ("edit_files", {"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "alpha", "new": "beta"}}]}]}),
+        ("edit_files", {"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "zzz", "new": "y"}}]}]}),
+        ("replace_in_files", {"expression": "s/beta/gamma/", "files": "*.txt"}),
+        ("replace_in_files", {"expression": "s/beta/gamma/", "files": "*.none"}),
+    ]
+    async with connect() as session:
+        schemas = {t.name: t.outputSchema for t in (await session.list_tools()).tools}
+        for name, args in calls:
+            result = await session.call_tool(name, args)
+            assert len(schemas[name]["properties"]) > 3, name  # a real schema, not a stub
+            jsonschema.validate(result.structuredContent, schemas[name])

@@ -390,3 +390,121 @@ fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     });
     Ok(ToolReply::new(value, !report.success(), text))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas
+
+/// The JSON Schema of a curated tool's reply (what MCP serves as `outputSchema`). Only
+/// `success` is required: a rejected or failed call answers with `success: false` and the
+/// error fields, which fit the same schema.
+pub(crate) fn output_schema(tool: &str) -> Option<Value> {
+    let error_fields = json!({
+        "error": {"description": "What went wrong, with a hint (a string), or the engine's error object {code, message, hint?, details?}."},
+        "error_code": {"type": "string", "description": "The error code, e.g. NOT_FOUND, STALE, INVALID_ARGUMENT."},
+        "details": {"description": "Structured details of the error (near miss, ambiguous lines, ...)."}
+    });
+    let engine_error = json!({
+        "type": "object",
+        "description": "The engine's error: code, message, hint and details.",
+        "properties": {
+            "code": {"type": "string"},
+            "message": {"type": "string"},
+            "hint": {"type": "string"},
+            "details": {}
+        }
+    });
+    let (required, mut properties) = match tool {
+        "read_files" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean", "description": "True when every file was read."},
+                "files_read": {"type": "integer"},
+                "files_failed": {"type": "integer"},
+                "files": {"type": "array", "description": "One entry per file asked for, in order.", "items": {
+                    "type": "object",
+                    "required": ["path", "success"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "resolved_path": {"type": "string"},
+                        "success": {"type": "boolean"},
+                        "kind": {"enum": ["text", "image", "binary"]},
+                        "content": {"type": "string", "description": "The lines read, exactly as in the file (no line numbers)."},
+                        "start_line": {"type": "integer"},
+                        "end_line": {"type": "integer"},
+                        "total_lines": {"type": "integer"},
+                        "content_hash": {"type": "string", "description": "The file's version: give it to line edits."},
+                        "range_hash": {"type": "string"},
+                        "last_modified": {"type": "string"},
+                        "size": {"type": "integer"},
+                        "truncated": {"type": "boolean"},
+                        "mime": {"type": "string"},
+                        "description": {"type": "string"},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
+        "edit_files" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean", "description": "True when every edit of every file succeeded."},
+                "dry_run": {"type": "boolean"},
+                "atomic": {"type": "boolean"},
+                "rolled_back": {"type": "boolean", "description": "True when atomic kept every file unwritten because something failed."},
+                "files": {"type": "array", "description": "One report per file, in order.", "items": {
+                    "type": "object",
+                    "required": ["path", "status", "written"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "resolved_path": {"type": "string"},
+                        "status": {"enum": ["created", "modified", "unchanged", "failed", "skipped"]},
+                        "written": {"type": "boolean"},
+                        "edits_applied": {"type": "integer"},
+                        "edits_failed": {"type": "integer"},
+                        "edits": {"type": "array", "items": {"type": "object"}},
+                        "diff": {"type": "string"},
+                        "diff_note": {"type": "string"},
+                        "lines_added": {"type": "integer"},
+                        "lines_removed": {"type": "integer"},
+                        "old_hash": {"type": "string"},
+                        "new_hash": {"type": "string", "description": "The file's version after the edit: give it to the next line edit."},
+                        "last_modified": {"type": "string"},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
+        "replace_in_files" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean"},
+                "replacements": {"type": "integer"},
+                "files_matched": {"type": "integer"},
+                "files_changed": {"type": "integer"},
+                "files_failed": {"type": "integer"},
+                "dry_run": {"type": "boolean"},
+                "rolled_back": {"type": "boolean"},
+                "files": {"type": "array", "description": "The files changed, failed or skipped (unchanged ones are only counted).", "items": {
+                    "type": "object",
+                    "required": ["path", "status", "replacements"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "status": {"enum": ["created", "modified", "unchanged", "failed", "skipped"]},
+                        "replacements": {"type": "integer"},
+                        "skipped": {"type": "string"},
+                        "content_hash": {"type": "string"},
+                        "diff": {"type": "string"},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
+        _ => return None,
+    };
+    if let (Some(props), Value::Object(errors)) = (properties.as_object_mut(), error_fields) {
+        for (key, schema) in errors {
+            props.entry(key).or_insert(schema);
+        }
+    }
+    Some(json!({"type": "object", "required": required, "properties": properties}))
+}

@@ -164,6 +164,14 @@ pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {
         .collect()
 }
 
+/// The JSON Schema of a tool's reply, for the tools that define one (the curated table).
+pub fn output_schema(tool: &ToolSpec) -> Option<Value> {
+    match tool.dialect {
+        "filekit" => filekit::output_schema(tool.name),
+        _ => None,
+    }
+}
+
 /// The tool called `name` (its document name or its MCP name).
 pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
     TABLE

@@ -151,21 +151,25 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
         .with_annotations(annotations)
 }
 
-/// The output schema: structuredContent is always an object. Replies the dialect shapes as
-/// an object are served as they are; any other reply (a JSON array, as `fs_read` with
-/// `paths` gives) is served as `{"results": <reply>}`.
+/// The output schema: the curated tools define theirs; for the dialect tables, whose reply
+/// shapes come from their design documents, it says only that structuredContent is an object.
+/// Replies the dialect shapes as an object are served as they are; any other reply (a JSON
+/// array, as `fs_read` with `paths` gives) is served as `{"results": <reply>}`.
 fn output_schema(spec: &ToolSpec) -> JsonObject {
-    let schema = json!({
-        "type": "object",
-        "description": format!(
-            "The reply of {} in the shape its design document gives; a reply that is not a \
-             JSON object is wrapped as {{\"results\": reply}}.",
-            spec.name
-        ),
+    let schema = filekit_dialects::output_schema(spec).unwrap_or_else(|| {
+        json!({
+            "type": "object",
+            "description": format!(
+                "The reply of {} in the shape its design document gives; a reply that is not \
+                 a JSON object is wrapped as {{\"results\": reply}}.",
+                spec.name
+            ),
+        })
     });
     match schema {
         Value::Object(map) => map,
-        _ => unreachable!("a json! object literal is an object"),
+        // Every schema above is an object literal; an empty schema would still be valid.
+        _ => JsonObject::new(),
     }
 }
 
