@@ -36,9 +36,10 @@ match, the current lines of a stale range). Paths are confined to the workspace 
 
 const AFTER_HELP: &str = "\
 Verbs:
-  call    Run one tool call of any dialect (amazonq fs_read/fs_write, file:*, claude
-          Read/Write/Edit/MultiEdit, desktop-commander edit_block/batch_edit_blocks/
-          write_from_line) and print its JSON reply.
+  call    Run one tool call of any dialect (filekit read_files/edit_files/replace_in_files,
+          amazonq fs_read/fs_write, file:*, claude Read/Write/Edit/MultiEdit,
+          desktop-commander edit_block/batch_edit_blocks/write_from_line) and print its JSON
+          reply.
             echo '{\"tool_name\": \"file:read_file\", \"tool_args\": {\"path\": \"src/app.js\"}}' | filekit call
             filekit call --json '{\"tool_name\": \"Edit\", \"tool_args\": {\"file_path\": \"a.txt\", \"old_string\": \"x\", \"new_string\": \"y\"}}'
   read    Print files with line numbers and their content_hash.
@@ -112,7 +113,7 @@ enum Verb {
 
 #[derive(Args)]
 struct ToolsArgs {
-    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander).
+    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit).
     #[arg(long)]
     dialect: Option<String>,
     /// Print the tool specs (names, descriptions, input schemas) as JSON.

@@ -20,7 +20,9 @@ Examples:
   filekit serve --root . --http 8765          streamable HTTP at http://127.0.0.1:8765/mcp
   claude mcp add filekit -- filekit serve --root /path/to/project
 
-Logging goes to stderr; stdout carries only the protocol.";
+Without --root, the client's MCP roots are used when it offers them (and followed when they
+change), else the current directory. Logging goes to stderr; stdout carries only the
+protocol.";
 
 #[derive(Args)]
 pub struct ServeArgs {

@@ -8,7 +8,10 @@ use std::process::Command;
 
 #[test]
 fn python_mcp_client_suite_passes() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root");
     let python = repo.join(".venv/bin/python");
     assert!(
         python.exists(),
