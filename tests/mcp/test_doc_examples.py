@@ -75,3 +75,20 @@ async def test_a_rejected_call_is_marked_rejected(connect):
         failed = await session.call_tool("Read", {"file_path": "missing.txt"})
     assert rejected.isError and rejected.meta[REJECTED] is True
     assert failed.isError and not (failed.meta or {}).get(REJECTED)
+
+
+async def test_every_tool_description_example_is_accepted(connect):
+    """Each tool's description ends with one short example for the model; a model copies it,
+    so it must fit the schema and run (here against files that do not exist: an operation
+    failure is fine, a rejection of the arguments is not)."""
+    import re
+
+    async with connect("--tools", "all") as session:
+        tools = (await session.list_tools()).tools
+        for tool in tools:
+            found = re.findall(r"Example[^:]*:\s*(\{.*)", tool.description)
+            assert len(found) == 1, (tool.name, found)
+            example = json.loads(found[0])
+            jsonschema.validate(example, tool.inputSchema)
+            result = await session.call_tool(tool.name, example)
+            assert not (result.meta or {}).get(REJECTED), (tool.name, result.content[0].text)
