@@ -167,3 +167,21 @@ def test_a_cancelled_batch_writes_all_its_files_or_none(raw, workspace):
     raw.close()
     changed = sum((workspace / f"c{i}.txt").read_text().startswith("after") for i in range(1, files))
     assert changed in (0, files - 1), changed
+
+
+def test_http_refuses_foreign_host_headers(workspace):
+    """DNS rebinding: a web page cannot reach the loopback server under another host name."""
+    from conftest import http_server
+    import httpx
+
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+               "Host": "attacker.example"}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "0"}}}
+    with http_server(workspace, "--tools", "claude") as url:
+        with httpx.Client(trust_env=False, timeout=30) as http:
+            refused = http.post(url, headers=headers, json=body)
+            assert refused.status_code == 403, refused.status_code
+            del headers["Host"]
+            assert http.post(url, headers=headers, json=body).status_code == 200
