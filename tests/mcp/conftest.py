@@ -74,22 +74,27 @@ async def stdio_session(root, *extra, cwd=None, **session_options):
 def http_server(root, *extra, cwd=None):
     """Starts `filekit serve --http 0` and yields its URL, read from the line it prints on
     stderr; stops it with SIGINT (its graceful shutdown) afterwards."""
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(
-            [filekit_bin(), "serve", *root_args(root), "--http", "0", *extra],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, cwd=cwd,
-        )
+    with tempfile.TemporaryDirectory() as logdir:
+        log_path = os.path.join(logdir, "stderr.log")
+        # The server appends to its own handle; we read through another, so our reads never
+        # move the offset it writes at.
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(
+                [filekit_bin(), "serve", *root_args(root), "--http", "0", *extra],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, cwd=cwd,
+            )
         try:
             deadline = time.monotonic() + 30
             url = None
             while url is None:
-                log.seek(0)
-                found = re.search(rb"listening on (http://\S+)", log.read())
+                with open(log_path, "rb") as reader:
+                    printed = reader.read()
+                # Only a whole line: a partly written one could name a wrong port.
+                found = re.search(rb"listening on (http://\S+)\n", printed)
                 if found:
                     url = found.group(1).decode()
                 elif proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise AssertionError(f"filekit serve --http did not start: {log.read()!r}")
+                    raise AssertionError(f"filekit serve --http did not start: {printed!r}")
                 else:
                     time.sleep(0.01)
             yield url

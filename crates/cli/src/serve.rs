@@ -74,7 +74,9 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     let served = match http {
         None => runtime.block_on(filekit_mcp::serve_stdio(server)),
         Some(addr) => runtime.block_on(filekit_mcp::serve_http(server, addr, |bound| {
-            eprintln!("filekit serve: listening on http://{bound}/mcp");
+            // One write, so that whoever watches stderr for the address never sees half a line.
+            let line = format!("filekit serve: listening on http://{bound}/mcp\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
         })),
     };
     match served {
