@@ -1,12 +1,12 @@
-//! `filekit edit`: apply a plan (see [`crate::plan`]) and show what it did: a colored diff per
+//! `filekit edit`: apply a plan (see [`filekit_dialects::plan`]) and show what it did: a colored diff per
 //! file and one line per edit.
 
-use crate::plan::Plan;
 use crate::style::Style;
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::edit::{EditReport, FileReport, FileStatus};
 use filekit_core::pipeline;
+use filekit_dialects::plan::Plan;
 use std::io::Read;
 use std::path::PathBuf;
 

@@ -7,11 +7,11 @@
 
 mod call;
 mod edit;
-mod plan;
 mod read;
 mod replace;
 mod review;
 mod search;
+mod serve;
 mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -37,10 +37,10 @@ match, the current lines of a stale range). Paths are confined to the workspace 
 
 const AFTER_HELP: &str = "\
 Verbs:
-  call    Run one tool call of any dialect (amazonq fs_read/fs_write, file:*, claude
-          Read/Write/Edit/MultiEdit, desktop-commander edit_block/batch_edit_blocks/
-          write_from_line, plus the searches LS/Glob/Grep, file:list_files and fs_read's
-          Directory/Search modes) and print its JSON reply.
+  call    Run one tool call of any dialect (filekit read_files/edit_files/replace_in_files,
+          amazonq fs_read/fs_write, file:*, claude Read/Write/Edit/MultiEdit/LS/Glob/Grep,
+          desktop-commander edit_block/batch_edit_blocks/write_from_line) and print its JSON
+          reply.
             echo '{\"tool_name\": \"file:read_file\", \"tool_args\": {\"path\": \"src/app.js\"}}' | filekit call
             filekit call --json '{\"tool_name\": \"Edit\", \"tool_args\": {\"file_path\": \"a.txt\", \"old_string\": \"x\", \"new_string\": \"y\"}}'
   read    Print files with line numbers and their content_hash.
@@ -55,6 +55,8 @@ Verbs:
             filekit ls src --tree --depth 2
   tools   List the tools `call` accepts, with their argument schemas under --json.
             filekit tools --dialect claude
+  serve   Serve the tools over MCP (stdio) to an agent; see `filekit serve --help`.
+            claude mcp add filekit -- filekit serve --root /path/to/project
 
 Exit codes: 0 success; 1 the operation ran and something failed (a file, an edit); 2 the
 request was bad (malformed JSON, unknown tool, bad arguments or plan): nothing was attempted.";
@@ -102,7 +104,7 @@ enum Verb {
     #[command(after_help = read::AFTER_HELP)]
     Read(read::ReadArgs),
     /// Apply an edit plan (JSON): colored diffs and a summary per edit.
-    #[command(after_help = plan::AFTER_HELP)]
+    #[command(after_help = filekit_dialects::plan::AFTER_HELP)]
     Edit(edit::EditArgs),
     /// Replace across a tree with a sed expression: diffs, dry run, atomic, interactive review.
     #[command(after_help = replace::AFTER_HELP)]
@@ -118,11 +120,14 @@ enum Verb {
     Ls(search::LsArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
+    /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
+    #[command(after_help = serve::AFTER_HELP)]
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Args)]
 struct ToolsArgs {
-    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander).
+    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit).
     #[arg(long)]
     dialect: Option<String>,
     /// Print the tool specs (names, descriptions, input schemas) as JSON.
@@ -141,6 +146,7 @@ fn main() -> ExitCode {
         Verb::Glob(args) => search::run_glob(&cli.global, cli.json, args),
         Verb::Ls(args) => search::run_ls(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
+        Verb::Serve(args) => serve::run(&cli.global, args),
     };
     ExitCode::from(code)
 }

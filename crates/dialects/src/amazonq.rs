@@ -18,7 +18,7 @@ use filekit_core::replace::{TreeReplace, TreeReplaceReport, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
-use filekit_core::{FkError, Workspace, pipeline};
+use filekit_core::{FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -604,7 +604,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..Default::default()
         },
     };
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let entries: Vec<Value> = report
         .files
         .iter()
@@ -686,6 +686,7 @@ fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkErr
         options: EditOptions {
             dry_run: args.dry_run.unwrap_or(false),
             atomic: args.atomic.unwrap_or(false),
+            control: crate::call_control(),
             ..EditOptions::default()
         },
     };

@@ -9,7 +9,7 @@ use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileStatus};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::text::{LineIndex, number_lines};
-use filekit_core::{ErrorCode, FkError, Workspace, pipeline};
+use filekit_core::{ErrorCode, FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -221,7 +221,7 @@ fn write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }],
         EditOptions::default(),
     );
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let f = &report.files[0];
     let file_path = display_path(f);
     if let Some(err) = shape::first_error(f) {
@@ -375,7 +375,7 @@ fn replace_strings(
             ..EditOptions::default()
         },
     );
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let f = &report.files[0];
     let file_path = display_path(f);
     if let Some(err) = shape::first_error(f) {

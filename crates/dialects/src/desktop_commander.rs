@@ -7,7 +7,7 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected};
 use filekit_core::text::{LineIndex, split_new_lines};
-use filekit_core::{FkError, Workspace, pipeline};
+use filekit_core::{FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -100,7 +100,7 @@ fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }],
         EditOptions::default(),
     );
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let f = &report.files[0];
     let value = match shape::first_error(f) {
         Some(err) => shape::failure(
@@ -226,7 +226,7 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
             ..Default::default()
         },
     );
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let f = &report.files[0];
     let results: Vec<Value> = f
         .edits
@@ -343,7 +343,7 @@ fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..EditOptions::default()
         },
     );
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let f = &report.files[0];
     if let Some(err) = shape::first_error(f) {
         let value = shape::failure(

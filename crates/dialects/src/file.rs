@@ -13,7 +13,7 @@ use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::text::number_lines;
-use filekit_core::{ErrorCode, FkError, Workspace, pipeline};
+use filekit_core::{ErrorCode, FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -253,7 +253,7 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ..EditOptions::default()
     };
     let request = EditRequest::one_file(args.path.clone(), edits, options);
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let f = &report.files[0];
     let err = shape::first_error(f)
         .cloned()
@@ -324,7 +324,7 @@ fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         overwrite: false,
     };
     let request = EditRequest::one_file(args.path, vec![create], EditOptions::default());
-    let report = pipeline::apply(ws, &request);
+    let report = crate::apply(ws, request);
     let f = &report.files[0];
     let err = shape::first_error(f).cloned().map(|e| {
         // The engine's hint names an `overwrite` flag that this tool does not have.

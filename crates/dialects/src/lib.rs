@@ -16,18 +16,55 @@ mod claude;
 mod claude_search;
 mod desktop_commander;
 mod file;
+mod filekit;
+pub mod plan;
 mod shape;
 
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::edit::{EditReport, EditRequest};
+use filekit_core::{Control, ErrorCode, FkError, Workspace, pipeline};
 use serde_json::{Value, json};
+use std::cell::RefCell;
 use std::sync::LazyLock;
+
+thread_local! {
+    /// The control of the tool call running on this thread (see [`call_with_control`]). A
+    /// thread-local rather than a parameter of every tool: only the edit requests the tools
+    /// build need it, and they all go through [`apply`].
+    static CALL_CONTROL: RefCell<Control> = RefCell::new(Control::default());
+}
+
+/// Runs one tool call like [`call`], under `control`: the edit request the tool makes reports
+/// each planned file to it, and stops, writing nothing, when it is cancelled before writing
+/// starts (once writing starts it finishes; each file's write is atomic either way).
+pub fn call_with_control(
+    ws: &Workspace,
+    tool_name: &str,
+    args: Value,
+    control: Control,
+) -> ToolReply {
+    let previous = CALL_CONTROL.with(|c| c.replace(control));
+    let reply = call(ws, tool_name, args);
+    CALL_CONTROL.with(|c| *c.borrow_mut() = previous);
+    reply
+}
+
+/// The control of the current call, for requests that do not go through [`apply`].
+pub(crate) fn call_control() -> Control {
+    CALL_CONTROL.with(|c| c.borrow().clone())
+}
+
+/// Applies an edit request under the control of the current call.
+pub(crate) fn apply(ws: &Workspace, mut request: EditRequest) -> EditReport {
+    request.options.control = call_control();
+    pipeline::apply(ws, &request)
+}
 
 /// One tool of one dialect: its name, what a model is told about it, and its argument schema.
 #[derive(Clone)]
 pub struct ToolSpec {
     /// The exact name its design document uses (`fs_write`, `file:read_file`, `Edit`).
     pub name: &'static str,
-    /// `amazonq`, `file`, `claude` or `desktop-commander`.
+    /// `amazonq`, `file`, `claude`, `desktop-commander` or `filekit` (the curated table).
     pub dialect: &'static str,
     /// Written for a model: what the tool does, when to prefer it, its line-number and
     /// ordering rules, and one short example.
@@ -113,11 +150,12 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(claude::tools());
     all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
+    all.extend(filekit::tools());
     all
 });
 
 /// The dialects this crate serves, in table order.
-pub const DIALECTS: &[&str] = &["amazonq", "file", "claude", "desktop-commander"];
+pub const DIALECTS: &[&str] = &["amazonq", "file", "claude", "desktop-commander", "filekit"];
 
 /// The tools of one dialect, or of all when `dialect` is `None`.
 pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {
@@ -126,6 +164,14 @@ pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {
         .filter(|t| dialect.is_none_or(|d| t.dialect == d))
         .cloned()
         .collect()
+}
+
+/// The JSON Schema of a tool's reply, for the tools that define one (the curated table).
+pub fn output_schema(tool: &ToolSpec) -> Option<Value> {
+    match tool.dialect {
+        "filekit" => filekit::output_schema(tool.name),
+        _ => None,
+    }
 }
 
 /// The tool called `name` (its document name or its MCP name).

@@ -1,12 +1,15 @@
-//! The edit plan of `filekit edit`: a JSON document that maps one to one onto the engine's
-//! `EditRequest`, so that what a person writes is exactly what the engine does.
+//! The edit plan: a JSON document that maps one to one onto the engine's `EditRequest`, so
+//! that what is written is exactly what the engine does. One definition serves both
+//! `filekit edit` (plans written by people and scripts) and the curated table's `edit_files`
+//! tool (the same shape from agents).
 //!
-//! Unlike tool arguments from agents, a plan is written by people and scripts and kept in
-//! files: unknown keys are refused, so that a misspelt `dry_rnu` cannot silently write.
+//! Unknown keys are refused, so that a misspelt `dry_rnu` cannot silently write.
 
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
+use std::borrow::Cow;
 
 pub const AFTER_HELP: &str = "\
 PLAN is a JSON file (or - / nothing for standard input):
@@ -46,63 +49,95 @@ Examples:
 
 Exit codes: 0 every edit applied; 1 some edit or file failed; 2 the plan is not valid.";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
+    /// The files to edit, each with its list of edits. Files are independent unless
+    /// `options.atomic` is set.
     files: Vec<PlanFile>,
+    /// How to apply the plan (all optional).
     #[serde(default)]
     options: PlanOptions,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PlanFile {
+    /// The file, relative to the first workspace root or absolute inside a root.
     path: String,
+    /// The edits of this file, each an object with exactly one key: create, str_replace,
+    /// replace_lines, insert or append.
     edits: Vec<PlanEdit>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PlanOptions {
+    /// Show what would change (diffs, counts); write nothing.
     #[serde(default)]
     dry_run: bool,
+    /// All or nothing: write no file unless every edit of every file succeeds.
     #[serde(default)]
     atomic: bool,
+    /// Stop a file's edits at its first failure (the edits before it are kept).
     #[serde(default)]
     stop_on_error: bool,
+    /// 0..1: let str_replace apply to a near miss at least this similar (default: exact only).
     fuzzy_threshold: Option<f64>,
+    /// Report a diff for each edit as well as for each file.
     #[serde(default)]
     per_edit_diffs: bool,
 }
 
-/// One edit, named by the engine's command names; fields as in [`Edit`].
-#[derive(Deserialize)]
+/// One edit: an object with exactly one key, the command (create, str_replace, replace_lines,
+/// insert, append), whose value holds its fields.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum PlanEdit {
+    /// Write the whole file (must be the file's first edit).
     Create {
+        /// The file's whole content.
         content: String,
+        /// Replace the file if it exists (default false: refuse).
         #[serde(default)]
         overwrite: bool,
     },
+    /// Replace exact text; applies in order, each on the result of the one before.
     StrReplace {
+        /// The exact text to find (whitespace and indentation included).
         old: String,
+        /// The text to put in its place.
         new: String,
+        /// How many times `old` must occur: a count (default 1) or "all".
         #[serde(default)]
         expected: PlanExpected,
+        /// A name for this edit in the report.
         label: Option<String>,
     },
+    /// Replace lines start..end (inclusive; no end: to the end of the file).
     ReplaceLines {
+        /// First line, 1-based, as in the file when it was read; negative counts from the end.
         start: i64,
+        /// Last line, inclusive (default: the last line of the file).
         end: Option<i64>,
+        /// The new lines (a final newline is optional; "" deletes the lines).
         new: String,
+        /// The content_hash from your read (8+ hex digits, of the file or of exactly these
+        /// lines): the edit is refused if the file changed since.
         content_hash: Option<String>,
     },
+    /// Insert lines after line `after` (0 = at the top).
     Insert {
+        /// The line to insert after, as in the file when it was read (0 = before line 1).
         after: i64,
+        /// The lines to insert.
         text: String,
+        /// The content_hash from your read: the edit is refused if the file changed since.
         content_hash: Option<String>,
     },
+    /// Append lines at the end of the file (applies last).
     Append {
+        /// The lines to append.
         text: String,
     },
 }
@@ -113,6 +148,23 @@ struct PlanExpected(Expected);
 impl Default for PlanExpected {
     fn default() -> Self {
         PlanExpected(Expected::Exactly(1))
+    }
+}
+
+impl JsonSchema for PlanExpected {
+    fn schema_name() -> Cow<'static, str> {
+        "Expected".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "How many times `old` must occur: a count (default 1) or \"all\".",
+            "anyOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]
+        })
     }
 }
 

@@ -1,0 +1,510 @@
+//! The curated `filekit` table: filekit's own design, three tools that cover what the engine
+//! does without the constraints of another tool family's shapes.
+//!
+//! - `read_files`: many files (or line ranges of them) in one call, each with its version
+//!   (`content_hash`, `last_modified`) so that later line edits can be checked against it.
+//! - `edit_files`: the edit plan of `filekit edit` ([`crate::plan`]): many edits to many
+//!   files in one call, line edits all referring to the file as read, text replacements in
+//!   order, atomic per file (or for the whole request), with a dry run.
+//! - `replace_in_files`: a sed `s/…/…/` expression over the files a glob chooses in a tree.
+//!
+//! Replies are the engine's own records (`FileRead`, `EditReport`) under `files`, so nothing
+//! is lost in translation; the text a model reads is numbered lines for reads and a summary
+//! plus diffs for edits.
+
+use crate::args::{parse, schema_for};
+use crate::plan::Plan;
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{EditOptions, FileStatus};
+use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::replace::{TreeReplace, tree_replace};
+use filekit_core::sed::Substitution;
+use filekit_core::select::FileSelection;
+use filekit_core::text::number_lines;
+use filekit_core::{FkError, Workspace};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+/// Files one `read_files` call may name: a bound on reply size, far above what a model needs.
+const MAX_FILES_PER_READ: usize = 1000;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "read_files",
+            dialect: "filekit",
+            description: READ_DESCRIPTION,
+            input_schema: READ_SCHEMA.clone(),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run: read_files,
+            reject,
+        },
+        ToolSpec {
+            name: "edit_files",
+            dialect: "filekit",
+            description: EDIT_DESCRIPTION,
+            input_schema: EDIT_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: edit_files,
+            reject,
+        },
+        ToolSpec {
+            name: "replace_in_files",
+            dialect: "filekit",
+            description: REPLACE_DESCRIPTION,
+            input_schema: REPLACE_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: replace_in_files,
+            reject,
+        },
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(vec![], err, Case::Snake)
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_files
+
+const READ_DESCRIPTION: &str = "\
+Read one or many files in one call, whole or by line range. Use it instead of reading files \
+one by one: list every file (or range) you need in `files`.
+
+Text comes back numbered (line number, tab, line; the first line is 1), under a header with \
+the file's content_hash and last_modified. The numbers are not part of the file. Give \
+content_hash to edit_files' line edits (replace_lines, insert) so that an edit is refused if \
+the file changed after you read it. start_line/end_line are 1-based and inclusive; negative \
+numbers count from the end (-1 is the last line). Images come back as images. A file that \
+fails (missing, outside the workspace, binary) is reported on its own; the others still come \
+back.
+
+Example: {\"files\": [{\"path\": \"src/app.py\"}, {\"path\": \"src/util.py\", \"start_line\": 40, \"end_line\": 80}]}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadFilesArgs {
+    /// The files to read, in the order you want them back.
+    files: Vec<ReadSpec>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadSpec {
+    /// The file, relative to the first workspace root or absolute inside a root.
+    path: String,
+    /// First line to return, 1-based; negative counts from the end (default: 1).
+    start_line: Option<i64>,
+    /// Last line to return, inclusive; negative counts from the end (default: the last line).
+    end_line: Option<i64>,
+}
+
+static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadFilesArgs>);
+
+fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReadFilesArgs = parse("read_files", &READ_SCHEMA, args)?;
+    if args.files.is_empty() {
+        return Err(FkError::invalid("read_files: `files` is empty")
+            .with_hint("list the files to read, e.g. {\"files\": [{\"path\": \"README.md\"}]}"));
+    }
+    if args.files.len() > MAX_FILES_PER_READ {
+        return Err(FkError::invalid(format!(
+            "read_files: {} files in one call; at most {MAX_FILES_PER_READ}",
+            args.files.len()
+        ))
+        .with_hint("split the list into several calls"));
+    }
+    let mut entries = Vec::with_capacity(args.files.len());
+    let mut text = String::new();
+    let mut images = Vec::new();
+    let mut failed = 0;
+    for spec in &args.files {
+        let opts = ReadOptions {
+            start_line: spec.start_line,
+            end_line: spec.end_line,
+            images: true,
+            max_lines: None,
+        };
+        let read = read_file(ws, &spec.path, &opts);
+        let mut entry =
+            serde_json::to_value(&read).unwrap_or_else(|e| json!({"error": e.to_string()}));
+        match &read.result {
+            Ok(ReadContent::Text(t)) => {
+                text.push_str(&format!(
+                    "==> {} (lines {}-{} of {}, content_hash {}, last_modified {}) <==\n{}",
+                    read.path,
+                    t.start_line,
+                    t.end_line,
+                    t.total_lines,
+                    t.content_hash,
+                    t.last_modified,
+                    number_lines(&t.content, t.start_line)
+                ));
+            }
+            Ok(ReadContent::Image(i)) => {
+                text.push_str(&format!(
+                    "==> {} (image {}, {} bytes, content_hash {}) <==\n",
+                    read.path, i.mime, i.size, i.content_hash
+                ));
+                images.push((i.mime.clone(), i.data.clone()));
+                // The image travels as image content; repeating its base64 here would double
+                // the reply.
+                if let Some(obj) = entry.as_object_mut() {
+                    obj.remove("data");
+                }
+            }
+            Ok(ReadContent::Binary(b)) => {
+                text.push_str(&format!("==> {} <==\n{}\n", read.path, b.description));
+            }
+            Err(err) => {
+                failed += 1;
+                text.push_str(&format!(
+                    "==> {} <==\nERROR {}\n",
+                    read.path,
+                    err.full_message()
+                ));
+            }
+        }
+        entries.push(entry);
+    }
+    let value = json!({
+        "success": failed == 0,
+        "files_read": args.files.len() - failed,
+        "files_failed": failed,
+        "files": entries,
+    });
+    let mut reply = ToolReply::new(value, failed > 0, text);
+    reply.images = images;
+    Ok(reply)
+}
+
+// ---------------------------------------------------------------------------------------------
+// edit_files
+
+const EDIT_DESCRIPTION: &str = "\
+Create and edit files: many edits to many files in one call. Use it for every change, from \
+one replacement to a refactor across files; batch what belongs together.
+
+`files` lists each file with its `edits`; each edit is an object with one key:
+- create {content, overwrite?}: write the whole file (its first edit; parents are created)
+- str_replace {old, new, expected?, label?}: replace exact text; `old` must occur exactly \
+`expected` times (default 1, or \"all\")
+- replace_lines {start, end?, new, content_hash?}: replace lines start..end (inclusive)
+- insert {after, text, content_hash?}: insert lines after line `after` (0 = at the top)
+- append {text}: add lines at the end
+
+Ordering: all line numbers in one call refer to the file as you read it, whatever the order \
+of the edits (no need to adjust for earlier edits); str_replace edits then apply in order, \
+each on the result of the one before; appends last. Give the content_hash from read_files \
+with line edits: if the file changed, the edit is refused and the current lines are shown. \
+Each file is written atomically; a failed edit is reported (with the closest near miss for \
+str_replace) and the others still apply, unless options.atomic (write nothing unless all \
+succeed) or options.stop_on_error. options.dry_run shows the diffs without writing. The \
+reply gives each file's diff and its new content_hash for the next edit.
+
+Example: {\"files\": [{\"path\": \"src/app.py\", \"edits\": [{\"replace_lines\": {\"start\": 10, \"end\": 12, \"new\": \"    return x\\n\", \"content_hash\": \"3f2a9c1e\"}}, {\"str_replace\": {\"old\": \"DEBUG = True\", \"new\": \"DEBUG = False\"}}]}], \"options\": {\"dry_run\": true}}";
+
+static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Plan>);
+
+fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let plan: Plan = parse("edit_files", &EDIT_SCHEMA, args)?;
+    let request = plan.into_request(false, false, false);
+    if request.files.is_empty() {
+        return Err(FkError::invalid("edit_files: `files` is empty").with_hint(
+            "list the files to edit, e.g. {\"files\": [{\"path\": \"a.txt\", \"edits\": [...]}]}",
+        ));
+    }
+    let report = crate::apply(ws, request);
+    let text = shape::write_summary(&report);
+    let mut value =
+        serde_json::to_value(&report).unwrap_or_else(|e| json!({"error": e.to_string()}));
+    // Keep replies bounded: each file's diff is cut to its first hunks, with a note saying so.
+    if let Some(files) = value.get_mut("files").and_then(Value::as_array_mut) {
+        for (entry, file) in files.iter_mut().zip(&report.files) {
+            let (diff, note) = shape::capped_diff(&file.diff);
+            if let Some(obj) = entry.as_object_mut() {
+                obj.insert("diff".into(), json!(diff));
+                if let Some(note) = note {
+                    obj.insert("diff_note".into(), json!(note));
+                }
+            }
+        }
+    }
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("success".into(), json!(report.success()));
+    }
+    Ok(ToolReply::new(value, !report.success(), text))
+}
+
+// ---------------------------------------------------------------------------------------------
+// replace_in_files
+
+const REPLACE_DESCRIPTION: &str = "\
+Replace text across many files with one sed expression: `s/pattern/replacement/flags` over \
+every file that `files` (a glob) chooses under `directory`, recursively. Use it for renames \
+and mechanical changes across a tree; use edit_files for changes you can spell out per file.
+
+The pattern is a regular expression like sed -E (escape ( [ . * to match them as text), or \
+plain text with `literal`; the replacement may use $1, ${name}, \\1 or & for captures; flags: g (every match on a line), i (ignore case), a \
+number (only that match). Any delimiter works (s|a/b|c/d|g). .gitignore'd, hidden, binary \
+and non-UTF-8 files are left alone. Use dry_run first on wide changes: it shows the diffs and \
+writes nothing. Each file is written atomically; with atomic, nothing is written unless every \
+file succeeds.
+
+Example: {\"expression\": \"s/getUser/fetchUser/g\", \"files\": \"*.ts\", \"directory\": \"src\", \"dry_run\": true}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReplaceArgs {
+    /// The sed substitution: s/pattern/replacement/flags (any delimiter).
+    expression: String,
+    /// Glob of the files to change: a name pattern (`*.js`) or a path pattern (`src/**/*.ts`).
+    files: String,
+    /// The directory to search (default: the first workspace root).
+    directory: Option<String>,
+    /// Look in subdirectories too (default true).
+    recursive: Option<bool>,
+    /// Globs of files and directories to leave out.
+    exclude: Option<Vec<String>>,
+    /// Treat the pattern and replacement as plain text, not a regular expression.
+    literal: Option<bool>,
+    /// Show the diffs; write nothing.
+    dry_run: Option<bool>,
+    /// All or nothing: write no file unless every file succeeds.
+    atomic: Option<bool>,
+}
+
+static REPLACE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReplaceArgs>);
+
+fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReplaceArgs = parse("replace_in_files", &REPLACE_SCHEMA, args)?;
+    let substitution = Substitution::parse(&args.expression, args.literal.unwrap_or(false))?;
+    let request = TreeReplace {
+        selection: FileSelection {
+            directory: args.directory.unwrap_or_else(|| ".".to_string()),
+            file_pattern: args.files,
+            recursive: args.recursive.unwrap_or(true),
+            exclude_patterns: args.exclude.unwrap_or_default(),
+            ..FileSelection::default()
+        },
+        substitution,
+        options: EditOptions {
+            dry_run: args.dry_run.unwrap_or(false),
+            atomic: args.atomic.unwrap_or(false),
+            control: crate::call_control(),
+            ..EditOptions::default()
+        },
+    };
+    let out = match tree_replace(ws, &request) {
+        Ok(out) => out,
+        // No file chosen, or a bad directory: an answer about the request, not a rejection.
+        Err(err) => {
+            let value = shape::failure(vec![], &err, Case::Snake);
+            return Ok(ToolReply::new(value, true, err.full_message()));
+        }
+    };
+    let report = &out.report;
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    let mut budget = shape::MAX_REPLY_DIFF;
+    let mut diffs_cut = 0usize;
+    for f in &report.files {
+        if f.status == FileStatus::Unchanged && f.success() {
+            continue; // counted, not listed
+        }
+        let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
+        let replacements: usize = f.edits.iter().map(|o| o.replacements).sum();
+        let mut entry = serde_json::Map::new();
+        entry.insert("path".into(), json!(f.path));
+        entry.insert("status".into(), json!(f.status));
+        entry.insert("replacements".into(), json!(replacements));
+        if let Some(err) = &err {
+            text.push_str(&format!("{}: FAILED {}\n", f.path, err.full_message()));
+            entry.insert("error".into(), json!(err));
+        } else if let Some(why) = &f.skipped {
+            entry.insert("skipped".into(), json!(why));
+        } else {
+            text.push_str(&format!("{}: {replacements} replacement(s)\n", f.path));
+        }
+        if let Some(hash) = shape::current_hash(f).filter(|_| f.skipped.is_none()) {
+            entry.insert("content_hash".into(), json!(hash));
+        }
+        if !f.diff.is_empty() {
+            if f.diff.len() <= budget {
+                budget -= f.diff.len();
+                entry.insert("diff".into(), json!(f.diff));
+            } else {
+                diffs_cut += 1;
+            }
+        }
+        entries.push(Value::Object(entry));
+    }
+    let changed = report
+        .files
+        .iter()
+        .filter(|f| matches!(f.status, FileStatus::Modified))
+        .count();
+    let failed = report.files.iter().filter(|f| !f.success()).count();
+    let mut summary = format!(
+        "{}: {} replacement(s) in {changed} of {} file(s) matched{}",
+        args.expression,
+        out.replacements(),
+        out.chosen,
+        if report.dry_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        },
+    );
+    if failed > 0 {
+        summary.push_str(&format!(", {failed} failed"));
+    }
+    if report.rolled_back {
+        summary.push_str(" (atomic: nothing written because something failed)");
+    }
+    if diffs_cut > 0 {
+        summary.push_str(&format!(
+            "; {diffs_cut} diff(s) left out of this reply to keep it short (the changes are made as reported)"
+        ));
+    }
+    let diffs: String = entries
+        .iter()
+        .filter_map(|e| e.get("diff").and_then(Value::as_str))
+        .collect();
+    let text = format!("{summary}\n{text}{diffs}");
+    let value = json!({
+        "success": report.success(),
+        "replacements": out.replacements(),
+        "files_matched": out.chosen,
+        "files_changed": changed,
+        "files_failed": failed,
+        "dry_run": report.dry_run,
+        "rolled_back": report.rolled_back,
+        "files": entries,
+    });
+    Ok(ToolReply::new(value, !report.success(), text))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output schemas
+
+/// The JSON Schema of a curated tool's reply (what MCP serves as `outputSchema`). Only
+/// `success` is required: a rejected or failed call answers with `success: false` and the
+/// error fields, which fit the same schema.
+pub(crate) fn output_schema(tool: &str) -> Option<Value> {
+    let error_fields = json!({
+        "error": {"description": "What went wrong, with a hint (a string), or the engine's error object {code, message, hint?, details?}."},
+        "error_code": {"type": "string", "description": "The error code, e.g. NOT_FOUND, STALE, INVALID_ARGUMENT."},
+        "details": {"description": "Structured details of the error (near miss, ambiguous lines, ...)."}
+    });
+    let engine_error = json!({
+        "type": "object",
+        "description": "The engine's error: code, message, hint and details.",
+        "properties": {
+            "code": {"type": "string"},
+            "message": {"type": "string"},
+            "hint": {"type": "string"},
+            "details": {}
+        }
+    });
+    let (required, mut properties) = match tool {
+        "read_files" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean", "description": "True when every file was read."},
+                "files_read": {"type": "integer"},
+                "files_failed": {"type": "integer"},
+                "files": {"type": "array", "description": "One entry per file asked for, in order.", "items": {
+                    "type": "object",
+                    "required": ["path", "success"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "resolved_path": {"type": "string"},
+                        "success": {"type": "boolean"},
+                        "kind": {"enum": ["text", "image", "binary"]},
+                        "content": {"type": "string", "description": "The lines read, exactly as in the file (no line numbers)."},
+                        "start_line": {"type": "integer"},
+                        "end_line": {"type": "integer"},
+                        "total_lines": {"type": "integer"},
+                        "content_hash": {"type": "string", "description": "The file's version: give it to line edits."},
+                        "range_hash": {"type": "string"},
+                        "last_modified": {"type": "string"},
+                        "size": {"type": "integer"},
+                        "truncated": {"type": "boolean"},
+                        "mime": {"type": "string"},
+                        "description": {"type": "string"},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
+        "edit_files" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean", "description": "True when every edit of every file succeeded."},
+                "dry_run": {"type": "boolean"},
+                "atomic": {"type": "boolean"},
+                "rolled_back": {"type": "boolean", "description": "True when atomic kept every file unwritten because something failed."},
+                "files": {"type": "array", "description": "One report per file, in order.", "items": {
+                    "type": "object",
+                    "required": ["path", "status", "written"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "resolved_path": {"type": "string"},
+                        "status": {"enum": ["created", "modified", "unchanged", "failed", "skipped"]},
+                        "written": {"type": "boolean"},
+                        "edits_applied": {"type": "integer"},
+                        "edits_failed": {"type": "integer"},
+                        "edits": {"type": "array", "items": {"type": "object"}},
+                        "diff": {"type": "string"},
+                        "diff_note": {"type": "string"},
+                        "lines_added": {"type": "integer"},
+                        "lines_removed": {"type": "integer"},
+                        "old_hash": {"type": "string"},
+                        "new_hash": {"type": "string", "description": "The file's version after the edit: give it to the next line edit."},
+                        "last_modified": {"type": "string"},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
+        "replace_in_files" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean"},
+                "replacements": {"type": "integer"},
+                "files_matched": {"type": "integer"},
+                "files_changed": {"type": "integer"},
+                "files_failed": {"type": "integer"},
+                "dry_run": {"type": "boolean"},
+                "rolled_back": {"type": "boolean"},
+                "files": {"type": "array", "description": "The files changed, failed or skipped (unchanged ones are only counted).", "items": {
+                    "type": "object",
+                    "required": ["path", "status", "replacements"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "status": {"enum": ["created", "modified", "unchanged", "failed", "skipped"]},
+                        "replacements": {"type": "integer"},
+                        "skipped": {"type": "string"},
+                        "content_hash": {"type": "string"},
+                        "diff": {"type": "string"},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
+        _ => return None,
+    };
+    if let (Some(props), Value::Object(errors)) = (properties.as_object_mut(), error_fields) {
+        for (key, schema) in errors {
+            props.entry(key).or_insert(schema);
+        }
+    }
+    Some(json!({"type": "object", "required": required, "properties": properties}))
+}

@@ -1,0 +1,425 @@
+//! # filekit-mcp
+//!
+//! The MCP server. It serves the tool tables of `filekit-dialects` with the official Rust MCP
+//! SDK (`rmcp`): `tools/list` lists the chosen tables with annotations and schemas,
+//! `tools/call` runs the dialect's tool on a blocking thread and answers with text content and
+//! `structuredContent`. Every failure of a call (unknown tool, bad arguments, a failed edit)
+//! is a tool result with `isError: true` and the engine's message, never a protocol error or a
+//! crash: models read tool results, while clients tend to hide protocol errors.
+//!
+//! The engine knows nothing of MCP; this crate only adapts. Logging goes to stderr, because
+//! stdout is the protocol channel over stdio.
+
+mod roots;
+mod tables;
+
+pub use tables::{TABLES, select_tools};
+
+use filekit_core::edit::Progress;
+use filekit_core::{Control, Workspace};
+use filekit_dialects::ToolSpec;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use roots::SessionWorkspace;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The `_meta` key set on a result whose call was rejected before anything was attempted.
+pub const REJECTED_META_KEY: &str = "filekit/rejected";
+
+/// What `filekit serve` was asked to serve.
+pub struct ServeOptions {
+    /// The open workspace (roots and read-only already applied).
+    pub workspace: Workspace,
+    /// True when the roots were not given on the command line: then the client's MCP roots,
+    /// when it offers them, replace the workspace's roots, and changes to them are followed.
+    pub follow_client_roots: bool,
+    /// The tools to list and accept, from [`select_tools`].
+    pub tools: Vec<ToolSpec>,
+}
+
+/// One MCP session's view of filekit: the workspace and the tools it serves. Over streamable
+/// HTTP, [`FilekitServer::for_new_session`] makes one per session, sharing the tool tables.
+pub struct FilekitServer {
+    workspace: SessionWorkspace,
+    /// The workspace each new session starts from (the command line's, or the fallback).
+    initial: Arc<Workspace>,
+    follow_client_roots: bool,
+    /// The tools served, by MCP name, in listing order.
+    tools: Arc<Vec<ServedTool>>,
+    by_name: Arc<HashMap<String, usize>>,
+}
+
+struct ServedTool {
+    spec: ToolSpec,
+    listed: Tool,
+}
+
+impl FilekitServer {
+    pub fn new(options: ServeOptions) -> Self {
+        let tools: Vec<ServedTool> = options
+            .tools
+            .into_iter()
+            .map(|spec| ServedTool {
+                listed: mcp_tool(&spec),
+                spec,
+            })
+            .collect();
+        let mut by_name = HashMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            by_name.insert(t.spec.mcp_name(), i);
+            // `filekit call` accepts the document name too (`file:read_file`); so do we,
+            // for clients that pass names through unchanged.
+            by_name.insert(t.spec.name.to_string(), i);
+        }
+        let initial = Arc::new(options.workspace);
+        FilekitServer {
+            workspace: SessionWorkspace::new(Arc::clone(&initial), options.follow_client_roots),
+            initial,
+            follow_client_roots: options.follow_client_roots,
+            tools: Arc::new(tools),
+            by_name: Arc::new(by_name),
+        }
+    }
+
+    /// A server for a new session (streamable HTTP): same tools, its own workspace state, so
+    /// one client's roots never change another's workspace.
+    pub fn for_new_session(&self) -> Self {
+        FilekitServer {
+            workspace: SessionWorkspace::new(Arc::clone(&self.initial), self.follow_client_roots),
+            initial: Arc::clone(&self.initial),
+            follow_client_roots: self.follow_client_roots,
+            tools: Arc::clone(&self.tools),
+            by_name: Arc::clone(&self.by_name),
+        }
+    }
+
+    /// The tool a call names, when this server serves it.
+    fn served(&self, name: &str) -> Option<&ServedTool> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The reply to a call naming a tool this server does not serve: an error result that
+    /// names the tools it does serve (and the closest ones), so a model can correct itself.
+    fn unknown_tool(&self, name: &str) -> CallToolResult {
+        let served: Vec<String> = self.tools.iter().map(|t| t.spec.mcp_name()).collect();
+        let close: Vec<String> = filekit_dialects::closest_tool_names(name)
+            .into_iter()
+            .filter_map(filekit_dialects::find_tool)
+            .map(|t| t.mcp_name())
+            .filter(|n| served.contains(n))
+            .collect();
+        let mut message = format!("unknown tool '{name}'");
+        if !close.is_empty() {
+            message.push_str(&format!("; did you mean {}?", close.join(" or ")));
+        }
+        message.push_str(&format!(" (tools served: {})", served.join(", ")));
+        let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+        result.structured_content = Some(json!({
+            "success": false,
+            "error": message,
+            "error_code": "UNKNOWN_TOOL",
+            "closest": close,
+        }));
+        result.meta = Some(rejected_meta());
+        result
+    }
+}
+
+/// The MCP listing of one tool: its MCP name, the model-facing description, the input schema,
+/// an output schema (replies are objects, see [`structured`]) and the annotations.
+fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let input_schema = match &spec.input_schema {
+        Value::Object(map) => map.clone(),
+        // The dialects crate tests that every schema is an object; this keeps the listing
+        // valid even if one were not.
+        _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),
+    };
+    let annotations = ToolAnnotations::new()
+        .read_only(spec.read_only)
+        .destructive(spec.destructive)
+        .idempotent(spec.idempotent)
+        .open_world(false);
+    Tool::new(spec.mcp_name(), spec.description, Arc::new(input_schema))
+        .with_raw_output_schema(Arc::new(output_schema(spec)))
+        .with_annotations(annotations)
+}
+
+/// The output schema: the curated tools define theirs; for the dialect tables, whose reply
+/// shapes come from their design documents, it says only that structuredContent is an object.
+/// Replies the dialect shapes as an object are served as they are; any other reply (a JSON
+/// array, as `fs_read` with `paths` gives) is served as `{"results": <reply>}`.
+fn output_schema(spec: &ToolSpec) -> JsonObject {
+    let schema = filekit_dialects::output_schema(spec).unwrap_or_else(|| {
+        json!({
+            "type": "object",
+            "description": format!(
+                "The reply of {} in the shape its design document gives; a reply that is not \
+                 a JSON object is wrapped as {{\"results\": reply}}.",
+                spec.name
+            ),
+        })
+    });
+    match schema {
+        Value::Object(map) => map,
+        // Every schema above is an object literal; an empty schema would still be valid.
+        _ => JsonObject::new(),
+    }
+}
+
+/// `_meta` of a rejected call: `{"filekit/rejected": true}`.
+fn rejected_meta() -> rmcp::model::MetaObject {
+    rmcp::model::MetaObject(JsonObject::from_iter([(
+        REJECTED_META_KEY.to_string(),
+        json!(true),
+    )]))
+}
+
+/// The dialect reply as MCP structuredContent, which must be a JSON object.
+pub fn structured(value: Value) -> Value {
+    match value {
+        Value::Object(_) => value,
+        other => json!({ "results": other }),
+    }
+}
+
+impl ServerHandler for FilekitServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("filekit", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "filekit: batched, safe file reads and edits inside the workspace roots. Read \
+                 files first (replies carry content_hash and numbered lines); line numbers in \
+                 one request all refer to the file as read; every write is atomic per file.",
+            )
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        self.workspace
+            .client_offers_roots(request.capabilities.roots.is_some());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.workspace.refresh(context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.workspace.refresh(context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.tools.iter().map(|t| t.listed.clone()).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(tool) = self.served(&request.name) else {
+            return Ok(self.unknown_tool(&request.name).into());
+        };
+        let name = tool.spec.name;
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // Waits while the client's roots are being fetched (see SessionWorkspace).
+        let workspace = Arc::clone(&*self.workspace.current.read().await);
+        let (control, progress_sent) = progress_control(&context);
+        let engine_control = control.clone();
+        // Engine calls are synchronous and may take a while (a batch over many files): run
+        // them on the blocking pool so other calls in flight keep being served.
+        let run = tokio::task::spawn_blocking(move || {
+            filekit_dialects::call_with_control(&workspace, name, args, engine_control)
+        });
+        let reply = tokio::select! {
+            joined = run => joined,
+            () = context.ct.cancelled() => {
+                // The engine stops before writing anything if it has not started writing yet;
+                // once writing has started it finishes (each file's write is atomic), so no
+                // file is ever left half-written. The client asked not to hear the answer.
+                control.cancel();
+                return Err(ErrorData::internal_error("request cancelled", None));
+            }
+        };
+        // Every progress notification goes out before the result: the engine's copy of the
+        // control is gone with its thread; dropping ours ends the forwarding task.
+        drop(control);
+        if let Some(forwarding) = progress_sent {
+            let _ = forwarding.await;
+        }
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(join_error) => {
+                // A panic in the engine is a bug; report it as a failed call and keep serving.
+                let message = format!("internal error in {name}: {join_error}");
+                eprintln!("filekit serve: {message}");
+                return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+            }
+        };
+        let mut content = vec![ContentBlock::text(reply.text)];
+        for (mime, data) in reply.images {
+            content.push(ContentBlock::image(data, mime));
+        }
+        let mut result = if reply.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        result.structured_content = Some(structured(reply.value));
+        if reply.rejected {
+            // Tells a client (and the test suite) that nothing was attempted: the arguments
+            // did not parse or fit, as opposed to an operation that ran and failed.
+            result.meta = Some(rejected_meta());
+        }
+        Ok(result.into())
+    }
+}
+
+/// The engine control of one call: a cancellation flag, and, when the client gave a progress
+/// token, a callback that forwards each planned file as a progress notification. The engine
+/// calls back from its worker threads; the notifications go out from the async side.
+/// The task forwarding notifications comes back too, to be awaited before the result.
+fn progress_control(
+    context: &RequestContext<RoleServer>,
+) -> (Control, Option<tokio::task::JoinHandle<()>>) {
+    let Some(token) = context.meta.get_progress_token() else {
+        return (Control::default(), None);
+    };
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let peer = context.peer.clone();
+    let forwarding = tokio::spawn(async move {
+        while let Some(p) = receiver.recv().await {
+            let note = ProgressNotificationParam::new(token.clone(), p.done as f64)
+                .with_total(p.total as f64);
+            if peer.notify_progress(note).await.is_err() {
+                break; // the client is gone
+            }
+        }
+    });
+    let control = Control::with_progress(move |p| {
+        // Fails only when the forwarding task has ended (client gone): nothing to tell then.
+        let _ = sender.send(p);
+    });
+    (control, Some(forwarding))
+}
+
+/// Serves MCP over stdin/stdout until the client closes the stream.
+pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
+    let running = server
+        .serve(rmcp::transport::stdio_pipes())
+        .await
+        .map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// The largest request body the HTTP transport accepts. Edits can carry whole files; this is
+/// well above any sane edit and still bounds memory per request.
+#[cfg(feature = "http")]
+const MAX_HTTP_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Where `--http` listens: `PORT` alone (or `localhost:PORT`) means loopback (`127.0.0.1:PORT`), so that serving over
+/// HTTP never exposes the workspace to the network unless a host is named.
+pub fn http_address(spec: &str) -> Result<std::net::SocketAddr, String> {
+    let port_only = spec.strip_prefix("localhost:").unwrap_or(spec);
+    if let Ok(port) = port_only.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    spec.parse().map_err(|_| {
+        format!("--http: '{spec}' is not PORT or HOST:PORT (e.g. 8765 or 127.0.0.1:8765)")
+    })
+}
+
+/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until Ctrl-C. `on_listening` receives
+/// the bound address (useful with port 0).
+#[cfg(feature = "http")]
+pub async fn serve_http(
+    server: FilekitServer,
+    addr: std::net::SocketAddr,
+    on_listening: impl FnOnce(std::net::SocketAddr),
+) -> std::io::Result<()> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+
+    let mut config = StreamableHttpServerConfig::default();
+    config.max_request_body_bytes = MAX_HTTP_BODY_BYTES;
+    if !addr.ip().is_loopback() {
+        // The default host check admits loopback names only; a server bound to another
+        // address was asked for explicitly, so admit the hosts that reach it.
+        config.allowed_hosts.push(addr.ip().to_string());
+        config.allowed_hosts.push(addr.to_string());
+    }
+    let shutdown = config.cancellation_token.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(server.for_new_session()),
+        std::sync::Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    on_listening(listener.local_addr()?);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            shutdown.cancel();
+        })
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structured_content_is_always_an_object() {
+        assert_eq!(structured(json!({"a": 1})), json!({"a": 1}));
+        assert_eq!(structured(json!([1, 2])), json!({"results": [1, 2]}));
+        assert_eq!(structured(json!("x")), json!({"results": "x"}));
+    }
+
+    #[test]
+    fn http_addresses_default_to_loopback() {
+        assert_eq!(http_address("8765").unwrap().to_string(), "127.0.0.1:8765");
+        assert_eq!(
+            http_address("0.0.0.0:80").unwrap().to_string(),
+            "0.0.0.0:80"
+        );
+        assert_eq!(http_address("[::1]:9").unwrap().to_string(), "[::1]:9");
+        assert!(
+            http_address("localhost")
+                .unwrap_err()
+                .contains("PORT or HOST:PORT")
+        );
+    }
+
+    #[test]
+    fn every_listed_tool_has_annotations_and_schemas() {
+        for spec in filekit_dialects::tools(None) {
+            let tool = mcp_tool(&spec);
+            let a = tool.annotations.as_ref().unwrap();
+            assert_eq!(a.read_only_hint, Some(spec.read_only));
+            assert_eq!(a.open_world_hint, Some(false));
+            assert_eq!(tool.output_schema.as_ref().unwrap()["type"], "object");
+            assert_eq!(tool.input_schema["type"], "object");
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Workspace roots offered by the client (MCP `roots`), used when `filekit serve` got no
+//! `--root`. MCP roots are deprecated in newer protocol revisions (and in rmcp since 1.8);
+//! they are served where the negotiated protocol still has them, and `--root` always works.
+
+use filekit_core::Workspace;
+use rmcp::RoleServer;
+use rmcp::service::Peer;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{OwnedRwLockWriteGuard, RwLock};
+
+/// How long to wait for the client to answer `roots/list` before keeping the workspace we have.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The workspace of one session, replaceable when the client's roots change.
+pub(crate) struct SessionWorkspace {
+    pub(crate) current: Arc<RwLock<Arc<Workspace>>>,
+    /// True when no `--root` was given: follow the client's roots.
+    follow_client: bool,
+    /// Held from `initialize` until the first roots answer arrives, so that no tool call runs
+    /// against the fallback workspace while the client's roots are on their way.
+    first_fetch: Mutex<Option<OwnedRwLockWriteGuard<Arc<Workspace>>>>,
+}
+
+impl SessionWorkspace {
+    pub(crate) fn new(workspace: Arc<Workspace>, follow_client: bool) -> Self {
+        SessionWorkspace {
+            current: Arc::new(RwLock::new(workspace)),
+            follow_client,
+            first_fetch: Mutex::new(None),
+        }
+    }
+
+    /// Called while answering `initialize`: when the client offers roots and we follow them,
+    /// hold the workspace until they arrive. The client sends no call before our answer.
+    pub(crate) fn client_offers_roots(&self, offers: bool) {
+        if !(self.follow_client && offers) {
+            return;
+        }
+        if let Ok(guard) = Arc::clone(&self.current).try_write_owned()
+            && let Ok(mut slot) = self.first_fetch.lock()
+        {
+            *slot = Some(guard);
+        }
+    }
+
+    /// Fetches the client's roots (after `initialized`, or when they changed) and opens the
+    /// workspace on them. Failures keep the workspace as it was and are logged to stderr.
+    pub(crate) fn refresh(&self, peer: Peer<RoleServer>) {
+        if !self.follow_client {
+            return;
+        }
+        let held = self
+            .first_fetch
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take());
+        let current = Arc::clone(&self.current);
+        tokio::spawn(async move {
+            let fetched = fetch_roots(&peer).await;
+            let mut guard = match held {
+                Some(guard) => guard,
+                None => current.write_owned().await,
+            };
+            match fetched {
+                Ok(roots) if !roots.is_empty() => match Workspace::new(&roots, guard.read_only()) {
+                    Ok(ws) => {
+                        eprintln!("filekit serve: workspace roots from the client: {roots:?}");
+                        *guard = Arc::new(ws);
+                    }
+                    Err(err) => {
+                        eprintln!("filekit serve: cannot open the client's roots {roots:?}: {err}")
+                    }
+                },
+                Ok(_) => eprintln!(
+                    "filekit serve: the client offers no file roots; keeping {:?}",
+                    guard.roots()
+                ),
+                Err(message) => eprintln!("filekit serve: {message}; keeping {:?}", guard.roots()),
+            }
+        });
+    }
+}
+
+#[allow(deprecated)] // MCP roots: deprecated upstream, still offered by many clients.
+async fn fetch_roots(peer: &Peer<RoleServer>) -> Result<Vec<PathBuf>, String> {
+    let answer = tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots())
+        .await
+        .map_err(|_| "the client did not answer roots/list in time".to_string())?
+        .map_err(|err| format!("roots/list failed: {err}"))?;
+    Ok(answer
+        .roots
+        .iter()
+        .filter_map(|root| file_uri_path(&root.uri))
+        .collect())
+}
+
+/// The local path of a `file://` URI (`file:///home/me/my%20project`), or `None` for other
+/// schemes and remote hosts.
+pub(crate) fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = match rest.find('/') {
+        Some(0) => rest,
+        Some(i) if &rest[..i] == "localhost" => &rest[i..],
+        _ => return None,
+    };
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = path.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(hex, 16)
+        {
+            decoded.push(byte);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    let decoded = String::from_utf8(decoded).ok()?;
+    Some(PathBuf::from(decoded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(
+            file_uri_path("file:///home/me/my%20project"),
+            Some(PathBuf::from("/home/me/my project"))
+        );
+        assert_eq!(
+            file_uri_path("file://localhost/srv/x"),
+            Some(PathBuf::from("/srv/x"))
+        );
+        assert_eq!(file_uri_path("file://server/share"), None);
+        assert_eq!(file_uri_path("https://example.com/x"), None);
+        assert_eq!(
+            file_uri_path("file:///bad%zzname"),
+            Some(PathBuf::from("/bad%zzname"))
+        );
+    }
+}

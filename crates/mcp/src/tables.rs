@@ -1,0 +1,103 @@
+//! Which tool tables `--tools` may name, and the tools a choice serves.
+
+use filekit_dialects::ToolSpec;
+
+/// Every table name `--tools` accepts, with what it is. Tables that are designed but not built
+/// yet are named so that choosing one gives a clear error instead of an empty or stub table.
+pub const TABLES: &[(&str, &str)] = &[
+    (
+        "filekit",
+        "read_files, edit_files, replace_in_files (filekit's own design; the default)",
+    ),
+    (
+        "amazonq",
+        "fs_read, fs_write (Amazon Q Developer CLI's tools)",
+    ),
+    (
+        "file",
+        "file:read_file, file:edit_file, ... served as file_read_file, ...",
+    ),
+    (
+        "claude",
+        "Read, Write, Edit, MultiEdit (Claude Code's tools)",
+    ),
+    (
+        "desktop-commander",
+        "edit_block, batch_edit_blocks, write_from_line, ...",
+    ),
+    ("all", "every table above"),
+];
+
+/// Tables of the design that have no engine behind them yet; never served as stubs.
+const NOT_BUILT: &[(&str, &str)] = &[(
+    "semantic",
+    "the semantic table needs the code-search engine, which filekit does not have yet",
+)];
+
+/// The tools a `--tools` value serves: comma-separated table names, in the order given,
+/// without duplicates. Errors name the tables that exist.
+pub fn select_tools(list: &str) -> Result<Vec<ToolSpec>, String> {
+    let mut chosen: Vec<ToolSpec> = Vec::new();
+    for table in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let tools = if table == "all" {
+            filekit_dialects::tools(None)
+        } else if filekit_dialects::DIALECTS.contains(&table) {
+            filekit_dialects::tools(Some(table))
+        } else if let Some((_, why)) = NOT_BUILT.iter().find(|(name, _)| *name == table) {
+            return Err(format!("--tools {table}: {why}"));
+        } else {
+            let known: Vec<&str> = TABLES.iter().map(|(name, _)| *name).collect();
+            return Err(format!(
+                "--tools: unknown table '{table}' (tables: {})",
+                known.join(", ")
+            ));
+        };
+        for tool in tools {
+            if !chosen.iter().any(|t| t.name == tool.name) {
+                chosen.push(tool);
+            }
+        }
+    }
+    if chosen.is_empty() {
+        return Err("--tools: no table given".to_string());
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &str) -> Vec<&'static str> {
+        select_tools(list).unwrap().iter().map(|t| t.name).collect()
+    }
+
+    #[test]
+    fn tables_select_their_dialect_in_order_without_duplicates() {
+        assert_eq!(
+            names("claude"),
+            ["Read", "Write", "Edit", "MultiEdit", "LS", "Glob", "Grep"]
+        );
+        let both = names("amazonq, claude,amazonq");
+        assert_eq!(both[..2], ["fs_read", "fs_write"]);
+        assert_eq!(both.len(), 9);
+        assert_eq!(names("all").len(), filekit_dialects::tools(None).len());
+        assert_eq!(names("claude,all").len(), names("all").len());
+    }
+
+    #[test]
+    fn unbuilt_and_unknown_tables_are_errors_not_stubs() {
+        assert!(
+            select_tools("semantic")
+                .unwrap_err()
+                .contains("not have yet")
+        );
+        assert_eq!(
+            names("filekit"),
+            ["read_files", "edit_files", "replace_in_files"]
+        );
+        let err = select_tools("claud").unwrap_err();
+        assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));
+        assert!(select_tools(" , ").is_err());
+    }
+}

@@ -1,0 +1,139 @@
+"""Fixtures for the MCP end-to-end suite: start `filekit serve` as a subprocess, the way MCP
+clients run it, and drive it with the official Python MCP SDK.
+
+The binary comes from FILEKIT_BIN (crates/cli/tests/mcp_clients.rs sets it to the binary
+cargo just built)."""
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+
+import httpx
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+TABLES = ["filekit", "amazonq", "file", "claude", "desktop-commander"]
+
+
+def filekit_bin() -> str:
+    path = os.environ.get("FILEKIT_BIN")
+    if not path:
+        pytest.exit("FILEKIT_BIN is not set: run this suite through `cargo test --workspace`", 2)
+    return path
+
+
+def table_tools(dialect=None):
+    """The tool specs `filekit tools --json` prints: what the server must list."""
+    args = [filekit_bin(), "tools", "--json"]
+    if dialect:
+        args += ["--dialect", dialect]
+    return json.loads(subprocess.run(args, check=True, capture_output=True).stdout)
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+def root_args(root):
+    """`--root ROOT`, or nothing when root is None (the server then runs in the test's
+    workspace directory and follows the client's roots)."""
+    return [] if root is None else ["--root", str(root)]
+
+
+@contextlib.asynccontextmanager
+async def stdio_session(root, *extra, cwd=None, **session_options):
+    params = StdioServerParameters(
+        command=filekit_bin(),
+        args=["serve", *root_args(root), *extra],
+        env={"PATH": os.environ.get("PATH", "")},
+        cwd=cwd,
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, **session_options) as session:
+            init = await session.initialize()
+            session.init_result = init
+            yield session
+
+
+@contextlib.contextmanager
+def http_server(root, *extra, cwd=None):
+    """Starts `filekit serve --http 0` and yields its URL, read from the line it prints on
+    stderr; stops it with SIGINT (its graceful shutdown) afterwards."""
+    with tempfile.TemporaryDirectory() as logdir:
+        log_path = os.path.join(logdir, "stderr.log")
+        # The server appends to its own handle; we read through another, so our reads never
+        # move the offset it writes at.
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(
+                [filekit_bin(), "serve", *root_args(root), "--http", "0", *extra],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, cwd=cwd,
+            )
+        try:
+            deadline = time.monotonic() + 30
+            url = None
+            while url is None:
+                with open(log_path, "rb") as reader:
+                    printed = reader.read()
+                # Only a whole line: a partly written one could name a wrong port.
+                found = re.search(rb"listening on (http://\S+)\n", printed)
+                if found:
+                    url = found.group(1).decode()
+                elif proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"filekit serve --http did not start: {printed!r}")
+                else:
+                    time.sleep(0.01)
+            yield url
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                code = proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise
+            # Over HTTP, stdout is unused: nothing may be printed there.
+            assert proc.stdout.read() == b""
+            proc.stdout.close()
+            assert code == 0, f"filekit serve --http exited with {code}"
+
+
+@contextlib.asynccontextmanager
+async def http_session(root, *extra, cwd=None, **session_options):
+    with http_server(root, *extra, cwd=cwd) as url:
+        # trust_env=False: never route loopback traffic through a proxy from the environment.
+        async with httpx.AsyncClient(trust_env=False, timeout=httpx.Timeout(30, read=300)) as client:
+            async with streamable_http_client(url, http_client=client) as (read, write, _):
+                async with ClientSession(read, write, **session_options) as session:
+                    session.init_result = await session.initialize()
+                    yield session
+
+
+TRANSPORTS = {"stdio": stdio_session, "http": http_session}
+
+
+@pytest.fixture(params=sorted(TRANSPORTS))
+def connect(request, workspace):
+    """connect(*serve_args) -> async context manager giving an initialized ClientSession
+    over each transport."""
+    opener = TRANSPORTS[request.param]
+    return lambda *extra: opener(workspace, *extra)
+
+
+@pytest.fixture(params=sorted(TRANSPORTS))
+def open_session(request):
+    """open_session(root_or_None, *serve_args, cwd=..., **ClientSession options)."""
+    return TRANSPORTS[request.param]
