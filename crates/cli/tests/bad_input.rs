@@ -5,7 +5,6 @@
 mod common;
 use common::*;
 use serde_json::json;
-use std::process::Command;
 
 /// Exit code of a call that ran and failed.
 const FAILED: i32 = 1;
@@ -384,67 +383,41 @@ fn read_only_workspace_refuses_every_write() {
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
 
-/// Permission denied needs a user the file's mode applies to. Tests usually run as root, for
-/// whom modes do not apply, so the binary is then run as `nobody` through `setpriv`.
+/// Permission denied: the binary runs as a user the files' modes apply to (see
+/// `call_unprivileged`).
 #[test]
 fn permission_denied() {
     use std::os::unix::fs::PermissionsExt;
     let sb = Sandbox::new();
     sb.write("locked.txt", "private\n");
     sb.write("open.txt", "public\n");
-    std::fs::set_permissions(sb.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let before = sb.snapshot();
+    let first = call_unprivileged(
+        &sb,
+        &json!({"tool_name": "Read", "tool_args": {"file_path": "open.txt"}}),
+    );
+    assert_eq!(first.code, 0, "{} {}", first.stdout, first.stderr);
+    // The owner's alone now (the sandbox itself is writable by its owner only).
     std::fs::set_permissions(
         sb.path("locked.txt"),
         std::fs::Permissions::from_mode(0o600),
     )
     .unwrap();
-    std::fs::set_permissions(sb.path("open.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !is_root {
-        std::fs::set_permissions(
-            sb.path("locked.txt"),
-            std::fs::Permissions::from_mode(0o000),
-        )
-        .unwrap();
-    }
-    // `nobody` may not be able to reach the build directory: run a copy from a directory
-    // anyone can read.
-    let bin_dir = tempfile::tempdir().unwrap();
-    let bin = bin_dir.path().join("filekit");
-    std::fs::copy(env!("CARGO_BIN_EXE_filekit"), &bin).unwrap();
-    std::fs::set_permissions(bin_dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let run_as_user = |call: serde_json::Value| -> Run {
-        let mut cmd = if is_root {
-            let mut c = Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
-            c.arg(&bin);
-            c
-        } else {
-            Command::new(env!("CARGO_BIN_EXE_filekit"))
-        };
-        cmd.arg("--root")
-            .arg(sb.root())
-            .args(["call", "--json", &call.to_string()])
-            .current_dir("/");
-        let out = cmd
-            .output()
-            .expect("run filekit (setpriv is in util-linux)");
-        Run::parse(out)
-    };
-    let before = sb.snapshot();
 
-    let run = run_as_user(json!({"tool_name": "Read", "tool_args": {"file_path": "locked.txt"}}));
+    let run = call_unprivileged(
+        &sb,
+        &json!({"tool_name": "Read", "tool_args": {"file_path": "locked.txt"}}),
+    );
     assert_eq!(run.code, FAILED, "{} {}", run.stdout, run.stderr);
     assert_eq!(run.json["errorCode"], "PERMISSION_DENIED", "{}", run.stdout);
     assert!(run.stdout.contains("permission"), "{}", run.stdout);
 
     // Readable but not writable by this user: the edit fails and the file is untouched.
-    let run = run_as_user(json!({"tool_name": "Edit", "tool_args": {
-        "file_path": "open.txt", "old_string": "public", "new_string": "changed"}}));
+    let run = call_unprivileged(
+        &sb,
+        &json!({"tool_name": "Edit", "tool_args": {
+        "file_path": "open.txt", "old_string": "public", "new_string": "changed"}}),
+    );
     assert_eq!(run.code, FAILED, "{} {}", run.stdout, run.stderr);
     assert_eq!(run.json["errorCode"], "PERMISSION_DENIED", "{}", run.stdout);
     assert_eq!(before, sb.snapshot());

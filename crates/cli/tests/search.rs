@@ -284,17 +284,15 @@ fn walks_survive_symlink_loops_and_do_not_leave_the_root() {
 fn unreadable_files_are_skipped_and_counted() {
     use std::os::unix::fs::PermissionsExt;
     let sb = project();
-    if permissions_do_not_bite(&sb) {
-        eprintln!("skipped: this process reads files whatever their permissions (root)");
-        return;
-    }
     sb.write("src/locked.rs", "// TODO locked\n");
+    // Readable by its owner only: the search runs as another user.
     std::fs::set_permissions(
         sb.path("src/locked.rs"),
-        std::fs::Permissions::from_mode(0o000),
+        std::fs::Permissions::from_mode(0o600),
     )
     .unwrap();
-    let run = sb.call("Grep", json!({"pattern": "TODO"}));
+    let call = json!({"tool_name": "Grep", "tool_args": {"pattern": "TODO"}});
+    let run = call_unprivileged(&sb, &call);
     let text = content(&run);
     assert!(
         text.contains("1 unreadable files or directories skipped"),

@@ -193,15 +193,55 @@ pub fn hash_of(sb: &Sandbox, rel: &str) -> String {
         .to_string()
 }
 
-/// True when this process can read files whatever their permissions (root), where a
-/// permission test cannot show anything.
-pub fn permissions_do_not_bite(sb: &Sandbox) -> bool {
+/// Runs `filekit --root <sandbox> call --json CALL` as a user that file modes apply to, for
+/// tests of permission errors. Tests usually run as root, whom modes do not stop: then the
+/// binary runs as `nobody` through `setpriv` (util-linux), from a copy in a directory anyone
+/// can read, with the sandbox's directories opened to others for reading (not writing).
+/// Files keep their modes (644 from the usual umask); a test locks what it wants with
+/// `chmod`.
+pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
     use std::os::unix::fs::PermissionsExt;
-    let probe = sb.path(".perm-probe");
-    std::fs::write(&probe, "x").unwrap();
-    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o000)).unwrap();
-    let readable = std::fs::read(&probe).is_ok();
-    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o644)).unwrap();
-    std::fs::remove_file(&probe).unwrap();
-    readable
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let mut cmd = if is_root {
+        let bin_dir = std::env::temp_dir().join(format!("filekit-bin-{}", std::process::id()));
+        std::fs::create_dir_all(&bin_dir).unwrap();
+        let bin = bin_dir.join("filekit");
+        if !bin.exists() {
+            std::fs::copy(env!("CARGO_BIN_EXE_filekit"), &bin).unwrap();
+        }
+        for p in [&bin_dir, &bin] {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        open_up(sb.root());
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(bin);
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_filekit"))
+    };
+    cmd.arg("--root")
+        .arg(sb.root())
+        .args(["call", "--json", &call.to_string()])
+        .current_dir("/");
+    Run::parse(
+        cmd.output()
+            .expect("run filekit (setpriv is part of util-linux)"),
+    )
+}
+
+/// Makes `dir` and the directories under it traversable and listable by others (files keep
+/// their modes: what a test locks stays locked).
+fn open_up(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return;
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        open_up(&e.path());
+    }
 }
