@@ -86,7 +86,10 @@ def tree_hash(path):
 
 
 def run_shell(cmd, cwd):
-    proc = subprocess.run(cmd, cwd=cwd, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # No stdin: rg given no path would search standard input instead of the tree.
+    proc = subprocess.run(
+        cmd, cwd=cwd, shell=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     # rg exits 1 when nothing matches; xargs passes on a tool's failure.
     if proc.returncode not in (0, 1):
         sys.exit(f"failed ({proc.returncode}): {cmd}\n{proc.stderr.decode()[:2000]}")
@@ -123,8 +126,8 @@ def main():
                 "filekit": f"{FILEKIT} --root . replace {lit}{q(fk_expr)} . --glob '*.rs'",
                 "filekit --no-fsync": f"{FILEKIT} --root . replace --no-fsync {lit}{q(fk_expr)} . --glob '*.rs'",
                 "fastmod": f"{fastmod} --accept-all {'--fixed-strings ' if literal else ''}--extensions rs {q(pat)} {q(rep)}",
-                "rg | sd": f"rg -l {'-F ' if literal else ''}{q(pat)} -g '*.rs' | xargs -r {sd} {'-F ' if literal else ''}{q(pat)} {q(rep)}",
-                "rg | sed -i": f"rg -l {'-F ' if literal else ''}{q(pat)} -g '*.rs' | xargs -r sed -i -E {q(sed_expr)}",
+                "rg | sd": f"rg -l {'-F ' if literal else ''}{q(pat)} -g '*.rs' . | xargs -r {sd} {'-F ' if literal else ''}{q(pat)} {q(rep)}",
+                "rg | sed -i": f"rg -l {'-F ' if literal else ''}{q(pat)} -g '*.rs' . | xargs -r sed -i -E {q(sed_expr)}",
             }
             times = {}
             hashes = {}
@@ -142,8 +145,9 @@ def main():
             fresh()
             preview = {}
             for tool, cmd in {
-                "filekit --dry-run": f"{FILEKIT} --root . replace {lit}{q(fk_expr)} . --glob '*.rs' --dry-run",
-                "rg": f"rg {'-F ' if literal else ''}{q(pat)} -g '*.rs'",
+                # Through a pipe: rg writing to /dev/null stops at the first match.
+                "filekit --dry-run": f"{FILEKIT} --root . replace {lit}{q(fk_expr)} . --glob '*.rs' --dry-run | cat",
+                "rg": f"rg {'-F ' if literal else ''}{q(pat)} -g '*.rs' . | cat",
             }.items():
                 samples = []
                 for _ in range(args.runs):

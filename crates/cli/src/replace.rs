@@ -119,9 +119,10 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
             dry_run: args.dry_run,
             atomic: args.atomic,
             no_fsync: args.no_fsync,
-            // A real run without --diff prints counts only: computing thousands of diffs
-            // nobody reads would cost more than the replace.
-            lean: !args.dry_run && !args.diff && !json,
+            // Nothing here shows the texts; a real run without --diff prints counts only,
+            // and computing thousands of diffs nobody reads would cost more than the replace.
+            lean: true,
+            no_diffs: !args.dry_run && !args.diff && !json,
             control,
             ..EditOptions::default()
         },

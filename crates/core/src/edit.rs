@@ -118,9 +118,11 @@ pub struct EditOptions {
     /// ever sees half of it), but a power cut right after the request may lose it, as with
     /// `sed -i` or fastmod. For speed on trees that are under version control anyway.
     pub no_fsync: bool,
-    /// Report counts, hashes and outcomes only: no diffs and no texts. For large unattended
-    /// runs, where a diff of every file would cost more than the edits.
+    /// Keep no texts in the report (`old_text`, `new_text`): for requests over many files,
+    /// whose reports would otherwise hold every changed file twice.
     pub lean: bool,
+    /// Compute no diffs: for unattended runs where nobody reads them.
+    pub no_diffs: bool,
 }
 
 /// How far a request is, as reported to [`Control`]'s callback.

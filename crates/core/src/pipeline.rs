@@ -638,7 +638,7 @@ fn plan_file_inner(
         ("/dev/null".to_string(), format!("b/{diff_path}"))
     };
     let (diff_text, stats) = match old_text {
-        _ if untouched || opts.lean => (String::new(), diff::DiffStats::default()),
+        _ if untouched || opts.no_diffs => (String::new(), diff::DiffStats::default()),
         Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
         Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
         None => diff::unified_texts("", &new_text, &old_name, &new_name),
@@ -678,7 +678,8 @@ fn plan_file_inner(
     if opts.atomic {
         plan.old_bytes = before.bytes;
     }
-    if applied > 0 {
+    // A dry run writes nothing: its bytes were only needed for the hash.
+    if applied > 0 && !opts.dry_run {
         plan.write = Some((bytes, mode));
     }
     if !opts.lean {

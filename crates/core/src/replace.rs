@@ -6,9 +6,8 @@ use crate::edit::{Edit, EditOptions, EditReport, EditRequest, FileEdits};
 use crate::error::{ErrorCode, FkError};
 use crate::pipeline;
 use crate::sed::Substitution;
-use crate::select::{FileSelection, select};
+use crate::select::{FileSelection, select_where};
 use crate::workspace::Workspace;
-use rayon::prelude::*;
 use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
@@ -80,8 +79,13 @@ impl TreeReplaceReport {
 /// Runs `req`. Errors are for the request as a whole (the directory, a glob, no file chosen);
 /// each file's own failure is in the report.
 pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceReport, FkError> {
-    let selected = select(ws, &req.selection)?;
-    if selected.files.is_empty() {
+    // Most files of a tree do not match: rule them out during the walk, with one search of
+    // their bytes in a buffer each thread reuses, before the pipeline reads, decodes and
+    // indexes anything.
+    let limit = req.options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
+    let keep = |path: &str| may_change(ws, &req.substitution, path, limit);
+    let selected = select_where(ws, &req.selection, &keep)?;
+    if selected.chosen == 0 {
         let sel = &req.selection;
         let excluded = if sel.exclude_patterns.is_empty() {
             String::new()
@@ -104,17 +108,10 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
             "walk_skipped": selected.skipped.len(),
         })));
     }
-    // Most files of a tree do not match: rule them out with one search of their bytes, read
-    // into a buffer each thread reuses, before the pipeline reads, decodes and indexes them.
-    let limit = req.options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
-    let candidates: Vec<&String> = selected
+    let unmatched = selected.chosen - selected.files.len();
+    let files: Vec<FileEdits> = selected
         .files
-        .par_iter()
-        .filter(|path| may_change(ws, &req.substitution, path, limit))
-        .collect();
-    let unmatched = selected.files.len() - candidates.len();
-    let files: Vec<FileEdits> = candidates
-        .into_iter()
+        .iter()
         .map(|path| FileEdits {
             path: path.clone(),
             edits: vec![Edit::Substitute(req.substitution.clone())],
@@ -127,7 +124,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     };
     let report = pipeline::apply(ws, &EditRequest { files, options });
     Ok(TreeReplaceReport {
-        chosen: selected.files.len(),
+        chosen: selected.chosen,
         unmatched,
         walk_skipped: selected.skipped,
         report,

@@ -20,7 +20,9 @@ use crate::error::FkError;
 use crate::search::{self, WalkFilter};
 use crate::workspace::Workspace;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use ignore::WalkState;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Which files a tree-wide operation works on.
 #[derive(Debug, Clone, Default)]
@@ -42,6 +44,8 @@ pub struct FileSelection {
 /// The files chosen, in path order, and what the walk left out.
 #[derive(Debug, Clone, Default)]
 pub struct Selected {
+    /// How many files the selection chose (before a `keep` test).
+    pub chosen: usize,
     /// The chosen files: relative to the first root when inside it (as people read them),
     /// otherwise absolute.
     pub files: Vec<String>,
@@ -52,6 +56,16 @@ pub struct Selected {
 /// Walks `selection.directory` and returns the files it chooses. Errors: the directory is
 /// outside the roots, missing or not a directory; a glob does not parse.
 pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkError> {
+    select_where(ws, selection, &|_| true)
+}
+
+/// Like [`select`], keeping only the chosen files for which `keep` (called with the path as
+/// it will be given, from the walk's threads) is true; `chosen` still counts them all.
+pub fn select_where(
+    ws: &Workspace,
+    selection: &FileSelection,
+    keep: &(dyn Fn(&str) -> bool + Sync),
+) -> Result<Selected, FkError> {
     let base = search::resolve_base(ws, Some(&selection.directory))?;
     if !base.is_dir {
         return Err(FkError::invalid(format!(
@@ -76,7 +90,6 @@ pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkE
             ignored: selection.no_ignore,
         },
     );
-    walk.sort_by_file_name(|a, b| a.cmp(b));
     // A pattern with a `/` names subdirectories itself, so it implies recursion.
     if !selection.recursive && !selection.file_pattern.contains('/') {
         walk.max_depth(Some(1));
@@ -98,45 +111,69 @@ pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkE
         !(is_dir && prune.matches_dir(rel))
     });
 
-    let mut out = Selected::default();
-    for entry in walk.build() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                let path = error_path(&e).unwrap_or_else(|| root.clone());
-                out.skipped
-                    .push((path.display().to_string(), format!("not walked: {e}")));
-                continue;
+    // A parallel walk (threads as ripgrep chooses them); the order is restored after.
+    walk.threads(search::threads());
+    let out = Mutex::new(Selected::default());
+    walk.build_parallel().run(|| {
+        let (include, exclude, root, first_root, out) =
+            (&include, &exclude, &root, &first_root, &out);
+        Box::new(move |entry| {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let path = error_path(&e).unwrap_or_else(|| root.clone());
+                    if let Ok(mut out) = out.lock() {
+                        out.skipped
+                            .push((path.display().to_string(), format!("not walked: {e}")));
+                    }
+                    return WalkState::Continue;
+                }
+            };
+            let Some(kind) = entry.file_type() else {
+                return WalkState::Continue;
+            };
+            let Ok(rel) = entry.path().strip_prefix(root) else {
+                return WalkState::Continue;
+            };
+            if kind.is_dir()
+                || rel.as_os_str().is_empty()
+                || !include.matches_file(rel)
+                || exclude.matches_file(rel)
+            {
+                return WalkState::Continue;
             }
-        };
-        let Some(kind) = entry.file_type() else {
-            continue;
-        };
-        let Ok(rel) = entry.path().strip_prefix(&root) else {
-            continue;
-        };
-        if kind.is_dir() || rel.as_os_str().is_empty() {
-            continue;
-        }
-        if !include.matches_file(rel) || exclude.matches_file(rel) {
-            continue;
-        }
-        if kind.is_symlink() {
-            out.skipped.push((
-                entry.path().display().to_string(),
-                "symbolic link (not followed; its target is chosen where it is)".into(),
-            ));
-            continue;
-        }
-        if !kind.is_file() {
-            continue;
-        }
-        let shown = entry
-            .path()
-            .strip_prefix(&first_root)
-            .unwrap_or(entry.path());
-        out.files.push(shown.display().to_string());
-    }
+            if kind.is_symlink() {
+                if let Ok(mut out) = out.lock() {
+                    out.skipped.push((
+                        entry.path().display().to_string(),
+                        "symbolic link (not followed; its target is chosen where it is)".into(),
+                    ));
+                }
+                return WalkState::Continue;
+            }
+            if !kind.is_file() {
+                return WalkState::Continue;
+            }
+            let shown = entry
+                .path()
+                .strip_prefix(first_root)
+                .unwrap_or(entry.path())
+                .display()
+                .to_string();
+            // The caller's test (a read of the file) runs here, on the walk's threads.
+            let kept = keep(&shown);
+            if let Ok(mut out) = out.lock() {
+                out.chosen += 1;
+                if kept {
+                    out.files.push(shown);
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    let mut out = out.into_inner().unwrap_or_default();
+    out.files.sort_unstable();
+    out.skipped.sort_unstable();
     Ok(out)
 }
 

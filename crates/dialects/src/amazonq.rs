@@ -687,6 +687,8 @@ fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkErr
             dry_run: args.dry_run.unwrap_or(false),
             atomic: args.atomic.unwrap_or(false),
             control: crate::call_control(),
+            // The reply shows diffs, never the files' texts.
+            lean: true,
             ..EditOptions::default()
         },
     };

@@ -298,6 +298,8 @@ fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             dry_run: args.dry_run.unwrap_or(false),
             atomic: args.atomic.unwrap_or(false),
             control: crate::call_control(),
+            // The reply shows diffs, never the files' texts.
+            lean: true,
             ..EditOptions::default()
         },
     };
