@@ -6,7 +6,7 @@ use crate::edit::{Edit, EditOptions, EditReport, EditRequest, FileEdits};
 use crate::error::{ErrorCode, FkError};
 use crate::pipeline;
 use crate::sed::Substitution;
-use crate::select::{FileSelection, select_where};
+use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
 use std::cell::RefCell;
 use std::io::Read;
@@ -84,7 +84,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     // indexes anything.
     let limit = req.options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
     let keep = |path: &str| may_change(ws, &req.substitution, path, limit);
-    let selected = select_where(ws, &req.selection, &keep)?;
+    let selected = select(ws, &req.selection, &keep)?;
     if selected.chosen == 0 {
         let sel = &req.selection;
         let excluded = if sel.exclude_patterns.is_empty() {

@@ -243,7 +243,11 @@ impl Substitution {
             .crlf(true)
             .dot_matches_new_line(dot_all)
             .build()
-            .map_err(|e| FkError::invalid(format!("invalid regex: {e}")))?;
+            // Same pattern and flags as the regex built above, which already parsed it.
+            .map_err(|e| {
+                FkError::invalid(format!("invalid regex in {expression:?}: {e}"))
+                    .with_hint("escape regex operators with a backslash, or ask for literal mode")
+            })?;
         let replacement = if literal {
             vec![Part::Literal(unescape_literal(&replacement_text))]
         } else {

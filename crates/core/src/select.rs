@@ -53,15 +53,11 @@ pub struct Selected {
     pub skipped: Vec<(String, String)>,
 }
 
-/// Walks `selection.directory` and returns the files it chooses. Errors: the directory is
-/// outside the roots, missing or not a directory; a glob does not parse.
-pub fn select(ws: &Workspace, selection: &FileSelection) -> Result<Selected, FkError> {
-    select_where(ws, selection, &|_| true)
-}
-
-/// Like [`select`], keeping only the chosen files for which `keep` (called with the path as
-/// it will be given, from the walk's threads) is true; `chosen` still counts them all.
-pub fn select_where(
+/// Walks `selection.directory` and returns the files it chooses for which `keep` (called
+/// with the path as it will be given, from the walk's threads) is true; `chosen` counts them
+/// all. Errors: the directory is outside the roots, missing or not a directory; a glob does
+/// not parse.
+pub fn select(
     ws: &Workspace,
     selection: &FileSelection,
     keep: &(dyn Fn(&str) -> bool + Sync),

@@ -14,7 +14,7 @@ use filekit_core::edit::{
     Edit, EditOptions, EditRequest, Expected, FileEdits, FileReport, FileStatus,
 };
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
-use filekit_core::replace::{TreeReplace, TreeReplaceReport, tree_replace};
+use filekit_core::replace::TreeReplaceReport;
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
@@ -674,25 +674,21 @@ fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkErr
         "pattern_replace needs a sed substitution such as s/old/new/g",
     )?;
     let substitution = Substitution::parse(&sed_pattern, args.literal.unwrap_or(false))?;
-    let request = TreeReplace {
-        selection: FileSelection {
-            directory,
-            file_pattern,
-            recursive: args.recursive.unwrap_or(false),
-            exclude_patterns: args.exclude_patterns.unwrap_or_default(),
-            ..FileSelection::default()
-        },
-        substitution,
-        options: EditOptions {
-            dry_run: args.dry_run.unwrap_or(false),
-            atomic: args.atomic.unwrap_or(false),
-            control: crate::call_control(),
-            // The reply shows diffs, never the files' texts.
-            lean: true,
-            ..EditOptions::default()
-        },
+    let selection = FileSelection {
+        directory,
+        file_pattern,
+        recursive: args.recursive.unwrap_or(false),
+        exclude_patterns: args.exclude_patterns.unwrap_or_default(),
+        ..FileSelection::default()
     };
-    let out = match tree_replace(ws, &request) {
+    let run = shape::run_tree_replace(
+        ws,
+        selection,
+        substitution,
+        args.dry_run.unwrap_or(false),
+        args.atomic.unwrap_or(false),
+    );
+    let out = match run {
         Ok(out) => out,
         // No file chosen, or a bad directory: an answer about the request, not a rejection
         // of its arguments.
@@ -715,8 +711,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let report = &out.report;
     let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
     let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
-    let mut budget = shape::MAX_REPLY_DIFF;
-    let mut diffs_cut = 0usize;
+    let mut budget = shape::DiffBudget::new();
     let mut text = String::new();
     let mut entries = Vec::new();
     for f in &report.files {
@@ -739,14 +734,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         } else {
             text.push_str(&format!("{}: {replacements} replacement(s)\n", f.path));
         }
-        if !f.diff.is_empty() {
-            if f.diff.len() <= budget {
-                budget -= f.diff.len();
-                pairs.push(("diff", Some(json!(f.diff))));
-            } else {
-                diffs_cut += 1;
-            }
-        }
+        pairs.push(("diff", budget.take(&f.diff).map(|d| json!(d))));
         pairs.push((
             "content_hash",
             shape::current_hash(f)
@@ -769,9 +757,10 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         failed.len(),
         out.chosen,
     );
-    let cut_note = (diffs_cut > 0).then(|| {
+    let cut_note = (budget.cut > 0).then(|| {
         format!(
-            "the diffs of {diffs_cut} file(s) are left out to keep this reply readable; read those files, or narrow file_pattern, to see them"
+            "the diffs of {} file(s) are left out to keep this reply readable; read those files, or narrow file_pattern, to see them",
+            budget.cut
         )
     });
     let mut full_text = format!("{summary}\n{text}");

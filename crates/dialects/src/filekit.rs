@@ -16,9 +16,8 @@ use crate::args::{parse, schema_for};
 use crate::plan::Plan;
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
-use filekit_core::edit::{EditOptions, FileStatus};
+use filekit_core::edit::FileStatus;
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
-use filekit_core::replace::{TreeReplace, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
@@ -285,25 +284,21 @@ static REPLACE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReplaceArgs>
 fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ReplaceArgs = parse("replace_in_files", &REPLACE_SCHEMA, args)?;
     let substitution = Substitution::parse(&args.expression, args.literal.unwrap_or(false))?;
-    let request = TreeReplace {
-        selection: FileSelection {
-            directory: args.directory.unwrap_or_else(|| ".".to_string()),
-            file_pattern: args.files,
-            recursive: args.recursive.unwrap_or(true),
-            exclude_patterns: args.exclude.unwrap_or_default(),
-            ..FileSelection::default()
-        },
-        substitution,
-        options: EditOptions {
-            dry_run: args.dry_run.unwrap_or(false),
-            atomic: args.atomic.unwrap_or(false),
-            control: crate::call_control(),
-            // The reply shows diffs, never the files' texts.
-            lean: true,
-            ..EditOptions::default()
-        },
+    let selection = FileSelection {
+        directory: args.directory.unwrap_or_else(|| ".".to_string()),
+        file_pattern: args.files,
+        recursive: args.recursive.unwrap_or(true),
+        exclude_patterns: args.exclude.unwrap_or_default(),
+        ..FileSelection::default()
     };
-    let out = match tree_replace(ws, &request) {
+    let run = shape::run_tree_replace(
+        ws,
+        selection,
+        substitution,
+        args.dry_run.unwrap_or(false),
+        args.atomic.unwrap_or(false),
+    );
+    let out = match run {
         Ok(out) => out,
         // No file chosen, or a bad directory: an answer about the request, not a rejection.
         Err(err) => {
@@ -314,8 +309,7 @@ fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let report = &out.report;
     let mut text = String::new();
     let mut entries = Vec::new();
-    let mut budget = shape::MAX_REPLY_DIFF;
-    let mut diffs_cut = 0usize;
+    let mut budget = shape::DiffBudget::new();
     for f in &report.files {
         if f.status == FileStatus::Unchanged && f.success() {
             continue; // counted, not listed
@@ -337,13 +331,8 @@ fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         if let Some(hash) = shape::current_hash(f).filter(|_| f.skipped.is_none()) {
             entry.insert("content_hash".into(), json!(hash));
         }
-        if !f.diff.is_empty() {
-            if f.diff.len() <= budget {
-                budget -= f.diff.len();
-                entry.insert("diff".into(), json!(f.diff));
-            } else {
-                diffs_cut += 1;
-            }
+        if let Some(diff) = budget.take(&f.diff) {
+            entry.insert("diff".into(), json!(diff));
         }
         entries.push(Value::Object(entry));
     }
@@ -370,9 +359,10 @@ fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     if report.rolled_back {
         summary.push_str(" (atomic: nothing written because something failed)");
     }
-    if diffs_cut > 0 {
+    if budget.cut > 0 {
         summary.push_str(&format!(
-            "; {diffs_cut} diff(s) left out of this reply to keep it short (the changes are made as reported)"
+            "; {} diff(s) left out of this reply to keep it short (the changes are made as reported)",
+            budget.cut
         ));
     }
     let diffs: String = entries

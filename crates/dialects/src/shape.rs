@@ -235,6 +235,59 @@ fn capped_diff_at(diff: &str, max: usize) -> (&str, Option<String>) {
     (&diff[..cut], Some(note))
 }
 
+/// Runs a tree-wide replace for a tool call: with the call's progress and cancellation, and a
+/// lean report (the replies show diffs, never the files' texts).
+pub(crate) fn run_tree_replace(
+    ws: &filekit_core::Workspace,
+    selection: filekit_core::select::FileSelection,
+    substitution: filekit_core::sed::Substitution,
+    dry_run: bool,
+    atomic: bool,
+) -> Result<filekit_core::replace::TreeReplaceReport, FkError> {
+    let request = filekit_core::replace::TreeReplace {
+        selection,
+        substitution,
+        options: filekit_core::EditOptions {
+            dry_run,
+            atomic,
+            control: crate::call_control(),
+            lean: true,
+            ..Default::default()
+        },
+    };
+    filekit_core::replace::tree_replace(ws, &request)
+}
+
+/// The diffs of a reply about many files: whole diffs while [`MAX_REPLY_DIFF`] lasts, then
+/// none, counting those left out.
+pub(crate) struct DiffBudget {
+    left: usize,
+    /// Diffs left out so far.
+    pub cut: usize,
+}
+
+impl DiffBudget {
+    pub(crate) fn new() -> DiffBudget {
+        DiffBudget {
+            left: MAX_REPLY_DIFF,
+            cut: 0,
+        }
+    }
+
+    /// `diff` if it still fits (and is not empty).
+    pub(crate) fn take<'a>(&mut self, diff: &'a str) -> Option<&'a str> {
+        if diff.is_empty() {
+            return None;
+        }
+        if diff.len() > self.left {
+            self.cut += 1;
+            return None;
+        }
+        self.left -= diff.len();
+        Some(diff)
+    }
+}
+
 /// A model-facing text for a write: one line per file (and per failed edit), then the diffs.
 pub(crate) fn write_summary(report: &EditReport) -> String {
     let mut out = String::new();
