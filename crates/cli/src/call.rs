@@ -64,6 +64,7 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
         Err(e) => return bad_call(e.code.as_str(), e.full_message()),
     };
     let reply = filekit_dialects::call(&ws, &name, tool_args);
+    crate::history_warning(&ws);
     print_json(&reply.value);
     let code = if reply.rejected {
         eprintln!("filekit: {}", reply.text);

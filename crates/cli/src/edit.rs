@@ -49,8 +49,10 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
         Ok(ws) => ws,
         Err(e) => return crate::fail_early(&e),
     };
-    let request = plan.into_request(args.dry_run, args.atomic, args.stop_on_error);
+    let mut request = plan.into_request(args.dry_run, args.atomic, args.stop_on_error);
+    request.options.tool = Some("filekit edit".into());
     let report = pipeline::apply(&ws, &request);
+    crate::history_warning(&ws);
     if json || args.json {
         println!(
             "{}",

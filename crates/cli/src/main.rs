@@ -7,6 +7,8 @@
 
 mod call;
 mod edit;
+mod fileops;
+mod history;
 mod read;
 mod replace;
 mod review;
@@ -15,9 +17,11 @@ mod serve;
 mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use filekit_core::{FkError, Workspace};
+use filekit_core::history::History;
+use filekit_core::{FkError, Workspace, transaction};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The operation ran and everything in it succeeded.
 pub const EXIT_OK: u8 = 0;
@@ -53,6 +57,13 @@ Verbs:
             filekit grep 'fn \\w+' src -t rust -C 2
             filekit glob '**/*.rs' --json
             filekit ls src --tree --depth 2
+  mv, cp, rm
+          Move, copy and delete files and directories inside the roots.
+            filekit mv src/old.ts src/lib/new.ts
+  history, undo, redo
+          Every change is recorded in .filekit/history.db; undo reverts one (or the last N).
+            filekit history --path src/app.ts
+            filekit undo            (the newest change)     filekit undo 12 --dry-run
   tools   List the tools `call` accepts, with their argument schemas under --json.
             filekit tools --dialect claude
   serve   Serve the tools over MCP (stdio) to an agent; see `filekit serve --help`.
@@ -86,6 +97,12 @@ pub struct GlobalArgs {
     /// and NO_COLOR is not set), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
     color: ColorChoice,
+    /// Do not record writes in the edit history (they cannot be undone then).
+    #[arg(long, global = true)]
+    no_history: bool,
+    /// The edit history database (default: .filekit/history.db in the first root).
+    #[arg(long = "history", value_name = "FILE", global = true)]
+    history: Option<PathBuf>,
 }
 
 #[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +135,24 @@ enum Verb {
     /// List a directory: flat, recursive or as a tree.
     #[command(after_help = search::LS_AFTER_HELP)]
     Ls(search::LsArgs),
+    /// Move or rename a file or directory (undoable).
+    #[command(after_help = fileops::AFTER_HELP)]
+    Mv(fileops::MoveArgs),
+    /// Copy a file or directory (undoable).
+    #[command(after_help = fileops::AFTER_HELP)]
+    Cp(fileops::MoveArgs),
+    /// Delete files or directories (undoable).
+    #[command(after_help = fileops::AFTER_HELP)]
+    Rm(fileops::RemoveArgs),
+    /// List the edit history, or show one entry's diff.
+    #[command(after_help = history::HISTORY_AFTER_HELP)]
+    History(history::HistoryArgs),
+    /// Undo a change filekit made (the newest, an entry, or the last N).
+    #[command(after_help = history::HISTORY_AFTER_HELP)]
+    Undo(history::UndoArgs),
+    /// Redo what an undo reverted.
+    #[command(after_help = history::HISTORY_AFTER_HELP)]
+    Redo(history::RedoArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
@@ -145,20 +180,58 @@ fn main() -> ExitCode {
         Verb::Grep(args) => search::run_grep(&cli.global, cli.json, args),
         Verb::Glob(args) => search::run_glob(&cli.global, cli.json, args),
         Verb::Ls(args) => search::run_ls(&cli.global, cli.json, args),
+        Verb::Mv(args) => fileops::run_move(&cli.global, cli.json, args, false),
+        Verb::Cp(args) => fileops::run_move(&cli.global, cli.json, args, true),
+        Verb::Rm(args) => fileops::run_remove(&cli.global, cli.json, args),
+        Verb::History(args) => history::run_history(&cli.global, cli.json, args),
+        Verb::Undo(args) => history::run_undo(&cli.global, cli.json, args),
+        Verb::Redo(args) => history::run_redo(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
         Verb::Serve(args) => serve::run(&cli.global, args),
     };
     ExitCode::from(code)
 }
 
-/// Opens the workspace the global options describe.
+/// Opens the workspace the global options describe, with its edit history (unless
+/// `--no-history`), after rolling back any atomic request a killed filekit left half done.
 pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     let roots = if global.roots.is_empty() {
         vec![std::env::current_dir().map_err(|e| FkError::from_io(&e, "the current directory"))?]
     } else {
         global.roots.clone()
     };
-    Workspace::new(&roots, global.read_only)
+    let mut ws = Workspace::new(&roots, global.read_only)?;
+    if !global.no_history {
+        let path = history_path(global, &ws);
+        ws.set_history(Arc::new(History::new(
+            &path,
+            filekit_core::history::DEFAULT_CAP_BYTES,
+        )));
+    }
+    match transaction::recover(&ws) {
+        Ok(r) => {
+            for tx in &r.rolled_back {
+                eprintln!("filekit: rolled back an interrupted atomic request (journal {tx})");
+            }
+        }
+        Err(e) => eprintln!("filekit: warning: {e}"),
+    }
+    Ok(ws)
+}
+
+/// Where the history of `ws` is kept under the global options.
+pub fn history_path(global: &GlobalArgs, ws: &Workspace) -> PathBuf {
+    global
+        .history
+        .clone()
+        .unwrap_or_else(|| History::default_path(&ws.roots()[0]))
+}
+
+/// Prints the history's warning, if recording failed (once per process).
+pub fn history_warning(ws: &Workspace) {
+    if let Some(w) = ws.history().and_then(|h| h.take_warning()) {
+        eprintln!("filekit: warning: {w}");
+    }
 }
 
 /// Prints a failure that stopped a verb before it ran, and gives the exit code for it.

@@ -124,11 +124,13 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
             lean: true,
             no_diffs: !args.dry_run && !args.diff && !json,
             control,
+            tool: Some("filekit replace".into()),
             ..EditOptions::default()
         },
     };
     let result = tree_replace(&ws, &request);
     bar.finish_and_clear();
+    crate::history_warning(&ws);
     let out = match result {
         Ok(out) => out,
         Err(e) => return crate::fail_early(&e),

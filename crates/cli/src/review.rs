@@ -129,10 +129,12 @@ pub fn run(
             files,
             options: EditOptions {
                 atomic,
+                tool: Some("filekit replace -i".into()),
                 ..EditOptions::default()
             },
         },
     );
+    crate::history_warning(ws);
     for f in &report.files {
         match f.error.as_ref().or_else(|| f.edits[0].error.as_ref()) {
             Some(err) => println!("{} {}: {err}", style.red("FAIL"), f.path),

@@ -123,6 +123,11 @@ pub struct EditOptions {
     pub lean: bool,
     /// Compute no diffs: for unattended runs where nobody reads them.
     pub no_diffs: bool,
+    /// Refuse to make missing parent directories of created files.
+    pub no_create_parents: bool,
+    /// The tool or verb that made the request, as the history names it (`fs_write`,
+    /// `filekit replace`).
+    pub tool: Option<String>,
 }
 
 /// How far a request is, as reported to [`Control`]'s callback.
@@ -271,6 +276,9 @@ pub struct FileReport {
     /// Why the file was skipped (status `Skipped`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Directories that were made to hold the file (absolute, outermost first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<String>,
     /// The file's text after the request (decoded, without BOM). Not serialized: dialects
     /// that show updated lines take them from here.
     #[serde(skip)]
@@ -297,6 +305,9 @@ pub struct EditReport {
     pub atomic: bool,
     /// Set when `atomic` kept every file unwritten because something failed.
     pub rolled_back: bool,
+    /// The history entry that records this request's writes (to undo it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_entry: Option<i64>,
 }
 
 impl EditReport {

@@ -18,7 +18,9 @@
 pub mod diff;
 pub mod edit;
 pub mod error;
+pub mod fsops;
 pub mod hash;
+pub mod history;
 pub mod lines;
 pub mod nearmiss;
 pub mod pipeline;
@@ -29,6 +31,8 @@ pub mod sed;
 pub mod select;
 pub mod sequential;
 pub mod text;
+pub mod transaction;
+pub mod undo;
 pub mod workspace;
 
 pub use edit::{

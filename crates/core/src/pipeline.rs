@@ -19,13 +19,13 @@ use crate::edit::{
 };
 use crate::error::{ErrorCode, FkError};
 use crate::hash;
+use crate::history::{self, Change, EntryKind, Node};
 use crate::lines::{LineTarget, Splice, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
-use crate::workspace::{
-    FileMeta, FilesystemSync, PendingWrite, Workspace, WriteMode, WsPath, rfc3339,
-};
+use crate::transaction::{self, Durability, Op};
+use crate::workspace::{FileMeta, Workspace, WriteMode, WsPath, rfc3339};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -73,8 +73,9 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     let cancelled = control.is_cancelled();
     let any_failure = plans.iter().any(|p| !p.report.success());
     let rolled_back = opts.atomic && any_failure;
+    let mut history_entry = None;
     if !opts.dry_run && !rolled_back && !cancelled {
-        commit(ws, &mut plans, opts);
+        history_entry = commit(ws, &mut plans, opts);
     }
     let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
     let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
@@ -94,6 +95,7 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
         dry_run: opts.dry_run,
         atomic: opts.atomic,
         rolled_back,
+        history_entry,
     }
 }
 
@@ -150,8 +152,9 @@ fn cancelled_error() -> FkError {
 /// One file's planned change.
 struct FilePlan {
     report: FileReport,
-    /// The bytes on disk before the request, to put back if an atomic request fails late.
+    /// The bytes on disk before the request, for the history.
     old_bytes: Option<Vec<u8>>,
+    old_mode: Option<u32>,
     target: Option<WsPath>,
     write: Option<(Vec<u8>, WriteMode)>,
 }
@@ -161,6 +164,7 @@ impl FilePlan {
         FilePlan {
             report: empty_report(path),
             old_bytes: None,
+            old_mode: None,
             target: None,
             write: None,
         }
@@ -196,6 +200,7 @@ fn empty_report(path: &str) -> FileReport {
         last_modified: None,
         error: None,
         skipped: None,
+        created_dirs: Vec::new(),
         new_text: None,
         old_text: None,
     }
@@ -269,6 +274,16 @@ fn plan_file_inner(
     plan.report.resolved_path = display.clone();
     plan.target = Some(target.clone());
     let exists = ws.metadata(&target)?;
+    if exists.is_none() && opts.no_create_parents && !missing_parents(ws, &target).is_empty() {
+        return Err(FkError::new(
+            ErrorCode::NotFound,
+            format!(
+                "cannot create {display}: its directory {} does not exist",
+                target.parent().map(|p| ws.display(&p)).unwrap_or_default()
+            ),
+        )
+        .with_hint("create the directory first, or allow parent directories to be created"));
+    }
     if let Some(meta) = &exists
         && meta.is_dir
     {
@@ -674,9 +689,10 @@ fn plan_file_inner(
     if !opts.lean {
         plan.report.old_text = old_text.map(str::to_string);
     }
-    // Only an atomic request that fails late needs the old bytes, to put them back.
-    if opts.atomic {
+    // The history keeps what the file was.
+    if ws.history().is_some() && !opts.dry_run {
         plan.old_bytes = before.bytes;
+        plan.old_mode = before.meta.as_ref().map(|m| m.mode);
     }
     // A dry run writes nothing: its bytes were only needed for the hash.
     if applied > 0 && !opts.dry_run {
@@ -916,81 +932,127 @@ fn edit_hunk(line: usize, before: &str, old: &str, new: &str, after: &str) -> St
 /// twice per file (an fsync costs milliseconds; a tree-wide replace writes thousands).
 const BATCH_SYNC_FILES: usize = 8;
 
-fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) {
-    let atomic = opts.atomic;
-    let writes = plans.iter().filter(|p| p.write.is_some()).count();
-    let batched = opts.no_fsync || writes > BATCH_SYNC_FILES;
-    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
-    for (i, plan) in plans.iter_mut().enumerate() {
-        let (Some(target), Some((bytes, mode))) = (&plan.target, &plan.write) else {
-            continue;
-        };
-        let pending = if batched {
-            ws.stage_unsynced(target, bytes, *mode, true)
-        } else {
-            ws.stage(target, bytes, *mode, true)
-        };
-        match pending {
-            Ok(p) => staged.push((i, p)),
-            Err(e) => {
-                plan.fail(e);
-                if atomic {
-                    return;
-                }
+/// Writes the planned files through the commit step ([`transaction::run`]), making missing
+/// parent directories first, and records what changed in the history.
+fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<i64> {
+    let writing: Vec<usize> = (0..plans.len())
+        .filter(|&i| plans[i].target.is_some() && plans[i].write.is_some())
+        .collect();
+    if writing.is_empty() {
+        return None;
+    }
+    let mut dirs: Vec<WsPath> = Vec::new();
+    for &i in &writing {
+        let target = plans[i].target.as_ref().expect("filtered");
+        for d in missing_parents(ws, target) {
+            if !dirs.contains(&d) {
+                dirs.push(d);
             }
         }
     }
-    let flush =
-        (batched && !opts.no_fsync).then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
-    if let Some(f) = &flush {
-        f.sync();
+    dirs.sort_by_key(|d| d.relative().components().count());
+    let mut ops: Vec<Op<'_>> = dirs
+        .iter()
+        .map(|d| Op::MakeDir {
+            path: d.clone(),
+            perm: None,
+        })
+        .collect();
+    for &i in &writing {
+        let plan = &plans[i];
+        let (bytes, mode) = plan.write.as_ref().expect("filtered");
+        ops.push(Op::Write {
+            path: plan.target.clone().expect("filtered"),
+            bytes,
+            mode: *mode,
+            perm: None,
+        });
     }
-    let mut done: Vec<usize> = Vec::new();
-    for (i, pending) in staged {
-        match pending.commit() {
+    let durability = if opts.no_fsync {
+        Durability::None
+    } else if writing.len() > BATCH_SYNC_FILES {
+        Durability::Batched
+    } else {
+        Durability::PerFile
+    };
+    let outcome = transaction::run(ws, &ops, opts.atomic, durability);
+    drop(ops);
+    let (dir_results, write_results) = outcome.results.split_at(dirs.len());
+    let made: Vec<&WsPath> = dirs
+        .iter()
+        .zip(dir_results)
+        .filter(|(_, r)| r.is_ok() && !outcome.rolled_back)
+        .map(|(d, _)| d)
+        .collect();
+    let mut changes: Vec<Change> = made
+        .iter()
+        .map(|d| Change {
+            path: d.absolute().to_path_buf(),
+            before: Node::Absent,
+            after: Node::Dir {
+                mode: ws.metadata(d).ok().flatten().map_or(0o755, |m| m.mode),
+            },
+        })
+        .collect();
+    for (&i, result) in writing.iter().zip(write_results) {
+        let plan = &mut plans[i];
+        match result {
             Ok(meta) => {
-                plans[i].report.written = true;
-                plans[i].report.last_modified = Some(rfc3339(meta.modified));
-                done.push(i);
-            }
-            Err(e) => {
-                plans[i].fail(e);
-                if atomic {
-                    restore(ws, plans, &done);
-                    return;
+                plan.report.written = true;
+                if let Some(meta) = meta {
+                    plan.report.last_modified = Some(rfc3339(meta.modified));
+                }
+                let target = plan.target.as_ref().expect("filtered");
+                plan.report.created_dirs = made
+                    .iter()
+                    .filter(|d| target.is_within(d))
+                    .map(|d| ws.display(d))
+                    .collect();
+                if ws.history().is_some() {
+                    let (bytes, _) = plan.write.take().expect("filtered");
+                    let after_mode = meta.as_ref().map_or(0o644, |m| m.mode);
+                    changes.push(Change {
+                        path: target.absolute().to_path_buf(),
+                        before: match plan.old_bytes.take() {
+                            Some(old) => Node::File {
+                                bytes: old,
+                                mode: plan.old_mode.unwrap_or(after_mode),
+                            },
+                            None => Node::Absent,
+                        },
+                        after: Node::File {
+                            bytes,
+                            mode: after_mode,
+                        },
+                    });
                 }
             }
+            Err(e) => plan.fail(e.clone()),
         }
     }
-    if let Some(f) = &flush {
-        f.sync();
+    if !outcome.rolled_back
+        && changes
+            .iter()
+            .any(|c| c.before != Node::Absent || matches!(c.after, Node::File { .. }))
+    {
+        let tool = opts.tool.as_deref().unwrap_or("edit");
+        let summary = history::summarize(ws, "changed", &changes);
+        return history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
     }
+    None
 }
 
-/// Puts back the old content of files an atomic request already wrote.
-fn restore(ws: &Workspace, plans: &mut [FilePlan], done: &[usize]) {
-    for &i in done {
-        let plan = &mut plans[i];
-        plan.report.written = false;
-        let Some(target) = &plan.target else { continue };
-        let Some(old) = &plan.old_bytes else {
-            plan.report.error = Some(
-                FkError::new(
-                    ErrorCode::Io,
-                    format!(
-                        "{} was created before the request failed and is left in place",
-                        plan.report.resolved_path
-                    ),
-                )
-                .with_hint("delete it if it is not wanted"),
-            );
-            continue;
-        };
-        if let Err(e) = ws
-            .stage(target, old, WriteMode::Replace, false)
-            .and_then(|p| p.commit())
-        {
-            plan.report.error = Some(e);
+/// The directories above `target` that do not exist yet, outermost first.
+pub(crate) fn missing_parents(ws: &Workspace, target: &WsPath) -> Vec<WsPath> {
+    let mut out = Vec::new();
+    let mut cur = target.parent();
+    while let Some(dir) = cur {
+        if dir.is_root() || ws.metadata(&dir).ok().flatten().is_some() {
+            break;
         }
+        cur = dir.parent();
+        out.push(dir);
     }
+    out.reverse();
+    out
 }

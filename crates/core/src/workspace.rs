@@ -56,6 +56,8 @@ pub struct Workspace {
     roots: Vec<Root>,
     root_paths: Vec<PathBuf>,
     read_only: bool,
+    /// Where committed writes are recorded, when the front end opened a history.
+    history: Option<std::sync::Arc<crate::history::History>>,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -67,6 +69,42 @@ pub struct WsPath {
 }
 
 impl WsPath {
+    /// The directory that holds this path (`None` for a root itself).
+    pub fn parent(&self) -> Option<WsPath> {
+        let rel = self.rel.parent()?.to_path_buf();
+        let abs = self.abs.parent()?.to_path_buf();
+        Some(WsPath {
+            root: self.root,
+            rel,
+            abs,
+        })
+    }
+
+    /// The entry `name` inside this directory. `name` must be one plain component (a name
+    /// read from the directory itself), so the result needs no resolving.
+    pub(crate) fn child(&self, name: &OsStr) -> WsPath {
+        WsPath {
+            root: self.root,
+            rel: self.rel.join(name),
+            abs: self.abs.join(name),
+        }
+    }
+
+    /// True when `self` is `other` or lies beneath it.
+    pub fn is_within(&self, other: &WsPath) -> bool {
+        self.root == other.root && self.rel.starts_with(&other.rel)
+    }
+
+    /// True for a root itself.
+    pub fn is_root(&self) -> bool {
+        self.rel.as_os_str().is_empty()
+    }
+
+    /// True for paths inside `.filekit/`, filekit's own data, which no tool may change.
+    pub fn is_reserved(&self) -> bool {
+        is_reserved(&self.rel)
+    }
+
     /// The absolute path of the real file.
     pub fn absolute(&self) -> &Path {
         &self.abs
@@ -83,7 +121,7 @@ impl WsPath {
     }
 
     /// The relative path as cap-std wants it: the root itself is `.`, not the empty path.
-    fn rel_or_dot(&self) -> &Path {
+    pub(crate) fn rel_or_dot(&self) -> &Path {
         if self.rel.as_os_str().is_empty() {
             Path::new(".")
         } else {
@@ -98,12 +136,16 @@ pub struct FileMeta {
     pub modified: SystemTime,
     pub is_dir: bool,
     pub is_file: bool,
+    /// Permission bits (`0o644`, ...), without the file type.
+    pub mode: u32,
 }
 
 impl FileMeta {
-    fn from_cap(m: &Metadata) -> FileMeta {
+    pub(crate) fn from_cap(m: &Metadata) -> FileMeta {
+        use cap_std::fs::PermissionsExt;
         FileMeta {
             len: m.len(),
+            mode: m.permissions().mode() & 0o7777,
             // Filesystems without modification times still deserve a stable answer.
             modified: m.modified().map(|t| t.into_std()).unwrap_or(UNIX_EPOCH),
             is_dir: m.is_dir(),
@@ -173,7 +215,23 @@ impl Workspace {
             root_paths: out.iter().map(|r| r.path.clone()).collect(),
             roots: out,
             read_only,
+            history: None,
         })
+    }
+
+    /// Records every later commit in `history` (see [`crate::history`]).
+    pub fn set_history(&mut self, history: std::sync::Arc<crate::history::History>) {
+        self.history = Some(history);
+    }
+
+    /// The history commits are recorded in, if any.
+    pub fn history(&self) -> Option<&std::sync::Arc<crate::history::History>> {
+        self.history.as_ref()
+    }
+
+    /// The directory handle of root `i`: for the commit step, which works beneath it.
+    pub(crate) fn root_dir(&self, i: usize) -> &Dir {
+        &self.roots[i].dir
     }
 
     /// The canonical roots, in the order given.
@@ -240,6 +298,34 @@ impl Workspace {
             }
         }
         Err(first_err.expect("at least one candidate root"))
+    }
+
+    /// Resolves `path` like [`Workspace::resolve`], except that a symbolic link at its last
+    /// component is not followed: the result names the link itself. For operations on
+    /// directory entries (delete, move, rename), which act on a link, not on what it points
+    /// to.
+    pub fn resolve_entry(&self, path: &str) -> Result<WsPath, FkError> {
+        let full = self.resolve(path)?;
+        if full.is_root() {
+            return Ok(full);
+        }
+        let expanded = expand_home(path)?;
+        let abs = if expanded.is_absolute() {
+            expanded
+        } else {
+            self.roots[0].path.join(expanded)
+        };
+        let norm = normalize(&abs);
+        let (Some(parent), Some(name)) = (norm.parent(), norm.file_name()) else {
+            return Ok(full);
+        };
+        let parent = self.resolve(&parent.to_string_lossy())?;
+        Ok(parent.child(name))
+    }
+
+    /// NOT_FOUND for `p`, with similar paths that exist.
+    pub fn missing(&self, p: &WsPath) -> FkError {
+        self.not_found(p)
     }
 
     /// Follows the symlinks of `rel` beneath root `i`, one component at a time.
@@ -423,7 +509,7 @@ impl Workspace {
         mode: WriteMode,
         create_parents: bool,
     ) -> Result<PendingWrite, FkError> {
-        self.stage_with(p, bytes, mode, create_parents, true)
+        self.stage_with(p, bytes, mode, create_parents, true, None)
     }
 
     /// Like [`Workspace::stage`], but without syncing the temporary file: for writes of many
@@ -436,7 +522,30 @@ impl Workspace {
         mode: WriteMode,
         create_parents: bool,
     ) -> Result<PendingWrite, FkError> {
-        self.stage_with(p, bytes, mode, create_parents, false)
+        self.stage_with(p, bytes, mode, create_parents, false, None)
+    }
+
+    /// Stages like [`Workspace::stage`] into a temporary file of the given name, so that a
+    /// journal written beforehand can name it (and recovery can remove it). `perm` sets the
+    /// permissions (otherwise the existing file's are kept).
+    pub(crate) fn stage_named(
+        &self,
+        p: &WsPath,
+        bytes: &[u8],
+        mode: WriteMode,
+        sync: bool,
+        temp: &OsStr,
+        perm: Option<u32>,
+    ) -> Result<PendingWrite, FkError> {
+        let pending = self.stage_with(p, bytes, mode, false, sync, Some(temp))?;
+        if let Some(perm) = perm {
+            use cap_std::fs::PermissionsExt;
+            pending
+                .parent
+                .set_permissions(&pending.temp, Permissions::from_mode(perm))
+                .map_err(|e| FkError::from_io(&e, &pending.shown))?;
+        }
+        Ok(pending)
     }
 
     fn stage_with(
@@ -446,6 +555,7 @@ impl Workspace {
         mode: WriteMode,
         create_parents: bool,
         sync: bool,
+        temp_name: Option<&OsStr>,
     ) -> Result<PendingWrite, FkError> {
         let shown = self.display(p);
         if self.read_only {
@@ -494,7 +604,11 @@ impl Workspace {
             (None, _) => None,
         };
 
-        let (temp, mut file) = create_temp(&parent).map_err(|e| FkError::from_io(&e, &shown))?;
+        let (temp, mut file) = match temp_name {
+            Some(name) => create_temp_named(&parent, name).map(|f| (name.to_os_string(), f)),
+            None => create_temp(&parent),
+        }
+        .map_err(|e| FkError::from_io(&e, &shown))?;
         let written = (|| -> io::Result<()> {
             if let Some(perms) = perms {
                 file.set_permissions(perms)?;
@@ -718,6 +832,12 @@ fn create_temp(dir: &Dir) -> io::Result<(OsString, cap_std::fs::File)> {
         }
     }
     Err(last_err.unwrap_or_else(|| io::Error::other("could not create a temporary file")))
+}
+
+fn create_temp_named(dir: &Dir, name: &OsStr) -> io::Result<cap_std::fs::File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    dir.open_with(name, &options)
 }
 
 /// A write staged by [`Workspace::stage`]: a synced temporary file waiting to be renamed

@@ -5,7 +5,7 @@
 //! ones (`path`, `success`, `error`, `content_hash`) so that an agent meets one convention,
 //! and edits answer with the unified diff plus the updated lines, numbered, as the document
 //! asks. `file:list_files` lists through the engine's search module. Delete, rename and copy
-//! belong to later work and are not served.
+//! are in [`crate::file_ops`].
 
 use crate::args::{missing_for, object, parse, schema_for};
 use crate::shape::{self, Case};

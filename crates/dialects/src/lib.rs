@@ -16,9 +16,12 @@ mod claude;
 mod claude_search;
 mod desktop_commander;
 mod file;
+mod file_ops;
 mod filekit;
+mod history_tools;
 pub mod plan;
 mod shape;
+mod templates;
 
 use filekit_core::edit::{EditReport, EditRequest};
 use filekit_core::{Control, ErrorCode, FkError, Workspace, pipeline};
@@ -31,6 +34,13 @@ thread_local! {
     /// thread-local rather than a parameter of every tool: only the edit requests the tools
     /// build need it, and they all go through [`apply`].
     static CALL_CONTROL: RefCell<Control> = RefCell::new(Control::default());
+    /// The name of the tool running on this thread, for the history.
+    static CALL_TOOL: RefCell<&'static str> = const { RefCell::new("") };
+}
+
+/// The name of the tool running on this thread.
+pub(crate) fn call_tool() -> String {
+    CALL_TOOL.with(|t| t.borrow().to_string())
 }
 
 /// Runs one tool call like [`call`], under `control`: the edit request the tool makes reports
@@ -56,6 +66,7 @@ pub(crate) fn call_control() -> Control {
 /// Applies an edit request under the control of the current call.
 pub(crate) fn apply(ws: &Workspace, mut request: EditRequest) -> EditReport {
     request.options.control = call_control();
+    request.options.tool = Some(call_tool());
     pipeline::apply(ws, &request)
 }
 
@@ -150,12 +161,21 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(claude::tools());
     all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
+    all.extend(file_ops::tools());
     all.extend(filekit::tools());
+    all.extend(history_tools::tools());
     all
 });
 
 /// The dialects this crate serves, in table order.
-pub const DIALECTS: &[&str] = &["amazonq", "file", "claude", "desktop-commander", "filekit"];
+pub const DIALECTS: &[&str] = &[
+    "amazonq",
+    "file",
+    "claude",
+    "desktop-commander",
+    "semantic",
+    "filekit",
+];
 
 /// The tools of one dialect, or of all when `dialect` is `None`.
 pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {
@@ -190,7 +210,10 @@ pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
         return unknown_tool(tool_name);
     };
     let args = if args.is_null() { json!({}) } else { args };
-    match (tool.run)(ws, args) {
+    let previous = CALL_TOOL.with(|t| t.replace(tool.name));
+    let result = (tool.run)(ws, args);
+    CALL_TOOL.with(|t| *t.borrow_mut() = previous);
+    let mut reply = match result {
         Ok(reply) => reply,
         Err(err) => ToolReply {
             value: (tool.reject)(&err),
@@ -199,7 +222,16 @@ pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
             text: err.full_message(),
             images: Vec::new(),
         },
+    };
+    // A history that cannot record does not fail the edit; it is said once, here, so that
+    // whoever drives the tools learns it and how to repair it.
+    if let Some(warning) = ws.history().and_then(|h| h.take_warning()) {
+        reply.text.push_str(&format!("\nwarning: {warning}"));
+        if let Some(m) = reply.value.as_object_mut() {
+            m.insert("warning".into(), json!(warning));
+        }
     }
+    reply
 }
 
 /// The reply to a call naming no known tool: the closest names, so that a model that typed
@@ -289,7 +321,11 @@ mod tests {
     fn tools_are_found_by_either_name() {
         assert_eq!(find_tool("file:edit_file").unwrap().name, "file:edit_file");
         assert_eq!(find_tool("file_edit_file").unwrap().name, "file:edit_file");
-        assert!(find_tool("file:delete_file").is_none());
+        assert_eq!(
+            find_tool("file_delete_file").unwrap().name,
+            "file:delete_file"
+        );
+        assert!(find_tool("file:shred_file").is_none());
     }
 
     #[test]

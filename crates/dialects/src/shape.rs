@@ -251,6 +251,7 @@ pub(crate) fn run_tree_replace(
             dry_run,
             atomic,
             control: crate::call_control(),
+            tool: Some(crate::call_tool()),
             lean: true,
             ..Default::default()
         },

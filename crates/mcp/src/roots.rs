@@ -65,7 +65,11 @@ impl SessionWorkspace {
             };
             match fetched {
                 Ok(roots) if !roots.is_empty() => match Workspace::new(&roots, guard.read_only()) {
-                    Ok(ws) => {
+                    Ok(mut ws) => {
+                        carry_history(&guard, &mut ws);
+                        if let Err(e) = filekit_core::transaction::recover(&ws) {
+                            eprintln!("filekit serve: warning: {e}");
+                        }
                         eprintln!("filekit serve: workspace roots from the client: {roots:?}");
                         *guard = Arc::new(ws);
                     }
@@ -80,6 +84,21 @@ impl SessionWorkspace {
                 Err(message) => eprintln!("filekit serve: {message}; keeping {:?}", guard.roots()),
             }
         });
+    }
+}
+
+/// Gives a workspace opened on the client's roots the history of the one it replaces: the
+/// same database when one was named, else the default place in the new first root.
+fn carry_history(old: &Workspace, new: &mut Workspace) {
+    use filekit_core::history::{DEFAULT_CAP_BYTES, History};
+    let Some(h) = old.history() else { return };
+    if h.path() == History::default_path(&old.roots()[0]) {
+        new.set_history(Arc::new(History::new(
+            &History::default_path(&new.roots()[0]),
+            DEFAULT_CAP_BYTES,
+        )));
+    } else {
+        new.set_history(Arc::clone(h));
     }
 }
 

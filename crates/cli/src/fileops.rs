@@ -1,0 +1,182 @@
+//! `filekit mv`, `cp`, `rm`: file operations through the engine (sandboxed, recorded in the
+//! history, undoable).
+
+use crate::style::Style;
+use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
+use clap::Args;
+use filekit_core::fsops::{self, FileOp, FsReport, FsRequest};
+
+pub const AFTER_HELP: &str = "\
+Paths must be inside the workspace roots. Nothing is replaced unless --overwrite; a directory
+is removed with its contents only with -r. A destination ending in / that is a directory
+receives the source under its own name. Every operation is recorded in the history:
+`filekit undo` reverts it.
+
+Examples:
+  filekit mv src/old.ts src/lib/new.ts
+  filekit cp templates/ src/generated/ --dry-run
+  filekit rm -r build tmp --atomic";
+
+#[derive(Args)]
+pub struct MoveArgs {
+    /// The file or directory to move.
+    source: String,
+    /// Its new path.
+    destination: String,
+    /// Replace an existing destination file.
+    #[arg(long)]
+    overwrite: bool,
+    /// Check and describe; change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct RemoveArgs {
+    /// The files or directories to delete.
+    #[arg(required = true)]
+    paths: Vec<String>,
+    /// Delete directories with everything in them.
+    #[arg(short, long)]
+    recursive: bool,
+    /// All or nothing: if one path cannot be deleted, none is.
+    #[arg(long)]
+    atomic: bool,
+    /// Check and describe; change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run_move(global: &GlobalArgs, json: bool, args: MoveArgs, copy: bool) -> u8 {
+    let op = if copy {
+        FileOp::Copy {
+            from: args.source,
+            to: args.destination,
+            overwrite: args.overwrite,
+        }
+    } else {
+        FileOp::Move {
+            from: args.source,
+            to: args.destination,
+            overwrite: args.overwrite,
+        }
+    };
+    let tool = if copy { "filekit cp" } else { "filekit mv" };
+    run(
+        global,
+        json || args.json,
+        vec![op],
+        args.dry_run,
+        false,
+        tool,
+    )
+}
+
+pub fn run_remove(global: &GlobalArgs, json: bool, args: RemoveArgs) -> u8 {
+    let ops = args
+        .paths
+        .into_iter()
+        .map(|path| FileOp::Delete {
+            path,
+            recursive: args.recursive,
+        })
+        .collect();
+    run(
+        global,
+        json || args.json,
+        ops,
+        args.dry_run,
+        args.atomic,
+        "filekit rm",
+    )
+}
+
+fn run(
+    global: &GlobalArgs,
+    json: bool,
+    ops: Vec<FileOp>,
+    dry_run: bool,
+    atomic: bool,
+    tool: &str,
+) -> u8 {
+    let ws = match crate::workspace(global) {
+        Ok(ws) => ws,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let report = fsops::apply(
+        &ws,
+        &FsRequest {
+            ops,
+            dry_run,
+            atomic,
+            tool: Some(tool.into()),
+            ..FsRequest::default()
+        },
+    );
+    crate::history_warning(&ws);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        print_report(&Style::new(global.color), &report);
+    }
+    if report.success() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    }
+}
+
+fn print_report(style: &Style, report: &FsReport) {
+    for o in &report.ops {
+        let what = match &o.destination {
+            Some(d) => format!("{} -> {d}", o.source),
+            None => o.source.clone(),
+        };
+        match &o.error {
+            Some(e) => println!("{} {} {what}: {e}", style.red("FAILED"), o.op),
+            None => {
+                let verb = match (o.op, report.dry_run) {
+                    ("delete", true) => "would delete",
+                    ("move", true) => "would move",
+                    ("copy", true) => "would copy",
+                    ("delete", _) => "deleted",
+                    ("move", _) => "moved",
+                    _ => "copied",
+                };
+                let kind = o.kind.unwrap_or("file");
+                let size = if kind == "directory" {
+                    format!(" ({} files, {} bytes)", o.files, o.bytes)
+                } else {
+                    String::new()
+                };
+                println!("{} {kind} {what}{size}", style.green(verb));
+                for d in &o.created_dirs {
+                    println!("  {}", style.dim(&format!("made directory {d}")));
+                }
+            }
+        }
+    }
+    if report.rolled_back {
+        println!(
+            "{}",
+            style.bold("nothing was changed: the request is atomic and something failed")
+        );
+    }
+    if let Some(id) = report.history_entry {
+        println!(
+            "{}",
+            style.dim(&format!(
+                "history entry {id}: `filekit undo {id}` reverts it"
+            ))
+        );
+    }
+}

@@ -1,0 +1,773 @@
+//! File operations: delete, move (rename) and copy of files and directories.
+//!
+//! Each request is planned against the tree as it is (every path checked: inside the roots,
+//! not in `.filekit/`, sources there, destinations free unless overwriting), then carried out
+//! by the commit step ([`crate::transaction`]) like any write: a move is one rename, a delete
+//! a rename into the journal or an unlink, a copy new files staged and renamed into place.
+//! What changed is recorded in the history, so every operation can be undone. Creating files
+//! is an edit (`Edit::Create`) and goes through the edit pipeline.
+//!
+//! Operations in one request are planned together against the tree before the request: one
+//! may not depend on another's result (copy what an earlier one moved).
+
+use crate::error::{ErrorCode, FkError};
+use crate::history::{self, Change, EntryKind, Node};
+use crate::pipeline::missing_parents;
+use crate::transaction::{self, Durability, Op};
+use crate::workspace::{RESERVED_DIR, Workspace, WriteMode, WsPath};
+use serde::Serialize;
+use std::io;
+use std::path::Path;
+
+/// One operation on the tree.
+#[derive(Debug, Clone)]
+pub enum FileOp {
+    /// Delete a file, a link, or a directory (one with anything in it only when `recursive`).
+    Delete { path: String, recursive: bool },
+    /// Move or rename a file or directory. A destination ending in `/` that is an existing
+    /// directory receives the source under its own name.
+    Move {
+        from: String,
+        to: String,
+        overwrite: bool,
+    },
+    /// Copy a file, or a directory with everything in it.
+    Copy {
+        from: String,
+        to: String,
+        overwrite: bool,
+    },
+}
+
+impl FileOp {
+    fn name(&self) -> &'static str {
+        match self {
+            FileOp::Delete { .. } => "delete",
+            FileOp::Move { .. } => "move",
+            FileOp::Copy { .. } => "copy",
+        }
+    }
+}
+
+/// A request of file operations.
+#[derive(Debug, Clone, Default)]
+pub struct FsRequest {
+    pub ops: Vec<FileOp>,
+    /// Check and describe, change nothing.
+    pub dry_run: bool,
+    /// All or nothing, across a crash too (see [`crate::transaction`]).
+    pub atomic: bool,
+    /// Refuse (instead of making) missing parent directories of destinations.
+    pub no_create_parents: bool,
+    /// The tool or verb, for the history.
+    pub tool: Option<String>,
+}
+
+/// What happened to one operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpReport {
+    pub op: &'static str,
+    /// The source (or the deleted path), absolute, once resolved; else as given.
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
+    /// `file`, `directory` or `symlink`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    pub success: bool,
+    /// True when the change was made (false for dry runs and failures).
+    pub done: bool,
+    /// Files (not directories) the operation covers.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Destination directories made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<String>,
+    /// An existing destination file was replaced.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub overwrote: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<FkError>,
+}
+
+/// What a request did.
+#[derive(Debug, Clone, Serialize)]
+pub struct FsReport {
+    pub ops: Vec<OpReport>,
+    pub dry_run: bool,
+    pub atomic: bool,
+    /// An atomic request that failed and changed nothing.
+    pub rolled_back: bool,
+    /// The history entry of this request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_entry: Option<i64>,
+}
+
+impl FsReport {
+    pub fn success(&self) -> bool {
+        !self.rolled_back && self.ops.iter().all(|o| o.success)
+    }
+}
+
+/// One operation, checked and turned into commit ops.
+struct Planned {
+    report: OpReport,
+    dirs: Vec<WsPath>,
+    ops: Vec<PlannedOp>,
+    /// What the history records, when it is on.
+    changes: Vec<Change>,
+}
+
+enum PlannedOp {
+    Write {
+        path: WsPath,
+        bytes: Vec<u8>,
+        mode: WriteMode,
+        perm: u32,
+    },
+    Remove {
+        path: WsPath,
+        recursive: bool,
+    },
+    Rename {
+        from: WsPath,
+        to: WsPath,
+        replace: bool,
+    },
+    MakeDir {
+        path: WsPath,
+        perm: u32,
+    },
+    Symlink {
+        path: WsPath,
+        target: std::path::PathBuf,
+    },
+}
+
+/// Carries out a request of file operations.
+pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
+    let record = ws.history().is_some() && !req.dry_run;
+    let mut planned: Vec<Result<Planned, Box<OpReport>>> =
+        req.ops.iter().map(|op| plan(ws, op, req, record)).collect();
+    let any_failed = planned.iter().any(Result::is_err);
+    let mut rolled_back = req.atomic && any_failed;
+    let mut history_entry = None;
+    if !req.dry_run && !rolled_back {
+        let mut ops: Vec<Op<'_>> = Vec::new();
+        let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+        // Directories first, shared ones once, outermost first.
+        let mut dirs: Vec<WsPath> = Vec::new();
+        for p in planned.iter().flatten() {
+            for d in &p.dirs {
+                if !dirs.contains(d) {
+                    dirs.push(d.clone());
+                }
+            }
+        }
+        dirs.sort_by_key(|d| d.relative().components().count());
+        for d in &dirs {
+            ops.push(Op::MakeDir {
+                path: d.clone(),
+                perm: None,
+            });
+        }
+        for (i, p) in planned.iter().enumerate() {
+            let Ok(p) = p else { continue };
+            let start = ops.len();
+            for op in &p.ops {
+                ops.push(match op {
+                    PlannedOp::Write {
+                        path,
+                        bytes,
+                        mode,
+                        perm,
+                    } => Op::Write {
+                        path: path.clone(),
+                        bytes,
+                        mode: *mode,
+                        perm: Some(*perm),
+                    },
+                    PlannedOp::Remove { path, recursive } => Op::Remove {
+                        path: path.clone(),
+                        recursive: *recursive,
+                    },
+                    PlannedOp::Rename { from, to, replace } => Op::Rename {
+                        from: from.clone(),
+                        to: to.clone(),
+                        replace: *replace,
+                    },
+                    PlannedOp::MakeDir { path, perm } => Op::MakeDir {
+                        path: path.clone(),
+                        perm: Some(*perm),
+                    },
+                    PlannedOp::Symlink { path, target } => Op::Symlink {
+                        path: path.clone(),
+                        target: target.clone(),
+                    },
+                });
+            }
+            spans.push((i, start, ops.len()));
+        }
+        let writes = ops.iter().filter(|o| matches!(o, Op::Write { .. })).count();
+        let durability = if writes > 8 {
+            Durability::Batched
+        } else {
+            Durability::PerFile
+        };
+        let outcome = transaction::run(ws, &ops, req.atomic, durability);
+        drop(ops);
+        rolled_back = outcome.rolled_back;
+        let dir_ok: Vec<bool> = outcome.results[..dirs.len()]
+            .iter()
+            .map(|r| r.is_ok())
+            .collect();
+        let mut changes: Vec<Change> = Vec::new();
+        if record && !rolled_back {
+            for (d, ok) in dirs.iter().zip(&dir_ok) {
+                if *ok {
+                    changes.push(Change {
+                        path: d.absolute().to_path_buf(),
+                        before: Node::Absent,
+                        after: Node::Dir {
+                            mode: ws.metadata(d).ok().flatten().map_or(0o755, |m| m.mode),
+                        },
+                    });
+                }
+            }
+        }
+        for (i, start, end) in spans {
+            let Ok(p) = &mut planned[i] else { continue };
+            let error = outcome.results[start..end]
+                .iter()
+                .find_map(|r| r.as_ref().err().cloned());
+            p.report.created_dirs = dirs
+                .iter()
+                .zip(&dir_ok)
+                .filter(|(d, ok)| **ok && p.dirs.contains(d))
+                .map(|(d, _)| ws.display(d))
+                .collect();
+            match error {
+                Some(e) => {
+                    p.report.success = false;
+                    p.report.error = Some(e);
+                }
+                None if rolled_back => {
+                    p.report.success = false;
+                    p.report.error = Some(rolled_back_error());
+                }
+                None => {
+                    p.report.done = true;
+                    if record {
+                        changes.append(&mut p.changes);
+                    }
+                }
+            }
+        }
+        if record && !changes.is_empty() {
+            let tool = req.tool.as_deref().unwrap_or("file operations");
+            let verb = req.ops.first().map_or("changed", |o| match o {
+                FileOp::Delete { .. } => "deleted",
+                FileOp::Move { .. } => "moved",
+                FileOp::Copy { .. } => "copied",
+            });
+            let summary = history::summarize(ws, verb, &changes);
+            history_entry =
+                history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
+        }
+    }
+    let ops = planned
+        .into_iter()
+        .map(|p| match p {
+            Ok(p) => {
+                let mut r = p.report;
+                if rolled_back && r.error.is_none() {
+                    r.success = false;
+                    r.done = false;
+                    r.error = Some(rolled_back_error());
+                }
+                r
+            }
+            Err(r) => *r,
+        })
+        .collect();
+    FsReport {
+        ops,
+        dry_run: req.dry_run,
+        atomic: req.atomic,
+        rolled_back,
+        history_entry,
+    }
+}
+
+fn rolled_back_error() -> FkError {
+    FkError::new(
+        ErrorCode::Conflict,
+        "not done: the request is atomic and another of its operations failed",
+    )
+    .with_hint("fix the failed operation, then send the whole request again")
+}
+
+fn failed_report(op: &FileOp, err: FkError) -> OpReport {
+    let (source, destination) = match op {
+        FileOp::Delete { path, .. } => (path.clone(), None),
+        FileOp::Move { from, to, .. } | FileOp::Copy { from, to, .. } => {
+            (from.clone(), Some(to.clone()))
+        }
+    };
+    OpReport {
+        op: op.name(),
+        source,
+        destination,
+        kind: None,
+        success: false,
+        done: false,
+        files: 0,
+        bytes: 0,
+        created_dirs: Vec::new(),
+        overwrote: false,
+        error: Some(err),
+    }
+}
+
+fn plan(
+    ws: &Workspace,
+    op: &FileOp,
+    req: &FsRequest,
+    record: bool,
+) -> Result<Planned, Box<OpReport>> {
+    plan_inner(ws, op, req, record).map_err(|e| Box::new(failed_report(op, e)))
+}
+
+fn plan_inner(
+    ws: &Workspace,
+    op: &FileOp,
+    req: &FsRequest,
+    record: bool,
+) -> Result<Planned, FkError> {
+    if ws.read_only() && !req.dry_run {
+        return Err(FkError::new(
+            ErrorCode::ReadOnly,
+            format!("cannot {} files: the workspace is read-only", op.name()),
+        )
+        .with_hint(
+            "run filekit without --read-only to allow changes, or use a dry run to preview",
+        ));
+    }
+    match op {
+        FileOp::Delete { path, recursive } => {
+            let p = source(ws, path, "delete")?;
+            let tree = capture(ws, &p)?;
+            let kind = tree[0].1.kind_name();
+            if matches!(tree[0].1, Node::Dir { .. }) && tree.len() > 1 && !recursive {
+                return Err(FkError::new(
+                    ErrorCode::IsDirectory,
+                    format!(
+                        "{} is a directory with {} entries in it",
+                        ws.display(&p),
+                        tree.len() - 1
+                    ),
+                )
+                .with_hint("ask for a recursive delete to remove it with everything in it"));
+            }
+            let (files, bytes) = count(&tree);
+            let changes = if record {
+                tree.into_iter()
+                    .map(|(q, node)| Change {
+                        path: q.absolute().to_path_buf(),
+                        before: node,
+                        after: Node::Absent,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Ok(Planned {
+                report: report("delete", ws.display(&p), None, kind, files, bytes, false),
+                dirs: Vec::new(),
+                ops: vec![PlannedOp::Remove {
+                    path: p,
+                    recursive: *recursive,
+                }],
+                changes,
+            })
+        }
+        FileOp::Move {
+            from,
+            to,
+            overwrite,
+        } => {
+            let src = source(ws, from, "move")?;
+            let dst = destination(ws, &src, to, "move")?;
+            let overwrote = check_destination(ws, &dst, *overwrite)?;
+            let dirs = parents_to_make(ws, &dst, req)?;
+            let tree = capture(ws, &src)?;
+            let kind = tree[0].1.kind_name();
+            let (files, bytes) = count(&tree);
+            let mut changes = Vec::new();
+            if record {
+                if overwrote {
+                    changes.push(Change {
+                        path: dst.absolute().to_path_buf(),
+                        before: node_at(ws, &dst)?,
+                        after: Node::Absent,
+                    });
+                }
+                for (q, node) in &tree {
+                    changes.push(Change {
+                        path: q.absolute().to_path_buf(),
+                        before: node.clone(),
+                        after: Node::Absent,
+                    });
+                }
+                for (q, node) in tree {
+                    let moved = dst.absolute().join(
+                        q.relative()
+                            .strip_prefix(src.relative())
+                            .unwrap_or(Path::new("")),
+                    );
+                    let moved = if q == src {
+                        dst.absolute().to_path_buf()
+                    } else {
+                        moved
+                    };
+                    match changes.iter_mut().find(|c| c.path == moved) {
+                        Some(c) => c.after = node,
+                        None => changes.push(Change {
+                            path: moved,
+                            before: Node::Absent,
+                            after: node,
+                        }),
+                    }
+                }
+            }
+            Ok(Planned {
+                report: report(
+                    "move",
+                    ws.display(&src),
+                    Some(ws.display(&dst)),
+                    kind,
+                    files,
+                    bytes,
+                    overwrote,
+                ),
+                dirs,
+                ops: vec![PlannedOp::Rename {
+                    from: src,
+                    to: dst,
+                    replace: *overwrite,
+                }],
+                changes,
+            })
+        }
+        FileOp::Copy {
+            from,
+            to,
+            overwrite,
+        } => {
+            let src = source(ws, from, "copy")?;
+            let dst = destination(ws, &src, to, "copy")?;
+            let overwrote = check_destination(ws, &dst, *overwrite)?;
+            let dirs = parents_to_make(ws, &dst, req)?;
+            let tree = capture(ws, &src)?;
+            let kind = tree[0].1.kind_name();
+            let (files, bytes) = count(&tree);
+            let mut ops = Vec::new();
+            let mut changes = Vec::new();
+            for (q, node) in tree {
+                let rel = q
+                    .relative()
+                    .strip_prefix(src.relative())
+                    .unwrap_or(Path::new(""));
+                let target = if rel.as_os_str().is_empty() {
+                    dst.clone()
+                } else {
+                    ws.resolve_entry(&dst.absolute().join(rel).to_string_lossy())?
+                };
+                let before = if overwrote && target == dst {
+                    node_at(ws, &dst)?
+                } else {
+                    Node::Absent
+                };
+                match &node {
+                    Node::File { bytes, mode } => ops.push(PlannedOp::Write {
+                        path: target.clone(),
+                        bytes: bytes.clone(),
+                        mode: if *overwrite {
+                            WriteMode::CreateOrReplace
+                        } else {
+                            WriteMode::CreateNew
+                        },
+                        perm: *mode,
+                    }),
+                    Node::Dir { mode } => ops.push(PlannedOp::MakeDir {
+                        path: target.clone(),
+                        perm: *mode,
+                    }),
+                    Node::Symlink { target: t } => ops.push(PlannedOp::Symlink {
+                        path: target.clone(),
+                        target: t.clone(),
+                    }),
+                    Node::Absent => {}
+                }
+                if record {
+                    changes.push(Change {
+                        path: target.absolute().to_path_buf(),
+                        before,
+                        after: node,
+                    });
+                }
+            }
+            Ok(Planned {
+                report: report(
+                    "copy",
+                    ws.display(&src),
+                    Some(ws.display(&dst)),
+                    kind,
+                    files,
+                    bytes,
+                    overwrote,
+                ),
+                dirs,
+                ops,
+                changes,
+            })
+        }
+    }
+}
+
+fn report(
+    op: &'static str,
+    source: String,
+    destination: Option<String>,
+    kind: &'static str,
+    files: usize,
+    bytes: u64,
+    overwrote: bool,
+) -> OpReport {
+    OpReport {
+        op,
+        source,
+        destination,
+        kind: Some(kind),
+        success: true,
+        done: false,
+        files,
+        bytes,
+        created_dirs: Vec::new(),
+        overwrote,
+        error: None,
+    }
+}
+
+fn count(tree: &[(WsPath, Node)]) -> (usize, u64) {
+    tree.iter().fold((0, 0), |(n, b), (_, node)| match node {
+        Node::File { bytes, .. } => (n + 1, b + bytes.len() as u64),
+        _ => (n, b),
+    })
+}
+
+impl Node {
+    fn kind_name(&self) -> &'static str {
+        match self {
+            Node::Dir { .. } => "directory",
+            Node::Symlink { .. } => "symlink",
+            _ => "file",
+        }
+    }
+}
+
+fn reserved_error(ws: &Workspace, p: &WsPath, verb: &str) -> FkError {
+    FkError::new(
+        ErrorCode::OutOfRoot,
+        format!(
+            "cannot {verb} {}: {RESERVED_DIR}/ holds filekit's own data (edit history, journal)",
+            ws.display(p)
+        ),
+    )
+    .with_hint(format!(
+        "use paths outside {RESERVED_DIR}/; see the history with `filekit history`"
+    ))
+}
+
+/// The source of an operation: an existing entry, not a root, not in `.filekit/`.
+fn source(ws: &Workspace, given: &str, verb: &str) -> Result<WsPath, FkError> {
+    let p = ws.resolve_entry(given)?;
+    if p.is_root() {
+        return Err(FkError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "cannot {verb} {}: it is a root of the workspace",
+                ws.display(&p)
+            ),
+        )
+        .with_hint(format!("{verb} the files inside it instead")));
+    }
+    if p.is_reserved() {
+        return Err(reserved_error(ws, &p, verb));
+    }
+    if node_at(ws, &p)? == Node::Absent {
+        return Err(ws.missing(&p));
+    }
+    Ok(p)
+}
+
+/// The destination of a move or copy: in the same root as the source, not inside it, not in
+/// `.filekit/`. A destination written with a final `/` that is a directory receives the
+/// source under its own name.
+fn destination(ws: &Workspace, src: &WsPath, given: &str, verb: &str) -> Result<WsPath, FkError> {
+    let mut dst = ws.resolve_entry(given)?;
+    if (given.ends_with('/') || given.ends_with(std::path::MAIN_SEPARATOR))
+        && matches!(node_at(ws, &dst)?, Node::Dir { .. })
+        && let Some(name) = src.relative().file_name()
+    {
+        dst = ws.resolve_entry(&dst.absolute().join(name).to_string_lossy())?;
+    }
+    if dst.is_root() {
+        return Err(FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "cannot {verb} onto {}: it is a root of the workspace",
+                ws.display(&dst)
+            ),
+        )
+        .with_hint("give a path inside the root, ending with `/` to keep the source's name"));
+    }
+    if dst.is_reserved() {
+        return Err(reserved_error(ws, &dst, verb));
+    }
+    if dst.root_index() != src.root_index() {
+        return Err(FkError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "cannot {verb} {} to {}: they are in different roots of the workspace",
+                ws.display(src),
+                ws.display(&dst)
+            ),
+        )
+        .with_hint("keep the destination in the source's root; to bring a file's content to another root, read it and write it there"));
+    }
+    if dst == *src {
+        return Err(FkError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "the source and the destination are the same: {}",
+                ws.display(src)
+            ),
+        )
+        .with_hint("give a different destination"));
+    }
+    if dst.is_within(src) {
+        return Err(FkError::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "cannot {verb} the directory {} into itself ({})",
+                ws.display(src),
+                ws.display(&dst)
+            ),
+        )
+        .with_hint("choose a destination outside the directory"));
+    }
+    Ok(dst)
+}
+
+/// Whether the destination exists (and may be replaced).
+fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bool, FkError> {
+    match node_at(ws, dst)? {
+        Node::Absent => Ok(false),
+        Node::Dir { .. } => Err(FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "the destination {} is an existing directory",
+                ws.display(dst)
+            ),
+        )
+        .with_hint("end the destination with `/` to put the source inside it, or give a new path")),
+        _ if overwrite => Ok(true),
+        _ => Err(FkError::new(
+            ErrorCode::Conflict,
+            format!("the destination {} already exists", ws.display(dst)),
+        )
+        .with_hint("choose another destination, or ask to overwrite it")),
+    }
+}
+
+fn parents_to_make(ws: &Workspace, dst: &WsPath, req: &FsRequest) -> Result<Vec<WsPath>, FkError> {
+    let dirs = missing_parents(ws, dst);
+    if req.no_create_parents && !dirs.is_empty() {
+        return Err(FkError::new(
+            ErrorCode::NotFound,
+            format!(
+                "the directory {} does not exist",
+                ws.display(dst.parent().as_ref().unwrap_or(dst))
+            ),
+        )
+        .with_hint("create it first, or allow parent directories to be created"));
+    }
+    Ok(dirs)
+}
+
+/// What is at `p` (a link is not followed).
+pub(crate) fn node_at(ws: &Workspace, p: &WsPath) -> Result<Node, FkError> {
+    let dir = ws.root_dir(p.root_index());
+    let shown = ws.display(p);
+    let meta = match dir.symlink_metadata(p.rel_or_dot()) {
+        Ok(m) => m,
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(Node::Absent);
+        }
+        Err(e) => return Err(FkError::from_io(&e, &shown)),
+    };
+    use cap_std::fs::PermissionsExt;
+    let mode = meta.permissions().mode() & 0o7777;
+    if meta.file_type().is_symlink() {
+        let target = dir
+            .read_link_contents(p.relative())
+            .map_err(|e| FkError::from_io(&e, &shown))?;
+        Ok(Node::Symlink { target })
+    } else if meta.is_dir() {
+        Ok(Node::Dir { mode })
+    } else if meta.is_file() {
+        let bytes = dir
+            .read(p.relative())
+            .map_err(|e| FkError::from_io(&e, &shown))?;
+        Ok(Node::File { bytes, mode })
+    } else {
+        Err(FkError::invalid(format!(
+            "{shown} is not a regular file, directory or link (a device, socket or pipe)"
+        ))
+        .with_hint("filekit moves, copies and deletes regular files, directories and links only"))
+    }
+}
+
+/// `p` and, for a directory, everything beneath it (parents before children; links not
+/// followed).
+pub(crate) fn capture(ws: &Workspace, p: &WsPath) -> Result<Vec<(WsPath, Node)>, FkError> {
+    let mut out = vec![(p.clone(), node_at(ws, p)?)];
+    let mut i = 0;
+    while i < out.len() {
+        if matches!(out[i].1, Node::Dir { .. }) {
+            let dir_path = out[i].0.clone();
+            let dir = ws.root_dir(dir_path.root_index());
+            let mut names: Vec<std::ffi::OsString> = dir
+                .read_dir(dir_path.rel_or_dot())
+                .map_err(|e| FkError::from_io(&e, &ws.display(&dir_path)))?
+                .filter_map(Result::ok)
+                .map(|e| e.file_name())
+                .collect();
+            names.sort();
+            for name in names {
+                let child = dir_path.child(&name);
+                let node = node_at(ws, &child)?;
+                out.push((child, node));
+            }
+        }
+        i += 1;
+    }
+    Ok(out)
+}

@@ -1,0 +1,749 @@
+//! The edit history: every committed request, with what each file was before and after, in an
+//! SQLite database (`.filekit/history.db` in the first root by default).
+//!
+//! One entry per request: its time, the tool that made it, a one-line summary, and per path
+//! the state before and after (a file's bytes and permissions, a directory, a link, or
+//! nothing). Contents are stored once per distinct content (an entry's "after" is usually the
+//! next one's "before") and compressed with LZ4; when the stored bytes pass a cap, the oldest
+//! entries go first.
+//!
+//! The database is shared: the CLI and a running server may write it at the same time (WAL
+//! mode, a busy timeout, one SQL transaction per entry). A history that cannot be opened or
+//! written never stops an edit: the failure is kept as a warning, given once, that says how to
+//! repair it ([`History::repair`]).
+//!
+//! [`crate::undo`] turns entries back into changes of the tree.
+
+use crate::diff;
+use crate::error::{ErrorCode, FkError};
+use crate::workspace::{RESERVED_DIR, rfc3339};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// The database file, relative to the first root, unless configured otherwise.
+pub const DEFAULT_FILE: &str = "history.db";
+
+/// Stored (compressed) bytes kept before the oldest entries are pruned.
+pub const DEFAULT_CAP_BYTES: u64 = 512 * 1024 * 1024;
+
+/// How long a write waits for another process that holds the database.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+const SCHEMA_VERSION: i64 = 1;
+
+/// What is at a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    Absent,
+    File { bytes: Vec<u8>, mode: u32 },
+    Dir { mode: u32 },
+    Symlink { target: PathBuf },
+}
+
+impl Node {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Node::Absent => "absent",
+            Node::File { .. } => "file",
+            Node::Dir { .. } => "dir",
+            Node::Symlink { .. } => "symlink",
+        }
+    }
+}
+
+/// One path's change in a committed request. `path` is absolute.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub path: PathBuf,
+    pub before: Node,
+    pub after: Node,
+}
+
+/// Why an entry was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// A request of a tool.
+    Change,
+    /// The undo of another entry.
+    Undo,
+    /// The redo of an undone entry (the undo of an undo).
+    Redo,
+}
+
+impl EntryKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Change => "change",
+            EntryKind::Undo => "undo",
+            EntryKind::Redo => "redo",
+        }
+    }
+
+    fn parse(s: &str) -> EntryKind {
+        match s {
+            "undo" => EntryKind::Undo,
+            "redo" => EntryKind::Redo,
+            _ => EntryKind::Change,
+        }
+    }
+}
+
+/// An entry as listed.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryInfo {
+    pub id: i64,
+    pub time: String,
+    pub tool: String,
+    pub summary: String,
+    pub kind: EntryKind,
+    /// The entry this one undid or redid.
+    pub target: Option<i64>,
+    /// The entry that undid this one, if it was undone.
+    pub undone_by: Option<i64>,
+    pub paths: Vec<String>,
+}
+
+/// One path of an entry, with its diff when both sides are text.
+#[derive(Debug, Clone, Serialize)]
+pub struct PathChange {
+    pub path: String,
+    pub before: &'static str,
+    pub after: &'static str,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub diff: String,
+}
+
+/// Which entries to list.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    /// Only entries that changed this path, or a path beneath it (absolute).
+    pub path: Option<PathBuf>,
+    pub limit: Option<usize>,
+}
+
+/// The history database of a workspace.
+#[derive(Debug)]
+pub struct History {
+    conn: Mutex<Option<Connection>>,
+    path: PathBuf,
+    cap_bytes: u64,
+    warned: AtomicBool,
+    warning: Mutex<Option<String>>,
+}
+
+fn db_error(path: &Path, e: impl std::fmt::Display) -> FkError {
+    FkError::new(
+        ErrorCode::Io,
+        format!("the edit history {} cannot be used: {e}", path.display()),
+    )
+    .with_hint(format!(
+        "edits still work; to start a new history run `filekit history --repair` (it keeps the old file as {}.corrupt-<time>), or turn the history off with --no-history",
+        path.display()
+    ))
+}
+
+impl History {
+    /// Where a workspace's history lives by default.
+    pub fn default_path(first_root: &Path) -> PathBuf {
+        first_root.join(RESERVED_DIR).join(DEFAULT_FILE)
+    }
+
+    /// The history at `path`. Nothing is opened or created until the first entry is
+    /// recorded (a session that only reads leaves no trace); listing a history that does not
+    /// exist yet finds it empty.
+    pub fn new(path: &Path, cap_bytes: u64) -> History {
+        History {
+            conn: Mutex::new(None),
+            path: path.to_path_buf(),
+            cap_bytes,
+            warned: AtomicBool::new(false),
+            warning: Mutex::new(None),
+        }
+    }
+
+    /// Opens (or creates) the database at `path` now, failing if it cannot be used.
+    pub fn open(path: &Path, cap_bytes: u64) -> Result<History, FkError> {
+        let h = History::new(path, cap_bytes);
+        drop(h.lock(true)?);
+        Ok(h)
+    }
+
+    fn connect(path: &Path) -> Result<Connection, FkError> {
+        if let Some(parent) = path.parent() {
+            let fresh = !parent.exists();
+            std::fs::create_dir_all(parent).map_err(|e| db_error(path, e))?;
+            if fresh && parent.file_name().is_some_and(|n| n == RESERVED_DIR) {
+                let _ = std::fs::write(parent.join(".gitignore"), "*\n");
+            }
+        }
+        let conn = Connection::open(path).map_err(|e| db_error(path, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| db_error(path, e))?;
+        // WAL lets readers and one writer work at once across processes.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| db_error(path, e))?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(|e| db_error(path, e))?;
+        conn.execute_batch(
+            "BEGIN IMMEDIATE;
+             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+             CREATE TABLE IF NOT EXISTS entries(
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 time TEXT NOT NULL,
+                 tool TEXT NOT NULL,
+                 summary TEXT NOT NULL,
+                 kind TEXT NOT NULL,
+                 target INTEGER,
+                 undone_by INTEGER);
+             CREATE TABLE IF NOT EXISTS blobs(
+                 id INTEGER PRIMARY KEY,
+                 hash BLOB NOT NULL,
+                 size INTEGER NOT NULL,
+                 stored INTEGER NOT NULL,
+                 data BLOB NOT NULL);
+             CREATE INDEX IF NOT EXISTS blobs_by_hash ON blobs(hash);
+             CREATE TABLE IF NOT EXISTS changes(
+                 entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+                 seq INTEGER NOT NULL,
+                 path TEXT NOT NULL,
+                 before_kind TEXT NOT NULL, before_blob INTEGER, before_mode INTEGER, before_link TEXT,
+                 after_kind TEXT NOT NULL, after_blob INTEGER, after_mode INTEGER, after_link TEXT,
+                 PRIMARY KEY(entry, seq));
+             CREATE INDEX IF NOT EXISTS changes_by_path ON changes(path);
+             INSERT OR IGNORE INTO meta(key, value) VALUES('schema', 1);
+             INSERT OR IGNORE INTO meta(key, value) VALUES('stored_bytes', 0);
+             COMMIT;",
+        )
+        .map_err(|e| db_error(path, e))?;
+        let schema: i64 = conn
+            .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
+                r.get(0)
+            })
+            .map_err(|e| db_error(path, e))?;
+        if schema != SCHEMA_VERSION {
+            return Err(db_error(
+                path,
+                format!(
+                    "it has schema version {schema}; this filekit reads version {SCHEMA_VERSION}"
+                ),
+            ));
+        }
+        Ok(conn)
+    }
+
+    /// Moves an unusable database aside (as `<name>.corrupt-<unix time>`) and opens a new one.
+    pub fn repair(path: &Path, cap_bytes: u64) -> Result<(History, Option<PathBuf>), FkError> {
+        let mut moved = None;
+        if path.exists() {
+            let stamp = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            let aside = PathBuf::from(format!("{}.corrupt-{stamp}", path.display()));
+            std::fs::rename(path, &aside).map_err(|e| db_error(path, e))?;
+            for suffix in ["-wal", "-shm"] {
+                let side = PathBuf::from(format!("{}{suffix}", path.display()));
+                if side.exists() {
+                    let _ = std::fs::rename(&side, format!("{}{suffix}", aside.display()));
+                }
+            }
+            moved = Some(aside);
+        }
+        Ok((History::open(path, cap_bytes)?, moved))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The first failure to record since the history was opened, once: front ends show it
+    /// to the user, so a broken history is noticed without failing every edit.
+    pub fn take_warning(&self) -> Option<String> {
+        self.warning.lock().ok()?.take()
+    }
+
+    /// Keeps `err` as the warning, the first time only.
+    pub fn warn(&self, err: &FkError) {
+        if !self.warned.swap(true, Ordering::Relaxed)
+            && let Ok(mut w) = self.warning.lock()
+        {
+            *w = Some(err.full_message());
+        }
+    }
+
+    /// The connection, opened on first use. `None` when the database does not exist and
+    /// `create` is false.
+    fn lock(
+        &self,
+        create: bool,
+    ) -> Result<Option<std::sync::MutexGuard<'_, Option<Connection>>>, FkError> {
+        let mut guard = self
+            .conn
+            .lock()
+            .map_err(|_| db_error(&self.path, "a thread panicked while using it"))?;
+        if guard.is_none() {
+            if !create && !self.path.exists() {
+                return Ok(None);
+            }
+            *guard = Some(History::connect(&self.path)?);
+        }
+        Ok(Some(guard))
+    }
+
+    /// Records one entry and returns its id.
+    pub fn record(
+        &self,
+        tool: &str,
+        summary: &str,
+        kind: EntryKind,
+        target: Option<i64>,
+        changes: &[Change],
+    ) -> Result<i64, FkError> {
+        let mut guard = self.lock(true)?.expect("created on demand");
+        let conn = guard.as_mut().expect("opened");
+        let path = &self.path;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| db_error(path, e))?;
+        let time = rfc3339(SystemTime::now());
+        tx.execute(
+            "INSERT INTO entries(time, tool, summary, kind, target) VALUES(?1, ?2, ?3, ?4, ?5)",
+            params![time, tool, summary, kind.as_str(), target],
+        )
+        .map_err(|e| db_error(path, e))?;
+        let id = tx.last_insert_rowid();
+        if let Some(t) = target {
+            tx.execute(
+                "UPDATE entries SET undone_by = ?1 WHERE id = ?2",
+                params![id, t],
+            )
+            .map_err(|e| db_error(path, e))?;
+        }
+        let mut added: i64 = 0;
+        for (seq, c) in changes.iter().enumerate() {
+            let (bk, bb, bm, bl) =
+                store_node(&tx, &c.before, &mut added).map_err(|e| db_error(path, e))?;
+            let (ak, ab, am, al) =
+                store_node(&tx, &c.after, &mut added).map_err(|e| db_error(path, e))?;
+            tx.execute(
+                "INSERT INTO changes VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    id,
+                    seq as i64,
+                    c.path.to_string_lossy(),
+                    bk,
+                    bb,
+                    bm,
+                    bl,
+                    ak,
+                    ab,
+                    am,
+                    al
+                ],
+            )
+            .map_err(|e| db_error(path, e))?;
+        }
+        tx.execute(
+            "UPDATE meta SET value = value + ?1 WHERE key = 'stored_bytes'",
+            params![added],
+        )
+        .map_err(|e| db_error(path, e))?;
+        prune(&tx, self.cap_bytes, id).map_err(|e| db_error(path, e))?;
+        tx.commit().map_err(|e| db_error(path, e))?;
+        Ok(id)
+    }
+
+    /// Entries, newest first.
+    pub fn list(&self, filter: &ListFilter) -> Result<Vec<EntryInfo>, FkError> {
+        let Some(guard) = self.lock(false)? else {
+            return Ok(Vec::new());
+        };
+        let conn = guard.as_ref().expect("opened");
+        let path = &self.path;
+        let limit = filter.limit.unwrap_or(50) as i64;
+        let ids: Vec<i64> = match &filter.path {
+            Some(p) => {
+                let exact = p.to_string_lossy().into_owned();
+                let under = format!("{}/%", exact.trim_end_matches('/'));
+                let mut st = conn
+                    .prepare(
+                        "SELECT DISTINCT entry FROM changes WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'
+                         ORDER BY entry DESC LIMIT ?3",
+                    )
+                    .map_err(|e| db_error(path, e))?;
+                st.query_map(params![exact, like_escape(&under), limit], |r| r.get(0))
+                    .and_then(|rows| rows.collect::<Result<Vec<i64>, _>>())
+                    .map_err(|e| db_error(path, e))?
+            }
+            None => {
+                let mut st = conn
+                    .prepare("SELECT id FROM entries ORDER BY id DESC LIMIT ?1")
+                    .map_err(|e| db_error(path, e))?;
+                st.query_map(params![limit], |r| r.get(0))
+                    .and_then(|rows| rows.collect::<Result<Vec<i64>, _>>())
+                    .map_err(|e| db_error(path, e))?
+            }
+        };
+        ids.into_iter()
+            .map(|id| entry_info(conn, id).map_err(|e| db_error(path, e)))
+            .collect::<Result<Vec<Option<EntryInfo>>, _>>()
+            .map(|v| v.into_iter().flatten().collect())
+    }
+
+    /// One entry, or NOT_FOUND naming the entries there are.
+    pub fn entry(&self, id: i64) -> Result<EntryInfo, FkError> {
+        let Some(guard) = self.lock(false)? else {
+            return Err(self.no_entry(None, id));
+        };
+        let conn = guard.as_ref().expect("opened");
+        entry_info(conn, id)
+            .map_err(|e| db_error(&self.path, e))?
+            .ok_or_else(|| self.no_entry(Some(conn), id))
+    }
+
+    fn no_entry(&self, conn: Option<&Connection>, id: i64) -> FkError {
+        let range: Option<(i64, i64)> = conn.and_then(|conn| {
+            conn.query_row("SELECT min(id), max(id) FROM entries", [], |r| {
+                Ok(r.get::<_, Option<i64>>(0)?.zip(r.get::<_, Option<i64>>(1)?))
+            })
+            .ok()
+            .flatten()
+        });
+        let hint = match range {
+            Some((lo, hi)) => format!(
+                "the history holds entries {lo} to {hi} (older ones may have been pruned); list them with `history`"
+            ),
+            None => "the history is empty: nothing has been recorded yet".to_string(),
+        };
+        FkError::new(
+            ErrorCode::NotFound,
+            format!("there is no history entry {id}"),
+        )
+        .with_hint(hint)
+    }
+
+    /// The changes of one entry, with their full before and after states.
+    pub fn changes(&self, id: i64) -> Result<Vec<Change>, FkError> {
+        let Some(guard) = self.lock(false)? else {
+            return Err(self.no_entry(None, id));
+        };
+        let conn = guard.as_ref().expect("opened");
+        let path = &self.path;
+        if entry_info(conn, id)
+            .map_err(|e| db_error(path, e))?
+            .is_none()
+        {
+            return Err(self.no_entry(Some(conn), id));
+        }
+        let mut st = conn
+            .prepare(
+                "SELECT path, before_kind, before_blob, before_mode, before_link,
+                        after_kind, after_blob, after_mode, after_link
+                 FROM changes WHERE entry = ?1 ORDER BY seq",
+            )
+            .map_err(|e| db_error(path, e))?;
+        let rows = st
+            .query_map(params![id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    (r.get::<_, String>(1)?, r.get(2)?, r.get(3)?, r.get(4)?),
+                    (r.get::<_, String>(5)?, r.get(6)?, r.get(7)?, r.get(8)?),
+                ))
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| db_error(path, e))?;
+        rows.into_iter()
+            .map(|(p, b, a)| {
+                Ok(Change {
+                    path: PathBuf::from(p),
+                    before: load_node(conn, b).map_err(|e| db_error(path, e))?,
+                    after: load_node(conn, a).map_err(|e| db_error(path, e))?,
+                })
+            })
+            .collect()
+    }
+
+    /// One entry's paths with a unified diff of each text file.
+    pub fn show(&self, id: i64) -> Result<(EntryInfo, Vec<PathChange>), FkError> {
+        let info = self.entry(id)?;
+        let changes = self.changes(id)?;
+        let shown = changes
+            .iter()
+            .map(|c| PathChange {
+                path: c.path.display().to_string(),
+                before: c.before.kind(),
+                after: c.after.kind(),
+                diff: text_diff(c),
+            })
+            .collect();
+        Ok((info, shown))
+    }
+
+    /// The newest entry that `undo` with no id would undo: a change or redo not undone.
+    pub fn last_undoable(&self, skip: usize) -> Result<Option<i64>, FkError> {
+        let Some(guard) = self.lock(false)? else {
+            return Ok(None);
+        };
+        let conn = guard.as_ref().expect("opened");
+        conn.query_row(
+            "SELECT id FROM entries WHERE kind != 'undo' AND undone_by IS NULL
+             ORDER BY id DESC LIMIT 1 OFFSET ?1",
+            params![skip as i64],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(|e| db_error(&self.path, e))
+    }
+
+    /// The newest undo that has not been redone (what `redo` with no id redoes), provided
+    /// no change was recorded after it.
+    pub fn last_redoable(&self) -> Result<Option<i64>, FkError> {
+        let Some(guard) = self.lock(false)? else {
+            return Ok(None);
+        };
+        let conn = guard.as_ref().expect("opened");
+        conn.query_row(
+            "SELECT id FROM entries WHERE kind = 'undo' AND undone_by IS NULL
+             AND id > coalesce((SELECT max(id) FROM entries WHERE kind = 'change'), 0)
+             ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(|e| db_error(&self.path, e))
+    }
+
+    /// Stored (compressed) bytes of contents.
+    pub fn stored_bytes(&self) -> Result<u64, FkError> {
+        let Some(guard) = self.lock(false)? else {
+            return Ok(0);
+        };
+        let conn = guard.as_ref().expect("opened");
+        conn.query_row("SELECT value FROM meta WHERE key='stored_bytes'", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|v| v.max(0) as u64)
+        .map_err(|e| db_error(&self.path, e))
+    }
+}
+
+fn like_escape(s: &str) -> String {
+    // Only the part before the final `/%` comes from the path.
+    let (body, tail) = s.split_at(s.len() - 2);
+    let mut out = String::with_capacity(s.len());
+    for ch in body.chars() {
+        if matches!(ch, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out.push_str(tail);
+    out
+}
+
+fn entry_info(conn: &Connection, id: i64) -> rusqlite::Result<Option<EntryInfo>> {
+    let row = conn
+        .query_row(
+            "SELECT id, time, tool, summary, kind, target, undone_by FROM entries WHERE id = ?1",
+            params![id],
+            |r| {
+                Ok(EntryInfo {
+                    id: r.get(0)?,
+                    time: r.get(1)?,
+                    tool: r.get(2)?,
+                    summary: r.get(3)?,
+                    kind: EntryKind::parse(&r.get::<_, String>(4)?),
+                    target: r.get(5)?,
+                    undone_by: r.get(6)?,
+                    paths: Vec::new(),
+                })
+            },
+        )
+        .optional()?;
+    let Some(mut info) = row else { return Ok(None) };
+    let mut st = conn.prepare_cached("SELECT path FROM changes WHERE entry = ?1 ORDER BY seq")?;
+    info.paths = st
+        .query_map(params![id], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(Some(info))
+}
+
+type NodeRow = (&'static str, Option<i64>, Option<i64>, Option<String>);
+
+fn store_node(conn: &Connection, node: &Node, added: &mut i64) -> rusqlite::Result<NodeRow> {
+    Ok(match node {
+        Node::Absent => ("absent", None, None, None),
+        Node::Dir { mode } => ("dir", None, Some(*mode as i64), None),
+        Node::Symlink { target } => (
+            "symlink",
+            None,
+            None,
+            Some(target.to_string_lossy().into_owned()),
+        ),
+        Node::File { bytes, mode } => (
+            "file",
+            Some(store_blob(conn, bytes, added)?),
+            Some(*mode as i64),
+            None,
+        ),
+    })
+}
+
+/// Stores `bytes` once: an equal content already stored is reused (the hash only finds
+/// candidates; the bytes are compared).
+fn store_blob(conn: &Connection, bytes: &[u8], added: &mut i64) -> rusqlite::Result<i64> {
+    let hash = xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes();
+    {
+        let mut st =
+            conn.prepare_cached("SELECT id, data FROM blobs WHERE hash = ?1 AND size = ?2")?;
+        let mut rows = st.query(params![&hash[..], bytes.len() as i64])?;
+        while let Some(r) = rows.next()? {
+            let data: Vec<u8> = r.get(1)?;
+            if lz4_flex::decompress_size_prepended(&data).is_ok_and(|d| d == bytes) {
+                return r.get(0);
+            }
+        }
+    }
+    let data = lz4_flex::compress_prepend_size(bytes);
+    conn.execute(
+        "INSERT INTO blobs(hash, size, stored, data) VALUES(?1, ?2, ?3, ?4)",
+        params![&hash[..], bytes.len() as i64, data.len() as i64, data],
+    )?;
+    *added += data.len() as i64;
+    Ok(conn.last_insert_rowid())
+}
+
+fn load_node(
+    conn: &Connection,
+    (kind, blob, mode, link): (String, Option<i64>, Option<i64>, Option<String>),
+) -> rusqlite::Result<Node> {
+    let mode = mode.unwrap_or(0o644) as u32;
+    Ok(match kind.as_str() {
+        "file" => {
+            let data: Vec<u8> = conn.query_row(
+                "SELECT data FROM blobs WHERE id = ?1",
+                params![blob.unwrap_or(-1)],
+                |r| r.get(0),
+            )?;
+            let bytes = lz4_flex::decompress_size_prepended(&data).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    0,
+                    rusqlite::types::Type::Blob,
+                    Box::new(e),
+                )
+            })?;
+            Node::File { bytes, mode }
+        }
+        "dir" => Node::Dir { mode },
+        "symlink" => Node::Symlink {
+            target: PathBuf::from(link.unwrap_or_default()),
+        },
+        _ => Node::Absent,
+    })
+}
+
+/// Deletes the oldest entries (never `keep`) until the stored bytes are under the cap.
+fn prune(conn: &Connection, cap: u64, keep: i64) -> rusqlite::Result<()> {
+    loop {
+        let stored: i64 =
+            conn.query_row("SELECT value FROM meta WHERE key='stored_bytes'", [], |r| {
+                r.get(0)
+            })?;
+        if stored <= cap as i64 {
+            return Ok(());
+        }
+        let oldest: Option<i64> = conn.query_row(
+            "SELECT min(id) FROM entries WHERE id != ?1",
+            params![keep],
+            |r| r.get(0),
+        )?;
+        let Some(oldest) = oldest else { return Ok(()) };
+        conn.execute("DELETE FROM entries WHERE id = ?1", params![oldest])?;
+        let freed: i64 = conn.query_row(
+            "SELECT coalesce(sum(stored), 0) FROM blobs WHERE id NOT IN
+               (SELECT before_blob FROM changes WHERE before_blob IS NOT NULL
+                UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL)",
+            [],
+            |r| r.get(0),
+        )?;
+        conn.execute(
+            "DELETE FROM blobs WHERE id NOT IN
+               (SELECT before_blob FROM changes WHERE before_blob IS NOT NULL
+                UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL)",
+            [],
+        )?;
+        conn.execute(
+            "UPDATE meta SET value = value - ?1 WHERE key = 'stored_bytes'",
+            params![freed],
+        )?;
+    }
+}
+
+fn text_diff(c: &Change) -> String {
+    let text = |n: &Node| match n {
+        Node::File { bytes, .. } => std::str::from_utf8(bytes).ok().map(str::to_string),
+        Node::Absent => Some(String::new()),
+        _ => None,
+    };
+    let (Some(old), Some(new)) = (text(&c.before), text(&c.after)) else {
+        return String::new();
+    };
+    if old == new {
+        return String::new();
+    }
+    let name = c.path.display().to_string();
+    diff::unified_texts(&old, &new, &name, &name).0
+}
+
+/// Records a committed change set in the workspace's history, if it has one; a failure
+/// becomes the history's warning. Returns the entry id.
+pub fn record_commit(
+    ws: &crate::Workspace,
+    tool: &str,
+    summary: &str,
+    kind: EntryKind,
+    target: Option<i64>,
+    changes: &[Change],
+) -> Option<i64> {
+    let history = ws.history()?;
+    if changes.is_empty() {
+        return None;
+    }
+    match history.record(tool, summary, kind, target, changes) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            history.warn(&e);
+            None
+        }
+    }
+}
+
+/// A one-line summary of a change set: `edited 2 files: src/a.rs, src/b.rs`.
+pub fn summarize(ws: &crate::Workspace, verb: &str, changes: &[Change]) -> String {
+    let shown: Vec<String> = changes
+        .iter()
+        .filter(|c| !matches!((&c.before, &c.after), (Node::Absent, Node::Dir { .. })))
+        .map(|c| {
+            ws.roots()
+                .iter()
+                .find_map(|r| c.path.strip_prefix(r).ok())
+                .unwrap_or(&c.path)
+                .display()
+                .to_string()
+        })
+        .collect();
+    let n = shown.len();
+    let mut names = shown.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    if n > 3 {
+        names.push_str(&format!(" and {} more", n - 3));
+    }
+    format!(
+        "{verb} {n} {}: {names}",
+        if n == 1 { "path" } else { "paths" }
+    )
+}

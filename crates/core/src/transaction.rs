@@ -1,0 +1,875 @@
+//! The commit step: the only code that changes the file tree (DESIGN.md section 2, step 4).
+//!
+//! Every writer (the edit pipeline, file operations, undo) turns its plan into a list of
+//! [`Op`]s and hands it to [`run`]. Each op is atomic on its own (a write is a temporary file
+//! renamed over its target, a delete or move is one rename). An *atomic* run makes the whole
+//! list all-or-nothing, including across a crash or a `SIGKILL`:
+//!
+//! 1. A journal directory `.filekit/journal/<tx>/` is made in the first root and locked
+//!    (`flock`) for as long as the run lives. Its manifest lists every op with what undoes it
+//!    (the temporary file a write will use, where the old file's backup will be); it is
+//!    written, synced and renamed into place before anything changes.
+//! 2. New contents are staged next to their targets; the old files are kept as hard links
+//!    (or renamed into the journal, for deletes) before being replaced.
+//! 3. When every op is done and flushed, the manifest is removed: that is the commit point.
+//!
+//! A run that fails part way rolls back at once. A run whose process died leaves its manifest
+//! and an unlocked journal; [`recover`], called by the front ends when they start, rolls it
+//! back from the manifest. Each undo step checks the disk first, so a rollback of steps that
+//! never ran is harmless, and a rollback interrupted in turn can simply be run again.
+
+use crate::error::{ErrorCode, FkError};
+use crate::workspace::{
+    FileMeta, FilesystemSync, PendingWrite, RESERVED_DIR, Workspace, WriteMode, WsPath,
+};
+use cap_std::fs::Dir;
+use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One change to the tree.
+#[derive(Debug)]
+pub enum Op<'a> {
+    /// Put `bytes` at `path` (a temporary file renamed over it). `perm` sets the permission
+    /// bits; otherwise an existing file's are kept.
+    Write {
+        path: WsPath,
+        bytes: &'a [u8],
+        mode: WriteMode,
+        perm: Option<u32>,
+    },
+    /// Remove a file, a symbolic link, or a directory (with everything in it only when
+    /// `recursive`).
+    Remove { path: WsPath, recursive: bool },
+    /// Rename a file or directory. `replace` lets it replace an existing file at `to`.
+    Rename {
+        from: WsPath,
+        to: WsPath,
+        replace: bool,
+    },
+    /// Make one directory (its parent must exist or be made by an earlier op).
+    MakeDir { path: WsPath, perm: Option<u32> },
+    /// Make a symbolic link at `path` pointing to `target` (as given; it is not followed).
+    Symlink { path: WsPath, target: PathBuf },
+}
+
+impl Op<'_> {
+    /// The path the op changes (the destination, for a rename).
+    pub fn path(&self) -> &WsPath {
+        match self {
+            Op::Write { path, .. }
+            | Op::Remove { path, .. }
+            | Op::MakeDir { path, .. }
+            | Op::Symlink { path, .. } => path,
+            Op::Rename { to, .. } => to,
+        }
+    }
+}
+
+/// How written files reach the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// fsync each file and its directory (a few files).
+    PerFile,
+    /// Flush each filesystem once before and once after the renames (many files).
+    Batched,
+    /// No flush: each file is still replaced atomically, but a power cut may lose the run.
+    None,
+}
+
+/// What a [`run`] did.
+#[derive(Debug)]
+pub struct Outcome {
+    /// One result per op, in order: the new metadata of what the op left at its path.
+    pub results: Vec<Result<Option<FileMeta>, FkError>>,
+    /// An atomic run that failed and was undone: no op's change remains.
+    pub rolled_back: bool,
+}
+
+impl Outcome {
+    pub fn all_ok(&self) -> bool {
+        self.results.iter().all(Result::is_ok)
+    }
+}
+
+/// Carries out `ops` in order. Directories to make are made first, then writes are staged,
+/// then every op is done. Without `atomic`, a failed op is reported and the others still
+/// happen; with it, the first failure undoes everything (see the module documentation).
+pub fn run(ws: &Workspace, ops: &[Op<'_>], atomic: bool, durability: Durability) -> Outcome {
+    if let Some(err) = refuse_read_only(ws, ops) {
+        return Outcome {
+            results: ops.iter().map(|_| Err(err.clone())).collect(),
+            rolled_back: atomic,
+        };
+    }
+    if atomic && ops.len() > 1 {
+        run_journaled(ws, ops, durability)
+    } else {
+        run_plain(ws, ops, durability)
+    }
+}
+
+fn refuse_read_only(ws: &Workspace, ops: &[Op<'_>]) -> Option<FkError> {
+    if !ws.read_only() || ops.is_empty() {
+        return None;
+    }
+    Some(
+        FkError::new(
+            ErrorCode::ReadOnly,
+            "the workspace is read-only; nothing was changed",
+        )
+        .with_hint("writes are turned off in this session; start filekit without read-only mode to allow them"),
+    )
+}
+
+static TX_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn new_tx_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!(
+        "{}-{}-{}",
+        nanos,
+        std::process::id(),
+        TX_COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn temp_name(tx: &str, i: usize) -> OsString {
+    OsString::from(format!(".filekit.{tx}.{i}.tmp"))
+}
+
+fn run_plain(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outcome {
+    let mut results: Vec<Option<Result<Option<FileMeta>, FkError>>> =
+        ops.iter().map(|_| None).collect();
+    for (i, op) in ops.iter().enumerate() {
+        if let Op::MakeDir { path, perm } = op {
+            results[i] = Some(make_dir(ws, path, *perm).map(|()| ws.metadata(path).ok().flatten()));
+        }
+    }
+    let tx = new_tx_name();
+    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        if let Op::Write {
+            path,
+            bytes,
+            mode,
+            perm,
+        } = op
+        {
+            let sync = durability == Durability::PerFile;
+            match ws.stage_named(path, bytes, *mode, sync, &temp_name(&tx, i), *perm) {
+                Ok(p) => staged.push((i, p)),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+    }
+    let flush = (durability == Durability::Batched)
+        .then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
+    if let Some(f) = &flush {
+        f.sync();
+    }
+    let mut staged = staged.into_iter().peekable();
+    for (i, op) in ops.iter().enumerate() {
+        if results[i].is_some() {
+            continue;
+        }
+        let result = match op {
+            Op::Write { .. } => match staged.next_if(|(j, _)| *j == i) {
+                Some((_, pending)) => pending.commit().map(Some),
+                None => continue,
+            },
+            Op::Remove { path, recursive } => remove(ws, path, *recursive, None).map(|()| None),
+            Op::Rename { from, to, replace } => {
+                rename(ws, from, to, *replace, None).map(|()| ws.metadata(to).ok().flatten())
+            }
+            Op::Symlink { path, target } => symlink(ws, path, target).map(|()| None),
+            Op::MakeDir { .. } => continue,
+        };
+        results[i] = Some(result);
+    }
+    if let Some(f) = &flush {
+        f.sync();
+    }
+    Outcome {
+        results: results
+            .into_iter()
+            .map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(FkError::new(
+                        ErrorCode::Io,
+                        "the operation was not carried out",
+                    ))
+                })
+            })
+            .collect(),
+        rolled_back: false,
+    }
+}
+
+/// The journal's record of one op: enough to undo it from the disk alone.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Undo {
+    /// A write: the staged file `temp` (beside `path`) is renamed over it; an existing file
+    /// is first hard-linked to `backup`.
+    Write {
+        root: usize,
+        path: PathBuf,
+        temp: PathBuf,
+        existed: bool,
+        backup: PathBuf,
+    },
+    /// A removal: `path` is renamed to `trash` (in the journal) and deleted at the end.
+    Remove {
+        root: usize,
+        path: PathBuf,
+        trash: PathBuf,
+    },
+    /// A rename; a file it replaces is first hard-linked to `backup`.
+    Rename {
+        from_root: usize,
+        from: PathBuf,
+        to_root: usize,
+        to: PathBuf,
+        backup: PathBuf,
+    },
+    MakeDir {
+        root: usize,
+        path: PathBuf,
+    },
+    Symlink {
+        root: usize,
+        path: PathBuf,
+    },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Manifest {
+    /// Readers of the journal check this before trusting the rest.
+    format: u32,
+    steps: Vec<Undo>,
+}
+
+const MANIFEST_FORMAT: u32 = 1;
+const JOURNAL_DIR: &str = "journal";
+
+fn journal_base() -> PathBuf {
+    Path::new(RESERVED_DIR).join(JOURNAL_DIR)
+}
+
+/// A live journal: its directory in root 0 (locked) and the backup directories of the other
+/// roots it uses.
+struct Journal {
+    tx: String,
+    dir: PathBuf,
+    _lock: std::fs::File,
+    roots_used: Vec<usize>,
+}
+
+impl Journal {
+    fn begin(ws: &Workspace, roots_used: Vec<usize>) -> Result<Journal, FkError> {
+        let tx = new_tx_name();
+        let dir = journal_base().join(&tx);
+        let root0 = ws.root_dir(0);
+        let shown = ws.roots()[0].join(&dir).display().to_string();
+        let io = |e: io::Error| {
+            FkError::from_io(&e, &shown).with_hint(format!(
+                "an atomic request keeps a journal in {RESERVED_DIR}/ of the first root; make that directory writable"
+            ))
+        };
+        ensure_reserved_dir(root0).map_err(io)?;
+        root0.create_dir_all(&dir).map_err(io)?;
+        let lock = root0
+            .open_with(
+                dir.join("lock"),
+                cap_std::fs::OpenOptions::new().write(true).create(true),
+            )
+            .map_err(io)?
+            .into_std();
+        rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| io(e.into()))?;
+        for &r in &roots_used {
+            if r != 0 {
+                ensure_reserved_dir(ws.root_dir(r)).map_err(io)?;
+                ws.root_dir(r).create_dir_all(&dir).map_err(io)?;
+            }
+        }
+        Ok(Journal {
+            tx,
+            dir,
+            _lock: lock,
+            roots_used,
+        })
+    }
+
+    fn write_manifest(&self, ws: &Workspace, manifest: &Manifest) -> Result<(), FkError> {
+        let root0 = ws.root_dir(0);
+        let shown = ws.roots()[0].join(&self.dir).display().to_string();
+        let io = |e: io::Error| FkError::from_io(&e, &shown);
+        let bytes = serde_json::to_vec(manifest).map_err(|e| io(io::Error::other(e)))?;
+        let temp = self.dir.join("manifest.tmp");
+        let mut f = root0
+            .open_with(
+                &temp,
+                cap_std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true),
+            )
+            .map_err(io)?;
+        f.write_all(&bytes).map_err(io)?;
+        f.sync_all().map_err(io)?;
+        root0
+            .rename(&temp, root0, self.dir.join("manifest"))
+            .map_err(io)?;
+        sync_dir(root0, &self.dir);
+        Ok(())
+    }
+
+    /// The commit point: without its manifest the journal is only garbage to clear.
+    fn finish(self, ws: &Workspace) {
+        let root0 = ws.root_dir(0);
+        let _ = root0.remove_file(self.dir.join("manifest"));
+        sync_dir(root0, &self.dir);
+        for &r in &self.roots_used {
+            let _ = ws.root_dir(r).remove_dir_all(&self.dir);
+        }
+        let _ = root0.remove_dir_all(&self.dir);
+        let _ = &self.tx;
+    }
+}
+
+/// Makes `.filekit/` with a `.gitignore` so that version control leaves it alone.
+fn ensure_reserved_dir(root: &Dir) -> io::Result<()> {
+    match root.create_dir(RESERVED_DIR) {
+        Ok(()) => {
+            let _ = root.write(Path::new(RESERVED_DIR).join(".gitignore"), b"*\n");
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn sync_dir(root: &Dir, rel: &Path) {
+    if let Ok(d) = root.open_dir(rel) {
+        let _ = d.into_std_file().sync_all();
+    }
+}
+
+fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outcome {
+    recover_quietly(ws);
+    let fail_all = |err: FkError| Outcome {
+        results: ops.iter().map(|_| Err(err.clone())).collect(),
+        rolled_back: true,
+    };
+    let mut roots_used: Vec<usize> = ops
+        .iter()
+        .flat_map(|op| match op {
+            Op::Rename { from, to, .. } => vec![from.root_index(), to.root_index()],
+            other => vec![other.path().root_index()],
+        })
+        .collect();
+    roots_used.sort_unstable();
+    roots_used.dedup();
+    let journal = match Journal::begin(ws, roots_used) {
+        Ok(j) => j,
+        Err(e) => return fail_all(e),
+    };
+    let steps: Vec<Undo> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| undo_step(ws, &journal, i, op))
+        .collect();
+    let manifest = Manifest {
+        format: MANIFEST_FORMAT,
+        steps,
+    };
+    if let Err(e) = journal.write_manifest(ws, &manifest) {
+        journal.finish(ws);
+        return fail_all(e);
+    }
+
+    let mut results: Vec<Option<Result<Option<FileMeta>, FkError>>> =
+        ops.iter().map(|_| None).collect();
+    let mut failed = false;
+    for (i, op) in ops.iter().enumerate() {
+        if let Op::MakeDir { path, perm } = op {
+            let r = make_dir(ws, path, *perm);
+            failed |= r.is_err();
+            results[i] = Some(r.map(|()| ws.metadata(path).ok().flatten()));
+            if failed {
+                break;
+            }
+        }
+    }
+    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
+    if !failed {
+        for (i, op) in ops.iter().enumerate() {
+            if let Op::Write {
+                path,
+                bytes,
+                mode,
+                perm,
+            } = op
+            {
+                let sync = durability == Durability::PerFile;
+                match ws.stage_named(path, bytes, *mode, sync, &temp_name(&journal.tx, i), *perm) {
+                    Ok(p) => staged.push((i, p)),
+                    Err(e) => {
+                        results[i] = Some(Err(e));
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let flush = (durability == Durability::Batched)
+        .then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
+    if !failed {
+        if let Some(f) = &flush {
+            f.sync();
+        }
+        let mut staged = staged.into_iter().peekable();
+        for (i, op) in ops.iter().enumerate() {
+            if results[i].is_some() {
+                continue;
+            }
+            let step = &manifest.steps[i];
+            let result = match (op, step) {
+                (
+                    Op::Write { path, .. },
+                    Undo::Write {
+                        existed, backup, ..
+                    },
+                ) => match staged.next_if(|(j, _)| *j == i) {
+                    Some((_, pending)) => keep_backup(ws, path, *existed, backup)
+                        .and_then(|()| pending.commit().map(Some)),
+                    None => continue,
+                },
+                (Op::Remove { path, recursive }, Undo::Remove { trash, .. }) => {
+                    remove(ws, path, *recursive, Some(trash)).map(|()| None)
+                }
+                (Op::Rename { from, to, replace }, Undo::Rename { backup, .. }) => {
+                    rename(ws, from, to, *replace, Some(backup))
+                        .map(|()| ws.metadata(to).ok().flatten())
+                }
+                (Op::Symlink { path, target }, _) => symlink(ws, path, target).map(|()| None),
+                _ => continue,
+            };
+            failed |= result.is_err();
+            results[i] = Some(result);
+            if failed {
+                break;
+            }
+        }
+        // Staged files of ops not reached are dropped here, removing their temporary files.
+    }
+    if failed {
+        rollback(ws, &manifest.steps);
+        journal.finish(ws);
+        let first_error = results
+            .iter()
+            .flatten()
+            .find_map(|r| r.as_ref().err().cloned());
+        let why = first_error
+            .map(|e| e.message)
+            .unwrap_or_else(|| "another operation failed".to_string());
+        return Outcome {
+            results: results
+                .into_iter()
+                .map(|r| match r {
+                    Some(Err(e)) => Err(e),
+                    _ => Err(FkError::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "not done: the request is atomic and another part of it failed ({why})"
+                        ),
+                    )
+                    .with_hint("fix the failed part, then send the whole request again")),
+                })
+                .collect(),
+            rolled_back: true,
+        };
+    }
+    if let Some(f) = &flush {
+        f.sync();
+    }
+    journal.finish(ws);
+    Outcome {
+        results: results.into_iter().map(|r| r.unwrap_or(Ok(None))).collect(),
+        rolled_back: false,
+    }
+}
+
+/// The journal entry that undoes `op`, with the names it will use decided now.
+fn undo_step(ws: &Workspace, journal: &Journal, i: usize, op: &Op<'_>) -> Undo {
+    let in_journal = |name: String| journal.dir.join(name);
+    match op {
+        Op::Write { path, .. } => Undo::Write {
+            root: path.root_index(),
+            path: path.relative().to_path_buf(),
+            temp: path
+                .relative()
+                .parent()
+                .unwrap_or(Path::new(""))
+                .join(temp_name(&journal.tx, i)),
+            existed: ws.metadata(path).ok().flatten().is_some(),
+            backup: in_journal(format!("b{i}")),
+        },
+        Op::Remove { path, .. } => Undo::Remove {
+            root: path.root_index(),
+            path: path.relative().to_path_buf(),
+            trash: in_journal(format!("t{i}")),
+        },
+        Op::Rename { from, to, .. } => Undo::Rename {
+            from_root: from.root_index(),
+            from: from.relative().to_path_buf(),
+            to_root: to.root_index(),
+            to: to.relative().to_path_buf(),
+            backup: in_journal(format!("b{i}")),
+        },
+        Op::MakeDir { path, .. } => Undo::MakeDir {
+            root: path.root_index(),
+            path: path.relative().to_path_buf(),
+        },
+        Op::Symlink { path, .. } => Undo::Symlink {
+            root: path.root_index(),
+            path: path.relative().to_path_buf(),
+        },
+    }
+}
+
+/// Keeps the file about to be replaced at `backup` (a hard link: no bytes copied; a copy
+/// where links are not possible).
+fn keep_backup(ws: &Workspace, path: &WsPath, existed: bool, backup: &Path) -> Result<(), FkError> {
+    if !existed {
+        return Ok(());
+    }
+    let dir = ws.root_dir(path.root_index());
+    let shown = ws.display(path);
+    match dir.hard_link(path.relative(), dir, backup) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(_) => dir
+            .copy(path.relative(), dir, backup)
+            .map(|_| ())
+            .map_err(|e| FkError::from_io(&e, &shown)),
+    }
+}
+
+fn make_dir(ws: &Workspace, path: &WsPath, perm: Option<u32>) -> Result<(), FkError> {
+    let dir = ws.root_dir(path.root_index());
+    let shown = ws.display(path);
+    dir.create_dir(path.relative())
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => FkError::new(
+                ErrorCode::Conflict,
+                format!("cannot make directory {shown}: something of that name is already there"),
+            )
+            .with_hint("choose another name, or move what is there out of the way first"),
+            _ => FkError::from_io(&e, &shown),
+        })?;
+    if let Some(perm) = perm {
+        use cap_std::fs::PermissionsExt;
+        dir.set_permissions(path.relative(), cap_std::fs::Permissions::from_mode(perm))
+            .map_err(|e| FkError::from_io(&e, &shown))?;
+    }
+    Ok(())
+}
+
+/// Removes `path`; with `trash`, by renaming it there (so that a rollback can put it back).
+fn remove(
+    ws: &Workspace,
+    path: &WsPath,
+    recursive: bool,
+    trash: Option<&PathBuf>,
+) -> Result<(), FkError> {
+    let dir = ws.root_dir(path.root_index());
+    let shown = ws.display(path);
+    let meta = dir
+        .symlink_metadata(path.relative())
+        .map_err(|e| FkError::from_io(&e, &shown))?;
+    if meta.is_dir() && !recursive {
+        let empty = dir
+            .read_dir(path.relative())
+            .map(|mut entries| entries.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            return Err(FkError::new(
+                ErrorCode::IsDirectory,
+                format!("{shown} is a directory that is not empty"),
+            )
+            .with_hint("ask for a recursive delete to remove it with everything in it"));
+        }
+    }
+    if let Some(trash) = trash {
+        return dir
+            .rename(path.relative(), dir, trash)
+            .map_err(|e| FkError::from_io(&e, &shown));
+    }
+    let r = if meta.is_dir() {
+        if recursive {
+            dir.remove_dir_all(path.relative())
+        } else {
+            dir.remove_dir(path.relative())
+        }
+    } else {
+        dir.remove_file(path.relative())
+    };
+    r.map_err(|e| FkError::from_io(&e, &shown))
+}
+
+fn rename(
+    ws: &Workspace,
+    from: &WsPath,
+    to: &WsPath,
+    replace: bool,
+    backup: Option<&PathBuf>,
+) -> Result<(), FkError> {
+    let from_dir = ws.root_dir(from.root_index());
+    let to_dir = ws.root_dir(to.root_index());
+    let shown_to = ws.display(to);
+    match to_dir.symlink_metadata(to.relative()) {
+        Ok(m) if m.is_dir() => {
+            return Err(FkError::new(
+                ErrorCode::Conflict,
+                format!("{shown_to} already exists and is a directory"),
+            )
+            .with_hint("give the full destination path (including the new name), or delete the directory first"));
+        }
+        Ok(_) if !replace => {
+            return Err(
+                FkError::new(ErrorCode::Conflict, format!("{shown_to} already exists"))
+                    .with_hint("choose another destination, or ask to overwrite it"),
+            );
+        }
+        Ok(_) => {
+            if let Some(backup) = backup {
+                let _ = to_dir.hard_link(to.relative(), to_dir, backup);
+            }
+        }
+        Err(_) => {}
+    }
+    from_dir
+        .rename(from.relative(), to_dir, to.relative())
+        .map_err(|e| {
+            if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
+                FkError::new(
+                    ErrorCode::InvalidArgument,
+                    format!(
+                        "cannot move {} to {shown_to}: they are on different filesystems",
+                        ws.display(from)
+                    ),
+                )
+                .with_hint("copy the file, then delete the original")
+            } else {
+                FkError::from_io(&e, &ws.display(from))
+            }
+        })
+}
+
+fn symlink(ws: &Workspace, path: &WsPath, target: &Path) -> Result<(), FkError> {
+    let parent = path
+        .parent()
+        .ok_or_else(|| FkError::invalid("cannot make a root a link"))?;
+    let dir = ws.root_dir(path.root_index());
+    let shown = ws.display(path);
+    let name = path
+        .relative()
+        .file_name()
+        .ok_or_else(|| FkError::invalid(format!("{shown} has no file name")))?;
+    // Through the parent's file descriptor: the link's text is stored as given, never
+    // resolved (cap-std refuses to create links whose target it would not follow).
+    let parent_dir = dir
+        .open_dir(parent.rel_or_dot())
+        .map_err(|e| FkError::from_io(&e, &shown))?;
+    rustix::fs::symlinkat(target, &parent_dir, name)
+        .map_err(|e| FkError::from_io(&e.into(), &shown))
+}
+
+/// Undoes journal steps, last first. Every step looks at the disk before acting, so steps
+/// that never ran are left alone.
+fn rollback(ws: &Workspace, steps: &[Undo]) {
+    for step in steps.iter().rev() {
+        match step {
+            Undo::Write {
+                root,
+                path,
+                temp,
+                existed,
+                backup,
+            } => {
+                let Some(dir) = root_dir(ws, *root) else {
+                    continue;
+                };
+                if *existed {
+                    if dir.symlink_metadata(backup).is_ok() {
+                        let _ = dir.rename(backup, dir, path);
+                    }
+                } else if let Ok(now) = dir.symlink_metadata(path) {
+                    // The new file is ours if the temporary file is gone (renamed into place)
+                    // or is the same file (hard-linked into place, not yet unlinked).
+                    let ours = match dir.symlink_metadata(temp) {
+                        Err(_) => true,
+                        Ok(t) => same_file(&now, &t),
+                    };
+                    if ours {
+                        let _ = dir.remove_file(path);
+                    }
+                }
+                let _ = dir.remove_file(temp);
+            }
+            Undo::Remove { root, path, trash } => {
+                let Some(dir) = root_dir(ws, *root) else {
+                    continue;
+                };
+                if dir.symlink_metadata(trash).is_ok() {
+                    let _ = dir.rename(trash, dir, path);
+                }
+            }
+            Undo::Rename {
+                from_root,
+                from,
+                to_root,
+                to,
+                backup,
+            } => {
+                let (Some(fd), Some(td)) = (root_dir(ws, *from_root), root_dir(ws, *to_root))
+                else {
+                    continue;
+                };
+                if fd.symlink_metadata(from).is_err() && td.symlink_metadata(to).is_ok() {
+                    let _ = td.rename(to, fd, from);
+                }
+                if td.symlink_metadata(backup).is_ok() {
+                    let _ = td.rename(backup, td, to);
+                }
+            }
+            Undo::MakeDir { root, path } => {
+                if let Some(dir) = root_dir(ws, *root) {
+                    let _ = dir.remove_dir(path);
+                }
+            }
+            Undo::Symlink { root, path } => {
+                if let Some(dir) = root_dir(ws, *root)
+                    && dir
+                        .symlink_metadata(path)
+                        .is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    let _ = dir.remove_file(path);
+                }
+            }
+        }
+    }
+}
+
+fn root_dir(ws: &Workspace, i: usize) -> Option<&Dir> {
+    (i < ws.roots().len()).then(|| ws.root_dir(i))
+}
+
+fn same_file(a: &cap_std::fs::Metadata, b: &cap_std::fs::Metadata) -> bool {
+    use cap_std::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// What [`recover`] found and did.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Recovery {
+    /// Interrupted atomic requests that were rolled back, by journal name.
+    pub rolled_back: Vec<String>,
+    /// Journals that were already committed or never started, cleared.
+    pub cleared: Vec<String>,
+}
+
+/// Rolls back every atomic request whose process died part way, from its journal (see the
+/// module documentation). Journals still locked by a live process are left alone. Front
+/// ends call this when they start; atomic runs call it before they begin.
+pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
+    let mut out = Recovery::default();
+    if ws.read_only() {
+        return Ok(out);
+    }
+    let base = journal_base();
+    let root0 = ws.root_dir(0);
+    let entries = match root0.read_dir(&base) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => {
+            return Err(FkError::from_io(
+                &e,
+                &ws.roots()[0].join(&base).display().to_string(),
+            ));
+        }
+    };
+    let names: Vec<OsString> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    for name in names {
+        let dir = base.join(&name);
+        let shown = name.to_string_lossy().into_owned();
+        let lock = match root0.open_with(
+            dir.join("lock"),
+            cap_std::fs::OpenOptions::new().write(true),
+        ) {
+            Ok(f) => f.into_std(),
+            Err(_) => {
+                // A journal is locked before anything is done; one without a lock file is
+                // being made right now, or was abandoned before it did anything.
+                if is_old(root0, &dir) {
+                    let _ = root0.remove_dir_all(&dir);
+                    out.cleared.push(shown);
+                }
+                continue;
+            }
+        };
+        if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
+            continue;
+        }
+        let manifest: Option<Manifest> = root0
+            .read(dir.join("manifest"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .filter(|m: &Manifest| m.format == MANIFEST_FORMAT);
+        match manifest {
+            Some(m) => {
+                rollback(ws, &m.steps);
+                for r in 0..ws.roots().len() {
+                    let _ = ws.root_dir(r).remove_dir_all(&dir);
+                }
+                out.rolled_back.push(shown);
+            }
+            // Committed (the manifest is removed first) or not yet begun: nothing to undo.
+            // A young one may be a run that has locked its journal but not yet written
+            // its manifest; it is left to finish.
+            None if is_old(root0, &dir) => {
+                for r in 0..ws.roots().len() {
+                    let _ = ws.root_dir(r).remove_dir_all(&dir);
+                }
+                out.cleared.push(shown);
+            }
+            None => {}
+        }
+        drop(lock);
+    }
+    Ok(out)
+}
+
+/// Older than any run takes between making its journal and writing its manifest.
+fn is_old(root: &Dir, dir: &Path) -> bool {
+    root.metadata(dir)
+        .and_then(|m| m.modified())
+        .map(|t| t.into_std().elapsed().unwrap_or_default().as_secs() > 60)
+        .unwrap_or(false)
+}
+
+fn recover_quietly(ws: &Workspace) {
+    let _ = recover(ws);
+}
