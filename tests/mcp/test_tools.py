@@ -54,7 +54,9 @@ async def test_each_table_lists_exactly_its_tools_with_valid_schemas(connect, ta
 async def test_default_is_the_curated_table(connect):
     async with connect() as session:
         names = [t.name for t in (await session.list_tools()).tools]
-    assert names == ["read_files", "edit_files", "replace_in_files"]
+    assert names == [
+        "read_files", "edit_files", "replace_in_files", "manage_files", "history", "undo", "redo",
+    ]
 
 
 async def test_all_serves_every_built_table(connect):

@@ -174,15 +174,3 @@ fn create_file_makes_parents_and_refuses_existing_files() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(sb.read("empty.txt"), "");
 }
-
-#[test]
-fn later_file_tools_are_not_served() {
-    let sb = Sandbox::new();
-    sb.write("a.txt", "x\n");
-    sb.call_fails(
-        "file:delete_file",
-        json!({"path": "a.txt"}),
-        2,
-        &["unknown tool 'file:delete_file'"],
-    );
-}

@@ -315,7 +315,7 @@ Undo a change filekit made: the files of a history entry are put back as they we
 Refuses, naming the files, when a file changed after the entry, unless `force`. The undo is \
 itself an entry: `redo` brings the change back.
 
-Example: {} or {\"entry\": 12} or {\"last\": 3}";
+Example: {\"last\": 2}";
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -365,7 +365,7 @@ Redo what an undo reverted: without `entry`, the newest undo since the last chan
 that undo entry (or the entry it undid). Refuses when the files changed since the undo, unless \
 `force`. Recorded as an entry of its own.
 
-Example: {} or {\"entry\": 13}";
+Example: {\"dry_run\": true}";
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

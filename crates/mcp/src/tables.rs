@@ -2,12 +2,11 @@
 
 use filekit_dialects::ToolSpec;
 
-/// Every table name `--tools` accepts, with what it is. Tables that are designed but not built
-/// yet are named so that choosing one gives a clear error instead of an empty or stub table.
+/// Every table name `--tools` accepts, with what it is.
 pub const TABLES: &[(&str, &str)] = &[
     (
         "filekit",
-        "read_files, edit_files, replace_in_files (filekit's own design; the default)",
+        "read_files, edit_files, replace_in_files, manage_files, history, undo, redo (filekit's own design; the default)",
     ),
     (
         "amazonq",
@@ -25,14 +24,12 @@ pub const TABLES: &[(&str, &str)] = &[
         "desktop-commander",
         "edit_block, batch_edit_blocks, write_from_line, ...",
     ),
+    (
+        "semantic",
+        "file_create, file_delete, file_move, file_rename, file_duplicate (seed 004)",
+    ),
     ("all", "every table above"),
 ];
-
-/// Tables of the design that have no engine behind them yet; never served as stubs.
-const NOT_BUILT: &[(&str, &str)] = &[(
-    "semantic",
-    "the semantic table needs the code-search engine, which filekit does not have yet",
-)];
 
 /// The tools a `--tools` value serves: comma-separated table names, in the order given,
 /// without duplicates. Errors name the tables that exist.
@@ -43,8 +40,6 @@ pub fn select_tools(list: &str) -> Result<Vec<ToolSpec>, String> {
             filekit_dialects::tools(None)
         } else if filekit_dialects::DIALECTS.contains(&table) {
             filekit_dialects::tools(Some(table))
-        } else if let Some((_, why)) = NOT_BUILT.iter().find(|(name, _)| *name == table) {
-            return Err(format!("--tools {table}: {why}"));
         } else {
             let known: Vec<&str> = TABLES.iter().map(|(name, _)| *name).collect();
             return Err(format!(
@@ -87,14 +82,17 @@ mod tests {
 
     #[test]
     fn unbuilt_and_unknown_tables_are_errors_not_stubs() {
-        assert!(
-            select_tools("semantic")
-                .unwrap_err()
-                .contains("not have yet")
-        );
         assert_eq!(
             names("filekit"),
-            ["read_files", "edit_files", "replace_in_files"]
+            [
+                "read_files",
+                "edit_files",
+                "replace_in_files",
+                "manage_files",
+                "history",
+                "undo",
+                "redo"
+            ]
         );
         let err = select_tools("claud").unwrap_err();
         assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));
