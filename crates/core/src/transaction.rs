@@ -256,6 +256,8 @@ struct Manifest {
 }
 
 const MANIFEST_FORMAT: u32 = 1;
+/// The name of a journal directory being made (not yet locked under its final name).
+const MAKING_SUFFIX: &str = ".new";
 const JOURNAL_DIR: &str = "journal";
 
 fn journal_base() -> PathBuf {
@@ -283,16 +285,20 @@ impl Journal {
             ))
         };
         ensure_reserved_dir(root0).map_err(io)?;
-        root0.create_dir_all(&dir).map_err(io)?;
+        // Made under a name recovery passes over, and renamed once locked: a journal under
+        // its final name is locked for as long as its run lives.
+        let making = journal_base().join(format!("{tx}{MAKING_SUFFIX}"));
+        root0.create_dir_all(&making).map_err(io)?;
         let lock = root0
             .open_with(
-                dir.join("lock"),
+                making.join("lock"),
                 cap_std::fs::OpenOptions::new().write(true).create(true),
             )
             .map_err(io)?
             .into_std();
         rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
             .map_err(|e| io(e.into()))?;
+        root0.rename(&making, root0, &dir).map_err(io)?;
         for &r in &roots_used {
             if r != 0 {
                 ensure_reserved_dir(ws.root_dir(r)).map_err(io)?;
@@ -815,21 +821,30 @@ pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
     for name in names {
         let dir = base.join(&name);
         let shown = name.to_string_lossy().into_owned();
-        let lock = match root0.open_with(
+        if shown.ends_with(MAKING_SUFFIX) {
+            // Being made right now, or abandoned before its run did anything: its name
+            // holds the process id of its run.
+            if is_old(root0, &dir) || !process_alive(&shown) {
+                let _ = root0.remove_dir_all(&dir);
+                out.cleared.push(shown);
+            }
+            continue;
+        }
+        // A journal under its final name has its lock until its run, finished, removes the
+        // directory; one found without it is such a removal cut short.
+        let Ok(lock) = root0.open_with(
             dir.join("lock"),
             cap_std::fs::OpenOptions::new().write(true),
-        ) {
-            Ok(f) => f.into_std(),
-            Err(_) => {
-                // A journal is locked before anything is done; one without a lock file is
-                // being made right now, or was abandoned before it did anything.
-                if is_old(root0, &dir) {
-                    let _ = root0.remove_dir_all(&dir);
-                    out.cleared.push(shown);
+        ) else {
+            if root0.metadata(dir.join("manifest")).is_err() {
+                for r in 0..ws.roots().len() {
+                    let _ = ws.root_dir(r).remove_dir_all(&dir);
                 }
-                continue;
+                out.cleared.push(shown);
             }
+            continue;
         };
+        let lock = lock.into_std();
         if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
             continue;
         }
@@ -838,28 +853,30 @@ pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .filter(|m: &Manifest| m.format == MANIFEST_FORMAT);
-        match manifest {
-            Some(m) => {
-                rollback(ws, &m.steps);
-                for r in 0..ws.roots().len() {
-                    let _ = ws.root_dir(r).remove_dir_all(&dir);
-                }
-                out.rolled_back.push(shown);
-            }
-            // Committed (the manifest is removed first) or not yet begun: nothing to undo.
-            // A young one may be a run that has locked its journal but not yet written
-            // its manifest; it is left to finish.
-            None if is_old(root0, &dir) => {
-                for r in 0..ws.roots().len() {
-                    let _ = ws.root_dir(r).remove_dir_all(&dir);
-                }
-                out.cleared.push(shown);
-            }
-            None => {}
+        if let Some(m) = &manifest {
+            rollback(ws, &m.steps);
+        }
+        // Without a manifest the run committed (the manifest goes first) or died before
+        // writing it: nothing to undo, only the directory to clear.
+        for r in 0..ws.roots().len() {
+            let _ = ws.root_dir(r).remove_dir_all(&dir);
+        }
+        if manifest.is_some() {
+            out.rolled_back.push(shown);
+        } else {
+            out.cleared.push(shown);
         }
         drop(lock);
     }
     Ok(out)
+}
+
+/// Whether the process that named a journal `<time>-<pid>-<n>` still runs.
+fn process_alive(journal_name: &str) -> bool {
+    let Some(pid) = journal_name.split('-').nth(1) else {
+        return false;
+    };
+    pid.parse::<u32>().is_ok() && Path::new("/proc").join(pid).exists()
 }
 
 /// Older than any run takes between making its journal and writing its manifest.
