@@ -319,3 +319,30 @@ async def test_curated_replies_fit_their_output_schemas(connect, workspace):
             result = await session.call_tool(name, args)
             assert len(schemas[name]["properties"]) > 3, name  # a real schema, not a stub
             jsonschema.validate(result.structuredContent, schemas[name])
+
+
+async def test_file_operations_history_and_undo_over_mcp(connect, workspace):
+    """A move and a template create through the server land in the history in
+    .filekit/history.db; undo over MCP puts the tree back."""
+    (workspace / "old.ts").write_text("export const a = 1;\n")
+    async with connect("--tools", "filekit,semantic") as session:
+        moved = await session.call_tool(
+            "manage_files", {"operations": [{"op": "move", "from": "old.ts", "to": "lib/new.ts"}]}
+        )
+        assert not moved.isError, text_of(moved)
+        assert moved.structuredContent["history_entry"] == 1
+        created = await session.call_tool(
+            "file_create", {"path": "src/Cart.ts", "template": "typescript-class"}
+        )
+        assert not created.isError, text_of(created)
+        assert created.structuredContent["directoriesCreated"] == ["src"]
+        assert (workspace / "src/Cart.ts").read_text().startswith("export class Cart {")
+        listed = await session.call_tool("history", {})
+        tools = [e["tool"] for e in listed.structuredContent["entries"]]
+        assert tools == ["file_create", "manage_files"]
+        undone = await session.call_tool("undo", {"last": 2})
+        assert not undone.isError, text_of(undone)
+        assert len(undone.structuredContent["reverted"]) == 2
+    assert (workspace / "old.ts").read_text() == "export const a = 1;\n"
+    assert not (workspace / "lib").exists() and not (workspace / "src").exists()
+    assert (workspace / ".filekit" / "history.db").is_file()
