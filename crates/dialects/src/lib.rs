@@ -301,6 +301,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_broken_history_is_reported_once_per_session_and_never_fails_a_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join(".filekit")).unwrap();
+        std::fs::write(
+            root.join(".filekit/history.db"),
+            "not a database at all, just text",
+        )
+        .unwrap();
+        let mut ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        let db = root.join(".filekit/history.db");
+        ws.set_history(std::sync::Arc::new(filekit_core::history::History::new(
+            &db,
+            1 << 20,
+        )));
+        let write = |content: &str| {
+            call(
+                &ws,
+                "Write",
+                json!({"file_path": root.join("a.txt"), "content": content}),
+            )
+        };
+        let first = write("one\n");
+        assert!(!first.is_error, "{}", first.text);
+        assert!(first.text.contains("--repair"), "{}", first.text);
+        assert!(first.value["warning"].is_string());
+        let second = write("two\n");
+        assert!(!second.is_error, "{}", second.text);
+        assert!(
+            second.value.get("warning").is_none(),
+            "warned twice: {}",
+            second.text
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.txt")).unwrap(),
+            "two\n"
+        );
+    }
+
+    #[test]
     fn mcp_names_are_valid_and_unique() {
         let all = tools(None);
         let mut seen = std::collections::HashSet::new();
