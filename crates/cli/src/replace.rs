@@ -11,6 +11,7 @@ use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
+use std::io::Write;
 use std::time::Duration;
 
 pub const AFTER_HELP: &str = "\
@@ -176,22 +177,37 @@ fn print_json(out: &TreeReplaceReport) {
 }
 
 fn print_human(style: &Style, out: &TreeReplaceReport) {
+    // Standard output flushes at every line; a dry run over a tree prints megabytes of diff.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Writing fails only when standard output is closed; there is no one left to tell.
+    let _ = write_human(&mut w, style, out).and_then(|()| w.flush());
+}
+
+fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> std::io::Result<()> {
     let report = &out.report;
     for f in &report.files {
         match f.status {
             FileStatus::Unchanged => continue,
             FileStatus::Skipped => {
                 let why = f.skipped.as_deref().unwrap_or("");
-                println!("{} {}: skipped ({why})", style.dim("skip"), f.path);
+                writeln!(w, "{} {}: skipped ({why})", style.dim("skip"), f.path)?;
             }
             _ => {
                 let n: usize = f.edits.iter().map(|o| o.replacements).sum();
                 if let Some(err) = f.error.as_ref().or_else(|| f.edits[0].error.as_ref()) {
-                    println!("{} {}: {err}", style.red("FAIL"), f.path);
+                    writeln!(w, "{} {}: {err}", style.red("FAIL"), f.path)?;
                 } else {
-                    println!("{}", style.bold(&format!("{}: {n} replacement(s)", f.path)));
+                    writeln!(
+                        w,
+                        "{}",
+                        style.bold(&format!("{}: {n} replacement(s)", f.path))
+                    )?;
                     if !f.diff.is_empty() {
-                        print!("{}", style.diff(&f.diff));
+                        if style.color {
+                            w.write_all(style.diff(&f.diff).as_bytes())?;
+                        } else {
+                            w.write_all(f.diff.as_bytes())?;
+                        }
                     }
                 }
             }
@@ -212,5 +228,5 @@ fn print_human(style: &Style, out: &TreeReplaceReport) {
     } else if report.rolled_back {
         summary.push_str(" (atomic: nothing written because something failed)");
     }
-    println!("{}", style.bold(&summary));
+    writeln!(w, "{}", style.bold(&summary))
 }
