@@ -195,8 +195,12 @@ fn print_undo(style: &Style, r: &UndoReport) {
         "undid"
     };
     println!("{} entry {}: {}", style.green(verb), r.undone, r.summary);
-    for p in &r.paths {
+    const SHOWN: usize = 20;
+    for p in r.paths.iter().take(SHOWN) {
         println!("  {p}");
+    }
+    if r.paths.len() > SHOWN {
+        println!("  ... and {} more (--json lists them all)", r.paths.len() - SHOWN);
     }
     if let Some(e) = r.entry {
         println!("{}", style.dim(&format!("recorded as entry {e}")));
