@@ -18,6 +18,7 @@ mod desktop_commander;
 mod file;
 mod filekit;
 pub mod plan;
+mod semantic;
 mod shape;
 
 use filekit_core::edit::{EditReport, EditRequest};
@@ -151,11 +152,20 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
     all.extend(filekit::tools());
+    all.extend(semantic::tools("filekit"));
+    all.extend(semantic::tools("semantic"));
     all
 });
 
 /// The dialects this crate serves, in table order.
-pub const DIALECTS: &[&str] = &["amazonq", "file", "claude", "desktop-commander", "filekit"];
+pub const DIALECTS: &[&str] = &[
+    "amazonq",
+    "file",
+    "claude",
+    "desktop-commander",
+    "filekit",
+    "semantic",
+];
 
 /// The tools of one dialect, or of all when `dialect` is `None`.
 pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {

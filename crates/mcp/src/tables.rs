@@ -2,12 +2,11 @@
 
 use filekit_dialects::ToolSpec;
 
-/// Every table name `--tools` accepts, with what it is. Tables that are designed but not built
-/// yet are named so that choosing one gives a clear error instead of an empty or stub table.
+/// Every table name `--tools` accepts, with what it is.
 pub const TABLES: &[(&str, &str)] = &[
     (
         "filekit",
-        "read_files, edit_files, replace_in_files (filekit's own design; the default)",
+        "read_files, edit_files, replace_in_files, file_read, file_edit (filekit's own design; the default)",
     ),
     (
         "amazonq",
@@ -25,14 +24,13 @@ pub const TABLES: &[(&str, &str)] = &[
         "desktop-commander",
         "edit_block, batch_edit_blocks, write_from_line, ...",
     ),
+    (
+        "semantic",
+        "file_read, file_edit: read and edit by symbol, JSONPath or heading",
+    ),
     ("all", "every table above"),
 ];
 
-/// Tables of the design that have no engine behind them yet; never served as stubs.
-const NOT_BUILT: &[(&str, &str)] = &[(
-    "semantic",
-    "the semantic table needs the code-search engine, which filekit does not have yet",
-)];
 
 /// The tools a `--tools` value serves: comma-separated table names, in the order given,
 /// without duplicates. Errors name the tables that exist.
@@ -43,8 +41,6 @@ pub fn select_tools(list: &str) -> Result<Vec<ToolSpec>, String> {
             filekit_dialects::tools(None)
         } else if filekit_dialects::DIALECTS.contains(&table) {
             filekit_dialects::tools(Some(table))
-        } else if let Some((_, why)) = NOT_BUILT.iter().find(|(name, _)| *name == table) {
-            return Err(format!("--tools {table}: {why}"));
         } else {
             let known: Vec<&str> = TABLES.iter().map(|(name, _)| *name).collect();
             return Err(format!(
@@ -86,15 +82,11 @@ mod tests {
     }
 
     #[test]
-    fn unbuilt_and_unknown_tables_are_errors_not_stubs() {
-        assert!(
-            select_tools("semantic")
-                .unwrap_err()
-                .contains("not have yet")
-        );
+    fn unknown_tables_are_errors_not_stubs() {
+        assert_eq!(names("semantic"), ["file_read", "file_edit"]);
         assert_eq!(
             names("filekit"),
-            ["read_files", "edit_files", "replace_in_files"]
+            ["read_files", "edit_files", "replace_in_files", "file_read", "file_edit"]
         );
         let err = select_tools("claud").unwrap_err();
         assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));

@@ -213,6 +213,15 @@ impl<'t> Code<'t> {
                 // Object-literal members with a function or object value
                 // (`config.server.start`).
                 "pair" => {
+                    // Only objects that are themselves named (a const's value, or a member of
+                    // such an object): not option bags passed to calls.
+                    let named_object = node
+                        .parent()
+                        .and_then(|o| o.parent())
+                        .is_some_and(|h| matches!(h.kind(), "variable_declarator" | "pair"));
+                    if !named_object {
+                        return None;
+                    }
                     let value = node.child_by_field_name("value")?;
                     let kind = match value.kind() {
                         "arrow_function" | "function_expression" | "function" => "method",
