@@ -254,7 +254,7 @@ impl<'t> JsonDoc<'t> {
                 .with_hint("target a key or element (e.g. $.name), or insert_into $")
         };
         Ok(match op {
-            Op::Replace => (r.start, r.end, reindent(content, indent_at(text, r.start)).trim_start().to_string()),
+            Op::Replace => (r.start, r.end, crate::ops::reindent_in_place(content, indent_at(text, r.start), crate::ops::BodyStyle::Braced)),
             Op::Delete => {
                 let mem = m.member.clone().ok_or_else(|| root_refused("delete"))?;
                 match (&m.prev, &m.next) {

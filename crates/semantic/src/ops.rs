@@ -103,15 +103,36 @@ pub fn indent_unit(text: &str, default: &str) -> String {
     }
 }
 
+fn ws_len(line: &str) -> usize {
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+fn is_closer(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with(['}', ')', ']']) || t.starts_with("</")
+}
+
 /// `content` with its common indentation replaced by `indent` on every non-empty line,
-/// without a trailing newline.
+/// without a trailing newline. A first line without indentation followed by lines that end
+/// in an indented closer (`}`) is taken as copied from a file at the closer's column (its
+/// first line was cut at the symbol), so copied and freshly written code both land right.
 pub fn reindent(content: &str, indent: &str) -> String {
     let content = content.trim_end_matches(['\n', '\r']);
     let content = content.trim_start_matches(['\n', '\r']);
-    let common = content
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+    let non_empty: Vec<&str> = content.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut first_indent = non_empty.first().map_or(0, |l| ws_len(l));
+    if first_indent == 0
+        && non_empty.len() > 1
+        && let Some(last) = non_empty.last()
+        && is_closer(last)
+    {
+        first_indent = ws_len(last);
+    }
+    let common = non_empty
+        .iter()
+        .skip(1)
+        .map(|l| ws_len(l))
+        .chain(std::iter::once(first_indent))
         .min()
         .unwrap_or(0);
     content
@@ -120,11 +141,39 @@ pub fn reindent(content: &str, indent: &str) -> String {
             if l.trim().is_empty() {
                 String::new()
             } else {
-                format!("{indent}{}", &l[common.min(l.len())..])
+                format!("{indent}{}", &l[common.min(ws_len(l))..])
             }
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `content` for a place whose first line starts mid-line at a target's start (a replace):
+/// content copied from the file (first line cut at the target, its last line at or below
+/// `indent`) goes back verbatim, so reading a symbol and writing it back changes nothing;
+/// other content is re-indented to `indent`.
+pub(crate) fn reindent_in_place(content: &str, indent: &str, style: BodyStyle) -> String {
+    let trimmed = content.trim_end_matches(['\n', '\r']);
+    let mut lines = trimmed.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    let rest: Vec<&str> = lines.collect();
+    // Judged by the last line only: lines inside multi-line strings may sit anywhere.
+    let absolute = ws_len(first) == 0
+        && rest.last().is_some_and(|last| {
+            last.starts_with(indent)
+                && if is_closer(last) || style != BodyStyle::Block {
+                    ws_len(last) >= indent.len()
+                } else {
+                    // A Python block's last line is deeper than its head: one at the head's
+                    // column is relative content.
+                    ws_len(last) > indent.len()
+                }
+        });
+    if absolute || (indent.is_empty() && ws_len(first) == 0) {
+        trimmed.to_string()
+    } else {
+        reindent(content, indent).trim_start().to_string()
+    }
 }
 
 /// `range` widened to whole lines when nothing but white space shares its lines.
@@ -181,7 +230,7 @@ pub fn plan(
             if style == BodyStyle::Section {
                 (r.start, r.end, section_text(text, r.end, content))
             } else {
-                (r.start, r.end, reindent(content, &indent).trim_start().to_string())
+                (r.start, r.end, reindent_in_place(content, &indent, style))
             }
         }
         Operation::Delete => match whole_lines(text, r) {
@@ -221,7 +270,7 @@ pub fn plan(
                 BodyStyle::Section => (b.start, b.end, section_body(text, &b, content)),
                 _ => {
                     let body_indent = indent_at(text, b.start).to_string();
-                    (b.start, b.end, reindent(content, &body_indent).trim_start().to_string())
+                    (b.start, b.end, reindent_in_place(content, &body_indent, style))
                 }
             }
         }
@@ -393,6 +442,12 @@ mod tests {
     #[test]
     fn reindent_moves_the_common_indentation() {
         assert_eq!(reindent("\n    a\n      b\n\n    c\n", "  "), "  a\n    b\n\n  c");
+        // Copied from a file: the first line was cut at the symbol, the closer keeps its column.
+        assert_eq!(reindent("f() {\n      x;\n    }", "  "), "  f() {\n    x;\n  }");
+        assert_eq!(reindent_in_place("f() {\n      x;\n    }", "    ", BodyStyle::Braced), "f() {\n      x;\n    }");
+        assert_eq!(reindent_in_place("f() {\n  x;\n}", "    ", BodyStyle::Braced), "f() {\n      x;\n    }");
+        assert_eq!(reindent_in_place("def f():\n        pass", "    ", BodyStyle::Block), "def f():\n        pass");
+        assert_eq!(reindent_in_place("def f():\n    pass", "    ", BodyStyle::Block), "def f():\n        pass");
         assert_eq!(indent_unit("a\n    b\n  c\n", "\t"), "  ");
         assert_eq!(indent_unit("a\n\tb\n", "  "), "\t");
         assert_eq!(first_name("export async function zeta() {}"), "zeta");
