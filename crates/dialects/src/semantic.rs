@@ -487,6 +487,16 @@ struct EditArgs {
     edits: Option<Vec<EditSpec>>,
     /// Refactor mode of 004 (rename_symbol, extract_function, ...): not built yet.
     refactor: Option<String>,
+    /// Refactor mode: the symbol to refactor (not built yet).
+    symbol: Option<Value>,
+    /// Refactor mode: the new name (not built yet).
+    new_name: Option<Value>,
+    /// Refactor mode: "file" or "workspace" (not built yet).
+    scope: Option<Value>,
+    /// Refactor mode: the range to extract (not built yet).
+    selection_range: Option<Value>,
+    /// Refactor mode: the extracted symbol's name (not built yet).
+    extracted_name: Option<Value>,
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
     /// Also return the diff and the old and new text of each change.
@@ -582,9 +592,13 @@ fn to_planned(spec: EditSpec, index: usize) -> Result<Planned, FkError> {
 
 fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
-    if let Some(r) = &args.refactor {
-        return Err(FkError::invalid(format!("refactor '{r}' is not built yet"))
-            .with_hint("use the direct-edit mode: target + operation + content"));
+    let refactor_args = [&args.symbol, &args.new_name, &args.scope, &args.selection_range, &args.extracted_name];
+    if args.refactor.is_some() || refactor_args.iter().any(|a| a.is_some()) {
+        return Err(FkError::invalid(format!(
+            "the refactor mode of file_edit ({}) is not built yet",
+            args.refactor.as_deref().unwrap_or("symbol/newName/scope/selectionRange/extractedName")
+        ))
+        .with_hint("use the direct-edit mode: target + operation + content"));
     }
     let file = args.file.clone().ok_or_else(|| {
         FkError::invalid("file_edit: `file` is missing").with_hint("name the file to edit")

@@ -114,13 +114,20 @@ impl<'t> Code<'t> {
             (None, true) => name.clone(),
             (None, false) => format!("{parent}.{name}"),
         };
+        // A class field's `;` is the class body's token, not the field's: it belongs to it.
+        let mut end = outer.end_byte();
+        if let Some(next) = outer.next_sibling()
+            && next.kind() == ";"
+        {
+            end = next.end_byte();
+        }
         let sig_end = body.as_ref().map_or(node.end_byte(), |b| b.start);
         let signature = one_line(&self.text[node.start_byte()..sig_end]);
         Some(Found {
             kind: kind.to_string(),
             path,
             name,
-            range: outer.start_byte()..outer.end_byte(),
+            range: outer.start_byte()..end,
             body,
             signature: Some(signature),
             depth: 0,

@@ -234,12 +234,17 @@ pub fn plan(
             }
         }
         Operation::Delete => match whole_lines(text, r) {
-            Some((s, mut e)) => {
-                // Deleting a block between two blank lines would leave two: take one.
+            Some((mut s, mut e)) => {
+                // Deleting a block between two blank lines would leave two: take one. At the
+                // end of the file, take the blank line before it.
                 let prev_blank = s == 0 || text[..s].ends_with("\n\n") || text[..s].ends_with("\n\r\n");
+                // A first member: the blank line after it would open the body.
+                let prev_opens = text[..s].trim_end().ends_with(['{', '[', '(']);
                 let next_end = after_line(text, e);
-                if e < text.len() && prev_blank && text[e..next_end].trim().is_empty() {
+                if e < text.len() && (prev_blank || prev_opens) && text[e..next_end].trim().is_empty() {
                     e = next_end;
+                } else if e == text.len() && s > 0 && prev_blank {
+                    s = line_start(text, s - 1);
                 }
                 (s, e, String::new())
             }
