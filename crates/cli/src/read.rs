@@ -108,7 +108,10 @@ fn run_semantic(global: &GlobalArgs, json: bool, args: serde_json::Value) -> u8 
     };
     let reply = filekit_dialects::call(&ws, "file_read", args);
     if json {
-        println!("{}", serde_json::to_string_pretty(&reply.value).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reply.value).unwrap_or_default()
+        );
     } else if reply.is_error {
         eprintln!("filekit: {}", reply.text);
     } else {
@@ -126,7 +129,9 @@ fn run_semantic(global: &GlobalArgs, json: bool, args: serde_json::Value) -> u8 
 pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
     if let Some(semantic) = args.semantic() {
         if args.paths.len() != 1 {
-            eprintln!("filekit: --symbol, --path, --selector, --xpath, --heading and --outline read one file");
+            eprintln!(
+                "filekit: --symbol, --path, --selector, --xpath, --heading and --outline read one file"
+            );
             return EXIT_BAD_REQUEST;
         }
         return run_semantic(global, json || args.json, semantic);

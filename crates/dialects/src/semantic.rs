@@ -101,8 +101,10 @@ fn locate(parsed: &Parsed, target: &str) -> Result<Vec<Found>, FkError> {
 }
 
 fn not_built(what: &str) -> FkError {
-    FkError::invalid(format!("{what} targeting is not built yet"))
-        .with_hint(format!("supported now: {}", filekit_semantic::lang::SUPPORTED))
+    FkError::invalid(format!("{what} targeting is not built yet")).with_hint(format!(
+        "supported now: {}",
+        filekit_semantic::lang::SUPPORTED
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -246,7 +248,9 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let around_context = args.around.as_ref().map(|a| a.context.unwrap_or(3));
     if let Some(a) = &args.around {
         if !targets.is_empty() {
-            return Err(FkError::invalid("give the target either in `around` or as symbol/path/heading, not both"));
+            return Err(FkError::invalid(
+                "give the target either in `around` or as symbol/path/heading, not both",
+            ));
         }
         targets.push((lang.target_type(), a.target.clone()));
     }
@@ -259,7 +263,9 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         .with_hint("to read the whole file or a line range, use read_files"));
     }
     if args.region.is_some() && !targets.is_empty() {
-        return Err(FkError::invalid("give either `region` or a target, not both"));
+        return Err(FkError::invalid(
+            "give either `region` or a target, not both",
+        ));
     }
     let meta = args.include_metadata.unwrap_or(true);
 
@@ -275,7 +281,7 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
     // The outline: of the file, or of each target's descendants.
     if format == Format::Summary {
-        let all = outline(&parsed, text)?;
+        let all = outline(&parsed)?;
         let mut entries = Vec::new();
         let mut lines = String::new();
         let scopes: Vec<Option<Found>> = if targets.is_empty() {
@@ -304,7 +310,10 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                     f.path,
                     s.line,
                     e.line,
-                    f.signature.as_ref().map(|s| format!(": {s}")).unwrap_or_default()
+                    f.signature
+                        .as_ref()
+                        .map(|s| format!(": {s}"))
+                        .unwrap_or_default()
                 ));
                 entries.push(json!({"target": f.path, "kind": f.kind, "signature": f.signature, "depth": f.depth, "range": range_json(text, &f.range)}));
             }
@@ -332,7 +341,10 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             Ok(list) if list.is_empty() => {
                 return Ok(failed(
                     &args.file,
-                    &FkError::new(ErrorCode::NotFound, format!("{} has no {region}", args.file)),
+                    &FkError::new(
+                        ErrorCode::NotFound,
+                        format!("{} has no {region}", args.file),
+                    ),
                 ));
             }
             Ok(list) => found.extend(list.into_iter().map(|f| ("region", region.clone(), f))),
@@ -354,7 +366,12 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 let r = with_context(text, &f.range, ctx);
                 (r.clone(), text[r].to_string())
             }
-            (Format::Signature, _) => (f.range.clone(), f.signature.clone().unwrap_or_else(|| text[f.range.clone()].to_string())),
+            (Format::Signature, _) => (
+                f.range.clone(),
+                f.signature
+                    .clone()
+                    .unwrap_or_else(|| text[f.range.clone()].to_string()),
+            ),
             (Format::Body, _) => {
                 let Some(b) = f.body.clone() else {
                     return Ok(failed(
@@ -384,7 +401,10 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 obj.insert("signature".into(), json!(s));
             }
             if let Parsed::Code(c) = &parsed {
-                obj.insert("dependencies".into(), json!(c.dependencies(f.range.clone())));
+                obj.insert(
+                    "dependencies".into(),
+                    json!(c.dependencies(f.range.clone())),
+                );
             }
         }
         if truncated {
@@ -414,12 +434,11 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 }
 
 /// The outline entries of a file: symbols, JSON keys (two levels), or sections.
-fn outline(parsed: &Parsed, text: &str) -> Result<Vec<Found>, FkError> {
+fn outline(parsed: &Parsed) -> Result<Vec<Found>, FkError> {
     Ok(match parsed {
         Parsed::Code(c) => c.symbols(),
         Parsed::Markdown(t) => markdown::sections(t),
         Parsed::Json(j) => {
-            let _ = text;
             let mut v: Vec<Found> = j.query("$.*")?.into_iter().map(|m| m.found).collect();
             let inner: Vec<Found> = j
                 .query("$.*.*")
@@ -574,8 +593,9 @@ fn to_planned(spec: EditSpec, index: usize) -> Result<Planned, FkError> {
         OpName::Delete => Operation::Delete,
         OpName::Wrap => {
             let w = spec.wrapper.ok_or_else(|| {
-                which("wrap needs `wrapper`: {before, after}".into())
-                    .with_hint("e.g. {\"before\": \"try {\", \"after\": \"} catch (e) { log(e); }\"}")
+                which("wrap needs `wrapper`: {before, after}".into()).with_hint(
+                    "e.g. {\"before\": \"try {\", \"after\": \"} catch (e) { log(e); }\"}",
+                )
             })?;
             Operation::Wrap {
                 before: w.before,
@@ -592,11 +612,19 @@ fn to_planned(spec: EditSpec, index: usize) -> Result<Planned, FkError> {
 
 fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
-    let refactor_args = [&args.symbol, &args.new_name, &args.scope, &args.selection_range, &args.extracted_name];
+    let refactor_args = [
+        &args.symbol,
+        &args.new_name,
+        &args.scope,
+        &args.selection_range,
+        &args.extracted_name,
+    ];
     if args.refactor.is_some() || refactor_args.iter().any(|a| a.is_some()) {
         return Err(FkError::invalid(format!(
             "the refactor mode of file_edit ({}) is not built yet",
-            args.refactor.as_deref().unwrap_or("symbol/newName/scope/selectionRange/extractedName")
+            args.refactor
+                .as_deref()
+                .unwrap_or("symbol/newName/scope/selectionRange/extractedName")
         ))
         .with_hint("use the direct-edit mode: target + operation + content"));
     }
@@ -678,18 +706,46 @@ fn plan_edits(
                 let members: Vec<Found> = c
                     .symbols()
                     .into_iter()
-                    .filter(|m| m.depth == f.depth + 1 && m.range.start >= f.range.start && m.range.end <= f.range.end)
+                    .filter(|m| {
+                        m.depth == f.depth + 1
+                            && m.range.start >= f.range.start
+                            && m.range.end <= f.range.end
+                    })
                     .collect();
-                let style = if lang == Lang::Python { BodyStyle::Block } else { BodyStyle::Braced };
-                splices.push((i, ops::plan(text, &f, &p.op, &p.content, style, &members, &unit).map_err(in_edit)?));
+                let style = if lang == Lang::Python {
+                    BodyStyle::Block
+                } else {
+                    BodyStyle::Braced
+                };
+                splices.push((
+                    i,
+                    ops::plan(text, &f, &p.op, &p.content, style, &members, &unit)
+                        .map_err(in_edit)?,
+                ));
             }
             Parsed::Markdown(t) => {
                 let f = markdown::find(t, &p.target).map_err(in_edit)?;
                 let members: Vec<Found> = markdown::sections(t)
                     .into_iter()
-                    .filter(|m| m.depth == f.depth + 1 && m.range.start >= f.range.start && m.range.end <= f.range.end)
+                    .filter(|m| {
+                        m.depth == f.depth + 1
+                            && m.range.start >= f.range.start
+                            && m.range.end <= f.range.end
+                    })
                     .collect();
-                splices.push((i, ops::plan(text, &f, &p.op, &p.content, BodyStyle::Section, &members, "").map_err(in_edit)?));
+                splices.push((
+                    i,
+                    ops::plan(
+                        text,
+                        &f,
+                        &p.op,
+                        &p.content,
+                        BodyStyle::Section,
+                        &members,
+                        "",
+                    )
+                    .map_err(in_edit)?,
+                ));
             }
         }
     }
@@ -715,7 +771,10 @@ fn plan_edits(
         if let (true, Some(err)) = (was_ok, err) {
             return Err(FkError {
                 message: format!("the edited file would not parse: {}", err.message),
-                hint: Some("nothing was written; fix `content`, or pass force: true to write it anyway".into()),
+                hint: Some(
+                    "nothing was written; fix `content`, or pass force: true to write it anyway"
+                        .into(),
+                ),
                 ..err
             });
         }

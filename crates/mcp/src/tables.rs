@@ -31,7 +31,6 @@ pub const TABLES: &[(&str, &str)] = &[
     ("all", "every table above"),
 ];
 
-
 /// The tools a `--tools` value serves: comma-separated table names, in the order given,
 /// without duplicates. Errors name the tables that exist.
 pub fn select_tools(list: &str) -> Result<Vec<ToolSpec>, String> {
@@ -86,7 +85,13 @@ mod tests {
         assert_eq!(names("semantic"), ["file_read", "file_edit"]);
         assert_eq!(
             names("filekit"),
-            ["read_files", "edit_files", "replace_in_files", "file_read", "file_edit"]
+            [
+                "read_files",
+                "edit_files",
+                "replace_in_files",
+                "file_read",
+                "file_edit"
+            ]
         );
         let err = select_tools("claud").unwrap_err();
         assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));

@@ -71,7 +71,11 @@ impl<'t> Code<'t> {
         Some(
             FkError::new(
                 ErrorCode::ParseError,
-                format!("syntax error at line {}, column {}: {what}", pos.line, pos.column + 1),
+                format!(
+                    "syntax error at line {}, column {}: {what}",
+                    pos.line,
+                    pos.column + 1
+                ),
             )
             .with_details(json!({"line": pos.line, "column": pos.column + 1})),
         )
@@ -170,7 +174,12 @@ impl<'t> Code<'t> {
     fn classify(
         &self,
         node: Node,
-    ) -> Option<(&'static str, String, Option<std::ops::Range<usize>>, Option<String>)> {
+    ) -> Option<(
+        &'static str,
+        String,
+        Option<std::ops::Range<usize>>,
+        Option<String>,
+    )> {
         let name = || self.field_text(node, "name");
         let body = Self::body_of(node);
         let k = node.kind();
@@ -199,7 +208,9 @@ impl<'t> Code<'t> {
                         .and_then(|p| p.parent())
                         .is_some_and(|g| matches!(g.kind(), "program" | "export_statement"));
                     let kind = match value_kind {
-                        "arrow_function" | "function_expression" | "function"
+                        "arrow_function"
+                        | "function_expression"
+                        | "function"
                         | "generator_function" => "function",
                         "class" => "class",
                         _ if !top => return None,
@@ -296,7 +307,12 @@ impl<'t> Code<'t> {
                                 return Some(self.node_text(n).to_string());
                             }
                             let mut c = n.walk();
-                            stack.extend(n.named_children(&mut c).collect::<Vec<_>>().into_iter().rev());
+                            stack.extend(
+                                n.named_children(&mut c)
+                                    .collect::<Vec<_>>()
+                                    .into_iter()
+                                    .rev(),
+                            );
                         }
                         None
                     });
@@ -327,7 +343,15 @@ impl<'t> Code<'t> {
                     if !top {
                         return None;
                     }
-                    (if k == "const_spec" { "const" } else { "variable" }, name(), None)
+                    (
+                        if k == "const_spec" {
+                            "const"
+                        } else {
+                            "variable"
+                        },
+                        name(),
+                        None,
+                    )
                 }
                 _ => return None,
             },
@@ -365,7 +389,10 @@ impl<'t> Code<'t> {
         };
         // A Rust `impl Foo` shares its name with `struct Foo`: the type is what is meant.
         let candidates: Vec<&Found> = if candidates.iter().any(|f| f.kind != "impl") {
-            candidates.into_iter().filter(|f| f.kind != "impl").collect()
+            candidates
+                .into_iter()
+                .filter(|f| f.kind != "impl")
+                .collect()
         } else {
             candidates
         };
@@ -399,15 +426,19 @@ impl<'t> Code<'t> {
     pub fn region(&self, region: &str) -> Result<Vec<Found>, FkError> {
         let kinds: &[&str] = match (region, self.lang) {
             ("imports", Lang::TypeScript | Lang::Tsx | Lang::JavaScript) => &["import_statement"],
-            ("imports", Lang::Python) => &["import_statement", "import_from_statement", "future_import_statement"],
+            ("imports", Lang::Python) => &[
+                "import_statement",
+                "import_from_statement",
+                "future_import_statement",
+            ],
             ("imports", Lang::Rust) => &["use_declaration", "extern_crate_declaration"],
             ("imports", Lang::Go) => &["import_declaration"],
             ("imports", Lang::Java) => &["import_declaration"],
             ("exports", Lang::TypeScript | Lang::Tsx | Lang::JavaScript) => &["export_statement"],
             ("exports", _) => {
-                return Err(FkError::invalid(format!(
-                    "region 'exports' is for TypeScript and JavaScript files"
-                ))
+                return Err(FkError::invalid(
+                    "region 'exports' is for TypeScript and JavaScript files",
+                )
                 .with_hint("read the file's outline with format \"summary\" instead"));
             }
             _ => {
@@ -483,7 +514,10 @@ impl<'t> Code<'t> {
                     let mut c = stmt.walk();
                     for name in stmt.children_by_field_name("name", &mut c) {
                         let (local, module) = if name.kind() == "aliased_import" {
-                            (self.field_text(name, "alias"), self.field_text(name, "name"))
+                            (
+                                self.field_text(name, "alias"),
+                                self.field_text(name, "name"),
+                            )
                         } else {
                             let t = self.node_text(name).to_string();
                             (t.split('.').next().unwrap_or("").to_string(), t)
@@ -520,7 +554,8 @@ impl<'t> Code<'t> {
             }
             if n.child_count() == 0 && n.kind().ends_with("identifier") {
                 let name = self.node_text(n);
-                if imports.contains_key(name) && !seen.iter().any(|s: &(usize, String)| s.1 == name) {
+                if imports.contains_key(name) && !seen.iter().any(|s: &(usize, String)| s.1 == name)
+                {
                     seen.push((n.start_byte(), name.to_string()));
                 }
             }
@@ -593,14 +628,18 @@ mod tests {
 
     #[test]
     fn exported_symbols_start_at_export_and_signatures_drop_bodies() {
-        let src = "export class A {\n  async f(id: string): Promise<number> {\n    return 1;\n  }\n}\n";
+        let src =
+            "export class A {\n  async f(id: string): Promise<number> {\n    return 1;\n  }\n}\n";
         let code = Code::parse(Lang::TypeScript, src);
         let a = code.find("A").unwrap();
         assert_eq!(&src[a.range.clone()], src.trim_end());
         assert_eq!(a.signature.as_deref(), Some("class A"));
         let f = code.find("f").unwrap();
         assert_eq!(f.path, "A.f");
-        assert_eq!(f.signature.as_deref(), Some("async f(id: string): Promise<number>"));
+        assert_eq!(
+            f.signature.as_deref(),
+            Some("async f(id: string): Promise<number>")
+        );
     }
 
     #[test]
@@ -609,10 +648,19 @@ mod tests {
         let code = Code::parse(Lang::TypeScript, src);
         let err = code.find("run").unwrap_err();
         assert_eq!(err.code, ErrorCode::Ambiguous);
-        assert!(err.message.contains("A.run") && err.message.contains("B.run"), "{err:?}");
+        assert!(
+            err.message.contains("A.run") && err.message.contains("B.run"),
+            "{err:?}"
+        );
         let err = code.find("A.rn").unwrap_err();
         assert_eq!(err.code, ErrorCode::NotFound);
-        assert!(err.hint.as_deref().unwrap().starts_with("nearest available: A.run (method)"), "{err:?}");
+        assert!(
+            err.hint
+                .as_deref()
+                .unwrap()
+                .starts_with("nearest available: A.run (method)"),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -624,8 +672,14 @@ mod tests {
         assert_eq!(
             code.dependencies(s.range),
             [
-                Dependency { symbol: "Database".into(), from: "../db".into() },
-                Dependency { symbol: "User".into(), from: "../types".into() },
+                Dependency {
+                    symbol: "Database".into(),
+                    from: "../db".into()
+                },
+                Dependency {
+                    symbol: "User".into(),
+                    from: "../types".into()
+                },
             ]
         );
     }
@@ -633,20 +687,46 @@ mod tests {
     #[test]
     fn other_languages_name_their_definitions() {
         assert_eq!(
-            paths(Lang::Python, "import os\nclass A:\n    @staticmethod\n    def f(x):\n        def g():\n            pass\n        return g\n\ndef top():\n    pass\n"),
+            paths(
+                Lang::Python,
+                "import os\nclass A:\n    @staticmethod\n    def f(x):\n        def g():\n            pass\n        return g\n\ndef top():\n    pass\n"
+            ),
             ["class A", "method A.f", "function A.f.g", "function top"]
         );
         assert_eq!(
-            paths(Lang::Rust, "struct S { a: u8 }\nimpl S {\n    fn new() -> S { S { a: 0 } }\n}\ntrait T { fn t(&self); }\nconst C: u8 = 1;\n"),
-            ["struct S", "impl S", "method S.new", "trait T", "method T.t", "const C"]
+            paths(
+                Lang::Rust,
+                "struct S { a: u8 }\nimpl S {\n    fn new() -> S { S { a: 0 } }\n}\ntrait T { fn t(&self); }\nconst C: u8 = 1;\n"
+            ),
+            [
+                "struct S",
+                "impl S",
+                "method S.new",
+                "trait T",
+                "method T.t",
+                "const C"
+            ]
         );
         assert_eq!(
-            paths(Lang::Go, "package p\ntype S struct { A int }\nfunc (s *S) Run() error { return nil }\nfunc main() {}\nconst X = 1\n"),
+            paths(
+                Lang::Go,
+                "package p\ntype S struct { A int }\nfunc (s *S) Run() error { return nil }\nfunc main() {}\nconst X = 1\n"
+            ),
             ["struct S", "method S.Run", "function main", "const X"]
         );
         assert_eq!(
-            paths(Lang::Java, "class A {\n  private int x;\n  A() {}\n  void run() {}\n  interface I { void go(); }\n}\n"),
-            ["class A", "field A.x", "constructor A.A", "method A.run", "interface A.I", "method A.I.go"]
+            paths(
+                Lang::Java,
+                "class A {\n  private int x;\n  A() {}\n  void run() {}\n  interface I { void go(); }\n}\n"
+            ),
+            [
+                "class A",
+                "field A.x",
+                "constructor A.A",
+                "method A.run",
+                "interface A.I",
+                "method A.I.go"
+            ]
         );
     }
 
@@ -656,6 +736,10 @@ mod tests {
         let err = code.syntax_error().unwrap();
         assert_eq!(err.code, ErrorCode::ParseError);
         assert!(err.message.contains("line 2"), "{err:?}");
-        assert!(Code::parse(Lang::TypeScript, "let a = 1;\n").syntax_error().is_none());
+        assert!(
+            Code::parse(Lang::TypeScript, "let a = 1;\n")
+                .syntax_error()
+                .is_none()
+        );
     }
 }

@@ -49,8 +49,11 @@ fn parse_ast(text: &str) -> Result<Ast<'_>, FkError> {
         &ParseOptions::default(),
     )
     .map_err(|e| {
-        FkError::new(ErrorCode::ParseError, format!("the JSON does not parse: {e}"))
-            .with_hint("fix it by line range (read_files / edit_files), then target it by path")
+        FkError::new(
+            ErrorCode::ParseError,
+            format!("the JSON does not parse: {e}"),
+        )
+        .with_hint("fix it by line range (read_files / edit_files), then target it by path")
     })?;
     parsed.value.ok_or_else(|| {
         FkError::new(ErrorCode::ParseError, "the file holds no JSON value")
@@ -86,7 +89,12 @@ fn display_path(elements: &[String]) -> String {
             s.push('.');
             s.push_str(e);
         } else {
-            s.push_str(&format!("[{}]", serde_json::to_string(e).unwrap_or_default().replace('"', "'")));
+            s.push_str(&format!(
+                "[{}]",
+                serde_json::to_string(e)
+                    .unwrap_or_default()
+                    .replace('"', "'")
+            ));
         }
     }
     s
@@ -96,7 +104,12 @@ impl<'t> JsonDoc<'t> {
     pub fn parse(text: &'t str) -> Result<JsonDoc<'t>, FkError> {
         let ast = parse_ast(text)?;
         let value = jsonc_parser::parse_to_serde_value::<Value>(text, &ParseOptions::default())
-            .map_err(|e| FkError::new(ErrorCode::ParseError, format!("the JSON does not parse: {e}")))?;
+            .map_err(|e| {
+                FkError::new(
+                    ErrorCode::ParseError,
+                    format!("the JSON does not parse: {e}"),
+                )
+            })?;
         Ok(JsonDoc { text, ast, value })
     }
 
@@ -176,13 +189,21 @@ impl<'t> JsonDoc<'t> {
         let mut v = &self.ast;
         let (mut member, mut prev, mut next) = (None, None, None);
         for e in elements {
-            let lost = || FkError::new(ErrorCode::Io, format!("JSONPath match {normalized} is not in the syntax tree"));
+            let lost = || {
+                FkError::new(
+                    ErrorCode::Io,
+                    format!("JSONPath match {normalized} is not in the syntax tree"),
+                )
+            };
             match (v, e.strip_prefix('#')) {
                 (Ast::Array(a), Some(i)) => {
                     let i: usize = i.parse().map_err(|_| lost())?;
                     let el = a.elements.get(i).ok_or_else(lost)?;
                     member = Some(range_of(el.range()));
-                    prev = i.checked_sub(1).and_then(|j| a.elements.get(j)).map(|p| range_of(p.range()));
+                    prev = i
+                        .checked_sub(1)
+                        .and_then(|j| a.elements.get(j))
+                        .map(|p| range_of(p.range()));
                     next = a.elements.get(i + 1).map(|n| range_of(n.range()));
                     v = el;
                 }
@@ -250,15 +271,29 @@ impl<'t> JsonDoc<'t> {
         let text = self.text;
         let r = &m.found.range;
         let root_refused = |what: &str| {
-            FkError::invalid(format!("{what} needs a member of an object or array, not the root $"))
-                .with_hint("target a key or element (e.g. $.name), or insert_into $")
+            FkError::invalid(format!(
+                "{what} needs a member of an object or array, not the root $"
+            ))
+            .with_hint("target a key or element (e.g. $.name), or insert_into $")
         };
         Ok(match op {
-            Op::Replace => (r.start, r.end, crate::ops::reindent_in_place(content, indent_at(text, r.start), crate::ops::BodyStyle::Braced)),
+            Op::Replace => (
+                r.start,
+                r.end,
+                crate::ops::reindent_in_place(
+                    content,
+                    indent_at(text, r.start),
+                    crate::ops::BodyStyle::Braced,
+                ),
+            ),
             Op::Delete => {
                 let mem = m.member.clone().ok_or_else(|| root_refused("delete"))?;
                 match (&m.prev, &m.next) {
-                    (_, Some(n)) => (line_aware_start(text, mem.start), line_aware_start(text, n.start), String::new()),
+                    (_, Some(n)) => (
+                        line_aware_start(text, mem.start),
+                        line_aware_start(text, n.start),
+                        String::new(),
+                    ),
                     (Some(p), None) => (p.end, mem.end, String::new()),
                     (None, None) => {
                         // The only member: leave an empty container.
@@ -268,14 +303,28 @@ impl<'t> JsonDoc<'t> {
                 }
             }
             Op::InsertBefore => {
-                let mem = m.member.clone().ok_or_else(|| root_refused("insert_before"))?;
+                let mem = m
+                    .member
+                    .clone()
+                    .ok_or_else(|| root_refused("insert_before"))?;
                 let indent = indent_at(text, mem.start);
-                (mem.start, mem.start, format!("{},\n{indent}", reindent(content, indent).trim_start()))
+                (
+                    mem.start,
+                    mem.start,
+                    format!("{},\n{indent}", reindent(content, indent).trim_start()),
+                )
             }
             Op::InsertAfter => {
-                let mem = m.member.clone().ok_or_else(|| root_refused("insert_after"))?;
+                let mem = m
+                    .member
+                    .clone()
+                    .ok_or_else(|| root_refused("insert_after"))?;
                 let indent = indent_at(text, mem.start);
-                (mem.end, mem.end, format!(",\n{}", reindent(content, indent)))
+                (
+                    mem.end,
+                    mem.end,
+                    format!(",\n{}", reindent(content, indent)),
+                )
             }
             Op::InsertInto(pos) => {
                 if m.found.body.is_none() {
@@ -297,18 +346,33 @@ impl<'t> JsonDoc<'t> {
                 };
                 if let Some((_, at)) = before {
                     let indent = indent_at(text, at.start);
-                    (at.start, at.start, format!("{},\n{indent}", reindent(content, indent).trim_start()))
+                    (
+                        at.start,
+                        at.start,
+                        format!("{},\n{indent}", reindent(content, indent).trim_start()),
+                    )
                 } else if let Some((_, last)) = children.last() {
                     let indent = indent_at(text, last.start);
-                    (last.end, last.end, format!(",\n{}", reindent(content, indent)))
+                    (
+                        last.end,
+                        last.end,
+                        format!(",\n{}", reindent(content, indent)),
+                    )
                 } else {
                     let inner = format!("{outer}{unit}");
-                    (r.start + 1, r.end - 1, format!("\n{}\n{outer}", reindent(content, &inner)))
+                    (
+                        r.start + 1,
+                        r.end - 1,
+                        format!("\n{}\n{outer}", reindent(content, &inner)),
+                    )
                 }
             }
             Op::ReplaceBody | Op::Wrap { .. } => {
-                return Err(FkError::invalid(format!("{} does not apply to JSON", op.name()))
-                    .with_hint("JSON edits: replace, delete, insert_before, insert_after, insert_into"));
+                return Err(
+                    FkError::invalid(format!("{} does not apply to JSON", op.name())).with_hint(
+                        "JSON edits: replace, delete, insert_before, insert_after, insert_into",
+                    ),
+                );
             }
         })
     }
@@ -318,8 +382,16 @@ impl<'t> JsonDoc<'t> {
         fn find(v: &Ast, mem: &Range<usize>) -> Option<Range<usize>> {
             let own = range_of(v.range());
             let kids: Vec<(Range<usize>, &Ast)> = match v {
-                Ast::Object(o) => o.properties.iter().map(|p| (range_of(p.range), &p.value)).collect(),
-                Ast::Array(a) => a.elements.iter().map(|e| (range_of(e.range()), e)).collect(),
+                Ast::Object(o) => o
+                    .properties
+                    .iter()
+                    .map(|p| (range_of(p.range), &p.value))
+                    .collect(),
+                Ast::Array(a) => a
+                    .elements
+                    .iter()
+                    .map(|e| (range_of(e.range()), e))
+                    .collect(),
                 _ => return None,
             };
             for (r, child) in kids {
@@ -339,7 +411,11 @@ impl<'t> JsonDoc<'t> {
 /// Deleting from a member's line start keeps the next member's indentation right.
 fn line_aware_start(text: &str, at: usize) -> usize {
     let ls = line_start(text, at);
-    if text[ls..at].trim().is_empty() { ls } else { at }
+    if text[ls..at].trim().is_empty() {
+        ls
+    } else {
+        at
+    }
 }
 
 fn prop_name(n: &ObjectPropName) -> String {
@@ -379,7 +455,10 @@ mod tests {
     fn paths_find_exact_source_ranges() {
         let doc = JsonDoc::parse(PKG).unwrap();
         let m = doc.query("$.scripts").unwrap();
-        assert_eq!(&PKG[m[0].found.range.clone()], "{\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  }");
+        assert_eq!(
+            &PKG[m[0].found.range.clone()],
+            "{\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  }"
+        );
         assert_eq!(m[0].found.path, "$['scripts']");
         let all = doc.query("$..build").unwrap();
         assert_eq!(&PKG[all[0].found.range.clone()], "\"tsc\"");
@@ -387,12 +466,43 @@ mod tests {
 
     #[test]
     fn edits_keep_comments_and_commas_right() {
-        assert!(edit("$.scripts.build", Operation::Replace, "\"tsc -b\"").contains("// build tools\n  \"name\": \"x\",\n  \"scripts\": {\n    \"build\": \"tsc -b\","));
-        assert_eq!(edit("$.scripts.test", Operation::Delete, ""), PKG.replace(",\n    \"test\": \"vitest\"", ""));
-        assert_eq!(edit("$.scripts.build", Operation::Delete, ""), PKG.replace("\"build\": \"tsc\",\n    ", ""));
-        assert!(edit("$.scripts", Operation::InsertInto(Position::Last), "\"lint\": \"eslint\"").contains("\"test\": \"vitest\",\n    \"lint\": \"eslint\"\n  }"));
-        assert!(edit("$.scripts", Operation::InsertInto(Position::Sorted), "\"check\": \"tsc\"").contains("\"build\": \"tsc\",\n    \"check\": \"tsc\",\n    \"test\""));
-        assert!(edit("$.scripts", Operation::InsertInto(Position::First), "\"a\": \"b\"").contains("{\n    \"a\": \"b\",\n    \"build\""));
+        assert!(
+            edit("$.scripts.build", Operation::Replace, "\"tsc -b\"").contains(
+                "// build tools\n  \"name\": \"x\",\n  \"scripts\": {\n    \"build\": \"tsc -b\","
+            )
+        );
+        assert_eq!(
+            edit("$.scripts.test", Operation::Delete, ""),
+            PKG.replace(",\n    \"test\": \"vitest\"", "")
+        );
+        assert_eq!(
+            edit("$.scripts.build", Operation::Delete, ""),
+            PKG.replace("\"build\": \"tsc\",\n    ", "")
+        );
+        assert!(
+            edit(
+                "$.scripts",
+                Operation::InsertInto(Position::Last),
+                "\"lint\": \"eslint\""
+            )
+            .contains("\"test\": \"vitest\",\n    \"lint\": \"eslint\"\n  }")
+        );
+        assert!(
+            edit(
+                "$.scripts",
+                Operation::InsertInto(Position::Sorted),
+                "\"check\": \"tsc\""
+            )
+            .contains("\"build\": \"tsc\",\n    \"check\": \"tsc\",\n    \"test\"")
+        );
+        assert!(
+            edit(
+                "$.scripts",
+                Operation::InsertInto(Position::First),
+                "\"a\": \"b\""
+            )
+            .contains("{\n    \"a\": \"b\",\n    \"build\"")
+        );
         assert!(edit("$.tags", Operation::InsertInto(Position::Last), "3").contains("[1, 2,\n"));
     }
 
@@ -405,6 +515,9 @@ mod tests {
         let err = doc.query("$.script").unwrap_err();
         assert_eq!(err.code, ErrorCode::NotFound);
         assert!(err.hint.unwrap().contains("$.scripts (object)"));
-        assert_eq!(JsonDoc::parse("{\"a\": }").err().unwrap().code, ErrorCode::ParseError);
+        assert_eq!(
+            JsonDoc::parse("{\"a\": }").err().unwrap().code,
+            ErrorCode::ParseError
+        );
     }
 }

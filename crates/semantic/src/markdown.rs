@@ -91,10 +91,19 @@ mod tests {
     #[test]
     fn sections_run_to_the_next_heading_of_the_same_level() {
         let s = find(DOC, "## Install").unwrap();
-        assert_eq!(&DOC[s.range.clone()], "## Install\n\nRun it.\n\n### From source\n\nBuild.\n\n");
-        assert_eq!(&DOC[s.body.clone().unwrap()], "\nRun it.\n\n### From source\n\nBuild.\n\n");
+        assert_eq!(
+            &DOC[s.range.clone()],
+            "## Install\n\nRun it.\n\n### From source\n\nBuild.\n\n"
+        );
+        assert_eq!(
+            &DOC[s.body.clone().unwrap()],
+            "\nRun it.\n\n### From source\n\nBuild.\n\n"
+        );
         let setext = find(DOC, "setext").unwrap();
-        assert_eq!(&DOC[setext.range.clone()], "Setext\n------\n\nText.\n\n```\n# not a heading\n```\n");
+        assert_eq!(
+            &DOC[setext.range.clone()],
+            "Setext\n------\n\nText.\n\n```\n# not a heading\n```\n"
+        );
         assert_eq!(sections(DOC).len(), 4);
     }
 

@@ -44,9 +44,7 @@ impl Operation {
     pub fn change_type(&self) -> &'static str {
         match self {
             Operation::Replace | Operation::ReplaceBody | Operation::Wrap { .. } => "replace",
-            Operation::InsertBefore | Operation::InsertAfter | Operation::InsertInto(_) => {
-                "insert"
-            }
+            Operation::InsertBefore | Operation::InsertAfter | Operation::InsertInto(_) => "insert",
             Operation::Delete => "delete",
         }
     }
@@ -189,9 +187,33 @@ fn whole_lines(text: &str, range: &std::ops::Range<usize>) -> Option<(usize, usi
 /// keyword or modifier.
 pub fn first_name(content: &str) -> String {
     const SKIP: &[&str] = &[
-        "export", "default", "public", "private", "protected", "static", "async", "readonly",
-        "abstract", "override", "function", "class", "interface", "type", "enum", "const",
-        "let", "var", "def", "fn", "pub", "func", "get", "set", "final", "void", "declare",
+        "export",
+        "default",
+        "public",
+        "private",
+        "protected",
+        "static",
+        "async",
+        "readonly",
+        "abstract",
+        "override",
+        "function",
+        "class",
+        "interface",
+        "type",
+        "enum",
+        "const",
+        "let",
+        "var",
+        "def",
+        "fn",
+        "pub",
+        "func",
+        "get",
+        "set",
+        "final",
+        "void",
+        "declare",
     ];
     content
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
@@ -237,11 +259,15 @@ pub fn plan(
             Some((mut s, mut e)) => {
                 // Deleting a block between two blank lines would leave two: take one. At the
                 // end of the file, take the blank line before it.
-                let prev_blank = s == 0 || text[..s].ends_with("\n\n") || text[..s].ends_with("\n\r\n");
+                let prev_blank =
+                    s == 0 || text[..s].ends_with("\n\n") || text[..s].ends_with("\n\r\n");
                 // A first member: the blank line after it would open the body.
                 let prev_opens = text[..s].trim_end().ends_with(['{', '[', '(']);
                 let next_end = after_line(text, e);
-                if e < text.len() && (prev_blank || prev_opens) && text[e..next_end].trim().is_empty() {
+                if e < text.len()
+                    && (prev_blank || prev_opens)
+                    && text[e..next_end].trim().is_empty()
+                {
                     e = next_end;
                 } else if e == text.len() && s > 0 && prev_blank {
                     s = line_start(text, s - 1);
@@ -269,13 +295,21 @@ pub fn plan(
                         (b.start + 1, b.end - 1, String::new())
                     } else {
                         let inner = format!("{indent}{unit}");
-                        (b.start + 1, b.end - 1, format!("\n{}\n{indent}", reindent(content, &inner)))
+                        (
+                            b.start + 1,
+                            b.end - 1,
+                            format!("\n{}\n{indent}", reindent(content, &inner)),
+                        )
                     }
                 }
                 BodyStyle::Section => (b.start, b.end, section_body(text, &b, content)),
                 _ => {
                     let body_indent = indent_at(text, b.start).to_string();
-                    (b.start, b.end, reindent_in_place(content, &body_indent, style))
+                    (
+                        b.start,
+                        b.end,
+                        reindent_in_place(content, &body_indent, style),
+                    )
                 }
             }
         }
@@ -335,7 +369,8 @@ pub fn plan(
                     }
                 }
                 _ => {
-                    let inner = member_indent.unwrap_or_else(|| indent_at(text, b.start).to_string());
+                    let inner =
+                        member_indent.unwrap_or_else(|| indent_at(text, b.start).to_string());
                     let new = reindent(content, &inner);
                     if pos == Position::First {
                         let s = line_start(text, b.start);
@@ -375,7 +410,11 @@ pub fn plan(
                     ),
                 )
             }
-            None => (r.start, r.end, format!("{before}{}{after}", &text[r.clone()])),
+            None => (
+                r.start,
+                r.end,
+                format!("{before}{}{after}", &text[r.clone()]),
+            ),
         },
     })
 }
@@ -401,7 +440,11 @@ fn section_text(text: &str, end: usize, content: &str) -> String {
 fn section_body(text: &str, b: &std::ops::Range<usize>, content: &str) -> String {
     let body = content.trim_matches(['\n', '\r']);
     if body.is_empty() {
-        return if b.end < text.len() { "\n".to_string() } else { String::new() };
+        return if b.end < text.len() {
+            "\n".to_string()
+        } else {
+            String::new()
+        };
     }
     if b.end < text.len() {
         format!("\n{body}\n\n")
@@ -446,13 +489,31 @@ mod tests {
 
     #[test]
     fn reindent_moves_the_common_indentation() {
-        assert_eq!(reindent("\n    a\n      b\n\n    c\n", "  "), "  a\n    b\n\n  c");
+        assert_eq!(
+            reindent("\n    a\n      b\n\n    c\n", "  "),
+            "  a\n    b\n\n  c"
+        );
         // Copied from a file: the first line was cut at the symbol, the closer keeps its column.
-        assert_eq!(reindent("f() {\n      x;\n    }", "  "), "  f() {\n    x;\n  }");
-        assert_eq!(reindent_in_place("f() {\n      x;\n    }", "    ", BodyStyle::Braced), "f() {\n      x;\n    }");
-        assert_eq!(reindent_in_place("f() {\n  x;\n}", "    ", BodyStyle::Braced), "f() {\n      x;\n    }");
-        assert_eq!(reindent_in_place("def f():\n        pass", "    ", BodyStyle::Block), "def f():\n        pass");
-        assert_eq!(reindent_in_place("def f():\n    pass", "    ", BodyStyle::Block), "def f():\n        pass");
+        assert_eq!(
+            reindent("f() {\n      x;\n    }", "  "),
+            "  f() {\n    x;\n  }"
+        );
+        assert_eq!(
+            reindent_in_place("f() {\n      x;\n    }", "    ", BodyStyle::Braced),
+            "f() {\n      x;\n    }"
+        );
+        assert_eq!(
+            reindent_in_place("f() {\n  x;\n}", "    ", BodyStyle::Braced),
+            "f() {\n      x;\n    }"
+        );
+        assert_eq!(
+            reindent_in_place("def f():\n        pass", "    ", BodyStyle::Block),
+            "def f():\n        pass"
+        );
+        assert_eq!(
+            reindent_in_place("def f():\n    pass", "    ", BodyStyle::Block),
+            "def f():\n        pass"
+        );
         assert_eq!(indent_unit("a\n    b\n  c\n", "\t"), "  ");
         assert_eq!(indent_unit("a\n\tb\n", "  "), "\t");
         assert_eq!(first_name("export async function zeta() {}"), "zeta");

@@ -3,9 +3,9 @@
 //! that was copied from the file. The files are this repository's own sources (Rust, and the
 //! Python of the MCP test suite), so the test runs anywhere the repository is checked out.
 
+use filekit_semantic::Lang;
 use filekit_semantic::code::Code;
 use filekit_semantic::ops::{self, BodyStyle, Operation};
-use filekit_semantic::Lang;
 use std::path::{Path, PathBuf};
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -21,14 +21,28 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 fn roundtrip(lang: Lang, path: &Path) -> usize {
     let text = std::fs::read_to_string(path).unwrap();
     let code = Code::parse(lang, &text);
-    assert!(code.syntax_error().is_none(), "{} does not parse", path.display());
+    assert!(
+        code.syntax_error().is_none(),
+        "{} does not parse",
+        path.display()
+    );
     let symbols = code.symbols();
-    let style = if lang == Lang::Python { BodyStyle::Block } else { BodyStyle::Braced };
+    let style = if lang == Lang::Python {
+        BodyStyle::Block
+    } else {
+        BodyStyle::Braced
+    };
     for s in &symbols {
         let own = &text[s.range.clone()];
         let splice = ops::plan(&text, s, &Operation::Replace, own, style, &[], "    ").unwrap();
         let out = ops::apply(&text, &[splice]);
-        assert!(out == text, "{}: writing back {} ({}) changed the file", path.display(), s.path, s.kind);
+        assert!(
+            out == text,
+            "{}: writing back {} ({}) changed the file",
+            path.display(),
+            s.path,
+            s.kind
+        );
     }
     symbols.len()
 }
