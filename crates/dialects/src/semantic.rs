@@ -176,6 +176,17 @@ enum Format {
 
 static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
 
+/// The last line a range covers, for people: a range that ends with its line's newline ends
+/// on that line, not at the start of the next.
+fn last_line(text: &str, r: &std::ops::Range<usize>) -> usize {
+    let end = if r.end > r.start && text[..r.end].ends_with('\n') {
+        r.end - 1
+    } else {
+        r.end
+    };
+    position(text, end).line
+}
+
 fn range_json(text: &str, r: &std::ops::Range<usize>) -> Value {
     json!({"start": position(text, r.start), "end": position(text, r.end)})
 }
@@ -302,14 +313,13 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                     f.range.start >= s.range.start && f.range.end <= s.range.end && f.path != s.path
                 })
             }) {
-                let (s, e) = (position(text, f.range.start), position(text, f.range.end));
                 lines.push_str(&format!(
                     "{}{} {} (lines {}-{}){}\n",
                     "  ".repeat(f.depth),
                     f.kind,
                     f.path,
-                    s.line,
-                    e.line,
+                    position(text, f.range.start).line,
+                    last_line(text, &f.range),
                     f.signature
                         .as_ref()
                         .map(|s| format!(": {s}"))
@@ -417,7 +427,7 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             f.path,
             f.kind,
             first_line,
-            position(text, range.end).line,
+            last_line(text, &range),
             number_lines(&content, first_line)
         ));
         if !text_out.ends_with('\n') {
