@@ -277,6 +277,7 @@ fn bad_targets_say_what_exists_and_change_nothing() {
         "class A { run() {} }\nclass B { run() {} }\n",
     );
     sb.write("notes.txt", "x\n");
+    sb.write("page.html", "<p>x</p>\n");
     let before = sb.snapshot();
 
     let run = sb.call(
@@ -314,16 +315,22 @@ fn bad_targets_say_what_exists_and_change_nothing() {
             .contains("supported: symbol: .ts")
     );
 
-    let run = sb.call(
-        "file_read",
-        json!({"file": "src/user.ts", "selector": ".button"}),
-    );
+    let run = sb.call("file_read", json!({"file": "src/user.ts", "xpath": "//a"}));
     assert!(
         run.json["error"]
             .as_str()
             .unwrap()
             .contains("not built yet")
     );
+    let run = sb.call("file_read", json!({"file": "page.html", "selector": "p"}));
+    let msg = run.json["error"].as_str().unwrap();
+    assert!(msg.contains(".html files is not built yet"), "{msg}");
+    let run = sb.call(
+        "file_read",
+        json!({"file": "src/user.ts", "selector": ".button"}),
+    );
+    let msg = run.json["error"].as_str().unwrap();
+    assert!(msg.contains("name its targets with `symbol`"), "{msg}");
     let run = sb.call("file_read", json!({"file": "src/user.ts", "path": "$.a"}));
     assert!(
         run.json["error"]
@@ -569,6 +576,45 @@ fn tsx_and_js_files() {
     assert_eq!(
         sb.read("lib.mjs"),
         "export const add = (a, b) => {\n  return b + a;\n};\n"
+    );
+}
+
+#[test]
+fn css_by_selector_and_at_rule() {
+    let sb = Sandbox::new();
+    sb.write("button.scss", ".button {\n  padding: 8px 16px;\n}\n\n@media screen and (max-width: 600px) {\n  .card {\n    padding: 4px;\n  }\n}\n");
+    let run = sb.call(
+        "file_read",
+        json!({"file": "button.scss", "selector": ".button"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json["content"], ".button {\n  padding: 8px 16px;\n}");
+    assert_eq!(run.json["kind"], "rule");
+    let run = sb.call("file_edit", json!({"file": "button.scss", "target": "@media screen", "operation": "insert_into", "content": ".button {\n  padding: 2px;\n}"}));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        sb.read("button.scss").ends_with(
+            "  .card {\n    padding: 4px;\n  }\n  .button {\n    padding: 2px;\n  }\n}\n"
+        ),
+        "{}",
+        sb.read("button.scss")
+    );
+    let run = sb.call("file_edit", json!({"file": "button.scss", "target": ".card", "operation": "replace_body", "content": "margin: 0;"}));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        sb.read("button.scss")
+            .contains("  .card {\n    margin: 0;\n  }\n")
+    );
+    let run = sb.call(
+        "file_read",
+        json!({"file": "button.scss", "selector": ".buton"}),
+    );
+    assert_eq!(run.json["errorCode"], "NOT_FOUND");
+    assert!(
+        run.json["error"]
+            .as_str()
+            .unwrap()
+            .contains(".button (rule)")
     );
 }
 

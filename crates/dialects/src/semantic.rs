@@ -116,7 +116,8 @@ Markdown section, or a file's outline.
 
 Name the target by file type: `symbol` (TS/TSX/JS, Python, Rust, Go, Java: \"UserService\", \
 \"UserService.findById\", a unique last name like \"findById\"), `symbols` (several), `path` \
-(JSON/JSONC: RFC 9535 JSONPath like \"$.scripts.build\"; every match comes back), `heading` \
+(JSON/JSONC: RFC 9535 JSONPath like \"$.scripts.build\"; every match comes back), `selector` \
+(CSS/SCSS/LESS: \".button\", \"@media screen\"), `heading` \
 (Markdown: \"Installation\" or \"## Installation\"; a section runs to the next heading of the \
 same or a higher level). `format`: full (default), signature, body, or summary (an outline: \
 every symbol with kind, signature and lines; without a target, of the whole file). `region`: \
@@ -138,7 +139,7 @@ struct ReadArgs {
     symbols: Option<Vec<String>>,
     /// JSON/JSONC: an RFC 9535 JSONPath, "$.dependencies".
     path: Option<String>,
-    /// HTML/CSS: a CSS selector (not built yet).
+    /// CSS/SCSS/LESS: a rule's selector (\".button\") or an at-rule (\"@media screen\").
     selector: Option<String>,
     /// XML: an XPath 1.0 expression (not built yet).
     xpath: Option<String>,
@@ -216,9 +217,6 @@ fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::
 
 fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
-    if args.selector.is_some() {
-        return Err(not_built("CSS selector (HTML, CSS)"));
-    }
     if args.xpath.is_some() {
         return Err(not_built("XPath (XML)"));
     }
@@ -231,14 +229,20 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             lang.target_type()
         ))
     };
+    if let Some(s) = &args.selector {
+        if lang != Lang::Css {
+            return Err(wrong_kind("selector"));
+        }
+        targets.push(("selector", s.clone()));
+    }
     if let Some(s) = &args.symbol {
-        if !lang.is_code() {
+        if !lang.is_code() || lang == Lang::Css {
             return Err(wrong_kind("symbol"));
         }
         targets.push(("symbol", s.clone()));
     }
     for s in args.symbols.iter().flatten() {
-        if !lang.is_code() {
+        if !lang.is_code() || lang == Lang::Css {
             return Err(wrong_kind("symbols"));
         }
         targets.push(("symbol", s.clone()));
@@ -486,7 +490,7 @@ Edit a file by what it is instead of by line numbers: replace a function, replac
 add a method to a class, set a JSON value, rewrite a Markdown section.
 
 `target` names what to edit, by file type: a code symbol (\"UserService.findById\"), a \
-JSONPath (\"$.scripts.build\"), or a Markdown heading. `operation`: replace, replace_body, \
+JSONPath (\"$.scripts.build\"), a CSS selector or at-rule, or a Markdown heading. `operation`: replace, replace_body, \
 insert_before, insert_after, insert_into (a member into a class, object, array or section; \
 `position` first, last (default) or sorted), wrap (`wrapper`: {before, after}), delete. \
 `content` is indented to its place: send it indented any way. Several targets of one file go \

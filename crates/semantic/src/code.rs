@@ -28,6 +28,7 @@ fn language(lang: Lang) -> tree_sitter::Language {
         Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
         Lang::Go => tree_sitter_go::LANGUAGE.into(),
         Lang::Java => tree_sitter_java::LANGUAGE.into(),
+        Lang::Css => tree_sitter_css::LANGUAGE.into(),
         Lang::Json | Lang::Markdown => unreachable!("not a tree-sitter language here"),
     }
 }
@@ -114,6 +115,8 @@ impl<'t> Code<'t> {
         }
         let outer = self.outer(node);
         let path = match (&prefix, parent.is_empty()) {
+            // CSS rules are named by their selector or at-rule alone: dots belong to selectors.
+            _ if self.lang == Lang::Css => name.clone(),
             (Some(p), _) => format!("{p}.{name}"),
             (None, true) => name.clone(),
             (None, false) => format!("{parent}.{name}"),
@@ -369,6 +372,33 @@ impl<'t> Code<'t> {
                 }
                 _ => return None,
             },
+            Lang::Css => {
+                let block = || {
+                    let mut c = node.walk();
+                    node.named_children(&mut c)
+                        .find(|n| n.kind() == "block")
+                        .map(|b| b.byte_range())
+                };
+                match k {
+                    "rule_set" => {
+                        let sel = node
+                            .child_by_field_name("selectors")
+                            .or_else(|| node.named_child(0))?;
+                        ("rule", one_line(self.node_text(sel)), block())
+                    }
+                    "media_statement"
+                    | "supports_statement"
+                    | "keyframes_statement"
+                    | "at_rule"
+                    | "scope_statement"
+                    | "namespace_statement" => {
+                        let head_end = block().map_or(node.end_byte(), |b| b.start);
+                        let head = one_line(&self.text[node.start_byte()..head_end]);
+                        ("at-rule", head, block())
+                    }
+                    _ => return None,
+                }
+            }
             Lang::Json | Lang::Markdown => return None,
         };
         Some((found.0, found.1, found.2, None))
@@ -381,7 +411,17 @@ impl<'t> Code<'t> {
         let target = target.trim();
         let all = self.symbols();
         let exact: Vec<&Found> = all.iter().filter(|f| f.path == target).collect();
-        let candidates = if exact.is_empty() {
+        let candidates = if exact.is_empty() && self.lang == Lang::Css {
+            // `.button` names a rule whose selector list holds it; `@media screen` an at-rule
+            // that starts so.
+            let wanted = one_line(target);
+            all.iter()
+                .filter(|f| {
+                    f.path.split(',').any(|s| s.trim() == wanted)
+                        || (wanted.starts_with('@') && f.path.starts_with(&wanted))
+                })
+                .collect()
+        } else if exact.is_empty() {
             let suffix = format!(".{target}");
             all.iter().filter(|f| f.path.ends_with(&suffix)).collect()
         } else {
@@ -434,6 +474,7 @@ impl<'t> Code<'t> {
             ("imports", Lang::Rust) => &["use_declaration", "extern_crate_declaration"],
             ("imports", Lang::Go) => &["import_declaration"],
             ("imports", Lang::Java) => &["import_declaration"],
+            ("imports", Lang::Css) => &["import_statement"],
             ("exports", Lang::TypeScript | Lang::Tsx | Lang::JavaScript) => &["export_statement"],
             ("exports", _) => {
                 return Err(FkError::invalid(
@@ -728,6 +769,28 @@ mod tests {
                 "method A.I.go"
             ]
         );
+    }
+
+    #[test]
+    fn css_rules_by_selector_and_at_rule() {
+        let src = ".button, .link {\n  padding: 8px;\n}\n@media screen and (max-width: 600px) {\n  .button { padding: 4px; }\n}\n";
+        assert_eq!(
+            paths(Lang::Css, src),
+            [
+                "rule .button, .link",
+                "at-rule @media screen and (max-width: 600px)",
+                "rule .button"
+            ]
+        );
+        let code = Code::parse(Lang::Css, src);
+        let media = code.find("@media screen").unwrap();
+        assert!(src[media.range.clone()].starts_with("@media screen"));
+        // A rule whose whole selector is `.button` wins over a list that holds it.
+        assert_eq!(code.find(".button").unwrap().depth, 1);
+        let twice = Code::parse(Lang::Css, "a { color: red; }\na { margin: 0; }\n");
+        assert_eq!(twice.find("a").unwrap_err().code, ErrorCode::Ambiguous);
+        assert_eq!(code.find(".link").unwrap().path, ".button, .link");
+        assert_eq!(code.find(".nope").unwrap_err().code, ErrorCode::NotFound);
     }
 
     #[test]

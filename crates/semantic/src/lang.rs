@@ -12,13 +12,14 @@ pub enum Lang {
     Rust,
     Go,
     Java,
+    Css,
     Json,
     Markdown,
 }
 
 /// What the unsupported-file error lists, so an agent knows what would work.
 pub const SUPPORTED: &str = "symbol: .ts .tsx .mts .cts .js .jsx .mjs .cjs .py .pyi .rs .go .java; \
-path (JSONPath): .json .jsonc; heading: .md .mdx";
+selector: .css .scss .less; path (JSONPath): .json .jsonc; heading: .md .mdx";
 
 impl Lang {
     /// The parser for `path`, by extension.
@@ -36,8 +37,21 @@ impl Lang {
             "rs" => Lang::Rust,
             "go" => Lang::Go,
             "java" => Lang::Java,
+            // tree-sitter-css reads plain CSS and CSS nesting; SCSS and LESS files parse as
+            // far as they are CSS (a rule the grammar cannot read is a syntax error).
+            "css" | "scss" | "less" => Lang::Css,
             "json" | "jsonc" => Lang::Json,
             "md" | "mdx" | "markdown" => Lang::Markdown,
+            "html" | "htm" | "yaml" | "yml" | "xml" | "svg" | "xsd" | "xaml" | "csproj"
+            | "jsonl" => {
+                return Err(FkError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("{path}: semantic targeting of .{ext} files is not built yet"),
+                )
+                .with_hint(format!(
+                    "supported: {SUPPORTED}; read and edit this file by line range (read_files, edit_files)"
+                )));
+            }
             _ => {
                 return Err(FkError::new(
                     ErrorCode::InvalidArgument,
@@ -56,6 +70,7 @@ impl Lang {
         match self {
             Lang::Json => "path",
             Lang::Markdown => "heading",
+            Lang::Css => "selector",
             _ => "symbol",
         }
     }
