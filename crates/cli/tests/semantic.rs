@@ -392,10 +392,7 @@ fn bad_targets_say_what_exists_and_change_nothing() {
 }
 
 #[test]
-fn a_file_changed_since_it_was_read_is_never_overwritten() {
-    // The splice offsets are tied to the content_hash read in the same call; the pipeline
-    // refuses them for any other version. Here the file is valid but changes nothing that
-    // matters; the call still reads, plans and writes one version.
+fn deleting_the_last_symbol_takes_the_blank_line_before_it() {
     let sb = ts();
     sb.call(
         "file_edit",
