@@ -17,7 +17,7 @@ use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::code::Code;
 use filekit_semantic::json::JsonDoc;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
-use filekit_semantic::{Found, Lang, markdown, position};
+use filekit_semantic::{Found, Lang, Lines, markdown};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -179,17 +179,17 @@ static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
 
 /// The last line a range covers, for people: a range that ends with its line's newline ends
 /// on that line, not at the start of the next.
-fn last_line(text: &str, r: &std::ops::Range<usize>) -> usize {
+fn last_line(text: &str, lines: &Lines, r: &std::ops::Range<usize>) -> usize {
     let end = if r.end > r.start && text[..r.end].ends_with('\n') {
         r.end - 1
     } else {
         r.end
     };
-    position(text, end).line
+    lines.position(end).line
 }
 
-fn range_json(text: &str, r: &std::ops::Range<usize>) -> Value {
-    json!({"start": position(text, r.start), "end": position(text, r.end)})
+fn range_json(lines: &Lines, r: &std::ops::Range<usize>) -> Value {
+    json!({"start": lines.position(r.start), "end": lines.position(r.end)})
 }
 
 /// Bytes `r` widened to whole lines, `context` more on each side.
@@ -289,6 +289,7 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         Err(err) => return Ok(failed(&args.file, &err)),
     };
     let text = src.text.as_str();
+    let lines_of = Lines::new(text);
     let parsed = match parse_file(lang, text) {
         Ok(p) => p,
         Err(err) => return Ok(failed(&args.file, &err)),
@@ -322,14 +323,14 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                     "  ".repeat(f.depth),
                     f.kind,
                     f.path,
-                    position(text, f.range.start).line,
-                    last_line(text, &f.range),
+                    lines_of.position(f.range.start).line,
+                    last_line(text, &lines_of, &f.range),
                     f.signature
                         .as_ref()
                         .map(|s| format!(": {s}"))
                         .unwrap_or_default()
                 ));
-                entries.push(json!({"target": f.path, "kind": f.kind, "signature": f.signature, "depth": f.depth, "range": range_json(text, &f.range)}));
+                entries.push(json!({"target": f.path, "kind": f.kind, "signature": f.signature, "depth": f.depth, "range": range_json(&lines_of, &f.range)}));
             }
         }
         let (content, truncated) = cap_lines(&lines, args.max_lines);
@@ -403,7 +404,7 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             "file": args.file,
             "target": {"type": ty, "value": value},
             "content": content,
-            "range": range_json(text, &range),
+            "range": range_json(&lines_of, &range),
         });
         let obj = r.as_object_mut().expect("built as an object");
         if f.path != *value && *ty != "region" {
@@ -424,14 +425,14 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         if truncated {
             obj.insert("truncated".into(), json!(true));
         }
-        let first_line = position(text, range.start).line;
+        let first_line = lines_of.position(range.start).line;
         text_out.push_str(&format!(
             "==> {} {ty} {} ({}, lines {}-{}) <==\n{}",
             args.file,
             f.path,
             f.kind,
             first_line,
-            last_line(text, &range),
+            last_line(text, &lines_of, &range),
             number_lines(&content, first_line)
         ));
         if !text_out.ends_with('\n') {
@@ -806,10 +807,11 @@ fn write(
     preview: bool,
 ) -> ToolReply {
     let text = src.text.as_str();
+    let lines = Lines::new(text);
     let changes: Vec<Value> = splices
         .iter()
         .map(|(i, (s, e, new))| {
-            let (a, b) = (position(text, *s), position(text, *e));
+            let (a, b) = (lines.position(*s), lines.position(*e));
             let mut c = json!({
                 "type": planned[*i].op.change_type(),
                 "target": planned[*i].target,

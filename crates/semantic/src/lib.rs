@@ -74,3 +74,48 @@ pub fn position(text: &str, offset: usize) -> Position {
         column: text[line_start..offset].chars().count(),
     }
 }
+
+/// Line starts of a text, for many [`position`]s of one text (an outline of thousands of
+/// symbols) without rescanning it for each.
+pub struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines { text, starts }
+    }
+
+    /// Same as [`position`].
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        Position {
+            line,
+            column: self.text[start..offset].chars().count(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_agree_with_position() {
+        let text = "ab\n\nçd\nlast";
+        let lines = Lines::new(text);
+        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+            assert_eq!(lines.position(offset), position(text, offset), "{offset}");
+        }
+    }
+}
