@@ -457,6 +457,41 @@ fn json_by_jsonpath_keeps_comments() {
 }
 
 #[test]
+fn jsonl_records_by_jsonpath() {
+    let sb = Sandbox::new();
+    sb.write(
+        "log.jsonl",
+        "{\"id\": 1, \"level\": \"info\"}\n{\"id\": 2, \"level\": \"error\"}\n",
+    );
+    let run = sb.call(
+        "file_read",
+        json!({"file": "log.jsonl", "path": "$[?@.level == 'error']"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.json["content"], "{\"id\": 2, \"level\": \"error\"}");
+    assert_eq!(run.json["range"]["start"]["line"], 2);
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "log.jsonl", "edits": [
+        {"target": "$[0].level", "operation": "replace", "content": "\"debug\""},
+        {"target": "$[1]", "operation": "insert_after", "content": "{\n  \"id\": 3\n}"}]}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        sb.read("log.jsonl"),
+        "{\"id\": 1, \"level\": \"debug\"}\n{\"id\": 2, \"level\": \"error\"}\n{\"id\":3}\n"
+    );
+    let run = sb.call("file_read", json!({"file": "log.jsonl", "path": "$[5]"}));
+    assert_eq!(run.json["errorCode"], "NOT_FOUND");
+    assert!(
+        run.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("$[0] (record)")
+    );
+}
+
+#[test]
 fn markdown_by_heading() {
     let sb = Sandbox::new();
     sb.write("README.md", "# Tool\n\nIntro.\n\n## Installation\n\nRun it.\n\n### From source\n\nBuild.\n\n## Usage\n\nUse it.\n");

@@ -15,7 +15,7 @@ use filekit_core::read::{ReadOptions, read_file};
 use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::code::Code;
-use filekit_semantic::json::JsonDoc;
+use filekit_semantic::json::{JsonDoc, JsonlDoc};
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
 use filekit_semantic::{Found, Lang, Lines, markdown};
 use schemars::JsonSchema;
@@ -79,12 +79,14 @@ fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
 enum Parsed<'t> {
     Code(Code<'t>),
     Json(JsonDoc<'t>),
+    Jsonl(JsonlDoc<'t>),
     Markdown(&'t str),
 }
 
 fn parse_file<'t>(lang: Lang, text: &'t str) -> Result<Parsed<'t>, FkError> {
     Ok(match lang {
         Lang::Json => Parsed::Json(JsonDoc::parse(text)?),
+        Lang::Jsonl => Parsed::Jsonl(JsonlDoc::parse(text)?),
         Lang::Markdown => Parsed::Markdown(text),
         _ => Parsed::Code(Code::parse(lang, text)),
     })
@@ -96,6 +98,7 @@ fn locate(parsed: &Parsed, target: &str) -> Result<Vec<Found>, FkError> {
     Ok(match parsed {
         Parsed::Code(c) => vec![c.find(target)?],
         Parsed::Json(j) => j.query(target)?.into_iter().map(|m| m.found).collect(),
+        Parsed::Jsonl(j) => j.query(target)?.into_iter().map(|(_, m)| m.found).collect(),
         Parsed::Markdown(t) => vec![markdown::find(t, target)?],
     })
 }
@@ -116,7 +119,7 @@ Markdown section, or a file's outline.
 
 Name the target by file type: `symbol` (TS/TSX/JS, Python, Rust, Go, Java: \"UserService\", \
 \"UserService.findById\", a unique last name like \"findById\"), `symbols` (several), `path` \
-(JSON/JSONC: RFC 9535 JSONPath like \"$.scripts.build\"; every match comes back), `selector` \
+(JSON/JSONC/JSONL: RFC 9535 JSONPath like \"$.scripts.build\"; every match comes back), `selector` \
 (CSS/SCSS/LESS: \".button\", \"@media screen\"), `heading` \
 (Markdown: \"Installation\" or \"## Installation\"; a section runs to the next heading of the \
 same or a higher level). `format`: full (default), signature, body, or summary (an outline: \
@@ -248,7 +251,7 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         targets.push(("symbol", s.clone()));
     }
     if let Some(p) = &args.path {
-        if lang != Lang::Json {
+        if !matches!(lang, Lang::Json | Lang::Jsonl) {
             return Err(wrong_kind("path"));
         }
         targets.push(("path", p.clone()));
@@ -453,6 +456,17 @@ fn outline(parsed: &Parsed) -> Result<Vec<Found>, FkError> {
     Ok(match parsed {
         Parsed::Code(c) => c.symbols(),
         Parsed::Markdown(t) => markdown::sections(t),
+        Parsed::Jsonl(j) => j
+            .query("$[*]")
+            .map(|m| {
+                m.into_iter()
+                    .map(|(_, m)| Found {
+                        depth: 0,
+                        ..m.found
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         Parsed::Json(j) => {
             let mut v: Vec<Found> = j.query("$.*")?.into_iter().map(|m| m.found).collect();
             let inner: Vec<Found> = j
@@ -716,6 +730,11 @@ fn plan_edits(
                     splices.push((i, doc.plan(m, &p.op, &p.content, &unit).map_err(in_edit)?));
                 }
             }
+            Parsed::Jsonl(doc) => {
+                for (record, m) in doc.query(&p.target).map_err(in_edit)? {
+                    splices.push((i, doc.plan(record, &m, &p.op, &p.content).map_err(in_edit)?));
+                }
+            }
             Parsed::Code(c) => {
                 let f = c.find(&p.target).map_err(in_edit)?;
                 let members: Vec<Found> = c
@@ -781,6 +800,7 @@ fn plan_edits(
         let err = match &parsed {
             Parsed::Code(_) => Code::parse(lang, &new_text).syntax_error(),
             Parsed::Json(_) => filekit_semantic::json::check(&new_text),
+            Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
             Parsed::Markdown(_) => None,
         };
         if let (true, Some(err)) = (was_ok, err) {

@@ -29,7 +29,9 @@ fn language(lang: Lang) -> tree_sitter::Language {
         Lang::Go => tree_sitter_go::LANGUAGE.into(),
         Lang::Java => tree_sitter_java::LANGUAGE.into(),
         Lang::Css => tree_sitter_css::LANGUAGE.into(),
-        Lang::Json | Lang::Markdown => unreachable!("not a tree-sitter language here"),
+        Lang::Json | Lang::Jsonl | Lang::Markdown => {
+            unreachable!("not a tree-sitter language here")
+        }
     }
 }
 
@@ -399,7 +401,7 @@ impl<'t> Code<'t> {
                     _ => return None,
                 }
             }
-            Lang::Json | Lang::Markdown => return None,
+            Lang::Json | Lang::Jsonl | Lang::Markdown => return None,
         };
         Some((found.0, found.1, found.2, None))
     }

@@ -115,15 +115,7 @@ impl<'t> JsonDoc<'t> {
 
     /// Every match of `path`, in the query's order.
     pub fn query(&self, path: &str) -> Result<Vec<Match>, FkError> {
-        let parsed = JsonPath::parse(path).map_err(|e| {
-            let pos = e.position();
-            FkError::new(
-                ErrorCode::InvalidArgument,
-                format!("invalid JSONPath '{path}' at character {}: {}", pos + 1, e.message()),
-            )
-            .with_hint("JSONPath (RFC 9535) starts with $, e.g. $.scripts.build, $.items[0], $..name, $.deps[?@.dev]")
-            .with_details(json!({"position": pos + 1}))
-        })?;
+        let parsed = parse_path(path)?;
         let located = parsed.query_located(&self.value);
         let mut out = Vec::new();
         for node in located.iter() {
@@ -435,10 +427,233 @@ fn sort_key(content: &str, object: bool) -> String {
     c.to_lowercase()
 }
 
+/// JSON Lines: one JSON value per line, queried as the array of the lines' values (`$[0]`
+/// is the first record, `$[*].name` every record's name). Blank lines are not records.
+pub struct JsonlDoc<'t> {
+    text: &'t str,
+    /// Each record: its line's byte range in `text` and the parsed line.
+    records: Vec<(Range<usize>, JsonDoc<'t>)>,
+    value: Value,
+}
+
+fn shift(r: &Range<usize>, by: usize) -> Range<usize> {
+    r.start + by..r.end + by
+}
+
+impl<'t> JsonlDoc<'t> {
+    pub fn parse(text: &'t str) -> Result<JsonlDoc<'t>, FkError> {
+        let mut records = Vec::new();
+        let mut at = 0;
+        for (n, line) in text.split_inclusive('\n').enumerate() {
+            let body = line.trim_end_matches(['\n', '\r']);
+            if !body.trim().is_empty() {
+                let doc = JsonDoc::parse(body).map_err(|e| FkError {
+                    message: format!("line {}: {}", n + 1, e.message),
+                    ..e
+                })?;
+                records.push((at..at + body.len(), doc));
+            }
+            at += line.len();
+        }
+        let value = Value::Array(records.iter().map(|(_, d)| d.value.clone()).collect());
+        Ok(JsonlDoc {
+            text,
+            records,
+            value,
+        })
+    }
+
+    /// The first line that is not a JSON value, as an error.
+    pub fn check(text: &str) -> Option<FkError> {
+        JsonlDoc::parse(text).err()
+    }
+
+    /// Every match of `path` over the records, with ranges in the whole text.
+    pub fn query(&self, path: &str) -> Result<Vec<(usize, Match)>, FkError> {
+        let parsed = parse_path(path)?;
+        let mut out = Vec::new();
+        for node in parsed.query_located(&self.value).iter() {
+            let elements: Vec<String> = node
+                .location()
+                .iter()
+                .map(|e| match e {
+                    PathElement::Name(n) => n.to_string(),
+                    PathElement::Index(i) => format!("#{i}"),
+                })
+                .collect();
+            let Some(i) = elements
+                .first()
+                .and_then(|e| e.strip_prefix('#'))
+                .and_then(|i| i.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            let (line, doc) = &self.records[i];
+            let mut m = doc.walk(&elements[1..], node.location().to_string())?;
+            let by = line.start;
+            m.found.range = shift(&m.found.range, by);
+            m.found.body = m.found.body.as_ref().map(|b| shift(b, by));
+            m.found.name = elements.last().cloned().unwrap_or_default();
+            m.found.depth = elements.len();
+            m.member = m.member.as_ref().map(|r| shift(r, by));
+            m.prev = m.prev.as_ref().map(|r| shift(r, by));
+            m.next = m.next.as_ref().map(|r| shift(r, by));
+            m.children = m
+                .children
+                .iter()
+                .map(|(k, r)| (k.clone(), shift(r, by)))
+                .collect();
+            out.push((i, m));
+        }
+        if out.is_empty() {
+            let all: Vec<Found> = (0..self.records.len().min(20))
+                .map(|i| Found {
+                    kind: "record".into(),
+                    path: format!("$[{i}]"),
+                    name: format!("{i}"),
+                    range: 0..0,
+                    body: None,
+                    signature: None,
+                    depth: 1,
+                })
+                .collect();
+            return Err(suggest::not_found(
+                "path",
+                path,
+                &all,
+                "records are $[0], $[1], ...; fields $[0].name, $[*].name",
+            ));
+        }
+        Ok(out)
+    }
+
+    /// An edit at a match: a whole record (`$[3]`) is a line (replace writes one line, delete
+    /// takes the line, inserts add lines); inside a record it is a JSON edit of that line.
+    pub fn plan(
+        &self,
+        record: usize,
+        m: &Match,
+        op: &crate::ops::Operation,
+        content: &str,
+    ) -> Result<Splice, FkError> {
+        use crate::ops::Operation as Op;
+        let line = &self.records[record].0;
+        let one_line = || -> Result<String, FkError> {
+            let v: Value = jsonc_parser::parse_to_serde_value(content, &ParseOptions::default())
+                .map_err(|e| FkError::invalid(format!("`content` is not one JSON value: {e}")))?;
+            Ok(v.to_string())
+        };
+        if m.found.depth == 1 {
+            let eol = if self.text[line.end..].starts_with("\r\n") {
+                "\r\n"
+            } else {
+                "\n"
+            };
+            let after = (line.end + eol.len()).min(self.text.len());
+            return Ok(match op {
+                Op::Replace => (line.start, line.end, one_line()?),
+                Op::Delete => (line.start, after, String::new()),
+                Op::InsertBefore => (line.start, line.start, format!("{}{eol}", one_line()?)),
+                Op::InsertAfter if after > line.end => {
+                    (after, after, format!("{}{eol}", one_line()?))
+                }
+                Op::InsertAfter => (line.end, line.end, format!("{eol}{}", one_line()?)),
+                _ => self.plan_in_record(record, m, op, content)?,
+            });
+        }
+        self.plan_in_record(record, m, op, content)
+    }
+
+    fn plan_in_record(
+        &self,
+        record: usize,
+        m: &Match,
+        op: &crate::ops::Operation,
+        content: &str,
+    ) -> Result<Splice, FkError> {
+        let (line, doc) = &self.records[record];
+        let by = line.start;
+        let back = |r: &Range<usize>| r.start - by..r.end - by;
+        let local = Match {
+            found: Found {
+                range: back(&m.found.range),
+                body: m.found.body.as_ref().map(back),
+                ..m.found.clone()
+            },
+            member: m.member.as_ref().map(back),
+            prev: m.prev.as_ref().map(back),
+            next: m.next.as_ref().map(back),
+            children: m
+                .children
+                .iter()
+                .map(|(k, r)| (k.clone(), back(r)))
+                .collect(),
+        };
+        // A record stays on one line: the new value is written compactly.
+        let compact = content
+            .split('\n')
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (s, e, new) = doc.plan(&local, op, &compact, "")?;
+        let new = new.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
+        Ok((s + by, e + by, new))
+    }
+}
+
+fn parse_path(path: &str) -> Result<JsonPath, FkError> {
+    JsonPath::parse(path).map_err(|e| {
+        let pos = e.position();
+        FkError::new(
+            ErrorCode::InvalidArgument,
+            format!("invalid JSONPath '{path}' at character {}: {}", pos + 1, e.message()),
+        )
+        .with_hint("JSONPath (RFC 9535) starts with $, e.g. $.scripts.build, $.items[0], $..name, $.deps[?@.dev]")
+        .with_details(json!({"position": pos + 1}))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ops::{Operation, apply};
+
+    #[test]
+    fn jsonl_records_are_lines() {
+        let text = "{\"id\": 1, \"name\": \"a\"}\n\n{\"id\": 2, \"name\": \"b\"}\n";
+        let doc = JsonlDoc::parse(text).unwrap();
+        let names = doc.query("$[*].name").unwrap();
+        assert_eq!(names.len(), 2);
+        assert_eq!(&text[names[1].1.found.range.clone()], "\"b\"");
+        let (i, m) = &doc.query("$[1]").unwrap()[0];
+        assert_eq!(&text[m.found.range.clone()], "{\"id\": 2, \"name\": \"b\"}");
+        let del = doc.plan(*i, m, &Operation::Delete, "").unwrap();
+        assert_eq!(apply(text, &[del]), "{\"id\": 1, \"name\": \"a\"}\n\n");
+        let add = doc
+            .plan(*i, m, &Operation::InsertAfter, "{\n  \"id\": 3\n}")
+            .unwrap();
+        assert!(apply(text, &[add]).ends_with("\"b\"}\n{\"id\":3}\n"));
+        let (j, n) = &names[0];
+        let set = doc.plan(*j, n, &Operation::Replace, "\"z\"").unwrap();
+        assert!(apply(text, &[set]).starts_with("{\"id\": 1, \"name\": \"z\"}\n"));
+        let field = doc
+            .plan(
+                *j,
+                &doc.query("$[0]").unwrap()[0].1,
+                &Operation::InsertInto(Position::Last),
+                "\"x\": [1,\n 2]",
+            )
+            .unwrap();
+        let out = apply(text, &[field]);
+        assert!(
+            out.starts_with("{\"id\": 1, \"name\": \"a\", \"x\": [1, 2]}\n"),
+            "{out}"
+        );
+        assert_eq!(
+            JsonlDoc::check("{}\n{oops\n").unwrap().code,
+            ErrorCode::ParseError
+        );
+    }
 
     const PKG: &str = "{\n  // build tools\n  \"name\": \"x\",\n  \"scripts\": {\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  },\n  \"tags\": [1, 2]\n}\n";
 

@@ -14,12 +14,13 @@ pub enum Lang {
     Java,
     Css,
     Json,
+    Jsonl,
     Markdown,
 }
 
 /// What the unsupported-file error lists, so an agent knows what would work.
 pub const SUPPORTED: &str = "symbol: .ts .tsx .mts .cts .js .jsx .mjs .cjs .py .pyi .rs .go .java; \
-selector: .css .scss .less; path (JSONPath): .json .jsonc; heading: .md .mdx";
+selector: .css .scss .less; path (JSONPath): .json .jsonc .jsonl .ndjson; heading: .md .mdx";
 
 impl Lang {
     /// The parser for `path`, by extension.
@@ -41,9 +42,9 @@ impl Lang {
             // far as they are CSS (a rule the grammar cannot read is a syntax error).
             "css" | "scss" | "less" => Lang::Css,
             "json" | "jsonc" => Lang::Json,
+            "jsonl" | "ndjson" => Lang::Jsonl,
             "md" | "mdx" | "markdown" => Lang::Markdown,
-            "html" | "htm" | "yaml" | "yml" | "xml" | "svg" | "xsd" | "xaml" | "csproj"
-            | "jsonl" => {
+            "html" | "htm" | "yaml" | "yml" | "xml" | "svg" | "xsd" | "xaml" | "csproj" => {
                 return Err(FkError::new(
                     ErrorCode::InvalidArgument,
                     format!("{path}: semantic targeting of .{ext} files is not built yet"),
@@ -68,7 +69,7 @@ impl Lang {
     /// The target argument this language is addressed by (`symbol`, `path`, `heading`).
     pub fn target_type(self) -> &'static str {
         match self {
-            Lang::Json => "path",
+            Lang::Json | Lang::Jsonl => "path",
             Lang::Markdown => "heading",
             Lang::Css => "selector",
             _ => "symbol",
@@ -76,7 +77,7 @@ impl Lang {
     }
 
     pub fn is_code(self) -> bool {
-        !matches!(self, Lang::Json | Lang::Markdown)
+        !matches!(self, Lang::Json | Lang::Jsonl | Lang::Markdown)
     }
 
     /// The indentation step used when the file gives no hint.
