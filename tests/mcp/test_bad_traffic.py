@@ -100,8 +100,8 @@ def test_closing_stdin_ends_the_server_cleanly(raw):
     assert raw.close() == 0
 
 
-@pytest.mark.parametrize("table, reason", [("bogus", "unknown table")])
-def test_unbuilt_or_unknown_tables_fail_at_start_with_a_clear_message(workspace, table, reason):
+@pytest.mark.parametrize("table, reason", [("bogus", "unknown table"), ("semantc", "unknown table 'semantc'")])
+def test_unknown_tables_fail_at_start_with_a_clear_message(workspace, table, reason):
     run = subprocess.run([filekit_bin(), "serve", "--root", str(workspace), "--tools", table],
                          stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
     assert run.returncode == 2

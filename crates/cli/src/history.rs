@@ -200,7 +200,10 @@ fn print_undo(style: &Style, r: &UndoReport) {
         println!("  {p}");
     }
     if r.paths.len() > SHOWN {
-        println!("  ... and {} more (--json lists them all)", r.paths.len() - SHOWN);
+        println!(
+            "  ... and {} more (--json lists them all)",
+            r.paths.len() - SHOWN
+        );
     }
     if let Some(e) = r.entry {
         println!("{}", style.dim(&format!("recorded as entry {e}")));

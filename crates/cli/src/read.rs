@@ -16,7 +16,13 @@ Examples:
   filekit read src/main.rs
   filekit read src/main.rs Cargo.toml --lines 1:20
   filekit read --lines=-10: log.txt        (the last ten lines)
-  filekit read src/lib.rs --start 40 --end 60 --json";
+  filekit read src/lib.rs --start 40 --end 60 --json
+
+Semantic targets (one file; the semantic table's file_read):
+  filekit read src/user.ts --symbol UserService.findById
+  filekit read src/user.ts --outline
+  filekit read package.json --path '$.scripts'
+  filekit read README.md --heading Installation";
 
 #[derive(Args)]
 pub struct ReadArgs {
@@ -35,9 +41,101 @@ pub struct ReadArgs {
     /// Print the reads as JSON (the engine's FileRead list).
     #[arg(long)]
     json: bool,
+    /// Code: the symbol to show ("Class", "Class.method"); repeat for several.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["lines", "start", "end"])]
+    symbol: Vec<String>,
+    /// JSON/JSONC: an RFC 9535 JSONPath ("$.scripts").
+    #[arg(long, value_name = "JSONPATH", conflicts_with_all = ["lines", "start", "end"])]
+    path: Option<String>,
+    /// HTML/CSS: a CSS selector.
+    #[arg(long, value_name = "SELECTOR", conflicts_with_all = ["lines", "start", "end"])]
+    selector: Option<String>,
+    /// XML: an XPath expression.
+    #[arg(long, value_name = "XPATH", conflicts_with_all = ["lines", "start", "end"])]
+    xpath: Option<String>,
+    /// Markdown: a heading's text, with or without its #s.
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["lines", "start", "end"])]
+    heading: Option<String>,
+    /// The file's outline: every symbol (or key, or heading) with its kind and lines.
+    #[arg(long, conflicts_with_all = ["lines", "start", "end"])]
+    outline: bool,
+    /// With a target: full (default), signature or body.
+    #[arg(long, value_name = "FORMAT", value_parser = ["full", "signature", "body", "summary"])]
+    format: Option<String>,
+}
+
+impl ReadArgs {
+    /// The `file_read` arguments, when a semantic target or the outline was asked.
+    fn semantic(&self) -> Option<serde_json::Value> {
+        let asked = !self.symbol.is_empty()
+            || self.path.is_some()
+            || self.selector.is_some()
+            || self.xpath.is_some()
+            || self.heading.is_some()
+            || self.outline;
+        if !asked {
+            return None;
+        }
+        let mut args = serde_json::json!({"file": self.paths[0]});
+        match self.symbol.as_slice() {
+            [] => {}
+            [one] => args["symbol"] = one.clone().into(),
+            many => args["symbols"] = many.to_vec().into(),
+        }
+        for (key, value) in [
+            ("path", &self.path),
+            ("selector", &self.selector),
+            ("xpath", &self.xpath),
+            ("heading", &self.heading),
+            ("format", &self.format),
+        ] {
+            if let Some(v) = value {
+                args[key] = v.clone().into();
+            }
+        }
+        if self.outline {
+            args["format"] = "summary".into();
+        }
+        Some(args)
+    }
+}
+
+/// A semantic read: one `file_read` call, printed as its text (or its JSON reply).
+fn run_semantic(global: &GlobalArgs, json: bool, args: serde_json::Value) -> u8 {
+    let ws = match crate::workspace(global) {
+        Ok(ws) => ws,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let reply = filekit_dialects::call(&ws, "file_read", args);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reply.value).unwrap_or_default()
+        );
+    } else if reply.is_error {
+        eprintln!("filekit: {}", reply.text);
+    } else {
+        print!("{}", reply.text);
+    }
+    if reply.rejected {
+        EXIT_BAD_REQUEST
+    } else if reply.is_error {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
 }
 
 pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
+    if let Some(semantic) = args.semantic() {
+        if args.paths.len() != 1 {
+            eprintln!(
+                "filekit: --symbol, --path, --selector, --xpath, --heading and --outline read one file"
+            );
+            return EXIT_BAD_REQUEST;
+        }
+        return run_semantic(global, json || args.json, semantic);
+    }
     let (start_line, end_line) = match &args.lines {
         Some(spec) => match parse_lines(spec) {
             Ok(range) => range,

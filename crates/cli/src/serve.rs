@@ -11,8 +11,8 @@ Tool tables (--tools, comma-separated):
   file                file:read_file, file:edit_file, ... (served as file_read_file, ...)
   claude              Read, Write, Edit, MultiEdit
   desktop-commander   edit_block, batch_edit_blocks, write_from_line, ...
+  semantic            file_read, file_edit: read and edit by symbol, JSONPath, heading
   all                 every table above
-  (semantic is not built yet: it needs the code-search engine)
 
 Examples:
   filekit serve --root .                      MCP over stdio (what MCP clients launch)
@@ -27,7 +27,7 @@ protocol.";
 #[derive(Args)]
 pub struct ServeArgs {
     /// Tool tables to serve, comma-separated (filekit, amazonq, file, claude,
-    /// desktop-commander, all).
+    /// desktop-commander, semantic, all).
     #[arg(long, value_name = "LIST", default_value = "filekit")]
     tools: String,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is PORT (loopback) or

@@ -20,6 +20,7 @@ mod file_ops;
 mod filekit;
 mod history_tools;
 pub mod plan;
+mod semantic;
 mod shape;
 mod templates;
 
@@ -161,8 +162,10 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(claude::tools());
     all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
+    all.extend(semantic::tools("semantic"));
     all.extend(file_ops::tools());
     all.extend(filekit::tools());
+    all.extend(semantic::tools("filekit"));
     all.extend(history_tools::tools());
     all
 });
@@ -344,6 +347,9 @@ mod tests {
     fn mcp_names_are_valid_and_unique() {
         let all = tools(None);
         let mut seen = std::collections::HashSet::new();
+        // The one tool served by two tables (the semantic tools are also in the curated
+        // table) is the same spec: a name never means two different tools.
+        let mut by_name: std::collections::HashMap<String, &ToolSpec> = Default::default();
         for t in &all {
             let n = t.mcp_name();
             assert!(!n.is_empty() && n.len() <= 64);
@@ -351,6 +357,17 @@ mod tests {
                 n.chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
             );
+            if let Some(first) = by_name.get(&n) {
+                assert!(
+                    first.dialect != t.dialect
+                        && first.description == t.description
+                        && first.input_schema == t.input_schema,
+                    "two different tools named {}",
+                    t.name
+                );
+                continue;
+            }
+            by_name.insert(n.clone(), t);
             assert!(seen.insert(n), "duplicate MCP name for {}", t.name);
             assert!(DIALECTS.contains(&t.dialect));
         }

@@ -6,7 +6,7 @@ use filekit_dialects::ToolSpec;
 pub const TABLES: &[(&str, &str)] = &[
     (
         "filekit",
-        "read_files, edit_files, replace_in_files, manage_files, history, undo, redo (filekit's own design; the default)",
+        "read_files, edit_files, replace_in_files, file_read, file_edit, manage_files, history, undo, redo (filekit's own design; the default)",
     ),
     (
         "amazonq",
@@ -26,7 +26,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ),
     (
         "semantic",
-        "file_create, file_delete, file_move, file_rename, file_duplicate (seed 004)",
+        "file_read, file_edit (by symbol, JSONPath or heading), file_create, file_delete, file_move, file_rename, file_duplicate (seed 004)",
     ),
     ("all", "every table above"),
 ];
@@ -76,18 +76,38 @@ mod tests {
         let both = names("amazonq, claude,amazonq");
         assert_eq!(both[..2], ["fs_read", "fs_write"]);
         assert_eq!(both.len(), 9);
-        assert_eq!(names("all").len(), filekit_dialects::tools(None).len());
+        let mut distinct: Vec<&str> = filekit_dialects::tools(None)
+            .iter()
+            .map(|t| t.name)
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(names("all").len(), distinct.len());
         assert_eq!(names("claude,all").len(), names("all").len());
     }
 
     #[test]
-    fn unbuilt_and_unknown_tables_are_errors_not_stubs() {
+    fn unknown_tables_are_errors_not_stubs() {
+        assert_eq!(
+            names("semantic"),
+            [
+                "file_read",
+                "file_edit",
+                "file_create",
+                "file_delete",
+                "file_move",
+                "file_rename",
+                "file_duplicate"
+            ]
+        );
         assert_eq!(
             names("filekit"),
             [
                 "read_files",
                 "edit_files",
                 "replace_in_files",
+                "file_read",
+                "file_edit",
                 "manage_files",
                 "history",
                 "undo",

@@ -1,0 +1,909 @@
+//! The `semantic` table (004 sections 4.1 and 4.2): `file_read` reads a symbol, JSONPath
+//! match or Markdown section; `file_edit` (its direct-edit mode) edits them. The curated
+//! `filekit` table serves the same two tools.
+//!
+//! `filekit-semantic` locates targets and computes replacement ranges; this module reads the
+//! file through the engine, checks that the edited text still parses, and sends the ranges
+//! through the one write pipeline as `Edit::Ranges` tied to the `content_hash` it read (so a
+//! file changed in between is refused, never overwritten).
+
+use crate::args::{parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, FileStatus};
+use filekit_core::read::{ReadOptions, read_file};
+use filekit_core::text::number_lines;
+use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_semantic::code::Code;
+use filekit_semantic::json::{JsonDoc, JsonlDoc};
+use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
+use filekit_semantic::{Found, Lang, Lines, markdown};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "file_read",
+            dialect,
+            description: READ_DESCRIPTION,
+            input_schema: READ_SCHEMA.clone(),
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run: file_read,
+            reject,
+        },
+        ToolSpec {
+            name: "file_edit",
+            dialect,
+            description: EDIT_DESCRIPTION,
+            input_schema: EDIT_SCHEMA.clone(),
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            run: file_edit,
+            reject,
+        },
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(vec![], err, Case::Camel)
+}
+
+/// A file's text as read, with its version.
+struct Source {
+    text: String,
+    hash: String,
+}
+
+fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
+    let read = read_file(ws, file, &ReadOptions::default());
+    if let Some(err) = read.error() {
+        return Err(err.clone());
+    }
+    let t = read.text().ok_or_else(|| {
+        FkError::new(ErrorCode::Binary, format!("{file} is not a text file"))
+            .with_hint("semantic targeting reads source, JSON and Markdown files")
+    })?;
+    Ok(Source {
+        text: t.content.clone(),
+        hash: t.content_hash.clone(),
+    })
+}
+
+/// A parsed file, whichever parser its type takes.
+enum Parsed<'t> {
+    Code(Code<'t>),
+    Json(JsonDoc<'t>),
+    Jsonl(JsonlDoc<'t>),
+    Markdown(&'t str),
+}
+
+fn parse_file<'t>(lang: Lang, text: &'t str) -> Result<Parsed<'t>, FkError> {
+    Ok(match lang {
+        Lang::Json => Parsed::Json(JsonDoc::parse(text)?),
+        Lang::Jsonl => Parsed::Jsonl(JsonlDoc::parse(text)?),
+        Lang::Markdown => Parsed::Markdown(text),
+        _ => Parsed::Code(Code::parse(lang, text)),
+    })
+}
+
+/// The targets a string names in a parsed file: one symbol or section, or every JSONPath
+/// match.
+fn locate(parsed: &Parsed, target: &str) -> Result<Vec<Found>, FkError> {
+    Ok(match parsed {
+        Parsed::Code(c) => vec![c.find(target)?],
+        Parsed::Json(j) => j.query(target)?.into_iter().map(|m| m.found).collect(),
+        Parsed::Jsonl(j) => j.query(target)?.into_iter().map(|(_, m)| m.found).collect(),
+        Parsed::Markdown(t) => vec![markdown::find(t, target)?],
+    })
+}
+
+fn not_built(what: &str) -> FkError {
+    FkError::invalid(format!("{what} targeting is not built yet")).with_hint(format!(
+        "supported now: {}",
+        filekit_semantic::lang::SUPPORTED
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// file_read
+
+const READ_DESCRIPTION: &str = "\
+Read part of a file by what it is instead of by line numbers: a code symbol, a JSON value, a \
+Markdown section, or a file's outline.
+
+Name the target by file type: `symbol` (TS/TSX/JS, Python, Rust, Go, Java: \"UserService\", \
+\"UserService.findById\", a unique last name like \"findById\"), `symbols` (several), `path` \
+(JSON/JSONC/JSONL: RFC 9535 JSONPath like \"$.scripts.build\"; every match comes back), `selector` \
+(CSS/SCSS/LESS: \".button\", \"@media screen\"), `heading` \
+(Markdown: \"Installation\" or \"## Installation\"; a section runs to the next heading of the \
+same or a higher level). `format`: full (default), signature, body, or summary (an outline: \
+every symbol with kind, signature and lines; without a target, of the whole file). `region`: \
+\"imports\" or \"exports\". `around`: {target, context} reads a target with N lines around it. \
+Replies give content, range (1-based lines, 0-based columns), kind, signature and, for code, \
+`dependencies` (the imports the symbol uses). A target that is not found lists the nearest \
+available ones.
+
+Example: {\"file\": \"src/user.ts\", \"symbol\": \"UserService.findById\"}";
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ReadArgs {
+    /// Path to the file (relative to the first workspace root, or absolute inside a root).
+    file: String,
+    /// Code: a symbol path, "ClassName" or "ClassName.method".
+    symbol: Option<String>,
+    /// Code: several symbols.
+    symbols: Option<Vec<String>>,
+    /// JSON/JSONC: an RFC 9535 JSONPath, "$.dependencies".
+    path: Option<String>,
+    /// CSS/SCSS/LESS: a rule's selector (\".button\") or an at-rule (\"@media screen\").
+    selector: Option<String>,
+    /// XML: an XPath 1.0 expression (not built yet).
+    xpath: Option<String>,
+    /// Markdown: a heading's text, with or without its #s.
+    heading: Option<String>,
+    /// Read a target with `context` lines before and after it.
+    around: Option<Around>,
+    /// A structural region: "imports" or "exports".
+    region: Option<String>,
+    /// "full" (default), "signature", "body" or "summary" (outline).
+    format: Option<Format>,
+    /// Include kind, signature and dependencies (default true).
+    include_metadata: Option<bool>,
+    /// Return at most this many lines of content.
+    max_lines: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Around {
+    /// The symbol, path or heading to read around.
+    target: String,
+    /// Lines of context before and after (default 3).
+    context: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    Full,
+    Signature,
+    Body,
+    Summary,
+}
+
+static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
+
+/// The last line a range covers, for people: a range that ends with its line's newline ends
+/// on that line, not at the start of the next.
+fn last_line(text: &str, lines: &Lines, r: &std::ops::Range<usize>) -> usize {
+    let end = if r.end > r.start && text[..r.end].ends_with('\n') {
+        r.end - 1
+    } else {
+        r.end
+    };
+    lines.position(end).line
+}
+
+fn range_json(lines: &Lines, r: &std::ops::Range<usize>) -> Value {
+    json!({"start": lines.position(r.start), "end": lines.position(r.end)})
+}
+
+/// Bytes `r` widened to whole lines, `context` more on each side.
+fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::ops::Range<usize> {
+    let mut s = r.start;
+    s = text[..s].rfind('\n').map_or(0, |i| i + 1);
+    for _ in 0..context {
+        if s == 0 {
+            break;
+        }
+        s = text[..s - 1].rfind('\n').map_or(0, |i| i + 1);
+    }
+    let mut e = r.end;
+    for _ in 0..=context {
+        match text[e..].find('\n') {
+            Some(i) => e += i + 1,
+            None => {
+                e = text.len();
+                break;
+            }
+        }
+    }
+    s..e
+}
+
+fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
+    if args.xpath.is_some() {
+        return Err(not_built("XPath (XML)"));
+    }
+    let lang = Lang::of_path(&args.file)?;
+    let mut targets: Vec<(&str, String)> = Vec::new();
+    let wrong_kind = |given: &str| {
+        FkError::invalid(format!(
+            "`{given}` does not apply to {}: name its targets with `{}`",
+            args.file,
+            lang.target_type()
+        ))
+    };
+    if let Some(s) = &args.selector {
+        if lang != Lang::Css {
+            return Err(wrong_kind("selector"));
+        }
+        targets.push(("selector", s.clone()));
+    }
+    if let Some(s) = &args.symbol {
+        if !lang.is_code() || lang == Lang::Css {
+            return Err(wrong_kind("symbol"));
+        }
+        targets.push(("symbol", s.clone()));
+    }
+    for s in args.symbols.iter().flatten() {
+        if !lang.is_code() || lang == Lang::Css {
+            return Err(wrong_kind("symbols"));
+        }
+        targets.push(("symbol", s.clone()));
+    }
+    if let Some(p) = &args.path {
+        if !matches!(lang, Lang::Json | Lang::Jsonl) {
+            return Err(wrong_kind("path"));
+        }
+        targets.push(("path", p.clone()));
+    }
+    if let Some(h) = &args.heading {
+        if lang != Lang::Markdown {
+            return Err(wrong_kind("heading"));
+        }
+        targets.push(("heading", h.clone()));
+    }
+    let format = args.format.unwrap_or(Format::Full);
+    let around_context = args.around.as_ref().map(|a| a.context.unwrap_or(3));
+    if let Some(a) = &args.around {
+        if !targets.is_empty() {
+            return Err(FkError::invalid(
+                "give the target either in `around` or as symbol/path/heading, not both",
+            ));
+        }
+        targets.push((lang.target_type(), a.target.clone()));
+    }
+    if targets.is_empty() && args.region.is_none() && format != Format::Summary {
+        return Err(FkError::invalid(format!(
+            "file_read: name a target of {}: `{}`, or `region`, or format \"summary\" for its outline",
+            args.file,
+            lang.target_type()
+        ))
+        .with_hint("to read the whole file or a line range, use read_files"));
+    }
+    if args.region.is_some() && !targets.is_empty() {
+        return Err(FkError::invalid(
+            "give either `region` or a target, not both",
+        ));
+    }
+    let meta = args.include_metadata.unwrap_or(true);
+
+    let src = match load(ws, &args.file) {
+        Ok(s) => s,
+        Err(err) => return Ok(failed(&args.file, &err)),
+    };
+    let text = src.text.as_str();
+    let lines_of = Lines::new(text);
+    let parsed = match parse_file(lang, text) {
+        Ok(p) => p,
+        Err(err) => return Ok(failed(&args.file, &err)),
+    };
+
+    // The outline: of the file, or of each target's descendants.
+    if format == Format::Summary {
+        let all = outline(&parsed)?;
+        let mut entries = Vec::new();
+        let mut lines = String::new();
+        let scopes: Vec<Option<Found>> = if targets.is_empty() {
+            vec![None]
+        } else {
+            let mut v = Vec::new();
+            for (_, t) in &targets {
+                match locate(&parsed, t) {
+                    Ok(found) => v.extend(found.into_iter().map(Some)),
+                    Err(err) => return Ok(failed(&args.file, &err)),
+                }
+            }
+            v
+        };
+        for scope in &scopes {
+            for f in all.iter().filter(|f| {
+                scope.as_ref().is_none_or(|s| {
+                    f.range.start >= s.range.start && f.range.end <= s.range.end && f.path != s.path
+                })
+            }) {
+                lines.push_str(&format!(
+                    "{}{} {} (lines {}-{}){}\n",
+                    "  ".repeat(f.depth),
+                    f.kind,
+                    f.path,
+                    lines_of.position(f.range.start).line,
+                    last_line(text, &lines_of, &f.range),
+                    f.signature
+                        .as_ref()
+                        .map(|s| format!(": {s}"))
+                        .unwrap_or_default()
+                ));
+                entries.push(json!({"target": f.path, "kind": f.kind, "signature": f.signature, "depth": f.depth, "range": range_json(&lines_of, &f.range)}));
+            }
+        }
+        let (content, truncated) = cap_lines(&lines, args.max_lines);
+        let value = json!({
+            "file": args.file,
+            "target": {"type": targets.first().map_or("file", |t| t.0), "value": targets.first().map_or(args.file.clone(), |t| t.1.clone())},
+            "format": "summary",
+            "content": content,
+            "outline": entries,
+            "truncated": truncated,
+        });
+        let text_out = format!("==> {} outline <==\n{}", args.file, content);
+        return Ok(ToolReply::new(value, false, text_out));
+    }
+
+    let mut found: Vec<(&str, String, Found)> = Vec::new();
+    if let Some(region) = &args.region {
+        let Parsed::Code(c) = &parsed else {
+            return Err(FkError::invalid("`region` is for code files")
+                .with_hint("read JSON by path and Markdown by heading"));
+        };
+        match c.region(region) {
+            Ok(list) if list.is_empty() => {
+                return Ok(failed(
+                    &args.file,
+                    &FkError::new(
+                        ErrorCode::NotFound,
+                        format!("{} has no {region}", args.file),
+                    ),
+                ));
+            }
+            Ok(list) => found.extend(list.into_iter().map(|f| ("region", region.clone(), f))),
+            Err(err) => return Err(err),
+        }
+    }
+    for (ty, t) in &targets {
+        match locate(&parsed, t) {
+            Ok(list) => found.extend(list.into_iter().map(|f| (*ty, t.clone(), f))),
+            Err(err) => return Ok(failed(&args.file, &err)),
+        }
+    }
+
+    let mut results = Vec::new();
+    let mut text_out = String::new();
+    for (ty, value, f) in &found {
+        let (range, content) = match (format, around_context) {
+            (_, Some(ctx)) => {
+                let r = with_context(text, &f.range, ctx);
+                (r.clone(), text[r].to_string())
+            }
+            (Format::Signature, _) => (
+                f.range.clone(),
+                f.signature
+                    .clone()
+                    .unwrap_or_else(|| text[f.range.clone()].to_string()),
+            ),
+            (Format::Body, _) => {
+                let Some(b) = f.body.clone() else {
+                    return Ok(failed(
+                        &args.file,
+                        &FkError::invalid(format!("{} '{}' has no body", f.kind, f.path))
+                            .with_hint("read it with format \"full\" or \"signature\""),
+                    ));
+                };
+                (b.clone(), text[b].to_string())
+            }
+            _ => (f.range.clone(), text[f.range.clone()].to_string()),
+        };
+        let (content, truncated) = cap_lines(&content, args.max_lines);
+        let mut r = json!({
+            "file": args.file,
+            "target": {"type": ty, "value": value},
+            "content": content,
+            "range": range_json(&lines_of, &range),
+        });
+        let obj = r.as_object_mut().expect("built as an object");
+        if f.path != *value && *ty != "region" {
+            obj.insert("resolved".into(), json!(f.path));
+        }
+        if meta {
+            obj.insert("kind".into(), json!(f.kind));
+            if let Some(s) = &f.signature {
+                obj.insert("signature".into(), json!(s));
+            }
+            if let Parsed::Code(c) = &parsed {
+                obj.insert(
+                    "dependencies".into(),
+                    json!(c.dependencies(f.range.clone())),
+                );
+            }
+        }
+        if truncated {
+            obj.insert("truncated".into(), json!(true));
+        }
+        let first_line = lines_of.position(range.start).line;
+        text_out.push_str(&format!(
+            "==> {} {ty} {} ({}, lines {}-{}) <==\n{}",
+            args.file,
+            f.path,
+            f.kind,
+            first_line,
+            last_line(text, &lines_of, &range),
+            number_lines(&content, first_line)
+        ));
+        if !text_out.ends_with('\n') {
+            text_out.push('\n');
+        }
+        results.push(r);
+    }
+    let value = if results.len() == 1 {
+        results.pop().expect("one result")
+    } else {
+        json!({"file": args.file, "results": results})
+    };
+    Ok(ToolReply::new(value, false, text_out))
+}
+
+/// The outline entries of a file: symbols, JSON keys (two levels), or sections.
+fn outline(parsed: &Parsed) -> Result<Vec<Found>, FkError> {
+    Ok(match parsed {
+        Parsed::Code(c) => c.symbols(),
+        Parsed::Markdown(t) => markdown::sections(t),
+        Parsed::Jsonl(j) => j
+            .query("$[*]")
+            .map(|m| {
+                m.into_iter()
+                    .map(|(_, m)| Found {
+                        depth: 0,
+                        ..m.found
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Parsed::Json(j) => {
+            let mut v: Vec<Found> = j.query("$.*")?.into_iter().map(|m| m.found).collect();
+            let inner: Vec<Found> = j
+                .query("$.*.*")
+                .map(|m| m.into_iter().map(|m| m.found).collect())
+                .unwrap_or_default();
+            v.extend(inner);
+            v.sort_by_key(|f| f.range.start);
+            for f in &mut v {
+                f.depth -= 1;
+            }
+            v
+        }
+    })
+}
+
+fn cap_lines(content: &str, max: Option<usize>) -> (String, bool) {
+    match max {
+        Some(n) if content.lines().count() > n => {
+            (content.split_inclusive('\n').take(n).collect(), true)
+        }
+        _ => (content.to_string(), false),
+    }
+}
+
+fn failed(file: &str, err: &FkError) -> ToolReply {
+    let value = shape::failure(vec![("file", Some(json!(file)))], err, Case::Camel);
+    ToolReply::new(value, true, err.full_message())
+}
+
+// ---------------------------------------------------------------------------------------------
+// file_edit
+
+const EDIT_DESCRIPTION: &str = "\
+Edit a file by what it is instead of by line numbers: replace a function, replace its body, \
+add a method to a class, set a JSON value, rewrite a Markdown section.
+
+`target` names what to edit, by file type: a code symbol (\"UserService.findById\"), a \
+JSONPath (\"$.scripts.build\"), a CSS selector or at-rule, or a Markdown heading. `operation`: replace, replace_body, \
+insert_before, insert_after, insert_into (a member into a class, object, array or section; \
+`position` first, last (default) or sorted), wrap (`wrapper`: {before, after}), delete. \
+`content` is indented to its place: send it indented any way. Several targets of one file go \
+in `edits` (a list of {target, operation, content?, wrapper?, position?}), applied together or \
+not at all. A result that would no longer parse is refused with the error's line and column \
+unless `force` is true. `dryRun` shows the diff without writing; `preview` adds the diff and \
+old/new text to a real edit.
+
+Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}";
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct EditArgs {
+    /// The file to edit.
+    file: Option<String>,
+    /// What to edit: a symbol ("Class.method"), a JSONPath ("$.a.b") or a heading.
+    target: Option<String>,
+    /// replace, replace_body, insert_before, insert_after, insert_into, wrap or delete.
+    operation: Option<OpName>,
+    /// The new text for replace, replace_body and the inserts.
+    content: Option<String>,
+    /// For wrap: the text to put before and after the target.
+    wrapper: Option<Wrapper>,
+    /// For insert_into: "first", "last" (default) or "sorted".
+    position: Option<PositionName>,
+    /// Several edits of the same file, applied together or not at all.
+    edits: Option<Vec<EditSpec>>,
+    /// Refactor mode of 004 (rename_symbol, extract_function, ...): not built yet.
+    refactor: Option<String>,
+    /// Refactor mode: the symbol to refactor (not built yet).
+    symbol: Option<Value>,
+    /// Refactor mode: the new name (not built yet).
+    new_name: Option<Value>,
+    /// Refactor mode: "file" or "workspace" (not built yet).
+    scope: Option<Value>,
+    /// Refactor mode: the range to extract (not built yet).
+    selection_range: Option<Value>,
+    /// Refactor mode: the extracted symbol's name (not built yet).
+    extracted_name: Option<Value>,
+    /// Compute the change and its diff; write nothing.
+    dry_run: Option<bool>,
+    /// Also return the diff and the old and new text of each change.
+    preview: Option<bool>,
+    /// Write even if the result no longer parses.
+    force: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EditSpec {
+    target: String,
+    operation: OpName,
+    content: Option<String>,
+    wrapper: Option<Wrapper>,
+    position: Option<PositionName>,
+}
+
+#[derive(Deserialize, JsonSchema, Clone)]
+#[serde(deny_unknown_fields)]
+struct Wrapper {
+    before: String,
+    after: String,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum OpName {
+    Replace,
+    ReplaceBody,
+    InsertBefore,
+    InsertAfter,
+    InsertInto,
+    Wrap,
+    Delete,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum PositionName {
+    First,
+    Last,
+    Sorted,
+}
+
+static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
+
+/// One edit, checked: the operation with its arguments.
+struct Planned {
+    target: String,
+    op: Operation,
+    content: String,
+}
+
+fn to_planned(spec: EditSpec, index: usize) -> Result<Planned, FkError> {
+    let which = |msg: String| FkError::invalid(format!("edit {index}: {msg}"));
+    let needs_content = !matches!(spec.operation, OpName::Delete | OpName::Wrap);
+    if needs_content && spec.content.is_none() {
+        return Err(which("this operation needs `content`".into())
+            .with_hint("give the new text in `content` (it is indented to its place)"));
+    }
+    if spec.position.is_some() && !matches!(spec.operation, OpName::InsertInto) {
+        return Err(which("`position` is only for insert_into".into()));
+    }
+    let op = match spec.operation {
+        OpName::Replace => Operation::Replace,
+        OpName::ReplaceBody => Operation::ReplaceBody,
+        OpName::InsertBefore => Operation::InsertBefore,
+        OpName::InsertAfter => Operation::InsertAfter,
+        OpName::InsertInto => Operation::InsertInto(match spec.position {
+            Some(PositionName::First) => Position::First,
+            Some(PositionName::Sorted) => Position::Sorted,
+            _ => Position::Last,
+        }),
+        OpName::Delete => Operation::Delete,
+        OpName::Wrap => {
+            let w = spec.wrapper.ok_or_else(|| {
+                which("wrap needs `wrapper`: {before, after}".into()).with_hint(
+                    "e.g. {\"before\": \"try {\", \"after\": \"} catch (e) { log(e); }\"}",
+                )
+            })?;
+            Operation::Wrap {
+                before: w.before,
+                after: w.after,
+            }
+        }
+    };
+    Ok(Planned {
+        target: spec.target,
+        op,
+        content: spec.content.unwrap_or_default(),
+    })
+}
+
+fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
+    let refactor_args = [
+        &args.symbol,
+        &args.new_name,
+        &args.scope,
+        &args.selection_range,
+        &args.extracted_name,
+    ];
+    if args.refactor.is_some() || refactor_args.iter().any(|a| a.is_some()) {
+        return Err(FkError::invalid(format!(
+            "the refactor mode of file_edit ({}) is not built yet",
+            args.refactor
+                .as_deref()
+                .unwrap_or("symbol/newName/scope/selectionRange/extractedName")
+        ))
+        .with_hint("use the direct-edit mode: target + operation + content"));
+    }
+    let file = args.file.clone().ok_or_else(|| {
+        FkError::invalid("file_edit: `file` is missing").with_hint("name the file to edit")
+    })?;
+    let lang = Lang::of_path(&file)?;
+    let specs: Vec<EditSpec> = match (args.edits, args.target) {
+        (Some(_), Some(_)) => {
+            return Err(FkError::invalid("give either `target` + `operation` or `edits`, not both"));
+        }
+        (Some(e), None) if e.is_empty() => return Err(FkError::invalid("`edits` is empty")),
+        (Some(e), None) => e,
+        (None, Some(target)) => vec![EditSpec {
+            target,
+            operation: args.operation.ok_or_else(|| {
+                FkError::invalid("file_edit: `operation` is missing").with_hint(
+                    "operations: replace, replace_body, insert_before, insert_after, insert_into, wrap, delete",
+                )
+            })?,
+            content: args.content,
+            wrapper: args.wrapper,
+            position: args.position,
+        }],
+        (None, None) => {
+            return Err(FkError::invalid("file_edit: `target` is missing")
+                .with_hint(format!("name what to edit: a {} of {file}", lang.target_type())));
+        }
+    };
+    let planned: Vec<Planned> = specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| to_planned(s, i))
+        .collect::<Result<_, _>>()?;
+    let dry_run = args.dry_run.unwrap_or(false);
+    let preview = args.preview.unwrap_or(false);
+
+    let src = match load(ws, &file) {
+        Ok(s) => s,
+        Err(err) => return Ok(failed(&file, &err)),
+    };
+    match plan_edits(lang, &src.text, &planned, args.force.unwrap_or(false)) {
+        Ok(splices) => Ok(write(ws, &file, &src, &planned, splices, dry_run, preview)),
+        Err(err) => Ok(failed(&file, &err)),
+    }
+}
+
+/// The splices of every edit (in source order, each with its edit's index), refused when two
+/// overlap or when the result no longer parses where the original did (unless `force`).
+fn plan_edits(
+    lang: Lang,
+    text: &str,
+    planned: &[Planned],
+    force: bool,
+) -> Result<Vec<(usize, Splice)>, FkError> {
+    let parsed = parse_file(lang, text)?;
+    let unit = ops::indent_unit(text, lang.default_indent());
+    let mut splices = Vec::new();
+    for (i, p) in planned.iter().enumerate() {
+        let in_edit = |e: FkError| {
+            if planned.len() > 1 {
+                FkError {
+                    message: format!("edit {i} ({}): {}", p.target, e.message),
+                    ..e
+                }
+            } else {
+                e
+            }
+        };
+        match &parsed {
+            Parsed::Json(doc) => {
+                let matches = doc.query(&p.target).map_err(in_edit)?;
+                for m in &matches {
+                    splices.push((i, doc.plan(m, &p.op, &p.content, &unit).map_err(in_edit)?));
+                }
+            }
+            Parsed::Jsonl(doc) => {
+                for (record, m) in doc.query(&p.target).map_err(in_edit)? {
+                    splices.push((i, doc.plan(record, &m, &p.op, &p.content).map_err(in_edit)?));
+                }
+            }
+            Parsed::Code(c) => {
+                let f = c.find(&p.target).map_err(in_edit)?;
+                let members: Vec<Found> = c
+                    .symbols()
+                    .into_iter()
+                    .filter(|m| {
+                        m.depth == f.depth + 1
+                            && m.range.start >= f.range.start
+                            && m.range.end <= f.range.end
+                    })
+                    .collect();
+                let style = if lang == Lang::Python {
+                    BodyStyle::Block
+                } else {
+                    BodyStyle::Braced
+                };
+                splices.push((
+                    i,
+                    ops::plan(text, &f, &p.op, &p.content, style, &members, &unit)
+                        .map_err(in_edit)?,
+                ));
+            }
+            Parsed::Markdown(t) => {
+                let f = markdown::find(t, &p.target).map_err(in_edit)?;
+                let members: Vec<Found> = markdown::sections(t)
+                    .into_iter()
+                    .filter(|m| {
+                        m.depth == f.depth + 1
+                            && m.range.start >= f.range.start
+                            && m.range.end <= f.range.end
+                    })
+                    .collect();
+                splices.push((
+                    i,
+                    ops::plan(
+                        text,
+                        &f,
+                        &p.op,
+                        &p.content,
+                        BodyStyle::Section,
+                        &members,
+                        "",
+                    )
+                    .map_err(in_edit)?,
+                ));
+            }
+        }
+    }
+    // The file's own line ending for every inserted line.
+    if text.contains("\r\n") {
+        for (_, (_, _, new)) in &mut splices {
+            *new = new.replace("\r\n", "\n").replace('\n', "\r\n");
+        }
+    }
+    let splices = ops::order(splices)?;
+    if !force {
+        let was_ok = match &parsed {
+            Parsed::Code(c) => c.syntax_error().is_none(),
+            _ => true,
+        };
+        let plain: Vec<Splice> = splices.iter().map(|(_, s)| s.clone()).collect();
+        let new_text = ops::apply(text, &plain);
+        let err = match &parsed {
+            Parsed::Code(_) => Code::parse(lang, &new_text).syntax_error(),
+            Parsed::Json(_) => filekit_semantic::json::check(&new_text),
+            Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
+            Parsed::Markdown(_) => None,
+        };
+        if let (true, Some(err)) = (was_ok, err) {
+            return Err(FkError {
+                message: format!("the edited file would not parse: {}", err.message),
+                hint: Some(
+                    "nothing was written; fix `content`, or pass force: true to write it anyway"
+                        .into(),
+                ),
+                ..err
+            });
+        }
+    }
+    Ok(splices)
+}
+
+fn write(
+    ws: &Workspace,
+    file: &str,
+    src: &Source,
+    planned: &[Planned],
+    splices: Vec<(usize, Splice)>,
+    dry_run: bool,
+    preview: bool,
+) -> ToolReply {
+    let text = src.text.as_str();
+    let lines = Lines::new(text);
+    let changes: Vec<Value> = splices
+        .iter()
+        .map(|(i, (s, e, new))| {
+            let (a, b) = (lines.position(*s), lines.position(*e));
+            let mut c = json!({
+                "type": planned[*i].op.change_type(),
+                "target": planned[*i].target,
+                "range": {"start": [a.line, a.column], "end": [b.line, b.column]},
+            });
+            if preview || dry_run {
+                c["oldContent"] = json!(&text[*s..*e]);
+                c["newContent"] = json!(new);
+            }
+            c
+        })
+        .collect();
+    let request = EditRequest::one_file(
+        file,
+        vec![Edit::Ranges {
+            ranges: splices.into_iter().map(|(_, s)| s).collect(),
+            content_hash: src.hash.clone(),
+        }],
+        EditOptions {
+            dry_run,
+            atomic: true,
+            ..EditOptions::default()
+        },
+    );
+    let report = crate::apply(ws, request);
+    let Some(fr) = report.files.first() else {
+        let err = FkError::new(ErrorCode::Io, "the engine reported no file");
+        return failed(file, &err);
+    };
+    if let Some(err) = shape::first_error(fr) {
+        return failed(file, err);
+    }
+    let total = changes.len();
+    let operation = if planned.len() == 1 {
+        planned[0].op.name().to_string()
+    } else {
+        "batch".to_string()
+    };
+    let targets: Vec<&str> = planned.iter().map(|p| p.target.as_str()).collect();
+    let verb = if dry_run { "Would apply" } else { "Applied" };
+    let summary = if fr.status == FileStatus::Unchanged {
+        format!("{file}: the edit leaves the file as it was")
+    } else {
+        format!(
+            "{verb} {operation} to {} in {file} ({total} edit{}, +{} -{} lines)",
+            targets.join(", "),
+            if total == 1 { "" } else { "s" },
+            fr.lines_added,
+            fr.lines_removed
+        )
+    };
+    let mut value = json!({
+        "success": true,
+        "operation": operation,
+        "file": file,
+        "target": if targets.len() == 1 { json!(targets[0]) } else { json!(targets) },
+        "filesAffected": if fr.status == FileStatus::Modified { 1 } else { 0 },
+        "totalEdits": total,
+        "changes": [{"file": file, "edits": changes}],
+        "summary": summary,
+        "dryRun": dry_run,
+    });
+    if let Some(h) = shape::current_hash(fr) {
+        value["contentHash"] = json!(h);
+    }
+    let (diff, cut) = shape::capped_diff(&fr.diff);
+    if dry_run || preview {
+        value["diff"] = json!(diff);
+        if let Some(c) = &cut {
+            value["diffTruncated"] = json!(c);
+        }
+    }
+    let text_out = format!("{summary}\n{diff}");
+    ToolReply::new(value, false, text_out)
+}

@@ -1,0 +1,91 @@
+//! Which parser a file gets, by its extension (004 section 3.1, plus the languages of the
+//! issue beyond TS/JS).
+
+use filekit_core::{ErrorCode, FkError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Python,
+    Rust,
+    Go,
+    Java,
+    Css,
+    Json,
+    Jsonl,
+    Markdown,
+}
+
+/// What the unsupported-file error lists, so an agent knows what would work.
+pub const SUPPORTED: &str = "symbol: .ts .tsx .mts .cts .js .jsx .mjs .cjs .py .pyi .rs .go .java; \
+selector: .css .scss .less; path (JSONPath): .json .jsonc .jsonl .ndjson; heading: .md .mdx";
+
+impl Lang {
+    /// The parser for `path`, by extension.
+    pub fn of_path(path: &str) -> Result<Lang, FkError> {
+        let ext = path
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        let lang = match ext.as_str() {
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            // JSX is part of tree-sitter-javascript's grammar.
+            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
+            "py" | "pyi" => Lang::Python,
+            "rs" => Lang::Rust,
+            "go" => Lang::Go,
+            "java" => Lang::Java,
+            // tree-sitter-css reads plain CSS and CSS nesting; SCSS and LESS files parse as
+            // far as they are CSS (a rule the grammar cannot read is a syntax error).
+            "css" | "scss" | "less" => Lang::Css,
+            "json" | "jsonc" => Lang::Json,
+            "jsonl" | "ndjson" => Lang::Jsonl,
+            "md" | "mdx" | "markdown" => Lang::Markdown,
+            "html" | "htm" | "yaml" | "yml" | "xml" | "svg" | "xsd" | "xaml" | "csproj" => {
+                return Err(FkError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("{path}: semantic targeting of .{ext} files is not built yet"),
+                )
+                .with_hint(format!(
+                    "supported: {SUPPORTED}; read and edit this file by line range (read_files, edit_files)"
+                )));
+            }
+            _ => {
+                return Err(FkError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("{path}: semantic targeting does not support this file type"),
+                )
+                .with_hint(format!(
+                    "supported: {SUPPORTED}; read other files by line range (read_files)"
+                )));
+            }
+        };
+        Ok(lang)
+    }
+
+    /// The target argument this language is addressed by (`symbol`, `path`, `heading`).
+    pub fn target_type(self) -> &'static str {
+        match self {
+            Lang::Json | Lang::Jsonl => "path",
+            Lang::Markdown => "heading",
+            Lang::Css => "selector",
+            _ => "symbol",
+        }
+    }
+
+    pub fn is_code(self) -> bool {
+        !matches!(self, Lang::Json | Lang::Jsonl | Lang::Markdown)
+    }
+
+    /// The indentation step used when the file gives no hint.
+    pub fn default_indent(self) -> &'static str {
+        match self {
+            Lang::Go => "\t",
+            Lang::Python | Lang::Rust | Lang::Java => "    ",
+            _ => "  ",
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! # filekit-semantic
+//!
+//! Semantic targeting: find *things* in a file's text (a code symbol, a JSONPath match, a
+//! Markdown section) as byte ranges, with their kind and signature, and compute the byte
+//! ranges a semantic edit replaces. It never reads or writes files: callers hand it the text
+//! they read through the engine and send the ranges it computes back through the one write
+//! pipeline (`Edit::Ranges`, tied to the file's `content_hash`).
+//!
+//! - [`lang`]: which parser a file name gets, and what is supported.
+//! - [`code`]: tree-sitter symbols (TS/TSX/JS, Python, Rust, Go, Java), regions, imports.
+//! - [`json`]: RFC 9535 JSONPath over JSON/JSONC, mapped to source spans.
+//! - [`markdown`]: heading sections.
+//! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
+//!   the indentation of the place.
+
+pub mod code;
+pub mod json;
+pub mod lang;
+pub mod markdown;
+pub mod ops;
+mod suggest;
+
+use serde::Serialize;
+use std::ops::Range;
+
+pub use lang::Lang;
+
+/// One thing found in a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Found {
+    /// `class`, `function`, `method`, `property`, `object`, `array`, `section`, ...
+    pub kind: String,
+    /// The name an agent uses to target it again: a symbol path (`UserService.findById`), a
+    /// normalized JSONPath (`$['scripts']['build']`), a heading text.
+    pub path: String,
+    /// Its last name (`findById`, `build`, the heading text).
+    pub name: String,
+    /// Bytes of the whole thing (for exported code, from `export`; for a section, from the
+    /// heading to the next heading of the same or a higher level).
+    #[serde(skip)]
+    pub range: Range<usize>,
+    /// Bytes of its body, when it has one (`{ ... }` of a function or class, a Python block,
+    /// a section's text under its heading, an object or array value).
+    #[serde(skip)]
+    pub body: Option<Range<usize>>,
+    /// The declaration without its body, on one line (`async findById(id: string): User`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// How far nested it is (0 for top level), for outlines.
+    pub depth: usize,
+}
+
+/// An import a symbol uses: the local name and the module it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Dependency {
+    pub symbol: String,
+    pub from: String,
+}
+
+/// A position in a text: 1-based line, 0-based column in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// The line and column of byte `offset` of `text`.
+pub fn position(text: &str, offset: usize) -> Position {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Position {
+        line: before.bytes().filter(|&b| b == b'\n').count() + 1,
+        column: text[line_start..offset].chars().count(),
+    }
+}
+
+/// Line starts of a text, for many [`position`]s of one text (an outline of thousands of
+/// symbols) without rescanning it for each.
+pub struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines { text, starts }
+    }
+
+    /// Same as [`position`].
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        Position {
+            line,
+            column: self.text[start..offset].chars().count(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_agree_with_position() {
+        let text = "ab\n\nçd\nlast";
+        let lines = Lines::new(text);
+        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+            assert_eq!(lines.position(offset), position(text, offset), "{offset}");
+        }
+    }
+}
