@@ -26,7 +26,10 @@ async def test_read_a_symbol_with_structured_metadata(connect, workspace):
     async with connect("--tools", "semantic") as session:
         names = [t.name for t in (await session.list_tools()).tools]
         result = await session.call_tool("file_read", {"file": "svc.ts", "symbol": "UserService.find"})
-    assert names == ["file_read", "file_edit"]
+    assert names == [
+        "file_read", "file_edit", "file_create", "file_delete", "file_move", "file_rename",
+        "file_duplicate",
+    ]
     assert not result.isError, text_of(result)
     reply = result.structuredContent
     assert reply["content"] == "find(id: string) {\n    return this.db.get(id);\n  }"
