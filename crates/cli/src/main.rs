@@ -82,6 +82,10 @@ pub struct GlobalArgs {
     /// Refuse every write (dry runs still work).
     #[arg(long, global = true)]
     read_only: bool,
+    /// Allow writes inside `.git/` directories (refused by default: git's objects, refs,
+    /// hooks and config are not the project's files).
+    #[arg(long, global = true)]
+    allow_git_writes: bool,
     /// When to color the output: auto (when stdout is a terminal or CLICOLOR_FORCE is set,
     /// and NO_COLOR is not set), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
@@ -158,7 +162,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     } else {
         global.roots.clone()
     };
-    Workspace::new(&roots, global.read_only)
+    Workspace::new(&roots, global.read_only).map(|ws| ws.with_git_writes(global.allow_git_writes))
 }
 
 /// Prints a failure that stopped a verb before it ran, and gives the exit code for it.
