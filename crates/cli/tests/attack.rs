@@ -1000,3 +1000,86 @@ fn writes_through_a_hard_link_never_reach_the_outside_inode() {
         );
     }
 }
+
+/// A symlink to the outside swapped in between the check and the use, many times: a file
+/// (`swap`) and a directory (`swapdir`) are exchanged atomically (renameat2 EXCHANGE) with
+/// symlinks to the outside, by a thread that never stops while reads and writes run on
+/// them. No reply may carry outside content, and nothing outside may be opened or changed.
+#[test]
+fn symlink_swapped_between_check_and_use() {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let a = Arena::new();
+    let outside = a.base.join("outside");
+    std::fs::write(a.root.join("swap"), "inside\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), a.root.join("swap.alt")).unwrap();
+    std::fs::create_dir(a.root.join("swapdir")).unwrap();
+    std::fs::write(a.root.join("swapdir/secret.txt"), "inside\n").unwrap();
+    std::os::unix::fs::symlink(&outside, a.root.join("swapdir.alt")).unwrap();
+    let before = a.guarded_state();
+    let watch = a.watch();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicUsize::new(0));
+    let swapper = {
+        let (stop, swaps, root) = (Arc::clone(&stop), Arc::clone(&swaps), a.root.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                for name in ["swap", "swapdir"] {
+                    let (x, y) = (root.join(name), root.join(format!("{name}.alt")));
+                    // A write may have replaced one of them with a plain file; then only
+                    // the other pair keeps swapping.
+                    if renameat_with(CWD, &x, CWD, &y, RenameFlags::EXCHANGE).is_ok() {
+                        swaps.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        })
+    };
+
+    let ws = filekit_core::Workspace::new(std::slice::from_ref(&a.root), false).unwrap();
+    let calls = [
+        ("Read", json!({"file_path": "swap"})),
+        ("Write", json!({"file_path": "swap", "content": "inside\n"})),
+        ("Read", json!({"file_path": "swapdir/secret.txt"})),
+        (
+            "Write",
+            json!({"file_path": "swapdir/secret.txt", "content": "inside\n"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "swapdir/secret.txt", "old_string": "inside", "new_string": "inside"}),
+        ),
+        (
+            "read_files",
+            json!({"files": [{"path": "swap"}, {"path": "swapdir/secret.txt"}]}),
+        ),
+    ];
+    let mut refused = 0;
+    for i in 0..3000 {
+        let (tool, args) = &calls[i % calls.len()];
+        let reply = filekit_dialects::call(&ws, tool, args.clone());
+        let shown = reply.value.to_string();
+        assert!(
+            !shown.contains("SECRET outside") && !reply.text.contains("SECRET outside"),
+            "{tool} {args} read outside content during a swap: {shown}"
+        );
+        refused += usize::from(reply.is_error);
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let events = watch.events();
+    assert!(
+        events.is_empty(),
+        "outside accessed during the race:\n{}",
+        events.join("\n")
+    );
+    assert_eq!(before, a.guarded_state(), "outside changed during the race");
+    // The race really ran: the links were swapped while calls ran, and some calls met them.
+    assert!(
+        swaps.load(Ordering::Relaxed) > 100,
+        "the swapper barely ran"
+    );
+    assert!(refused > 0, "no call ever met a swapped-in link");
+}
