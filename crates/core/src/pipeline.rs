@@ -152,6 +152,9 @@ struct FilePlan {
     report: FileReport,
     /// The bytes on disk before the request, to put back if an atomic request fails late.
     old_bytes: Option<Vec<u8>>,
+    /// Size and modification time of the file as read: a write is refused if another
+    /// process changed the file since.
+    old_meta: Option<FileMeta>,
     target: Option<WsPath>,
     write: Option<(Vec<u8>, WriteMode)>,
 }
@@ -161,6 +164,7 @@ impl FilePlan {
         FilePlan {
             report: empty_report(path),
             old_bytes: None,
+            old_meta: None,
             target: None,
             write: None,
         }
@@ -678,6 +682,7 @@ fn plan_file_inner(
     if opts.atomic {
         plan.old_bytes = before.bytes;
     }
+    plan.old_meta = before.meta;
     // A dry run writes nothing: its bytes were only needed for the hash.
     if applied > 0 && !opts.dry_run {
         plan.write = Some((bytes, mode));
@@ -930,6 +935,12 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) {
         } else {
             ws.stage(target, bytes, *mode, true)
         };
+        // Checked once the new bytes are staged, just before they replace the file, so that
+        // the window for a lost update is as short as it can be without a lock.
+        let pending = pending.and_then(|p| match changed_since_read(ws, target, &plan.old_meta) {
+            Some(e) => Err(e),
+            None => Ok(p),
+        });
         match pending {
             Ok(p) => staged.push((i, p)),
             Err(e) => {
@@ -965,6 +976,26 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) {
     if let Some(f) = &flush {
         f.sync();
     }
+}
+
+/// An error when the file at `target` is no longer the one read as `old` (its size or
+/// modification time differ): another process changed it during the request, and writing
+/// would silently undo that change.
+fn changed_since_read(ws: &Workspace, target: &WsPath, old: &Option<FileMeta>) -> Option<FkError> {
+    let old = old.as_ref()?;
+    // Gone or replaced by a directory: staging already said so, or the commit will.
+    let now = ws.metadata(target).ok()??;
+    if now.is_file && (now.len != old.len || now.modified != old.modified) {
+        let shown = ws.display(target);
+        return Some(
+            FkError::new(
+                ErrorCode::Stale,
+                format!("{shown} was changed by another process while this request ran; it was not written, so that change is kept"),
+            )
+            .with_hint("read the file again, then send the edit again"),
+        );
+    }
+    None
 }
 
 /// Puts back the old content of files an atomic request already wrote.
