@@ -935,12 +935,6 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) {
         } else {
             ws.stage(target, bytes, *mode, true)
         };
-        // Checked once the new bytes are staged, just before they replace the file, so that
-        // the window for a lost update is as short as it can be without a lock.
-        let pending = pending.and_then(|p| match changed_since_read(ws, target, &plan.old_meta) {
-            Some(e) => Err(e),
-            None => Ok(p),
-        });
         match pending {
             Ok(p) => staged.push((i, p)),
             Err(e) => {
@@ -958,7 +952,18 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) {
     }
     let mut done: Vec<usize> = Vec::new();
     for (i, pending) in staged {
-        match pending.commit() {
+        // The check that the file is still the one read and the rename that replaces it are
+        // one step for every request of this process, so two requests editing the same file
+        // at once never lose an edit: the second is refused as stale. (Another process can
+        // still write between the two; that change is then lost, as with any editor.)
+        let committed = {
+            let _one_at_a_time = COMMIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            match changed_since_read(ws, &pending, plans[i].target.as_ref(), &plans[i].old_meta) {
+                Some(e) => Err(e),
+                None => pending.commit(),
+            }
+        };
+        match committed {
             Ok(meta) => {
                 plans[i].report.written = true;
                 plans[i].report.last_modified = Some(rfc3339(meta.modified));
@@ -978,15 +983,23 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) {
     }
 }
 
-/// An error when the file at `target` is no longer the one read as `old` (its size or
-/// modification time differ): another process changed it during the request, and writing
+/// Serializes the last check and the rename of every write of this process.
+static COMMIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// An error when the file at `target` is no longer the one read as `old` (another inode, or
+/// another size or modification time): someone changed it during the request, and writing
 /// would silently undo that change.
-fn changed_since_read(ws: &Workspace, target: &WsPath, old: &Option<FileMeta>) -> Option<FkError> {
-    let old = old.as_ref()?;
-    // Gone or replaced by a directory: staging already said so, or the commit will.
+fn changed_since_read(
+    ws: &Workspace,
+    pending: &PendingWrite,
+    target: Option<&WsPath>,
+    old: &Option<FileMeta>,
+) -> Option<FkError> {
+    let (target, old) = (target?, old.as_ref()?);
+    // Gone or replaced by a directory: the rename reports it (or refuses it).
     let now = ws.metadata(target).ok()??;
-    if now.is_file && (now.len != old.len || now.modified != old.modified) {
-        let shown = ws.display(target);
+    if now.is_file && (now.ino != old.ino || now.len != old.len || now.modified != old.modified) {
+        let shown = pending.display();
         return Some(
             FkError::new(
                 ErrorCode::Stale,

@@ -109,6 +109,9 @@ pub struct FileMeta {
     pub modified: SystemTime,
     pub is_dir: bool,
     pub is_file: bool,
+    /// The inode number: every write by filekit replaces the file with a new one, so a
+    /// different number means the file was written since.
+    pub ino: u64,
 }
 
 impl FileMeta {
@@ -119,6 +122,7 @@ impl FileMeta {
             modified: m.modified().map(|t| t.into_std()).unwrap_or(UNIX_EPOCH),
             is_dir: m.is_dir(),
             is_file: m.is_file(),
+            ino: cap_std::fs::MetadataExt::ino(m),
         }
     }
 }
