@@ -93,8 +93,8 @@ pub fn model(
                 unreachable!()
             };
             lines.extend(whole_lines(new));
-            for j in k..=*end {
-                lines.extend(inserted[j].iter().cloned());
+            for after in &inserted[k..=*end] {
+                lines.extend(after.iter().cloned());
             }
             k = end + 1;
         } else {
