@@ -24,7 +24,10 @@ fuzz_target!(|data: &[u8]| {
     let mut at = 0;
     let mut rebuilt = String::new();
     for (start, end, new) in &splices {
-        assert!(at <= *start && start <= end && *end <= subject.len(), "{splices:?}");
+        assert!(
+            at <= *start && start <= end && *end <= subject.len(),
+            "{splices:?}"
+        );
         assert!(subject.is_char_boundary(*start) && subject.is_char_boundary(*end));
         rebuilt.push_str(&subject[at..*start]);
         rebuilt.push_str(new);
@@ -34,6 +37,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(rebuilt, sub.apply(subject));
     if !splices.is_empty() {
         assert!(sub.matches(subject), "splices without a match");
-        assert!(sub.may_match_bytes(subject.as_bytes()), "the byte prefilter missed a match");
+        assert!(
+            sub.may_match_bytes(subject.as_bytes()),
+            "the byte prefilter missed a match"
+        );
     }
 });

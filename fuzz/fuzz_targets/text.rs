@@ -9,8 +9,15 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     match TextDoc::decode(data, "fuzz.txt") {
         Ok(doc) => {
-            assert_eq!(doc.encode(&doc.text), data, "decode/encode is not the identity");
-            assert_eq!(doc.final_newline, doc.text.is_empty() || doc.text.ends_with('\n'));
+            assert_eq!(
+                doc.encode(&doc.text),
+                data,
+                "decode/encode is not the identity"
+            );
+            assert_eq!(
+                doc.final_newline,
+                doc.text.is_empty() || doc.text.ends_with('\n')
+            );
             assert_eq!(doc.eol, Eol::detect(&doc.text));
             let index = LineIndex::new(&doc.text);
             assert_eq!(index.len(), doc.text.split_inclusive('\n').count());
@@ -30,7 +37,10 @@ fuzz_target!(|data: &[u8]| {
                     doc.text.matches('\n').count()
                 );
                 if eol == Eol::CrLf {
-                    assert_eq!(converted.matches("\r\n").count(), converted.matches('\n').count());
+                    assert_eq!(
+                        converted.matches("\r\n").count(),
+                        converted.matches('\n').count()
+                    );
                 }
                 assert_eq!(Eol::Lf.convert(&converted), Eol::Lf.convert(&doc.text));
             }
@@ -40,7 +50,11 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 let body = doc.text.strip_suffix('\n').unwrap_or(&doc.text);
                 assert_eq!(lines.len(), body.matches('\n').count() + 1);
-                assert!(lines.iter().all(|l| !l.contains('\n') && !l.ends_with('\r')));
+                assert!(
+                    lines
+                        .iter()
+                        .all(|l| !l.contains('\n') && !l.ends_with('\r'))
+                );
             }
         }
         Err(e) => {

@@ -18,8 +18,12 @@ static WS: LazyLock<(tempfile::TempDir, filekit_core::Workspace)> = LazyLock::ne
     (dir, ws)
 });
 
-static TOOLS: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| filekit_dialects::tools(None).iter().map(|t| t.name).collect());
+static TOOLS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    filekit_dialects::tools(None)
+        .iter()
+        .map(|t| t.name)
+        .collect()
+});
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
@@ -31,5 +35,8 @@ fuzz_target!(|data: &[u8]| {
     let reply = filekit_dialects::call(&WS.1, tool, args);
     // Every reply is serializable and a failure always says something.
     let _ = reply.value.to_string();
-    assert!(!reply.is_error || !reply.text.is_empty(), "{tool}: an error without a message");
+    assert!(
+        !reply.is_error || !reply.text.is_empty(),
+        "{tool}: an error without a message"
+    );
 });
