@@ -20,7 +20,7 @@ use proptest::prelude::*;
 
 fn file_strategy() -> impl Strategy<Value = File> {
     (
-        prop::collection::vec("[abx ]{0,5}", 1..8),
+        prop::collection::vec("[abxé ]{0,5}", 1..8),
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -42,7 +42,7 @@ fn case_strategy() -> impl Strategy<Value = (File, Vec<LineEdit>, Vec<TextEdit>,
             Just(file),
             line_edits_strategy(n),
             prop::collection::vec(
-                ("[abxy]{1,3}", "[abcz\n]{0,4}", any::<bool>())
+                ("[abxyé]{1,3}", "[abcz\n]{0,4}", any::<bool>())
                     .prop_map(|(old, new, all)| TextEdit { old, new, all }),
                 0..4,
             ),
