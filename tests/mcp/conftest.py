@@ -74,6 +74,13 @@ async def stdio_session(root, *extra, cwd=None, **session_options):
 def http_server(root, *extra, cwd=None):
     """Starts `filekit serve --http 0` and yields its URL, read from the line it prints on
     stderr; stops it with SIGINT (its graceful shutdown) afterwards."""
+    with http_server_process(root, *extra, cwd=cwd) as (url, _proc):
+        yield url
+
+
+@contextlib.contextmanager
+def http_server_process(root, *extra, cwd=None):
+    """Like http_server, and yields (url, the server's Popen) to watch the process."""
     with tempfile.TemporaryDirectory() as logdir:
         log_path = os.path.join(logdir, "stderr.log")
         # The server appends to its own handle; we read through another, so our reads never
@@ -97,7 +104,7 @@ def http_server(root, *extra, cwd=None):
                     raise AssertionError(f"filekit serve --http did not start: {printed!r}")
                 else:
                     time.sleep(0.01)
-            yield url
+            yield url, proc
         finally:
             proc.send_signal(signal.SIGINT)
             try:

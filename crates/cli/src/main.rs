@@ -93,6 +93,10 @@ pub struct GlobalArgs {
     /// Refuse every write (dry runs still work).
     #[arg(long, global = true)]
     read_only: bool,
+    /// Allow writes inside `.git/` directories (refused by default: git's objects, refs,
+    /// hooks and config are not the project's files).
+    #[arg(long, global = true)]
+    allow_git_writes: bool,
     /// When to color the output: auto (when stdout is a terminal or CLICOLOR_FORCE is set,
     /// and NO_COLOR is not set), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
@@ -200,7 +204,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     } else {
         global.roots.clone()
     };
-    let mut ws = Workspace::new(&roots, global.read_only)?;
+    let mut ws = Workspace::new(&roots, global.read_only)?.with_git_writes(global.allow_git_writes);
     if !global.no_history {
         let path = history_path(global, &ws);
         ws.set_history(Arc::new(History::new(

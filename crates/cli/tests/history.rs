@@ -246,6 +246,16 @@ fn semantic_file_tools_follow_seed_004() {
     );
     assert_eq!(run.json["success"], true, "{}", run.stdout);
     assert_eq!(sb.read("b.ts"), "// b by me\n");
+    for bad in ["../../etc/passwd", "/etc/passwd", ".hidden"] {
+        let run = sb.call("file_create", json!({"path": "d.ts", "template": bad}));
+        let error = run.json["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("not a template name"),
+            "{bad}: {}",
+            run.stdout
+        );
+        assert!(!sb.exists("d.ts"));
+    }
     let run = sb.call(
         "file_create",
         json!({"path": "c.ts", "template": "service"}),

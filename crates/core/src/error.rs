@@ -125,6 +125,18 @@ impl FkError {
                 format!("{what} is a directory, not a file"),
             )
             .with_hint("give the path of a file inside it; list the directory to see its files"),
+            K::StorageFull | K::QuotaExceeded => FkError::new(
+                ErrorCode::Io,
+                format!(
+                    "{what}: the disk is full or over quota ({err}); the file was left as it was"
+                ),
+            )
+            .with_hint("free some space on that filesystem, then send the request again"),
+            K::ReadOnlyFilesystem => FkError::new(
+                ErrorCode::Io,
+                format!("{what}: the filesystem is mounted read-only; the file was left as it was"),
+            )
+            .with_hint("work on files of a writable filesystem"),
             _ => FkError::new(ErrorCode::Io, format!("{what}: {err}")),
         }
     }

@@ -187,6 +187,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                         bytes,
                         mode: *mode,
                         perm: Some(*perm),
+                        read_as: None,
                     },
                     PlannedOp::Remove { path, recursive } => Op::Remove {
                         path: path.clone(),
@@ -357,6 +358,7 @@ fn plan_inner(
     match op {
         FileOp::Delete { path, recursive } => {
             let p = source(ws, path, "delete")?;
+            writable(ws, &p, req)?;
             let tree = capture(ws, &p)?;
             let kind = tree[0].1.kind_name();
             if matches!(tree[0].1, Node::Dir { .. }) && tree.len() > 1 && !recursive {
@@ -399,6 +401,8 @@ fn plan_inner(
         } => {
             let src = source(ws, from, "move")?;
             let dst = destination(ws, &src, to, "move")?;
+            writable(ws, &src, req)?;
+            writable(ws, &dst, req)?;
             let overwrote = check_destination(ws, &dst, *overwrite)?;
             let dirs = parents_to_make(ws, &dst, req)?;
             let tree = capture(ws, &src)?;
@@ -467,6 +471,7 @@ fn plan_inner(
         } => {
             let src = source(ws, from, "copy")?;
             let dst = destination(ws, &src, to, "copy")?;
+            writable(ws, &dst, req)?;
             let overwrote = check_destination(ws, &dst, *overwrite)?;
             let dirs = parents_to_make(ws, &dst, req)?;
             let tree = capture(ws, &src)?;
@@ -534,6 +539,16 @@ fn plan_inner(
             })
         }
     }
+}
+
+/// The write policy for `p` (`.filekit/`, `.git/`, read-only), checked while planning so
+/// that a dry run says what a real run would refuse; a dry run in a read-only session is
+/// still a dry run.
+fn writable(ws: &Workspace, p: &WsPath, req: &FsRequest) -> Result<(), FkError> {
+    if req.dry_run && ws.read_only() {
+        return Ok(());
+    }
+    ws.check_writable(p)
 }
 
 fn report(

@@ -121,8 +121,9 @@ fn whitespace_match(text: &str, wanted: &str) -> Option<NearMiss> {
     let (t, map) = strip_whitespace(text);
     let i = memchr::memmem::find(t.as_bytes(), w.as_bytes())?;
     let start = map[i];
-    let last = map[i + w.len() - 1];
-    let end = last + text[last..].chars().next().map_or(1, char::len_utf8);
+    // The byte after the last byte matched: the map has every byte of a kept character, so
+    // this is the end of that character, multi-byte or not.
+    let end = map[i + w.len() - 1] + 1;
     // Take whole lines when the wanted text starts or ends with line structure.
     let start = if wanted.starts_with(char::is_whitespace) {
         text[..start].rfind('\n').map_or(0, |p| p + 1)
@@ -270,6 +271,17 @@ pub fn char_diff(wanted: &str, found: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing the planner (fuzz/run planner): a whitespace-only near miss that
+    /// ends in a multi-byte character sliced the text inside that character and panicked.
+    #[test]
+    fn whitespace_near_miss_ending_in_a_multibyte_character() {
+        let m = closest("x aé\n", "xaé").unwrap();
+        assert_eq!(m.difference, Difference::Whitespace);
+        let m = closest("keep\n  a b\u{1F600}\nrest\n", "ab\u{1F600}").unwrap();
+        assert_eq!(m.difference, Difference::Whitespace);
+        assert_eq!(m.line, 2);
+    }
 
     #[test]
     fn whitespace_only_difference_is_named() {

@@ -155,6 +155,9 @@ struct FilePlan {
     /// The bytes on disk before the request, for the history.
     old_bytes: Option<Vec<u8>>,
     old_mode: Option<u32>,
+    /// Size and modification time of the file as read: a write is refused if another
+    /// process changed the file since.
+    old_meta: Option<FileMeta>,
     target: Option<WsPath>,
     write: Option<(Vec<u8>, WriteMode)>,
 }
@@ -165,6 +168,7 @@ impl FilePlan {
             report: empty_report(path),
             old_bytes: None,
             old_mode: None,
+            old_meta: None,
             target: None,
             write: None,
         }
@@ -694,6 +698,7 @@ fn plan_file_inner(
         plan.old_bytes = before.bytes;
         plan.old_mode = before.meta.as_ref().map(|m| m.mode);
     }
+    plan.old_meta = before.meta;
     // A dry run writes nothing: its bytes were only needed for the hash.
     if applied > 0 && !opts.dry_run {
         plan.write = Some((bytes, mode));
@@ -966,6 +971,7 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
             bytes,
             mode: *mode,
             perm: None,
+            read_as: plan.old_meta.clone(),
         });
     }
     let durability = if opts.no_fsync {

@@ -72,6 +72,7 @@ pub fn select(
     }
     let root = base.abs.clone();
     let first_root = ws.roots()[0].clone();
+    search::check_walk_pattern("file_pattern", &selection.file_pattern)?;
     let include = Matcher::new(
         std::slice::from_ref(&selection.file_pattern),
         "file_pattern",

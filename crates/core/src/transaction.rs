@@ -39,6 +39,10 @@ pub enum Op<'a> {
         bytes: &'a [u8],
         mode: WriteMode,
         perm: Option<u32>,
+        /// The file as the writer read it: if it is no longer that file when the write is
+        /// put in place (another inode, size or modification time), the write is refused as
+        /// `STALE`, so that another writer's change is not silently undone.
+        read_as: Option<FileMeta>,
     },
     /// Remove a file, a symbolic link, or a directory (with everything in it only when
     /// `recursive`).
@@ -98,30 +102,65 @@ impl Outcome {
 /// then every op is done. Without `atomic`, a failed op is reported and the others still
 /// happen; with it, the first failure undoes everything (see the module documentation).
 pub fn run(ws: &Workspace, ops: &[Op<'_>], atomic: bool, durability: Durability) -> Outcome {
-    if let Some(err) = refuse_read_only(ws, ops) {
+    // Read-only sessions, filekit's own data and (unless allowed) `.git/` are refused here,
+    // for every writer alike.
+    let refused: Vec<Option<FkError>> = ops.iter().map(|op| writable(ws, op).err()).collect();
+    if atomic && let Some(err) = refused.iter().flatten().next() {
+        let err = err.clone();
         return Outcome {
-            results: ops.iter().map(|_| Err(err.clone())).collect(),
-            rolled_back: atomic,
+            results: refused
+                .into_iter()
+                .map(|r| Err(r.unwrap_or_else(|| err.clone())))
+                .collect(),
+            rolled_back: true,
         };
     }
     if atomic && ops.len() > 1 {
         run_journaled(ws, ops, durability)
     } else {
-        run_plain(ws, ops, durability)
+        run_plain(ws, ops, durability, refused)
     }
 }
 
-fn refuse_read_only(ws: &Workspace, ops: &[Op<'_>]) -> Option<FkError> {
-    if !ws.read_only() || ops.is_empty() {
-        return None;
+fn writable(ws: &Workspace, op: &Op<'_>) -> Result<(), FkError> {
+    if let Op::Rename { from, .. } = op {
+        ws.check_writable(from)?;
     }
-    Some(
-        FkError::new(
-            ErrorCode::ReadOnly,
-            "the workspace is read-only; nothing was changed",
+    ws.check_writable(op.path())
+}
+
+/// Serializes, within this process, the last check of a file and the rename that replaces
+/// it, so that two requests editing the same file at once never lose an edit: the second is
+/// refused as stale. (Another process can still write between the two; that change is then
+/// lost, as with any editor.)
+static COMMIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Puts a staged write in place, unless the file is no longer the one read as `read_as`.
+fn put_in_place(
+    ws: &Workspace,
+    path: &WsPath,
+    read_as: Option<&FileMeta>,
+    before_rename: impl FnOnce() -> Result<(), FkError>,
+    pending: PendingWrite,
+) -> Result<FileMeta, FkError> {
+    let _one_at_a_time = COMMIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(old) = read_as
+        // Gone or replaced by a directory: the rename reports it (or refuses it).
+        && let Ok(Some(now)) = ws.metadata(path)
+        && now.is_file
+        && (now.ino != old.ino || now.len != old.len || now.modified != old.modified)
+    {
+        return Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "{} was changed by another process while this request ran; it was not written, so that change is kept",
+                pending.display()
+            ),
         )
-        .with_hint("writes are turned off in this session; start filekit without read-only mode to allow them"),
-    )
+        .with_hint("read the file again, then send the edit again"));
+    }
+    before_rename()?;
+    pending.commit()
 }
 
 static TX_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -143,10 +182,18 @@ fn temp_name(tx: &str, i: usize) -> OsString {
     OsString::from(format!(".filekit.{tx}.{i}.tmp"))
 }
 
-fn run_plain(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outcome {
+fn run_plain(
+    ws: &Workspace,
+    ops: &[Op<'_>],
+    durability: Durability,
+    refused: Vec<Option<FkError>>,
+) -> Outcome {
     let mut results: Vec<Option<Result<Option<FileMeta>, FkError>>> =
-        ops.iter().map(|_| None).collect();
+        refused.into_iter().map(|r| r.map(Err)).collect();
     for (i, op) in ops.iter().enumerate() {
+        if results[i].is_some() {
+            continue;
+        }
         if let Op::MakeDir { path, perm } = op {
             results[i] = Some(make_dir(ws, path, *perm).map(|()| ws.metadata(path).ok().flatten()));
         }
@@ -159,7 +206,9 @@ fn run_plain(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outcome 
             bytes,
             mode,
             perm,
+            ..
         } = op
+            && results[i].is_none()
         {
             let sync = durability == Durability::PerFile;
             match ws.stage_named(path, bytes, *mode, sync, &temp_name(&tx, i), *perm) {
@@ -179,8 +228,10 @@ fn run_plain(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outcome 
             continue;
         }
         let result = match op {
-            Op::Write { .. } => match staged.next_if(|(j, _)| *j == i) {
-                Some((_, pending)) => pending.commit().map(Some),
+            Op::Write { path, read_as, .. } => match staged.next_if(|(j, _)| *j == i) {
+                Some((_, pending)) => {
+                    put_in_place(ws, path, read_as.as_ref(), || Ok(()), pending).map(Some)
+                }
                 None => continue,
             },
             Op::Remove { path, recursive } => remove(ws, path, *recursive, None).map(|()| None),
@@ -422,6 +473,7 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
                 bytes,
                 mode,
                 perm,
+                ..
             } = op
             {
                 let sync = durability == Durability::PerFile;
@@ -450,13 +502,19 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
             let step = &manifest.steps[i];
             let result = match (op, step) {
                 (
-                    Op::Write { path, .. },
+                    Op::Write { path, read_as, .. },
                     Undo::Write {
                         existed, backup, ..
                     },
                 ) => match staged.next_if(|(j, _)| *j == i) {
-                    Some((_, pending)) => keep_backup(ws, path, *existed, backup)
-                        .and_then(|()| pending.commit().map(Some)),
+                    Some((_, pending)) => put_in_place(
+                        ws,
+                        path,
+                        read_as.as_ref(),
+                        || keep_backup(ws, path, *existed, backup),
+                        pending,
+                    )
+                    .map(Some),
                     None => continue,
                 },
                 (Op::Remove { path, recursive }, Undo::Remove { trash, .. }) => {

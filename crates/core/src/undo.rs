@@ -207,6 +207,8 @@ fn revert(
                 bytes,
                 mode: WriteMode::CreateOrReplace,
                 perm: Some(*mode),
+                // Checked just now to be as the entry left it: a change since is not undone.
+                read_as: ws.metadata(p).ok().flatten().filter(|m| m.is_file),
             }),
             (_, Node::Symlink { target }) => {
                 if *now != Node::Absent {

@@ -25,6 +25,15 @@ const MAX_SYMLINK_HOPS: usize = 40;
 /// Directory (directly under a root) where filekit keeps its own data, such as history.
 pub const RESERVED_DIR: &str = ".filekit";
 
+/// Directory of git's own data: protected from writes unless the workspace allows them.
+pub const GIT_DIR: &str = ".git";
+
+/// The longest path Linux accepts (`PATH_MAX` less the terminating NUL), in bytes.
+const MAX_PATH_BYTES: usize = 4095;
+
+/// The longest name of one directory entry (`NAME_MAX`), in bytes.
+const MAX_NAME_BYTES: usize = 255;
+
 /// How many similar paths a NOT_FOUND hint names.
 const MAX_SUGGESTIONS: usize = 5;
 
@@ -58,6 +67,8 @@ pub struct Workspace {
     read_only: bool,
     /// Where committed writes are recorded, when the front end opened a history.
     history: Option<std::sync::Arc<crate::history::History>>,
+    /// Whether writes may go inside `.git/` directories (off by default).
+    git_writes: bool,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -138,6 +149,9 @@ pub struct FileMeta {
     pub is_file: bool,
     /// Permission bits (`0o644`, ...), without the file type.
     pub mode: u32,
+    /// The inode number: every write by filekit replaces the file with a new one, so a
+    /// different number means the file was written since.
+    pub ino: u64,
 }
 
 impl FileMeta {
@@ -150,6 +164,7 @@ impl FileMeta {
             modified: m.modified().map(|t| t.into_std()).unwrap_or(UNIX_EPOCH),
             is_dir: m.is_dir(),
             is_file: m.is_file(),
+            ino: cap_std::fs::MetadataExt::ino(m),
         }
     }
 }
@@ -216,6 +231,7 @@ impl Workspace {
             roots: out,
             read_only,
             history: None,
+            git_writes: false,
         })
     }
 
@@ -232,6 +248,19 @@ impl Workspace {
     /// The directory handle of root `i`: for the commit step, which works beneath it.
     pub(crate) fn root_dir(&self, i: usize) -> &Dir {
         &self.roots[i].dir
+    }
+
+    /// Allows (or again refuses) writes inside `.git/` directories, which are refused by
+    /// default: a model has no business rewriting git's objects, refs, hooks or config, and
+    /// a hook or a config entry written there runs code on the next git command.
+    pub fn with_git_writes(mut self, allow: bool) -> Workspace {
+        self.git_writes = allow;
+        self
+    }
+
+    /// True when writes inside `.git/` directories are allowed.
+    pub fn git_writes(&self) -> bool {
+        self.git_writes
     }
 
     /// The canonical roots, in the order given.
@@ -259,6 +288,7 @@ impl Workspace {
                 self.roots[0].path.display()
             )));
         }
+        check_length(path)?;
         let expanded = expand_home(path)?;
         let abs = if expanded.is_absolute() {
             expanded
@@ -266,6 +296,7 @@ impl Workspace {
             self.roots[0].path.join(expanded)
         };
         let norm = normalize(&abs);
+        check_length(&norm.to_string_lossy())?;
 
         // With nested roots the innermost is tried first; an outer one may still admit a
         // symlink that leaves the inner one.
@@ -480,7 +511,7 @@ impl Workspace {
                     "{} is not a regular file (a device, socket or pipe)",
                     self.display(p)
                 ))
-                .with_hint("read regular files only"));
+                .with_hint("filekit reads and edits regular files only; give the path of one"));
             }
             Ok(_) => {}
             Err(e) => return Err(self.io_error(p, &e)),
@@ -558,20 +589,7 @@ impl Workspace {
         temp_name: Option<&OsStr>,
     ) -> Result<PendingWrite, FkError> {
         let shown = self.display(p);
-        if self.read_only {
-            return Err(FkError::new(
-                ErrorCode::ReadOnly,
-                format!("the workspace is read-only; {shown} was not written"),
-            )
-            .with_hint("writes are turned off in this session; start filekit without read-only mode to allow them"));
-        }
-        if is_reserved(&p.rel) {
-            return Err(FkError::new(
-                ErrorCode::OutOfRoot,
-                format!("{shown} is inside {RESERVED_DIR}/, which holds filekit's own data (edit history); tools may not write there"),
-            )
-            .with_hint(format!("write somewhere else in the workspace, outside {RESERVED_DIR}/")));
-        }
+        self.check_writable(p)?;
         let Some(name) = p.rel.file_name().map(OsStr::to_os_string) else {
             return Err(self.is_dir_error(p));
         };
@@ -628,6 +646,35 @@ impl Workspace {
         // Dropping `pending` on failure removes the temporary file.
         written.map_err(|e| FkError::from_io(&e, &pending.shown))?;
         Ok(pending)
+    }
+
+    /// Refuses a write to `p` when the workspace is read-only, or `p` is inside filekit's own
+    /// data directory, or (unless allowed) inside a `.git/` directory. Every operation that
+    /// changes a file goes through this check.
+    pub fn check_writable(&self, p: &WsPath) -> Result<(), FkError> {
+        let shown = self.display(p);
+        if self.read_only {
+            return Err(FkError::new(
+                ErrorCode::ReadOnly,
+                format!("the workspace is read-only; {shown} was not written"),
+            )
+            .with_hint("writes are turned off in this session; start filekit without read-only mode to allow them"));
+        }
+        if is_reserved(&p.rel) {
+            return Err(FkError::new(
+                ErrorCode::OutOfRoot,
+                format!("{shown} is inside {RESERVED_DIR}/, which holds filekit's own data (edit history); tools may not write there"),
+            )
+            .with_hint(format!("write somewhere else in the workspace, outside {RESERVED_DIR}/")));
+        }
+        if !self.git_writes && is_git_internal(&p.rel) {
+            return Err(FkError::new(
+                ErrorCode::OutOfRoot,
+                format!("{shown} is inside {GIT_DIR}/, git's own data (objects, refs, hooks, config); filekit does not write there"),
+            )
+            .with_hint(format!("edit the project's files instead and let git record them; to write inside {GIT_DIR}/ on purpose, start filekit with --allow-git-writes")));
+        }
+        Ok(())
     }
 
     fn open_parent(
@@ -810,6 +857,35 @@ fn stem(name: &str) -> &str {
 fn is_reserved(rel: &Path) -> bool {
     // Case-insensitive filesystems would let `.FILEKIT` reach the same directory.
     matches!(rel.components().next(), Some(Component::Normal(c)) if c.eq_ignore_ascii_case(RESERVED_DIR))
+}
+
+/// True when a component of `rel` is `.git` (any case: case-insensitive filesystems).
+fn is_git_internal(rel: &Path) -> bool {
+    rel.components()
+        .any(|c| matches!(c, Component::Normal(n) if n.eq_ignore_ascii_case(GIT_DIR)))
+}
+
+/// Refuses a path longer than the system takes, or with a name longer than it takes, before
+/// any system call sees it.
+fn check_length(path: &str) -> Result<(), FkError> {
+    let head = |s: &str| -> String { s.chars().take(60).collect() };
+    if path.len() > MAX_PATH_BYTES {
+        return Err(FkError::invalid(format!(
+            "the path is too long: {} bytes (it starts with '{}...'); the system takes at most {MAX_PATH_BYTES} bytes in a path",
+            path.len(),
+            head(path)
+        ))
+        .with_hint("give a shorter path: relative to the root, without repeated `..` or `./`"));
+    }
+    if let Some(name) = path.split('/').find(|n| n.len() > MAX_NAME_BYTES) {
+        return Err(FkError::invalid(format!(
+            "a name in the path is too long: '{}...' has {} bytes; the system takes at most {MAX_NAME_BYTES} bytes in one file or directory name",
+            head(name),
+            name.len()
+        ))
+        .with_hint("give a shorter name"));
+    }
+    Ok(())
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -1048,5 +1124,23 @@ mod tests {
         assert!(is_reserved(Path::new(".FileKit")));
         assert!(!is_reserved(Path::new("src/.filekit")));
         assert!(!is_reserved(Path::new(".filekitrc")));
+    }
+
+    #[test]
+    fn git_internals_are_found_at_any_depth() {
+        assert!(is_git_internal(Path::new(".git/config")));
+        assert!(is_git_internal(Path::new("vendor/lib/.git/HEAD")));
+        assert!(is_git_internal(Path::new(".GIT/hooks/pre-commit")));
+        assert!(is_git_internal(Path::new("sub/.git")));
+        assert!(!is_git_internal(Path::new(".gitignore")));
+        assert!(!is_git_internal(Path::new("src/git/x.rs")));
+    }
+
+    #[test]
+    fn lengths_are_checked() {
+        assert!(check_length(&"a/".repeat(2048)).is_err());
+        assert!(check_length(&"a/".repeat(2000)).is_ok());
+        assert!(check_length(&"n".repeat(256)).is_err());
+        assert!(check_length(&"n".repeat(255)).is_ok());
     }
 }

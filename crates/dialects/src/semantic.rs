@@ -220,6 +220,8 @@ fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::
 
 fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
+    // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
+    ws.resolve(&args.file)?;
     if args.xpath.is_some() {
         return Err(not_built("XPath (XML)"));
     }
@@ -660,6 +662,11 @@ fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let file = args.file.clone().ok_or_else(|| {
         FkError::invalid("file_edit: `file` is missing").with_hint("name the file to edit")
     })?;
+    // The sandbox and the write policy (.filekit/, .git/, read-only) speak first.
+    let resolved = ws.resolve(&file)?;
+    if args.dry_run != Some(true) {
+        ws.check_writable(&resolved)?;
+    }
     let lang = Lang::of_path(&file)?;
     let specs: Vec<EditSpec> = match (args.edits, args.target) {
         (Some(_), Some(_)) => {

@@ -123,7 +123,13 @@ fn user_template(ws: &Workspace, name: &str, path: &str) -> Result<String, FkErr
         ))
     };
     if name.is_empty() || name.contains('/') || name.contains('\\') || name.starts_with('.') {
-        return Err(unknown());
+        return Err(FkError::invalid(format!(
+            "'{name}' is not a template name: templates are named, never given by path"
+        ))
+        .with_hint(format!(
+            "use one of: {}; or the name of a file in .filekit/templates/",
+            names().join(", ")
+        )));
     }
     let mut candidates = vec![format!(".filekit/templates/{name}")];
     if let Some(ext) = std::path::Path::new(path).extension() {

@@ -64,7 +64,9 @@ impl SessionWorkspace {
                 None => current.write_owned().await,
             };
             match fetched {
-                Ok(roots) if !roots.is_empty() => match Workspace::new(&roots, guard.read_only()) {
+                Ok(roots) if !roots.is_empty() => match Workspace::new(&roots, guard.read_only())
+                    .map(|ws| ws.with_git_writes(guard.git_writes()))
+                {
                     Ok(mut ws) => {
                         carry_history(&guard, &mut ws);
                         if let Err(e) = filekit_core::transaction::recover(&ws) {

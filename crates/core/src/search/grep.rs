@@ -163,6 +163,7 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
         let mut ob = ignore::overrides::OverrideBuilder::new(&base.abs);
         // Several globs may come in one string, split by commas outside braces or spaces.
         for part in split_globs(g) {
+            super::check_anchored_pattern("glob", &part)?;
             ob.add(&part)
                 .map_err(|e| super::invalid_glob("glob", &part, &e))?;
         }

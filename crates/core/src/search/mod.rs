@@ -155,6 +155,42 @@ pub(crate) fn threads() -> usize {
         .min(12)
 }
 
+/// Refuses a glob that could only name something above the directory it is matched in (a
+/// `..` component, also as an alternative of `{a,b}`) or that is an absolute path: a walk
+/// matches paths *below* its directory, so such a pattern would silently find nothing, and
+/// it is most likely an attempt to reach files outside the workspace.
+pub fn check_walk_pattern(what: &str, pattern: &str) -> Result<(), FkError> {
+    check_pattern(what, pattern, false)
+}
+
+/// [`check_walk_pattern`] for globs where a leading `/` anchors the pattern at the directory
+/// searched (ripgrep's `--glob`), so it is not an absolute path.
+pub(crate) fn check_anchored_pattern(what: &str, pattern: &str) -> Result<(), FkError> {
+    check_pattern(what, pattern, true)
+}
+
+fn check_pattern(what: &str, pattern: &str, anchored: bool) -> Result<(), FkError> {
+    let pattern_body = pattern.strip_prefix('!').unwrap_or(pattern);
+    if !anchored && pattern_body.starts_with('/') {
+        return Err(FkError::new(
+            ErrorCode::InvalidArgument,
+            format!("the {what} '{pattern}' is an absolute path; it is matched against paths relative to the directory searched"),
+        )
+        .with_hint("give that directory (inside the workspace) as the directory to search, and a pattern relative to it such as **/*.rs"));
+    }
+    if pattern_body
+        .split(['/', '\\', '{', '}', ','])
+        .any(|part| part == "..")
+    {
+        return Err(FkError::new(
+            ErrorCode::InvalidArgument,
+            format!("the {what} '{pattern}' has a `..` component; patterns match paths below the directory searched, never above it"),
+        )
+        .with_hint("search from a directory inside the workspace that holds the files, with a pattern without `..`"));
+    }
+    Ok(())
+}
+
 /// Builds a matcher of one glob (or several, comma-free) with a PARSE_ERROR that names the
 /// glob and what is wrong with it.
 pub(crate) fn compile_glob(
@@ -162,6 +198,7 @@ pub(crate) fn compile_glob(
     pattern: &str,
     case_insensitive: bool,
 ) -> Result<globset::GlobMatcher, FkError> {
+    check_walk_pattern(what, pattern)?;
     globset::GlobBuilder::new(pattern)
         .literal_separator(true)
         .case_insensitive(case_insensitive)

@@ -1,0 +1,1255 @@
+//! The sandbox attack suite (issue 9): every tool of every table, through `filekit call`,
+//! given paths and patterns that try to leave the workspace. Each attempt must be refused
+//! with an error that says what was wrong, and must leave the files outside the root unread
+//! and unchanged.
+//!
+//! "Unread" is checked with inotify: the directories outside the root are watched during the
+//! attack, and any open, read, write, attribute change, creation or removal of anything in
+//! them (or a listing of the directory itself) is an event that fails the test. Their bytes
+//! are compared afterwards too.
+//!
+//! The tools come from `filekit tools --json`, so a new tool is attacked automatically once
+//! [`slots`] says which of its arguments carry a path; a new tool or argument that is not
+//! classified there fails [`every_argument_of_every_tool_is_classified`].
+
+mod common;
+
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Builds a tool's arguments with the attacking path (or pattern) in one argument.
+type Build = fn(&str) -> Value;
+
+/// One way to put a path in front of a tool: the argument it goes into, and the call.
+struct Slot {
+    arg: &'static str,
+    build: Build,
+    /// The path is only read (the source of a copy), so `.git/` may be given there.
+    copied_from: bool,
+}
+
+const fn slot(arg: &'static str, build: Build) -> Slot {
+    Slot {
+        arg,
+        build,
+        copied_from: false,
+    }
+}
+
+/// A slot whose path a writing tool only reads: the source of a copy.
+const fn copy_source(arg: &'static str, build: Build) -> Slot {
+    Slot {
+        arg,
+        build,
+        copied_from: true,
+    }
+}
+
+/// The arguments of each tool that carry a path: every one of them is attacked.
+fn path_slots(tool: &str) -> Option<Vec<Slot>> {
+    Some(match tool {
+        "fs_read" => vec![
+            slot("path", |p| json!({"mode": "Line", "path": p})),
+            slot("paths", |p| json!({"mode": "Line", "paths": ["ok.txt", p]})),
+            slot(
+                "image_paths",
+                |p| json!({"mode": "Image", "image_paths": [p]}),
+            ),
+            slot(
+                "path",
+                |p| json!({"mode": "Directory", "path": p, "depth": 3}),
+            ),
+            slot(
+                "path",
+                |p| json!({"mode": "Search", "path": p, "pattern": "SECRET"}),
+            ),
+        ],
+        "fs_write" => vec![
+            slot(
+                "path",
+                |p| json!({"command": "create", "path": p, "file_text": "pwned\n", "overwrite": true}),
+            ),
+            slot(
+                "path",
+                |p| json!({"command": "str_replace", "path": p, "old_str": "SECRET", "new_str": "pwned"}),
+            ),
+            slot(
+                "path",
+                |p| json!({"command": "append", "path": p, "new_str": "pwned"}),
+            ),
+            slot(
+                "fileEdits",
+                |p| json!({"fileEdits": [{"path": p, "edits": [{"command": "append", "new_str": "pwned"}]}]}),
+            ),
+            slot("directory", |p| {
+                json!({"command": "pattern_replace", "directory": p, "file_pattern": "*",
+                       "sed_pattern": "s/SECRET/pwned/", "recursive": true})
+            }),
+        ],
+        "file:read_file" => vec![slot("path", |p| json!({"path": p}))],
+        "file:edit_file" => vec![slot(
+            "path",
+            |p| json!({"path": p, "start_line": 1, "end_line": 1, "new_content": "pwned"}),
+        )],
+        "file:create_file" => vec![slot("path", |p| json!({"path": p, "content": "pwned\n"}))],
+        "file:list_files" => vec![slot("path", |p| json!({"path": p, "recursive": true}))],
+        "Read" => vec![slot("file_path", |p| json!({"file_path": p}))],
+        "Write" => vec![slot(
+            "file_path",
+            |p| json!({"file_path": p, "content": "pwned\n"}),
+        )],
+        "Edit" => vec![slot(
+            "file_path",
+            |p| json!({"file_path": p, "old_string": "SECRET", "new_string": "pwned"}),
+        )],
+        "MultiEdit" => vec![slot(
+            "file_path",
+            |p| json!({"file_path": p, "edits": [{"old_string": "SECRET", "new_string": "pwned"}]}),
+        )],
+        "LS" => vec![slot("path", |p| json!({"path": p, "depth": 3}))],
+        "Glob" => vec![slot("path", |p| json!({"pattern": "**/*", "path": p}))],
+        "Grep" => vec![slot("path", |p| json!({"pattern": "SECRET", "path": p}))],
+        "edit_block" => vec![slot(
+            "file_path",
+            |p| json!({"file_path": p, "old_string": "SECRET", "new_string": "pwned"}),
+        )],
+        "batch_edit_blocks" => vec![slot(
+            "path",
+            |p| json!({"path": p, "edits": [{"search": "SECRET", "replace": "pwned"}]}),
+        )],
+        "write_from_line" => vec![slot(
+            "path",
+            |p| json!({"path": p, "startLine": 1, "content": "pwned\n"}),
+        )],
+        "read_files" => vec![slot("files", |p| json!({"files": [{"path": p}]}))],
+        "edit_files" => vec![
+            slot(
+                "files",
+                |p| json!({"files": [{"path": p, "edits": [{"str_replace": {"old": "SECRET", "new": "pwned"}}]}]}),
+            ),
+            slot(
+                "files",
+                |p| json!({"files": [{"path": p, "edits": [{"create": {"content": "pwned\n", "overwrite": true}}]}]}),
+            ),
+        ],
+        "replace_in_files" => vec![slot(
+            "directory",
+            |p| json!({"expression": "s/SECRET/pwned/", "files": "**", "directory": p}),
+        )],
+        "file:delete_file" => vec![slot("path", |p| json!({"path": p}))],
+        "file:rename_file" => vec![
+            slot(
+                "old_path",
+                |p| json!({"old_path": p, "new_path": "moved.txt"}),
+            ),
+            slot("new_path", |p| json!({"old_path": "ok.txt", "new_path": p})),
+        ],
+        "file:copy_file" => vec![
+            copy_source(
+                "source_path",
+                |p| json!({"source_path": p, "dest_path": "copied.txt"}),
+            ),
+            slot(
+                "dest_path",
+                |p| json!({"source_path": "ok.txt", "dest_path": p}),
+            ),
+        ],
+        "file_create" => vec![slot(
+            "path",
+            |p| json!({"path": p, "content": "pwned\n", "overwrite": true}),
+        )],
+        "file_delete" => vec![
+            slot("path", |p| json!({"path": p, "recursive": true})),
+            slot("paths", |p| json!({"paths": [p], "recursive": true})),
+        ],
+        "file_move" => vec![
+            slot(
+                "source",
+                |p| json!({"source": p, "destination": "moved.txt"}),
+            ),
+            slot(
+                "destination",
+                |p| json!({"source": "ok.txt", "destination": p, "overwrite": true}),
+            ),
+        ],
+        "file_rename" => vec![slot(
+            "path",
+            |p| json!({"path": p, "newName": "renamed.txt"}),
+        )],
+        "file_duplicate" => vec![
+            copy_source("source", |p| json!({"source": p, "destination": "dup.txt"})),
+            slot(
+                "destination",
+                |p| json!({"source": "ok.txt", "destination": p, "overwrite": true}),
+            ),
+        ],
+        "manage_files" => vec![
+            slot(
+                "operations",
+                |p| json!({"operations": [{"op": "delete", "path": p, "recursive": true}]}),
+            ),
+            slot(
+                "operations",
+                |p| json!({"operations": [{"op": "move", "from": p, "to": "m.txt"}]}),
+            ),
+            slot(
+                "operations",
+                |p| json!({"operations": [{"op": "move", "from": "ok.txt", "to": p, "overwrite": true}]}),
+            ),
+            copy_source(
+                "operations",
+                |p| json!({"operations": [{"op": "copy", "from": p, "to": "c.txt"}]}),
+            ),
+            slot(
+                "operations",
+                |p| json!({"operations": [{"op": "copy", "from": "ok.txt", "to": p, "overwrite": true}]}),
+            ),
+        ],
+        "history" => vec![slot("path", |p| json!({"path": p}))],
+        "file_read" => vec![slot("file", |p| json!({"file": p, "symbol": "SECRET"}))],
+        "file_edit" => vec![slot(
+            "file",
+            |p| json!({"file": p, "target": "SECRET", "operation": "replace", "content": "pwned"}),
+        )],
+        // Entries of the history, by number: no path in the arguments.
+        "undo" | "redo" => vec![],
+        _ => return None,
+    })
+}
+
+/// The arguments of each tool that are globs matched against paths: they must not reach
+/// above their directory either.
+fn pattern_slots(tool: &str) -> Vec<Slot> {
+    match tool {
+        "fs_write" => vec![slot("file_pattern", |p| {
+            json!({"command": "pattern_replace", "directory": ".", "file_pattern": p,
+                   "sed_pattern": "s/SECRET/pwned/", "recursive": true})
+        })],
+        "file:list_files" => vec![slot(
+            "filter",
+            |p| json!({"path": ".", "filter": p, "recursive": true}),
+        )],
+        "Glob" => vec![slot("pattern", |p| json!({"pattern": p}))],
+        "Grep" => vec![slot("glob", |p| json!({"pattern": "SECRET", "glob": p}))],
+        "replace_in_files" => vec![slot(
+            "files",
+            |p| json!({"expression": "s/SECRET/pwned/", "files": p}),
+        )],
+        _ => vec![],
+    }
+}
+
+/// Arguments that carry no path (texts, numbers, flags, regexes, ignore globs that only
+/// remove files from a walk).
+fn not_paths(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "fs_read" => &[
+            "mode",
+            "start_line",
+            "end_line",
+            "depth",
+            "pattern",
+            "context_lines",
+        ],
+        "fs_write" => &[
+            "command",
+            "file_text",
+            "overwrite",
+            "old_str",
+            "new_str",
+            "insert_line",
+            "start_line",
+            "end_line",
+            "content_hash",
+            "dry_run",
+            "atomic",
+            "stop_on_error",
+            "sed_pattern",
+            "recursive",
+            "exclude_patterns",
+            "literal",
+        ],
+        "file:read_file" => &["start_line", "end_line"],
+        "file:edit_file" => &[
+            "edits",
+            "start_line",
+            "end_line",
+            "new_content",
+            "content_hash",
+        ],
+        "file:create_file" => &["content"],
+        "file:list_files" => &["recursive", "depth"],
+        "Read" => &["offset", "limit"],
+        "Write" => &["content"],
+        "Edit" => &["old_string", "new_string", "replace_all"],
+        "MultiEdit" => &["edits"],
+        "LS" => &["ignore", "depth", "include_hidden", "include_ignored"],
+        "Glob" => &["include_hidden", "include_ignored"],
+        "Grep" => &[
+            "pattern",
+            "output_mode",
+            "-B",
+            "-A",
+            "-C",
+            "-n",
+            "-i",
+            "type",
+            "head_limit",
+            "multiline",
+            "include_hidden",
+            "include_ignored",
+        ],
+        "edit_block" => &["old_string", "new_string", "expected_replacements"],
+        "batch_edit_blocks" => &["edits", "stopOnError", "dryRun", "fuzzyThreshold"],
+        "write_from_line" => &["startLine", "endLine", "content", "dryRun", "contentHash"],
+        "edit_files" => &["options"],
+        "replace_in_files" => &[
+            "expression",
+            "recursive",
+            "exclude",
+            "literal",
+            "dry_run",
+            "atomic",
+        ],
+        // `template` is a name, never a path: names with `/`, `\\` or a leading `.` are
+        // refused (crates/cli/tests/history.rs).
+        "file_create" => &[
+            "content",
+            "template",
+            "templateVars",
+            "overwrite",
+            "createDirectories",
+            "openInEditor",
+        ],
+        "file_delete" => &["recursive", "updateImports", "dryRun"],
+        "file_move" => &["updateImports", "overwrite", "dryRun"],
+        // `newName` is a name, never a path: one with `/` or `\\` is refused
+        // (crates/cli/tests/history.rs).
+        "file_rename" => &[
+            "newName",
+            "updateImports",
+            "renameExports",
+            "exportMapping",
+            "dryRun",
+        ],
+        "file_duplicate" => &["renameSymbols", "symbolMapping", "overwrite"],
+        "manage_files" => &["atomic", "dry_run"],
+        "history" => &["limit", "entry"],
+        "undo" => &["entry", "last", "force", "dry_run"],
+        "redo" => &["entry", "force", "dry_run"],
+        // `path` of file_read is a JSONPath into the file, not a file path.
+        "file_read" => &[
+            "symbol",
+            "symbols",
+            "path",
+            "selector",
+            "xpath",
+            "heading",
+            "around",
+            "region",
+            "maxLines",
+            "includeMetadata",
+        ],
+        "file_edit" => &[
+            "target",
+            "operation",
+            "content",
+            "wrapper",
+            "position",
+            "edits",
+            "refactor",
+            "symbol",
+            "newName",
+            "scope",
+            "selectionRange",
+            "extractedName",
+            "dryRun",
+            "preview",
+            "force",
+        ],
+        _ => &[],
+    }
+}
+
+/// The tool table as `filekit tools --json` prints it.
+fn tool_table() -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["tools", "--json"])
+        .output()
+        .expect("run filekit tools");
+    assert!(out.status.success());
+    serde_json::from_slice::<Value>(&out.stdout)
+        .expect("tools --json")
+        .as_array()
+        .expect("an array of tools")
+        .clone()
+}
+
+#[test]
+fn every_argument_of_every_tool_is_classified() {
+    let table = tool_table();
+    assert!(table.len() >= 19, "the table shrank: {}", table.len());
+    for tool in &table {
+        let name = tool["name"].as_str().unwrap();
+        let slots = path_slots(name).unwrap_or_else(|| {
+            panic!(
+                "{name} is a new tool: add the arguments that carry a path to path_slots (and \
+                 its glob arguments to pattern_slots) in crates/cli/tests/attack.rs, so that \
+                 the attack suite covers it"
+            )
+        });
+        assert!(
+            !slots.is_empty() || matches!(name, "undo" | "redo"),
+            "{name}: no path argument attacked"
+        );
+        let mut known: Vec<&str> = slots.iter().map(|s| s.arg).collect();
+        known.extend(pattern_slots(name).iter().map(|s| s.arg));
+        known.extend(not_paths(name));
+        for arg in tool["input_schema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+        {
+            assert!(
+                known.contains(&arg.as_str()),
+                "{name}: argument `{arg}` is not classified: attack it in path_slots or \
+                 pattern_slots of crates/cli/tests/attack.rs if it can carry a path, or list \
+                 it in not_paths"
+            );
+        }
+    }
+}
+
+/// A workspace root with hostile things inside, beside directories that must stay
+/// untouched: `outside/` and `root-evil/` (whose name extends the root's).
+struct Arena {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    root: PathBuf,
+    /// What must stay unread and unchanged.
+    guarded: Vec<PathBuf>,
+}
+
+const SECRET: &[u8] = b"SECRET outside the workspace\n";
+
+impl Arena {
+    fn new() -> Arena {
+        let dir = tempfile::tempdir().unwrap();
+        // Canonical: symlink targets and messages then name the real paths.
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("root");
+        let outside = base.join("outside");
+        let evil = base.join("root-evil");
+        for d in [
+            &root,
+            &outside,
+            &evil,
+            &outside.join("deeper"),
+            &root.join("sub"),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        for f in [
+            outside.join("secret.txt"),
+            outside.join("deeper/secret.txt"),
+            evil.join("secret.txt"),
+        ] {
+            std::fs::write(f, SECRET).unwrap();
+        }
+        std::fs::write(root.join("ok.txt"), "SECRET inside is fine\n").unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::fs::create_dir_all(root.join("nested/.git")).unwrap();
+        std::fs::write(root.join("nested/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir_all(root.join(".filekit")).unwrap();
+        std::fs::write(root.join(".filekit/data"), "SECRET filekit data\n").unwrap();
+        let link = |target: &Path, name: &str| {
+            std::os::unix::fs::symlink(target, root.join(name)).unwrap();
+        };
+        link(&outside.join("secret.txt"), "link_file");
+        link(&outside, "link_dir");
+        link(&outside.join("new.txt"), "dangling");
+        link(Path::new("chain2"), "chain1");
+        link(Path::new("../outside/secret.txt"), "chain2");
+        link(Path::new("../outside"), "rel_dir");
+        link(Path::new("../../outside"), "sub/parent_link");
+        link(Path::new(".."), "up");
+        link(&evil, "evil_link");
+        link(Path::new("/proc/self/environ"), "proc_link");
+        link(Path::new("/dev/zero"), "dev_link");
+        let fifo = root.join("fifo");
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success(), "mkfifo");
+        Arena {
+            _dir: dir,
+            guarded: vec![outside, evil],
+            base,
+            root,
+        }
+    }
+
+    /// Every file and directory under the guarded directories, with its bytes.
+    fn guarded_state(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        fn walk(p: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+            let m = std::fs::symlink_metadata(p).unwrap();
+            if m.is_dir() {
+                out.insert(p.to_path_buf(), b"<dir>".to_vec());
+                for e in std::fs::read_dir(p).unwrap() {
+                    walk(&e.unwrap().path(), out);
+                }
+            } else {
+                out.insert(p.to_path_buf(), std::fs::read(p).unwrap());
+            }
+        }
+        let mut out = BTreeMap::new();
+        for g in &self.guarded {
+            walk(g, &mut out);
+        }
+        out
+    }
+
+    /// Watches every guarded directory (recursively) for any access.
+    fn watch(&self) -> Watch {
+        use rustix::fs::inotify;
+        let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
+            .expect("inotify");
+        let mut dirs = Vec::new();
+        for g in &self.guarded {
+            dirs.push(g.clone());
+            for e in std::fs::read_dir(g).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                }
+            }
+        }
+        let mut names = BTreeMap::new();
+        for d in dirs {
+            // Everything but CLOSE_NOWRITE, which only follows an OPEN (reported anyway) and
+            // may come late from the test's own reads of the guarded files.
+            let wd = inotify::add_watch(
+                &fd,
+                &d,
+                inotify::WatchFlags::ALL_EVENTS - inotify::WatchFlags::CLOSE_NOWRITE,
+            )
+            .expect("inotify watch");
+            names.insert(wd, d);
+        }
+        let w = Watch { fd, names };
+        // Setting up read the directories: start clean.
+        w.events();
+        w
+    }
+}
+
+struct Watch {
+    fd: OwnedFd,
+    names: BTreeMap<i32, PathBuf>,
+}
+
+impl Watch {
+    /// The events since the last call, as `path: EVENTS`.
+    fn events(&self) -> Vec<String> {
+        use rustix::fs::inotify;
+        let mut buf = [std::mem::MaybeUninit::uninit(); 8192];
+        let mut reader = inotify::Reader::new(&self.fd, &mut buf);
+        let mut out = Vec::new();
+        loop {
+            match reader.next() {
+                Ok(e) => {
+                    let dir = self.names.get(&e.wd()).cloned().unwrap_or_default();
+                    let name = e
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    out.push(format!("{}: {:?}", dir.join(name).display(), e.events()));
+                }
+                Err(e) if e == rustix::io::Errno::AGAIN => break,
+                Err(e) => panic!("reading inotify events: {e}"),
+            }
+        }
+        out
+    }
+}
+
+/// What a run of `filekit call` gave.
+struct Reply {
+    code: i32,
+    json: Value,
+    text: String,
+}
+
+/// Runs `filekit --root ROOT call` with `call_json` (raw bytes, so that invalid JSON and
+/// invalid UTF-8 can be sent) and environment `env`; kills it if it hangs (a FIFO opened
+/// for reading would block forever).
+fn run_call(root: &Path, call_json: &[u8], env: &[(&str, &Path)]) -> Reply {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
+    cmd.current_dir(root)
+        .arg("--root")
+        .arg(root)
+        .arg("call")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("run filekit");
+    child.stdin.take().unwrap().write_all(call_json).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "filekit call hung (did it open a FIFO or a device?): {}",
+                String::from_utf8_lossy(call_json)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Reply {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        text: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+    }
+}
+
+fn call_bytes(tool: &str, args: &Value) -> Vec<u8> {
+    json!({"tool_name": tool, "tool_args": args})
+        .to_string()
+        .into_bytes()
+}
+
+/// One attack: the path (or pattern) given, and what the refusal must say.
+struct Attack {
+    what: &'static str,
+    given: String,
+    /// Every one of these must be in the reply (case-insensitive).
+    says: &'static [&'static str],
+}
+
+/// The path attacks, with paths under `arena`.
+fn path_attacks(a: &Arena) -> Vec<Attack> {
+    let out = a.base.join("outside");
+    let abs = |p: &Path| p.display().to_string();
+    let outside_msg: &'static [&'static str] = &["outside the workspace"];
+    let link_msg: &'static [&'static str] = &["outside the workspace", "symbolic link"];
+    let mut v = vec![
+        Attack {
+            what: "dot-dot",
+            given: "../outside/secret.txt".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "dot-dot to a directory",
+            given: "../outside".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "dot-dot after a name",
+            given: "sub/../../outside/secret.txt".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "many dot-dots",
+            given: "../../../../../../../../etc/passwd".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "absolute outside",
+            given: abs(&out.join("secret.txt")),
+            says: outside_msg,
+        },
+        Attack {
+            what: "absolute outside directory",
+            given: abs(&out),
+            says: outside_msg,
+        },
+        Attack {
+            what: "absolute, back out of the root",
+            given: format!("{}/../outside/secret.txt", abs(&a.root)),
+            says: outside_msg,
+        },
+        Attack {
+            what: "sibling whose name extends the root's",
+            given: format!("{}-evil/secret.txt", abs(&a.root)),
+            says: outside_msg,
+        },
+        Attack {
+            what: "sibling directory",
+            given: format!("{}-evil", abs(&a.root)),
+            says: outside_msg,
+        },
+        Attack {
+            what: "tilde (HOME is outside)",
+            given: "~/secret.txt".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "tilde alone",
+            given: "~".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "symlink to an outside file",
+            given: "link_file".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "symlink to an outside directory",
+            given: "link_dir".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "file through a symlinked directory",
+            given: "link_dir/secret.txt".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "deeper through a symlinked directory",
+            given: "link_dir/deeper/secret.txt".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "relative symlink to a directory",
+            given: "rel_dir/secret.txt".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "dangling symlink (create through it)",
+            given: "dangling".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "chained symlinks",
+            given: "chain1".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "symlink in a parent component",
+            given: "sub/parent_link/secret.txt".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "new file under a symlink in a parent",
+            given: "sub/parent_link/new.txt".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "symlink to the root's parent",
+            given: "up/outside/secret.txt".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "symlink to the evil sibling",
+            given: "evil_link/secret.txt".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "symlink to /proc",
+            given: "proc_link".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "symlink to a device",
+            given: "dev_link".into(),
+            says: link_msg,
+        },
+        Attack {
+            what: "/proc",
+            given: "/proc/self/environ".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "/proc through the root's fd",
+            given: "/proc/self/cwd/../outside/secret.txt".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "a device",
+            given: "/dev/zero".into(),
+            says: outside_msg,
+        },
+        Attack {
+            what: "a FIFO inside the root",
+            given: "fifo".into(),
+            says: &["fifo"],
+        },
+        Attack {
+            what: "NUL byte",
+            given: "ok.txt\0../../outside/secret.txt".into(),
+            says: &["NUL"],
+        },
+        Attack {
+            what: "very long path",
+            given: format!("{}x", "a/".repeat(3000)),
+            says: &["too long", "shorter"],
+        },
+        Attack {
+            what: "very long name",
+            given: "n".repeat(300),
+            says: &["too long", "shorter"],
+        },
+    ];
+    v.push(Attack {
+        what: "very long path of dot-dots",
+        given: format!("{}outside/secret.txt", "../".repeat(2000)),
+        says: &["too long"],
+    });
+    v
+}
+
+/// Glob attacks: patterns that try to walk above their directory.
+fn pattern_attacks(a: &Arena) -> Vec<Attack> {
+    let says: &'static [&'static str] = &[".."];
+    vec![
+        Attack {
+            what: "glob ../**",
+            given: "../**".into(),
+            says,
+        },
+        Attack {
+            what: "glob ../outside/*",
+            given: "../outside/*".into(),
+            says,
+        },
+        Attack {
+            what: "glob **/../../outside/*",
+            given: "**/../../outside/*".into(),
+            says,
+        },
+        Attack {
+            what: "glob ./../*",
+            given: "./../*".into(),
+            says,
+        },
+        Attack {
+            what: "absolute glob outside",
+            given: format!("{}/*", a.base.join("outside").display()),
+            says: &[],
+        },
+    ]
+}
+
+/// The end of a long reply: where the error and its hint are.
+fn short(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    chars[chars.len().saturating_sub(1500)..].iter().collect()
+}
+
+/// Runs one attack and checks the refusal and the guarded files.
+fn assert_refused(
+    a: &Arena,
+    watch: &Watch,
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+    tool: &str,
+    args: &Value,
+    attack: &Attack,
+) {
+    let outside = a.base.join("outside");
+    let reply = run_call(
+        &a.root,
+        &call_bytes(tool, args),
+        &[("HOME", outside.as_path())],
+    );
+    let label: String = format!("{tool} {} ({})", args, attack.what)
+        .chars()
+        .take(400)
+        .collect();
+    assert_ne!(
+        reply.code,
+        0,
+        "{label}: not refused:\n{}",
+        short(&reply.text)
+    );
+    assert!(
+        !reply.json.is_null(),
+        "{label}: the reply is not JSON:\n{}",
+        reply.text
+    );
+    let lower = reply.text.to_lowercase();
+    if attack.says.is_empty() {
+        // An absolute glob: refused as outside (Glob takes its directory part as the path to
+        // search) or as an absolute pattern (the others match relative paths).
+        assert!(
+            lower.contains("outside the workspace") || lower.contains("is an absolute path"),
+            "{label}: the refusal should say why:\n{}",
+            short(&reply.text)
+        );
+    }
+    for needle in attack.says {
+        assert!(
+            lower.contains(&needle.to_lowercase()),
+            "{label}: the refusal should say {needle:?}:\n{}",
+            short(&reply.text)
+        );
+    }
+    assert!(
+        !reply.text.contains("SECRET outside"),
+        "{label}: outside content in the reply:\n{}",
+        reply.text
+    );
+    let events = watch.events();
+    assert!(
+        events.is_empty(),
+        "{label}: the guarded directories were accessed:\n{}",
+        events.join("\n")
+    );
+    assert_eq!(
+        before,
+        &a.guarded_state(),
+        "{label}: the guarded files changed"
+    );
+    // Reading the guarded state made events of its own.
+    watch.events();
+}
+
+#[test]
+fn every_path_argument_of_every_tool_refuses_every_escape() {
+    let a = Arena::new();
+    let before = a.guarded_state();
+    let watch = a.watch();
+    let mut attempts = 0;
+    for tool in tool_table() {
+        let name = tool["name"].as_str().unwrap();
+        let slots = path_slots(name).expect("classified (see the test above)");
+        for s in &slots {
+            for attack in path_attacks(&a) {
+                // A FIFO is refused by tools that open files; a walk (a listing, a search)
+                // passes over it harmlessly. Either way the call must not hang on it.
+                if attack.what.contains("FIFO") {
+                    let args = (s.build)(&attack.given);
+                    let reply = run_call(&a.root, &call_bytes(name, &args), &[]);
+                    if reply.code != 0 {
+                        assert!(reply.text.contains("fifo"), "{name} {args}: {}", reply.text);
+                    }
+                    continue;
+                }
+                assert_refused(
+                    &a,
+                    &watch,
+                    &before,
+                    name,
+                    &(s.build)(&attack.given),
+                    &attack,
+                );
+                attempts += 1;
+            }
+        }
+        for s in pattern_slots(name) {
+            for attack in pattern_attacks(&a) {
+                // Grep's globs are ripgrep's: a leading `/` anchors the glob at the directory
+                // searched, so `/tmp/x/outside/*` names `<root>/tmp/x/outside/*`, which is
+                // inside; it must find nothing and touch nothing outside.
+                if name == "Grep" && attack.given.starts_with('/') {
+                    let args = (s.build)(&attack.given);
+                    let reply = run_call(&a.root, &call_bytes(name, &args), &[]);
+                    assert_eq!(reply.json["numFiles"], 0, "{args}: {}", reply.text);
+                    assert!(watch.events().is_empty(), "{args}: outside accessed");
+                    assert_eq!(before, a.guarded_state());
+                    watch.events();
+                    continue;
+                }
+                assert_refused(
+                    &a,
+                    &watch,
+                    &before,
+                    name,
+                    &(s.build)(&attack.given),
+                    &attack,
+                );
+                attempts += 1;
+            }
+        }
+    }
+    assert!(attempts > 500, "only {attempts} attempts");
+}
+
+/// filekit's own records in `.filekit/`, which its writes keep (the edit history and the
+/// journals of atomic requests): not something a tool wrote there.
+fn is_filekit_bookkeeping(root: &Path, p: &Path) -> bool {
+    let Ok(rel) = p.strip_prefix(root.join(".filekit")) else {
+        return false;
+    };
+    let first = rel
+        .components()
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    matches!(first.as_deref(), Some("journal" | ".gitignore"))
+        || first
+            .as_deref()
+            .is_some_and(|f| f.starts_with("history.db"))
+}
+
+/// `.filekit/` always, and `.git/` (at any depth) by default, refuse writes from every
+/// writing tool; reading them is allowed.
+#[test]
+fn reserved_directories_refuse_writes() {
+    let a = Arena::new();
+    let protected = [
+        (".filekit/data", ".filekit"),
+        (".filekit/new.txt", ".filekit"),
+        (".git/config", ".git"),
+        (".git/hooks/pre-commit", ".git"),
+        ("nested/.git/HEAD", ".git"),
+        (".GIT/config", ".git"),
+    ];
+    let snapshot = || {
+        let mut all = BTreeMap::new();
+        for d in [".git", ".filekit", "nested"] {
+            let mut stack = vec![a.root.join(d)];
+            while let Some(p) = stack.pop() {
+                if p.is_dir() {
+                    stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+                } else if p.exists() && !is_filekit_bookkeeping(&a.root, &p) {
+                    all.insert(p.clone(), std::fs::read(&p).unwrap());
+                }
+            }
+        }
+        all
+    };
+    let before = snapshot();
+    for tool in tool_table() {
+        if tool["read_only"] == true {
+            continue;
+        }
+        let name = tool["name"].as_str().unwrap();
+        for s in path_slots(name).unwrap() {
+            if s.copied_from {
+                continue;
+            }
+            for (path, dir) in protected {
+                let args = (s.build)(path);
+                let reply = run_call(&a.root, &call_bytes(name, &args), &[]);
+                assert_ne!(
+                    reply.code, 0,
+                    "{name} {args}: wrote into {dir}/:\n{}",
+                    reply.text
+                );
+                assert!(
+                    reply.text.contains(&format!("{dir}/")),
+                    "{name} {args}: the refusal should name {dir}/:\n{}",
+                    reply.text
+                );
+                assert_eq!(before, snapshot(), "{name} {args}: {dir}/ changed");
+            }
+        }
+    }
+    assert!(!a.root.join(".GIT").exists() && !a.root.join(".filekit/new.txt").exists());
+    // Reading is fine.
+    let reply = run_call(
+        &a.root,
+        &call_bytes("Read", &json!({"file_path": ".git/config"})),
+        &[],
+    );
+    assert_eq!(reply.code, 0, "{}", reply.text);
+}
+
+/// Environment variables are never expanded: `$HOME/x` is a file literally named so, inside
+/// the root.
+#[test]
+fn environment_variables_are_not_expanded() {
+    let a = Arena::new();
+    let before = a.guarded_state();
+    let watch = a.watch();
+    let outside = a.base.join("outside");
+    for given in [
+        "$HOME/secret.txt",
+        "${HOME}/secret.txt",
+        "%HOME%/secret.txt",
+        "$OUT",
+    ] {
+        for (tool, args) in [
+            ("Read", json!({"file_path": given})),
+            ("Write", json!({"file_path": given, "content": "literal\n"})),
+        ] {
+            let reply = run_call(
+                &a.root,
+                &call_bytes(tool, &args),
+                &[("HOME", outside.as_path()), ("OUT", outside.as_path())],
+            );
+            if tool == "Read" {
+                assert_ne!(reply.code, 0, "{tool} {given}:\n{}", reply.text);
+                assert!(reply.text.contains("does not exist"), "{}", reply.text);
+            } else {
+                assert_eq!(reply.code, 0, "{tool} {given}:\n{}", reply.text);
+                assert_eq!(std::fs::read(a.root.join(given)).unwrap(), b"literal\n");
+            }
+            assert!(
+                watch.events().is_empty(),
+                "{tool} {given}: outside accessed"
+            );
+        }
+    }
+    assert_eq!(before, a.guarded_state());
+}
+
+/// Paths that are not valid UTF-8 cannot be spelled in a JSON tool call: the call is refused
+/// as a whole with a clear error, and nothing is touched.
+#[test]
+fn invalid_utf8_in_a_call_is_refused() {
+    let a = Arena::new();
+    let before = a.guarded_state();
+    let watch = a.watch();
+    let raw: &[u8] = b"{\"tool_name\":\"Write\",\"tool_args\":{\"file_path\":\"bad\xff.txt\",\"content\":\"x\"}}";
+    let reply = run_call(&a.root, raw, &[]);
+    assert_eq!(reply.code, 2, "{}", reply.text);
+    assert!(
+        reply.text.contains("not contain valid UTF-8"),
+        "{}",
+        reply.text
+    );
+    let lone = br#"{"tool_name":"Write","tool_args":{"file_path":"bad\udcff.txt","content":"x"}}"#;
+    let reply = run_call(&a.root, lone, &[]);
+    assert_eq!(reply.code, 2, "{}", reply.text);
+    assert!(reply.text.contains("surrogate"), "{}", reply.text);
+    assert!(
+        std::fs::read_dir(&a.root)
+            .unwrap()
+            .all(|e| { !e.unwrap().file_name().to_string_lossy().starts_with("bad") })
+    );
+    assert!(watch.events().is_empty());
+    assert_eq!(before, a.guarded_state());
+}
+
+/// The hard-link policy (SECURITY.md): a hard link inside a root is a file of the root, so
+/// reading it reads the shared content; a write never changes the shared inode, it replaces
+/// the name inside the root, so the outside name keeps its bytes.
+#[test]
+fn writes_through_a_hard_link_never_reach_the_outside_inode() {
+    let a = Arena::new();
+    let outside = a.base.join("outside/secret.txt");
+    let inside = a.root.join("hard.txt");
+    std::fs::hard_link(&outside, &inside).unwrap();
+    let before = a.guarded_state();
+    for (tool, args) in [
+        (
+            "Edit",
+            json!({"file_path": "hard.txt", "old_string": "SECRET", "new_string": "edited"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "hard.txt", "content": "overwritten\n"}),
+        ),
+        (
+            "fs_write",
+            json!({"command": "append", "path": "hard.txt", "new_str": "appended\n"}),
+        ),
+    ] {
+        // Each write starts from a fresh hard link.
+        let _ = std::fs::remove_file(&inside);
+        std::fs::hard_link(&outside, &inside).unwrap();
+        let reply = run_call(&a.root, &call_bytes(tool, &args), &[]);
+        assert_eq!(reply.code, 0, "{tool}: {}", reply.text);
+        assert_ne!(
+            std::fs::read(&inside).unwrap(),
+            SECRET,
+            "{tool}: not written"
+        );
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(
+            std::fs::metadata(&inside).unwrap().nlink(),
+            1,
+            "{tool}: still linked"
+        );
+        assert_eq!(
+            before,
+            a.guarded_state(),
+            "{tool}: the outside inode changed"
+        );
+    }
+}
+
+/// A symlink to the outside swapped in between the check and the use, many times: a file
+/// (`swap`) and a directory (`swapdir`) are exchanged atomically (renameat2 EXCHANGE) with
+/// symlinks to the outside, by a thread that never stops while reads and writes run on
+/// them. No reply may carry outside content, and nothing outside may be opened or changed.
+#[test]
+fn symlink_swapped_between_check_and_use() {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let a = Arena::new();
+    let outside = a.base.join("outside");
+    std::fs::write(a.root.join("swap"), "inside\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), a.root.join("swap.alt")).unwrap();
+    std::fs::create_dir(a.root.join("swapdir")).unwrap();
+    std::fs::write(a.root.join("swapdir/secret.txt"), "inside\n").unwrap();
+    std::os::unix::fs::symlink(&outside, a.root.join("swapdir.alt")).unwrap();
+    let before = a.guarded_state();
+    let watch = a.watch();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicUsize::new(0));
+    let swapper = {
+        let (stop, swaps, root) = (Arc::clone(&stop), Arc::clone(&swaps), a.root.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                for name in ["swap", "swapdir"] {
+                    let (x, y) = (root.join(name), root.join(format!("{name}.alt")));
+                    // A write may have replaced one of them with a plain file; then only
+                    // the other pair keeps swapping.
+                    if renameat_with(CWD, &x, CWD, &y, RenameFlags::EXCHANGE).is_ok() {
+                        swaps.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        })
+    };
+
+    let ws = filekit_core::Workspace::new(std::slice::from_ref(&a.root), false).unwrap();
+    let calls = [
+        ("Read", json!({"file_path": "swap"})),
+        ("Write", json!({"file_path": "swap", "content": "inside\n"})),
+        ("Read", json!({"file_path": "swapdir/secret.txt"})),
+        (
+            "Write",
+            json!({"file_path": "swapdir/secret.txt", "content": "inside\n"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "swapdir/secret.txt", "old_string": "inside", "new_string": "inside"}),
+        ),
+        (
+            "read_files",
+            json!({"files": [{"path": "swap"}, {"path": "swapdir/secret.txt"}]}),
+        ),
+    ];
+    let mut refused = 0;
+    for i in 0..3000 {
+        let (tool, args) = &calls[i % calls.len()];
+        let reply = filekit_dialects::call(&ws, tool, args.clone());
+        let shown = reply.value.to_string();
+        assert!(
+            !shown.contains("SECRET outside") && !reply.text.contains("SECRET outside"),
+            "{tool} {args} read outside content during a swap: {shown}"
+        );
+        refused += usize::from(reply.is_error);
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let events = watch.events();
+    assert!(
+        events.is_empty(),
+        "outside accessed during the race:\n{}",
+        events.join("\n")
+    );
+    assert_eq!(before, a.guarded_state(), "outside changed during the race");
+    // The race really ran: the links were swapped while calls ran, and some calls met them.
+    assert!(
+        swaps.load(Ordering::Relaxed) > 100,
+        "the swapper barely ran"
+    );
+    assert!(refused > 0, "no call ever met a swapped-in link");
+}

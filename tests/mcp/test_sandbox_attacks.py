@@ -1,0 +1,214 @@
+"""The sandbox attack suite over MCP (issue 9): every tool the server lists, over stdio and
+streamable HTTP, given paths and globs that try to leave the workspace. Every attempt must come
+back as a tool error that says why, and the directories outside the root must stay unopened
+and unchanged: inotify watches them (any open, read, write, attribute change, creation or
+removal fails the test) and their bytes are compared.
+
+The tools come from the server's own tools/list; PATH_ARGS says which argument of each tool
+carries a path, and a listed tool missing from it fails the test. crates/cli/tests/attack.rs
+runs the same attacks (and more) through `filekit call`."""
+
+import ctypes
+import ctypes.util
+import os
+import struct
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+# Builders of each tool's arguments with the attacking path `p` in one path argument
+# (MCP names: file:read_file is served as file_read_file).
+PATH_ARGS = {
+    "fs_read": [
+        lambda p: {"mode": "Line", "path": p},
+        lambda p: {"mode": "Line", "paths": [p]},
+        lambda p: {"mode": "Image", "image_paths": [p]},
+        lambda p: {"mode": "Directory", "path": p},
+        lambda p: {"mode": "Search", "path": p, "pattern": "SECRET"},
+    ],
+    "fs_write": [
+        lambda p: {"command": "create", "path": p, "file_text": "pwned\n", "overwrite": True},
+        lambda p: {"command": "str_replace", "path": p, "old_str": "SECRET", "new_str": "pwned"},
+        lambda p: {"fileEdits": [{"path": p, "edits": [{"command": "append", "new_str": "pwned"}]}]},
+        lambda p: {"command": "pattern_replace", "directory": p, "file_pattern": "*",
+                   "sed_pattern": "s/SECRET/pwned/", "recursive": True},
+    ],
+    "file_read_file": [lambda p: {"path": p}],
+    "file_edit_file": [lambda p: {"path": p, "start_line": 1, "end_line": 1, "new_content": "pwned"}],
+    "file_create_file": [lambda p: {"path": p, "content": "pwned\n"}],
+    "file_list_files": [lambda p: {"path": p, "recursive": True}],
+    "Read": [lambda p: {"file_path": p}],
+    "Write": [lambda p: {"file_path": p, "content": "pwned\n"}],
+    "Edit": [lambda p: {"file_path": p, "old_string": "SECRET", "new_string": "pwned"}],
+    "MultiEdit": [lambda p: {"file_path": p, "edits": [{"old_string": "SECRET", "new_string": "pwned"}]}],
+    "LS": [lambda p: {"path": p}],
+    "Glob": [lambda p: {"pattern": "**/*", "path": p}],
+    "Grep": [lambda p: {"pattern": "SECRET", "path": p}],
+    "edit_block": [lambda p: {"file_path": p, "old_string": "SECRET", "new_string": "pwned"}],
+    "batch_edit_blocks": [lambda p: {"path": p, "edits": [{"search": "SECRET", "replace": "pwned"}]}],
+    "write_from_line": [lambda p: {"path": p, "startLine": 1, "content": "pwned\n"}],
+    "read_files": [lambda p: {"files": [{"path": p}]}],
+    "edit_files": [lambda p: {"files": [{"path": p, "edits": [{"str_replace": {"old": "SECRET", "new": "pwned"}}]}]}],
+    "replace_in_files": [lambda p: {"expression": "s/SECRET/pwned/", "files": "**", "directory": p}],
+}
+
+# Glob arguments, which must not walk above their directory.
+GLOB_ARGS = {
+    "fs_write": lambda g: {"command": "pattern_replace", "directory": ".", "file_pattern": g,
+                           "sed_pattern": "s/SECRET/pwned/", "recursive": True},
+    "file_list_files": lambda g: {"path": ".", "filter": g, "recursive": True},
+    "Glob": lambda g: {"pattern": g},
+    "Grep": lambda g: {"pattern": "SECRET", "glob": g},
+    "replace_in_files": lambda g: {"expression": "s/SECRET/pwned/", "files": g},
+}
+
+SECRET = b"SECRET outside the workspace\n"
+
+IN_ALL_EVENTS = 0x00000FFF
+IN_CLOSE_NOWRITE = 0x00000010
+IN_NONBLOCK = 0o4000
+
+
+class Inotify:
+    """Watches directories for any access (but CLOSE_NOWRITE, which only follows an OPEN)."""
+
+    def __init__(self, dirs):
+        self.libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        self.fd = self.libc.inotify_init1(IN_NONBLOCK)
+        assert self.fd >= 0, "inotify_init1"
+        self.names = {}
+        for d in dirs:
+            wd = self.libc.inotify_add_watch(self.fd, str(d).encode(), IN_ALL_EVENTS & ~IN_CLOSE_NOWRITE)
+            assert wd >= 0, f"inotify_add_watch {d}"
+            self.names[wd] = d
+        self.events()
+
+    def events(self):
+        out = []
+        while True:
+            try:
+                buf = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return out
+            i = 0
+            while i < len(buf):
+                wd, mask, _cookie, length = struct.unpack_from("iIII", buf, i)
+                name = buf[i + 16:i + 16 + length].rstrip(b"\0").decode(errors="replace")
+                out.append(f"{self.names.get(wd)}/{name}: {mask:#x}")
+                i += 16 + length
+
+    def close(self):
+        os.close(self.fd)
+
+
+@pytest.fixture
+def arena(tmp_path):
+    base = tmp_path.resolve()
+    root, outside, evil = base / "root", base / "outside", base / "root-evil"
+    for d in (root / "sub", outside / "deeper", evil):
+        d.mkdir(parents=True)
+    for f in (outside / "secret.txt", outside / "deeper" / "secret.txt", evil / "secret.txt"):
+        f.write_bytes(SECRET)
+    (root / "ok.txt").write_text("inside\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    os.symlink(outside / "secret.txt", root / "link_file")
+    os.symlink(outside, root / "link_dir")
+    os.symlink(outside / "new.txt", root / "dangling")
+    os.symlink("chain2", root / "chain1")
+    os.symlink("../outside/secret.txt", root / "chain2")
+    os.symlink("../../outside", root / "sub" / "parent_link")
+    os.symlink(evil, root / "evil_link")
+    os.mkfifo(root / "fifo")
+    return base
+
+
+def guarded_state(base):
+    state = {}
+    for d in ("outside", "root-evil"):
+        for dirpath, _dirs, files in os.walk(base / d):
+            state[dirpath] = "<dir>"
+            for f in files:
+                with open(os.path.join(dirpath, f), "rb") as fh:
+                    state[os.path.join(dirpath, f)] = fh.read()
+    return state
+
+
+def path_attacks(base):
+    root, outside = base / "root", base / "outside"
+    return [
+        ("../outside/secret.txt", "outside the workspace"),
+        ("sub/../../outside/secret.txt", "outside the workspace"),
+        (str(outside / "secret.txt"), "outside the workspace"),
+        (f"{root}-evil/secret.txt", "outside the workspace"),
+        (f"{root}/../outside/secret.txt", "outside the workspace"),
+        ("~/secret.txt", ("outside the workspace", "HOME is not set")),
+        ("link_file", "symbolic link"),
+        ("link_dir", "symbolic link"),
+        ("link_dir/deeper/secret.txt", "symbolic link"),
+        ("dangling", "symbolic link"),
+        ("chain1", "symbolic link"),
+        ("sub/parent_link/secret.txt", "symbolic link"),
+        ("evil_link/secret.txt", "symbolic link"),
+        ("/proc/self/environ", "outside the workspace"),
+        ("/dev/zero", "outside the workspace"),
+        ("ok.txt\0/../../outside/secret.txt", "NUL"),
+        ("a/" * 3000 + "x", "too long"),
+        ("n" * 300, "too long"),
+    ]
+
+
+GLOB_ATTACKS = ["../**", "../outside/*", "**/../../outside/*"]
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if c.type == "text")
+
+
+async def test_every_tool_refuses_every_escape(arena, open_session):
+    # `~` expands to HOME of the server, which inherits nothing but PATH over stdio: the
+    # tilde attack is still refused (HOME unset, or a home outside the root).
+    base = arena
+    before = guarded_state(base)
+    watch = Inotify([base / "outside", base / "outside" / "deeper", base / "root-evil"])
+    attempts = 0
+    try:
+        async with open_session(base / "root", "--tools", "all") as session:
+            tools = (await session.list_tools()).tools
+            assert len(tools) >= 19
+            for tool in tools:
+                builders = PATH_ARGS.get(tool.name)
+                assert builders, (
+                    f"{tool.name} is a new tool: add its path arguments to PATH_ARGS (and its "
+                    "globs to GLOB_ARGS) in tests/mcp/test_sandbox_attacks.py"
+                )
+                calls = [(b(p), why) for b in builders for p, why in path_attacks(base)]
+                if tool.name in GLOB_ARGS:
+                    calls += [(GLOB_ARGS[tool.name](g), "..") for g in GLOB_ATTACKS]
+                for args, why in calls:
+                    result = await session.call_tool(tool.name, args)
+                    text = text_of(result)
+                    label = f"{tool.name} {str(args)[:200]}"
+                    assert result.isError, f"{label}: not refused: {text[:500]}"
+                    whys = why if isinstance(why, tuple) else (why,)
+                    assert any(w.lower() in text.lower() for w in whys), (
+                        f"{label}: the refusal should say {why!r}: {text[-500:]}"
+                    )
+                    assert "SECRET outside" not in text, f"{label}: outside content in the reply"
+                    events = watch.events()
+                    assert not events, f"{label}: outside accessed: {events}"
+                    attempts += 1
+            # The FIFO inside the root is refused by the tools that read files, without
+            # hanging (a blocked open would time the session out).
+            for name, args in [("Read", {"file_path": "fifo"}), ("Edit", {"file_path": "fifo", "old_string": "a", "new_string": "b"})]:
+                result = await session.call_tool(name, args)
+                assert result.isError and "not a regular file" in text_of(result)
+            # .git/ is protected from writes by default.
+            result = await session.call_tool("Write", {"file_path": ".git/config", "content": "x"})
+            assert result.isError and ".git/" in text_of(result)
+            assert (base / "root" / ".git" / "config").read_text() == "[core]\n"
+    finally:
+        watch.close()
+    assert attempts > 300
+    assert guarded_state(base) == before
