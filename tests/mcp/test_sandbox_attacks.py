@@ -51,7 +51,40 @@ PATH_ARGS = {
     "read_files": [lambda p: {"files": [{"path": p}]}],
     "edit_files": [lambda p: {"files": [{"path": p, "edits": [{"str_replace": {"old": "SECRET", "new": "pwned"}}]}]}],
     "replace_in_files": [lambda p: {"expression": "s/SECRET/pwned/", "files": "**", "directory": p}],
+    "file_delete_file": [lambda p: {"path": p}],
+    "file_rename_file": [
+        lambda p: {"old_path": p, "new_path": "moved.txt"},
+        lambda p: {"old_path": "ok.txt", "new_path": p},
+    ],
+    "file_copy_file": [
+        lambda p: {"source_path": p, "dest_path": "copied.txt"},
+        lambda p: {"source_path": "ok.txt", "dest_path": p},
+    ],
+    "file_create": [lambda p: {"path": p, "content": "pwned\n", "overwrite": True}],
+    "file_delete": [lambda p: {"path": p, "recursive": True}, lambda p: {"paths": [p], "recursive": True}],
+    "file_move": [
+        lambda p: {"source": p, "destination": "moved.txt"},
+        lambda p: {"source": "ok.txt", "destination": p, "overwrite": True},
+    ],
+    "file_rename": [lambda p: {"path": p, "newName": "renamed.txt"}],
+    "file_duplicate": [
+        lambda p: {"source": p, "destination": "dup.txt"},
+        lambda p: {"source": "ok.txt", "destination": p, "overwrite": True},
+    ],
+    "manage_files": [
+        lambda p: {"operations": [{"op": "delete", "path": p, "recursive": True}]},
+        lambda p: {"operations": [{"op": "move", "from": p, "to": "m.txt"}]},
+        lambda p: {"operations": [{"op": "move", "from": "ok.txt", "to": p, "overwrite": True}]},
+        lambda p: {"operations": [{"op": "copy", "from": p, "to": "c.txt"}]},
+        lambda p: {"operations": [{"op": "copy", "from": "ok.txt", "to": p, "overwrite": True}]},
+    ],
+    "history": [lambda p: {"path": p}],
+    "file_read": [lambda p: {"file": p, "symbol": "SECRET"}],
+    "file_edit": [lambda p: {"file": p, "target": "SECRET", "operation": "replace", "content": "pwned"}],
 }
+
+# Tools whose arguments carry no path at all (history entries by number).
+NO_PATH_ARGS = {"undo", "redo"}
 
 # Glob arguments, which must not walk above their directory.
 GLOB_ARGS = {
@@ -178,6 +211,8 @@ async def test_every_tool_refuses_every_escape(arena, open_session):
             tools = (await session.list_tools()).tools
             assert len(tools) >= 19
             for tool in tools:
+                if tool.name in NO_PATH_ARGS:
+                    continue
                 builders = PATH_ARGS.get(tool.name)
                 assert builders, (
                     f"{tool.name} is a new tool: add its path arguments to PATH_ARGS (and its "
