@@ -188,64 +188,8 @@ fn run_plain(
     durability: Durability,
     refused: Vec<Option<FkError>>,
 ) -> Outcome {
-    let mut results: Vec<Option<Result<Option<FileMeta>, FkError>>> =
-        refused.into_iter().map(|r| r.map(Err)).collect();
-    for (i, op) in ops.iter().enumerate() {
-        if results[i].is_some() {
-            continue;
-        }
-        if let Op::MakeDir { path, perm } = op {
-            results[i] = Some(make_dir(ws, path, *perm).map(|()| ws.metadata(path).ok().flatten()));
-        }
-    }
-    let tx = new_tx_name();
-    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
-    for (i, op) in ops.iter().enumerate() {
-        if let Op::Write {
-            path,
-            bytes,
-            mode,
-            perm,
-            ..
-        } = op
-            && results[i].is_none()
-        {
-            let sync = durability == Durability::PerFile;
-            match ws.stage_named(path, bytes, *mode, sync, &temp_name(&tx, i), *perm) {
-                Ok(p) => staged.push((i, p)),
-                Err(e) => results[i] = Some(Err(e)),
-            }
-        }
-    }
-    let flush = (durability == Durability::Batched)
-        .then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
-    if let Some(f) = &flush {
-        f.sync();
-    }
-    let mut staged = staged.into_iter().peekable();
-    for (i, op) in ops.iter().enumerate() {
-        if results[i].is_some() {
-            continue;
-        }
-        let result = match op {
-            Op::Write { path, read_as, .. } => match staged.next_if(|(j, _)| *j == i) {
-                Some((_, pending)) => {
-                    put_in_place(ws, path, read_as.as_ref(), || Ok(()), pending).map(Some)
-                }
-                None => continue,
-            },
-            Op::Remove { path, recursive } => remove(ws, path, *recursive, None).map(|()| None),
-            Op::Rename { from, to, replace } => {
-                rename(ws, from, to, *replace, None).map(|()| ws.metadata(to).ok().flatten())
-            }
-            Op::Symlink { path, target } => symlink(ws, path, target).map(|()| None),
-            Op::MakeDir { .. } => continue,
-        };
-        results[i] = Some(result);
-    }
-    if let Some(f) = &flush {
-        f.sync();
-    }
+    let results = refused.into_iter().map(|r| r.map(Err)).collect();
+    let (results, _) = execute(ws, ops, durability, &new_tx_name(), None, results);
     Outcome {
         results: results
             .into_iter()
@@ -260,6 +204,118 @@ fn run_plain(
             .collect(),
         rolled_back: false,
     }
+}
+
+type Results = Vec<Option<Result<Option<FileMeta>, FkError>>>;
+
+/// Carries out `ops`: directories first, then every write staged (and flushed), then each op
+/// in order. With `journal` (an atomic run), old files are kept where the manifest says
+/// before they are replaced or removed, and the first failure stops the run (the caller
+/// rolls back); without, a failed op is reported and the others still happen. `results`
+/// comes with the ops already refused filled in. Returns the results and whether an op
+/// failed.
+fn execute(
+    ws: &Workspace,
+    ops: &[Op<'_>],
+    durability: Durability,
+    tx: &str,
+    journal: Option<&Manifest>,
+    mut results: Results,
+) -> (Results, bool) {
+    let stop_at_failure = journal.is_some();
+    let mut failed = false;
+    for (i, op) in ops.iter().enumerate() {
+        if let Op::MakeDir { path, perm } = op
+            && results[i].is_none()
+        {
+            let r = make_dir(ws, path, *perm).map(|()| ws.metadata(path).ok().flatten());
+            failed |= r.is_err();
+            results[i] = Some(r);
+            if failed && stop_at_failure {
+                return (results, true);
+            }
+        }
+    }
+    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        if let Op::Write {
+            path,
+            bytes,
+            mode,
+            perm,
+            ..
+        } = op
+            && results[i].is_none()
+        {
+            let sync = durability == Durability::PerFile;
+            match ws.stage_named(path, bytes, *mode, sync, &temp_name(tx, i), *perm) {
+                Ok(p) => staged.push((i, p)),
+                Err(e) => {
+                    results[i] = Some(Err(e));
+                    failed = true;
+                    if stop_at_failure {
+                        // The staged files are dropped here, removing their temporary files.
+                        return (results, true);
+                    }
+                }
+            }
+        }
+    }
+    let flush = (durability == Durability::Batched)
+        .then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
+    if let Some(f) = &flush {
+        f.sync();
+    }
+    let mut staged = staged.into_iter().peekable();
+    for (i, op) in ops.iter().enumerate() {
+        if results[i].is_some() {
+            continue;
+        }
+        let step = journal.map(|m| &m.steps[i]);
+        let result = match (op, step) {
+            (Op::Write { path, read_as, .. }, step) => match staged.next_if(|(j, _)| *j == i) {
+                Some((_, pending)) => put_in_place(
+                    ws,
+                    path,
+                    read_as.as_ref(),
+                    || match step {
+                        Some(Undo::Write {
+                            existed, backup, ..
+                        }) => keep_backup(ws, path, *existed, backup),
+                        _ => Ok(()),
+                    },
+                    pending,
+                )
+                .map(Some),
+                None => continue,
+            },
+            (Op::Remove { path, recursive }, step) => {
+                let trash = match step {
+                    Some(Undo::Remove { trash, .. }) => Some(trash),
+                    _ => None,
+                };
+                remove(ws, path, *recursive, trash).map(|()| None)
+            }
+            (Op::Rename { from, to, replace }, step) => {
+                let backup = match step {
+                    Some(Undo::Rename { backup, .. }) => Some(backup),
+                    _ => None,
+                };
+                rename(ws, from, to, *replace, backup).map(|()| ws.metadata(to).ok().flatten())
+            }
+            (Op::Symlink { path, target }, _) => symlink(ws, path, target).map(|()| None),
+            (Op::MakeDir { .. }, _) => continue,
+        };
+        failed |= result.is_err();
+        results[i] = Some(result);
+        if failed && stop_at_failure {
+            return (results, true);
+        }
+    }
+    if let Some(f) = &flush {
+        f.sync();
+    }
+    (results, failed)
 }
 
 /// The journal's record of one op: enough to undo it from the disk alone.
@@ -452,89 +508,14 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
         return fail_all(e);
     }
 
-    let mut results: Vec<Option<Result<Option<FileMeta>, FkError>>> =
-        ops.iter().map(|_| None).collect();
-    let mut failed = false;
-    for (i, op) in ops.iter().enumerate() {
-        if let Op::MakeDir { path, perm } = op {
-            let r = make_dir(ws, path, *perm);
-            failed |= r.is_err();
-            results[i] = Some(r.map(|()| ws.metadata(path).ok().flatten()));
-            if failed {
-                break;
-            }
-        }
-    }
-    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
-    if !failed {
-        for (i, op) in ops.iter().enumerate() {
-            if let Op::Write {
-                path,
-                bytes,
-                mode,
-                perm,
-                ..
-            } = op
-            {
-                let sync = durability == Durability::PerFile;
-                match ws.stage_named(path, bytes, *mode, sync, &temp_name(&journal.tx, i), *perm) {
-                    Ok(p) => staged.push((i, p)),
-                    Err(e) => {
-                        results[i] = Some(Err(e));
-                        failed = true;
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    let flush = (durability == Durability::Batched)
-        .then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
-    if !failed {
-        if let Some(f) = &flush {
-            f.sync();
-        }
-        let mut staged = staged.into_iter().peekable();
-        for (i, op) in ops.iter().enumerate() {
-            if results[i].is_some() {
-                continue;
-            }
-            let step = &manifest.steps[i];
-            let result = match (op, step) {
-                (
-                    Op::Write { path, read_as, .. },
-                    Undo::Write {
-                        existed, backup, ..
-                    },
-                ) => match staged.next_if(|(j, _)| *j == i) {
-                    Some((_, pending)) => put_in_place(
-                        ws,
-                        path,
-                        read_as.as_ref(),
-                        || keep_backup(ws, path, *existed, backup),
-                        pending,
-                    )
-                    .map(Some),
-                    None => continue,
-                },
-                (Op::Remove { path, recursive }, Undo::Remove { trash, .. }) => {
-                    remove(ws, path, *recursive, Some(trash)).map(|()| None)
-                }
-                (Op::Rename { from, to, replace }, Undo::Rename { backup, .. }) => {
-                    rename(ws, from, to, *replace, Some(backup))
-                        .map(|()| ws.metadata(to).ok().flatten())
-                }
-                (Op::Symlink { path, target }, _) => symlink(ws, path, target).map(|()| None),
-                _ => continue,
-            };
-            failed |= result.is_err();
-            results[i] = Some(result);
-            if failed {
-                break;
-            }
-        }
-        // Staged files of ops not reached are dropped here, removing their temporary files.
-    }
+    let (results, failed) = execute(
+        ws,
+        ops,
+        durability,
+        &journal.tx,
+        Some(&manifest),
+        ops.iter().map(|_| None).collect(),
+    );
     if failed {
         rollback(ws, &manifest.steps);
         journal.finish(ws);
@@ -561,9 +542,6 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
                 .collect(),
             rolled_back: true,
         };
-    }
-    if let Some(f) = &flush {
-        f.sync();
     }
     journal.finish(ws);
     Outcome {
