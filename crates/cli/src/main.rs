@@ -37,7 +37,8 @@ filekit reads many files at once with versions (content_hash, last_modified) and
 edits to many files in one request without line numbers drifting: line edits all refer to the \
 file as it was read, text replacements apply in order, every write is atomic per file, and \
 failures say what to fix (the closest near miss of a search text, the lines of an ambiguous \
-match, the current lines of a stale range). Paths are confined to the workspace roots.";
+match, the current lines of a stale range). Paths are confined to the workspace roots, and every change is recorded in an \
+edit history (.filekit/history.db) so that `filekit undo` can put it back.";
 
 const AFTER_HELP: &str = "\
 Verbs:
