@@ -16,11 +16,20 @@ fn python_mcp_client_suite_passes() {
     assert!(
         python.exists(),
         "{} is missing: run scripts/setup-test-deps once to create the Python environment \
-         (the official MCP SDK, pytest, jsonschema) that the MCP end-to-end tests need",
+         (the official MCP SDK, pytest, pytest-timeout, jsonschema) that the MCP end-to-end tests need",
         python.display()
     );
     let output = Command::new(&python)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/mcp"])
+        // A hung server fails its test after five minutes instead of hanging the whole run.
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--timeout=300",
+            "tests/mcp",
+        ])
         .current_dir(&repo)
         .env("FILEKIT_BIN", env!("CARGO_BIN_EXE_filekit"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
