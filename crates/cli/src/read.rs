@@ -151,6 +151,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
         Err(e) => return crate::fail_early(&e),
     };
     let opts = ReadOptions {
+        since_hash: None,
         start_line,
         end_line,
         images: false,

@@ -40,6 +40,7 @@ fn bench_blocks(c: &mut Criterion, lines: usize, count: usize) {
     let ws = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
     let req = EditRequest {
         files: vec![FileEdits {
+            base_hash: None,
             path: "doc.md".into(),
             edits: blocks(count),
         }],

@@ -163,6 +163,7 @@ fn read_lines(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
     };
     let range_asked = args.start_line.is_some() || args.end_line.is_some();
     let opts = ReadOptions {
+        since_hash: None,
         start_line: Some(args.start_line.unwrap_or(1)),
         end_line: Some(args.end_line.unwrap_or(-1)),
         images: false,
@@ -277,6 +278,7 @@ fn read_images(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> 
         }
     };
     let opts = ReadOptions {
+        since_hash: None,
         start_line: None,
         end_line: None,
         images: true,
@@ -561,6 +563,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ));
         };
         vec![FileEdits {
+            base_hash: None,
             path: path.clone(),
             edits: vec![to_edit(command, &args.single, "")?],
         }]
@@ -582,6 +585,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 edits.push(to_edit(command, edit, &at)?);
             }
             files.push(FileEdits {
+                base_hash: None,
                 path: fe.path.clone(),
                 edits,
             });

@@ -99,6 +99,7 @@ static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
 fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file:read_file", &READ_SCHEMA, args)?;
     let opts = ReadOptions {
+        since_hash: None,
         start_line: args.start_line,
         end_line: args.end_line,
         images: false,

@@ -126,6 +126,7 @@ fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let mut failed = 0;
     for spec in &args.files {
         let opts = ReadOptions {
+            since_hash: None,
             start_line: spec.start_line,
             end_line: spec.end_line,
             images: true,

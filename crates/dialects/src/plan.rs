@@ -236,6 +236,7 @@ impl Plan {
                 .files
                 .into_iter()
                 .map(|f| FileEdits {
+                    base_hash: None,
                     path: f.path,
                     edits: f.edits.into_iter().map(PlanEdit::into_edit).collect(),
                 })
