@@ -105,6 +105,10 @@ impl Sandbox {
             };
             for e in entries.flatten() {
                 let p = e.path();
+                // The version store is a cache of what filekit read: not the user's files.
+                if p.ends_with(".filekit/versions") {
+                    continue;
+                }
                 let ft = e.file_type().unwrap();
                 if ft.is_dir() {
                     out.insert(p.clone(), b"<dir>".to_vec());
