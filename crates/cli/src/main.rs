@@ -110,6 +110,10 @@ pub struct GlobalArgs {
     /// The edit history database (default: .filekit/history.db in the first root).
     #[arg(long = "history", value_name = "FILE", global = true)]
     history: Option<PathBuf>,
+    /// Keep no versions in .filekit/versions/ (edits made on an older version can then be
+    /// merged only within this process).
+    #[arg(long, global = true)]
+    no_versions: bool,
     /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
     /// Default: the FILEKIT_HOLDER environment variable.
     #[arg(long, value_name = "NAME", global = true)]
@@ -229,7 +233,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     }
     // The versions this process reads and writes, kept in .filekit/versions/ so that a later
     // process (or a server) can merge an edit made on one of them.
-    let versions = if global.read_only {
+    let versions = if global.read_only || global.no_versions {
         Versions::in_memory()
     } else {
         Versions::on_disk(Versions::default_dir(&ws.roots()[0]))

@@ -147,13 +147,8 @@ pub fn lock(ws: &Workspace, p: &WsPath, holder: &str, seconds: u64) -> Result<Le
             "give ttl_seconds between 1 and {MAX_SECONDS} (default {DEFAULT_SECONDS})"
         )));
     }
-    if p.is_reserved() {
-        return Err(FkError::invalid(format!(
-            "{} is inside {RESERVED_DIR}/, filekit's own data",
-            ws.display(p)
-        ))
-        .with_hint("lease a file of the project"));
-    }
+    // No lease where no write may go (filekit's own data, `.git/`).
+    ws.check_writable(p)?;
     let _guard = lock_folder(ws)?;
     let file = file_for(ws, p);
     if let Some(l) = read_lease(&file)
@@ -188,6 +183,7 @@ pub fn unlock(
     force: bool,
 ) -> Result<Option<Lease>, FkError> {
     check_holder(holder)?;
+    ws.check_writable(p)?;
     let file = file_for(ws, p);
     if !file.exists() {
         return Ok(None);

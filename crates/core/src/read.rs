@@ -220,11 +220,12 @@ fn read_open(
     }
 
     let doc = TextDoc::decode(&bytes, shown)?;
+    let li = LineIndex::new(&doc.text);
+    let sel = select(li.len(), opts, shown)?;
+    // A version served: an edit made on it can be merged later.
     if let Some(store) = ws.versions() {
         store.record(&bytes, Some(&content_hash));
     }
-    let li = LineIndex::new(&doc.text);
-    let sel = select(li.len(), opts, shown)?;
     if let Some(since) = &opts.since_hash {
         hash::validate(since)
             .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
@@ -258,6 +259,9 @@ fn read_open(
                 } else {
                     doc.text[li.start(read.start_line)..li.end(read.end_line)].to_string()
                 };
+                if read.start_line != 1 || read.end_line != read.total_lines || read.truncated {
+                    read.range_hash = Some(hash::content_hash(read.content.as_bytes()));
+                }
             }
         }
         return Ok(ReadContent::Text(read));

@@ -279,6 +279,23 @@ fn leases_refuse_other_holders_and_expire() {
     assert!(leases::unlock(&b, &p, "agent-b", false).is_err());
     assert!(edit(&a, "f.txt", None, vec![replace_lines(1, 1, "a", None)]).success());
     assert_eq!(leases::list(&a).len(), 1);
+    // Deleting or moving it is a write too.
+    let delete = filekit_core::fsops::apply(
+        &b,
+        &filekit_core::fsops::FsRequest {
+            ops: vec![filekit_core::fsops::FileOp::Delete {
+                path: "f.txt".into(),
+                recursive: false,
+            }],
+            dry_run: false,
+            atomic: false,
+            no_create_parents: false,
+            tool: None,
+        },
+    );
+    assert!(!delete.success());
+    assert!(d.path().join("f.txt").exists());
+    assert!(serde_json::to_string(&delete).unwrap().contains("LOCKED"));
     assert!(leases::unlock(&a, &p, "agent-a", false).unwrap().is_some());
     assert!(edit(&b, "f.txt", None, vec![replace_lines(2, 2, "b", None)]).success());
     // An expired lease is ignored: write one that ended a minute ago.

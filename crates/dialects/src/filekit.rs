@@ -491,6 +491,9 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                         "last_modified": {"type": "string"},
                         "size": {"type": "integer"},
                         "truncated": {"type": "boolean"},
+                        "unchanged": {"type": "boolean", "description": "With since_hash: the file is still that version (no content)."},
+                        "diff": {"type": "string", "description": "With since_hash: the unified diff from that version to the file now (no content)."},
+                        "since_unknown": {"type": "boolean", "description": "With since_hash: that version is not one filekit kept; the content is whole."},
                         "mime": {"type": "string"},
                         "description": {"type": "string"},
                         "error": engine_error
@@ -522,6 +525,8 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                         "lines_removed": {"type": "integer"},
                         "old_hash": {"type": "string"},
                         "new_hash": {"type": "string", "description": "The file's version after the edit: give it to the next line edit."},
+                        "merged": {"type": "boolean", "description": "The file had changed since base_hash; the edits were merged into it (diff: what was written)."},
+                        "merged_from": {"type": "string", "description": "The version the edits were made on, when merged."},
                         "last_modified": {"type": "string"},
                         "error": engine_error
                     }
@@ -548,6 +553,25 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                         "skipped": {"type": "string"},
                         "content_hash": {"type": "string"},
                         "diff": {"type": "string"},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
+        "lock" | "unlock" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean", "description": "True when every path was leased (or released)."},
+                "holder": {"type": "string", "description": "The lease holder the call acted for."},
+                "leases": {"type": "array", "description": "One entry per path, in order.", "items": {
+                    "type": "object",
+                    "required": ["path", "success"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "success": {"type": "boolean"},
+                        "holder": {"type": "string"},
+                        "expires": {"type": "string", "description": "When the lease ends (RFC 3339)."},
+                        "released": {"type": "boolean", "description": "unlock: a live lease was released."},
                         "error": engine_error
                     }
                 }}

@@ -106,7 +106,7 @@ impl Sandbox {
             for e in entries.flatten() {
                 let p = e.path();
                 // The version store is a cache of what filekit read: not the user's files.
-                if p.ends_with(".filekit/versions") {
+                if p.ends_with(".filekit/versions") || p.ends_with(".filekit/.gitignore") {
                     continue;
                 }
                 let ft = e.file_type().unwrap();
