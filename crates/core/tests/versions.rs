@@ -384,7 +384,7 @@ fn concurrent_clients_editing_from_stale_versions_lose_nothing() {
             let ws = Arc::clone(&ws);
             let log = Arc::clone(&log);
             std::thread::spawn(move || {
-                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (client as u64 + 1) * 0x1234_5678);
+                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ ((client as u64 + 1) * 0x1234_5678));
                 let mut n = 0;
                 for _ in 0..READS {
                     let got = read(&ws, "shared.txt", None);

@@ -111,7 +111,10 @@ impl Sandbox {
                 }
                 let ft = e.file_type().unwrap();
                 if ft.is_dir() {
-                    out.insert(p.clone(), b"<dir>".to_vec());
+                    // `.filekit/` appears with the version store: only what is in it counts.
+                    if !p.ends_with(".filekit") {
+                        out.insert(p.clone(), b"<dir>".to_vec());
+                    }
                     walk(&p, out);
                 } else {
                     out.insert(
