@@ -336,3 +336,31 @@ fn concurrent_processes_from_one_stale_version() {
     }
     assert_eq!(text.lines().count(), 60);
 }
+
+#[test]
+fn the_edit_verb_takes_a_base_hash() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", &numbered(6));
+    let v1 = hash_of(&sb, "a.txt");
+    sb.write("a.txt", &numbered(6).replace("line 6\n", "six\n"));
+    let plan = json!({"files": [{"path": "a.txt", "base_hash": v1, "edits": [
+        {"replace_lines": {"start": 1, "end": 1, "new": "one"}}]}]});
+    let run = sb.filekit(&["edit"], Some(&plan.to_string()));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("merged (made on"), "{}", run.stdout);
+    assert_eq!(
+        sb.read("a.txt"),
+        "one\nline 2\nline 3\nline 4\nline 5\nsix\n"
+    );
+    // A plan with a base_hash that is not hex is refused before anything is attempted.
+    let bad = json!({"files": [{"path": "a.txt", "base_hash": "not-a-hash", "edits": [
+        {"replace_lines": {"start": 1, "end": 1, "new": "x"}}]}]});
+    let run = sb.filekit(&["edit"], Some(&bad.to_string()));
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        (run.stdout.clone() + &run.stderr).contains("base_hash 'not-a-hash' is not hexadecimal"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+}

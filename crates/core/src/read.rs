@@ -199,7 +199,20 @@ fn read_open(
     let io_err = |e: io::Error| FkError::from_io(&e, shown);
     let last_modified = rfc3339(meta.modified);
     if meta.len > STREAMING_THRESHOLD {
-        return read_large(file, shown, opts, last_modified);
+        // Versions this large are not kept: a read since one is unchanged or whole.
+        let mut content = read_large(file, shown, opts, last_modified)?;
+        if let (Some(since), ReadContent::Text(t)) = (&opts.since_hash, &mut content) {
+            hash::validate(since)
+                .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
+            if hash::matches(since, &t.content_hash) {
+                t.unchanged = true;
+                t.content.clear();
+                t.range_hash = None;
+            } else {
+                t.since_unknown = true;
+            }
+        }
+        return Ok(content);
     }
     let mut bytes = Vec::with_capacity(meta.len as usize);
     file.read_to_end(&mut bytes).map_err(io_err)?;

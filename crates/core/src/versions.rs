@@ -265,6 +265,12 @@ impl Versions {
             if std::fs::create_dir_all(dir).is_err() {
                 return;
             }
+            // Copies of project files: readable by their owner only.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+            }
         }
         // Written under a temporary name and renamed: a reader never sees half a version.
         let temp = dir.join(format!(
@@ -273,7 +279,7 @@ impl Versions {
             self.writes.load(Ordering::Relaxed)
         ));
         let data = lz4_flex::compress_prepend_size(bytes);
-        if std::fs::write(&temp, data).is_err() || std::fs::rename(&temp, &path).is_err() {
+        if write_private(&temp, &data).is_err() || std::fs::rename(&temp, &path).is_err() {
             let _ = std::fs::remove_file(&temp);
             return;
         }
@@ -311,6 +317,19 @@ impl Versions {
     }
 }
 
+/// Writes a new file readable by its owner only (a version may copy a private file).
+fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path)?.write_all(data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,6 +362,15 @@ mod tests {
         let h = hash::content_hash(b"hello\n");
         Versions::on_disk(dir.clone()).record(b"hello\n", None);
         assert!(d.path().join(".filekit/.gitignore").is_file());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(&h))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o077, 0, "{mode:o}");
+        }
         match Versions::on_disk(dir.clone()).lookup(&h[..10]) {
             Lookup::Found { bytes, .. } => assert_eq!(&bytes[..], b"hello\n"),
             other => panic!("{other:?}"),
