@@ -340,7 +340,7 @@ fn conflict_error(
             parts.join("; ")
         ),
     )
-    .with_hint("read the file again (read with since_hash to see only what changed) and redo the edits of those lines on the text as it is now; the rest of the file merged cleanly")
+    .with_hint("read the file again (read with since_hash to see only what changed) and send the edits again on the text as it is now; the edits that did not meet a change were not written either")
     .with_details(serde_json::json!({
         "base_hash": from,
         "current_hash": current,
@@ -654,8 +654,13 @@ fn plan_file_inner(
                 Err(conflicts) => {
                     for o in outcomes.iter_mut().filter(|o| o.success) {
                         o.success = false;
-                        o.skipped = true;
+                        o.error = Some(FkError::new(
+                            ErrorCode::Conflict,
+                            "not written: the edits of this file meet changes made since their version (see the file's error)",
+                        ));
                     }
+                    plan.report.edits_failed =
+                        outcomes.iter().filter(|o| o.error.is_some()).count();
                     plan.report.edits = outcomes;
                     return Err(conflict_error(&display, from, &base_hash, &conflicts));
                 }

@@ -165,7 +165,8 @@ impl Versions {
         if known.unwrap_or(false) {
             return;
         }
-        if bytes.len() <= LARGE_BYTES
+        // Large versions go to disk only, unless there is no disk.
+        if (bytes.len() <= LARGE_BYTES || self.dir.is_none())
             && let Ok(mut m) = self.memory.lock()
         {
             m.insert(h.clone(), Arc::new(bytes.to_vec()), self.memory_cap);
@@ -381,6 +382,25 @@ mod tests {
             Lookup::Unknown
         ));
         assert!(!dir.join(&h).exists());
+    }
+
+    #[test]
+    fn large_versions_stay_in_memory_when_there_is_no_disk() {
+        let big = vec![b'x'; LARGE_BYTES + 1];
+        let v = Versions::in_memory();
+        v.record(&big, None);
+        assert!(matches!(
+            v.lookup(&hash::content_hash(&big)),
+            Lookup::Found { .. }
+        ));
+        let d = tempfile::tempdir().unwrap();
+        let v = Versions::on_disk(d.path().join("v"));
+        v.record(&big, None);
+        assert!(v.memory.lock().unwrap().entries.is_empty());
+        assert!(matches!(
+            v.lookup(&hash::content_hash(&big)),
+            Lookup::Found { .. }
+        ));
     }
 
     #[test]

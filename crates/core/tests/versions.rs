@@ -143,6 +143,8 @@ fn an_overlapping_stale_edit_is_a_conflict_with_both_sides() {
     assert_eq!(err.code, ErrorCode::Conflict);
     assert_eq!(f.status, FileStatus::Failed);
     assert!(!f.written);
+    assert_eq!(f.edits_failed, 1);
+    assert_eq!(f.edits[0].error.as_ref().unwrap().code, ErrorCode::Conflict);
     assert!(
         err.message.contains("lines 4-5") && err.message.contains("theirs five"),
         "{}",
