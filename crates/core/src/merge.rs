@@ -10,7 +10,14 @@
 //! previews, diffs and commits it like any other edit.
 
 use serde::Serialize;
-use similar::{Algorithm, DiffTag, capture_diff_slices};
+use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
+use std::time::{Duration, Instant};
+
+/// How long one diff may search for the shortest edit script. Past it, `similar` finishes
+/// with a valid but coarser diff (Myers is O(N·D): two very different large versions would
+/// otherwise take minutes); a coarser diff can only turn a merge into a conflict, never
+/// into a wrong merge.
+const DIFF_DEADLINE: Duration = Duration::from_secs(2);
 
 /// A changed region: base lines `bs..be` became lines `ns..ne` of the other text (0-based,
 /// half-open).
@@ -46,7 +53,8 @@ fn lines(text: &str) -> Vec<&str> {
 }
 
 fn hunks(a: &[&str], b: &[&str]) -> Vec<Hunk> {
-    let ops = capture_diff_slices(Algorithm::Myers, a, b);
+    let ops =
+        capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(Instant::now() + DIFF_DEADLINE));
     let mut out: Vec<Hunk> = Vec::new();
     let mut open: Option<Hunk> = None;
     for op in ops {
@@ -203,6 +211,15 @@ mod tests {
         let ours = "a\nb\nc\nd\nnew\ne\nf\ng\n";
         let cur = "c\nd\ne\nf\ng\n";
         assert_eq!(m(BASE, ours, cur).unwrap(), "c\nd\nnew\ne\nf\ng\n");
+    }
+
+    #[test]
+    fn a_rewritten_file_conflicts_with_any_change() {
+        let base: String = (0..20_000).map(|i| format!("old {i}\n")).collect();
+        let cur: String = (0..20_000).map(|i| format!("new {i}\n")).collect();
+        let ours = base.replacen("old 100\n", "ours\n", 1);
+        let err = m(&base, &ours, &cur).unwrap_err();
+        assert_eq!(err[0].yours, "ours\n");
     }
 
     #[test]
