@@ -5,7 +5,10 @@
 //! 2. Resolve: line edits become byte splices of the text as read ([`crate::lines`]); text
 //!    edits then apply in order, each on the result of the one before
 //!    ([`crate::sequential`]); appends come last. A failed edit is reported with what to do;
-//!    the others apply unless the request is atomic.
+//!    the others apply unless the request is atomic. When the edits name an older version of
+//!    the file (`base_hash`, or a line edit's `content_hash`) that the version store holds,
+//!    they are resolved against that version and merged into the file as it is
+//!    ([`crate::merge`]); a conflict fails the file with both sides.
 //! 3. Preview: the new text, a unified diff, per-edit outcomes.
 //! 4. Commit (not for dry runs): every file is staged to a temporary file first, then renamed
 //!    into place; with `atomic`, nothing is written unless everything succeeded.
