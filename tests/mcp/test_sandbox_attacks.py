@@ -79,6 +79,8 @@ PATH_ARGS = {
         lambda p: {"operations": [{"op": "copy", "from": "ok.txt", "to": p, "overwrite": True}]},
     ],
     "history": [lambda p: {"path": p}],
+    "lock": [lambda p: {"paths": [p], "holder": "attacker"}],
+    "unlock": [lambda p: {"paths": [p], "holder": "attacker", "force": True}],
     "file_read": [lambda p: {"file": p, "symbol": "SECRET"}],
     "file_edit": [lambda p: {"file": p, "target": "SECRET", "operation": "replace", "content": "pwned"}],
 }

@@ -62,8 +62,8 @@ async def test_default_is_the_curated_table(connect):
     async with connect() as session:
         names = [t.name for t in (await session.list_tools()).tools]
     assert names == [
-        "read_files", "edit_files", "replace_in_files", "file_read", "file_edit",
-        "manage_files", "history", "undo", "redo",
+        "read_files", "edit_files", "replace_in_files", "lock", "unlock", "file_read",
+        "file_edit", "manage_files", "history", "undo", "redo",
     ]
 
 
@@ -237,10 +237,12 @@ async def test_curated_read_then_edit_with_the_version_read(connect, workspace):
         assert not edit.isError, text_of(edit)
         statuses = [f["status"] for f in edit.structuredContent["files"]]
         assert statuses == ["modified", "modified", "created"]
-        # The version read no longer matches: a second line edit with it is refused.
+        # The version read is old now: a line edit made on it that meets the changes made
+        # since (the insert after line 1) is refused as a conflict.
         stale = await session.call_tool("edit_files", {"files": [{"path": "src/app.py", "edits": [
             {"replace_lines": {"start": 1, "end": 1, "new": "x", "content_hash": app["content_hash"]}}]}]})
         assert stale.isError and not (stale.meta or {}).get("filekit/rejected")
+        assert stale.structuredContent["files"][0]["error"]["code"] == "CONFLICT"
     assert (workspace / "src" / "app.py").read_text() == "import os\nimport sys\n\ndef main():\n    return 2\n"
     assert (workspace / "notes.md").read_text() == "# Notes\nDEBUG = False\n"
     assert (workspace / "new" / "file.txt").read_text() == "hello\n"

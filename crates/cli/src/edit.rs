@@ -132,6 +132,11 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         (None, Some(new)) if f.written => head.push_str(&format!(", content_hash {new}")),
         _ => {}
     }
+    if let Some(from) = &f.merged_from {
+        head.push_str(&format!(
+            ", merged (made on {from}, the file had changed since)"
+        ));
+    }
     let head = if f.success() {
         style.bold(&head)
     } else {

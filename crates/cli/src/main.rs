@@ -9,6 +9,7 @@ mod call;
 mod edit;
 mod fileops;
 mod history;
+mod lease;
 mod read;
 mod replace;
 mod review;
@@ -18,6 +19,7 @@ mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use filekit_core::history::History;
+use filekit_core::versions::Versions;
 use filekit_core::{FkError, Workspace, transaction};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -108,6 +110,14 @@ pub struct GlobalArgs {
     /// The edit history database (default: .filekit/history.db in the first root).
     #[arg(long = "history", value_name = "FILE", global = true)]
     history: Option<PathBuf>,
+    /// Keep no versions in .filekit/versions/ (edits made on an older version can then be
+    /// merged only within this process).
+    #[arg(long, global = true)]
+    no_versions: bool,
+    /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
+    /// Default: the FILEKIT_HOLDER environment variable.
+    #[arg(long, value_name = "NAME", global = true)]
+    holder: Option<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +168,12 @@ enum Verb {
     /// Redo what an undo reverted.
     #[command(after_help = history::HISTORY_AFTER_HELP)]
     Redo(history::RedoArgs),
+    /// Lease files: other filekit clients' writes to them are refused until unlock or expiry.
+    #[command(after_help = lease::AFTER_HELP)]
+    Lock(lease::LockArgs),
+    /// Release leases taken with lock.
+    #[command(after_help = lease::AFTER_HELP)]
+    Unlock(lease::UnlockArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
@@ -191,6 +207,8 @@ fn main() -> ExitCode {
         Verb::History(args) => history::run_history(&cli.global, cli.json, args),
         Verb::Undo(args) => history::run_undo(&cli.global, cli.json, args),
         Verb::Redo(args) => history::run_redo(&cli.global, cli.json, args),
+        Verb::Lock(args) => lease::run_lock(&cli.global, cli.json, args),
+        Verb::Unlock(args) => lease::run_unlock(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
         Verb::Serve(args) => serve::run(&cli.global, args),
     };
@@ -213,6 +231,17 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
             filekit_core::history::DEFAULT_CAP_BYTES,
         )));
     }
+    // The versions this process reads and writes, kept in .filekit/versions/ so that a later
+    // process (or a server) can merge an edit made on one of them.
+    let versions = if global.read_only || global.no_versions {
+        Versions::in_memory()
+    } else {
+        Versions::on_disk(Versions::default_dir(&ws.roots()[0]))
+    };
+    ws.set_versions(Arc::new(versions));
+    if let Some(holder) = holder_name(global) {
+        ws.set_holder(holder);
+    }
     match transaction::recover(&ws) {
         Ok(r) => {
             for tx in &r.rolled_back {
@@ -222,6 +251,15 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         Err(e) => eprintln!("filekit: warning: {e}"),
     }
     Ok(ws)
+}
+
+/// The lease holder name: `--holder`, else FILEKIT_HOLDER.
+pub fn holder_name(global: &GlobalArgs) -> Option<String> {
+    global
+        .holder
+        .clone()
+        .or_else(|| std::env::var("FILEKIT_HOLDER").ok())
+        .filter(|h| !h.trim().is_empty())
 }
 
 /// Where the history of `ws` is kept under the global options.

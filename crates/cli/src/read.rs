@@ -17,6 +17,7 @@ Examples:
   filekit read src/main.rs Cargo.toml --lines 1:20
   filekit read --lines=-10: log.txt        (the last ten lines)
   filekit read src/lib.rs --start 40 --end 60 --json
+  filekit read src/lib.rs --since 3f2a9c1e  (only what changed since that version)
 
 Semantic targets (one file; the semantic table's file_read):
   filekit read src/user.ts --symbol UserService.findById
@@ -41,6 +42,10 @@ pub struct ReadArgs {
     /// Print the reads as JSON (the engine's FileRead list).
     #[arg(long)]
     json: bool,
+    /// The content_hash of the version you already have: print only the diff from it to the
+    /// file now (or "unchanged"); the whole file when filekit does not hold that version.
+    #[arg(long, value_name = "HASH", conflicts_with_all = ["symbol", "path", "selector", "xpath", "heading", "outline"])]
+    since: Option<String>,
     /// Code: the symbol to show ("Class", "Class.method"); repeat for several.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["lines", "start", "end"])]
     symbol: Vec<String>,
@@ -151,6 +156,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
         Err(e) => return crate::fail_early(&e),
     };
     let opts = ReadOptions {
+        since_hash: args.since.clone(),
         start_line,
         end_line,
         images: false,
@@ -158,6 +164,10 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
     };
     let reads = read_files(&ws, &args.paths, &opts);
     let failed = reads.iter().any(|r| !r.is_ok());
+    let bad_request = reads.iter().any(|r| {
+        r.error()
+            .is_some_and(|e| e.code == filekit_core::ErrorCode::InvalidArgument)
+    });
     if json || args.json {
         println!(
             "{}",
@@ -172,7 +182,13 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
             print_read(&style, r);
         }
     }
-    if failed { EXIT_FAILED } else { EXIT_OK }
+    if bad_request && args.since.is_some() {
+        EXIT_BAD_REQUEST
+    } else if failed {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
 }
 
 fn print_read(style: &Style, r: &FileRead) {
@@ -191,6 +207,24 @@ fn print_read(style: &Style, r: &FileRead) {
                     t.content_hash, t.last_modified
                 ))
             );
+            if t.unchanged {
+                println!("{}", style.dim("unchanged since the version given"));
+                return;
+            }
+            if let Some(diff) = &t.diff {
+                println!(
+                    "{}",
+                    style.dim("changed since the version given; the diff:")
+                );
+                print!("{diff}");
+                return;
+            }
+            if t.since_unknown {
+                println!(
+                    "{}",
+                    style.dim("the version given is not one filekit kept; the whole file:")
+                );
+            }
             print!("{}", number_lines(&t.content, t.start_line));
             if t.truncated {
                 println!("{}", style.dim("... (truncated)"));

@@ -111,6 +111,7 @@ pub fn run(
         }
         if !ranges.is_empty() {
             files.push(FileEdits {
+                base_hash: None,
                 path: f.path.clone(),
                 edits: vec![Edit::Ranges {
                     ranges,

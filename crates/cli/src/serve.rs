@@ -52,10 +52,14 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
             return EXIT_BAD_REQUEST;
         }
     };
-    let workspace = match crate::workspace(global) {
+    let mut workspace = match crate::workspace(global) {
         Ok(ws) => ws,
         Err(err) => return crate::fail_early(&err),
     };
+    // The server is one lease holder unless named: a client may still name itself per call.
+    if workspace.holder().is_none() {
+        workspace.set_holder(format!("filekit-serve-{}", std::process::id()));
+    }
     let server = filekit_mcp::FilekitServer::new(filekit_mcp::ServeOptions {
         workspace,
         tools,

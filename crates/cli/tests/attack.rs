@@ -218,6 +218,15 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
         )],
         // Entries of the history, by number: no path in the arguments.
         "undo" | "redo" => vec![],
+        // Leases name paths: the same resolution, and no lease where no write may go.
+        "lock" => vec![slot(
+            "paths",
+            |p| json!({"paths": [p], "holder": "attacker"}),
+        )],
+        "unlock" => vec![slot(
+            "paths",
+            |p| json!({"paths": [p], "holder": "attacker", "force": true}),
+        )],
         _ => return None,
     })
 }
@@ -339,6 +348,8 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
         ],
         "file_duplicate" => &["renameSymbols", "symbolMapping", "overwrite"],
         "manage_files" => &["atomic", "dry_run"],
+        "lock" => &["ttl_seconds", "holder"],
+        "unlock" => &["holder", "force"],
         "history" => &["limit", "entry"],
         "undo" => &["entry", "last", "force", "dry_run"],
         "redo" => &["entry", "force", "dry_run"],
@@ -977,7 +988,7 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
 }
 
 /// filekit's own records in `.filekit/`, which its writes keep (the edit history and the
-/// journals of atomic requests): not something a tool wrote there.
+/// journals of atomic requests, the version store, leases): not something a tool wrote there.
 fn is_filekit_bookkeeping(root: &Path, p: &Path) -> bool {
     let Ok(rel) = p.strip_prefix(root.join(".filekit")) else {
         return false;
@@ -986,10 +997,12 @@ fn is_filekit_bookkeeping(root: &Path, p: &Path) -> bool {
         .components()
         .next()
         .map(|c| c.as_os_str().to_string_lossy().into_owned());
-    matches!(first.as_deref(), Some("journal" | ".gitignore"))
-        || first
-            .as_deref()
-            .is_some_and(|f| f.starts_with("history.db"))
+    matches!(
+        first.as_deref(),
+        Some("journal" | ".gitignore" | "versions" | "locks")
+    ) || first
+        .as_deref()
+        .is_some_and(|f| f.starts_with("history.db"))
 }
 
 /// `.filekit/` always, and `.git/` (at any depth) by default, refuse writes from every

@@ -140,10 +140,26 @@ fn stale_or_wrong_content_hash() {
     let hash = read.json["content_hash"].as_str().unwrap().to_string();
     // Someone else changes the file after it was read.
     sb.write("a.txt", &TEN_LINES.replace("line 3", "LINE THREE"));
+    // The edit meets the other change (line 3 on both sides): a conflict, both sides shown.
     let run = sb.call_fails(
         "fs_write",
         json!({"command": "replace_lines", "path": "a.txt", "start_line": 3, "end_line": 3,
                "new_str": "three\n", "content_hash": hash}),
+        FAILED,
+        &["changed since version", "LINE THREE", "read the file again"],
+    );
+    assert_eq!(run.json["error_code"], "CONFLICT");
+    assert_eq!(
+        run.json["details"]["conflicts"][0]["current"], "LINE THREE\n",
+        "{}",
+        run.stdout
+    );
+    // A version filekit never served cannot be merged: stale, with the lines as they are.
+    let never = format!("{:016x}", 0x0123_4567_89ab_cdefu64);
+    let run = sb.call_fails(
+        "fs_write",
+        json!({"command": "replace_lines", "path": "a.txt", "start_line": 3, "end_line": 3,
+               "new_str": "three\n", "content_hash": never}),
         FAILED,
         &["changed since it was read", "read the file again"],
     );

@@ -582,13 +582,25 @@ fn concurrent_processes_lose_no_history_entry() {
 }
 
 #[test]
-fn reads_leave_no_trace_and_no_history_records_nothing() {
+fn reads_leave_no_history_and_no_history_records_nothing() {
     let sb = Sandbox::new();
     sb.write("a.txt", "a\n");
-    assert_eq!(sb.filekit(&["read", "a.txt"], None).code, 0);
+    assert_eq!(
+        sb.filekit(&["--no-versions", "read", "a.txt"], None).code,
+        0
+    );
     assert_eq!(sb.filekit(&["grep", "a"], None).code, 0);
     assert!(!sb.exists(".filekit"), "a read made .filekit/");
-    let run = sb.filekit(&["--no-history", "call", "--json", &json!({"tool_name": "Write", "tool_args": {"file_path": sb.path("a.txt"), "content": "b\n"}}).to_string()], None);
+    // A read keeps the version it served (for merges), and nothing else.
+    assert_eq!(sb.filekit(&["read", "a.txt"], None).code, 0);
+    let kept: Vec<String> = std::fs::read_dir(sb.path(".filekit"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept.contains(&"versions".to_string()) && kept.contains(&".gitignore".to_string()));
+    std::fs::remove_dir_all(sb.path(".filekit")).unwrap();
+    let run = sb.filekit(&["--no-history", "--no-versions", "call", "--json", &json!({"tool_name": "Write", "tool_args": {"file_path": sb.path("a.txt"), "content": "b\n"}}).to_string()], None);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(!sb.exists(".filekit"));
     let run = sb.filekit(&["--no-history", "undo"], None);

@@ -40,6 +40,7 @@ fn bench_blocks(c: &mut Criterion, lines: usize, count: usize) {
     let ws = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
     let req = EditRequest {
         files: vec![FileEdits {
+            base_hash: None,
             path: "doc.md".into(),
             edits: blocks(count),
         }],
@@ -91,9 +92,91 @@ fn reads(c: &mut Criterion) {
     });
 }
 
+/// Line edits made on an old version and merged into a file that another agent changed
+/// (200 changed lines each side, 100,000 lines), beside the same edits applied without a
+/// version; and reads that keep the versions they serve (on disk) beside reads that do not.
+fn merges(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = document(100_000);
+    let theirs: String = base
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i % 500 == 0 {
+                format!("theirs {i}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    fs::write(dir.path().join("doc.md"), &theirs).unwrap();
+    let mut ws = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
+    let store = std::sync::Arc::new(filekit_core::versions::Versions::in_memory());
+    store.record(base.as_bytes(), None);
+    ws.set_versions(store);
+    let edits: Vec<Edit> = (0..200)
+        .map(|k| Edit::ReplaceLines {
+            start: k * 500 + 251,
+            end: Some(k * 500 + 251),
+            new: format!("ours {k}"),
+            content_hash: None,
+        })
+        .collect();
+    let request = |base_hash: Option<String>| EditRequest {
+        files: vec![FileEdits {
+            base_hash,
+            path: "doc.md".into(),
+            edits: edits.clone(),
+        }],
+        options: EditOptions {
+            dry_run: true,
+            ..Default::default()
+        },
+    };
+    let merged = request(Some(filekit_core::hash::content_hash(base.as_bytes())));
+    let plain = request(None);
+    c.bench_function(
+        "200 line edits on 100000 lines, merged from an old version",
+        |b| {
+            b.iter(|| {
+                let r = pipeline::apply(&ws, black_box(&merged));
+                assert!(r.success() && r.files[0].merged);
+            })
+        },
+    );
+    c.bench_function("200 line edits on 100000 lines, no version", |b| {
+        b.iter(|| {
+            let r = pipeline::apply(&ws, black_box(&plain));
+            assert!(r.success() && !r.files[0].merged);
+        })
+    });
+    let small: Vec<String> = (0..1000)
+        .map(|i| {
+            let name = format!("f{i}.txt");
+            fs::write(dir.path().join(&name), format!("file {i}\nsecond line\n")).unwrap();
+            name
+        })
+        .collect();
+    // A new store each time, as in a new `filekit call` process: each version is looked up on
+    // disk (and written the first time).
+    let mut kept = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
+    let versions = filekit_core::versions::Versions::default_dir(dir.path());
+    c.bench_function(
+        "batch read of 1000 small files, versions kept on disk (new store)",
+        |b| {
+            b.iter(|| {
+                kept.set_versions(std::sync::Arc::new(
+                    filekit_core::versions::Versions::on_disk(versions.clone()),
+                ));
+                black_box(read_files(&kept, &small, &ReadOptions::default()))
+            })
+        },
+    );
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = edit_blocks, reads
+    targets = edit_blocks, reads, merges
 }
 criterion_main!(benches);

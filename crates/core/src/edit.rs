@@ -88,6 +88,13 @@ pub enum Expected {
 pub struct FileEdits {
     pub path: String,
     pub edits: Vec<Edit>,
+    /// The version (`content_hash` of the whole file, or a prefix of 8+ hex digits) the edits
+    /// were made on. When the file changed since and the version is in the workspace's
+    /// [`crate::versions`] store, the edits are merged into the file as it is now
+    /// ([`crate::merge`]); when the version is unknown, the file is refused as `STALE`.
+    /// A `content_hash` of a line edit that names a stored version of the whole file acts the
+    /// same way. `None`: the edits apply to the file as it is.
+    pub base_hash: Option<String>,
 }
 
 /// Options that apply to the whole request.
@@ -128,6 +135,9 @@ pub struct EditOptions {
     /// The tool or verb that made the request, as the history names it (`fs_write`,
     /// `filekit replace`).
     pub tool: Option<String>,
+    /// Who writes, for advisory leases (`None`: the workspace's holder). A path leased by
+    /// another holder is refused as `LOCKED`.
+    pub holder: Option<String>,
 }
 
 /// How far a request is, as reported to [`Control`]'s callback.
@@ -197,6 +207,7 @@ impl EditRequest {
     pub fn one_file(path: impl Into<String>, edits: Vec<Edit>, options: EditOptions) -> Self {
         EditRequest {
             files: vec![FileEdits {
+                base_hash: None,
                 path: path.into(),
                 edits,
             }],
@@ -279,6 +290,13 @@ pub struct FileReport {
     /// Directories that were made to hold the file (absolute, outermost first).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<String>,
+    /// Set when the edits were made on an older version (`merged_from`) and merged into the
+    /// file as it was: `diff` is then from the file as it was to the result.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub merged: bool,
+    /// The version the edits were made on, when they were merged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged_from: Option<String>,
     /// The file's text after the request (decoded, without BOM). Not serialized: dialects
     /// that show updated lines take them from here.
     #[serde(skip)]

@@ -42,6 +42,8 @@ pub enum ErrorCode {
     Cancelled,
     /// Any other input/output failure.
     Io,
+    /// Another holder has a lease on the path (see `leases`).
+    Locked,
 }
 
 impl ErrorCode {
@@ -62,6 +64,7 @@ impl ErrorCode {
             ErrorCode::UnknownTool => "UNKNOWN_TOOL",
             ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Io => "IO",
+            ErrorCode::Locked => "LOCKED",
         }
     }
 }

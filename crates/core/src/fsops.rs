@@ -541,14 +541,16 @@ fn plan_inner(
     }
 }
 
-/// The write policy for `p` (`.filekit/`, `.git/`, read-only), checked while planning so
+/// The write policy for `p` (`.filekit/`, `.git/`, read-only, leases), checked while planning so
 /// that a dry run says what a real run would refuse; a dry run in a read-only session is
 /// still a dry run.
 fn writable(ws: &Workspace, p: &WsPath, req: &FsRequest) -> Result<(), FkError> {
     if req.dry_run && ws.read_only() {
         return Ok(());
     }
-    ws.check_writable(p)
+    ws.check_writable(p)?;
+    // A path another holder leased (a file; the contents of a directory are not checked).
+    crate::leases::check_write(ws, p, ws.holder())
 }
 
 fn report(

@@ -21,7 +21,9 @@ pub mod error;
 pub mod fsops;
 pub mod hash;
 pub mod history;
+pub mod leases;
 pub mod lines;
+pub mod merge;
 pub mod nearmiss;
 pub mod pipeline;
 pub mod read;
@@ -33,6 +35,7 @@ pub mod sequential;
 pub mod text;
 pub mod transaction;
 pub mod undo;
+pub mod versions;
 pub mod workspace;
 
 pub use edit::{

@@ -5,7 +5,10 @@
 //! 2. Resolve: line edits become byte splices of the text as read ([`crate::lines`]); text
 //!    edits then apply in order, each on the result of the one before
 //!    ([`crate::sequential`]); appends come last. A failed edit is reported with what to do;
-//!    the others apply unless the request is atomic.
+//!    the others apply unless the request is atomic. When the edits name an older version of
+//!    the file (`base_hash`, or a line edit's `content_hash`) that the version store holds,
+//!    they are resolved against that version and merged into the file as it is
+//!    ([`crate::merge`]); a conflict fails the file with both sides.
 //! 3. Preview: the new text, a unified diff, per-edit outcomes.
 //! 4. Commit (not for dry runs): every file is staged to a temporary file first, then renamed
 //!    into place; with `atomic`, nothing is written unless everything succeeded.
@@ -76,6 +79,9 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     let mut history_entry = None;
     if !opts.dry_run && !rolled_back && !cancelled {
         history_entry = commit(ws, &mut plans, opts);
+        if !opts.atomic {
+            retry_stale_merges(ws, req, &mut plans, opts, &mut history_entry);
+        }
     }
     let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
     let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
@@ -96,6 +102,64 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
         atomic: opts.atomic,
         rolled_back,
         history_entry,
+    }
+}
+
+/// How many times a file whose edits name their version is planned again when another
+/// writer changed it between planning and writing.
+const MERGE_RETRIES: usize = 8;
+
+/// Edits that name the version they were made on do not need the file to stay as it was
+/// planned: when another writer changed it just before the write (`STALE` from the commit
+/// step), they are merged again into the newer file and written, a few times at most.
+/// Edits without a version keep their `STALE` (they were checked against what was read).
+fn retry_stale_merges(
+    ws: &Workspace,
+    req: &EditRequest,
+    plans: &mut [FilePlan],
+    opts: &EditOptions,
+    history_entry: &mut Option<i64>,
+) {
+    for (fe, plan) in req.files.iter().zip(plans.iter_mut()) {
+        for _ in 0..MERGE_RETRIES {
+            if !plan.stale_at_commit {
+                break;
+            }
+            let names_version = fe.base_hash.is_some()
+                || plan.report.merged
+                || fe.edits.iter().any(|e| {
+                    matches!(
+                        e,
+                        Edit::ReplaceLines {
+                            content_hash: Some(_),
+                            ..
+                        } | Edit::Insert {
+                            content_hash: Some(_),
+                            ..
+                        } | Edit::Ranges { .. }
+                    )
+                });
+            let base = fe
+                .base_hash
+                .clone()
+                .or_else(|| plan.report.merged_from.clone())
+                .or_else(|| plan.report.old_hash.clone());
+            if !names_version || base.is_none() || ws.versions().is_none() {
+                break;
+            }
+            let again = FileEdits {
+                path: fe.path.clone(),
+                edits: fe.edits.clone(),
+                base_hash: base,
+            };
+            *plan = plan_file(ws, &again, opts);
+            if plan.write.is_some() {
+                let entry = commit(ws, std::slice::from_mut(plan), opts);
+                if history_entry.is_none() {
+                    *history_entry = entry;
+                }
+            }
+        }
     }
 }
 
@@ -141,6 +205,152 @@ fn check_ranges(
     Ok(out)
 }
 
+/// A create (a whole new content) with a `base_hash` is only written over that version.
+fn check_create_base(fe: &FileEdits, current: Option<&str>, display: &str) -> Result<(), FkError> {
+    let Some(given) = &fe.base_hash else {
+        return Ok(());
+    };
+    hash::validate(given).map_err(|m| FkError::invalid(m.replace("content_hash", "base_hash")))?;
+    match current {
+        Some(h) if !hash::matches(given, h) => Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "{display} changed since version {given} (it is {h} now); a create writes the whole file, so it is not merged"
+            ),
+        )
+        .with_hint("read the file again and edit it, or create it without base_hash to overwrite it")
+        .with_details(serde_json::json!({"base_hash": given, "current_hash": h}))),
+        _ => Ok(()),
+    }
+}
+
+/// The version of the file that the edits were made on, when it is not the current one
+/// (`current`) and the workspace's store holds it: `fe.base_hash`, or else a `content_hash`
+/// of a line edit that names a stored version of the whole file.
+fn find_merge_base(
+    ws: &Workspace,
+    fe: &FileEdits,
+    current: &str,
+    display: &str,
+) -> Result<Option<(String, TextDoc)>, FkError> {
+    use crate::versions::Lookup;
+    let decode = |h: String, bytes: &[u8]| -> Result<Option<(String, TextDoc)>, FkError> {
+        Ok(Some((h, TextDoc::decode(bytes, display)?)))
+    };
+    if let Some(given) = &fe.base_hash {
+        hash::validate(given)
+            .map_err(|m| FkError::invalid(m.replace("content_hash", "base_hash")))?;
+        if hash::matches(given, current) {
+            return Ok(None);
+        }
+        let unknown = || {
+            FkError::new(
+                ErrorCode::Stale,
+                format!(
+                    "{display} changed since version {given} (it is {current} now), and that version is not among those filekit kept, so the edits cannot be merged"
+                ),
+            )
+            .with_hint("read the file again and redo the edits on what it holds now (filekit keeps the versions it served in reads and wrote; older ones are pruned)")
+            .with_details(serde_json::json!({"base_hash": given, "current_hash": current}))
+        };
+        let Some(store) = ws.versions() else {
+            return Err(unknown());
+        };
+        return match store.lookup(given) {
+            Lookup::Found { hash, bytes } => decode(hash, &bytes),
+            Lookup::Unknown => Err(unknown()),
+            Lookup::Ambiguous(names) => Err(FkError::invalid(format!(
+                "base_hash {given} names {} stored versions ({})",
+                names.len(),
+                names.join(", ")
+            ))
+            .with_hint("give more digits of the content_hash a read returned")),
+        };
+    }
+    let Some(store) = ws.versions() else {
+        return Ok(None);
+    };
+    let mut found: Option<(String, std::sync::Arc<Vec<u8>>)> = None;
+    for e in &fe.edits {
+        let h = match e {
+            Edit::ReplaceLines {
+                content_hash: Some(h),
+                ..
+            }
+            | Edit::Insert {
+                content_hash: Some(h),
+                ..
+            }
+            | Edit::Ranges {
+                content_hash: h, ..
+            } => h,
+            _ => continue,
+        };
+        if hash::validate(h).is_err() || hash::matches(h, current) {
+            continue;
+        }
+        if let Lookup::Found { hash, bytes } = store.lookup(h) {
+            match &found {
+                Some((first, _)) if *first != hash => {
+                    return Err(FkError::invalid(format!(
+                        "the edits of {display} name two versions of it ({first} and {hash})"
+                    ))
+                    .with_hint(
+                        "make all edits of one file on one version, or send them in two requests",
+                    ));
+                }
+                Some(_) => {}
+                None => found = Some((hash, bytes)),
+            }
+        }
+    }
+    match found {
+        Some((h, bytes)) => decode(h, &bytes),
+        None => Ok(None),
+    }
+}
+
+/// The refusal of edits whose changes meet changes made to the file since their version.
+fn conflict_error(
+    display: &str,
+    from: &str,
+    current: &str,
+    conflicts: &[crate::merge::Conflict],
+) -> FkError {
+    let range = |start: usize, count: usize| match count {
+        0 => format!("after line {}", start - 1),
+        1 => format!("line {start}"),
+        n => format!("lines {start}-{}", start + n - 1),
+    };
+    let parts: Vec<String> = conflicts
+        .iter()
+        .map(|c| {
+            format!(
+                "your change of {} (of version {}) meets {} of the file now, which reads: {:?} (you wanted: {:?})",
+                range(c.base_start, c.base_count),
+                &from[..from.len().min(8)],
+                range(c.current_start, c.current_count),
+                shorten(&c.current, 300),
+                shorten(&c.yours, 300),
+            )
+        })
+        .collect();
+    FkError::new(
+        ErrorCode::Conflict,
+        format!(
+            "{display} changed since version {from} that the edits were made on, and {} of their changes meet changes made since: {}; nothing was written",
+            conflicts.len(),
+            parts.join("; ")
+        ),
+    )
+    .with_hint("read the file again (read with since_hash to see only what changed) and send the edits again on the text as it is now; the edits that did not meet a change were not written either")
+    .with_details(serde_json::json!({
+        "base_hash": from,
+        "current_hash": current,
+        "conflicts": conflicts,
+    }))
+}
+
 fn cancelled_error() -> FkError {
     FkError::new(
         ErrorCode::Cancelled,
@@ -160,6 +370,8 @@ struct FilePlan {
     old_meta: Option<FileMeta>,
     target: Option<WsPath>,
     write: Option<(Vec<u8>, WriteMode)>,
+    /// The file changed between planning and writing (the commit step refused it).
+    stale_at_commit: bool,
 }
 
 impl FilePlan {
@@ -171,6 +383,7 @@ impl FilePlan {
             old_meta: None,
             target: None,
             write: None,
+            stale_at_commit: false,
         }
     }
 
@@ -205,6 +418,8 @@ fn empty_report(path: &str) -> FileReport {
         error: None,
         skipped: None,
         created_dirs: Vec::new(),
+        merged: false,
+        merged_from: None,
         new_text: None,
         old_text: None,
     }
@@ -277,6 +492,9 @@ fn plan_file_inner(
     let display = ws.display(&target);
     plan.report.resolved_path = display.clone();
     plan.target = Some(target.clone());
+    if !opts.dry_run {
+        crate::leases::check_write(ws, &target, opts.holder.as_deref().or(ws.holder()))?;
+    }
     let exists = ws.metadata(&target)?;
     if exists.is_none() && opts.no_create_parents && !missing_parents(ws, &target).is_empty() {
         return Err(FkError::new(
@@ -388,9 +606,17 @@ fn plan_file_inner(
     } else {
         before.hash.clone().unwrap_or_default()
     };
+    // The version the edits were made on, when it is not the file as it is now.
+    let merge_base = if first_is_create {
+        check_create_base(fe, before.hash.as_deref(), &display)?;
+        None
+    } else {
+        find_merge_base(ws, fe, &base_hash, &display)?
+    };
     // A tree-wide replace sends one substitution to thousands of files, most of which do not
     // match: settle those with one search, before any index of the text is built.
     if !first_is_create
+        && merge_base.is_none()
         && fe
             .edits
             .iter()
@@ -405,14 +631,146 @@ fn plan_file_inner(
         plan.report.new_hash = before.hash.clone();
         return Ok(());
     }
+    let start = usize::from(first_is_create);
+    let final_splices = match &merge_base {
+        None => resolve_edits(
+            fe,
+            &base_doc,
+            &base_hash,
+            start,
+            opts,
+            &display,
+            &mut outcomes,
+        ),
+        Some((from, from_doc)) => {
+            // Merge: the edits apply to the version they were made on; the result is carried
+            // into the file as it is now.
+            let ours_splices =
+                resolve_edits(fe, from_doc, from, start, opts, &display, &mut outcomes);
+            let ours = apply_splices(&from_doc.text, &ours_splices);
+            match crate::merge::merge(&from_doc.text, &ours, base) {
+                Ok(splices) => {
+                    plan.report.merged = true;
+                    plan.report.merged_from = Some(from.clone());
+                    splices
+                }
+                Err(conflicts) => {
+                    for o in outcomes.iter_mut().filter(|o| o.success) {
+                        o.success = false;
+                        o.error = Some(FkError::new(
+                            ErrorCode::Conflict,
+                            "not written: the edits of this file meet changes made since their version (see the file's error)",
+                        ));
+                    }
+                    plan.report.edits_failed =
+                        outcomes.iter().filter(|o| o.error.is_some()).count();
+                    plan.report.edits = outcomes;
+                    return Err(conflict_error(&display, from, &base_hash, &conflicts));
+                }
+            }
+        }
+    };
+
+    // Preview.
+    let existed = before.meta.is_some();
+    // The text before the request: the base, unless the base is a create's new content.
+    let old_text: Option<&str> = if first_is_create {
+        before.doc.as_ref().map(|d| d.text.as_str())
+    } else {
+        Some(base)
+    };
+    // Most files of a tree-wide request have nothing to change: no new text, diff or bytes.
+    let untouched = !first_is_create && final_splices.is_empty();
+    let new_text = if untouched {
+        String::new()
+    } else {
+        apply_splices(base, &final_splices)
+    };
+    // Diff headers name the file as `git diff` would: relative to the first root, so that
+    // `patch -p1` in that root applies it; files of other roots keep their absolute path.
+    let diff_path = if target.root_index() == 0 {
+        target.relative().display().to_string()
+    } else {
+        display.trim_start_matches('/').to_string()
+    };
+    let (old_name, new_name) = if existed {
+        (format!("a/{diff_path}"), format!("b/{diff_path}"))
+    } else {
+        ("/dev/null".to_string(), format!("b/{diff_path}"))
+    };
+    let (diff_text, stats) = match old_text {
+        _ if untouched || opts.no_diffs => (String::new(), diff::DiffStats::default()),
+        Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
+        Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
+        None => diff::unified_texts("", &new_text, &old_name, &new_name),
+    };
+    let applied = outcomes.iter().filter(|o| o.success).count();
+    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+    let changed = !untouched && old_text != Some(new_text.as_str());
+    plan.report.status = if applied == 0 && failed > 0 {
+        FileStatus::Failed
+    } else if !existed {
+        FileStatus::Created
+    } else if changed {
+        FileStatus::Modified
+    } else {
+        FileStatus::Unchanged
+    };
+    plan.report.edits_applied = applied;
+    plan.report.edits_failed = failed;
+    plan.report.edits = outcomes;
+    plan.report.diff = diff_text;
+    plan.report.lines_added = stats.added;
+    plan.report.lines_removed = stats.removed;
+    if !changed || plan.report.status == FileStatus::Failed {
+        plan.report.new_hash = before.hash.clone();
+        // Nothing to write: keep nothing of the file (a tree-wide request reads thousands).
+        if existed {
+            plan.report.new_text = old_text.map(str::to_string).filter(|_| !untouched);
+        }
+        return Ok(());
+    }
+    let bytes = base_doc.encode(&new_text);
+    plan.report.new_hash = Some(hash::content_hash(&bytes));
+    if !opts.lean {
+        plan.report.old_text = old_text.map(str::to_string);
+    }
+    // The history keeps what the file was.
+    if ws.history().is_some() && !opts.dry_run {
+        plan.old_bytes = before.bytes;
+        plan.old_mode = before.meta.as_ref().map(|m| m.mode);
+    }
+    plan.old_meta = before.meta;
+    // A dry run writes nothing: its bytes were only needed for the hash.
+    if applied > 0 && !opts.dry_run {
+        plan.write = Some((bytes, mode));
+    }
+    if !opts.lean {
+        plan.report.new_text = Some(new_text);
+    }
+    Ok(())
+}
+
+/// Resolves the edits of one file against `base_doc` (phases 1 to 3): the byte splices of
+/// its text, and each edit's outcome in `outcomes`.
+#[allow(clippy::too_many_arguments)]
+fn resolve_edits(
+    fe: &FileEdits,
+    base_doc: &TextDoc,
+    base_hash: &str,
+    start: usize,
+    opts: &EditOptions,
+    display: &str,
+    outcomes: &mut [EditOutcome],
+) -> Vec<(usize, usize, String)> {
+    let base = base_doc.text.as_str();
     let index = LineIndex::new(base);
     let target_lines = LineTarget {
         text: base,
         index: &index,
         eol: base_doc.eol,
-        file_hash: &base_hash,
+        file_hash: base_hash,
     };
-    let start = usize::from(first_is_create);
     let mut stopped = false;
 
     // Resolve, phase 1: line edits, all against the text as read.
@@ -427,7 +785,7 @@ fn plan_file_inner(
                 outcomes[i].skipped = true;
                 continue;
             }
-            let result = check_ranges(base, &base_hash, ranges, content_hash).and_then(|found| {
+            let result = check_ranges(base, base_hash, ranges, content_hash).and_then(|found| {
                 let first_line = found.first().map(|s| index.line_of(s.start));
                 splices
                     .add_all(i, "replace_ranges".into(), found)
@@ -564,7 +922,7 @@ fn plan_file_inner(
     let mut seq = Sequential::new(base, initial, patterns);
     let mut scope = TextEditScope {
         opts,
-        display: display.clone(),
+        display: display.to_string(),
         near_miss_budget: opts.near_miss_budget.unwrap_or(NEAR_MISS_BUDGET),
     };
     for (i, edit) in fe.edits.iter().enumerate() {
@@ -628,85 +986,7 @@ fn plan_file_inner(
         outcomes[i].replacements = 1;
     }
 
-    // Preview.
-    let final_splices = seq.into_splices();
-    let existed = before.meta.is_some();
-    // The text before the request: the base, unless the base is a create's new content.
-    let old_text: Option<&str> = if first_is_create {
-        before.doc.as_ref().map(|d| d.text.as_str())
-    } else {
-        Some(base)
-    };
-    // Most files of a tree-wide request have nothing to change: no new text, diff or bytes.
-    let untouched = !first_is_create && final_splices.is_empty();
-    let new_text = if untouched {
-        String::new()
-    } else {
-        apply_splices(base, &final_splices)
-    };
-    // Diff headers name the file as `git diff` would: relative to the first root, so that
-    // `patch -p1` in that root applies it; files of other roots keep their absolute path.
-    let diff_path = if target.root_index() == 0 {
-        target.relative().display().to_string()
-    } else {
-        display.trim_start_matches('/').to_string()
-    };
-    let (old_name, new_name) = if existed {
-        (format!("a/{diff_path}"), format!("b/{diff_path}"))
-    } else {
-        ("/dev/null".to_string(), format!("b/{diff_path}"))
-    };
-    let (diff_text, stats) = match old_text {
-        _ if untouched || opts.no_diffs => (String::new(), diff::DiffStats::default()),
-        Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
-        Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
-        None => diff::unified_texts("", &new_text, &old_name, &new_name),
-    };
-    let applied = outcomes.iter().filter(|o| o.success).count();
-    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
-    let changed = !untouched && old_text != Some(new_text.as_str());
-    plan.report.status = if applied == 0 && failed > 0 {
-        FileStatus::Failed
-    } else if !existed {
-        FileStatus::Created
-    } else if changed {
-        FileStatus::Modified
-    } else {
-        FileStatus::Unchanged
-    };
-    plan.report.edits_applied = applied;
-    plan.report.edits_failed = failed;
-    plan.report.edits = outcomes;
-    plan.report.diff = diff_text;
-    plan.report.lines_added = stats.added;
-    plan.report.lines_removed = stats.removed;
-    if !changed || plan.report.status == FileStatus::Failed {
-        plan.report.new_hash = before.hash.clone();
-        // Nothing to write: keep nothing of the file (a tree-wide request reads thousands).
-        if existed {
-            plan.report.new_text = old_text.map(str::to_string).filter(|_| !untouched);
-        }
-        return Ok(());
-    }
-    let bytes = base_doc.encode(&new_text);
-    plan.report.new_hash = Some(hash::content_hash(&bytes));
-    if !opts.lean {
-        plan.report.old_text = old_text.map(str::to_string);
-    }
-    // The history keeps what the file was.
-    if ws.history().is_some() && !opts.dry_run {
-        plan.old_bytes = before.bytes;
-        plan.old_mode = before.meta.as_ref().map(|m| m.mode);
-    }
-    plan.old_meta = before.meta;
-    // A dry run writes nothing: its bytes were only needed for the hash.
-    if applied > 0 && !opts.dry_run {
-        plan.write = Some((bytes, mode));
-    }
-    if !opts.lean {
-        plan.report.new_text = Some(new_text);
-    }
-    Ok(())
+    seq.into_splices()
 }
 
 fn resolve_line(n: i64, count: usize) -> usize {
@@ -1005,6 +1285,9 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
         match result {
             Ok(meta) => {
                 plan.report.written = true;
+                if let (Some(store), Some((bytes, _))) = (ws.versions(), &plan.write) {
+                    store.record(bytes, plan.report.new_hash.as_deref());
+                }
                 if let Some(meta) = meta {
                     plan.report.last_modified = Some(rfc3339(meta.modified));
                 }
@@ -1033,7 +1316,10 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
                     });
                 }
             }
-            Err(e) => plan.fail(e.clone()),
+            Err(e) => {
+                plan.stale_at_commit = e.code == ErrorCode::Stale;
+                plan.fail(e.clone());
+            }
         }
     }
     if !outcome.rolled_back

@@ -35,6 +35,11 @@ pub struct ReadOptions {
     pub images: bool,
     /// Cap on returned lines (None = no cap); when cut, `truncated` is set.
     pub max_lines: Option<usize>,
+    /// The version the caller already has (`content_hash`, or 8+ hex digits of it): a text
+    /// file that still has it comes back `unchanged` with no content; one that changed comes
+    /// back as a unified diff from that version (of the whole file) when the workspace's
+    /// version store holds it, else whole, with `since_unknown` set.
+    pub since_hash: Option<String>,
 }
 
 /// The result of reading one file.
@@ -122,6 +127,16 @@ pub struct TextRead {
     pub size: u64,
     /// Set when `max_lines` cut the selection short.
     pub truncated: bool,
+    /// With `since_hash`: the file is still that version; `content` is empty.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
+    /// With `since_hash`: the unified diff from that version to the file as it is;
+    /// `content` is empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// With `since_hash`: the version is not one filekit kept, so the content is whole.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub since_unknown: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -160,7 +175,7 @@ pub fn read_file(ws: &Workspace, path: &str, opts: &ReadOptions) -> FileRead {
     let shown = ws.display(&p);
     let result = ws
         .open(&p)
-        .and_then(|(file, meta)| read_open(file, &meta, &shown, opts));
+        .and_then(|(file, meta)| read_open(ws, file, &meta, &shown, opts));
     FileRead {
         path: path.to_string(),
         resolved_path: Some(shown),
@@ -175,6 +190,7 @@ pub fn read_files(ws: &Workspace, paths: &[String], opts: &ReadOptions) -> Vec<F
 }
 
 fn read_open(
+    ws: &Workspace,
     mut file: File,
     meta: &FileMeta,
     shown: &str,
@@ -183,7 +199,20 @@ fn read_open(
     let io_err = |e: io::Error| FkError::from_io(&e, shown);
     let last_modified = rfc3339(meta.modified);
     if meta.len > STREAMING_THRESHOLD {
-        return read_large(file, shown, opts, last_modified);
+        // Versions this large are not kept: a read since one is unchanged or whole.
+        let mut content = read_large(file, shown, opts, last_modified)?;
+        if let (Some(since), ReadContent::Text(t)) = (&opts.since_hash, &mut content) {
+            hash::validate(since)
+                .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
+            if hash::matches(since, &t.content_hash) {
+                t.unchanged = true;
+                t.content.clear();
+                t.range_hash = None;
+            } else {
+                t.since_unknown = true;
+            }
+        }
+        return Ok(content);
     }
     let mut bytes = Vec::with_capacity(meta.len as usize);
     file.read_to_end(&mut bytes).map_err(io_err)?;
@@ -206,6 +235,50 @@ fn read_open(
     let doc = TextDoc::decode(&bytes, shown)?;
     let li = LineIndex::new(&doc.text);
     let sel = select(li.len(), opts, shown)?;
+    // A version served: an edit made on it can be merged later.
+    if let Some(store) = ws.versions() {
+        store.record(&bytes, Some(&content_hash));
+    }
+    if let Some(since) = &opts.since_hash {
+        hash::validate(since)
+            .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
+        let mut read = sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
+        read.range_hash = None;
+        if hash::matches(since, &read.content_hash) {
+            read.unchanged = true;
+            return Ok(ReadContent::Text(read));
+        }
+        let old = match ws.versions().map(|v| v.lookup(since)) {
+            Some(crate::versions::Lookup::Found { bytes, .. }) => {
+                TextDoc::decode(&bytes, shown).ok()
+            }
+            _ => None,
+        };
+        match old {
+            Some(old) => {
+                let name = shown.trim_start_matches('/');
+                let (diff, _) = crate::diff::unified_texts(
+                    &old.text,
+                    &doc.text,
+                    &format!("a/{name}"),
+                    &format!("b/{name}"),
+                );
+                read.diff = Some(diff);
+            }
+            None => {
+                read.since_unknown = true;
+                read.content = if sel_end_zero(&read) {
+                    String::new()
+                } else {
+                    doc.text[li.start(read.start_line)..li.end(read.end_line)].to_string()
+                };
+                if read.start_line != 1 || read.end_line != read.total_lines || read.truncated {
+                    read.range_hash = Some(hash::content_hash(read.content.as_bytes()));
+                }
+            }
+        }
+        return Ok(ReadContent::Text(read));
+    }
     let content = if sel.end == 0 {
         String::new()
     } else {
@@ -414,6 +487,10 @@ fn encoding_error(shown: &str, offset: u64, line: usize, bom: bool) -> FkError {
     .with_hint("filekit reads UTF-8 text; convert the file to UTF-8 first (for example with iconv)")
 }
 
+fn sel_end_zero(r: &TextRead) -> bool {
+    r.end_line == 0
+}
+
 /// The lines a read returns, after negative numbers, defaults and `max_lines`.
 struct Selection {
     start: usize,
@@ -443,6 +520,9 @@ impl Selection {
             last_modified,
             size,
             truncated: self.truncated,
+            unchanged: false,
+            diff: None,
+            since_unknown: false,
         }
     }
 }

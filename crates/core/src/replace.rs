@@ -113,6 +113,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         .files
         .iter()
         .map(|path| FileEdits {
+            base_hash: None,
             path: path.clone(),
             edits: vec![Edit::Substitute(req.substitution.clone())],
         })

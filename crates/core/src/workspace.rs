@@ -69,6 +69,10 @@ pub struct Workspace {
     history: Option<std::sync::Arc<crate::history::History>>,
     /// Whether writes may go inside `.git/` directories (off by default).
     git_writes: bool,
+    /// The versions served and written, for merging stale edits (see [`crate::versions`]).
+    versions: Option<std::sync::Arc<crate::versions::Versions>>,
+    /// Who this session is, for advisory leases (see [`crate::leases`]).
+    holder: Option<String>,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -232,6 +236,8 @@ impl Workspace {
             read_only,
             history: None,
             git_writes: false,
+            versions: None,
+            holder: None,
         })
     }
 
@@ -243,6 +249,26 @@ impl Workspace {
     /// The history commits are recorded in, if any.
     pub fn history(&self) -> Option<&std::sync::Arc<crate::history::History>> {
         self.history.as_ref()
+    }
+
+    /// Keeps every version later read or written in `versions`.
+    pub fn set_versions(&mut self, versions: std::sync::Arc<crate::versions::Versions>) {
+        self.versions = Some(versions);
+    }
+
+    /// The version store, if any.
+    pub fn versions(&self) -> Option<&std::sync::Arc<crate::versions::Versions>> {
+        self.versions.as_ref()
+    }
+
+    /// Names this session as a lease holder: its writes pass its own leases.
+    pub fn set_holder(&mut self, holder: impl Into<String>) {
+        self.holder = Some(holder.into());
+    }
+
+    /// The session's lease holder name, if any.
+    pub fn holder(&self) -> Option<&str> {
+        self.holder.as_deref()
     }
 
     /// The directory handle of root `i`: for the commit step, which works beneath it.

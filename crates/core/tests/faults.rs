@@ -62,6 +62,7 @@ fn apply_with_fault(
         files: files
             .into_iter()
             .map(|(path, edits)| FileEdits {
+                base_hash: None,
                 path: path.into(),
                 edits,
             })

@@ -32,6 +32,7 @@ fn lines(start: i64, end: i64, new: &str) -> Edit {
 fn one(path: &str, edits: Vec<Edit>) -> EditRequest {
     EditRequest {
         files: vec![FileEdits {
+            base_hash: None,
             path: path.into(),
             edits,
         }],
@@ -99,10 +100,12 @@ fn atomic_requests_write_nothing_when_anything_fails() {
     let mut req = EditRequest {
         files: vec![
             FileEdits {
+                base_hash: None,
                 path: "a.txt".into(),
                 edits: vec![replace("alpha", "ALPHA")],
             },
             FileEdits {
+                base_hash: None,
                 path: "b.txt".into(),
                 edits: vec![replace("gamma", "GAMMA")],
             },
@@ -363,6 +366,7 @@ fn bad_files_fail_alone_with_clear_codes() {
         ]
         .iter()
         .map(|p| FileEdits {
+            base_hash: None,
             path: p.to_string(),
             edits: vec![replace("a", "b")],
         })
@@ -418,10 +422,12 @@ fn a_path_given_twice_in_one_request_is_refused() {
     let req = EditRequest {
         files: vec![
             FileEdits {
+                base_hash: None,
                 path: "f.txt".into(),
                 edits: vec![replace("a", "b")],
             },
             FileEdits {
+                base_hash: None,
                 path: "./f.txt".into(),
                 edits: vec![replace("a", "c")],
             },
@@ -579,6 +585,7 @@ fn progress_is_reported_per_file_and_cancel_writes_nothing() {
         files: names
             .iter()
             .map(|n| FileEdits {
+                base_hash: None,
                 path: n.clone(),
                 edits: vec![replace("old", "new")],
             })

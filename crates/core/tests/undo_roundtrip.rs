@@ -309,6 +309,7 @@ fn undo_refuses_when_a_file_changed_since_and_names_it() {
             &ws,
             &EditRequest {
                 files: vec![FileEdits {
+                    base_hash: None,
                     path: a.clone(),
                     edits: vec![Edit::ReplaceText {
                         old: old.into(),

@@ -163,6 +163,7 @@ fn read_lines(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
     };
     let range_asked = args.start_line.is_some() || args.end_line.is_some();
     let opts = ReadOptions {
+        since_hash: None,
         start_line: Some(args.start_line.unwrap_or(1)),
         end_line: Some(args.end_line.unwrap_or(-1)),
         images: false,
@@ -277,6 +278,7 @@ fn read_images(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> 
         }
     };
     let opts = ReadOptions {
+        since_hash: None,
         start_line: None,
         end_line: None,
         images: true,
@@ -354,8 +356,10 @@ replace_lines) of one file refers to the file as it was before this call, whatev
 order: do not adjust numbers for earlier edits. Overlapping line edits are refused. Then \
 str_replace edits apply in the order given, then appends. insert and replace_lines need \
 `content_hash`: the file's hash from fs_read (or from the last fs_write reply), or the \
-range_hash of exactly the lines edited; if the file changed, nothing is written and the \
-current lines are shown. `new_str` of line edits is whole lines: a final newline is optional.
+range_hash of exactly the lines edited; if the file changed since that content_hash, the \
+edits are merged into it (reply: merged, with the diff written) unless they meet the other \
+change, which is refused with CONFLICT showing both sides (or STALE with the current lines \
+when that version is unknown). `new_str` of line edits is whole lines: a final newline is optional.
 
 By default each failed edit is reported and the others still apply; `atomic: true` writes \
 nothing unless every edit of every file succeeds; `stop_on_error: true` stops a file at its \
@@ -561,6 +565,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ));
         };
         vec![FileEdits {
+            base_hash: None,
             path: path.clone(),
             edits: vec![to_edit(command, &args.single, "")?],
         }]
@@ -582,6 +587,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 edits.push(to_edit(command, edit, &at)?);
             }
             files.push(FileEdits {
+                base_hash: None,
                 path: fe.path.clone(),
                 edits,
             });
@@ -627,6 +633,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 pairs.extend(shape::error_fields(err, Case::Snake));
             }
             pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
+            pairs.push(("merged", f.merged.then(|| json!(true))));
             let (diff, note) = shape::capped_diff(&f.diff);
             pairs.push(("diff", (!diff.is_empty()).then(|| json!(diff))));
             pairs.push(("diff_truncated", note.map(|n| json!(n))));

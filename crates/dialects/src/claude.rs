@@ -117,6 +117,7 @@ fn read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             .with_hint("give at least 1 line, or leave it out"));
     }
     let opts = ReadOptions {
+        since_hash: None,
         start_line: Some(args.offset.unwrap_or(1)),
         end_line: None,
         images: true,

@@ -99,6 +99,7 @@ static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
 fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file:read_file", &READ_SCHEMA, args)?;
     let opts = ReadOptions {
+        since_hash: None,
         start_line: args.start_line,
         end_line: args.end_line,
         images: false,
@@ -165,8 +166,10 @@ several with `edits` (a list of {start_line, end_line, new_content}). Line numbe
 1-based and inclusive, as file:read_file shows them. All ranges refer to the file as it was \
 read, whatever their order (they are applied bottom-to-top), so never shift numbers for \
 earlier edits; overlapping ranges are refused. `new_content` is whole lines (a final newline \
-is optional); \"\" deletes the lines. Give `content_hash` from file:read_file to refuse the \
-edit if the file changed since. If any range fails, nothing is written.
+is optional); \"\" deletes the lines. Give `content_hash` from file:read_file: if the file \
+changed since, your ranges (of the version you read) are merged into it (reply: merged) \
+unless they meet the other change (CONFLICT, both sides shown). If any range fails, nothing \
+is written.
 
 The reply has the unified diff, the updated lines with their new numbers (each change with \
 3 lines of context) and the new content_hash.
@@ -199,7 +202,8 @@ struct EditArgs {
     end_line: Option<i64>,
     /// New content to replace the specified lines (single edit).
     new_content: Option<String>,
-    /// Optional: the content_hash from file:read_file; the edit is refused if the file changed.
+    /// Optional: the content_hash from file:read_file; if the file changed since, the ranges
+    /// are merged into it, or refused with CONFLICT where they meet the other change.
     content_hash: Option<String>,
 }
 
@@ -285,6 +289,7 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     pairs.push(("diff_truncated", diff_note.map(|n| json!(n))));
     pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
     pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
+    pairs.push(("merged", f.merged.then(|| json!(true))));
     let mut text = shape::write_summary(&report);
     if let Some(u) = updated.filter(|u| !u.is_empty()) {
         text.push_str("\nUpdated lines:\n");

@@ -65,6 +65,28 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: replace_in_files,
             reject,
         },
+        ToolSpec {
+            name: "lock",
+            dialect: "filekit",
+            description: LOCK_DESCRIPTION,
+            input_schema: LOCK_SCHEMA.clone(),
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            run: lock_tool,
+            reject,
+        },
+        ToolSpec {
+            name: "unlock",
+            dialect: "filekit",
+            description: UNLOCK_DESCRIPTION,
+            input_schema: UNLOCK_SCHEMA.clone(),
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            run: unlock_tool,
+            reject,
+        },
     ]
 }
 
@@ -87,6 +109,10 @@ numbers count from the end (-1 is the last line). Images come back as images. A 
 fails (missing, outside the workspace, binary) is reported on its own; the others still come \
 back.
 
+Already read a file? Give `since_hash` (its content_hash then) to get only what changed \
+since: a unified diff, or `unchanged: true`; the whole file when that version is unknown \
+(`since_unknown`).
+
 Example: {\"files\": [{\"path\": \"src/app.py\"}, {\"path\": \"src/util.py\", \"start_line\": 40, \"end_line\": 80}]}";
 
 #[derive(Deserialize, JsonSchema)]
@@ -103,6 +129,9 @@ struct ReadSpec {
     start_line: Option<i64>,
     /// Last line to return, inclusive; negative counts from the end (default: the last line).
     end_line: Option<i64>,
+    /// The content_hash of the version you already have: the reply is then only what changed
+    /// since (a unified diff of the whole file), or `unchanged: true`.
+    since_hash: Option<String>,
 }
 
 static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadFilesArgs>);
@@ -126,6 +155,7 @@ fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let mut failed = 0;
     for spec in &args.files {
         let opts = ReadOptions {
+            since_hash: spec.since_hash.clone(),
             start_line: spec.start_line,
             end_line: spec.end_line,
             images: true,
@@ -135,7 +165,33 @@ fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         let mut entry =
             serde_json::to_value(&read).unwrap_or_else(|e| json!({"error": e.to_string()}));
         match &read.result {
+            Ok(ReadContent::Text(t)) if t.unchanged => {
+                text.push_str(&format!(
+                    "==> {} (unchanged since {}: content_hash {}, {} lines) <==\n",
+                    read.path,
+                    spec.since_hash.as_deref().unwrap_or_default(),
+                    t.content_hash,
+                    t.total_lines
+                ));
+            }
+            Ok(ReadContent::Text(t)) if t.diff.is_some() => {
+                text.push_str(&format!(
+                    "==> {} (changed since {}; now content_hash {}, {} lines; the diff from your version follows) <==\n{}",
+                    read.path,
+                    spec.since_hash.as_deref().unwrap_or_default(),
+                    t.content_hash,
+                    t.total_lines,
+                    t.diff.as_deref().unwrap_or_default()
+                ));
+            }
             Ok(ReadContent::Text(t)) => {
+                if t.since_unknown {
+                    text.push_str(&format!(
+                        "[{}: version {} is not one filekit kept, so the whole content follows]\n",
+                        read.path,
+                        spec.since_hash.as_deref().unwrap_or_default()
+                    ));
+                }
                 text.push_str(&format!(
                     "==> {} (lines {}-{} of {}, content_hash {}, last_modified {}) <==\n{}",
                     read.path,
@@ -207,6 +263,12 @@ Each file is written atomically; a failed edit is reported (with the closest nea
 str_replace) and the others still apply, unless options.atomic (write nothing unless all \
 succeed) or options.stop_on_error. options.dry_run shows the diffs without writing. The \
 reply gives each file's diff and its new content_hash for the next edit.
+
+Several agents on one workspace: give each file's `base_hash` (the content_hash you read). If \
+the file changed since, your edits (line numbers and texts of your version) are merged into \
+it and the reply says merged: true with the diff written; where they meet the other change, \
+the file is refused with CONFLICT showing both sides with line numbers. A path leased by \
+another agent (tool lock) is refused with LOCKED.
 
 Example: {\"files\": [{\"path\": \"src/app.py\", \"edits\": [{\"replace_lines\": {\"start\": 10, \"end\": 12, \"new\": \"    return x\\n\", \"content_hash\": \"3f2a9c1e\"}}, {\"str_replace\": {\"old\": \"DEBUG = True\", \"new\": \"DEBUG = False\"}}]}], \"options\": {\"dry_run\": true}}";
 
@@ -429,6 +491,9 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                         "last_modified": {"type": "string"},
                         "size": {"type": "integer"},
                         "truncated": {"type": "boolean"},
+                        "unchanged": {"type": "boolean", "description": "With since_hash: the file is still that version (no content)."},
+                        "diff": {"type": "string", "description": "With since_hash: the unified diff from that version to the file now (no content)."},
+                        "since_unknown": {"type": "boolean", "description": "With since_hash: that version is not one filekit kept; the content is whole."},
                         "mime": {"type": "string"},
                         "description": {"type": "string"},
                         "error": engine_error
@@ -460,6 +525,8 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                         "lines_removed": {"type": "integer"},
                         "old_hash": {"type": "string"},
                         "new_hash": {"type": "string", "description": "The file's version after the edit: give it to the next line edit."},
+                        "merged": {"type": "boolean", "description": "The file had changed since base_hash; the edits were merged into it (diff: what was written)."},
+                        "merged_from": {"type": "string", "description": "The version the edits were made on, when merged."},
                         "last_modified": {"type": "string"},
                         "error": engine_error
                     }
@@ -491,6 +558,25 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                 }}
             }),
         ),
+        "lock" | "unlock" => (
+            vec!["success"],
+            json!({
+                "success": {"type": "boolean", "description": "True when every path was leased (or released)."},
+                "holder": {"type": "string", "description": "The lease holder the call acted for."},
+                "leases": {"type": "array", "description": "One entry per path, in order.", "items": {
+                    "type": "object",
+                    "required": ["path", "success"],
+                    "properties": {
+                        "path": {"type": "string"},
+                        "success": {"type": "boolean"},
+                        "holder": {"type": "string"},
+                        "expires": {"type": "string", "description": "When the lease ends (RFC 3339)."},
+                        "released": {"type": "boolean", "description": "unlock: a live lease was released."},
+                        "error": engine_error
+                    }
+                }}
+            }),
+        ),
         _ => return None,
     };
     if let (Some(props), Value::Object(errors)) = (properties.as_object_mut(), error_fields) {
@@ -499,4 +585,134 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
         }
     }
     Some(json!({"type": "object", "required": required, "properties": properties}))
+}
+
+// ---------------------------------------------------------------------------------------------
+// lock, unlock
+
+const LOCK_DESCRIPTION: &str = "\
+Lease files for a while so that other agents' writes to them are refused (advisory: every \
+filekit client respects it). Use it only for the rare change that must not be interleaved \
+with anyone else's (a rewrite of a whole file, a multi-step refactor); ordinary edits with \
+base_hash are merged without it. Other holders' writes get LOCKED with your name and the \
+expiry; a lease expires after ttl_seconds (default 300, at most 86400) and can be renewed by \
+locking again. Release it with unlock as soon as you are done.
+
+Example: {\"paths\": [\"src/schema.sql\"], \"ttl_seconds\": 120}";
+
+const UNLOCK_DESCRIPTION: &str = "\
+Release leases taken with lock. Only the holder releases a lease (force breaks another's). \
+Releasing a path that has no live lease is not an error.
+
+Example: {\"paths\": [\"src/schema.sql\"]}";
+
+#[derive(Deserialize, JsonSchema)]
+struct LockArgs {
+    /// The files to lease (they need not exist yet).
+    paths: Vec<String>,
+    /// How long the lease lasts, in seconds (default 300, at most 86400).
+    ttl_seconds: Option<u64>,
+    /// Who holds the lease (default: this session's name).
+    holder: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct UnlockArgs {
+    /// The files to release.
+    paths: Vec<String>,
+    /// Whose lease to release (default: this session's name).
+    holder: Option<String>,
+    /// Break another holder's live lease.
+    force: Option<bool>,
+}
+
+static LOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<LockArgs>);
+static UNLOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<UnlockArgs>);
+
+fn lease_holder(ws: &Workspace, given: Option<String>, tool: &str) -> Result<String, FkError> {
+    given.or_else(|| ws.holder().map(str::to_string)).ok_or_else(|| {
+        FkError::invalid(format!("{tool}: no holder: this session has no name"))
+            .with_hint("give `holder` (a name for yourself, the same on your edits' options.holder), or run filekit with --holder NAME")
+    })
+}
+
+fn lease_paths(paths: &[String], tool: &str) -> Result<(), FkError> {
+    if paths.is_empty() {
+        return Err(FkError::invalid(format!("{tool}: `paths` is empty"))
+            .with_hint("list the files, e.g. {\"paths\": [\"src/app.py\"]}"));
+    }
+    Ok(())
+}
+
+fn lease_json(l: &filekit_core::leases::Lease) -> Value {
+    json!({"path": l.path, "holder": l.holder, "expires": l.expires_rfc3339()})
+}
+
+fn lock_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: LockArgs = parse("lock", &LOCK_SCHEMA, args)?;
+    lease_paths(&args.paths, "lock")?;
+    let holder = lease_holder(ws, args.holder, "lock")?;
+    let ttl = args
+        .ttl_seconds
+        .unwrap_or(filekit_core::leases::DEFAULT_SECONDS);
+    let mut entries = Vec::new();
+    let mut text = String::new();
+    let mut failed = 0;
+    for path in &args.paths {
+        match ws
+            .resolve(path)
+            .and_then(|p| filekit_core::leases::lock(ws, &p, &holder, ttl))
+        {
+            Ok(l) => {
+                text.push_str(&format!(
+                    "{path}: leased to {} until {}\n",
+                    l.holder,
+                    l.expires_rfc3339()
+                ));
+                let mut e = lease_json(&l);
+                e["path"] = json!(path);
+                e["success"] = json!(true);
+                entries.push(e);
+            }
+            Err(err) => {
+                failed += 1;
+                text.push_str(&format!("{path}: FAILED {}\n", err.full_message()));
+                entries.push(json!({"path": path, "success": false, "error": err}));
+            }
+        }
+    }
+    let value = json!({"success": failed == 0, "holder": holder, "leases": entries});
+    Ok(ToolReply::new(value, failed > 0, text))
+}
+
+fn unlock_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: UnlockArgs = parse("unlock", &UNLOCK_SCHEMA, args)?;
+    lease_paths(&args.paths, "unlock")?;
+    let holder = lease_holder(ws, args.holder, "unlock")?;
+    let force = args.force.unwrap_or(false);
+    let mut entries = Vec::new();
+    let mut text = String::new();
+    let mut failed = 0;
+    for path in &args.paths {
+        match ws
+            .resolve(path)
+            .and_then(|p| filekit_core::leases::unlock(ws, &p, &holder, force))
+        {
+            Ok(released) => {
+                text.push_str(&match &released {
+                    Some(l) => format!("{path}: released (was leased to {})\n", l.holder),
+                    None => format!("{path}: had no live lease\n"),
+                });
+                entries
+                    .push(json!({"path": path, "success": true, "released": released.is_some()}));
+            }
+            Err(err) => {
+                failed += 1;
+                text.push_str(&format!("{path}: FAILED {}\n", err.full_message()));
+                entries.push(json!({"path": path, "success": false, "error": err}));
+            }
+        }
+    }
+    let value = json!({"success": failed == 0, "holder": holder, "leases": entries});
+    Ok(ToolReply::new(value, failed > 0, text))
 }

@@ -34,6 +34,10 @@ Edits (one key each):
   insert        {after, text, content_hash?}   after line `after` (0 = at the top)
   append        {text}                         at the end of the file
 
+A file may name the version its edits were made on: \"base_hash\": \"<content_hash as read>\"
+next to \"path\". If the file changed since, the edits are merged into it (reply: merged), or
+refused with CONFLICT where they meet the other change (both sides shown, nothing written).
+
 Line numbers are 1-based; negative ones count from the end. All line edits of a file refer to
 the file as it was read, whatever their order; str_replace edits then apply in order, each on
 the result of the one before; appends last. `new`/`text` are whole lines (a final newline is
@@ -68,6 +72,10 @@ struct PlanFile {
     /// The edits of this file, each an object with exactly one key: create, str_replace,
     /// replace_lines, insert or append.
     edits: Vec<PlanEdit>,
+    /// The content_hash of the file as you read it (8+ hex digits): if the file changed
+    /// since, your edits (line numbers and texts of that version) are merged into it, or
+    /// refused with a CONFLICT showing both sides where they meet changes made since.
+    base_hash: Option<String>,
 }
 
 #[derive(Deserialize, Default, JsonSchema)]
@@ -87,6 +95,8 @@ struct PlanOptions {
     /// Report a diff for each edit as well as for each file.
     #[serde(default)]
     per_edit_diffs: bool,
+    /// Your lease holder name (see the lock tool): paths you leased are writable by you.
+    holder: Option<String>,
 }
 
 /// One edit: an object with exactly one key, the command (create, str_replace, replace_lines,
@@ -236,6 +246,7 @@ impl Plan {
                 .files
                 .into_iter()
                 .map(|f| FileEdits {
+                    base_hash: f.base_hash,
                     path: f.path,
                     edits: f.edits.into_iter().map(PlanEdit::into_edit).collect(),
                 })
@@ -246,6 +257,7 @@ impl Plan {
                 stop_on_error: stop_on_error || self.options.stop_on_error,
                 fuzzy_threshold: self.options.fuzzy_threshold,
                 per_edit_diffs: self.options.per_edit_diffs,
+                holder: self.options.holder,
                 ..Default::default()
             },
         }

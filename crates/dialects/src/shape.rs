@@ -315,6 +315,11 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
             if let Some(h) = current_hash(f) {
                 s.push_str(&format!("; content_hash {h}"));
             }
+            if let Some(from) = &f.merged_from {
+                s.push_str(&format!(
+                    "; merged: the file had changed since version {from}, and your edits were merged into it (the diff is what was written)"
+                ));
+            }
             s
         };
         out.push_str(&format!("{}: {state}\n", f.path));

@@ -93,6 +93,20 @@ impl SessionWorkspace {
 /// same database when one was named, else the default place in the new first root.
 fn carry_history(old: &Workspace, new: &mut Workspace) {
     use filekit_core::history::{DEFAULT_CAP_BYTES, History};
+    use filekit_core::versions::Versions;
+    // The version store and the lease holder go along: versions in the new first root.
+    if let Some(v) = old.versions() {
+        if v.dir().is_some() && !new.read_only() {
+            new.set_versions(Arc::new(Versions::on_disk(Versions::default_dir(
+                &new.roots()[0],
+            ))));
+        } else {
+            new.set_versions(Arc::clone(v));
+        }
+    }
+    if let Some(h) = old.holder() {
+        new.set_holder(h);
+    }
     let Some(h) = old.history() else { return };
     if h.path() == History::default_path(&old.roots()[0]) {
         new.set_history(Arc::new(History::new(

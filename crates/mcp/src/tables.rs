@@ -106,6 +106,8 @@ mod tests {
                 "read_files",
                 "edit_files",
                 "replace_in_files",
+                "lock",
+                "unlock",
                 "file_read",
                 "file_edit",
                 "manage_files",

@@ -105,9 +105,16 @@ impl Sandbox {
             };
             for e in entries.flatten() {
                 let p = e.path();
+                // The version store is a cache of what filekit read: not the user's files.
+                if p.ends_with(".filekit/versions") || p.ends_with(".filekit/.gitignore") {
+                    continue;
+                }
                 let ft = e.file_type().unwrap();
                 if ft.is_dir() {
-                    out.insert(p.clone(), b"<dir>".to_vec());
+                    // `.filekit/` appears with the version store: only what is in it counts.
+                    if !p.ends_with(".filekit") {
+                        out.insert(p.clone(), b"<dir>".to_vec());
+                    }
                     walk(&p, out);
                 } else {
                     out.insert(

@@ -1,0 +1,82 @@
+//! `filekit lock`, `filekit unlock`: advisory leases, through the curated table's `lock` and
+//! `unlock` tools.
+
+use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
+use clap::Args;
+use serde_json::json;
+
+pub const AFTER_HELP: &str = "\
+A lease makes every filekit client (other `filekit` processes, `filekit serve`) refuse writes
+to the path by anyone but its holder, with LOCKED, until it is released or expires. The holder
+is --holder NAME (or FILEKIT_HOLDER); give the same name to your own writes. Leases are kept
+in .filekit/locks/ of the first root. They are advisory: programs other than filekit do not
+see them.
+
+Examples:
+  filekit --holder alice lock src/schema.sql --ttl 120
+  FILEKIT_HOLDER=alice filekit edit plan.json
+  filekit --holder alice unlock src/schema.sql";
+
+#[derive(Args)]
+pub struct LockArgs {
+    /// The files to lease.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Seconds the lease lasts (default 300, at most 86400).
+    #[arg(long, value_name = "SECONDS")]
+    ttl: Option<u64>,
+    /// Print the tool's JSON reply.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct UnlockArgs {
+    /// The files to release.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Break another holder's live lease.
+    #[arg(long)]
+    force: bool,
+    /// Print the tool's JSON reply.
+    #[arg(long)]
+    json: bool,
+}
+
+fn run_tool(global: &GlobalArgs, json: bool, tool: &str, args: serde_json::Value) -> u8 {
+    let ws = match crate::workspace(global) {
+        Ok(ws) => ws,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let reply = filekit_dialects::call(&ws, tool, args);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reply.value).unwrap_or_default()
+        );
+    } else if reply.is_error {
+        eprint!("{}", reply.text);
+    } else {
+        print!("{}", reply.text);
+    }
+    if reply.rejected {
+        EXIT_BAD_REQUEST
+    } else if reply.is_error {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
+}
+
+pub fn run_lock(global: &GlobalArgs, json: bool, args: LockArgs) -> u8 {
+    let mut call = json!({"paths": args.paths});
+    if let Some(ttl) = args.ttl {
+        call["ttl_seconds"] = json!(ttl);
+    }
+    run_tool(global, json || args.json, "lock", call)
+}
+
+pub fn run_unlock(global: &GlobalArgs, json: bool, args: UnlockArgs) -> u8 {
+    let call = json!({"paths": args.paths, "force": args.force});
+    run_tool(global, json || args.json, "unlock", call)
+}

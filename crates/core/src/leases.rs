@@ -1,0 +1,219 @@
+//! Advisory leases: a holder takes a path for a while, and every filekit process (CLI calls,
+//! servers) refuses other holders' writes to it with `LOCKED` until the lease is released or
+//! expires.
+//!
+//! A lease is a small JSON file `.filekit/locks/<hash of the absolute path>.json` in the first
+//! root (`{path, holder, acquired, expires}`, times in Unix seconds). Files rather than a
+//! database table: a write checks one `stat`/read of one small file, there is nothing to
+//! migrate, and a stuck lease is visible and removable by hand. Taking and releasing hold an
+//! exclusive `flock` on `.filekit/locks/.lock`, so two processes cannot both take one path.
+//! A lease is written under a temporary name and renamed, so a reader never sees half of one.
+//! Expired leases are ignored (and replaced by the next taker).
+//!
+//! Leases are advisory: tools that do not go through filekit do not see them; and a write
+//! checks the lease when it is planned, so a lease taken while a request is being written
+//! applies from the next request.
+
+use crate::error::{ErrorCode, FkError};
+use crate::hash;
+use crate::workspace::{RESERVED_DIR, Workspace, WsPath};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The folder under the first root.
+pub const DIR: &str = "locks";
+/// The longest lease (a day): a forgotten lease must not block a path for ever.
+pub const MAX_SECONDS: u64 = 24 * 3600;
+/// The lease length when none is given.
+pub const DEFAULT_SECONDS: u64 = 300;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Lease {
+    /// The absolute path.
+    pub path: String,
+    pub holder: String,
+    /// Unix seconds.
+    pub acquired: u64,
+    pub expires: u64,
+}
+
+impl Lease {
+    pub fn expires_rfc3339(&self) -> String {
+        crate::workspace::rfc3339(UNIX_EPOCH + std::time::Duration::from_secs(self.expires))
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn dir(ws: &Workspace) -> PathBuf {
+    ws.roots()[0].join(RESERVED_DIR).join(DIR)
+}
+
+fn file_for(ws: &Workspace, p: &WsPath) -> PathBuf {
+    let key = hash::content_hash(p.absolute().as_os_str().as_encoded_bytes());
+    dir(ws).join(format!("{key}.json"))
+}
+
+fn read_lease(file: &Path) -> Option<Lease> {
+    let data = std::fs::read(file).ok()?;
+    serde_json::from_slice(&data).ok()
+}
+
+fn io_error(e: std::io::Error, what: &Path) -> FkError {
+    FkError::from_io(&e, &what.display().to_string()).with_hint(format!(
+        "leases are kept in {RESERVED_DIR}/{DIR}/ of the first root; make that directory writable"
+    ))
+}
+
+/// Holds the exclusive lock of the leases folder while alive.
+struct FolderLock(#[allow(dead_code)] std::fs::File);
+
+fn lock_folder(ws: &Workspace) -> Result<FolderLock, FkError> {
+    let d = dir(ws);
+    if !d.is_dir() {
+        let reserved = ws.roots()[0].join(RESERVED_DIR);
+        let fresh = !reserved.exists();
+        std::fs::create_dir_all(&d).map_err(|e| io_error(e, &d))?;
+        if fresh {
+            let _ = std::fs::write(reserved.join(".gitignore"), "*\n");
+        }
+    }
+    let path = d.join(".lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_error(e, &path))?;
+    rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| io_error(e.into(), &path))?;
+    Ok(FolderLock(f))
+}
+
+/// The live lease on `p`, if any (expired leases are none).
+pub fn current(ws: &Workspace, p: &WsPath) -> Option<Lease> {
+    let l = read_lease(&file_for(ws, p))?;
+    (l.expires > now()).then_some(l)
+}
+
+fn locked_error(ws: &Workspace, p: &WsPath, l: &Lease, doing: &str) -> FkError {
+    let left = l.expires.saturating_sub(now());
+    FkError::new(
+        ErrorCode::Locked,
+        format!(
+            "{} is leased by {} until {} ({left} s from now); {doing} is refused",
+            ws.display(p),
+            l.holder,
+            l.expires_rfc3339()
+        ),
+    )
+    .with_hint("wait for the lease to expire or be released (unlock), or ask its holder; read the file meanwhile")
+    .with_details(serde_json::json!({"holder": l.holder, "expires": l.expires_rfc3339()}))
+}
+
+/// Refuses a write to `p` by `holder` (None: an anonymous writer) when another holder has a
+/// live lease on it.
+pub fn check_write(ws: &Workspace, p: &WsPath, holder: Option<&str>) -> Result<(), FkError> {
+    match current(ws, p) {
+        Some(l) if Some(l.holder.as_str()) != holder => Err(locked_error(ws, p, &l, "writing")),
+        _ => Ok(()),
+    }
+}
+
+fn check_holder(holder: &str) -> Result<(), FkError> {
+    if holder.trim().is_empty() || holder.len() > 200 {
+        return Err(
+            FkError::invalid("the lease holder must be a name of 1 to 200 characters")
+                .with_hint("give a name that identifies you, e.g. your agent's id"),
+        );
+    }
+    Ok(())
+}
+
+/// Takes (or renews) a lease on `p` for `holder`, for `seconds`.
+pub fn lock(ws: &Workspace, p: &WsPath, holder: &str, seconds: u64) -> Result<Lease, FkError> {
+    check_holder(holder)?;
+    if seconds == 0 || seconds > MAX_SECONDS {
+        return Err(FkError::invalid(format!(
+            "a lease lasts 1 to {MAX_SECONDS} seconds; {seconds} was asked"
+        ))
+        .with_hint(format!(
+            "give ttl_seconds between 1 and {MAX_SECONDS} (default {DEFAULT_SECONDS})"
+        )));
+    }
+    // No lease where no write may go (filekit's own data, `.git/`).
+    ws.check_writable(p)?;
+    let _guard = lock_folder(ws)?;
+    let file = file_for(ws, p);
+    if let Some(l) = read_lease(&file)
+        && l.expires > now()
+        && l.holder != holder
+    {
+        return Err(locked_error(ws, p, &l, "taking it"));
+    }
+    let t = now();
+    let lease = Lease {
+        path: p.absolute().display().to_string(),
+        holder: holder.to_string(),
+        acquired: t,
+        expires: t + seconds,
+    };
+    let temp = file.with_extension(format!("{}.tmp", std::process::id()));
+    let data = serde_json::to_vec(&lease).expect("a lease serializes");
+    std::fs::write(&temp, data).map_err(|e| io_error(e, &temp))?;
+    std::fs::rename(&temp, &file).map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        io_error(e, &file)
+    })?;
+    Ok(lease)
+}
+
+/// Releases `holder`'s lease on `p`. Returns the released lease, or `None` when there was no
+/// live lease. Another holder's live lease is refused unless `force`.
+pub fn unlock(
+    ws: &Workspace,
+    p: &WsPath,
+    holder: &str,
+    force: bool,
+) -> Result<Option<Lease>, FkError> {
+    check_holder(holder)?;
+    ws.check_writable(p)?;
+    let file = file_for(ws, p);
+    if !file.exists() {
+        return Ok(None);
+    }
+    let _guard = lock_folder(ws)?;
+    let Some(l) = read_lease(&file) else {
+        let _ = std::fs::remove_file(&file);
+        return Ok(None);
+    };
+    if l.expires > now() && l.holder != holder && !force {
+        return Err(locked_error(ws, p, &l, "releasing it").with_hint(
+            "only the holder releases a lease; wait for it to expire, or pass force to break it",
+        ));
+    }
+    std::fs::remove_file(&file).map_err(|e| io_error(e, &file))?;
+    Ok((l.expires > now()).then_some(l))
+}
+
+/// Every live lease of the workspace.
+pub fn list(ws: &Workspace) -> Vec<Lease> {
+    let Ok(rd) = std::fs::read_dir(dir(ws)) else {
+        return Vec::new();
+    };
+    let t = now();
+    let mut out: Vec<Lease> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .filter_map(|e| read_lease(&e.path()))
+        .filter(|l| l.expires > t)
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}

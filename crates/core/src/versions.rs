@@ -1,0 +1,420 @@
+//! The version store: the content of every version of a file that filekit served in a read
+//! or wrote in a commit, addressed by its `content_hash`.
+//!
+//! An agent that edits from what it read names that version (`base_hash`, or the
+//! `content_hash` of a line edit). When the file changed since, the pipeline finds the
+//! version here and merges the agent's edits into the file as it is now ([`crate::merge`]),
+//! instead of refusing them or writing them blindly.
+//!
+//! Two layers:
+//! - memory: an LRU bounded in bytes ([`DEFAULT_MEMORY_BYTES`]); a long-lived server answers
+//!   most look-ups from it;
+//! - disk: `.filekit/versions/<hash>` (LZ4), written when a version is recorded (files larger
+//!   than [`LARGE_BYTES`] go only there), so that a version a `filekit call` process served is
+//!   known to the next process and to a running server. The folder is pruned oldest first
+//!   past [`DEFAULT_DISK_BYTES`].
+//!
+//! The store is a cache: a version that is missing or damaged (checked against its hash on
+//! load) only means an edit based on it is refused as `STALE`, as without the store. Nothing
+//! here is written through the write pipeline: `.filekit/` is filekit's own area, which no
+//! tool may write (as the history's database and the journals).
+
+use crate::hash;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Bytes of versions kept in memory by default.
+pub const DEFAULT_MEMORY_BYTES: usize = 64 << 20;
+/// Bytes of compressed versions kept on disk by default.
+pub const DEFAULT_DISK_BYTES: u64 = 256 << 20;
+/// Versions larger than this are kept on disk only.
+pub const LARGE_BYTES: usize = 1 << 20;
+/// Versions larger than this are not kept at all (reads stream such files anyway).
+pub const MAX_VERSION_BYTES: usize = 16 << 20;
+/// The folder under the first root.
+pub const DIR: &str = "versions";
+/// How many disk writes between two prunes of the folder.
+const PRUNE_EVERY: usize = 64;
+
+struct Entry {
+    bytes: Arc<Vec<u8>>,
+    tick: u64,
+}
+
+#[derive(Default)]
+struct Memory {
+    entries: HashMap<String, Entry>,
+    /// tick -> hash, oldest first.
+    order: BTreeMap<u64, String>,
+    bytes: usize,
+    tick: u64,
+}
+
+impl Memory {
+    fn touch(&mut self, h: &str) -> Option<Arc<Vec<u8>>> {
+        self.tick += 1;
+        let tick = self.tick;
+        let e = self.entries.get_mut(h)?;
+        self.order.remove(&e.tick);
+        e.tick = tick;
+        self.order.insert(tick, h.to_string());
+        Some(Arc::clone(&e.bytes))
+    }
+
+    fn insert(&mut self, h: String, bytes: Arc<Vec<u8>>, cap: usize) {
+        if self.touch(&h).is_some() {
+            return;
+        }
+        self.tick += 1;
+        self.bytes += bytes.len();
+        self.order.insert(self.tick, h.clone());
+        self.entries.insert(
+            h,
+            Entry {
+                bytes,
+                tick: self.tick,
+            },
+        );
+        while self.bytes > cap {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            if let Some(e) = self.entries.remove(&oldest) {
+                self.bytes -= e.bytes.len();
+            }
+        }
+    }
+
+    fn find_prefix(&self, prefix: &str) -> Vec<String> {
+        self.entries
+            .keys()
+            .filter(|k| hash::matches(prefix, k))
+            .cloned()
+            .collect()
+    }
+}
+
+/// The store of one workspace (see the module documentation).
+pub struct Versions {
+    memory: Mutex<Memory>,
+    memory_cap: usize,
+    /// `.filekit/versions` of the first root; `None` keeps versions in memory only.
+    dir: Option<PathBuf>,
+    disk_cap: u64,
+    writes: AtomicUsize,
+}
+
+impl std::fmt::Debug for Versions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Versions").field("dir", &self.dir).finish()
+    }
+}
+
+/// What a look-up of a caller's hash found.
+#[derive(Debug, Clone)]
+pub enum Lookup {
+    Found {
+        hash: String,
+        bytes: Arc<Vec<u8>>,
+    },
+    /// No stored version has this hash.
+    Unknown,
+    /// The prefix names several stored versions.
+    Ambiguous(Vec<String>),
+}
+
+impl Versions {
+    /// The default folder of a workspace whose first root is `first_root`.
+    pub fn default_dir(first_root: &Path) -> PathBuf {
+        first_root.join(crate::workspace::RESERVED_DIR).join(DIR)
+    }
+
+    /// A store kept in `dir` (and in memory).
+    pub fn on_disk(dir: PathBuf) -> Versions {
+        Versions::with_limits(Some(dir), DEFAULT_MEMORY_BYTES, DEFAULT_DISK_BYTES)
+    }
+
+    /// A store in memory only (a read-only workspace, tests).
+    pub fn in_memory() -> Versions {
+        Versions::with_limits(None, DEFAULT_MEMORY_BYTES, 0)
+    }
+
+    pub fn with_limits(dir: Option<PathBuf>, memory_cap: usize, disk_cap: u64) -> Versions {
+        Versions {
+            memory: Mutex::new(Memory::default()),
+            memory_cap,
+            dir,
+            disk_cap,
+            writes: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Keeps `bytes`, whose content hash is `h` (computed when `None`).
+    pub fn record(&self, bytes: &[u8], h: Option<&str>) {
+        if bytes.len() > MAX_VERSION_BYTES {
+            return;
+        }
+        let h = h.map_or_else(|| hash::content_hash(bytes), str::to_string);
+        let known = self.memory.lock().map(|mut m| m.touch(&h).is_some());
+        if known.unwrap_or(false) {
+            return;
+        }
+        // Large versions go to disk only, unless there is no disk.
+        if (bytes.len() <= LARGE_BYTES || self.dir.is_none())
+            && let Ok(mut m) = self.memory.lock()
+        {
+            m.insert(h.clone(), Arc::new(bytes.to_vec()), self.memory_cap);
+        }
+        self.write_disk(&h, bytes);
+    }
+
+    /// The version a caller's hash (full or a prefix of 8+ hex digits) names.
+    pub fn lookup(&self, given: &str) -> Lookup {
+        let given = given.trim().to_ascii_lowercase();
+        if hash::validate(&given).is_err() {
+            return Lookup::Unknown;
+        }
+        let mut names = self
+            .memory
+            .lock()
+            .map(|m| m.find_prefix(&given))
+            .unwrap_or_default();
+        for n in self.disk_names(&given) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        match names.len() {
+            0 => Lookup::Unknown,
+            1 => {
+                let h = names.pop().expect("one");
+                match self.load(&h) {
+                    Some(bytes) => Lookup::Found { hash: h, bytes },
+                    None => Lookup::Unknown,
+                }
+            }
+            _ => {
+                names.sort();
+                Lookup::Ambiguous(names)
+            }
+        }
+    }
+
+    fn load(&self, h: &str) -> Option<Arc<Vec<u8>>> {
+        if let Some(b) = self.memory.lock().ok().and_then(|mut m| m.touch(h)) {
+            return Some(b);
+        }
+        let path = self.dir.as_ref()?.join(h);
+        let data = std::fs::read(&path).ok()?;
+        let bytes = lz4_flex::decompress_size_prepended(&data).ok()?;
+        if hash::content_hash(&bytes) != h {
+            // Damaged: forget it.
+            let _ = std::fs::remove_file(&path);
+            return None;
+        }
+        let bytes = Arc::new(bytes);
+        if bytes.len() <= LARGE_BYTES
+            && let Ok(mut m) = self.memory.lock()
+        {
+            m.insert(h.to_string(), Arc::clone(&bytes), self.memory_cap);
+        }
+        Some(bytes)
+    }
+
+    fn disk_names(&self, prefix: &str) -> Vec<String> {
+        let Some(dir) = &self.dir else {
+            return Vec::new();
+        };
+        if prefix.len() == 16 {
+            return if dir.join(prefix).is_file() {
+                vec![prefix.to_string()]
+            } else {
+                Vec::new()
+            };
+        }
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        rd.filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.len() == 16 && hash::matches(prefix, n))
+            .collect()
+    }
+
+    fn write_disk(&self, h: &str, bytes: &[u8]) {
+        let Some(dir) = &self.dir else { return };
+        let path = dir.join(h);
+        if path.exists() {
+            return;
+        }
+        if !dir.is_dir() {
+            if let Some(parent) = dir.parent()
+                && !parent.exists()
+                && std::fs::create_dir_all(parent).is_ok()
+                && parent
+                    .file_name()
+                    .is_some_and(|n| n == crate::workspace::RESERVED_DIR)
+            {
+                let _ = std::fs::write(parent.join(".gitignore"), "*\n");
+            }
+            if std::fs::create_dir_all(dir).is_err() {
+                return;
+            }
+            // Copies of project files: readable by their owner only.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+            }
+        }
+        // Written under a temporary name and renamed: a reader never sees half a version.
+        let temp = dir.join(format!(
+            ".{h}.{}.{}.tmp",
+            std::process::id(),
+            self.writes.load(Ordering::Relaxed)
+        ));
+        let data = lz4_flex::compress_prepend_size(bytes);
+        if write_private(&temp, &data).is_err() || std::fs::rename(&temp, &path).is_err() {
+            let _ = std::fs::remove_file(&temp);
+            return;
+        }
+        if self.writes.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            self.prune();
+        }
+    }
+
+    /// Removes the oldest versions on disk until the folder is under its cap.
+    pub fn prune(&self) {
+        let Some(dir) = &self.dir else { return };
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let m = e.metadata().ok()?;
+                Some((m.modified().ok()?, m.len(), e.path()))
+            })
+            .collect();
+        let mut total: u64 = files.iter().map(|f| f.1).sum();
+        if total <= self.disk_cap {
+            return;
+        }
+        files.sort();
+        for (_, len, path) in files {
+            if total <= self.disk_cap {
+                break;
+            }
+            if std::fs::remove_file(&path).is_ok() {
+                total -= len;
+            }
+        }
+    }
+}
+
+/// Writes a new file readable by its owner only (a version may copy a private file).
+fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path)?.write_all(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_is_bounded_and_lru() {
+        let v = Versions::with_limits(None, 10, 0);
+        v.record(b"aaaa", None);
+        v.record(b"bbbb", None);
+        // Touch a, then add c: b is the oldest and goes.
+        assert!(matches!(
+            v.lookup(&hash::content_hash(b"aaaa")),
+            Lookup::Found { .. }
+        ));
+        v.record(b"cccc", None);
+        assert!(matches!(
+            v.lookup(&hash::content_hash(b"bbbb")),
+            Lookup::Unknown
+        ));
+        assert!(matches!(
+            v.lookup(&hash::content_hash(b"aaaa")[..8]),
+            Lookup::Found { .. }
+        ));
+    }
+
+    #[test]
+    fn disk_survives_a_new_store_and_damage_is_detected() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join(".filekit").join(DIR);
+        let h = hash::content_hash(b"hello\n");
+        Versions::on_disk(dir.clone()).record(b"hello\n", None);
+        assert!(d.path().join(".filekit/.gitignore").is_file());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(&h))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o077, 0, "{mode:o}");
+        }
+        match Versions::on_disk(dir.clone()).lookup(&h[..10]) {
+            Lookup::Found { bytes, .. } => assert_eq!(&bytes[..], b"hello\n"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::write(dir.join(&h), lz4_flex::compress_prepend_size(b"other\n")).unwrap();
+        assert!(matches!(
+            Versions::on_disk(dir.clone()).lookup(&h),
+            Lookup::Unknown
+        ));
+        assert!(!dir.join(&h).exists());
+    }
+
+    #[test]
+    fn large_versions_stay_in_memory_when_there_is_no_disk() {
+        let big = vec![b'x'; LARGE_BYTES + 1];
+        let v = Versions::in_memory();
+        v.record(&big, None);
+        assert!(matches!(
+            v.lookup(&hash::content_hash(&big)),
+            Lookup::Found { .. }
+        ));
+        let d = tempfile::tempdir().unwrap();
+        let v = Versions::on_disk(d.path().join("v"));
+        v.record(&big, None);
+        assert!(v.memory.lock().unwrap().entries.is_empty());
+        assert!(matches!(
+            v.lookup(&hash::content_hash(&big)),
+            Lookup::Found { .. }
+        ));
+    }
+
+    #[test]
+    fn disk_is_pruned_past_its_cap() {
+        let d = tempfile::tempdir().unwrap();
+        let v = Versions::with_limits(Some(d.path().join("v")), 0, 2000);
+        for i in 0..200 {
+            v.record(format!("version {i} {}\n", "x".repeat(i)).as_bytes(), None);
+        }
+        v.prune();
+        let total: u64 = std::fs::read_dir(d.path().join("v"))
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        assert!(total <= 2000, "{total}");
+    }
+}
