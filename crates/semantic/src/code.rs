@@ -55,6 +55,23 @@ fn first_error(node: Node) -> Option<(usize, String)> {
     Some((node.start_byte(), "syntax error".to_string()))
 }
 
+/// The first syntax error of a tree-sitter tree, with its line and column.
+pub(crate) fn syntax_error_at(text: &str, root: Node) -> Option<FkError> {
+    let (at, what) = first_error(root)?;
+    let pos = crate::position(text, at);
+    Some(
+        FkError::new(
+            ErrorCode::ParseError,
+            format!(
+                "syntax error at line {}, column {}: {what}",
+                pos.line,
+                pos.column + 1
+            ),
+        )
+        .with_details(json!({"line": pos.line, "column": pos.column + 1})),
+    )
+}
+
 impl<'t> Code<'t> {
     pub fn parse(lang: Lang, text: &'t str) -> Code<'t> {
         let mut parser = Parser::new();
@@ -69,19 +86,7 @@ impl<'t> Code<'t> {
 
     /// The first syntax error, as an error with its line and column, or `None`.
     pub fn syntax_error(&self) -> Option<FkError> {
-        let (at, what) = first_error(self.tree.root_node())?;
-        let pos = crate::position(self.text, at);
-        Some(
-            FkError::new(
-                ErrorCode::ParseError,
-                format!(
-                    "syntax error at line {}, column {}: {what}",
-                    pos.line,
-                    pos.column + 1
-                ),
-            )
-            .with_details(json!({"line": pos.line, "column": pos.column + 1})),
-        )
+        syntax_error_at(self.text, self.tree.root_node())
     }
 
     fn node_text(&self, n: Node) -> &'t str {

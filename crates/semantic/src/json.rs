@@ -601,7 +601,7 @@ impl<'t> JsonlDoc<'t> {
     }
 }
 
-fn parse_path(path: &str) -> Result<JsonPath, FkError> {
+pub(crate) fn parse_path(path: &str) -> Result<JsonPath, FkError> {
     JsonPath::parse(path).map_err(|e| {
         let pos = e.position();
         FkError::new(
