@@ -29,7 +29,7 @@ fn language(lang: Lang) -> tree_sitter::Language {
         Lang::Go => tree_sitter_go::LANGUAGE.into(),
         Lang::Java => tree_sitter_java::LANGUAGE.into(),
         Lang::Css => tree_sitter_css::LANGUAGE.into(),
-        Lang::Json | Lang::Jsonl | Lang::Markdown => {
+        Lang::Json | Lang::Jsonl | Lang::Markdown | Lang::Yaml | Lang::Html | Lang::Xml => {
             unreachable!("not a tree-sitter language here")
         }
     }
@@ -406,7 +406,9 @@ impl<'t> Code<'t> {
                     _ => return None,
                 }
             }
-            Lang::Json | Lang::Jsonl | Lang::Markdown => return None,
+            Lang::Json | Lang::Jsonl | Lang::Markdown | Lang::Yaml | Lang::Html | Lang::Xml => {
+                return None;
+            }
         };
         Some((found.0, found.1, found.2, None))
     }
