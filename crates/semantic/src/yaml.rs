@@ -575,7 +575,7 @@ impl<'t> YamlDoc<'t> {
                     PathElement::Index(i) => format!("#{i}"),
                 })
                 .collect();
-            match self.walk(&elements, node.location().to_string()) {
+            match self.walk(&elements, crate::json::normalized(node.location())) {
                 Ok(m) => out.push(m),
                 Err(e) if e.code == ErrorCode::InvalidArgument => {
                     through_alias.get_or_insert(e);
