@@ -37,6 +37,9 @@ pub struct HtmlDoc<'t> {
     text: &'t str,
     pub elements: Vec<Element>,
     roots: Vec<usize>,
+    /// The selector naming each element alone (see [`HtmlDoc::path_of`]), computed once.
+    paths: Vec<String>,
+    depths: Vec<usize>,
 }
 
 fn trimmed(text: &str, r: Range<usize>) -> Range<usize> {
@@ -83,8 +86,11 @@ impl<'t> HtmlDoc<'t> {
             text,
             elements: Vec::new(),
             roots: Vec::new(),
+            paths: Vec::new(),
+            depths: Vec::new(),
         };
         doc.collect(tree.root_node(), None);
+        doc.name_all();
         Ok(doc)
     }
 
@@ -195,45 +201,62 @@ impl<'t> HtmlDoc<'t> {
     /// A selector naming element `i` alone: `#id` when its id is unique, else its parent's
     /// path `> tag` (with `:nth-of-type(n)` among same-named siblings).
     pub fn path_of(&self, i: usize) -> String {
-        let e = &self.elements[i];
-        if let Some((_, id)) = e.attrs.iter().find(|(n, _)| n == "id")
-            && !id.is_empty()
-            && !id.contains(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
-            && self
-                .elements
-                .iter()
-                .filter(|o| o.attrs.iter().any(|(n, v)| n == "id" && v == id))
-                .count()
-                == 1
-        {
-            return format!("#{id}");
+        self.paths[i].clone()
+    }
+
+    /// Every element's path and depth, parents first (document order puts them first).
+    fn name_all(&mut self) {
+        let mut ids: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for e in &self.elements {
+            if let Some((_, id)) = e.attrs.iter().find(|(n, _)| n == "id") {
+                *ids.entry(id.as_str()).or_default() += 1;
+            }
         }
-        let sibs = self.siblings(i);
-        let same: Vec<usize> = sibs
-            .iter()
-            .copied()
-            .filter(|&s| self.elements[s].name == e.name)
+        // The step of each element among its siblings.
+        let mut steps = vec![String::new(); self.elements.len()];
+        let lists: Vec<&[usize]> = std::iter::once(self.roots.as_slice())
+            .chain(self.elements.iter().map(|e| e.children.as_slice()))
             .collect();
-        let step = if same.len() > 1 {
-            let n = same.iter().position(|&s| s == i).unwrap_or(0) + 1;
-            format!("{}:nth-of-type({n})", e.name)
-        } else {
-            e.name.clone()
-        };
-        match e.parent {
-            Some(p) => format!("{} > {step}", self.path_of(p)),
-            None => format!(":root > {step}").replacen(":root > ", "", 1),
+        for sibs in lists {
+            let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+            for &s in sibs {
+                *count.entry(self.elements[s].name.as_str()).or_default() += 1;
+            }
+            let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+            for &s in sibs {
+                let name = self.elements[s].name.as_str();
+                let n = seen.entry(name).or_default();
+                *n += 1;
+                steps[s] = if count[name] > 1 {
+                    format!("{name}:nth-of-type({n})")
+                } else {
+                    name.to_string()
+                };
+            }
         }
+        let mut paths: Vec<String> = Vec::with_capacity(self.elements.len());
+        let mut depths = Vec::with_capacity(self.elements.len());
+        for (i, e) in self.elements.iter().enumerate() {
+            let unique_id = e.attrs.iter().find(|(n, _)| n == "id").and_then(|(_, id)| {
+                (!id.is_empty()
+                    && !id.contains(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                    && ids.get(id.as_str()) == Some(&1))
+                .then(|| format!("#{id}"))
+            });
+            let path = match (unique_id, e.parent) {
+                (Some(id), _) => id,
+                (None, Some(p)) => format!("{} > {}", paths[p], steps[i]),
+                (None, None) => steps[i].clone(),
+            };
+            paths.push(path);
+            depths.push(e.parent.map_or(0, |p| depths[p] + 1));
+        }
+        self.paths = paths;
+        self.depths = depths;
     }
 
     fn depth(&self, i: usize) -> usize {
-        let mut d = 0;
-        let mut p = self.elements[i].parent;
-        while let Some(x) = p {
-            d += 1;
-            p = self.elements[x].parent;
-        }
-        d
+        self.depths[i]
     }
 
     fn found(&self, i: usize) -> Found {
@@ -371,7 +394,11 @@ impl<'t> HtmlDoc<'t> {
 
     /// The replacement an operation makes at an element.
     pub fn plan(&self, target: &Found, op: &Operation, content: &str, unit: &str) -> Result<Splice, FkError> {
-        let children = self.children_of(&target.range);
+        let children = if matches!(op, Operation::InsertInto(_)) {
+            self.children_of(&target.range)
+        } else {
+            Vec::new()
+        };
         plan_markup(self.text, target, &children, op, content, unit)
     }
 }
@@ -471,6 +498,31 @@ pub(crate) fn plan_markup(
                         Ok((b.end, b.end, format!("\n{new}\n{indent}")))
                     }
                 }
+            }
+        }
+        // Markup written at column 0 (its last line a closing tag left of the place) is
+        // re-indented to the place; anything else goes back verbatim: text lines of markup
+        // may sit at any column, and white space inside CDATA, <pre> or raw-text elements is
+        // content.
+        Operation::Replace => {
+            let r = &target.range;
+            let c = content.trim_end_matches(['\n', '\r']);
+            let ws = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
+            let mut lines = c.lines().filter(|l| !l.trim().is_empty());
+            let first = lines.next().unwrap_or("");
+            let last = lines.last();
+            let sensitive = ["<![CDATA[", "<pre", "<textarea", "<script", "<style"]
+                .iter()
+                .any(|k| c.contains(k));
+            let relative = !sensitive
+                && (ws(first) > 0
+                    || last.is_some_and(|l| {
+                        l.trim_start().starts_with("</") && ws(l) < indent.len()
+                    }));
+            if relative {
+                Ok((r.start, r.end, reindent(c, &indent).trim_start().to_string()))
+            } else {
+                Ok((r.start, r.end, c.to_string()))
             }
         }
         _ => crate::ops::plan(

@@ -54,6 +54,8 @@ pub struct XmlDoc<'t> {
     doc: roxmltree::Document<'t>,
     /// Namespace URI → the prefix queries use for it.
     prefixes: HashMap<String, String>,
+    /// The XPath naming each node alone, by `NodeId`, computed once.
+    paths: Vec<String>,
 }
 
 /// Which list of siblings a node is counted in.
@@ -148,11 +150,81 @@ impl<'t> XmlDoc<'t> {
                 prefixes.entry(ns.uri().to_string()).or_insert(p);
             }
         }
-        Ok(XmlDoc {
+        let mut x = XmlDoc {
             text,
             doc,
             prefixes,
-        })
+            paths: Vec::new(),
+        };
+        x.paths = x.name_all();
+        Ok(x)
+    }
+
+    /// Every node's path, parents first: `/a/b[2]/text()[1]`.
+    fn name_all(&self) -> Vec<String> {
+        let count = self.doc.descendants().map(|n| n.id().get_usize()).max().unwrap_or(0) + 1;
+        let mut paths = vec![String::new(); count];
+        for p in self.doc.descendants() {
+            let base = paths[p.id().get_usize()].clone();
+            let mut same: HashMap<(Option<&str>, &str), usize> = HashMap::new();
+            for c in p.children().filter(|c| c.is_element()) {
+                *same.entry((c.tag_name().namespace(), c.tag_name().name())).or_default() += 1;
+            }
+            let mut seen: HashMap<(Option<&str>, &str), usize> = HashMap::new();
+            let (mut texts, mut comments, mut pis) = (0, 0, 0);
+            for c in p.children() {
+                let step = match c.node_type() {
+                    roxmltree::NodeType::Element => {
+                        let key = (c.tag_name().namespace(), c.tag_name().name());
+                        let k = seen.entry(key).or_default();
+                        *k += 1;
+                        let name = self.step_name(c);
+                        if same[&key] > 1 {
+                            format!("{name}[{k}]")
+                        } else {
+                            name
+                        }
+                    }
+                    roxmltree::NodeType::Text => {
+                        texts += 1;
+                        format!("text()[{texts}]")
+                    }
+                    roxmltree::NodeType::Comment => {
+                        comments += 1;
+                        format!("comment()[{comments}]")
+                    }
+                    _ => {
+                        pis += 1;
+                        format!("processing-instruction()[{pis}]")
+                    }
+                };
+                paths[c.id().get_usize()] = format!("{base}/{step}");
+            }
+        }
+        paths
+    }
+
+    /// Pairs every node of sxd's tree with its roxmltree twin, walking both at once: the
+    /// i-th child of a kind of one is the i-th child of that kind of the other.
+    fn pair<'d>(
+        &self,
+        x: XNode<'d>,
+        r: roxmltree::Node<'_, 't>,
+        map: &mut HashMap<XNode<'d>, roxmltree::NodeId>,
+    ) {
+        map.insert(x, r.id());
+        let xs = x.children();
+        for class in [Class::Element, Class::Text, Class::Comment, Class::Pi] {
+            let xk = xs.iter().filter(|c| x_class(c) == Some(class));
+            let rk = r.children().filter(|c| r_class(c) == Some(class));
+            for (xc, rc) in xk.zip(rk) {
+                if class == Class::Element {
+                    self.pair(*xc, rc, map);
+                } else {
+                    map.insert(*xc, rc.id());
+                }
+            }
+        }
     }
 
     /// Every node `xpath` selects, in document order. A query that evaluates to a number,
@@ -197,9 +269,13 @@ impl<'t> XmlDoc<'t> {
                 .with_hint("select nodes to read or edit them, e.g. //item[@id='x']"));
             }
         };
+        let mut map = HashMap::new();
+        if !nodes.is_empty() {
+            self.pair(XNode::Root(sdoc.root()), self.doc.root(), &mut map);
+        }
         let mut out = Vec::new();
         for n in nodes {
-            if let Some(f) = self.twin(&n) {
+            if let Some(f) = self.twin(&n, &map) {
                 out.push(f);
             }
         }
@@ -223,7 +299,7 @@ impl<'t> XmlDoc<'t> {
     }
 
     /// The roxmltree node standing where sxd's node `n` stands.
-    fn twin(&self, n: &XNode) -> Option<Found> {
+    fn twin(&self, n: &XNode, map: &HashMap<XNode, roxmltree::NodeId>) -> Option<Found> {
         match n {
             XNode::Root(_) => {
                 let root = self.doc.root_element();
@@ -231,36 +307,15 @@ impl<'t> XmlDoc<'t> {
             }
             XNode::Attribute(a) => {
                 let parent = XNode::Element(a.parent()?);
-                let el = self.twin_node(&parent)?;
+                let el = self.doc.get_node(*map.get(&parent)?)?;
                 let name = a.name();
                 let attr = el.attributes().find(|x| {
                     x.name() == name.local_part() && x.namespace() == name.namespace_uri()
                 })?;
                 Some(self.found_attr(el, attr))
             }
-            _ => self.twin_node(n).map(|r| self.found(r)),
+            _ => self.doc.get_node(*map.get(n)?).map(|r| self.found(r)),
         }
-    }
-
-    fn twin_node(&self, n: &XNode) -> Option<roxmltree::Node<'_, 't>> {
-        // The path of indices from the root down to `n`.
-        let mut steps = Vec::new();
-        let mut cur = *n;
-        while let Some(p) = cur.parent() {
-            let class = x_class(&cur)?;
-            let idx = p
-                .children()
-                .iter()
-                .filter(|c| x_class(c) == Some(class))
-                .position(|c| *c == cur)?;
-            steps.push((class, idx));
-            cur = p;
-        }
-        let mut r = self.doc.root();
-        for (class, idx) in steps.into_iter().rev() {
-            r = r.children().filter(|c| r_class(c) == Some(class)).nth(idx)?;
-        }
-        Some(r)
     }
 
     fn step_name(&self, n: roxmltree::Node) -> String {
@@ -273,53 +328,7 @@ impl<'t> XmlDoc<'t> {
 
     /// An XPath selecting `n` alone: `/a/b[2]/c`.
     pub fn path_of(&self, n: roxmltree::Node) -> String {
-        let mut parts = Vec::new();
-        let mut cur = Some(n);
-        while let Some(x) = cur {
-            if x.node_type() == roxmltree::NodeType::Root {
-                break;
-            }
-            let step = match x.node_type() {
-                roxmltree::NodeType::Element => {
-                    let name = self.step_name(x);
-                    let parent = x.parent();
-                    let same: Vec<_> = parent
-                        .map(|p| {
-                            p.children()
-                                .filter(|c| c.is_element() && c.tag_name() == x.tag_name())
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    if same.len() > 1 {
-                        let i = same.iter().position(|c| *c == x).unwrap_or(0) + 1;
-                        format!("{name}[{i}]")
-                    } else {
-                        name
-                    }
-                }
-                other => {
-                    let (test, class) = match other {
-                        roxmltree::NodeType::Text => ("text()", Class::Text),
-                        roxmltree::NodeType::Comment => ("comment()", Class::Comment),
-                        _ => ("processing-instruction()", Class::Pi),
-                    };
-                    let i = x
-                        .parent()
-                        .map(|p| {
-                            p.children()
-                                .filter(|c| r_class(c) == Some(class))
-                                .position(|c| c == x)
-                                .unwrap_or(0)
-                        })
-                        .unwrap_or(0);
-                    format!("{test}[{}]", i + 1)
-                }
-            };
-            parts.push(step);
-            cur = x.parent();
-        }
-        parts.reverse();
-        format!("/{}", parts.join("/"))
+        self.paths[n.id().get_usize()].clone()
     }
 
     fn depth(n: roxmltree::Node) -> usize {
@@ -407,6 +416,9 @@ impl<'t> XmlDoc<'t> {
     ) -> Result<Splice, FkError> {
         let text = self.text;
         match target.kind.as_str() {
+            "element" if !matches!(op, Operation::InsertInto(_)) => {
+                plan_markup(text, target, &[], op, content, unit)
+            }
             "element" => {
                 let children: Vec<Range<usize>> = self
                     .doc

@@ -85,9 +85,19 @@ pub fn check(text: &str) -> Option<FkError> {
     })
 }
 
+/// A node's bytes without trailing white space and without the comment lines tree-sitter
+/// puts at the end of a block (they belong to what follows).
 fn trimmed(text: &str, r: Range<usize>) -> Range<usize> {
-    let s = &text[r.clone()];
-    r.start..r.start + s.trim_end().len()
+    let mut end = r.start + text[r.clone()].trim_end().len();
+    loop {
+        let ls = text[r.start..end].rfind('\n').map(|i| r.start + i + 1);
+        match ls {
+            Some(ls) if text[ls..end].trim_start().starts_with('#') => {
+                end = r.start + text[r.start..ls].trim_end().len();
+            }
+            _ => return r.start..end,
+        }
+    }
 }
 
 struct Builder<'t> {
@@ -736,7 +746,9 @@ impl<'t> YamlDoc<'t> {
                 if r.is_empty() {
                     // `key:` with no value yet.
                     let c = content.trim();
-                    if c.contains('\n') {
+                    if c.is_empty() {
+                        (r.start, r.end, String::new())
+                    } else if c.contains('\n') {
                         let member = m.member.clone().unwrap_or(r.clone());
                         let inner = format!("{}{unit}", indent_at(text, member.start));
                         (r.start, r.end, format!("\n{}", reindent(content, &inner)))
@@ -749,16 +761,27 @@ impl<'t> YamlDoc<'t> {
                         .member
                         .as_ref()
                         .is_some_and(|mem| line_start(text, mem.start) == line_start(text, r.start) && mem.start != r.start);
+                    // A mapping or sequence (not a multi-line scalar).
+                    let head = c.trim_start().lines().next().unwrap_or("");
                     let block_content = c.contains('\n')
-                        && !c.trim_start().starts_with(['[', '{', '|', '>', '"', '\'']);
-                    if inline && block_content && !m.flow {
+                        && !head.starts_with(['[', '{', '|', '>', '"', '\''])
+                        && (head.starts_with("- ")
+                            || head.contains(": ")
+                            || head.split(" #").next().unwrap_or("").trim_end().ends_with(':'));
+                    if inline && block_content && !m.flow && !m.item {
                         // A scalar after `key:` becomes a block under it.
                         let member = m.member.clone().unwrap_or(r.clone());
                         let inner = format!("{}{unit}", indent_at(text, member.start));
                         let start = text[..r.start].trim_end_matches([' ', '\t']).len();
                         (start, r.end, format!("\n{}", reindent(c, &inner)))
                     } else {
-                        let indent = indent_at(text, r.start).to_string();
+                        let lead = &text[line_start(text, r.start)..r.start];
+                        let indent = if lead.trim().is_empty() {
+                            lead.to_string()
+                        } else {
+                            // `- value`: later lines line up with the value.
+                            " ".repeat(lead.chars().count())
+                        };
                         let indent = if inline && !m.item {
                             // Lines after the first of a block value go under the key.
                             let member = m.member.clone().unwrap_or(r.clone());
@@ -766,15 +789,13 @@ impl<'t> YamlDoc<'t> {
                         } else {
                             indent
                         };
-                        (
-                            r.start,
-                            r.end,
-                            crate::ops::reindent_in_place(
-                                c,
-                                &indent,
-                                crate::ops::BodyStyle::Block,
-                            ),
-                        )
+                        let lead = &text[line_start(text, r.start)..r.start];
+                        let new = if !c.contains('\n') || absolute(c, &indent, lead, &text[r.clone()]) {
+                            c.to_string()
+                        } else {
+                            reindent(c, &indent).trim_start().to_string()
+                        };
+                        (r.start, r.end, new)
                     }
                 }
             }
@@ -913,6 +934,37 @@ impl<'t> YamlDoc<'t> {
             }
         })
     }
+}
+
+/// Whether multi-line `content` for a value starting mid-line after `lead` is laid out for
+/// its place already (its first line cut at the value, as `file_read` returns it): every later
+/// line at least as deep as the place, and a first line that opens a block (`key:`) followed
+/// by a deeper line. Otherwise it is relative and gets re-indented. `a:\n  b:` at a place
+/// two deep is either (a null `a` then `b`, or `b` under `a`): it is taken as laid out when
+/// the value it replaces has its second line at the same depth.
+fn absolute(content: &str, indent: &str, lead: &str, original: &str) -> bool {
+    let lines: Vec<&str> = content.lines().collect();
+    let rest: Vec<&str> = lines[1..]
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let ws = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
+    // Where the first line's content sits in the file: after the lead (`- ` or `key: `).
+    let first_col = if lead.trim().is_empty() { indent.len() } else { lead.chars().count() };
+    if rest.is_empty() || rest.iter().any(|l| ws(l) < indent.len().min(first_col)) {
+        return false;
+    }
+    let first = lines[0].split(" #").next().unwrap_or("").trim_end();
+    let opens = first.ends_with(':') || first.ends_with(": |") || first.ends_with(": >");
+    if !opens || ws(rest[0]) > first_col {
+        return true;
+    }
+    original
+        .lines()
+        .skip(1)
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| ws(l) == ws(rest[0]))
 }
 
 /// Every path of the document (bounded), for suggestions.
