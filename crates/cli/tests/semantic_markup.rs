@@ -75,13 +75,25 @@ fn yaml_reads_by_jsonpath_with_exact_ranges() {
         json!({"start": {"line": 8, "column": 11}, "end": {"line": 8, "column": 15}})
     );
     // Every match comes back.
-    let run = sb.call("file_read", json!({"file": "deploy.yaml", "path": "$.env[*].name"}));
+    let run = sb.call(
+        "file_read",
+        json!({"file": "deploy.yaml", "path": "$.env[*].name"}),
+    );
     assert_eq!(run.json["results"].as_array().unwrap().len(), 2);
     // The outline: keys two levels deep.
-    let run = sb.call("file_read", json!({"file": "deploy.yaml", "format": "summary"}));
+    let run = sb.call(
+        "file_read",
+        json!({"file": "deploy.yaml", "format": "summary"}),
+    );
     let content = run.json["content"].as_str().unwrap();
-    assert!(content.contains("string $['name'] (lines 2-2)"), "{content}");
-    assert!(content.contains("  mapping $['env'][0] (lines 5-6)"), "{content}");
+    assert!(
+        content.contains("string $['name'] (lines 2-2)"),
+        "{content}"
+    );
+    assert!(
+        content.contains("  mapping $['env'][0] (lines 5-6)"),
+        "{content}"
+    );
     // The read verb.
     let run = sb.filekit(&["read", "deploy.yaml", "--path", "$.ports"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -191,7 +203,10 @@ fn html_reads_by_css_selector() {
         json!({"file": "site/index.html", "selector": "#top > a.active"}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_eq!(run.json["content"], "<a href=\"/docs\" class=\"active\">Docs</a>");
+    assert_eq!(
+        run.json["content"],
+        "<a href=\"/docs\" class=\"active\">Docs</a>"
+    );
     assert_eq!(run.json["kind"], "element");
     assert_eq!(run.json["resolved"], "#top > a:nth-of-type(2)");
     let run = sb.call(
@@ -213,9 +228,16 @@ fn html_reads_by_css_selector() {
         content.contains("    element #top (lines 4-7): <nav id=\"top\" class=\"bar dark\">"),
         "{content}"
     );
-    let run = sb.filekit(&["read", "site/index.html", "--selector", "img[alt=logo]"], None);
+    let run = sb.filekit(
+        &["read", "site/index.html", "--selector", "img[alt=logo]"],
+        None,
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("<img src=\"logo.png\" alt=\"logo\">"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("<img src=\"logo.png\" alt=\"logo\">"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -260,7 +282,10 @@ fn html_edits_by_selector() {
         json!({"file": "site/index.html", "target": "li", "operation": "delete"}),
     );
     assert_eq!(run.json["totalEdits"], 3, "{}", run.stdout);
-    assert!(sb.read("site/index.html").contains("<ul class=\"items\">\n  </ul>"));
+    assert!(
+        sb.read("site/index.html")
+            .contains("<ul class=\"items\">\n  </ul>")
+    );
 }
 
 #[test]
@@ -310,7 +335,10 @@ fn xml_reads_by_xpath() {
         run.json["content"],
         "<PackageReference Include=\"Dapper\" Version=\"2.1.0\" />"
     );
-    assert_eq!(run.json["resolved"], "/Project/ItemGroup/PackageReference[2]");
+    assert_eq!(
+        run.json["resolved"],
+        "/Project/ItemGroup/PackageReference[2]"
+    );
     let run = sb.call(
         "file_read",
         json!({"file": "App.csproj", "xpath": "//PackageReference/@Version"}),
@@ -323,7 +351,10 @@ fn xml_reads_by_xpath() {
         json!({"file": "App.csproj", "xpath": "/Project/PropertyGroup/TargetFramework", "format": "body"}),
     );
     assert_eq!(run.json["content"], "net8.0");
-    let run = sb.call("file_read", json!({"file": "App.csproj", "format": "summary"}));
+    let run = sb.call(
+        "file_read",
+        json!({"file": "App.csproj", "format": "summary"}),
+    );
     assert!(
         run.json["content"]
             .as_str()
@@ -334,10 +365,20 @@ fn xml_reads_by_xpath() {
     );
     let run = sb.filekit(&["read", "App.csproj", "--xpath", "//Nullable"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("<Nullable>enable</Nullable>"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("<Nullable>enable</Nullable>"),
+        "{}",
+        run.stdout
+    );
     // SVG: the default namespace is the prefix d.
-    sb.write("icon.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\">\n  <rect width=\"4\"/>\n</svg>\n");
-    let run = sb.call("file_read", json!({"file": "icon.svg", "xpath": "//d:rect/@width"}));
+    sb.write(
+        "icon.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\">\n  <rect width=\"4\"/>\n</svg>\n",
+    );
+    let run = sb.call(
+        "file_read",
+        json!({"file": "icon.svg", "xpath": "//d:rect/@width"}),
+    );
     assert_eq!(run.json["content"], "width=\"4\"", "{}", run.stdout);
 }
 
@@ -377,7 +418,12 @@ fn xml_edits_by_xpath() {
         json!({"file": "App.csproj", "target": "//PackageReference", "operation": "delete", "dryRun": true}),
     );
     assert_eq!(run.json["totalEdits"], 3, "{}", run.stdout);
-    assert!(run.json["diff"].as_str().unwrap().contains("-    <PackageReference Include=\"Dapper\""));
+    assert!(
+        run.json["diff"]
+            .as_str()
+            .unwrap()
+            .contains("-    <PackageReference Include=\"Dapper\"")
+    );
     assert_eq!(sb.snapshot(), before);
 }
 
@@ -401,7 +447,10 @@ fn xml_bad_inputs_change_nothing() {
         "file_read",
         json!({"file": "App.csproj", "xpath": "//Package"}),
         1,
-        &["xpath '//Package' not found", "/Project/ItemGroup/PackageReference[1]"],
+        &[
+            "xpath '//Package' not found",
+            "/Project/ItemGroup/PackageReference[1]",
+        ],
     );
     sb.call_fails(
         "file_read",

@@ -51,7 +51,12 @@ fn site_packages() -> PathBuf {
     std::fs::read_dir(&lib)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("python"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("python")
+        })
         .expect(".venv/lib/python3.x")
         .join("site-packages")
 }
@@ -106,7 +111,12 @@ fn roundtrip(src: PathBuf, name: &str, target_arg: &str) -> usize {
     }
     let run = sb.call("file_edit", json!({"file": name, "edits": edits}));
     assert_eq!(run.code, 0, "{name}: {}", run.stdout);
-    assert_eq!(run.json["totalEdits"], edits.len(), "{name}: {}", run.stdout);
+    assert_eq!(
+        run.json["totalEdits"],
+        edits.len(),
+        "{name}: {}",
+        run.stdout
+    );
     assert!(
         sb.read(name) == original,
         "{name}: writing back {targets:?} changed the file"
@@ -120,8 +130,16 @@ fn real_files_round_trip_through_file_edit() {
     let deb = repo().join(".test-deps/debian");
     let table: Vec<(PathBuf, &str, &str)> = vec![
         (ts.join("lib/lib.es5.d.ts"), "lib.es5.d.ts", "symbol"),
-        (ts.join("lib/_typingsInstaller.js"), "typingsInstaller.js", "symbol"),
-        (site_packages().join("_pytest/python.py"), "python.py", "symbol"),
+        (
+            ts.join("lib/_typingsInstaller.js"),
+            "typingsInstaller.js",
+            "symbol",
+        ),
+        (
+            site_packages().join("_pytest/python.py"),
+            "python.py",
+            "symbol",
+        ),
         (krate("serde_json").join("src/de.rs"), "de.rs", "symbol"),
         (
             deb.join("root/usr/share/gocode/src/github.com/src-d/gcfg/read.go"),
@@ -129,9 +147,17 @@ fn real_files_round_trip_through_file_edit() {
             "symbol",
         ),
         (deb.join("java/ArrayList.java"), "ArrayList.java", "symbol"),
-        (krate("syn").join("src/gen/token.css"), "token.css", "selector"),
+        (
+            krate("syn").join("src/gen/token.css"),
+            "token.css",
+            "selector",
+        ),
         (ts.join("package.json"), "package.json", "path"),
-        (krate("log").join(".github/workflows/main.yml"), "main.yml", "path"),
+        (
+            krate("log").join(".github/workflows/main.yml"),
+            "main.yml",
+            "path",
+        ),
         (
             deb.join("root/usr/share/doc/libxml2/html/catalog.html"),
             "catalog.html",
@@ -142,7 +168,11 @@ fn real_files_round_trip_through_file_edit() {
             "examples.xml",
             "xpath",
         ),
-        (krate("tokio").join("CHANGELOG.md"), "CHANGELOG.md", "heading"),
+        (
+            krate("tokio").join("CHANGELOG.md"),
+            "CHANGELOG.md",
+            "heading",
+        ),
     ];
     let mut total = 0;
     for (src, name, arg) in table {

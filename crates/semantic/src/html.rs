@@ -218,7 +218,8 @@ impl<'t> HtmlDoc<'t> {
             .chain(self.elements.iter().map(|e| e.children.as_slice()))
             .collect();
         for sibs in lists {
-            let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+            let mut count: std::collections::HashMap<&str, usize> =
+                std::collections::HashMap::new();
             for &s in sibs {
                 *count.entry(self.elements[s].name.as_str()).or_default() += 1;
             }
@@ -312,9 +313,9 @@ impl<'t> HtmlDoc<'t> {
         let sibs = self.siblings(i);
         let pos = sibs.iter().position(|&s| s == i).unwrap_or(0);
         match comb {
-            Comb::Child => self.elements[i]
-                .parent
-                .is_some_and(|p| self.matches_compound(p, &prev.1) && self.matches_rest(p, prev.0, before)),
+            Comb::Child => self.elements[i].parent.is_some_and(|p| {
+                self.matches_compound(p, &prev.1) && self.matches_rest(p, prev.0, before)
+            }),
             Comb::Descendant => {
                 let mut p = self.elements[i].parent;
                 while let Some(x) = p {
@@ -325,13 +326,15 @@ impl<'t> HtmlDoc<'t> {
                 }
                 false
             }
-            Comb::Adjacent => pos > 0 && {
-                let s = sibs[pos - 1];
+            Comb::Adjacent => {
+                pos > 0 && {
+                    let s = sibs[pos - 1];
+                    self.matches_compound(s, &prev.1) && self.matches_rest(s, prev.0, before)
+                }
+            }
+            Comb::Sibling => sibs[..pos].iter().any(|&s| {
                 self.matches_compound(s, &prev.1) && self.matches_rest(s, prev.0, before)
-            },
-            Comb::Sibling => sibs[..pos]
-                .iter()
-                .any(|&s| self.matches_compound(s, &prev.1) && self.matches_rest(s, prev.0, before)),
+            }),
             Comb::None => true,
         }
     }
@@ -343,14 +346,24 @@ impl<'t> HtmlDoc<'t> {
         {
             return false;
         }
-        let attr = |n: &str| e.attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+        let attr = |n: &str| {
+            e.attrs
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, v)| v.as_str())
+        };
         for s in &c.simple {
             let ok = match s {
                 Simple::Id(id) => attr("id") == Some(id.as_str()),
                 Simple::Class(cl) => {
                     attr("class").is_some_and(|v| v.split_whitespace().any(|w| w == cl))
                 }
-                Simple::Attr { name, op, value, ci } => match attr(name) {
+                Simple::Attr {
+                    name,
+                    op,
+                    value,
+                    ci,
+                } => match attr(name) {
                     None => false,
                     Some(v) => {
                         let (v, want) = if *ci {
@@ -369,7 +382,12 @@ impl<'t> HtmlDoc<'t> {
                         }
                     }
                 },
-                Simple::Nth { a, b, of_type, last } => {
+                Simple::Nth {
+                    a,
+                    b,
+                    of_type,
+                    last,
+                } => {
                     let sibs: Vec<usize> = self
                         .siblings(i)
                         .iter()
@@ -382,8 +400,12 @@ impl<'t> HtmlDoc<'t> {
                 }
                 Simple::Not(list) => !list.iter().any(|c| self.matches_complex(i, c)),
                 Simple::Root => e.parent.is_none(),
-                Simple::Empty => e.children.is_empty()
-                    && e.body.as_ref().is_none_or(|b| self.text[b.clone()].trim().is_empty()),
+                Simple::Empty => {
+                    e.children.is_empty()
+                        && e.body
+                            .as_ref()
+                            .is_none_or(|b| self.text[b.clone()].trim().is_empty())
+                }
             };
             if !ok {
                 return false;
@@ -393,7 +415,13 @@ impl<'t> HtmlDoc<'t> {
     }
 
     /// The replacement an operation makes at an element.
-    pub fn plan(&self, target: &Found, op: &Operation, content: &str, unit: &str) -> Result<Splice, FkError> {
+    pub fn plan(
+        &self,
+        target: &Found,
+        op: &Operation,
+        content: &str,
+        unit: &str,
+    ) -> Result<Splice, FkError> {
         let children = if matches!(op, Operation::InsertInto(_)) {
             self.children_of(&target.range)
         } else {
@@ -406,8 +434,21 @@ impl<'t> HtmlDoc<'t> {
 fn is_void(name: &str) -> bool {
     matches!(
         name,
-        "area" | "base" | "br" | "col" | "embed" | "hr" | "img" | "input" | "link" | "meta"
-            | "source" | "track" | "wbr" | "param" | "keygen"
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "source"
+            | "track"
+            | "wbr"
+            | "param"
+            | "keygen"
     )
 }
 
@@ -450,7 +491,11 @@ pub(crate) fn plan_markup(
                 Ok((b.start, b.end, String::new()))
             } else if inner.contains('\n') || content.trim().contains('\n') {
                 let deeper = format!("{indent}{unit}");
-                Ok((b.start, b.end, format!("\n{}\n{indent}", reindent(content, &deeper))))
+                Ok((
+                    b.start,
+                    b.end,
+                    format!("\n{}\n{indent}", reindent(content, &deeper)),
+                ))
             } else {
                 Ok((b.start, b.end, content.trim().to_string()))
             }
@@ -463,9 +508,9 @@ pub(crate) fn plan_markup(
                 Position::Last => None,
                 Position::Sorted => {
                     let key = crate::ops::first_name(content).to_lowercase();
-                    children.iter().find(|c| {
-                        crate::ops::first_name(&text[(*c).clone()]).to_lowercase() > key
-                    })
+                    children
+                        .iter()
+                        .find(|c| crate::ops::first_name(&text[(*c).clone()]).to_lowercase() > key)
                 }
             };
             if !inner.contains('\n') {
@@ -483,8 +528,14 @@ pub(crate) fn plan_markup(
                     let s = line_start(text, c.start);
                     Ok((s, s, format!("{new}\n")))
                 }
-                (Some(c), _) => Ok((c.start, c.start, format!("{}\n{child_indent}", new.trim_start()))),
-                (None, Some(last)) if text[last.end..after_line(text, last.end)].trim().is_empty() => {
+                (Some(c), _) => Ok((
+                    c.start,
+                    c.start,
+                    format!("{}\n{child_indent}", new.trim_start()),
+                )),
+                (None, Some(last))
+                    if text[last.end..after_line(text, last.end)].trim().is_empty() =>
+                {
                     let e = after_line(text, last.end);
                     Ok((e, e, format!("{new}\n")))
                 }
@@ -516,11 +567,14 @@ pub(crate) fn plan_markup(
                 .any(|k| c.contains(k));
             let relative = !sensitive
                 && (ws(first) > 0
-                    || last.is_some_and(|l| {
-                        l.trim_start().starts_with("</") && ws(l) < indent.len()
-                    }));
+                    || last
+                        .is_some_and(|l| l.trim_start().starts_with("</") && ws(l) < indent.len()));
             if relative {
-                Ok((r.start, r.end, reindent(c, &indent).trim_start().to_string()))
+                Ok((
+                    r.start,
+                    r.end,
+                    reindent(c, &indent).trim_start().to_string(),
+                ))
             } else {
                 Ok((r.start, r.end, c.to_string()))
             }
@@ -602,7 +656,10 @@ struct SelParser<'s> {
 fn sel_error(src: &str, at: usize, msg: &str) -> FkError {
     FkError::new(
         ErrorCode::InvalidArgument,
-        format!("invalid CSS selector '{src}' at character {}: {msg}", at + 1),
+        format!(
+            "invalid CSS selector '{src}' at character {}: {msg}",
+            at + 1
+        ),
     )
     .with_hint(
         "supported: tag, *, #id, .class, [attr], [attr=v] (~= |= ^= $= *=, i), :first-child, \
@@ -790,7 +847,12 @@ impl SelParser<'_> {
     fn pseudo(&mut self) -> Result<Simple, FkError> {
         let at = self.at;
         let name = self.ident()?.to_ascii_lowercase();
-        let nth = |a, b, of_type, last| Simple::Nth { a, b, of_type, last };
+        let nth = |a, b, of_type, last| Simple::Nth {
+            a,
+            b,
+            of_type,
+            last,
+        };
         Ok(match name.as_str() {
             "first-child" => nth(0, 1, false, false),
             "last-child" => nth(0, 1, false, true),
@@ -859,7 +921,11 @@ impl SelParser<'_> {
 }
 
 fn parse_nth(arg: &str) -> Option<(i64, i64)> {
-    let s: String = arg.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_lowercase();
+    let s: String = arg
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase();
     match s.as_str() {
         "odd" => return Some((2, 1)),
         "even" => return Some((2, 0)),
@@ -923,9 +989,23 @@ mod tests {
     fn edits_of_elements() {
         let doc = HtmlDoc::parse(PAGE).unwrap();
         let t = &doc.select("#main").unwrap()[0];
-        let s = doc.plan(t, &Operation::InsertInto(Position::Last), "<p>three</p>", "  ").unwrap();
+        let s = doc
+            .plan(
+                t,
+                &Operation::InsertInto(Position::Last),
+                "<p>three</p>",
+                "  ",
+            )
+            .unwrap();
         assert!(apply(PAGE, &[s]).contains("two</p>\n    <p>three</p>\n  </div>"));
-        let s = doc.plan(t, &Operation::InsertInto(Position::First), "<h1>T</h1>", "  ").unwrap();
+        let s = doc
+            .plan(
+                t,
+                &Operation::InsertInto(Position::First),
+                "<h1>T</h1>",
+                "  ",
+            )
+            .unwrap();
         assert!(apply(PAGE, &[s]).contains("class=\"a b\">\n    <h1>T</h1>\n    <p>Hi"));
         let li = &doc.select("li:first-child").unwrap()[0];
         let s = doc.plan(li, &Operation::ReplaceBody, "one", "  ").unwrap();

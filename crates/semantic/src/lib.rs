@@ -19,8 +19,8 @@ pub mod json;
 pub mod lang;
 pub mod markdown;
 pub mod ops;
-pub mod xml;
 mod suggest;
+pub mod xml;
 pub mod yaml;
 
 use serde::Serialize;

@@ -125,7 +125,9 @@ fn xpath_error(xpath: &str, err: &sxd_xpath::ParserError) -> FkError {
         ErrorCode::InvalidArgument,
         format!("invalid XPath '{xpath}' {at}: {err}"),
     )
-    .with_hint("XPath 1.0, e.g. //dependency[@id='x'], /project/version, //item[2]/@name, //title/text()")
+    .with_hint(
+        "XPath 1.0, e.g. //dependency[@id='x'], /project/version, //item[2]/@name, //title/text()",
+    )
     .with_details(json!({"position": position}))
 }
 
@@ -162,13 +164,21 @@ impl<'t> XmlDoc<'t> {
 
     /// Every node's path, parents first: `/a/b[2]/text()[1]`.
     fn name_all(&self) -> Vec<String> {
-        let count = self.doc.descendants().map(|n| n.id().get_usize()).max().unwrap_or(0) + 1;
+        let count = self
+            .doc
+            .descendants()
+            .map(|n| n.id().get_usize())
+            .max()
+            .unwrap_or(0)
+            + 1;
         let mut paths = vec![String::new(); count];
         for p in self.doc.descendants() {
             let base = paths[p.id().get_usize()].clone();
             let mut same: HashMap<(Option<&str>, &str), usize> = HashMap::new();
             for c in p.children().filter(|c| c.is_element()) {
-                *same.entry((c.tag_name().namespace(), c.tag_name().name())).or_default() += 1;
+                *same
+                    .entry((c.tag_name().namespace(), c.tag_name().name()))
+                    .or_default() += 1;
             }
             let mut seen: HashMap<(Option<&str>, &str), usize> = HashMap::new();
             let (mut texts, mut comments, mut pis) = (0, 0, 0);
@@ -332,7 +342,10 @@ impl<'t> XmlDoc<'t> {
     }
 
     fn depth(n: roxmltree::Node) -> usize {
-        n.ancestors().filter(|a| a.is_element()).count().saturating_sub(1)
+        n.ancestors()
+            .filter(|a| a.is_element())
+            .count()
+            .saturating_sub(1)
     }
 
     /// The bytes between an element's start and end tags (`None` when self-closing).
@@ -458,7 +471,10 @@ impl<'t> XmlDoc<'t> {
                 }
             }
             _ => match op {
-                Operation::Replace | Operation::Delete | Operation::InsertBefore | Operation::InsertAfter => {
+                Operation::Replace
+                | Operation::Delete
+                | Operation::InsertBefore
+                | Operation::InsertAfter => {
                     let r = &target.range;
                     Ok(match op {
                         Operation::Replace => (r.start, r.end, content.to_string()),
@@ -467,8 +483,12 @@ impl<'t> XmlDoc<'t> {
                         _ => (r.end, r.end, content.to_string()),
                     })
                 }
-                _ => Err(FkError::invalid(format!("{} does not apply to a {} node", op.name(), target.kind))
-                    .with_hint("text and comment nodes: replace, delete, insert_before, insert_after")),
+                _ => Err(FkError::invalid(format!(
+                    "{} does not apply to a {} node",
+                    op.name(),
+                    target.kind
+                ))
+                .with_hint("text and comment nodes: replace, delete, insert_before, insert_after")),
             },
         }
     }
@@ -490,7 +510,11 @@ fn blank_doctype(text: &str) -> std::borrow::Cow<'_, str> {
     }
     let mut s = String::with_capacity(text.len());
     s.push_str(&text[..open]);
-    s.extend(text[open..=close].chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+    s.extend(
+        text[open..=close]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' }),
+    );
     s.push_str(&text[close + 1..]);
     s.into()
 }
@@ -542,7 +566,13 @@ mod tests {
         let f = doc.query("//d:rect").unwrap();
         assert_eq!(&svg[f[0].range.clone()], "<rect width=\"1\"/>");
         assert_eq!(f[0].path, "/d:svg/d:g/d:rect");
-        assert!(doc.query("//rect").unwrap_err().hint.unwrap().contains("d:name"));
+        assert!(
+            doc.query("//rect")
+                .unwrap_err()
+                .hint
+                .unwrap()
+                .contains("d:name")
+        );
     }
 
     #[test]
@@ -555,10 +585,17 @@ mod tests {
             out
         };
         assert!(
-            one("/project/deps", Operation::InsertInto(Position::Last), "<dep id=\"c\"/>")
-                .contains("version=\"2\"/>\n    <dep id=\"c\"/>\n  </deps>")
+            one(
+                "/project/deps",
+                Operation::InsertInto(Position::Last),
+                "<dep id=\"c\"/>"
+            )
+            .contains("version=\"2\"/>\n    <dep id=\"c\"/>\n  </deps>")
         );
-        assert!(one("//dep[1]/@version", Operation::ReplaceBody, "1 < 2").contains("version=\"1 &lt; 2\""));
+        assert!(
+            one("//dep[1]/@version", Operation::ReplaceBody, "1 < 2")
+                .contains("version=\"1 &lt; 2\"")
+        );
         assert!(one("//dep[1]/@version", Operation::Delete, "").contains("<dep id=\"a\"/>"));
         assert!(one("/project/name", Operation::ReplaceBody, "x").contains("<name>x</name>"));
         assert_eq!(

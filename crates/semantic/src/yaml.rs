@@ -32,9 +32,15 @@ struct YNode {
 #[derive(Debug, Clone)]
 enum YKind {
     /// Members: key, the member's bytes (`key: value`), the value.
-    Map { flow: bool, members: Vec<(String, Range<usize>, YNode)> },
+    Map {
+        flow: bool,
+        members: Vec<(String, Range<usize>, YNode)>,
+    },
     /// Items: the item's bytes (`- value`, or the element of a flow sequence), the value.
-    Seq { flow: bool, items: Vec<(Range<usize>, YNode)> },
+    Seq {
+        flow: bool,
+        items: Vec<(Range<usize>, YNode)>,
+    },
     Scalar(Value),
     Alias(String),
 }
@@ -512,7 +518,10 @@ fn display_path(elements: &[String]) -> String {
             s.push('.');
             s.push_str(e);
         } else {
-            s.push_str(&format!("['{}']", e.replace('\\', "\\\\").replace('\'', "\\'")));
+            s.push_str(&format!(
+                "['{}']",
+                e.replace('\\', "\\\\").replace('\'', "\\'")
+            ));
         }
     }
     s
@@ -757,17 +766,22 @@ impl<'t> YamlDoc<'t> {
                     }
                 } else {
                     let c = content.trim_matches(['\n', '\r']);
-                    let inline = m
-                        .member
-                        .as_ref()
-                        .is_some_and(|mem| line_start(text, mem.start) == line_start(text, r.start) && mem.start != r.start);
+                    let inline = m.member.as_ref().is_some_and(|mem| {
+                        line_start(text, mem.start) == line_start(text, r.start)
+                            && mem.start != r.start
+                    });
                     // A mapping or sequence (not a multi-line scalar).
                     let head = c.trim_start().lines().next().unwrap_or("");
                     let block_content = c.contains('\n')
                         && !head.starts_with(['[', '{', '|', '>', '"', '\''])
                         && (head.starts_with("- ")
                             || head.contains(": ")
-                            || head.split(" #").next().unwrap_or("").trim_end().ends_with(':'));
+                            || head
+                                .split(" #")
+                                .next()
+                                .unwrap_or("")
+                                .trim_end()
+                                .ends_with(':'));
                     if inline && block_content && !m.flow && !m.item {
                         // A scalar after `key:` becomes a block under it.
                         let member = m.member.clone().unwrap_or(r.clone());
@@ -790,11 +804,12 @@ impl<'t> YamlDoc<'t> {
                             indent
                         };
                         let lead = &text[line_start(text, r.start)..r.start];
-                        let new = if !c.contains('\n') || absolute(c, &indent, lead, &text[r.clone()]) {
-                            c.to_string()
-                        } else {
-                            reindent(c, &indent).trim_start().to_string()
-                        };
+                        let new =
+                            if !c.contains('\n') || absolute(c, &indent, lead, &text[r.clone()]) {
+                                c.to_string()
+                            } else {
+                                reindent(c, &indent).trim_start().to_string()
+                            };
                         (r.start, r.end, new)
                     }
                 }
@@ -832,8 +847,12 @@ impl<'t> YamlDoc<'t> {
                 } else {
                     let indent = indent_at(text, mem.start).to_string();
                     // A member that does not start its line (`- a: 1`): its column.
-                    let col = " ".repeat(text[line_start(text, mem.start)..mem.start].chars().count());
-                    let indent = if text[line_start(text, mem.start)..mem.start].trim().is_empty() {
+                    let col =
+                        " ".repeat(text[line_start(text, mem.start)..mem.start].chars().count());
+                    let indent = if text[line_start(text, mem.start)..mem.start]
+                        .trim()
+                        .is_empty()
+                    {
                         indent
                     } else {
                         col
@@ -878,10 +897,20 @@ impl<'t> YamlDoc<'t> {
                         let key = if m.value_seq {
                             content.trim().trim_start_matches('-').trim().to_lowercase()
                         } else {
-                            content.split(':').next().unwrap_or("").trim().trim_matches(['"', '\'']).to_lowercase()
+                            content
+                                .split(':')
+                                .next()
+                                .unwrap_or("")
+                                .trim()
+                                .trim_matches(['"', '\''])
+                                .to_lowercase()
                         };
                         children.iter().find(|(k, _)| {
-                            let k = if m.value_seq { k.trim_start_matches('-').trim() } else { k.as_str() };
+                            let k = if m.value_seq {
+                                k.trim_start_matches('-').trim()
+                            } else {
+                                k.as_str()
+                            };
                             k.to_lowercase() > key
                         })
                     }
@@ -911,7 +940,11 @@ impl<'t> YamlDoc<'t> {
                     match before {
                         Some((_, at)) => match whole_lines(text, at) {
                             Some((s, _)) => (s, s, format!("{new}\n")),
-                            None => (at.start, at.start, format!("{}\n{indent}", new.trim_start())),
+                            None => (
+                                at.start,
+                                at.start,
+                                format!("{}\n{indent}", new.trim_start()),
+                            ),
                         },
                         None => {
                             let last = &children.last().expect("not empty").1;
@@ -951,7 +984,11 @@ fn absolute(content: &str, indent: &str, lead: &str, original: &str) -> bool {
         .collect();
     let ws = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
     // Where the first line's content sits in the file: after the lead (`- ` or `key: `).
-    let first_col = if lead.trim().is_empty() { indent.len() } else { lead.chars().count() };
+    let first_col = if lead.trim().is_empty() {
+        indent.len()
+    } else {
+        lead.chars().count()
+    };
     if rest.is_empty() || rest.iter().any(|l| ws(l) < indent.len().min(first_col)) {
         return false;
     }
@@ -1040,7 +1077,10 @@ mod tests {
         let m = doc.query("$.list[1].c[1]").unwrap();
         assert_eq!(&DOC[m[0].found.range.clone()], "2");
         let m = doc.query("$.list").unwrap();
-        assert_eq!(&DOC[m[0].found.range.clone()], "- a\n  - b: 1\n    c: [1, 2]");
+        assert_eq!(
+            &DOC[m[0].found.range.clone()],
+            "- a\n  - b: 1\n    c: [1, 2]"
+        );
         assert_eq!(doc.query("$..k").unwrap().len(), 1);
         let err = doc.query("$.ali.k").unwrap_err();
         assert!(err.message.contains("alias *x"), "{err:?}");
@@ -1060,15 +1100,28 @@ mod tests {
                 .contains("    c: [1, 2]\n  - z\nempty:")
         );
         assert!(
-            edit("$.list[1]", Operation::InsertInto(Position::Sorted), "bb: 2")
-                .contains("  - b: 1\n    bb: 2\n    c: [1, 2]\n")
+            edit(
+                "$.list[1]",
+                Operation::InsertInto(Position::Sorted),
+                "bb: 2"
+            )
+            .contains("  - b: 1\n    bb: 2\n    c: [1, 2]\n")
         );
-        assert!(edit("$.list[1].c", Operation::InsertInto(Position::Last), "3").contains("c: [1, 2, 3]"));
         assert!(
-            edit("$.empty", Operation::Replace, "x: 1\ny: 2").contains("empty:\n  x: 1\n  y: 2\nblock")
+            edit("$.list[1].c", Operation::InsertInto(Position::Last), "3")
+                .contains("c: [1, 2, 3]")
         );
-        assert!(edit("$.name", Operation::Replace, "a: 1\nb: 2").contains("name:\n  a: 1\n  b: 2  # the name"));
-        assert!(edit("$.list[0]", Operation::InsertAfter, "a2").contains("  - a\n  - a2\n  - b: 1"));
+        assert!(
+            edit("$.empty", Operation::Replace, "x: 1\ny: 2")
+                .contains("empty:\n  x: 1\n  y: 2\nblock")
+        );
+        assert!(
+            edit("$.name", Operation::Replace, "a: 1\nb: 2")
+                .contains("name:\n  a: 1\n  b: 2  # the name")
+        );
+        assert!(
+            edit("$.list[0]", Operation::InsertAfter, "a2").contains("  - a\n  - a2\n  - b: 1")
+        );
         assert!(edit("$.anch.k", Operation::Delete, "").contains("anch: &x {}"));
     }
 

@@ -68,7 +68,12 @@ fn site_packages() -> PathBuf {
     let py = std::fs::read_dir(&lib)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("python"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("python")
+        })
         .expect(".venv/lib/python3.x");
     py.join("site-packages")
 }
@@ -97,9 +102,8 @@ fn files(dir: &Path, ext: &str, max: usize) -> Vec<PathBuf> {
 }
 
 fn check(path: &Path, text: &str, what: &str, splice: Result<Splice, filekit_core::FkError>) {
-    let (s, e, new) = splice.unwrap_or_else(|err| {
-        panic!("{}: replace {what}: {}", path.display(), err.message)
-    });
+    let (s, e, new) =
+        splice.unwrap_or_else(|err| panic!("{}: replace {what}: {}", path.display(), err.message));
     assert!(
         new == text[s..e],
         "{}: writing back {what} changes the file:\n--- was\n{}\n--- written\n{new}",
@@ -119,7 +123,12 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
             let doc = JsonDoc::parse(text).unwrap();
             let all = doc.query("$..*").unwrap_or_default();
             for m in &all {
-                check(path, text, &m.found.path, doc.plan(m, &replace, &text[m.found.range.clone()], &unit));
+                check(
+                    path,
+                    text,
+                    &m.found.path,
+                    doc.plan(m, &replace, &text[m.found.range.clone()], &unit),
+                );
             }
             all.len()
         }
@@ -128,7 +137,12 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
                 .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));
             let all = doc.query("$..*").unwrap_or_default();
             for m in &all {
-                check(path, text, &m.found.path, doc.plan(m, &replace, &text[m.found.range.clone()], &unit));
+                check(
+                    path,
+                    text,
+                    &m.found.path,
+                    doc.plan(m, &replace, &text[m.found.range.clone()], &unit),
+                );
             }
             all.len()
         }
@@ -136,7 +150,12 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
             let doc = HtmlDoc::parse(text).unwrap();
             let all = doc.outline();
             for f in &all {
-                check(path, text, &f.path, doc.plan(f, &replace, &text[f.range.clone()], &unit));
+                check(
+                    path,
+                    text,
+                    &f.path,
+                    doc.plan(f, &replace, &text[f.range.clone()], &unit),
+                );
             }
             all.len()
         }
@@ -145,7 +164,12 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
             let mut all = doc.outline();
             all.extend(doc.query("//@*").unwrap_or_default());
             for f in &all {
-                check(path, text, &f.path, doc.plan(f, &replace, &text[f.range.clone()], &unit));
+                check(
+                    path,
+                    text,
+                    &f.path,
+                    doc.plan(f, &replace, &text[f.range.clone()], &unit),
+                );
             }
             all.len()
         }
@@ -156,14 +180,26 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
                     path,
                     text,
                     &f.path,
-                    ops::plan(text, f, &replace, &text[f.range.clone()], BodyStyle::Section, &[], ""),
+                    ops::plan(
+                        text,
+                        f,
+                        &replace,
+                        &text[f.range.clone()],
+                        BodyStyle::Section,
+                        &[],
+                        "",
+                    ),
                 );
             }
             all.len()
         }
         _ => {
             let code = Code::parse(lang, text);
-            assert!(code.syntax_error().is_none(), "{} does not parse", path.display());
+            assert!(
+                code.syntax_error().is_none(),
+                "{} does not parse",
+                path.display()
+            );
             let style = if lang == Lang::Python {
                 BodyStyle::Block
             } else {
@@ -201,7 +237,11 @@ fn typescript_declarations() {
     let lib = typescript_lib();
     table(
         Lang::TypeScript,
-        &[lib.join("typescript.d.ts"), lib.join("lib.es5.d.ts"), lib.join("lib.dom.d.ts")],
+        &[
+            lib.join("typescript.d.ts"),
+            lib.join("lib.es5.d.ts"),
+            lib.join("lib.dom.d.ts"),
+        ],
         10_000,
     );
 }
@@ -209,7 +249,11 @@ fn typescript_declarations() {
 #[test]
 fn javascript_the_typescript_compiler() {
     // The largest .js of the package: the compiler itself, 9 MB.
-    table(Lang::JavaScript, &[typescript_lib().join("typescript.js")], 10_000);
+    table(
+        Lang::JavaScript,
+        &[typescript_lib().join("typescript.js")],
+        10_000,
+    );
 }
 
 #[test]
@@ -236,7 +280,11 @@ fn go_sources() {
 
 #[test]
 fn java_sources() {
-    table(Lang::Java, &files(&repo().join(".test-deps/debian/java"), ".java", 10), 300);
+    table(
+        Lang::Java,
+        &files(&repo().join(".test-deps/debian/java"), ".java", 10),
+        300,
+    );
 }
 
 #[test]
@@ -246,7 +294,11 @@ fn css_files() {
 
 #[test]
 fn json_files() {
-    let mut f = files(&site_packages().join("jsonschema_specifications"), ".json", 30);
+    let mut f = files(
+        &site_packages().join("jsonschema_specifications"),
+        ".json",
+        30,
+    );
     f.push(typescript_lib().join("../package.json"));
     f.push(krate("tree-sitter-typescript").join("typescript/src/node-types.json"));
     table(Lang::Json, &f, 5_000);
@@ -278,13 +330,16 @@ fn xml_and_svg_files() {
     let mut f: Vec<PathBuf> = files(&krate("roxmltree").join("tests"), ".xml", 400);
     f.extend(files(&krate("base64"), ".svg", 5));
     // libxml2's API description (1.5 MB) and examples.
-    f.extend(files(&repo().join(".test-deps/debian/root/usr/share/doc/libxml2/html"), ".xml", 20));
+    f.extend(files(
+        &repo().join(".test-deps/debian/root/usr/share/doc/libxml2/html"),
+        ".xml",
+        20,
+    ));
     // Test suites hold malformed documents (to be refused) and ones with external entities.
     let f: Vec<PathBuf> = f
         .into_iter()
         .filter(|p| {
-            std::fs::read_to_string(p)
-                .is_ok_and(|t| filekit_semantic::xml::check(&t).is_none())
+            std::fs::read_to_string(p).is_ok_and(|t| filekit_semantic::xml::check(&t).is_none())
         })
         .collect();
     assert!(f.len() >= 20, "only {} XML files", f.len());
