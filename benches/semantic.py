@@ -61,9 +61,8 @@ def ts_file(lines):
 def yaml_file(lines):
     out = []
     i = 0
-    while len(out) < lines:
+    while len(out) * 6 < lines:
         out.append(f"service{i}:\n  image: app:{i}\n  ports: [80, {8000 + i}]\n  env:\n    - name: MODE\n      value: prod\n")
-        out.extend([])
         i += 1
     return "".join(out), i
 
@@ -71,7 +70,7 @@ def yaml_file(lines):
 def html_file(lines):
     out = ["<!DOCTYPE html>\n<html>\n<body>\n"]
     i = 0
-    while len(out) < lines:
+    while len(out) * 4 < lines:
         out.append(f'  <section id="s{i}" class="card">\n    <h2>Title {i}</h2>\n    <p>Text of {i}</p>\n  </section>\n')
         i += 1
     out.append("</body>\n</html>\n")
@@ -81,7 +80,7 @@ def html_file(lines):
 def xml_file(lines):
     out = ['<?xml version="1.0"?>\n<project>\n']
     i = 0
-    while len(out) < lines:
+    while len(out) * 3 < lines:
         out.append(f'  <dependency id="d{i}">\n    <version>1.{i}</version>\n  </dependency>\n')
         i += 1
     out.append("</project>\n")

@@ -775,15 +775,19 @@ fn plan_edits(
             }
             Parsed::Code(c) => {
                 let f = c.find(&p.target).map_err(in_edit)?;
-                let members: Vec<Found> = c
-                    .symbols()
-                    .into_iter()
-                    .filter(|m| {
-                        m.depth == f.depth + 1
-                            && m.range.start >= f.range.start
-                            && m.range.end <= f.range.end
-                    })
-                    .collect();
+                // Only insert_into looks at the members (a second walk of the whole file).
+                let members: Vec<Found> = if matches!(p.op, Operation::InsertInto(_)) {
+                    c.symbols()
+                        .into_iter()
+                        .filter(|m| {
+                            m.depth == f.depth + 1
+                                && m.range.start >= f.range.start
+                                && m.range.end <= f.range.end
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let style = if lang == Lang::Python {
                     BodyStyle::Block
                 } else {
@@ -837,7 +841,7 @@ fn plan_edits(
         let plain: Vec<Splice> = splices.iter().map(|(_, s)| s.clone()).collect();
         let new_text = ops::apply(text, &plain);
         let err = match &parsed {
-            Parsed::Code(_) => Code::parse(lang, &new_text).syntax_error(),
+            Parsed::Code(c) => c.reparse(&new_text, &plain).syntax_error(),
             Parsed::Json(_) => filekit_semantic::json::check(&new_text),
             Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
             Parsed::Markdown(_) => None,

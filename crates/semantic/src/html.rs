@@ -561,7 +561,7 @@ pub(crate) fn plan_markup(
             let ws = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
             let mut lines = c.lines().filter(|l| !l.trim().is_empty());
             let first = lines.next().unwrap_or("");
-            let last = lines.last();
+            let last = lines.next_back();
             let sensitive = ["<![CDATA[", "<pre", "<textarea", "<script", "<style"]
                 .iter()
                 .any(|k| c.contains(k));

@@ -141,6 +141,9 @@ fn kind_of(n: &roxmltree::Node) -> &'static str {
     }
 }
 
+// sxd's nodes are keys of the pairing map: they hash and compare by the node's address,
+// which the document's interior mutability (its string pool) never changes.
+#[allow(clippy::mutable_key_type)]
 impl<'t> XmlDoc<'t> {
     pub fn parse(text: &'t str) -> Result<XmlDoc<'t>, FkError> {
         let doc = roxmltree::Document::parse_with_options(text, options())

@@ -82,9 +82,37 @@ fn parse_tree(text: &str) -> Tree {
         .expect("no timeout or cancellation is set, so parsing always returns a tree")
 }
 
+/// The most lines tree-sitter-yaml reads: its scanner keeps rows in 16 bits.
+pub const MAX_LINES: usize = 32_767;
+
 /// The parse error of a YAML text, with line and column.
 pub fn check(text: &str) -> Option<FkError> {
-    let tree = parse_tree(text);
+    check_tree(text, None)
+}
+
+/// [`check`] of a tree already parsed (or parsed here when `None`).
+fn check_tree(text: &str, tree: Option<&Tree>) -> Option<FkError> {
+    let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    if lines > MAX_LINES {
+        return Some(
+            FkError::new(
+                ErrorCode::ParseError,
+                format!(
+                    "this YAML file has {lines} lines; the YAML parser reads at most {MAX_LINES} \
+(tree-sitter-yaml keeps line numbers in 16 bits)"
+                ),
+            )
+            .with_hint("read and edit it by line range (read_files / edit_files), or grep it"),
+        );
+    }
+    let parsed;
+    let tree = match tree {
+        Some(t) => t,
+        None => {
+            parsed = parse_tree(text);
+            &parsed
+        }
+    };
     crate::code::syntax_error_at(text, tree.root_node()).map(|e| FkError {
         message: format!("the YAML does not parse: {}", e.message),
         ..e
@@ -529,12 +557,18 @@ fn display_path(elements: &[String]) -> String {
 
 impl<'t> YamlDoc<'t> {
     pub fn parse(text: &'t str) -> Result<YamlDoc<'t>, FkError> {
-        if let Some(err) = check(text) {
+        let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+        let tree = if lines > MAX_LINES {
+            None
+        } else {
+            Some(parse_tree(text))
+        };
+        if let Some(err) = check_tree(text, tree.as_ref()) {
             return Err(err.with_hint(
                 "fix it by line range (read_files / edit_files), then target it by path",
             ));
         }
-        let tree = parse_tree(text);
+        let tree = tree.expect("a file past the limit is refused above");
         let b = Builder { text };
         let mut docs = Vec::new();
         let mut cur = tree.root_node().walk();
@@ -1123,6 +1157,13 @@ mod tests {
             edit("$.list[0]", Operation::InsertAfter, "a2").contains("  - a\n  - a2\n  - b: 1")
         );
         assert!(edit("$.anch.k", Operation::Delete, "").contains("anch: &x {}"));
+    }
+
+    #[test]
+    fn files_past_the_parser_limit_are_refused_clearly() {
+        let text = "a: 1\n".repeat(MAX_LINES + 1);
+        let err = YamlDoc::parse(&text).err().unwrap();
+        assert!(err.message.contains("reads at most 32767"), "{err:?}");
     }
 
     #[test]
