@@ -60,3 +60,76 @@ async def test_a_missing_symbol_is_an_error_listing_the_nearest(connect, workspa
     assert result.structuredContent["errorCode"] == "NOT_FOUND"
     assert "UserService.find (method)" in text_of(result)
     assert (workspace / "svc.ts").read_text() == SERVICE
+
+
+CONFIG = """# deployment
+name: shop  # the service
+env:
+  - name: MODE
+    value: prod
+"""
+
+PAGE = """<html>
+<body>
+  <ul id="menu">
+    <li>one</li>
+  </ul>
+</body>
+</html>
+"""
+
+PROJ = """<Project>
+  <ItemGroup>
+    <PackageReference Include="Serilog" Version="3.1.1" />
+  </ItemGroup>
+</Project>
+"""
+
+
+async def test_yaml_html_and_xml_are_read_by_path_selector_and_xpath(connect, workspace):
+    (workspace / "deploy.yaml").write_text(CONFIG)
+    (workspace / "index.html").write_text(PAGE)
+    (workspace / "App.csproj").write_text(PROJ)
+    async with connect("--tools", "semantic") as session:
+        y = await session.call_tool("file_read", {"file": "deploy.yaml", "path": "$.env[0].value"})
+        h = await session.call_tool("file_read", {"file": "index.html", "selector": "#menu > li"})
+        x = await session.call_tool("file_read", {"file": "App.csproj", "xpath": "//PackageReference/@Version"})
+    for r in (y, h, x):
+        assert not r.isError, text_of(r)
+    assert y.structuredContent["content"] == "prod"
+    assert y.structuredContent["range"]["start"] == {"line": 5, "column": 11}
+    assert h.structuredContent["content"] == "<li>one</li>"
+    assert x.structuredContent["content"] == 'Version="3.1.1"'
+    assert x.structuredContent["kind"] == "attribute"
+
+
+async def test_yaml_html_and_xml_edits_through_the_default_table(connect, workspace):
+    (workspace / "deploy.yaml").write_text(CONFIG)
+    (workspace / "index.html").write_text(PAGE)
+    (workspace / "App.csproj").write_text(PROJ)
+    async with connect() as session:
+        y = await session.call_tool("file_edit", {
+            "file": "deploy.yaml", "target": "$.name", "operation": "replace", "content": "store"})
+        h = await session.call_tool("file_edit", {
+            "file": "index.html", "target": "#menu", "operation": "insert_into", "content": "<li>two</li>"})
+        x = await session.call_tool("file_edit", {
+            "file": "App.csproj", "target": "//PackageReference/@Version", "operation": "replace_body",
+            "content": "4.0.0"})
+    for r in (y, h, x):
+        assert not r.isError, text_of(r)
+    assert (workspace / "deploy.yaml").read_text() == CONFIG.replace("name: shop", "name: store")
+    assert (workspace / "index.html").read_text() == PAGE.replace(
+        "<li>one</li>\n", "<li>one</li>\n    <li>two</li>\n")
+    assert (workspace / "App.csproj").read_text() == PROJ.replace("3.1.1", "4.0.0")
+
+
+async def test_bad_selector_and_xpath_say_where(connect, workspace):
+    (workspace / "index.html").write_text(PAGE)
+    (workspace / "App.csproj").write_text(PROJ)
+    async with connect("--tools", "semantic") as session:
+        h = await session.call_tool("file_read", {"file": "index.html", "selector": "ul >> li"})
+        x = await session.call_tool("file_edit", {
+            "file": "App.csproj", "target": "//ItemGroup[", "operation": "delete"})
+    assert h.isError and "at character 5" in text_of(h)
+    assert x.isError and "invalid XPath" in text_of(x)
+    assert (workspace / "App.csproj").read_text() == PROJ

@@ -22,7 +22,9 @@ Examples:
 Semantic targets (one file; the semantic table's file_read):
   filekit read src/user.ts --symbol UserService.findById
   filekit read src/user.ts --outline
-  filekit read package.json --path '$.scripts'
+  filekit read package.json --path '$.scripts'      (JSON, JSONL, YAML)
+  filekit read index.html --selector 'nav > a.active'   (HTML, CSS)
+  filekit read App.csproj --xpath '//PackageReference[@Include=\"Serilog\"]'
   filekit read README.md --heading Installation";
 
 #[derive(Args)]
@@ -49,13 +51,13 @@ pub struct ReadArgs {
     /// Code: the symbol to show ("Class", "Class.method"); repeat for several.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["lines", "start", "end"])]
     symbol: Vec<String>,
-    /// JSON/JSONC: an RFC 9535 JSONPath ("$.scripts").
+    /// JSON/JSONC/JSONL/YAML: an RFC 9535 JSONPath ("$.scripts").
     #[arg(long, value_name = "JSONPATH", conflicts_with_all = ["lines", "start", "end"])]
     path: Option<String>,
     /// HTML/CSS: a CSS selector.
     #[arg(long, value_name = "SELECTOR", conflicts_with_all = ["lines", "start", "end"])]
     selector: Option<String>,
-    /// XML: an XPath expression.
+    /// XML (SVG, XSD, XAML, .csproj, ...): an XPath 1.0 expression.
     #[arg(long, value_name = "XPATH", conflicts_with_all = ["lines", "start", "end"])]
     xpath: Option<String>,
     /// Markdown: a heading's text, with or without its #s.

@@ -320,11 +320,11 @@ fn bad_targets_say_what_exists_and_change_nothing() {
         run.json["error"]
             .as_str()
             .unwrap()
-            .contains("not built yet")
+            .contains("name its targets with `symbol`")
     );
-    let run = sb.call("file_read", json!({"file": "page.html", "selector": "p"}));
+    let run = sb.call("file_read", json!({"file": "page.html", "xpath": "//p"}));
     let msg = run.json["error"].as_str().unwrap();
-    assert!(msg.contains(".html files is not built yet"), "{msg}");
+    assert!(msg.contains("name its targets with `selector`"), "{msg}");
     let run = sb.call(
         "file_read",
         json!({"file": "src/user.ts", "selector": ".button"}),

@@ -15,8 +15,11 @@ use filekit_core::read::{ReadOptions, read_file};
 use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::code::Code;
+use filekit_semantic::html::HtmlDoc;
 use filekit_semantic::json::{JsonDoc, JsonlDoc};
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
+use filekit_semantic::xml::XmlDoc;
+use filekit_semantic::yaml::YamlDoc;
 use filekit_semantic::{Found, Lang, Lines, markdown};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -81,6 +84,9 @@ enum Parsed<'t> {
     Json(JsonDoc<'t>),
     Jsonl(JsonlDoc<'t>),
     Markdown(&'t str),
+    Yaml(YamlDoc<'t>),
+    Html(HtmlDoc<'t>),
+    Xml(XmlDoc<'t>),
 }
 
 fn parse_file<'t>(lang: Lang, text: &'t str) -> Result<Parsed<'t>, FkError> {
@@ -88,6 +94,9 @@ fn parse_file<'t>(lang: Lang, text: &'t str) -> Result<Parsed<'t>, FkError> {
         Lang::Json => Parsed::Json(JsonDoc::parse(text)?),
         Lang::Jsonl => Parsed::Jsonl(JsonlDoc::parse(text)?),
         Lang::Markdown => Parsed::Markdown(text),
+        Lang::Yaml => Parsed::Yaml(YamlDoc::parse(text)?),
+        Lang::Html => Parsed::Html(HtmlDoc::parse(text)?),
+        Lang::Xml => Parsed::Xml(XmlDoc::parse(text)?),
         _ => Parsed::Code(Code::parse(lang, text)),
     })
 }
@@ -100,27 +109,25 @@ fn locate(parsed: &Parsed, target: &str) -> Result<Vec<Found>, FkError> {
         Parsed::Json(j) => j.query(target)?.into_iter().map(|m| m.found).collect(),
         Parsed::Jsonl(j) => j.query(target)?.into_iter().map(|(_, m)| m.found).collect(),
         Parsed::Markdown(t) => vec![markdown::find(t, target)?],
+        Parsed::Yaml(y) => y.query(target)?.into_iter().map(|m| m.found).collect(),
+        Parsed::Html(h) => h.select(target)?,
+        Parsed::Xml(x) => x.query(target)?,
     })
-}
-
-fn not_built(what: &str) -> FkError {
-    FkError::invalid(format!("{what} targeting is not built yet")).with_hint(format!(
-        "supported now: {}",
-        filekit_semantic::lang::SUPPORTED
-    ))
 }
 
 // ---------------------------------------------------------------------------------------------
 // file_read
 
 const READ_DESCRIPTION: &str = "\
-Read part of a file by what it is instead of by line numbers: a code symbol, a JSON value, a \
-Markdown section, or a file's outline.
+Read part of a file by what it is instead of by line numbers: a code symbol, a JSON or YAML \
+value, an HTML or XML element, a CSS rule, a Markdown section, or a file's outline.
 
 Name the target by file type: `symbol` (TS/TSX/JS, Python, Rust, Go, Java: \"UserService\", \
 \"UserService.findById\", a unique last name like \"findById\"), `symbols` (several), `path` \
-(JSON/JSONC/JSONL: RFC 9535 JSONPath like \"$.scripts.build\"; every match comes back), `selector` \
-(CSS/SCSS/LESS: \".button\", \"@media screen\"), `heading` \
+(JSON/JSONC/JSONL/YAML: RFC 9535 JSONPath like \"$.scripts.build\"; every match comes back), `selector` \
+(CSS/SCSS/LESS: \".button\", \"@media screen\"; HTML: CSS selectors like \"#main > p.note\", \
+\"li:nth-child(2)\"), `xpath` (XML, SVG, XSD, XAML, .csproj: XPath 1.0 like \"//dependency[@id='x']\", \
+\"//item/@name\"; a default namespace is the prefix d: \"//d:rect\"), `heading` \
 (Markdown: \"Installation\" or \"## Installation\"; a section runs to the next heading of the \
 same or a higher level). `format`: full (default), signature, body, or summary (an outline: \
 every symbol with kind, signature and lines; without a target, of the whole file). `region`: \
@@ -140,11 +147,11 @@ struct ReadArgs {
     symbol: Option<String>,
     /// Code: several symbols.
     symbols: Option<Vec<String>>,
-    /// JSON/JSONC: an RFC 9535 JSONPath, "$.dependencies".
+    /// JSON/JSONC/JSONL/YAML: an RFC 9535 JSONPath, "$.dependencies".
     path: Option<String>,
-    /// CSS/SCSS/LESS: a rule's selector (\".button\") or an at-rule (\"@media screen\").
+    /// CSS/SCSS/LESS: a rule's selector (\".button\") or an at-rule (\"@media screen\"); HTML: a CSS selector (\"#main > p.note\").
     selector: Option<String>,
-    /// XML: an XPath 1.0 expression (not built yet).
+    /// XML (SVG, XSD, XAML, .csproj, ...): an XPath 1.0 expression (\"//dep[@id='a']\"); a default namespace is the prefix d.
     xpath: Option<String>,
     /// Markdown: a heading's text, with or without its #s.
     heading: Option<String>,
@@ -222,9 +229,6 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
-    if args.xpath.is_some() {
-        return Err(not_built("XPath (XML)"));
-    }
     let lang = Lang::of_path(&args.file)?;
     let mut targets: Vec<(&str, String)> = Vec::new();
     let wrong_kind = |given: &str| {
@@ -235,10 +239,16 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ))
     };
     if let Some(s) = &args.selector {
-        if lang != Lang::Css {
+        if !matches!(lang, Lang::Css | Lang::Html) {
             return Err(wrong_kind("selector"));
         }
         targets.push(("selector", s.clone()));
+    }
+    if let Some(x) = &args.xpath {
+        if lang != Lang::Xml {
+            return Err(wrong_kind("xpath"));
+        }
+        targets.push(("xpath", x.clone()));
     }
     if let Some(s) = &args.symbol {
         if !lang.is_code() || lang == Lang::Css {
@@ -253,7 +263,7 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         targets.push(("symbol", s.clone()));
     }
     if let Some(p) = &args.path {
-        if !matches!(lang, Lang::Json | Lang::Jsonl) {
+        if !matches!(lang, Lang::Json | Lang::Jsonl | Lang::Yaml) {
             return Err(wrong_kind("path"));
         }
         targets.push(("path", p.clone()));
@@ -458,6 +468,9 @@ fn outline(parsed: &Parsed) -> Result<Vec<Found>, FkError> {
     Ok(match parsed {
         Parsed::Code(c) => c.symbols(),
         Parsed::Markdown(t) => markdown::sections(t),
+        Parsed::Yaml(y) => y.outline(),
+        Parsed::Html(h) => h.outline(),
+        Parsed::Xml(x) => x.outline(),
         Parsed::Jsonl(j) => j
             .query("$[*]")
             .map(|m| {
@@ -507,7 +520,10 @@ Edit a file by what it is instead of by line numbers: replace a function, replac
 add a method to a class, set a JSON value, rewrite a Markdown section.
 
 `target` names what to edit, by file type: a code symbol (\"UserService.findById\"), a \
-JSONPath (\"$.scripts.build\"), a CSS selector or at-rule, or a Markdown heading. `operation`: replace, replace_body, \
+JSONPath (\"$.scripts.build\", JSON/YAML: every match is edited), a CSS selector (CSS rules, HTML \
+elements: every match), an XPath 1.0 (XML elements, attributes, text: every match), or a Markdown \
+heading. For HTML/XML, replace_body sets an element's content (an attribute's value), insert_into \
+adds a child. `operation`: replace, replace_body, \
 insert_before, insert_after, insert_into (a member into a class, object, array or section; \
 `position` first, last (default) or sorted), wrap (`wrapper`: {before, after}), delete. \
 `content` is indented to its place: send it indented any way. Several targets of one file go \
@@ -523,7 +539,7 @@ Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operatio
 struct EditArgs {
     /// The file to edit.
     file: Option<String>,
-    /// What to edit: a symbol ("Class.method"), a JSONPath ("$.a.b") or a heading.
+    /// What to edit: a symbol ("Class.method"), a JSONPath ("$.a.b", JSON and YAML), a CSS selector (CSS, HTML), an XPath (XML) or a heading.
     target: Option<String>,
     /// replace, replace_body, insert_before, insert_after, insert_into, wrap or delete.
     operation: Option<OpName>,
@@ -737,6 +753,21 @@ fn plan_edits(
                     splices.push((i, doc.plan(m, &p.op, &p.content, &unit).map_err(in_edit)?));
                 }
             }
+            Parsed::Yaml(doc) => {
+                for m in &doc.query(&p.target).map_err(in_edit)? {
+                    splices.push((i, doc.plan(m, &p.op, &p.content, &unit).map_err(in_edit)?));
+                }
+            }
+            Parsed::Html(doc) => {
+                for f in &doc.select(&p.target).map_err(in_edit)? {
+                    splices.push((i, doc.plan(f, &p.op, &p.content, &unit).map_err(in_edit)?));
+                }
+            }
+            Parsed::Xml(doc) => {
+                for f in &doc.query(&p.target).map_err(in_edit)? {
+                    splices.push((i, doc.plan(f, &p.op, &p.content, &unit).map_err(in_edit)?));
+                }
+            }
             Parsed::Jsonl(doc) => {
                 for (record, m) in doc.query(&p.target).map_err(in_edit)? {
                     splices.push((i, doc.plan(record, &m, &p.op, &p.content).map_err(in_edit)?));
@@ -744,15 +775,19 @@ fn plan_edits(
             }
             Parsed::Code(c) => {
                 let f = c.find(&p.target).map_err(in_edit)?;
-                let members: Vec<Found> = c
-                    .symbols()
-                    .into_iter()
-                    .filter(|m| {
-                        m.depth == f.depth + 1
-                            && m.range.start >= f.range.start
-                            && m.range.end <= f.range.end
-                    })
-                    .collect();
+                // Only insert_into looks at the members (a second walk of the whole file).
+                let members: Vec<Found> = if matches!(p.op, Operation::InsertInto(_)) {
+                    c.symbols()
+                        .into_iter()
+                        .filter(|m| {
+                            m.depth == f.depth + 1
+                                && m.range.start >= f.range.start
+                                && m.range.end <= f.range.end
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let style = if lang == Lang::Python {
                     BodyStyle::Block
                 } else {
@@ -800,15 +835,19 @@ fn plan_edits(
     if !force {
         let was_ok = match &parsed {
             Parsed::Code(c) => c.syntax_error().is_none(),
+            Parsed::Html(_) => filekit_semantic::html::check(text).is_none(),
             _ => true,
         };
         let plain: Vec<Splice> = splices.iter().map(|(_, s)| s.clone()).collect();
         let new_text = ops::apply(text, &plain);
         let err = match &parsed {
-            Parsed::Code(_) => Code::parse(lang, &new_text).syntax_error(),
+            Parsed::Code(c) => c.reparse(&new_text, &plain).syntax_error(),
             Parsed::Json(_) => filekit_semantic::json::check(&new_text),
             Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
             Parsed::Markdown(_) => None,
+            Parsed::Yaml(_) => filekit_semantic::yaml::check(&new_text),
+            Parsed::Html(_) => filekit_semantic::html::check(&new_text),
+            Parsed::Xml(_) => filekit_semantic::xml::check(&new_text),
         };
         if let (true, Some(err)) = (was_ok, err) {
             return Err(FkError {

@@ -29,7 +29,7 @@ fn language(lang: Lang) -> tree_sitter::Language {
         Lang::Go => tree_sitter_go::LANGUAGE.into(),
         Lang::Java => tree_sitter_java::LANGUAGE.into(),
         Lang::Css => tree_sitter_css::LANGUAGE.into(),
-        Lang::Json | Lang::Jsonl | Lang::Markdown => {
+        Lang::Json | Lang::Jsonl | Lang::Markdown | Lang::Yaml | Lang::Html | Lang::Xml => {
             unreachable!("not a tree-sitter language here")
         }
     }
@@ -55,6 +55,23 @@ fn first_error(node: Node) -> Option<(usize, String)> {
     Some((node.start_byte(), "syntax error".to_string()))
 }
 
+/// The first syntax error of a tree-sitter tree, with its line and column.
+pub(crate) fn syntax_error_at(text: &str, root: Node) -> Option<FkError> {
+    let (at, what) = first_error(root)?;
+    let pos = crate::position(text, at);
+    Some(
+        FkError::new(
+            ErrorCode::ParseError,
+            format!(
+                "syntax error at line {}, column {}: {what}",
+                pos.line,
+                pos.column + 1
+            ),
+        )
+        .with_details(json!({"line": pos.line, "column": pos.column + 1})),
+    )
+}
+
 impl<'t> Code<'t> {
     pub fn parse(lang: Lang, text: &'t str) -> Code<'t> {
         let mut parser = Parser::new();
@@ -67,21 +84,66 @@ impl<'t> Code<'t> {
         Code { lang, text, tree }
     }
 
+    /// `new_text` (this text with `splices`, sorted and disjoint, applied) parsed
+    /// incrementally: tree-sitter reuses the unchanged parts of this tree, so checking an
+    /// edited file costs about what the edit touched, not a second full parse.
+    pub fn reparse<'n>(&self, new_text: &'n str, splices: &[crate::ops::Splice]) -> Code<'n> {
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                self.text
+                    .bytes()
+                    .enumerate()
+                    .filter(|(_, b)| *b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        let point = |at: usize| {
+            let row = starts.partition_point(|&s| s <= at) - 1;
+            tree_sitter::Point {
+                row,
+                column: at - starts[row],
+            }
+        };
+        let mut tree = self.tree.clone();
+        // From the last splice back: the offsets of the ones before still hold.
+        for (s, e, new) in splices.iter().rev() {
+            let start = point(*s);
+            let new_end = match new.rfind('\n') {
+                Some(i) => tree_sitter::Point {
+                    row: start.row + new.bytes().filter(|&b| b == b'\n').count(),
+                    column: new.len() - i - 1,
+                },
+                None => tree_sitter::Point {
+                    row: start.row,
+                    column: start.column + new.len(),
+                },
+            };
+            tree.edit(&tree_sitter::InputEdit {
+                start_byte: *s,
+                old_end_byte: *e,
+                new_end_byte: s + new.len(),
+                start_position: start,
+                old_end_position: point(*e),
+                new_end_position: new_end,
+            });
+        }
+        let mut parser = Parser::new();
+        parser
+            .set_language(&language(self.lang))
+            .expect("grammar crates are built against this tree-sitter version");
+        let tree = parser
+            .parse(new_text, Some(&tree))
+            .expect("no timeout or cancellation is set, so parsing always returns a tree");
+        Code {
+            lang: self.lang,
+            text: new_text,
+            tree,
+        }
+    }
+
     /// The first syntax error, as an error with its line and column, or `None`.
     pub fn syntax_error(&self) -> Option<FkError> {
-        let (at, what) = first_error(self.tree.root_node())?;
-        let pos = crate::position(self.text, at);
-        Some(
-            FkError::new(
-                ErrorCode::ParseError,
-                format!(
-                    "syntax error at line {}, column {}: {what}",
-                    pos.line,
-                    pos.column + 1
-                ),
-            )
-            .with_details(json!({"line": pos.line, "column": pos.column + 1})),
-        )
+        syntax_error_at(self.text, self.tree.root_node())
     }
 
     fn node_text(&self, n: Node) -> &'t str {
@@ -401,7 +463,9 @@ impl<'t> Code<'t> {
                     _ => return None,
                 }
             }
-            Lang::Json | Lang::Jsonl | Lang::Markdown => return None,
+            Lang::Json | Lang::Jsonl | Lang::Markdown | Lang::Yaml | Lang::Html | Lang::Xml => {
+                return None;
+            }
         };
         Some((found.0, found.1, found.2, None))
     }
@@ -793,6 +857,26 @@ mod tests {
         assert_eq!(twice.find("a").unwrap_err().code, ErrorCode::Ambiguous);
         assert_eq!(code.find(".link").unwrap().path, ".button, .link");
         assert_eq!(code.find(".nope").unwrap_err().code, ErrorCode::NotFound);
+    }
+
+    #[test]
+    fn incremental_reparse_agrees_with_a_full_parse() {
+        let text = "function f() {\n  return 1;\n}\nclass A {\n  m() {}\n}\n";
+        let code = Code::parse(Lang::TypeScript, text);
+        let one = text.find('1').unwrap();
+        let body = text.find("{}").unwrap();
+        let splices = vec![
+            (one, one + 1, "2 +\n    3".to_string()),
+            (body, body + 2, "{ return (; }".to_string()),
+        ];
+        let new = crate::ops::apply(text, &splices);
+        let inc = code.reparse(&new, &splices);
+        let full = Code::parse(Lang::TypeScript, &new);
+        assert_eq!(
+            inc.tree.root_node().to_sexp(),
+            full.tree.root_node().to_sexp()
+        );
+        assert!(inc.syntax_error().is_some());
     }
 
     #[test]

@@ -127,7 +127,7 @@ impl<'t> JsonDoc<'t> {
                     PathElement::Index(i) => format!("#{i}"),
                 })
                 .collect();
-            out.push(self.walk(&elements, node.location().to_string())?);
+            out.push(self.walk(&elements, normalized(node.location()))?);
         }
         if out.is_empty() {
             let mut all = Vec::new();
@@ -489,7 +489,7 @@ impl<'t> JsonlDoc<'t> {
                 continue;
             };
             let (line, doc) = &self.records[i];
-            let mut m = doc.walk(&elements[1..], node.location().to_string())?;
+            let mut m = doc.walk(&elements[1..], normalized(node.location()))?;
             let by = line.start;
             m.found.range = shift(&m.found.range, by);
             m.found.body = m.found.body.as_ref().map(|b| shift(b, by));
@@ -601,7 +601,37 @@ impl<'t> JsonlDoc<'t> {
     }
 }
 
-fn parse_path(path: &str) -> Result<JsonPath, FkError> {
+/// A match's normalized path as RFC 9535 section 2.7 writes it (`$['a\\'b'][0]`), with the
+/// escapes that make it a valid JSONPath again (serde_json_path's `Display` leaves quotes,
+/// backslashes and control characters unescaped).
+pub(crate) fn normalized(location: &serde_json_path::NormalizedPath) -> String {
+    let mut s = String::from("$");
+    for e in location.iter() {
+        match e {
+            PathElement::Index(i) => s.push_str(&format!("[{i}]")),
+            PathElement::Name(n) => {
+                s.push_str("['");
+                for c in n.chars() {
+                    match c {
+                        '\'' => s.push_str("\\'"),
+                        '\\' => s.push_str("\\\\"),
+                        '\u{8}' => s.push_str("\\b"),
+                        '\u{c}' => s.push_str("\\f"),
+                        '\n' => s.push_str("\\n"),
+                        '\r' => s.push_str("\\r"),
+                        '\t' => s.push_str("\\t"),
+                        c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
+                        c => s.push(c),
+                    }
+                }
+                s.push_str("']");
+            }
+        }
+    }
+    s
+}
+
+pub(crate) fn parse_path(path: &str) -> Result<JsonPath, FkError> {
     JsonPath::parse(path).map_err(|e| {
         let pos = e.position();
         FkError::new(

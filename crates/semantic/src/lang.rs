@@ -16,11 +16,15 @@ pub enum Lang {
     Json,
     Jsonl,
     Markdown,
+    Yaml,
+    Html,
+    Xml,
 }
 
 /// What the unsupported-file error lists, so an agent knows what would work.
 pub const SUPPORTED: &str = "symbol: .ts .tsx .mts .cts .js .jsx .mjs .cjs .py .pyi .rs .go .java; \
-selector: .css .scss .less; path (JSONPath): .json .jsonc .jsonl .ndjson; heading: .md .mdx";
+selector: .css .scss .less .html .htm .xhtml; path (JSONPath): .json .jsonc .jsonl .ndjson .yaml .yml; \
+xpath: .xml .svg .xsd .xsl .xslt .xaml .csproj .fsproj .vbproj .props .targets .resx .plist .pom; heading: .md .mdx";
 
 impl Lang {
     /// The parser for `path`, by extension.
@@ -44,15 +48,10 @@ impl Lang {
             "json" | "jsonc" => Lang::Json,
             "jsonl" | "ndjson" => Lang::Jsonl,
             "md" | "mdx" | "markdown" => Lang::Markdown,
-            "html" | "htm" | "yaml" | "yml" | "xml" | "svg" | "xsd" | "xaml" | "csproj" => {
-                return Err(FkError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("{path}: semantic targeting of .{ext} files is not built yet"),
-                )
-                .with_hint(format!(
-                    "supported: {SUPPORTED}; read and edit this file by line range (read_files, edit_files)"
-                )));
-            }
+            "yaml" | "yml" => Lang::Yaml,
+            "html" | "htm" | "xhtml" => Lang::Html,
+            "xml" | "svg" | "xsd" | "xsl" | "xslt" | "xaml" | "csproj" | "fsproj" | "vbproj"
+            | "props" | "targets" | "resx" | "plist" | "pom" => Lang::Xml,
             _ => {
                 return Err(FkError::new(
                     ErrorCode::InvalidArgument,
@@ -69,15 +68,19 @@ impl Lang {
     /// The target argument this language is addressed by (`symbol`, `path`, `heading`).
     pub fn target_type(self) -> &'static str {
         match self {
-            Lang::Json | Lang::Jsonl => "path",
+            Lang::Json | Lang::Jsonl | Lang::Yaml => "path",
             Lang::Markdown => "heading",
-            Lang::Css => "selector",
+            Lang::Css | Lang::Html => "selector",
+            Lang::Xml => "xpath",
             _ => "symbol",
         }
     }
 
     pub fn is_code(self) -> bool {
-        !matches!(self, Lang::Json | Lang::Jsonl | Lang::Markdown)
+        !matches!(
+            self,
+            Lang::Json | Lang::Jsonl | Lang::Markdown | Lang::Yaml | Lang::Html | Lang::Xml
+        )
     }
 
     /// The indentation step used when the file gives no hint.

@@ -14,11 +14,14 @@
 //!   the indentation of the place.
 
 pub mod code;
+pub mod html;
 pub mod json;
 pub mod lang;
 pub mod markdown;
 pub mod ops;
 mod suggest;
+pub mod xml;
+pub mod yaml;
 
 use serde::Serialize;
 use std::ops::Range;

@@ -16,7 +16,14 @@ pub fn sections(text: &str) -> Vec<Found> {
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
                 let body_start = after_line(text, range.end.saturating_sub(1).max(range.start));
-                current = Some((range.start, body_start, level as usize, String::new()));
+                // An indented heading (up to three spaces) starts at its line's start.
+                let start = crate::ops::line_start(text, range.start);
+                let start = if text[start..range.start].trim().is_empty() {
+                    start
+                } else {
+                    range.start
+                };
+                current = Some((start, body_start, level as usize, String::new()));
             }
             Event::Text(t) | Event::Code(t) => {
                 if let Some(c) = current.as_mut() {

@@ -167,7 +167,19 @@ pub(crate) fn reindent_in_place(content: &str, indent: &str, style: BodyStyle) -
                     ws_len(last) > indent.len()
                 }
         });
-    if absolute || (indent.is_empty() && ws_len(first) == 0) {
+    // A decorated Python definition copied from the file: its `def`/`class` line sits at the
+    // decorator's column.
+    let decorated = style == BodyStyle::Block
+        && first.starts_with('@')
+        && rest.iter().all(|l| ws_len(l) >= indent.len())
+        && rest.iter().any(|l| {
+            let t = l.trim_start();
+            ws_len(l) == indent.len()
+                && ["def ", "async def ", "class ", "@"]
+                    .iter()
+                    .any(|k| t.starts_with(k))
+        });
+    if absolute || decorated || (indent.is_empty() && ws_len(first) == 0) {
         trimmed.to_string()
     } else {
         reindent(content, indent).trim_start().to_string()
@@ -428,6 +440,10 @@ fn braced(text: &str, b: &std::ops::Range<usize>) -> bool {
 /// A whole new section for `replace`: ends with a newline, and with a blank line when
 /// another heading follows.
 fn section_text(text: &str, end: usize, content: &str) -> String {
+    // Content that ends its own lines (as a section read from the file does) keeps them.
+    if content.ends_with('\n') {
+        return content.to_string();
+    }
     let body = content.trim_end_matches(['\n', '\r']);
     if end < text.len() {
         format!("{body}\n\n")
