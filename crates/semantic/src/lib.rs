@@ -14,6 +14,7 @@
 //!   the indentation of the place.
 
 pub mod code;
+pub mod imports;
 pub mod json;
 pub mod lang;
 pub mod markdown;
