@@ -64,17 +64,7 @@ pub fn module_refs(lang: Lang, text: &str) -> Vec<ModuleRef> {
     {
         return Vec::new();
     }
-    let language: tree_sitter::Language = match lang {
-        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        _ => return Vec::new(),
-    };
-    let mut parser = Parser::new();
-    if parser.set_language(&language).is_err() {
-        return Vec::new();
-    }
-    let Some(tree) = parser.parse(text, None) else {
+    let Some(tree) = parse(lang, text) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -119,6 +109,46 @@ pub fn module_refs(lang: Lang, text: &str) -> Vec<ModuleRef> {
     }
     out.sort_by_key(|r| r.span.start);
     out
+}
+
+/// The uses of `names` in `text` outside import declarations: identifiers, type names and
+/// shorthand properties (`{ name }`), as (name, byte offset), in text order. Syntactic: a
+/// local that shadows a name is still listed.
+pub fn uses_of(lang: Lang, text: &str, names: &[String]) -> Vec<(String, usize)> {
+    let Some(tree) = parse(lang, text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import_statement" => continue,
+            "identifier" | "type_identifier" | "shorthand_property_identifier" => {
+                let name = &text[node.byte_range()];
+                if names.iter().any(|n| n == name) {
+                    out.push((name.to_string(), node.start_byte()));
+                }
+            }
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out.sort_by_key(|u| u.1);
+    out
+}
+
+fn parse(lang: Lang, text: &str) -> Option<tree_sitter::Tree> {
+    let language: tree_sitter::Language = match lang {
+        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        _ => return None,
+    };
+    let mut parser = Parser::new();
+    parser.set_language(&language).ok()?;
+    parser.parse(text, None)
 }
 
 fn has_child(node: Node, kind: &str) -> bool {

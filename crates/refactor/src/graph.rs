@@ -1,0 +1,157 @@
+//! The import graph of a workspace: every file (for resolution), and for every TS/TSX/JS
+//! file its module references (`filekit_semantic::imports`). Built by the engine's walk
+//! (`select`, .gitignore honoured, `node_modules` left out) and the engine's reads, parsed in
+//! parallel, and kept per workspace between calls: a file is parsed again only when its size
+//! or modification time changed. Rewrites computed from the graph are tied to the
+//! `content_hash` of the text that was parsed, so a file changed behind an unchanged stamp is
+//! refused as `STALE` by the commit step rather than rewritten wrongly.
+
+use crate::paths::{is_code, name_of};
+use crate::resolve::Files;
+use crate::tsconfig::{self, Configs};
+use filekit_core::select::{FileSelection, select};
+use filekit_core::{FkError, Workspace};
+use filekit_semantic::Lang;
+use filekit_semantic::imports::{ModuleRef, module_refs};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::SystemTime;
+
+/// One parsed file.
+#[derive(Debug)]
+pub struct Parsed {
+    stamp: (u64, SystemTime),
+    /// The `content_hash` of the text parsed.
+    pub hash: String,
+    pub refs: Vec<ModuleRef>,
+    /// The text, for rewrites that need more than spans (removals, line numbers).
+    pub text: Arc<str>,
+}
+
+/// A workspace's import graph at one moment.
+pub struct Graph {
+    /// Every file the walk chose (code or not), workspace-relative.
+    pub files: Files,
+    /// The parsed code files, by path.
+    pub code: HashMap<String, Arc<Parsed>>,
+    pub configs: Arc<Configs>,
+    /// Files that could not be read or parsed (path, why).
+    pub skipped: Vec<(String, String)>,
+    /// How many files were parsed for this graph (the rest came from the cache).
+    pub parsed: usize,
+}
+
+#[derive(Default)]
+struct Cache {
+    code: HashMap<String, Arc<Parsed>>,
+    config_stamps: Vec<(String, (u64, SystemTime))>,
+    configs: Arc<Configs>,
+}
+
+/// Graphs kept between calls, by the workspace's roots.
+static CACHES: LazyLock<Mutex<HashMap<Vec<PathBuf>, Arc<Mutex<Cache>>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The import graph of `ws` as it is now.
+pub fn build(ws: &Workspace) -> Result<Graph, FkError> {
+    let selection = FileSelection {
+        directory: String::new(),
+        file_pattern: "*".into(),
+        recursive: true,
+        exclude_patterns: vec!["node_modules".into()],
+        stamps: true,
+        ..FileSelection::default()
+    };
+    let selected = select(ws, &selection, &|_| true)?;
+    let cache = {
+        let mut all = CACHES.lock().unwrap_or_else(|e| e.into_inner());
+        all.entry(ws.roots().to_vec()).or_default().clone()
+    };
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    let stamp_of = |f: &str| {
+        selected
+            .stamps
+            .get(f)
+            .copied()
+            .unwrap_or((0, SystemTime::UNIX_EPOCH))
+    };
+
+    // Configs: reloaded all together when any of them changed.
+    let config_files: Vec<String> = selected
+        .files
+        .iter()
+        .filter(|f| tsconfig::is_config(name_of(f)))
+        .cloned()
+        .collect();
+    let config_stamps: Vec<(String, (u64, SystemTime))> = config_files
+        .iter()
+        .map(|f| (f.clone(), stamp_of(f)))
+        .collect();
+    if config_stamps != cache.config_stamps {
+        let read = |p: &str| read_text(ws, p).ok();
+        cache.configs = Arc::new(Configs::new(&config_files, &read));
+        cache.config_stamps = config_stamps;
+    }
+
+    let code_files: Vec<&String> = selected.files.iter().filter(|f| is_code(f)).collect();
+    let stale: Vec<&String> = code_files
+        .iter()
+        .copied()
+        .filter(|f| cache.code.get(*f).is_none_or(|p| p.stamp != stamp_of(f)))
+        .collect();
+    let fresh: Vec<(String, Result<Parsed, String>)> = stale
+        .par_iter()
+        .map(|f| ((*f).clone(), parse(ws, f, stamp_of(f))))
+        .collect();
+    let mut skipped = Vec::new();
+    let parsed = fresh.len();
+    for (f, p) in fresh {
+        match p {
+            Ok(p) => {
+                cache.code.insert(f, Arc::new(p));
+            }
+            Err(why) => {
+                cache.code.remove(&f);
+                skipped.push((f, why));
+            }
+        }
+    }
+    // Forget files that are gone.
+    if cache.code.len() > code_files.len() {
+        let keep: std::collections::HashSet<&String> = code_files.iter().copied().collect();
+        cache.code.retain(|k, _| keep.contains(k));
+    }
+    Ok(Graph {
+        files: Files::new(selected.files.iter().cloned()),
+        code: cache.code.clone(),
+        configs: cache.configs.clone(),
+        skipped,
+        parsed,
+    })
+}
+
+/// Forgets the cached graph of `ws` (tests, and front ends that know everything changed).
+pub fn forget(ws: &Workspace) {
+    let mut all = CACHES.lock().unwrap_or_else(|e| e.into_inner());
+    all.remove(&ws.roots().to_vec());
+}
+
+fn read_text(ws: &Workspace, path: &str) -> Result<String, String> {
+    let p = ws.resolve(path).map_err(|e| e.message.clone())?;
+    let file = ws.read(&p).map_err(|e| e.message.clone())?;
+    String::from_utf8(file.bytes).map_err(|_| "not UTF-8 text".to_string())
+}
+
+fn parse(ws: &Workspace, path: &str, stamp: (u64, SystemTime)) -> Result<Parsed, String> {
+    let text = read_text(ws, path)?;
+    let lang = Lang::of_path(path).map_err(|e| e.message.clone())?;
+    let refs = module_refs(lang, &text);
+    Ok(Parsed {
+        stamp,
+        hash: filekit_core::hash::content_hash(text.as_bytes()),
+        refs,
+        text: text.into(),
+    })
+}
