@@ -17,6 +17,7 @@
 //! writes (the engine's `fsops::apply` does).
 
 pub mod graph;
+pub mod ops;
 pub mod paths;
 pub mod plan;
 pub mod resolve;
