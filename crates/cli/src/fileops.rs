@@ -149,7 +149,10 @@ fn run(
             "leftovers": applied.leftovers,
             "warnings": applied.warnings,
         });
-        println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        );
     } else {
         let style = Style::new(global.color);
         print_report(&style, &report);
@@ -165,7 +168,11 @@ fn run(
 fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::ops::Applied) {
     let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
     if total > 0 {
-        let verb = if report.dry_run { "would update" } else { "updated" };
+        let verb = if report.dry_run {
+            "would update"
+        } else {
+            "updated"
+        };
         println!(
             "{} {total} import(s) in {} file(s)",
             style.green(verb),

@@ -556,13 +556,10 @@ fn take_rewrite<'a>(
     rewrites: &'a mut [Result<Prepared, RewriteReport>],
     q: &WsPath,
 ) -> Option<(usize, &'a mut Prepared)> {
-    rewrites
-        .iter_mut()
-        .enumerate()
-        .find_map(|(i, r)| match r {
-            Ok(p) if !p.taken && p.at == *q => Some((i, p)),
-            _ => None,
-        })
+    rewrites.iter_mut().enumerate().find_map(|(i, r)| match r {
+        Ok(p) if !p.taken && p.at == *q => Some((i, p)),
+        _ => None,
+    })
 }
 
 fn plan_inner(
@@ -758,7 +755,8 @@ fn plan_inner(
                 } else {
                     ws.resolve_entry(&dst.absolute().join(rel).to_string_lossy())?
                 };
-                if let (Node::File { mode, .. }, Some((i, p))) = (&node, take_rewrite(rewrites, &q)) {
+                if let (Node::File { mode, .. }, Some((i, p))) = (&node, take_rewrite(rewrites, &q))
+                {
                     p.taken = true;
                     p.report.written_to = target.absolute().display().to_string();
                     taken.push(i);

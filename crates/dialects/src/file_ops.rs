@@ -547,12 +547,20 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         if l.removed {
             removed_total += 1;
             let entry = json!({"symbols": l.names, "from": l.specifier, "line": l.line});
-            match updated_files.iter_mut().find(|f| f["file"] == json!(l.file)) {
-                Some(f) => f["removedImports"].as_array_mut().map(|a| a.push(entry)).unwrap_or(()),
+            match updated_files
+                .iter_mut()
+                .find(|f| f["file"] == json!(l.file))
+            {
+                Some(f) => f["removedImports"]
+                    .as_array_mut()
+                    .map(|a| a.push(entry))
+                    .unwrap_or(()),
                 None => updated_files.push(json!({"file": l.file, "removedImports": [entry]})),
             }
             for u in &l.uses {
-                unresolved.push(json!({"file": l.file, "line": u.line, "symbol": u.name, "from": l.specifier}));
+                unresolved.push(
+                    json!({"file": l.file, "line": u.line, "symbol": u.name, "from": l.specifier}),
+                );
             }
         } else {
             left_behind.push(json!({"file": l.file, "line": l.line, "specifier": l.specifier, "kind": l.kind, "target": l.target}));
@@ -725,7 +733,10 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("importsUpdated", Some(imports)),
         ("totalFilesUpdated", Some(json!(applied.files.len()))),
         ("totalImportsUpdated", Some(json!(total))),
-        ("diffs", args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten()),
+        (
+            "diffs",
+            args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+        ),
         ("dryRun", args.dry_run.then(|| json!(true))),
         (
             "warnings",
@@ -827,7 +838,11 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         },
         args.path,
         args.new_name,
-        if args.dry_run { "would update" } else { "updated" },
+        if args.dry_run {
+            "would update"
+        } else {
+            "updated"
+        },
         applied.files.len()
     );
     let mut pairs = fields;
@@ -837,7 +852,10 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("importsUpdated", Some(imports)),
         ("totalImportsUpdated", Some(json!(total))),
         ("exportsRenamed", Some(json!([]))),
-        ("diffs", args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten()),
+        (
+            "diffs",
+            args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+        ),
         ("dryRun", args.dry_run.then(|| json!(true))),
         (
             "warnings",

@@ -60,8 +60,8 @@ impl FileSet for After<'_> {
         if !self.before.has_file(path) {
             return false;
         }
-        let gone = (!self.copy && self.moves.contains_key(path))
-            || self.removed.iter().any(|r| r == path);
+        let gone =
+            (!self.copy && self.moves.contains_key(path)) || self.removed.iter().any(|r| r == path);
         !gone
     }
     fn has_dir(&self, path: &str) -> bool {
@@ -229,7 +229,8 @@ pub struct Leftover {
     pub names: Vec<String>,
     /// The declaration was removed by the request.
     pub removed: bool,
-    /// Uses of the removed names left in the file (1-based lines), which no longer resolve.
+    /// Uses of the removed names left in the file (1-based lines of the file after the
+    /// removal), which no longer resolve.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub uses: Vec<Use>,
 }
@@ -269,7 +270,10 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
                 continue;
             }
             let removable = remove
-                && matches!(r.kind, RefKind::Import | RefKind::Export | RefKind::ImportEquals);
+                && matches!(
+                    r.kind,
+                    RefKind::Import | RefKind::Export | RefKind::ImportEquals
+                );
             if removable {
                 splices.push((r.statement.start, r.statement.end, String::new()));
                 if r.kind != RefKind::Export {
@@ -297,7 +301,16 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
                     .filter(|(n, _)| l.names.contains(n))
                     .map(|(n, at)| Use {
                         name: n.clone(),
-                        line: lines.line(*at),
+                        // The line in the file as the request leaves it: the removed
+                        // declarations before the use took their lines with them.
+                        line: lines.line(*at)
+                            - splices
+                                .iter()
+                                .filter(|(start, end, _)| *end <= *at && *start < *end)
+                                .map(|(start, end, _)| {
+                                    parsed.text[*start..*end].matches('\n').count()
+                                })
+                                .sum::<usize>(),
                     })
                     .collect();
             }
@@ -330,7 +343,10 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
 }
 
 /// Every file of the graph under `dir` (or `dir` itself), with its path below `dir`.
-pub fn files_under<'a>(graph: &'a Graph, dir: &'a str) -> impl Iterator<Item = (&'a String, &'a str)> {
+pub fn files_under<'a>(
+    graph: &'a Graph,
+    dir: &'a str,
+) -> impl Iterator<Item = (&'a String, &'a str)> {
     graph.files.files.iter().filter_map(move |f| {
         if f == dir {
             Some((f, ""))
@@ -345,7 +361,16 @@ pub fn files_under<'a>(graph: &'a Graph, dir: &'a str) -> impl Iterator<Item = (
 /// The moves of every file when `from` (a file or a directory) moves to `to`.
 pub fn expand_move(graph: &Graph, from: &str, to: &str) -> HashMap<String, String> {
     files_under(graph, from)
-        .map(|(f, rest)| (f.clone(), if rest.is_empty() { to.to_string() } else { join(to, rest) }))
+        .map(|(f, rest)| {
+            (
+                f.clone(),
+                if rest.is_empty() {
+                    to.to_string()
+                } else {
+                    join(to, rest)
+                },
+            )
+        })
         .collect()
 }
 

@@ -104,13 +104,14 @@ pub fn resolve(
     let spec = spec.split(['?', '#']).next().unwrap_or(spec);
     if is_relative(spec) || reference {
         let base = normalize(&join(dir_of(importer), spec))?;
-        return as_file_or_dir(files, &base, spec.ends_with('/'), reference)
-            .map(|(file, ext, index)| Resolved {
+        return as_file_or_dir(files, &base, spec.ends_with('/'), reference).map(
+            |(file, ext, index)| Resolved {
                 file,
                 ext,
                 index,
                 via: Via::Relative,
-            });
+            },
+        );
     }
     let config = config?;
     // `paths`: the pattern with the longest prefix before its `*` wins.
@@ -122,7 +123,12 @@ pub fn resolve(
                     && spec.starts_with(pre)
                     && spec.ends_with(post)
                 {
-                    matches.push((pre.len(), pattern, subs, &spec[pre.len()..spec.len() - post.len()]));
+                    matches.push((
+                        pre.len(),
+                        pattern,
+                        subs,
+                        &spec[pre.len()..spec.len() - post.len()],
+                    ));
                 }
             }
             None if pattern == spec => matches.push((usize::MAX, pattern, subs, "")),
@@ -346,20 +352,40 @@ mod tests {
         assert_eq!(r("../style.css").unwrap().file, "src/style.css");
         assert_eq!(r("../missing"), None);
         assert_eq!(r("react"), None);
-        assert_eq!(resolve(&f, "src/lib/util.js", ".", None, false).unwrap().file, "src/lib/index.ts");
+        assert_eq!(
+            resolve(&f, "src/lib/util.js", ".", None, false)
+                .unwrap()
+                .file,
+            "src/lib/index.ts"
+        );
     }
 
     #[test]
     fn specifiers_keep_their_style() {
         let f = files();
         let res = resolve(&f, "src/app/main.ts", "../a.js", None, false).unwrap();
-        assert_eq!(relative_specifier("src/x/y/z.ts", "src/q/a.ts", &res, "../a.js"), "../../q/a.js");
+        assert_eq!(
+            relative_specifier("src/x/y/z.ts", "src/q/a.ts", &res, "../a.js"),
+            "../../q/a.js"
+        );
         let res = resolve(&f, "src/app/main.ts", "../lib", None, false).unwrap();
-        assert_eq!(relative_specifier("src/main.ts", "src/core/index.ts", &res, "../lib"), "./core");
-        assert_eq!(relative_specifier("src/main.ts", "src/core/lib.ts", &res, "../lib"), "./core/lib");
-        assert_eq!(relative_specifier("src/core/x.ts", "src/core/index.ts", &res, "../lib"), ".");
+        assert_eq!(
+            relative_specifier("src/main.ts", "src/core/index.ts", &res, "../lib"),
+            "./core"
+        );
+        assert_eq!(
+            relative_specifier("src/main.ts", "src/core/lib.ts", &res, "../lib"),
+            "./core/lib"
+        );
+        assert_eq!(
+            relative_specifier("src/core/x.ts", "src/core/index.ts", &res, "../lib"),
+            "."
+        );
         let res = resolve(&f, "src/app/main.ts", "../data.json", None, false).unwrap();
-        assert_eq!(relative_specifier("src/app/main.ts", "data/data.json", &res, "../data.json"), "../../data/data.json");
+        assert_eq!(
+            relative_specifier("src/app/main.ts", "data/data.json", &res, "../data.json"),
+            "../../data/data.json"
+        );
     }
 
     #[test]
@@ -376,11 +402,17 @@ mod tests {
         let r = |spec: &str| resolve(&f, "src/app/main.ts", spec, Some(&config), false);
         let lib = r("@lib/util").unwrap();
         assert_eq!(lib.file, "src/lib/util.js");
-        assert_eq!(mapped_specifier("src/lib/deep/util.js", &lib).as_deref(), Some("@lib/deep/util"));
+        assert_eq!(
+            mapped_specifier("src/lib/deep/util.js", &lib).as_deref(),
+            Some("@lib/deep/util")
+        );
         assert_eq!(mapped_specifier("src/other/util.js", &lib), None);
         assert_eq!(r("@app").unwrap().file, "src/app/main.ts");
         let base = r("lib/util").unwrap();
         assert_eq!(base.via, Via::BaseUrl("src".into()));
-        assert_eq!(mapped_specifier("src/x/util.js", &base).as_deref(), Some("x/util"));
+        assert_eq!(
+            mapped_specifier("src/x/util.js", &base).as_deref(),
+            Some("x/util")
+        );
     }
 }

@@ -54,9 +54,10 @@ fn load_raw(file: &str, read: &Reader<'_>, seen: &mut Vec<String>) -> Raw {
     let Some(text) = read(file) else {
         return (None, Vec::new(), None);
     };
-    let Ok(value) =
-        jsonc_parser::parse_to_serde_value::<serde_json::Value>(&text, &jsonc_parser::ParseOptions::default())
-    else {
+    let Ok(value) = jsonc_parser::parse_to_serde_value::<serde_json::Value>(
+        &text,
+        &jsonc_parser::ParseOptions::default(),
+    ) else {
         return (None, Vec::new(), None);
     };
     let dir = dir_of(file);
@@ -73,7 +74,10 @@ fn load_raw(file: &str, read: &Reader<'_>, seen: &mut Vec<String>) -> Raw {
         }
     }
     let options = value.get("compilerOptions");
-    if let Some(url) = options.and_then(|o| o.get("baseUrl")).and_then(|u| u.as_str()) {
+    if let Some(url) = options
+        .and_then(|o| o.get("baseUrl"))
+        .and_then(|u| u.as_str())
+    {
         base.0 = normalize(&join(dir, url));
     }
     if let Some(paths) = options
@@ -177,7 +181,10 @@ mod tests {
             &["tsconfig.json".to_string(), "pkg/tsconfig.json".to_string()],
             &read,
         );
-        assert_eq!(configs.for_dir("pkg/lib/x").unwrap().file, "pkg/tsconfig.json");
+        assert_eq!(
+            configs.for_dir("pkg/lib/x").unwrap().file,
+            "pkg/tsconfig.json"
+        );
         assert_eq!(configs.for_dir("src").unwrap().file, "tsconfig.json");
     }
 }
