@@ -276,10 +276,10 @@ fn failed_rewrite(rw: &Rewrite, err: FkError) -> RewriteReport {
 /// Carries out a request of file operations.
 pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
     let record = ws.history().is_some() && !req.dry_run;
-    let mut prepared: Vec<Result<Prepared, RewriteReport>> = req
+    let mut prepared: Vec<Result<Prepared, Box<RewriteReport>>> = req
         .rewrites
         .iter()
-        .map(|rw| prepare(ws, rw).map_err(|e| failed_rewrite(rw, e)))
+        .map(|rw| prepare(ws, rw).map_err(|e| Box::new(failed_rewrite(rw, e))))
         .collect();
     let mut planned: Vec<Result<Planned, Box<OpReport>>> = req
         .ops
@@ -498,7 +498,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                 }
                 r
             }
-            Err(r) => r,
+            Err(r) => *r,
         })
         .collect();
     FsReport {
@@ -546,14 +546,14 @@ fn plan(
     op: &FileOp,
     req: &FsRequest,
     record: bool,
-    rewrites: &mut [Result<Prepared, RewriteReport>],
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
 ) -> Result<Planned, Box<OpReport>> {
     plan_inner(ws, op, req, record, rewrites).map_err(|e| Box::new(failed_report(op, e)))
 }
 
 /// The prepared rewrite of the file `q`, if the request has one not taken yet.
 fn take_rewrite<'a>(
-    rewrites: &'a mut [Result<Prepared, RewriteReport>],
+    rewrites: &'a mut [Result<Prepared, Box<RewriteReport>>],
     q: &WsPath,
 ) -> Option<(usize, &'a mut Prepared)> {
     rewrites.iter_mut().enumerate().find_map(|(i, r)| match r {
@@ -567,7 +567,7 @@ fn plan_inner(
     op: &FileOp,
     req: &FsRequest,
     record: bool,
-    rewrites: &mut [Result<Prepared, RewriteReport>],
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
 ) -> Result<Planned, FkError> {
     if ws.read_only() && !req.dry_run {
         return Err(FkError::new(

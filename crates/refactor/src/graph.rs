@@ -51,8 +51,9 @@ struct Cache {
 }
 
 /// Graphs kept between calls, by the workspace's roots.
-static CACHES: LazyLock<Mutex<HashMap<Vec<PathBuf>, Arc<Mutex<Cache>>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+type Caches = HashMap<Vec<PathBuf>, Arc<Mutex<Cache>>>;
+
+static CACHES: LazyLock<Mutex<Caches>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// The import graph of `ws` as it is now.
 pub fn build(ws: &Workspace) -> Result<Graph, FkError> {

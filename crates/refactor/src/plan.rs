@@ -91,7 +91,8 @@ pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) ->
         .filter(|(f, _)| !copy || moves.contains_key(*f))
         .collect();
     files.sort_by(|a, b| a.0.cmp(b.0));
-    let results: Vec<(Option<(Rewrite, FileChanges)>, Vec<String>)> = files
+    type PerFile = (Option<(Rewrite, FileChanges)>, Vec<String>);
+    let results: Vec<PerFile> = files
         .par_iter()
         .map(|(file, parsed)| {
             let importer_moves = moves.contains_key(*file);

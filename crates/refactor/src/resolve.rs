@@ -118,24 +118,24 @@ pub fn resolve(
     let mut matches: Vec<(usize, &String, &Vec<String>, &str)> = Vec::new();
     for (pattern, subs) in &config.paths {
         match pattern.split_once('*') {
-            Some((pre, post)) => {
+            Some((pre, post))
                 if spec.len() >= pre.len() + post.len()
                     && spec.starts_with(pre)
-                    && spec.ends_with(post)
-                {
-                    matches.push((
-                        pre.len(),
-                        pattern,
-                        subs,
-                        &spec[pre.len()..spec.len() - post.len()],
-                    ));
-                }
+                    && spec.ends_with(post) =>
+            {
+                matches.push((
+                    pre.len(),
+                    pattern,
+                    subs,
+                    &spec[pre.len()..spec.len() - post.len()],
+                ));
             }
+            Some(_) => {}
             None if pattern == spec => matches.push((usize::MAX, pattern, subs, "")),
             None => {}
         }
     }
-    matches.sort_by(|a, b| b.0.cmp(&a.0));
+    matches.sort_by_key(|m| std::cmp::Reverse(m.0));
     if let Some((_, pattern, subs, star)) = matches.first() {
         for sub in subs.iter() {
             let candidate = sub.replacen('*', star, 1);
@@ -170,10 +170,8 @@ fn as_file_or_dir(
     dir_only: bool,
     exact_only: bool,
 ) -> Option<(String, ExtStyle, bool)> {
-    if !dir_only {
-        if let Some(f) = as_file(files, base, exact_only) {
-            return Some(f);
-        }
+    if !dir_only && let Some(f) = as_file(files, base, exact_only) {
+        return Some(f);
     }
     if exact_only || !files.has_dir(base) {
         return None;

@@ -24,7 +24,6 @@ pub type Reader<'a> = dyn Fn(&str) -> Option<String> + 'a;
 pub fn load(file: &str, read: &Reader<'_>) -> Config {
     let mut seen = Vec::new();
     let (base_url, paths, paths_dir) = load_raw(file, read, &mut seen);
-    let base_url = base_url;
     let paths_base = base_url.clone().or(paths_dir);
     let paths = paths
         .into_iter()
