@@ -192,6 +192,19 @@ fn new_specifier(
             }
         }
     }
+    // A mapped specifier that becomes relative names a TypeScript source without its
+    // extension (a relative `.ts` specifier needs `allowImportingTsExtensions`).
+    let res = &match (&res.via, res.ext) {
+        (Via::Paths(..) | Via::BaseUrl(_), crate::resolve::ExtStyle::Exact)
+            if crate::paths::module_ext(target).is_some_and(|e| e.contains("ts")) =>
+        {
+            Resolved {
+                ext: crate::resolve::ExtStyle::Omitted,
+                ..res.clone()
+            }
+        }
+        _ => res.clone(),
+    };
     let mut rel = relative_specifier(importer, target, res, base);
     if reference && !base.starts_with('.') {
         rel = rel.trim_start_matches("./").to_string();
