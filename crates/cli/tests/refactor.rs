@@ -390,3 +390,31 @@ fn the_verbs_update_imports_with_colored_dry_run_diffs() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("unresolved:"), "{}", run.stdout);
 }
+
+#[test]
+fn workspace_package_exports_are_followed_and_kept() {
+    let sb = Sandbox::new();
+    sb.write(
+        "packages/ui/package.json",
+        r#"{"name": "@acme/ui", "exports": {".": {"types": "./src/index.ts"}, "./*": "./src/*.ts"}}"#,
+    );
+    sb.write("packages/ui/src/index.ts", "export * from './button';\n");
+    sb.write("packages/ui/src/button.ts", "export const Button = 1;\n");
+    sb.write(
+        "apps/web/main.ts",
+        "import { Button } from '@acme/ui/button';\nimport * as ui from '@acme/ui';\nexport const x = [Button, ui];\n",
+    );
+    let run = sb.call(
+        "file_move",
+        json!({"source": "packages/ui/src/button.ts", "destination": "packages/ui/src/widgets/button.ts"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        sb.read("apps/web/main.ts"),
+        "import { Button } from '@acme/ui/widgets/button';\nimport * as ui from '@acme/ui';\nexport const x = [Button, ui];\n"
+    );
+    assert_eq!(
+        sb.read("packages/ui/src/index.ts"),
+        "export * from './widgets/button';\n"
+    );
+}

@@ -10,8 +10,16 @@ use std::fs;
 fn setup() -> (tempfile::TempDir, Workspace) {
     let tmp = tempfile::tempdir().unwrap();
     fs::create_dir_all(tmp.path().join("src/lib")).unwrap();
-    fs::write(tmp.path().join("src/main.ts"), "import { a } from './lib/a';\n").unwrap();
-    fs::write(tmp.path().join("src/lib/a.ts"), "import { b } from './b';\n").unwrap();
+    fs::write(
+        tmp.path().join("src/main.ts"),
+        "import { a } from './lib/a';\n",
+    )
+    .unwrap();
+    fs::write(
+        tmp.path().join("src/lib/a.ts"),
+        "import { b } from './b';\n",
+    )
+    .unwrap();
     fs::write(tmp.path().join("src/lib/b.ts"), "export const b = 1;\n").unwrap();
     let ws = Workspace::new(&[tmp.path().to_path_buf()], false).unwrap();
     (tmp, ws)
@@ -54,8 +62,14 @@ fn rewrites_land_in_place_and_in_the_moved_file() {
     );
     let report = fsops::apply(&ws, &req);
     assert!(report.success(), "{report:#?}");
-    assert_eq!(fs::read_to_string(d.join("src/main.ts")).unwrap(), "import { a } from './core/a';\n");
-    assert_eq!(fs::read_to_string(d.join("src/core/a.ts")).unwrap(), "import { b } from '../lib/b';\n");
+    assert_eq!(
+        fs::read_to_string(d.join("src/main.ts")).unwrap(),
+        "import { a } from './core/a';\n"
+    );
+    assert_eq!(
+        fs::read_to_string(d.join("src/core/a.ts")).unwrap(),
+        "import { b } from '../lib/b';\n"
+    );
     assert!(!d.join("src/lib/a.ts").exists());
     assert!(report.rewrites[1].written_to.ends_with("src/core/a.ts"));
     assert!(report.rewrites.iter().all(|r| r.done));
@@ -65,11 +79,23 @@ fn rewrites_land_in_place_and_in_the_moved_file() {
 fn a_dry_run_gives_the_diffs_and_changes_nothing() {
     let (tmp, ws) = setup();
     let d = tmp.path();
-    let report = fsops::apply(&ws, &mv(vec![rewrite(d, "src/main.ts", "./lib/a", "./core/a")], true));
+    let report = fsops::apply(
+        &ws,
+        &mv(vec![rewrite(d, "src/main.ts", "./lib/a", "./core/a")], true),
+    );
     assert!(report.success());
-    assert!(report.rewrites[0].diff.contains("+import { a } from './core/a';"), "{}", report.rewrites[0].diff);
+    assert!(
+        report.rewrites[0]
+            .diff
+            .contains("+import { a } from './core/a';"),
+        "{}",
+        report.rewrites[0].diff
+    );
     assert!(d.join("src/lib/a.ts").exists());
-    assert_eq!(fs::read_to_string(d.join("src/main.ts")).unwrap(), "import { a } from './lib/a';\n");
+    assert_eq!(
+        fs::read_to_string(d.join("src/main.ts")).unwrap(),
+        "import { a } from './lib/a';\n"
+    );
 }
 
 #[test]
@@ -77,12 +103,19 @@ fn a_stale_rewrite_stops_the_whole_request() {
     let (tmp, ws) = setup();
     let d = tmp.path();
     let stale = rewrite(d, "src/main.ts", "./lib/a", "./core/a");
-    fs::write(d.join("src/main.ts"), "import { a } from './lib/a'; // changed\n").unwrap();
+    fs::write(
+        d.join("src/main.ts"),
+        "import { a } from './lib/a'; // changed\n",
+    )
+    .unwrap();
     let report = fsops::apply(&ws, &mv(vec![stale], false));
     assert!(!report.success());
     let err = report.rewrites[0].error.as_ref().unwrap();
     assert_eq!(err.code.as_str(), "STALE", "{err:?}");
-    assert!(d.join("src/lib/a.ts").exists(), "the move is not done either");
+    assert!(
+        d.join("src/lib/a.ts").exists(),
+        "the move is not done either"
+    );
     assert!(!d.join("src/core").exists());
 }
 
@@ -94,11 +127,21 @@ fn a_bad_range_or_a_deleted_file_is_refused() {
     bad.splices = vec![(5, 2, "x".into())];
     let report = fsops::apply(&ws, &mv(vec![bad], false));
     assert!(!report.success());
-    assert!(report.rewrites[0].error.as_ref().unwrap().message.contains("bad range"));
+    assert!(
+        report.rewrites[0]
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("bad range")
+    );
     assert!(d.join("src/lib/a.ts").exists());
 
     let req = FsRequest {
-        ops: vec![FileOp::Delete { path: "src/lib/a.ts".into(), recursive: false }],
+        ops: vec![FileOp::Delete {
+            path: "src/lib/a.ts".into(),
+            recursive: false,
+        }],
         atomic: true,
         rewrites: vec![rewrite(d, "src/lib/a.ts", "./b", "./c")],
         ..FsRequest::default()

@@ -86,13 +86,20 @@ pub fn build(ws: &Workspace) -> Result<Graph, FkError> {
         .filter(|f| tsconfig::is_config(name_of(f)))
         .cloned()
         .collect();
+    let package_files: Vec<String> = selected
+        .files
+        .iter()
+        .filter(|f| name_of(f) == "package.json")
+        .cloned()
+        .collect();
     let config_stamps: Vec<(String, (u64, SystemTime))> = config_files
         .iter()
+        .chain(&package_files)
         .map(|f| (f.clone(), stamp_of(f)))
         .collect();
     if config_stamps != cache.config_stamps {
         let read = |p: &str| read_text(ws, p).ok();
-        cache.configs = Arc::new(Configs::new(&config_files, &read));
+        cache.configs = Arc::new(Configs::new(&config_files, &package_files, &read));
         cache.config_stamps = config_stamps;
     }
 

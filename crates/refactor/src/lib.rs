@@ -18,6 +18,7 @@
 
 pub mod graph;
 pub mod ops;
+pub mod packages;
 pub mod paths;
 pub mod plan;
 pub mod resolve;

@@ -114,9 +114,28 @@ pub fn resolve(
         );
     }
     let config = config?;
-    // `paths`: the pattern with the longest prefix before its `*` wins.
+    if let Some(r) = mapped(files, spec, &config.paths) {
+        return Some(r);
+    }
+    if let Some(base_url) = config.base_url.as_ref()
+        && let Some(candidate) = normalize(&join(base_url, spec))
+        && let Some((file, ext, index)) = as_file_or_dir(files, &candidate, false, false)
+    {
+        return Some(Resolved {
+            file,
+            ext,
+            index,
+            via: Via::BaseUrl(base_url.clone()),
+        });
+    }
+    mapped(files, spec, &config.packages)
+}
+
+/// `spec` through `paths`-like mappings: the pattern with the longest prefix before its `*`
+/// wins; its substitutions are tried in order.
+fn mapped(files: &dyn FileSet, spec: &str, mappings: &[(String, Vec<String>)]) -> Option<Resolved> {
     let mut matches: Vec<(usize, &String, &Vec<String>, &str)> = Vec::new();
-    for (pattern, subs) in &config.paths {
+    for (pattern, subs) in mappings {
         match pattern.split_once('*') {
             Some((pre, post))
                 if spec.len() >= pre.len() + post.len()
@@ -150,16 +169,8 @@ pub fn resolve(
                 });
             }
         }
-        return None;
     }
-    let base_url = config.base_url.as_ref()?;
-    let candidate = normalize(&join(base_url, spec))?;
-    as_file_or_dir(files, &candidate, false, false).map(|(file, ext, index)| Resolved {
-        file,
-        ext,
-        index,
-        via: Via::BaseUrl(base_url.clone()),
-    })
+    None
 }
 
 /// The file `base` names: itself, with an extension, with its output extension swapped for
@@ -286,8 +297,6 @@ pub fn mapped_specifier(target: &str, res: &Resolved) -> Option<String> {
             let (ppre, ppost) = pattern.split_once('*').unwrap_or((pattern, ""));
             match sub.split_once('*') {
                 Some((spre, spost)) => {
-                    // The substitution may name the file with or without an extension.
-                    let spost = spost.trim_start_matches('.');
                     let rest = path.strip_prefix(spre)?;
                     let mid = if spost.is_empty() {
                         rest
@@ -396,6 +405,7 @@ mod tests {
                 ("@lib/*".into(), vec!["src/lib/*".into()]),
                 ("@app".into(), vec!["src/app/main".into()]),
             ],
+            packages: vec![("@acme/ui/*".into(), vec!["src/lib/*.js".into()])],
         };
         let r = |spec: &str| resolve(&f, "src/app/main.ts", spec, Some(&config), false);
         let lib = r("@lib/util").unwrap();
@@ -411,6 +421,13 @@ mod tests {
         assert_eq!(
             mapped_specifier("src/x/util.js", &base).as_deref(),
             Some("x/util")
+        );
+        // A workspace package's exports, after paths and baseUrl.
+        let pkg = r("@acme/ui/util").unwrap();
+        assert_eq!(pkg.file, "src/lib/util.js");
+        assert_eq!(
+            mapped_specifier("src/lib/tools.js", &pkg).as_deref(),
+            Some("@acme/ui/tools")
         );
     }
 }

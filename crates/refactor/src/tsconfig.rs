@@ -15,6 +15,9 @@ pub struct Config {
     pub base_url: Option<String>,
     /// `paths`: pattern (with at most one `*`) → substitutions, workspace-relative.
     pub paths: Vec<(String, Vec<String>)>,
+    /// The workspace's packages (`crate::packages`), tried after `paths` and `baseUrl`, as
+    /// Node finds a workspace package linked into `node_modules`.
+    pub packages: Vec<(String, Vec<String>)>,
 }
 
 /// Reads config texts by workspace-relative path.
@@ -39,6 +42,7 @@ pub fn load(file: &str, read: &Reader<'_>) -> Config {
         file: file.to_string(),
         base_url,
         paths,
+        packages: Vec::new(),
     }
 }
 
@@ -107,11 +111,20 @@ fn load_raw(file: &str, read: &Reader<'_>, seen: &mut Vec<String>) -> Raw {
 pub struct Configs {
     /// By the directory holding them.
     by_dir: HashMap<String, Config>,
+    /// For files no config governs: the workspace packages only.
+    default: Config,
 }
 
 impl Configs {
     /// `files`: every config file of the workspace (`tsconfig.json`, `jsconfig.json`).
-    pub fn new(files: &[String], read: &Reader<'_>) -> Configs {
+    /// `packages`: every package.json of the workspace.
+    pub fn new(files: &[String], packages: &[String], read: &Reader<'_>) -> Configs {
+        let mut mappings: Vec<(String, Vec<String>)> = packages
+            .iter()
+            .filter_map(|p| read(p).map(|text| crate::packages::mappings(p, &text)))
+            .flatten()
+            .collect();
+        mappings.sort();
         let mut by_dir: HashMap<String, Config> = HashMap::new();
         for f in files {
             let config = load(f, read);
@@ -120,9 +133,21 @@ impl Configs {
             if by_dir.contains_key(&dir) && f.ends_with("jsconfig.json") {
                 continue;
             }
-            by_dir.insert(dir, config);
+            by_dir.insert(
+                dir,
+                Config {
+                    packages: mappings.clone(),
+                    ..config
+                },
+            );
         }
-        Configs { by_dir }
+        Configs {
+            by_dir,
+            default: Config {
+                packages: mappings,
+                ..Config::default()
+            },
+        }
     }
 
     /// The config governing a file in directory `dir`.
@@ -133,7 +158,7 @@ impl Configs {
                 return Some(c);
             }
             if d.is_empty() {
-                return None;
+                return Some(&self.default);
             }
             d = dir_of(d);
         }
@@ -178,6 +203,7 @@ mod tests {
         assert_eq!(pkg.paths[0].1, vec!["pkg/lib/src/app/*".to_string()]);
         let configs = Configs::new(
             &["tsconfig.json".to_string(), "pkg/tsconfig.json".to_string()],
+            &[],
             &read,
         );
         assert_eq!(
