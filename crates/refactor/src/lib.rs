@@ -21,5 +21,6 @@ pub mod ops;
 pub mod packages;
 pub mod paths;
 pub mod plan;
+pub mod python;
 pub mod resolve;
 pub mod tsconfig;

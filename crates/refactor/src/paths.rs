@@ -61,7 +61,7 @@ pub fn module_ext(name: &str) -> Option<&'static str> {
 /// Whether the file is parsed for module references.
 pub fn is_code(path: &str) -> bool {
     let name = name_of(path);
-    module_ext(name).is_some()
+    module_ext(name).is_some() || crate::python::is_python(name)
 }
 
 #[cfg(test)]

@@ -74,6 +74,42 @@ impl FileSet for After<'_> {
     }
 }
 
+/// A reference resolved: TS/JS or Python.
+enum Target {
+    Ts(Resolved),
+    Py(String, crate::python::PyVia),
+}
+
+impl Target {
+    fn file(&self) -> &str {
+        match self {
+            Target::Ts(r) => &r.file,
+            Target::Py(f, _) => f,
+        }
+    }
+}
+
+fn resolve_any(
+    files: &dyn FileSet,
+    configs: &crate::tsconfig::Configs,
+    file: &str,
+    r: &ModuleRef,
+) -> Option<Target> {
+    match r.kind {
+        RefKind::PyFrom | RefKind::PyImport | RefKind::PyImportAs => {
+            crate::python::resolve(files, file, &r.specifier).map(|(f, v)| Target::Py(f, v))
+        }
+        _ => resolve(
+            files,
+            file,
+            &r.specifier,
+            configs.for_dir(dir_of(file)),
+            r.kind == RefKind::Reference,
+        )
+        .map(Target::Ts),
+    }
+}
+
 /// The import updates for moving (or, with `copy`, copying) files: `moves` maps every file
 /// that moves (a directory's files one by one) to its new path, workspace-relative.
 pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) -> ImportPlan {
@@ -102,26 +138,45 @@ pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) ->
             let new_importer = map(file);
             let lines = LineIndex::new(&parsed.text);
             for r in &parsed.refs {
-                let config = graph.configs.for_dir(dir_of(file));
-                let reference = r.kind == RefKind::Reference;
-                let Some(res) = resolve(&graph.files, file, &r.specifier, config, reference)
-                else {
+                let Some(t) = resolve_any(&graph.files, &graph.configs, file, r) else {
                     continue;
                 };
-                let target_moves = moves.contains_key(&res.file);
+                let target_moves = moves.contains_key(t.file());
                 if !importer_moves && !target_moves {
                     continue;
                 }
                 // Within a copy, a file the copy does not include stays where it is.
                 let new_target = if copy && !target_moves {
-                    res.file.clone()
+                    t.file().to_string()
                 } else {
-                    map(&res.file)
+                    map(t.file())
                 };
-                let new_config = graph.configs.for_dir(dir_of(&new_importer));
-                let Some(new_spec) =
-                    new_specifier(&after, &new_importer, &new_target, &res, r, new_config, target_moves)
-                else {
+                let new_spec = match &t {
+                    Target::Ts(res) => new_specifier(
+                        &after,
+                        &new_importer,
+                        &new_target,
+                        res,
+                        r,
+                        graph.configs.for_dir(dir_of(&new_importer)),
+                        target_moves,
+                    ),
+                    // An absolute module name does not depend on where the importer is.
+                    Target::Py(_, via) if via.dots == 0 && !target_moves => continue,
+                    Target::Py(..) if r.kind == RefKind::PyImport => {
+                        warnings.push(format!(
+                            "{file}: 'import {}' binds the name of the module, so its uses would change too; it was left as it was (rewrite it, or use 'import ... as ...')",
+                            r.specifier
+                        ));
+                        continue;
+                    }
+                    Target::Py(_, via) => crate::python::specifier(&new_importer, &new_target, via)
+                        .filter(|s| {
+                            crate::python::resolve(&after, &new_importer, s)
+                                .is_some_and(|(f, _)| f == new_target)
+                        }),
+                };
+                let Some(new_spec) = new_spec else {
                     warnings.push(format!(
                         "{file}: no specifier was found that resolves to {new_target} ('{}' left as it was)",
                         r.specifier
@@ -275,18 +330,17 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
         let mut removed_names: Vec<String> = Vec::new();
         let mut here = Vec::new();
         for r in &parsed.refs {
-            let config = graph.configs.for_dir(dir_of(file));
-            let reference = r.kind == RefKind::Reference;
-            let Some(res) = resolve(&graph.files, file, &r.specifier, config, reference) else {
+            let Some(t) = resolve_any(&graph.files, &graph.configs, file, r) else {
                 continue;
             };
-            if !set.contains(&res.file) {
+            let target = t.file().to_string();
+            if !set.contains(&target) {
                 continue;
             }
             let removable = remove
                 && matches!(
                     r.kind,
-                    RefKind::Import | RefKind::Export | RefKind::ImportEquals
+                    RefKind::Import | RefKind::Export | RefKind::ImportEquals | RefKind::PyFrom
                 );
             if removable {
                 splices.push((r.statement.start, r.statement.end, String::new()));
@@ -298,7 +352,7 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
                 file: file.clone(),
                 line: lines.line(r.span.start),
                 specifier: r.specifier.clone(),
-                target: res.file.clone(),
+                target,
                 kind: r.kind,
                 names: r.names.clone(),
                 removed: removable,

@@ -26,6 +26,12 @@ pub enum RefKind {
     Dynamic,
     /// `/// <reference path="x" />`.
     Reference,
+    /// Python `from x import y` (the specifier is `x`: `pkg.mod`, `.mod`, `..`).
+    PyFrom,
+    /// Python `import a.b as c` (aliased: the name bound does not depend on the path).
+    PyImportAs,
+    /// Python `import a.b` (binds `a`: renaming the module changes the name in uses).
+    PyImport,
 }
 
 /// One module reference in a text.
@@ -50,7 +56,10 @@ pub struct ModuleRef {
 
 /// Whether this module finds references in files of `lang`.
 pub fn supported(lang: Lang) -> bool {
-    matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
+    matches!(
+        lang,
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python
+    )
 }
 
 /// Every module reference of `text`, in text order. A text with syntax errors still gives
@@ -67,6 +76,9 @@ pub fn module_refs(lang: Lang, text: &str) -> Vec<ModuleRef> {
     let Some(tree) = parse(lang, text) else {
         return Vec::new();
     };
+    if lang == Lang::Python {
+        return python_refs(tree.root_node(), text);
+    }
     let mut out = Vec::new();
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
@@ -122,7 +134,7 @@ pub fn uses_of(lang: Lang, text: &str, names: &[String]) -> Vec<(String, usize)>
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
         match node.kind() {
-            "import_statement" => continue,
+            "import_statement" | "import_from_statement" => continue,
             "identifier" | "type_identifier" | "shorthand_property_identifier" => {
                 let name = &text[node.byte_range()];
                 if names.iter().any(|n| n == name) {
@@ -139,8 +151,76 @@ pub fn uses_of(lang: Lang, text: &str, names: &[String]) -> Vec<(String, usize)>
     out
 }
 
+/// Python's `import` and `from ... import` statements, anywhere in the tree.
+fn python_refs(root: Node, text: &str) -> Vec<ModuleRef> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import_from_statement" => {
+                if let Some(module) = node.child_by_field_name("module_name") {
+                    let mut c = node.walk();
+                    let names = node
+                        .children_by_field_name("name", &mut c)
+                        .map(|n| {
+                            let n = n.child_by_field_name("alias").unwrap_or(n);
+                            text[n.byte_range()].to_string()
+                        })
+                        .collect();
+                    out.push(ModuleRef {
+                        kind: RefKind::PyFrom,
+                        specifier: text[module.byte_range()].to_string(),
+                        span: module.byte_range(),
+                        statement: with_line_end(text, node.byte_range()),
+                        names,
+                        type_only: false,
+                    });
+                }
+                continue;
+            }
+            "import_statement" => {
+                let mut c = node.walk();
+                for name in node.children_by_field_name("name", &mut c) {
+                    let (kind, module, bound) = if name.kind() == "aliased_import" {
+                        let (Some(m), Some(a)) = (
+                            name.child_by_field_name("name"),
+                            name.child_by_field_name("alias"),
+                        ) else {
+                            continue;
+                        };
+                        (RefKind::PyImportAs, m, text[a.byte_range()].to_string())
+                    } else {
+                        let t = &text[name.byte_range()];
+                        (
+                            RefKind::PyImport,
+                            name,
+                            t.split('.').next().unwrap_or(t).to_string(),
+                        )
+                    };
+                    out.push(ModuleRef {
+                        kind,
+                        specifier: text[module.byte_range()].to_string(),
+                        span: module.byte_range(),
+                        statement: with_line_end(text, node.byte_range()),
+                        names: vec![bound],
+                        type_only: false,
+                    });
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out.sort_by_key(|r| r.span.start);
+    out
+}
+
 fn parse(lang: Lang, text: &str) -> Option<tree_sitter::Tree> {
     let language: tree_sitter::Language = match lang {
+        Lang::Python => tree_sitter_python::LANGUAGE.into(),
         Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
         Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
@@ -407,6 +487,24 @@ function f() { return require(name); }
             &text[refs[1].statement.clone()],
             "import a, { b as c, d } from \"./ab\";\n"
         );
+    }
+
+    #[test]
+    fn python_imports() {
+        let text = "import os\nimport pkg.mod as m\nfrom .sibling import a, b as c\nfrom ..up.deep import *\nfrom . import x\ndef f():\n    from pkg import late\n";
+        let got = specs(Lang::Python, text);
+        let want: Vec<(RefKind, String, Vec<String>)> = vec![
+            (RefKind::PyImport, "os", vec!["os"]),
+            (RefKind::PyImportAs, "pkg.mod", vec!["m"]),
+            (RefKind::PyFrom, ".sibling", vec!["a", "c"]),
+            (RefKind::PyFrom, "..up.deep", vec![]),
+            (RefKind::PyFrom, ".", vec!["x"]),
+            (RefKind::PyFrom, "pkg", vec!["late"]),
+        ]
+        .into_iter()
+        .map(|(k, s, n)| (k, s.to_string(), n.into_iter().map(String::from).collect()))
+        .collect();
+        assert_eq!(got, want);
     }
 
     #[test]
