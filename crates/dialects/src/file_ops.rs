@@ -637,7 +637,8 @@ destination file is replaced only with overwrite; a destination ending in `/` th
 directory receives the source under its own name. dryRun checks everything and changes \
 nothing but shows every diff. updateImports (default true) rewrites every import, re-export, \
 require(), import() and /// <reference> that names a moved file (in TS/TSX/JS files, resolved \
-like TypeScript: extensionless, .js for .ts, index files, tsconfig baseUrl/paths), keeping each \
+like TypeScript: extensionless, .js for .ts, index files, tsconfig baseUrl/paths, workspace \
+package exports; and Python's from/import ... as), keeping each \
 specifier's style, and the moved files' own relative imports; a directory moves with all its \
 files. The move and every rewrite are one atomic step of the edit history (one undo).
 
