@@ -74,6 +74,54 @@ impl FileSet for After<'_> {
     }
 }
 
+/// The last path segments a relative specifier naming a moved file can end with: a quick
+/// test that spares resolving the other references of files that do not move.
+struct MovedNames<'a> {
+    names: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> MovedNames<'a> {
+    fn new(moved: impl Iterator<Item = &'a String>) -> MovedNames<'a> {
+        let mut names = std::collections::HashSet::new();
+        for f in moved {
+            let name = crate::paths::name_of(f);
+            names.insert(name);
+            if let Some(ext) = crate::paths::module_ext(name) {
+                names.insert(&name[..name.len() - ext.len()]);
+            }
+            if let Some((stem, _)) = name.rsplit_once('.') {
+                names.insert(stem);
+                if stem == "index" {
+                    // `./dir` names `dir/index.ts`.
+                    names.insert(crate::paths::name_of(dir_of(f)));
+                }
+            }
+        }
+        MovedNames { names }
+    }
+
+    /// False only when `r` is relative and its last segment names no moved file.
+    fn may_name(&self, r: &ModuleRef) -> bool {
+        let spec = r.specifier.split(['?', '#']).next().unwrap_or(&r.specifier);
+        let relative = crate::resolve::is_relative(spec)
+            || (r.kind == RefKind::Reference && !spec.starts_with('/'));
+        if !relative
+            || matches!(
+                r.kind,
+                RefKind::PyFrom | RefKind::PyImport | RefKind::PyImportAs
+            )
+        {
+            return true;
+        }
+        let last = crate::paths::name_of(spec);
+        if last.is_empty() || last == "." || last == ".." {
+            return true;
+        }
+        let stem = crate::paths::module_ext(last).map_or(last, |e| &last[..last.len() - e.len()]);
+        self.names.contains(last) || self.names.contains(stem)
+    }
+}
+
 /// A reference resolved: TS/JS or Python.
 enum Target {
     Ts(Resolved),
@@ -121,6 +169,7 @@ pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) ->
         added: moves.values().map(|v| (v.clone(), ())).collect(),
     };
     let map = |p: &str| moves.get(p).cloned().unwrap_or_else(|| p.to_string());
+    let names = MovedNames::new(moves.keys());
     let mut files: Vec<(&String, &Arc<Parsed>)> = graph
         .code
         .iter()
@@ -138,6 +187,9 @@ pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) ->
             let new_importer = map(file);
             let lines = LineIndex::new(&parsed.text);
             for r in &parsed.refs {
+                if !importer_moves && !names.may_name(r) {
+                    continue;
+                }
                 let Some(t) = resolve_any(&graph.files, &graph.configs, file, r) else {
                     continue;
                 };
