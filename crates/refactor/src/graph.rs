@@ -140,6 +140,116 @@ pub fn build(ws: &Workspace) -> Result<Graph, FkError> {
     })
 }
 
+/// Brings the cached graph up to date after a committed move (or rename) without reading
+/// the files again: `moved` maps old paths to new ones (the files keep their content, so
+/// their entries move), `rewritten` lists files whose specifiers changed, by their path
+/// before the request, with the splices applied; their new stamps are asked of the engine
+/// and their references shifted. A file changed by someone else in between would carry a
+/// wrong entry until its next change, but every rewrite computed from it is tied to the
+/// `content_hash` parsed, so the commit step would refuse it as `STALE`.
+pub fn record_move(
+    ws: &Workspace,
+    moved: &HashMap<String, String>,
+    rewritten: &[(String, Vec<(usize, usize, String)>)],
+) {
+    let cache = {
+        let all = CACHES.lock().unwrap_or_else(|e| e.into_inner());
+        match all.get(ws.roots()) {
+            Some(c) => c.clone(),
+            None => return,
+        }
+    };
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    let mut entries: Vec<(String, Arc<Parsed>)> = Vec::new();
+    for (old, new) in moved {
+        if let Some(p) = cache.code.remove(old) {
+            entries.push((new.clone(), p));
+        }
+    }
+    for (new, p) in entries {
+        cache.code.insert(new, p);
+    }
+    for (old, splices) in rewritten {
+        let key = moved.get(old).unwrap_or(old);
+        let Some(parsed) = cache.code.get(key).cloned() else {
+            continue;
+        };
+        let stamp = ws
+            .resolve(key)
+            .ok()
+            .and_then(|p| ws.metadata(&p).ok().flatten())
+            .map(|m| (m.len, m.modified));
+        let Some(stamp) = stamp else {
+            cache.code.remove(key);
+            continue;
+        };
+        match shifted(&parsed, splices, stamp) {
+            Some(p) => cache.code.insert(key.clone(), Arc::new(p)),
+            None => cache.code.remove(key),
+        };
+    }
+}
+
+/// `parsed` after `splices` that each replace one reference's specifier.
+fn shifted(
+    parsed: &Parsed,
+    splices: &[(usize, usize, String)],
+    stamp: (u64, SystemTime),
+) -> Option<Parsed> {
+    let text = &parsed.text;
+    let mut new_text = String::with_capacity(text.len() + 64);
+    let mut last = 0;
+    for (start, end, with) in splices {
+        new_text.push_str(text.get(last..*start)?);
+        new_text.push_str(with);
+        last = *end;
+    }
+    new_text.push_str(text.get(last..)?);
+    if new_text.len() as u64 != stamp.0 {
+        return None;
+    }
+    let shift = |at: usize| -> isize {
+        splices
+            .iter()
+            .filter(|(_, end, _)| *end <= at)
+            .map(|(start, end, with)| with.len() as isize - (end - start) as isize)
+            .sum()
+    };
+    let mut refs = Vec::with_capacity(parsed.refs.len());
+    for r in &parsed.refs {
+        let mut r = r.clone();
+        if let Some((_, _, with)) = splices
+            .iter()
+            .find(|(start, end, _)| *start == r.span.start && *end == r.span.end)
+        {
+            let d = shift(r.span.start);
+            let start = r.span.start.checked_add_signed(d)?;
+            r.specifier = with.clone();
+            r.span = start..start + with.len();
+        } else if splices
+            .iter()
+            .any(|(start, end, _)| *start < r.span.end && r.span.start < *end)
+        {
+            // A splice that is not a specifier: parse again next time.
+            return None;
+        } else {
+            let d = shift(r.span.start);
+            r.span = r.span.start.checked_add_signed(d)?..r.span.end.checked_add_signed(d)?;
+        }
+        let ds = shift(r.statement.start);
+        let de = shift(r.statement.end);
+        r.statement =
+            r.statement.start.checked_add_signed(ds)?..r.statement.end.checked_add_signed(de)?;
+        refs.push(r);
+    }
+    Some(Parsed {
+        stamp,
+        hash: filekit_core::hash::content_hash(new_text.as_bytes()),
+        refs,
+        text: new_text.into(),
+    })
+}
+
 /// Forgets the cached graph of `ws` (tests, and front ends that know everything changed).
 pub fn forget(ws: &Workspace) {
     let mut all = CACHES.lock().unwrap_or_else(|e| e.into_inner());

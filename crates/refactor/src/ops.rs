@@ -56,8 +56,11 @@ pub fn apply(
     remove_on_delete: bool,
 ) -> Result<Applied, FkError> {
     let mut applied = Applied::default();
+    let mut moves_done: HashMap<String, String> = HashMap::new();
+    let mut copies_or_deletes = 0;
     if update_imports {
         let graph: Graph = graph::build(ws)?;
+
         applied.parsed = graph.parsed;
         applied.graph_files = graph.code.len();
         let mut moves: HashMap<String, String> = HashMap::new();
@@ -87,6 +90,8 @@ pub fn apply(
                 }
             }
         }
+        copies_or_deletes = copies.len() + deleted.len();
+        moves_done = moves.clone();
         let mut plans: Vec<ImportPlan> = Vec::new();
         if !moves.is_empty() {
             plans.push(plan::plan_moves(&graph, &moves, false));
@@ -108,6 +113,16 @@ pub fn apply(
             req.atomic = true;
         }
     }
-    applied.report = Some(fsops::apply(ws, &req));
+    let report = fsops::apply(ws, &req);
+    // A committed move: the cached graph follows it without reading the files again.
+    if report.success() && !req.dry_run && !moves_done.is_empty() && copies_or_deletes == 0 {
+        let rewritten: Vec<(String, Vec<(usize, usize, String)>)> = req
+            .rewrites
+            .iter()
+            .map(|r| (r.path.clone(), r.splices.clone()))
+            .collect();
+        graph::record_move(ws, &moves_done, &rewritten);
+    }
+    applied.report = Some(report);
     Ok(applied)
 }
