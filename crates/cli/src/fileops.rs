@@ -143,12 +143,13 @@ fn run(
     };
     crate::history_warning(&ws);
     if json {
-        let value = serde_json::json!({
-            "report": report,
-            "imports": applied.files,
-            "leftovers": applied.leftovers,
-            "warnings": applied.warnings,
-        });
+        // The engine's report, with the import updates beside it.
+        let mut value = serde_json::to_value(&report).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.insert("imports".into(), serde_json::json!(applied.files));
+            map.insert("leftovers".into(), serde_json::json!(applied.leftovers));
+            map.insert("warnings".into(), serde_json::json!(applied.warnings));
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&value).unwrap_or_default()
