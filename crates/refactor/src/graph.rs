@@ -140,6 +140,9 @@ pub fn build(ws: &Workspace) -> Result<Graph, FkError> {
     })
 }
 
+/// Byte splices `(start, end, replacement)` of one file.
+pub type Splices = Vec<(usize, usize, String)>;
+
 /// Brings the cached graph up to date after a committed move (or rename) without reading
 /// the files again: `moved` maps old paths to new ones (the files keep their content, so
 /// their entries move), `rewritten` lists files whose specifiers changed, by their path
@@ -150,7 +153,7 @@ pub fn build(ws: &Workspace) -> Result<Graph, FkError> {
 pub fn record_move(
     ws: &Workspace,
     moved: &HashMap<String, String>,
-    rewritten: &[(String, Vec<(usize, usize, String)>)],
+    rewritten: &[(String, Splices)],
 ) {
     let cache = {
         let all = CACHES.lock().unwrap_or_else(|e| e.into_inner());

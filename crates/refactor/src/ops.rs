@@ -116,7 +116,7 @@ pub fn apply(
     let report = fsops::apply(ws, &req);
     // A committed move: the cached graph follows it without reading the files again.
     if report.success() && !req.dry_run && !moves_done.is_empty() && copies_or_deletes == 0 {
-        let rewritten: Vec<(String, Vec<(usize, usize, String)>)> = req
+        let rewritten: Vec<(String, graph::Splices)> = req
             .rewrites
             .iter()
             .map(|r| (r.path.clone(), r.splices.clone()))
