@@ -4,13 +4,16 @@
 use crate::style::Style;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
-use filekit_core::fsops::{self, FileOp, FsReport, FsRequest};
+use filekit_core::fsops::{FileOp, FsReport, FsRequest};
 
 pub const AFTER_HELP: &str = "\
 Paths must be inside the workspace roots. Nothing is replaced unless --overwrite; a directory
 is removed with its contents only with -r. A destination ending in / that is a directory
-receives the source under its own name. Every operation is recorded in the history:
-`filekit undo` reverts it.
+receives the source under its own name. Imports follow (unless --no-update-imports): mv
+rewrites every TS/JS import, re-export, require(), import() and /// <reference> naming a moved
+file, and the moved files' own; cp rewrites the copies' own relative imports; rm removes the
+import declarations of deleted files and lists what is left behind. The operation and its
+import rewrites are one step of the history: `filekit undo` reverts it all.
 
 Examples:
   filekit mv src/old.ts src/lib/new.ts
@@ -26,9 +29,12 @@ pub struct MoveArgs {
     /// Replace an existing destination file.
     #[arg(long)]
     overwrite: bool,
-    /// Check and describe; change nothing.
+    /// Check and describe (with the diff of every import rewrite); change nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Leave imports as they are.
+    #[arg(long)]
+    no_update_imports: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -45,9 +51,12 @@ pub struct RemoveArgs {
     /// All or nothing: if one path cannot be deleted, none is.
     #[arg(long)]
     atomic: bool,
-    /// Check and describe; change nothing.
+    /// Check and describe (with the diff of every import removal); change nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Leave the imports of deleted files as they are (they are still listed).
+    #[arg(long)]
+    no_update_imports: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -75,6 +84,7 @@ pub fn run_move(global: &GlobalArgs, json: bool, args: MoveArgs, copy: bool) -> 
         args.dry_run,
         false,
         tool,
+        !args.no_update_imports,
     )
 }
 
@@ -94,6 +104,7 @@ pub fn run_remove(global: &GlobalArgs, json: bool, args: RemoveArgs) -> u8 {
         args.dry_run,
         args.atomic,
         "filekit rm",
+        !args.no_update_imports,
     )
 }
 
@@ -104,34 +115,102 @@ fn run(
     dry_run: bool,
     atomic: bool,
     tool: &str,
+    update_imports: bool,
 ) -> u8 {
     let ws = match crate::workspace(global) {
         Ok(ws) => ws,
         Err(e) => return crate::fail_early(&e),
     };
-    let report = fsops::apply(
+    let is_delete = ops.iter().any(|o| matches!(o, FileOp::Delete { .. }));
+    let applied = filekit_refactor::ops::apply(
         &ws,
-        &FsRequest {
+        FsRequest {
             ops,
             dry_run,
             atomic,
             tool: Some(tool.into()),
             ..FsRequest::default()
         },
+        update_imports || is_delete,
+        update_imports,
     );
+    let mut applied = match applied {
+        Ok(a) => a,
+        Err(e) => return crate::fail_early(&e),
+    };
+    let Some(report) = applied.report.take() else {
+        return EXIT_FAILED;
+    };
     crate::history_warning(&ws);
     if json {
+        // The engine's report, with the import updates beside it.
+        let mut value = serde_json::to_value(&report).unwrap_or_default();
+        if let Some(map) = value.as_object_mut() {
+            map.insert("imports".into(), serde_json::json!(applied.files));
+            map.insert("leftovers".into(), serde_json::json!(applied.leftovers));
+            map.insert("warnings".into(), serde_json::json!(applied.warnings));
+        }
         println!(
             "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
+            serde_json::to_string_pretty(&value).unwrap_or_default()
         );
     } else {
-        print_report(&Style::new(global.color), &report);
+        let style = Style::new(global.color);
+        print_report(&style, &report);
+        print_imports(&style, &report, &applied);
     }
     if report.success() {
         EXIT_OK
     } else {
         EXIT_FAILED
+    }
+}
+
+fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::ops::Applied) {
+    let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
+    if total > 0 {
+        let verb = if report.dry_run {
+            "would update"
+        } else {
+            "updated"
+        };
+        println!(
+            "{} {total} import(s) in {} file(s)",
+            style.green(verb),
+            applied.files.len()
+        );
+    }
+    for r in &report.rewrites {
+        if report.dry_run {
+            print!("{}", style.diff(&r.diff));
+        } else if let Some(e) = &r.error {
+            println!("{} {}: {e}", style.red("FAILED"), r.path);
+        }
+    }
+    for l in applied.leftovers.iter().filter(|l| !l.removed) {
+        println!(
+            "{} {}:{} still imports '{}' ({} is deleted)",
+            style.bold("left behind:"),
+            l.file,
+            l.line,
+            l.specifier,
+            l.target
+        );
+    }
+    for l in applied.leftovers.iter().filter(|l| l.removed) {
+        for u in &l.uses {
+            println!(
+                "{} {}:{} uses {} (its import from '{}' was removed)",
+                style.bold("unresolved:"),
+                l.file,
+                u.line,
+                u.name,
+                l.specifier
+            );
+        }
+    }
+    for w in &applied.warnings {
+        println!("{} {w}", style.bold("warning:"));
     }
 }
 

@@ -102,6 +102,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
         exclude_patterns: args.exclude.clone(),
         hidden: args.hidden,
         no_ignore: args.no_ignore,
+        stamps: false,
     };
     let style = Style::new(global.color);
     if args.interactive {

@@ -9,12 +9,18 @@
 //!
 //! Operations in one request are planned together against the tree before the request: one
 //! may not depend on another's result (copy what an earlier one moved).
+//!
+//! A request may carry [`Rewrite`]s: byte splices of files' contents computed by a
+//! refactoring (the import specifiers a move changes), committed in the same run of the
+//! commit step as the operations, recorded as one history entry, previewed as diffs by a dry
+//! run. A rewrite names a file as it is before the request; when an operation of the request
+//! moves or copies that file, the splices apply to the moved file or to the copy.
 
 use crate::error::{ErrorCode, FkError};
 use crate::history::{self, Change, EntryKind, Node};
 use crate::pipeline::missing_parents;
 use crate::transaction::{self, Durability, Op};
-use crate::workspace::{RESERVED_DIR, Workspace, WriteMode, WsPath};
+use crate::workspace::{FileMeta, RESERVED_DIR, Workspace, WriteMode, WsPath};
 use serde::Serialize;
 use std::io;
 use std::path::Path;
@@ -61,6 +67,37 @@ pub struct FsRequest {
     pub no_create_parents: bool,
     /// The tool or verb, for the history.
     pub tool: Option<String>,
+    /// Content changes committed with the operations (see the module documentation).
+    pub rewrites: Vec<Rewrite>,
+}
+
+/// Byte splices of one file's content, tied to the content they were computed on.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    /// The file, as it is before the request.
+    pub path: String,
+    /// The `content_hash` of the content the splices were computed on: a file that changed
+    /// since is reported `STALE` and the request is not done.
+    pub content_hash: String,
+    /// `(start, end, replacement)`, in order, not overlapping.
+    pub splices: Vec<(usize, usize, String)>,
+}
+
+/// What happened to one [`Rewrite`].
+#[derive(Debug, Clone, Serialize)]
+pub struct RewriteReport {
+    /// The file as given.
+    pub path: String,
+    /// Where the rewritten content is: the file itself, or where the request moves or
+    /// copies it (absolute once resolved).
+    pub written_to: String,
+    /// A unified diff of the change (for dry runs and reports).
+    pub diff: String,
+    pub success: bool,
+    /// True when written (false for dry runs and failures).
+    pub done: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<FkError>,
 }
 
 /// What happened to one operation.
@@ -95,6 +132,9 @@ pub struct OpReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct FsReport {
     pub ops: Vec<OpReport>,
+    /// One per [`FsRequest::rewrites`], in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rewrites: Vec<RewriteReport>,
     pub dry_run: bool,
     pub atomic: bool,
     /// An atomic request that failed and changed nothing.
@@ -106,13 +146,17 @@ pub struct FsReport {
 
 impl FsReport {
     pub fn success(&self) -> bool {
-        !self.rolled_back && self.ops.iter().all(|o| o.success)
+        !self.rolled_back
+            && self.ops.iter().all(|o| o.success)
+            && self.rewrites.iter().all(|r| r.success)
     }
 }
 
 /// One operation, checked and turned into commit ops.
 struct Planned {
     report: OpReport,
+    /// The rewrites this operation took over (indices into the request's).
+    rewrites: Vec<usize>,
     dirs: Vec<WsPath>,
     ops: Vec<PlannedOp>,
     /// What the history records, when it is on.
@@ -125,6 +169,7 @@ enum PlannedOp {
         bytes: Vec<u8>,
         mode: WriteMode,
         perm: u32,
+        read_as: Option<FileMeta>,
     },
     Remove {
         path: WsPath,
@@ -145,12 +190,103 @@ enum PlannedOp {
     },
 }
 
+/// A [`Rewrite`] read, checked and applied to the content it was computed on.
+struct Prepared {
+    at: WsPath,
+    meta: FileMeta,
+    old: Vec<u8>,
+    new: Vec<u8>,
+    report: RewriteReport,
+    /// Taken over by a move or copy of the request (written there).
+    taken: bool,
+}
+
+fn prepare(ws: &Workspace, rw: &Rewrite) -> Result<Prepared, FkError> {
+    let at = ws.resolve(&rw.path)?;
+    let file = ws.read(&at)?;
+    let actual = crate::hash::content_hash(&file.bytes);
+    if !crate::hash::matches(&rw.content_hash, &actual) {
+        return Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "{} changed since it was read (content_hash {actual}, expected {})",
+                ws.display(&at),
+                rw.content_hash
+            ),
+        )
+        .with_hint("send the request again: it is computed on the file as it is now"));
+    }
+    let text = std::str::from_utf8(&file.bytes).map_err(|_| {
+        FkError::new(
+            ErrorCode::Binary,
+            format!("{} is not UTF-8 text", ws.display(&at)),
+        )
+        .with_hint("only text files are rewritten")
+    })?;
+    let mut new = String::with_capacity(text.len());
+    let mut last = 0;
+    for (start, end, with) in &rw.splices {
+        if *start < last
+            || end < start
+            || *end > text.len()
+            || !text.is_char_boundary(*start)
+            || !text.is_char_boundary(*end)
+        {
+            return Err(FkError::invalid(format!(
+                "a rewrite of {} has a bad range {start}..{end}",
+                ws.display(&at)
+            ))
+            .with_hint("ranges must be in order, not overlapping, inside the text"));
+        }
+        new.push_str(&text[last..*start]);
+        new.push_str(with);
+        last = *end;
+    }
+    new.push_str(&text[last..]);
+    let name = ws.display(&at);
+    let (diff, _) = crate::diff::unified(text, &rw.splices, &name, &name);
+    Ok(Prepared {
+        report: RewriteReport {
+            path: rw.path.clone(),
+            written_to: name,
+            diff,
+            success: true,
+            done: false,
+            error: None,
+        },
+        at,
+        meta: file.meta,
+        old: file.bytes,
+        new: new.into_bytes(),
+        taken: false,
+    })
+}
+
+fn failed_rewrite(rw: &Rewrite, err: FkError) -> RewriteReport {
+    RewriteReport {
+        path: rw.path.clone(),
+        written_to: rw.path.clone(),
+        diff: String::new(),
+        success: false,
+        done: false,
+        error: Some(err),
+    }
+}
+
 /// Carries out a request of file operations.
 pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
     let record = ws.history().is_some() && !req.dry_run;
-    let mut planned: Vec<Result<Planned, Box<OpReport>>> =
-        req.ops.iter().map(|op| plan(ws, op, req, record)).collect();
-    let any_failed = planned.iter().any(Result::is_err);
+    let mut prepared: Vec<Result<Prepared, Box<RewriteReport>>> = req
+        .rewrites
+        .iter()
+        .map(|rw| prepare(ws, rw).map_err(|e| Box::new(failed_rewrite(rw, e))))
+        .collect();
+    let mut planned: Vec<Result<Planned, Box<OpReport>>> = req
+        .ops
+        .iter()
+        .map(|op| plan(ws, op, req, record, &mut prepared))
+        .collect();
+    let any_failed = planned.iter().any(Result::is_err) || prepared.iter().any(Result::is_err);
     let mut rolled_back = req.atomic && any_failed;
     let mut history_entry = None;
     if !req.dry_run && !rolled_back {
@@ -172,6 +308,24 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                 perm: None,
             });
         }
+        // Rewrites of files that stay where they are.
+        let in_place: Vec<usize> = prepared
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.as_ref().is_ok_and(|p| !p.taken))
+            .map(|(i, _)| i)
+            .collect();
+        let rewrites_start = ops.len();
+        for &i in &in_place {
+            let Ok(p) = &prepared[i] else { continue };
+            ops.push(Op::Write {
+                path: p.at.clone(),
+                bytes: &p.new,
+                mode: WriteMode::Replace,
+                perm: None,
+                read_as: Some(p.meta.clone()),
+            });
+        }
         for (i, p) in planned.iter().enumerate() {
             let Ok(p) = p else { continue };
             let start = ops.len();
@@ -182,12 +336,13 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                         bytes,
                         mode,
                         perm,
+                        read_as,
                     } => Op::Write {
                         path: path.clone(),
                         bytes,
                         mode: *mode,
                         perm: Some(*perm),
-                        read_as: None,
+                        read_as: read_as.clone(),
                     },
                     PlannedOp::Remove { path, recursive } => Op::Remove {
                         path: path.clone(),
@@ -224,6 +379,36 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
             .map(|r| r.is_ok())
             .collect();
         let mut changes: Vec<Change> = Vec::new();
+        for (k, &i) in in_place.iter().enumerate() {
+            let Ok(p) = &mut prepared[i] else { continue };
+            match &outcome.results[rewrites_start + k] {
+                Err(e) => {
+                    p.report.success = false;
+                    p.report.error = Some(e.clone());
+                }
+                Ok(_) if rolled_back => {
+                    p.report.success = false;
+                    p.report.error = Some(rolled_back_error());
+                }
+                Ok(_) => {
+                    p.report.done = true;
+                    if record {
+                        let mode = p.meta.mode;
+                        changes.push(Change {
+                            path: p.at.absolute().to_path_buf(),
+                            before: Node::File {
+                                bytes: p.old.clone(),
+                                mode,
+                            },
+                            after: Node::File {
+                                bytes: p.new.clone(),
+                                mode,
+                            },
+                        });
+                    }
+                }
+            }
+        }
         if record && !rolled_back {
             for (d, ok) in dirs.iter().zip(&dir_ok) {
                 if *ok {
@@ -264,6 +449,15 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                     }
                 }
             }
+            for &k in &p.rewrites {
+                if let Ok(r) = &mut prepared[k] {
+                    r.report.done = p.report.done;
+                    if let Some(e) = &p.report.error {
+                        r.report.success = false;
+                        r.report.error = Some(e.clone());
+                    }
+                }
+            }
         }
         if record && !changes.is_empty() {
             let tool = req.tool.as_deref().unwrap_or("file operations");
@@ -292,8 +486,24 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
             Err(r) => *r,
         })
         .collect();
+    let rewrites = prepared
+        .into_iter()
+        .map(|p| match p {
+            Ok(p) => {
+                let mut r = p.report;
+                if rolled_back && r.error.is_none() {
+                    r.success = false;
+                    r.done = false;
+                    r.error = Some(rolled_back_error());
+                }
+                r
+            }
+            Err(r) => *r,
+        })
+        .collect();
     FsReport {
         ops,
+        rewrites,
         dry_run: req.dry_run,
         atomic: req.atomic,
         rolled_back,
@@ -336,8 +546,20 @@ fn plan(
     op: &FileOp,
     req: &FsRequest,
     record: bool,
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
 ) -> Result<Planned, Box<OpReport>> {
-    plan_inner(ws, op, req, record).map_err(|e| Box::new(failed_report(op, e)))
+    plan_inner(ws, op, req, record, rewrites).map_err(|e| Box::new(failed_report(op, e)))
+}
+
+/// The prepared rewrite of the file `q`, if the request has one not taken yet.
+fn take_rewrite<'a>(
+    rewrites: &'a mut [Result<Prepared, Box<RewriteReport>>],
+    q: &WsPath,
+) -> Option<(usize, &'a mut Prepared)> {
+    rewrites.iter_mut().enumerate().find_map(|(i, r)| match r {
+        Ok(p) if !p.taken && p.at == *q => Some((i, p)),
+        _ => None,
+    })
 }
 
 fn plan_inner(
@@ -345,6 +567,7 @@ fn plan_inner(
     op: &FileOp,
     req: &FsRequest,
     record: bool,
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
 ) -> Result<Planned, FkError> {
     if ws.read_only() && !req.dry_run {
         return Err(FkError::new(
@@ -372,6 +595,18 @@ fn plan_inner(
                 )
                 .with_hint("ask for a recursive delete to remove it with everything in it"));
             }
+            if let Some(q) = tree.iter().find_map(|(q, _)| {
+                rewrites
+                    .iter()
+                    .any(|r| r.as_ref().is_ok_and(|r| r.at == *q))
+                    .then_some(q)
+            }) {
+                return Err(FkError::invalid(format!(
+                    "{} is deleted by this request and rewritten by it too",
+                    ws.display(q)
+                ))
+                .with_hint("do not rewrite a file that the same request deletes"));
+            }
             let (files, bytes) = count(&tree);
             let changes = if record {
                 tree.into_iter()
@@ -386,6 +621,7 @@ fn plan_inner(
             };
             Ok(Planned {
                 report: report("delete", ws.display(&p), None, kind, files, bytes, false),
+                rewrites: Vec::new(),
                 dirs: Vec::new(),
                 ops: vec![PlannedOp::Remove {
                     path: p,
@@ -408,6 +644,47 @@ fn plan_inner(
             let tree = capture(ws, &src)?;
             let kind = tree[0].1.kind_name();
             let (files, bytes) = count(&tree);
+            let moved_to = |q: &WsPath| {
+                if *q == src {
+                    dst.absolute().to_path_buf()
+                } else {
+                    dst.absolute().join(
+                        q.relative()
+                            .strip_prefix(src.relative())
+                            .unwrap_or(Path::new("")),
+                    )
+                }
+            };
+            // Rewrites of moved files are written in place just before the move.
+            let mut ops = Vec::new();
+            let mut taken = Vec::new();
+            let mut after: Vec<Node> = Vec::with_capacity(tree.len());
+            for (q, node) in &tree {
+                match (node, take_rewrite(rewrites, q)) {
+                    (Node::File { mode, .. }, Some((i, p))) => {
+                        p.taken = true;
+                        p.report.written_to = moved_to(q).display().to_string();
+                        taken.push(i);
+                        ops.push(PlannedOp::Write {
+                            path: q.clone(),
+                            bytes: p.new.clone(),
+                            mode: WriteMode::Replace,
+                            perm: *mode,
+                            read_as: Some(p.meta.clone()),
+                        });
+                        after.push(Node::File {
+                            bytes: p.new.clone(),
+                            mode: *mode,
+                        });
+                    }
+                    _ => after.push(node.clone()),
+                }
+            }
+            ops.push(PlannedOp::Rename {
+                from: src.clone(),
+                to: dst.clone(),
+                replace: *overwrite,
+            });
             let mut changes = Vec::new();
             if record {
                 if overwrote {
@@ -424,17 +701,8 @@ fn plan_inner(
                         after: Node::Absent,
                     });
                 }
-                for (q, node) in tree {
-                    let moved = dst.absolute().join(
-                        q.relative()
-                            .strip_prefix(src.relative())
-                            .unwrap_or(Path::new("")),
-                    );
-                    let moved = if q == src {
-                        dst.absolute().to_path_buf()
-                    } else {
-                        moved
-                    };
+                for ((q, _), node) in tree.iter().zip(after) {
+                    let moved = moved_to(q);
                     match changes.iter_mut().find(|c| c.path == moved) {
                         Some(c) => c.after = node,
                         None => changes.push(Change {
@@ -455,12 +723,9 @@ fn plan_inner(
                     bytes,
                     overwrote,
                 ),
+                rewrites: taken,
                 dirs,
-                ops: vec![PlannedOp::Rename {
-                    from: src,
-                    to: dst,
-                    replace: *overwrite,
-                }],
+                ops,
                 changes,
             })
         }
@@ -479,7 +744,8 @@ fn plan_inner(
             let (files, bytes) = count(&tree);
             let mut ops = Vec::new();
             let mut changes = Vec::new();
-            for (q, node) in tree {
+            let mut taken = Vec::new();
+            for (q, mut node) in tree {
                 let rel = q
                     .relative()
                     .strip_prefix(src.relative())
@@ -489,6 +755,16 @@ fn plan_inner(
                 } else {
                     ws.resolve_entry(&dst.absolute().join(rel).to_string_lossy())?
                 };
+                if let (Node::File { mode, .. }, Some((i, p))) = (&node, take_rewrite(rewrites, &q))
+                {
+                    p.taken = true;
+                    p.report.written_to = target.absolute().display().to_string();
+                    taken.push(i);
+                    node = Node::File {
+                        bytes: p.new.clone(),
+                        mode: *mode,
+                    };
+                }
                 let before = if overwrote && target == dst {
                     node_at(ws, &dst)?
                 } else {
@@ -504,6 +780,7 @@ fn plan_inner(
                             WriteMode::CreateNew
                         },
                         perm: *mode,
+                        read_as: None,
                     }),
                     Node::Dir { mode } => ops.push(PlannedOp::MakeDir {
                         path: target.clone(),
@@ -533,6 +810,7 @@ fn plan_inner(
                     bytes,
                     overwrote,
                 ),
+                rewrites: taken,
                 dirs,
                 ops,
                 changes,

@@ -39,6 +39,9 @@ pub struct FileSelection {
     pub hidden: bool,
     /// Also choose files that .gitignore and similar files exclude.
     pub no_ignore: bool,
+    /// Also give each chosen file's size and modification time ([`Selected::stamps`]), from
+    /// the walk's own metadata, so that a cache can tell which files changed.
+    pub stamps: bool,
 }
 
 /// The files chosen, in path order, and what the walk left out.
@@ -51,6 +54,9 @@ pub struct Selected {
     pub files: Vec<String>,
     /// Entries passed over by the walk, with the reason (links, unreadable directories).
     pub skipped: Vec<(String, String)>,
+    /// With [`FileSelection::stamps`]: each chosen file's (size, modification time), by the
+    /// path as in `files`.
+    pub stamps: std::collections::HashMap<String, (u64, std::time::SystemTime)>,
 }
 
 /// Walks `selection.directory` and returns the files it chooses for which `keep` (called
@@ -111,6 +117,7 @@ pub fn select(
     // A parallel walk (threads as ripgrep chooses them); the order is restored after.
     walk.threads(search::threads());
     let out = Mutex::new(Selected::default());
+    let stamps = selection.stamps;
     walk.build_parallel().run(|| {
         let (include, exclude, root, first_root, out) =
             (&include, &exclude, &root, &first_root, &out);
@@ -159,9 +166,22 @@ pub fn select(
                 .to_string();
             // The caller's test (a read of the file) runs here, on the walk's threads.
             let kept = keep(&shown);
+            let stamp = if kept && stamps {
+                entry.metadata().ok().map(|m| {
+                    (
+                        m.len(),
+                        m.modified().unwrap_or(std::time::SystemTime::UNIX_EPOCH),
+                    )
+                })
+            } else {
+                None
+            };
             if let Ok(mut out) = out.lock() {
                 out.chosen += 1;
                 if kept {
+                    if let Some(stamp) = stamp {
+                        out.stamps.insert(shown.clone(), stamp);
+                    }
                     out.files.push(shown);
                 }
             }

@@ -4,11 +4,14 @@
 //!
 //! All of them run through the engine's file operations ([`filekit_core::fsops`]) or, for
 //! creating files, the edit pipeline, so paths are sandboxed, writes atomic, and every change
-//! lands in the history. Seed 004's import and export updates (`updateImports`,
-//! `renameExports`, `exportMapping`) belong to the refactoring engine, which is not built yet:
-//! `updateImports` is accepted and the replies say that no importer was changed; asking for
-//! export renames is refused with that reason. `file_duplicate`'s `symbolMapping` and
-//! `renameSymbols` rename whole-word occurrences in the copy (textual, and said so).
+//! lands in the history. Seed 004's `updateImports` (default true) goes through the
+//! refactoring engine (`filekit-refactor`): the import graph of the workspace gives every
+//! specifier that names a moved, renamed, copied or deleted file, and the rewrites are
+//! committed in the same atomic request as the file operation (one history entry, one undo;
+//! a dry run shows every diff). Export renames (`renameExports`, `exportMapping`) need a
+//! symbol rename, not built yet: they are refused with that reason. `file_duplicate`'s
+//! `symbolMapping` and `renameSymbols` rename whole-word occurrences in the copy (textual,
+//! and said so).
 
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
@@ -288,9 +291,79 @@ fn copy_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 // ---------------------------------------------------------------------------------------------
 // Seed 004: file_create, file_delete, file_move, file_rename, file_duplicate
 
-/// What the replies of seed 004 say while imports are not updated.
-const NO_IMPORT_UPDATES: &str =
-    "import updates are not available yet in filekit: no importing file was changed";
+/// Runs file operations with their import updates (see `filekit_refactor::ops`).
+fn run_with_imports(
+    ws: &Workspace,
+    ops: Vec<FileOp>,
+    dry_run: bool,
+    update_imports: bool,
+    remove_on_delete: bool,
+) -> Result<(FsReport, filekit_refactor::ops::Applied), FkError> {
+    let mut applied = filekit_refactor::ops::apply(
+        ws,
+        FsRequest {
+            ops,
+            dry_run,
+            tool: Some(crate::call_tool()),
+            ..FsRequest::default()
+        },
+        update_imports,
+        remove_on_delete,
+    )?;
+    let report = applied.report.take().unwrap_or_else(|| FsReport {
+        ops: Vec::new(),
+        rewrites: Vec::new(),
+        dry_run,
+        atomic: false,
+        rolled_back: false,
+        history_entry: None,
+    });
+    Ok((report, applied))
+}
+
+/// `importsUpdated` of seed 004: one entry per file whose specifiers change, and the count
+/// of specifiers.
+fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Value, usize) {
+    let total = applied.files.iter().map(|f| f.changes.len()).sum();
+    let files: Vec<Value> = applied
+        .files
+        .iter()
+        .map(|f| {
+            object(vec![
+                ("file", Some(json!(f.file))),
+                ("movedTo", f.moved_to.as_ref().map(|m| json!(m))),
+                (
+                    "changes",
+                    Some(json!(
+                        f.changes
+                            .iter()
+                            .map(|c| json!({"old": c.old, "new": c.new, "line": c.line}))
+                            .collect::<Vec<_>>()
+                    )),
+                ),
+            ])
+        })
+        .collect();
+    (json!(files), total)
+}
+
+/// The diffs of the rewritten files (what a dry run would write).
+fn rewrite_diffs(ws: &Workspace, report: &FsReport) -> Option<Value> {
+    (!report.rewrites.is_empty()).then(|| {
+        json!(
+            report
+                .rewrites
+                .iter()
+                .map(|r| json!({"file": relative(ws, &r.written_to), "diff": shape::capped_diff(&r.diff).0}))
+                .collect::<Vec<_>>()
+        )
+    })
+}
+
+/// The first failure of the rewrites, when the file operation itself did not fail.
+fn rewrite_error(report: &FsReport) -> Option<&FkError> {
+    report.rewrites.iter().find_map(|r| r.error.as_ref())
+}
 
 const FILE_CREATE_DESCRIPTION: &str = "\
 Create a new file with content, or from a template (typescript-module, typescript-class, \
@@ -397,8 +470,11 @@ fn relative(ws: &Workspace, path: &str) -> String {
 const FILE_DELETE_DESCRIPTION: &str = "\
 Delete files or directories (`path`, or several with `paths`). A directory with anything in \
 it needs recursive: true. dryRun lists what would go without deleting. Every deletion is \
-recorded in the edit history and can be undone. updateImports is accepted, but import \
-clean-up is not available yet: the reply says so.
+recorded in the edit history and can be undone. updateImports (default true) removes the \
+import and re-export declarations of the deleted files from the files that import them, in \
+the same undoable step, and lists the uses of their names left behind (uses that no longer \
+compile); require() and import() calls of deleted files are listed as leftovers, not removed. \
+With updateImports false nothing else changes and every import left behind is listed.
 
 Example: {\"paths\": [\"src/old/A.ts\", \"src/old/B.ts\"]}";
 
@@ -413,7 +489,7 @@ struct FileDeleteArgs {
     /// Delete directories with their contents (default false).
     #[serde(default)]
     recursive: bool,
-    /// Remove imports of the deleted files from other files (not available yet; default true).
+    /// Remove imports of the deleted files from other files (default true).
     #[serde(default = "yes")]
     #[schemars(extend("default" = true))]
     update_imports: bool,
@@ -441,7 +517,9 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             recursive: args.recursive,
         })
         .collect();
-    let report = run(ws, ops, args.dry_run);
+    // The graph is always asked, so that imports left behind are listed even without
+    // updateImports; they are removed only with it.
+    let (report, applied) = run_with_imports(ws, ops, args.dry_run, true, args.update_imports)?;
     let ok: Vec<&OpReport> = report.ops.iter().filter(|o| o.success).collect();
     let failed: Vec<Value> = report
         .ops
@@ -460,13 +538,48 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         .collect();
     let listed: Vec<String> = ok.iter().map(|o| relative(ws, &o.source)).collect();
     let files: usize = ok.iter().map(|o| o.files).sum();
+    // updatedFiles: the declarations removed, per file, as {symbol, from}.
+    let mut updated_files: Vec<Value> = Vec::new();
+    let mut removed_total = 0;
+    let mut left_behind: Vec<Value> = Vec::new();
+    let mut unresolved: Vec<Value> = Vec::new();
+    for l in &applied.leftovers {
+        if l.removed {
+            removed_total += 1;
+            let entry = json!({"symbols": l.names, "from": l.specifier, "line": l.line});
+            match updated_files
+                .iter_mut()
+                .find(|f| f["file"] == json!(l.file))
+            {
+                Some(f) => f["removedImports"]
+                    .as_array_mut()
+                    .map(|a| a.push(entry))
+                    .unwrap_or(()),
+                None => updated_files.push(json!({"file": l.file, "removedImports": [entry]})),
+            }
+            for u in &l.uses {
+                unresolved.push(
+                    json!({"file": l.file, "line": u.line, "symbol": u.name, "from": l.specifier}),
+                );
+            }
+        } else {
+            left_behind.push(json!({"file": l.file, "line": l.line, "specifier": l.specifier, "kind": l.kind, "target": l.target}));
+        }
+    }
+    let files_note = if removed_total > 0 {
+        format!(", removed {removed_total} import(s)")
+    } else if !left_behind.is_empty() {
+        format!(", {} import(s) of them left behind", left_behind.len())
+    } else {
+        String::new()
+    };
     let verb = if args.dry_run {
         "Would delete"
     } else {
         "Deleted"
     };
     let summary = format!(
-        "{verb} {} path{} ({files} file{}){}",
+        "{verb} {} path{} ({files} file{}){files_note}{}",
         listed.len(),
         if listed.len() == 1 { "" } else { "s" },
         if files == 1 { "" } else { "s" },
@@ -486,23 +599,33 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             },
             Some(json!(listed)),
         ),
-        ("updatedFiles", Some(json!([]))),
+        ("updatedFiles", Some(json!(updated_files))),
         (
             "totalDeleted",
             Some(json!(if args.dry_run { 0 } else { listed.len() })),
         ),
-        ("totalImportsRemoved", Some(json!(0))),
+        ("totalImportsRemoved", Some(json!(removed_total))),
+        (
+            "leftoverImports",
+            (!left_behind.is_empty()).then(|| json!(left_behind)),
+        ),
+        (
+            "unresolvedUses",
+            (!unresolved.is_empty()).then(|| json!(unresolved)),
+        ),
+        ("diffs", rewrite_diffs(ws, &report)),
         ("dryRun", args.dry_run.then(|| json!(true))),
         ("failed", (!failed.is_empty()).then(|| json!(failed))),
-        (
-            "warnings",
-            args.update_imports.then(|| json!([NO_IMPORT_UPDATES])),
-        ),
         ("historyEntry", report.history_entry.map(|id| json!(id))),
         ("summary", Some(json!(summary))),
     ]);
     let mut text = summary;
-    for o in report.ops.iter().filter_map(|o| o.error.as_ref()) {
+    for o in report
+        .ops
+        .iter()
+        .filter_map(|o| o.error.as_ref())
+        .chain(rewrite_error(&report))
+    {
         text.push_str(&format!("\n{}", o.full_message()));
     }
     Ok(ToolReply::new(value, !report.success(), text))
@@ -512,8 +635,12 @@ const FILE_MOVE_DESCRIPTION: &str = "\
 Move a file or directory to a new path (missing directories are created). An existing \
 destination file is replaced only with overwrite; a destination ending in `/` that is a \
 directory receives the source under its own name. dryRun checks everything and changes \
-nothing. Undoable from the edit history. updateImports is accepted, but import updates are \
-not available yet: the reply says so.
+nothing but shows every diff. updateImports (default true) rewrites every import, re-export, \
+require(), import() and /// <reference> that names a moved file (in TS/TSX/JS files, resolved \
+like TypeScript: extensionless, .js for .ts, index files, tsconfig baseUrl/paths, workspace \
+package exports; and Python's from/import ... as), keeping each \
+specifier's style, and the moved files' own relative imports; a directory moves with all its \
+files. The move and every rewrite are one atomic step of the edit history (one undo).
 
 Example: {\"source\": \"src/services/UserService.ts\", \"destination\": \"src/auth/services/UserService.ts\"}";
 
@@ -524,7 +651,7 @@ struct FileMoveArgs {
     source: String,
     /// New file path.
     destination: String,
-    /// Update imports across the workspace (not available yet; default true).
+    /// Update imports across the workspace (default true).
     #[serde(default = "yes")]
     #[schemars(extend("default" = true))]
     update_imports: bool,
@@ -540,7 +667,7 @@ static FILE_MOVE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileMoveAr
 
 fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: FileMoveArgs = parse("file_move", &FILE_MOVE_SCHEMA, args)?;
-    let report = run(
+    let (report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
             from: args.source.clone(),
@@ -548,7 +675,9 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             overwrite: args.overwrite,
         }],
         args.dry_run,
-    );
+        args.update_imports,
+        false,
+    )?;
     let r = &report.ops[0];
     let fields = vec![
         ("source", Some(json!(args.source))),
@@ -562,21 +691,27 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             )),
         ),
     ];
-    if let Some(e) = &r.error {
+    if let Some(e) = r.error.as_ref().or(rewrite_error(&report)) {
         return Ok(ToolReply::new(
             shape::failure(fields, e, Case::Camel),
             true,
             e.full_message(),
         ));
     }
+    let (imports, total) = imports_updated(&applied);
+    let imports_note = if !args.update_imports {
+        "imports not updated (updateImports: false)".to_string()
+    } else {
+        format!("{total} import(s) in {} file(s)", applied.files.len())
+    };
     let summary = if args.dry_run {
         format!(
-            "Would move {} ({} file(s)); no imports are updated",
+            "Would move {} ({} file(s)) and update {imports_note}",
             args.source, r.files
         )
     } else {
         format!(
-            "Moved {} to {} ({} file(s)); no imports were updated",
+            "Moved {} to {} ({} file(s)), updated {imports_note}",
             args.source, args.destination, r.files
         )
     };
@@ -596,12 +731,17 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 )
             }),
         ),
-        ("importsUpdated", Some(json!([]))),
-        ("totalFilesUpdated", Some(json!(0))),
+        ("importsUpdated", Some(imports)),
+        ("totalFilesUpdated", Some(json!(applied.files.len()))),
+        ("totalImportsUpdated", Some(json!(total))),
+        (
+            "diffs",
+            args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+        ),
         ("dryRun", args.dry_run.then(|| json!(true))),
         (
             "warnings",
-            args.update_imports.then(|| json!([NO_IMPORT_UPDATES])),
+            (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
         ),
         ("historyEntry", report.history_entry.map(|id| json!(id))),
         ("summary", Some(json!(summary))),
@@ -611,9 +751,9 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
 const FILE_RENAME_DESCRIPTION: &str = "\
 Rename a file or directory in place: newName is the new name only, not a path. dryRun checks \
-and changes nothing. Undoable from the edit history. updateImports is accepted, but import \
-updates are not available yet (the reply says so); renameExports and exportMapping need the \
-refactoring engine and are refused for now.
+and changes nothing but shows every diff. updateImports (default true) rewrites every import \
+of the renamed file (or of the files of a renamed directory) in the style it had, in the same \
+undoable step. renameExports and exportMapping need a symbol rename, not built yet: refused.
 
 Example: {\"path\": \"src/services/UserService.ts\", \"newName\": \"AuthService.ts\"}";
 
@@ -624,7 +764,7 @@ struct FileRenameArgs {
     path: String,
     /// New filename (not full path).
     new_name: String,
-    /// Update imports (not available yet; default true).
+    /// Update imports (default true).
     #[serde(default = "yes")]
     #[schemars(extend("default" = true))]
     update_imports: bool,
@@ -666,7 +806,7 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         .with_file_name(&args.new_name)
         .to_string_lossy()
         .into_owned();
-    let report = run(
+    let (report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
             from: args.path.clone(),
@@ -674,21 +814,24 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             overwrite: false,
         }],
         args.dry_run,
-    );
+        args.update_imports,
+        false,
+    )?;
     let r = &report.ops[0];
     let fields = vec![
         ("oldPath", Some(json!(args.path))),
         ("newPath", Some(json!(new_path))),
     ];
-    if let Some(e) = &r.error {
+    if let Some(e) = r.error.as_ref().or(rewrite_error(&report)) {
         return Ok(ToolReply::new(
             shape::failure(fields, e, Case::Camel),
             true,
             e.full_message(),
         ));
     }
+    let (imports, total) = imports_updated(&applied);
     let summary = format!(
-        "{} {} to {}; no imports {} updated",
+        "{} {} to {}, {} {total} import(s) in {} file(s)",
         if args.dry_run {
             "Would rename"
         } else {
@@ -696,18 +839,28 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         },
         args.path,
         args.new_name,
-        if args.dry_run { "are" } else { "were" }
+        if args.dry_run {
+            "would update"
+        } else {
+            "updated"
+        },
+        applied.files.len()
     );
     let mut pairs = fields;
     pairs.extend([
         ("success", Some(json!(true))),
         ("renamed", Some(json!(r.done))),
-        ("importsUpdated", Some(json!([]))),
+        ("importsUpdated", Some(imports)),
+        ("totalImportsUpdated", Some(json!(total))),
         ("exportsRenamed", Some(json!([]))),
+        (
+            "diffs",
+            args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+        ),
         ("dryRun", args.dry_run.then(|| json!(true))),
         (
             "warnings",
-            args.update_imports.then(|| json!([NO_IMPORT_UPDATES])),
+            (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
         ),
         ("historyEntry", report.history_entry.map(|id| json!(id))),
         ("summary", Some(json!(summary))),
@@ -720,7 +873,8 @@ Copy a file to a new path, optionally renaming symbols in the copy: symbolMappin
 {\"Old\": \"New\"} replaces every whole-word occurrence, and renameSymbols renames the source \
 file's name (UserService in UserService.ts) to the destination's. The renames are textual \
 (whole words, not scope-aware), and the reply says so. Missing directories are created; an \
-existing destination is replaced only with overwrite. Undoable from the edit history.
+existing destination is replaced only with overwrite. Without renames, the copy's own relative \
+imports are rewritten to work from its new place. Undoable from the edit history.
 
 Example: {\"source\": \"src/services/UserService.ts\", \"destination\": \"src/services/AdminService.ts\", \"renameSymbols\": true}";
 
@@ -763,8 +917,10 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("source", Some(json!(args.source))),
         ("destination", Some(json!(args.destination))),
     ];
+    let mut imports = (json!([]), 0);
     let (report_ok, size, renamed, history_entry, err) = if mapping.is_empty() {
-        let report = run(
+        // The copy's own relative imports are rewritten to work from its new place.
+        let (report, applied) = run_with_imports(
             ws,
             vec![FileOp::Copy {
                 from: args.source.clone(),
@@ -772,14 +928,17 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 overwrite: args.overwrite,
             }],
             false,
-        );
+            true,
+            false,
+        )?;
+        imports = imports_updated(&applied);
         let r = &report.ops[0];
         (
             r.done,
             r.bytes as usize,
             Vec::new(),
             report.history_entry,
-            r.error.clone(),
+            r.error.clone().or(rewrite_error(&report).cloned()),
         )
     } else {
         let read = filekit_core::read::read_file(
@@ -865,6 +1024,7 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             )),
         ),
         ("precision", (!renamed.is_empty()).then(|| json!("textual"))),
+        ("importsUpdated", (imports.1 > 0).then(|| imports.0.clone())),
         ("historyEntry", history_entry.map(|id| json!(id))),
         ("summary", Some(json!(summary))),
     ]);

@@ -15,6 +15,7 @@
 
 pub mod code;
 pub mod html;
+pub mod imports;
 pub mod json;
 pub mod lang;
 pub mod markdown;

@@ -1,0 +1,225 @@
+//! The compiler is the judge: rxjs 7.8.1's TypeScript sources (as npm ships them, with their
+//! tsconfig.json: baseUrl, paths, extends, index barrels) are copied to a temporary
+//! directory; files and directories are moved and renamed through `filekit call`
+//! (file_move / file_rename, which update imports), and after each step `tsc --noEmit`
+//! must report no error that was not there before. Deletes: the imports left behind (or,
+//! when the imports are removed, the uses left behind) that filekit reports must be exactly
+//! the new compiler errors.
+//!
+//! Needs `scripts/setup-test-deps` (rxjs and typescript from npm into .test-deps/npm).
+
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn deps() -> (PathBuf, PathBuf) {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let npm = repo.join(".test-deps/npm/node_modules");
+    let rxjs = npm.join("rxjs");
+    let tsc = npm.join("typescript/bin/tsc");
+    assert!(
+        rxjs.join("src/index.ts").is_file() && tsc.is_file(),
+        "rxjs or typescript is missing from .test-deps/npm: run scripts/setup-test-deps"
+    );
+    (rxjs, tsc)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The errors of `tsc --noEmit` as (file, line, code).
+fn tsc(tsc: &Path, dir: &Path) -> BTreeSet<(String, usize, String)> {
+    let out = Command::new("node")
+        .arg(tsc)
+        .args([
+            "--noEmit",
+            "-p",
+            "src/tsconfig.base.json",
+            "--pretty",
+            "false",
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("node runs tsc");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .filter_map(|l| {
+            let (loc, rest) = l.split_once("): error ")?;
+            let (file, pos) = loc.rsplit_once('(')?;
+            let line = pos.split(',').next()?.parse().ok()?;
+            let code = rest.split(':').next()?.to_string();
+            Some((file.to_string(), line, code))
+        })
+        .collect()
+}
+
+fn call(dir: &Path, tool: &str, args: Value) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["call", "--root"])
+        .arg(dir)
+        .arg("--json")
+        .arg(json!({"tool": tool, "arguments": args}).to_string())
+        .output()
+        .unwrap();
+    let reply: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(reply["success"], json!(true), "{tool} {args}: {reply:#}");
+    reply
+}
+
+#[test]
+fn moves_and_renames_in_rxjs_keep_it_compiling_and_deletes_report_exactly_the_new_errors() {
+    let (rxjs, tsc_js) = deps();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    copy_dir(&rxjs.join("src"), &dir.join("src"));
+    std::fs::copy(rxjs.join("tsconfig.json"), dir.join("tsconfig.json")).unwrap();
+    let baseline = tsc(&tsc_js, dir);
+
+    // (tool, arguments): files and directories, deep and shallow, into and out of index
+    // folders, through paths the barrels re-export.
+    let steps: Vec<(&str, Value)> = vec![
+        (
+            "file_move",
+            json!({"source": "src/internal/util/isFunction.ts", "destination": "src/internal/util/isFunction/index.ts"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/util/isFunction/index.ts", "destination": "src/internal/helpers/isFunction.ts"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/Subscription.ts", "destination": "src/internal/core/Subscription.ts"}),
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/scheduler", "newName": "schedulers"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/operators/map.ts", "destination": "src/internal/operators/transform/deep/map.ts"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/types.ts", "destination": "src/types.ts"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/observable/dom", "destination": "src/internal/dom"}),
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/util/noop.ts", "newName": "doNothing.ts"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/Observable.ts", "destination": "src/internal/observable/Observable.ts"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/util", "destination": "src/internal/shared/utils"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/operators/filter.ts", "destination": "src/internal/operators/filter/index.ts"}),
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/config.ts", "newName": "configuration.ts"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "src/operators/index.ts", "destination": "src/internal/operators/index.ts", "overwrite": false}),
+        ),
+    ];
+    let mut updated = 0;
+    for (tool, args) in steps {
+        let reply = call(dir, tool, args.clone());
+        updated += reply["totalImportsUpdated"].as_u64().unwrap_or(0);
+        let errors = tsc(&tsc_js, dir);
+        let new: Vec<_> = errors.difference(&baseline).collect();
+        assert!(
+            new.is_empty(),
+            "after {tool} {args}: new tsc errors {new:#?}\n{reply:#}"
+        );
+    }
+    assert!(updated > 200, "only {updated} imports were updated");
+
+    // Deletes without import updates: the imports left behind are the new errors.
+    let (baseline, reported, new) = delete(dir, &tsc_js, baseline, "argsOrArgArray.ts", false);
+    assert_eq!(reported.len(), 7);
+    assert_eq!(reported, new);
+
+    // A deleted type guard: its importers lose the narrowing too, so tsc reports more than
+    // the imports (second-order errors, which a syntactic tool does not list): every import
+    // left behind is an error, and the errors are in the files reported, no others.
+    let (baseline, reported, new) = delete(dir, &tsc_js, baseline, "isDate.ts", false);
+    assert_eq!(reported.len(), 3);
+    assert!(reported.is_subset(&new));
+    let files =
+        |s: &BTreeSet<(String, usize)>| s.iter().map(|x| x.0.clone()).collect::<BTreeSet<_>>();
+    assert_eq!(files(&reported), files(&new));
+
+    // With import updates, the declarations go and the uses left behind are the new errors.
+    let (_, reported, new) = delete(dir, &tsc_js, baseline, "reportUnhandledError.ts", true);
+    assert!(!reported.is_empty());
+    assert_eq!(reported, new);
+}
+
+type Lines = BTreeSet<(String, usize)>;
+
+/// Deletes a file of src/internal/shared/utils; returns the errors after, what filekit
+/// reported left behind (imports, or uses when the imports are removed) and the new errors.
+fn delete(
+    dir: &Path,
+    tsc_js: &Path,
+    baseline: BTreeSet<(String, usize, String)>,
+    name: &str,
+    update: bool,
+) -> (BTreeSet<(String, usize, String)>, Lines, Lines) {
+    let reply = call(
+        dir,
+        "file_delete",
+        json!({"path": format!("src/internal/shared/utils/{name}"), "updateImports": update}),
+    );
+    let key = if update {
+        "unresolvedUses"
+    } else {
+        "leftoverImports"
+    };
+    let reported: Lines = reply[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} listed: {reply:#}"))
+        .iter()
+        .map(|l| {
+            (
+                l["file"].as_str().unwrap().to_string(),
+                l["line"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    if update {
+        assert!(
+            reply["totalImportsRemoved"].as_u64().unwrap() >= 1,
+            "{reply:#}"
+        );
+    }
+    let errors = tsc(tsc_js, dir);
+    let new: Lines = errors
+        .difference(&baseline)
+        .map(|(f, l, _)| (f.clone(), *l))
+        .collect();
+    eprintln!("{name}: reported {reported:?}, new errors {new:?}");
+    (errors, reported, new)
+}

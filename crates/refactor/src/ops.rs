@@ -1,0 +1,128 @@
+//! File operations with their import updates, in one request of the engine.
+
+use crate::graph::{self, Graph};
+use crate::plan::{self, FileChanges, ImportPlan, Leftover};
+use filekit_core::fsops::{self, FileOp, FsReport, FsRequest};
+use filekit_core::workspace::WsPath;
+use filekit_core::{FkError, Workspace};
+use std::collections::HashMap;
+
+/// What [`apply`] did.
+#[derive(Debug, Default)]
+pub struct Applied {
+    pub report: Option<FsReport>,
+    /// The specifiers changed (moves, copies) or declarations removed (deletes).
+    pub files: Vec<FileChanges>,
+    /// References to deleted files (removed or left behind).
+    pub leftovers: Vec<Leftover>,
+    pub warnings: Vec<String>,
+    /// Code files parsed for this request (the others came from the cache), and in the graph.
+    pub parsed: usize,
+    pub graph_files: usize,
+}
+
+/// How the import graph names a path: relative to the first root, or absolute in others.
+fn key(p: &WsPath) -> String {
+    if p.root_index() == 0 {
+        p.relative().to_string_lossy().into_owned()
+    } else {
+        p.absolute().to_string_lossy().into_owned()
+    }
+}
+
+/// Where a move or copy puts `from` (as fsops decides it), if it can be told.
+fn destination(ws: &Workspace, from: &WsPath, to: &str) -> Option<WsPath> {
+    let dst = ws.resolve_entry(to).ok()?;
+    if (to.ends_with('/') || to.ends_with(std::path::MAIN_SEPARATOR))
+        && ws.metadata(&dst).ok().flatten().is_some_and(|m| m.is_dir)
+        && let Some(name) = from.relative().file_name()
+    {
+        return ws
+            .resolve_entry(&dst.absolute().join(name).to_string_lossy())
+            .ok();
+    }
+    Some(dst)
+}
+
+/// Carries out `req` and, when `update_imports`, the import updates it needs, in one
+/// atomic request: moves and copies rewrite the specifiers that name moved files (and the
+/// moved or copied files' own), deletes remove the import and re-export declarations of
+/// deleted files (`remove_on_delete`) and list every reference left behind. Operations that
+/// cannot be planned (a missing source, ...) are left for the engine to report.
+pub fn apply(
+    ws: &Workspace,
+    mut req: FsRequest,
+    update_imports: bool,
+    remove_on_delete: bool,
+) -> Result<Applied, FkError> {
+    let mut applied = Applied::default();
+    let mut moves_done: HashMap<String, String> = HashMap::new();
+    let mut copies_or_deletes = 0;
+    if update_imports {
+        let graph: Graph = graph::build(ws)?;
+
+        applied.parsed = graph.parsed;
+        applied.graph_files = graph.code.len();
+        let mut moves: HashMap<String, String> = HashMap::new();
+        let mut copies: HashMap<String, String> = HashMap::new();
+        let mut deleted: Vec<String> = Vec::new();
+        for op in &req.ops {
+            match op {
+                FileOp::Move { from, to, .. } | FileOp::Copy { from, to, .. } => {
+                    let Ok(src) = ws.resolve_entry(from) else {
+                        continue;
+                    };
+                    let Some(dst) = destination(ws, &src, to) else {
+                        continue;
+                    };
+                    let m = plan::expand_move(&graph, &key(&src), &key(&dst));
+                    if matches!(op, FileOp::Move { .. }) {
+                        moves.extend(m);
+                    } else {
+                        copies.extend(m);
+                    }
+                }
+                FileOp::Delete { path, .. } => {
+                    if let Ok(p) = ws.resolve_entry(path) {
+                        let k = key(&p);
+                        deleted.extend(plan::files_under(&graph, &k).map(|(f, _)| f.clone()));
+                    }
+                }
+            }
+        }
+        copies_or_deletes = copies.len() + deleted.len();
+        moves_done = moves.clone();
+        let mut plans: Vec<ImportPlan> = Vec::new();
+        if !moves.is_empty() {
+            plans.push(plan::plan_moves(&graph, &moves, false));
+        }
+        if !copies.is_empty() {
+            plans.push(plan::plan_moves(&graph, &copies, true));
+        }
+        if !deleted.is_empty() {
+            let (p, leftovers) = plan::plan_delete(&graph, &deleted, remove_on_delete);
+            applied.leftovers = leftovers;
+            plans.push(p);
+        }
+        for p in plans {
+            req.rewrites.extend(p.rewrites);
+            applied.files.extend(p.files);
+            applied.warnings.extend(p.warnings);
+        }
+        if !req.rewrites.is_empty() {
+            req.atomic = true;
+        }
+    }
+    let report = fsops::apply(ws, &req);
+    // A committed move: the cached graph follows it without reading the files again.
+    if report.success() && !req.dry_run && !moves_done.is_empty() && copies_or_deletes == 0 {
+        let rewritten: Vec<(String, graph::Splices)> = req
+            .rewrites
+            .iter()
+            .map(|r| (r.path.clone(), r.splices.clone()))
+            .collect();
+        graph::record_move(ws, &moves_done, &rewritten);
+    }
+    applied.report = Some(report);
+    Ok(applied)
+}

@@ -1,0 +1,55 @@
+"""Moves that keep imports right (issue 8) over MCP: file_move and file_delete of document
+004 with updateImports, served by `--tools semantic`; the server keeps the import graph
+between calls, so a file changed between two calls must be seen by the second."""
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "text", None))
+
+
+def project(workspace):
+    (workspace / "src" / "lib").mkdir(parents=True)
+    (workspace / "src" / "app").mkdir(parents=True)
+    (workspace / "src" / "lib" / "user.ts").write_text("import { id } from './id';\nexport const user = id;\n")
+    (workspace / "src" / "lib" / "id.ts").write_text("export const id = 1;\n")
+    (workspace / "src" / "app" / "main.ts").write_text("import { user } from '../lib/user';\nexport const m = user;\n")
+
+
+async def test_a_move_updates_importers_and_the_graph_follows_later_changes(connect, workspace):
+    project(workspace)
+    async with connect("--tools", "semantic") as session:
+        result = await session.call_tool(
+            "file_move", {"source": "src/lib/user.ts", "destination": "src/core/user.ts"})
+        assert not result.isError, text_of(result)
+        reply = result.structuredContent
+        assert reply["totalImportsUpdated"] == 2
+        assert reply["importsUpdated"][0]["file"] == "src/app/main.ts"
+        assert (workspace / "src/app/main.ts").read_text().startswith("import { user } from '../core/user';")
+        assert (workspace / "src/core/user.ts").read_text().startswith("import { id } from '../lib/id';")
+
+        # A new importer written behind the server's back is seen by the next call.
+        (workspace / "src" / "app" / "late.ts").write_text('import { user } from "../core/user";\n')
+        result = await session.call_tool(
+            "file_move", {"source": "src/core/user.ts", "destination": "src/user.ts", "dryRun": True})
+        assert not result.isError, text_of(result)
+        files = sorted(f["file"] for f in result.structuredContent["importsUpdated"])
+        assert files == ["src/app/late.ts", "src/app/main.ts", "src/core/user.ts"]
+        assert any("+import { user } from \"../user\";" in d["diff"]
+                   for d in result.structuredContent["diffs"])
+        assert (workspace / "src/app/late.ts").read_text() == 'import { user } from "../core/user";\n'
+
+
+async def test_a_delete_removes_the_import_declarations(connect, workspace):
+    project(workspace)
+    async with connect("--tools", "semantic") as session:
+        result = await session.call_tool("file_delete", {"path": "src/lib/user.ts"})
+    assert not result.isError, text_of(result)
+    reply = result.structuredContent
+    assert reply["totalImportsRemoved"] == 1
+    assert reply["unresolvedUses"] == [
+        {"file": "src/app/main.ts", "line": 1, "symbol": "user", "from": "../lib/user"}]
+    assert (workspace / "src/app/main.ts").read_text() == "export const m = user;\n"
