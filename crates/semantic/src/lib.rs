@@ -18,6 +18,7 @@ pub mod json;
 pub mod lang;
 pub mod markdown;
 pub mod ops;
+pub mod refactor;
 mod suggest;
 
 use serde::Serialize;
