@@ -477,13 +477,13 @@ fn wanted(k: RefactorKind) -> Wanted {
     match k {
         RefactorKind::ExtractFunction => w(
             &["refactor.extract"],
-            |k, t| k.starts_with("refactor.extract.function") && !t.contains("method"),
+            |k, t| k.starts_with("refactor.extract.function") && !t.starts_with("Extract to method"),
             true,
             &["newFunction"],
         ),
         RefactorKind::ExtractMethod => w(
             &["refactor.extract"],
-            |k, t| k.starts_with("refactor.extract.function") && t.contains("method"),
+            |k, t| k.starts_with("refactor.extract.function") && t.starts_with("Extract to method"),
             false,
             &["newMethod"],
         ),
@@ -562,6 +562,12 @@ fn semantic(
     let server_name = kind.command().0;
     filekit_lsp::with_client(&root, kind, |c| {
         resync(ws, c)?;
+        let unit = ops::indent_unit(text, "  ");
+        if unit.starts_with('\t') {
+            c.set_indent(4, false);
+        } else {
+            c.set_indent(unit.len().max(1) as u32, true);
+        }
         c.sync(&abs, text)?;
         let mut title = None;
         let mut symbol = req.symbol.clone();
@@ -627,6 +633,10 @@ fn semantic(
                 }
                 let range = lsp_range(req.selection.expect("checked"))?;
                 let w = wanted(other);
+                if w.diagnostic.is_some() {
+                    // The server computes quick fixes only once its diagnostics are in.
+                    c.wait_diagnostics(&abs, std::time::Duration::from_secs(20))?;
+                }
                 let diagnostics = match w.diagnostic {
                     Some((code, message)) => json!([{
                         "range": {"start": {"line": range.0.0, "character": range.0.1}, "end": {"line": range.1.0, "character": range.1.1}},

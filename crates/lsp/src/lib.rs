@@ -281,6 +281,10 @@ pub struct Client {
     applied: Vec<Value>,
     /// The last error message the server showed.
     last_error: Option<String>,
+    /// Documents whose diagnostics the server has published since they last changed.
+    diagnosed: std::collections::HashSet<String>,
+    /// The indentation the server formats new code with: (tab size, spaces).
+    indent: (u32, bool),
 }
 
 /// `FILEKIT_LSP_TRACE=1` prints every message to and from servers on stderr.
@@ -368,6 +372,8 @@ impl Client {
             open: HashMap::new(),
             applied: Vec::new(),
             last_error: None,
+            diagnosed: Default::default(),
+            indent: (2, true),
         };
         let root_uri = uri(root);
         c.request(
@@ -461,27 +467,80 @@ impl Client {
                     return Ok(msg.get("result").cloned().unwrap_or(Value::Null));
                 }
                 (None, _) => {} // an answer to something we no longer wait for
-                (Some(m), Some(rid)) => {
-                    let rid = rid.clone();
-                    let result = self.serve(m, msg.get("params").unwrap_or(&Value::Null));
-                    let reply = match result {
-                        Ok(r) => json!({"jsonrpc": "2.0", "id": rid, "result": r}),
-                        Err(()) => json!({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "not supported by filekit"}}),
-                    };
-                    self.send(&reply)?;
+                _ => self.handle(msg)?,
+            }
+        }
+    }
+
+    /// Serves a request of the server or takes note of a notification.
+    fn handle(&mut self, msg: Value) -> Result<(), FkError> {
+        let m = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        match msg.get("id") {
+            Some(rid) => {
+                let rid = rid.clone();
+                let result = self.serve(m, msg.get("params").unwrap_or(&Value::Null));
+                let reply = match result {
+                    Ok(r) => json!({"jsonrpc": "2.0", "id": rid, "result": r}),
+                    Err(()) => json!({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "not supported by filekit"}}),
+                };
+                self.send(&reply)
+            }
+            None => {
+                if m == "window/showMessage"
+                    && msg.pointer("/params/type").and_then(Value::as_i64) == Some(1)
+                {
+                    self.last_error = msg
+                        .pointer("/params/message")
+                        .and_then(Value::as_str)
+                        .map(String::from);
                 }
-                (Some(m), None) => {
-                    if m == "window/showMessage"
-                        && msg.pointer("/params/type").and_then(Value::as_i64) == Some(1)
-                    {
-                        self.last_error = msg
-                            .pointer("/params/message")
-                            .and_then(Value::as_str)
-                            .map(String::from);
+                if m == "textDocument/publishDiagnostics"
+                    && let Some(u) = msg.pointer("/params/uri").and_then(Value::as_str)
+                {
+                    self.diagnosed.insert(u.to_string());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Waits until the server has published the diagnostics of `path` (quick fixes are
+    /// computed against them), then until it has been quiet for a moment.
+    pub fn wait_diagnostics(&mut self, path: &Path, timeout: Duration) -> Result<(), FkError> {
+        let u = uri(path);
+        let deadline = Instant::now() + timeout;
+        let mut quiet_since: Option<Instant> = None;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(());
+            }
+            if self.diagnosed.contains(&u) && quiet_since.is_none() {
+                quiet_since = Some(now);
+            }
+            let wait = match quiet_since {
+                Some(_) => Duration::from_millis(300),
+                None => deadline - now,
+            };
+            match self.rx.recv_timeout(wait) {
+                Ok(msg) => {
+                    self.handle(msg)?;
+                    if quiet_since.is_some() {
+                        quiet_since = Some(Instant::now());
                     }
+                }
+                Err(RecvTimeoutError::Timeout) if quiet_since.is_some() => return Ok(()),
+                Err(RecvTimeoutError::Timeout) => return Ok(()),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(lsp_error("diagnostics", "the server exited"));
                 }
             }
         }
+    }
+
+    /// The indentation the server should format new code with.
+    pub fn set_indent(&mut self, tab_size: u32, insert_spaces: bool) {
+        self.indent = (tab_size, insert_spaces);
     }
 
     /// Answers a request of the server.
@@ -493,11 +552,25 @@ impl Client {
                 Ok(json!({"applied": true}))
             }
             "workspace/configuration" => {
-                let n = params
+                let items = params
                     .get("items")
                     .and_then(Value::as_array)
-                    .map_or(0, Vec::len);
-                Ok(Value::Array(vec![Value::Null; n]))
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(Value::Array(
+                    items
+                        .iter()
+                        .map(|i| match i.get("section").and_then(Value::as_str) {
+                            Some("formattingOptions") => json!({
+                                "tabSize": self.indent.0,
+                                "indentSize": self.indent.0,
+                                "insertSpaces": self.indent.1,
+                                "convertTabsToSpaces": self.indent.1
+                            }),
+                            _ => Value::Null,
+                        })
+                        .collect(),
+                ))
             }
             "window/workDoneProgress/create"
             | "client/registerCapability"
@@ -517,6 +590,7 @@ impl Client {
             Some((_, t)) if t == text => Ok(()),
             Some((v, _)) => {
                 let v = v + 1;
+                self.diagnosed.remove(&u);
                 self.open.insert(u.clone(), (v, text.to_string()));
                 self.notify(
                     "textDocument/didChange",
