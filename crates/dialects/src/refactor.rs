@@ -263,7 +263,7 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
                         req.refactor.name()
                     ))
                 })?;
-                return Err(kind.missing(req.refactor.name()));
+                return Ok(failed(&req.file, &kind.missing(req.refactor.name())));
             }
             syntactic(ws, &req, lang, &src)
         }
