@@ -244,7 +244,14 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         Ok(s) => s,
         Err(err) => return Ok(failed(&req.file, &err)),
     };
-    let server = ServerKind::for_path(&req.file).filter(|k| k.find().is_some());
+    // A file-scoped rename of TS/JS keeps the names other modules see (`old as new`), which
+    // the server's rename (through to the declaration) does not: it is done syntactically.
+    let file_scoped_rename = req.refactor == RefactorKind::RenameSymbol
+        && !req.workspace_scope
+        && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
+    let server = ServerKind::for_path(&req.file)
+        .filter(|k| k.find().is_some())
+        .filter(|_| !file_scoped_rename);
     let result = match server {
         Some(kind) => semantic(ws, &req, &src, resolved.absolute().to_path_buf(), kind),
         None => {
@@ -728,7 +735,20 @@ fn word_at(text: &str, at: usize) -> String {
 fn declaration_offset(_ws: &Workspace, file: &str, text: &str, name: &str) -> Result<usize, FkError> {
     let lang = Lang::of_path(file)?;
     let code = filekit_semantic::code::Code::parse(lang, text);
-    let found = code.find(name)?;
+    let found = match code.find(name) {
+        Ok(f) => f,
+        Err(err) => {
+            // Not a definition of this file: an imported name, a local, a parameter. Any
+            // occurrence of the binding does for the server; the syntactic scopes find one.
+            if matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
+                && let Ok(r) = syn::rename_in_file(lang, text, &Target::Name(name.to_string()), "x", true)
+                && let Some(first) = r.splices.first()
+            {
+                return Ok(first.0);
+            }
+            return Err(err);
+        }
+    };
     let range = found.range.clone();
     // The name inside the definition's text (after `export`, `class`, `function`...).
     let seg = &text[range.clone()];

@@ -407,7 +407,7 @@ impl Client {
                         }
                     }
                 },
-                "initializationOptions": {"preferences": {"quotePreference": "auto"}, "tsserver": {"useSyntaxServer": "never"}}
+                "initializationOptions": {"preferences": {"quotePreference": "auto", "providePrefixAndSuffixTextForRename": false}, "tsserver": {"useSyntaxServer": "never"}}
             }),
         )?;
         c.notify("initialized", json!({}))?;
