@@ -71,13 +71,18 @@ pub struct RefactorArgs {
 
 fn parse_range(s: &str) -> Result<Value, FkError> {
     let bad = || {
-        FkError::invalid(format!("--range {s}: expected START_LINE:START_COLUMN-END_LINE:END_COLUMN"))
-            .with_hint("e.g. --range 4:2-6:30 (lines from 1, columns from 0)")
+        FkError::invalid(format!(
+            "--range {s}: expected START_LINE:START_COLUMN-END_LINE:END_COLUMN"
+        ))
+        .with_hint("e.g. --range 4:2-6:30 (lines from 1, columns from 0)")
     };
     let (a, b) = s.split_once('-').ok_or_else(bad)?;
     let pos = |p: &str| -> Result<(usize, usize), FkError> {
         let (l, c) = p.split_once(':').ok_or_else(bad)?;
-        Ok((l.trim().parse().map_err(|_| bad())?, c.trim().parse().map_err(|_| bad())?))
+        Ok((
+            l.trim().parse().map_err(|_| bad())?,
+            c.trim().parse().map_err(|_| bad())?,
+        ))
     };
     let (sl, sc) = pos(a)?;
     let (el, ec) = pos(b)?;
@@ -144,7 +149,12 @@ fn run(global: &GlobalArgs, json: bool, call: Value) -> u8 {
             if let Some(d) = v.get("diff").and_then(Value::as_str) {
                 print!("{}", style.diff(d));
             }
-            for w in v.get("warnings").and_then(Value::as_array).into_iter().flatten() {
+            for w in v
+                .get("warnings")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 println!("{} {}", style.bold("warning:"), w.as_str().unwrap_or(""));
             }
             let summary = v.get("summary").and_then(Value::as_str).unwrap_or("");
@@ -152,7 +162,9 @@ fn run(global: &GlobalArgs, json: bool, call: Value) -> u8 {
             if let Some(id) = v.get("historyEntry").and_then(Value::as_i64) {
                 println!(
                     "{}",
-                    style.dim(&format!("history entry {id}: `filekit undo {id}` reverts it"))
+                    style.dim(&format!(
+                        "history entry {id}: `filekit undo {id}` reverts it"
+                    ))
                 );
             }
         }

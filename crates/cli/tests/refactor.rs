@@ -114,9 +114,7 @@ fn project() -> Sandbox {
 }
 
 /// The project's own files of a snapshot (not the history).
-fn project_files(
-    snap: &std::collections::BTreeMap<PathBuf, Vec<u8>>,
-) -> Vec<(PathBuf, Vec<u8>)> {
+fn project_files(snap: &std::collections::BTreeMap<PathBuf, Vec<u8>>) -> Vec<(PathBuf, Vec<u8>)> {
     snap.iter()
         .filter(|(p, _)| !p.components().any(|c| c.as_os_str() == ".filekit"))
         .map(|(p, c)| (p.clone(), c.clone()))
@@ -147,20 +145,32 @@ fn rename_across_files_without_a_server_type_checks_and_undoes() {
         .collect();
     files.sort();
     assert_eq!(files, ["src/app.ts", "src/lib/index.ts", "src/lib/math.ts"]);
-    assert!(sb.read("src/lib/math.ts").contains("export function sum(a: number"));
+    assert!(
+        sb.read("src/lib/math.ts")
+            .contains("export function sum(a: number")
+    );
     assert!(sb.read("src/lib/math.ts").contains("return sum(n, n);"));
-    assert_eq!(sb.read("src/lib/index.ts"), "export { sum, PI } from './math';\n");
+    assert_eq!(
+        sb.read("src/lib/index.ts"),
+        "export { sum, PI } from './math';\n"
+    );
     let app = sb.read("src/app.ts");
     assert!(app.starts_with("import { sum } from './lib';\nimport { sum as plus, twice }"));
     assert!(app.contains("function shadow(add: number): number {\n  return add * 2;"));
     assert!(app.contains("sum(1, 2) + plus(3, 4) + m.sum(5, 6)"));
     // A file with its own `add` is not touched.
-    assert!(sb.read("src/other.ts").contains("export function add(x: string)"));
+    assert!(
+        sb.read("src/other.ts")
+            .contains("export function add(x: string)")
+    );
     type_checks(&sb);
     // One history entry: one undo restores every file.
     let undo = sb.filekit(&["undo"], None);
     assert_eq!(undo.code, 0, "{}{}", undo.stdout, undo.stderr);
-    assert!(project_files(&before) == project_files(&sb.snapshot()), "undo restores every file");
+    assert!(
+        project_files(&before) == project_files(&sb.snapshot()),
+        "undo restores every file"
+    );
 }
 
 #[test]
@@ -173,7 +183,10 @@ fn rename_across_files_with_the_server_type_checks() {
     assert!(sb.read("src/lib/math.ts").contains("export function sum("));
     let app = sb.read("src/app.ts");
     assert!(app.contains("function shadow(add: number)"), "{app}");
-    assert!(sb.read("src/other.ts").contains("export function add(x: string)"));
+    assert!(
+        sb.read("src/other.ts")
+            .contains("export function add(x: string)")
+    );
     type_checks(&sb);
 }
 
@@ -186,7 +199,10 @@ fn rename_of_an_imported_name_renames_its_declaration() {
         false,
     );
     ok(&run);
-    assert!(sb.read("src/lib/math.ts").contains("export function double(n: number)"));
+    assert!(
+        sb.read("src/lib/math.ts")
+            .contains("export function double(n: number)")
+    );
     assert!(sb.read("src/app.ts").contains("plus, double } from"));
     type_checks(&sb);
 }
@@ -202,7 +218,10 @@ fn rename_with_file_scope_keeps_the_public_name() {
     let reply = ok(&run);
     assert_eq!(reply["filesAffected"], json!(["src/app.ts"]));
     let app = sb.read("src/app.ts");
-    assert!(app.starts_with("import { add as addUp } from './lib';"), "{app}");
+    assert!(
+        app.starts_with("import { add as addUp } from './lib';"),
+        "{app}"
+    );
     assert!(app.contains("addUp(1, 2)"));
     assert!(app.contains("return add * 2;"));
     type_checks(&sb);
@@ -268,7 +287,10 @@ fn remove_unused_imports_without_a_server() {
     ok(&run);
     let text = sb.read("src/imports.ts");
     assert!(!text.contains("unusedThing"), "{text}");
-    assert!(text.contains("import './side';"), "side-effect import kept: {text}");
+    assert!(
+        text.contains("import './side';"),
+        "side-effect import kept: {text}"
+    );
     assert!(text.contains("// about b\nimport { twice }"), "{text}");
     type_checks(&sb);
 }
@@ -348,15 +370,69 @@ fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
 #[test]
 fn every_code_action_type_checks() {
     let cases: Vec<(&str, &str, Value, Option<&str>, &[&str])> = vec![
-        ("extract_function", "src/calc.ts", range(33, 2, 35, 3), Some("fill"), &["function fill(", "fill("]),
-        ("extract_method", "src/calc.ts", range(6, 4, 9, 5), Some("sumItems"), &["this.sumItems()", "private sumItems()"]),
-        ("extract_variable", "src/calc.ts", range(16, 9, 16, 21), Some("scaled"), &["const scaled = squared * PI;", "return scaled;"]),
-        ("extract_constant", "src/calc.ts", range(20, 9, 20, 14), Some("doubled"), &["doubled"]),
-        ("extract_type", "src/calc.ts", range(27, 35, 27, 68), Some("Circle"), &["type Circle = {", "): Circle {"]),
-        ("inline_variable", "src/calc.ts", range(15, 8, 15, 15), None, &["return r * r * PI;"]),
-        ("convert_to_arrow", "src/calc.ts", range(19, 15, 21, 1), None, &["export const double = (x: number): number => x * 2;"]),
-        ("convert_to_async", "src/calc.ts", range(23, 16, 23, 20), None, &["export async function load()", "await Promise.resolve(1)"]),
-        ("add_import", "src/use.ts", range(1, 21, 1, 26), None, &["import { twice } from"]),
+        (
+            "extract_function",
+            "src/calc.ts",
+            range(33, 2, 35, 3),
+            Some("fill"),
+            &["function fill(", "fill("],
+        ),
+        (
+            "extract_method",
+            "src/calc.ts",
+            range(6, 4, 9, 5),
+            Some("sumItems"),
+            &["this.sumItems()", "private sumItems()"],
+        ),
+        (
+            "extract_variable",
+            "src/calc.ts",
+            range(16, 9, 16, 21),
+            Some("scaled"),
+            &["const scaled = squared * PI;", "return scaled;"],
+        ),
+        (
+            "extract_constant",
+            "src/calc.ts",
+            range(20, 9, 20, 14),
+            Some("doubled"),
+            &["doubled"],
+        ),
+        (
+            "extract_type",
+            "src/calc.ts",
+            range(27, 35, 27, 68),
+            Some("Circle"),
+            &["type Circle = {", "): Circle {"],
+        ),
+        (
+            "inline_variable",
+            "src/calc.ts",
+            range(15, 8, 15, 15),
+            None,
+            &["return r * r * PI;"],
+        ),
+        (
+            "convert_to_arrow",
+            "src/calc.ts",
+            range(19, 15, 21, 1),
+            None,
+            &["export const double = (x: number): number => x * 2;"],
+        ),
+        (
+            "convert_to_async",
+            "src/calc.ts",
+            range(23, 16, 23, 20),
+            None,
+            &["export async function load()", "await Promise.resolve(1)"],
+        ),
+        (
+            "add_import",
+            "src/use.ts",
+            range(1, 21, 1, 26),
+            None,
+            &["import { twice } from"],
+        ),
     ];
     for (kind, file, sel, name, expect) in cases {
         let sb = calc_project();
@@ -376,7 +452,11 @@ fn every_code_action_type_checks() {
         for e in expect {
             assert!(text.contains(e), "{kind}: expected {e:?} in\n{text}");
         }
-        assert_ne!(text, if file == "src/calc.ts" { CALC } else { "" }, "{kind}");
+        assert_ne!(
+            text,
+            if file == "src/calc.ts" { CALC } else { "" },
+            "{kind}"
+        );
         type_checks(&sb);
         // Each refactor is one undoable entry.
         let undo = sb.filekit(&["undo"], None);
@@ -408,7 +488,12 @@ fn a_refactor_the_server_does_not_offer_there_lists_what_it_offers() {
         true,
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(run.json["error"].as_str().unwrap().contains("offers no extract_type"));
+    assert!(
+        run.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("offers no extract_type")
+    );
     assert_eq!(before, sb.snapshot());
 }
 
@@ -424,7 +509,10 @@ fn without_the_server_code_actions_say_how_to_install_it() {
     assert_eq!(run.code, 1, "{}", run.stdout);
     let all = run.stdout.clone();
     assert!(all.contains("typescript-language-server"), "{all}");
-    assert!(all.contains("npm install -g typescript typescript-language-server"), "{all}");
+    assert!(
+        all.contains("npm install -g typescript typescript-language-server"),
+        "{all}"
+    );
     assert_eq!(before, sb.snapshot());
 }
 
@@ -432,19 +520,55 @@ fn without_the_server_code_actions_say_how_to_install_it() {
 fn bad_arguments_are_refused_and_change_nothing() {
     let sb = calc_project();
     let cases: Vec<(Value, &str)> = vec![
-        (json!({"file": "src/calc.ts", "refactor": "teleport"}), "teleport"),
-        (json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area"}), "needs `newName`"),
-        (json!({"file": "src/calc.ts", "refactor": "rename_symbol", "newName": "x"}), "needs `symbol`"),
-        (json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "1abc"}), "not a valid identifier"),
-        (json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "class"}), "reserved word"),
-        (json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "x", "scope": "galaxy"}), "scope must be"),
-        (json!({"file": "src/calc.ts", "refactor": "extract_function"}), "needs `selectionRange`"),
-        (json!({"file": "src/calc.ts", "refactor": "organize_imports", "newName": "x"}), "`newName` does not apply"),
-        (json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "x", "target": "area"}), "direct-edit mode"),
-        (json!({"file": "src/calc.ts", "target": "area", "operation": "delete", "newName": "x"}), "refactor mode"),
+        (
+            json!({"file": "src/calc.ts", "refactor": "teleport"}),
+            "teleport",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area"}),
+            "needs `newName`",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "newName": "x"}),
+            "needs `symbol`",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "1abc"}),
+            "not a valid identifier",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "class"}),
+            "reserved word",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "x", "scope": "galaxy"}),
+            "scope must be",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "extract_function"}),
+            "needs `selectionRange`",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "organize_imports", "newName": "x"}),
+            "`newName` does not apply",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "x", "target": "area"}),
+            "direct-edit mode",
+        ),
+        (
+            json!({"file": "src/calc.ts", "target": "area", "operation": "delete", "newName": "x"}),
+            "refactor mode",
+        ),
         (json!({"refactor": "organize_imports"}), "`file` is missing"),
-        (json!({"file": "../outside.ts", "refactor": "organize_imports"}), "outside"),
-        (json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range(3, 5, 1, 0)}), "ends before it starts"),
+        (
+            json!({"file": "../outside.ts", "refactor": "organize_imports"}),
+            "outside",
+        ),
+        (
+            json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range(3, 5, 1, 0)}),
+            "ends before it starts",
+        ),
     ];
     for (args, needle) in cases {
         for server in [false, true] {
@@ -457,7 +581,11 @@ fn bad_arguments_are_refused_and_change_nothing() {
         }
     }
     // Ranges and names that are only wrong once the file is read: failures, not rejections.
-    for (server, kind) in [(false, "rename_symbol"), (true, "rename_symbol"), (true, "extract_variable")] {
+    for (server, kind) in [
+        (false, "rename_symbol"),
+        (true, "rename_symbol"),
+        (true, "extract_variable"),
+    ] {
         let mut args = json!({"file": "src/calc.ts", "refactor": kind, "selectionRange": range(900, 0, 901, 0)});
         if kind == "rename_symbol" {
             args["newName"] = json!("x");
@@ -472,7 +600,11 @@ fn bad_arguments_are_refused_and_change_nothing() {
         false,
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(run.stdout.contains("no declaration of `nowhere`"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("no declaration of `nowhere`"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -481,27 +613,63 @@ fn the_cli_verbs_show_diffs_and_json() {
     let before = sb.snapshot();
     let path = path_without_server();
     let run = sb.filekit_env(
-        &["rename-symbol", "src/lib/math.ts", "add", "sum", "--dry-run", "--color", "never"],
+        &[
+            "rename-symbol",
+            "src/lib/math.ts",
+            "add",
+            "sum",
+            "--dry-run",
+            "--color",
+            "never",
+        ],
         None,
         &[("PATH", &path)],
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("+export function sum("), "{}", run.stdout);
-    assert!(run.stdout.contains("Would rename add → sum (3 files"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("+export function sum("),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Would rename add → sum (3 files"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(before, sb.snapshot());
     let run = sb.filekit_env(
-        &["rename-symbol", "src/lib/math.ts", "add", "sum", "--color", "always"],
+        &[
+            "rename-symbol",
+            "src/lib/math.ts",
+            "add",
+            "sum",
+            "--color",
+            "always",
+        ],
         None,
         &[("PATH", &path)],
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("\u{1b}[32m+export function sum("), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\u{1b}[32m+export function sum("),
+        "{}",
+        run.stdout
+    );
     type_checks(&sb);
 
     let sb = calc_project();
     let server_path = path_with_server();
     let run = sb.filekit_env(
-        &["refactor", "extract_function", "src/calc.ts", "--range", "33:2-35:3", "--name", "fill", "--json"],
+        &[
+            "refactor",
+            "extract_function",
+            "src/calc.ts",
+            "--range",
+            "33:2-35:3",
+            "--name",
+            "fill",
+            "--json",
+        ],
         None,
         &[("PATH", &server_path)],
     );
@@ -510,10 +678,20 @@ fn the_cli_verbs_show_diffs_and_json() {
     assert!(sb.read("src/calc.ts").contains("function fill("));
     type_checks(&sb);
     let run = sb.filekit_env(
-        &["refactor", "extract_function", "src/calc.ts", "--range", "33-35"],
+        &[
+            "refactor",
+            "extract_function",
+            "src/calc.ts",
+            "--range",
+            "33-35",
+        ],
         None,
         &[("PATH", &server_path)],
     );
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("START_LINE:START_COLUMN"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("START_LINE:START_COLUMN"),
+        "{}",
+        run.stderr
+    );
 }

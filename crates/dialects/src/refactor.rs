@@ -371,7 +371,8 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                         r.name
                     ));
                 }
-                plan.files.insert(req.file.clone(), (src.clone(), r.splices));
+                plan.files
+                    .insert(req.file.clone(), (src.clone(), r.splices));
                 return Ok(plan);
             }
             let files = code_files(ws)?;
@@ -405,6 +406,9 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                 // Importers by name, and through re-exports, their importers.
                 let mut origins = vec![origin.clone()];
                 let mut done: HashSet<String> = HashSet::new();
+                // Each file is read once, however many re-exporting modules are looked for.
+                let mut cache: std::collections::HashMap<String, Option<Source>> =
+                    std::collections::HashMap::new();
                 while let Some(o) = origins.pop() {
                     if !done.insert(o.clone()) {
                         continue;
@@ -415,20 +419,29 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                         }
                         let fsrc = match plan.files.get(f) {
                             Some((s, _)) => s.clone(),
-                            None => match load(ws, f) {
-                                Ok(s) => s,
-                                Err(_) => continue,
-                            },
+                            None => {
+                                let cached = cache.entry(f.clone()).or_insert_with(|| {
+                                    load(ws, f).ok().filter(|s| s.text.contains(old.as_str()))
+                                });
+                                match cached {
+                                    Some(s) => s.clone(),
+                                    None => continue,
+                                }
+                            }
                         };
                         if !fsrc.text.contains(old.as_str()) {
                             continue;
                         }
-                        let Ok(flang) = Lang::of_path(f) else { continue };
-                        let resolves = |spec: &str| {
-                            syn::resolve_specifier(f, spec, &is_known).as_deref() == Some(o.as_str())
+                        let Ok(flang) = Lang::of_path(f) else {
+                            continue;
                         };
-                        let ir = match syn::rename_in_importer(flang, &fsrc.text, &resolves, &old, new)
-                        {
+                        let resolves = |spec: &str| {
+                            syn::resolve_specifier(f, spec, &is_known).as_deref()
+                                == Some(o.as_str())
+                        };
+                        let ir = match syn::rename_in_importer(
+                            flang, &fsrc.text, &resolves, &old, new,
+                        ) {
                             Ok(ir) => ir,
                             Err(_) => continue,
                         };
@@ -484,7 +497,9 @@ fn wanted(k: RefactorKind) -> Wanted {
     match k {
         RefactorKind::ExtractFunction => w(
             &["refactor.extract"],
-            |k, t| k.starts_with("refactor.extract.function") && !t.starts_with("Extract to method"),
+            |k, t| {
+                k.starts_with("refactor.extract.function") && !t.starts_with("Extract to method")
+            },
             true,
             &["newFunction"],
         ),
@@ -581,7 +596,10 @@ fn semantic(
         let lsp_range = |s: SelectionRange| -> Result<((u32, u32), (u32, u32)), FkError> {
             let a = byte_at(text, s.start_line, s.start_column, "start")?;
             let b = byte_at(text, s.end_line, s.end_column, "end")?;
-            Ok((filekit_lsp::position(text, a), filekit_lsp::position(text, b)))
+            Ok((
+                filekit_lsp::position(text, a),
+                filekit_lsp::position(text, b),
+            ))
         };
         let edit: WsEdit = match req.refactor {
             RefactorKind::RenameSymbol => {
@@ -606,9 +624,10 @@ fn semantic(
                     e
                 }
             }
-            RefactorKind::OrganizeImports if kind == ServerKind::TypeScript => {
-                c.execute("_typescript.organizeImports", json!([abs.to_string_lossy()]))?
-            }
+            RefactorKind::OrganizeImports if kind == ServerKind::TypeScript => c.execute(
+                "_typescript.organizeImports",
+                json!([abs.to_string_lossy()]),
+            )?,
             RefactorKind::OrganizeImports | RefactorKind::RemoveUnusedImports => {
                 let only: &[&str] = match (req.refactor, kind) {
                     (RefactorKind::RemoveUnusedImports, ServerKind::TypeScript) => {
@@ -732,7 +751,12 @@ fn word_at(text: &str, at: usize) -> String {
 
 /// Where a named symbol is declared in a file: the name of its definition (by path, as
 /// `file_read` names symbols, `Class.method` too), else its module-level binding.
-fn declaration_offset(_ws: &Workspace, file: &str, text: &str, name: &str) -> Result<usize, FkError> {
+fn declaration_offset(
+    _ws: &Workspace,
+    file: &str,
+    text: &str,
+    name: &str,
+) -> Result<usize, FkError> {
     let lang = Lang::of_path(file)?;
     let code = filekit_semantic::code::Code::parse(lang, text);
     let found = match code.find(name) {
@@ -741,7 +765,8 @@ fn declaration_offset(_ws: &Workspace, file: &str, text: &str, name: &str) -> Re
             // Not a definition of this file: an imported name, a local, a parameter. Any
             // occurrence of the binding does for the server; the syntactic scopes find one.
             if matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
-                && let Ok(r) = syn::rename_in_file(lang, text, &Target::Name(name.to_string()), "x", true)
+                && let Ok(r) =
+                    syn::rename_in_file(lang, text, &Target::Name(name.to_string()), "x", true)
                 && let Some(first) = r.splices.first()
             {
                 return Ok(first.0);
@@ -758,8 +783,12 @@ fn declaration_offset(_ws: &Workspace, file: &str, text: &str, name: &str) -> Re
     while let Some(i) = seg[from..].find(last) {
         let s = from + i;
         let e = s + last.len();
-        let before_ok = s == 0 || !(bytes[s - 1].is_ascii_alphanumeric() || bytes[s - 1] == b'_' || bytes[s - 1] == b'$');
-        let after_ok = e >= bytes.len() || !(bytes[e].is_ascii_alphanumeric() || bytes[e] == b'_' || bytes[e] == b'$');
+        let before_ok = s == 0
+            || !(bytes[s - 1].is_ascii_alphanumeric()
+                || bytes[s - 1] == b'_'
+                || bytes[s - 1] == b'$');
+        let after_ok = e >= bytes.len()
+            || !(bytes[e].is_ascii_alphanumeric() || bytes[e] == b'_' || bytes[e] == b'$');
         if before_ok && after_ok {
             return Ok(range.start + s);
         }
@@ -1010,14 +1039,28 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
         .map(|f| f.path.clone())
         .collect();
     let n = affected.len();
-    let verb = if req.dry_run { "Would apply" } else { "Applied" };
+    let verb = if req.dry_run {
+        "Would apply"
+    } else {
+        "Applied"
+    };
     let what = match (req.refactor, &symbol, &req.new_name) {
         (RefactorKind::RenameSymbol, Some(s), Some(new)) => {
-            format!("{} {s} → {new}", if req.dry_run { "Would rename" } else { "Renamed" })
+            format!(
+                "{} {s} → {new}",
+                if req.dry_run {
+                    "Would rename"
+                } else {
+                    "Renamed"
+                }
+            )
         }
         _ => format!(
             "{verb} {name}{}",
-            title.as_ref().map(|t| format!(" ({t})")).unwrap_or_default()
+            title
+                .as_ref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default()
         ),
     };
     let summary = format!(

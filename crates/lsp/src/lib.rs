@@ -481,7 +481,9 @@ impl Client {
                 let result = self.serve(m, msg.get("params").unwrap_or(&Value::Null));
                 let reply = match result {
                     Ok(r) => json!({"jsonrpc": "2.0", "id": rid, "result": r}),
-                    Err(()) => json!({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "not supported by filekit"}}),
+                    Err(()) => {
+                        json!({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "not supported by filekit"}})
+                    }
                 };
                 self.send(&reply)
             }
@@ -616,16 +618,18 @@ impl Client {
     pub fn close(&mut self, path: &Path) -> Result<(), FkError> {
         let u = uri(path);
         if self.open.remove(&u).is_some() {
-            self.notify(
-                "textDocument/didClose",
-                json!({"textDocument": {"uri": u}}),
-            )?;
+            self.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}))?;
         }
         Ok(())
     }
 
     /// textDocument/rename at an LSP position.
-    pub fn rename(&mut self, path: &Path, pos: (u32, u32), new_name: &str) -> Result<WsEdit, FkError> {
+    pub fn rename(
+        &mut self,
+        path: &Path,
+        pos: (u32, u32),
+        new_name: &str,
+    ) -> Result<WsEdit, FkError> {
         let r = self.request(
             "textDocument/rename",
             json!({"textDocument": {"uri": uri(path)}, "position": {"line": pos.0, "character": pos.1}, "newName": new_name}),

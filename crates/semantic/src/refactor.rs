@@ -90,10 +90,11 @@ pub fn check_identifier(name: &str) -> Result<(), FkError> {
         .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$');
     let ok_rest = chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$');
     if !ok_start || !ok_rest {
-        return Err(FkError::invalid(format!(
-            "`{name}` is not a valid identifier"
-        ))
-        .with_hint("a name starts with a letter, _ or $ and goes on with letters, digits, _ or $"));
+        return Err(
+            FkError::invalid(format!("`{name}` is not a valid identifier")).with_hint(
+                "a name starts with a letter, _ or $ and goes on with letters, digits, _ or $",
+            ),
+        );
     }
     if RESERVED.contains(&name) {
         return Err(FkError::invalid(format!("`{name}` is a reserved word"))
@@ -239,8 +240,7 @@ impl<'t> Scopes<'t> {
         match parent.kind() {
             "import_specifier" => {
                 // `import { a as b }`: `a` names the other module's export.
-                parent.child_by_field_name("alias").is_none()
-                    || !is_field(parent, "name", id)
+                parent.child_by_field_name("alias").is_none() || !is_field(parent, "name", id)
             }
             "export_specifier" => {
                 let re_export = ancestor(parent, &["export_statement"])
@@ -330,12 +330,7 @@ pub struct FileRename {
 }
 
 /// The splice that renames one occurrence node.
-fn rename_splice(
-    text: &str,
-    n: Node,
-    new: &str,
-    keep_public: bool,
-) -> Splice {
+fn rename_splice(text: &str, n: Node, new: &str, keep_public: bool) -> Splice {
     let old = &text[n.byte_range()];
     let parent = n.parent();
     let (s, e) = (n.start_byte(), n.end_byte());
@@ -450,7 +445,9 @@ pub fn rename_in_file(
                         lines.join(", ")
                     ),
                 )
-                .with_hint("give selectionRange (its start on the declaration to rename) to choose one"));
+                .with_hint(
+                    "give selectionRange (its start on the declaration to rename) to choose one",
+                ));
             } else {
                 None
             }
@@ -497,8 +494,7 @@ pub fn rename_in_file(
             }
             if scopes.declaring_scope(*n).is_some()
                 && ancestor(*n, &["export_statement"]).is_some_and(|e| {
-                    e.child_by_field_name("declaration").is_some()
-                        && !has_child_kind(e, "default")
+                    e.child_by_field_name("declaration").is_some() && !has_child_kind(e, "default")
                 })
             {
                 out.exported = true;
@@ -523,7 +519,8 @@ fn import_source(text: &str, n: Node) -> Option<String> {
 }
 
 fn unquote(s: &str) -> String {
-    s.trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string()
+    s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_string()
 }
 
 /// What renaming an export changes in a file that imports from the renamed module.
@@ -588,18 +585,22 @@ pub fn rename_in_importer(
                 }
                 "namespace_import" => {
                     let mut c2 = n.walk();
-                    if let Some(id) = n.named_children(&mut c2).find(|x| x.kind() == "identifier")
-                    {
+                    if let Some(id) = n.named_children(&mut c2).find(|x| x.kind() == "identifier") {
                         namespaces.push(text[id.byte_range()].to_string());
                     }
                 }
                 _ => {}
             }
         }
-        if is_export && has_child_kind(stmt, "*") && stmt.child_by_field_name("declaration").is_none()
+        if is_export
+            && has_child_kind(stmt, "*")
+            && stmt.child_by_field_name("declaration").is_none()
         {
             let mut c = stmt.walk();
-            if !stmt.named_children(&mut c).any(|x| x.kind() == "namespace_export") {
+            if !stmt
+                .named_children(&mut c)
+                .any(|x| x.kind() == "namespace_export")
+            {
                 out.re_exports = true;
             }
         }
@@ -767,10 +768,7 @@ fn parse_imports(text: &str, tree: &Tree) -> Vec<Import> {
                                         .or_else(|| spec.child_by_field_name("name"))
                                         .map(|x| text[x.byte_range()].to_string())
                                         .unwrap_or_default();
-                                    imp.named.push((
-                                        one_line(&text[spec.byte_range()]),
-                                        local,
-                                    ));
+                                    imp.named.push((one_line(&text[spec.byte_range()]), local));
                                 }
                             }
                             _ => {}
@@ -834,7 +832,11 @@ fn render(imp: &Import) -> String {
         clause.push(format!("{{ {} }}", names.join(", ")));
     }
     let ty = if imp.type_only { "type " } else { "" };
-    format!("import {ty}{} from {q}{}{q}{semi}", clause.join(", "), imp.source)
+    format!(
+        "import {ty}{} from {q}{}{q}{semi}",
+        clause.join(", "),
+        imp.source
+    )
 }
 
 /// The names the file uses outside its import declarations.
@@ -909,10 +911,15 @@ pub fn remove_unused_imports(lang: Lang, text: &str) -> Result<Vec<Splice>, FkEr
     for imp in &imports {
         match prune(imp, &used) {
             None => out.push(remove_lines(text, imp.lead.start..imp.range.end)),
-            Some(p) if p.named.len() != imp.named.len() || p.default != imp.default || p.namespace != imp.namespace => {
-                let stmt_end = imp.range.end.min(
-                    imp.range.start + imp.original.len() - (imp.range.start - imp.lead.start),
-                );
+            Some(p)
+                if p.named.len() != imp.named.len()
+                    || p.default != imp.default
+                    || p.namespace != imp.namespace =>
+            {
+                let stmt_end = imp
+                    .range
+                    .end
+                    .min(imp.range.start + imp.original.len() - (imp.range.start - imp.lead.start));
                 let stmt_text = &text[imp.range.start..stmt_end];
                 let tail = stmt_text
                     .find(';')
@@ -1080,8 +1087,8 @@ mod tests {
     #[test]
     fn rename_respects_scopes() {
         let src = "const a = 1;\nfunction f(a: number) { return a; }\nexport const b = a + 1;\nconst o = { a };\n";
-        let r = rename_in_file(Lang::TypeScript, src, &Target::Name("a".into()), "z", false)
-            .unwrap();
+        let r =
+            rename_in_file(Lang::TypeScript, src, &Target::Name("a".into()), "z", false).unwrap();
         assert_eq!(
             run(src, &r.splices),
             "const z = 1;\nfunction f(a: number) { return a; }\nexport const b = z + 1;\nconst o = { a: z };\n"
@@ -1100,18 +1107,31 @@ mod tests {
 
     #[test]
     fn remove_unused() {
-        let src = "import A, { b, c } from './m';\nimport './side';\nimport * as ns from './n';\nc();\n";
+        let src =
+            "import A, { b, c } from './m';\nimport './side';\nimport * as ns from './n';\nc();\n";
         let s = remove_unused_imports(Lang::TypeScript, src).unwrap();
-        assert_eq!(run(src, &s), "import { c } from './m';\nimport './side';\nc();\n");
+        assert_eq!(
+            run(src, &s),
+            "import { c } from './m';\nimport './side';\nc();\n"
+        );
     }
 
     #[test]
     fn resolves_specifiers() {
         let files = ["src/a.ts", "src/lib/index.ts", "src/b.tsx"];
         let known = |p: &str| files.contains(&p);
-        assert_eq!(resolve_specifier("src/x.ts", "./a.js", &known).as_deref(), Some("src/a.ts"));
-        assert_eq!(resolve_specifier("src/x.ts", "./lib", &known).as_deref(), Some("src/lib/index.ts"));
-        assert_eq!(resolve_specifier("src/lib/index.ts", "../b", &known).as_deref(), Some("src/b.tsx"));
+        assert_eq!(
+            resolve_specifier("src/x.ts", "./a.js", &known).as_deref(),
+            Some("src/a.ts")
+        );
+        assert_eq!(
+            resolve_specifier("src/x.ts", "./lib", &known).as_deref(),
+            Some("src/lib/index.ts")
+        );
+        assert_eq!(
+            resolve_specifier("src/lib/index.ts", "../b", &known).as_deref(),
+            Some("src/b.tsx")
+        );
         assert_eq!(resolve_specifier("src/x.ts", "react", &known), None);
     }
 }
