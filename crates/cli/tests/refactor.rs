@@ -695,3 +695,38 @@ fn the_cli_verbs_show_diffs_and_json() {
         run.stderr
     );
 }
+
+#[test]
+fn a_server_edit_outside_the_roots_is_refused() {
+    // The project spans more than the workspace root (app/): the server reads shared/, and
+    // its rename edits shared/x.ts, which filekit may not write. Nothing is written at all.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("app")).unwrap();
+    std::fs::create_dir_all(d.join("shared")).unwrap();
+    std::fs::write(
+        d.join("tsconfig.json"),
+        TSCONFIG.replace("[\"src\"]", "[\"app\", \"shared\"]"),
+    )
+    .unwrap();
+    let shared = "export function helper(): number {\n  return 1;\n}\n";
+    let app = "import { helper } from '../shared/x';\n\nexport const one = helper();\n";
+    std::fs::write(d.join("shared/x.ts"), shared).unwrap();
+    std::fs::write(d.join("app/a.ts"), app).unwrap();
+    let c = json!({"tool_name": "file_edit", "tool_args": {"file": "a.ts", "refactor": "rename_symbol", "symbol": "helper", "newName": "aid"}});
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .arg("--root")
+        .arg(d.join("app"))
+        .args(["call", "--json", &c.to_string()])
+        .env("PATH", path_with_server())
+        .output()
+        .unwrap();
+    let run = common::Run::parse(out);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json["errorCode"], "OUT_OF_ROOT", "{}", run.stdout);
+    assert_eq!(
+        std::fs::read_to_string(d.join("shared/x.ts")).unwrap(),
+        shared
+    );
+    assert_eq!(std::fs::read_to_string(d.join("app/a.ts")).unwrap(), app);
+}
