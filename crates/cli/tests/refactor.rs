@@ -369,7 +369,9 @@ fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
 
 #[test]
 fn every_code_action_type_checks() {
-    let cases: Vec<(&str, &str, Value, Option<&str>, &[&str])> = vec![
+    // (refactor, file, selectionRange, extractedName, texts the result must contain)
+    type Case<'a> = (&'a str, &'a str, Value, Option<&'a str>, &'a [&'a str]);
+    let cases: Vec<Case> = vec![
         (
             "extract_function",
             "src/calc.ts",

@@ -593,7 +593,7 @@ fn semantic(
         c.sync(&abs, text)?;
         let mut title = None;
         let mut symbol = req.symbol.clone();
-        let lsp_range = |s: SelectionRange| -> Result<((u32, u32), (u32, u32)), FkError> {
+        let lsp_range = |s: SelectionRange| -> Result<filekit_lsp::LspRange, FkError> {
             let a = byte_at(text, s.start_line, s.start_column, "start")?;
             let b = byte_at(text, s.end_line, s.end_column, "end")?;
             Ok((

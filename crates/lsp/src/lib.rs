@@ -181,6 +181,9 @@ pub fn offset(text: &str, line: u32, character: u32) -> usize {
 // ---------------------------------------------------------------------------------------------
 // Workspace edits
 
+/// An LSP range: (line, UTF-16 column) of its start and end.
+pub type LspRange = ((u32, u32), (u32, u32));
+
 /// One text edit of a server's workspace edit, in LSP positions of the file as the server saw
 /// it.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,7 +379,7 @@ impl Client {
             indent: (2, true),
         };
         let root_uri = uri(root);
-        c.request(
+        let init = c.request(
             "initialize",
             json!({
                 "processId": std::process::id(),
@@ -409,7 +412,21 @@ impl Client {
                 },
                 "initializationOptions": {"preferences": {"quotePreference": "auto", "providePrefixAndSuffixTextForRename": false}, "tsserver": {"useSyntaxServer": "never"}}
             }),
-        )?;
+        );
+        if let Err(e) = init {
+            return Err(FkError::new(
+                ErrorCode::Io,
+                format!(
+                    "{} on PATH did not start as a language server: {}",
+                    exe.display(),
+                    e.message
+                ),
+            )
+            .with_hint(format!(
+                "check that it runs; to install it: {}",
+                kind.install_hint()
+            )));
+        }
         c.notify("initialized", json!({}))?;
         Ok(c)
     }
@@ -665,7 +682,7 @@ impl Client {
     pub fn code_actions(
         &mut self,
         path: &Path,
-        range: ((u32, u32), (u32, u32)),
+        range: LspRange,
         only: Option<&[&str]>,
         diagnostics: Value,
     ) -> Result<Vec<Value>, FkError> {
@@ -786,10 +803,9 @@ pub fn with_client<R>(
     let r = f(client);
     if let Err(e) = &r
         && e.code == ErrorCode::Io
+        && let Some(c) = guard.take()
     {
-        if let Some(c) = guard.take() {
-            c.shutdown();
-        }
+        c.shutdown();
     }
     r
 }

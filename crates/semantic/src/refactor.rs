@@ -1023,7 +1023,7 @@ pub fn organize_imports(lang: Lang, text: &str) -> Result<Vec<Splice>, FkError> 
             }
             for (_, (mut m, from)) in merged {
                 let before = m.named.clone();
-                m.named.sort_by(|a, b| sort_key(&a.0).cmp(&sort_key(&b.0)));
+                m.named.sort_by_key(|a| sort_key(&a.0));
                 m.named.dedup();
                 let untouched = from.len() == 1
                     && before == m.named
