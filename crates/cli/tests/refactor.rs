@@ -732,3 +732,31 @@ fn a_server_edit_outside_the_roots_is_refused() {
     );
     assert_eq!(std::fs::read_to_string(d.join("app/a.ts")).unwrap(), app);
 }
+
+#[test]
+fn a_syntactic_rename_onto_a_declared_name_is_refused() {
+    let sb = project();
+    let before = sb.snapshot();
+    // `twice` is declared next to `add`.
+    let run = call(
+        &sb,
+        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "twice"}),
+        false,
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json["errorCode"], "CONFLICT", "{}", run.stdout);
+    // `total` is declared in a file that imports `add`: its import would clash.
+    let run = call(
+        &sb,
+        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "total"}),
+        false,
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json["errorCode"], "CONFLICT", "{}", run.stdout);
+    assert!(
+        run.json["error"].as_str().unwrap().contains("src/app.ts"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(before, sb.snapshot());
+}

@@ -443,6 +443,12 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                             flang, &fsrc.text, &resolves, &old, new,
                         ) {
                             Ok(ir) => ir,
+                            Err(e) if e.code == ErrorCode::Conflict => {
+                                return Err(FkError {
+                                    message: format!("{f}: {}", e.message),
+                                    ..e
+                                });
+                            }
                             Err(_) => continue,
                         };
                         if ir.re_exports {

@@ -460,6 +460,27 @@ pub fn rename_in_file(
         )
         .with_hint("rename where the symbol is declared (or imported); a global or a property cannot be renamed syntactically"));
     };
+    // The new name must not be declared in the scope of the renamed binding already (a
+    // shadowing declaration in an inner scope is not detected).
+    if new != name {
+        let occ_new = occurrences(&tree, text, new);
+        let scopes_new = scopes_for(&tree, text, &occ_new);
+        let clash = scopes_new
+            .decls
+            .iter()
+            .find(|((scope, _), _)| *scope == scope_id);
+        if let Some((_, starts)) = clash {
+            let p = crate::position(text, starts[0]);
+            return Err(FkError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "`{new}` is already declared in the same scope (line {}, column {})",
+                    p.line, p.column
+                ),
+            )
+            .with_hint("choose another name, or rename that declaration first"));
+        }
+    }
     let mut out = FileRename {
         name: name.clone(),
         ..FileRename::default()
@@ -1093,6 +1114,15 @@ mod tests {
             run(src, &r.splices),
             "const z = 1;\nfunction f(a: number) { return a; }\nexport const b = z + 1;\nconst o = { a: z };\n"
         );
+    }
+
+    #[test]
+    fn rename_onto_a_declared_name_is_refused() {
+        let src = "const a = 1;\nconst b = 2;\nexport const c = a + b;\n";
+        let err = rename_in_file(Lang::TypeScript, src, &Target::Name("a".into()), "b", false)
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict);
+        assert!(err.message.contains("line 2"), "{}", err.message);
     }
 
     #[test]
