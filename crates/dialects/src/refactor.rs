@@ -1032,7 +1032,7 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
         let _ = filekit_lsp::with_client(&root, kind, |c| {
             for (path, text) in &new_texts {
                 if let Ok(p) = ws.resolve(path) {
-                    c.sync(p.absolute(), text)?;
+                    c.changed_on_disk(p.absolute(), text)?;
                 }
             }
             Ok(())

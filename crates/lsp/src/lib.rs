@@ -626,6 +626,22 @@ impl Client {
         }
     }
 
+    /// Whether a document is open in the server.
+    pub fn is_open(&self, path: &Path) -> bool {
+        self.open.contains_key(&uri(path))
+    }
+
+    /// Tells the server that a file it does not hold open now has `text` on disk: opened
+    /// with that text and closed again, so the server takes the new content at once without
+    /// keeping (and diagnosing) every file a refactor wrote.
+    pub fn changed_on_disk(&mut self, path: &Path, text: &str) -> Result<(), FkError> {
+        if self.is_open(path) {
+            return self.sync(path, text);
+        }
+        self.sync(path, text)?;
+        self.close(path)
+    }
+
     /// The documents open in the server.
     pub fn open_documents(&self) -> Vec<PathBuf> {
         self.open.keys().filter_map(|u| path_of(u)).collect()
