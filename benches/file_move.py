@@ -129,7 +129,7 @@ def main():
     build()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        rxjs = os.path.join(ROOT, ".test-deps", "npm", "node_modules", "rxjs")
+        rxjs = os.path.join(ROOT, ".test-deps", "node_modules", "rxjs")
         if os.path.isdir(rxjs):
             d = os.path.join(tmp, "rxjs")
             shutil.copytree(os.path.join(rxjs, "src"), os.path.join(d, "src"))

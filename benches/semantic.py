@@ -33,7 +33,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "filekit")
-TS_LIB = os.path.join(ROOT, ".test-deps", "node", "node_modules", "typescript", "lib")
+TS_LIB = os.path.join(ROOT, ".test-deps", "node_modules", "typescript", "lib")
 
 
 def ts_file(lines):

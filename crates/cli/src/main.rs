@@ -11,6 +11,7 @@ mod fileops;
 mod history;
 mod lease;
 mod read;
+mod refactor;
 mod replace;
 mod review;
 mod search;
@@ -63,6 +64,11 @@ Verbs:
   mv, cp, rm
           Move, copy and delete files and directories inside the roots.
             filekit mv src/old.ts src/lib/new.ts
+  rename-symbol, refactor
+          Rename a symbol across files; extract, inline, convert, organize imports (with
+          typescript-language-server on PATH, or syntactically for renames and imports).
+            filekit rename-symbol src/user.ts UserService AuthService --dry-run
+            filekit refactor extract_function src/calc.ts --range 4:2-6:30 --name total
   history, undo, redo
           Every change is recorded in .filekit/history.db; undo reverts one (or the last N).
             filekit history --path src/app.ts
@@ -159,6 +165,12 @@ enum Verb {
     /// Delete files or directories (undoable).
     #[command(after_help = fileops::AFTER_HELP)]
     Rm(fileops::RemoveArgs),
+    /// Rename a symbol and its references (across the files that import it).
+    #[command(name = "rename-symbol", after_help = refactor::RENAME_AFTER_HELP)]
+    RenameSymbol(refactor::RenameArgs),
+    /// Run a refactor (extract, inline, convert, imports) on a file's range.
+    #[command(after_help = refactor::REFACTOR_AFTER_HELP)]
+    Refactor(refactor::RefactorArgs),
     /// List the edit history, or show one entry's diff.
     #[command(after_help = history::HISTORY_AFTER_HELP)]
     History(history::HistoryArgs),
@@ -204,6 +216,8 @@ fn main() -> ExitCode {
         Verb::Mv(args) => fileops::run_move(&cli.global, cli.json, args, false),
         Verb::Cp(args) => fileops::run_move(&cli.global, cli.json, args, true),
         Verb::Rm(args) => fileops::run_remove(&cli.global, cli.json, args),
+        Verb::RenameSymbol(args) => refactor::run_rename(&cli.global, cli.json, args),
+        Verb::Refactor(args) => refactor::run_refactor(&cli.global, cli.json, args),
         Verb::History(args) => history::run_history(&cli.global, cli.json, args),
         Verb::Undo(args) => history::run_undo(&cli.global, cli.json, args),
         Verb::Redo(args) => history::run_redo(&cli.global, cli.json, args),
@@ -212,6 +226,8 @@ fn main() -> ExitCode {
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
         Verb::Serve(args) => serve::run(&cli.global, args),
     };
+    // Language servers started for this process end with it.
+    filekit_dialects::stop_language_servers();
     ExitCode::from(code)
 }
 

@@ -6,7 +6,7 @@
 //! when the imports are removed, the uses left behind) that filekit reports must be exactly
 //! the new compiler errors.
 //!
-//! Needs `scripts/setup-test-deps` (rxjs and typescript from npm into .test-deps/npm).
+//! Needs `scripts/setup-test-deps` (rxjs and typescript from npm into .test-deps/node_modules).
 
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -15,12 +15,12 @@ use std::process::Command;
 
 fn deps() -> (PathBuf, PathBuf) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let npm = repo.join(".test-deps/npm/node_modules");
+    let npm = repo.join(".test-deps/node_modules");
     let rxjs = npm.join("rxjs");
     let tsc = npm.join("typescript/bin/tsc");
     assert!(
         rxjs.join("src/index.ts").is_file() && tsc.is_file(),
-        "rxjs or typescript is missing from .test-deps/npm: run scripts/setup-test-deps"
+        "rxjs or typescript is missing from .test-deps/node_modules: run scripts/setup-test-deps"
     );
     (rxjs, tsc)
 }

@@ -382,12 +382,8 @@ fn bad_targets_say_what_exists_and_change_nothing() {
         "file_edit",
         json!({"file": "src/user.ts", "refactor": "rename_symbol", "symbol": "A", "newName": "B"}),
     );
-    assert!(
-        run.json["error"]
-            .as_str()
-            .unwrap()
-            .contains("not built yet")
-    );
+    // The refactor mode: a symbol the file does not declare.
+    assert_eq!(run.json["errorCode"], "NOT_FOUND", "{}", run.stdout);
     assert_eq!(sb.snapshot(), before);
 }
 

@@ -126,7 +126,7 @@ fn roundtrip(src: PathBuf, name: &str, target_arg: &str) -> usize {
 
 #[test]
 fn real_files_round_trip_through_file_edit() {
-    let ts = repo().join(".test-deps/node/node_modules/typescript");
+    let ts = repo().join(".test-deps/node_modules/typescript");
     let deb = repo().join(".test-deps/debian");
     let table: Vec<(PathBuf, &str, &str)> = vec![
         (ts.join("lib/lib.es5.d.ts"), "lib.es5.d.ts", "symbol"),

@@ -203,6 +203,8 @@ struct Prepared {
 
 fn prepare(ws: &Workspace, rw: &Rewrite) -> Result<Prepared, FkError> {
     let at = ws.resolve(&rw.path)?;
+    // A rewritten importer is written like any edit: another holder's lease refuses it.
+    crate::leases::check_write(ws, &at, ws.holder())?;
     let file = ws.read(&at)?;
     let actual = crate::hash::content_hash(&file.bytes);
     if !crate::hash::matches(&rw.content_hash, &actual) {

@@ -293,6 +293,7 @@ fn leases_refuse_other_holders_and_expire() {
             atomic: false,
             no_create_parents: false,
             tool: None,
+            rewrites: vec![],
         },
     );
     assert!(!delete.success());

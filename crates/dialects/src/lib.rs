@@ -20,6 +20,7 @@ mod file_ops;
 mod filekit;
 mod history_tools;
 pub mod plan;
+pub mod refactor;
 mod semantic;
 mod shape;
 mod templates;
@@ -69,6 +70,11 @@ pub(crate) fn apply(ws: &Workspace, mut request: EditRequest) -> EditReport {
     request.options.control = call_control();
     request.options.tool = Some(call_tool());
     pipeline::apply(ws, &request)
+}
+
+/// Stops the language servers that refactors started (a CLI process's end, a server's).
+pub fn stop_language_servers() {
+    filekit_lsp::shutdown_all();
 }
 
 /// One tool of one dialect: its name, what a model is told about it, and its argument schema.

@@ -58,12 +58,13 @@ fn reject(err: &FkError) -> Value {
 }
 
 /// A file's text as read, with its version.
-struct Source {
-    text: String,
-    hash: String,
+#[derive(Clone)]
+pub(crate) struct Source {
+    pub(crate) text: String,
+    pub(crate) hash: String,
 }
 
-fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
+pub(crate) fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
     let read = read_file(ws, file, &ReadOptions::default());
     if let Some(err) = read.error() {
         return Err(err.clone());
@@ -507,7 +508,7 @@ fn cap_lines(content: &str, max: Option<usize>) -> (String, bool) {
     }
 }
 
-fn failed(file: &str, err: &FkError) -> ToolReply {
+pub(crate) fn failed(file: &str, err: &FkError) -> ToolReply {
     let value = shape::failure(vec![("file", Some(json!(file)))], err, Case::Camel);
     ToolReply::new(value, true, err.full_message())
 }
@@ -532,7 +533,10 @@ not at all. A result that would no longer parse is refused with the error's line
 unless `force` is true. `dryRun` shows the diff without writing; `preview` adds the diff and \
 old/new text to a real edit.
 
-Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}";
+Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS without a language server (reply `precision`: \"syntactic\"); with typescript-language-server (or pyright/rust-analyzer) on PATH the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
+
+Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}
+Refactor: {\"file\": \"src/user.ts\", \"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}";
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -551,18 +555,22 @@ struct EditArgs {
     position: Option<PositionName>,
     /// Several edits of the same file, applied together or not at all.
     edits: Option<Vec<EditSpec>>,
-    /// Refactor mode of 004 (rename_symbol, extract_function, ...): not built yet.
-    refactor: Option<String>,
-    /// Refactor mode: the symbol to refactor (not built yet).
-    symbol: Option<Value>,
-    /// Refactor mode: the new name (not built yet).
-    new_name: Option<Value>,
-    /// Refactor mode: "file" or "workspace" (not built yet).
-    scope: Option<Value>,
-    /// Refactor mode: the range to extract (not built yet).
-    selection_range: Option<Value>,
-    /// Refactor mode: the extracted symbol's name (not built yet).
-    extracted_name: Option<Value>,
+    /// Refactor mode: rename_symbol, organize_imports, remove_unused_imports (without a
+    /// language server too), extract_function, extract_method, extract_variable,
+    /// extract_constant, extract_type, inline_variable, inline_function, add_import,
+    /// convert_to_arrow, convert_to_async (with the file's language server).
+    refactor: Option<crate::refactor::RefactorKind>,
+    /// rename_symbol: the symbol to rename ("UserService"; with a server also "Class.method").
+    symbol: Option<String>,
+    /// rename_symbol: the new name.
+    new_name: Option<String>,
+    /// rename_symbol: "workspace" (default: the files that import it change too) or "file".
+    scope: Option<String>,
+    /// The range a refactor works on (extract, inline, convert, add_import), or for
+    /// rename_symbol the position of the name: 1-based lines, 0-based columns, end exclusive.
+    selection_range: Option<crate::refactor::SelectionRange>,
+    /// Extract refactors: the name of the extracted function, constant or type.
+    extracted_name: Option<String>,
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
     /// Also return the diff and the old and new text of each change.
@@ -659,21 +667,51 @@ fn to_planned(spec: EditSpec, index: usize) -> Result<Planned, FkError> {
 
 fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
+    if let Some(kind) = args.refactor {
+        let direct = [
+            ("target", args.target.is_some()),
+            ("operation", args.operation.is_some()),
+            ("content", args.content.is_some()),
+            ("edits", args.edits.is_some()),
+            ("wrapper", args.wrapper.is_some()),
+            ("position", args.position.is_some()),
+            ("force", args.force.is_some()),
+        ];
+        if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
+            return Err(FkError::invalid(format!(
+                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName"
+            )));
+        }
+        let file = args.file.clone().ok_or_else(|| {
+            FkError::invalid("file_edit: `file` is missing").with_hint("name the file to refactor")
+        })?;
+        return crate::refactor::run(
+            ws,
+            crate::refactor::Request {
+                file,
+                refactor: kind,
+                symbol: args.symbol,
+                new_name: args.new_name,
+                workspace_scope: crate::refactor::scope_is_workspace(args.scope.as_deref())?,
+                selection: args.selection_range,
+                extracted_name: args.extracted_name,
+                dry_run: args.dry_run.unwrap_or(false),
+                preview: args.preview.unwrap_or(false),
+            },
+        );
+    }
     let refactor_args = [
-        &args.symbol,
-        &args.new_name,
-        &args.scope,
-        &args.selection_range,
-        &args.extracted_name,
+        ("symbol", args.symbol.is_some()),
+        ("newName", args.new_name.is_some()),
+        ("scope", args.scope.is_some()),
+        ("selectionRange", args.selection_range.is_some()),
+        ("extractedName", args.extracted_name.is_some()),
     ];
-    if args.refactor.is_some() || refactor_args.iter().any(|a| a.is_some()) {
+    if let Some((name, _)) = refactor_args.iter().find(|(_, given)| *given) {
         return Err(FkError::invalid(format!(
-            "the refactor mode of file_edit ({}) is not built yet",
-            args.refactor
-                .as_deref()
-                .unwrap_or("symbol/newName/scope/selectionRange/extractedName")
+            "`{name}` belongs to the refactor mode: give `refactor` too"
         ))
-        .with_hint("use the direct-edit mode: target + operation + content"));
+        .with_hint("refactors: rename_symbol, organize_imports, remove_unused_imports, extract_function, extract_method, extract_variable, extract_constant, extract_type, inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async"));
     }
     let file = args.file.clone().ok_or_else(|| {
         FkError::invalid("file_edit: `file` is missing").with_hint("name the file to edit")

@@ -19,7 +19,7 @@ pub struct Code<'t> {
     tree: Tree,
 }
 
-fn language(lang: Lang) -> tree_sitter::Language {
+pub(crate) fn language(lang: Lang) -> tree_sitter::Language {
     match lang {
         Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),

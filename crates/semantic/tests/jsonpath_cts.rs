@@ -1,6 +1,6 @@
 //! The RFC 9535 JSONPath Compliance Test Suite (`cts.json`, BSD-2-Clause, as shipped inside
 //! the npm package `jsonpath-rfc9535@1.3.0`, which `scripts/setup-test-deps` installs into
-//! `.test-deps/node`) run through our JSONPath layer: each document is written out as
+//! `.test-deps/node_modules`) run through our JSONPath layer: each document is written out as
 //! pretty-printed JSON, parsed by `JsonDoc`, queried, and every match's *source bytes* are
 //! parsed back and compared with the expected values (and the normalized paths with
 //! `result_paths`). Invalid selectors must be refused as invalid arguments.
@@ -20,7 +20,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 fn cts() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../../.test-deps/node/node_modules/jsonpath-rfc9535/src/__tests__/jsonpath-compliance-test-suite/cts.json",
+        "../../.test-deps/node_modules/jsonpath-rfc9535/src/__tests__/jsonpath-compliance-test-suite/cts.json",
     );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(

@@ -4,7 +4,7 @@
 //! code `file_edit` uses, and the file must come out byte-identical.
 //!
 //! The files come from registry packages, never from the network at test time:
-//! - `.test-deps/node` (npm, by `scripts/setup-test-deps`): `typescript@5.9.3`'s sources, from
+//! - `.test-deps/node_modules` (npm, by `scripts/setup-test-deps`): `typescript@5.9.3`'s sources, from
 //!   its 9 MB `typescript.js` down, and `jsonpath-rfc9535`'s JSON;
 //! - `.test-deps/debian` (Debian packages unpacked by the same script): Go sources of
 //!   `golang-github-src-d-gcfg-dev`, Java sources of `openjdk-17-source`, the HTML and XML
@@ -229,7 +229,7 @@ fn table(lang: Lang, files: &[PathBuf], at_least: usize) {
 }
 
 fn typescript_lib() -> PathBuf {
-    need(repo().join(".test-deps/node/node_modules/typescript/lib"))
+    need(repo().join(".test-deps/node_modules/typescript/lib"))
 }
 
 #[test]

@@ -1,0 +1,118 @@
+"""The refactor mode of file_edit over MCP: the server keeps typescript-language-server warm
+between calls (the second rename sees the first), the syntactic path without it, the error
+that says how to install it, and undo of a multi-file refactor. tsc (from
+scripts/setup-test-deps) judges the results."""
+
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+DEPS_BIN = REPO / ".test-deps" / "node_modules" / ".bin"
+
+TSCONFIG = """{
+  "compilerOptions": {"strict": true, "noEmit": true, "target": "es2020", "module": "esnext",
+                      "moduleResolution": "bundler"},
+  "include": ["src"]
+}
+"""
+
+
+def deps_bin():
+    for exe in ("tsc", "typescript-language-server"):
+        if not (DEPS_BIN / exe).exists():
+            pytest.fail(f"{DEPS_BIN / exe} is missing: run scripts/setup-test-deps")
+    return str(DEPS_BIN)
+
+
+def path_without_server():
+    dirs = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if not (pathlib.Path(d) / "typescript-language-server").exists())
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "text", None))
+
+
+def type_check(root):
+    out = subprocess.run([str(DEPS_BIN / "tsc"), "--noEmit", "-p", str(root)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def project(root):
+    (root / "src" / "lib").mkdir(parents=True)
+    (root / "tsconfig.json").write_text(TSCONFIG)
+    (root / "src" / "lib" / "math.ts").write_text(
+        "export function add(a: number, b: number): number {\n  return a + b;\n}\n")
+    (root / "src" / "app.ts").write_text(
+        "import { add } from './lib/math';\n\nexport function area(r: number): number {\n"
+        "  const squared = r * r;\n  return add(squared, 0) * 3.14;\n}\n")
+    type_check(root)
+
+
+async def test_warm_server_renames_twice_and_undo_reverts(connect, workspace, monkeypatch):
+    monkeypatch.setenv("PATH", deps_bin() + os.pathsep + path_without_server())
+    project(workspace)
+    async with connect() as session:
+        first = await session.call_tool("file_edit", {
+            "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum"})
+        assert not first.isError, text_of(first)
+        reply = first.structuredContent
+        assert reply["precision"] == "semantic"
+        assert sorted(reply["filesAffected"]) == ["src/app.ts", "src/lib/math.ts"]
+        # The warm server sees what the first call wrote.
+        second = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "rename_symbol", "symbol": "sum", "newName": "total"})
+        assert not second.isError, text_of(second)
+        assert "export function total(" in (workspace / "src/lib/math.ts").read_text()
+        assert "return total(squared, 0)" in (workspace / "src/app.ts").read_text()
+        type_check(workspace)
+        extract = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "extract_constant",
+            "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 33},
+            "extractedName": "scaled"})
+        assert not extract.isError, text_of(extract)
+        assert "const scaled = total(squared, 0) * 3.14;" in (workspace / "src/app.ts").read_text()
+        type_check(workspace)
+        undo = await session.call_tool("undo", {"last": 2})
+        assert not undo.isError, text_of(undo)
+    assert "export function sum(" in (workspace / "src/lib/math.ts").read_text()
+    assert "return sum(squared, 0) * 3.14;" in (workspace / "src/app.ts").read_text()
+    type_check(workspace)
+
+
+async def test_without_the_server_renames_syntactically_and_refuses_extracts(connect, workspace, monkeypatch):
+    monkeypatch.setenv("PATH", path_without_server())
+    project(workspace)
+    async with connect("--tools", "semantic") as session:
+        dry = await session.call_tool("file_edit", {
+            "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add",
+            "newName": "sum", "dryRun": True})
+        assert not dry.isError, text_of(dry)
+        assert dry.structuredContent["precision"] == "syntactic"
+        assert "+import { sum } from './lib/math';" in dry.structuredContent["diff"]
+        assert "export function add(" in (workspace / "src/lib/math.ts").read_text()
+        renamed = await session.call_tool("file_edit", {
+            "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum"})
+        assert not renamed.isError, text_of(renamed)
+        assert renamed.structuredContent["totalEdits"] == 3
+        extract = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "extract_function",
+            "selectionRange": {"startLine": 4, "startColumn": 2, "endLine": 4, "endColumn": 24}})
+    type_check(workspace)
+    assert extract.isError
+    assert "npm install -g typescript typescript-language-server" in text_of(extract)
+
+
+async def test_bad_refactor_arguments_are_rejected(connect, workspace, monkeypatch):
+    monkeypatch.setenv("PATH", path_without_server())
+    project(workspace)
+    async with connect("--tools", "semantic") as session:
+        result = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "not valid"})
+    assert result.isError
+    assert "not a valid identifier" in text_of(result)
