@@ -1,7 +1,7 @@
 //! `filekit lock`, `filekit unlock`: advisory leases, through the curated table's `lock` and
 //! `unlock` tools.
 
-use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
+use crate::GlobalArgs;
 use clap::Args;
 use serde_json::json;
 
@@ -59,13 +59,7 @@ fn run_tool(global: &GlobalArgs, json: bool, tool: &str, args: serde_json::Value
     } else {
         print!("{}", reply.text);
     }
-    if reply.rejected {
-        EXIT_BAD_REQUEST
-    } else if reply.is_error {
-        EXIT_FAILED
-    } else {
-        EXIT_OK
-    }
+    crate::reply_exit_code(&reply)
 }
 
 pub fn run_lock(global: &GlobalArgs, json: bool, args: LockArgs) -> u8 {

@@ -33,6 +33,17 @@ pub const EXIT_FAILED: u8 = 1;
 /// The request itself was bad: malformed JSON, unknown tool, bad arguments, bad plan.
 pub const EXIT_BAD_REQUEST: u8 = 2;
 
+/// The exit code of a verb that is one tool call.
+pub fn reply_exit_code(reply: &filekit_dialects::ToolReply) -> u8 {
+    if reply.rejected {
+        EXIT_BAD_REQUEST
+    } else if reply.is_error {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
+}
+
 const ABOUT: &str = "Batched, safe file reads and edits for AI coding agents, people and scripts.";
 
 const LONG_ABOUT: &str = "\

@@ -124,13 +124,7 @@ fn run_semantic(global: &GlobalArgs, json: bool, args: serde_json::Value) -> u8 
     } else {
         print!("{}", reply.text);
     }
-    if reply.rejected {
-        EXIT_BAD_REQUEST
-    } else if reply.is_error {
-        EXIT_FAILED
-    } else {
-        EXIT_OK
-    }
+    crate::reply_exit_code(&reply)
 }
 
 pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {

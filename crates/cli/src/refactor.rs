@@ -2,8 +2,8 @@
 //! section 4.2) for people, with colored diffs. Both build a `file_edit` call and go through
 //! `filekit_dialects::call`, like every other verb.
 
+use crate::GlobalArgs;
 use crate::style::Style;
-use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::FkError;
 use serde_json::{Value, json};
@@ -169,11 +169,5 @@ fn run(global: &GlobalArgs, json: bool, call: Value) -> u8 {
             }
         }
     }
-    if reply.rejected {
-        EXIT_BAD_REQUEST
-    } else if reply.is_error {
-        EXIT_FAILED
-    } else {
-        EXIT_OK
-    }
+    crate::reply_exit_code(&reply)
 }

@@ -76,8 +76,9 @@ fn range_of(r: jsonc_parser::common::Range) -> Range<usize> {
     r.start..r.end
 }
 
-/// `$.a.b[0]` where keys are plain identifiers, `$['a b']` otherwise.
-fn display_path(elements: &[String]) -> String {
+/// `$.a.b[0]` where keys are plain identifiers, `$['a b']` otherwise (shared by the YAML
+/// layer, whose paths are the same JSONPaths).
+pub(crate) fn display_path(elements: &[String]) -> String {
     let mut s = String::from("$");
     for e in elements {
         if let Some(i) = e.strip_prefix('#') {
@@ -90,10 +91,8 @@ fn display_path(elements: &[String]) -> String {
             s.push_str(e);
         } else {
             s.push_str(&format!(
-                "[{}]",
-                serde_json::to_string(e)
-                    .unwrap_or_default()
-                    .replace('"', "'")
+                "['{}']",
+                e.replace('\\', "\\\\").replace('\'', "\\'")
             ));
         }
     }

@@ -11,6 +11,7 @@
 //! (a mapping as a key is named by its text), and walking *through* an alias (`$.copy.x`
 //! where `copy: *base`): the error names the anchor to target instead.
 
+use crate::json::display_path;
 use crate::ops::{Operation, Position, Splice, after_line, indent_at, line_start, reindent};
 use crate::{Found, suggest};
 use filekit_core::{ErrorCode, FkError};
@@ -532,27 +533,6 @@ fn kind_name(n: &YNode) -> &'static str {
         YKind::Scalar(Value::Number(_)) => "number",
         YKind::Scalar(_) => "string",
     }
-}
-
-fn display_path(elements: &[String]) -> String {
-    let mut s = String::from("$");
-    for e in elements {
-        if let Some(i) = e.strip_prefix('#') {
-            s.push_str(&format!("[{i}]"));
-        } else if !e.is_empty()
-            && e.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !e.starts_with(|c: char| c.is_ascii_digit())
-        {
-            s.push('.');
-            s.push_str(e);
-        } else {
-            s.push_str(&format!(
-                "['{}']",
-                e.replace('\\', "\\\\").replace('\'', "\\'")
-            ));
-        }
-    }
-    s
 }
 
 impl<'t> YamlDoc<'t> {
