@@ -165,3 +165,72 @@ fn refusals_exit_2_and_change_nothing() {
     assert!(run.stdout.contains("read-only"), "{}", run.stdout);
     assert_eq!(before, sb.snapshot());
 }
+
+/// `--in-place` overwrites each file in its own inode (as fastmod does), keeps line endings
+/// and permissions, is recorded in the history like any run, and is undone as one.
+#[test]
+fn in_place_keeps_the_files_inodes_and_is_undone_as_one() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let sb = Sandbox::new();
+    tree(&sb);
+    std::fs::set_permissions(sb.path("src/b.js"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = sb.snapshot();
+    let inode = |rel: &str| std::fs::metadata(sb.path(rel)).unwrap().ino();
+    let inodes = (inode("src/a.js"), inode("src/b.js"));
+    let run = sb.filekit(
+        &[
+            "replace",
+            "--in-place",
+            "s/const (\\w)/let \\1/g",
+            "src",
+            "-g",
+            "*.js",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("4 replacement(s) in 2 file(s)"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("src/a.js"), "let a = 1;\nlet b = 2; let c = 3;\n");
+    assert_eq!(sb.read("src/b.js"), "let x;\r\n");
+    assert_eq!(sb.read("src/notes.md"), "const in prose\n");
+    assert_eq!((inode("src/a.js"), inode("src/b.js")), inodes);
+    let mode = std::fs::metadata(sb.path("src/b.js"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // A file made shorter is cut to its new length, not left with the old tail.
+    let run = sb.filekit(
+        &["replace", "--in-place", "-F", "s/let b = 2; //", "src"],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(sb.read("src/a.js"), "let a = 1;\nlet c = 3;\n");
+    for _ in 0..2 {
+        let undo = sb.filekit(&["undo"], None);
+        assert_eq!(undo.code, 0, "{}\n{}", undo.stdout, undo.stderr);
+    }
+    let mut after = sb.snapshot();
+    after.retain(|p, _| !p.starts_with(sb.path(".filekit")));
+    assert!(before == after, "undo did not restore the tree");
+}
+
+#[test]
+fn in_place_cannot_be_atomic_or_interactive() {
+    let sb = Sandbox::new();
+    tree(&sb);
+    let before = sb.snapshot();
+    for extra in ["--atomic", "-i"] {
+        let run = sb.filekit(
+            &["replace", "--in-place", extra, "s/const/let/", "src"],
+            None,
+        );
+        assert_eq!(run.code, 2, "{extra}: {}", run.stderr);
+        assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+    }
+    assert_eq!(before, sb.snapshot());
+}

@@ -364,3 +364,45 @@ fn the_edit_verb_takes_a_base_hash() {
         run.stderr
     );
 }
+
+/// A version that a commit wrote is kept once, in the history, not again as a file of its own;
+/// the next process still finds it there as a merge base. Without a history, the version
+/// store keeps it as a file.
+#[test]
+fn a_written_version_is_found_in_the_history_by_the_next_process() {
+    for history in [true, false] {
+        let sb = Sandbox::new();
+        sb.write("a.txt", &numbered(12));
+        let mut args = vec![];
+        if !history {
+            args.push("--no-history");
+        }
+        args.push("call");
+        let call = json!({"tool_name": "edit_files", "tool_args": {"files": [{"path": "a.txt", "edits": [
+            {"str_replace": {"old": "line 2\n", "new": "TWO\n"}}]}]}});
+        let ours = sb.filekit(&args, Some(&call.to_string()));
+        assert_eq!(ours.code, 0, "{}", ours.stdout);
+        let written = ours.json["files"][0]["new_hash"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let version_file = sb.path(&format!(".filekit/versions/{written}"));
+        assert_eq!(version_file.exists(), !history, "history: {history}");
+        // Someone changes the end of the file outside filekit.
+        let theirs = sb.read("a.txt").replace("line 12\n", "twelve\n");
+        sb.write("a.txt", &theirs);
+        // An edit made on the version filekit wrote is merged into the file as it is now.
+        let call = json!({"tool_name": "edit_files", "tool_args": {"files": [{"path": "a.txt", "base_hash": written, "edits": [
+            {"replace_lines": {"start": 5, "end": 5, "new": "FIVE"}}]}]}});
+        let next = sb.filekit(&args, Some(&call.to_string()));
+        assert_eq!(next.code, 0, "history: {history}\n{}", next.stdout);
+        assert_eq!(next.json["files"][0]["merged"], true, "{}", next.stdout);
+        assert_eq!(
+            sb.read("a.txt"),
+            numbered(12)
+                .replace("line 2\n", "TWO\n")
+                .replace("line 5\n", "FIVE\n")
+                .replace("line 12\n", "twelve\n")
+        );
+    }
+}

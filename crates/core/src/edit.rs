@@ -125,6 +125,10 @@ pub struct EditOptions {
     /// ever sees half of it), but a power cut right after the request may lose it, as with
     /// `sed -i` or fastmod. For speed on trees that are under version control anyway.
     pub no_fsync: bool,
+    /// Overwrite existing files in place instead of writing a temporary file and renaming it
+    /// (see [`crate::workspace::WriteMode::InPlace`]): faster where creating files is slow,
+    /// but a crash mid-write can leave a file half-written. Not with `atomic`.
+    pub in_place: bool,
     /// Keep no texts in the report (`old_text`, `new_text`): for requests over many files,
     /// whose reports would otherwise hold every changed file twice.
     pub lean: bool,

@@ -17,6 +17,7 @@
 use crate::diff;
 use crate::error::{ErrorCode, FkError};
 use crate::workspace::{RESERVED_DIR, rfc3339};
+use rayon::prelude::*;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -33,7 +34,9 @@ pub const DEFAULT_CAP_BYTES: u64 = 512 * 1024 * 1024;
 /// How long a write waits for another process that holds the database.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-const SCHEMA_VERSION: i64 = 1;
+/// 2 added `blobs.chash`, the `content_hash` of a blob, so that the version store can find
+/// the versions commits wrote here instead of keeping a second copy of each.
+const SCHEMA_VERSION: i64 = 2;
 
 /// What is at a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,7 +184,7 @@ impl History {
                 let _ = std::fs::write(parent.join(".gitignore"), "*\n");
             }
         }
-        let conn = Connection::open(path).map_err(|e| db_error(path, e))?;
+        let mut conn = Connection::open(path).map_err(|e| db_error(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| db_error(path, e))?;
         // WAL lets readers and one writer work at once across processes.
@@ -205,7 +208,8 @@ impl History {
                  hash BLOB NOT NULL,
                  size INTEGER NOT NULL,
                  stored INTEGER NOT NULL,
-                 data BLOB NOT NULL);
+                 data BLOB NOT NULL,
+                 chash TEXT);
              CREATE INDEX IF NOT EXISTS blobs_by_hash ON blobs(hash);
              CREATE TABLE IF NOT EXISTS changes(
                  entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
@@ -215,16 +219,36 @@ impl History {
                  after_kind TEXT NOT NULL, after_blob INTEGER, after_mode INTEGER, after_link TEXT,
                  PRIMARY KEY(entry, seq));
              CREATE INDEX IF NOT EXISTS changes_by_path ON changes(path);
-             INSERT OR IGNORE INTO meta(key, value) VALUES('schema', 1);
+             INSERT OR IGNORE INTO meta(key, value) VALUES('schema', 2);
              INSERT OR IGNORE INTO meta(key, value) VALUES('stored_bytes', 0);
              COMMIT;",
         )
         .map_err(|e| db_error(path, e))?;
-        let schema: i64 = conn
-            .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
+        let schema_now = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
                 r.get(0)
             })
-            .map_err(|e| db_error(path, e))?;
+        };
+        let mut schema = schema_now(&conn).map_err(|e| db_error(path, e))?;
+        if schema == 1 {
+            // Blobs stored before version 2 have no content hash: they are not found as
+            // versions, which only makes an edit on them stale, as a pruned version would.
+            // Checked again under the write lock: another process may have migrated first.
+            let migrate = |conn: &mut Connection| -> rusqlite::Result<i64> {
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+                if schema_now(&tx)? == 1 {
+                    tx.execute_batch(
+                        "ALTER TABLE blobs ADD COLUMN chash TEXT;
+                         UPDATE meta SET value = 2 WHERE key = 'schema';",
+                    )?;
+                }
+                let now = schema_now(&tx)?;
+                tx.commit()?;
+                Ok(now)
+            };
+            schema = migrate(&mut conn).map_err(|e| db_error(path, e))?;
+        }
         if schema != SCHEMA_VERSION {
             return Err(db_error(
                 path,
@@ -233,6 +257,8 @@ impl History {
                 ),
             ));
         }
+        conn.execute_batch("CREATE INDEX IF NOT EXISTS blobs_by_chash ON blobs(chash);")
+            .map_err(|e| db_error(path, e))?;
         Ok(conn)
     }
 
@@ -304,6 +330,12 @@ impl History {
         target: Option<i64>,
         changes: &[Change],
     ) -> Result<i64, FkError> {
+        // Hashing and compressing every content is most of the work for a large change set:
+        // done on all cores before the database is locked.
+        let prepared: Vec<(Option<Blob>, Option<Blob>)> = changes
+            .par_iter()
+            .map(|c| (Blob::of(&c.before), Blob::of(&c.after)))
+            .collect();
         let mut guard = self.lock(true)?.expect("created on demand");
         let conn = guard.as_mut().expect("opened");
         let path = &self.path;
@@ -325,11 +357,11 @@ impl History {
             .map_err(|e| db_error(path, e))?;
         }
         let mut added: i64 = 0;
-        for (seq, c) in changes.iter().enumerate() {
-            let (bk, bb, bm, bl) =
-                store_node(&tx, &c.before, &mut added).map_err(|e| db_error(path, e))?;
-            let (ak, ab, am, al) =
-                store_node(&tx, &c.after, &mut added).map_err(|e| db_error(path, e))?;
+        for (seq, (c, (before, after))) in changes.iter().zip(&prepared).enumerate() {
+            let (bk, bb, bm, bl) = store_node(&tx, &c.before, before.as_ref(), &mut added)
+                .map_err(|e| db_error(path, e))?;
+            let (ak, ab, am, al) = store_node(&tx, &c.after, after.as_ref(), &mut added)
+                .map_err(|e| db_error(path, e))?;
             tx.execute(
                 "INSERT INTO changes VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
@@ -530,6 +562,37 @@ impl History {
         .map(|v| v.max(0) as u64)
         .map_err(|e| db_error(&self.path, e))
     }
+
+    /// The stored contents whose `content_hash` starts with `prefix` (lowercase hex, as
+    /// [`crate::hash::validate`] accepts), each checked against its hash: at most two
+    /// distinct versions, enough to tell one from an ambiguous prefix. A history that cannot
+    /// be read finds none.
+    pub fn versions_named(&self, prefix: &str) -> Vec<(String, Vec<u8>)> {
+        let Ok(Some(guard)) = self.lock(false) else {
+            return Vec::new();
+        };
+        let conn = guard.as_ref().expect("opened");
+        // Hex digits sort before 'g': every hash with the prefix lies in [prefix, prefix+'g').
+        let found = conn
+            .prepare_cached(
+                "SELECT chash, data FROM blobs WHERE chash >= ?1 AND chash < ?2
+                 GROUP BY chash LIMIT 2",
+            )
+            .and_then(|mut st| {
+                st.query_map(params![prefix, format!("{prefix}g")], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .unwrap_or_default();
+        found
+            .into_iter()
+            .filter_map(|(h, data)| {
+                let bytes = lz4_flex::decompress_size_prepended(&data).ok()?;
+                (crate::hash::content_hash(&bytes) == h).then_some((h, bytes))
+            })
+            .collect()
+    }
 }
 
 fn like_escape(s: &str) -> String {
@@ -575,33 +638,67 @@ fn entry_info(conn: &Connection, id: i64) -> rusqlite::Result<Option<EntryInfo>>
 
 type NodeRow = (&'static str, Option<i64>, Option<i64>, Option<String>);
 
-fn store_node(conn: &Connection, node: &Node, added: &mut i64) -> rusqlite::Result<NodeRow> {
-    Ok(match node {
-        Node::Absent => ("absent", None, None, None),
-        Node::Dir { mode } => ("dir", None, Some(*mode as i64), None),
-        Node::Symlink { target } => (
+/// A file content ready to store: its hashes and its LZ4 form.
+struct Blob {
+    /// Finds candidates for deduplication (the bytes are compared).
+    hash: [u8; 16],
+    /// The `content_hash` agents know the version by.
+    chash: String,
+    size: usize,
+    data: Vec<u8>,
+}
+
+impl Blob {
+    fn of(node: &Node) -> Option<Blob> {
+        let Node::File { bytes, .. } = node else {
+            return None;
+        };
+        Some(Blob {
+            hash: xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes(),
+            chash: crate::hash::content_hash(bytes),
+            size: bytes.len(),
+            data: lz4_flex::compress_prepend_size(bytes),
+        })
+    }
+}
+
+fn store_node(
+    conn: &Connection,
+    node: &Node,
+    blob: Option<&Blob>,
+    added: &mut i64,
+) -> rusqlite::Result<NodeRow> {
+    Ok(match (node, blob) {
+        (Node::Absent, _) => ("absent", None, None, None),
+        (Node::Dir { mode }, _) => ("dir", None, Some(*mode as i64), None),
+        (Node::Symlink { target }, _) => (
             "symlink",
             None,
             None,
             Some(target.to_string_lossy().into_owned()),
         ),
-        Node::File { bytes, mode } => (
+        (Node::File { bytes, mode }, Some(blob)) => (
             "file",
-            Some(store_blob(conn, bytes, added)?),
+            Some(store_blob(conn, bytes, blob, added)?),
             Some(*mode as i64),
             None,
         ),
+        (Node::File { .. }, None) => unreachable!("every file is prepared as a blob"),
     })
 }
 
 /// Stores `bytes` once: an equal content already stored is reused (the hash only finds
 /// candidates; the bytes are compared).
-fn store_blob(conn: &Connection, bytes: &[u8], added: &mut i64) -> rusqlite::Result<i64> {
-    let hash = xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes();
+fn store_blob(
+    conn: &Connection,
+    bytes: &[u8],
+    blob: &Blob,
+    added: &mut i64,
+) -> rusqlite::Result<i64> {
     {
         let mut st =
             conn.prepare_cached("SELECT id, data FROM blobs WHERE hash = ?1 AND size = ?2")?;
-        let mut rows = st.query(params![&hash[..], bytes.len() as i64])?;
+        let mut rows = st.query(params![&blob.hash[..], blob.size as i64])?;
         while let Some(r) = rows.next()? {
             let data: Vec<u8> = r.get(1)?;
             if lz4_flex::decompress_size_prepended(&data).is_ok_and(|d| d == bytes) {
@@ -609,12 +706,17 @@ fn store_blob(conn: &Connection, bytes: &[u8], added: &mut i64) -> rusqlite::Res
             }
         }
     }
-    let data = lz4_flex::compress_prepend_size(bytes);
-    conn.execute(
-        "INSERT INTO blobs(hash, size, stored, data) VALUES(?1, ?2, ?3, ?4)",
-        params![&hash[..], bytes.len() as i64, data.len() as i64, data],
-    )?;
-    *added += data.len() as i64;
+    conn.prepare_cached(
+        "INSERT INTO blobs(hash, size, stored, data, chash) VALUES(?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        &blob.hash[..],
+        blob.size as i64,
+        blob.data.len() as i64,
+        &blob.data,
+        &blob.chash
+    ])?;
+    *added += blob.data.len() as i64;
     Ok(conn.last_insert_rowid())
 }
 
@@ -746,4 +848,116 @@ pub fn summarize(ws: &crate::Workspace, verb: &str, changes: &[Change]) -> Strin
         "{verb} {n} {}: {names}",
         if n == 1 { "path" } else { "paths" }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tables as schema version 1 made them (before `blobs.chash`).
+    const SCHEMA_1: &str = "
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        CREATE TABLE entries(id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL,
+            tool TEXT NOT NULL, summary TEXT NOT NULL, kind TEXT NOT NULL, target INTEGER,
+            undone_by INTEGER);
+        CREATE TABLE blobs(id INTEGER PRIMARY KEY, hash BLOB NOT NULL, size INTEGER NOT NULL,
+            stored INTEGER NOT NULL, data BLOB NOT NULL);
+        CREATE INDEX blobs_by_hash ON blobs(hash);
+        CREATE TABLE changes(entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL, path TEXT NOT NULL,
+            before_kind TEXT NOT NULL, before_blob INTEGER, before_mode INTEGER, before_link TEXT,
+            after_kind TEXT NOT NULL, after_blob INTEGER, after_mode INTEGER, after_link TEXT,
+            PRIMARY KEY(entry, seq));
+        CREATE INDEX changes_by_path ON changes(path);
+        INSERT INTO meta VALUES('schema', 1), ('stored_bytes', 0);";
+
+    fn file(text: &str) -> Node {
+        Node::File {
+            bytes: text.as_bytes().to_vec(),
+            mode: 0o644,
+        }
+    }
+
+    #[test]
+    fn a_schema_1_history_is_migrated_and_keeps_its_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(SCHEMA_1)
+            .unwrap();
+        // An entry recorded the old way: its blob has no content hash.
+        {
+            let conn = Connection::open(&path).unwrap();
+            let data = lz4_flex::compress_prepend_size(b"old\n");
+            conn.execute(
+                "INSERT INTO blobs(hash, size, stored, data) VALUES(x'00', 4, ?1, ?2)",
+                params![data.len() as i64, data],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO entries(time, tool, summary, kind) VALUES('t', 'edit', 'old entry', 'change')",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO changes VALUES(1, 0, '/a.txt', 'absent', NULL, NULL, NULL, 'file', 1, 420, NULL)",
+                [],
+            )
+            .unwrap();
+        }
+        let h = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
+        let old = crate::hash::content_hash(b"old\n");
+        assert!(h.versions_named(&old).is_empty());
+        assert_eq!(h.list(&ListFilter::default()).unwrap().len(), 1);
+        let change = Change {
+            path: PathBuf::from("/a.txt"),
+            before: file("old\n"),
+            after: file("new\n"),
+        };
+        h.record("edit", "new entry", EntryKind::Change, None, &[change])
+            .unwrap();
+        let new = crate::hash::content_hash(b"new\n");
+        assert_eq!(
+            h.versions_named(&new[..8]),
+            vec![(new.clone(), b"new\n".to_vec())]
+        );
+        // Opened again (another process): already at version 2.
+        let again = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
+        assert_eq!(again.list(&ListFilter::default()).unwrap().len(), 2);
+        assert_eq!(again.versions_named(&new).len(), 1);
+    }
+
+    #[test]
+    fn a_prefix_shared_by_two_versions_names_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = History::open(&dir.path().join("h.db"), DEFAULT_CAP_BYTES).unwrap();
+        // Find two contents whose hashes share their first hex digit.
+        let texts: Vec<String> = (0..64).map(|i| format!("text {i}\n")).collect();
+        let hashes: Vec<String> = texts
+            .iter()
+            .map(|t| crate::hash::content_hash(t.as_bytes()))
+            .collect();
+        let (i, j) = (0..64)
+            .flat_map(|i| (i + 1..64).map(move |j| (i, j)))
+            .find(|&(i, j)| hashes[i][..1] == hashes[j][..1])
+            .unwrap();
+        let changes: Vec<Change> = [i, j]
+            .iter()
+            .map(|&k| Change {
+                path: PathBuf::from(format!("/f{k}")),
+                before: Node::Absent,
+                after: file(&texts[k]),
+            })
+            .collect();
+        h.record("edit", "two", EntryKind::Change, None, &changes)
+            .unwrap();
+        assert_eq!(h.versions_named(&hashes[i][..1]).len(), 2);
+        assert_eq!(h.versions_named(&hashes[i]).len(), 1);
+        let mut other = hashes[i].clone();
+        let last = if other.ends_with('0') { "1" } else { "0" };
+        other.replace_range(15.., last);
+        assert!(other != hashes[j]);
+        assert!(h.versions_named(&other).is_empty());
+    }
 }

@@ -256,7 +256,7 @@ fn find_merge_base(
         let Some(store) = ws.versions() else {
             return Err(unknown());
         };
-        return match store.lookup(given) {
+        return match store.lookup(given, ws.history().map(|h| &**h)) {
             Lookup::Found { hash, bytes } => decode(hash, &bytes),
             Lookup::Unknown => Err(unknown()),
             Lookup::Ambiguous(names) => Err(FkError::invalid(format!(
@@ -289,7 +289,7 @@ fn find_merge_base(
         if hash::validate(h).is_err() || hash::matches(h, current) {
             continue;
         }
-        if let Lookup::Found { hash, bytes } = store.lookup(h) {
+        if let Lookup::Found { hash, bytes } = store.lookup(h, ws.history().map(|h| &**h)) {
             match &found {
                 Some((first, _)) if *first != hash => {
                     return Err(FkError::invalid(format!(
@@ -1246,10 +1246,14 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
     for &i in &writing {
         let plan = &plans[i];
         let (bytes, mode) = plan.write.as_ref().expect("filtered");
+        let mode = match mode {
+            WriteMode::Replace if opts.in_place => WriteMode::InPlace,
+            other => *other,
+        };
         ops.push(Op::Write {
             path: plan.target.clone().expect("filtered"),
             bytes,
-            mode: *mode,
+            mode,
             perm: None,
             read_as: plan.old_meta.clone(),
         });
@@ -1285,9 +1289,6 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
         match result {
             Ok(meta) => {
                 plan.report.written = true;
-                if let (Some(store), Some((bytes, _))) = (ws.versions(), &plan.write) {
-                    store.record(bytes, plan.report.new_hash.as_deref());
-                }
                 if let Some(meta) = meta {
                     plan.report.last_modified = Some(rfc3339(meta.modified));
                 }
@@ -1322,6 +1323,7 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
             }
         }
     }
+    let mut entry = None;
     if !outcome.rolled_back
         && changes
             .iter()
@@ -1329,9 +1331,41 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
     {
         let tool = opts.tool.as_deref().unwrap_or("edit");
         let summary = history::summarize(ws, "changed", &changes);
-        return history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
+        entry = history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
     }
-    None
+    if let Some(store) = ws.versions() {
+        // The versions written: a later edit made on one can be merged. Those the history
+        // recorded are found there, so they need no file of their own.
+        let written = writing
+            .iter()
+            .map(|&i| &plans[i])
+            .filter(|p| p.report.written);
+        let recorded = entry.is_some();
+        let after_bytes = changes.iter().filter_map(|c| match &c.after {
+            Node::File { bytes, .. } => Some(bytes),
+            _ => None,
+        });
+        let versions: Vec<(&[u8], Option<&str>)> = if ws.history().is_some() {
+            written
+                .zip(after_bytes)
+                .map(|(p, b)| (b.as_slice(), p.report.new_hash.as_deref()))
+                .collect()
+        } else {
+            written
+                .filter_map(|p| {
+                    Some((p.write.as_ref()?.0.as_slice(), p.report.new_hash.as_deref()))
+                })
+                .collect()
+        };
+        versions.par_iter().for_each(|(bytes, h)| {
+            if recorded {
+                store.record_in_memory(bytes, *h);
+            } else {
+                store.record(bytes, *h);
+            }
+        });
+    }
+    entry
 }
 
 /// The directories above `target` that do not exist yet, outermost first.

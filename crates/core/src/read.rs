@@ -248,7 +248,10 @@ fn read_open(
             read.unchanged = true;
             return Ok(ReadContent::Text(read));
         }
-        let old = match ws.versions().map(|v| v.lookup(since)) {
+        let old = match ws
+            .versions()
+            .map(|v| v.lookup(since, ws.history().map(|h| &**h)))
+        {
             Some(crate::versions::Lookup::Found { bytes, .. }) => {
                 TextDoc::decode(&bytes, shown).ok()
             }

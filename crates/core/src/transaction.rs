@@ -20,9 +20,10 @@
 
 use crate::error::{ErrorCode, FkError};
 use crate::workspace::{
-    FileMeta, FilesystemSync, PendingWrite, RESERVED_DIR, Workspace, WriteMode, WsPath,
+    DirectorySync, FileMeta, PendingWrite, RESERVED_DIR, Workspace, WriteMode, WsPath,
 };
 use cap_std::fs::Dir;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -77,7 +78,8 @@ impl Op<'_> {
 pub enum Durability {
     /// fsync each file and its directory (a few files).
     PerFile,
-    /// Flush each filesystem once before and once after the renames (many files).
+    /// Flush the files while they are staged, several at once, and each directory once after
+    /// the renames (many files).
     Batched,
     /// No flush: each file is still replaced atomically, but a power cut may lose the run.
     None,
@@ -115,6 +117,27 @@ pub fn run(ws: &Workspace, ops: &[Op<'_>], atomic: bool, durability: Durability)
             rolled_back: true,
         };
     }
+    if atomic
+        && ops.len() > 1
+        && ops.iter().any(|op| {
+            matches!(
+                op,
+                Op::Write {
+                    mode: WriteMode::InPlace,
+                    ..
+                }
+            )
+        })
+    {
+        let err = FkError::invalid(
+            "in-place writes cannot be part of an atomic request: a file overwritten in place cannot be put back if another part fails",
+        )
+        .with_hint("drop one of the two: atomic (all or nothing) or in place (fast, file by file)");
+        return Outcome {
+            results: ops.iter().map(|_| Err(err.clone())).collect(),
+            rolled_back: true,
+        };
+    }
     if atomic && ops.len() > 1 {
         run_journaled(ws, ops, durability)
     } else {
@@ -135,13 +158,13 @@ fn writable(ws: &Workspace, op: &Op<'_>) -> Result<(), FkError> {
 /// lost, as with any editor.)
 static COMMIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Puts a staged write in place, unless the file is no longer the one read as `read_as`.
+/// Puts a write in place (`put`: a staged file's rename, or an overwrite in place), unless
+/// the file is no longer the one read as `read_as`.
 fn put_in_place(
     ws: &Workspace,
     path: &WsPath,
     read_as: Option<&FileMeta>,
-    before_rename: impl FnOnce() -> Result<(), FkError>,
-    pending: PendingWrite,
+    put: impl FnOnce() -> Result<FileMeta, FkError>,
 ) -> Result<FileMeta, FkError> {
     let _one_at_a_time = COMMIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(old) = read_as
@@ -154,13 +177,12 @@ fn put_in_place(
             ErrorCode::Stale,
             format!(
                 "{} was changed by another process while this request ran; it was not written, so that change is kept",
-                pending.display()
+                ws.display(path)
             ),
         )
         .with_hint("read the file again, then send the edit again"));
     }
-    before_rename()?;
-    pending.commit()
+    put()
 }
 
 static TX_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -208,6 +230,21 @@ fn run_plain(
 
 type Results = Vec<Option<Result<Option<FileMeta>, FkError>>>;
 
+/// Threads for staging and flushing files: more than the cores, since a thread mostly waits
+/// for the device (creating, writing and flushing a file), and the device serves several.
+const IO_THREADS: usize = 8;
+
+fn io_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(IO_THREADS)
+            .thread_name(|i| format!("filekit-io-{i}"))
+            .build()
+            .expect("a thread pool of a few threads can be made")
+    })
+}
+
 /// Carries out `ops`: directories first, then every write staged (and flushed), then each op
 /// in order. With `journal` (an atomic run), old files are kept where the manifest says
 /// before they are replaced or removed, and the first failure stops the run (the caller
@@ -236,36 +273,91 @@ fn execute(
             }
         }
     }
-    let mut staged: Vec<(usize, PendingWrite)> = Vec::new();
-    for (i, op) in ops.iter().enumerate() {
-        if let Op::Write {
+    // Staging (create, write, maybe fsync a temporary file) is independent per file and,
+    // with thousands of files, most of a run: done on all cores. Only the renames below
+    // must happen in order.
+    let sync = durability != Durability::None;
+    let in_place: Vec<usize> = (0..ops.len())
+        .filter(|&i| {
+            matches!(
+                ops[i],
+                Op::Write {
+                    mode: WriteMode::InPlace,
+                    ..
+                }
+            ) && results[i].is_none()
+        })
+        .collect();
+    // In-place writes (never in a journaled run) need their file to exist already and stage
+    // nothing: done first, several at once.
+    let overwrite = |i: usize| match &ops[i] {
+        Op::Write {
+            path,
+            bytes,
+            read_as,
+            ..
+        } => {
+            let mut file = None;
+            let meta = put_in_place(ws, path, read_as.as_ref(), || {
+                let (meta, f) = ws.overwrite_in_place(path, bytes)?;
+                file = Some(f);
+                Ok(meta)
+            })?;
+            if sync && let Some(f) = file {
+                f.sync_data()
+                    .map_err(|e| FkError::from_io(&e, &ws.display(path)))?;
+            }
+            Ok(meta)
+        }
+        _ => unreachable!("only writes are made in place"),
+    };
+    let overwritten: Vec<(usize, Result<FileMeta, FkError>)> =
+        io_pool().install(|| in_place.par_iter().map(|&i| (i, overwrite(i))).collect());
+    for (i, r) in overwritten {
+        failed |= r.is_err();
+        results[i] = Some(r.map(Some));
+    }
+    let to_stage: Vec<usize> = (0..ops.len())
+        .filter(|&i| matches!(ops[i], Op::Write { .. }) && results[i].is_none())
+        .collect();
+    let stage = |i: usize| match &ops[i] {
+        Op::Write {
             path,
             bytes,
             mode,
             perm,
             ..
-        } = op
-            && results[i].is_none()
-        {
-            let sync = durability == Durability::PerFile;
-            match ws.stage_named(path, bytes, *mode, sync, &temp_name(tx, i), *perm) {
-                Ok(p) => staged.push((i, p)),
-                Err(e) => {
-                    results[i] = Some(Err(e));
-                    failed = true;
-                    if stop_at_failure {
-                        // The staged files are dropped here, removing their temporary files.
-                        return (results, true);
-                    }
+        } => ws
+            .stage_named(path, bytes, *mode, sync, &temp_name(tx, i), *perm)
+            .map(|mut p| {
+                if durability == Durability::Batched {
+                    p.defer_directory_sync();
                 }
+                p
+            }),
+        _ => unreachable!("only writes are staged"),
+    };
+    let attempts: Vec<(usize, Result<PendingWrite, FkError>)> = if to_stage.len() > 1 {
+        io_pool().install(|| to_stage.par_iter().map(|&i| (i, stage(i))).collect())
+    } else {
+        to_stage.iter().map(|&i| (i, stage(i))).collect()
+    };
+    let mut staged: Vec<(usize, PendingWrite)> = Vec::with_capacity(attempts.len());
+    for (i, attempt) in attempts {
+        match attempt {
+            Ok(p) => staged.push((i, p)),
+            Err(e) => {
+                results[i] = Some(Err(e));
+                failed = true;
             }
         }
     }
-    let flush = (durability == Durability::Batched)
-        .then(|| FilesystemSync::of(staged.iter().map(|(_, w)| w)));
-    if let Some(f) = &flush {
-        f.sync();
+    if failed && stop_at_failure {
+        // The staged files are dropped here, removing their temporary files.
+        return (results, true);
     }
+    let flush = (durability == Durability::Batched)
+        .then(|| DirectorySync::of(staged.iter().map(|(_, w)| w)));
     let mut staged = staged.into_iter().peekable();
     for (i, op) in ops.iter().enumerate() {
         if results[i].is_some() {
@@ -274,18 +366,15 @@ fn execute(
         let step = journal.map(|m| &m.steps[i]);
         let result = match (op, step) {
             (Op::Write { path, read_as, .. }, step) => match staged.next_if(|(j, _)| *j == i) {
-                Some((_, pending)) => put_in_place(
-                    ws,
-                    path,
-                    read_as.as_ref(),
-                    || match step {
-                        Some(Undo::Write {
-                            existed, backup, ..
-                        }) => keep_backup(ws, path, *existed, backup),
-                        _ => Ok(()),
-                    },
-                    pending,
-                )
+                Some((_, pending)) => put_in_place(ws, path, read_as.as_ref(), || {
+                    if let Some(Undo::Write {
+                        existed, backup, ..
+                    }) = step
+                    {
+                        keep_backup(ws, path, *existed, backup)?;
+                    }
+                    pending.commit()
+                })
                 .map(Some),
                 None => continue,
             },
@@ -313,7 +402,7 @@ fn execute(
         }
     }
     if let Some(f) = &flush {
-        f.sync();
+        f.sync(io_pool());
     }
     (results, failed)
 }

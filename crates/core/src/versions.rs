@@ -20,6 +20,7 @@
 //! tool may write (as the history's database and the journals).
 
 use crate::hash;
+use crate::history::History;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -157,6 +158,17 @@ impl Versions {
 
     /// Keeps `bytes`, whose content hash is `h` (computed when `None`).
     pub fn record(&self, bytes: &[u8], h: Option<&str>) {
+        self.keep(bytes, h, true);
+    }
+
+    /// Keeps a version that the history also holds (a commit it recorded): in memory only,
+    /// since [`Versions::lookup`] finds it in the history when memory no longer has it.
+    /// A commit of thousands of files then writes no file per version.
+    pub fn record_in_memory(&self, bytes: &[u8], h: Option<&str>) {
+        self.keep(bytes, h, false);
+    }
+
+    fn keep(&self, bytes: &[u8], h: Option<&str>, on_disk: bool) {
         if bytes.len() > MAX_VERSION_BYTES {
             return;
         }
@@ -166,16 +178,19 @@ impl Versions {
             return;
         }
         // Large versions go to disk only, unless there is no disk.
-        if (bytes.len() <= LARGE_BYTES || self.dir.is_none())
+        if (bytes.len() <= LARGE_BYTES || self.dir.is_none() || !on_disk)
             && let Ok(mut m) = self.memory.lock()
         {
             m.insert(h.clone(), Arc::new(bytes.to_vec()), self.memory_cap);
         }
-        self.write_disk(&h, bytes);
+        if on_disk {
+            self.write_disk(&h, bytes);
+        }
     }
 
-    /// The version a caller's hash (full or a prefix of 8+ hex digits) names.
-    pub fn lookup(&self, given: &str) -> Lookup {
+    /// The version a caller's hash (full or a prefix of 8+ hex digits) names, in this store
+    /// or among the contents `history` recorded.
+    pub fn lookup(&self, given: &str, history: Option<&History>) -> Lookup {
         let given = given.trim().to_ascii_lowercase();
         if hash::validate(&given).is_err() {
             return Lookup::Unknown;
@@ -190,12 +205,27 @@ impl Versions {
                 names.push(n);
             }
         }
+        let mut recorded = history.map_or_else(Vec::new, |h| h.versions_named(&given));
+        for (n, _) in &recorded {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
         match names.len() {
             0 => Lookup::Unknown,
             1 => {
                 let h = names.pop().expect("one");
-                match self.load(&h) {
-                    Some(bytes) => Lookup::Found { hash: h, bytes },
+                if let Some(bytes) = self.load(&h) {
+                    return Lookup::Found { hash: h, bytes };
+                }
+                match recorded.iter().position(|(n, _)| *n == h) {
+                    Some(i) => {
+                        let bytes = Arc::new(recorded.swap_remove(i).1);
+                        if let Ok(mut m) = self.memory.lock() {
+                            m.insert(h.clone(), Arc::clone(&bytes), self.memory_cap);
+                        }
+                        Lookup::Found { hash: h, bytes }
+                    }
                     None => Lookup::Unknown,
                 }
             }
@@ -342,16 +372,16 @@ mod tests {
         v.record(b"bbbb", None);
         // Touch a, then add c: b is the oldest and goes.
         assert!(matches!(
-            v.lookup(&hash::content_hash(b"aaaa")),
+            v.lookup(&hash::content_hash(b"aaaa"), None),
             Lookup::Found { .. }
         ));
         v.record(b"cccc", None);
         assert!(matches!(
-            v.lookup(&hash::content_hash(b"bbbb")),
+            v.lookup(&hash::content_hash(b"bbbb"), None),
             Lookup::Unknown
         ));
         assert!(matches!(
-            v.lookup(&hash::content_hash(b"aaaa")[..8]),
+            v.lookup(&hash::content_hash(b"aaaa")[..8], None),
             Lookup::Found { .. }
         ));
     }
@@ -372,13 +402,13 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o077, 0, "{mode:o}");
         }
-        match Versions::on_disk(dir.clone()).lookup(&h[..10]) {
+        match Versions::on_disk(dir.clone()).lookup(&h[..10], None) {
             Lookup::Found { bytes, .. } => assert_eq!(&bytes[..], b"hello\n"),
             other => panic!("{other:?}"),
         }
         std::fs::write(dir.join(&h), lz4_flex::compress_prepend_size(b"other\n")).unwrap();
         assert!(matches!(
-            Versions::on_disk(dir.clone()).lookup(&h),
+            Versions::on_disk(dir.clone()).lookup(&h, None),
             Lookup::Unknown
         ));
         assert!(!dir.join(&h).exists());
@@ -390,7 +420,7 @@ mod tests {
         let v = Versions::in_memory();
         v.record(&big, None);
         assert!(matches!(
-            v.lookup(&hash::content_hash(&big)),
+            v.lookup(&hash::content_hash(&big), None),
             Lookup::Found { .. }
         ));
         let d = tempfile::tempdir().unwrap();
@@ -398,7 +428,7 @@ mod tests {
         v.record(&big, None);
         assert!(v.memory.lock().unwrap().entries.is_empty());
         assert!(matches!(
-            v.lookup(&hash::content_hash(&big)),
+            v.lookup(&hash::content_hash(&big), None),
             Lookup::Found { .. }
         ));
     }

@@ -188,6 +188,11 @@ pub enum WriteMode {
     Replace,
     /// Either.
     CreateOrReplace,
+    /// The target must exist, and its bytes are overwritten in the same file, with no
+    /// temporary file: much faster where creating files is slow, but a crash in the middle
+    /// of the write leaves the file half-written (as `fastmod` or a plain `open(O_TRUNC)`
+    /// would). Never part of an atomic run. Only [`crate::transaction`] writes this way.
+    InPlace,
 }
 
 impl Workspace {
@@ -643,7 +648,7 @@ impl Workspace {
                         .with_hint("read it and edit it, or ask to overwrite it"),
                 );
             }
-            (None, WriteMode::Replace) => return Err(self.not_found(p)),
+            (None, WriteMode::Replace | WriteMode::InPlace) => return Err(self.not_found(p)),
             (Some(m), _) => Some(m.permissions()),
             (None, _) => None,
         };
@@ -672,6 +677,47 @@ impl Workspace {
         // Dropping `pending` on failure removes the temporary file.
         written.map_err(|e| FkError::from_io(&e, &pending.shown))?;
         Ok(pending)
+    }
+
+    /// Overwrites the existing regular file `p` with `bytes` in place (see
+    /// [`WriteMode::InPlace`]). Returns its new metadata and the open file, for the caller
+    /// to flush (outside any lock it holds).
+    pub(crate) fn overwrite_in_place(
+        &self,
+        p: &WsPath,
+        bytes: &[u8],
+    ) -> Result<(FileMeta, std::fs::File), FkError> {
+        let shown = self.display(p);
+        self.check_writable(p)?;
+        let Some(name) = p.rel.file_name() else {
+            return Err(self.is_dir_error(p));
+        };
+        let root = &self.roots[p.root];
+        let parent =
+            self.open_parent(p, &root.dir, p.rel.parent().unwrap_or(Path::new("")), false)?;
+        match parent.symlink_metadata(name) {
+            Ok(m) if m.is_file() => {}
+            Ok(m) if m.is_dir() => return Err(self.is_dir_error(p)),
+            Ok(_) => {
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!("{shown} is no longer a regular file (a link or special file took its place); it was not written"),
+                )
+                .with_hint("check what replaced the file, then run the request again"));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(self.not_found(p)),
+            Err(e) => return Err(FkError::from_io(&e, &shown)),
+        }
+        let mut options = OpenOptions::new();
+        options.write(true);
+        let mut file = parent
+            .open_with(name, &options)
+            .map_err(|e| FkError::from_io(&e, &shown))?;
+        file.write_all(bytes)
+            .and_then(|()| file.set_len(bytes.len() as u64))
+            .map_err(|e| FkError::from_io(&e, &shown))?;
+        let m = file.metadata().map_err(|e| FkError::from_io(&e, &shown))?;
+        Ok((FileMeta::from_cap(&m), file.into_std()))
     }
 
     /// Refuses a write to `p` when the workspace is read-only, or `p` is inside filekit's own
@@ -957,19 +1003,19 @@ pub struct PendingWrite {
     synced: bool,
 }
 
-/// The filesystems that hold a set of unsynced writes, to flush together: after staging, so
-/// that every file's content is on disk before a rename makes it visible, and after the
-/// commits, so that the renames are.
-pub struct FilesystemSync {
-    /// One open directory on each filesystem.
+/// The directories that hold a set of staged writes, flushed once each after the renames
+/// (the files themselves were flushed when staged), so that the renames are durable too. A
+/// run of thousands of files in a few directories costs a few directory flushes, and never
+/// waits for other programs' unwritten data as a whole-filesystem sync would.
+pub struct DirectorySync {
     dirs: Vec<std::fs::File>,
 }
 
-impl FilesystemSync {
-    pub fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> FilesystemSync {
+impl DirectorySync {
+    pub fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> DirectorySync {
         use std::os::unix::fs::MetadataExt;
         let mut seen = std::collections::HashSet::new();
-        // cap-std's directory handles are path-only descriptors, which syncfs refuses: open
+        // cap-std's directory handles are path-only descriptors, which fsync refuses: open
         // each directory for reading through its handle.
         let dirs = writes
             .into_iter()
@@ -985,16 +1031,21 @@ impl FilesystemSync {
                 .ok()
             })
             .map(std::fs::File::from)
-            .filter(|d| d.metadata().is_ok_and(|m| seen.insert(m.dev())))
+            .filter(|d| d.metadata().is_ok_and(|m| seen.insert((m.dev(), m.ino()))))
             .collect();
-        FilesystemSync { dirs }
+        DirectorySync { dirs }
     }
 
-    pub fn sync(&self) {
-        for d in &self.dirs {
-            // A filesystem that cannot sync leaves the files in place all the same.
-            let _ = rustix::fs::syncfs(d);
-        }
+    /// Flushes every directory, several at once (the time is the device's, not the CPU's).
+    pub fn sync(&self, pool: &rayon::ThreadPool) {
+        use rayon::prelude::*;
+        pool.install(|| {
+            self.dirs.par_iter().for_each(|d| {
+                // A filesystem that cannot sync a directory leaves the files in place all
+                // the same.
+                let _ = d.sync_all();
+            })
+        });
     }
 }
 
@@ -1002,6 +1053,12 @@ impl PendingWrite {
     /// The absolute path that the commit will write.
     pub fn display(&self) -> &str {
         &self.shown
+    }
+
+    /// Leaves the flush of the directory to the caller ([`DirectorySync`]), for a file
+    /// staged with its own flush in a run of many.
+    pub(crate) fn defer_directory_sync(&mut self) {
+        self.synced = false;
     }
 
     /// Atomically puts the staged bytes at the target and returns its new metadata.

@@ -212,3 +212,65 @@ fn bad_requests_say_what_to_fix() {
     let err = tree_replace(&ws, &req).unwrap_err();
     assert_eq!(err.code, ErrorCode::NotFound, "{err}");
 }
+
+#[test]
+fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
+    // Atomic and in place together: nothing is written, every file says why.
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let mut req = request(&root, "*.js", true, "s/const/let/g");
+    req.options.in_place = true;
+    req.options.atomic = true;
+    let out = tree_replace(&ws(&root), &req).unwrap();
+    assert!(out.report.rolled_back);
+    for f in out
+        .report
+        .files
+        .iter()
+        .filter(|f| f.status != FileStatus::Skipped)
+    {
+        let e = f.error.as_ref().unwrap_or_else(|| panic!("{f:?}"));
+        assert!(
+            e.message
+                .contains("in-place writes cannot be part of an atomic"),
+            "{e}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(root.join("a.js")).unwrap(),
+        "const a = 1;\nconst b = 2;\n"
+    );
+
+    // Between planning and writing, one file vanishes and another is changed by someone
+    // else: the first fails alone, the second is refused as stale (its change kept), the
+    // others are written in place.
+    let mut req = request(&root, "*.js", true, "s/const/let/g");
+    req.options.in_place = true;
+    let (doomed, changed) = (root.join("sub/deep/c.js"), root.join("sub/b.js"));
+    req.options.control = filekit_core::Control::with_progress(move |p| {
+        if p.done == p.total {
+            let _ = fs::remove_file(&doomed);
+            fs::write(&changed, "const theirs = 1;\n").unwrap();
+        }
+    });
+    let out = tree_replace(&ws(&root), &req).unwrap();
+    let error_of = |name: &str| {
+        out.report
+            .files
+            .iter()
+            .find(|f| f.path.ends_with(name))
+            .and_then(|f| f.error.clone())
+    };
+    assert!(error_of("c.js").is_some());
+    assert_eq!(error_of("b.js").map(|e| e.code), Some(ErrorCode::Stale));
+    assert!(error_of("a.js").is_none());
+    assert!(!root.join("sub/deep/c.js").exists());
+    assert_eq!(
+        fs::read_to_string(root.join("sub/b.js")).unwrap(),
+        "const theirs = 1;\n"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("a.js")).unwrap(),
+        "let a = 1;\nlet b = 2;\n"
+    );
+}
