@@ -23,4 +23,5 @@ pub mod paths;
 pub mod plan;
 pub mod python;
 pub mod resolve;
+pub mod symbols;
 pub mod tsconfig;
