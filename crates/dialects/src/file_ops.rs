@@ -198,7 +198,10 @@ fn delete_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
 const RENAME_FILE_DESCRIPTION: &str = "\
 Rename or move a file (or a directory) to a new path. Missing destination directories are \
-created; an existing destination is never replaced. Recorded in the edit history (undoable).
+created; an existing destination is never replaced. Every import, re-export, require() and \
+import() of a moved TS/JS (or Python) file is rewritten to the new path in the style it had, \
+and the moved files' own relative imports too; the reply lists the files changed. Recorded in \
+the edit history as one step (undoable).
 
 Example: {\"old_path\": \"src/UserProfile.jsx\", \"new_path\": \"src/components/UserProfile.jsx\"}";
 
@@ -215,7 +218,8 @@ static RENAME_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<RenameFi
 
 fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: RenameFileArgs = parse("file:rename_file", &RENAME_FILE_SCHEMA, args)?;
-    let report = run(
+    // Seed 001 has no flag for it: imports are always kept right, and the reply says where.
+    let (report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
             from: args.old_path.clone(),
@@ -223,13 +227,31 @@ fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             overwrite: false,
         }],
         false,
-    );
+        imports_only(true, false),
+    )?;
     let r = &report.ops[0];
-    let text = format!(
+    let mut text = format!(
         "renamed {} to {}",
         r.source,
         r.destination.clone().unwrap_or_default()
     );
+    text.push_str(&imports_text(&applied));
+    let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
+    let failure = rewrite_error(&report).filter(|_| r.error.is_none());
+    if let Some(e) = failure {
+        return Ok(ToolReply::new(
+            shape::failure(
+                vec![
+                    ("old_path", Some(json!(args.old_path))),
+                    ("new_path", Some(json!(args.new_path))),
+                ],
+                e,
+                Case::Snake,
+            ),
+            true,
+            e.full_message(),
+        ));
+    }
     Ok(file_reply(
         r,
         vec![
@@ -239,9 +261,36 @@ fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 "directories_created",
                 (!r.created_dirs.is_empty()).then(|| json!(r.created_dirs)),
             ),
+            ("imports_updated", (total > 0).then(|| json!(applied.files))),
+            (
+                "warnings",
+                (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
+            ),
         ],
         text,
     ))
+}
+
+/// The importers rewritten, for a reply text: `; updated 3 import(s) in 2 file(s): a.ts, b.ts`.
+pub(crate) fn imports_text(applied: &filekit_refactor::ops::Applied) -> String {
+    let mut text = String::new();
+    let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
+    if total > 0 {
+        text.push_str(&format!(
+            "; updated {total} import(s) in {} file(s): {}",
+            applied.files.len(),
+            applied
+                .files
+                .iter()
+                .map(|f| f.file.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for w in &applied.warnings {
+        text.push_str(&format!("\nwarning: {w}"));
+    }
+    text
 }
 
 const COPY_FILE_DESCRIPTION: &str = "\
