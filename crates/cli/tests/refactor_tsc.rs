@@ -398,4 +398,55 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
         assert!(message.contains(says), "{tool} {args}: {message}");
         assert!(snapshot(dir) == before, "{tool} {args} changed the tree");
     }
+
+    // A delete through barrels: the `export *` of the deleted file is removed, and the uses
+    // that came through the barrel (by name, through a namespace, through a barrel of the
+    // barrel) are listed with the direct importers' uses: exactly the new errors.
+    let write = |p: &str, t: &str| std::fs::write(dir.join(p), t).unwrap();
+    write(
+        "src/internal/util/all.ts",
+        "export * from './throwUnobservableError';\nexport * from './isIterable';\n",
+    );
+    write(
+        "src/internal/barrelUser.ts",
+        "import { createInvalidObservableTypeError, isIterable } from './util/all';\nimport * as all from './util/all';\nexport const e = createInvalidObservableTypeError(1);\nexport const f = all.createInvalidObservableTypeError(2);\nexport const g = isIterable([]);\n",
+    );
+    write("src/internal/moreBarrel.ts", "export * from './util/all';\n");
+    write(
+        "src/internal/deep.ts",
+        "import { createInvalidObservableTypeError as make } from './moreBarrel';\nexport const h = make(3);\n",
+    );
+    let baseline = tsc(&tsc_js, dir);
+    let reply = call(
+        dir,
+        "file_delete",
+        json!({"path": "src/internal/util/throwUnobservableError.ts"}),
+    );
+    assert_eq!(
+        read(dir, "src/internal/util/all.ts"),
+        "export * from './isIterable';\n"
+    );
+    let reported: Lines = reply["unresolvedUses"]
+        .as_array()
+        .unwrap_or_else(|| panic!("unresolvedUses: {reply:#}"))
+        .iter()
+        .map(|l| {
+            (
+                l["file"].as_str().unwrap().to_string(),
+                l["line"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    let through: Vec<&Value> = reply["unresolvedUses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u.get("via").is_some())
+        .collect();
+    assert_eq!(through.len(), 3, "{reply:#}");
+    let new: Lines = tsc(&tsc_js, dir)
+        .difference(&baseline)
+        .map(|(f, l, _)| (f.clone(), *l))
+        .collect();
+    assert_eq!(reported, new, "{reply:#}");
 }

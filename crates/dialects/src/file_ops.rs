@@ -574,7 +574,8 @@ it needs recursive: true. dryRun lists what would go without deleting. Every del
 recorded in the edit history and can be undone. updateImports (default true) removes the \
 import and re-export declarations of the deleted files from the files that import them, in \
 the same undoable step, and lists the uses of their names left behind (uses that no longer \
-compile); require() and import() calls of deleted files are listed as leftovers, not removed. \
+compile), also those that came through a barrel (`export * from`, `export { a } from`) whose \
+re-export of a deleted file is removed; require() and import() calls of deleted files are listed as leftovers, not removed. \
 With updateImports false nothing else changes and every import left behind is listed.
 
 Example: {\"paths\": [\"src/old/A.ts\", \"src/old/B.ts\"]}";
@@ -671,6 +672,9 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         } else {
             left_behind.push(json!({"file": l.file, "line": l.line, "specifier": l.specifier, "kind": l.kind, "target": l.target}));
         }
+    }
+    for u in &applied.barrel_uses {
+        unresolved.push(json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel}));
     }
     let files_note = if removed_total > 0 {
         format!(", removed {removed_total} import(s)")

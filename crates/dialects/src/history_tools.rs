@@ -224,6 +224,9 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 .iter()
                 .map(|u| json!({"file": l.file, "line": u.line, "symbol": u.name, "from": l.specifier}))
         })
+        .chain(applied.barrel_uses.iter().map(|u| {
+            json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel})
+        }))
         .collect();
     let left_behind: Vec<&filekit_refactor::plan::Leftover> =
         applied.leftovers.iter().filter(|l| !l.removed).collect();

@@ -16,6 +16,7 @@
 //! `filekit-semantic`, so that neither of those two needs the other's knowledge; it never
 //! writes (the engine's `fsops::apply` does).
 
+pub mod barrels;
 pub mod graph;
 pub mod ops;
 pub mod packages;

@@ -17,6 +17,9 @@ pub struct Applied {
     /// References to deleted files (removed or left behind).
     pub leftovers: Vec<Leftover>,
     pub warnings: Vec<String>,
+    /// Uses of names that came from deleted files through barrels whose re-exports the
+    /// request removes (see [`crate::barrels`]).
+    pub barrel_uses: Vec<crate::barrels::BarrelUse>,
     /// Symbols renamed with the request ([`Options::renames`]): every occurrence per file.
     pub symbols: Vec<FileChanges>,
     /// (old, new, occurrences) of each symbol renamed.
@@ -140,6 +143,9 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
         }
         if !deleted.is_empty() {
             let (p, leftovers) = plan::plan_delete(&graph, &deleted, remove_on_delete);
+            if remove_on_delete {
+                applied.barrel_uses = crate::barrels::uses_through(&graph, &deleted, &leftovers);
+            }
             applied.leftovers = leftovers;
             plans.push(p);
         }

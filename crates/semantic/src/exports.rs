@@ -261,6 +261,96 @@ pub fn rename_export(lang: Lang, text: &str, old: &str, new: &str) -> Result<Vec
     }
 }
 
+/// What a module takes of `names` from the modules `resolves` accepts.
+#[derive(Debug, Clone, Default)]
+pub struct Through {
+    /// Each name imported or re-exported by name (`import { a }`, `import { a as b }`,
+    /// `export { a } from`), and each `ns.a` through a namespace import, with the byte
+    /// offset where it is written.
+    pub uses: Vec<(String, usize)>,
+    /// The module passes them all on (`export * from`).
+    pub star: bool,
+}
+
+/// Where `text` takes one of `names` from a module whose specifier `resolves` accepts: the
+/// places a compiler reports once those names are gone from that module.
+pub fn through(
+    lang: Lang,
+    text: &str,
+    resolves: &dyn Fn(&str) -> bool,
+    names: &std::collections::HashSet<String>,
+) -> Result<Through, FkError> {
+    let tree = parse(lang, text)?;
+    let root = tree.root_node();
+    let mut out = Through::default();
+    let mut namespaces: Vec<String> = Vec::new();
+    let mut cursor = root.walk();
+    for stmt in root.named_children(&mut cursor) {
+        let is_export = stmt.kind() == "export_statement";
+        if stmt.kind() != "import_statement" && !is_export {
+            continue;
+        }
+        let Some(src) = stmt.child_by_field_name("source") else {
+            continue;
+        };
+        if !resolves(&unquote(&text[src.byte_range()])) {
+            continue;
+        }
+        let mut c = stmt.walk();
+        let children: Vec<Node> = stmt.children(&mut c).collect();
+        if is_export
+            && children.iter().any(|x| x.kind() == "*")
+            && !children.iter().any(|x| x.kind() == "namespace_export")
+        {
+            out.star = true;
+        }
+        let mut stack = vec![stmt];
+        while let Some(n) = stack.pop() {
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+            match n.kind() {
+                "import_specifier" | "export_specifier" => {
+                    if let Some(name) = n.child_by_field_name("name") {
+                        let t = unquote(&text[name.byte_range()]);
+                        if names.contains(&t) {
+                            out.uses.push((t, name.start_byte()));
+                        }
+                    }
+                }
+                "namespace_import" => {
+                    let mut c2 = n.walk();
+                    if let Some(id) = n.named_children(&mut c2).find(|x| x.kind() == "identifier") {
+                        namespaces.push(text[id.byte_range()].to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if !namespaces.is_empty() {
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+            if matches!(n.kind(), "member_expression" | "nested_type_identifier")
+                && let (Some(obj), Some(prop)) = (
+                    n.child_by_field_name("object")
+                        .or_else(|| n.child_by_field_name("module")),
+                    n.child_by_field_name("property")
+                        .or_else(|| n.child_by_field_name("name")),
+                )
+                && namespaces.iter().any(|ns| ns == &text[obj.byte_range()])
+                && names.contains(&text[prop.byte_range()])
+            {
+                out.uses
+                    .push((text[prop.byte_range()].to_string(), prop.start_byte()));
+            }
+        }
+    }
+    out.uses.sort_by_key(|u| u.1);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,5 +400,19 @@ mod tests {
         assert_eq!(e.code, ErrorCode::Conflict);
         let e = rename_export(Lang::TypeScript, t, "A", "1x").unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn finds_what_comes_through() {
+        let t = "import { a, b as c } from './m';\nimport * as ns from './m';\nexport { a as x } from './m';\nexport * from './m';\nimport { a as other } from './n';\nns.a(); ns.z; c;\n";
+        let names = ["a".to_string(), "b".to_string()].into();
+        let th = through(Lang::TypeScript, t, &|s| s == "./m", &names).unwrap();
+        assert!(th.star);
+        let got: Vec<(&str, usize)> = th
+            .uses
+            .iter()
+            .map(|(n, at)| (n.as_str(), crate::position(t, *at).line))
+            .collect();
+        assert_eq!(got, [("a", 1), ("b", 1), ("a", 3), ("a", 6)]);
     }
 }
