@@ -101,3 +101,14 @@ async def test_rename_exports_renames_the_main_export_at_every_import_site(conne
     assert (workspace / "src/index.ts").read_text() == "export * from './services/AuthService';\n"
     assert (workspace / "src/app.ts").read_text() == (
         "import { AuthService } from './index';\nexport const d: AuthService = AuthService.make();\n")
+
+
+async def test_rename_file_of_the_file_table_updates_imports_and_says_where(connect, workspace):
+    project(workspace)
+    async with connect("--tools", "file") as session:
+        result = await session.call_tool(
+            "file_rename_file", {"old_path": "src/lib/user.ts", "new_path": "src/core/user.ts"})
+    assert not result.isError, text_of(result)
+    assert "updated 2 import(s) in 2 file(s): src/app/main.ts, src/lib/user.ts" in text_of(result)
+    assert (workspace / "src/app/main.ts").read_text().startswith("import { user } from '../core/user';")
+    assert (workspace / "src/core/user.ts").read_text().startswith("import { id } from '../lib/id';")

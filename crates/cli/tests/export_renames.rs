@@ -255,3 +255,44 @@ fn manage_files_and_rename_file_keep_imports_right() {
     let run = sb.filekit(&["call", "--json", &json!({"tool": "file:rename_file", "arguments": {"old_path": "src/model/types.ts", "new_path": "src/types.ts"}}).to_string()], None);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
+
+#[test]
+fn a_delete_removes_barrel_re_exports_and_lists_the_uses_that_came_through() {
+    let sb = Sandbox::new();
+    sb.write("src/a.ts", "export const a = 1;\nexport type A = number;\n");
+    sb.write("src/b.ts", "export const b = 2;\n");
+    sb.write(
+        "src/index.ts",
+        "export * from './a';\nexport { b } from './b';\nexport const a2 = 3;\n",
+    );
+    sb.write("src/outer.ts", "export * from './index';\n");
+    sb.write(
+        "src/app.ts",
+        "import { a, b, a2 } from './index';\nimport * as lib from './index';\nimport type {\n  A,\n} from './outer';\nexport const x: A = a + b + a2 + lib.a + lib.a2;\n",
+    );
+    let run = sb.call("file_delete", json!({"path": "src/a.ts"}));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        sb.read("src/index.ts"),
+        "export { b } from './b';\nexport const a2 = 3;\n"
+    );
+    assert_eq!(
+        run.json["unresolvedUses"],
+        json!([
+            {"file": "src/app.ts", "line": 1, "symbol": "a", "from": "./index", "via": "src/index.ts"},
+            {"file": "src/app.ts", "line": 6, "symbol": "a", "from": "./index", "via": "src/index.ts"},
+            {"file": "src/app.ts", "line": 4, "symbol": "A", "from": "./outer", "via": "src/outer.ts"},
+        ]),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("src/app.ts").lines().count(), 6);
+    // Without updateImports the barrel keeps its re-export, listed as left behind.
+    let sb2 = Sandbox::new();
+    sb2.write("src/a.ts", "export const a = 1;\n");
+    sb2.write("src/index.ts", "export * from './a';\n");
+    let run = sb2.call("file_delete", json!({"path": "src/a.ts", "updateImports": false}));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb2.read("src/index.ts"), "export * from './a';\n");
+    assert_eq!(run.json["leftoverImports"][0]["file"], "src/index.ts");
+}
