@@ -100,8 +100,14 @@ fn a_dry_run_shows_the_renames_and_one_undo_reverts_move_imports_and_renames() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(before, sb.snapshot(), "a dry run wrote");
     let diffs = run.json["diffs"].to_string();
-    assert!(diffs.contains("+import { UserService, FIRST_ID } from '../core/user-service';"), "{diffs}");
-    assert!(diffs.contains("+export { FIRST_ID as START } from '../core/user-service';"), "{diffs}");
+    assert!(
+        diffs.contains("+import { UserService, FIRST_ID } from '../core/user-service';"),
+        "{diffs}"
+    );
+    assert!(
+        diffs.contains("+export { FIRST_ID as START } from '../core/user-service';"),
+        "{diffs}"
+    );
 
     let run = sb.call(
         "file_move",
@@ -110,10 +116,21 @@ fn a_dry_run_shows_the_renames_and_one_undo_reverts_move_imports_and_renames() {
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     // One rewrite per file: the specifier and the names of main.ts in one change.
-    assert!(sb.read("src/app/main.ts").contains("export const all = [FIRST_ID, lazy, make];"));
-    assert!(sb.read("src/core/user-service.ts").contains("export const FIRST_ID: Id = 0;"));
+    assert!(
+        sb.read("src/app/main.ts")
+            .contains("export const all = [FIRST_ID, lazy, make];")
+    );
+    assert!(
+        sb.read("src/core/user-service.ts")
+            .contains("export const FIRST_ID: Id = 0;")
+    );
     let history = sb.filekit(&["history", "--json"], None);
-    assert_eq!(history.json.as_array().unwrap().len(), 1, "{}", history.stdout);
+    assert_eq!(
+        history.json.as_array().unwrap().len(),
+        1,
+        "{}",
+        history.stdout
+    );
     let undo = sb.filekit(&["undo"], None);
     assert_eq!(undo.code, 0, "{}", undo.stderr);
     let reserved = sb.path(".filekit");
@@ -196,7 +213,10 @@ fn a_duplicate_renames_scope_aware_in_code_and_whole_words_elsewhere() {
         sb.read("src/admin/admin-service.ts"),
         "import { Id as Key } from '../types';\nexport class AdminService {\n  id: Key = 0;\n  clone(): AdminService { return new AdminService(); }\n}\nexport const DEFAULT_ID: Key = 0;\n"
     );
-    assert!(sb.read("src/app/main.ts").contains("import { UserService, DEFAULT_ID }"));
+    assert!(
+        sb.read("src/app/main.ts")
+            .contains("import { UserService, DEFAULT_ID }")
+    );
     sb.write("notes/user.md", "UserService is the UserService.\n");
     let run = sb.call(
         "file_duplicate",
@@ -204,7 +224,10 @@ fn a_duplicate_renames_scope_aware_in_code_and_whole_words_elsewhere() {
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json["precision"], "textual");
-    assert_eq!(sb.read("notes/admin.md"), "AdminService is the AdminService.\n");
+    assert_eq!(
+        sb.read("notes/admin.md"),
+        "AdminService is the AdminService.\n"
+    );
 }
 
 #[test]
@@ -219,10 +242,20 @@ fn manage_files_and_rename_file_keep_imports_right() {
         ]}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(sb.read("src/app/main.ts").starts_with("import { UserService, DEFAULT_ID } from '../core/user-service';"));
-    assert!(sb.read("src/core/user-service.ts").starts_with("import { Id } from '../types';"));
+    assert!(
+        sb.read("src/app/main.ts")
+            .starts_with("import { UserService, DEFAULT_ID } from '../core/user-service';")
+    );
+    assert!(
+        sb.read("src/core/user-service.ts")
+            .starts_with("import { Id } from '../types';")
+    );
     assert_eq!(run.json["atomic"], true);
-    assert!(run.json["imports_updated"].to_string().contains("../core/user-service"));
+    assert!(
+        run.json["imports_updated"]
+            .to_string()
+            .contains("../core/user-service")
+    );
     // update_imports: false moves only.
     let main = sb.read("src/app/main.ts");
     let run = sb.call(
@@ -242,16 +275,30 @@ fn manage_files_and_rename_file_keep_imports_right() {
         json!({"operations": [{"op": "delete", "path": "src/widget.tsx"}]}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_eq!(sb.read("src/app/page.tsx"), "export const P = () => <Widget />;\nexport const n = size;\n");
-    assert_eq!(run.json["unresolved_uses"].as_array().unwrap().len(), 2, "{}", run.stdout);
+    assert_eq!(
+        sb.read("src/app/page.tsx"),
+        "export const P = () => <Widget />;\nexport const n = size;\n"
+    );
+    assert_eq!(
+        run.json["unresolved_uses"].as_array().unwrap().len(),
+        2,
+        "{}",
+        run.stdout
+    );
 
     // file:rename_file (seed 001, no flag): imports always follow, the reply says where.
     let sb = project();
     let call = json!({"tool": "file:rename_file", "arguments": {"old_path": "src/types.ts", "new_path": "src/model/types.ts"}});
     let run = sb.filekit(&["call", "--json", &call.to_string()], None);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(sb.read("src/services/user-service.ts").starts_with("import { Id } from '../model/types';"));
-    assert_eq!(run.json["imports_updated"][0]["file"], "src/services/user-service.ts");
+    assert!(
+        sb.read("src/services/user-service.ts")
+            .starts_with("import { Id } from '../model/types';")
+    );
+    assert_eq!(
+        run.json["imports_updated"][0]["file"],
+        "src/services/user-service.ts"
+    );
     let run = sb.filekit(&["call", "--json", &json!({"tool": "file:rename_file", "arguments": {"old_path": "src/model/types.ts", "new_path": "src/types.ts"}}).to_string()], None);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
@@ -291,7 +338,10 @@ fn a_delete_removes_barrel_re_exports_and_lists_the_uses_that_came_through() {
     let sb2 = Sandbox::new();
     sb2.write("src/a.ts", "export const a = 1;\n");
     sb2.write("src/index.ts", "export * from './a';\n");
-    let run = sb2.call("file_delete", json!({"path": "src/a.ts", "updateImports": false}));
+    let run = sb2.call(
+        "file_delete",
+        json!({"path": "src/a.ts", "updateImports": false}),
+    );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(sb2.read("src/index.ts"), "export * from './a';\n");
     assert_eq!(run.json["leftoverImports"][0]["file"], "src/index.ts");

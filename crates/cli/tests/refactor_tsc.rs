@@ -290,9 +290,15 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
         reply["symbolsRenamed"][0],
         json!({"old": "isFunction", "new": "isCallable", "occurrences": reply["totalSymbolsRenamed"]})
     );
-    assert!(reply["totalSymbolsRenamed"].as_u64().unwrap() > 60, "{reply:#}");
+    assert!(
+        reply["totalSymbolsRenamed"].as_u64().unwrap() > 60,
+        "{reply:#}"
+    );
     assert!(read(dir, "src/internal/util/isCallable.ts").contains("export function isCallable("));
-    assert!(read(dir, "src/internal/Observable.ts").contains("import { isCallable } from './util/isCallable';"));
+    assert!(
+        read(dir, "src/internal/Observable.ts")
+            .contains("import { isCallable } from './util/isCallable';")
+    );
     check("renameExports", &reply);
 
     // exportMapping with a move: the public re-export of src/index.ts follows.
@@ -302,7 +308,9 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
         json!({"source": "src/internal/util/identity.ts", "destination": "src/internal/helpers/same.ts", "exportMapping": {"identity": "same"}}),
     );
     assert!(read(dir, "src/index.ts").contains("export { same } from './internal/helpers/same';"));
-    assert!(read(dir, "src/internal/util/pipe.ts").contains("import { same } from '../helpers/same';"));
+    assert!(
+        read(dir, "src/internal/util/pipe.ts").contains("import { same } from '../helpers/same';")
+    );
     check("exportMapping with a move", &reply);
 
     // A type renamed through the `export *` barrel of src/index.ts.
@@ -312,7 +320,9 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
         json!({"path": "src/internal/types.ts", "newName": "typings.ts", "exportMapping": {"ObservableInputTuple": "ObservableInputs"}}),
     );
     assert!(read(dir, "src/internal/typings.ts").contains("export type ObservableInputs<T>"));
-    assert!(!read(dir, "src/internal/observable/combineLatest.ts").contains("ObservableInputTuple"));
+    assert!(
+        !read(dir, "src/internal/observable/combineLatest.ts").contains("ObservableInputTuple")
+    );
     check("exportMapping of a type", &reply);
 
     // file_duplicate with symbolMapping: the copy's own imports work from its new place and
@@ -411,7 +421,10 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
         "src/internal/barrelUser.ts",
         "import { createInvalidObservableTypeError, isIterable } from './util/all';\nimport * as all from './util/all';\nexport const e = createInvalidObservableTypeError(1);\nexport const f = all.createInvalidObservableTypeError(2);\nexport const g = isIterable([]);\n",
     );
-    write("src/internal/moreBarrel.ts", "export * from './util/all';\n");
+    write(
+        "src/internal/moreBarrel.ts",
+        "export * from './util/all';\n",
+    );
     write(
         "src/internal/deep.ts",
         "import { createInvalidObservableTypeError as make } from './moreBarrel';\nexport const h = make(3);\n",

@@ -863,8 +863,14 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("importsUpdated", Some(imports)),
         ("totalFilesUpdated", Some(json!(applied.files.len()))),
         ("totalImportsUpdated", Some(json!(total))),
-        ("exportsRenamed", (!applied.renamed.is_empty()).then_some(exports)),
-        ("symbolsRenamed", (!applied.renamed.is_empty()).then_some(symbols)),
+        (
+            "exportsRenamed",
+            (!applied.renamed.is_empty()).then_some(exports),
+        ),
+        (
+            "symbolsRenamed",
+            (!applied.renamed.is_empty()).then_some(symbols),
+        ),
         (
             "totalSymbolsRenamed",
             (!applied.renamed.is_empty()).then(|| json!(renamed)),
@@ -1012,7 +1018,10 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("importsUpdated", Some(imports)),
         ("totalImportsUpdated", Some(json!(total))),
         ("exportsRenamed", Some(exports)),
-        ("symbolsRenamed", (!applied.renamed.is_empty()).then_some(symbols)),
+        (
+            "symbolsRenamed",
+            (!applied.renamed.is_empty()).then_some(symbols),
+        ),
         ("totalSymbolsRenamed", Some(json!(renamed))),
         (
             "precision",

@@ -267,7 +267,10 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                         .map(|r| object(vec![
                             ("file", Some(json!(r.path))),
                             ("written", Some(json!(r.done))),
-                            ("diff", report.dry_run.then(|| json!(shape::capped_diff(&r.diff).0))),
+                            (
+                                "diff",
+                                report.dry_run.then(|| json!(shape::capped_diff(&r.diff).0))
+                            ),
                             ("error", r.error.as_ref().map(|e| json!(e.full_message()))),
                         ]))
                         .collect::<Vec<_>>()

@@ -71,7 +71,9 @@ pub fn uses_through(graph: &Graph, deleted: &[String], leftovers: &[Leftover]) -
         let entry = lost.entry(l.file.clone()).or_default();
         for n in &l.names {
             if n == "*" {
-                entry.1.extend(exported(graph, &l.target, &mut HashSet::new()));
+                entry
+                    .1
+                    .extend(exported(graph, &l.target, &mut HashSet::new()));
             } else {
                 entry.0.insert(n.clone());
             }

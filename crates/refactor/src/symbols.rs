@@ -151,7 +151,7 @@ pub fn wanted(
         }
     }
     let mut seen = HashSet::new();
-    for (old, new) in &out {
+    for (_, new) in &out {
         syn::check_identifier(new).map_err(|e| error_in(file, r.what, e))?;
         if !seen.insert(new.clone()) {
             return Err(FkError::invalid(format!(
@@ -160,12 +160,11 @@ pub fn wanted(
             ))
             .with_hint("give every symbol its own new name"));
         }
-        let _ = old;
     }
     Ok(out)
 }
 
-fn exports_of<'g>(graph: &'g Graph, file: &str, what: &str) -> Result<(Lang, Exports), FkError> {
+fn exports_of(graph: &Graph, file: &str, what: &str) -> Result<(Lang, Exports), FkError> {
     let Some(parsed) = graph.code.get(file) else {
         return Err(FkError::invalid(format!(
             "{what}: {file} is not a TS/TSX/JS file of the workspace, so it has no exports to rename"
@@ -201,9 +200,8 @@ pub fn plan(
             // In a copy, a name the file declares or imports without exporting it is
             // renamed too (an imported one locally: `import { Old as New }`).
             Err(e) if !importers && e.code == ErrorCode::NotFound => {
-                let local = |keep| {
-                    syn::rename_in_file(lang, text, &Target::Name(old.clone()), new, keep)
-                };
+                let local =
+                    |keep| syn::rename_in_file(lang, text, &Target::Name(old.clone()), new, keep);
                 match local(false) {
                     Ok(r) if r.imported_from.is_some() => local(true)?.splices,
                     Ok(r) => r.splices,
@@ -291,9 +289,8 @@ pub fn plan(
                             refs.iter()
                                 .any(|r| r.specifier == spec && r.kind != RefKind::Reference)
                         };
-                        let ir =
-                            syn::rename_in_importer(flang, &parsed.text, &resolves, old, new)
-                                .map_err(|e| error_in(f, what, e))?;
+                        let ir = syn::rename_in_importer(flang, &parsed.text, &resolves, old, new)
+                            .map_err(|e| error_in(f, what, e))?;
                         if ir.re_exports {
                             let fex = exports::exports(flang, &parsed.text)
                                 .map_err(|e| error_in(f, what, e))?;
@@ -317,7 +314,8 @@ pub fn plan(
         }
     }
     for (i, (old, new)) in renames.iter().enumerate() {
-        out.renamed.push((old.clone(), new.clone(), here[i] + counts[i]));
+        out.renamed
+            .push((old.clone(), new.clone(), here[i] + counts[i]));
     }
     Ok(out)
 }

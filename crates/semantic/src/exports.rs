@@ -160,10 +160,10 @@ pub fn exports(lang: Lang, text: &str) -> Result<Exports, FkError> {
         }
         for part in &children {
             match part.kind() {
-                "*" if source.is_some() => {
-                    if !children.iter().any(|x| x.kind() == "namespace_export") {
-                        out.star_from.push(source.clone().unwrap_or_default());
-                    }
+                "*" if source.is_some()
+                    && !children.iter().any(|x| x.kind() == "namespace_export") =>
+                {
+                    out.star_from.push(source.clone().unwrap_or_default());
                 }
                 "namespace_export" => {
                     let mut n = part.walk();
