@@ -168,19 +168,25 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
                 FkError::invalid(format!("cannot tell where {to} is in the workspace"))
             })?;
             let (file, new) = (key(&src), key(&dst));
-            if plan::files_under(&graph, &file).any(|(_, rest)| !rest.is_empty()) {
-                return Err(FkError::invalid(format!(
-                    "{}: {from} is a directory; symbols are renamed with one file",
-                    opts.renames.what
-                ))
-                .with_hint("move the directory without renames, or rename files one by one"));
+            // A source that is not there: the operation itself says so.
+            let exists = ws.metadata(&src).ok().flatten().is_some();
+            if !exists {
+                None
+            } else {
+                if plan::files_under(&graph, &file).any(|(_, rest)| !rest.is_empty()) {
+                    return Err(FkError::invalid(format!(
+                        "{}: {from} is a directory; symbols are renamed with one file",
+                        opts.renames.what
+                    ))
+                    .with_hint("move the directory without renames, or rename files one by one"));
+                }
+                let renames = symbols::wanted(&graph, &file, &new, &opts.renames)?;
+                let sp = symbols::plan(&graph, &file, &renames, !copy, opts.renames.what)?;
+                let moved: HashMap<String, String> = [(file.clone(), new.clone())].into();
+                applied.symbols = symbols::changes(&graph, &sp, &moved);
+                applied.renamed = sp.renamed.clone();
+                Some(sp)
             }
-            let renames = symbols::wanted(&graph, &file, &new, &opts.renames)?;
-            let sp = symbols::plan(&graph, &file, &renames, !copy, opts.renames.what)?;
-            let moved: HashMap<String, String> = [(file.clone(), new.clone())].into();
-            applied.symbols = symbols::changes(&graph, &sp, &moved);
-            applied.renamed = sp.renamed.clone();
-            Some(sp)
         };
         for p in plans {
             req.rewrites.extend(p.rewrites);
