@@ -53,3 +53,62 @@ async def test_a_delete_removes_the_import_declarations(connect, workspace):
     assert reply["unresolvedUses"] == [
         {"file": "src/app/main.ts", "line": 1, "symbol": "user", "from": "../lib/user"}]
     assert (workspace / "src/app/main.ts").read_text() == "export const m = user;\n"
+
+
+async def test_rename_exports_renames_the_main_export_at_every_import_site(connect, workspace):
+    (workspace / "src" / "services").mkdir(parents=True)
+    (workspace / "src" / "services" / "UserService.ts").write_text(
+        "export class UserService {\n  static make(): UserService { return new UserService(); }\n}\n")
+    (workspace / "src" / "main.ts").write_text(
+        "import { UserService } from './services/UserService';\n"
+        "import { UserService as Users } from './services/UserService';\n"
+        "import * as svc from './services/UserService';\n"
+        "export const a = new UserService(), b = new Users(), c = new svc.UserService();\n")
+    (workspace / "src" / "index.ts").write_text("export * from './services/UserService';\n")
+    (workspace / "src" / "app.ts").write_text(
+        "import { UserService } from './index';\nexport const d: UserService = UserService.make();\n")
+    async with connect("--tools", "semantic") as session:
+        # A new name that an importer already binds: refused, nothing written.
+        (workspace / "src" / "clash.ts").write_text(
+            "import { UserService } from './services/UserService';\nconst AuthService = 1;\n"
+            "export const e = [UserService, AuthService];\n")
+        result = await session.call_tool(
+            "file_rename", {"path": "src/services/UserService.ts", "newName": "AuthService.ts",
+                            "renameExports": True})
+        assert result.isError
+        assert "src/clash.ts" in text_of(result) and "AuthService" in text_of(result)
+        assert (workspace / "src/services/UserService.ts").exists()
+        assert not (workspace / "src/services/AuthService.ts").exists()
+        (workspace / "src" / "clash.ts").unlink()
+
+        result = await session.call_tool(
+            "file_rename", {"path": "src/services/UserService.ts", "newName": "AuthService.ts",
+                            "renameExports": True})
+        assert not result.isError, text_of(result)
+        reply = result.structuredContent
+        assert reply["symbolsRenamed"] == [
+            {"old": "UserService", "new": "AuthService", "occurrences": reply["totalSymbolsRenamed"]}]
+        assert reply["precision"] == "syntactic"
+        assert sorted(f["file"] for f in reply["exportsRenamed"]) == [
+            "src/app.ts", "src/main.ts", "src/services/UserService.ts"]
+    assert (workspace / "src/services/AuthService.ts").read_text() == (
+        "export class AuthService {\n  static make(): AuthService { return new AuthService(); }\n}\n")
+    assert (workspace / "src/main.ts").read_text() == (
+        "import { AuthService } from './services/AuthService';\n"
+        "import { AuthService as Users } from './services/AuthService';\n"
+        "import * as svc from './services/AuthService';\n"
+        "export const a = new AuthService(), b = new Users(), c = new svc.AuthService();\n")
+    assert (workspace / "src/index.ts").read_text() == "export * from './services/AuthService';\n"
+    assert (workspace / "src/app.ts").read_text() == (
+        "import { AuthService } from './index';\nexport const d: AuthService = AuthService.make();\n")
+
+
+async def test_rename_file_of_the_file_table_updates_imports_and_says_where(connect, workspace):
+    project(workspace)
+    async with connect("--tools", "file") as session:
+        result = await session.call_tool(
+            "file_rename_file", {"old_path": "src/lib/user.ts", "new_path": "src/core/user.ts"})
+    assert not result.isError, text_of(result)
+    assert "updated 2 import(s) in 2 file(s): src/app/main.ts, src/lib/user.ts" in text_of(result)
+    assert (workspace / "src/app/main.ts").read_text().startswith("import { user } from '../core/user';")
+    assert (workspace / "src/core/user.ts").read_text().startswith("import { id } from '../lib/id';")

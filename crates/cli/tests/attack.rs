@@ -336,7 +336,13 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "openInEditor",
         ],
         "file_delete" => &["recursive", "updateImports", "dryRun"],
-        "file_move" => &["updateImports", "overwrite", "dryRun"],
+        "file_move" => &[
+            "updateImports",
+            "overwrite",
+            "renameExports",
+            "exportMapping",
+            "dryRun",
+        ],
         // `newName` is a name, never a path: one with `/` or `\\` is refused
         // (crates/cli/tests/history.rs).
         "file_rename" => &[
@@ -347,7 +353,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "dryRun",
         ],
         "file_duplicate" => &["renameSymbols", "symbolMapping", "overwrite"],
-        "manage_files" => &["atomic", "dry_run"],
+        "manage_files" => &["atomic", "dry_run", "update_imports"],
         "lock" => &["ttl_seconds", "holder"],
         "unlock" => &["holder", "force"],
         "history" => &["limit", "entry"],

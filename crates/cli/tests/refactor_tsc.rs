@@ -223,3 +223,243 @@ fn delete(
     eprintln!("{name}: reported {reported:?}, new errors {new:?}");
     (errors, reported, new)
 }
+
+/// Every file under `dir` with its bytes (to check that a refused request wrote nothing).
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_name() == ".filekit" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.insert(e.path(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn call_fails(dir: &Path, tool: &str, args: Value) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["call", "--root"])
+        .arg(dir)
+        .arg("--json")
+        .arg(json!({"tool": tool, "arguments": args}).to_string())
+        .output()
+        .unwrap();
+    let reply: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(reply["success"], json!(false), "{tool} {args}: {reply:#}");
+    reply
+}
+
+fn read(dir: &Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap()
+}
+
+#[test]
+fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
+    let (rxjs, tsc_js) = deps();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    copy_dir(&rxjs.join("src"), &dir.join("src"));
+    std::fs::copy(rxjs.join("tsconfig.json"), dir.join("tsconfig.json")).unwrap();
+    let baseline = tsc(&tsc_js, dir);
+    let check = |what: &str, reply: &Value| {
+        let errors = tsc(&tsc_js, dir);
+        let new: Vec<_> = errors.difference(&baseline).collect();
+        assert!(
+            new.is_empty(),
+            "after {what}: new tsc errors {new:#?}\n{reply:#}"
+        );
+    };
+
+    // renameExports: the main export follows the file's new name, in the file and at
+    // every import site (65 of them), in one request.
+    let reply = call(
+        dir,
+        "file_rename",
+        json!({"path": "src/internal/util/isFunction.ts", "newName": "isCallable.ts", "renameExports": true}),
+    );
+    assert_eq!(
+        reply["symbolsRenamed"][0],
+        json!({"old": "isFunction", "new": "isCallable", "occurrences": reply["totalSymbolsRenamed"]})
+    );
+    assert!(
+        reply["totalSymbolsRenamed"].as_u64().unwrap() > 60,
+        "{reply:#}"
+    );
+    assert!(read(dir, "src/internal/util/isCallable.ts").contains("export function isCallable("));
+    assert!(
+        read(dir, "src/internal/Observable.ts")
+            .contains("import { isCallable } from './util/isCallable';")
+    );
+    check("renameExports", &reply);
+
+    // exportMapping with a move: the public re-export of src/index.ts follows.
+    let reply = call(
+        dir,
+        "file_move",
+        json!({"source": "src/internal/util/identity.ts", "destination": "src/internal/helpers/same.ts", "exportMapping": {"identity": "same"}}),
+    );
+    assert!(read(dir, "src/index.ts").contains("export { same } from './internal/helpers/same';"));
+    assert!(
+        read(dir, "src/internal/util/pipe.ts").contains("import { same } from '../helpers/same';")
+    );
+    check("exportMapping with a move", &reply);
+
+    // A type renamed through the `export *` barrel of src/index.ts.
+    let reply = call(
+        dir,
+        "file_rename",
+        json!({"path": "src/internal/types.ts", "newName": "typings.ts", "exportMapping": {"ObservableInputTuple": "ObservableInputs"}}),
+    );
+    assert!(read(dir, "src/internal/typings.ts").contains("export type ObservableInputs<T>"));
+    assert!(
+        !read(dir, "src/internal/observable/combineLatest.ts").contains("ObservableInputTuple")
+    );
+    check("exportMapping of a type", &reply);
+
+    // file_duplicate with symbolMapping: the copy's own imports work from its new place and
+    // its symbol is renamed (scope-aware); the original is unchanged.
+    let map_before = read(dir, "src/internal/operators/map.ts");
+    let reply = call(
+        dir,
+        "file_duplicate",
+        json!({"source": "src/internal/operators/map.ts", "destination": "src/internal/operators/copies/deep/project.ts", "symbolMapping": {"map": "project"}}),
+    );
+    assert_eq!(reply["precision"], json!("syntactic"));
+    let copy = read(dir, "src/internal/operators/copies/deep/project.ts");
+    assert!(copy.contains("export function project<T, R>("), "{copy}");
+    assert!(copy.contains("from '../../../typings'"), "{copy}");
+    assert_eq!(read(dir, "src/internal/operators/map.ts"), map_before);
+    check("file_duplicate with symbolMapping", &reply);
+
+    // renameSymbols: the main export follows the copy's name.
+    let reply = call(
+        dir,
+        "file_duplicate",
+        json!({"source": "src/internal/operators/filter.ts", "destination": "src/internal/keep.ts", "renameSymbols": true}),
+    );
+    assert!(read(dir, "src/internal/keep.ts").contains("export function keep<T>("));
+    check("file_duplicate with renameSymbols", &reply);
+
+    // Bad inputs: a clear error and nothing written.
+    let before = snapshot(dir);
+    let bad: Vec<(&str, Value, &str, &str)> = vec![
+        (
+            "file_rename",
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"nope": "nothing"}}),
+            "NOT_FOUND",
+            "does not export `nope`",
+        ),
+        (
+            "file_move",
+            json!({"source": "src/internal/util/noop.ts", "destination": "src/internal/noop.ts", "exportMapping": {"noop": "innerFrom"}}),
+            "CONFLICT",
+            "innerFrom",
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"noop": "no-op"}}),
+            "INVALID_ARGUMENT",
+            "not a valid identifier",
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"noop": "class"}}),
+            "INVALID_ARGUMENT",
+            "reserved word",
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/typings.ts", "newName": "allTypes.ts", "renameExports": true}),
+            "NOT_FOUND",
+            "no symbol named after the file",
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "renameExports": true, "updateImports": false}),
+            "INVALID_ARGUMENT",
+            "updateImports",
+        ),
+        (
+            "file_rename",
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"noop": "isCallable"}}),
+            "CONFLICT",
+            "isCallable",
+        ),
+        (
+            "file_duplicate",
+            json!({"source": "src/internal/util/noop.ts", "destination": "src/internal/util/noop2.ts", "symbolMapping": {"nothing": "x"}}),
+            "NOT_FOUND",
+            "nothing",
+        ),
+    ];
+    for (tool, args, code, says) in bad {
+        let reply = call_fails(dir, tool, args.clone());
+        assert_eq!(reply["errorCode"], json!(code), "{tool} {args}: {reply:#}");
+        let message = reply["error"].as_str().unwrap();
+        assert!(message.contains(says), "{tool} {args}: {message}");
+        assert!(snapshot(dir) == before, "{tool} {args} changed the tree");
+    }
+
+    // A delete through barrels: the `export *` of the deleted file is removed, and the uses
+    // that came through the barrel (by name, through a namespace, through a barrel of the
+    // barrel) are listed with the direct importers' uses: exactly the new errors.
+    let write = |p: &str, t: &str| std::fs::write(dir.join(p), t).unwrap();
+    write(
+        "src/internal/util/all.ts",
+        "export * from './throwUnobservableError';\nexport * from './isIterable';\n",
+    );
+    write(
+        "src/internal/barrelUser.ts",
+        "import { createInvalidObservableTypeError, isIterable } from './util/all';\nimport * as all from './util/all';\nexport const e = createInvalidObservableTypeError(1);\nexport const f = all.createInvalidObservableTypeError(2);\nexport const g = isIterable([]);\n",
+    );
+    write(
+        "src/internal/moreBarrel.ts",
+        "export * from './util/all';\n",
+    );
+    write(
+        "src/internal/deep.ts",
+        "import { createInvalidObservableTypeError as make } from './moreBarrel';\nexport const h = make(3);\n",
+    );
+    let baseline = tsc(&tsc_js, dir);
+    let reply = call(
+        dir,
+        "file_delete",
+        json!({"path": "src/internal/util/throwUnobservableError.ts"}),
+    );
+    assert_eq!(
+        read(dir, "src/internal/util/all.ts"),
+        "export * from './isIterable';\n"
+    );
+    let reported: Lines = reply["unresolvedUses"]
+        .as_array()
+        .unwrap_or_else(|| panic!("unresolvedUses: {reply:#}"))
+        .iter()
+        .map(|l| {
+            (
+                l["file"].as_str().unwrap().to_string(),
+                l["line"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    let through: Vec<&Value> = reply["unresolvedUses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u.get("via").is_some())
+        .collect();
+    assert_eq!(through.len(), 3, "{reply:#}");
+    let new: Lines = tsc(&tsc_js, dir)
+        .difference(&baseline)
+        .map(|(f, l, _)| (f.clone(), *l))
+        .collect();
+    assert_eq!(reported, new, "{reply:#}");
+}

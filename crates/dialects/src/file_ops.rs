@@ -8,10 +8,10 @@
 //! refactoring engine (`filekit-refactor`): the import graph of the workspace gives every
 //! specifier that names a moved, renamed, copied or deleted file, and the rewrites are
 //! committed in the same atomic request as the file operation (one history entry, one undo;
-//! a dry run shows every diff). Export renames (`renameExports`, `exportMapping`) need a
-//! symbol rename, not built yet: they are refused with that reason. `file_duplicate`'s
-//! `symbolMapping` and `renameSymbols` rename whole-word occurrences in the copy (textual,
-//! and said so).
+//! a dry run shows every diff). Export renames (`renameExports`, `exportMapping` of
+//! `file_move`/`file_rename`) go in the same request: the file's export and its import sites
+//! (`filekit_refactor::symbols`). `file_duplicate`'s `symbolMapping` and `renameSymbols`
+//! rename in the copy, scope-aware in TS/JS files, whole words in others (said so).
 
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
@@ -20,6 +20,8 @@ use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsReport, FsRequest, OpReport};
 use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_refactor::ops::Options;
+use filekit_refactor::symbols::Renames;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -196,7 +198,10 @@ fn delete_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
 const RENAME_FILE_DESCRIPTION: &str = "\
 Rename or move a file (or a directory) to a new path. Missing destination directories are \
-created; an existing destination is never replaced. Recorded in the edit history (undoable).
+created; an existing destination is never replaced. Every import, re-export, require() and \
+import() of a moved TS/JS (or Python) file is rewritten to the new path in the style it had, \
+and the moved files' own relative imports too; the reply lists the files changed. Recorded in \
+the edit history as one step (undoable).
 
 Example: {\"old_path\": \"src/UserProfile.jsx\", \"new_path\": \"src/components/UserProfile.jsx\"}";
 
@@ -213,7 +218,8 @@ static RENAME_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<RenameFi
 
 fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: RenameFileArgs = parse("file:rename_file", &RENAME_FILE_SCHEMA, args)?;
-    let report = run(
+    // Seed 001 has no flag for it: imports are always kept right, and the reply says where.
+    let (report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
             from: args.old_path.clone(),
@@ -221,13 +227,31 @@ fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             overwrite: false,
         }],
         false,
-    );
+        imports_only(true, false),
+    )?;
     let r = &report.ops[0];
-    let text = format!(
+    let mut text = format!(
         "renamed {} to {}",
         r.source,
         r.destination.clone().unwrap_or_default()
     );
+    text.push_str(&imports_text(&applied));
+    let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
+    let failure = rewrite_error(&report).filter(|_| r.error.is_none());
+    if let Some(e) = failure {
+        return Ok(ToolReply::new(
+            shape::failure(
+                vec![
+                    ("old_path", Some(json!(args.old_path))),
+                    ("new_path", Some(json!(args.new_path))),
+                ],
+                e,
+                Case::Snake,
+            ),
+            true,
+            e.full_message(),
+        ));
+    }
     Ok(file_reply(
         r,
         vec![
@@ -237,9 +261,36 @@ fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 "directories_created",
                 (!r.created_dirs.is_empty()).then(|| json!(r.created_dirs)),
             ),
+            ("imports_updated", (total > 0).then(|| json!(applied.files))),
+            (
+                "warnings",
+                (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
+            ),
         ],
         text,
     ))
+}
+
+/// The importers rewritten, for a reply text: `; updated 3 import(s) in 2 file(s): a.ts, b.ts`.
+pub(crate) fn imports_text(applied: &filekit_refactor::ops::Applied) -> String {
+    let mut text = String::new();
+    let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
+    if total > 0 {
+        text.push_str(&format!(
+            "; updated {total} import(s) in {} file(s): {}",
+            applied.files.len(),
+            applied
+                .files
+                .iter()
+                .map(|f| f.file.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for w in &applied.warnings {
+        text.push_str(&format!("\nwarning: {w}"));
+    }
+    text
 }
 
 const COPY_FILE_DESCRIPTION: &str = "\
@@ -296,10 +347,9 @@ fn run_with_imports(
     ws: &Workspace,
     ops: Vec<FileOp>,
     dry_run: bool,
-    update_imports: bool,
-    remove_on_delete: bool,
+    opts: Options,
 ) -> Result<(FsReport, filekit_refactor::ops::Applied), FkError> {
-    let mut applied = filekit_refactor::ops::apply(
+    let mut applied = filekit_refactor::ops::apply_with(
         ws,
         FsRequest {
             ops,
@@ -307,8 +357,7 @@ fn run_with_imports(
             tool: Some(crate::call_tool()),
             ..FsRequest::default()
         },
-        update_imports,
-        remove_on_delete,
+        &opts,
     )?;
     let report = applied.report.take().unwrap_or_else(|| FsReport {
         ops: Vec::new(),
@@ -319,6 +368,58 @@ fn run_with_imports(
         history_entry: None,
     });
     Ok((report, applied))
+}
+
+/// Import updates on, `remove_on_delete` as given, no symbol renames.
+fn imports_only(update_imports: bool, remove_on_delete: bool) -> Options {
+    Options {
+        update_imports,
+        remove_on_delete,
+        renames: Renames::default(),
+    }
+}
+
+/// The renames of `renameExports`/`exportMapping` (or `renameSymbols`/`symbolMapping`).
+fn renames(main: bool, mapping: &BTreeMap<String, String>, what: &'static str) -> Renames {
+    Renames {
+        mapping: mapping
+            .iter()
+            .map(|(o, n)| (o.clone(), n.clone()))
+            .collect(),
+        main,
+        what,
+    }
+}
+
+/// `exportsRenamed` of seed 004 (every occurrence renamed, per file), `symbolsRenamed`
+/// (per symbol, with its occurrences) and the count of occurrences.
+fn symbols_renamed(applied: &filekit_refactor::ops::Applied) -> (Value, Value, usize) {
+    let total = applied.renamed.iter().map(|r| r.2).sum();
+    let files: Vec<Value> = applied
+        .symbols
+        .iter()
+        .map(|f| {
+            object(vec![
+                ("file", Some(json!(f.file))),
+                ("movedTo", f.moved_to.as_ref().map(|m| json!(m))),
+                (
+                    "changes",
+                    Some(json!(
+                        f.changes
+                            .iter()
+                            .map(|c| json!({"old": c.old, "new": c.new, "line": c.line}))
+                            .collect::<Vec<_>>()
+                    )),
+                ),
+            ])
+        })
+        .collect();
+    let symbols: Vec<Value> = applied
+        .renamed
+        .iter()
+        .map(|(o, n, c)| json!({"old": o, "new": n, "occurrences": c}))
+        .collect();
+    (json!(files), json!(symbols), total)
 }
 
 /// `importsUpdated` of seed 004: one entry per file whose specifiers change, and the count
@@ -473,7 +574,8 @@ it needs recursive: true. dryRun lists what would go without deleting. Every del
 recorded in the edit history and can be undone. updateImports (default true) removes the \
 import and re-export declarations of the deleted files from the files that import them, in \
 the same undoable step, and lists the uses of their names left behind (uses that no longer \
-compile); require() and import() calls of deleted files are listed as leftovers, not removed. \
+compile), also those that came through a barrel (`export * from`, `export { a } from`) whose \
+re-export of a deleted file is removed; require() and import() calls of deleted files are listed as leftovers, not removed. \
 With updateImports false nothing else changes and every import left behind is listed.
 
 Example: {\"paths\": [\"src/old/A.ts\", \"src/old/B.ts\"]}";
@@ -519,7 +621,12 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         .collect();
     // The graph is always asked, so that imports left behind are listed even without
     // updateImports; they are removed only with it.
-    let (report, applied) = run_with_imports(ws, ops, args.dry_run, true, args.update_imports)?;
+    let (report, applied) = run_with_imports(
+        ws,
+        ops,
+        args.dry_run,
+        imports_only(true, args.update_imports),
+    )?;
     let ok: Vec<&OpReport> = report.ops.iter().filter(|o| o.success).collect();
     let failed: Vec<Value> = report
         .ops
@@ -565,6 +672,9 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         } else {
             left_behind.push(json!({"file": l.file, "line": l.line, "specifier": l.specifier, "kind": l.kind, "target": l.target}));
         }
+    }
+    for u in &applied.barrel_uses {
+        unresolved.push(json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel}));
     }
     let files_note = if removed_total > 0 {
         format!(", removed {removed_total} import(s)")
@@ -640,7 +750,13 @@ require(), import() and /// <reference> that names a moved file (in TS/TSX/JS fi
 like TypeScript: extensionless, .js for .ts, index files, tsconfig baseUrl/paths, workspace \
 package exports; and Python's from/import ... as), keeping each \
 specifier's style, and the moved files' own relative imports; a directory moves with all its \
-files. The move and every rewrite are one atomic step of the edit history (one undo).
+files. renameExports renames the file's main export (the one named after the file, \
+UserService in UserService.ts) to the new file name, and exportMapping {\"Old\": \"New\"} the \
+exports it names: in the file and at every import site (named imports, aliased ones keeping \
+their local name, re-exports and their importers, ns.Old, default imports named after it); a \
+name the file does not export, an invalid name or one that clashes with a binding where it \
+lands is refused with nothing changed. The move, every rewrite and every rename are one \
+atomic step of the edit history (one undo).
 
 Example: {\"source\": \"src/services/UserService.ts\", \"destination\": \"src/auth/services/UserService.ts\"}";
 
@@ -658,6 +774,12 @@ struct FileMoveArgs {
     /// Overwrite if destination exists (default false).
     #[serde(default)]
     overwrite: bool,
+    /// Rename the main export (named after the file) to match the new name (default false).
+    #[serde(default)]
+    rename_exports: bool,
+    /// Exported symbols to rename everywhere with the move: {"Old": "New"}.
+    #[serde(default)]
+    export_mapping: BTreeMap<String, String>,
     /// Preview only (default false).
     #[serde(default)]
     dry_run: bool,
@@ -675,8 +797,11 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             overwrite: args.overwrite,
         }],
         args.dry_run,
-        args.update_imports,
-        false,
+        Options {
+            update_imports: args.update_imports,
+            remove_on_delete: false,
+            renames: renames(args.rename_exports, &args.export_mapping, "exportMapping"),
+        },
     )?;
     let r = &report.ops[0];
     let fields = vec![
@@ -699,11 +824,15 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ));
     }
     let (imports, total) = imports_updated(&applied);
-    let imports_note = if !args.update_imports {
+    let (exports, symbols, renamed) = symbols_renamed(&applied);
+    let mut imports_note = if !args.update_imports {
         "imports not updated (updateImports: false)".to_string()
     } else {
         format!("{total} import(s) in {} file(s)", applied.files.len())
     };
+    if !applied.renamed.is_empty() {
+        imports_note.push_str(&format!(", renamed {renamed} symbol occurrence(s)"));
+    }
     let summary = if args.dry_run {
         format!(
             "Would move {} ({} file(s)) and update {imports_note}",
@@ -735,6 +864,22 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("totalFilesUpdated", Some(json!(applied.files.len()))),
         ("totalImportsUpdated", Some(json!(total))),
         (
+            "exportsRenamed",
+            (!applied.renamed.is_empty()).then_some(exports),
+        ),
+        (
+            "symbolsRenamed",
+            (!applied.renamed.is_empty()).then_some(symbols),
+        ),
+        (
+            "totalSymbolsRenamed",
+            (!applied.renamed.is_empty()).then(|| json!(renamed)),
+        ),
+        (
+            "precision",
+            (!applied.renamed.is_empty()).then(|| json!("syntactic")),
+        ),
+        (
             "diffs",
             args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
         ),
@@ -753,7 +898,13 @@ const FILE_RENAME_DESCRIPTION: &str = "\
 Rename a file or directory in place: newName is the new name only, not a path. dryRun checks \
 and changes nothing but shows every diff. updateImports (default true) rewrites every import \
 of the renamed file (or of the files of a renamed directory) in the style it had, in the same \
-undoable step. renameExports and exportMapping need a symbol rename, not built yet: refused.
+undoable step. renameExports renames the file's main export (the one named after the file, \
+UserService in UserService.ts; userService in user-service.ts) to the new name, and \
+exportMapping {\"Old\": \"New\"} the exports it names, in the file and at every import site \
+(named imports, aliased ones keeping their local name, re-exports and their importers, ns.Old, \
+default imports named after it), in the same step; syntactic (tree-sitter), and said so. A \
+name the file does not export, an invalid name or one that clashes with a binding where it \
+lands is refused with nothing changed.
 
 Example: {\"path\": \"src/services/UserService.ts\", \"newName\": \"AuthService.ts\"}";
 
@@ -768,10 +919,10 @@ struct FileRenameArgs {
     #[serde(default = "yes")]
     #[schemars(extend("default" = true))]
     update_imports: bool,
-    /// Rename main export to match (not available yet).
+    /// Rename the main export (named after the file) to match the new name (default false).
     #[serde(default)]
     rename_exports: bool,
-    /// Custom symbol renames (not available yet): {"Old": "New"}.
+    /// Custom symbol renames, in the file and its importers: {"Old": "New"}.
     #[serde(default)]
     export_mapping: BTreeMap<String, String>,
     /// Preview only (default false).
@@ -783,12 +934,6 @@ static FILE_RENAME_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileRena
 
 fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: FileRenameArgs = parse("file_rename", &FILE_RENAME_SCHEMA, args)?;
-    if args.rename_exports || !args.export_mapping.is_empty() {
-        return Err(FkError::invalid(
-            "file_rename: renameExports and exportMapping need the refactoring engine, which filekit does not have yet",
-        )
-        .with_hint("rename the file without them, then rename the symbols with a text replace (replace_in_files)"));
-    }
     if args.new_name.is_empty()
         || args.new_name.contains('/')
         || args.new_name.contains('\\')
@@ -814,8 +959,11 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             overwrite: false,
         }],
         args.dry_run,
-        args.update_imports,
-        false,
+        Options {
+            update_imports: args.update_imports,
+            remove_on_delete: false,
+            renames: renames(args.rename_exports, &args.export_mapping, "exportMapping"),
+        },
     )?;
     let r = &report.ops[0];
     let fields = vec![
@@ -830,7 +978,8 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ));
     }
     let (imports, total) = imports_updated(&applied);
-    let summary = format!(
+    let (exports, symbols, renamed) = symbols_renamed(&applied);
+    let mut summary = format!(
         "{} {} to {}, {} {total} import(s) in {} file(s)",
         if args.dry_run {
             "Would rename"
@@ -846,13 +995,38 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         },
         applied.files.len()
     );
+    if !applied.renamed.is_empty() {
+        summary.push_str(&format!(
+            ", {} {renamed} symbol occurrence(s) ({})",
+            if args.dry_run {
+                "would rename"
+            } else {
+                "renamed"
+            },
+            applied
+                .renamed
+                .iter()
+                .map(|(o, n, _)| format!("{o} -> {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let mut pairs = fields;
     pairs.extend([
         ("success", Some(json!(true))),
         ("renamed", Some(json!(r.done))),
         ("importsUpdated", Some(imports)),
         ("totalImportsUpdated", Some(json!(total))),
-        ("exportsRenamed", Some(json!([]))),
+        ("exportsRenamed", Some(exports)),
+        (
+            "symbolsRenamed",
+            (!applied.renamed.is_empty()).then_some(symbols),
+        ),
+        ("totalSymbolsRenamed", Some(json!(renamed))),
+        (
+            "precision",
+            (!applied.renamed.is_empty()).then(|| json!("syntactic")),
+        ),
         (
             "diffs",
             args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
@@ -870,11 +1044,12 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
 const FILE_DUPLICATE_DESCRIPTION: &str = "\
 Copy a file to a new path, optionally renaming symbols in the copy: symbolMapping \
-{\"Old\": \"New\"} replaces every whole-word occurrence, and renameSymbols renames the source \
-file's name (UserService in UserService.ts) to the destination's. The renames are textual \
-(whole words, not scope-aware), and the reply says so. Missing directories are created; an \
-existing destination is replaced only with overwrite. Without renames, the copy's own relative \
-imports are rewritten to work from its new place. Undoable from the edit history.
+{\"Old\": \"New\"} renames the symbols it names, and renameSymbols the main export (named \
+after the file: UserService in UserService.ts) to the destination's name. In TS/JS files the \
+renames are scope-aware (declarations and their uses, syntactic); in other files they replace \
+whole words (textual); the reply says which. The copy's own relative imports are rewritten to \
+work from its new place. Missing directories are created; an existing destination is replaced \
+only with overwrite. Undoable from the edit history.
 
 Example: {\"source\": \"src/services/UserService.ts\", \"destination\": \"src/services/AdminService.ts\", \"renameSymbols\": true}";
 
@@ -918,8 +1093,19 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("destination", Some(json!(args.destination))),
     ];
     let mut imports = (json!([]), 0);
-    let (report_ok, size, renamed, history_entry, err) = if mapping.is_empty() {
-        // The copy's own relative imports are rewritten to work from its new place.
+    let code = filekit_semantic::Lang::of_path(&args.source).is_ok_and(|l| {
+        matches!(
+            l,
+            filekit_semantic::Lang::TypeScript
+                | filekit_semantic::Lang::Tsx
+                | filekit_semantic::Lang::JavaScript
+        )
+    });
+    let mut precision = "textual";
+    let (report_ok, size, renamed, history_entry, err) = if mapping.is_empty() || code {
+        // The copy's own relative imports are rewritten to work from its new place, and in
+        // TS/JS the symbols are renamed scope-aware, in the same request.
+        precision = "syntactic";
         let (report, applied) = run_with_imports(
             ws,
             vec![FileOp::Copy {
@@ -928,15 +1114,24 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 overwrite: args.overwrite,
             }],
             false,
-            true,
-            false,
+            Options {
+                update_imports: true,
+                remove_on_delete: false,
+                renames: renames(args.rename_symbols, &args.symbol_mapping, "symbolMapping"),
+            },
         )?;
         imports = imports_updated(&applied);
         let r = &report.ops[0];
+        let size = report
+            .rewrites
+            .first()
+            .and_then(|w| ws.resolve(&w.written_to).ok())
+            .and_then(|p| ws.metadata(&p).ok().flatten())
+            .map_or(r.bytes as usize, |m| m.len as usize);
         (
             r.done,
-            r.bytes as usize,
-            Vec::new(),
+            size,
+            applied.renamed.clone(),
             report.history_entry,
             r.error.clone().or(rewrite_error(&report).cloned()),
         )
@@ -1023,7 +1218,7 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                     .collect::<Vec<_>>()
             )),
         ),
-        ("precision", (!renamed.is_empty()).then(|| json!("textual"))),
+        ("precision", (!renamed.is_empty()).then(|| json!(precision))),
         ("importsUpdated", (imports.1 > 0).then(|| imports.0.clone())),
         ("historyEntry", history_entry.map(|id| json!(id))),
         ("summary", Some(json!(summary))),

@@ -75,7 +75,11 @@ inside the workspace; a destination is never replaced unless `overwrite`; a dire
 deleted with its contents only when `recursive`. With atomic: true either every operation \
 happens or none does (even if filekit is killed part way). dry_run checks everything and \
 changes nothing. Each call is one entry in the edit history: `undo` reverts it. Operations \
-are checked against the tree as it is before the call (one may not use another's result).
+are checked against the tree as it is before the call (one may not use another's result). \
+update_imports (default true) keeps TS/JS (and Python) imports right in the same step: every \
+import, re-export, require() and import() naming a moved or copied file is rewritten in the \
+style it had (and the moved files' own), deleted files' import declarations are removed and \
+the uses left behind listed; a request with such rewrites is atomic.
 
 Example: {\"operations\": [{\"op\": \"move\", \"from\": \"src/old.ts\", \"to\": \"src/lib/new.ts\"}, \
 {\"op\": \"delete\", \"path\": \"tmp\", \"recursive\": true}], \"atomic\": true}";
@@ -125,6 +129,15 @@ struct ManageArgs {
     /// Check and describe, change nothing.
     #[serde(default)]
     dry_run: bool,
+    /// Rewrite the imports of moved/copied files and remove those of deleted ones (default
+    /// true).
+    #[serde(default = "yes")]
+    #[schemars(extend("default" = true))]
+    update_imports: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 static MANAGE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ManageArgs>);
@@ -163,16 +176,21 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             },
         })
         .collect();
-    let report = filekit_core::fsops::apply(
+    let mut applied = filekit_refactor::ops::apply(
         ws,
-        &FsRequest {
+        FsRequest {
             ops,
             dry_run: args.dry_run,
             atomic: args.atomic,
             tool: Some(crate::call_tool()),
             ..FsRequest::default()
         },
-    );
+        args.update_imports,
+        args.update_imports,
+    )?;
+    let Some(report) = applied.report.take() else {
+        return Err(FkError::invalid("manage_files: nothing was done"));
+    };
     let mut text = String::new();
     for o in &report.ops {
         let what = match &o.destination {
@@ -190,6 +208,42 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     if report.rolled_back {
         text.push_str("nothing was changed: the request is atomic and an operation failed\n");
     }
+    let imports = crate::file_ops::imports_text(&applied);
+    if !imports.is_empty() {
+        text.push_str(imports.trim_start_matches("; "));
+        text.push('\n');
+    }
+    if let Some(e) = report.rewrites.iter().find_map(|r| r.error.as_ref()) {
+        text.push_str(&format!("FAILED import rewrite: {}\n", e.full_message()));
+    }
+    let unresolved: Vec<Value> = applied
+        .leftovers
+        .iter()
+        .flat_map(|l| {
+            l.uses
+                .iter()
+                .map(|u| json!({"file": l.file, "line": u.line, "symbol": u.name, "from": l.specifier}))
+        })
+        .chain(applied.barrel_uses.iter().map(|u| {
+            json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel})
+        }))
+        .collect();
+    let left_behind: Vec<&filekit_refactor::plan::Leftover> =
+        applied.leftovers.iter().filter(|l| !l.removed).collect();
+    for l in &left_behind {
+        text.push_str(&format!(
+            "left behind: {}:{} '{}' (the file it names is deleted)\n",
+            l.file, l.line, l.specifier
+        ));
+    }
+    for u in &unresolved {
+        text.push_str(&format!(
+            "use left behind: {}:{} {}\n",
+            u["file"].as_str().unwrap_or(""),
+            u["line"],
+            u["symbol"].as_str().unwrap_or("")
+        ));
+    }
     if let Some(id) = report.history_entry {
         text.push_str(&format!("history entry {id} (undo reverts it)\n"));
     }
@@ -199,6 +253,42 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("atomic", Some(json!(report.atomic))),
         ("rolled_back", Some(json!(report.rolled_back))),
         ("operations", Some(json!(report.ops))),
+        (
+            "imports_updated",
+            (report.success() && !applied.files.is_empty()).then(|| json!(applied.files)),
+        ),
+        (
+            "rewrites",
+            (!report.rewrites.is_empty()).then(|| {
+                json!(
+                    report
+                        .rewrites
+                        .iter()
+                        .map(|r| object(vec![
+                            ("file", Some(json!(r.path))),
+                            ("written", Some(json!(r.done))),
+                            (
+                                "diff",
+                                report.dry_run.then(|| json!(shape::capped_diff(&r.diff).0))
+                            ),
+                            ("error", r.error.as_ref().map(|e| json!(e.full_message()))),
+                        ]))
+                        .collect::<Vec<_>>()
+                )
+            }),
+        ),
+        (
+            "leftover_imports",
+            (!left_behind.is_empty()).then(|| json!(left_behind)),
+        ),
+        (
+            "unresolved_uses",
+            (!unresolved.is_empty()).then(|| json!(unresolved)),
+        ),
+        (
+            "warnings",
+            (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
+        ),
         ("history_entry", report.history_entry.map(|id| json!(id))),
     ]);
     Ok(ToolReply::new(value, !report.success(), text))

@@ -16,6 +16,7 @@
 //! `filekit-semantic`, so that neither of those two needs the other's knowledge; it never
 //! writes (the engine's `fsops::apply` does).
 
+pub mod barrels;
 pub mod graph;
 pub mod ops;
 pub mod packages;
@@ -23,4 +24,5 @@ pub mod paths;
 pub mod plan;
 pub mod python;
 pub mod resolve;
+pub mod symbols;
 pub mod tsconfig;

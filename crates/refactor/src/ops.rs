@@ -2,6 +2,7 @@
 
 use crate::graph::{self, Graph};
 use crate::plan::{self, FileChanges, ImportPlan, Leftover};
+use crate::symbols::{self, Renames};
 use filekit_core::fsops::{self, FileOp, FsReport, FsRequest};
 use filekit_core::workspace::WsPath;
 use filekit_core::{FkError, Workspace};
@@ -16,6 +17,13 @@ pub struct Applied {
     /// References to deleted files (removed or left behind).
     pub leftovers: Vec<Leftover>,
     pub warnings: Vec<String>,
+    /// Uses of names that came from deleted files through barrels whose re-exports the
+    /// request removes (see [`crate::barrels`]).
+    pub barrel_uses: Vec<crate::barrels::BarrelUse>,
+    /// Symbols renamed with the request ([`Options::renames`]): every occurrence per file.
+    pub symbols: Vec<FileChanges>,
+    /// (old, new, occurrences) of each symbol renamed.
+    pub renamed: Vec<(String, String, usize)>,
     /// Code files parsed for this request (the others came from the cache), and in the graph.
     pub parsed: usize,
     pub graph_files: usize,
@@ -44,6 +52,18 @@ fn destination(ws: &Workspace, from: &WsPath, to: &str) -> Option<WsPath> {
     Some(dst)
 }
 
+/// What [`apply_with`] does besides the request's operations.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Rewrite the specifiers that name moved or copied files, clean up after deletes.
+    pub update_imports: bool,
+    /// On deletes, remove the import and re-export declarations of the deleted files.
+    pub remove_on_delete: bool,
+    /// Exported symbols of the one file the request moves or copies to rename with it: for a
+    /// move in the file and at every import site, for a copy in the copy only.
+    pub renames: Renames,
+}
+
 /// Carries out `req` and, when `update_imports`, the import updates it needs, in one
 /// atomic request: moves and copies rewrite the specifiers that name moved files (and the
 /// moved or copied files' own), deletes remove the import and re-export declarations of
@@ -51,10 +71,32 @@ fn destination(ws: &Workspace, from: &WsPath, to: &str) -> Option<WsPath> {
 /// cannot be planned (a missing source, ...) are left for the engine to report.
 pub fn apply(
     ws: &Workspace,
-    mut req: FsRequest,
+    req: FsRequest,
     update_imports: bool,
     remove_on_delete: bool,
 ) -> Result<Applied, FkError> {
+    apply_with(
+        ws,
+        req,
+        &Options {
+            update_imports,
+            remove_on_delete,
+            renames: Renames::default(),
+        },
+    )
+}
+
+/// [`apply`] with symbol renames (see [`Options`]). A rename that cannot be made is an
+/// error before anything is written.
+pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<Applied, FkError> {
+    let (update_imports, remove_on_delete) = (opts.update_imports, opts.remove_on_delete);
+    if !opts.renames.is_empty() && !update_imports {
+        return Err(FkError::invalid(format!(
+            "{} renames symbols at every import site, and updateImports is false",
+            opts.renames.what
+        ))
+        .with_hint("leave updateImports on (the default) to rename symbols with the file"));
+    }
     let mut applied = Applied::default();
     let mut moves_done: HashMap<String, String> = HashMap::new();
     let mut copies_or_deletes = 0;
@@ -101,13 +143,72 @@ pub fn apply(
         }
         if !deleted.is_empty() {
             let (p, leftovers) = plan::plan_delete(&graph, &deleted, remove_on_delete);
+            if remove_on_delete {
+                applied.barrel_uses = crate::barrels::uses_through(&graph, &deleted, &leftovers);
+            }
             applied.leftovers = leftovers;
             plans.push(p);
         }
+        let sym = if opts.renames.is_empty() {
+            None
+        } else {
+            let (from, to, copy) = match req.ops.as_slice() {
+                [FileOp::Move { from, to, .. }] => (from, to, false),
+                [FileOp::Copy { from, to, .. }] => (from, to, true),
+                _ => {
+                    return Err(FkError::invalid(format!(
+                        "{} renames the symbols of one file moved, renamed or copied",
+                        opts.renames.what
+                    ))
+                    .with_hint("move or copy one file per request when renaming its symbols"));
+                }
+            };
+            let src = ws.resolve_entry(from)?;
+            let dst = destination(ws, &src, to).ok_or_else(|| {
+                FkError::invalid(format!("cannot tell where {to} is in the workspace"))
+            })?;
+            let (file, new) = (key(&src), key(&dst));
+            // A source that is not there: the operation itself says so.
+            let exists = ws.metadata(&src).ok().flatten().is_some();
+            if !exists {
+                None
+            } else {
+                if plan::files_under(&graph, &file).any(|(_, rest)| !rest.is_empty()) {
+                    return Err(FkError::invalid(format!(
+                        "{}: {from} is a directory; symbols are renamed with one file",
+                        opts.renames.what
+                    ))
+                    .with_hint("move the directory without renames, or rename files one by one"));
+                }
+                let renames = symbols::wanted(&graph, &file, &new, &opts.renames)?;
+                let sp = symbols::plan(&graph, &file, &renames, !copy, opts.renames.what)?;
+                let moved: HashMap<String, String> = [(file.clone(), new.clone())].into();
+                applied.symbols = symbols::changes(&graph, &sp, &moved);
+                applied.renamed = sp.renamed.clone();
+                Some(sp)
+            }
+        };
         for p in plans {
             req.rewrites.extend(p.rewrites);
             applied.files.extend(p.files);
             applied.warnings.extend(p.warnings);
+        }
+        if let Some(sp) = sym {
+            applied.warnings.extend(sp.warnings);
+            // One rewrite per file: the symbols' splices join the specifiers'.
+            for (file, splices) in sp.splices {
+                match req.rewrites.iter_mut().find(|r| r.path == file) {
+                    Some(r) => {
+                        r.splices.extend(splices);
+                        symbols::merge(&mut r.splices)?;
+                    }
+                    None => req.rewrites.push(fsops::Rewrite {
+                        content_hash: graph.code[&file].hash.clone(),
+                        path: file,
+                        splices,
+                    }),
+                }
+            }
         }
         if !req.rewrites.is_empty() {
             req.atomic = true;
@@ -115,7 +216,13 @@ pub fn apply(
     }
     let report = fsops::apply(ws, &req);
     // A committed move: the cached graph follows it without reading the files again.
-    if report.success() && !req.dry_run && !moves_done.is_empty() && copies_or_deletes == 0 {
+    // (Symbol renames change the names a reference binds: those files are parsed again.)
+    if report.success()
+        && !req.dry_run
+        && !moves_done.is_empty()
+        && copies_or_deletes == 0
+        && applied.symbols.is_empty()
+    {
         let rewritten: Vec<(String, graph::Splices)> = req
             .rewrites
             .iter()

@@ -123,13 +123,13 @@ impl<'a> MovedNames<'a> {
 }
 
 /// A reference resolved: TS/JS or Python.
-enum Target {
+pub(crate) enum Target {
     Ts(Resolved),
     Py(String, crate::python::PyVia),
 }
 
 impl Target {
-    fn file(&self) -> &str {
+    pub(crate) fn file(&self) -> &str {
         match self {
             Target::Ts(r) => &r.file,
             Target::Py(f, _) => f,
@@ -137,7 +137,7 @@ impl Target {
     }
 }
 
-fn resolve_any(
+pub(crate) fn resolve_any(
     files: &dyn FileSet,
     configs: &crate::tsconfig::Configs,
     file: &str,

@@ -14,6 +14,7 @@
 //!   the indentation of the place.
 
 pub mod code;
+pub mod exports;
 pub mod html;
 pub mod imports;
 pub mod json;
