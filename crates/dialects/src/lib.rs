@@ -20,6 +20,7 @@ mod file_ops;
 mod filekit;
 mod history_tools;
 pub mod plan;
+mod python_refactor;
 pub mod refactor;
 mod semantic;
 mod shape;

@@ -1557,11 +1557,9 @@ fn render_from(indent: &str, module: &str, names: &[String], comments: &[String]
     } else {
         format!("  {}", comments.join(" "))
     };
-    let one = format!("{indent}from {module} import {}", names.join(", "));
-    if one.len() <= LINE_LENGTH
-        || names.len() == 1 && !one.contains(',') && one.len() <= LINE_LENGTH
-    {
-        return format!("{one}{comment}");
+    let one = format!("{indent}from {module} import {}{comment}", names.join(", "));
+    if one.len() <= LINE_LENGTH || names.len() == 1 {
+        return one;
     }
     let mut s = format!("{indent}from {module} import ({comment}\n");
     for n in names {
@@ -1779,12 +1777,17 @@ pub fn organize_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Splice>,
         for &i in &block {
             let st = &s.stmts[i];
             // Comments between the previous statement and this one belong to this one.
-            let lead: Vec<String> = text[prev_end..st.range.start]
+            let gap = &text[prev_end..st.range.start];
+            let mut lead: Vec<String> = gap
                 .lines()
                 .map(str::trim)
                 .filter(|l| l.starts_with('#'))
                 .map(str::to_string)
                 .collect();
+            // A comment block that had a blank line above it keeps it (isort does).
+            if !lead.is_empty() && gap[..gap.find('#').unwrap_or(0)].matches('\n').count() > 1 {
+                lead.insert(0, String::new());
+            }
             prev_end = st.end;
             let module = st.from.clone();
             let section = match &module {
@@ -1851,7 +1854,11 @@ pub fn organize_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Splice>,
                 let mut dedup = comments.clone();
                 dedup.dedup();
                 for l in &lead {
-                    lines.push(format!("{indent}{l}"));
+                    lines.push(if l.is_empty() {
+                        l.clone()
+                    } else {
+                        format!("{indent}{l}")
+                    });
                 }
                 let c = if dedup.is_empty() {
                     String::new()
@@ -1925,12 +1932,19 @@ pub fn organize_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Splice>,
             }
             for (line, lead) in from_entries {
                 for l in lead {
-                    lines.push(format!("{indent}{l}"));
+                    lines.push(if l.is_empty() {
+                        l
+                    } else {
+                        format!("{indent}{l}")
+                    });
                 }
                 lines.push(line);
             }
             if lines.is_empty() {
                 continue;
+            }
+            while lines.first().is_some_and(|l| l.is_empty()) {
+                lines.remove(0);
             }
             sections.push(lines.join("\n"));
         }
