@@ -1509,6 +1509,8 @@ fn scan(text: &str, tree: &Tree, opts: &ImportOptions) -> ImportScan {
     }
     nodes.sort_by_key(|n| n.start_byte());
     let mut used = Vec::new();
+    // The same import twice in one block of statements: the second is a duplicate.
+    let mut seen: HashSet<(usize, Option<String>, Item)> = HashSet::new();
     for n in nodes {
         let st = parse_stmt(text, n);
         let straight = st.from.is_none();
@@ -1540,7 +1542,8 @@ fn scan(text: &str, tree: &Tree, opts: &ImportOptions) -> ImportScan {
                             }
                     })
                 });
-            u.push(is_used);
+            let first = seen.insert((st.scope_node, st.from.clone(), item.clone()));
+            u.push(is_used && (first || st.keep));
         }
         used.push(u);
         stmts.push(st);
