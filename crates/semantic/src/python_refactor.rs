@@ -1700,7 +1700,36 @@ pub fn remove_unused_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Spl
     }
     out.extend(removals(text, &tree, &removed));
     out.sort_by_key(|s| s.0);
-    Ok(out)
+    Ok(tidy_deletions(text, out))
+}
+
+/// Merges adjacent deletions, and lets a deletion of whole lines that starts the file or
+/// follows a blank line take the blank lines after it (no blank lines left at the top, no
+/// runs of blank lines where an import block was).
+fn tidy_deletions(text: &str, splices: Vec<Splice>) -> Vec<Splice> {
+    let mut merged: Vec<Splice> = Vec::new();
+    for s in splices {
+        match merged.last_mut() {
+            Some(l) if l.2.is_empty() && s.2.is_empty() && l.1 == s.0 => l.1 = s.1,
+            _ => merged.push(s),
+        }
+    }
+    for s in merged.iter_mut() {
+        let whole_lines = (s.0 == 0 || text[..s.0].ends_with('\n')) && text[..s.1].ends_with('\n');
+        if !s.2.is_empty() || !whole_lines {
+            continue;
+        }
+        if s.0 == 0 || text[..s.0].ends_with("\n\n") {
+            let rest = &text[s.1..];
+            let blank: usize = rest
+                .split_inclusive('\n')
+                .take_while(|l| l.trim().is_empty() && l.ends_with('\n'))
+                .map(str::len)
+                .sum();
+            s.1 += blank;
+        }
+    }
+    merged
 }
 
 fn type_rank(name: &str) -> u8 {
