@@ -16,6 +16,7 @@
 pub mod code;
 pub mod html;
 pub mod imports;
+pub mod inline;
 pub mod json;
 pub mod lang;
 pub mod markdown;
