@@ -19,6 +19,7 @@ mod file;
 mod file_ops;
 mod filekit;
 mod history_tools;
+mod inline;
 pub mod plan;
 mod python_refactor;
 pub mod refactor;

@@ -206,7 +206,9 @@ fn check(req: &Request) -> Result<(), FkError> {
             }
         }
         _ => {
-            if req.selection.is_none() {
+            // inline_function also takes the function's name.
+            let named = k == RefactorKind::InlineFunction && req.symbol.is_some();
+            if req.selection.is_none() && !named {
                 return Err(FkError::invalid(format!(
                     "{} needs `selectionRange`: {{startLine, startColumn, endLine, endColumn}}",
                     k.name()
@@ -265,7 +267,11 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
     let server = ServerKind::for_path(&req.file)
         .filter(|k| k.find().is_some())
         .filter(|_| !file_scoped_rename);
+    // tsserver offers no inline function: it is done on the syntax trees, server or not.
+    let inline_ts = req.refactor == RefactorKind::InlineFunction
+        && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
     let result = match server {
+        _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
         Some(kind) => semantic(ws, &req, &src, resolved.absolute().to_path_buf(), kind),
         None if lang == Lang::Python
             && matches!(

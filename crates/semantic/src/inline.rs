@@ -84,8 +84,13 @@ fn is_primary(kind: &str) -> bool {
 /// Contexts where an expression needs no parentheses (but a comma expression does).
 fn is_open_context(parent: Node, child: Node) -> bool {
     match parent.kind() {
-        "arguments" | "array" | "template_substitution" | "parenthesized_expression"
-        | "return_statement" | "spread_element" | "jsx_expression" => true,
+        "arguments"
+        | "array"
+        | "template_substitution"
+        | "parenthesized_expression"
+        | "return_statement"
+        | "spread_element"
+        | "jsx_expression" => true,
         "variable_declarator" | "pair" => parent
             .child_by_field_name("value")
             .is_some_and(|v| v.id() == child.id()),
@@ -99,14 +104,27 @@ fn is_open_context(parent: Node, child: Node) -> bool {
 /// Whether evaluating an argument can have an effect (or depend on one).
 fn has_effects(n: Node) -> bool {
     match n.kind() {
-        "identifier" | "number" | "string" | "true" | "false" | "null" | "undefined"
-        | "this" | "regex" | "property_identifier" => false,
+        "identifier"
+        | "number"
+        | "string"
+        | "true"
+        | "false"
+        | "null"
+        | "undefined"
+        | "this"
+        | "regex"
+        | "property_identifier" => false,
         "template_string" => {
             let mut c = n.walk();
-            n.named_children(&mut c).any(|x| x.kind() == "template_substitution")
+            n.named_children(&mut c)
+                .any(|x| x.kind() == "template_substitution")
         }
-        "member_expression" | "parenthesized_expression" | "unary_expression"
-        | "non_null_expression" | "binary_expression" | "as_expression" => {
+        "member_expression"
+        | "parenthesized_expression"
+        | "unary_expression"
+        | "non_null_expression"
+        | "binary_expression"
+        | "as_expression" => {
             if n.kind() == "unary_expression" {
                 let op = n.child_by_field_name("operator").map(|o| o.kind());
                 if op == Some("delete") {
@@ -126,7 +144,8 @@ fn has_effects(n: Node) -> bool {
 fn effectful(n: Node, text: &str, local: &str, pure_body: bool) -> bool {
     if n.kind() == "call_expression"
         && pure_body
-        && n.child_by_field_name("function").is_some_and(|f| &text[f.byte_range()] == local)
+        && n.child_by_field_name("function")
+            .is_some_and(|f| &text[f.byte_range()] == local)
     {
         let Some(args) = n.child_by_field_name("arguments") else {
             return false;
@@ -142,7 +161,8 @@ fn effectful(n: Node, text: &str, local: &str, pure_body: bool) -> bool {
     match n.kind() {
         "parenthesized_expression" | "binary_expression" | "unary_expression" => {
             let mut c = n.walk();
-            n.named_children(&mut c).any(|x| effectful(x, text, local, pure_body))
+            n.named_children(&mut c)
+                .any(|x| effectful(x, text, local, pure_body))
         }
         _ => true,
     }
@@ -198,11 +218,10 @@ pub fn function_at(lang: Lang, text: &str, target: &Target) -> Result<Function, 
                 let p = n.parent();
                 let is_decl = p.is_some_and(|p| {
                     (p.kind() == "function_declaration" || p.kind() == "variable_declarator")
-                        && p.child_by_field_name("name").is_some_and(|x| x.id() == n.id())
+                        && p.child_by_field_name("name")
+                            .is_some_and(|x| x.id() == n.id())
                 });
-                if is_decl
-                    && ancestor(n, &["statement_block", "class_body"]).is_none()
-                {
+                if is_decl && ancestor(n, &["statement_block", "class_body"]).is_none() {
                     found = Some(n);
                     break;
                 }
@@ -225,7 +244,9 @@ pub fn function_at(lang: Lang, text: &str, target: &Target) -> Result<Function, 
                         ErrorCode::NotFound,
                         format!("no name at line {}, column {}", p.line, p.column),
                     )
-                    .with_hint("point selectionRange's start at the function's name or a call of it")
+                    .with_hint(
+                        "point selectionRange's start at the function's name or a call of it",
+                    )
                 })?;
             // A use: its declaration in this file.
             let name = text[n.byte_range()].to_string();
@@ -290,29 +311,54 @@ fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkErro
     let (func, stmt) = match decl.kind() {
         "function_declaration" => (decl, decl),
         "variable_declarator" => {
-            let value = decl.child_by_field_name("value").ok_or_else(|| {
-                invalid(format!("`{name}` is not a function"), HINT)
-            })?;
-            if !matches!(value.kind(), "arrow_function" | "function_expression" | "function") {
-                return Err(invalid(format!("`{name}` is not a function (it is bound to a {})", value.kind()), HINT));
+            let value = decl
+                .child_by_field_name("value")
+                .ok_or_else(|| invalid(format!("`{name}` is not a function"), HINT))?;
+            if !matches!(
+                value.kind(),
+                "arrow_function" | "function_expression" | "function"
+            ) {
+                return Err(invalid(
+                    format!(
+                        "`{name}` is not a function (it is bound to a {})",
+                        value.kind()
+                    ),
+                    HINT,
+                ));
             }
             let lexical = decl.parent().expect("a declarator is in a declaration");
             let mut c = lexical.walk();
-            if lexical.named_children(&mut c).filter(|x| x.kind() == "variable_declarator").count() != 1 {
-                return Err(invalid(format!("`{name}` is declared with others in one statement"), "declare it on its own first"));
+            if lexical
+                .named_children(&mut c)
+                .filter(|x| x.kind() == "variable_declarator")
+                .count()
+                != 1
+            {
+                return Err(invalid(
+                    format!("`{name}` is declared with others in one statement"),
+                    "declare it on its own first",
+                ));
             }
             (value, lexical)
         }
         "generator_function_declaration" => {
             return Err(invalid(format!("`{name}` is a generator"), HINT));
         }
-        _ => return Err(invalid(format!("`{name}` is not a function declaration"), HINT)),
+        _ => {
+            return Err(invalid(
+                format!("`{name}` is not a function declaration"),
+                HINT,
+            ));
+        }
     };
     let (stmt, exported) = match stmt.parent() {
         Some(p) if p.kind() == "export_statement" => {
             let mut c = p.walk();
             if p.children(&mut c).any(|x| x.kind() == "default") {
-                return Err(invalid(format!("`{name}` is a default export"), "inline named functions"));
+                return Err(invalid(
+                    format!("`{name}` is a default export"),
+                    "inline named functions",
+                ));
             }
             (p, true)
         }
@@ -320,9 +366,14 @@ fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkErro
     };
     {
         let mut c = func.walk();
-        if func.children(&mut c).any(|x| x.kind() == "async" || x.kind() == "*") {
+        if func
+            .children(&mut c)
+            .any(|x| x.kind() == "async" || x.kind() == "*")
+        {
             return Err(invalid(
-                format!("`{name}` is async or a generator: its calls return a promise or an iterator, not its expression"),
+                format!(
+                    "`{name}` is async or a generator: its calls return a promise or an iterator, not its expression"
+                ),
                 HINT,
             ));
         }
@@ -340,7 +391,8 @@ fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkErro
                     if p.child_by_field_name("value").is_some() {
                         None
                     } else {
-                        p.child_by_field_name("pattern").filter(|x| x.kind() == "identifier")
+                        p.child_by_field_name("pattern")
+                            .filter(|x| x.kind() == "identifier")
                     }
                 }
                 "comment" => continue,
@@ -348,7 +400,10 @@ fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkErro
             };
             let Some(id) = id else {
                 return Err(invalid(
-                    format!("`{name}` has a parameter with a default value, a rest or a pattern (`{}`)", &text[p.byte_range()]),
+                    format!(
+                        "`{name}` has a parameter with a default value, a rest or a pattern (`{}`)",
+                        &text[p.byte_range()]
+                    ),
                     "inline_function substitutes plain parameters only",
                 ));
             };
@@ -370,9 +425,10 @@ fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkErro
             .filter(|x| x.kind() != "comment")
             .collect();
         match stmts.as_slice() {
-            [r] if r.kind() == "return_statement" => r.named_child(0).filter(|x| x.kind() != "comment").ok_or_else(|| {
-                invalid(format!("`{name}` returns nothing"), HINT)
-            })?,
+            [r] if r.kind() == "return_statement" => r
+                .named_child(0)
+                .filter(|x| x.kind() != "comment")
+                .ok_or_else(|| invalid(format!("`{name}` returns nothing"), HINT))?,
             _ => {
                 return Err(invalid(
                     format!("the body of `{name}` is not a single `return expr;`"),
@@ -384,16 +440,26 @@ fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkErro
         body
     };
     if let Some(at) = has_kind(expr, text, &|n, t| {
-        matches!(n.kind(), "this" | "super") || (n.kind() == "identifier" && &t[n.byte_range()] == "arguments")
+        matches!(n.kind(), "this" | "super")
+            || (n.kind() == "identifier" && &t[n.byte_range()] == "arguments")
     }) {
         return Err(invalid(
-            format!("the body of `{name}` uses `{}` (line {}): its meaning would change at the call sites", word(text, at), line_of(text, at)),
+            format!(
+                "the body of `{name}` uses `{}` (line {}): its meaning would change at the call sites",
+                word(text, at),
+                line_of(text, at)
+            ),
             HINT,
         ));
     }
-    if let Some(at) = has_kind(expr, text, &|n, t| n.kind() == "identifier" && t[n.byte_range()] == name) {
+    if let Some(at) = has_kind(expr, text, &|n, t| {
+        n.kind() == "identifier" && t[n.byte_range()] == name
+    }) {
         return Err(invalid(
-            format!("`{name}` is recursive (line {}): it cannot be inlined", line_of(text, at)),
+            format!(
+                "`{name}` is recursive (line {}): it cannot be inlined",
+                line_of(text, at)
+            ),
             HINT,
         ));
     }
@@ -472,25 +538,28 @@ fn conditional(n: Node, top: Node) -> bool {
     let mut child = n;
     let mut p = n.parent();
     while let Some(x) = p {
-        if x.id() == top.id() {
-            break;
-        }
         match x.kind() {
             "ternary_expression" => {
-                if x.child_by_field_name("condition").is_none_or(|c| c.id() != child.id()) {
+                if x.child_by_field_name("condition")
+                    .is_none_or(|c| c.id() != child.id())
+                {
                     return true;
                 }
             }
             "binary_expression" => {
                 let op = x.child_by_field_name("operator").map(|o| o.kind());
                 if matches!(op, Some("&&" | "||" | "??"))
-                    && x.child_by_field_name("right").is_some_and(|r| r.id() == child.id())
+                    && x.child_by_field_name("right")
+                        .is_some_and(|r| r.id() == child.id())
                 {
                     return true;
                 }
             }
             "arrow_function" | "function_expression" | "function" => return true,
             _ => {}
+        }
+        if x.id() == top.id() {
+            break;
         }
         child = x;
         p = x.parent();
@@ -505,7 +574,8 @@ fn exported_by_list(text: &str, tree: &Tree, name: &str) -> bool {
             && s.child_by_field_name("source").is_none()
             && has_kind(s, text, &|n, t| {
                 n.kind() == "export_specifier"
-                    && n.child_by_field_name("name").is_some_and(|x| &t[x.byte_range()] == name)
+                    && n.child_by_field_name("name")
+                        .is_some_and(|x| &t[x.byte_range()] == name)
             })
             .is_some()
     })
@@ -579,11 +649,15 @@ pub fn inline_calls(
             }
             "export_specifier" => continue,
             "call_expression"
-                if parent.child_by_field_name("function").is_some_and(|x| x.id() == n.id()) =>
+                if parent
+                    .child_by_field_name("function")
+                    .is_some_and(|x| x.id() == n.id()) =>
             {
                 calls.push(parent)
             }
-            _ => out.value_uses.push(format!("line {}", line_of(text, n.start_byte()))),
+            _ => out
+                .value_uses
+                .push(format!("line {}", line_of(text, n.start_byte()))),
         }
     }
     // Innermost calls first, so that an outer call's arguments carry the inner results.
@@ -594,10 +668,8 @@ pub fn inline_calls(
     for call in &calls {
         let text_of = |a: Node| -> String {
             let (s, e) = (a.start_byte(), a.end_byte());
-            let mut inner: Vec<&(usize, usize, String)> = done
-                .iter()
-                .filter(|d| d.0 >= s && d.1 <= e)
-                .collect();
+            let mut inner: Vec<&(usize, usize, String)> =
+                done.iter().filter(|d| d.0 >= s && d.1 <= e).collect();
             inner.sort_by_key(|d| d.0);
             let mut kept: Vec<&(usize, usize, String)> = Vec::new();
             for d in inner {
@@ -626,7 +698,10 @@ pub fn inline_calls(
                 }
                 if x.kind() == "spread_element" {
                     return Err(invalid(
-                        format!("the call at line {} spreads its arguments", line_of(text, x.start_byte())),
+                        format!(
+                            "the call at line {} spreads its arguments",
+                            line_of(text, x.start_byte())
+                        ),
                         "inline_function needs the arguments one by one",
                     ));
                 }
@@ -671,7 +746,11 @@ pub fn inline_calls(
                     format!(
                         "the body of `{}` uses `{nm}`, which means something else at line {at}{}",
                         f.name,
-                        if same_file { "" } else { " of this file (or is not in scope there)" }
+                        if same_file {
+                            ""
+                        } else {
+                            " of this file (or is not in scope there)"
+                        }
                     ),
                 )
                 .with_hint("rename the local that shadows it, or import it there first"));
@@ -688,7 +767,9 @@ pub fn inline_calls(
                 None => ("undefined".to_string(), "undefined"),
             };
             let kind = match args.get(u.param) {
-                Some(a) if compound.contains(&(a.start_byte(), a.end_byte())) => "binary_expression",
+                Some(a) if compound.contains(&(a.start_byte(), a.end_byte())) => {
+                    "binary_expression"
+                }
                 _ => kind,
             };
             let arg = if u.bare_ok && kind != "sequence_expression" || is_primary(kind) {
@@ -705,14 +786,19 @@ pub fn inline_calls(
         }
         body.push_str(&decl_text[pos..be]);
         let result_kind = match f.uses.first() {
-            Some(u) if u.start == bs && u.end == be => args.get(u.param).map_or("undefined", |a| a.kind()),
+            Some(u) if u.start == bs && u.end == be => {
+                args.get(u.param).map_or("undefined", |a| a.kind())
+            }
             _ => f.body_kind.as_str(),
         };
         let parent = call.parent();
         let open = parent.is_some_and(|p| is_open_context(p, *call));
-        let statement_start = parent.is_some_and(|p| matches!(p.kind(), "expression_statement" | "arrow_function"));
-        let starts_badly = body.starts_with('{') || body.starts_with("function") || body.starts_with("class");
-        let needs = (!is_primary(result_kind) && !(open && result_kind != "sequence_expression")
+        let statement_start =
+            parent.is_some_and(|p| matches!(p.kind(), "expression_statement" | "arrow_function"));
+        let starts_badly =
+            body.starts_with('{') || body.starts_with("function") || body.starts_with("class");
+        let needs = (!is_primary(result_kind)
+            && !(open && result_kind != "sequence_expression")
             && !(statement_start && result_kind != "sequence_expression" && !starts_badly))
             || (statement_start && starts_badly);
         let replacement = if needs { format!("({body})") } else { body };
@@ -736,6 +822,89 @@ pub fn inline_calls(
         && out.value_uses.is_empty()
     {
         out.import_removal = Some(remove_specifier(text, spec));
+    }
+    Ok(out)
+}
+
+/// The local names under which a file imports `name` from the module `resolves` accepts.
+/// Refused when the file reaches the module otherwise (a namespace import, `require`, a
+/// re-export): those uses cannot be followed syntactically.
+pub fn import_locals(
+    lang: Lang,
+    text: &str,
+    resolves: &dyn Fn(&str) -> bool,
+    name: &str,
+) -> Result<Vec<String>, FkError> {
+    let tree = parse(lang, text)?;
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+        let src = match n.kind() {
+            "import_statement" | "export_statement" => n.child_by_field_name("source"),
+            "call_expression" => n
+                .child_by_field_name("function")
+                .filter(|f| matches!(&text[f.byte_range()], "require" | "import"))
+                .and_then(|_| n.child_by_field_name("arguments"))
+                .and_then(|a| a.named_child(0)),
+            _ => None,
+        };
+        let Some(src) = src else { continue };
+        let spec = text[src.byte_range()].trim_matches(|c| c == '"' || c == '\'' || c == '`');
+        if !resolves(spec) {
+            continue;
+        }
+        let line = line_of(text, n.start_byte());
+        let cannot = |how: &str| {
+            Err(FkError::new(
+                ErrorCode::Conflict,
+                format!("line {line} {how} the module of `{name}`: its uses there cannot be followed syntactically"),
+            )
+            .with_hint("import it by name (`import { name } from ...`) there first"))
+        };
+        match n.kind() {
+            "call_expression" => return cannot("loads"),
+            "export_statement" => {
+                let re_exported = has_kind(n, text, &|x, t| {
+                    x.kind() == "export_specifier"
+                        && x.child_by_field_name("name")
+                            .is_some_and(|y| &t[y.byte_range()] == name)
+                })
+                .is_some();
+                let star = {
+                    let mut c = n.walk();
+                    n.children(&mut c).any(|x| x.kind() == "*")
+                };
+                if re_exported || star {
+                    return cannot("re-exports");
+                }
+            }
+            _ => {
+                let mut found_ns = false;
+                let mut s2 = vec![n];
+                while let Some(x) = s2.pop() {
+                    let mut c = x.walk();
+                    s2.extend(x.named_children(&mut c));
+                    match x.kind() {
+                        "namespace_import" => found_ns = true,
+                        "import_specifier" => {
+                            let imported = x.child_by_field_name("name");
+                            if imported.is_some_and(|i| &text[i.byte_range()] == name) {
+                                let local = x.child_by_field_name("alias").or(imported);
+                                if let Some(l) = local {
+                                    out.push(text[l.byte_range()].to_string());
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if found_ns && text.contains(&format!(".{name}")) {
+                    return cannot("imports as a namespace");
+                }
+            }
+        }
     }
     Ok(out)
 }
@@ -823,23 +992,41 @@ mod tests {
     fn inlines_with_precedence() {
         let src = "function area(w: number, h: number): number {\n  return w * h;\n}\n\nconst sq = (x: number) => x * x;\nconst a = area(1 + 2, 3) * 2;\nconst b = sq(sq(2));\nconsole.log(a, b, area(a, b));\n";
         let got = inline(src, "area").unwrap();
-        assert_eq!(got, "const sq = (x: number) => x * x;\nconst a = ((1 + 2) * 3) * 2;\nconst b = sq(sq(2));\nconsole.log(a, b, a * b);\n");
+        assert_eq!(
+            got,
+            "const sq = (x: number) => x * x;\nconst a = ((1 + 2) * 3) * 2;\nconst b = sq(sq(2));\nconsole.log(a, b, a * b);\n"
+        );
         let got = inline(&got, "sq").unwrap();
-        assert_eq!(got, "const a = ((1 + 2) * 3) * 2;\nconst b = (2 * 2) * (2 * 2);\nconsole.log(a, b, a * b);\n");
+        assert_eq!(
+            got,
+            "const a = ((1 + 2) * 3) * 2;\nconst b = (2 * 2) * (2 * 2);\nconsole.log(a, b, a * b);\n"
+        );
     }
 
     #[test]
     fn refusals() {
-        let twice = "function twice(x: number) { return x + x; }\nlet i = 0;\nconsole.log(twice(i++));\n";
-        assert!(inline(twice, "twice").unwrap_err().message.contains("more than once"));
-        let drop = "function k(x: number, y: number) { return x; }\nconsole.log(k(1, Math.random()));\n";
+        let twice =
+            "function twice(x: number) { return x + x; }\nlet i = 0;\nconsole.log(twice(i++));\n";
+        assert!(
+            inline(twice, "twice")
+                .unwrap_err()
+                .message
+                .contains("more than once")
+        );
+        let drop =
+            "function k(x: number, y: number) { return x; }\nconsole.log(k(1, Math.random()));\n";
         assert!(inline(drop, "k").unwrap_err().message.contains("dropped"));
         let rec = "function f(n: number): number { return n ? f(n - 1) : 0; }\nf(2);\n";
         assert!(inline(rec, "f").unwrap_err().message.contains("recursive"));
         let this = "function g(this: any) { return this.x; }\n";
         assert!(inline(this, "g").is_err());
         let block = "function h(a: number) { const b = a; return b; }\nh(1);\n";
-        assert!(inline(block, "h").unwrap_err().message.contains("single `return expr;`"));
+        assert!(
+            inline(block, "h")
+                .unwrap_err()
+                .message
+                .contains("single `return expr;`")
+        );
         let shadow = "const k = 2;\nfunction m(a: number) { return a * k; }\nfunction u() { const k = 5; return m(1); }\n";
         assert_eq!(inline(shadow, "m").unwrap_err().code, ErrorCode::Conflict);
     }
