@@ -312,7 +312,7 @@ fn renames_of_urllib3_keep_it_importable_and_pyflakes_clean() {
         );
         let reply = ok(&run);
         assert!(
-            reply["diff"].as_str().unwrap_or("").contains(&format!("+")),
+            reply["diff"].as_str().unwrap_or("").contains(new),
             "{what}: {reply}"
         );
         assert_eq!(before, sb.snapshot(), "{what}: a dry run wrote");

@@ -15,6 +15,7 @@ use filekit_refactor::python::is_python;
 use filekit_refactor::resolve::resolve;
 use filekit_semantic::Lang;
 use filekit_semantic::inline::{self, Binding};
+use filekit_semantic::ops::Splice;
 use filekit_semantic::refactor::Target;
 use std::collections::BTreeMap;
 
@@ -71,7 +72,7 @@ pub(crate) fn inline_function(
         }
     };
     let olang = Lang::of_path(&origin)?;
-    let mut files: BTreeMap<String, (Source, Vec<(usize, usize, String)>)> = BTreeMap::new();
+    let mut files: BTreeMap<String, (Source, Vec<Splice>)> = BTreeMap::new();
     let here = inline::inline_calls(
         olang,
         &origin_src.text,

@@ -258,8 +258,7 @@ pub fn function_at(lang: Lang, text: &str, target: &Target) -> Result<Function, 
                     format!("`{name}` is not declared in this file"),
                 ));
             };
-            let decl = occ
-                .iter()
+            occ.iter()
                 .find(|o| {
                     scopes
                         .declaring_scope(**o)
@@ -268,8 +267,7 @@ pub fn function_at(lang: Lang, text: &str, target: &Target) -> Result<Function, 
                 .copied()
                 .ok_or_else(|| {
                     FkError::new(ErrorCode::NotFound, format!("no declaration of `{name}`"))
-                })?;
-            decl
+                })?
         }
     };
     describe(text, &tree, name_node)
@@ -489,8 +487,10 @@ fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkErro
                 continue;
             }
             let bound = scopes.binding(*n);
-            if bound.is_some_and(|b| b.id() == func.id()) {
-                if let Some(i) = params.iter().position(|p| *p == nm) {
+            if bound.is_some_and(|b| b.id() == func.id())
+                && let Some(i) = params.iter().position(|p| *p == nm)
+            {
+                {
                     let parent = n.parent().expect("in the body");
                     uses.push(ParamUse {
                         start: n.start_byte(),
@@ -539,12 +539,11 @@ fn conditional(n: Node, top: Node) -> bool {
     let mut p = n.parent();
     while let Some(x) = p {
         match x.kind() {
-            "ternary_expression" => {
+            "ternary_expression"
                 if x.child_by_field_name("condition")
-                    .is_none_or(|c| c.id() != child.id())
-                {
-                    return true;
-                }
+                    .is_none_or(|c| c.id() != child.id()) =>
+            {
+                return true;
             }
             "binary_expression" => {
                 let op = x.child_by_field_name("operator").map(|o| o.kind());
@@ -797,10 +796,11 @@ pub fn inline_calls(
             parent.is_some_and(|p| matches!(p.kind(), "expression_statement" | "arrow_function"));
         let starts_badly =
             body.starts_with('{') || body.starts_with("function") || body.starts_with("class");
-        let needs = (!is_primary(result_kind)
-            && !(open && result_kind != "sequence_expression")
-            && !(statement_start && result_kind != "sequence_expression" && !starts_badly))
-            || (statement_start && starts_badly);
+        let comma = result_kind == "sequence_expression";
+        let bare_here = is_primary(result_kind)
+            || (open && !comma)
+            || (statement_start && !comma && !starts_badly);
+        let needs = !bare_here || (statement_start && starts_badly);
         let replacement = if needs { format!("({body})") } else { body };
         if !needs && !is_primary(result_kind) {
             compound.insert((call.start_byte(), call.end_byte()));

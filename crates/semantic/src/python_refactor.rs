@@ -1901,7 +1901,7 @@ pub fn organize_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Splice>,
             }
             let mut from_entries: Vec<(String, Vec<String>)> = Vec::new();
             for (_, (m, mut items)) in froms.remove(&sec).unwrap_or_default() {
-                items.sort_by(|a, b| name_key(&a.0).cmp(&name_key(&b.0)));
+                items.sort_by_key(|a| name_key(&a.0));
                 // Runs of names without `as` form one statement; each `as` import its own.
                 let mut run: Vec<String> = Vec::new();
                 let mut run_lead: Vec<String> = Vec::new();
