@@ -172,6 +172,60 @@ fn call(sb: &Sandbox, args: Value) -> common::Run {
     )
 }
 
+/// PATH with pyright-langserver (from `scripts/setup-test-deps`) first.
+fn path_with_server() -> String {
+    let bin = repo().join(".test-deps/node_modules/.bin");
+    assert!(
+        bin.join("pyright-langserver").exists(),
+        "pyright-langserver is missing from {}: run scripts/setup-test-deps",
+        bin.display()
+    );
+    format!("{}:{}", bin.display(), path_without_server())
+}
+
+/// The package's files, for comparing two results.
+fn package(sb: &Sandbox) -> Vec<(PathBuf, Vec<u8>)> {
+    sb.snapshot()
+        .into_iter()
+        .filter(|(p, _)| p.extension().is_some_and(|x| x == "py"))
+        .map(|(p, c)| (p.strip_prefix(sb.root()).unwrap().to_path_buf(), c))
+        .collect()
+}
+
+/// With pyright-langserver on PATH renames are pyright's (`precision: "semantic"`): judged the
+/// same way, and compared with the syntactic rename of the same symbol.
+#[test]
+fn semantic_renames_with_pyright_agree_with_the_syntactic_ones() {
+    let server = path_with_server();
+    let mut same = 0;
+    let mut differ = Vec::new();
+    for (file, symbol, new, _, check) in CASES {
+        let what = format!("{symbol} → {new} (pyright)");
+        let sb = urllib3();
+        let c = json!({"tool_name": "file_edit", "tool_args": {"file": file, "refactor": "rename_symbol", "symbol": symbol, "newName": new}});
+        let run = sb.filekit_env(&["call"], Some(&c.to_string()), &[("PATH", &server)]);
+        assert_eq!(run.code, 0, "{what}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.json["precision"], "semantic", "{what}: {}", run.stdout);
+        let syntactic = urllib3();
+        ok(&call(
+            &syntactic,
+            json!({"file": file, "refactor": "rename_symbol", "symbol": symbol, "newName": new}),
+        ));
+        still_works(&sb, &what, check);
+        if package(&sb) == package(&syntactic) {
+            same += 1;
+        } else {
+            differ.push(what);
+        }
+    }
+    // Measured: pyright 1.1.408 and the syntactic rename give the same bytes on all 13.
+    assert_eq!(
+        same,
+        CASES.len(),
+        "pyright and the syntactic rename differ on {differ:?}"
+    );
+}
+
 fn ok(run: &common::Run) -> &Value {
     assert_eq!(
         run.code, 0,
@@ -183,9 +237,122 @@ fn ok(run: &common::Run) -> &Value {
     &run.json
 }
 
+/// (file, symbol, new name, at least this many files changed, a check of the result)
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    usize,
+    &'static str,
+);
+
 /// A dozen renames of real symbols of urllib3: module-level functions and classes used across
 /// modules (through `from .m import X`, relative imports of every depth, the package's
 /// `__init__` re-exports and `__all__`, string annotations), a method, and locals of methods.
+const CASES: &[Case] = &[
+    (
+        "urllib3/util/url.py",
+        "parse_url",
+        "parse_address",
+        5,
+        "import urllib3.util as u; from urllib3.poolmanager import PoolManager; \
+             assert u.parse_address('http://h:81/p').port == 81 and not hasattr(u, 'parse_url')",
+    ),
+    (
+        "urllib3/exceptions.py",
+        "MaxRetryError",
+        "RetriesExhaustedError",
+        4,
+        "import urllib3; from urllib3.util.retry import Retry; \
+             assert issubclass(urllib3.exceptions.RetriesExhaustedError, Exception)",
+    ),
+    (
+        "urllib3/_collections.py",
+        "HTTPHeaderDict",
+        "HeaderDict",
+        6,
+        "import urllib3; h = urllib3.HeaderDict(a='1'); h.add('a', '2'); \
+             assert h.getlist('a') == ['1', '2']",
+    ),
+    (
+        "urllib3/util/util.py",
+        "to_str",
+        "as_text",
+        3,
+        "import urllib3; from urllib3.util.util import as_text; assert as_text(b'x') == 'x'",
+    ),
+    (
+        "urllib3/util/ssl_.py",
+        "resolve_cert_reqs",
+        "cert_reqs_from",
+        3,
+        "import ssl, urllib3; from urllib3.util import cert_reqs_from; \
+             assert cert_reqs_from('CERT_NONE') == ssl.CERT_NONE",
+    ),
+    (
+        "urllib3/util/timeout.py",
+        "Timeout",
+        "TimeoutConfig",
+        6,
+        "import urllib3; t = urllib3.TimeoutConfig(connect=2.0); assert t.connect_timeout == 2.0",
+    ),
+    (
+        "urllib3/util/response.py",
+        "is_fp_closed",
+        "fp_is_closed",
+        2,
+        "import io, urllib3; from urllib3.util.response import fp_is_closed; \
+             f = io.BytesIO(); f.close(); assert fp_is_closed(f)",
+    ),
+    (
+        "urllib3/util/retry.py",
+        "Retry",
+        "RetryPolicy",
+        6,
+        "import urllib3; assert 'RetryPolicy' in urllib3.__all__; \
+             r = urllib3.RetryPolicy(total=3).increment(); assert r.total == 2",
+    ),
+    (
+        "urllib3/util/url.py",
+        "_encode_invalid_chars",
+        "_percent_encode",
+        1,
+        "from urllib3.util.url import parse_url; assert parse_url('http://h/a b').path == '/a%20b'",
+    ),
+    (
+        "urllib3/poolmanager.py",
+        "PoolManager.urlopen.redirect_location",
+        "location",
+        1,
+        "import urllib3; urllib3.PoolManager()",
+    ),
+    (
+        "urllib3/connectionpool.py",
+        "HTTPConnectionPool.urlopen.release_this_conn",
+        "release_after",
+        1,
+        "import urllib3; urllib3.HTTPConnectionPool('localhost')",
+    ),
+    (
+        "urllib3/response.py",
+        "HTTPResponse._init_length",
+        "_initial_length",
+        1,
+        "import io, urllib3; r = urllib3.HTTPResponse(io.BytesIO(b'abc'), \
+             headers={'content-length': '3'}, preload_content=False); \
+             assert r.length_remaining == 3",
+    ),
+    (
+        "urllib3/fields.py",
+        "format_multipart_header_param",
+        "multipart_param",
+        1,
+        "from urllib3.fields import RequestField; \
+             f = RequestField('n', 'd', filename='f.txt'); f.make_multipart(); \
+             assert 'filename=\"f.txt\"' in f.render_headers()",
+    ),
+];
+
 #[test]
 fn renames_of_urllib3_keep_it_importable_and_pyflakes_clean() {
     let baseline = {
@@ -197,111 +364,7 @@ fn renames_of_urllib3_keep_it_importable_and_pyflakes_clean() {
         );
         flakes.len()
     };
-    // (file, symbol, new name, at least this many files changed, a check of the result)
-    let cases: &[(&str, &str, &str, usize, &str)] = &[
-        (
-            "urllib3/util/url.py",
-            "parse_url",
-            "parse_address",
-            5,
-            "import urllib3.util as u; from urllib3.poolmanager import PoolManager; \
-             assert u.parse_address('http://h:81/p').port == 81 and not hasattr(u, 'parse_url')",
-        ),
-        (
-            "urllib3/exceptions.py",
-            "MaxRetryError",
-            "RetriesExhaustedError",
-            4,
-            "import urllib3; from urllib3.util.retry import Retry; \
-             assert issubclass(urllib3.exceptions.RetriesExhaustedError, Exception)",
-        ),
-        (
-            "urllib3/_collections.py",
-            "HTTPHeaderDict",
-            "HeaderDict",
-            6,
-            "import urllib3; h = urllib3.HeaderDict(a='1'); h.add('a', '2'); \
-             assert h.getlist('a') == ['1', '2']",
-        ),
-        (
-            "urllib3/util/util.py",
-            "to_str",
-            "as_text",
-            3,
-            "import urllib3; from urllib3.util.util import as_text; assert as_text(b'x') == 'x'",
-        ),
-        (
-            "urllib3/util/ssl_.py",
-            "resolve_cert_reqs",
-            "cert_reqs_from",
-            3,
-            "import ssl, urllib3; from urllib3.util import cert_reqs_from; \
-             assert cert_reqs_from('CERT_NONE') == ssl.CERT_NONE",
-        ),
-        (
-            "urllib3/util/timeout.py",
-            "Timeout",
-            "TimeoutConfig",
-            6,
-            "import urllib3; t = urllib3.TimeoutConfig(connect=2.0); assert t.connect_timeout == 2.0",
-        ),
-        (
-            "urllib3/util/response.py",
-            "is_fp_closed",
-            "fp_is_closed",
-            2,
-            "import io, urllib3; from urllib3.util.response import fp_is_closed; \
-             f = io.BytesIO(); f.close(); assert fp_is_closed(f)",
-        ),
-        (
-            "urllib3/util/retry.py",
-            "Retry",
-            "RetryPolicy",
-            6,
-            "import urllib3; assert 'RetryPolicy' in urllib3.__all__; \
-             r = urllib3.RetryPolicy(total=3).increment(); assert r.total == 2",
-        ),
-        (
-            "urllib3/util/url.py",
-            "_encode_invalid_chars",
-            "_percent_encode",
-            1,
-            "from urllib3.util.url import parse_url; assert parse_url('http://h/a b').path == '/a%20b'",
-        ),
-        (
-            "urllib3/poolmanager.py",
-            "PoolManager.urlopen.redirect_location",
-            "location",
-            1,
-            "import urllib3; urllib3.PoolManager()",
-        ),
-        (
-            "urllib3/connectionpool.py",
-            "HTTPConnectionPool.urlopen.release_this_conn",
-            "release_after",
-            1,
-            "import urllib3; urllib3.HTTPConnectionPool('localhost')",
-        ),
-        (
-            "urllib3/response.py",
-            "HTTPResponse._init_length",
-            "_initial_length",
-            1,
-            "import io, urllib3; r = urllib3.HTTPResponse(io.BytesIO(b'abc'), \
-             headers={'content-length': '3'}, preload_content=False); \
-             assert r.length_remaining == 3",
-        ),
-        (
-            "urllib3/fields.py",
-            "format_multipart_header_param",
-            "multipart_param",
-            1,
-            "from urllib3.fields import RequestField; \
-             f = RequestField('n', 'd', filename='f.txt'); f.make_multipart(); \
-             assert 'filename=\"f.txt\"' in f.render_headers()",
-        ),
-    ];
-    for (file, symbol, new, min_files, check) in cases {
+    for (file, symbol, new, min_files, check) in CASES {
         let sb = urllib3();
         let what = format!("{symbol} → {new}");
         // A dry run first: diffs, nothing written.

@@ -272,17 +272,18 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
-        Some(kind) => semantic(ws, &req, &src, resolved.absolute().to_path_buf(), kind),
-        None if lang == Lang::Python
-            && matches!(
-                req.refactor,
-                RefactorKind::RenameSymbol
-                    | RefactorKind::OrganizeImports
-                    | RefactorKind::RemoveUnusedImports
-            ) =>
+        // Python: pyright renames; the import clean-ups are isort's, syntactic.
+        ref s
+            if lang == Lang::Python
+                && match req.refactor {
+                    RefactorKind::RenameSymbol => s.is_none(),
+                    RefactorKind::OrganizeImports | RefactorKind::RemoveUnusedImports => true,
+                    _ => false,
+                } =>
         {
             crate::python_refactor::syntactic(ws, &req, &src)
         }
+        Some(kind) => semantic(ws, &req, &src, resolved.absolute().to_path_buf(), kind),
         None => {
             let syntactic_ok = matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
                 && matches!(
@@ -806,6 +807,12 @@ fn declaration_offset(
                 && let Some(first) = r.splices.first()
             {
                 return Ok(first.0);
+            }
+            if lang == Lang::Python {
+                return filekit_semantic::python_refactor::binding_offset(
+                    text,
+                    &filekit_semantic::python_refactor::Target::Name(name.to_string()),
+                );
             }
             return Err(err);
         }

@@ -1227,6 +1227,27 @@ pub fn rename_in_file(
     Ok(out)
 }
 
+/// Where the binding a target names is first bound (for a language server's rename, which
+/// takes a position).
+pub fn binding_offset(text: &str, target: &Target) -> Result<usize, FkError> {
+    let tree = parse(text);
+    let a = Analysis::new(text, &tree);
+    let (binding, name) = a.find_target(target)?;
+    let scope = match binding {
+        Binding::Name(s) | Binding::ClassAttr(s) => s,
+    };
+    a.occs
+        .iter()
+        .find(|o| o.binding && o.scope == scope && o.name == name)
+        .map(|o| o.start)
+        .or_else(|| {
+            a.class_attrs(scope, &name)
+                .first()
+                .map(|&i| a.attrs[i].start)
+        })
+        .ok_or_else(|| not_found(format!("no binding of `{name}` in this file")))
+}
+
 fn is_param(tree: &Tree, at: usize) -> bool {
     let mut n = tree.root_node().descendant_for_byte_range(at, at);
     while let Some(x) = n {
