@@ -175,3 +175,29 @@ async def test_python_refactors_without_a_server(connect, workspace, monkeypatch
     assert (workspace / "pkg" / "core.py").read_text() == (
         "import os\nimport sys\n\n\ndef helper(x: int) -> int:\n    total = x * 2\n    return total\n")
     assert "from .core import helper\n" in (workspace / "pkg" / "app.py").read_text()
+
+
+async def test_inline_function_is_syntactic_even_with_the_server(connect, workspace, monkeypatch):
+    monkeypatch.setenv("PATH", deps_bin() + os.pathsep + path_without_server())
+    project(workspace)
+    async with connect() as session:
+        dry = await session.call_tool("file_edit", {
+            "file": "src/lib/math.ts", "refactor": "inline_function", "symbol": "add", "dryRun": True})
+        assert not dry.isError, text_of(dry)
+        assert dry.structuredContent["precision"] == "syntactic"
+        assert "+  return squared + 0 * 3.14;" not in dry.structuredContent["diff"]
+        assert "+  return (squared + 0) * 3.14;" in dry.structuredContent["diff"]
+        done = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "inline_function",
+            "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 12}})
+        assert not done.isError, text_of(done)
+        assert sorted(done.structuredContent["filesAffected"]) == ["src/app.ts", "src/lib/math.ts"]
+        assert (workspace / "src" / "lib" / "math.ts").read_text() == ""
+        assert (workspace / "src" / "app.ts").read_text() == (
+            "export function area(r: number): number {\n  const squared = r * r;\n"
+            "  return (squared + 0) * 3.14;\n}\n")
+        type_check(workspace)
+        recursive = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "inline_function", "symbol": "area"})
+        assert recursive.isError
+        assert "not a single `return expr;`" in text_of(recursive)

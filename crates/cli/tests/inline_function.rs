@@ -285,3 +285,39 @@ fn inlining_that_would_change_the_program_is_refused() {
         run.stdout
     );
 }
+
+#[test]
+fn the_refactor_verb_inlines_with_a_dry_run_first() {
+    let sb = project();
+    let before = run_program(&sb);
+    let snap = sb.snapshot();
+    let args = [
+        "refactor",
+        "inline_function",
+        "src/geometry.ts",
+        "--range",
+        "2:16-2:20",
+    ];
+    let mut dry = args.to_vec();
+    dry.extend(["--dry-run", "--color", "never"]);
+    let run = sb.filekit_env(&dry, None, &[("PATH", &path(false))]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("+const a = ((1 + 2) * 3) * 2;"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("-export function area("),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(snap, sb.snapshot());
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let run = sb.filekit_env(&json_args, None, &[("PATH", &path(false))]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json["refactor"], "inline_function");
+    assert_eq!(run.json["action"], "Inline function 'area' (4 calls)");
+    assert_eq!(run_program(&sb), before);
+}

@@ -951,9 +951,15 @@ fn remove_specifier(text: &str, spec: Node) -> Splice {
         });
     if alone && let Some(stmt) = ancestor(spec, &["import_statement"]) {
         let line_start = text[..stmt.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[stmt.end_byte()..]
+        let mut end = text[stmt.end_byte()..]
             .find('\n')
             .map_or(text.len(), |i| stmt.end_byte() + i + 1);
+        // At the top of the file (or after a blank line) the blank lines after it go too.
+        if line_start == 0 || text[..line_start].ends_with("\n\n") {
+            while text[end..].starts_with('\n') {
+                end += 1;
+            }
+        }
         return (line_start, end, String::new());
     }
     // `a, name, b`: with the comma after it, or before it when it is last.
