@@ -649,6 +649,11 @@ fn semantic(
                 if symbol.is_none() {
                     symbol = Some(word_at(text, at));
                 }
+                if kind == ServerKind::Python {
+                    // pyright finds forward references in strings (`"Foo"` annotations) only
+                    // in a file it has checked: let it check the declaring file first.
+                    c.wait_diagnostics(&abs, std::time::Duration::from_secs(30))?;
+                }
                 let e = c.rename(&abs, filekit_lsp::position(text, at), new)?;
                 if !req.workspace_scope {
                     // File scope: only this file's edits.

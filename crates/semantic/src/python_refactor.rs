@@ -151,6 +151,17 @@ struct Analysis<'t> {
     /// Modules `from m import *` takes everything from.
     star_from: Vec<String>,
     straight: Vec<StraightItem>,
+    kwargs: Vec<Kwarg>,
+}
+
+/// `f(name=...)`: the callee (a plain name's occurrence, or an attribute) and the keyword.
+#[derive(Debug, Clone)]
+struct Kwarg {
+    func_occ: Option<usize>,
+    func_attr: Option<usize>,
+    start: usize,
+    end: usize,
+    name: String,
 }
 
 fn is_comprehension(kind: &str) -> bool {
@@ -212,6 +223,7 @@ impl<'t> Analysis<'t> {
             from_items: Vec::new(),
             star_from: Vec::new(),
             straight: Vec::new(),
+            kwargs: Vec::new(),
         };
         a.visit(tree.root_node(), 0, false);
         // A name a function declares `global` and binds is a module binding.
@@ -726,13 +738,35 @@ impl<'t> Analysis<'t> {
                     let t = self.t(f);
                     t == "cast" || t.ends_with(".cast")
                 });
+                let (occs_before, attrs_before) = (self.occs.len(), self.attrs.len());
                 if let Some(f) = func {
                     self.visit(f, s, false);
                 }
+                let func_occ = func.filter(|f| f.kind() == "identifier").and_then(|f| {
+                    (occs_before..self.occs.len()).find(|&i| self.occs[i].start == f.start_byte())
+                });
+                let func_attr = func
+                    .filter(|f| f.kind() == "attribute")
+                    .and_then(|f| f.child_by_field_name("attribute"))
+                    .and_then(|a| {
+                        (attrs_before..self.attrs.len())
+                            .find(|&i| self.attrs[i].start == a.start_byte())
+                    });
                 if let Some(args) = n.child_by_field_name("arguments") {
                     let mut c = args.walk();
                     let ch: Vec<Node> = args.named_children(&mut c).collect();
                     for (i, x) in ch.into_iter().enumerate() {
+                        if x.kind() == "keyword_argument"
+                            && let Some(k) = x.child_by_field_name("name")
+                        {
+                            self.kwargs.push(Kwarg {
+                                func_occ,
+                                func_attr,
+                                start: k.start_byte(),
+                                end: k.end_byte(),
+                                name: self.t(k).to_string(),
+                            });
+                        }
                         self.visit(x, s, ann || (is_cast && i == 0));
                     }
                 }
@@ -1210,13 +1244,37 @@ pub fn rename_in_file(
                 .map(|f| f.module.clone());
         }
         Binding::Name(s) => {
-            if a.defs.iter().any(|d| d.inner == s && !d.class)
+            if let Some(d) = a.defs.iter().find(|d| d.inner == s && !d.class)
                 && a.occs.iter().any(|o| {
                     o.binding && o.scope == s && o.name == name && is_param(&tree, o.start)
                 })
             {
+                // `f(name=...)` calls of this function in this file follow.
+                let calls_it = |k: &Kwarg| match (k.func_occ, k.func_attr) {
+                    (Some(i), _) => {
+                        a.occs[i].name == d.name && a.resolve(a.occs[i].scope, &d.name) == Some(d.scope)
+                    }
+                    (_, Some(j)) => {
+                        a.scopes[d.scope].kind == ScopeKind::Class
+                            && a.class_attrs(d.scope, &d.name).contains(&j)
+                    }
+                    _ => false,
+                };
+                let calls: Vec<&Kwarg> = a.kwargs.iter().filter(|k| calls_it(k)).collect();
+                if let Some(k) = calls.iter().find(|k| k.name == new) {
+                    return Err(FkError::new(
+                        ErrorCode::Conflict,
+                        format!("renaming `{name}` to `{new}`: the call at {} already passes `{new}=`", a.line_col(k.start)),
+                    )
+                    .with_hint("choose another name"));
+                }
+                for k in calls.iter().filter(|k| k.name == name) {
+                    out.splices.push((k.start, k.end, new.to_string()));
+                }
+                out.splices.sort_by_key(|s| s.0);
                 out.warnings.push(format!(
-                    "`{name}` is a parameter: keyword arguments `{name}=` at call sites are not renamed"
+                    "`{name}` is a parameter: keyword arguments `{name}=` are renamed in this file's calls of `{}`, not in other modules",
+                    d.name
                 ));
             }
         }
@@ -2074,6 +2132,23 @@ mod tests {
         let got = rename(src, "C.x", "attr").unwrap();
         assert!(got.contains("    attr = 3\n"), "{got}");
         assert!(got.contains("return x + self.attr"), "{got}");
+    }
+
+    #[test]
+    fn parameters_take_their_keyword_arguments() {
+        let src = "def f(a, b=1):\n    return a + b\n\n\nclass C:\n    def m(self, a):\n        return a\n\n    def n(self):\n        return self.m(a=1) + f(2, b=3) + g(b=4)\n\n\ndef g(b):\n    return b\n";
+        let got = rename(src, "f.b", "step").unwrap();
+        assert!(
+            got.contains("def f(a, step=1):\n    return a + step\n"),
+            "{got}"
+        );
+        assert!(got.contains("f(2, step=3) + g(b=4)"), "{got}");
+        let got = rename(src, "C.m.a", "value").unwrap();
+        assert!(got.contains("self.m(value=1)"), "{got}");
+        assert_eq!(
+            rename(src, "f.a", "b").unwrap_err().code,
+            ErrorCode::Conflict
+        );
     }
 
     #[test]
