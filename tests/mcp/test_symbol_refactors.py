@@ -116,3 +116,88 @@ async def test_bad_refactor_arguments_are_rejected(connect, workspace, monkeypat
             "file": "src/app.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "not valid"})
     assert result.isError
     assert "not a valid identifier" in text_of(result)
+
+
+def python_project(root):
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("from .core import helper\n\n__all__ = [\"helper\"]\n")
+    (root / "pkg" / "core.py").write_text(
+        "import os\nimport sys\n\n\ndef helper(x: int) -> int:\n    total = x * 2\n    return total\n")
+    (root / "pkg" / "app.py").write_text(
+        "import json\nfrom . import core\nfrom .core import helper\n\n\n"
+        "def run() -> str:\n    return json.dumps([helper(1), core.helper(2)])\n")
+
+
+def pyflakes_clean(root):
+    python = REPO / ".venv" / "bin" / "python"
+    out = subprocess.run([str(python), "-m", "pyflakes", "pkg"], cwd=root, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    run = subprocess.run([str(python), "-c", "import pkg.app; print(pkg.app.run())"], cwd=root,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+async def test_python_refactors_without_a_server(connect, workspace, monkeypatch):
+    dirs = os.environ.get("PATH", "").split(os.pathsep)
+    monkeypatch.setenv("PATH", os.pathsep.join(d for d in dirs if not (pathlib.Path(d) / "pyright-langserver").exists()))
+    python_project(workspace)
+    async with connect() as session:
+        dry = await session.call_tool("file_edit", {
+            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "helper",
+            "newName": "assist", "dryRun": True})
+        assert not dry.isError, text_of(dry)
+        assert dry.structuredContent["precision"] == "syntactic"
+        assert "+from .core import assist" in dry.structuredContent["diff"]
+        assert "def helper(" in (workspace / "pkg" / "core.py").read_text()
+        renamed = await session.call_tool("file_edit", {
+            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "assist"})
+        assert not renamed.isError, text_of(renamed)
+        assert sorted(renamed.structuredContent["filesAffected"]) == [
+            "pkg/__init__.py", "pkg/app.py", "pkg/core.py"]
+        assert (workspace / "pkg" / "__init__.py").read_text() == (
+            "from .core import assist\n\n__all__ = [\"assist\"]\n")
+        local = await session.call_tool("file_edit", {
+            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "assist.total", "newName": "doubled"})
+        assert not local.isError, text_of(local)
+        cleaned = await session.call_tool("file_edit", {
+            "file": "pkg/core.py", "refactor": "remove_unused_imports"})
+        assert not cleaned.isError, text_of(cleaned)
+        assert (workspace / "pkg" / "core.py").read_text() == (
+            "def assist(x: int) -> int:\n    doubled = x * 2\n    return doubled\n")
+        assert pyflakes_clean(workspace).strip() == "[2, 4]"
+        keyword = await session.call_tool("file_edit", {
+            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "assist", "newName": "lambda"})
+        assert keyword.isError
+        assert "Python keyword" in text_of(keyword)
+        undo = await session.call_tool("undo", {"last": 3})
+        assert not undo.isError, text_of(undo)
+    assert (workspace / "pkg" / "core.py").read_text() == (
+        "import os\nimport sys\n\n\ndef helper(x: int) -> int:\n    total = x * 2\n    return total\n")
+    assert "from .core import helper\n" in (workspace / "pkg" / "app.py").read_text()
+
+
+async def test_inline_function_is_syntactic_even_with_the_server(connect, workspace, monkeypatch):
+    monkeypatch.setenv("PATH", deps_bin() + os.pathsep + path_without_server())
+    project(workspace)
+    async with connect() as session:
+        dry = await session.call_tool("file_edit", {
+            "file": "src/lib/math.ts", "refactor": "inline_function", "symbol": "add", "dryRun": True})
+        assert not dry.isError, text_of(dry)
+        assert dry.structuredContent["precision"] == "syntactic"
+        assert "+  return squared + 0 * 3.14;" not in dry.structuredContent["diff"]
+        assert "+  return (squared + 0) * 3.14;" in dry.structuredContent["diff"]
+        done = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "inline_function",
+            "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 12}})
+        assert not done.isError, text_of(done)
+        assert sorted(done.structuredContent["filesAffected"]) == ["src/app.ts", "src/lib/math.ts"]
+        assert (workspace / "src" / "lib" / "math.ts").read_text() == ""
+        assert (workspace / "src" / "app.ts").read_text() == (
+            "export function area(r: number): number {\n  const squared = r * r;\n"
+            "  return (squared + 0) * 3.14;\n}\n")
+        type_check(workspace)
+        recursive = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "inline_function", "symbol": "area"})
+        assert recursive.isError
+        assert "not a single `return expr;`" in text_of(recursive)

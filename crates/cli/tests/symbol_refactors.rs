@@ -473,16 +473,6 @@ fn every_code_action_type_checks() {
 fn a_refactor_the_server_does_not_offer_there_lists_what_it_offers() {
     let sb = calc_project();
     let before = sb.snapshot();
-    // inline_function: TypeScript's server has no such refactor.
-    let run = call(
-        &sb,
-        json!({"file": "src/calc.ts", "refactor": "inline_function", "selectionRange": range(14, 16, 14, 20)}),
-        true,
-    );
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    let msg = run.json["error"].as_str().unwrap();
-    assert!(msg.contains("offers no inline_function"), "{msg}");
-    assert!(run.stdout.contains("it offers there:"), "{}", run.stdout);
     // extract_type on a statement that is no type.
     let run = call(
         &sb,

@@ -129,7 +129,12 @@ pub fn scope_is_workspace(scope: Option<&str>) -> Result<bool, FkError> {
 }
 
 /// Byte offset of a (1-based line, 0-based character column) position.
-fn byte_at(text: &str, line: usize, column: usize, what: &str) -> Result<usize, FkError> {
+pub(crate) fn byte_at(
+    text: &str,
+    line: usize,
+    column: usize,
+    what: &str,
+) -> Result<usize, FkError> {
     let bad = || {
         FkError::invalid(format!(
             "selectionRange {what} (line {line}, column {column}) is outside the file ({} lines)",
@@ -175,7 +180,12 @@ fn check(req: &Request) -> Result<(), FkError> {
                     "rename_symbol needs `symbol` (its name) or `selectionRange` (its position)",
                 ));
             }
-            syn::check_identifier(n).map_err(|e| FkError {
+            let checked = if crate::python_refactor::is_python(&req.file) {
+                filekit_semantic::python_refactor::check_identifier(n)
+            } else {
+                syn::check_identifier(n)
+            };
+            checked.map_err(|e| FkError {
                 message: format!("newName: {}", e.message),
                 ..e
             })?;
@@ -196,7 +206,9 @@ fn check(req: &Request) -> Result<(), FkError> {
             }
         }
         _ => {
-            if req.selection.is_none() {
+            // inline_function also takes the function's name.
+            let named = k == RefactorKind::InlineFunction && req.symbol.is_some();
+            if req.selection.is_none() && !named {
                 return Err(FkError::invalid(format!(
                     "{} needs `selectionRange`: {{startLine, startColumn, endLine, endColumn}}",
                     k.name()
@@ -248,11 +260,29 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
     // the server's rename (through to the declaration) does not: it is done syntactically.
     let file_scoped_rename = req.refactor == RefactorKind::RenameSymbol
         && !req.workspace_scope
-        && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
+        && matches!(
+            lang,
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python
+        );
     let server = ServerKind::for_path(&req.file)
         .filter(|k| k.find().is_some())
         .filter(|_| !file_scoped_rename);
+    // tsserver offers no inline function: it is done on the syntax trees, server or not.
+    let inline_ts = req.refactor == RefactorKind::InlineFunction
+        && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
     let result = match server {
+        _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
+        // Python: pyright renames; the import clean-ups are isort's, syntactic.
+        ref s
+            if lang == Lang::Python
+                && match req.refactor {
+                    RefactorKind::RenameSymbol => s.is_none(),
+                    RefactorKind::OrganizeImports | RefactorKind::RemoveUnusedImports => true,
+                    _ => false,
+                } =>
+        {
+            crate::python_refactor::syntactic(ws, &req, &src)
+        }
         Some(kind) => semantic(ws, &req, &src, resolved.absolute().to_path_buf(), kind),
         None => {
             let syntactic_ok = matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
@@ -282,20 +312,20 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
 }
 
 /// The edits of a refactor, before writing.
-struct Plan {
-    precision: &'static str,
-    server: Option<&'static str>,
+pub(crate) struct Plan {
+    pub(crate) precision: &'static str,
+    pub(crate) server: Option<&'static str>,
     /// The code action the server applied.
-    title: Option<String>,
+    pub(crate) title: Option<String>,
     /// Per file (as the workspace names it): its text as read, hash, splices.
-    files: BTreeMap<String, (Source, Vec<Splice>)>,
+    pub(crate) files: BTreeMap<String, (Source, Vec<Splice>)>,
     /// New files (server refactors that create one): path and content.
-    created: Vec<(String, String)>,
+    pub(crate) created: Vec<(String, String)>,
     /// The name renamed (after resolution).
-    symbol: Option<String>,
+    pub(crate) symbol: Option<String>,
     /// A server to tell about the written files.
-    notify: Option<(PathBuf, ServerKind)>,
-    warnings: Vec<String>,
+    pub(crate) notify: Option<(PathBuf, ServerKind)>,
+    pub(crate) warnings: Vec<String>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -323,7 +353,7 @@ fn code_files(ws: &Workspace) -> Result<Vec<String>, FkError> {
 }
 
 /// The path of `file` as the file walk names it (relative to the first root, `/`-separated).
-fn walk_name(ws: &Workspace, file: &str) -> Result<String, FkError> {
+pub(crate) fn walk_name(ws: &Workspace, file: &str) -> Result<String, FkError> {
     let p = ws.resolve(file)?;
     Ok(if p.root_index() == 0 {
         p.relative().to_string_lossy().replace('\\', "/")
@@ -619,6 +649,11 @@ fn semantic(
                 if symbol.is_none() {
                     symbol = Some(word_at(text, at));
                 }
+                if kind == ServerKind::Python {
+                    // pyright finds forward references in strings (`"Foo"` annotations) only
+                    // in a file it has checked: let it check the declaring file first.
+                    c.wait_diagnostics(&abs, std::time::Duration::from_secs(30))?;
+                }
                 let e = c.rename(&abs, filekit_lsp::position(text, at), new)?;
                 if !req.workspace_scope {
                     // File scope: only this file's edits.
@@ -777,6 +812,12 @@ fn declaration_offset(
                 && let Some(first) = r.splices.first()
             {
                 return Ok(first.0);
+            }
+            if lang == Lang::Python {
+                return filekit_semantic::python_refactor::binding_offset(
+                    text,
+                    &filekit_semantic::python_refactor::Target::Name(name.to_string()),
+                );
             }
             return Err(err);
         }

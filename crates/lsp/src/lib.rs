@@ -428,7 +428,39 @@ impl Client {
             )));
         }
         c.notify("initialized", json!({}))?;
+        if kind == ServerKind::Python {
+            // pyright starts its analysis once it has settings, and a rename reaches the
+            // other files only after it has found the workspace's source files.
+            c.notify("workspace/didChangeConfiguration", json!({"settings": {}}))?;
+            c.wait_log("source file", REQUEST_TIMEOUT)?;
+        }
         Ok(c)
+    }
+
+    /// Serves the server until it logs a message containing `needle` (or `timeout` passes).
+    fn wait_log(&mut self, needle: &str, timeout: Duration) -> Result<(), FkError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(msg) => {
+                    let logged = msg.get("method").and_then(Value::as_str)
+                        == Some("window/logMessage")
+                        && msg
+                            .pointer("/params/message")
+                            .and_then(Value::as_str)
+                            .is_some_and(|m| m.contains(needle));
+                    self.handle(msg)?;
+                    if logged {
+                        return Ok(());
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => return Ok(()),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(lsp_error("initialize", "the server exited"));
+                }
+            }
+        }
     }
 
     fn alive(&mut self) -> bool {

@@ -16,7 +16,7 @@ use filekit_core::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use tree_sitter::{Node, Parser, Tree};
 
-fn parse(lang: Lang, text: &str) -> Result<Tree, FkError> {
+pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, FkError> {
     if !matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) {
         return Err(FkError::invalid(format!(
             "syntactic refactors are built for TS/TSX/JS files, not {lang:?}"
@@ -103,7 +103,7 @@ pub fn check_identifier(name: &str) -> Result<(), FkError> {
     Ok(())
 }
 
-const OCCURRENCE_KINDS: &[&str] = &[
+pub(crate) const OCCURRENCE_KINDS: &[&str] = &[
     "identifier",
     "type_identifier",
     "shorthand_property_identifier",
@@ -129,7 +129,7 @@ const BLOCKS: &[&str] = &[
     "switch_body",
 ];
 
-fn ancestor<'a>(n: Node<'a>, kinds: &[&str]) -> Option<Node<'a>> {
+pub(crate) fn ancestor<'a>(n: Node<'a>, kinds: &[&str]) -> Option<Node<'a>> {
     let mut p = n.parent();
     while let Some(x) = p {
         if kinds.contains(&x.kind()) {
@@ -145,10 +145,10 @@ fn is_field(parent: Node, field: &str, child: Node) -> bool {
 }
 
 /// One file's bindings: which identifier occurrences declare a name, and in which scope.
-struct Scopes<'t> {
+pub(crate) struct Scopes<'t> {
     text: &'t str,
     /// (scope node id, name) -> declaring occurrences' byte starts.
-    decls: HashMap<(usize, String), Vec<usize>>,
+    pub(crate) decls: HashMap<(usize, String), Vec<usize>>,
 }
 
 impl<'t> Scopes<'t> {
@@ -157,7 +157,7 @@ impl<'t> Scopes<'t> {
     }
 
     /// The scope an occurrence declares its name in, when it is a declaration.
-    fn declaring_scope<'a>(&self, id: Node<'a>) -> Option<Node<'a>> {
+    pub(crate) fn declaring_scope<'a>(&self, id: Node<'a>) -> Option<Node<'a>> {
         let parent = id.parent()?;
         let pk = parent.kind();
         // Walk up through destructuring patterns to what declares them.
@@ -252,7 +252,7 @@ impl<'t> Scopes<'t> {
     }
 
     /// The scope node that a reference resolves to: the nearest enclosing scope declaring it.
-    fn binding<'a>(&self, id: Node<'a>) -> Option<Node<'a>> {
+    pub(crate) fn binding<'a>(&self, id: Node<'a>) -> Option<Node<'a>> {
         let name = self.text_of(id).to_string();
         let mut p = Some(id);
         while let Some(x) = p {
@@ -266,7 +266,7 @@ impl<'t> Scopes<'t> {
 }
 
 /// Every occurrence node of `name` in the tree, in source order.
-fn occurrences<'a>(tree: &'a Tree, text: &str, name: &str) -> Vec<Node<'a>> {
+pub(crate) fn occurrences<'a>(tree: &'a Tree, text: &str, name: &str) -> Vec<Node<'a>> {
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     let mut visited_children = false;
@@ -291,7 +291,7 @@ fn occurrences<'a>(tree: &'a Tree, text: &str, name: &str) -> Vec<Node<'a>> {
     out
 }
 
-fn scopes_for<'t>(tree: &Tree, text: &'t str, occ: &[Node]) -> Scopes<'t> {
+pub(crate) fn scopes_for<'t>(tree: &Tree, text: &'t str, occ: &[Node]) -> Scopes<'t> {
     let mut s = Scopes {
         text,
         decls: HashMap::new(),

@@ -1,0 +1,198 @@
+//! The refactor mode of `file_edit` for Python files without a language server
+//! (`precision: "syntactic"`): `rename_symbol` across the modules of the workspace,
+//! `organize_imports` and `remove_unused_imports`. The scopes and the edits of one file come
+//! from `filekit_semantic::python_refactor`; which files import the renamed module, and which
+//! section an import belongs to, from `filekit_refactor`'s import graph and Python module
+//! resolution. The plan is written by `refactor::write`, like every other refactor: one
+//! request through the pipeline, one history entry.
+
+use crate::refactor::{Plan, RefactorKind, Request, byte_at, walk_name};
+use crate::semantic::{Source, load};
+use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_refactor::graph;
+use filekit_refactor::python;
+use filekit_refactor::resolve::FileSet;
+use filekit_semantic::python_refactor::{self as py, ImportOptions, Section, Target, is_stdlib};
+use std::collections::{BTreeMap, HashSet};
+
+/// Whether a path names a Python file.
+pub(crate) fn is_python(path: &str) -> bool {
+    python::is_python(path)
+}
+
+/// isort's section of a module name, from `importer`: relative names are local, the standard
+/// library's names are its own, names of the workspace's modules are first party, the rest
+/// third party.
+fn section(files: &dyn FileSet, importer: &str, module: &str) -> Section {
+    if module.starts_with('.') {
+        return Section::Local;
+    }
+    if module == "__future__" {
+        return Section::Future;
+    }
+    let top = module.split('.').next().unwrap_or(module);
+    if is_stdlib(top) {
+        Section::Stdlib
+    } else if python::resolve(files, importer, top).is_some()
+        || python::resolve(files, importer, module).is_some()
+    {
+        Section::FirstParty
+    } else {
+        Section::ThirdParty
+    }
+}
+
+pub(crate) fn syntactic(ws: &Workspace, req: &Request, src: &Source) -> Result<Plan, FkError> {
+    let mut plan = Plan {
+        precision: "syntactic",
+        server: None,
+        title: None,
+        files: BTreeMap::new(),
+        created: vec![],
+        symbol: None,
+        notify: None,
+        warnings: vec![],
+    };
+    let text = src.text.as_str();
+    let graph = graph::build(ws)?;
+    let me = walk_name(ws, &req.file)?;
+    let is_init = me
+        .rsplit('/')
+        .next()
+        .is_some_and(|n| n.starts_with("__init__."));
+    let classify = |m: &str| section(&graph.files, &me, m);
+    let opts = ImportOptions {
+        is_init,
+        section: &classify,
+    };
+    match req.refactor {
+        RefactorKind::OrganizeImports => {
+            let s = py::organize_imports(text, &opts)?;
+            plan.files.insert(req.file.clone(), (src.clone(), s));
+        }
+        RefactorKind::RemoveUnusedImports => {
+            let s = py::remove_unused_imports(text, &opts)?;
+            plan.files.insert(req.file.clone(), (src.clone(), s));
+        }
+        RefactorKind::RenameSymbol => rename(ws, req, src, &graph, me, &mut plan)?,
+        _ => unreachable!("only the syntactic refactors come here"),
+    }
+    Ok(plan)
+}
+
+fn rename(
+    ws: &Workspace,
+    req: &Request,
+    src: &Source,
+    graph: &graph::Graph,
+    me: String,
+    plan: &mut Plan,
+) -> Result<(), FkError> {
+    let new = req.new_name.as_deref().expect("checked");
+    let text = src.text.as_str();
+    let target = match (req.selection, &req.symbol) {
+        (Some(s), _) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
+        (None, Some(name)) => Target::Name(name.clone()),
+        (None, None) => unreachable!("checked"),
+    };
+    let mut r = py::rename_in_file(text, &target, new, !req.workspace_scope)?;
+    plan.symbol = Some(r.name.clone());
+    if !req.workspace_scope {
+        if r.module_level {
+            plan.warnings.push(format!(
+                "`{}` is a module-level name: with scope \"file\" the modules that import it are not changed",
+                r.name
+            ));
+        }
+        plan.warnings.append(&mut r.warnings);
+        plan.files
+            .insert(req.file.clone(), (src.clone(), r.splices));
+        return Ok(());
+    }
+    let mut origin = me;
+    let mut origin_src = src.clone();
+    // An imported name is renamed where it is defined.
+    if let Some(spec) = r.imported_from.clone() {
+        let Some((def, _)) = python::resolve(&graph.files, &origin, &spec) else {
+            return Err(FkError::invalid(format!(
+                "`{}` is imported from `{spec}`, which is not a module of the workspace",
+                r.name
+            ))
+            .with_hint(
+                "rename the local name only with scope \"file\" (it becomes `name as newName`)",
+            ));
+        };
+        origin_src = load(ws, &def)?;
+        r = py::rename_in_file(&origin_src.text, &Target::Name(r.name.clone()), new, false)
+            .map_err(|e| FkError {
+                message: format!("{def}: {}", e.message),
+                ..e
+            })?;
+        origin = def;
+    }
+    plan.warnings.append(&mut r.warnings);
+    let old = r.name.clone();
+    plan.files
+        .insert(origin.clone(), (origin_src.clone(), r.splices));
+    if !r.module_level {
+        return Ok(());
+    }
+    // Importers (by `from m import old`, `import m` then `m.old`), and through the modules
+    // that import the name and so re-export it, their importers.
+    let mut files: Vec<&String> = graph.code.keys().filter(|f| python::is_python(f)).collect();
+    files.sort();
+    let mut origins = vec![origin.clone()];
+    let mut done: HashSet<String> = HashSet::new();
+    while let Some(o) = origins.pop() {
+        if !done.insert(o.clone()) {
+            continue;
+        }
+        for f in &files {
+            if **f == o || **f == origin {
+                continue;
+            }
+            let fsrc = match plan.files.get(*f) {
+                Some((s, _)) => s.clone(),
+                None => {
+                    let parsed = &graph.code[*f];
+                    if !parsed.text.contains(old.as_str()) {
+                        continue;
+                    }
+                    Source {
+                        text: parsed.text.to_string(),
+                        hash: parsed.hash.clone(),
+                    }
+                }
+            };
+            let resolves = |spec: &str| {
+                python::resolve(&graph.files, f, spec).is_some_and(|(file, _)| file == o)
+            };
+            let ir = match py::rename_in_importer(&fsrc.text, &resolves, &old, new) {
+                Ok(ir) => ir,
+                Err(e) if e.code == ErrorCode::Conflict => {
+                    return Err(FkError {
+                        message: format!("{f}: {}", e.message),
+                        ..e
+                    });
+                }
+                Err(_) => continue,
+            };
+            if ir.re_exports {
+                origins.push((*f).clone());
+            }
+            if ir.splices.is_empty() {
+                continue;
+            }
+            let entry = plan
+                .files
+                .entry((*f).clone())
+                .or_insert_with(|| (fsrc.clone(), vec![]));
+            let have: HashSet<usize> = entry.1.iter().map(|s| s.0).collect();
+            entry
+                .1
+                .extend(ir.splices.into_iter().filter(|s| !have.contains(&s.0)));
+            entry.1.sort_by_key(|s| s.0);
+        }
+    }
+    Ok(())
+}
