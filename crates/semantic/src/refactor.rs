@@ -656,58 +656,6 @@ pub fn rename_in_importer(
     Ok(out)
 }
 
-/// The file a relative specifier names, the way TypeScript resolves it among `known` paths
-/// (normalized, `/`-separated, relative to one root): `./x` may be `x.ts`, `x.tsx`, `x.js`,
-/// `x/index.ts`...; `./x.js` may be `x.ts`. Bare specifiers (packages) resolve to nothing.
-pub fn resolve_specifier(
-    importer: &str,
-    spec: &str,
-    known: &dyn Fn(&str) -> bool,
-) -> Option<String> {
-    if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
-        return None;
-    }
-    let dir = importer.rsplit_once('/').map_or("", |(d, _)| d);
-    let mut parts: Vec<&str> = if dir.is_empty() {
-        vec![]
-    } else {
-        dir.split('/').collect()
-    };
-    for seg in spec.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    let base = parts.join("/");
-    const EXTS: &[&str] = &[
-        ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs",
-    ];
-    let mut candidates = vec![base.clone()];
-    for (js, ts) in [
-        (".js", ".ts"),
-        (".js", ".tsx"),
-        (".jsx", ".tsx"),
-        (".mjs", ".mts"),
-        (".cjs", ".cts"),
-    ] {
-        if let Some(stem) = base.strip_suffix(js) {
-            candidates.push(format!("{stem}{ts}"));
-        }
-    }
-    candidates.extend(EXTS.iter().map(|e| format!("{base}{e}")));
-    let prefix = if base.is_empty() {
-        String::new()
-    } else {
-        format!("{base}/")
-    };
-    candidates.extend(EXTS.iter().map(|e| format!("{prefix}index{e}")));
-    candidates.into_iter().find(|c| known(c))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Imports
 
@@ -1144,24 +1092,5 @@ mod tests {
             run(src, &s),
             "import { c } from './m';\nimport './side';\nc();\n"
         );
-    }
-
-    #[test]
-    fn resolves_specifiers() {
-        let files = ["src/a.ts", "src/lib/index.ts", "src/b.tsx"];
-        let known = |p: &str| files.contains(&p);
-        assert_eq!(
-            resolve_specifier("src/x.ts", "./a.js", &known).as_deref(),
-            Some("src/a.ts")
-        );
-        assert_eq!(
-            resolve_specifier("src/x.ts", "./lib", &known).as_deref(),
-            Some("src/lib/index.ts")
-        );
-        assert_eq!(
-            resolve_specifier("src/lib/index.ts", "../b", &known).as_deref(),
-            Some("src/b.tsx")
-        );
-        assert_eq!(resolve_specifier("src/x.ts", "react", &known), None);
     }
 }
