@@ -370,6 +370,17 @@ pub fn rename_in_file(
 ) -> Result<FileRename, FkError> {
     check_identifier(new)?;
     let tree = parse(lang, text)?;
+    rename_in_tree(&tree, text, target, new, keep_public)
+}
+
+/// [`rename_in_file`] on a tree already parsed from `text`.
+fn rename_in_tree(
+    tree: &Tree,
+    text: &str,
+    target: &Target,
+    new: &str,
+    keep_public: bool,
+) -> Result<FileRename, FkError> {
     let name = match target {
         Target::Name(n) => {
             if n.contains('.') {
@@ -627,7 +638,8 @@ pub fn rename_in_importer(
         }
     }
     if local_rename {
-        let r = rename_in_file(lang, text, &Target::Name(old.to_string()), new, false)?;
+        check_identifier(new)?;
+        let r = rename_in_tree(&tree, text, &Target::Name(old.to_string()), new, false)?;
         out.splices.extend(r.splices);
     }
     if !namespaces.is_empty() {
