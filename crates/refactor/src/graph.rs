@@ -106,7 +106,8 @@ pub fn build(ws: &Workspace) -> Result<Graph, FkError> {
     let root = ws.roots()[0].clone();
     let watching = WATCH.load(Ordering::Relaxed);
     if watching && matches!(cache.watch, Watching::Off) {
-        cache.watch = match Watch::start(&root) {
+        // A read-only workspace gets no `.filekit/` for the cookies: it walks unless one is there.
+        cache.watch = match Watch::start(&root, !ws.read_only()) {
             Ok(w) => Watching::On(w),
             Err(_) => Watching::Failed,
         };
@@ -116,12 +117,19 @@ pub fn build(ws: &Workspace) -> Result<Graph, FkError> {
     if let Watching::On(w) = &cache.watch
         && cache.trusted
         && w.sync()
-        && let Changes::Paths(paths) = w.take()
+        && let Changes::Paths(paths, gone) = w.take()
     {
-        changed = Some(paths);
+        changed = Some((paths, gone));
     }
     let mut outcome = match changed {
-        Some(paths) => apply_changes(ws, &mut cache, &root, paths)?,
+        Some((paths, gone)) => {
+            if let Watching::On(w) = &mut cache.watch {
+                for p in &gone {
+                    w.gone(p);
+                }
+            }
+            apply_changes(ws, &mut cache, &root, paths)?
+        }
         None => None,
     };
     if outcome.is_none() {
@@ -315,7 +323,18 @@ fn apply_changes(
             continue;
         }
         let config = tsconfig::is_config(name) || name == "package.json";
-        match std::fs::symlink_metadata(&abs) {
+        let meta = std::fs::symlink_metadata(&abs);
+        // A file that became a directory, or a directory that became a file.
+        let was_dir = cache.files.dirs.contains(&rel);
+        let is_dir = meta.as_ref().is_ok_and(|m| m.is_dir());
+        if (was_dir && !is_dir) || (is_dir && cache.files.files.contains(&rel)) {
+            cache.files.remove_under(&rel);
+            let prefix = format!("{rel}/");
+            cache
+                .code
+                .retain(|k, _| k != &rel && !k.starts_with(&prefix));
+        }
+        match meta {
             Ok(m) if m.is_file() => {
                 if cache.files.files.contains(&rel) {
                     let stamp = (m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH));

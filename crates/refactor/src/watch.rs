@@ -16,7 +16,7 @@
 //! error, or the cookie did not come back in time) the graph walks the tree and compares
 //! stamps, as without a watcher.
 
-use notify::event::EventKind;
+use notify::event::{EventKind, ModifyKind, RenameMode};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -32,6 +32,9 @@ const COOKIE_WAIT: Duration = Duration::from_secs(2);
 struct State {
     /// Paths changed since the last [`Watch::take`].
     dirty: HashSet<PathBuf>,
+    /// Of those, paths removed or moved away (a directory among them lost its watch, even if
+    /// a new one is there by now).
+    gone: HashSet<PathBuf>,
     /// Why the recorded changes cannot be trusted (overflow, an error of the watcher).
     lost: Option<String>,
     /// Cookies whose event came back.
@@ -45,8 +48,9 @@ struct Shared {
 
 /// What changed since the last call, as far as the watcher knows.
 pub enum Changes {
-    /// These absolute paths (files or directories) may have changed; nothing else did.
-    Paths(HashSet<PathBuf>),
+    /// These absolute paths (files or directories) may have changed; nothing else did. The
+    /// second set holds those that were removed or moved away at some point.
+    Paths(HashSet<PathBuf>, HashSet<PathBuf>),
     /// The watcher cannot tell: walk.
     Unknown(String),
 }
@@ -64,8 +68,9 @@ static COOKIES: AtomicU64 = AtomicU64::new(0);
 
 impl Watch {
     /// Starts watching `root` (not its subdirectories: see [`Watch::watch_dir`]) and its
-    /// `.filekit/` directory, where the cookies go.
-    pub fn start(root: &Path) -> Result<Watch, String> {
+    /// `.filekit/` directory, where the cookies go (made when `may_create`, else it must be
+    /// there already).
+    pub fn start(root: &Path, may_create: bool) -> Result<Watch, String> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             cond: Condvar::new(),
@@ -77,8 +82,10 @@ impl Watch {
             record(&handler_shared, &handler_cookies, res)
         })
         .map_err(|e| format!("the file watcher did not start: {e}"))?;
-        std::fs::create_dir_all(&cookie_dir)
-            .map_err(|e| format!("cannot create {}: {e}", cookie_dir.display()))?;
+        if may_create {
+            std::fs::create_dir_all(&cookie_dir)
+                .map_err(|e| format!("cannot create {}: {e}", cookie_dir.display()))?;
+        }
         let mut w = Watch {
             watcher,
             shared,
@@ -144,15 +151,20 @@ impl Watch {
         let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(why) = state.lost.take() {
             state.dirty.clear();
+            state.gone.clear();
             return Changes::Unknown(why);
         }
-        Changes::Paths(std::mem::take(&mut state.dirty))
+        Changes::Paths(
+            std::mem::take(&mut state.dirty),
+            std::mem::take(&mut state.gone),
+        )
     }
 
     /// Forgets what was recorded so far (just before a walk that sees it all anyway).
     pub fn clear(&self) {
         let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
         state.dirty.clear();
+        state.gone.clear();
         state.lost = None;
     }
 }
@@ -175,8 +187,15 @@ fn record(shared: &Shared, cookie_dir: &Path, res: notify::Result<notify::Event>
     if matches!(event.kind, EventKind::Access(_)) {
         return;
     }
+    let gone = matches!(
+        event.kind,
+        EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Name(
+                RenameMode::From | RenameMode::Both | RenameMode::Any | RenameMode::Other
+            ))
+    );
     let mut cookie = false;
-    for p in event.paths {
+    for (i, p) in event.paths.into_iter().enumerate() {
         if p.starts_with(cookie_dir) {
             let is_cookie = p
                 .file_name()
@@ -187,6 +206,10 @@ fn record(shared: &Shared, cookie_dir: &Path, res: notify::Result<notify::Event>
                 cookie = true;
             }
             continue;
+        }
+        // `Both` names the old path first.
+        if gone && i == 0 {
+            state.gone.insert(p.clone());
         }
         state.dirty.insert(p);
     }

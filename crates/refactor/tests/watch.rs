@@ -94,6 +94,25 @@ fn a_watched_graph_sees_changes_without_walking() {
     assert_eq!(g.parsed, 1);
     assert_eq!(&*g.code["src/core/deep/c.ts"].text, "export const c = 22;\n");
 
+    // A folder deleted and made again between two builds: watched again, its files seen.
+    std::fs::remove_dir_all(dir.join("src/core")).unwrap();
+    write(dir, "src/core/deep/again.ts", "export const again = 1;\n");
+    let g = graph::build(&ws).unwrap();
+    assert_eq!(g.freshness, Freshness::Watched);
+    assert!(g.code.contains_key("src/core/deep/again.ts"));
+    assert!(!g.code.contains_key("src/core/deep/c.ts"));
+    write(dir, "src/core/deep/later.ts", "export const later = 1;\n");
+    let g = graph::build(&ws).unwrap();
+    assert!(g.code.contains_key("src/core/deep/later.ts"));
+
+    // A file that becomes a folder.
+    std::fs::remove_file(dir.join("src/a.ts")).unwrap();
+    write(dir, "src/a.ts/inner.ts", "export {};\n");
+    let g = graph::build(&ws).unwrap();
+    assert_eq!(g.freshness, Freshness::Watched);
+    assert!(!g.code.contains_key("src/a.ts"));
+    assert!(g.code.contains_key("src/a.ts/inner.ts"));
+
     // An ignore file changed: which files count is the walk's to say.
     write(dir, ".gitignore", "dist/\nsrc/empty/\n");
     let g = graph::build(&ws).unwrap();
