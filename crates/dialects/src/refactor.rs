@@ -302,9 +302,16 @@ struct Plan {
 
 /// A file as the import graph parsed it, as the pipeline reads it (without a UTF-8 BOM, which
 /// the graph's text keeps), with `splices` on the graph's text moved onto it.
-fn graph_source(p: &filekit_refactor::graph::Parsed, splices: Vec<Splice>) -> (Source, Vec<Splice>) {
+fn graph_source(
+    p: &filekit_refactor::graph::Parsed,
+    splices: Vec<Splice>,
+) -> (Source, Vec<Splice>) {
     const BOM: &str = "\u{feff}";
-    let skip = if p.text.starts_with(BOM) { BOM.len() } else { 0 };
+    let skip = if p.text.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
     let src = Source {
         text: p.text[skip..].to_string(),
         hash: p.hash.clone(),

@@ -13,12 +13,12 @@
 use crate::paths::{dir_of, is_code, name_of};
 use crate::resolve::Files;
 use crate::tsconfig::{self, Configs};
+use crate::watch::{Changes, Watch};
 use filekit_core::select::{FileSelection, select};
 use filekit_core::{FkError, Workspace};
 use filekit_semantic::Lang;
 use filekit_semantic::imports::{ModuleRef, module_refs};
 use rayon::prelude::*;
-use crate::watch::{Changes, Watch};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -41,6 +41,9 @@ pub struct Change {
     pub splices: Vec<Splice>,
 }
 
+/// An importer renamed: its index among the candidates, its splices, whether it re-exports.
+type Renamed = (usize, Vec<Splice>, bool);
+
 fn is_ts(path: &str) -> Option<Lang> {
     Lang::of_path(path)
         .ok()
@@ -97,7 +100,7 @@ pub fn rename_in_importers(
             .collect();
         files.sort_unstable();
         files.dedup();
-        let results: Vec<Result<Option<(usize, Vec<Splice>, bool)>, FkError>> = files
+        let results: Vec<Result<Option<Renamed>, FkError>> = files
             .par_iter()
             .map(|&i| {
                 let (f, p, targets) = &candidates[i];
@@ -108,7 +111,8 @@ pub fn rename_in_importers(
                     .filter(|t| level.contains(*t))
                     .collect();
                 let resolves = |spec: &str| {
-                    resolve_specifier(graph, f, spec).is_some_and(|t| from_level.contains(t.as_str()))
+                    resolve_specifier(graph, f, spec)
+                        .is_some_and(|t| from_level.contains(t.as_str()))
                 };
                 match rename_in_importer(lang, &p.text, &resolves, old, new) {
                     Ok(r) => Ok(Some((i, r.splices, r.re_exports))),

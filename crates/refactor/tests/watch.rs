@@ -23,7 +23,11 @@ fn a_watched_graph_sees_changes_without_walking() {
     graph::watch_between_calls(true);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    write(dir, "src/a.ts", "import { b } from './b';\nexport const a = b;\n");
+    write(
+        dir,
+        "src/a.ts",
+        "import { b } from './b';\nexport const a = b;\n",
+    );
     write(dir, "src/b.ts", "export const b = 1;\n");
     write(dir, "src/empty/.keep", "");
     write(dir, "node_modules/x/index.ts", "import './never';\n");
@@ -56,7 +60,12 @@ fn a_watched_graph_sees_changes_without_walking() {
     assert_eq!(g.freshness, Freshness::Watched);
     assert_eq!(
         code(&g),
-        ["src/a.ts", "src/b.ts", "src/empty/e.ts", "src/lib/deep/c.ts"]
+        [
+            "src/a.ts",
+            "src/b.ts",
+            "src/empty/e.ts",
+            "src/lib/deep/c.ts"
+        ]
     );
     assert!(g.files.files.contains("src/lib/deep/c.ts"));
     write(dir, "src/lib/deep/d.ts", "export const d = 3;\n");
@@ -92,7 +101,10 @@ fn a_watched_graph_sees_changes_without_walking() {
     let g = graph::build(&ws).unwrap();
     assert_eq!(g.freshness, Freshness::Watched);
     assert_eq!(g.parsed, 1);
-    assert_eq!(&*g.code["src/core/deep/c.ts"].text, "export const c = 22;\n");
+    assert_eq!(
+        &*g.code["src/core/deep/c.ts"].text,
+        "export const c = 22;\n"
+    );
 
     // A folder deleted and made again between two builds: watched again, its files seen.
     std::fs::remove_dir_all(dir.join("src/core")).unwrap();

@@ -411,8 +411,8 @@ fn rename_in_tree(
             text[node.byte_range()].to_string()
         }
     };
-    let occ = occurrences(&tree, text, &name);
-    let scopes = scopes_for(&tree, text, &occ);
+    let occ = occurrences(tree, text, &name);
+    let scopes = scopes_for(tree, text, &occ);
     // The binding to rename: a scope node id.
     let scope_id = match target {
         Target::At(offset) => {
@@ -474,8 +474,8 @@ fn rename_in_tree(
     // The new name must not be declared in the scope of the renamed binding already (a
     // shadowing declaration in an inner scope is not detected).
     if new != name {
-        let occ_new = occurrences(&tree, text, new);
-        let scopes_new = scopes_for(&tree, text, &occ_new);
+        let occ_new = occurrences(tree, text, new);
+        let scopes_new = scopes_for(tree, text, &occ_new);
         let clash = scopes_new
             .decls
             .iter()
