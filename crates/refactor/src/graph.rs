@@ -39,9 +39,9 @@ pub struct Parsed {
 /// A workspace's import graph at one moment.
 pub struct Graph {
     /// Every file the walk chose (code or not), workspace-relative.
-    pub files: Files,
+    pub files: Arc<Files>,
     /// The parsed code files, by path.
-    pub code: HashMap<String, Arc<Parsed>>,
+    pub code: Arc<HashMap<String, Arc<Parsed>>>,
     pub configs: Arc<Configs>,
     /// Files that could not be read or parsed (path, why).
     pub skipped: Vec<(String, String)>,
@@ -53,11 +53,11 @@ pub struct Graph {
 
 #[derive(Default)]
 struct Cache {
-    code: HashMap<String, Arc<Parsed>>,
+    code: Arc<HashMap<String, Arc<Parsed>>>,
     config_stamps: Vec<(String, (u64, SystemTime))>,
     configs: Arc<Configs>,
     /// Every file of the last walk, kept up to date by the watcher between walks.
-    files: Files,
+    files: Arc<Files>,
     watch: Watching,
     /// With a watcher: every directory is watched and a walk has seen the tree since, so the
     /// watcher's changes are all there is to look at.
@@ -201,9 +201,9 @@ fn walk(ws: &Workspace, cache: &mut Cache, root: &Path) -> Result<Done, FkError>
     // Forget files that are gone.
     if cache.code.len() > code_files.len() {
         let keep: HashSet<&String> = code_files.iter().copied().collect();
-        cache.code.retain(|k, _| keep.contains(k));
+        Arc::make_mut(&mut cache.code).retain(|k, _| keep.contains(k));
     }
-    cache.files = Files::new(selected.files.iter().cloned());
+    cache.files = Arc::new(Files::new(selected.files.iter().cloned()));
     Ok(Done {
         skipped,
         parsed,
@@ -273,10 +273,10 @@ fn parse_into(
     for (f, p) in fresh {
         match p {
             Ok(p) => {
-                cache.code.insert(f, Arc::new(p));
+                Arc::make_mut(&mut cache.code).insert(f, Arc::new(p));
             }
             Err(why) => {
-                cache.code.remove(&f);
+                Arc::make_mut(&mut cache.code).remove(&f);
                 skipped.push((f, why));
             }
         }
@@ -328,11 +328,9 @@ fn apply_changes(
         let was_dir = cache.files.dirs.contains(&rel);
         let is_dir = meta.as_ref().is_ok_and(|m| m.is_dir());
         if (was_dir && !is_dir) || (is_dir && cache.files.files.contains(&rel)) {
-            cache.files.remove_under(&rel);
+            Arc::make_mut(&mut cache.files).remove_under(&rel);
             let prefix = format!("{rel}/");
-            cache
-                .code
-                .retain(|k, _| k != &rel && !k.starts_with(&prefix));
+            Arc::make_mut(&mut cache.code).retain(|k, _| k != &rel && !k.starts_with(&prefix));
         }
         match meta {
             Ok(m) if m.is_file() => {
@@ -355,11 +353,10 @@ fn apply_changes(
             }
             // Gone, or now a link (links are not followed by the walk either).
             _ => {
-                let n = cache.files.remove_under(&rel);
+                let n = Arc::make_mut(&mut cache.files).remove_under(&rel);
                 if n > 0 {
                     let prefix = format!("{rel}/");
-                    cache
-                        .code
+                    Arc::make_mut(&mut cache.code)
                         .retain(|k, _| k != &rel && !k.starts_with(&prefix));
                 }
                 if let Watching::On(w) = &mut cache.watch {
@@ -384,7 +381,7 @@ fn apply_changes(
                 if is_code(f) {
                     reparse.push((f.clone(), stamp));
                 }
-                cache.files.insert(f.clone());
+                Arc::make_mut(&mut cache.files).insert(f.clone());
             }
         }
         for d in selected.dirs {
@@ -413,7 +410,7 @@ fn apply_changes(
                 if is_code(f) {
                     reparse.push((f.clone(), stamp));
                 }
-                cache.files.insert(f.clone());
+                Arc::make_mut(&mut cache.files).insert(f.clone());
             }
         }
     }
@@ -473,16 +470,16 @@ pub fn record_move(
     let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
     let mut entries: Vec<(String, Arc<Parsed>)> = Vec::new();
     for (old, new) in moved {
-        if let Some(p) = cache.code.remove(old) {
+        if let Some(p) = Arc::make_mut(&mut cache.code).remove(old) {
             entries.push((new.clone(), p));
         }
     }
     for (new, p) in entries {
-        cache.code.insert(new, p);
+        Arc::make_mut(&mut cache.code).insert(new, p);
     }
     for (old, new) in moved {
-        if cache.files.remove_under(old) > 0 {
-            cache.files.insert(new.clone());
+        if Arc::make_mut(&mut cache.files).remove_under(old) > 0 {
+            Arc::make_mut(&mut cache.files).insert(new.clone());
         }
     }
     for (old, splices) in rewritten {
@@ -496,12 +493,12 @@ pub fn record_move(
             .and_then(|p| ws.metadata(&p).ok().flatten())
             .map(|m| (m.len, m.modified));
         let Some(stamp) = stamp else {
-            cache.code.remove(key);
+            Arc::make_mut(&mut cache.code).remove(key);
             continue;
         };
         match shifted(&parsed, splices, stamp) {
-            Some(p) => cache.code.insert(key.clone(), Arc::new(p)),
-            None => cache.code.remove(key),
+            Some(p) => Arc::make_mut(&mut cache.code).insert(key.clone(), Arc::new(p)),
+            None => Arc::make_mut(&mut cache.code).remove(key),
         };
     }
 }

@@ -105,6 +105,15 @@ impl FileSet for Files {
     }
 }
 
+impl<T: FileSet> FileSet for std::sync::Arc<T> {
+    fn has_file(&self, path: &str) -> bool {
+        (**self).has_file(path)
+    }
+    fn has_dir(&self, path: &str) -> bool {
+        (**self).has_dir(path)
+    }
+}
+
 pub fn is_relative(spec: &str) -> bool {
     spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../")
 }
