@@ -134,3 +134,26 @@ fn a_watched_graph_sees_changes_without_walking() {
     assert_eq!(g.freshness, Freshness::Watched);
     graph::forget(&ws);
 }
+
+/// Without a watcher (here: a read-only workspace with no `.filekit/` for the cookies) every
+/// build walks, and still sees every change.
+#[test]
+fn without_a_watcher_each_build_walks() {
+    graph::watch_between_calls(true);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "src/a.ts", "import { b } from './b';\n");
+    write(dir, "src/b.ts", "export const b = 1;\n");
+    let ws = Workspace::new(&[dir.to_path_buf()], true).unwrap();
+    let g = graph::build(&ws).unwrap();
+    assert_eq!(g.freshness, Freshness::Walked);
+    assert!(
+        !dir.join(".filekit").exists(),
+        "nothing written in a read-only workspace"
+    );
+    write(dir, "src/new/c.ts", "import { b } from '../b';\n");
+    let g = graph::build(&ws).unwrap();
+    assert_eq!(g.freshness, Freshness::Walked);
+    assert!(g.code.contains_key("src/new/c.ts"));
+    graph::forget(&ws);
+}
