@@ -78,8 +78,9 @@ impl Watch {
         let cookie_dir = root.join(".filekit");
         let handler_shared = Arc::clone(&shared);
         let handler_cookies = cookie_dir.clone();
+        let handler_root = root.to_path_buf();
         let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-            record(&handler_shared, &handler_cookies, res)
+            record(&handler_shared, &handler_root, &handler_cookies, res)
         })
         .map_err(|e| format!("the file watcher did not start: {e}"))?;
         if may_create {
@@ -170,7 +171,7 @@ impl Watch {
 }
 
 /// The watcher thread's handler: remembers which paths changed.
-fn record(shared: &Shared, cookie_dir: &Path, res: notify::Result<notify::Event>) {
+fn record(shared: &Shared, root: &Path, cookie_dir: &Path, res: notify::Result<notify::Event>) {
     let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
     let event = match res {
         Ok(e) => e,
@@ -205,6 +206,12 @@ fn record(shared: &Shared, cookie_dir: &Path, res: notify::Result<notify::Event>
                 state.cookies.insert(p);
                 cookie = true;
             }
+            continue;
+        }
+        // A path named otherwise than under the root (a system that reports the real path
+        // of a linked root) cannot be placed: walk.
+        if !p.starts_with(root) {
+            state.lost = Some(format!("the file watcher named {}", p.display()));
             continue;
         }
         // `Both` names the old path first.
