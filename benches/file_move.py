@@ -12,7 +12,8 @@ Each is timed two ways:
     kept between calls; the file is moved back and forth, every call rewrites its importers
   - cold: one `filekit call` process per move (the graph is built from scratch each time)
 
-Usage: python3 benches/file_move.py [--runs N]   (builds target/release/filekit if needed)
+Usage: python3 benches/file_move.py [--runs N] [--bin PATH] [--only rxjs|gen]
+(without --bin, builds target/release/filekit if needed and uses it)
 """
 
 import argparse
@@ -125,12 +126,18 @@ def cold(dir, moves, runs):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--bin", help="a filekit binary (default: build target/release/filekit)")
+    parser.add_argument("--only", choices=["rxjs", "gen"], help="one workspace only")
     args = parser.parse_args()
-    build()
+    global BIN
+    if args.bin:
+        BIN = os.path.abspath(args.bin)
+    else:
+        build()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         rxjs = os.path.join(ROOT, ".test-deps", "node_modules", "rxjs")
-        if os.path.isdir(rxjs):
+        if os.path.isdir(rxjs) and args.only != "gen":
             d = os.path.join(tmp, "rxjs")
             shutil.copytree(os.path.join(rxjs, "src"), os.path.join(d, "src"))
             shutil.copy(os.path.join(rxjs, "tsconfig.json"), d)
@@ -141,14 +148,17 @@ def main():
             w, n = warm(d, moves, args.runs)
             rows.append(("rxjs (~250 files), warm server", w, n))
             rows.append(("rxjs, cold filekit call", cold(d, moves, max(3, args.runs // 4)), n))
-        g = os.path.join(tmp, "gen")
-        generate(g)
-        moves = [("src/mod0/hub.ts", "src/deep/x/hub.ts"), ("src/deep/x/hub.ts", "src/mod0/hub.ts")]
-        w, n = warm(g, moves, args.runs, dry=True)
-        rows.append(("10,000 files, warm, dry run (graph+plan)", w, n))
-        w, n = warm(g, moves, args.runs)
-        rows.append(("10,000 TS files, warm server", w, n))
-        rows.append(("10,000 TS files, cold filekit call", cold(g, moves, max(3, args.runs // 4)), n))
+        if args.only != "rxjs":
+            g = os.path.join(tmp, "gen")
+            generate(g)
+            moves = [("src/mod0/hub.ts", "src/deep/x/hub.ts"),
+                     ("src/deep/x/hub.ts", "src/mod0/hub.ts")]
+            w, n = warm(g, moves, args.runs, dry=True)
+            rows.append(("10,000 files, warm, dry run (graph+plan)", w, n))
+            w, n = warm(g, moves, args.runs)
+            rows.append(("10,000 TS files, warm server", w, n))
+            rows.append(("10,000 TS files, cold filekit call",
+                         cold(g, moves, max(3, args.runs // 4)), n))
     print("(a real move also commits every rewritten file atomically: journal, staged files,")
     print(" renames, filesystem flushes; on a shared disk that is most of its time)")
     print(f"{'case':40} {'median':>10} {'p90':>10} {'imports':>8}  target 100 ms (warm), 1 s (004)")

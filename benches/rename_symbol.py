@@ -8,6 +8,8 @@ src/lib/index.ts) and call it, next to code that does not. Then times:
 
   - syntactic: `filekit call` processes with PATH holding no language server (each call a
     whole process: start, walk, parse, write 1,000 files, history);
+  - syntactic, warm server: `filekit serve` with PATH holding no language server (the import
+    graph kept between calls by the server's file watcher);
   - warm server: `filekit serve` over stdio (the official Python MCP SDK) with
     typescript-language-server on PATH (from scripts/setup-test-deps): the first call starts
     the server and loads the project (reported apart), the next ones reuse it.
@@ -77,9 +79,9 @@ def path_without_server():
                            if not os.path.exists(os.path.join(d, "typescript-language-server")))
 
 
-def call_args(i):
+def call_args(i, dry=False):
     return {"file": "src/lib/core.ts", "refactor": "rename_symbol",
-            "symbol": NAMES[i % 2], "newName": NAMES[(i + 1) % 2]}
+            "symbol": NAMES[i % 2], "newName": NAMES[(i + 1) % 2], "dryRun": dry}
 
 
 def syntactic(binary, root, runs):
@@ -98,10 +100,11 @@ def syntactic(binary, root, runs):
     return times, files
 
 
-async def warm(binary, root, runs, start):
+async def warm(binary, root, runs, start, server=True, dry=False):
+    path = path_without_server()
     params = StdioServerParameters(
         command=binary, args=["serve", "--root", root],
-        env={"PATH": DEPS_BIN + os.pathsep + path_without_server()})
+        env={"PATH": DEPS_BIN + os.pathsep + path if server else path})
     times = []
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -109,11 +112,12 @@ async def warm(binary, root, runs, start):
             first = None
             for i in range(start, start + runs + 1):
                 t = time.perf_counter()
-                result = await session.call_tool("file_edit", call_args(i))
+                # A dry run renames the same way every time (nothing is written).
+                result = await session.call_tool("file_edit", call_args(start if dry else i, dry))
                 elapsed = time.perf_counter() - t
                 assert not result.isError, result.content[0].text[:2000]
                 reply = result.structuredContent
-                assert reply["precision"] == "semantic"
+                assert reply["precision"] == ("semantic" if server else "syntactic")
                 if first is None:
                     first = elapsed
                 else:
@@ -136,6 +140,9 @@ def main():
         syn, files_syn = syntactic(args.bin, root, args.runs)
         # Even runs leave the original name; the server's runs continue from there.
         start = args.runs % 2
+        _, syn_dry, _ = asyncio.run(warm(args.bin, root, args.runs, start, server=False, dry=True))
+        syn_first, syn_warm, _ = asyncio.run(warm(args.bin, root, args.runs, start, server=False))
+        start = (start + args.runs + 1) % 2
         first, warm_times, files_warm = asyncio.run(warm(args.bin, root, args.runs, start))
         tsc = subprocess.run([os.path.join(DEPS_BIN, "tsc"), "--noEmit", "-p", root],
                              capture_output=True, text=True)
@@ -146,6 +153,9 @@ def main():
             "files_changed_syntactic": files_syn,
             "files_changed_server": files_warm,
             "syntactic_median_s": statistics.median(syn),
+            "syntactic_warm_server_first_call_s": syn_first,
+            "syntactic_warm_server_median_s": statistics.median(syn_warm),
+            "syntactic_warm_server_dry_run_median_s": statistics.median(syn_dry),
             "server_first_call_s": first,
             "server_warm_median_s": statistics.median(warm_times),
             "target_004_s": target,
@@ -154,6 +164,7 @@ def main():
             "tsc_after": "passes",
         }
         result["syntactic_vs_004_target"] = target / result["syntactic_median_s"]
+        result["syntactic_warm_vs_004_target"] = target / result["syntactic_warm_server_median_s"]
         result["warm_server_vs_004_target"] = target / result["server_warm_median_s"]
         os.makedirs(OUT, exist_ok=True)
         with open(os.path.join(OUT, "rename_symbol.json"), "w") as f:

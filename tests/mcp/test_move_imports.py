@@ -112,3 +112,72 @@ async def test_rename_file_of_the_file_table_updates_imports_and_says_where(conn
     assert "updated 2 import(s) in 2 file(s): src/app/main.ts, src/lib/user.ts" in text_of(result)
     assert (workspace / "src/app/main.ts").read_text().startswith("import { user } from '../core/user';")
     assert (workspace / "src/core/user.ts").read_text().startswith("import { id } from '../lib/id';")
+async def test_a_warm_server_sees_an_importer_edited_outside_filekit(connect, workspace):
+    """The server's file watcher: an importer changed by someone else between two calls is
+    rewritten by the second move, with the import it has now."""
+    project(workspace)
+    async with connect("--tools", "semantic") as session:
+        result = await session.call_tool(
+            "file_move", {"source": "src/lib/id.ts", "destination": "src/core/id.ts"})
+        assert not result.isError, text_of(result)
+        assert (workspace / "src/lib/user.ts").read_text().startswith("import { id } from '../core/id';")
+
+        # Someone else edits main.ts: it now imports id too (and keeps its other import).
+        main = workspace / "src" / "app" / "main.ts"
+        main.write_text("import { user } from '../lib/user';\nimport { id } from \"../core/id\";\n"
+                        "export const m = [user, id];\n")
+        result = await session.call_tool(
+            "file_move", {"source": "src/core/id.ts", "destination": "src/shared/ids/id.ts"})
+        assert not result.isError, text_of(result)
+        files = sorted(f["file"] for f in result.structuredContent["importsUpdated"])
+        assert files == ["src/app/main.ts", "src/lib/user.ts"]
+        assert main.read_text() == ("import { user } from '../lib/user';\n"
+                                    "import { id } from \"../shared/ids/id\";\n"
+                                    "export const m = [user, id];\n")
+        assert (workspace / "src/lib/user.ts").read_text().startswith(
+            "import { id } from '../shared/ids/id';")
+
+        # And an edit that drops the import: nothing to rewrite there any more.
+        main.write_text("export const m = 1;\n")
+        result = await session.call_tool(
+            "file_move", {"source": "src/shared/ids/id.ts", "destination": "src/lib/id.ts"})
+        assert not result.isError, text_of(result)
+        files = sorted(f["file"] for f in result.structuredContent["importsUpdated"])
+        assert files == ["src/lib/user.ts"]
+        assert main.read_text() == "export const m = 1;\n"
+        assert (workspace / "src/lib/user.ts").read_text().startswith("import { id } from './id';")
+
+
+async def test_a_warm_server_sees_files_and_folders_created_outside_filekit(connect, workspace):
+    """Files created by someone else between two calls, in a folder that existed and in new
+    folders (which the watcher then watches too), are importers like any other."""
+    project(workspace)
+    async with connect("--tools", "semantic") as session:
+        result = await session.call_tool(
+            "file_move", {"source": "src/lib/id.ts", "destination": "src/core/id.ts"})
+        assert not result.isError, text_of(result)
+
+        (workspace / "src" / "app" / "extra.ts").write_text("import { id } from '../core/id';\n")
+        deep = workspace / "src" / "feature" / "deep"
+        deep.mkdir(parents=True)
+        (deep / "uses.ts").write_text("export { id } from '../../core/id';\n")
+        result = await session.call_tool(
+            "file_move", {"source": "src/core/id.ts", "destination": "src/id.ts"})
+        assert not result.isError, text_of(result)
+        files = sorted(f["file"] for f in result.structuredContent["importsUpdated"])
+        assert files == ["src/app/extra.ts", "src/feature/deep/uses.ts", "src/lib/user.ts"]
+        assert (workspace / "src/app/extra.ts").read_text() == "import { id } from '../id';\n"
+        assert (deep / "uses.ts").read_text() == "export { id } from '../../id';\n"
+
+        # A file added later in the new folder is seen as well (its folder is watched now),
+        # and a folder renamed behind the server's back is followed.
+        (deep / "more.ts").write_text("import { id } from '../../id';\n")
+        (workspace / "src" / "feature").rename(workspace / "src" / "feat")
+        result = await session.call_tool(
+            "file_move", {"source": "src/id.ts", "destination": "src/lib/id.ts"})
+        assert not result.isError, text_of(result)
+        files = sorted(f["file"] for f in result.structuredContent["importsUpdated"])
+        assert files == ["src/app/extra.ts", "src/feat/deep/more.ts", "src/feat/deep/uses.ts",
+                         "src/lib/user.ts"]
+        assert (workspace / "src/feat/deep/more.ts").read_text() == "import { id } from '../../lib/id';\n"
+        assert (workspace / "src/feat/deep/uses.ts").read_text() == "export { id } from '../../lib/id';\n"

@@ -108,6 +108,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
         hidden: args.hidden,
         no_ignore: args.no_ignore,
         stamps: false,
+        dirs: false,
     };
     let style = Style::new(global.color);
     if args.interactive {

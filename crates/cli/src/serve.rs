@@ -60,6 +60,8 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     if workspace.holder().is_none() {
         workspace.set_holder(format!("filekit-serve-{}", std::process::id()));
     }
+    // A server lives across calls: its import graphs are kept current by a file watcher.
+    filekit_refactor::graph::watch_between_calls(true);
     let server = filekit_mcp::FilekitServer::new(filekit_mcp::ServeOptions {
         workspace,
         tools,

@@ -173,6 +173,55 @@ fn rename_across_files_without_a_server_type_checks_and_undoes() {
     );
 }
 
+/// The importers are found through the import graph, with its resolver: `export *` barrels
+/// pass the name on, and tsconfig `paths` aliases name the declaring file too.
+#[test]
+fn rename_without_a_server_follows_export_star_barrels_and_path_aliases() {
+    let sb = Sandbox::new();
+    sb.write(
+        "tsconfig.json",
+        &TSCONFIG.replace(
+            "\"noUnusedLocals\": false}",
+            "\"noUnusedLocals\": false, \"baseUrl\": \".\", \"paths\": {\"@lib/*\": [\"src/lib/*\"]}}",
+        ),
+    );
+    sb.write(
+        "src/lib/math.ts",
+        "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+    );
+    sb.write("src/lib/all.ts", "export * from './math';\n");
+    sb.write("src/lib/index.ts", "export * from './all';\n");
+    sb.write(
+        "src/app.ts",
+        "import { add } from './lib';\nexport const one = add(1, 2);\n",
+    );
+    sb.write(
+        "src/alias.ts",
+        "import { add } from '@lib/math';\nimport { add as plus } from '@lib/all';\nexport const two = add(3, 4) + plus(5, 6);\n",
+    );
+    type_checks(&sb);
+    let reply = rename_add(&sb, false);
+    assert_eq!(reply["precision"], "syntactic");
+    let mut files: Vec<&str> = reply["filesAffected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["src/alias.ts", "src/app.ts", "src/lib/math.ts"]);
+    assert_eq!(
+        sb.read("src/app.ts"),
+        "import { sum } from './lib';\nexport const one = sum(1, 2);\n"
+    );
+    assert_eq!(
+        sb.read("src/alias.ts"),
+        "import { sum } from '@lib/math';\nimport { sum as plus } from '@lib/all';\nexport const two = sum(3, 4) + plus(5, 6);\n"
+    );
+    assert_eq!(sb.read("src/lib/all.ts"), "export * from './math';\n");
+    type_checks(&sb);
+}
+
 #[test]
 fn rename_across_files_with_the_server_type_checks() {
     let sb = project();

@@ -42,6 +42,8 @@ pub struct FileSelection {
     /// Also give each chosen file's size and modification time ([`Selected::stamps`]), from
     /// the walk's own metadata, so that a cache can tell which files changed.
     pub stamps: bool,
+    /// Also list the directories the walk entered ([`Selected::dirs`]), e.g. to watch them.
+    pub dirs: bool,
 }
 
 /// The files chosen, in path order, and what the walk left out.
@@ -57,6 +59,9 @@ pub struct Selected {
     /// With [`FileSelection::stamps`]: each chosen file's (size, modification time), by the
     /// path as in `files`.
     pub stamps: std::collections::HashMap<String, (u64, std::time::SystemTime)>,
+    /// With [`FileSelection::dirs`]: the directories walked below `directory` (named like
+    /// `files`; pruned, ignored and hidden ones are not walked), in path order.
+    pub dirs: Vec<String>,
 }
 
 /// Walks `selection.directory` and returns the files it chooses for which `keep` (called
@@ -118,6 +123,7 @@ pub fn select(
     walk.threads(search::threads());
     let out = Mutex::new(Selected::default());
     let stamps = selection.stamps;
+    let want_dirs = selection.dirs;
     walk.build_parallel().run(|| {
         let (include, exclude, root, first_root, out) =
             (&include, &exclude, &root, &first_root, &out);
@@ -139,6 +145,18 @@ pub fn select(
             let Ok(rel) = entry.path().strip_prefix(root) else {
                 return WalkState::Continue;
             };
+            if kind.is_dir() && want_dirs && !rel.as_os_str().is_empty() {
+                let shown = entry
+                    .path()
+                    .strip_prefix(first_root)
+                    .unwrap_or(entry.path())
+                    .display()
+                    .to_string();
+                if let Ok(mut out) = out.lock() {
+                    out.dirs.push(shown);
+                }
+                return WalkState::Continue;
+            }
             if kind.is_dir()
                 || rel.as_os_str().is_empty()
                 || !include.matches_file(rel)
@@ -191,6 +209,7 @@ pub fn select(
     let mut out = out.into_inner().unwrap_or_default();
     out.files.sort_unstable();
     out.skipped.sort_unstable();
+    out.dirs.sort_unstable();
     Ok(out)
 }
 

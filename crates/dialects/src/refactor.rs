@@ -16,7 +16,6 @@ use crate::semantic::{Source, failed, load};
 use crate::shape;
 use crate::{ToolReply, apply};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
-use filekit_core::select::{FileSelection, select};
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_lsp::{Client, ServerKind, WsEdit};
 use filekit_semantic::Lang;
@@ -331,25 +330,27 @@ pub(crate) struct Plan {
 // ---------------------------------------------------------------------------------------------
 // Without a server
 
-fn code_files(ws: &Workspace) -> Result<Vec<String>, FkError> {
-    let mut out = Vec::new();
-    for (i, root) in ws.roots().iter().enumerate() {
-        let sel = FileSelection {
-            directory: if i == 0 {
-                ".".into()
-            } else {
-                root.to_string_lossy().into()
-            },
-            file_pattern: "*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}".into(),
-            recursive: true,
-            exclude_patterns: vec!["node_modules".into()],
-            hidden: false,
-            no_ignore: false,
-            stamps: false,
-        };
-        out.extend(select(ws, &sel, &|_| true)?.files);
-    }
-    Ok(out)
+/// A file as the import graph parsed it, as the pipeline reads it (without a UTF-8 BOM, which
+/// the graph's text keeps), with `splices` on the graph's text moved onto it.
+fn graph_source(
+    p: &filekit_refactor::graph::Parsed,
+    splices: Vec<Splice>,
+) -> (Source, Vec<Splice>) {
+    const BOM: &str = "\u{feff}";
+    let skip = if p.text.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
+    let src = Source {
+        text: p.text[skip..].to_string(),
+        hash: p.hash.clone(),
+    };
+    let splices = splices
+        .into_iter()
+        .map(|(s, e, t)| (s.saturating_sub(skip), e.saturating_sub(skip), t))
+        .collect();
+    (src, splices)
 }
 
 /// The path of `file` as the file walk names it (relative to the first root, `/`-separated).
@@ -406,19 +407,22 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                     .insert(req.file.clone(), (src.clone(), r.splices));
                 return Ok(plan);
             }
-            let files = code_files(ws)?;
-            let known: HashSet<&str> = files.iter().map(String::as_str).collect();
-            let is_known = |p: &str| known.contains(p);
+            // One walk and one resolver: the import graph's (kept warm by a server).
+            let graph = filekit_refactor::graph::build(ws)?;
             // An imported name is renamed where it is declared.
             if let Some(spec) = r.imported_from.clone() {
-                let Some(def) = syn::resolve_specifier(&origin, &spec, &is_known) else {
+                let Some(def) = filekit_refactor::rename::resolve_specifier(&graph, &origin, &spec)
+                else {
                     return Err(FkError::invalid(format!(
                         "`{}` is imported from '{spec}', which is not a file of the workspace",
                         r.name
                     ))
                     .with_hint("rename the local name only with scope \"file\""));
                 };
-                origin_src = load(ws, &def)?;
+                origin_src = match graph.code.get(&def) {
+                    Some(p) => graph_source(p, vec![]).0,
+                    None => load(ws, &def)?,
+                };
                 let def_lang = Lang::of_path(&def)?;
                 r = syn::rename_in_file(
                     def_lang,
@@ -435,69 +439,16 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                 .insert(origin.clone(), (origin_src.clone(), r.splices));
             if exported {
                 // Importers by name, and through re-exports, their importers.
-                let mut origins = vec![origin.clone()];
-                let mut done: HashSet<String> = HashSet::new();
-                // Each file is read once, however many re-exporting modules are looked for.
-                let mut cache: std::collections::HashMap<String, Option<Source>> =
-                    std::collections::HashMap::new();
-                while let Some(o) = origins.pop() {
-                    if !done.insert(o.clone()) {
-                        continue;
-                    }
-                    for f in &files {
-                        if *f == o || *f == origin {
-                            continue;
-                        }
-                        let fsrc = match plan.files.get(f) {
-                            Some((s, _)) => s.clone(),
-                            None => {
-                                let cached = cache.entry(f.clone()).or_insert_with(|| {
-                                    load(ws, f).ok().filter(|s| s.text.contains(old.as_str()))
-                                });
-                                match cached {
-                                    Some(s) => s.clone(),
-                                    None => continue,
-                                }
-                            }
-                        };
-                        if !fsrc.text.contains(old.as_str()) {
-                            continue;
-                        }
-                        let Ok(flang) = Lang::of_path(f) else {
-                            continue;
-                        };
-                        let resolves = |spec: &str| {
-                            syn::resolve_specifier(f, spec, &is_known).as_deref()
-                                == Some(o.as_str())
-                        };
-                        let ir = match syn::rename_in_importer(
-                            flang, &fsrc.text, &resolves, &old, new,
-                        ) {
-                            Ok(ir) => ir,
-                            Err(e) if e.code == ErrorCode::Conflict => {
-                                return Err(FkError {
-                                    message: format!("{f}: {}", e.message),
-                                    ..e
-                                });
-                            }
-                            Err(_) => continue,
-                        };
-                        if ir.re_exports {
-                            origins.push(f.clone());
-                        }
-                        if ir.splices.is_empty() {
-                            continue;
-                        }
-                        let entry = plan
-                            .files
-                            .entry(f.clone())
-                            .or_insert_with(|| (fsrc.clone(), vec![]));
-                        let have: HashSet<usize> = entry.1.iter().map(|s| s.0).collect();
-                        entry
-                            .1
-                            .extend(ir.splices.into_iter().filter(|s| !have.contains(&s.0)));
-                        entry.1.sort_by_key(|s| s.0);
-                    }
+                let changes =
+                    filekit_refactor::rename::rename_in_importers(&graph, &origin, &old, new)?;
+                for (f, c) in changes {
+                    let (fsrc, splices) = graph_source(&c.parsed, c.splices);
+                    let entry = plan.files.entry(f).or_insert_with(|| (fsrc, vec![]));
+                    let have: HashSet<usize> = entry.1.iter().map(|s| s.0).collect();
+                    entry
+                        .1
+                        .extend(splices.into_iter().filter(|s| !have.contains(&s.0)));
+                    entry.1.sort_by_key(|s| s.0);
                 }
             }
         }

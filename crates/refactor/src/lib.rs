@@ -8,6 +8,8 @@
 //! - [`tsconfig`]: `baseUrl`, `paths` and `extends` of tsconfig.json / jsconfig.json.
 //! - [`resolve`]: specifiers to files like TypeScript and Node, and specifiers written back
 //!   in the style they had.
+//! - [`rename`]: the files that a rename of an exported symbol changes (importers, through
+//!   re-exports too), found with the graph and its resolver.
 //! - [`plan`]: the import rewrites of a move/copy, the clean-up of a delete, as
 //!   [`filekit_core::fsops::Rewrite`]s that the caller commits in the same request as the
 //!   file operations (one commit step run, one history entry, one undo).
@@ -23,6 +25,8 @@ pub mod packages;
 pub mod paths;
 pub mod plan;
 pub mod python;
+pub mod rename;
 pub mod resolve;
 pub mod symbols;
 pub mod tsconfig;
+pub mod watch;

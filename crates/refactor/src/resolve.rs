@@ -78,6 +78,22 @@ impl Files {
         }
         self.files.insert(f);
     }
+
+    /// Removes the file `path`, or every file and directory under the directory `path`;
+    /// returns how many files were removed.
+    pub fn remove_under(&mut self, path: &str) -> usize {
+        if self.files.remove(path) {
+            return 1;
+        }
+        if !self.dirs.contains(path) {
+            return 0;
+        }
+        let prefix = format!("{path}/");
+        let before = self.files.len();
+        self.files.retain(|f| !f.starts_with(&prefix));
+        self.dirs.retain(|d| d != path && !d.starts_with(&prefix));
+        before - self.files.len()
+    }
 }
 
 impl FileSet for Files {
@@ -86,6 +102,15 @@ impl FileSet for Files {
     }
     fn has_dir(&self, path: &str) -> bool {
         path.is_empty() || self.dirs.contains(path)
+    }
+}
+
+impl<T: FileSet> FileSet for std::sync::Arc<T> {
+    fn has_file(&self, path: &str) -> bool {
+        (**self).has_file(path)
+    }
+    fn has_dir(&self, path: &str) -> bool {
+        (**self).has_dir(path)
     }
 }
 

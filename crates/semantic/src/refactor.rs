@@ -370,6 +370,17 @@ pub fn rename_in_file(
 ) -> Result<FileRename, FkError> {
     check_identifier(new)?;
     let tree = parse(lang, text)?;
+    rename_in_tree(&tree, text, target, new, keep_public)
+}
+
+/// [`rename_in_file`] on a tree already parsed from `text`.
+fn rename_in_tree(
+    tree: &Tree,
+    text: &str,
+    target: &Target,
+    new: &str,
+    keep_public: bool,
+) -> Result<FileRename, FkError> {
     let name = match target {
         Target::Name(n) => {
             if n.contains('.') {
@@ -400,8 +411,8 @@ pub fn rename_in_file(
             text[node.byte_range()].to_string()
         }
     };
-    let occ = occurrences(&tree, text, &name);
-    let scopes = scopes_for(&tree, text, &occ);
+    let occ = occurrences(tree, text, &name);
+    let scopes = scopes_for(tree, text, &occ);
     // The binding to rename: a scope node id.
     let scope_id = match target {
         Target::At(offset) => {
@@ -463,8 +474,8 @@ pub fn rename_in_file(
     // The new name must not be declared in the scope of the renamed binding already (a
     // shadowing declaration in an inner scope is not detected).
     if new != name {
-        let occ_new = occurrences(&tree, text, new);
-        let scopes_new = scopes_for(&tree, text, &occ_new);
+        let occ_new = occurrences(tree, text, new);
+        let scopes_new = scopes_for(tree, text, &occ_new);
         let clash = scopes_new
             .decls
             .iter()
@@ -627,7 +638,8 @@ pub fn rename_in_importer(
         }
     }
     if local_rename {
-        let r = rename_in_file(lang, text, &Target::Name(old.to_string()), new, false)?;
+        check_identifier(new)?;
+        let r = rename_in_tree(&tree, text, &Target::Name(old.to_string()), new, false)?;
         out.splices.extend(r.splices);
     }
     if !namespaces.is_empty() {
@@ -654,58 +666,6 @@ pub fn rename_in_importer(
     out.splices.sort_by_key(|s| s.0);
     out.splices.dedup_by_key(|s| s.0);
     Ok(out)
-}
-
-/// The file a relative specifier names, the way TypeScript resolves it among `known` paths
-/// (normalized, `/`-separated, relative to one root): `./x` may be `x.ts`, `x.tsx`, `x.js`,
-/// `x/index.ts`...; `./x.js` may be `x.ts`. Bare specifiers (packages) resolve to nothing.
-pub fn resolve_specifier(
-    importer: &str,
-    spec: &str,
-    known: &dyn Fn(&str) -> bool,
-) -> Option<String> {
-    if !(spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..") {
-        return None;
-    }
-    let dir = importer.rsplit_once('/').map_or("", |(d, _)| d);
-    let mut parts: Vec<&str> = if dir.is_empty() {
-        vec![]
-    } else {
-        dir.split('/').collect()
-    };
-    for seg in spec.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    let base = parts.join("/");
-    const EXTS: &[&str] = &[
-        ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs",
-    ];
-    let mut candidates = vec![base.clone()];
-    for (js, ts) in [
-        (".js", ".ts"),
-        (".js", ".tsx"),
-        (".jsx", ".tsx"),
-        (".mjs", ".mts"),
-        (".cjs", ".cts"),
-    ] {
-        if let Some(stem) = base.strip_suffix(js) {
-            candidates.push(format!("{stem}{ts}"));
-        }
-    }
-    candidates.extend(EXTS.iter().map(|e| format!("{base}{e}")));
-    let prefix = if base.is_empty() {
-        String::new()
-    } else {
-        format!("{base}/")
-    };
-    candidates.extend(EXTS.iter().map(|e| format!("{prefix}index{e}")));
-    candidates.into_iter().find(|c| known(c))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1144,24 +1104,5 @@ mod tests {
             run(src, &s),
             "import { c } from './m';\nimport './side';\nc();\n"
         );
-    }
-
-    #[test]
-    fn resolves_specifiers() {
-        let files = ["src/a.ts", "src/lib/index.ts", "src/b.tsx"];
-        let known = |p: &str| files.contains(&p);
-        assert_eq!(
-            resolve_specifier("src/x.ts", "./a.js", &known).as_deref(),
-            Some("src/a.ts")
-        );
-        assert_eq!(
-            resolve_specifier("src/x.ts", "./lib", &known).as_deref(),
-            Some("src/lib/index.ts")
-        );
-        assert_eq!(
-            resolve_specifier("src/lib/index.ts", "../b", &known).as_deref(),
-            Some("src/b.tsx")
-        );
-        assert_eq!(resolve_specifier("src/x.ts", "react", &known), None);
     }
 }
