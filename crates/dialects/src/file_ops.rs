@@ -395,25 +395,7 @@ fn renames(main: bool, mapping: &BTreeMap<String, String>, what: &'static str) -
 /// (per symbol, with its occurrences) and the count of occurrences.
 fn symbols_renamed(applied: &filekit_refactor::ops::Applied) -> (Value, Value, usize) {
     let total = applied.renamed.iter().map(|r| r.2).sum();
-    let files: Vec<Value> = applied
-        .symbols
-        .iter()
-        .map(|f| {
-            object(vec![
-                ("file", Some(json!(f.file))),
-                ("movedTo", f.moved_to.as_ref().map(|m| json!(m))),
-                (
-                    "changes",
-                    Some(json!(
-                        f.changes
-                            .iter()
-                            .map(|c| json!({"old": c.old, "new": c.new, "line": c.line}))
-                            .collect::<Vec<_>>()
-                    )),
-                ),
-            ])
-        })
-        .collect();
+    let files = changes_per_file(&applied.symbols);
     let symbols: Vec<Value> = applied
         .renamed
         .iter()
@@ -422,12 +404,9 @@ fn symbols_renamed(applied: &filekit_refactor::ops::Applied) -> (Value, Value, u
     (json!(files), json!(symbols), total)
 }
 
-/// `importsUpdated` of seed 004: one entry per file whose specifiers change, and the count
-/// of specifiers.
-fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Value, usize) {
-    let total = applied.files.iter().map(|f| f.changes.len()).sum();
-    let files: Vec<Value> = applied
-        .files
+/// One entry per file: its path, where it moved, and each change with its line.
+fn changes_per_file(files: &[filekit_refactor::plan::FileChanges]) -> Vec<Value> {
+    files
         .iter()
         .map(|f| {
             object(vec![
@@ -444,7 +423,14 @@ fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Value, usize) {
                 ),
             ])
         })
-        .collect();
+        .collect()
+}
+
+/// `importsUpdated` of seed 004: one entry per file whose specifiers change, and the count
+/// of specifiers.
+fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Value, usize) {
+    let total = applied.files.iter().map(|f| f.changes.len()).sum();
+    let files = changes_per_file(&applied.files);
     (json!(files), total)
 }
 

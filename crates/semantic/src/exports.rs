@@ -8,7 +8,7 @@ use crate::ops::Splice;
 use crate::refactor::{Target, check_identifier, rename_in_file};
 use filekit_core::{ErrorCode, FkError};
 use std::ops::Range;
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 /// One exported name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,13 +71,7 @@ fn parse(lang: Lang, text: &str) -> Result<tree_sitter::Tree, FkError> {
         ))
         .with_hint("rename the file without renameExports/exportMapping"));
     }
-    let mut parser = Parser::new();
-    parser
-        .set_language(&crate::code::language(lang))
-        .expect("grammar crates are built against this tree-sitter version");
-    Ok(parser
-        .parse(text, None)
-        .expect("no timeout or cancellation is set, so parsing always returns a tree"))
+    crate::refactor::parse(lang, text)
 }
 
 fn unquote(s: &str) -> String {
