@@ -196,7 +196,7 @@ def main():
             f"  {t['fastmod']/fk:>9.2f}x {t['fastmod']/ip:>9.2f}x {t['rg | sd']/fk:>5.2f}x {t['rg | sed -i']/fk:>5.2f}x"
             f"  {ms(p['filekit --dry-run'])} {p['rg']*1000:>5.0f}ms {p['filekit --dry-run']/p['rg']:>5.2f}x"
         )
-    print("filekit flushes written files to disk (two filesystem syncs per run) and records every file's old and new")
+    print("filekit flushes each written file and its directory to disk and records every file's old and new")
     print("content in its edit history (.filekit/history.db) so that the replace can be undone; --no-history skips")
     print("the record, --no-fsync the flush (keeping the record), as the other tools do neither. --in-place overwrites")
     print("each file in place, as fastmod does, instead of writing a new file and renaming it over the old one.")
