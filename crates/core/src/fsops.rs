@@ -225,26 +225,12 @@ fn prepare(ws: &Workspace, rw: &Rewrite) -> Result<Prepared, FkError> {
         )
         .with_hint("only text files are rewritten")
     })?;
-    let mut new = String::with_capacity(text.len());
-    let mut last = 0;
-    for (start, end, with) in &rw.splices {
-        if *start < last
-            || end < start
-            || *end > text.len()
-            || !text.is_char_boundary(*start)
-            || !text.is_char_boundary(*end)
-        {
-            return Err(FkError::invalid(format!(
-                "a rewrite of {} has a bad range {start}..{end}",
-                ws.display(&at)
-            ))
-            .with_hint("ranges must be in order, not overlapping, inside the text"));
-        }
-        new.push_str(&text[last..*start]);
-        new.push_str(with);
-        last = *end;
-    }
-    new.push_str(&text[last..]);
+    // The same checks and splicing as the pipeline's byte-range edits.
+    crate::pipeline::check_fit(text, &rw.splices).map_err(|e| {
+        FkError::invalid(format!("a rewrite of {}: {}", ws.display(&at), e.message))
+            .with_hint("ranges must be in order, not overlapping, inside the text")
+    })?;
+    let new = crate::pipeline::apply_splices(text, &rw.splices);
     let name = ws.display(&at);
     let (diff, _) = crate::diff::unified(text, &rw.splices, &name, &name);
     Ok(Prepared {

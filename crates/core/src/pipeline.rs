@@ -180,9 +180,23 @@ fn check_ranges(
         )
         .with_hint("read the file again and compute the ranges on what it holds now"));
     }
+    check_fit(base, ranges)?;
+    Ok(ranges
+        .iter()
+        .map(|(start, end, text)| Splice {
+            start: *start,
+            end: *end,
+            text: text.clone(),
+        })
+        .collect())
+}
+
+/// Checks that byte ranges computed elsewhere (a review, an import rewrite) are sorted,
+/// disjoint, inside `base` and on character boundaries, so that [`apply_splices`] can take
+/// them as they are.
+pub(crate) fn check_fit(base: &str, ranges: &[(usize, usize, String)]) -> Result<(), FkError> {
     let mut last_end = 0;
-    let mut out = Vec::with_capacity(ranges.len());
-    for (k, (start, end, text)) in ranges.iter().enumerate() {
+    for (k, (start, end, _)) in ranges.iter().enumerate() {
         let fits = start <= end
             && *end <= base.len()
             && base.is_char_boundary(*start)
@@ -196,13 +210,8 @@ fn check_ranges(
             .with_hint("compute the ranges on the decoded text of the file as read"));
         }
         last_end = *end;
-        out.push(Splice {
-            start: *start,
-            end: *end,
-            text: text.clone(),
-        });
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A create (a whole new content) with a `base_hash` is only written over that version.
@@ -997,7 +1006,7 @@ fn resolve_line(n: i64, count: usize) -> usize {
     }
 }
 
-fn apply_splices(base: &str, splices: &[(usize, usize, String)]) -> String {
+pub(crate) fn apply_splices(base: &str, splices: &[(usize, usize, String)]) -> String {
     let extra: usize = splices.iter().map(|(_, _, t)| t.len()).sum();
     let mut out = String::with_capacity(base.len() + extra);
     let mut at = 0;
