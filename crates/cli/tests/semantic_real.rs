@@ -7,59 +7,11 @@
 mod common;
 use common::*;
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn need(path: PathBuf) -> PathBuf {
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup-test-deps (it installs the registry packages whose \
-         files these tests read)",
-        path.display()
-    );
-    path
-}
-
-/// The newest unpacked version of a crate in the cargo registry.
-fn krate(name: &str) -> PathBuf {
-    let home = std::env::var("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").expect("HOME")).join(".cargo"));
-    let mut found: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
-        .expect("the cargo registry")
-        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_prefix(name))
-                .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .collect();
-    found.sort();
-    found
-        .pop()
-        .unwrap_or_else(|| panic!("crate {name} is not in the cargo registry"))
-}
-
-fn site_packages() -> PathBuf {
-    let lib = need(repo().join(".venv/lib"));
-    std::fs::read_dir(&lib)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("python")
-        })
-        .expect(".venv/lib/python3.x")
-        .join("site-packages")
-}
+#[path = "../../semantic/tests/support/test_data.rs"]
+mod test_data;
+use test_data::{krate, need, repo, site_packages};
 
 /// Copies `src` into a sandbox as `name`, writes every target of one outline level back
 /// through `file_edit`, and checks the file is unchanged. Returns how many were written.

@@ -26,57 +26,9 @@ use filekit_semantic::yaml::YamlDoc;
 use filekit_semantic::{Lang, markdown};
 use std::path::{Path, PathBuf};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn need(path: PathBuf) -> PathBuf {
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup-test-deps (it installs the registry packages whose \
-         files these tests read)",
-        path.display()
-    );
-    path
-}
-
-/// The newest unpacked version of a crate in the cargo registry.
-fn krate(name: &str) -> PathBuf {
-    let home = std::env::var("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").expect("HOME")).join(".cargo"));
-    let mut found: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))
-        .expect("the cargo registry")
-        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_prefix(name))
-                .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .collect();
-    found.sort();
-    found
-        .pop()
-        .unwrap_or_else(|| panic!("crate {name} is not in the cargo registry (cargo fetch)"))
-}
-
-fn site_packages() -> PathBuf {
-    let lib = need(repo().join(".venv/lib"));
-    let py = std::fs::read_dir(&lib)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("python")
-        })
-        .expect(".venv/lib/python3.x");
-    py.join("site-packages")
-}
+#[path = "support/test_data.rs"]
+mod test_data;
+use test_data::{krate, need, repo, site_packages};
 
 /// Files under `dir` (recursively) ending in `ext`, sorted, at most `max`.
 fn files(dir: &Path, ext: &str, max: usize) -> Vec<PathBuf> {
