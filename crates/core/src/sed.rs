@@ -39,14 +39,17 @@
 
 use crate::error::{ErrorCode, FkError};
 use regex::{Captures, Regex, RegexBuilder};
+use std::sync::Arc;
 
 /// One `s` command, ready to apply.
 #[derive(Debug, Clone)]
 pub struct Substitution {
     expression: String,
-    regex: Regex,
+    /// Shared by every clone: a clone of a `Regex` brings a new pool of search caches, which a
+    /// tree-wide replace (one clone per file) would allocate and warm up thousands of times.
+    regex: Arc<Regex>,
     /// The same pattern over bytes, to rule files out before they are decoded.
-    bytes_regex: regex::bytes::Regex,
+    bytes_regex: Arc<regex::bytes::Regex>,
     replacement: Vec<Part>,
     /// Replace every match from the `occurrence`-th on, not only that one.
     global: bool,
@@ -259,8 +262,8 @@ impl Substitution {
         Ok(Substitution {
             line_prefilter,
             expression: expression.to_string(),
-            regex,
-            bytes_regex,
+            regex: Arc::new(regex),
+            bytes_regex: Arc::new(bytes_regex),
             replacement,
             global,
             occurrence: occurrence.unwrap_or(1),
