@@ -34,14 +34,8 @@ pub fn unified(
     old_name: &str,
     new_name: &str,
 ) -> (String, DiffStats) {
-    let lines: Vec<&str> = base.split_inclusive('\n').collect();
-    let mut starts = Vec::with_capacity(lines.len() + 1);
-    let mut at = 0;
-    for l in &lines {
-        starts.push(at);
-        at += l.len();
-    }
-    starts.push(base.len());
+    let lines = Lines::new(base);
+    let starts = &lines.starts;
     let line_of = |offset: usize| -> usize {
         // Index of the line containing `offset` (lines.len() for the end of the text).
         match starts.binary_search(&offset) {
@@ -103,6 +97,16 @@ fn diff_region<'a>(old: &'a str, new: &str, first_line: usize, out: &mut Vec<Cha
     if old == new {
         return;
     }
+    // The usual region of a line-based replace: one line becomes one line.
+    let one_line = |t: &str| memchr::memchr(b'\n', t.as_bytes()).is_none_or(|i| i + 1 == t.len());
+    if one_line(old) && one_line(new) && !old.is_empty() && !new.is_empty() {
+        out.push(Change {
+            old_start: first_line,
+            old: vec![old],
+            new: vec![new.to_string()],
+        });
+        return;
+    }
     let old_lines: Vec<&'a str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     // Most regions are a few lines with nothing in common once equal ends are set aside;
@@ -142,6 +146,34 @@ fn diff_region<'a>(old: &'a str, new: &str, first_line: usize, out: &mut Vec<Cha
     }
 }
 
+/// The lines of a text, found with one `memchr` pass: a diff of a few lines of a large file
+/// needs their offsets, not a string slice per line.
+struct Lines<'a> {
+    text: &'a str,
+    /// Where each line starts, then the end of the text.
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if starts.last() != Some(&text.len()) {
+            starts.push(text.len());
+        }
+        Lines { text, starts }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    fn get(&self, i: usize) -> &'a str {
+        &self.text[self.starts[i]..self.starts[i + 1]]
+    }
+}
+
 fn push_line(out: &mut String, prefix: char, line: &str) {
     out.push(prefix);
     out.push_str(line);
@@ -151,7 +183,7 @@ fn push_line(out: &mut String, prefix: char, line: &str) {
 }
 
 fn render(
-    lines: &[&str],
+    lines: &Lines,
     changes: &[Change],
     old_name: &str,
     new_name: &str,
@@ -184,7 +216,7 @@ fn render(
         let group_shift_start = shift;
         for ch in &changes[c..g] {
             while line < ch.old_start {
-                push_line(&mut body, ' ', lines[line]);
+                push_line(&mut body, ' ', lines.get(line));
                 old_count += 1;
                 new_count += 1;
                 line += 1;
@@ -203,7 +235,7 @@ fn render(
             line = ch.old_start + ch.old.len();
         }
         while line < ctx_end {
-            push_line(&mut body, ' ', lines[line]);
+            push_line(&mut body, ' ', lines.get(line));
             old_count += 1;
             new_count += 1;
             line += 1;
@@ -283,6 +315,15 @@ mod tests {
         check("a\nb", vec![(2, 3, "c".into())]);
         check("a\nb", vec![(1, 3, "".into())]);
         check("", vec![(0, 0, "new\n".into())]);
+        // Line-for-line changes (the usual replace) next to each other, apart, at the end of
+        // a text without a final line break, and emptied.
+        check(
+            base,
+            vec![(2, 3, "B".into()), (4, 5, "C".into()), (18, 19, "J".into())],
+        );
+        check("a\nb", vec![(2, 3, "B".into())]);
+        check(base, vec![(2, 3, "".into())]);
+        check(base, vec![(2, 3, "b1\nb2".into())]);
     }
 
     #[test]
