@@ -117,7 +117,8 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
     let bar = progress_bar();
     let on_progress = bar.clone();
     let control = Control::with_progress(move |p| {
-        on_progress.set_length(p.total as u64);
+        // A total of 0 is not known yet: the bar grows with the files found.
+        on_progress.set_length(p.total.max(p.done) as u64);
         on_progress.set_position(p.done as u64);
     });
     let request = TreeReplace {

@@ -149,7 +149,8 @@ pub struct EditOptions {
 pub struct Progress {
     /// Files planned (read, edited in memory, diffed) so far.
     pub done: usize,
-    /// Files in the request.
+    /// Files in the request; 0 while that is not known yet (a tree-wide replace plans files
+    /// as its walk finds them).
     pub total: usize,
 }
 

@@ -28,7 +28,7 @@ use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
 use crate::transaction::{self, Durability, Op};
-use crate::workspace::{FileMeta, Workspace, WriteMode, WsPath, rfc3339};
+use crate::workspace::{FileBytes, FileMeta, Workspace, WriteMode, WsPath, rfc3339};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,25 +37,43 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// cancelled, written.
 pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     let opts = &req.options;
-    let control = &opts.control;
     let total = req.files.len();
     let planned = AtomicUsize::new(0);
-    let mut plans: Vec<FilePlan> = req
+    let plans: Vec<FilePlan> = req
         .files
         .par_iter()
         .map(|fe| {
-            let plan = if control.is_cancelled() {
-                let mut plan = FilePlan::new(&fe.path);
-                plan.fail(cancelled_error());
-                plan
-            } else {
-                plan_file(ws, fe, opts)
-            };
+            let plan = plan_one(ws, fe, opts, None);
             let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
-            control.report(Progress { done, total });
+            opts.control.report(Progress { done, total });
             plan
         })
         .collect();
+    finish(ws, req, plans)
+}
+
+/// The plan of one file of a request (cancelled when the request is). `known`: the file as
+/// the caller read it, if it did; the edits then apply to those bytes, and the commit step
+/// checks them against the file as it is then, as it does for a file read here.
+pub(crate) fn plan_one(
+    ws: &Workspace,
+    fe: &FileEdits,
+    opts: &EditOptions,
+    known: Option<FileBytes>,
+) -> FilePlan {
+    if opts.control.is_cancelled() {
+        let mut plan = FilePlan::new(&fe.path);
+        plan.fail(cancelled_error());
+        return plan;
+    }
+    plan_file(ws, fe, opts, known)
+}
+
+/// The rest of [`apply`] once every file of `req` is planned (`plans` in the order of
+/// `req.files`): the checks across files, the commit and the report.
+pub(crate) fn finish(ws: &Workspace, req: &EditRequest, mut plans: Vec<FilePlan>) -> EditReport {
+    let opts = &req.options;
+    let control = &opts.control;
     let mut seen: HashMap<WsPath, usize> = HashMap::new();
     for (i, (fe, plan)) in req.files.iter().zip(plans.iter_mut()).enumerate() {
         if let Some(target) = &plan.target {
@@ -152,7 +170,7 @@ fn retry_stale_merges(
                 edits: fe.edits.clone(),
                 base_hash: base,
             };
-            *plan = plan_file(ws, &again, opts);
+            *plan = plan_file(ws, &again, opts, None);
             if plan.write.is_some() {
                 let entry = commit(ws, std::slice::from_mut(plan), opts);
                 if history_entry.is_none() {
@@ -369,7 +387,7 @@ fn cancelled_error() -> FkError {
 }
 
 /// One file's planned change.
-struct FilePlan {
+pub(crate) struct FilePlan {
     report: FileReport,
     /// The bytes on disk before the request, for the history.
     old_bytes: Option<Vec<u8>>,
@@ -449,9 +467,14 @@ fn outcome(index: usize, edit: &Edit) -> EditOutcome {
     }
 }
 
-fn plan_file(ws: &Workspace, fe: &FileEdits, opts: &EditOptions) -> FilePlan {
+fn plan_file(
+    ws: &Workspace,
+    fe: &FileEdits,
+    opts: &EditOptions,
+    known: Option<FileBytes>,
+) -> FilePlan {
     let mut plan = FilePlan::new(&fe.path);
-    match plan_file_inner(ws, fe, opts, &mut plan) {
+    match plan_file_inner(ws, fe, opts, known, &mut plan) {
         Ok(()) => {}
         Err(e) => plan.fail(e),
     }
@@ -460,19 +483,27 @@ fn plan_file(ws: &Workspace, fe: &FileEdits, opts: &EditOptions) -> FilePlan {
 
 /// The file as it is on disk before the request.
 struct Before {
-    bytes: Option<Vec<u8>>,
     /// The decoded file; taken as the base text when the edits apply to it (not a create).
     doc: Option<TextDoc>,
     hash: Option<String>,
     meta: Option<FileMeta>,
 }
 
-fn read_before(ws: &Workspace, p: &WsPath, display: &str) -> Result<Before, FkError> {
-    let fb = ws.read(p)?;
-    let doc = TextDoc::decode(&fb.bytes, display)?;
+/// `known`: the file as the caller read it, if it did.
+fn read_before(
+    ws: &Workspace,
+    p: &WsPath,
+    display: &str,
+    known: Option<FileBytes>,
+) -> Result<Before, FkError> {
+    let fb = match known {
+        Some(fb) => fb,
+        None => ws.read(p)?,
+    };
+    let hash = hash::content_hash(&fb.bytes);
+    let doc = TextDoc::decode_owned(fb.bytes, display)?;
     Ok(Before {
-        hash: Some(hash::content_hash(&fb.bytes)),
-        bytes: Some(fb.bytes),
+        hash: Some(hash),
         doc: Some(doc),
         meta: Some(fb.meta),
     })
@@ -482,6 +513,7 @@ fn plan_file_inner(
     ws: &Workspace,
     fe: &FileEdits,
     opts: &EditOptions,
+    known: Option<FileBytes>,
     plan: &mut FilePlan,
 ) -> Result<(), FkError> {
     if fe.edits.is_empty() {
@@ -504,7 +536,10 @@ fn plan_file_inner(
     if !opts.dry_run {
         crate::leases::check_write(ws, &target, opts.holder.as_deref().or(ws.holder()))?;
     }
-    let exists = ws.metadata(&target)?;
+    let exists = match &known {
+        Some(fb) => Some(fb.meta.clone()),
+        None => ws.metadata(&target)?,
+    };
     if exists.is_none() && opts.no_create_parents && !missing_parents(ws, &target).is_empty() {
         return Err(FkError::new(
             ErrorCode::NotFound,
@@ -549,10 +584,9 @@ fn plan_file_inner(
                 return Err(err);
             }
             let before = if exists.is_some() {
-                read_before(ws, &target, &display)?
+                read_before(ws, &target, &display, known)?
             } else {
                 Before {
-                    bytes: None,
                     doc: None,
                     hash: None,
                     meta: None,
@@ -586,7 +620,7 @@ fn plan_file_inner(
                 ));
                 return Ok(());
             }
-            let before = match read_before(ws, &target, &display) {
+            let before = match read_before(ws, &target, &display, known) {
                 Err(e)
                     if opts.skip_non_text
                         && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
@@ -739,25 +773,72 @@ fn plan_file_inner(
         }
         return Ok(());
     }
-    let bytes = base_doc.encode(&new_text);
-    plan.report.new_hash = Some(hash::content_hash(&bytes));
+    // Without a BOM the file's bytes are its text: hashed and written without a copy.
+    let mut new_text = new_text;
+    let bom_bytes = base_doc.bom.then(|| base_doc.encode(&new_text));
+    plan.report.new_hash = Some(hash::content_hash(
+        bom_bytes.as_deref().unwrap_or(new_text.as_bytes()),
+    ));
     if !opts.lean {
         plan.report.old_text = old_text.map(str::to_string);
     }
     // The history keeps what the file was.
     if ws.history().is_some() && !opts.dry_run {
-        plan.old_bytes = before.bytes;
+        // The text as read becomes those bytes (with its BOM put back), without a copy.
+        plan.old_bytes = if first_is_create {
+            before.doc.map(TextDoc::into_bytes)
+        } else {
+            Some(base_doc.into_bytes())
+        };
         plan.old_mode = before.meta.as_ref().map(|m| m.mode);
     }
     plan.old_meta = before.meta;
     // A dry run writes nothing: its bytes were only needed for the hash.
     if applied > 0 && !opts.dry_run {
+        let bytes = match bom_bytes {
+            Some(b) => b,
+            None if opts.lean => std::mem::take(&mut new_text).into_bytes(),
+            None => new_text.as_bytes().to_vec(),
+        };
         plan.write = Some((bytes, mode));
     }
     if !opts.lean {
         plan.report.new_text = Some(new_text);
     }
     Ok(())
+}
+
+/// The splices of a file's only edit, a substitution (every file of a tree-wide replace).
+/// Its matches are sorted and disjoint by construction, so they need none of the overlap
+/// checks and sequential text that mixed edits do, nor an index of every line: on a frequent
+/// pattern those were most of the work.
+fn lone_substitution(
+    substitution: &crate::sed::Substitution,
+    base_doc: &TextDoc,
+    outcome: &mut EditOutcome,
+) -> Vec<(usize, usize, String)> {
+    let base = base_doc.text.as_str();
+    let mut found = substitution.splices(base);
+    // An empty match replaced by nothing changes nothing; the splice set drops those too.
+    found.retain(|(s, e, t)| !(s == e && t.is_empty()));
+    for (_, _, text) in &mut found {
+        if base_doc.eol.needs_conversion(text) {
+            *text = base_doc.eol.convert(text);
+        }
+    }
+    outcome.success = true;
+    outcome.replacements = found.len();
+    outcome.line = found.first().map(|(s, _, _)| {
+        let breaks = memchr::memchr_iter(b'\n', &base.as_bytes()[..*s]).count();
+        // The end of a text that ends with a line break is on its last line, as
+        // `LineIndex::line_of` has it.
+        if *s == base.len() && breaks > 0 && base.ends_with('\n') {
+            breaks
+        } else {
+            breaks + 1
+        }
+    });
+    found
 }
 
 /// Resolves the edits of one file against `base_doc` (phases 1 to 3): the byte splices of
@@ -773,6 +854,11 @@ fn resolve_edits(
     outcomes: &mut [EditOutcome],
 ) -> Vec<(usize, usize, String)> {
     let base = base_doc.text.as_str();
+    if start == 0
+        && let [Edit::Substitute(substitution)] = fe.edits.as_slice()
+    {
+        return lone_substitution(substitution, base_doc, &mut outcomes[0]);
+    }
     let index = LineIndex::new(base);
     let target_lines = LineTarget {
         text: base,
@@ -1342,9 +1428,12 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
         let summary = history::summarize(ws, "changed", &changes);
         entry = history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
     }
-    if let Some(store) = ws.versions() {
-        // The versions written: a later edit made on one can be merged. Those the history
-        // recorded are found there, so they need no file of their own.
+    // The versions written: a later edit made on one can be merged. Those the history
+    // recorded are found there, so they need no file of their own; and memory keeps them only
+    // for a commit of a few files: a tree-wide one would copy every file it wrote only to push
+    // everything else out of memory's cap.
+    let remember = entry.is_none() || writing.len() <= BATCH_SYNC_FILES;
+    if let Some(store) = ws.versions().filter(|_| remember) {
         let written = writing
             .iter()
             .map(|&i| &plans[i])

@@ -2,36 +2,64 @@
 //! chooses, through the one write pipeline (so dry runs, diffs, atomic requests, progress and
 //! cancellation work as for any edit).
 
+use crate::edit::Progress;
 use crate::edit::{Edit, EditOptions, EditReport, EditRequest, FileEdits};
 use crate::error::{ErrorCode, FkError};
-use crate::pipeline;
+use crate::pipeline::{self, FilePlan};
 use crate::sed::Substitution;
 use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
+use crate::workspace::{FileBytes, FileMeta};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Whether the file at `path` (as [`select`] gives it) may be changed by `sub`. Anything that
-/// cannot be decided here (a file of another root, one too large to read, an error) is left
-/// to the pipeline, which reports it.
-fn may_change(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> bool {
+/// What one look at a chosen file found.
+enum Look {
+    /// Nothing in its bytes matches: it is left alone.
+    NoMatch,
+    /// It may change; here are its bytes.
+    Read(FileBytes),
+    /// Not decided here (a file of another root, one too large, an error): the pipeline
+    /// reads it and reports what it finds.
+    Undecided,
+}
+
+/// Reads the file at `path` (as [`select`] gives it) and searches its bytes for `sub`, in a
+/// buffer each thread reuses: most files of a tree do not match, and those are settled before
+/// anything is decoded, indexed or copied.
+fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
     thread_local! {
         static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     }
     let rel = Path::new(path);
     if rel.is_absolute() {
-        return true;
+        return Look::Undecided;
     }
     let Ok(mut file) = ws.open_found(0, rel) else {
-        return true;
+        return Look::Undecided;
     };
-    if file.metadata().map_or(true, |m| m.len() > limit) {
-        return true;
+    let Ok(meta) = file.metadata() else {
+        return Look::Undecided;
+    };
+    if meta.len() > limit || !meta.is_file() {
+        return Look::Undecided;
     }
     BUFFER.with_borrow_mut(|buf| {
         buf.clear();
-        file.read_to_end(buf).is_err() || sub.may_match_bytes(buf)
+        if file.read_to_end(buf).is_err() {
+            return Look::Undecided;
+        }
+        if !sub.may_match_bytes(buf) {
+            return Look::NoMatch;
+        }
+        Look::Read(FileBytes {
+            bytes: buf.as_slice().to_vec(),
+            meta: FileMeta::from_std(&meta),
+        })
     })
 }
 
@@ -79,11 +107,36 @@ impl TreeReplaceReport {
 /// Runs `req`. Errors are for the request as a whole (the directory, a glob, no file chosen);
 /// each file's own failure is in the report.
 pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceReport, FkError> {
-    // Most files of a tree do not match: rule them out during the walk, with one search of
-    // their bytes in a buffer each thread reuses, before the pipeline reads, decodes and
-    // indexes anything.
+    // Each file is looked at and planned on the walk's threads as the walk finds it: a file's
+    // bytes are read once and freed once planned, and the walk and the planning overlap.
     let limit = req.options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
-    let keep = |path: &str| may_change(ws, &req.substitution, path, limit);
+    let options = EditOptions {
+        skip_non_text: true,
+        max_file_size: req.options.max_file_size.or(Some(DEFAULT_MAX_FILE_SIZE)),
+        ..req.options.clone()
+    };
+    let entry = |path: &str| FileEdits {
+        base_hash: None,
+        path: path.to_string(),
+        edits: vec![Edit::Substitute(req.substitution.clone())],
+    };
+    let plans: Mutex<HashMap<String, FilePlan>> = Mutex::new(HashMap::new());
+    let planned = AtomicUsize::new(0);
+    let keep = |path: &str| {
+        let known = match look(ws, &req.substitution, path, limit) {
+            Look::NoMatch => return false,
+            Look::Read(bytes) => Some(bytes),
+            Look::Undecided => None,
+        };
+        let plan = pipeline::plan_one(ws, &entry(path), &options, known);
+        if let Ok(mut plans) = plans.lock() {
+            plans.insert(path.to_string(), plan);
+        }
+        // How many files there are is known when the walk ends (total 0: not known yet).
+        let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
+        options.control.report(Progress { done, total: 0 });
+        true
+    };
     let selected = select(ws, &req.selection, &keep)?;
     if selected.chosen == 0 {
         let sel = &req.selection;
@@ -109,21 +162,20 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         })));
     }
     let unmatched = selected.chosen - selected.files.len();
-    let files: Vec<FileEdits> = selected
+    let done = planned.into_inner();
+    options.control.report(Progress { done, total: done });
+    let mut plans = plans.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (files, plans): (Vec<FileEdits>, Vec<FilePlan>) = selected
         .files
         .iter()
-        .map(|path| FileEdits {
-            base_hash: None,
-            path: path.clone(),
-            edits: vec![Edit::Substitute(req.substitution.clone())],
+        .map(|path| {
+            let plan = plans
+                .remove(path)
+                .unwrap_or_else(|| pipeline::plan_one(ws, &entry(path), &options, None));
+            (entry(path), plan)
         })
-        .collect();
-    let options = EditOptions {
-        skip_non_text: true,
-        max_file_size: req.options.max_file_size.or(Some(DEFAULT_MAX_FILE_SIZE)),
-        ..req.options.clone()
-    };
-    let report = pipeline::apply(ws, &EditRequest { files, options });
+        .unzip();
+    let report = pipeline::finish(ws, &EditRequest { files, options }, plans);
     Ok(TreeReplaceReport {
         chosen: selected.chosen,
         unmatched,

@@ -34,6 +34,17 @@ impl Eol {
         }
     }
 
+    /// Whether [`Eol::convert`] would change `s`.
+    pub fn needs_conversion(self, s: &str) -> bool {
+        match self {
+            Eol::Lf => memchr::memmem::find(s.as_bytes(), b"\r\n").is_some(),
+            Eol::CrLf => {
+                let b = s.as_bytes();
+                memchr::memchr_iter(b'\n', b).any(|i| i == 0 || b[i - 1] != b'\r')
+            }
+        }
+    }
+
     /// `s` with every line break (LF or CRLF) written in this style.
     pub fn convert(self, s: &str) -> String {
         match self {
@@ -121,6 +132,18 @@ pub struct TextDoc {
 impl TextDoc {
     /// Decodes a file's bytes. Binary content and invalid UTF-8 are refused with errors that
     /// name the file (`what`) and say what to do.
+    /// [`TextDoc::decode`] of bytes the caller gives up: without a BOM they become the text
+    /// without a copy.
+    pub fn decode_owned(bytes: Vec<u8>, what: &str) -> Result<TextDoc, FkError> {
+        if bytes.starts_with(UTF8_BOM) || is_binary(&bytes) {
+            return TextDoc::decode(&bytes, what);
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(TextDoc::from_text(text, false)),
+            Err(e) => TextDoc::decode(e.as_bytes(), what),
+        }
+    }
+
     pub fn decode(bytes: &[u8], what: &str) -> Result<TextDoc, FkError> {
         if is_binary(bytes) {
             return Err(FkError::new(
@@ -167,6 +190,15 @@ impl TextDoc {
     }
 
     /// The bytes to write for `text` with this document's BOM.
+    /// The file's bytes: its text, after its BOM if it has one.
+    pub fn into_bytes(self) -> Vec<u8> {
+        if self.bom {
+            self.encode(&self.text)
+        } else {
+            self.text.into_bytes()
+        }
+    }
+
     pub fn encode(&self, text: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(text.len() + 3);
         if self.bom {

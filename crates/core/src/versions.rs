@@ -309,7 +309,7 @@ impl Versions {
             std::process::id(),
             self.writes.load(Ordering::Relaxed)
         ));
-        let data = lz4_flex::compress_prepend_size(bytes);
+        let data = crate::history::compress(bytes);
         if write_private(&temp, &data).is_err() || std::fs::rename(&temp, &path).is_err() {
             let _ = std::fs::remove_file(&temp);
             return;

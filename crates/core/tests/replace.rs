@@ -274,3 +274,52 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
         "let a = 1;\nlet b = 2;\n"
     );
 }
+
+#[test]
+fn bom_crlf_files_keep_their_bytes_and_undo_gives_back_the_original() {
+    use filekit_core::history::History;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let original = b"\xEF\xBB\xBFfirst\r\nconst c = 3;\r\nconst d = 4;\r\n".to_vec();
+    fs::write(root.join("bom.js"), &original).unwrap();
+    fs::write(root.join("plain.js"), "x\ny\nconst z = 1;\n").unwrap();
+    let mut ws = ws(&root);
+    ws.set_history(Arc::new(History::new(
+        &root.join(".filekit/history.db"),
+        1 << 30,
+    )));
+    // The replacement's line break is written in each file's own style.
+    let req = request(
+        &root,
+        "*.js",
+        false,
+        "s/const (\\w)/let $1\\n  \\/\\/ was const/",
+    );
+    let out = tree_replace(&ws, &req).unwrap();
+    assert!(out.report.success(), "{:?}", out.report.files);
+    let file = |name: &str| out.report.files.iter().find(|f| f.path == name).unwrap();
+    // The first match is on line 2 of bom.js and on line 3 of plain.js.
+    assert_eq!(file("bom.js").edits[0].line, Some(2));
+    assert_eq!(file("plain.js").edits[0].line, Some(3));
+    assert_eq!(file("bom.js").edits[0].replacements, 2);
+    assert_eq!(
+        fs::read(root.join("bom.js")).unwrap(),
+        b"\xEF\xBB\xBFfirst\r\nlet c\r\n  // was const = 3;\r\nlet d\r\n  // was const = 4;\r\n"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("plain.js")).unwrap(),
+        "x\ny\nlet z\n  // was const = 1;\n"
+    );
+    // The reported version is the hash of the bytes on disk, BOM included.
+    assert_eq!(
+        file("bom.js").new_hash.as_deref(),
+        Some(filekit_core::hash::content_hash(&fs::read(root.join("bom.js")).unwrap()).as_str())
+    );
+    filekit_core::undo::undo(&ws, out.report.history_entry, false, false).unwrap();
+    assert_eq!(fs::read(root.join("bom.js")).unwrap(), original);
+    assert_eq!(
+        fs::read_to_string(root.join("plain.js")).unwrap(),
+        "x\ny\nconst z = 1;\n"
+    );
+}

@@ -306,8 +306,10 @@ fn progress_control(
     let peer = context.peer.clone();
     let forwarding = tokio::spawn(async move {
         while let Some(p) = receiver.recv().await {
-            let note = ProgressNotificationParam::new(token.clone(), p.done as f64)
-                .with_total(p.total as f64);
+            let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
+            if p.total > 0 {
+                note = note.with_total(p.total as f64);
+            }
             if peer.notify_progress(note).await.is_err() {
                 break; // the client is gone
             }
