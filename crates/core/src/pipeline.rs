@@ -724,7 +724,10 @@ fn plan_file_inner(
     };
     // Most files of a tree-wide request have nothing to change: no new text, diff or bytes.
     let untouched = !first_is_create && final_splices.is_empty();
-    let new_text = if untouched {
+    // A lean dry run (a tree-wide preview) needs the new text only for its hash, which the
+    // splices give without building it.
+    let hash_only = opts.dry_run && opts.lean && !first_is_create;
+    let new_text = if untouched || hash_only {
         String::new()
     } else {
         apply_splices(base, &final_splices)
@@ -749,7 +752,12 @@ fn plan_file_inner(
     };
     let applied = outcomes.iter().filter(|o| o.success).count();
     let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
-    let changed = !untouched && old_text != Some(new_text.as_str());
+    let changed = !untouched
+        && if hash_only {
+            final_splices.iter().any(|(s, e, t)| base[*s..*e] != **t)
+        } else {
+            old_text != Some(new_text.as_str())
+        };
     plan.report.status = if applied == 0 && failed > 0 {
         FileStatus::Failed
     } else if !existed {
@@ -771,6 +779,11 @@ fn plan_file_inner(
         if existed {
             plan.report.new_text = old_text.map(str::to_string).filter(|_| !untouched);
         }
+        return Ok(());
+    }
+    if hash_only {
+        plan.report.new_hash = Some(spliced_hash(base_doc.bom, base, &final_splices));
+        plan.old_meta = before.meta;
         return Ok(());
     }
     // Without a BOM the file's bytes are its text: hashed and written without a copy.
@@ -806,6 +819,22 @@ fn plan_file_inner(
         plan.report.new_text = Some(new_text);
     }
     Ok(())
+}
+
+/// The content hash of the file `base` (after a BOM if `bom`) becomes with `splices` applied.
+fn spliced_hash(bom: bool, base: &str, splices: &[(usize, usize, String)]) -> String {
+    let mut h = hash::StreamingHash::new();
+    if bom {
+        h.update(crate::text::UTF8_BOM);
+    }
+    let mut at = 0;
+    for (s, e, t) in splices {
+        h.update(base[at..*s].as_bytes());
+        h.update(t.as_bytes());
+        at = *e;
+    }
+    h.update(base[at..].as_bytes());
+    h.finish()
 }
 
 /// The splices of a file's only edit, a substitution (every file of a tree-wide replace).
@@ -1479,4 +1508,21 @@ pub(crate) fn missing_parents(ws: &Workspace, target: &WsPath) -> Vec<WsPath> {
     }
     out.reverse();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_of_spliced_text_is_that_of_the_text_built() {
+        let base = "one two\nthree two\n";
+        let splices = vec![(4, 7, "2".to_string()), (14, 17, "deux".to_string())];
+        let built = apply_splices(base, &splices);
+        assert_eq!(built, "one 2\nthree deux\n");
+        assert_eq!(spliced_hash(false, base, &splices), hash::content_hash(built.as_bytes()));
+        let with_bom = TextDoc::from_text(built.clone(), true).encode(&built);
+        assert_eq!(spliced_hash(true, base, &splices), hash::content_hash(&with_bom));
+        assert_eq!(spliced_hash(false, base, &[]), hash::content_hash(base.as_bytes()));
+    }
 }

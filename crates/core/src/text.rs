@@ -7,7 +7,7 @@
 
 use crate::error::{ErrorCode, FkError};
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The line-ending style of a file: the style its first line break uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
