@@ -332,10 +332,21 @@ impl History {
     ) -> Result<i64, FkError> {
         // Hashing and compressing every content is most of the work for a large change set:
         // done on all cores before the database is locked.
-        let prepared: Vec<(Option<Blob>, Option<Blob>)> = changes
-            .par_iter()
-            .map(|c| (Blob::of(&c.before), Blob::of(&c.after)))
-            .collect();
+        let prepared: Vec<PreparedChange> = changes.par_iter().map(PreparedChange::of).collect();
+        self.record_prepared(tool, summary, kind, target, &prepared)
+    }
+
+    /// [`History::record`] of changes whose contents are already stored form: a writer of
+    /// many files prepares each as it plans it, and need not keep every file's bytes until
+    /// the record.
+    pub fn record_prepared(
+        &self,
+        tool: &str,
+        summary: &str,
+        kind: EntryKind,
+        target: Option<i64>,
+        changes: &[PreparedChange],
+    ) -> Result<i64, FkError> {
         let mut guard = self.lock(true)?.expect("created on demand");
         let conn = guard.as_mut().expect("opened");
         let path = &self.path;
@@ -357,11 +368,11 @@ impl History {
             .map_err(|e| db_error(path, e))?;
         }
         let mut added: i64 = 0;
-        for (seq, (c, (before, after))) in changes.iter().zip(&prepared).enumerate() {
-            let (bk, bb, bm, bl) = store_node(&tx, &c.before, before.as_ref(), &mut added)
-                .map_err(|e| db_error(path, e))?;
-            let (ak, ab, am, al) = store_node(&tx, &c.after, after.as_ref(), &mut added)
-                .map_err(|e| db_error(path, e))?;
+        for (seq, c) in changes.iter().enumerate() {
+            let (bk, bb, bm, bl) =
+                store_node(&tx, &c.before, &mut added).map_err(|e| db_error(path, e))?;
+            let (ak, ab, am, al) =
+                store_node(&tx, &c.after, &mut added).map_err(|e| db_error(path, e))?;
             tx.execute(
                 "INSERT INTO changes VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
@@ -638,9 +649,10 @@ fn entry_info(conn: &Connection, id: i64) -> rusqlite::Result<Option<EntryInfo>>
 
 type NodeRow = (&'static str, Option<i64>, Option<i64>, Option<String>);
 
-/// A file content ready to store: its hashes and its LZ4 form.
-struct Blob {
-    /// Finds candidates for deduplication (the bytes are compared).
+/// A file's content as the history stores it: its hashes and its LZ4 form.
+#[derive(Debug)]
+pub struct StoredContent {
+    /// Finds candidates for deduplication (the contents are compared).
     hash: [u8; 16],
     /// The `content_hash` agents know the version by.
     chash: String,
@@ -648,17 +660,62 @@ struct Blob {
     data: Vec<u8>,
 }
 
-impl Blob {
-    fn of(node: &Node) -> Option<Blob> {
-        let Node::File { bytes, .. } = node else {
-            return None;
-        };
-        Some(Blob {
+impl StoredContent {
+    pub fn of(bytes: &[u8]) -> StoredContent {
+        StoredContent {
             hash: xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes(),
             chash: crate::hash::content_hash(bytes),
             size: bytes.len(),
             data: compress(bytes),
-        })
+        }
+    }
+
+    /// The content's `content_hash`.
+    pub fn content_hash(&self) -> &str {
+        &self.chash
+    }
+}
+
+/// What is at a path, with a file's content in stored form (see [`History::record_prepared`]).
+#[derive(Debug)]
+pub enum PreparedNode {
+    Absent,
+    File { content: StoredContent, mode: u32 },
+    Dir { mode: u32 },
+    Symlink { target: PathBuf },
+}
+
+impl PreparedNode {
+    pub fn of(node: &Node) -> PreparedNode {
+        match node {
+            Node::Absent => PreparedNode::Absent,
+            Node::File { bytes, mode } => PreparedNode::File {
+                content: StoredContent::of(bytes),
+                mode: *mode,
+            },
+            Node::Dir { mode } => PreparedNode::Dir { mode: *mode },
+            Node::Symlink { target } => PreparedNode::Symlink {
+                target: target.clone(),
+            },
+        }
+    }
+}
+
+/// One path's change, its contents in stored form. `path` is absolute.
+#[derive(Debug)]
+pub struct PreparedChange {
+    pub path: PathBuf,
+    pub before: PreparedNode,
+    pub after: PreparedNode,
+}
+
+impl PreparedChange {
+    pub fn of(c: &Change) -> PreparedChange {
+        PreparedChange {
+            path: c.path.clone(),
+            before: PreparedNode::of(&c.before),
+            after: PreparedNode::of(&c.after),
+        }
     }
 }
 
@@ -687,44 +744,48 @@ pub(crate) fn compress(bytes: &[u8]) -> Vec<u8> {
 
 fn store_node(
     conn: &Connection,
-    node: &Node,
-    blob: Option<&Blob>,
+    node: &PreparedNode,
     added: &mut i64,
 ) -> rusqlite::Result<NodeRow> {
-    Ok(match (node, blob) {
-        (Node::Absent, _) => ("absent", None, None, None),
-        (Node::Dir { mode }, _) => ("dir", None, Some(*mode as i64), None),
-        (Node::Symlink { target }, _) => (
+    Ok(match node {
+        PreparedNode::Absent => ("absent", None, None, None),
+        PreparedNode::Dir { mode } => ("dir", None, Some(*mode as i64), None),
+        PreparedNode::Symlink { target } => (
             "symlink",
             None,
             None,
             Some(target.to_string_lossy().into_owned()),
         ),
-        (Node::File { bytes, mode }, Some(blob)) => (
+        PreparedNode::File { content, mode } => (
             "file",
-            Some(store_blob(conn, bytes, blob, added)?),
+            Some(store_blob(conn, content, added)?),
             Some(*mode as i64),
             None,
         ),
-        (Node::File { .. }, None) => unreachable!("every file is prepared as a blob"),
     })
 }
 
-/// Stores `bytes` once: an equal content already stored is reused (the hash only finds
-/// candidates; the bytes are compared).
+/// Stores `content` once: an equal content already stored is reused (the hash only finds
+/// candidates; the contents are compared).
 fn store_blob(
     conn: &Connection,
-    bytes: &[u8],
-    blob: &Blob,
+    content: &StoredContent,
     added: &mut i64,
 ) -> rusqlite::Result<i64> {
     {
         let mut st =
             conn.prepare_cached("SELECT id, data FROM blobs WHERE hash = ?1 AND size = ?2")?;
-        let mut rows = st.query(params![&blob.hash[..], blob.size as i64])?;
+        let mut rows = st.query(params![&content.hash[..], content.size as i64])?;
+        let mut ours: Option<Vec<u8>> = None;
         while let Some(r) = rows.next()? {
             let data: Vec<u8> = r.get(1)?;
-            if lz4_flex::decompress_size_prepended(&data).is_ok_and(|d| d == bytes) {
+            let same = data == content.data || {
+                let ours = ours.get_or_insert_with(|| {
+                    lz4_flex::decompress_size_prepended(&content.data).unwrap_or_default()
+                });
+                lz4_flex::decompress_size_prepended(&data).is_ok_and(|d| d == *ours)
+            };
+            if same {
                 return r.get(0);
             }
         }
@@ -733,13 +794,13 @@ fn store_blob(
         "INSERT INTO blobs(hash, size, stored, data, chash) VALUES(?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![
-        &blob.hash[..],
-        blob.size as i64,
-        blob.data.len() as i64,
-        &blob.data,
-        &blob.chash
+        &content.hash[..],
+        content.size as i64,
+        content.data.len() as i64,
+        &content.data,
+        &content.chash
     ])?;
-    *added += blob.data.len() as i64;
+    *added += content.data.len() as i64;
     Ok(conn.last_insert_rowid())
 }
 
@@ -848,16 +909,45 @@ pub fn record_commit(
     }
 }
 
+/// [`record_commit`] of changes prepared by their writer (a `Change` entry of the history).
+pub fn record_prepared_commit(
+    ws: &crate::Workspace,
+    tool: &str,
+    summary: &str,
+    changes: &[PreparedChange],
+) -> Option<i64> {
+    let history = ws.history()?;
+    if changes.is_empty() {
+        return None;
+    }
+    match history.record_prepared(tool, summary, EntryKind::Change, None, changes) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            history.warn(&e);
+            None
+        }
+    }
+}
+
 /// A one-line summary of a change set: `edited 2 files: src/a.rs, src/b.rs`.
 pub fn summarize(ws: &crate::Workspace, verb: &str, changes: &[Change]) -> String {
-    let shown: Vec<String> = changes
+    let paths: Vec<&Path> = changes
         .iter()
         .filter(|c| !matches!((&c.before, &c.after), (Node::Absent, Node::Dir { .. })))
-        .map(|c| {
+        .map(|c| c.path.as_path())
+        .collect();
+    summarize_paths(ws, verb, &paths)
+}
+
+/// [`summarize`] of the changed `paths` (absolute; directories made for them left out).
+pub fn summarize_paths(ws: &crate::Workspace, verb: &str, paths: &[&Path]) -> String {
+    let shown: Vec<String> = paths
+        .iter()
+        .map(|p| {
             ws.roots()
                 .iter()
-                .find_map(|r| c.path.strip_prefix(r).ok())
-                .unwrap_or(&c.path)
+                .find_map(|r| p.strip_prefix(r).ok())
+                .unwrap_or(p)
                 .display()
                 .to_string()
         })

@@ -22,7 +22,7 @@ use crate::edit::{
 };
 use crate::error::{ErrorCode, FkError};
 use crate::hash;
-use crate::history::{self, Change, EntryKind, Node};
+use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
 use crate::lines::{LineTarget, Splice, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
@@ -389,8 +389,11 @@ fn cancelled_error() -> FkError {
 /// One file's planned change.
 pub(crate) struct FilePlan {
     report: FileReport,
-    /// The bytes on disk before the request, for the history.
-    old_bytes: Option<Vec<u8>>,
+    /// The file before the request and after it, as the history stores them: made when the
+    /// file is planned, so that a request of thousands of files does not hold every file's
+    /// old bytes until the commit.
+    old_content: Option<StoredContent>,
+    new_content: Option<StoredContent>,
     old_mode: Option<u32>,
     /// Size and modification time of the file as read: a write is refused if another
     /// process changed the file since.
@@ -405,7 +408,8 @@ impl FilePlan {
     fn new(path: &str) -> FilePlan {
         FilePlan {
             report: empty_report(path),
-            old_bytes: None,
+            old_content: None,
+            new_content: None,
             old_mode: None,
             old_meta: None,
             target: None,
@@ -797,12 +801,13 @@ fn plan_file_inner(
     }
     // The history keeps what the file was.
     if ws.history().is_some() && !opts.dry_run {
-        // The text as read becomes those bytes (with its BOM put back), without a copy.
-        plan.old_bytes = if first_is_create {
+        // The text as read is those bytes (with its BOM put back).
+        let old = if first_is_create {
             before.doc.map(TextDoc::into_bytes)
         } else {
             Some(base_doc.into_bytes())
         };
+        plan.old_content = old.as_deref().map(StoredContent::of);
         plan.old_mode = before.meta.as_ref().map(|m| m.mode);
     }
     plan.old_meta = before.meta;
@@ -813,6 +818,9 @@ fn plan_file_inner(
             None if opts.lean => std::mem::take(&mut new_text).into_bytes(),
             None => new_text.as_bytes().to_vec(),
         };
+        if ws.history().is_some() {
+            plan.new_content = Some(StoredContent::of(&bytes));
+        }
         plan.write = Some((bytes, mode));
     }
     if !opts.lean {
@@ -829,11 +837,11 @@ fn spliced_hash(bom: bool, base: &str, splices: &[(usize, usize, String)]) -> St
     }
     let mut at = 0;
     for (s, e, t) in splices {
-        h.update(base[at..*s].as_bytes());
+        h.update(&base.as_bytes()[at..*s]);
         h.update(t.as_bytes());
         at = *e;
     }
-    h.update(base[at..].as_bytes());
+    h.update(&base.as_bytes()[at..]);
     h.finish()
 }
 
@@ -1398,16 +1406,20 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
         .filter(|(_, r)| r.is_ok() && !outcome.rolled_back)
         .map(|(d, _)| d)
         .collect();
-    let mut changes: Vec<Change> = made
+    let mut changes: Vec<PreparedChange> = made
         .iter()
-        .map(|d| Change {
+        .map(|d| PreparedChange {
             path: d.absolute().to_path_buf(),
-            before: Node::Absent,
-            after: Node::Dir {
+            before: PreparedNode::Absent,
+            after: PreparedNode::Dir {
                 mode: ws.metadata(d).ok().flatten().map_or(0o755, |m| m.mode),
             },
         })
         .collect();
+    let made_dirs = changes.len();
+    // Written files are kept until the version store has them; a large commit with a
+    // history gives them up now (see below), before the history's transaction.
+    let keep_written = ws.history().is_none() || writing.len() <= BATCH_SYNC_FILES;
     for (&i, result) in writing.iter().zip(write_results) {
         let plan = &mut plans[i];
         match result {
@@ -1423,22 +1435,28 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
                     .map(|d| ws.display(d))
                     .collect();
                 if ws.history().is_some() {
-                    let (bytes, _) = plan.write.take().expect("filtered");
                     let after_mode = meta.as_ref().map_or(0o644, |m| m.mode);
-                    changes.push(Change {
+                    let new_content = match plan.new_content.take() {
+                        Some(c) => c,
+                        None => StoredContent::of(&plan.write.as_ref().expect("filtered").0),
+                    };
+                    changes.push(PreparedChange {
                         path: target.absolute().to_path_buf(),
-                        before: match plan.old_bytes.take() {
-                            Some(old) => Node::File {
-                                bytes: old,
+                        before: match plan.old_content.take() {
+                            Some(content) => PreparedNode::File {
+                                content,
                                 mode: plan.old_mode.unwrap_or(after_mode),
                             },
-                            None => Node::Absent,
+                            None => PreparedNode::Absent,
                         },
-                        after: Node::File {
-                            bytes,
+                        after: PreparedNode::File {
+                            content: new_content,
                             mode: after_mode,
                         },
                     });
+                }
+                if !keep_written {
+                    plan.write = None;
                 }
             }
             Err(e) => {
@@ -1448,14 +1466,14 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
         }
     }
     let mut entry = None;
-    if !outcome.rolled_back
-        && changes
-            .iter()
-            .any(|c| c.before != Node::Absent || matches!(c.after, Node::File { .. }))
-    {
+    if !outcome.rolled_back && changes.len() > made_dirs {
         let tool = opts.tool.as_deref().unwrap_or("edit");
-        let summary = history::summarize(ws, "changed", &changes);
-        entry = history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
+        let paths: Vec<&std::path::Path> = changes[made_dirs..]
+            .iter()
+            .map(|c| c.path.as_path())
+            .collect();
+        let summary = history::summarize_paths(ws, "changed", &paths);
+        entry = history::record_prepared_commit(ws, tool, &summary, &changes);
     }
     // The versions written: a later edit made on one can be merged. Those the history
     // recorded are found there, so they need no file of their own; and memory keeps them only
@@ -1463,27 +1481,13 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
     // everything else out of memory's cap.
     let remember = entry.is_none() || writing.len() <= BATCH_SYNC_FILES;
     if let Some(store) = ws.versions().filter(|_| remember) {
-        let written = writing
+        let recorded = entry.is_some();
+        let versions: Vec<(&[u8], Option<&str>)> = writing
             .iter()
             .map(|&i| &plans[i])
-            .filter(|p| p.report.written);
-        let recorded = entry.is_some();
-        let after_bytes = changes.iter().filter_map(|c| match &c.after {
-            Node::File { bytes, .. } => Some(bytes),
-            _ => None,
-        });
-        let versions: Vec<(&[u8], Option<&str>)> = if ws.history().is_some() {
-            written
-                .zip(after_bytes)
-                .map(|(p, b)| (b.as_slice(), p.report.new_hash.as_deref()))
-                .collect()
-        } else {
-            written
-                .filter_map(|p| {
-                    Some((p.write.as_ref()?.0.as_slice(), p.report.new_hash.as_deref()))
-                })
-                .collect()
-        };
+            .filter(|p| p.report.written)
+            .filter_map(|p| Some((p.write.as_ref()?.0.as_slice(), p.report.new_hash.as_deref())))
+            .collect();
         versions.par_iter().for_each(|(bytes, h)| {
             if recorded {
                 store.record_in_memory(bytes, *h);
@@ -1520,9 +1524,18 @@ mod tests {
         let splices = vec![(4, 7, "2".to_string()), (14, 17, "deux".to_string())];
         let built = apply_splices(base, &splices);
         assert_eq!(built, "one 2\nthree deux\n");
-        assert_eq!(spliced_hash(false, base, &splices), hash::content_hash(built.as_bytes()));
+        assert_eq!(
+            spliced_hash(false, base, &splices),
+            hash::content_hash(built.as_bytes())
+        );
         let with_bom = TextDoc::from_text(built.clone(), true).encode(&built);
-        assert_eq!(spliced_hash(true, base, &splices), hash::content_hash(&with_bom));
-        assert_eq!(spliced_hash(false, base, &[]), hash::content_hash(base.as_bytes()));
+        assert_eq!(
+            spliced_hash(true, base, &splices),
+            hash::content_hash(&with_bom)
+        );
+        assert_eq!(
+            spliced_hash(false, base, &[]),
+            hash::content_hash(base.as_bytes())
+        );
     }
 }
