@@ -1349,6 +1349,9 @@ fn edit_hunk(line: usize, before: &str, old: &str, new: &str, after: &str) -> St
 /// twice per file (an fsync costs milliseconds; a tree-wide replace writes thousands).
 const BATCH_SYNC_FILES: usize = 8;
 
+/// The largest commit whose versions go to the version store when there is no history.
+const VERSIONS_WITHOUT_HISTORY: usize = 256;
+
 /// Writes the planned files through the commit step ([`transaction::run`]), making missing
 /// parent directories first, and records what changed in the history.
 fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<i64> {
@@ -1479,7 +1482,16 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
     // recorded are found there, so they need no file of their own; and memory keeps them only
     // for a commit of a few files: a tree-wide one would copy every file it wrote only to push
     // everything else out of memory's cap.
-    let remember = entry.is_none() || writing.len() <= BATCH_SYNC_FILES;
+    // Without a history, the store is the only copy: a commit of up to
+    // `VERSIONS_WITHOUT_HISTORY` files writes one file per version. A larger one (a
+    // tree-wide replace asked not to keep a history) keeps none, rather than writing
+    // thousands of copies that would push every other version out of the store's cap: an
+    // edit made on one of its versions is then merged only while the file is unchanged, and
+    // refused as STALE once it has changed.
+    let remember = match entry {
+        Some(_) => writing.len() <= BATCH_SYNC_FILES,
+        None => writing.len() <= VERSIONS_WITHOUT_HISTORY,
+    };
     if let Some(store) = ws.versions().filter(|_| remember) {
         let recorded = entry.is_some();
         let versions: Vec<(&[u8], Option<&str>)> = writing
