@@ -154,35 +154,31 @@ fn writable(ws: &Workspace, op: &Op<'_>) -> Result<(), FkError> {
 
 /// Serializes, within this process, the last check of a file and the rename that replaces
 /// it, so that two requests editing the same file at once never lose an edit: the second is
-/// refused as stale. Across filekit processes, [`root_commit_lock`] does the same. (A program
-/// other than filekit can still write between the two; that change is then lost, as with any
-/// editor.)
+/// refused as stale. Across filekit processes, [`lock_across_processes`] does the same. (A
+/// program other than filekit can still write between the two; that change is then lost, as
+/// with any editor.)
 static COMMIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The open lock file (`.filekit/commit.lock`) of each root this process has written in:
-/// filekit processes take it, exclusively, around the last check of a file and its
-/// replacement, as threads take [`COMMIT_LOCK`]. Without it, two processes could both find
-/// a file as they read it and both replace it, the first one's edit lost. Kept open: taking
-/// a lock is then two system calls per file. `None` where the file cannot be made (a root
-/// filekit may not write its data in): only this process's lock holds there.
-fn root_commit_lock(ws: &Workspace, root: usize) -> Option<std::sync::Arc<std::fs::File>> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
-    static OPEN: OnceLock<Mutex<HashMap<PathBuf, Option<Arc<std::fs::File>>>>> = OnceLock::new();
-    let key = ws.roots().get(root)?.clone();
-    let mut open = OPEN.get_or_init(Default::default).lock().ok()?;
-    open.entry(key)
-        .or_insert_with(|| {
-            let dir = ws.root_dir(root);
-            ensure_reserved_dir(dir).ok()?;
-            dir.open_with(
-                Path::new(RESERVED_DIR).join("commit.lock"),
-                cap_std::fs::OpenOptions::new().write(true).create(true),
-            )
-            .ok()
-            .map(|f| Arc::new(f.into_std()))
-        })
-        .clone()
+/// Takes an exclusive `flock` on the file now at `path`, for the last check and the
+/// replacement of the file. Without it, two processes could both find the file as they read
+/// it and both replace it, the first one's edit lost. The lock is on the file's inode: a
+/// process that opened it before another replaced it waits, then finds a new inode at the
+/// path and reports `STALE`; one that opens it after locks the new inode and finds the same.
+/// Opened without blocking (a FIFO swapped in must not hang the commit) and beneath the
+/// root; `None` when there is nothing to lock (a new file) or it cannot be opened, where
+/// this process's own lock is all there is. Released when the returned descriptor closes.
+fn lock_across_processes(ws: &Workspace, path: &WsPath) -> Option<rustix::fd::OwnedFd> {
+    use rustix::fs::{FlockOperation, Mode, OFlags, ResolveFlags, flock, openat2};
+    let fd = openat2(
+        ws.root_dir(path.root_index()),
+        path.relative(),
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::BENEATH,
+    )
+    .ok()?;
+    flock(&fd, FlockOperation::LockExclusive).ok()?;
+    Some(fd)
 }
 
 /// Puts a write in place (`put`: a staged file's rename, or an overwrite in place), unless
@@ -194,25 +190,7 @@ fn put_in_place(
     put: impl FnOnce() -> Result<FileMeta, FkError>,
 ) -> Result<FileMeta, FkError> {
     let _one_at_a_time = COMMIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let across_processes = root_commit_lock(ws, path.root_index());
-    if let Some(lock) = &across_processes {
-        // Waits for the other process's check and replacement, which take microseconds; if
-        // the lock cannot be taken, this process's own lock is all there is.
-        let _ = rustix::fs::flock(&**lock, rustix::fs::FlockOperation::LockExclusive);
-    }
-    let result = check_then_put(ws, path, read_as, put);
-    if let Some(lock) = &across_processes {
-        let _ = rustix::fs::flock(&**lock, rustix::fs::FlockOperation::Unlock);
-    }
-    result
-}
-
-fn check_then_put(
-    ws: &Workspace,
-    path: &WsPath,
-    read_as: Option<&FileMeta>,
-    put: impl FnOnce() -> Result<FileMeta, FkError>,
-) -> Result<FileMeta, FkError> {
+    let _across_processes = read_as.and_then(|_| lock_across_processes(ws, path));
     if let Some(old) = read_as
         // Gone or replaced by a directory: the rename reports it (or refuses it).
         && let Ok(Some(now)) = ws.metadata(path)
