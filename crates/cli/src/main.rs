@@ -368,8 +368,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// A tree-wide replace frees and allocates hundreds of megabytes across its threads; giving
 /// them back took a fifth of its time. `filekit serve` runs for hours and keeps the default.
 fn keep_freed_memory() {
-    // `mi_option_purge_delay` in mimalloc's `mi_option_e` (mimalloc.h of the version that
-    // libmimalloc-sys builds); -1 means never. libmimalloc-sys does not export the constant.
+    // `mi_option_purge_delay` in mimalloc's `mi_option_e` (15 in the mimalloc.h of both the
+    // v2 and v3 sources libmimalloc-sys builds); -1 means never. libmimalloc-sys exports
+    // neither the constant nor, without its `extended` feature, the function.
     const MI_OPTION_PURGE_DELAY: i32 = 15;
     unsafe extern "C" {
         fn mi_option_set(option: i32, value: std::ffi::c_long);
