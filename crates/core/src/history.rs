@@ -669,11 +669,6 @@ impl StoredContent {
             data: compress(bytes),
         }
     }
-
-    /// The content's `content_hash`.
-    pub fn content_hash(&self) -> &str {
-        &self.chash
-    }
 }
 
 /// What is at a path, with a file's content in stored form (see [`History::record_prepared`]).
@@ -900,13 +895,10 @@ pub fn record_commit(
     if changes.is_empty() {
         return None;
     }
-    match history.record(tool, summary, kind, target, changes) {
-        Ok(id) => Some(id),
-        Err(e) => {
-            history.warn(&e);
-            None
-        }
-    }
+    kept_as_warning(
+        history,
+        history.record(tool, summary, kind, target, changes),
+    )
 }
 
 /// [`record_commit`] of changes prepared by their writer (a `Change` entry of the history).
@@ -920,13 +912,16 @@ pub fn record_prepared_commit(
     if changes.is_empty() {
         return None;
     }
-    match history.record_prepared(tool, summary, EntryKind::Change, None, changes) {
-        Ok(id) => Some(id),
-        Err(e) => {
-            history.warn(&e);
-            None
-        }
-    }
+    kept_as_warning(
+        history,
+        history.record_prepared(tool, summary, EntryKind::Change, None, changes),
+    )
+}
+
+/// The entry id of a record, or `None` with the failure kept as the history's warning (a
+/// history that fails never fails a write).
+fn kept_as_warning(history: &History, recorded: Result<i64, FkError>) -> Option<i64> {
+    recorded.map_err(|e| history.warn(&e)).ok()
 }
 
 /// A one-line summary of a change set: `edited 2 files: src/a.rs, src/b.rs`.

@@ -787,7 +787,6 @@ fn plan_file_inner(
     }
     if hash_only {
         plan.report.new_hash = Some(spliced_hash(base_doc.bom, base, &final_splices));
-        plan.old_meta = before.meta;
         return Ok(());
     }
     // Without a BOM the file's bytes are its text: hashed and written without a copy.
@@ -1478,16 +1477,13 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
         let summary = history::summarize_paths(ws, "changed", &paths);
         entry = history::record_prepared_commit(ws, tool, &summary, &changes);
     }
-    // The versions written: a later edit made on one can be merged. Those the history
-    // recorded are found there, so they need no file of their own; and memory keeps them only
-    // for a commit of a few files: a tree-wide one would copy every file it wrote only to push
-    // everything else out of memory's cap.
-    // Without a history, the store is the only copy: a commit of up to
-    // `VERSIONS_WITHOUT_HISTORY` files writes one file per version. A larger one (a
-    // tree-wide replace asked not to keep a history) keeps none, rather than writing
-    // thousands of copies that would push every other version out of the store's cap: an
-    // edit made on one of its versions is then merged only while the file is unchanged, and
-    // refused as STALE once it has changed.
+    // The versions written, so that a later edit made on one can be merged. Those the
+    // history recorded are found there: memory keeps them only for a commit of a few files (a
+    // tree-wide one would copy every file it wrote only to push everything else out of
+    // memory's cap). Without a history the store is the only copy, and a commit of more than
+    // `VERSIONS_WITHOUT_HISTORY` files keeps none rather than write thousands of version
+    // files: an edit made on one of its versions then applies while the file is unchanged and
+    // is refused as STALE once it has changed.
     let remember = match entry {
         Some(_) => writing.len() <= BATCH_SYNC_FILES,
         None => writing.len() <= VERSIONS_WITHOUT_HISTORY,

@@ -42,7 +42,7 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
     let Ok(mut file) = ws.open_found(0, rel) else {
         return Look::Undecided;
     };
-    let Ok(meta) = file.metadata() else {
+    let Ok(meta) = cap_std::fs::Metadata::from_file(&file) else {
         return Look::Undecided;
     };
     if meta.len() > limit || !meta.is_file() {
@@ -58,7 +58,7 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
         }
         Look::Read(FileBytes {
             bytes: buf.as_slice().to_vec(),
-            meta: FileMeta::from_std(&meta),
+            meta: FileMeta::from_cap(&meta),
         })
     })
 }

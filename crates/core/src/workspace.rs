@@ -159,19 +159,6 @@ pub struct FileMeta {
 }
 
 impl FileMeta {
-    /// The metadata of a file opened with [`Workspace::open_found`].
-    pub(crate) fn from_std(m: &std::fs::Metadata) -> FileMeta {
-        use std::os::unix::fs::MetadataExt;
-        FileMeta {
-            len: m.len(),
-            mode: m.mode() & 0o7777,
-            modified: m.modified().unwrap_or(UNIX_EPOCH),
-            is_dir: m.is_dir(),
-            is_file: m.is_file(),
-            ino: m.ino(),
-        }
-    }
-
     pub(crate) fn from_cap(m: &Metadata) -> FileMeta {
         use cap_std::fs::PermissionsExt;
         FileMeta {
