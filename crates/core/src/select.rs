@@ -106,7 +106,7 @@ pub fn select(
     let prune = exclude.clone();
     // This filter replaces the walk's own, so it keeps `.filekit/` out itself.
     walk.filter_entry(move |entry| {
-        let Ok(rel) = entry.path().strip_prefix(&prune_root) else {
+        let Some(rel) = search::below(entry.path(), &prune_root) else {
             return true;
         };
         if rel.as_os_str().is_empty() {
@@ -142,13 +142,11 @@ pub fn select(
             let Some(kind) = entry.file_type() else {
                 return WalkState::Continue;
             };
-            let Ok(rel) = entry.path().strip_prefix(root) else {
+            let Some(rel) = search::below(entry.path(), root) else {
                 return WalkState::Continue;
             };
             if kind.is_dir() && want_dirs && !rel.as_os_str().is_empty() {
-                let shown = entry
-                    .path()
-                    .strip_prefix(first_root)
+                let shown = search::below(entry.path(), first_root)
                     .unwrap_or(entry.path())
                     .display()
                     .to_string();
@@ -176,9 +174,7 @@ pub fn select(
             if !kind.is_file() {
                 return WalkState::Continue;
             }
-            let shown = entry
-                .path()
-                .strip_prefix(first_root)
+            let shown = search::below(entry.path(), first_root)
                 .unwrap_or(entry.path())
                 .display()
                 .to_string();

@@ -168,7 +168,7 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
             if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_file()) {
                 return ignore::WalkState::Continue;
             }
-            let rel = entry.path().strip_prefix(base_abs).unwrap_or(entry.path());
+            let rel = super::below(entry.path(), base_abs).unwrap_or(entry.path());
             if !matcher.is_match(rel) {
                 return ignore::WalkState::Continue;
             }

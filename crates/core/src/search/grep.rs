@@ -227,7 +227,7 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
             };
             // Opened beneath the root's handle, not by name: the walk found a regular file,
             // and a symlink put in its place since cannot lead out of the root.
-            let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+            let rel = super::below(entry.path(), root).unwrap_or(entry.path());
             let searched_ok = ws
                 .open_found(root_index, rel)
                 .and_then(|file| searcher.search_file(&matcher, &file, &mut sink));

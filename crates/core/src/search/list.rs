@@ -122,7 +122,7 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
             if e.path() == reserved {
                 return false;
             }
-            let rel = e.path().strip_prefix(&base_abs).unwrap_or(e.path());
+            let rel = super::below(e.path(), &base_abs).unwrap_or(e.path());
             e.depth() == 0 || !(set.is_match(e.file_name()) || set.is_match(rel))
         });
     }

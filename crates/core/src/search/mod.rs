@@ -127,9 +127,32 @@ pub(crate) fn walk_builder(base: &Base, filter: WalkFilter) -> ignore::WalkBuild
     b
 }
 
+/// `path` below `root`, as [`Path::strip_prefix`] gives it, but by comparing bytes first: a
+/// walk's paths are its root joined with names, and comparing component by component for
+/// every entry of a tree of thousands is a measurable part of the walk.
+pub(crate) fn below<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    match p.strip_prefix(r) {
+        Some([]) => Some(Path::new("")),
+        // Only a plain rest: `strip_prefix` would also drop empty and `.` components.
+        Some([b'/', rest @ ..])
+            if !r.is_empty()
+                && !r.ends_with(b"/")
+                && !rest.is_empty()
+                && rest
+                    .split(|&b| b == b'/')
+                    .all(|c| !c.is_empty() && c != b".") =>
+        {
+            Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
+        }
+        _ => path.strip_prefix(root).ok(),
+    }
+}
+
 /// `path` relative to `root`, with `/` separators, for display and for other tools.
 pub(crate) fn rel_string(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
+    let rel = below(path, root).unwrap_or(path);
     let mut s = String::new();
     for (i, c) in rel.components().enumerate() {
         if i > 0 {
@@ -218,4 +241,37 @@ pub(crate) fn invalid_glob(what: &str, pattern: &str, e: &dyn std::fmt::Display)
         "globs use * (within a directory), ** (any depth), ? (one character), [abc] and {a,b}; \
          escape a literal special character with a backslash",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_agrees_with_strip_prefix() {
+        let cases = [
+            ("/a/b/c.rs", "/a"),
+            ("/a/b/c.rs", "/a/b/c.rs"),
+            ("/a/b/c.rs", "/a/"),
+            ("/a/bc/d", "/a/b"),
+            ("/a//b/./c", "/a"),
+            ("/a/b", "/x"),
+            ("a/b", "a"),
+            ("/a/b", "/"),
+            ("./a/b", "."),
+            ("/a/b/", "/a"),
+            ("/a/./b", "/a"),
+            ("/a/b/.", "/a"),
+            ("/a/.b/c", "/a"),
+            ("/a/", "/a"),
+        ];
+        for (path, root) in cases {
+            let (path, root) = (Path::new(path), Path::new(root));
+            assert_eq!(
+                below(path, root),
+                path.strip_prefix(root).ok(),
+                "{path:?} below {root:?}"
+            );
+        }
+    }
 }
