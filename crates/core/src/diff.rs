@@ -5,17 +5,21 @@
 //! only those regions are diffed line by line. A 10,000-edit request on a 100,000-line file
 //! costs time in proportion to what changed, not to the file.
 
-use similar::{DiffTag, TextDiff};
+use similar::{Algorithm, DiffTag, capture_diff_slices};
+use std::ops::Range;
 
 /// Lines of unchanged context around each change.
 pub const CONTEXT: usize = 3;
 
-/// One changed region: base lines `old_start..old_start+old.len()` became `new`.
-struct Change<'a> {
-    /// 0-based index of the first old line.
+/// One changed region: the base's lines from `old_start` (0-based), `old_lines` of them at
+/// bytes `old` of the base, became `new_lines` lines at bytes `new` of the diff's buffer of
+/// new text. Ranges, not copies: a tree-wide replace makes a region of most of its matches.
+struct Change {
     old_start: usize,
-    old: Vec<&'a str>,
-    new: Vec<String>,
+    old_lines: usize,
+    old: Range<usize>,
+    new_lines: usize,
+    new: Range<usize>,
 }
 
 /// Counts of the lines a diff adds and removes.
@@ -34,55 +38,61 @@ pub fn unified(
     old_name: &str,
     new_name: &str,
 ) -> (String, DiffStats) {
-    let lines = Lines::new(base);
-    let starts = &lines.starts;
-    let line_of = |offset: usize| -> usize {
-        // Index of the line containing `offset` (lines.len() for the end of the text).
-        match starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        }
-    };
-
+    let text = Text::new(base);
+    // The new text of every region, one after the other.
+    let mut news = String::new();
     let mut changes: Vec<Change> = Vec::new();
+    // Line numbers are counted forward from the last region's start: regions come in order,
+    // and no index of every line of the file is built.
+    let mut counted = (0usize, 0usize);
     let mut i = 0;
     while i < splices.len() {
         // A region of whole lines, from the start of the first splice's line to the first line
         // boundary after the last splice that joins it.
-        let first_line = line_of(splices[i].0);
-        let mut region_new = String::new();
-        let mut cursor = starts[first_line];
-        let mut end_line;
+        let region_start = text.start_of_line_at(splices[i].0);
+        let first_line = counted.1 + text.lines_between(counted.0, region_start);
+        counted = (region_start, first_line);
+        let new_start = news.len();
+        let mut cursor = region_start;
+        let mut end;
         loop {
             let (s, e, ref t) = splices[i];
-            region_new.push_str(&base[cursor..s]);
-            region_new.push_str(t);
+            news.push_str(&base[cursor..s]);
+            news.push_str(t);
             cursor = e;
             i += 1;
-            let l = line_of(cursor);
-            end_line = if starts[l] == cursor { l } else { l + 1 };
+            end = if text.is_line_start(cursor) {
+                cursor
+            } else {
+                text.end_of_line_at(cursor)
+            };
             // A removed line break joins the next line to the region.
-            while end_line < lines.len() {
-                let ends_at_break = match base[cursor..starts[end_line]].chars().last() {
-                    Some(c) => c == '\n',
-                    None => region_new.is_empty() || region_new.ends_with('\n'),
+            while end < base.len() {
+                let ends_at_break = match base.as_bytes()[cursor..end].last() {
+                    Some(&c) => c == b'\n',
+                    None => news.len() == new_start || news.ends_with('\n'),
                 };
                 if ends_at_break {
                     break;
                 }
-                end_line += 1;
+                end = text.end_of_line_at(end);
             }
-            if i < splices.len() && splices[i].0 < starts[end_line] {
+            if i < splices.len() && splices[i].0 < end {
                 continue;
             }
             break;
         }
-        let region_end = starts[end_line];
-        region_new.push_str(&base[cursor..region_end]);
-        let old_region = &base[starts[first_line]..region_end];
-        diff_region(old_region, &region_new, first_line, &mut changes);
+        news.push_str(&base[cursor..end]);
+        diff_region(
+            base,
+            region_start..end,
+            &news,
+            new_start..news.len(),
+            first_line,
+            &mut changes,
+        );
     }
-    render(&lines, &changes, old_name, new_name)
+    render(&text, &news, &changes, old_name, new_name)
 }
 
 /// The unified diff between two whole texts.
@@ -93,168 +103,253 @@ pub fn unified_texts(old: &str, new: &str, old_name: &str, new_name: &str) -> (S
     unified(old, &[(0, old.len(), new.to_string())], old_name, new_name)
 }
 
-fn diff_region<'a>(old: &'a str, new: &str, first_line: usize, out: &mut Vec<Change<'a>>) {
-    if old == new {
+/// Diffs the old lines at `old` of `base` against the new ones at `new` of `news`, the
+/// region starting at line `first_line`.
+fn diff_region(
+    base: &str,
+    old: Range<usize>,
+    news: &str,
+    new: Range<usize>,
+    first_line: usize,
+    out: &mut Vec<Change>,
+) {
+    let (old_text, new_text) = (&base[old.clone()], &news[new.clone()]);
+    if old_text == new_text {
         return;
     }
     // The usual region of a line-based replace: one line becomes one line.
     let one_line = |t: &str| memchr::memchr(b'\n', t.as_bytes()).is_none_or(|i| i + 1 == t.len());
-    if one_line(old) && one_line(new) && !old.is_empty() && !new.is_empty() {
+    if one_line(old_text) && one_line(new_text) && !old_text.is_empty() && !new_text.is_empty() {
         out.push(Change {
             old_start: first_line,
-            old: vec![old],
-            new: vec![new.to_string()],
+            old_lines: 1,
+            old,
+            new_lines: 1,
+            new,
         });
         return;
     }
-    let old_lines: Vec<&'a str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let old_lines = RegionLines::of(base, old);
+    let new_lines = RegionLines::of(news, new);
     // Most regions are a few lines with nothing in common once equal ends are set aside;
     // those need no diff algorithm (and its allocations), which matters for 10,000 regions.
-    let head = old_lines
-        .iter()
-        .zip(&new_lines)
-        .take_while(|(a, b)| a == b)
+    let head = (0..old_lines.len().min(new_lines.len()))
+        .take_while(|&k| old_lines.line(k) == new_lines.line(k))
         .count();
-    let tail = old_lines[head..]
-        .iter()
-        .rev()
-        .zip(new_lines[head..].iter().rev())
-        .take_while(|(a, b)| a == b)
+    let tail = (0..(old_lines.len() - head).min(new_lines.len() - head))
+        .take_while(|&k| {
+            old_lines.line(old_lines.len() - 1 - k) == new_lines.line(new_lines.len() - 1 - k)
+        })
         .count();
-    let old_mid = &old_lines[head..old_lines.len() - tail];
-    let new_mid = &new_lines[head..new_lines.len() - tail];
-    if old_mid.len() * new_mid.len() <= 64 && !old_mid.iter().any(|l| new_mid.contains(l)) {
-        out.push(Change {
-            old_start: first_line + head,
-            old: old_mid.to_vec(),
-            new: new_mid.iter().map(|s| s.to_string()).collect(),
-        });
+    let (old_mid, new_mid) = (head..old_lines.len() - tail, head..new_lines.len() - tail);
+    let change = |o: Range<usize>, n: Range<usize>| Change {
+        old_start: first_line + o.start,
+        old_lines: o.len(),
+        old: old_lines.at(o.start)..old_lines.at(o.end),
+        new_lines: n.len(),
+        new: new_lines.at(n.start)..new_lines.at(n.end),
+    };
+    if old_mid.len() * new_mid.len() <= 64
+        && !old_mid.clone().any(|o| {
+            new_mid
+                .clone()
+                .any(|n| old_lines.line(o) == new_lines.line(n))
+        })
+    {
+        out.push(change(old_mid, new_mid));
         return;
     }
-    let diff = TextDiff::from_lines(old, new);
-    for op in diff.ops() {
+    // Lines split here, at `\n` only: `TextDiff::from_lines` also ends a line at a lone `\r`,
+    // and its line numbers would not be these.
+    let old_rows: Vec<&str> = (0..old_lines.len()).map(|k| old_lines.line(k)).collect();
+    let new_rows: Vec<&str> = (0..new_lines.len()).map(|k| new_lines.line(k)).collect();
+    for op in capture_diff_slices(Algorithm::Myers, &old_rows, &new_rows) {
         let (tag, o, n) = op.as_tag_tuple();
-        if tag == DiffTag::Equal {
-            continue;
+        if tag != DiffTag::Equal {
+            out.push(change(o, n));
         }
-        out.push(Change {
-            old_start: first_line + o.start,
-            old: old_lines[o].to_vec(),
-            new: new_lines[n].iter().map(|s| s.to_string()).collect(),
-        });
     }
 }
 
-/// The lines of a text, found with one `memchr` pass: a diff of a few lines of a large file
-/// needs their offsets, not a string slice per line.
-struct Lines<'a> {
-    text: &'a str,
-    /// Where each line starts, then the end of the text.
+/// Where each line of a region starts, as offsets in the text the region is part of, with
+/// the region's end last.
+struct RegionLines<'t> {
+    text: &'t str,
     starts: Vec<usize>,
 }
 
-impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Lines<'a> {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
-        starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        if starts.last() != Some(&text.len()) {
-            starts.push(text.len());
+impl<'t> RegionLines<'t> {
+    fn of(text: &'t str, region: Range<usize>) -> RegionLines<'t> {
+        let mut starts = vec![region.start];
+        starts.extend(
+            memchr::memchr_iter(b'\n', &text.as_bytes()[region.clone()])
+                .map(|i| region.start + i + 1),
+        );
+        if starts.last() != Some(&region.end) {
+            starts.push(region.end);
         }
-        Lines { text, starts }
+        RegionLines { text, starts }
     }
 
     fn len(&self) -> usize {
         self.starts.len() - 1
     }
 
-    fn get(&self, i: usize) -> &'a str {
-        &self.text[self.starts[i]..self.starts[i + 1]]
+    fn at(&self, k: usize) -> usize {
+        self.starts[k]
+    }
+
+    fn line(&self, k: usize) -> &'t str {
+        &self.text[self.starts[k]..self.starts[k + 1]]
     }
 }
 
-fn push_line(out: &mut String, prefix: char, line: &str) {
-    out.push(prefix);
-    out.push_str(line);
-    if !line.ends_with('\n') {
-        out.push_str("\n\\ No newline at end of file\n");
+/// A base text, with its lines found by searching for line breaks around an offset, as the
+/// diff moves forward through it.
+struct Text<'a> {
+    text: &'a str,
+}
+
+impl<'a> Text<'a> {
+    fn new(text: &'a str) -> Text<'a> {
+        Text { text }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// Whether a line starts at `at`; the end of the text counts as one (the start of the line
+    /// after the last).
+    fn is_line_start(&self, at: usize) -> bool {
+        at == 0 || at == self.text.len() || self.bytes()[at - 1] == b'\n'
+    }
+
+    /// The start of the line holding byte `at` (the end of the text for the end).
+    fn start_of_line_at(&self, at: usize) -> usize {
+        if at == self.text.len() {
+            return at;
+        }
+        memchr::memrchr(b'\n', &self.bytes()[..at]).map_or(0, |i| i + 1)
+    }
+
+    /// The end of the line holding byte `at`, after its line break.
+    fn end_of_line_at(&self, at: usize) -> usize {
+        memchr::memchr(b'\n', &self.bytes()[at..]).map_or(self.text.len(), |i| at + i + 1)
+    }
+
+    /// How many lines start after `from` up to `to`, both line starts (`to` may be the end of
+    /// the text, which starts a line of its own when the last line has no break).
+    fn lines_between(&self, from: usize, to: usize) -> usize {
+        // memchr counts with vector instructions (its iterator's `count` is specialized).
+        let breaks = memchr::memchr_iter(b'\n', &self.bytes()[from..to]).count();
+        let unbroken_end = to == self.text.len() && to > from && self.bytes()[to - 1] != b'\n';
+        breaks + usize::from(unbroken_end)
+    }
+
+    /// The start of the line `n` lines before the one starting at `at`, going back at most to
+    /// the first line; returns it and how many lines it went back.
+    fn back(&self, mut at: usize, n: usize) -> (usize, usize) {
+        let mut went = 0;
+        while went < n && at > 0 {
+            at = self.start_of_line_at(at - 1);
+            went += 1;
+        }
+        (at, went)
+    }
+
+    /// The end of the `n`th line from the line starting at `at`, stopping at the end of the
+    /// text; returns it and how many lines it went forward.
+    fn forward(&self, mut at: usize, n: usize) -> (usize, usize) {
+        let mut went = 0;
+        while went < n && at < self.text.len() {
+            at = self.end_of_line_at(at);
+            went += 1;
+        }
+        (at, went)
+    }
+}
+
+/// Writes each line of `lines` (whole lines) with `prefix`. Lines found with `memchr`:
+/// `str::split_inclusive` searches byte by byte, and a tree's preview writes millions.
+fn push_lines(out: &mut String, prefix: char, lines: &str) {
+    let mut rest = lines;
+    while !rest.is_empty() {
+        let (line, more) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => rest.split_at(i + 1),
+            None => (rest, ""),
+        };
+        out.push(prefix);
+        out.push_str(line);
+        if !line.ends_with('\n') {
+            out.push_str("\n\\ No newline at end of file\n");
+        }
+        rest = more;
     }
 }
 
 fn render(
-    lines: &Lines,
+    text: &Text,
+    news: &str,
     changes: &[Change],
     old_name: &str,
     new_name: &str,
 ) -> (String, DiffStats) {
+    use std::fmt::Write;
     let mut stats = DiffStats::default();
     if changes.is_empty() {
         return (String::new(), stats);
     }
+    let base = text.text;
     let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    // Offset of new line numbers against old ones, before the current change.
     let mut shift: i64 = 0;
     let mut c = 0;
     while c < changes.len() {
-        // Group changes whose context would touch.
         let mut g = c + 1;
         while g < changes.len() {
-            let prev_end = changes[g - 1].old_start + changes[g - 1].old.len();
+            let prev_end = changes[g - 1].old_start + changes[g - 1].old_lines;
             if changes[g].old_start > prev_end + 2 * CONTEXT {
                 break;
             }
             g += 1;
         }
-        let first = &changes[c];
-        let ctx_start = first.old_start.saturating_sub(CONTEXT);
-        let last = &changes[g - 1];
-        let ctx_end = (last.old_start + last.old.len() + CONTEXT).min(lines.len());
-        let mut body = String::new();
-        let (mut old_count, mut new_count) = (0usize, 0usize);
-        let mut line = ctx_start;
-        let group_shift_start = shift;
-        for ch in &changes[c..g] {
-            while line < ch.old_start {
-                push_line(&mut body, ' ', lines.get(line));
-                old_count += 1;
-                new_count += 1;
-                line += 1;
-            }
-            for l in &ch.old {
-                push_line(&mut body, '-', l);
-            }
-            for l in &ch.new {
-                push_line(&mut body, '+', l);
-            }
-            old_count += ch.old.len();
-            new_count += ch.new.len();
-            stats.removed += ch.old.len();
-            stats.added += ch.new.len();
-            shift += ch.new.len() as i64 - ch.old.len() as i64;
-            line = ch.old_start + ch.old.len();
-        }
-        while line < ctx_end {
-            push_line(&mut body, ' ', lines.get(line));
-            old_count += 1;
-            new_count += 1;
-            line += 1;
-        }
+        let group = &changes[c..g];
+        let (first, last) = (&group[0], &group[group.len() - 1]);
+        let (before_at, before) = text.back(first.old.start, CONTEXT.min(first.old_start));
+        let (after_end, after) = text.forward(last.old.end, CONTEXT);
+        let ctx_start = first.old_start - before;
+        // Lines kept between the changes, then the group's counts, all known before the body.
+        let between: usize = group
+            .windows(2)
+            .map(|w| w[1].old_start - (w[0].old_start + w[0].old_lines))
+            .sum();
+        let removed: usize = group.iter().map(|ch| ch.old_lines).sum();
+        let added: usize = group.iter().map(|ch| ch.new_lines).sum();
+        let kept = before + between + after;
+        let (old_count, new_count) = (kept + removed, kept + added);
         let old_from = if old_count == 0 {
             ctx_start
         } else {
             ctx_start + 1
         };
-        let new_start = ctx_start as i64 + group_shift_start;
+        let new_start = ctx_start as i64 + shift;
         let new_from = if new_count == 0 {
             new_start
         } else {
             new_start + 1
         };
-        out.push_str(&format!(
-            "@@ -{old_from},{old_count} +{new_from},{new_count} @@\n"
-        ));
-        out.push_str(&body);
+        let _ = writeln!(out, "@@ -{old_from},{old_count} +{new_from},{new_count} @@");
+        let mut at = before_at;
+        for ch in group {
+            push_lines(&mut out, ' ', &base[at..ch.old.start]);
+            push_lines(&mut out, '-', &base[ch.old.clone()]);
+            push_lines(&mut out, '+', &news[ch.new.clone()]);
+            at = ch.old.end;
+        }
+        push_lines(&mut out, ' ', &base[at..after_end]);
+        stats.removed += removed;
+        stats.added += added;
+        shift += added as i64 - removed as i64;
         c = g;
     }
     (out, stats)
@@ -334,5 +429,88 @@ mod tests {
         assert!(d.contains("@@ -3,7 +3,7 @@"), "{d}");
         let (d, _) = unified(base, &[(0, 0, "0\n".into())], "a", "b");
         assert!(d.contains("@@ -1,3 +1,4 @@"), "{d}");
+    }
+
+    /// Applies a unified diff to `base` the way `patch` does, checking every context and
+    /// removed line against the base at the line its hunk header names.
+    fn patch(base: &str, diff: &str) -> String {
+        let old: Vec<&str> = base.split_inclusive('\n').collect();
+        let mut out = String::new();
+        let mut next = 0; // the first old line not yet copied
+        let mut rows = diff.split_inclusive('\n').skip(2).peekable();
+        while let Some(header) = rows.next() {
+            let nums: Vec<usize> = header
+                .trim_start_matches("@@ -")
+                .trim_end_matches(" @@\n")
+                .split([',', ' ', '+'])
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse().unwrap())
+                .collect();
+            let (start, count) = (nums[0], nums[1]);
+            let first = if count == 0 { start } else { start - 1 };
+            old[next..first].iter().for_each(|l| out.push_str(l));
+            let mut at = first;
+            while let Some(row) = rows.next_if(|r| !r.starts_with("@@")) {
+                // "\ No newline" marks the row before as having no line break.
+                let unbroken = rows.next_if(|r| r.starts_with('\\')).is_some();
+                let body = &row[1..];
+                let body = if unbroken {
+                    body.strip_suffix('\n').unwrap()
+                } else {
+                    body
+                };
+                match row.as_bytes()[0] {
+                    b' ' | b'-' => {
+                        assert_eq!(old[at], body, "line {} in {diff}", at + 1);
+                        at += 1;
+                        if row.starts_with(' ') {
+                            out.push_str(body);
+                        }
+                    }
+                    b'+' => out.push_str(body),
+                    _ => panic!("bad row {row:?}"),
+                }
+            }
+            next = at;
+        }
+        old[next..].iter().for_each(|l| out.push_str(l));
+        out
+    }
+
+    #[test]
+    fn diffs_of_random_splices_patch_the_base_into_the_new_text() {
+        // Texts and replacements of short pieces (line breaks, a lone `\r`, no final break),
+        // from a small deterministic generator: the cases are the same on every run. (Checked
+        // once against the whole-file-index implementation this one replaced: the same bytes
+        // on 300,000 cases.)
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let pieces = ["a", "bb", "\n", "x\n", "\r\n", "", "same\n", "q"];
+        for _ in 0..3000 {
+            let base: String = (0..next(40)).map(|_| pieces[next(pieces.len())]).collect();
+            let mut cuts: Vec<usize> = (0..next(8))
+                .map(|_| next(base.len() + 1))
+                .filter(|&c| base.is_char_boundary(c))
+                .collect();
+            cuts.sort_unstable();
+            let splices: Vec<(usize, usize, String)> = cuts
+                .chunks(2)
+                .filter(|c| c.len() == 2)
+                .map(|c| {
+                    let text: String = (0..next(4)).map(|_| pieces[next(pieces.len())]).collect();
+                    (c[0], c[1], text)
+                })
+                .collect();
+            let new = apply(&base, &splices);
+            let (d, stats) = unified(&base, &splices, "a", "b");
+            assert_eq!(patch(&base, &d), new, "{base:?} {splices:?}\n{d}");
+            let rows = |c: char| d.lines().skip(2).filter(|l| l.starts_with(c)).count();
+            assert_eq!((stats.added, stats.removed), (rows('+'), rows('-')), "{d}");
+        }
     }
 }

@@ -31,6 +31,7 @@ use crate::transaction::{self, Durability, Op};
 use crate::workspace::{FileBytes, FileMeta, Workspace, WriteMode, WsPath, rfc3339};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Applies an edit request: every file is planned (in parallel), then, unless dry run or
@@ -74,21 +75,29 @@ pub(crate) fn plan_one(
 pub(crate) fn finish(ws: &Workspace, req: &EditRequest, mut plans: Vec<FilePlan>) -> EditReport {
     let opts = &req.options;
     let control = &opts.control;
-    let mut seen: HashMap<WsPath, usize> = HashMap::new();
-    for (i, (fe, plan)) in req.files.iter().zip(plans.iter_mut()).enumerate() {
+    // Keyed by the absolute path's bytes (resolved paths are normalized): `Path`'s own hash
+    // goes through the path byte by byte, which a tree of thousands of files feels.
+    let mut seen: HashMap<&std::ffi::OsStr, usize> = HashMap::new();
+    let mut twice: Vec<(usize, usize)> = Vec::new();
+    for (i, plan) in plans.iter().enumerate() {
         if let Some(target) = &plan.target {
-            if let Some(first) = seen.get(target) {
-                plan.fail(
-                    FkError::invalid(format!(
-                        "{} appears twice in this request (entries {first} and {i})",
-                        fe.path
-                    ))
-                    .with_hint("put all edits of one file in one entry; they are applied in order"),
-                );
-            } else {
-                seen.insert(target.clone(), i);
+            match seen.entry(target.absolute().as_os_str()) {
+                Entry::Occupied(first) => twice.push((*first.get(), i)),
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
             }
         }
+    }
+    drop(seen);
+    for (first, i) in twice {
+        plans[i].fail(
+            FkError::invalid(format!(
+                "{} appears twice in this request (entries {first} and {i})",
+                req.files[i].path
+            ))
+            .with_hint("put all edits of one file in one entry; they are applied in order"),
+        );
     }
 
     let cancelled = control.is_cancelled();

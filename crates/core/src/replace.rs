@@ -11,7 +11,6 @@ use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
 use crate::workspace::{FileBytes, FileMeta};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
@@ -148,7 +147,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         path: path.to_string(),
         edits: vec![Edit::Substitute(req.substitution.clone())],
     };
-    let plans: Mutex<HashMap<String, FilePlan>> = Mutex::new(HashMap::new());
+    let plans: Mutex<Vec<(String, FilePlan)>> = Mutex::new(Vec::new());
     let planned = AtomicUsize::new(0);
     let keep = |path: &str| {
         let known = match look(ws, &req.substitution, path, limit) {
@@ -158,7 +157,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         };
         let plan = pipeline::plan_one(ws, &entry(path), &options, known);
         if let Ok(mut plans) = plans.lock() {
-            plans.insert(path.to_string(), plan);
+            plans.push((path.to_string(), plan));
         }
         // How many files there are is known when the walk ends (total 0: not known yet).
         let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
@@ -192,14 +191,18 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     let unmatched = selected.chosen - selected.files.len();
     let done = planned.into_inner();
     options.control.report(Progress { done, total: done });
+    // In the selection's (path) order: both sorted, then walked side by side.
     let mut plans = plans.into_inner().unwrap_or_else(|e| e.into_inner());
+    plans.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut plans = plans.into_iter().peekable();
     let (files, plans): (Vec<FileEdits>, Vec<FilePlan>) = selected
         .files
         .iter()
         .map(|path| {
-            let plan = plans
-                .remove(path)
-                .unwrap_or_else(|| pipeline::plan_one(ws, &entry(path), &options, None));
+            let plan = match plans.next_if(|(planned, _)| planned == path) {
+                Some((_, plan)) => plan,
+                None => pipeline::plan_one(ws, &entry(path), &options, None),
+            };
             (entry(path), plan)
         })
         .unzip();

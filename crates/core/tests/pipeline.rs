@@ -669,3 +669,50 @@ fn byte_ranges_apply_only_to_the_version_they_were_computed_on() {
     assert_eq!(err.code, ErrorCode::Stale, "{err}");
     assert_eq!(read(dir.path(), "f.txt"), "hi there\n");
 }
+
+#[test]
+fn one_file_named_twice_is_refused_for_the_second_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "one two\n").unwrap();
+    fs::write(dir.path().join("real.txt"), "v1\n").unwrap();
+    std::os::unix::fs::symlink("real.txt", dir.path().join("link.txt")).unwrap();
+    let entry = |path: &str, edit: Edit| FileEdits {
+        base_hash: None,
+        path: path.into(),
+        edits: vec![edit],
+    };
+    // The same file by three spellings, and a link and its target.
+    let req = EditRequest {
+        files: vec![
+            entry("a.txt", replace("one", "1")),
+            entry("./a.txt", replace("two", "2")),
+            entry(
+                &dir.path().join("sub/../a.txt").display().to_string(),
+                replace("two", "2"),
+            ),
+            entry("real.txt", replace("v1", "v2")),
+            entry("link.txt", replace("v1", "v3")),
+        ],
+        options: EditOptions::default(),
+    };
+    let report = pipeline::apply(&ws(dir.path()), &req);
+    let errors: Vec<Option<String>> = report
+        .files
+        .iter()
+        .map(|f| f.error.as_ref().map(|e| e.message.clone()))
+        .collect();
+    assert_eq!(errors[0], None);
+    assert_eq!(errors[3], None);
+    for (i, first) in [(1, 0), (2, 0), (4, 3)] {
+        let message = errors[i].as_deref().unwrap_or_default();
+        assert!(
+            message.contains(&format!(
+                "appears twice in this request (entries {first} and {i})"
+            )),
+            "entry {i}: {message:?}"
+        );
+    }
+    // Not atomic: the first entry of each file is written, the repeats are not.
+    assert_eq!(read(dir.path(), "a.txt"), "1 two\n");
+    assert_eq!(read(dir.path(), "real.txt"), "v2\n");
+}

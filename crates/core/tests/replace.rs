@@ -323,3 +323,33 @@ fn bom_crlf_files_keep_their_bytes_and_undo_gives_back_the_original() {
         "x\ny\nconst z = 1;\n"
     );
 }
+
+#[test]
+fn previews_of_files_with_lone_carriage_returns_count_lines_at_line_feeds() {
+    // Old Mac line ends (`\r` alone) inside lines: the diff's lines end at `\n` only. A
+    // multi-line region of such lines once made the diff index past its own lines and panic.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut text = String::from("start\n");
+    for i in 1..=9 {
+        text.push_str(&format!("l{i}\rr\n"));
+    }
+    text.push_str("end\n");
+    fs::write(root.join("g.txt"), &text).unwrap();
+    let mut req = request(
+        &root,
+        "*.txt",
+        true,
+        r"s/start\n((?:l[0-9]\r.\n)+)end/begin\nz\n${1}fin/m",
+    );
+    req.options.dry_run = true;
+    let out = tree_replace(&ws(&root), &req).unwrap();
+    let f = &out.report.files[0];
+    assert!(f.success(), "{:?}", f.error);
+    assert_eq!(
+        f.diff,
+        "--- a/g.txt\n+++ b/g.txt\n\
+         @@ -1,4 +1,5 @@\n-start\n+begin\n+z\n l1\rr\n l2\rr\n l3\rr\n\
+         @@ -8,4 +9,4 @@\n l7\rr\n l8\rr\n l9\rr\n-end\n+fin\n"
+    );
+}
