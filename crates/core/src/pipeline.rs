@@ -1372,6 +1372,14 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
     let mut dirs: Vec<WsPath> = Vec::new();
     for &i in &writing {
         let target = plans[i].target.as_ref().expect("filtered");
+        // A file that must exist has its directory (if it vanished, the write says so): only
+        // new files look for directories to make, not every file of a tree-wide replace.
+        if matches!(
+            plans[i].write,
+            Some((_, WriteMode::Replace | WriteMode::InPlace))
+        ) {
+            continue;
+        }
         for d in missing_parents(ws, target) {
             if !dirs.contains(&d) {
                 dirs.push(d);

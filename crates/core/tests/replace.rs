@@ -353,3 +353,57 @@ fn previews_of_files_with_lone_carriage_returns_count_lines_at_line_feeds() {
          @@ -8,4 +9,4 @@\n l7\rr\n l8\rr\n l9\rr\n-end\n+fin\n"
     );
 }
+
+#[test]
+fn an_in_place_write_waits_for_a_writer_holding_the_file_then_keeps_its_change() {
+    // Another writer takes the file's lock just before the write (as another filekit does
+    // around its own check and write), changes the file, then lets go. The in-place write
+    // must wait for it and then refuse the file as stale, whether the other writer rewrote
+    // the same file or renamed a new one over it; written at once, its edit would be lost.
+    use rustix::fs::{FlockOperation, flock};
+    for renames in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let target = root.join("a.js");
+        fs::write(&target, "const a = 1;\n").unwrap();
+        let mut req = request(&root, "a.js", true, "s/const/let/");
+        req.options.in_place = true;
+        let holder = target.clone();
+        let other: std::sync::Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>> =
+            Default::default();
+        let other_in_hook = other.clone();
+        req.options.control = filekit_core::Control::with_progress(move |p| {
+            if p.done != p.total || p.total == 0 {
+                return;
+            }
+            // Planned, not written yet: take the lock here, change the file a little later.
+            let file = fs::File::open(&holder).unwrap();
+            flock(&file, FlockOperation::LockExclusive).unwrap();
+            let path = holder.clone();
+            let thread = std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                if renames {
+                    let temp = path.with_extension("tmp");
+                    fs::write(&temp, "const theirs = 2;\n").unwrap();
+                    fs::rename(&temp, &path).unwrap();
+                } else {
+                    fs::write(&path, "const theirs = 2;\n").unwrap();
+                }
+                drop(file);
+            });
+            *other_in_hook.lock().unwrap() = Some(thread);
+        });
+        let out = tree_replace(&ws(&root), &req).unwrap();
+        if let Some(thread) = other.lock().unwrap().take() {
+            thread.join().unwrap();
+        }
+        let f = &out.report.files[0];
+        assert_eq!(
+            f.error.as_ref().map(|e| e.code),
+            Some(ErrorCode::Stale),
+            "renames {renames}: {f:?}"
+        );
+        assert!(!f.written);
+        assert_eq!(fs::read_to_string(&target).unwrap(), "const theirs = 2;\n");
+    }
+}

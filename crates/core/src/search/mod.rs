@@ -135,14 +135,16 @@ pub(crate) fn below<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
     let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
     match p.strip_prefix(r) {
         Some([]) => Some(Path::new("")),
-        // Only a plain rest: `strip_prefix` would also drop empty and `.` components.
+        // Only a plain rest: `strip_prefix` would also drop empty and `.` components. (A name
+        // starting with a dot, as `.github`, takes the slow way too: rare enough.)
         Some([b'/', rest @ ..])
             if !r.is_empty()
                 && !r.ends_with(b"/")
                 && !rest.is_empty()
-                && rest
-                    .split(|&b| b == b'/')
-                    .all(|c| !c.is_empty() && c != b".") =>
+                && !rest.starts_with(b".")
+                && !rest.ends_with(b"/")
+                && memchr::memmem::find(rest, b"//").is_none()
+                && memchr::memmem::find(rest, b"/.").is_none() =>
         {
             Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
         }
@@ -264,6 +266,9 @@ mod tests {
             ("/a/b/.", "/a"),
             ("/a/.b/c", "/a"),
             ("/a/", "/a"),
+            ("/a/b/.github/c", "/a"),
+            ("/a/.", "/a"),
+            ("/a/b.c/d..e", "/a"),
         ];
         for (path, root) in cases {
             let (path, root) = (Path::new(path), Path::new(root));
