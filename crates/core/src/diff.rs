@@ -301,7 +301,11 @@ fn render(
         return (String::new(), stats);
     }
     let base = text.text;
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
+    // Sized for the changed lines and a few lines of context around each: grown by doubling,
+    // a large preview copied itself over and over.
+    let changed: usize = changes.iter().map(|c| c.old.len() + c.new.len()).sum();
+    let mut out = String::with_capacity(changed + changes.len() * (2 * CONTEXT * 40 + 32) + 256);
+    let _ = write!(out, "--- {old_name}\n+++ {new_name}\n");
     let mut shift: i64 = 0;
     let mut c = 0;
     while c < changes.len() {

@@ -133,20 +133,30 @@ pub(crate) fn walk_builder(base: &Base, filter: WalkFilter) -> ignore::WalkBuild
 pub(crate) fn below<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
     use std::os::unix::ffi::OsStrExt;
     let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    // Only a plain rest: `strip_prefix` would also drop empty and `.` components. (A name
+    // starting with a dot, as `.github`, takes the slow way too: rare enough.)
+    let plain = |rest: &[u8]| {
+        !rest.is_empty()
+            && !rest.starts_with(b".")
+            && !rest.starts_with(b"/")
+            && !rest.ends_with(b"/")
+            && memchr::memmem::find(rest, b"//").is_none()
+            && memchr::memmem::find(rest, b"/.").is_none()
+    };
     match p.strip_prefix(r) {
         Some([]) => Some(Path::new("")),
-        // Only a plain rest: `strip_prefix` would also drop empty and `.` components. (A name
-        // starting with a dot, as `.github`, takes the slow way too: rare enough.)
-        Some([b'/', rest @ ..])
-            if !r.is_empty()
-                && !r.ends_with(b"/")
-                && !rest.is_empty()
-                && !rest.starts_with(b".")
-                && !rest.ends_with(b"/")
-                && memchr::memmem::find(rest, b"//").is_none()
-                && memchr::memmem::find(rest, b"/.").is_none() =>
-        {
-            Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
+        // A root given with a final `/` (as the root itself resolves) is followed by the
+        // name; any other by a `/` and the name.
+        Some(after) if !r.is_empty() => {
+            let rest = if r.ends_with(b"/") {
+                Some(after)
+            } else {
+                after.strip_prefix(b"/")
+            };
+            match rest {
+                Some(rest) if plain(rest) => Some(Path::new(std::ffi::OsStr::from_bytes(rest))),
+                _ => path.strip_prefix(root).ok(),
+            }
         }
         _ => path.strip_prefix(root).ok(),
     }
@@ -269,6 +279,13 @@ mod tests {
             ("/a/b/.github/c", "/a"),
             ("/a/.", "/a"),
             ("/a/b.c/d..e", "/a"),
+            ("/a/b/c", "/a/"),
+            ("/a//b", "/a/"),
+            ("/a/b/", "/a/"),
+            ("/a/./b", "/a/."),
+            ("/a/.b", "/a/."),
+            ("/ab", "/a/"),
+            ("/", "/"),
         ];
         for (path, root) in cases {
             let (path, root) = (Path::new(path), Path::new(root));
