@@ -891,14 +891,9 @@ pub fn record_commit(
     target: Option<i64>,
     changes: &[Change],
 ) -> Option<i64> {
-    let history = ws.history()?;
-    if changes.is_empty() {
-        return None;
-    }
-    kept_as_warning(
-        history,
-        history.record(tool, summary, kind, target, changes),
-    )
+    record_in(ws, changes.is_empty(), |history| {
+        history.record(tool, summary, kind, target, changes)
+    })
 }
 
 /// [`record_commit`] of changes prepared by their writer (a `Change` entry of the history).
@@ -908,20 +903,24 @@ pub fn record_prepared_commit(
     summary: &str,
     changes: &[PreparedChange],
 ) -> Option<i64> {
-    let history = ws.history()?;
-    if changes.is_empty() {
-        return None;
-    }
-    kept_as_warning(
-        history,
-        history.record_prepared(tool, summary, EntryKind::Change, None, changes),
-    )
+    record_in(ws, changes.is_empty(), |history| {
+        history.record_prepared(tool, summary, EntryKind::Change, None, changes)
+    })
 }
 
-/// The entry id of a record, or `None` with the failure kept as the history's warning (a
-/// history that fails never fails a write).
-fn kept_as_warning(history: &History, recorded: Result<i64, FkError>) -> Option<i64> {
-    recorded.map_err(|e| history.warn(&e)).ok()
+/// Runs `record` on the workspace's history unless there is none or nothing changed. Returns
+/// the entry id, or `None` with a failure kept as the history's warning (a history that
+/// fails never fails a write).
+fn record_in(
+    ws: &crate::Workspace,
+    nothing_changed: bool,
+    record: impl FnOnce(&History) -> Result<i64, FkError>,
+) -> Option<i64> {
+    let history = ws.history()?;
+    if nothing_changed {
+        return None;
+    }
+    record(history).map_err(|e| history.warn(&e)).ok()
 }
 
 /// A one-line summary of a change set: `edited 2 files: src/a.rs, src/b.rs`.
