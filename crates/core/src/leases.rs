@@ -10,9 +10,9 @@
 //! A lease is written under a temporary name and renamed, so a reader never sees half of one.
 //! Expired leases are ignored (and replaced by the next taker).
 //!
-//! Leases are advisory: tools that do not go through filekit do not see them; and a write
-//! checks the lease when it is planned, so a lease taken while a request is being written
-//! applies from the next request.
+//! Leases are advisory: tools that do not go through filekit do not see them; and an edit
+//! request checks the leases it found when it began ([`Snapshot`]), so a lease taken while a
+//! request runs applies from the next request.
 
 use crate::error::{ErrorCode, FkError};
 use crate::hash;
@@ -123,6 +123,49 @@ pub fn check_write(ws: &Workspace, p: &WsPath, holder: Option<&str>) -> Result<(
     match current(ws, p) {
         Some(l) if Some(l.holder.as_str()) != holder => Err(locked_error(ws, p, &l, "writing")),
         _ => Ok(()),
+    }
+}
+
+/// The leases of a workspace as a request found them when it began: which paths had a lease
+/// file then. A request of thousands of files asks the folder once, not once per file (a
+/// failed `open` of a long path each); a path that had a lease file is still read when it is
+/// checked, so a lease released or expired meanwhile no longer refuses it. A lease taken
+/// while a request runs applies from the next request.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// The lease files' names (`<hash>.json`); empty when there is no folder.
+    names: std::collections::HashSet<std::ffi::OsString>,
+}
+
+impl Snapshot {
+    /// The leases folder of `ws` as it is now.
+    pub fn take(ws: &Workspace) -> Snapshot {
+        let names = match std::fs::read_dir(dir(ws)) {
+            Ok(rd) => rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name())
+                .filter(|n| n.as_encoded_bytes().ends_with(b".json"))
+                .collect(),
+            Err(_) => Default::default(),
+        };
+        Snapshot { names }
+    }
+
+    /// [`check_write`], for a path that had a lease file when the snapshot was taken.
+    pub fn check_write(
+        &self,
+        ws: &Workspace,
+        p: &WsPath,
+        holder: Option<&str>,
+    ) -> Result<(), FkError> {
+        if self.names.is_empty() {
+            return Ok(());
+        }
+        let file = file_for(ws, p);
+        match file.file_name() {
+            Some(name) if self.names.contains(name) => check_write(ws, p, holder),
+            _ => Ok(()),
+        }
     }
 }
 

@@ -23,6 +23,7 @@ use crate::edit::{
 use crate::error::{ErrorCode, FkError};
 use crate::hash;
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
+use crate::leases::Snapshot;
 use crate::lines::{LineTarget, Splice, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
@@ -40,11 +41,12 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     let opts = &req.options;
     let total = req.files.len();
     let planned = AtomicUsize::new(0);
+    let leases = leases_of(ws, opts);
     let plans: Vec<FilePlan> = req
         .files
         .par_iter()
         .map(|fe| {
-            let plan = plan_one(ws, fe, opts, None);
+            let plan = plan_one(ws, fe, opts, &leases, None);
             let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
             opts.control.report(Progress { done, total });
             plan
@@ -53,13 +55,25 @@ pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
     finish(ws, req, plans)
 }
 
-/// The plan of one file of a request (cancelled when the request is). `known`: the file as
-/// the caller read it, if it did; the edits then apply to those bytes, and the commit step
-/// checks them against the file as it is then, as it does for a file read here.
+/// The leases a request's writes are checked against: taken once, when it begins (none for
+/// a dry run, which writes nothing).
+pub(crate) fn leases_of(ws: &Workspace, opts: &EditOptions) -> Snapshot {
+    if opts.dry_run {
+        Snapshot::default()
+    } else {
+        Snapshot::take(ws)
+    }
+}
+
+/// The plan of one file of a request (cancelled when the request is). `leases`: as the
+/// request found them ([`leases_of`]). `known`: the file as the caller read it, if it did;
+/// the edits then apply to those bytes, and the commit step checks them against the file as
+/// it is then, as it does for a file read here.
 pub(crate) fn plan_one(
     ws: &Workspace,
     fe: &FileEdits,
     opts: &EditOptions,
+    leases: &Snapshot,
     known: Option<FileBytes>,
 ) -> FilePlan {
     if opts.control.is_cancelled() {
@@ -67,7 +81,7 @@ pub(crate) fn plan_one(
         plan.fail(cancelled_error());
         return plan;
     }
-    plan_file(ws, fe, opts, known)
+    plan_file(ws, fe, opts, leases, known)
 }
 
 /// The rest of [`apply`] once every file of `req` is planned (`plans` in the order of
@@ -179,7 +193,7 @@ fn retry_stale_merges(
                 edits: fe.edits.clone(),
                 base_hash: base,
             };
-            *plan = plan_file(ws, &again, opts, None);
+            *plan = plan_file(ws, &again, opts, &leases_of(ws, opts), None);
             if plan.write.is_some() {
                 let entry = commit(ws, std::slice::from_mut(plan), opts);
                 if history_entry.is_none() {
@@ -484,10 +498,11 @@ fn plan_file(
     ws: &Workspace,
     fe: &FileEdits,
     opts: &EditOptions,
+    leases: &Snapshot,
     known: Option<FileBytes>,
 ) -> FilePlan {
     let mut plan = FilePlan::new(&fe.path);
-    match plan_file_inner(ws, fe, opts, known, &mut plan) {
+    match plan_file_inner(ws, fe, opts, leases, known, &mut plan) {
         Ok(()) => {}
         Err(e) => plan.fail(e),
     }
@@ -526,6 +541,7 @@ fn plan_file_inner(
     ws: &Workspace,
     fe: &FileEdits,
     opts: &EditOptions,
+    leases: &Snapshot,
     known: Option<FileBytes>,
     plan: &mut FilePlan,
 ) -> Result<(), FkError> {
@@ -547,7 +563,7 @@ fn plan_file_inner(
     plan.report.resolved_path = display.clone();
     plan.target = Some(target.clone());
     if !opts.dry_run {
-        crate::leases::check_write(ws, &target, opts.holder.as_deref().or(ws.holder()))?;
+        leases.check_write(ws, &target, opts.holder.as_deref().or(ws.holder()))?;
     }
     let exists = match &known {
         Some(fb) => Some(fb.meta.clone()),

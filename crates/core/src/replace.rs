@@ -147,6 +147,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         path: path.to_string(),
         edits: vec![Edit::Substitute(req.substitution.clone())],
     };
+    let leases = pipeline::leases_of(ws, &options);
     let plans: Mutex<Vec<(String, FilePlan)>> = Mutex::new(Vec::new());
     let planned = AtomicUsize::new(0);
     let keep = |path: &str| {
@@ -155,7 +156,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
             Look::Read(bytes) => Some(bytes),
             Look::Undecided => None,
         };
-        let plan = pipeline::plan_one(ws, &entry(path), &options, known);
+        let plan = pipeline::plan_one(ws, &entry(path), &options, &leases, known);
         if let Ok(mut plans) = plans.lock() {
             plans.push((path.to_string(), plan));
         }
@@ -201,7 +202,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         .map(|path| {
             let plan = match plans.next_if(|(planned, _)| planned == path) {
                 Some((_, plan)) => plan,
-                None => pipeline::plan_one(ws, &entry(path), &options, None),
+                None => pipeline::plan_one(ws, &entry(path), &options, &leases, None),
             };
             (entry(path), plan)
         })

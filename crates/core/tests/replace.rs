@@ -407,3 +407,58 @@ fn an_in_place_write_waits_for_a_writer_holding_the_file_then_keeps_its_change()
         assert_eq!(fs::read_to_string(&target).unwrap(), "const theirs = 2;\n");
     }
 }
+
+#[test]
+fn a_leased_file_is_refused_alone_and_its_holder_still_writes_it() {
+    use filekit_core::leases;
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let mut holder = ws(&root);
+    holder.set_holder("agent-a");
+    let b = holder.resolve("sub/b.js").unwrap();
+    leases::lock(&holder, &b, "agent-a", 60).unwrap();
+    // A lease on a file the request does not touch is no reason to refuse anything.
+    let none = holder.resolve("sub/none.js").unwrap();
+    leases::lock(&holder, &none, "agent-a", 60).unwrap();
+
+    let mut other = ws(&root);
+    other.set_holder("agent-b");
+    let out = tree_replace(&other, &request(&root, "*.js", true, "s/const/let/g")).unwrap();
+    let file = |name: &str| {
+        out.report
+            .files
+            .iter()
+            .find(|f| f.path.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} in {:?}", names(&out.report.files)))
+    };
+    let locked = file("b.js");
+    assert_eq!(
+        locked.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::Locked)
+    );
+    assert!(!locked.written);
+    assert_eq!(
+        fs::read_to_string(root.join("sub/b.js")).unwrap(),
+        "const c = 3;\r\n"
+    );
+    assert!(file("a.js").written && file("c.js").written);
+    assert_eq!(
+        fs::read_to_string(root.join("a.js")).unwrap(),
+        "let a = 1;\nlet b = 2;\n"
+    );
+
+    // The holder's own request passes its lease; once released, anyone's does.
+    let out = tree_replace(&holder, &request(&root, "b.js", true, "s/const/var/")).unwrap();
+    assert!(out.report.success(), "{:?}", out.report.files);
+    assert_eq!(
+        fs::read_to_string(root.join("sub/b.js")).unwrap(),
+        "var c = 3;\r\n"
+    );
+    leases::unlock(&holder, &b, "agent-a", false).unwrap();
+    let out = tree_replace(&other, &request(&root, "b.js", true, "s/var/let/")).unwrap();
+    assert!(out.report.success(), "{:?}", out.report.files);
+    assert_eq!(
+        fs::read_to_string(root.join("sub/b.js")).unwrap(),
+        "let c = 3;\r\n"
+    );
+}
