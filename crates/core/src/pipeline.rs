@@ -74,7 +74,7 @@ pub(crate) fn plan_one(
     fe: &FileEdits,
     opts: &EditOptions,
     leases: &Snapshot,
-    known: Option<FileBytes>,
+    known: Option<Known>,
 ) -> FilePlan {
     if opts.control.is_cancelled() {
         let mut plan = FilePlan::new(&fe.path);
@@ -409,6 +409,15 @@ fn cancelled_error() -> FkError {
     .with_hint("send it again to apply it")
 }
 
+/// A file its caller read already: a tree-wide replace's walk, which reads every file to
+/// search it.
+pub(crate) struct Known {
+    /// Its path as [`Workspace::resolve`] gives it, when the caller has it (see
+    /// [`Workspace::open_resolved`]); else it is resolved here.
+    pub target: Option<WsPath>,
+    pub bytes: FileBytes,
+}
+
 /// One file's planned change.
 pub(crate) struct FilePlan {
     report: FileReport,
@@ -499,7 +508,7 @@ fn plan_file(
     fe: &FileEdits,
     opts: &EditOptions,
     leases: &Snapshot,
-    known: Option<FileBytes>,
+    known: Option<Known>,
 ) -> FilePlan {
     let mut plan = FilePlan::new(&fe.path);
     match plan_file_inner(ws, fe, opts, leases, known, &mut plan) {
@@ -542,7 +551,7 @@ fn plan_file_inner(
     fe: &FileEdits,
     opts: &EditOptions,
     leases: &Snapshot,
-    known: Option<FileBytes>,
+    known: Option<Known>,
     plan: &mut FilePlan,
 ) -> Result<(), FkError> {
     if fe.edits.is_empty() {
@@ -558,7 +567,13 @@ fn plan_file_inner(
             "run filekit without --read-only to allow writes, or use a dry run to preview",
         ));
     }
-    let target = ws.resolve(&fe.path)?;
+    let (target, known) = match known {
+        Some(Known {
+            target: Some(target),
+            bytes,
+        }) => (target, Some(bytes)),
+        other => (ws.resolve(&fe.path)?, other.map(|k| k.bytes)),
+    };
     let display = ws.display(&target);
     plan.report.resolved_path = display.clone();
     plan.target = Some(target.clone());

@@ -5,7 +5,7 @@
 use crate::edit::Progress;
 use crate::edit::{Edit, EditOptions, EditReport, EditRequest, FileEdits};
 use crate::error::{ErrorCode, FkError};
-use crate::pipeline::{self, FilePlan};
+use crate::pipeline::{self, FilePlan, Known};
 use crate::sed::Substitution;
 use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
@@ -21,7 +21,7 @@ enum Look {
     /// Nothing in its bytes matches: it is left alone.
     NoMatch,
     /// It may change; here are its bytes.
-    Read(FileBytes),
+    Read(Known),
     /// Not decided here (a file of another root, one too large, an error): the pipeline
     /// reads it and reports what it finds.
     Undecided,
@@ -38,7 +38,11 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
     if rel.is_absolute() {
         return Look::Undecided;
     }
-    let Ok(mut file) = ws.open_found(0, rel) else {
+    let opened = match ws.open_resolved(rel) {
+        Some((file, target)) => Ok((file, Some(target))),
+        None => ws.open_found(0, rel).map(|file| (file, None)),
+    };
+    let Ok((mut file, target)) = opened else {
         return Look::Undecided;
     };
     let Ok(meta) = cap_std::fs::Metadata::from_file(&file) else {
@@ -59,9 +63,12 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
         if !sub.may_match_bytes(bytes) {
             return Look::NoMatch;
         }
-        Look::Read(FileBytes {
-            bytes: bytes.to_vec(),
-            meta: FileMeta::from_cap(&meta),
+        Look::Read(Known {
+            target,
+            bytes: FileBytes {
+                bytes: bytes.to_vec(),
+                meta: FileMeta::from_cap(&meta),
+            },
         })
     })
 }

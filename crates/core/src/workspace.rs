@@ -395,19 +395,11 @@ impl Workspace {
         let root = &self.roots[i];
         // Most paths exist and pass through no link: one `openat2` that refuses links and
         // stays beneath the root proves that, where the walk below costs a `stat` (and an
-        // open of its directory) per component. Anything else takes the walk.
-        #[cfg(target_os = "linux")]
-        if !rel.as_os_str().is_empty()
-            && rustix::fs::openat2(
-                &root.dir,
-                rel,
-                // Not `NOFOLLOW`: with `PATH` it would open a link at the end instead of
-                // failing on it.
-                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
-                rustix::fs::Mode::empty(),
-                rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_SYMLINKS,
-            )
-            .is_ok()
+        // open of its directory) per component. Anything else takes the walk. Not
+        // `NOFOLLOW`: with `PATH` it would open a link at the end instead of failing on it.
+        if self
+            .open_linkless(i, rel, rustix::fs::OFlags::PATH)
+            .is_some()
         {
             return Ok(WsPath {
                 root: i,
@@ -575,6 +567,51 @@ impl Workspace {
             return Err(self.is_dir_error(p));
         }
         Ok((file.into_std(), FileMeta::from_cap(&m)))
+    }
+
+    /// Opens `rel` (relative to root `i`, normalized) with `flags` when it exists, stays
+    /// beneath the root and passes through no link at all: the proof [`Workspace::resolve`]
+    /// takes for such a path to name itself. `None` for anything else (or off Linux).
+    fn open_linkless(
+        &self,
+        i: usize,
+        rel: &Path,
+        flags: rustix::fs::OFlags,
+    ) -> Option<rustix::fd::OwnedFd> {
+        if rel.as_os_str().is_empty() {
+            return None;
+        }
+        #[cfg(target_os = "linux")]
+        return rustix::fs::openat2(
+            &self.roots[i].dir,
+            rel,
+            flags | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+            rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_SYMLINKS,
+        )
+        .ok();
+        #[cfg(not(target_os = "linux"))]
+        return None;
+    }
+
+    /// Opens `rel` (a walk's path relative to the only root, as [`crate::select`] gives
+    /// it) for reading, with the path [`Workspace::resolve`] would give it: the open proves
+    /// what resolving it would (it is there, beneath the root, through no link), so a file
+    /// found and read by a tree-wide request is not looked up again to be written. `None`
+    /// when that does not hold (several roots, whose innermost one names a path; a path
+    /// not plain; a link; an error): open it with [`Workspace::open_found`] and resolve it.
+    pub fn open_resolved(&self, rel: &Path) -> Option<(std::fs::File, WsPath)> {
+        use std::path::Component;
+        if self.roots.len() != 1 || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+            return None;
+        }
+        let fd = self.open_linkless(0, rel, rustix::fs::OFlags::RDONLY)?;
+        let target = WsPath {
+            root: 0,
+            abs: self.roots[0].path.join(rel),
+            rel: rel.to_path_buf(),
+        };
+        Some((std::fs::File::from(fd), target))
     }
 
     /// Opens `rel` (relative to root `root`) for reading beneath the root's handle, without

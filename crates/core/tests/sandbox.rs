@@ -802,3 +802,50 @@ fn special_files_are_not_opened() {
     let e = fx.ws.read(&fx.ws.resolve("fifo").unwrap()).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidArgument);
 }
+
+#[test]
+fn a_walk_path_opened_for_reading_names_what_resolving_it_would() {
+    use std::io::Read;
+    let fx = Fx::new();
+    fs::create_dir(fx.root.join("src/deep")).unwrap();
+    fs::write(fx.root.join("src/deep/x.rs"), "x\n").unwrap();
+    symlink("deep", fx.root.join("src/linked")).unwrap();
+    symlink(fx.outside.join("secret.txt"), fx.root.join("src/leak.txt")).unwrap();
+    symlink(&fx.outside, fx.root.join("out")).unwrap();
+
+    for path in ["src/main.rs", "real.txt", "src/deep/x.rs"] {
+        let (mut file, found) = fx
+            .ws
+            .open_resolved(Path::new(path))
+            .unwrap_or_else(|| panic!("{path} opens"));
+        assert_eq!(found, fx.ws.resolve(path).unwrap(), "{path}");
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        assert_eq!(text.as_bytes(), fs::read(fx.root.join(path)).unwrap());
+    }
+    // A link anywhere on the way, a path that is not plain, or nothing there: not this way
+    // (the caller resolves such a path, which follows links inside the root and refuses the
+    // rest).
+    for path in [
+        "src/linked/x.rs",
+        "src/leak.txt",
+        "out/secret.txt",
+        "./real.txt",
+        "src/../real.txt",
+        "../outside/secret.txt",
+        "/etc/passwd",
+        "src/missing.rs",
+        "",
+    ] {
+        assert!(fx.ws.open_resolved(Path::new(path)).is_none(), "{path}");
+    }
+    assert_eq!(
+        fx.ws.resolve("src/linked/x.rs").unwrap().relative(),
+        Path::new("src/deep/x.rs")
+    );
+    // With nested roots, the innermost root names a path: resolved, not taken from the open.
+    let nested = Workspace::new(&[fx.root.clone(), fx.root.join("src")], false).unwrap();
+    assert!(nested.open_resolved(Path::new("src/main.rs")).is_none());
+    assert_eq!(nested.resolve("src/main.rs").unwrap().root_index(), 1);
+    fx.assert_outside_intact();
+}
