@@ -238,23 +238,17 @@ fn overwrite_through_one_descriptor(
     )
     .ok()?;
     let mut file = std::fs::File::from(fd);
+    // Locked before it is measured: another writer may finish meanwhile, in this file or by
+    // renaming a new one to its name (then this one is no longer the file). Any kind of file
+    // can be locked; one that is not a regular file is let go here.
+    flock(&file, FlockOperation::LockExclusive).ok()?;
     let now = cap_std::fs::Metadata::from_file(&file).ok()?;
     if !now.is_file() {
         return None;
     }
+    let now = FileMeta::from_cap(&now);
     let shown = || ws.display(path);
     Some((|| {
-        flock(&file, FlockOperation::LockExclusive).map_err(|e| {
-            FkError::from_io(
-                &std::io::Error::from_raw_os_error(e.raw_os_error()),
-                &shown(),
-            )
-        })?;
-        // Measured again under the lock: another writer may have finished meanwhile, in this
-        // file or by renaming a new one to its name (then this one is no longer the file).
-        let now = FileMeta::from_cap(
-            &cap_std::fs::Metadata::from_file(&file).map_err(|e| FkError::from_io(&e, &shown()))?,
-        );
         let at_path = rustix::fs::statat(
             ws.root_dir(path.root_index()),
             path.relative(),
