@@ -159,7 +159,10 @@ type ProgressFn = dyn Fn(Progress) + Send + Sync;
 /// A caller's hold on a running request: a callback that hears of each planned file, and a
 /// flag that stops the request. A stop is honoured until writing starts: a cancelled request
 /// writes nothing, and once writing starts it finishes (each file's write is a rename, so
-/// there is never a half-written file either way).
+/// there is never a half-written file either way). A tree-wide replace whose files are
+/// written as they are planned (in place, or not flushed: see
+/// `pipeline::writes_as_planned`) stops planning: the files written by then stay written,
+/// are reported as such and are one history entry; the rest are reported cancelled.
 #[derive(Clone, Default)]
 pub struct Control {
     progress: Option<Arc<ProgressFn>>,

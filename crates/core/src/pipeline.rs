@@ -117,12 +117,11 @@ pub(crate) fn finish(ws: &Workspace, req: &EditRequest, mut plans: Vec<FilePlan>
     let cancelled = control.is_cancelled();
     let any_failure = plans.iter().any(|p| !p.report.success());
     let rolled_back = opts.atomic && any_failure;
-    let mut history_entry = None;
-    if !opts.dry_run && !rolled_back && !cancelled {
-        history_entry = commit(ws, &mut plans, opts);
-        if !opts.atomic {
-            retry_stale_merges(ws, req, &mut plans, opts, &mut history_entry);
-        }
+    // Files written as they were planned are recorded even when the rest is not written.
+    let write = !opts.dry_run && !rolled_back && !cancelled;
+    let mut history_entry = commit(ws, &mut plans, opts, write);
+    if write && !opts.atomic {
+        retry_stale_merges(ws, req, &mut plans, opts, &mut history_entry);
     }
     let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
     let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
@@ -132,7 +131,7 @@ pub(crate) fn finish(ws: &Workspace, req: &EditRequest, mut plans: Vec<FilePlan>
         }
     }
     if cancelled {
-        for f in files.iter_mut().filter(|f| f.error.is_none()) {
+        for f in files.iter_mut().filter(|f| f.error.is_none() && !f.written) {
             f.error = Some(cancelled_error());
         }
     }
@@ -195,7 +194,7 @@ fn retry_stale_merges(
             };
             *plan = plan_file(ws, &again, opts, &leases_of(ws, opts), None);
             if plan.write.is_some() {
-                let entry = commit(ws, std::slice::from_mut(plan), opts);
+                let entry = commit(ws, std::slice::from_mut(plan), opts, true);
                 if history_entry.is_none() {
                     *history_entry = entry;
                 }
@@ -434,6 +433,8 @@ pub(crate) struct FilePlan {
     write: Option<(Vec<u8>, WriteMode)>,
     /// The file changed between planning and writing (the commit step refused it).
     stale_at_commit: bool,
+    /// Written, its change not recorded in the history yet.
+    change: Option<PreparedChange>,
 }
 
 impl FilePlan {
@@ -447,6 +448,7 @@ impl FilePlan {
             target: None,
             write: None,
             stale_at_commit: false,
+            change: None,
         }
     }
 
@@ -1391,15 +1393,116 @@ const BATCH_SYNC_FILES: usize = 8;
 /// The largest commit whose versions go to the version store when there is no history.
 const VERSIONS_WITHOUT_HISTORY: usize = 256;
 
-/// Writes the planned files through the commit step ([`transaction::run`]), making missing
-/// parent directories first, and records what changed in the history.
-fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<i64> {
-    let writing: Vec<usize> = (0..plans.len())
-        .filter(|&i| plans[i].target.is_some() && plans[i].write.is_some())
-        .collect();
-    if writing.is_empty() {
-        return None;
+/// How a commit of `files` files reaches the disk.
+fn durability(opts: &EditOptions, files: usize) -> Durability {
+    if opts.no_fsync {
+        Durability::None
+    } else if files > BATCH_SYNC_FILES {
+        Durability::Batched
+    } else {
+        Durability::PerFile
     }
+}
+
+/// The write of a planned file (which has a target and bytes).
+fn write_op<'a>(plan: &'a FilePlan, opts: &EditOptions) -> Op<'a> {
+    let (bytes, mode) = plan.write.as_ref().expect("a planned write");
+    let mode = match mode {
+        WriteMode::Replace if opts.in_place => WriteMode::InPlace,
+        other => *other,
+    };
+    Op::Write {
+        path: plan.target.clone().expect("a planned write has its target"),
+        bytes,
+        mode,
+        perm: None,
+        read_as: plan.old_meta.clone(),
+    }
+}
+
+/// Whether each file of a request with `opts` may be written as soon as it is planned
+/// ([`write_now`]) rather than all of them once every file is planned: when its files stand
+/// alone (not atomic, not a dry run) and nothing is owed once for all of them at the end
+/// (the directory flush of a durable rename), that is in place or without flushing. A
+/// tree-wide replace then holds no file's new bytes beyond its own write.
+pub(crate) fn writes_as_planned(opts: &EditOptions) -> bool {
+    !opts.dry_run && !opts.atomic && (opts.in_place || opts.no_fsync)
+}
+
+/// Writes `plan` now, on the thread that planned it, through the commit step, and lets go
+/// of its bytes; what it changed is recorded with the rest of its request ([`finish`]).
+/// Only for requests that [`writes_as_planned`] allows.
+pub(crate) fn write_now(ws: &Workspace, plan: &mut FilePlan, opts: &EditOptions) {
+    debug_assert!(writes_as_planned(opts));
+    if plan.target.is_none() || plan.write.is_none() {
+        return;
+    }
+    let outcome = transaction::run(ws, &[write_op(plan, opts)], false, durability(opts, 1));
+    let result = outcome
+        .results
+        .into_iter()
+        .next()
+        .expect("one result per op");
+    settle(ws, plan, result, &[]);
+    plan.write = None;
+}
+
+/// Puts the commit step's result for `plan` in its report and, with a history, prepares
+/// its change for the history (`made`: directories the commit made).
+fn settle(
+    ws: &Workspace,
+    plan: &mut FilePlan,
+    result: Result<Option<FileMeta>, FkError>,
+    made: &[&WsPath],
+) {
+    let meta = match result {
+        Ok(meta) => meta,
+        Err(e) => {
+            plan.stale_at_commit = e.code == ErrorCode::Stale;
+            plan.fail(e);
+            return;
+        }
+    };
+    plan.report.written = true;
+    if let Some(meta) = &meta {
+        plan.report.last_modified = Some(rfc3339(meta.modified));
+    }
+    let target = plan.target.as_ref().expect("written");
+    plan.report.created_dirs = made
+        .iter()
+        .filter(|d| target.is_within(d))
+        .map(|d| ws.display(d))
+        .collect();
+    if ws.history().is_some() {
+        let after_mode = meta.as_ref().map_or(0o644, |m| m.mode);
+        let new_content = match plan.new_content.take() {
+            Some(c) => c,
+            None => StoredContent::of(&plan.write.as_ref().expect("written").0),
+        };
+        plan.change = Some(PreparedChange {
+            path: target.absolute().to_path_buf(),
+            before: match plan.old_content.take() {
+                Some(content) => PreparedNode::File {
+                    content,
+                    mode: plan.old_mode.unwrap_or(after_mode),
+                },
+                None => PreparedNode::Absent,
+            },
+            after: PreparedNode::File {
+                content: new_content,
+                mode: after_mode,
+            },
+        });
+    }
+}
+
+/// Writes the planned files that are not written yet through the commit step
+/// ([`transaction::run`]), making missing parent directories first (unless `!write`), and
+/// records in the history what changed: those and the files written as they were planned.
+fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions, write: bool) -> Option<i64> {
+    let writing: Vec<usize> = (0..plans.len())
+        .filter(|&i| write && plans[i].target.is_some() && plans[i].write.is_some())
+        .collect();
     let mut dirs: Vec<WsPath> = Vec::new();
     for &i in &writing {
         let target = plans[i].target.as_ref().expect("filtered");
@@ -1418,105 +1521,50 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
         }
     }
     dirs.sort_by_key(|d| d.relative().components().count());
-    let mut ops: Vec<Op<'_>> = dirs
-        .iter()
-        .map(|d| Op::MakeDir {
-            path: d.clone(),
-            perm: None,
-        })
-        .collect();
-    for &i in &writing {
-        let plan = &plans[i];
-        let (bytes, mode) = plan.write.as_ref().expect("filtered");
-        let mode = match mode {
-            WriteMode::Replace if opts.in_place => WriteMode::InPlace,
-            other => *other,
-        };
-        ops.push(Op::Write {
-            path: plan.target.clone().expect("filtered"),
-            bytes,
-            mode,
-            perm: None,
-            read_as: plan.old_meta.clone(),
-        });
-    }
-    let durability = if opts.no_fsync {
-        Durability::None
-    } else if writing.len() > BATCH_SYNC_FILES {
-        Durability::Batched
-    } else {
-        Durability::PerFile
-    };
-    let outcome = transaction::run(ws, &ops, opts.atomic, durability);
-    drop(ops);
-    let (dir_results, write_results) = outcome.results.split_at(dirs.len());
-    let made: Vec<&WsPath> = dirs
-        .iter()
-        .zip(dir_results)
-        .filter(|(_, r)| r.is_ok() && !outcome.rolled_back)
-        .map(|(d, _)| d)
-        .collect();
-    let mut changes: Vec<PreparedChange> = made
-        .iter()
-        .map(|d| PreparedChange {
+    let mut rolled_back = false;
+    let mut changes: Vec<PreparedChange> = Vec::new();
+    if !writing.is_empty() {
+        let mut ops: Vec<Op<'_>> = dirs
+            .iter()
+            .map(|d| Op::MakeDir {
+                path: d.clone(),
+                perm: None,
+            })
+            .collect();
+        ops.extend(writing.iter().map(|&i| write_op(&plans[i], opts)));
+        let outcome = transaction::run(ws, &ops, opts.atomic, durability(opts, writing.len()));
+        drop(ops);
+        rolled_back = outcome.rolled_back;
+        let mut dir_results = outcome.results;
+        let write_results = dir_results.split_off(dirs.len());
+        let made: Vec<&WsPath> = dirs
+            .iter()
+            .zip(&dir_results)
+            .filter(|(_, r)| r.is_ok() && !rolled_back)
+            .map(|(d, _)| d)
+            .collect();
+        changes.extend(made.iter().map(|d| PreparedChange {
             path: d.absolute().to_path_buf(),
             before: PreparedNode::Absent,
             after: PreparedNode::Dir {
                 mode: ws.metadata(d).ok().flatten().map_or(0o755, |m| m.mode),
             },
-        })
-        .collect();
-    let made_dirs = changes.len();
-    // Written files are kept until the version store has them; a large commit with a
-    // history gives them up now (see below), before the history's transaction.
-    let keep_written = ws.history().is_none() || writing.len() <= BATCH_SYNC_FILES;
-    for (&i, result) in writing.iter().zip(write_results) {
-        let plan = &mut plans[i];
-        match result {
-            Ok(meta) => {
-                plan.report.written = true;
-                if let Some(meta) = meta {
-                    plan.report.last_modified = Some(rfc3339(meta.modified));
-                }
-                let target = plan.target.as_ref().expect("filtered");
-                plan.report.created_dirs = made
-                    .iter()
-                    .filter(|d| target.is_within(d))
-                    .map(|d| ws.display(d))
-                    .collect();
-                if ws.history().is_some() {
-                    let after_mode = meta.as_ref().map_or(0o644, |m| m.mode);
-                    let new_content = match plan.new_content.take() {
-                        Some(c) => c,
-                        None => StoredContent::of(&plan.write.as_ref().expect("filtered").0),
-                    };
-                    changes.push(PreparedChange {
-                        path: target.absolute().to_path_buf(),
-                        before: match plan.old_content.take() {
-                            Some(content) => PreparedNode::File {
-                                content,
-                                mode: plan.old_mode.unwrap_or(after_mode),
-                            },
-                            None => PreparedNode::Absent,
-                        },
-                        after: PreparedNode::File {
-                            content: new_content,
-                            mode: after_mode,
-                        },
-                    });
-                }
-                if !keep_written {
-                    plan.write = None;
-                }
-            }
-            Err(e) => {
-                plan.stale_at_commit = e.code == ErrorCode::Stale;
-                plan.fail(e.clone());
+        }));
+        // Written files are kept until the version store has them; a large commit with a
+        // history gives them up now (see below), before the history's transaction.
+        let keep_written = ws.history().is_none() || writing.len() <= BATCH_SYNC_FILES;
+        for (&i, result) in writing.iter().zip(write_results) {
+            settle(ws, &mut plans[i], result, &made);
+            if !keep_written {
+                plans[i].write = None;
             }
         }
     }
+    let made_dirs = changes.len();
+    // In the request's order, with those written as they were planned.
+    changes.extend(plans.iter_mut().filter_map(|p| p.change.take()));
     let mut entry = None;
-    if !outcome.rolled_back && changes.len() > made_dirs {
+    if !rolled_back && changes.len() > made_dirs {
         let tool = opts.tool.as_deref().unwrap_or("edit");
         let paths: Vec<&std::path::Path> = changes[made_dirs..]
             .iter()
@@ -1531,12 +1579,13 @@ fn commit(ws: &Workspace, plans: &mut [FilePlan], opts: &EditOptions) -> Option<
     // memory's cap). Without a history the store is the only copy, and a commit of more than
     // `VERSIONS_WITHOUT_HISTORY` files keeps none rather than write thousands of version
     // files: an edit made on one of its versions then applies while the file is unchanged and
-    // is refused as STALE once it has changed.
+    // is refused as STALE once it has changed. (Files written as they were planned kept no
+    // bytes for this.)
     let remember = match entry {
         Some(_) => writing.len() <= BATCH_SYNC_FILES,
         None => writing.len() <= VERSIONS_WITHOUT_HISTORY,
     };
-    if let Some(store) = ws.versions().filter(|_| remember) {
+    if let Some(store) = ws.versions().filter(|_| remember && !writing.is_empty()) {
         let recorded = entry.is_some();
         let versions: Vec<(&[u8], Option<&str>)> = writing
             .iter()

@@ -1,6 +1,7 @@
 //! Tree-wide search and replace: a sed `s` command over every file a [`FileSelection`]
 //! chooses, through the one write pipeline (so dry runs, diffs, atomic requests, progress and
-//! cancellation work as for any edit).
+//! cancellation work as for any edit). Each file is read and planned on the walk's threads
+//! as the walk finds it; where the request allows, it is written there too.
 
 use crate::edit::Progress;
 use crate::edit::{Edit, EditOptions, EditReport, EditRequest, FileEdits};
@@ -155,6 +156,9 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         edits: vec![Edit::Substitute(req.substitution.clone())],
     };
     let leases = pipeline::leases_of(ws, &options);
+    // Files that stand alone are written as soon as they are planned: nothing of them is
+    // held until the walk ends (see `pipeline::writes_as_planned`).
+    let as_planned = pipeline::writes_as_planned(&options);
     let plans: Mutex<Vec<(String, FilePlan)>> = Mutex::new(Vec::new());
     let planned = AtomicUsize::new(0);
     let keep = |path: &str| {
@@ -163,13 +167,16 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
             Look::Read(bytes) => Some(bytes),
             Look::Undecided => None,
         };
-        let plan = pipeline::plan_one(ws, &entry(path), &options, &leases, known);
-        if let Ok(mut plans) = plans.lock() {
-            plans.push((path.to_string(), plan));
-        }
+        let mut plan = pipeline::plan_one(ws, &entry(path), &options, &leases, known);
         // How many files there are is known when the walk ends (total 0: not known yet).
         let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
         options.control.report(Progress { done, total: 0 });
+        if as_planned {
+            pipeline::write_now(ws, &mut plan, &options);
+        }
+        if let Ok(mut plans) = plans.lock() {
+            plans.push((path.to_string(), plan));
+        }
         true
     };
     let selected = select(ws, &req.selection, &keep)?;

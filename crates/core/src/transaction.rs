@@ -410,8 +410,11 @@ fn execute(
         }
         _ => unreachable!("only writes are made in place"),
     };
-    let overwritten: Vec<(usize, Result<FileMeta, FkError>)> =
-        io_pool().install(|| in_place.par_iter().map(|&i| (i, overwrite(i))).collect());
+    let overwritten: Vec<(usize, Result<FileMeta, FkError>)> = if in_place.len() > 1 {
+        io_pool().install(|| in_place.par_iter().map(|&i| (i, overwrite(i))).collect())
+    } else {
+        in_place.iter().map(|&i| (i, overwrite(i))).collect()
+    };
     for (i, r) in overwritten {
         failed |= r.is_err();
         results[i] = Some(r.map(Some));

@@ -241,38 +241,110 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
         "const a = 1;\nconst b = 2;\n"
     );
 
-    // Between planning and writing, one file vanishes and another is changed by someone
-    // else: the first fails alone, the second is refused as stale (its change kept), the
-    // others are written in place.
-    let mut req = request(&root, "*.js", true, "s/const/let/g");
-    req.options.in_place = true;
-    let (doomed, changed) = (root.join("sub/deep/c.js"), root.join("sub/b.js"));
-    req.options.control = filekit_core::Control::with_progress(move |p| {
-        if p.done == p.total {
-            let _ = fs::remove_file(&doomed);
-            fs::write(&changed, "const theirs = 1;\n").unwrap();
-        }
-    });
-    let out = tree_replace(&ws(&root), &req).unwrap();
-    let error_of = |name: &str| {
-        out.report
-            .files
-            .iter()
-            .find(|f| f.path.ends_with(name))
-            .and_then(|f| f.error.clone())
+    // Between planning and writing (each file is written in place as soon as it is planned:
+    // the hook acts when the request's one file is planned), a file vanishes, or is changed
+    // by someone else: the first fails, the second is refused as stale (its change kept).
+    let between = |pattern: &str, act: Box<dyn Fn() + Send + Sync>| {
+        let mut req = request(&root, pattern, true, "s/const/let/g");
+        req.options.in_place = true;
+        req.options.control = filekit_core::Control::with_progress(move |p| {
+            if p.done == 1 && p.total == 0 {
+                act();
+            }
+        });
+        let out = tree_replace(&ws(&root), &req).unwrap();
+        assert_eq!(out.report.files.len(), 1, "{:?}", out.report.files);
+        out.report.files[0].clone()
     };
-    assert!(error_of("c.js").is_some());
-    assert_eq!(error_of("b.js").map(|e| e.code), Some(ErrorCode::Stale));
-    assert!(error_of("a.js").is_none());
+    let doomed = root.join("sub/deep/c.js");
+    let c = between("c.js", Box::new(move || fs::remove_file(&doomed).unwrap()));
+    assert!(c.error.is_some() && !c.written, "{c:?}");
     assert!(!root.join("sub/deep/c.js").exists());
+    let changed = root.join("sub/b.js");
+    let b = between(
+        "b.js",
+        Box::new(move || fs::write(&changed, "const theirs = 1;\n").unwrap()),
+    );
+    assert_eq!(b.error.map(|e| e.code), Some(ErrorCode::Stale));
+    assert!(!b.written);
     assert_eq!(
         fs::read_to_string(root.join("sub/b.js")).unwrap(),
         "const theirs = 1;\n"
     );
+    let a = between("a.js", Box::new(|| {}));
+    assert!(a.written && a.error.is_none(), "{a:?}");
     assert_eq!(
         fs::read_to_string(root.join("a.js")).unwrap(),
         "let a = 1;\nlet b = 2;\n"
     );
+}
+
+#[test]
+fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled() {
+    use filekit_core::history::History;
+    use std::sync::Arc;
+    for (in_place, no_fsync) in [(true, false), (false, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for i in 0..40 {
+            fs::write(
+                root.join(format!("f{i:02}.js")),
+                format!("const v{i} = {i};\n"),
+            )
+            .unwrap();
+        }
+        let mut ws = ws(&root);
+        ws.set_history(Arc::new(History::new(
+            &root.join(".filekit/history.db"),
+            1 << 30,
+        )));
+        let mut req = request(&root, "*.js", false, "s/const/let/");
+        req.options.in_place = in_place;
+        req.options.no_fsync = no_fsync;
+        // Cancelled once ten files are planned: those written stay written and are reported
+        // and recorded as such; the others are left as they were, reported as cancelled.
+        let slot: Arc<std::sync::OnceLock<filekit_core::Control>> = Arc::default();
+        let in_hook = slot.clone();
+        let control = filekit_core::Control::with_progress(move |p| {
+            if p.total == 0
+                && p.done == 10
+                && let Some(c) = in_hook.get()
+            {
+                c.cancel();
+            }
+        });
+        slot.set(control.clone()).unwrap();
+        req.options.control = control;
+        let out = tree_replace(&ws, &req).unwrap();
+        let report = &out.report;
+        let mode = format!("in_place {in_place}, no_fsync {no_fsync}");
+        assert!(report.cancelled, "{mode}");
+        assert_eq!(report.files.len(), 40, "{mode}");
+        let mut written = 0;
+        for f in &report.files {
+            let now = fs::read_to_string(root.join(&f.path)).unwrap();
+            if f.written {
+                written += 1;
+                assert!(f.error.is_none(), "{mode}: {f:?}");
+                assert!(now.starts_with("let "), "{mode}: {}: {now}", f.path);
+            } else {
+                assert_eq!(f.error.as_ref().map(|e| e.code), Some(ErrorCode::Cancelled));
+                assert!(now.starts_with("const "), "{mode}: {}: {now}", f.path);
+            }
+        }
+        assert!((10..40).contains(&written), "{mode}: {written} written");
+        let entry = report
+            .history_entry
+            .expect("the files written are recorded");
+        filekit_core::undo::undo(&ws, Some(entry), false, false).unwrap();
+        for i in 0..40 {
+            assert_eq!(
+                fs::read_to_string(root.join(format!("f{i:02}.js"))).unwrap(),
+                format!("const v{i} = {i};\n"),
+                "{mode}: undone"
+            );
+        }
+    }
 }
 
 #[test]
@@ -373,10 +445,11 @@ fn an_in_place_write_waits_for_a_writer_holding_the_file_then_keeps_its_change()
             Default::default();
         let other_in_hook = other.clone();
         req.options.control = filekit_core::Control::with_progress(move |p| {
-            if p.done != p.total || p.total == 0 {
+            // The request's one file is planned, not written yet (an in-place write follows
+            // its planning at once): take the lock here, change the file a little later.
+            if p.done != 1 || p.total != 0 {
                 return;
             }
-            // Planned, not written yet: take the lock here, change the file a little later.
             let file = fs::File::open(&holder).unwrap();
             flock(&file, FlockOperation::LockExclusive).unwrap();
             let path = holder.clone();
