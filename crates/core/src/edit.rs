@@ -160,9 +160,9 @@ type ProgressFn = dyn Fn(Progress) + Send + Sync;
 /// flag that stops the request. A stop is honoured until writing starts: a cancelled request
 /// writes nothing, and once writing starts it finishes (each file's write is a rename, so
 /// there is never a half-written file either way). A tree-wide replace whose files are
-/// written as they are planned (in place, or not flushed: see
-/// `pipeline::writes_as_planned`) stops planning: the files written by then stay written,
-/// are reported as such and are one history entry; the rest are reported cancelled.
+/// written as they are planned (not flushed, not atomic: see `pipeline::writes_as_planned`)
+/// stops planning: the files written by then stay written, are reported as such and are one
+/// history entry; the rest are reported cancelled.
 #[derive(Clone, Default)]
 pub struct Control {
     progress: Option<Arc<ProgressFn>>,

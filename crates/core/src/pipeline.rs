@@ -1422,11 +1422,12 @@ fn write_op<'a>(plan: &'a FilePlan, opts: &EditOptions) -> Op<'a> {
 
 /// Whether each file of a request with `opts` may be written as soon as it is planned
 /// ([`write_now`]) rather than all of them once every file is planned: when its files stand
-/// alone (not atomic, not a dry run) and nothing is owed once for all of them at the end
-/// (the directory flush of a durable rename), that is in place or without flushing. A
-/// tree-wide replace then holds no file's new bytes beyond its own write.
+/// alone (not atomic, not a dry run) and are not flushed. A tree-wide replace then holds no
+/// file's new bytes beyond its own write. Flushed writes wait for the batch: its flushes run
+/// on many threads at once (a flush waits for the device) and its directories are flushed
+/// once each at the end, where the walk's few threads would flush file after file.
 pub(crate) fn writes_as_planned(opts: &EditOptions) -> bool {
-    !opts.dry_run && !opts.atomic && (opts.in_place || opts.no_fsync)
+    !opts.dry_run && !opts.atomic && opts.no_fsync
 }
 
 /// Writes `plan` now, on the thread that planned it, through the commit step, and lets go

@@ -241,12 +241,14 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
         "const a = 1;\nconst b = 2;\n"
     );
 
-    // Between planning and writing (each file is written in place as soon as it is planned:
-    // the hook acts when the request's one file is planned), a file vanishes, or is changed
-    // by someone else: the first fails, the second is refused as stale (its change kept).
-    let between = |pattern: &str, act: Box<dyn Fn() + Send + Sync>| {
+    // Between planning and writing (the hook acts when the request's one file is planned),
+    // a file vanishes, or is changed by someone else: the first fails, the second is
+    // refused as stale (its change kept). Flushed or not: unflushed, each file is written as
+    // soon as it is planned.
+    let between = |pattern: &str, no_fsync: bool, act: Box<dyn Fn() + Send + Sync>| {
         let mut req = request(&root, pattern, true, "s/const/let/g");
         req.options.in_place = true;
+        req.options.no_fsync = no_fsync;
         req.options.control = filekit_core::Control::with_progress(move |p| {
             if p.done == 1 && p.total == 0 {
                 act();
@@ -256,34 +258,51 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
         assert_eq!(out.report.files.len(), 1, "{:?}", out.report.files);
         out.report.files[0].clone()
     };
-    let doomed = root.join("sub/deep/c.js");
-    let c = between("c.js", Box::new(move || fs::remove_file(&doomed).unwrap()));
-    assert!(c.error.is_some() && !c.written, "{c:?}");
-    assert!(!root.join("sub/deep/c.js").exists());
-    let changed = root.join("sub/b.js");
-    let b = between(
-        "b.js",
-        Box::new(move || fs::write(&changed, "const theirs = 1;\n").unwrap()),
-    );
-    assert_eq!(b.error.map(|e| e.code), Some(ErrorCode::Stale));
-    assert!(!b.written);
-    assert_eq!(
-        fs::read_to_string(root.join("sub/b.js")).unwrap(),
-        "const theirs = 1;\n"
-    );
-    let a = between("a.js", Box::new(|| {}));
-    assert!(a.written && a.error.is_none(), "{a:?}");
-    assert_eq!(
-        fs::read_to_string(root.join("a.js")).unwrap(),
-        "let a = 1;\nlet b = 2;\n"
-    );
+    for no_fsync in [false, true] {
+        let doomed = root.join("sub/deep/c.js");
+        fs::write(&doomed, "let d = 4; const e = 5;\n").unwrap();
+        let c = between(
+            "c.js",
+            no_fsync,
+            Box::new(move || fs::remove_file(&doomed).unwrap()),
+        );
+        assert!(
+            c.error.is_some() && !c.written,
+            "no_fsync {no_fsync}: {c:?}"
+        );
+        assert!(!root.join("sub/deep/c.js").exists());
+        let changed = root.join("sub/b.js");
+        fs::write(&changed, "const c = 3;\r\n").unwrap();
+        let b = between(
+            "b.js",
+            no_fsync,
+            Box::new(move || fs::write(&changed, "const theirs = 1;\n").unwrap()),
+        );
+        assert_eq!(
+            b.error.map(|e| e.code),
+            Some(ErrorCode::Stale),
+            "{no_fsync}"
+        );
+        assert!(!b.written);
+        assert_eq!(
+            fs::read_to_string(root.join("sub/b.js")).unwrap(),
+            "const theirs = 1;\n"
+        );
+        fs::write(root.join("a.js"), "const a = 1;\nconst b = 2;\n").unwrap();
+        let a = between("a.js", no_fsync, Box::new(|| {}));
+        assert!(a.written && a.error.is_none(), "{a:?}");
+        assert_eq!(
+            fs::read_to_string(root.join("a.js")).unwrap(),
+            "let a = 1;\nlet b = 2;\n"
+        );
+    }
 }
 
 #[test]
 fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled() {
     use filekit_core::history::History;
     use std::sync::Arc;
-    for (in_place, no_fsync) in [(true, false), (false, true)] {
+    for in_place in [true, false] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         for i in 0..40 {
@@ -300,7 +319,7 @@ fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled
         )));
         let mut req = request(&root, "*.js", false, "s/const/let/");
         req.options.in_place = in_place;
-        req.options.no_fsync = no_fsync;
+        req.options.no_fsync = true;
         // Cancelled once ten files are planned: those written stay written and are reported
         // and recorded as such; the others are left as they were, reported as cancelled.
         let slot: Arc<std::sync::OnceLock<filekit_core::Control>> = Arc::default();
@@ -317,7 +336,7 @@ fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled
         req.options.control = control;
         let out = tree_replace(&ws, &req).unwrap();
         let report = &out.report;
-        let mode = format!("in_place {in_place}, no_fsync {no_fsync}");
+        let mode = format!("in_place {in_place}");
         assert!(report.cancelled, "{mode}");
         assert_eq!(report.files.len(), 40, "{mode}");
         let mut written = 0;
@@ -433,13 +452,14 @@ fn an_in_place_write_waits_for_a_writer_holding_the_file_then_keeps_its_change()
     // must wait for it and then refuse the file as stale, whether the other writer rewrote
     // the same file or renamed a new one over it; written at once, its edit would be lost.
     use rustix::fs::{FlockOperation, flock};
-    for renames in [false, true] {
+    for (renames, no_fsync) in [(false, false), (true, false), (false, true), (true, true)] {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let target = root.join("a.js");
         fs::write(&target, "const a = 1;\n").unwrap();
         let mut req = request(&root, "a.js", true, "s/const/let/");
         req.options.in_place = true;
+        req.options.no_fsync = no_fsync;
         let holder = target.clone();
         let other: std::sync::Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>> =
             Default::default();
@@ -474,7 +494,7 @@ fn an_in_place_write_waits_for_a_writer_holding_the_file_then_keeps_its_change()
         assert_eq!(
             f.error.as_ref().map(|e| e.code),
             Some(ErrorCode::Stale),
-            "renames {renames}: {f:?}"
+            "renames {renames}, no_fsync {no_fsync}: {f:?}"
         );
         assert!(!f.written);
         assert_eq!(fs::read_to_string(&target).unwrap(), "const theirs = 2;\n");
