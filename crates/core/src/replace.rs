@@ -77,7 +77,9 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
 /// Reads all of `file` into the front of `buf` and returns how many bytes it has. `buf` keeps
 /// its length between files, so it is zeroed only when it grows; `size` (the file's measured
 /// size) sizes it. Not `read_to_end`: that asks the file's size and position again, two
-/// system calls per file (a tenth of a tree's) when the size is known already.
+/// system calls per file (a tenth of a tree's) when the size is known already. Once the
+/// measured size is read (more than nothing), no read looks for the end: a file that grew
+/// meanwhile differs from its measure when it is written, and the write refuses it as stale.
 fn read_whole(file: &mut impl Read, buf: &mut Vec<u8>, size: u64) -> std::io::Result<usize> {
     // One more byte than the size: a read that fills it shows the file has grown.
     let want = usize::try_from(size).unwrap_or(usize::MAX - 1) + 1;
@@ -91,6 +93,7 @@ fn read_whole(file: &mut impl Read, buf: &mut Vec<u8>, size: u64) -> std::io::Re
         }
         match file.read(&mut buf[filled..]) {
             Ok(0) => return Ok(filled),
+            Ok(n) if size > 0 && (filled + n) as u64 == size => return Ok(filled + n),
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
@@ -245,6 +248,38 @@ mod tests {
             self.0 = &self.0[n..];
             Ok(n)
         }
+    }
+
+    /// Counts the reads it is asked for.
+    struct Counted<'a>(&'a [u8], usize);
+
+    impl Read for Counted<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            self.1 += 1;
+            let n = out.len().min(self.0.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_file_of_its_measured_size_takes_one_read() {
+        let mut buf = Vec::new();
+        let text = b"fn main() {}\n".repeat(10);
+        let mut file = Counted(&text, 0);
+        let n = read_whole(&mut file, &mut buf, text.len() as u64).unwrap();
+        assert_eq!((&buf[..n], file.1), (&text[..], 1));
+        // Measured empty (a file may say 0 and still have bytes): read to the end.
+        let mut file = Counted(&text, 0);
+        let n = read_whole(&mut file, &mut buf, 0).unwrap();
+        assert_eq!(&buf[..n], &text[..]);
+        let mut file = Counted(b"", 0);
+        assert_eq!(read_whole(&mut file, &mut buf, 0).unwrap(), 0);
+        // Grown since it was measured: the read fills the byte past the size; on to the end.
+        let mut file = Counted(&text, 0);
+        let n = read_whole(&mut file, &mut buf, 5).unwrap();
+        assert_eq!(&buf[..n], &text[..]);
     }
 
     #[test]
