@@ -65,7 +65,7 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
             return Look::NoMatch;
         }
         Look::Read(Known {
-            target,
+            target: target.map(|t| t.path(ws)),
             bytes: FileBytes {
                 bytes: bytes.to_vec(),
                 meta: FileMeta::from_cap(&meta),

@@ -23,6 +23,7 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::WalkState;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Which files a tree-wide operation works on.
 #[derive(Debug, Clone, Default)]
@@ -122,11 +123,13 @@ pub fn select(
     // A parallel walk (threads as ripgrep chooses them); the order is restored after.
     walk.threads(search::threads());
     let out = Mutex::new(Selected::default());
+    // Counted apart from `out`: most files of a tree are not kept, and need no lock.
+    let chosen = AtomicUsize::new(0);
     let stamps = selection.stamps;
     let want_dirs = selection.dirs;
     walk.build_parallel().run(|| {
-        let (include, exclude, root, first_root, out) =
-            (&include, &exclude, &root, &first_root, &out);
+        let (include, exclude, root, first_root, out, chosen) =
+            (&include, &exclude, &root, &first_root, &out, &chosen);
         Box::new(move |entry| {
             let entry = match entry {
                 Ok(e) => e,
@@ -174,13 +177,18 @@ pub fn select(
             if !kind.is_file() {
                 return WalkState::Continue;
             }
-            let shown = search::below(entry.path(), first_root)
-                .unwrap_or(entry.path())
-                .display()
-                .to_string();
+            let below_first = search::below(entry.path(), first_root).unwrap_or(entry.path());
+            let shown = match below_first.to_str() {
+                Some(plain) => plain.to_owned(),
+                None => below_first.display().to_string(),
+            };
             // The caller's test (a read of the file) runs here, on the walk's threads.
             let kept = keep(&shown);
-            let stamp = if kept && stamps {
+            chosen.fetch_add(1, Ordering::Relaxed);
+            if !kept {
+                return WalkState::Continue;
+            }
+            let stamp = if stamps {
                 entry.metadata().ok().map(|m| {
                     (
                         m.len(),
@@ -191,18 +199,16 @@ pub fn select(
                 None
             };
             if let Ok(mut out) = out.lock() {
-                out.chosen += 1;
-                if kept {
-                    if let Some(stamp) = stamp {
-                        out.stamps.insert(shown.clone(), stamp);
-                    }
-                    out.files.push(shown);
+                if let Some(stamp) = stamp {
+                    out.stamps.insert(shown.clone(), stamp);
                 }
+                out.files.push(shown);
             }
             WalkState::Continue
         })
     });
     let mut out = out.into_inner().unwrap_or_default();
+    out.chosen = chosen.into_inner();
     out.files.sort_unstable();
     out.skipped.sort_unstable();
     out.dirs.sort_unstable();

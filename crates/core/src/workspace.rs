@@ -173,6 +173,25 @@ impl FileMeta {
     }
 }
 
+/// A path of the first (and only) root that [`Workspace::open_resolved`] opened: beneath the
+/// root, through no link. Made into its [`WsPath`] only when wanted (most files a walk opens
+/// are read and left).
+#[derive(Debug, Clone, Copy)]
+pub struct Linkless<'a> {
+    rel: &'a Path,
+}
+
+impl Linkless<'_> {
+    /// The path, as [`Workspace::resolve`] gives it.
+    pub fn path(&self, ws: &Workspace) -> WsPath {
+        WsPath {
+            root: 0,
+            abs: ws.roots[0].path.join(self.rel),
+            rel: self.rel.to_path_buf(),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct FileBytes {
     pub bytes: Vec<u8>,
@@ -595,23 +614,19 @@ impl Workspace {
     }
 
     /// Opens `rel` (a walk's path relative to the only root, as [`crate::select`] gives
-    /// it) for reading, with the path [`Workspace::resolve`] would give it: the open proves
-    /// what resolving it would (it is there, beneath the root, through no link), so a file
-    /// found and read by a tree-wide request is not looked up again to be written. `None`
+    /// it) for reading, with the path [`Workspace::resolve`] would give it (made on demand
+    /// by [`Linkless::path`]): the open proves what resolving it would (it is there, beneath
+    /// the root, through no link), so a file found and read by a tree-wide request is not
+    /// looked up again to be written. `None`
     /// when that does not hold (several roots, whose innermost one names a path; a path
     /// not plain; a link; an error): open it with [`Workspace::open_found`] and resolve it.
-    pub fn open_resolved(&self, rel: &Path) -> Option<(std::fs::File, WsPath)> {
+    pub fn open_resolved<'a>(&self, rel: &'a Path) -> Option<(std::fs::File, Linkless<'a>)> {
         use std::path::Component;
         if self.roots.len() != 1 || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
             return None;
         }
         let fd = self.open_linkless(0, rel, rustix::fs::OFlags::RDONLY)?;
-        let target = WsPath {
-            root: 0,
-            abs: self.roots[0].path.join(rel),
-            rel: rel.to_path_buf(),
-        };
-        Some((std::fs::File::from(fd), target))
+        Some((std::fs::File::from(fd), Linkless { rel }))
     }
 
     /// Opens `rel` (relative to root `root`) for reading beneath the root's handle, without
