@@ -12,7 +12,6 @@ use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
 use crate::workspace::{FileBytes, FileMeta};
 use std::cell::RefCell;
-use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,7 +29,8 @@ enum Look {
 
 /// Reads the file at `path` (as [`select`] gives it) and searches its bytes for `sub`, in a
 /// buffer each thread reuses: most files of a tree do not match, and those are settled before
-/// anything is decoded, indexed or copied.
+/// anything is decoded, indexed or copied. A file that may change takes the buffer with it
+/// (the thread starts a new one), so its bytes are not copied either.
 fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
     thread_local! {
         static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -43,7 +43,7 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
         Some((file, target)) => Ok((file, Some(target))),
         None => ws.open_found(0, rel).map(|file| (file, None)),
     };
-    let Ok((mut file, target)) = opened else {
+    let Ok((file, target)) = opened else {
         return Look::Undecided;
     };
     let Ok(meta) = cap_std::fs::Metadata::from_file(&file) else {
@@ -53,48 +53,53 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
         return Look::Undecided;
     }
     BUFFER.with_borrow_mut(|buf| {
-        let Ok(len) = read_whole(&mut file, buf, meta.len()) else {
-            return Look::Undecided;
+        let read = |buf: &mut Vec<u8>| {
+            rustix::io::read(&file, rustix::buffer::spare_capacity(buf)).map_err(Into::into)
         };
-        let bytes = &buf[..len];
-        // Grown past the limit since it was measured: the pipeline decides.
-        if len as u64 > limit {
+        if read_whole(read, buf, meta.len()).is_err() {
             return Look::Undecided;
         }
-        if !sub.may_match_bytes(bytes) {
+        // Grown past the limit since it was measured: the pipeline decides.
+        if buf.len() as u64 > limit {
+            return Look::Undecided;
+        }
+        if !sub.may_match_bytes(buf) {
             return Look::NoMatch;
         }
         Look::Read(Known {
             target: target.map(|t| t.path(ws)),
             bytes: FileBytes {
-                bytes: bytes.to_vec(),
+                bytes: std::mem::take(buf),
                 meta: FileMeta::from_cap(&meta),
             },
         })
     })
 }
 
-/// Reads all of `file` into the front of `buf` and returns how many bytes it has. `buf` keeps
-/// its length between files, so it is zeroed only when it grows; `size` (the file's measured
-/// size) sizes it. Not `read_to_end`: that asks the file's size and position again, two
-/// system calls per file (a tenth of a tree's) when the size is known already. Once the
-/// measured size is read (more than nothing), no read looks for the end: a file that grew
-/// meanwhile differs from its measure when it is written, and the write refuses it as stale.
-fn read_whole(file: &mut impl Read, buf: &mut Vec<u8>, size: u64) -> std::io::Result<usize> {
+/// Makes `buf` the whole of a file measured at `size` bytes, with `read`, which appends to
+/// `buf` what one read gives, into its spare capacity, and says how much (0 at the end). The
+/// spare capacity is not zeroed first, and `buf` is sized by `size` once: not
+/// `read_to_end`, which for a file asks its size and position again (two system calls per
+/// file, a tenth of a tree's). Once the measured size is read (more than nothing), no read
+/// looks for the end: a file that grew meanwhile differs from its measure when it is written,
+/// and the write refuses it as stale.
+fn read_whole(
+    mut read: impl FnMut(&mut Vec<u8>) -> std::io::Result<usize>,
+    buf: &mut Vec<u8>,
+    size: u64,
+) -> std::io::Result<()> {
+    buf.clear();
     // One more byte than the size: a read that fills it shows the file has grown.
     let want = usize::try_from(size).unwrap_or(usize::MAX - 1) + 1;
-    if buf.len() < want {
-        buf.resize(want, 0);
-    }
-    let mut filled = 0;
+    buf.reserve(want);
     loop {
-        if filled == buf.len() {
-            buf.resize(filled * 2, 0);
+        if buf.len() == buf.capacity() {
+            buf.reserve(buf.len());
         }
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => return Ok(filled),
-            Ok(n) if size > 0 && (filled + n) as u64 == size => return Ok(filled + n),
-            Ok(n) => filled += n,
+        match read(buf) {
+            Ok(0) => return Ok(()),
+            Ok(_) if size > 0 && buf.len() as u64 == size => return Ok(()),
+            Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -236,29 +241,21 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
 #[cfg(test)]
 mod tests {
     use super::read_whole;
-    use std::io::Read;
+    use std::cell::Cell;
 
-    /// Gives its bytes a few at a time, as a pipe or a slow filesystem may.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-            let n = out.len().min(self.0.len()).min(3);
-            out[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
-    }
-
-    /// Counts the reads it is asked for.
-    struct Counted<'a>(&'a [u8], usize);
-
-    impl Read for Counted<'_> {
-        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-            self.1 += 1;
-            let n = out.len().min(self.0.len());
-            out[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
+    /// A reader of `text` for `read_whole`: each read gives at most `step` bytes (as a pipe or
+    /// a slow filesystem may) and never more than the buffer's spare capacity, as a read into
+    /// it would; `reads` counts them.
+    fn reader<'a>(
+        mut text: &'a [u8],
+        step: usize,
+        reads: &'a Cell<usize>,
+    ) -> impl FnMut(&mut Vec<u8>) -> std::io::Result<usize> + 'a {
+        move |buf| {
+            reads.set(reads.get() + 1);
+            let n = text.len().min(step).min(buf.capacity() - buf.len());
+            buf.extend_from_slice(&text[..n]);
+            text = &text[n..];
             Ok(n)
         }
     }
@@ -267,34 +264,38 @@ mod tests {
     fn a_file_of_its_measured_size_takes_one_read() {
         let mut buf = Vec::new();
         let text = b"fn main() {}\n".repeat(10);
-        let mut file = Counted(&text, 0);
-        let n = read_whole(&mut file, &mut buf, text.len() as u64).unwrap();
-        assert_eq!((&buf[..n], file.1), (&text[..], 1));
+        let reads = Cell::new(0);
+        read_whole(
+            reader(&text, usize::MAX, &reads),
+            &mut buf,
+            text.len() as u64,
+        )
+        .unwrap();
+        assert_eq!((&buf[..], reads.get()), (&text[..], 1));
         // Measured empty (a file may say 0 and still have bytes): read to the end.
-        let mut file = Counted(&text, 0);
-        let n = read_whole(&mut file, &mut buf, 0).unwrap();
-        assert_eq!(&buf[..n], &text[..]);
-        let mut file = Counted(b"", 0);
-        assert_eq!(read_whole(&mut file, &mut buf, 0).unwrap(), 0);
+        read_whole(reader(&text, usize::MAX, &reads), &mut buf, 0).unwrap();
+        assert_eq!(&buf[..], &text[..]);
+        read_whole(reader(b"", usize::MAX, &reads), &mut buf, 0).unwrap();
+        assert_eq!(buf, b"");
         // Grown since it was measured: the read fills the byte past the size; on to the end.
-        let mut file = Counted(&text, 0);
-        let n = read_whole(&mut file, &mut buf, 5).unwrap();
-        assert_eq!(&buf[..n], &text[..]);
+        read_whole(reader(&text, usize::MAX, &reads), &mut buf, 5).unwrap();
+        assert_eq!(&buf[..], &text[..]);
     }
 
     #[test]
     fn a_whole_file_comes_back_whatever_its_measured_size() {
         let mut buf = Vec::new();
         let text = b"fn main() {}\n".repeat(10);
+        let reads = Cell::new(0);
         // As measured, smaller (the file grew since), and larger (it shrank).
         for size in [text.len() as u64, 4, 0, 10_000] {
-            let n = read_whole(&mut Trickle(&text), &mut buf, size).unwrap();
-            assert_eq!(&buf[..n], &text[..], "measured as {size}");
+            read_whole(reader(&text, 3, &reads), &mut buf, size).unwrap();
+            assert_eq!(&buf[..], &text[..], "measured as {size}");
         }
-        // The buffer is longer than the next file now: only that file's bytes count.
-        let n = read_whole(&mut Trickle(b"ab"), &mut buf, 2).unwrap();
-        assert_eq!(&buf[..n], b"ab");
-        let n = read_whole(&mut Trickle(b""), &mut buf, 0).unwrap();
-        assert_eq!(n, 0);
+        // The buffer held a longer file before: only this file's bytes are in it.
+        read_whole(reader(b"ab", 3, &reads), &mut buf, 2).unwrap();
+        assert_eq!(buf, b"ab");
+        read_whole(reader(b"", 3, &reads), &mut buf, 0).unwrap();
+        assert_eq!(buf, b"");
     }
 }

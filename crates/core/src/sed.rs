@@ -61,6 +61,13 @@ pub struct Substitution {
     /// whose meaning differs between a line and the whole text (`\A`, `\z`, flags turning
     /// multi-line off).
     line_prefilter: bool,
+    /// The replacement when it refers to no group: the same text for every match, which
+    /// needs no captures.
+    fixed: Option<String>,
+    /// One search of the whole text finds exactly the matches the line-by-line run would
+    /// replace: a fixed string without a line break or `\r` (so no match crosses a line or
+    /// reaches into a CRLF's `\r`), replaced at every match of each line.
+    lines_are_whole_text: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -259,14 +266,24 @@ impl Substitution {
         };
         let line_prefilter =
             !(pattern.contains("\\A") || pattern.contains("\\z") || pattern.contains("(?-"));
+        let fixed = match replacement.as_slice() {
+            [] => Some(String::new()),
+            [Part::Literal(t)] => Some(t.clone()),
+            _ => None,
+        };
+        let occurrence = occurrence.unwrap_or(1);
+        let lines_are_whole_text =
+            literal && global && occurrence == 1 && !pattern_text.contains(['\n', '\r']);
         Ok(Substitution {
             line_prefilter,
+            fixed,
+            lines_are_whole_text,
             expression: expression.to_string(),
             regex: Arc::new(regex),
             bytes_regex: Arc::new(bytes_regex),
             replacement,
             global,
-            occurrence: occurrence.unwrap_or(1),
+            occurrence,
             whole_text,
         })
     }
@@ -306,7 +323,7 @@ impl Substitution {
     /// `(start, end, new)` byte ranges. Empty when nothing matches.
     pub fn splices(&self, text: &str) -> Vec<(usize, usize, String)> {
         let mut out = Vec::new();
-        if self.whole_text {
+        if self.whole_text || self.lines_are_whole_text {
             self.replace_in(text, 0, &mut out);
             return out;
         }
@@ -355,6 +372,12 @@ impl Substitution {
 
     /// Appends the replacements within `hay`, which starts at `offset` in the whole text.
     fn replace_in(&self, hay: &str, offset: usize, out: &mut Vec<(usize, usize, String)>) {
+        if let Some(fixed) = &self.fixed {
+            let wanted = self.regex.find_iter(hay).skip(self.occurrence - 1);
+            let wanted = wanted.take(if self.global { usize::MAX } else { 1 });
+            out.extend(wanted.map(|m| (m.start() + offset, m.end() + offset, fixed.clone())));
+            return;
+        }
         for (k, caps) in self.regex.captures_iter(hay).enumerate() {
             let n = k + 1;
             if n < self.occurrence {
@@ -615,6 +638,45 @@ mod tests {
     fn literal_mode_takes_text_as_written() {
         let s = Substitution::parse("s/a.b(/$1&\\\\/g", true).unwrap();
         assert_eq!(s.splices("a.b( axb(\n"), vec![(0, 4, "$1&\\".to_string())]);
+    }
+
+    /// A literal `g` substitution is found by one search of the whole text; whatever the
+    /// flags, the result is sed's line by line one, which this test works out with `str`'s
+    /// own replace on each line (its line break and a CRLF's `\r` left out).
+    #[test]
+    fn literal_mode_replaces_what_each_line_would() {
+        fn by_lines(text: &str, pat: &str, rep: &str, global: bool) -> String {
+            let mut out = String::new();
+            for line in text.split_inclusive('\n') {
+                let body = line.strip_suffix('\n').unwrap_or(line);
+                let body = body.strip_suffix('\r').unwrap_or(body);
+                out.push_str(&match global {
+                    true => body.replace(pat, rep),
+                    false => body.replacen(pat, rep, 1),
+                });
+                out.push_str(&line[body.len()..]);
+            }
+            out
+        }
+        let texts = [
+            "self.a = self.b;\nx\r\nself.self.\r\n\nno\nself.",
+            "aaaa\naa\r\na",
+            "a.b( a.b(\r\na.b(\n",
+            "",
+            "\r\n\r\n",
+        ];
+        for text in texts {
+            for (pat, rep) in [("self.", "this."), ("aa", "a"), ("a", ""), ("a.b(", "[x]")] {
+                for global in [true, false] {
+                    let expr = format!("s/{pat}/{rep}/{}", if global { "g" } else { "" });
+                    let got = Substitution::parse(&expr, true).unwrap().apply(text);
+                    assert_eq!(got, by_lines(text, pat, rep, global), "{expr} on {text:?}");
+                }
+            }
+        }
+        // A line break or `\r` in the pattern keeps the search line by line: no match.
+        let s = Substitution::parse("s/a\r/X/g", true).unwrap();
+        assert_eq!(s.apply("a\r\na\rb\n"), "a\r\nXb\n");
     }
 
     #[test]

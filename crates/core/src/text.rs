@@ -37,7 +37,12 @@ impl Eol {
     /// Whether [`Eol::convert`] would change `s`.
     pub fn needs_conversion(self, s: &str) -> bool {
         match self {
-            Eol::Lf => memchr::memmem::find(s.as_bytes(), b"\r\n").is_some(),
+            // By line break, not by a `memmem` search for CRLF: this runs for every
+            // replacement text of a tree-wide replace, most of them a few bytes with no break.
+            Eol::Lf => {
+                let b = s.as_bytes();
+                memchr::memchr_iter(b'\n', b).any(|i| i > 0 && b[i - 1] == b'\r')
+            }
             Eol::CrLf => {
                 let b = s.as_bytes();
                 memchr::memchr_iter(b'\n', b).any(|i| i == 0 || b[i - 1] != b'\r')

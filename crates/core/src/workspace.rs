@@ -798,25 +798,26 @@ impl Workspace {
     /// data directory, or (unless allowed) inside a `.git/` directory. Every operation that
     /// changes a file goes through this check.
     pub fn check_writable(&self, p: &WsPath) -> Result<(), FkError> {
-        let shown = self.display(p);
+        // Named only for an error: this runs for every file written.
+        let shown = || self.display(p);
         if self.read_only {
             return Err(FkError::new(
                 ErrorCode::ReadOnly,
-                format!("the workspace is read-only; {shown} was not written"),
+                format!("the workspace is read-only; {} was not written", shown()),
             )
             .with_hint("writes are turned off in this session; start filekit without read-only mode to allow them"));
         }
         if is_reserved(&p.rel) {
             return Err(FkError::new(
                 ErrorCode::OutOfRoot,
-                format!("{shown} is inside {RESERVED_DIR}/, which holds filekit's own data (edit history); tools may not write there"),
+                format!("{} is inside {RESERVED_DIR}/, which holds filekit's own data (edit history); tools may not write there", shown()),
             )
             .with_hint(format!("write somewhere else in the workspace, outside {RESERVED_DIR}/")));
         }
         if !self.git_writes && is_git_internal(&p.rel) {
             return Err(FkError::new(
                 ErrorCode::OutOfRoot,
-                format!("{shown} is inside {GIT_DIR}/, git's own data (objects, refs, hooks, config); filekit does not write there"),
+                format!("{} is inside {GIT_DIR}/, git's own data (objects, refs, hooks, config); filekit does not write there", shown()),
             )
             .with_hint(format!("edit the project's files instead and let git record them; to write inside {GIT_DIR}/ on purpose, start filekit with --allow-git-writes")));
         }

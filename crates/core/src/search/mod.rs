@@ -140,8 +140,9 @@ pub(crate) fn below<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
             && !rest.starts_with(b".")
             && !rest.starts_with(b"/")
             && !rest.ends_with(b"/")
-            && memchr::memmem::find(rest, b"//").is_none()
-            && memchr::memmem::find(rest, b"/.").is_none()
+            // No `//` and no `/.`: a separator followed by another or by a dot. (One pass
+            // of `memchr`; a `memmem` search builds its searcher on every call.)
+            && !memchr::memchr_iter(b'/', rest).any(|i| matches!(rest.get(i + 1), Some(b'/' | b'.')))
     };
     match p.strip_prefix(r) {
         Some([]) => Some(Path::new("")),
