@@ -1430,14 +1430,17 @@ pub(crate) fn writes_as_planned(opts: &EditOptions) -> bool {
     !opts.dry_run && !opts.atomic && opts.no_fsync
 }
 
-/// Writes `plan` now, on the thread that planned it, through the commit step, and lets go
-/// of its bytes; what it changed is recorded with the rest of its request ([`finish`]).
-/// Only for requests that [`writes_as_planned`] allows.
-pub(crate) fn write_now(ws: &Workspace, plan: &mut FilePlan, opts: &EditOptions) {
+/// Writes `plan` now, on the thread that planned it, through the commit step, and gives
+/// back the bytes it wrote (the plan keeps none); what it changed is recorded with the rest
+/// of its request ([`finish`]). Only for requests that [`writes_as_planned`] allows.
+pub(crate) fn write_now(
+    ws: &Workspace,
+    plan: &mut FilePlan,
+    opts: &EditOptions,
+) -> Option<Vec<u8>> {
     debug_assert!(writes_as_planned(opts));
-    if plan.target.is_none() || plan.write.is_none() {
-        return;
-    }
+    plan.target.as_ref()?;
+    plan.write.as_ref()?;
     let outcome = transaction::run(ws, &[write_op(plan, opts)], false, durability(opts, 1));
     let result = outcome
         .results
@@ -1445,7 +1448,7 @@ pub(crate) fn write_now(ws: &Workspace, plan: &mut FilePlan, opts: &EditOptions)
         .next()
         .expect("one result per op");
     settle(ws, plan, result, &[]);
-    plan.write = None;
+    plan.write.take().map(|(bytes, _)| bytes)
 }
 
 /// Puts the commit step's result for `plan` in its report and, with a history, prepares

@@ -27,14 +27,27 @@ enum Look {
     Undecided,
 }
 
+thread_local! {
+    /// The buffer a walk thread reads files into: see [`look`] and [`recycle`].
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Makes `bytes` (a file's bytes, written and no longer needed) the thread's read buffer if
+/// it holds more than the one it has: the next file is read into memory already in use,
+/// rather than into fresh memory the system must zero first.
+fn recycle(bytes: Vec<u8>) {
+    BUFFER.with_borrow_mut(|buf| {
+        if buf.capacity() < bytes.capacity() {
+            *buf = bytes;
+        }
+    });
+}
+
 /// Reads the file at `path` (as [`select`] gives it) and searches its bytes for `sub`, in a
 /// buffer each thread reuses: most files of a tree do not match, and those are settled before
 /// anything is decoded, indexed or copied. A file that may change takes the buffer with it
 /// (the thread starts a new one), so its bytes are not copied either.
 fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
-    thread_local! {
-        static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    }
     let rel = Path::new(path);
     if rel.is_absolute() {
         return Look::Undecided;
@@ -88,9 +101,13 @@ fn read_whole(
     buf: &mut Vec<u8>,
     size: u64,
 ) -> std::io::Result<()> {
-    buf.clear();
     // One more byte than the size: a read that fills it shows the file has grown.
     let want = usize::try_from(size).unwrap_or(usize::MAX - 1) + 1;
+    if buf.capacity() < want {
+        // Not grown in place: that would copy the last file's bytes along.
+        *buf = Vec::new();
+    }
+    buf.clear();
     buf.reserve(want);
     loop {
         if buf.len() == buf.capacity() {
@@ -179,8 +196,8 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         // How many files there are is known when the walk ends (total 0: not known yet).
         let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
         options.control.report(Progress { done, total: 0 });
-        if as_planned {
-            pipeline::write_now(ws, &mut plan, &options);
+        if as_planned && let Some(written) = pipeline::write_now(ws, &mut plan, &options) {
+            recycle(written);
         }
         if let Ok(mut plans) = plans.lock() {
             plans.push((path.to_string(), plan));

@@ -284,10 +284,12 @@ fn new_tx_name() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
+    // Asked of the system once: a tree-wide replace names a transaction per file.
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     format!(
         "{}-{}-{}",
         nanos,
-        std::process::id(),
+        PID.get_or_init(std::process::id),
         TX_COUNTER.fetch_add(1, Ordering::Relaxed)
     )
 }

@@ -732,25 +732,34 @@ impl Workspace {
             None => create_temp(&parent),
         }
         .map_err(|e| FkError::from_io(&e, &shown))?;
-        let written = (|| -> io::Result<()> {
+        let written = (|| -> io::Result<Metadata> {
             if let Some(perms) = perms {
                 file.set_permissions(perms)?;
             }
             file.write_all(bytes)?;
-            if sync { file.sync_all() } else { Ok(()) }
+            if sync {
+                file.sync_all()?;
+            }
+            // What the file will be at its name: a rename or a hard link keeps the inode,
+            // its size and its modification time.
+            file.metadata()
         })();
-        let pending = PendingWrite {
-            parent,
-            temp,
-            target: name,
-            mode,
-            shown,
-            committed: false,
-            synced: sync,
-        };
-        // Dropping `pending` on failure removes the temporary file.
-        written.map_err(|e| FkError::from_io(&e, &pending.shown))?;
-        Ok(pending)
+        match written {
+            Ok(written) => Ok(PendingWrite {
+                parent,
+                temp,
+                target: name,
+                mode,
+                shown,
+                committed: false,
+                synced: sync,
+                written: FileMeta::from_cap(&written),
+            }),
+            Err(e) => {
+                let _ = parent.remove_file(&temp);
+                Err(FkError::from_io(&e, &shown))
+            }
+        }
     }
 
     /// Overwrites the existing regular file `p` with `bytes` in place (see
@@ -1076,6 +1085,8 @@ pub struct PendingWrite {
     /// Staged with its own fsync (and its rename is then synced too); otherwise the caller
     /// syncs the filesystem.
     synced: bool,
+    /// The staged file's metadata once written: its metadata at its name once committed.
+    written: FileMeta,
 }
 
 /// The directories that hold a set of staged writes, flushed once each after the renames
@@ -1147,11 +1158,7 @@ impl PendingWrite {
         {
             let _ = d.into_std_file().sync_all();
         }
-        let m = self
-            .parent
-            .metadata(&self.target)
-            .map_err(|e| FkError::from_io(&e, &self.shown))?;
-        Ok(FileMeta::from_cap(&m))
+        Ok(self.written.clone())
     }
 
     fn put_in_place(&mut self) -> Result<(), FkError> {

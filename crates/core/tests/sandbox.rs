@@ -554,6 +554,11 @@ fn stage_and_commit_replace_atomically_and_keep_permissions() {
     assert!(meta.is_file && !meta.is_dir);
     let m = fx.ws.metadata(&p).unwrap().unwrap();
     assert_eq!(m.len, 20);
+    // What the commit reports (measured on the staged file) is the file now at the name.
+    assert_eq!(
+        (meta.ino, meta.mode, meta.modified),
+        (m.ino, m.mode, m.modified)
+    );
     assert_eq!(
         m.modified,
         fs::metadata(&target).unwrap().modified().unwrap()
