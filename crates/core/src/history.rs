@@ -662,9 +662,16 @@ pub struct StoredContent {
 
 impl StoredContent {
     pub fn of(bytes: &[u8]) -> StoredContent {
+        StoredContent::with_content_hash(bytes, crate::hash::content_hash(bytes))
+    }
+
+    /// Like [`StoredContent::of`], for bytes whose `content_hash` the caller has already
+    /// worked out (a planned write knows its old and new versions): one pass over them less.
+    pub fn with_content_hash(bytes: &[u8], chash: String) -> StoredContent {
+        debug_assert_eq!(chash, crate::hash::content_hash(bytes));
         StoredContent {
             hash: xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes(),
-            chash: crate::hash::content_hash(bytes),
+            chash,
             size: bytes.len(),
             data: compress(bytes),
         }

@@ -80,7 +80,7 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
             return Look::NoMatch;
         }
         Look::Read(Known {
-            target: target.map(|t| t.path(ws)),
+            target: target.map(|t| t.path()),
             bytes: FileBytes {
                 bytes: std::mem::take(buf),
                 meta: FileMeta::from_cap(&meta),

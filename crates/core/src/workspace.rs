@@ -176,17 +176,19 @@ impl FileMeta {
 /// A path of the first (and only) root that [`Workspace::open_resolved`] opened: beneath the
 /// root, through no link. Made into its [`WsPath`] only when wanted (most files a walk opens
 /// are read and left).
+/// It holds the root it was opened beneath, so it names a path of that workspace only.
 #[derive(Debug, Clone, Copy)]
 pub struct Linkless<'a> {
+    root: &'a Path,
     rel: &'a Path,
 }
 
 impl Linkless<'_> {
     /// The path, as [`Workspace::resolve`] gives it.
-    pub fn path(&self, ws: &Workspace) -> WsPath {
+    pub fn path(&self) -> WsPath {
         WsPath {
             root: 0,
-            abs: ws.roots[0].path.join(self.rel),
+            abs: self.root.join(self.rel),
             rel: self.rel.to_path_buf(),
         }
     }
@@ -609,8 +611,12 @@ impl Workspace {
             rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_SYMLINKS,
         )
         .ok();
+        // Without `openat2`, no open proves this: the callers take their general way.
         #[cfg(not(target_os = "linux"))]
-        return None;
+        {
+            let _ = (i, flags);
+            None
+        }
     }
 
     /// Opens `rel` (a walk's path relative to the only root, as [`crate::select`] gives
@@ -620,13 +626,14 @@ impl Workspace {
     /// looked up again to be written. `None`
     /// when that does not hold (several roots, whose innermost one names a path; a path
     /// not plain; a link; an error): open it with [`Workspace::open_found`] and resolve it.
-    pub fn open_resolved<'a>(&self, rel: &'a Path) -> Option<(std::fs::File, Linkless<'a>)> {
+    pub fn open_resolved<'a>(&'a self, rel: &'a Path) -> Option<(std::fs::File, Linkless<'a>)> {
         use std::path::Component;
         if self.roots.len() != 1 || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
             return None;
         }
         let fd = self.open_linkless(0, rel, rustix::fs::OFlags::RDONLY)?;
-        Some((std::fs::File::from(fd), Linkless { rel }))
+        let root = &self.roots[0].path;
+        Some((std::fs::File::from(fd), Linkless { root, rel }))
     }
 
     /// Opens `rel` (relative to root `root`) for reading beneath the root's handle, without
@@ -646,19 +653,6 @@ impl Workspace {
         create_parents: bool,
     ) -> Result<PendingWrite, FkError> {
         self.stage_with(p, bytes, mode, create_parents, true, None)
-    }
-
-    /// Like [`Workspace::stage`], but without syncing the temporary file: for writes of many
-    /// files, made durable together with [`sync_filesystems`] (one flush instead of two
-    /// per file), before and after they are committed.
-    pub fn stage_unsynced(
-        &self,
-        p: &WsPath,
-        bytes: &[u8],
-        mode: WriteMode,
-        create_parents: bool,
-    ) -> Result<PendingWrite, FkError> {
-        self.stage_with(p, bytes, mode, create_parents, false, None)
     }
 
     /// Stages like [`Workspace::stage`] into a temporary file of the given name, so that a

@@ -823,7 +823,7 @@ fn a_walk_path_opened_for_reading_names_what_resolving_it_would() {
             .ws
             .open_resolved(Path::new(path))
             .unwrap_or_else(|| panic!("{path} opens"));
-        assert_eq!(found.path(&fx.ws), fx.ws.resolve(path).unwrap(), "{path}");
+        assert_eq!(found.path(), fx.ws.resolve(path).unwrap(), "{path}");
         let mut text = String::new();
         file.read_to_string(&mut text).unwrap();
         assert_eq!(text.as_bytes(), fs::read(fx.root.join(path)).unwrap());
