@@ -158,32 +158,35 @@ def main():
                 "rg | sd": f"rg -l {'-F ' if literal else ''}{q(pat)} -g '*.rs' . | xargs -r {sd} {'-F ' if literal else ''}{q(pat)} {q(rep)}",
                 "rg | sed -i": f"rg -l {'-F ' if literal else ''}{q(pat)} -g '*.rs' . | xargs -r sed -i -E {q(sed_expr)}",
             }
-            times = {}
+            # Round by round, each tool once per round: this host's load comes and goes over
+            # seconds, and consecutive runs of one tool would give that tool all of a busy
+            # spell. Each tool's tree is checked after its last run.
+            samples = {tool: [] for tool in commands}
             hashes = {}
-            for tool, cmd in commands.items():
-                samples = []
-                for _ in range(args.runs):
+            for round_ in range(args.runs):
+                for tool, cmd in commands.items():
                     fresh()
                     t = time.perf_counter()
                     run_shell(cmd, work)
-                    samples.append(time.perf_counter() - t)
-                times[tool] = statistics.median(samples)
-                hashes[tool] = tree_hash(work)
+                    samples[tool].append(time.perf_counter() - t)
+                    if round_ == args.runs - 1:
+                        hashes[tool] = tree_hash(work)
+            times = {tool: statistics.median(s) for tool, s in samples.items()}
             if len(set(hashes.values())) != 1:
                 sys.exit(f"{name}: the tools left different trees: {hashes}")
             fresh()
-            preview = {}
-            for tool, cmd in {
+            previews = {
                 # Through a pipe: rg writing to /dev/null stops at the first match.
                 "filekit --dry-run": f"{FILEKIT} --root . replace {lit}{q(fk_expr)} . --glob '*.rs' --dry-run | cat",
                 "rg": f"rg {'-F ' if literal else ''}{q(pat)} -g '*.rs' . | cat",
-            }.items():
-                samples = []
-                for _ in range(args.runs):
+            }
+            preview_samples = {tool: [] for tool in previews}
+            for _ in range(args.runs):
+                for tool, cmd in previews.items():
                     t = time.perf_counter()
                     run_shell(cmd, work)
-                    samples.append(time.perf_counter() - t)
-                preview[tool] = statistics.median(samples)
+                    preview_samples[tool].append(time.perf_counter() - t)
+            preview = {tool: statistics.median(s) for tool, s in preview_samples.items()}
             rows.append((name, times, preview))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -104,14 +104,25 @@ fn read_whole(
     // One more byte than the size: a read that fills it shows the file has grown.
     let want = usize::try_from(size).unwrap_or(usize::MAX - 1) + 1;
     if buf.capacity() < want {
-        // Not grown in place: that would copy the last file's bytes along.
+        // Not grown in place: that would copy the last file's bytes along. Grown to a power
+        // of two (from 64 KiB), not to each larger file's size: buffers of a few sizes are
+        // reused by the allocator, where each new size would take fresh memory, which the
+        // system zeroes first.
+        let capacity = want
+            .checked_next_power_of_two()
+            .unwrap_or(want)
+            .max(64 << 10);
         *buf = Vec::new();
+        // A size no memory holds is an error for this file, not the end of the process.
+        buf.try_reserve_exact(capacity)
+            .or_else(|_| buf.try_reserve_exact(want))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
     }
     buf.clear();
-    buf.reserve(want);
     loop {
         if buf.len() == buf.capacity() {
-            buf.reserve(buf.len());
+            buf.try_reserve(buf.len())
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
         }
         match read(buf) {
             Ok(0) => return Ok(()),
