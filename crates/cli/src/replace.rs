@@ -116,7 +116,12 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
     }
     let bar = progress_bar();
     let on_progress = bar.clone();
+    // A hidden bar still takes its lock and works out a rate on every update: one per file.
+    let shown = !bar.is_hidden();
     let control = Control::with_progress(move |p| {
+        if !shown {
+            return;
+        }
         // A total of 0 is not known yet: the bar grows with the files found.
         on_progress.set_length(p.total.max(p.done) as u64);
         on_progress.set_position(p.done as u64);
