@@ -662,12 +662,13 @@ pub struct StoredContent {
 
 impl StoredContent {
     pub fn of(bytes: &[u8]) -> StoredContent {
-        StoredContent::with_content_hash(bytes, crate::hash::content_hash(bytes))
+        StoredContent::with_content_hash(bytes, None)
     }
 
-    /// Like [`StoredContent::of`], for bytes whose `content_hash` the caller has already
-    /// worked out (a planned write knows its old and new versions): one pass over them less.
-    pub fn with_content_hash(bytes: &[u8], chash: String) -> StoredContent {
+    /// Like [`StoredContent::of`], given the bytes' `content_hash` if the caller has already
+    /// worked it out (a planned write knows its old and new versions): one pass over them less.
+    pub fn with_content_hash(bytes: &[u8], known: Option<String>) -> StoredContent {
+        let chash = known.unwrap_or_else(|| crate::hash::content_hash(bytes));
         debug_assert_eq!(chash, crate::hash::content_hash(bytes));
         StoredContent {
             hash: xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes(),

@@ -848,10 +848,9 @@ fn plan_file_inner(
         } else {
             Some(base_doc.into_bytes())
         };
-        plan.old_content = old.as_deref().map(|old| match &before.hash {
-            Some(h) => StoredContent::with_content_hash(old, h.clone()),
-            None => StoredContent::of(old),
-        });
+        plan.old_content = old
+            .as_deref()
+            .map(|old| StoredContent::with_content_hash(old, before.hash.clone()));
         plan.old_mode = before.meta.as_ref().map(|m| m.mode);
     }
     plan.old_meta = before.meta;
@@ -863,10 +862,10 @@ fn plan_file_inner(
             None => new_text.as_bytes().to_vec(),
         };
         if ws.history().is_some() {
-            plan.new_content = Some(match &plan.report.new_hash {
-                Some(h) => StoredContent::with_content_hash(&bytes, h.clone()),
-                None => StoredContent::of(&bytes),
-            });
+            plan.new_content = Some(StoredContent::with_content_hash(
+                &bytes,
+                plan.report.new_hash.clone(),
+            ));
         }
         plan.write = Some((bytes, mode));
     }
