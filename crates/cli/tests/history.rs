@@ -565,7 +565,8 @@ fn concurrent_processes_lose_no_history_entry() {
                         .output()
                         .unwrap();
                     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-                    assert!(!String::from_utf8_lossy(&out.stdout).contains("warning"));
+                    let stdout = String::from_utf8_lossy(&out.stdout);
+                    assert!(!stdout.contains("warning"), "{stdout}");
                 }
             })
         })

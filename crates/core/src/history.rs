@@ -150,6 +150,34 @@ fn db_error(path: &Path, e: impl std::fmt::Display) -> FkError {
     ))
 }
 
+/// Puts the database in WAL mode, which lets readers and one writer work at once across
+/// processes. The mode is kept in the file, so only its first user changes it. SQLite
+/// answers "database is locked" to a journal mode pragma without calling the busy handler
+/// while another process creates the file or opens its WAL, so the wait is done here.
+fn use_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        let attempt = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))
+            .and_then(|mode| {
+                if mode.eq_ignore_ascii_case("wal") {
+                    Ok(())
+                } else {
+                    conn.pragma_update(None, "journal_mode", "WAL")
+                }
+            });
+        match attempt {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl History {
     /// Where a workspace's history lives by default.
     pub fn default_path(first_root: &Path) -> PathBuf {
@@ -187,9 +215,7 @@ impl History {
         let mut conn = Connection::open(path).map_err(|e| db_error(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| db_error(path, e))?;
-        // WAL lets readers and one writer work at once across processes.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| db_error(path, e))?;
+        use_wal(&conn).map_err(|e| db_error(path, e))?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| db_error(path, e))?;
         conn.execute_batch(
