@@ -138,6 +138,8 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
             // and computing thousands of diffs nobody reads would cost more than the replace.
             lean: true,
             no_diffs: !args.dry_run && !args.diff && !json,
+            // Only --json shows the files' versions.
+            no_hashes: !json,
             control,
             tool: Some("filekit replace".into()),
             ..EditOptions::default()

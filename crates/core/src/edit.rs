@@ -134,6 +134,10 @@ pub struct EditOptions {
     pub lean: bool,
     /// Compute no diffs: for unattended runs where nobody reads them.
     pub no_diffs: bool,
+    /// Report no content hashes (`old_hash`, `new_hash`) unless the request names a version:
+    /// for runs whose reports nobody reads as versions. The history and the version store
+    /// hash what they keep themselves.
+    pub no_hashes: bool,
     /// Refuse to make missing parent directories of created files.
     pub no_create_parents: bool,
     /// The tool or verb that made the request, as the history names it (`fs_write`,

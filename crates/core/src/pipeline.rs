@@ -165,20 +165,7 @@ fn retry_stale_merges(
             if !plan.stale_at_commit {
                 break;
             }
-            let names_version = fe.base_hash.is_some()
-                || plan.report.merged
-                || fe.edits.iter().any(|e| {
-                    matches!(
-                        e,
-                        Edit::ReplaceLines {
-                            content_hash: Some(_),
-                            ..
-                        } | Edit::Insert {
-                            content_hash: Some(_),
-                            ..
-                        } | Edit::Ranges { .. }
-                    )
-                });
+            let names_version = plan.report.merged || names_version(fe);
             let base = fe
                 .base_hash
                 .clone()
@@ -520,6 +507,24 @@ fn plan_file(
     plan
 }
 
+/// Whether `fe` was made on a version of its file that it names: a `base_hash`, or a line
+/// edit's or range edit's `content_hash`. Such a request needs the file's hash to be checked.
+fn names_version(fe: &FileEdits) -> bool {
+    fe.base_hash.is_some()
+        || fe.edits.iter().any(|e| {
+            matches!(
+                e,
+                Edit::ReplaceLines {
+                    content_hash: Some(_),
+                    ..
+                } | Edit::Insert {
+                    content_hash: Some(_),
+                    ..
+                } | Edit::Ranges { .. }
+            )
+        })
+}
+
 /// The file as it is on disk before the request.
 struct Before {
     /// The decoded file; taken as the base text when the edits apply to it (not a create).
@@ -528,21 +533,23 @@ struct Before {
     meta: Option<FileMeta>,
 }
 
-/// `known`: the file as the caller read it, if it did.
+/// `known`: the file as the caller read it, if it did. `hashed`: whether its content hash is
+/// wanted.
 fn read_before(
     ws: &Workspace,
     p: &WsPath,
     display: &str,
     known: Option<FileBytes>,
+    hashed: bool,
 ) -> Result<Before, FkError> {
     let fb = match known {
         Some(fb) => fb,
         None => ws.read(p)?,
     };
-    let hash = hash::content_hash(&fb.bytes);
+    let hash = hashed.then(|| hash::content_hash(&fb.bytes));
     let doc = TextDoc::decode_owned(fb.bytes, display)?;
     Ok(Before {
-        hash: Some(hash),
+        hash,
         doc: Some(doc),
         meta: Some(fb.meta),
     })
@@ -606,6 +613,7 @@ fn plan_file_inner(
         .with_hint("give the path of a file; list the directory to see its files"));
     }
 
+    let hashed = !opts.no_hashes || names_version(fe);
     let mut outcomes: Vec<EditOutcome> = fe
         .edits
         .iter()
@@ -630,7 +638,7 @@ fn plan_file_inner(
                 return Err(err);
             }
             let before = if exists.is_some() {
-                read_before(ws, &target, &display, known)?
+                read_before(ws, &target, &display, known, hashed)?
             } else {
                 Before {
                     doc: None,
@@ -666,7 +674,7 @@ fn plan_file_inner(
                 ));
                 return Ok(());
             }
-            let before = match read_before(ws, &target, &display, known) {
+            let before = match read_before(ws, &target, &display, known, hashed) {
                 Err(e)
                     if opts.skip_non_text
                         && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
@@ -828,15 +836,14 @@ fn plan_file_inner(
         return Ok(());
     }
     if hash_only {
-        plan.report.new_hash = Some(spliced_hash(base_doc.bom, base, &final_splices));
+        plan.report.new_hash = hashed.then(|| spliced_hash(base_doc.bom, base, &final_splices));
         return Ok(());
     }
     // Without a BOM the file's bytes are its text: hashed and written without a copy.
     let mut new_text = new_text;
     let bom_bytes = base_doc.bom.then(|| base_doc.encode(&new_text));
-    plan.report.new_hash = Some(hash::content_hash(
-        bom_bytes.as_deref().unwrap_or(new_text.as_bytes()),
-    ));
+    plan.report.new_hash =
+        hashed.then(|| hash::content_hash(bom_bytes.as_deref().unwrap_or(new_text.as_bytes())));
     if !opts.lean {
         plan.report.old_text = old_text.map(str::to_string);
     }

@@ -237,6 +237,48 @@ fn stale_hashes_write_nothing_and_show_the_lines_now() {
 }
 
 #[test]
+fn without_hashes_nothing_is_hashed_yet_named_versions_are_still_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "a\nb\nc\n").unwrap();
+    let no_hashes = |mut req: EditRequest| {
+        req.options.no_hashes = true;
+        req
+    };
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &no_hashes(one("f.txt", vec![replace("a", "A")])),
+    );
+    assert!(report.success());
+    assert_eq!(read(dir.path(), "f.txt"), "A\nb\nc\n");
+    assert_eq!(report.files[0].old_hash, None);
+    assert_eq!(report.files[0].new_hash, None);
+
+    // An edit made on a version it names is checked against the file all the same.
+    let stale = hash::content_hash(b"a\nb\nc\n");
+    let edit = |h: String| Edit::ReplaceLines {
+        start: 2,
+        end: Some(2),
+        new: "x".into(),
+        content_hash: Some(h),
+    };
+    let report = pipeline::apply(&ws(dir.path()), &no_hashes(one("f.txt", vec![edit(stale)])));
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::Stale);
+    assert_eq!(read(dir.path(), "f.txt"), "A\nb\nc\n");
+    let current = hash::content_hash(b"A\nb\nc\n");
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &no_hashes(one("f.txt", vec![edit(current.clone())])),
+    );
+    assert!(report.success());
+    assert_eq!(report.files[0].old_hash, Some(current));
+    assert_eq!(
+        report.files[0].new_hash,
+        Some(hash::content_hash(b"A\nx\nc\n"))
+    );
+}
+
+#[test]
 fn files_keep_line_endings_bom_final_newline_and_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
