@@ -55,19 +55,27 @@ pub struct Substitution {
     global: bool,
     /// 1-based: which match (of each line, or of the text in whole-text mode) is replaced.
     occurrence: usize,
-    /// `m`/`s`: the pattern runs over the whole text instead of each line.
-    whole_text: bool,
-    /// Line mode may find its lines with one search of the whole text: false for patterns
-    /// whose meaning differs between a line and the whole text (`\A`, `\z`, flags turning
-    /// multi-line off).
-    line_prefilter: bool,
+    scope: Scope,
     /// The replacement when it refers to no group: the same text for every match, which
     /// needs no captures.
     fixed: Option<String>,
-    /// One search of the whole text finds exactly the matches the line-by-line run would
-    /// replace: a fixed string without a line break or `\r` (so no match crosses a line or
-    /// reaches into a CRLF's `\r`), replaced at every match of each line.
-    lines_are_whole_text: bool,
+}
+
+/// What the pattern is run over, and how the lines it may match are found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// `m`/`s`: the whole text, so a match may cross lines.
+    WholeText,
+    /// Each line, and one search of the whole text finds exactly the matches the line-by-line
+    /// run would replace: a fixed string without a line break or `\r` (so no match crosses a
+    /// line or reaches into a CRLF's `\r`), replaced at every match of each line.
+    LinesFoundByWholeSearch,
+    /// Each line, of those a search of the whole text finds a match in (a match within a line
+    /// is also one of the whole text).
+    MatchingLines,
+    /// Each line, every one: the pattern's meaning differs between a line and the whole text
+    /// (`\A`, `\z`, flags turning multi-line off), so a whole-text search rules nothing out.
+    EveryLine,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -264,27 +272,32 @@ impl Substitution {
             parse_replacement(&replacement_text, &regex)
                 .map_err(|(at, what, hint)| err(field_starts[1] + at, &what, &hint))?
         };
-        let line_prefilter =
-            !(pattern.contains("\\A") || pattern.contains("\\z") || pattern.contains("(?-"));
         let fixed = match replacement.as_slice() {
             [] => Some(String::new()),
             [Part::Literal(t)] => Some(t.clone()),
             _ => None,
         };
         let occurrence = occurrence.unwrap_or(1);
-        let lines_are_whole_text =
-            literal && global && occurrence == 1 && !pattern_text.contains(['\n', '\r']);
+        let scope = if whole_text {
+            Scope::WholeText
+        } else if literal && global && occurrence == 1 && !pattern_text.contains(['\n', '\r']) {
+            Scope::LinesFoundByWholeSearch
+        } else if literal
+            || !(pattern.contains("\\A") || pattern.contains("\\z") || pattern.contains("(?-"))
+        {
+            Scope::MatchingLines
+        } else {
+            Scope::EveryLine
+        };
         Ok(Substitution {
-            line_prefilter,
+            scope,
             fixed,
-            lines_are_whole_text,
             expression: expression.to_string(),
             regex: Arc::new(regex),
             bytes_regex: Arc::new(bytes_regex),
             replacement,
             global,
             occurrence,
-            whole_text,
         })
     }
 
@@ -305,13 +318,13 @@ impl Substitution {
     pub fn matches(&self, text: &str) -> bool {
         // A pattern whose meaning differs between a line and the whole text (`\A`) cannot be
         // ruled out by a search of the whole text.
-        (!self.whole_text && !self.line_prefilter) || self.regex.is_match(text)
+        self.scope == Scope::EveryLine || self.regex.is_match(text)
     }
 
     /// Like [`Substitution::matches`], on a file's raw bytes, before it is decoded: a file
     /// whose bytes do not match cannot match once decoded either.
     pub fn may_match_bytes(&self, bytes: &[u8]) -> bool {
-        (!self.whole_text && !self.line_prefilter) || self.bytes_regex.is_match(bytes)
+        self.scope == Scope::EveryLine || self.bytes_regex.is_match(bytes)
     }
 
     /// The expression as given.
@@ -323,17 +336,20 @@ impl Substitution {
     /// `(start, end, new)` byte ranges. Empty when nothing matches.
     pub fn splices(&self, text: &str) -> Vec<(usize, usize, String)> {
         let mut out = Vec::new();
-        if self.whole_text || self.lines_are_whole_text {
-            self.replace_in(text, 0, &mut out);
-            return out;
-        }
-        if !self.line_prefilter {
-            let mut at = 0;
-            for line in text.split_inclusive('\n') {
-                self.replace_in_line(text, at, at + line.len(), &mut out);
-                at += line.len();
+        match self.scope {
+            Scope::WholeText | Scope::LinesFoundByWholeSearch => {
+                self.replace_in(text, 0, &mut out);
+                return out;
             }
-            return out;
+            Scope::EveryLine => {
+                let mut at = 0;
+                for line in text.split_inclusive('\n') {
+                    self.replace_in_line(text, at, at + line.len(), &mut out);
+                    at += line.len();
+                }
+                return out;
+            }
+            Scope::MatchingLines => {}
         }
         // Most lines of most files do not match. One search of the whole text finds the
         // lines that may: a match within a line is also a match of the whole text (`^`, `$`
@@ -677,6 +693,20 @@ mod tests {
         // A line break or `\r` in the pattern keeps the search line by line: no match.
         let s = Substitution::parse("s/a\r/X/g", true).unwrap();
         assert_eq!(s.apply("a\r\na\rb\n"), "a\r\nXb\n");
+        // Text that would be an anchor or a flag group in a regex is only text here.
+        for pat in ["\\A", "(?-m)"] {
+            for flags in ["", "2", "g"] {
+                let text = format!("x{pat}{pat}\n{pat}\r\nno\n");
+                let got = Substitution::parse(&format!("s/{pat}/Y/{flags}"), true).unwrap();
+                let want = match flags {
+                    "" => "xY{pat}\nY\r\nno\n".replace("{pat}", pat),
+                    "2" => format!("x{pat}Y\n{pat}\r\nno\n"),
+                    _ => "xYY\nY\r\nno\n".to_string(),
+                };
+                assert_eq!(got.apply(&text), want, "{pat} {flags}");
+                assert!(got.matches(&text) && !got.matches("A (m)\n"));
+            }
+        }
     }
 
     #[test]
