@@ -175,8 +175,8 @@ impl FileMeta {
 
 /// A path of the first (and only) root that [`Workspace::open_resolved`] opened: beneath the
 /// root, through no link. Made into its [`WsPath`] only when wanted (most files a walk opens
-/// are read and left).
-/// It holds the root it was opened beneath, so it names a path of that workspace only.
+/// are read and left). It holds the path of the root it was opened beneath, so it can name
+/// no path of another workspace.
 #[derive(Debug, Clone, Copy)]
 pub struct Linkless<'a> {
     root: &'a Path,
