@@ -5,7 +5,11 @@
 //! the state before and after (a file's bytes and permissions, a directory, a link, or
 //! nothing). Contents are stored once per distinct content (an entry's "after" is usually the
 //! next one's "before") and compressed with LZ4; when the stored bytes pass a cap, the oldest
-//! entries go first.
+//! entries go first. A content an edit made is stored as that edit's splices of the content
+//! before it (its base) when the writer gives them: a replace across thousands of files
+//! changes a few bytes of each, and compressing and storing each new file whole was half the
+//! cost of recording it. Chains of such contents are kept short ([`MAX_DEPTH`]), and a base
+//! is kept as long as a content built on it is.
 //!
 //! The database is shared: the CLI and a running server may write it at the same time (WAL
 //! mode, a busy timeout, one SQL transaction per entry). A history that cannot be opened or
@@ -35,8 +39,14 @@ pub const DEFAULT_CAP_BYTES: u64 = 512 * 1024 * 1024;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// 2 added `blobs.chash`, the `content_hash` of a blob, so that the version store can find
-/// the versions commits wrote here instead of keeping a second copy of each.
-const SCHEMA_VERSION: i64 = 2;
+/// the versions commits wrote here instead of keeping a second copy of each. 3 added
+/// `blobs.base` and `blobs.depth`: a blob with a base holds splices of the base's content
+/// (see [`encode_splices`]), `depth` blobs away from one stored whole.
+const SCHEMA_VERSION: i64 = 3;
+
+/// The most blobs a content may be built through (the splices of the splices of ...) before
+/// it is stored whole: reading a content back decompresses and applies that many.
+pub const MAX_DEPTH: i64 = 8;
 
 /// What is at a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,7 +245,9 @@ impl History {
                  size INTEGER NOT NULL,
                  stored INTEGER NOT NULL,
                  data BLOB NOT NULL,
-                 chash TEXT);
+                 chash TEXT,
+                 base INTEGER,
+                 depth INTEGER NOT NULL DEFAULT 0);
              CREATE INDEX IF NOT EXISTS blobs_by_hash ON blobs(hash);
              CREATE TABLE IF NOT EXISTS changes(
                  entry INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
@@ -245,7 +257,7 @@ impl History {
                  after_kind TEXT NOT NULL, after_blob INTEGER, after_mode INTEGER, after_link TEXT,
                  PRIMARY KEY(entry, seq));
              CREATE INDEX IF NOT EXISTS changes_by_path ON changes(path);
-             INSERT OR IGNORE INTO meta(key, value) VALUES('schema', 2);
+             INSERT OR IGNORE INTO meta(key, value) VALUES('schema', 3);
              INSERT OR IGNORE INTO meta(key, value) VALUES('stored_bytes', 0);
              COMMIT;",
         )
@@ -256,10 +268,11 @@ impl History {
             })
         };
         let mut schema = schema_now(&conn).map_err(|e| db_error(path, e))?;
-        if schema == 1 {
+        if schema == 1 || schema == 2 {
             // Blobs stored before version 2 have no content hash: they are not found as
             // versions, which only makes an edit on them stale, as a pruned version would.
-            // Checked again under the write lock: another process may have migrated first.
+            // Blobs stored before version 3 are all whole. Checked again under the write
+            // lock: another process may have migrated first.
             let migrate = |conn: &mut Connection| -> rusqlite::Result<i64> {
                 let tx =
                     conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -267,6 +280,13 @@ impl History {
                     tx.execute_batch(
                         "ALTER TABLE blobs ADD COLUMN chash TEXT;
                          UPDATE meta SET value = 2 WHERE key = 'schema';",
+                    )?;
+                }
+                if schema_now(&tx)? == 2 {
+                    tx.execute_batch(
+                        "ALTER TABLE blobs ADD COLUMN base INTEGER;
+                         ALTER TABLE blobs ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+                         UPDATE meta SET value = 3 WHERE key = 'schema';",
                     )?;
                 }
                 let now = schema_now(&tx)?;
@@ -395,10 +415,10 @@ impl History {
         }
         let mut added: i64 = 0;
         for (seq, c) in changes.iter().enumerate() {
-            let (bk, bb, bm, bl) =
-                store_node(&tx, &c.before, &mut added).map_err(|e| db_error(path, e))?;
-            let (ak, ab, am, al) =
-                store_node(&tx, &c.after, &mut added).map_err(|e| db_error(path, e))?;
+            let ((bk, bb, bm, bl), before) =
+                store_node(&tx, &c.before, None, &mut added).map_err(|e| db_error(path, e))?;
+            let ((ak, ab, am, al), _) =
+                store_node(&tx, &c.after, before, &mut added).map_err(|e| db_error(path, e))?;
             tx.execute(
                 "INSERT INTO changes VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
@@ -612,20 +632,20 @@ impl History {
         // Hex digits sort before 'g': every hash with the prefix lies in [prefix, prefix+'g').
         let found = conn
             .prepare_cached(
-                "SELECT chash, data FROM blobs WHERE chash >= ?1 AND chash < ?2
+                "SELECT chash, min(id) FROM blobs WHERE chash >= ?1 AND chash < ?2
                  GROUP BY chash LIMIT 2",
             )
             .and_then(|mut st| {
                 st.query_map(params![prefix, format!("{prefix}g")], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()
             })
             .unwrap_or_default();
         found
             .into_iter()
-            .filter_map(|(h, data)| {
-                let bytes = lz4_flex::decompress_size_prepended(&data).ok()?;
+            .filter_map(|(h, id)| {
+                let bytes = load_blob(conn, id).ok()?;
                 (crate::hash::content_hash(&bytes) == h).then_some((h, bytes))
             })
             .collect()
@@ -683,7 +703,16 @@ pub struct StoredContent {
     /// The `content_hash` agents know the version by.
     chash: String,
     size: usize,
-    data: Vec<u8>,
+    form: StoredForm,
+}
+
+#[derive(Debug)]
+enum StoredForm {
+    /// The LZ4 form of the bytes.
+    Whole(Vec<u8>),
+    /// The LZ4 form of [`encode_splices`] of the content before it in the same change: only
+    /// an "after" has this form.
+    SplicesOfBefore(Vec<u8>),
 }
 
 impl StoredContent {
@@ -694,15 +723,100 @@ impl StoredContent {
     /// Like [`StoredContent::of`], given the bytes' `content_hash` if the caller has already
     /// worked it out (a planned write knows its old and new versions): one pass over them less.
     pub fn with_content_hash(bytes: &[u8], known: Option<String>) -> StoredContent {
+        StoredContent::hashed(bytes, known, StoredForm::Whole(compress(bytes)))
+    }
+
+    /// The content `bytes` of an edit's "after", stored as `splices` of its "before": each
+    /// `(start, end, text)` replaces the before's bytes `start + shift .. end + shift` (in
+    /// order, not overlapping). The caller guarantees that they make `bytes` of it.
+    pub fn spliced<'a>(
+        bytes: &[u8],
+        known: Option<String>,
+        splices: impl IntoIterator<Item = (usize, usize, &'a [u8])>,
+        shift: usize,
+    ) -> StoredContent {
+        let encoded = encode_splices(
+            splices
+                .into_iter()
+                .map(|(start, end, text)| (start + shift, end + shift, text)),
+        );
+        StoredContent::hashed(
+            bytes,
+            known,
+            StoredForm::SplicesOfBefore(compress(&encoded)),
+        )
+    }
+
+    fn hashed(bytes: &[u8], known: Option<String>, form: StoredForm) -> StoredContent {
         let chash = known.unwrap_or_else(|| crate::hash::content_hash(bytes));
         debug_assert_eq!(chash, crate::hash::content_hash(bytes));
         StoredContent {
             hash: xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes(),
             chash,
             size: bytes.len(),
-            data: compress(bytes),
+            form,
         }
     }
+
+    /// Whether it can be stored only with the content before it (see [`StoredContent::spliced`]).
+    pub fn needs_before(&self) -> bool {
+        matches!(self.form, StoredForm::SplicesOfBefore(_))
+    }
+}
+
+/// Splices as a blob with a base stores them: for each, in order, the bytes kept since the
+/// previous one, the bytes removed and the bytes inserted (three LEB128 numbers), then the
+/// inserted bytes.
+fn encode_splices<'a>(splices: impl Iterator<Item = (usize, usize, &'a [u8])>) -> Vec<u8> {
+    fn number(out: &mut Vec<u8>, mut n: usize) {
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (start, end, text) in splices {
+        debug_assert!(at <= start && start <= end, "splices in order");
+        number(&mut out, start - at);
+        number(&mut out, end - start);
+        number(&mut out, text.len());
+        out.extend_from_slice(text);
+        at = end;
+    }
+    out
+}
+
+/// `base` with the [`encode_splices`] form `encoded` applied: a content of `size` bytes, or
+/// `None` if `encoded` does not fit `base` (a damaged database).
+fn apply_encoded(base: &[u8], mut encoded: &[u8], size: usize) -> Option<Vec<u8>> {
+    fn number(input: &mut &[u8]) -> Option<usize> {
+        let mut n: usize = 0;
+        for shift in (0..usize::BITS).step_by(7) {
+            let (&byte, rest) = input.split_first()?;
+            *input = rest;
+            n |= usize::from(byte & 0x7f).checked_shl(shift)?;
+            if byte < 0x80 {
+                return Some(n);
+            }
+        }
+        None
+    }
+    let mut out = Vec::with_capacity(size);
+    let mut at: usize = 0;
+    while !encoded.is_empty() {
+        let start = at.checked_add(number(&mut encoded)?)?;
+        let end = start.checked_add(number(&mut encoded)?)?;
+        let len = number(&mut encoded)?;
+        out.extend_from_slice(base.get(at..start)?);
+        out.extend_from_slice(encoded.get(..len)?);
+        base.get(start..end)?;
+        encoded = &encoded[len..];
+        at = end;
+    }
+    out.extend_from_slice(base.get(at..)?);
+    (out.len() == size).then_some(out)
 }
 
 /// What is at a path, with a file's content in stored form (see [`History::record_prepared`]).
@@ -771,66 +885,158 @@ pub(crate) fn compress(bytes: &[u8]) -> Vec<u8> {
     })
 }
 
+/// A stored blob: its row and how many blobs its content is built through.
+#[derive(Debug, Clone, Copy)]
+struct BlobRef {
+    id: i64,
+    depth: i64,
+}
+
+/// Stores `node`; a file's content that is splices of the content before it is stored on
+/// `before`, the blob of that content. Returns its row's values and its blob.
 fn store_node(
     conn: &Connection,
     node: &PreparedNode,
+    before: Option<BlobRef>,
     added: &mut i64,
-) -> rusqlite::Result<NodeRow> {
+) -> rusqlite::Result<(NodeRow, Option<BlobRef>)> {
     Ok(match node {
-        PreparedNode::Absent => ("absent", None, None, None),
-        PreparedNode::Dir { mode } => ("dir", None, Some(*mode as i64), None),
+        PreparedNode::Absent => (("absent", None, None, None), None),
+        PreparedNode::Dir { mode } => (("dir", None, Some(*mode as i64), None), None),
         PreparedNode::Symlink { target } => (
-            "symlink",
-            None,
-            None,
-            Some(target.to_string_lossy().into_owned()),
-        ),
-        PreparedNode::File { content, mode } => (
-            "file",
-            Some(store_blob(conn, content, added)?),
-            Some(*mode as i64),
+            (
+                "symlink",
+                None,
+                None,
+                Some(target.to_string_lossy().into_owned()),
+            ),
             None,
         ),
+        PreparedNode::File { content, mode } => {
+            let blob = store_blob(conn, content, before, added)?;
+            (
+                ("file", Some(blob.id), Some(*mode as i64), None),
+                Some(blob),
+            )
+        }
+    })
+}
+
+/// The error for a database whose contents do not fit together.
+fn damaged(what: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        0,
+        rusqlite::types::Type::Blob,
+        format!("damaged history: {what}").into(),
+    )
+}
+
+fn decompress(data: &[u8]) -> rusqlite::Result<Vec<u8>> {
+    lz4_flex::decompress_size_prepended(data).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Blob, Box::new(e))
     })
 }
 
 /// Stores `content` once: an equal content already stored is reused (the hash only finds
-/// candidates; the contents are compared).
+/// candidates; the contents are compared). Splices of the content before (`before`) are
+/// stored as they are unless that would make a chain longer than [`MAX_DEPTH`].
 fn store_blob(
     conn: &Connection,
     content: &StoredContent,
+    before: Option<BlobRef>,
     added: &mut i64,
-) -> rusqlite::Result<i64> {
-    {
-        let mut st =
-            conn.prepare_cached("SELECT id, data FROM blobs WHERE hash = ?1 AND size = ?2")?;
-        let mut rows = st.query(params![&content.hash[..], content.size as i64])?;
-        let mut ours: Option<Vec<u8>> = None;
-        while let Some(r) = rows.next()? {
-            let data: Vec<u8> = r.get(1)?;
-            let same = data == content.data || {
-                let ours = ours.get_or_insert_with(|| {
-                    lz4_flex::decompress_size_prepended(&content.data).unwrap_or_default()
-                });
-                lz4_flex::decompress_size_prepended(&data).is_ok_and(|d| d == *ours)
-            };
-            if same {
-                return r.get(0);
+) -> rusqlite::Result<BlobRef> {
+    let (data, base) = match &content.form {
+        StoredForm::Whole(data) => (data, None),
+        StoredForm::SplicesOfBefore(data) => match before {
+            Some(b) => (data, Some(b)),
+            None => return Err(damaged("the splices of a content that was not stored")),
+        },
+    };
+    // Our bytes, made only if a candidate is stored in another form.
+    let ours = || -> rusqlite::Result<Vec<u8>> {
+        let bytes = decompress(data)?;
+        match base {
+            None => Ok(bytes),
+            Some(b) => apply_encoded(&load_blob(conn, b.id)?, &bytes, content.size)
+                .ok_or_else(|| damaged("splices that do not fit their base")),
+        }
+    };
+    let candidates: Vec<(i64, i64, Option<i64>, Vec<u8>)> = conn
+        .prepare_cached("SELECT id, depth, base, data FROM blobs WHERE hash = ?1 AND size = ?2")?
+        .query_map(params![&content.hash[..], content.size as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut our_bytes: Option<Vec<u8>> = None;
+    for (id, depth, their_base, their_data) in candidates {
+        let same = (their_base == base.map(|b| b.id) && their_data == *data) || {
+            if our_bytes.is_none() {
+                our_bytes = Some(ours()?);
             }
+            load_blob(conn, id).is_ok_and(|theirs| Some(&theirs) == our_bytes.as_ref())
+        };
+        if same {
+            return Ok(BlobRef { id, depth });
         }
     }
-    conn.prepare_cached(
-        "INSERT INTO blobs(hash, size, stored, data, chash) VALUES(?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![
-        &content.hash[..],
-        content.size as i64,
-        content.data.len() as i64,
-        &content.data,
-        &content.chash
-    ])?;
-    *added += content.data.len() as i64;
-    Ok(conn.last_insert_rowid())
+    let mut insert = |data: &[u8], base: Option<BlobRef>| -> rusqlite::Result<BlobRef> {
+        let depth = base.map_or(0, |b| b.depth + 1);
+        conn.prepare_cached(
+            "INSERT INTO blobs(hash, size, stored, data, chash, base, depth)
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            &content.hash[..],
+            content.size as i64,
+            data.len() as i64,
+            data,
+            &content.chash,
+            base.map(|b| b.id),
+            depth
+        ])?;
+        *added += data.len() as i64;
+        Ok(BlobRef {
+            id: conn.last_insert_rowid(),
+            depth,
+        })
+    };
+    match base {
+        Some(b) if b.depth >= MAX_DEPTH => {
+            let whole = match our_bytes {
+                Some(bytes) => bytes,
+                None => ours()?,
+            };
+            insert(&compress(&whole), None)
+        }
+        _ => insert(data, base),
+    }
+}
+
+/// The content of blob `id`: decompressed, and built on its bases if it has any.
+fn load_blob(conn: &Connection, id: i64) -> rusqlite::Result<Vec<u8>> {
+    // From the blob asked for down to one stored whole.
+    let mut chain: Vec<(Vec<u8>, usize)> = Vec::new();
+    let mut next = Some(id);
+    while let Some(id) = next {
+        if chain.len() as i64 > MAX_DEPTH {
+            return Err(damaged(
+                "a chain of contents longer than any filekit stores",
+            ));
+        }
+        let (data, size, base): (Vec<u8>, i64, Option<i64>) = conn
+            .prepare_cached("SELECT data, size, base FROM blobs WHERE id = ?1")?
+            .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        chain.push((data, usize::try_from(size).unwrap_or(usize::MAX)));
+        next = base;
+    }
+    let (whole, _) = chain.pop().expect("at least the blob asked for");
+    let mut bytes = decompress(&whole)?;
+    while let Some((data, size)) = chain.pop() {
+        bytes = apply_encoded(&bytes, &decompress(&data)?, size)
+            .ok_or_else(|| damaged("splices that do not fit their base"))?;
+    }
+    Ok(bytes)
 }
 
 fn load_node(
@@ -839,21 +1045,10 @@ fn load_node(
 ) -> rusqlite::Result<Node> {
     let mode = mode.unwrap_or(0o644) as u32;
     Ok(match kind.as_str() {
-        "file" => {
-            let data: Vec<u8> = conn.query_row(
-                "SELECT data FROM blobs WHERE id = ?1",
-                params![blob.unwrap_or(-1)],
-                |r| r.get(0),
-            )?;
-            let bytes = lz4_flex::decompress_size_prepended(&data).map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(
-                    0,
-                    rusqlite::types::Type::Blob,
-                    Box::new(e),
-                )
-            })?;
-            Node::File { bytes, mode }
-        }
+        "file" => Node::File {
+            bytes: load_blob(conn, blob.unwrap_or(-1))?,
+            mode,
+        },
         "dir" => Node::Dir { mode },
         "symlink" => Node::Symlink {
             target: PathBuf::from(link.unwrap_or_default()),
@@ -879,23 +1074,26 @@ fn prune(conn: &Connection, cap: u64, keep: i64) -> rusqlite::Result<()> {
         )?;
         let Some(oldest) = oldest else { return Ok(()) };
         conn.execute("DELETE FROM entries WHERE id = ?1", params![oldest])?;
-        let freed: i64 = conn.query_row(
-            "SELECT coalesce(sum(stored), 0) FROM blobs WHERE id NOT IN
+        // A blob no change names goes, unless a blob built on it stays; once those go, it
+        // goes in a later round.
+        const UNUSED: &str = "id NOT IN
                (SELECT before_blob FROM changes WHERE before_blob IS NOT NULL
-                UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL)",
-            [],
-            |r| r.get(0),
-        )?;
-        conn.execute(
-            "DELETE FROM blobs WHERE id NOT IN
-               (SELECT before_blob FROM changes WHERE before_blob IS NOT NULL
-                UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL)",
-            [],
-        )?;
-        conn.execute(
-            "UPDATE meta SET value = value - ?1 WHERE key = 'stored_bytes'",
-            params![freed],
-        )?;
+                UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL
+                UNION SELECT base FROM blobs WHERE base IS NOT NULL)";
+        loop {
+            let freed: i64 = conn.query_row(
+                &format!("SELECT coalesce(sum(stored), 0) FROM blobs WHERE {UNUSED}"),
+                [],
+                |r| r.get(0),
+            )?;
+            if conn.execute(&format!("DELETE FROM blobs WHERE {UNUSED}"), [])? == 0 {
+                break;
+            }
+            conn.execute(
+                "UPDATE meta SET value = value - ?1 WHERE key = 'stored_bytes'",
+                params![freed],
+            )?;
+        }
     }
 }
 
@@ -1119,5 +1317,272 @@ mod tests {
         other.replace_range(15.., last);
         assert!(other != hashes[j]);
         assert!(h.versions_named(&other).is_empty());
+    }
+
+    #[test]
+    fn encoded_splices_apply_back_and_damaged_ones_are_refused() {
+        let base = b"alpha beta gamma\n";
+        let splices: Vec<(usize, usize, &[u8])> = vec![
+            (0, 5, b"ALPHA"),
+            (6, 6, b"new "),
+            (11, 16, b""),
+            (17, 17, b"tail\n"),
+        ];
+        let encoded = encode_splices(splices.iter().copied());
+        let want = b"ALPHA new beta \ntail\n";
+        assert_eq!(
+            apply_encoded(base, &encoded, want.len()).as_deref(),
+            Some(&want[..])
+        );
+        // Shifted as for a file with a BOM before its text.
+        let bom = [b"\xEF\xBB\xBF".as_slice(), base].concat();
+        let shifted = encode_splices(splices.iter().map(|&(s, e, t)| (s + 3, e + 3, t)));
+        assert_eq!(
+            apply_encoded(&bom, &shifted, want.len() + 3).unwrap(),
+            [b"\xEF\xBB\xBF".as_slice(), want].concat()
+        );
+        assert_eq!(
+            apply_encoded(base, &[], base.len()).as_deref(),
+            Some(&base[..])
+        );
+        // Damaged: cut short, past the end of the base, of another size, numbers too long.
+        assert_eq!(
+            apply_encoded(base, &encoded[..encoded.len() - 1], want.len()),
+            None
+        );
+        assert_eq!(apply_encoded(b"alpha", &encoded, want.len()), None);
+        assert_eq!(apply_encoded(base, &encoded, want.len() + 1), None);
+        assert_eq!(apply_encoded(base, &[0xff; 12], 0), None);
+        let far = encode_splices([(40usize, 41usize, &b"x"[..])].into_iter());
+        assert_eq!(apply_encoded(base, &far, base.len()), None);
+    }
+
+    /// A change of `old` into `new` with `new` stored as splices of `old`.
+    fn spliced_change(path: &str, old: &str, splices: &[(usize, usize, &str)]) -> PreparedChange {
+        let mut new = String::new();
+        let mut at = 0;
+        for (s, e, t) in splices {
+            new.push_str(&old[at..*s]);
+            new.push_str(t);
+            at = *e;
+        }
+        new.push_str(&old[at..]);
+        PreparedChange {
+            path: PathBuf::from(path),
+            before: PreparedNode::File {
+                content: StoredContent::of(old.as_bytes()),
+                mode: 0o644,
+            },
+            after: PreparedNode::File {
+                content: StoredContent::spliced(
+                    new.as_bytes(),
+                    None,
+                    splices.iter().map(|(s, e, t)| (*s, *e, t.as_bytes())),
+                    0,
+                ),
+                mode: 0o644,
+            },
+        }
+    }
+
+    fn after_text(h: &History, id: i64) -> String {
+        match &h.changes(id).unwrap()[0].after {
+            Node::File { bytes, .. } => String::from_utf8(bytes.clone()).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn chains_of_splices_stop_at_the_most_depth_and_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        let h = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
+        let mut text = "line\n".repeat(500);
+        let mut ids = Vec::new();
+        let mut texts = Vec::new();
+        for i in 0..(2 * MAX_DEPTH + 3) as usize {
+            let at = i * 5;
+            let change = spliced_change("/f.txt", &text, &[(at, at + 4, "LINE")]);
+            ids.push(
+                h.record_prepared("edit", "one line", EntryKind::Change, None, &[change])
+                    .unwrap(),
+            );
+            text.replace_range(at..at + 4, "LINE");
+            texts.push(text.clone());
+        }
+        for (id, want) in ids.iter().zip(&texts) {
+            assert_eq!(&after_text(&h, *id), want);
+        }
+        let conn = Connection::open(&path).unwrap();
+        let (spliced, deepest, whole): (i64, i64, i64) = conn
+            .query_row(
+                "SELECT count(base), max(depth), count(*) - count(base) FROM blobs",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(deepest, MAX_DEPTH);
+        // The first before, and one whole content each time a chain was full.
+        assert_eq!(whole, 3);
+        assert_eq!(spliced, 2 * MAX_DEPTH + 1);
+        // The first content again: found among the stored ones, whatever their form.
+        let back = spliced_change("/f.txt", &texts[0], &[(0, 4, "line")]);
+        let undo_like = h
+            .record_prepared("edit", "back", EntryKind::Change, None, &[back])
+            .unwrap();
+        let blobs: i64 = conn
+            .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(
+            blobs,
+            2 * MAX_DEPTH + 4,
+            "both contents were stored already"
+        );
+        assert_eq!(after_text(&h, undo_like), "line\n".repeat(500));
+    }
+
+    #[test]
+    fn pruning_keeps_a_content_while_another_is_built_on_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        // Room for a few whole contents that do not compress, not for all of them.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let noise: String = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                char::from(b'!' + (x % 90) as u8)
+            })
+            .collect();
+        let h = History::open(&path, 60_000).unwrap();
+        let mut text = noise.clone();
+        let mut kept = Vec::new();
+        for i in 0..40usize {
+            let at = i * 7;
+            let change = spliced_change("/f.txt", &text, &[(at, at + 3, "abc")]);
+            let id = h
+                .record_prepared("edit", "e", EntryKind::Change, None, &[change])
+                .unwrap();
+            text.replace_range(at..at + 3, "abc");
+            kept.push((id, text.clone()));
+        }
+        let listed = h
+            .list(&ListFilter {
+                path: None,
+                limit: Some(100),
+            })
+            .unwrap();
+        assert!(listed.len() < 40, "some entries were pruned");
+        for info in &listed {
+            let want = &kept.iter().find(|(id, _)| *id == info.id).unwrap().1;
+            assert_eq!(&after_text(&h, info.id), want, "entry {}", info.id);
+        }
+        let conn = Connection::open(&path).unwrap();
+        let stored: i64 = conn
+            .query_row("SELECT coalesce(sum(stored), 0) FROM blobs", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(
+            stored as u64,
+            h.stored_bytes().unwrap(),
+            "the count of stored bytes is kept"
+        );
+        assert!(stored <= 60_000, "{stored}");
+        // No blob is kept that nothing needs: each is named by a change or built on.
+        let orphans: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM blobs WHERE id NOT IN
+                   (SELECT before_blob FROM changes WHERE before_blob IS NOT NULL
+                    UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL
+                    UNION SELECT base FROM blobs WHERE base IS NOT NULL)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(orphans, 0);
+    }
+
+    #[test]
+    fn a_damaged_chain_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        let h = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
+        let id = h
+            .record_prepared(
+                "edit",
+                "e",
+                EntryKind::Change,
+                None,
+                &[spliced_change("/f.txt", "abc\n", &[(0, 1, "A")])],
+            )
+            .unwrap();
+        Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE blobs SET base = id WHERE base IS NOT NULL", [])
+            .unwrap();
+        let err = h.changes(id).unwrap_err();
+        assert!(err.message.contains("damaged history"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_schema_2_history_is_migrated_and_its_contents_stay_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_1).unwrap();
+            conn.execute_batch(
+                "ALTER TABLE blobs ADD COLUMN chash TEXT; UPDATE meta SET value = 2 WHERE key = 'schema';",
+            )
+            .unwrap();
+            let data = lz4_flex::compress_prepend_size(b"old\n");
+            conn.execute(
+                "INSERT INTO blobs(hash, size, stored, data, chash) VALUES(x'00', 4, ?1, ?2, ?3)",
+                params![data.len() as i64, data, crate::hash::content_hash(b"old\n")],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO entries(time, tool, summary, kind) VALUES('t', 'edit', 'old entry', 'change')",
+                [],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO changes VALUES(1, 0, '/a.txt', 'absent', NULL, NULL, NULL, 'file', 1, 420, NULL)",
+                [],
+            )
+            .unwrap();
+        }
+        let h = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
+        assert_eq!(after_text(&h, 1), "old\n");
+        let old = crate::hash::content_hash(b"old\n");
+        assert_eq!(
+            h.versions_named(&old),
+            vec![(old.clone(), b"old\n".to_vec())]
+        );
+        // A new content built on the old whole one.
+        let id = h
+            .record_prepared(
+                "edit",
+                "new",
+                EntryKind::Change,
+                None,
+                &[spliced_change("/a.txt", "old\n", &[(0, 3, "new")])],
+            )
+            .unwrap();
+        assert_eq!(after_text(&h, id), "new\n");
+        let new = crate::hash::content_hash(b"new\n");
+        assert_eq!(
+            h.versions_named(&new),
+            vec![(new.clone(), b"new\n".to_vec())]
+        );
+        let schema: i64 = Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(schema, SCHEMA_VERSION);
     }
 }

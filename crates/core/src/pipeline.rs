@@ -841,7 +841,8 @@ fn plan_file_inner(
     }
     // Without a BOM the file's bytes are its text: hashed and written without a copy.
     let mut new_text = new_text;
-    let bom_bytes = base_doc.bom.then(|| base_doc.encode(&new_text));
+    let bom = base_doc.bom;
+    let bom_bytes = bom.then(|| base_doc.encode(&new_text));
     plan.report.new_hash =
         hashed.then(|| hash::content_hash(bom_bytes.as_deref().unwrap_or(new_text.as_bytes())));
     if !opts.lean {
@@ -869,10 +870,16 @@ fn plan_file_inner(
             None => new_text.as_bytes().to_vec(),
         };
         if ws.history().is_some() {
-            plan.new_content = Some(StoredContent::with_content_hash(
-                &bytes,
-                plan.report.new_hash.clone(),
-            ));
+            let known = plan.report.new_hash.clone();
+            plan.new_content = Some(if first_is_create {
+                StoredContent::with_content_hash(&bytes, known)
+            } else {
+                // The old content is stored as the text it was (after its BOM): these
+                // splices of it make the new one.
+                let shift = if bom { crate::text::UTF8_BOM.len() } else { 0 };
+                let splices = final_splices.iter().map(|(s, e, t)| (*s, *e, t.as_bytes()));
+                StoredContent::spliced(&bytes, known, splices, shift)
+            });
         }
         plan.write = Some((bytes, mode));
     }
@@ -1492,8 +1499,9 @@ fn settle(
     if ws.history().is_some() {
         let after_mode = meta.as_ref().map_or(0o644, |m| m.mode);
         let new_content = match plan.new_content.take() {
-            Some(c) => c,
-            None => StoredContent::of(&plan.write.as_ref().expect("written").0),
+            // Splices need the content they apply to.
+            Some(c) if !c.needs_before() || plan.old_content.is_some() => c,
+            _ => StoredContent::of(&plan.write.as_ref().expect("written").0),
         };
         plan.change = Some(PreparedChange {
             path: target.absolute().to_path_buf(),

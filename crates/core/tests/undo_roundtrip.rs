@@ -231,6 +231,7 @@ fn run(ws: &Workspace, root: &Path, s: &Step) -> bool {
             let req = TreeReplace {
                 selection: FileSelection {
                     directory: root.to_string_lossy().into_owned(),
+                    file_pattern: "*".into(),
                     recursive: true,
                     ..FileSelection::default()
                 },
@@ -249,6 +250,7 @@ fn seed_tree(root: &Path) {
         ("src/c.rs", "fn main() { let x = 1; }\n", 0o600),
         ("src/lib/d.rs", "pub fn d() {}\r\nabcde\r\n", 0o640),
         ("docs/e.md", "# e\n\nsome text\n", 0o644),
+        ("docs/bom.txt", "\u{feff}with a BOM\nabc\n", 0o644),
     ];
     for (p, body, mode) in files {
         let path = root.join(p);
@@ -395,4 +397,113 @@ fn the_history_is_pruned_oldest_first_under_its_cap() {
     assert!(kept.len() < 30 && !kept.is_empty());
     assert_eq!(kept[0].id, *ids.last().unwrap(), "the newest entry is kept");
     assert!(h.entry(ids[0]).is_err(), "the oldest entry was pruned");
+}
+
+/// Contents an edit made are stored as its splices of the content before (the history's
+/// `blobs.base`): what a request wrote and what it replaced come back whole, BOM and all, and
+/// undo and redo give the files back byte for byte.
+#[test]
+fn contents_stored_as_splices_come_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+    let db = root.join(".filekit/history.db");
+    ws.set_history(Arc::new(History::new(&db, 1 << 30)));
+    let lines: String = (0..2000)
+        .map(|i| format!("line {i} of the file\n"))
+        .collect();
+    std::fs::write(root.join("plain.txt"), &lines).unwrap();
+    std::fs::write(root.join("bom.txt"), format!("\u{feff}{lines}")).unwrap();
+    let mut states = vec![snapshot(&root)];
+    let mut entries = Vec::new();
+    for i in 0..12 {
+        let r = if i % 3 == 2 {
+            let req = TreeReplace {
+                selection: FileSelection {
+                    directory: root.to_string_lossy().into_owned(),
+                    file_pattern: "*".into(),
+                    recursive: true,
+                    ..FileSelection::default()
+                },
+                substitution: Substitution::parse(&format!("s/line {i}0 /LINE {i}0 /"), false)
+                    .unwrap(),
+                options: EditOptions::default(),
+            };
+            tree_replace(&ws, &req).unwrap().report
+        } else {
+            let files = ["plain.txt", "bom.txt"].map(|f| FileEdits {
+                base_hash: None,
+                path: root.join(f).to_string_lossy().into_owned(),
+                edits: vec![Edit::ReplaceText {
+                    old: format!("line {i} of"),
+                    new: format!("line {i} (edited) of"),
+                    expected: Expected::Exactly(1),
+                    label: None,
+                }],
+            });
+            pipeline::apply(
+                &ws,
+                &EditRequest {
+                    files: files.to_vec(),
+                    options: EditOptions::default(),
+                },
+            )
+        };
+        assert!(r.files.iter().all(|f| f.written), "{:?}", r.files);
+        entries.push(r.history_entry.unwrap());
+        states.push(snapshot(&root));
+    }
+    let h = ws.history().unwrap();
+    for (k, id) in entries.iter().enumerate() {
+        for c in h.changes(*id).unwrap() {
+            let rel = c.path.strip_prefix(&root).unwrap();
+            let bytes = |n: &filekit_core::history::Node| match n {
+                filekit_core::history::Node::File { bytes, .. } => bytes.clone(),
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(
+                bytes(&c.before),
+                states[k][rel].2,
+                "entry {id} before {rel:?}"
+            );
+            assert_eq!(
+                bytes(&c.after),
+                states[k + 1][rel].2,
+                "entry {id} after {rel:?}"
+            );
+        }
+    }
+    // The edits were stored as splices: a few bytes each, not a copy of each file.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (spliced, spliced_bytes, whole_bytes): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT count(base), coalesce(sum(CASE WHEN base IS NOT NULL THEN stored END), 0),
+                    sum(CASE WHEN base IS NULL THEN stored END) FROM blobs",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert!(spliced >= 20, "{spliced} contents stored as splices");
+    assert!(
+        spliced_bytes * 20 < whole_bytes,
+        "{spliced_bytes} bytes of splices, {whole_bytes} of whole contents"
+    );
+    for k in (0..entries.len()).rev() {
+        undo::undo(&ws, None, false, false).unwrap();
+        assert_eq!(
+            snapshot(&root),
+            states[k],
+            "after undoing entry {}",
+            entries[k]
+        );
+    }
+    for k in 0..entries.len() {
+        undo::redo(&ws, None, false, false).unwrap();
+        assert_eq!(
+            snapshot(&root),
+            states[k + 1],
+            "after redoing entry {}",
+            entries[k]
+        );
+    }
 }
