@@ -419,9 +419,11 @@ impl History {
                 store_node(&tx, &c.before, None, &mut added).map_err(|e| db_error(path, e))?;
             let ((ak, ab, am, al), _) =
                 store_node(&tx, &c.after, before, &mut added).map_err(|e| db_error(path, e))?;
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO changes VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![
+            )
+            .and_then(|mut st| {
+                st.execute(params![
                     id,
                     seq as i64,
                     c.path.to_string_lossy(),
@@ -433,8 +435,8 @@ impl History {
                     ab,
                     am,
                     al
-                ],
-            )
+                ])
+            })
             .map_err(|e| db_error(path, e))?;
         }
         tx.execute(
