@@ -745,7 +745,7 @@ impl StoredContent {
         StoredContent::hashed(
             bytes,
             known,
-            StoredForm::SplicesOfBefore(compress(&encoded)),
+            StoredForm::SplicesOfBefore([&SPLICES_MARK[..], &compress(&encoded)].concat()),
         )
     }
 
@@ -765,6 +765,12 @@ impl StoredContent {
         matches!(self.form, StoredForm::SplicesOfBefore(_))
     }
 }
+
+/// What the data of a blob of splices starts with: the LZ4 form (size first) of no bytes, which
+/// the splices after it do not fit. A filekit that reads only whole contents (schema 2, still
+/// running in another process when this one migrated the database) then fails to decompress
+/// such a blob, instead of taking the splices for the content and writing them on an undo.
+const SPLICES_MARK: [u8; 4] = [0; 4];
 
 /// Splices as a blob with a base stores them: for each, in order, the bytes kept since the
 /// previous one, the bytes removed and the bytes inserted (three LEB128 numbers), then the
@@ -939,6 +945,16 @@ fn decompress(data: &[u8]) -> rusqlite::Result<Vec<u8>> {
     })
 }
 
+/// The encoded splices of a blob with a base (see [`SPLICES_MARK`]).
+fn splices_of(data: &[u8]) -> rusqlite::Result<Vec<u8>> {
+    match data.strip_prefix(&SPLICES_MARK[..]) {
+        Some(rest) => decompress(rest),
+        None => Err(damaged(
+            "a content built on another without the mark of one",
+        )),
+    }
+}
+
 /// Stores `content` once: an equal content already stored is reused (the hash only finds
 /// candidates; the contents are compared). Splices of the content before (`before`) are
 /// stored as they are unless that would make a chain longer than [`MAX_DEPTH`].
@@ -957,10 +973,9 @@ fn store_blob(
     };
     // Our bytes, made only if a candidate is stored in another form.
     let ours = || -> rusqlite::Result<Vec<u8>> {
-        let bytes = decompress(data)?;
         match base {
-            None => Ok(bytes),
-            Some(b) => apply_encoded(&load_blob(conn, b.id)?, &bytes, content.size)
+            None => decompress(data),
+            Some(b) => apply_encoded(&load_blob(conn, b.id)?, &splices_of(data)?, content.size)
                 .ok_or_else(|| damaged("splices that do not fit their base")),
         }
     };
@@ -1035,7 +1050,7 @@ fn load_blob(conn: &Connection, id: i64) -> rusqlite::Result<Vec<u8>> {
     let (whole, _) = chain.pop().expect("at least the blob asked for");
     let mut bytes = decompress(&whole)?;
     while let Some((data, size)) = chain.pop() {
-        bytes = apply_encoded(&bytes, &decompress(&data)?, size)
+        bytes = apply_encoded(&bytes, &splices_of(&data)?, size)
             .ok_or_else(|| damaged("splices that do not fit their base"))?;
     }
     Ok(bytes)
@@ -1526,6 +1541,47 @@ mod tests {
             .unwrap();
         let err = h.changes(id).unwrap_err();
         assert!(err.message.contains("damaged history"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_reader_of_whole_contents_only_fails_on_splices_rather_than_misread_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        let h = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
+        let text: String = (0..300).map(|i| format!("line {i}\n")).collect();
+        let cases: [&[(usize, usize, &str)]; 4] = [
+            &[(0, 0, "x")],
+            &[(5, 9, "")],
+            &[
+                (0, 4, "LINE"),
+                (100, 120, "a longer replacement text, repeated, repeated"),
+            ],
+            &[(text.len(), text.len(), "appended\n")],
+        ];
+        for splices in cases {
+            h.record_prepared(
+                "edit",
+                "e",
+                EntryKind::Change,
+                None,
+                &[spliced_change("/f.txt", &text, splices)],
+            )
+            .unwrap();
+        }
+        let conn = Connection::open(&path).unwrap();
+        let mut st = conn
+            .prepare("SELECT data FROM blobs WHERE base IS NOT NULL")
+            .unwrap();
+        let spliced: Vec<Vec<u8>> = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(spliced.len(), 4);
+        for data in spliced {
+            // What a schema-2 filekit does with a blob.
+            assert!(lz4_flex::decompress_size_prepended(&data).is_err());
+        }
     }
 
     #[test]
