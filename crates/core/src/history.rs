@@ -1234,6 +1234,20 @@ mod tests {
         }
     }
 
+    /// An entry recorded by an older filekit: `/a.txt` created with blob 1's content.
+    fn old_entry_of_blob_1(conn: &Connection) {
+        conn.execute(
+            "INSERT INTO entries(time, tool, summary, kind) VALUES('t', 'edit', 'old entry', 'change')",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO changes VALUES(1, 0, '/a.txt', 'absent', NULL, NULL, NULL, 'file', 1, 420, NULL)",
+            [],
+        )
+        .unwrap();
+    }
+
     #[test]
     fn a_schema_1_history_is_migrated_and_keeps_its_entries() {
         let dir = tempfile::tempdir().unwrap();
@@ -1251,16 +1265,7 @@ mod tests {
                 params![data.len() as i64, data],
             )
             .unwrap();
-            conn.execute(
-                "INSERT INTO entries(time, tool, summary, kind) VALUES('t', 'edit', 'old entry', 'change')",
-                [],
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO changes VALUES(1, 0, '/a.txt', 'absent', NULL, NULL, NULL, 'file', 1, 420, NULL)",
-                [],
-            )
-            .unwrap();
+            old_entry_of_blob_1(&conn);
         }
         let h = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
         let old = crate::hash::content_hash(b"old\n");
@@ -1376,14 +1381,11 @@ mod tests {
 
     /// A change of `old` into `new` with `new` stored as splices of `old`.
     fn spliced_change(path: &str, old: &str, splices: &[(usize, usize, &str)]) -> PreparedChange {
-        let mut new = String::new();
-        let mut at = 0;
-        for (s, e, t) in splices {
-            new.push_str(&old[at..*s]);
-            new.push_str(t);
-            at = *e;
-        }
-        new.push_str(&old[at..]);
+        let owned: Vec<(usize, usize, String)> = splices
+            .iter()
+            .map(|(s, e, t)| (*s, *e, t.to_string()))
+            .collect();
+        let new = crate::pipeline::apply_splices(old, &owned);
         PreparedChange {
             path: PathBuf::from(path),
             before: PreparedNode::File {
@@ -1601,16 +1603,7 @@ mod tests {
                 params![data.len() as i64, data, crate::hash::content_hash(b"old\n")],
             )
             .unwrap();
-            conn.execute(
-                "INSERT INTO entries(time, tool, summary, kind) VALUES('t', 'edit', 'old entry', 'change')",
-                [],
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO changes VALUES(1, 0, '/a.txt', 'absent', NULL, NULL, NULL, 'file', 1, 420, NULL)",
-                [],
-            )
-            .unwrap();
+            old_entry_of_blob_1(&conn);
         }
         let h = History::open(&path, DEFAULT_CAP_BYTES).unwrap();
         assert_eq!(after_text(&h, 1), "old\n");

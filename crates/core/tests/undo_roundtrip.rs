@@ -229,17 +229,22 @@ fn run(ws: &Workspace, root: &Path, s: &Step) -> bool {
         Step::Replace { from, to } => {
             let sub = Substitution::parse(&format!("s/{from}/{to}/g"), false).unwrap();
             let req = TreeReplace {
-                selection: FileSelection {
-                    directory: root.to_string_lossy().into_owned(),
-                    file_pattern: "*".into(),
-                    recursive: true,
-                    ..FileSelection::default()
-                },
+                selection: every_file(root),
                 substitution: sub,
                 options: EditOptions::default(),
             };
             tree_replace(ws, &req).is_ok_and(|r| r.report.history_entry.is_some())
         }
+    }
+}
+
+/// Every file below `root`.
+fn every_file(root: &Path) -> FileSelection {
+    FileSelection {
+        directory: root.to_string_lossy().into_owned(),
+        file_pattern: "*".into(),
+        recursive: true,
+        ..FileSelection::default()
     }
 }
 
@@ -419,12 +424,7 @@ fn contents_stored_as_splices_come_back_whole() {
     for i in 0..12 {
         let r = if i % 3 == 2 {
             let req = TreeReplace {
-                selection: FileSelection {
-                    directory: root.to_string_lossy().into_owned(),
-                    file_pattern: "*".into(),
-                    recursive: true,
-                    ..FileSelection::default()
-                },
+                selection: every_file(&root),
                 substitution: Substitution::parse(&format!("s/line {i}0 /LINE {i}0 /"), false)
                     .unwrap(),
                 options: EditOptions::default(),
