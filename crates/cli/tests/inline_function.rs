@@ -1,7 +1,8 @@
 //! `inline_function` for TS/JS through the real binary: tsserver offers no such refactor, so
 //! filekit inlines on the syntax trees (`precision: "syntactic"`), with or without the
 //! language server on PATH. Judged by the TypeScript compiler of `scripts/setup-test-deps`
-//! (`tsc` compiles it without an error) and by node: the compiled program prints the same before and after.
+//! (`tsc` compiles it without an error) and by node: the compiled program prints the same
+//! before and after.
 
 mod common;
 

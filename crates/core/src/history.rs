@@ -759,11 +759,6 @@ impl StoredContent {
             form,
         }
     }
-
-    /// Whether it can be stored only with the content before it (see [`StoredContent::spliced`]).
-    pub fn needs_before(&self) -> bool {
-        matches!(self.form, StoredForm::SplicesOfBefore(_))
-    }
 }
 
 /// What the data of a blob of splices starts with: the LZ4 form (size first) of no bytes, which

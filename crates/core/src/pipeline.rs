@@ -871,7 +871,7 @@ fn plan_file_inner(
         };
         if ws.history().is_some() {
             let known = plan.report.new_hash.clone();
-            plan.new_content = Some(if first_is_create {
+            plan.new_content = Some(if first_is_create || plan.old_content.is_none() {
                 StoredContent::with_content_hash(&bytes, known)
             } else {
                 // The old content is stored as the text it was (after its BOM): these
@@ -1499,9 +1499,8 @@ fn settle(
     if ws.history().is_some() {
         let after_mode = meta.as_ref().map_or(0o644, |m| m.mode);
         let new_content = match plan.new_content.take() {
-            // Splices need the content they apply to.
-            Some(c) if !c.needs_before() || plan.old_content.is_some() => c,
-            _ => StoredContent::of(&plan.write.as_ref().expect("written").0),
+            Some(c) => c,
+            None => StoredContent::of(&plan.write.as_ref().expect("written").0),
         };
         plan.change = Some(PreparedChange {
             path: target.absolute().to_path_buf(),
