@@ -234,3 +234,45 @@ fn in_place_cannot_be_atomic_or_interactive() {
     }
     assert_eq!(before, sb.snapshot());
 }
+
+#[test]
+fn rewritten_files_keep_their_modes_under_a_narrow_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let modes = [
+        ("shared.txt", 0o664),
+        ("secret.txt", 0o600),
+        ("run.sh", 0o755),
+    ];
+    for (name, mode) in modes {
+        sb.write(name, "old value\n");
+        std::fs::set_permissions(sb.path(name), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    // The new file of each is created under the process's umask; 077 takes away every bit
+    // but the owner's, which the write must give back.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 077 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_filekit"))
+        .arg("--root")
+        .arg(sb.root())
+        .args(["replace", "s/old/new/", "."])
+        .current_dir(sb.root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (name, mode) in modes {
+        assert_eq!(sb.read(name), "new value\n", "{name}");
+        let now = std::fs::metadata(sb.path(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777;
+        assert_eq!(now, mode, "{name}: {now:o}, was {mode:o}");
+    }
+}

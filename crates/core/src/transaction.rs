@@ -192,14 +192,46 @@ fn put_in_place(
     let _one_at_a_time = COMMIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let _across_processes = read_as.and_then(|_| lock_across_processes(ws, path));
     if let Some(old) = read_as
-        // Gone or replaced by a directory: the rename reports it (or refuses it).
-        && let Ok(Some(now)) = ws.metadata(path)
-        && now.is_file
-        && (now.ino != old.ino || now.len != old.len || now.modified != old.modified)
+        && changed_since(ws, path, old)
     {
         return Err(stale_error(&ws.display(path)));
     }
     put()
+}
+
+/// Whether the regular file now at `path` (links followed) is not the one `old` describes.
+/// Gone or replaced by a directory is not "changed" here: the write reports it (or refuses
+/// it). One `stat` of the path from its root's handle: the path, not a descriptor opened
+/// before, because another writer may have renamed a new file to it meanwhile.
+fn changed_since(ws: &Workspace, path: &WsPath, old: &FileMeta) -> bool {
+    use rustix::fs::{AtFlags, FileType, statat};
+    let Ok(now) = statat(
+        ws.root_dir(path.root_index()),
+        path.relative(),
+        AtFlags::empty(),
+    ) else {
+        return false;
+    };
+    if !FileType::from_raw_mode(now.st_mode).is_file() {
+        return false;
+    }
+    let modified = modified_of(&now);
+    now.st_ino != old.ino || now.st_size as u64 != old.len || modified != old.modified
+}
+
+/// A `stat`'s modification time as [`FileMeta::modified`] gives it: before 1970 the
+/// nanoseconds count forward from the (negative) second, and a time no `SystemTime` holds is
+/// the epoch.
+fn modified_of(st: &rustix::fs::Stat) -> std::time::SystemTime {
+    use std::time::{Duration, UNIX_EPOCH};
+    let nanos = Duration::new(0, st.st_mtime_nsec as u32);
+    let whole = match u64::try_from(st.st_mtime) {
+        Ok(secs) => UNIX_EPOCH.checked_add(Duration::from_secs(secs)),
+        Err(_) => UNIX_EPOCH.checked_sub(Duration::from_secs(st.st_mtime.unsigned_abs())),
+    };
+    whole
+        .and_then(|t| t.checked_add(nanos))
+        .unwrap_or(UNIX_EPOCH)
 }
 
 fn stale_error(shown: &str) -> FkError {

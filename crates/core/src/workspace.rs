@@ -12,7 +12,7 @@
 
 use crate::error::{ErrorCode, FkError};
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, Metadata, OpenOptions, Permissions};
+use cap_std::fs::{Dir, Metadata, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -721,22 +721,32 @@ impl Workspace {
             (None, _) => None,
         };
 
+        // Created with the old file's permissions, which the umask can only narrow: the new
+        // bytes are never readable by more users than the old ones were, and a changed mode
+        // is set only when the umask did narrow it (one system call less per file).
+        let create_mode = perms.as_ref().map_or(0o666, |p| p.mode() & 0o7777);
         let (temp, mut file) = match temp_name {
-            Some(name) => create_temp_named(&parent, name).map(|f| (name.to_os_string(), f)),
-            None => create_temp(&parent),
+            Some(name) => {
+                create_temp_named(&parent, name, create_mode).map(|f| (name.to_os_string(), f))
+            }
+            None => create_temp(&parent, create_mode),
         }
         .map_err(|e| FkError::from_io(&e, &shown))?;
         let written = (|| -> io::Result<Metadata> {
-            if let Some(perms) = perms {
-                file.set_permissions(perms)?;
-            }
             file.write_all(bytes)?;
+            // What the file will be at its name: a rename or a hard link keeps the inode,
+            // its size and its modification time.
+            let mut written = file.metadata()?;
+            if let Some(perms) = perms
+                && written.permissions().mode() & 0o7777 != perms.mode() & 0o7777
+            {
+                file.set_permissions(perms)?;
+                written = file.metadata()?;
+            }
             if sync {
                 file.sync_all()?;
             }
-            // What the file will be at its name: a rename or a hard link keeps the inode,
-            // its size and its modification time.
-            file.metadata()
+            Ok(written)
         })();
         match written {
             Ok(written) => Ok(PendingWrite {
@@ -1041,9 +1051,9 @@ fn check_length(path: &str) -> Result<(), FkError> {
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Creates a fresh temporary file in `dir`. `create_new` never follows a link at the name.
-fn create_temp(dir: &Dir) -> io::Result<(OsString, cap_std::fs::File)> {
+fn create_temp(dir: &Dir, mode: u32) -> io::Result<(OsString, cap_std::fs::File)> {
     let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
+    options.write(true).create_new(true).mode(mode);
     let mut last_err = None;
     for _ in 0..64 {
         let name = OsString::from(format!(
@@ -1060,9 +1070,9 @@ fn create_temp(dir: &Dir) -> io::Result<(OsString, cap_std::fs::File)> {
     Err(last_err.unwrap_or_else(|| io::Error::other("could not create a temporary file")))
 }
 
-fn create_temp_named(dir: &Dir, name: &OsStr) -> io::Result<cap_std::fs::File> {
+fn create_temp_named(dir: &Dir, name: &OsStr, mode: u32) -> io::Result<cap_std::fs::File> {
     let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
+    options.write(true).create_new(true).mode(mode);
     dir.open_with(name, &options)
 }
 

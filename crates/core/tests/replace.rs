@@ -214,6 +214,45 @@ fn bad_requests_say_what_to_fix() {
 }
 
 #[test]
+fn a_file_rewritten_to_the_same_size_meanwhile_is_stale_in_every_write_mode() {
+    // Someone else rewrites the file between its read and its write, to bytes of the same
+    // length, in the same inode: only its modification time tells. (Set a second ahead: two
+    // writes within one tick of the kernel's clock can carry the same time.)
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let theirs = "const z = 9;\r\n";
+    for in_place in [false, true] {
+        for no_fsync in [false, true] {
+            let path = root.join("sub/b.js");
+            fs::write(&path, "const c = 3;\r\n").unwrap();
+            let mut req = request(&root, "b.js", true, "s/const/let/g");
+            req.options.in_place = in_place;
+            req.options.no_fsync = no_fsync;
+            let target = path.clone();
+            req.options.control = filekit_core::Control::with_progress(move |p| {
+                if p.done == 1 && p.total == 0 {
+                    let before = fs::metadata(&target).unwrap().modified().unwrap();
+                    let file = fs::OpenOptions::new().write(true).open(&target).unwrap();
+                    std::io::Write::write_all(&mut &file, theirs.as_bytes()).unwrap();
+                    file.set_modified(before + std::time::Duration::from_secs(1))
+                        .unwrap();
+                }
+            });
+            let out = tree_replace(&ws(&root), &req).unwrap();
+            let b = &out.report.files[0];
+            let mode = format!("in_place {in_place}, no_fsync {no_fsync}");
+            assert_eq!(
+                b.error.as_ref().map(|e| e.code),
+                Some(ErrorCode::Stale),
+                "{mode}: {b:?}"
+            );
+            assert!(!b.written, "{mode}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), theirs, "{mode}");
+        }
+    }
+}
+
+#[test]
 fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
     // Atomic and in place together: nothing is written, every file says why.
     let dir = tree();
