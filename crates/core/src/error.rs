@@ -44,6 +44,9 @@ pub enum ErrorCode {
     Io,
     /// Another holder has a lease on the path (see `leases`).
     Locked,
+    /// The input is over one of the bounds filekit keeps on what a workspace or a request
+    /// can make it do (a file's size, a document's nesting, a count); see [`Limit`].
+    TooLarge,
 }
 
 impl ErrorCode {
@@ -65,6 +68,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Io => "IO",
             ErrorCode::Locked => "LOCKED",
+            ErrorCode::TooLarge => "TOO_LARGE",
         }
     }
 }
@@ -160,5 +164,52 @@ impl fmt::Display for FkError {
 }
 
 impl std::error::Error for FkError {}
+
+/// Which bound a [`TooLarge`](ErrorCode::TooLarge) failure hit. The bounds exist because the
+/// workspace is untrusted input: a file, a name or a document in it must not make filekit use
+/// unbounded memory, time or stack. A failure carries the facts (`details.limit`: what, how
+/// much was found, the bound), so that each front end can say it in its own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Bytes of a file that an operation would hold whole (edits, semantic reads).
+    FileSize,
+    /// Levels of nesting of a document or a syntax tree.
+    Nesting,
+    /// Nodes a document expands to (YAML aliases, entity-like expansion).
+    Expansion,
+    /// Bytes of one request (a tool call, a JSON-RPC message).
+    RequestSize,
+    /// Leases held in one workspace, or paths in one lease request.
+    Leases,
+    /// Work a search for a near miss may do.
+    SearchWork,
+    /// Alternatives or nesting of a glob pattern.
+    Pattern,
+}
+
+impl Limit {
+    /// The unit the counts of this bound are in, for messages.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Limit::FileSize | Limit::RequestSize => "bytes",
+            Limit::Nesting | Limit::Pattern => "levels",
+            Limit::Expansion => "nodes",
+            Limit::Leases => "leases",
+            Limit::SearchWork => "comparisons",
+        }
+    }
+}
+
+impl FkError {
+    /// A [`TooLarge`](ErrorCode::TooLarge) failure: `subject` (a path, "the request", ...)
+    /// has `found` where the bound is `max`. `message` says it for people; the facts are also
+    /// in `details.limit` (`kind`, `found`, `max`, `unit`).
+    pub fn too_large(kind: Limit, found: u64, max: u64, message: impl Into<String>) -> FkError {
+        FkError::new(ErrorCode::TooLarge, message).with_details(serde_json::json!({
+            "limit": {"kind": kind, "found": found, "max": max, "unit": kind.unit()}
+        }))
+    }
+}
 
 pub type Result<T, E = FkError> = std::result::Result<T, E>;

@@ -41,5 +41,5 @@ pub mod workspace;
 pub use edit::{
     Control, Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport, Progress,
 };
-pub use error::{ErrorCode, FkError};
+pub use error::{ErrorCode, FkError, Limit};
 pub use workspace::Workspace;
