@@ -186,13 +186,15 @@ pub enum Limit {
     SearchWork,
     /// Alternatives or nesting of a glob pattern.
     Pattern,
+    /// Bytes of text a document's entity references add when expanded (XML).
+    ExpandedText,
 }
 
 impl Limit {
     /// The unit the counts of this bound are in, for messages.
     pub fn unit(self) -> &'static str {
         match self {
-            Limit::FileSize | Limit::RequestSize => "bytes",
+            Limit::FileSize | Limit::RequestSize | Limit::ExpandedText => "bytes",
             Limit::Nesting | Limit::Pattern => "levels",
             Limit::Expansion => "nodes",
             Limit::Leases => "leases",
