@@ -751,7 +751,7 @@ fn declaration_offset(
     name: &str,
 ) -> Result<usize, FkError> {
     let lang = Lang::of_path(file)?;
-    let code = filekit_semantic::code::Code::parse(lang, text);
+    let code = filekit_semantic::code::Code::parse(lang, text)?;
     let found = match code.find(name) {
         Ok(f) => f,
         Err(err) => {

@@ -98,7 +98,7 @@ fn parse_file<'t>(lang: Lang, text: &'t str) -> Result<Parsed<'t>, FkError> {
         Lang::Yaml => Parsed::Yaml(YamlDoc::parse(text)?),
         Lang::Html => Parsed::Html(HtmlDoc::parse(text)?),
         Lang::Xml => Parsed::Xml(XmlDoc::parse(text)?),
-        _ => Parsed::Code(Code::parse(lang, text)),
+        _ => Parsed::Code(Code::parse(lang, text)?),
     })
 }
 
@@ -879,7 +879,9 @@ fn plan_edits(
         let plain: Vec<Splice> = splices.iter().map(|(_, s)| s.clone()).collect();
         let new_text = ops::apply(text, &plain);
         let err = match &parsed {
-            Parsed::Code(c) => c.reparse(&new_text, &plain).syntax_error(),
+            Parsed::Code(c) => c
+                .reparse(&new_text, &plain)
+                .map_or_else(Some, |edited| edited.syntax_error()),
             Parsed::Json(_) => filekit_semantic::json::check(&new_text),
             Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
             Parsed::Markdown(_) => None,
@@ -887,6 +889,12 @@ fn plan_edits(
             Parsed::Html(_) => filekit_semantic::html::check(&new_text),
             Parsed::Xml(_) => filekit_semantic::xml::check(&new_text),
         };
+        if let Some(err) = err.as_ref().filter(|e| e.code == ErrorCode::TooLarge) {
+            // The result parses, but deeper than semantic targeting reads.
+            return Err(err.clone().with_hint(
+                "nothing was written; write less deeply nested content, or pass force: true to write it anyway",
+            ));
+        }
         if let (true, Some(err)) = (was_ok, err) {
             return Err(FkError {
                 message: format!("the edited file would not parse: {}", err.message),

@@ -10,7 +10,7 @@ use crate::{Dependency, Found, Lang, suggest};
 use filekit_core::{ErrorCode, FkError};
 use serde_json::json;
 use std::collections::HashMap;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 /// A parsed source file.
 pub struct Code<'t> {
@@ -29,7 +29,9 @@ pub(crate) fn language(lang: Lang) -> tree_sitter::Language {
         Lang::Go => tree_sitter_go::LANGUAGE.into(),
         Lang::Java => tree_sitter_java::LANGUAGE.into(),
         Lang::Css => tree_sitter_css::LANGUAGE.into(),
-        Lang::Json | Lang::Jsonl | Lang::Markdown | Lang::Yaml | Lang::Html | Lang::Xml => {
+        Lang::Yaml => tree_sitter_yaml::LANGUAGE.into(),
+        Lang::Html => tree_sitter_html::LANGUAGE.into(),
+        Lang::Json | Lang::Jsonl | Lang::Markdown | Lang::Xml => {
             unreachable!("not a tree-sitter language here")
         }
     }
@@ -73,21 +75,22 @@ pub(crate) fn syntax_error_at(text: &str, root: Node) -> Option<FkError> {
 }
 
 impl<'t> Code<'t> {
-    pub fn parse(lang: Lang, text: &'t str) -> Code<'t> {
-        let mut parser = Parser::new();
-        parser
-            .set_language(&language(lang))
-            .expect("grammar crates are built against this tree-sitter version");
-        let tree = parser
-            .parse(text, None)
-            .expect("no timeout or cancellation is set, so parsing always returns a tree");
-        Code { lang, text, tree }
+    /// `text` parsed; refused (`TOO_LARGE`) when its syntax tree nests deeper than
+    /// [`crate::bounds::MAX_DEPTH`], before anything walks it.
+    pub fn parse(lang: Lang, text: &'t str) -> Result<Code<'t>, FkError> {
+        let tree = crate::bounds::parse(lang, text, None, false)?;
+        Ok(Code { lang, text, tree })
     }
 
     /// `new_text` (this text with `splices`, sorted and disjoint, applied) parsed
     /// incrementally: tree-sitter reuses the unchanged parts of this tree, so checking an
     /// edited file costs about what the edit touched, not a second full parse.
-    pub fn reparse<'n>(&self, new_text: &'n str, splices: &[crate::ops::Splice]) -> Code<'n> {
+    /// Refused like [`Code::parse`] when the new tree nests too deep.
+    pub fn reparse<'n>(
+        &self,
+        new_text: &'n str,
+        splices: &[crate::ops::Splice],
+    ) -> Result<Code<'n>, FkError> {
         let starts: Vec<usize> = std::iter::once(0)
             .chain(
                 self.text
@@ -127,18 +130,12 @@ impl<'t> Code<'t> {
                 new_end_position: new_end,
             });
         }
-        let mut parser = Parser::new();
-        parser
-            .set_language(&language(self.lang))
-            .expect("grammar crates are built against this tree-sitter version");
-        let tree = parser
-            .parse(new_text, Some(&tree))
-            .expect("no timeout or cancellation is set, so parsing always returns a tree");
-        Code {
+        let tree = crate::bounds::parse(self.lang, new_text, Some(&tree), true)?;
+        Ok(Code {
             lang: self.lang,
             text: new_text,
             tree,
-        }
+        })
     }
 
     /// The first syntax error, as an error with its line and column, or `None`.
@@ -696,6 +693,7 @@ mod tests {
 
     fn paths(lang: Lang, src: &str) -> Vec<String> {
         Code::parse(lang, src)
+            .unwrap()
             .symbols()
             .into_iter()
             .map(|f| format!("{} {}", f.kind, f.path))
@@ -737,7 +735,7 @@ mod tests {
     fn exported_symbols_start_at_export_and_signatures_drop_bodies() {
         let src =
             "export class A {\n  async f(id: string): Promise<number> {\n    return 1;\n  }\n}\n";
-        let code = Code::parse(Lang::TypeScript, src);
+        let code = Code::parse(Lang::TypeScript, src).unwrap();
         let a = code.find("A").unwrap();
         assert_eq!(&src[a.range.clone()], src.trim_end());
         assert_eq!(a.signature.as_deref(), Some("class A"));
@@ -752,7 +750,7 @@ mod tests {
     #[test]
     fn missing_and_ambiguous_symbols_say_what_exists() {
         let src = "class A { run() {} }\nclass B { run() {} }\n";
-        let code = Code::parse(Lang::TypeScript, src);
+        let code = Code::parse(Lang::TypeScript, src).unwrap();
         let err = code.find("run").unwrap_err();
         assert_eq!(err.code, ErrorCode::Ambiguous);
         assert!(
@@ -774,7 +772,7 @@ mod tests {
     fn dependencies_are_the_imports_a_symbol_uses() {
         let src = "import { Database } from '../db';\nimport type { User } from '../types';\nimport fs from 'fs';\n\
             export class S {\n  db: Database;\n  get(): User | null { return null; }\n}\nfunction g() { fs.readFileSync('x'); }\n";
-        let code = Code::parse(Lang::TypeScript, src);
+        let code = Code::parse(Lang::TypeScript, src).unwrap();
         let s = code.find("S").unwrap();
         assert_eq!(
             code.dependencies(s.range),
@@ -848,12 +846,12 @@ mod tests {
                 "rule .button"
             ]
         );
-        let code = Code::parse(Lang::Css, src);
+        let code = Code::parse(Lang::Css, src).unwrap();
         let media = code.find("@media screen").unwrap();
         assert!(src[media.range.clone()].starts_with("@media screen"));
         // A rule whose whole selector is `.button` wins over a list that holds it.
         assert_eq!(code.find(".button").unwrap().depth, 1);
-        let twice = Code::parse(Lang::Css, "a { color: red; }\na { margin: 0; }\n");
+        let twice = Code::parse(Lang::Css, "a { color: red; }\na { margin: 0; }\n").unwrap();
         assert_eq!(twice.find("a").unwrap_err().code, ErrorCode::Ambiguous);
         assert_eq!(code.find(".link").unwrap().path, ".button, .link");
         assert_eq!(code.find(".nope").unwrap_err().code, ErrorCode::NotFound);
@@ -862,7 +860,7 @@ mod tests {
     #[test]
     fn incremental_reparse_agrees_with_a_full_parse() {
         let text = "function f() {\n  return 1;\n}\nclass A {\n  m() {}\n}\n";
-        let code = Code::parse(Lang::TypeScript, text);
+        let code = Code::parse(Lang::TypeScript, text).unwrap();
         let one = text.find('1').unwrap();
         let body = text.find("{}").unwrap();
         let splices = vec![
@@ -870,8 +868,8 @@ mod tests {
             (body, body + 2, "{ return (; }".to_string()),
         ];
         let new = crate::ops::apply(text, &splices);
-        let inc = code.reparse(&new, &splices);
-        let full = Code::parse(Lang::TypeScript, &new);
+        let inc = code.reparse(&new, &splices).unwrap();
+        let full = Code::parse(Lang::TypeScript, &new).unwrap();
         assert_eq!(
             inc.tree.root_node().to_sexp(),
             full.tree.root_node().to_sexp()
@@ -881,12 +879,13 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_a_position() {
-        let code = Code::parse(Lang::TypeScript, "function f() {\n  return (1;\n}\n");
+        let code = Code::parse(Lang::TypeScript, "function f() {\n  return (1;\n}\n").unwrap();
         let err = code.syntax_error().unwrap();
         assert_eq!(err.code, ErrorCode::ParseError);
         assert!(err.message.contains("line 2"), "{err:?}");
         assert!(
             Code::parse(Lang::TypeScript, "let a = 1;\n")
+                .unwrap()
                 .syntax_error()
                 .is_none()
         );

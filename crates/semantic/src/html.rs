@@ -17,7 +17,7 @@ use crate::{Found, suggest};
 use filekit_core::{ErrorCode, FkError};
 use serde_json::json;
 use std::ops::Range;
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 /// One element of a markup document (HTML here, XML in `xml.rs`).
 #[derive(Debug, Clone)]
@@ -62,26 +62,24 @@ fn decode(s: &str) -> String {
 /// The parse error of an HTML text (tree-sitter-html recovers from most malformed markup;
 /// what it cannot read is reported with its line and column).
 pub fn check(text: &str) -> Option<FkError> {
-    let tree = parse_tree(text);
+    let tree = match parse_tree(text) {
+        Ok(t) => t,
+        Err(e) => return Some(e),
+    };
     crate::code::syntax_error_at(text, tree.root_node()).map(|e| FkError {
         message: format!("the HTML does not parse: {}", e.message),
         ..e
     })
 }
 
-fn parse_tree(text: &str) -> tree_sitter::Tree {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_html::LANGUAGE.into())
-        .expect("tree-sitter-html is built against this tree-sitter version");
-    parser
-        .parse(text, None)
-        .expect("no timeout or cancellation is set, so parsing always returns a tree")
+/// The syntax tree, refused past [`crate::bounds::MAX_DEPTH`] levels.
+fn parse_tree(text: &str) -> Result<tree_sitter::Tree, FkError> {
+    crate::bounds::parse(crate::Lang::Html, text, None, false)
 }
 
 impl<'t> HtmlDoc<'t> {
     pub fn parse(text: &'t str) -> Result<HtmlDoc<'t>, FkError> {
-        let tree = parse_tree(text);
+        let tree = parse_tree(text)?;
         let mut doc = HtmlDoc {
             text,
             elements: Vec::new(),

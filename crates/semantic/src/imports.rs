@@ -8,7 +8,7 @@
 use crate::Lang;
 use serde::Serialize;
 use std::ops::Range;
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
 /// How a module is referenced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -218,17 +218,14 @@ fn python_refs(root: Node, text: &str) -> Vec<ModuleRef> {
     out
 }
 
+/// The tree of a supported text. The walks of this module are iterative (explicit stacks),
+/// so a tree of any depth is read; a text that would overflow the grammar's scanner state
+/// (`bounds::scanner_state`) is not parsed and has no references.
 fn parse(lang: Lang, text: &str) -> Option<tree_sitter::Tree> {
-    let language: tree_sitter::Language = match lang {
-        Lang::Python => tree_sitter_python::LANGUAGE.into(),
-        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        _ => return None,
-    };
-    let mut parser = Parser::new();
-    parser.set_language(&language).ok()?;
-    parser.parse(text, None)
+    if !supported(lang) {
+        return None;
+    }
+    crate::bounds::parse_any_depth(lang, text, None).ok()
 }
 
 fn has_child(node: Node, kind: &str) -> bool {

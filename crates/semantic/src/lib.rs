@@ -13,6 +13,7 @@
 //! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
 //!   the indentation of the place.
 
+pub mod bounds;
 pub mod code;
 pub mod exports;
 pub mod html;

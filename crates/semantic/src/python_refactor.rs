@@ -15,16 +15,10 @@
 use crate::ops::Splice;
 use filekit_core::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashSet};
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
-fn parse(text: &str) -> Tree {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_python::LANGUAGE.into())
-        .expect("the grammar crate is built against this tree-sitter version");
-    parser
-        .parse(text, None)
-        .expect("no timeout or cancellation is set, so parsing always returns a tree")
+fn parse(text: &str) -> Result<Tree, FkError> {
+    crate::bounds::parse(crate::Lang::Python, text, None, false)
 }
 
 /// Python's hard keywords (soft keywords such as `match`, `case`, `type` can name things).
@@ -1223,7 +1217,7 @@ pub fn rename_in_file(
     keep_public: bool,
 ) -> Result<PyRename, FkError> {
     check_identifier(new)?;
-    let tree = parse(text);
+    let tree = parse(text)?;
     let a = Analysis::new(text, &tree);
     let (binding, name) = a.find_target(target)?;
     let mut out = PyRename {
@@ -1288,7 +1282,7 @@ pub fn rename_in_file(
 /// Where the binding a target names is first bound (for a language server's rename, which
 /// takes a position).
 pub fn binding_offset(text: &str, target: &Target) -> Result<usize, FkError> {
-    let tree = parse(text);
+    let tree = parse(text)?;
     let a = Analysis::new(text, &tree);
     let (binding, name) = a.find_target(target)?;
     let scope = match binding {
@@ -1337,7 +1331,7 @@ pub fn rename_in_importer(
     old: &str,
     new: &str,
 ) -> Result<ImporterRename, FkError> {
-    let tree = parse(text);
+    let tree = parse(text)?;
     let a = Analysis::new(text, &tree);
     let mut out = ImporterRename::default();
     let mut module_names: HashSet<String> = HashSet::new();
@@ -1754,7 +1748,7 @@ fn removals(text: &str, tree: &Tree, removed: &[std::ops::Range<usize>]) -> Vec<
 /// `try` blocks (availability probes), and in an `__init__.py` its imports of the package's
 /// own modules (re-exports). An `if TYPE_CHECKING:` block left empty goes too.
 pub fn remove_unused_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Splice>, FkError> {
-    let tree = parse(text);
+    let tree = parse(text)?;
     let s = scan(text, &tree, opts);
     let mut out = Vec::new();
     let mut removed = Vec::new();
@@ -1849,7 +1843,7 @@ fn name_key(i: &Item) -> (u8, String, String) {
 /// parentheses. Unused imports are dropped as `remove_unused_imports` does. Comments above an
 /// import move with it; same-line comments stay on its line.
 pub fn organize_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Splice>, FkError> {
-    let tree = parse(text);
+    let tree = parse(text)?;
     let s = scan(text, &tree, opts);
     // Blocks: consecutive statements with the same parent and only blank lines and comments
     // between.

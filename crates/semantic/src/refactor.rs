@@ -14,7 +14,7 @@ use crate::Lang;
 use crate::ops::Splice;
 use filekit_core::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, FkError> {
     if !matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) {
@@ -23,13 +23,7 @@ pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, FkError> {
         ))
         .with_hint("with a language server on PATH (pyright-langserver, rust-analyzer) filekit asks it instead"));
     }
-    let mut parser = Parser::new();
-    parser
-        .set_language(&crate::code::language(lang))
-        .expect("grammar crates are built against this tree-sitter version");
-    Ok(parser
-        .parse(text, None)
-        .expect("no timeout or cancellation is set, so parsing always returns a tree"))
+    crate::bounds::parse(lang, text, None, false)
 }
 
 /// JavaScript and TypeScript reserved words that cannot name a binding.

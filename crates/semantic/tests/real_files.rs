@@ -146,7 +146,7 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
             all.len()
         }
         _ => {
-            let code = Code::parse(lang, text);
+            let code = Code::parse(lang, text).unwrap();
             assert!(
                 code.syntax_error().is_none(),
                 "{} does not parse",

@@ -20,7 +20,7 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
 
 fn roundtrip(lang: Lang, path: &Path) -> usize {
     let text = std::fs::read_to_string(path).unwrap();
-    let code = Code::parse(lang, &text);
+    let code = Code::parse(lang, &text).unwrap();
     assert!(
         code.syntax_error().is_none(),
         "{} does not parse",

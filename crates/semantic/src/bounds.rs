@@ -1,0 +1,254 @@
+//! The bounds a file's structure is held to before anything walks it.
+//!
+//! A file in the workspace is untrusted input: its nesting is whatever its author chose. The
+//! walks of this crate over syntax trees and documents (symbols, scopes, renames, the YAML
+//! and HTML models, the XML pairing, the JSON paths) are recursive, and so are parts of the
+//! libraries under them, so a file 10,000 levels deep would overflow the stack of the thread
+//! that walks it and take the whole process down (a stack overflow is not a panic: nothing
+//! catches it). Rather than rewrite every walk, every tree is measured once, right after
+//! parsing, by an iterative walk, and refused past [`MAX_DEPTH`] with `TOO_LARGE`
+//! (`Limit::Nesting`) before any recursive code sees it. Every tree-sitter parse of this
+//! crate goes through [`parse`]; the XML, JSON and YAML layers apply the same bound to their
+//! own documents (`xml.rs`, `json.rs`, `yaml.rs`).
+//!
+//! The bound is sized for the smallest stack these walks run on: 2 MiB, the default of the
+//! threads of tokio's blocking pool (where the MCP server runs tool calls) and of rayon's
+//! workers (the import graph); the main thread of `filekit call` has 8 MiB.
+//! `crates/cli/tests/parser_bounds.rs` runs the walks on trees just under the bound with
+//! half of that (1 MiB), in a debug build. Real files stay far below it: among the 4,900
+//! source files of this repository's test dependencies and cargo registry (TypeScript's
+//! compiler, pyright, rxjs, lodash, syn, tokio...) the deepest tree is 741 levels (a
+//! generated Rust table of one `|` pattern of 740 alternatives), the next 96.
+//!
+//! Two grammars need a check *before* parsing: the external scanners of tree-sitter-python
+//! and tree-sitter-yaml save their stack of indentation levels in tree-sitter's 1 KiB state
+//! buffer without checking that it fits, and tree-sitter aborts the process (an `assert`
+//! in C) when it does not: Python indented to about 400 different widths, YAML blocks nested
+//! about 250 deep. [`scanner_state`] refuses such texts first.
+
+use crate::Lang;
+use filekit_core::{FkError, Limit};
+use std::collections::HashSet;
+use tree_sitter::Tree;
+
+/// The deepest syntax tree or document (levels below the root) the semantic tools accept.
+pub const MAX_DEPTH: usize = 1_000;
+
+/// The most different indentation widths a Python file may have (tree-sitter-python's
+/// scanner fits at least 383 levels in its state).
+pub const MAX_PYTHON_INDENTS: usize = 300;
+
+/// The most different columns YAML blocks may start at (tree-sitter-yaml's scanner fits 253
+/// levels in its state, and holds at most two levels per column).
+pub const MAX_YAML_COLUMNS: usize = 120;
+
+/// "TypeScript", for messages.
+pub(crate) fn lang_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::TypeScript => "TypeScript",
+        Lang::Tsx => "TSX",
+        Lang::JavaScript => "JavaScript",
+        Lang::Python => "Python",
+        Lang::Rust => "Rust",
+        Lang::Go => "Go",
+        Lang::Java => "Java",
+        Lang::Css => "CSS",
+        Lang::Json | Lang::Jsonl => "JSON",
+        Lang::Markdown => "Markdown",
+        Lang::Yaml => "YAML",
+        Lang::Html => "HTML",
+        Lang::Xml => "XML",
+    }
+}
+
+/// `text` parsed by tree-sitter (reusing `old`, an edited earlier tree of it, when given),
+/// refused with `TOO_LARGE` when its tree is deeper than [`MAX_DEPTH`] or when it would
+/// overflow the grammar's scanner state ([`scanner_state`]). `edited` says, for the error,
+/// that the text is the result of an edit rather than the file.
+pub(crate) fn parse(
+    lang: Lang,
+    text: &str,
+    old: Option<&Tree>,
+    edited: bool,
+) -> Result<Tree, FkError> {
+    let tree = parse_any_depth(lang, text, old)?;
+    let what = if edited {
+        format!("the edited {} file", lang_name(lang))
+    } else {
+        format!("this {} file", lang_name(lang))
+    };
+    check_tree(&tree, text, &what)?;
+    Ok(tree)
+}
+
+/// [`parse`] without the depth check, for walks that are iterative (`imports.rs`): the
+/// scanner check still applies, since it keeps the parser itself from aborting.
+pub(crate) fn parse_any_depth(lang: Lang, text: &str, old: Option<&Tree>) -> Result<Tree, FkError> {
+    scanner_state(lang, text)?;
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&crate::code::language(lang))
+        .expect("grammar crates are built against this tree-sitter version");
+    Ok(parser
+        .parse(text, old)
+        .expect("no timeout or cancellation is set, so parsing always returns a tree"))
+}
+
+/// Refuses a tree deeper than [`MAX_DEPTH`]: one iterative walk of every node (a cursor, no
+/// recursion), so it is safe on any tree.
+pub(crate) fn check_tree(tree: &Tree, text: &str, what: &str) -> Result<(), FkError> {
+    let mut cursor = tree.walk();
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    // Where the tree first went past the bound, for the message.
+    let mut first_past: Option<usize> = None;
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            if depth > deepest {
+                deepest = depth;
+                if depth > MAX_DEPTH && first_past.is_none() {
+                    first_past = Some(cursor.node().start_byte());
+                }
+            }
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return match first_past {
+                    None => Ok(()),
+                    Some(at) => Err(too_deep(
+                        what,
+                        deepest,
+                        Some(crate::position(text, at).line),
+                    )),
+                };
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// The `TOO_LARGE` error of a document nested `found` levels deep (past [`MAX_DEPTH`]), first
+/// past the bound at `line` when known.
+pub(crate) fn too_deep(what: &str, found: usize, line: Option<usize>) -> FkError {
+    let at = line
+        .map(|l| format!(" (past the bound at line {l})"))
+        .unwrap_or_default();
+    FkError::too_large(
+        Limit::Nesting,
+        found as u64,
+        MAX_DEPTH as u64,
+        format!(
+            "{what} nests {found} levels deep{at}; semantic targeting reads documents and syntax \
+trees at most {MAX_DEPTH} levels deep"
+        ),
+    )
+    .with_hint(HINT)
+}
+
+const HINT: &str = "read and edit this file by line range (read_files / edit_files), or grep it";
+
+/// Refuses a text whose indentation would overflow its grammar's scanner state (see the
+/// module's documentation). Each count is an upper bound of the scanner's stack: Python
+/// pushes a level only for a width greater than the last, so never more levels than the
+/// file has different widths; a YAML block level starts at a line's first token or after
+/// the `- `, `? `, `: ` indicators that open it, at most two levels per column.
+pub(crate) fn scanner_state(lang: Lang, text: &str) -> Result<(), FkError> {
+    let (found, max, what) = match lang {
+        Lang::Python => (
+            python_indents(text),
+            MAX_PYTHON_INDENTS,
+            "indentation widths",
+        ),
+        Lang::Yaml => (yaml_columns(text), MAX_YAML_COLUMNS, "block columns"),
+        _ => return Ok(()),
+    };
+    if found <= max {
+        return Ok(());
+    }
+    Err(FkError::too_large(
+        Limit::Nesting,
+        found as u64,
+        max as u64,
+        format!(
+            "this {} file has {found} different {what}; the {} parser keeps its indentation \
+levels in a fixed buffer, so semantic targeting reads files with at most {max}",
+            lang_name(lang),
+            lang_name(lang)
+        ),
+    )
+    .with_hint(HINT))
+}
+
+/// The different indentation widths of the non-blank lines, as tree-sitter-python measures
+/// them (a tab to the next multiple of 8 counts 8, a form feed starts again at 0).
+fn python_indents(text: &str) -> usize {
+    let mut widths = HashSet::new();
+    for line in text.split('\n') {
+        let mut width = 0u32;
+        let mut blank = true;
+        for c in line.chars() {
+            match c {
+                ' ' => width += 1,
+                '\t' => width += 8,
+                '\x0c' => width = 0,
+                '\r' => {}
+                _ => {
+                    blank = false;
+                    break;
+                }
+            }
+        }
+        if !blank && width > 0 {
+            widths.insert(width);
+        }
+    }
+    widths.len()
+}
+
+/// The different columns at which a YAML block can start: each line's first token, and the
+/// token after each of the block indicators (`- `, `? `, `: `) that lead it.
+fn yaml_columns(text: &str) -> usize {
+    let mut columns = HashSet::new();
+    for line in text.split('\n') {
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = chars.iter().take_while(|c| **c == ' ').count();
+        loop {
+            if i >= chars.len() || chars[i] == '\r' {
+                break;
+            }
+            columns.insert(i);
+            let indicator = matches!(chars[i], '-' | '?' | ':')
+                && chars.get(i + 1).is_none_or(|c| *c == ' ' || *c == '\t');
+            if !indicator {
+                break;
+            }
+            i += 1;
+            while chars.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
+                i += 1;
+            }
+        }
+    }
+    columns.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_widths_are_counted_as_the_scanner_counts_them() {
+        assert_eq!(python_indents("a\n  b\n\tc\n        d\n   \n  # x\n"), 2);
+        assert_eq!(python_indents("\x0c  a\n"), 1);
+    }
+
+    #[test]
+    fn yaml_columns_include_compact_collections() {
+        assert_eq!(yaml_columns("a:\n  b: 1\n- - - x\n"), 4);
+        assert_eq!(yaml_columns("key: -1\n"), 1);
+        assert_eq!(yaml_columns("? - a\n: - b\n"), 3);
+    }
+}
