@@ -186,19 +186,26 @@ pub enum Limit {
     SearchWork,
     /// Alternatives or nesting of a glob pattern.
     Pattern,
-    /// Bytes of text a document's entity references add when expanded (XML).
+    /// Bytes of text a document's references add when expanded (XML entities, YAML aliases).
     ExpandedText,
+    /// Targets (matches of a path, selector or XPath) one semantic read or edit takes.
+    Targets,
+    /// Bytes the targets of one semantic read take together (their paths and content).
+    ResultSize,
 }
 
 impl Limit {
     /// The unit the counts of this bound are in, for messages.
     pub fn unit(self) -> &'static str {
         match self {
-            Limit::FileSize | Limit::RequestSize | Limit::ExpandedText => "bytes",
+            Limit::FileSize | Limit::RequestSize | Limit::ExpandedText | Limit::ResultSize => {
+                "bytes"
+            }
             Limit::Nesting | Limit::Pattern => "levels",
             Limit::Expansion => "nodes",
             Limit::Leases => "leases",
             Limit::SearchWork => "comparisons",
+            Limit::Targets => "targets",
         }
     }
 }
