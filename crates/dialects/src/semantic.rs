@@ -389,6 +389,21 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }
     }
 
+    // Nested targets overlap (every level of a nested structure holds the ones below): what
+    // they take together is bounded before any of it is copied.
+    let mut budget = filekit_semantic::bounds::ResultBudget::default();
+    for (_, _, f) in &found {
+        let size = match (format, around_context) {
+            (_, Some(ctx)) => with_context(text, &f.range, ctx).len(),
+            (Format::Signature, _) => f.signature.as_ref().map_or(f.range.len(), String::len),
+            (Format::Body, _) => f.body.as_ref().map_or(0, |b| b.len()),
+            _ => f.range.len(),
+        };
+        if let Err(err) = budget.spend(size + f.path.len(), "this read") {
+            return Ok(failed(&args.file, &err));
+        }
+    }
+
     let mut results = Vec::new();
     let mut text_out = String::new();
     for (ty, value, f) in &found {
@@ -467,35 +482,13 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 /// The outline entries of a file: symbols, JSON keys (two levels), or sections.
 fn outline(parsed: &Parsed) -> Result<Vec<Found>, FkError> {
     Ok(match parsed {
-        Parsed::Code(c) => c.symbols(),
+        Parsed::Code(c) => c.symbols()?,
         Parsed::Markdown(t) => markdown::sections(t),
         Parsed::Yaml(y) => y.outline(),
-        Parsed::Html(h) => h.outline(),
-        Parsed::Xml(x) => x.outline(),
-        Parsed::Jsonl(j) => j
-            .query("$[*]")
-            .map(|m| {
-                m.into_iter()
-                    .map(|(_, m)| Found {
-                        depth: 0,
-                        ..m.found
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        Parsed::Json(j) => {
-            let mut v: Vec<Found> = j.query("$.*")?.into_iter().map(|m| m.found).collect();
-            let inner: Vec<Found> = j
-                .query("$.*.*")
-                .map(|m| m.into_iter().map(|m| m.found).collect())
-                .unwrap_or_default();
-            v.extend(inner);
-            v.sort_by_key(|f| f.range.start);
-            for f in &mut v {
-                f.depth -= 1;
-            }
-            v
-        }
+        Parsed::Html(h) => h.outline()?,
+        Parsed::Xml(x) => x.outline()?,
+        Parsed::Jsonl(j) => j.outline(),
+        Parsed::Json(j) => j.outline()?,
     })
 }
 
@@ -816,6 +809,7 @@ fn plan_edits(
                 // Only insert_into looks at the members (a second walk of the whole file).
                 let members: Vec<Found> = if matches!(p.op, Operation::InsertInto(_)) {
                     c.symbols()
+                        .map_err(in_edit)?
                         .into_iter()
                         .filter(|m| {
                             m.depth == f.depth + 1

@@ -42,6 +42,82 @@ pub const MAX_PYTHON_INDENTS: usize = 300;
 /// levels in its state, and holds at most two levels per column).
 pub const MAX_YAML_COLUMNS: usize = 120;
 
+/// The most steps the paths of the targets of one read or edit (the matches of one JSONPath,
+/// selector or XPath) may have together. A match carries its path, as long as the match is
+/// deep, and the JSONPath engine builds every path before anything can be counted; so a
+/// query may match [`MAX_TARGET_STEPS`] / (the document's depth) targets: 100,000 in a
+/// document 20 levels deep, 4,000 in one 500 deep.
+pub const MAX_TARGET_STEPS: usize = 2_000_000;
+
+/// The most bytes the targets of one read, or the entries of one outline, take together: their
+/// paths and their content. Nested targets overlap (`div` in a page of nested `div`s names
+/// each level's whole subtree, `$..*` every value and every value inside it), so without it
+/// a 1 MB file could make a reply of gigabytes.
+pub const MAX_RESULT_BYTES: usize = 32 << 20;
+
+/// Refuses `found` targets of `query` (`the selector 'div'`) in a document `depth` levels
+/// deep past [`MAX_TARGET_STEPS`] / `depth`.
+pub fn check_targets(query: &str, found: usize, depth: usize) -> Result<(), FkError> {
+    let max = MAX_TARGET_STEPS / depth.max(1);
+    if found <= max {
+        return Ok(());
+    }
+    Err(FkError::too_large(
+        Limit::Targets,
+        found as u64,
+        max as u64,
+        format!(
+            "{query} matches {found} targets in a document {depth} levels deep; one call takes \
+at most {max} there"
+        ),
+    )
+    .with_hint("narrow it (an index, a filter, a parent), or read the file by line range"))
+}
+
+/// How deep a JSON value nests (0 for a scalar), measured without recursion.
+pub(crate) fn value_depth(value: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            serde_json::Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+            serde_json::Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Bytes spent on the targets of one read or outline, refused past [`MAX_RESULT_BYTES`].
+#[derive(Default)]
+pub struct ResultBudget {
+    used: usize,
+}
+
+impl ResultBudget {
+    /// Spends `bytes` (a target's path, content, signature); `what` names the read for the
+    /// error ("the outline of this HTML file").
+    pub fn spend(&mut self, bytes: usize, what: &str) -> Result<(), FkError> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used <= MAX_RESULT_BYTES {
+            return Ok(());
+        }
+        Err(FkError::too_large(
+            Limit::ResultSize,
+            self.used as u64,
+            MAX_RESULT_BYTES as u64,
+            format!(
+                "{what} would need more than {MAX_RESULT_BYTES} bytes for the paths and content \
+of its targets (nested targets repeat what they hold)"
+            ),
+        )
+        .with_hint(
+            "read fewer or less nested targets (or format \"signature\"), or read the file by line range",
+        ))
+    }
+}
+
 /// "TypeScript", for messages.
 pub(crate) fn lang_name(lang: Lang) -> &'static str {
     match lang {

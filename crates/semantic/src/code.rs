@@ -148,24 +148,38 @@ impl<'t> Code<'t> {
     }
 
     /// Every definition of the file, in source order, with nested ones after their parent.
-    pub fn symbols(&self) -> Vec<Found> {
+    /// Refused past [`crate::bounds::MAX_RESULT_BYTES`] of paths and signatures: a path
+    /// names every definition around its own, so many definitions nested deep would take
+    /// the file's size times its depth.
+    pub fn symbols(&self) -> Result<Vec<Found>, FkError> {
         let mut out = Vec::new();
-        self.walk(self.tree.root_node(), "", 0, &mut out);
-        out
+        let mut budget = crate::bounds::ResultBudget::default();
+        self.walk(self.tree.root_node(), "", 0, &mut out, &mut budget)?;
+        Ok(out)
     }
 
-    fn walk(&self, node: Node, parent: &str, depth: usize, out: &mut Vec<Found>) {
+    fn walk(
+        &self,
+        node: Node,
+        parent: &str,
+        depth: usize,
+        out: &mut Vec<Found>,
+        budget: &mut crate::bounds::ResultBudget,
+    ) -> Result<(), FkError> {
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             match self.definition(child, parent) {
                 Some(found) => {
+                    let size = found.path.len() + found.signature.as_ref().map_or(0, String::len);
+                    budget.spend(size, "the symbols of this file")?;
                     let path = found.path.clone();
                     out.push(Found { depth, ..found });
-                    self.walk(child, &path, depth + 1, out);
+                    self.walk(child, &path, depth + 1, out, budget)?;
                 }
-                None => self.walk(child, parent, depth, out),
+                None => self.walk(child, parent, depth, out, budget)?,
             }
         }
+        Ok(())
     }
 
     /// `node` as a definition, if it is one.
@@ -472,7 +486,7 @@ impl<'t> Code<'t> {
     /// name is ambiguous.
     pub fn find(&self, target: &str) -> Result<Found, FkError> {
         let target = target.trim();
-        let all = self.symbols();
+        let all = self.symbols()?;
         let exact: Vec<&Found> = all.iter().filter(|f| f.path == target).collect();
         let candidates = if exact.is_empty() && self.lang == Lang::Css {
             // `.button` names a rule whose selector list holds it; `@media screen` an at-rule
@@ -695,6 +709,7 @@ mod tests {
         Code::parse(lang, src)
             .unwrap()
             .symbols()
+            .unwrap()
             .into_iter()
             .map(|f| format!("{} {}", f.kind, f.path))
             .collect()

@@ -37,8 +37,10 @@ pub struct HtmlDoc<'t> {
     text: &'t str,
     pub elements: Vec<Element>,
     roots: Vec<usize>,
-    /// The selector naming each element alone (see [`HtmlDoc::path_of`]), computed once.
-    paths: Vec<String>,
+    /// Each element's step in its path (see [`HtmlDoc::path_of`]): `#id` when its id is
+    /// unique (the path starts there), else its tag among its siblings. Paths are joined when
+    /// asked for: all of them at once would take the document's size times its depth.
+    steps: Vec<String>,
     depths: Vec<usize>,
 }
 
@@ -84,7 +86,7 @@ impl<'t> HtmlDoc<'t> {
             text,
             elements: Vec::new(),
             roots: Vec::new(),
-            paths: Vec::new(),
+            steps: Vec::new(),
             depths: Vec::new(),
         };
         doc.collect(tree.root_node(), None);
@@ -168,12 +170,17 @@ impl<'t> HtmlDoc<'t> {
     /// Every element `selector` matches, in document order.
     pub fn select(&self, selector: &str) -> Result<Vec<Found>, FkError> {
         let list = parse_selector(selector)?;
-        let hits: Vec<Found> = (0..self.elements.len())
+        let hits: Vec<usize> = (0..self.elements.len())
             .filter(|&i| list.iter().any(|c| self.matches_complex(i, c)))
-            .map(|i| self.found(i))
             .collect();
+        let depth = self.depths.iter().max().map_or(0, |d| d + 1);
+        crate::bounds::check_targets(&format!("the selector '{selector}'"), hits.len(), depth)?;
+        let hits: Vec<Found> = hits.into_iter().map(|i| self.found(i)).collect();
         if hits.is_empty() {
-            let all = self.outline();
+            let all: Vec<Found> = (0..self.elements.len())
+                .take(suggest::CANDIDATES)
+                .map(|i| self.found(i))
+                .collect();
             return Err(suggest::not_found(
                 "selector",
                 selector,
@@ -184,9 +191,17 @@ impl<'t> HtmlDoc<'t> {
         Ok(hits)
     }
 
-    /// Every element, as an outline entry whose path selects it again.
-    pub fn outline(&self) -> Vec<Found> {
-        (0..self.elements.len()).map(|i| self.found(i)).collect()
+    /// Every element, as an outline entry whose path selects it again (refused past
+    /// [`crate::bounds::MAX_RESULT_BYTES`] of paths).
+    pub fn outline(&self) -> Result<Vec<Found>, FkError> {
+        let mut budget = crate::bounds::ResultBudget::default();
+        (0..self.elements.len())
+            .map(|i| {
+                let f = self.found(i);
+                budget.spend(f.path.len(), "the outline of this HTML file")?;
+                Ok(f)
+            })
+            .collect()
     }
 
     fn siblings(&self, i: usize) -> &[usize] {
@@ -199,7 +214,16 @@ impl<'t> HtmlDoc<'t> {
     /// A selector naming element `i` alone: `#id` when its id is unique, else its parent's
     /// path `> tag` (with `:nth-of-type(n)` among same-named siblings).
     pub fn path_of(&self, i: usize) -> String {
-        self.paths[i].clone()
+        let mut steps = vec![self.steps[i].as_str()];
+        let mut at = i;
+        while !self.steps[at].starts_with('#')
+            && let Some(p) = self.elements[at].parent
+        {
+            steps.push(&self.steps[p]);
+            at = p;
+        }
+        steps.reverse();
+        steps.join(" > ")
     }
 
     /// Every element's path and depth, parents first (document order puts them first).
@@ -233,7 +257,6 @@ impl<'t> HtmlDoc<'t> {
                 };
             }
         }
-        let mut paths: Vec<String> = Vec::with_capacity(self.elements.len());
         let mut depths = Vec::with_capacity(self.elements.len());
         for (i, e) in self.elements.iter().enumerate() {
             let unique_id = e.attrs.iter().find(|(n, _)| n == "id").and_then(|(_, id)| {
@@ -242,15 +265,12 @@ impl<'t> HtmlDoc<'t> {
                     && ids.get(id.as_str()) == Some(&1))
                 .then(|| format!("#{id}"))
             });
-            let path = match (unique_id, e.parent) {
-                (Some(id), _) => id,
-                (None, Some(p)) => format!("{} > {}", paths[p], steps[i]),
-                (None, None) => steps[i].clone(),
-            };
-            paths.push(path);
+            if let Some(id) = unique_id {
+                steps[i] = id;
+            }
             depths.push(e.parent.map_or(0, |p| depths[p] + 1));
         }
-        self.paths = paths;
+        self.steps = steps;
         self.depths = depths;
     }
 
@@ -970,7 +990,7 @@ mod tests {
         assert_eq!(texts("ul > *").len(), 2);
         let doc = HtmlDoc::parse(PAGE).unwrap();
         assert!(doc.select("ul > :only-child").is_err());
-        for f in doc.outline() {
+        for f in doc.outline().unwrap() {
             let again = doc.select(&f.path).unwrap();
             assert_eq!(again.len(), 1, "{}", f.path);
             assert_eq!(again[0].range, f.range);

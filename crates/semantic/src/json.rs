@@ -5,7 +5,7 @@
 
 use crate::ops::{Position, Splice, indent_at, line_start, reindent};
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError};
+use filekit_core::{ErrorCode, FkError, Limit};
 use jsonc_parser::ast::{ObjectPropName, Value as Ast};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
@@ -48,17 +48,84 @@ fn parse_ast(text: &str) -> Result<Ast<'_>, FkError> {
         },
         &ParseOptions::default(),
     )
-    .map_err(|e| {
-        FkError::new(
-            ErrorCode::ParseError,
-            format!("the JSON does not parse: {e}"),
-        )
-        .with_hint("fix it by line range (read_files / edit_files), then target it by path")
-    })?;
+    .map_err(|e| parse_error(text, &e))?;
     parsed.value.ok_or_else(|| {
         FkError::new(ErrorCode::ParseError, "the file holds no JSON value")
             .with_hint("write the whole file instead")
     })
+}
+
+/// The deepest JSON `jsonc-parser` reads (its own bound, which keeps its recursive parser
+/// and our recursive walks of its tree and value within any thread's stack).
+pub const MAX_JSON_DEPTH: usize = 512;
+
+fn parse_error(text: &str, e: &jsonc_parser::errors::ParseError) -> FkError {
+    if matches!(
+        e.kind(),
+        jsonc_parser::errors::ParseErrorKind::NestingDepthExceeded
+    ) {
+        let found = nesting(text);
+        return FkError::too_large(
+            Limit::Nesting,
+            found as u64,
+            MAX_JSON_DEPTH as u64,
+            format!(
+                "this JSON file nests {found} levels deep (past the bound at line {}); \
+semantic targeting reads JSON at most {MAX_JSON_DEPTH} levels deep",
+                e.line_display()
+            ),
+        )
+        .with_hint("read and edit this file by line range (read_files / edit_files), or grep it");
+    }
+    FkError::new(
+        ErrorCode::ParseError,
+        format!("the JSON does not parse: {e}"),
+    )
+    .with_hint("fix it by line range (read_files / edit_files), then target it by path")
+}
+
+/// How deep the arrays and objects of a JSON(C) text nest (brackets outside strings and
+/// comments), for the error of a text past [`MAX_JSON_DEPTH`].
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                while let Some(d) = chars.next() {
+                    if d == '\\' {
+                        chars.next();
+                    } else if d == c {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut star = false;
+                for d in chars.by_ref() {
+                    if star && d == '/' {
+                        break;
+                    }
+                    star = d == '*';
+                }
+            }
+            '[' | '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 fn kind_of(v: &Ast) -> &'static str {
@@ -103,19 +170,38 @@ impl<'t> JsonDoc<'t> {
     pub fn parse(text: &'t str) -> Result<JsonDoc<'t>, FkError> {
         let ast = parse_ast(text)?;
         let value = jsonc_parser::parse_to_serde_value::<Value>(text, &ParseOptions::default())
-            .map_err(|e| {
-                FkError::new(
-                    ErrorCode::ParseError,
-                    format!("the JSON does not parse: {e}"),
-                )
-            })?;
+            .map_err(|e| parse_error(text, &e))?;
         Ok(JsonDoc { text, ast, value })
     }
 
-    /// Every match of `path`, in the query's order.
+    /// Every match of `path`, in the query's order (bounded: [`crate::bounds::check_targets`]).
     pub fn query(&self, path: &str) -> Result<Vec<Match>, FkError> {
+        self.query_with(path, true)
+    }
+
+    /// The outline: keys (or items) of the first two levels.
+    pub fn outline(&self) -> Result<Vec<Found>, FkError> {
+        let mut v: Vec<Found> = self
+            .query_with("$.*", false)?
+            .into_iter()
+            .map(|m| m.found)
+            .collect();
+        let inner: Vec<Found> = self
+            .query_with("$.*.*", false)
+            .map(|m| m.into_iter().map(|m| m.found).collect())
+            .unwrap_or_default();
+        v.extend(inner);
+        v.sort_by_key(|f| f.range.start);
+        for f in &mut v {
+            f.depth -= 1;
+        }
+        Ok(v)
+    }
+
+    /// [`JsonDoc::query`], bounded in matches or not (an outline's paths are two levels).
+    fn query_with(&self, path: &str, bounded: bool) -> Result<Vec<Match>, FkError> {
         let parsed = parse_path(path)?;
-        let located = parsed.query_located(&self.value);
+        let located = located(&parsed, &self.value, path, bounded)?;
         let mut out = Vec::new();
         for node in located.iter() {
             let elements: Vec<String> = node
@@ -467,11 +553,30 @@ impl<'t> JsonlDoc<'t> {
         JsonlDoc::parse(text).err()
     }
 
-    /// Every match of `path` over the records, with ranges in the whole text.
+    /// Every match of `path` over the records, with ranges in the whole text (bounded:
+    /// [`crate::bounds::check_targets`]).
     pub fn query(&self, path: &str) -> Result<Vec<(usize, Match)>, FkError> {
+        self.query_with(path, true)
+    }
+
+    /// The outline: one entry per record.
+    pub fn outline(&self) -> Vec<Found> {
+        self.query_with("$[*]", false)
+            .map(|m| {
+                m.into_iter()
+                    .map(|(_, m)| Found {
+                        depth: 0,
+                        ..m.found
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn query_with(&self, path: &str, bounded: bool) -> Result<Vec<(usize, Match)>, FkError> {
         let parsed = parse_path(path)?;
         let mut out = Vec::new();
-        for node in parsed.query_located(&self.value).iter() {
+        for node in located(&parsed, &self.value, path, bounded)?.iter() {
             let elements: Vec<String> = node
                 .location()
                 .iter()
@@ -628,6 +733,23 @@ pub(crate) fn normalized(location: &serde_json_path::NormalizedPath) -> String {
         }
     }
     s
+}
+
+/// The matches of `parsed` (the text `path`) with their locations. Each location is a list as
+/// long as the match is deep, so a bounded query is counted first (without locations) and
+/// refused past [`crate::bounds::check_targets`].
+pub(crate) fn located<'v>(
+    parsed: &JsonPath,
+    value: &'v Value,
+    path: &str,
+    bounded: bool,
+) -> Result<serde_json_path::LocatedNodeList<'v>, FkError> {
+    if bounded {
+        let count = parsed.query(value).len();
+        let depth = crate::bounds::value_depth(value);
+        crate::bounds::check_targets(&format!("the path '{path}'"), count, depth)?;
+    }
+    Ok(parsed.query_located(value))
 }
 
 pub(crate) fn parse_path(path: &str) -> Result<JsonPath, FkError> {

@@ -5,6 +5,10 @@ use crate::Found;
 use filekit_core::{ErrorCode, FkError};
 use serde_json::json;
 
+/// How many targets of a file a not-found error looks among (the first, in document order):
+/// every target's path of a large, deep document would take its size times its depth.
+pub(crate) const CANDIDATES: usize = 5_000;
+
 /// How many suggestions a not-found error lists.
 const MAX_SUGGESTIONS: usize = 10;
 

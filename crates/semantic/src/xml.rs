@@ -9,10 +9,11 @@
 //! (`xmlns="…"`, as in SVG or old MSBuild files) is bound to the prefix `d`
 //! (`//d:rect`), since XPath 1.0 names without a prefix never match namespaced elements.
 
+use crate::bounds::MAX_DEPTH;
 use crate::html::plan_markup;
 use crate::ops::{Operation, Splice};
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError};
+use filekit_core::{ErrorCode, FkError, Limit};
 use serde_json::json;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -41,21 +42,165 @@ fn parse_error(e: &roxmltree::Error) -> FkError {
     .with_details(json!({"line": pos.row, "column": pos.col}))
 }
 
-/// The parse error of an XML text, with line and column.
+/// The parse error of an XML text, with line and column (or the bound it is over).
 pub fn check(text: &str) -> Option<FkError> {
-    roxmltree::Document::parse_with_options(text, options())
-        .err()
-        .map(|e| parse_error(&e))
+    parse_doc(text).err()
+}
+
+/// The most bytes the entity references of a document may add to it. An entity's text is
+/// copied at each reference, so a small file can expand a thousandfold (a 1 MB file of one
+/// 1 MB entity referenced a thousand times is 1 GB of text); real documents add little.
+pub const MAX_ENTITY_TEXT: usize = 4 << 20;
+
+/// `roxmltree`'s document of `text`, refused before parsing when its entity references
+/// would add more than [`MAX_ENTITY_TEXT`] bytes, and after when its elements nest deeper than
+/// [`crate::bounds::MAX_DEPTH`] (measured without recursion; every later walk, and
+/// `sxd-document`'s parser, recurses).
+fn parse_doc(text: &str) -> Result<(roxmltree::Document<'_>, usize), FkError> {
+    let added = entity_text(text);
+    if added > MAX_ENTITY_TEXT {
+        return Err(FkError::too_large(
+            Limit::ExpandedText,
+            added as u64,
+            MAX_ENTITY_TEXT as u64,
+            format!(
+                "the entity references of this XML file would add {added} bytes of text to it; \
+filekit expands at most {MAX_ENTITY_TEXT}"
+            ),
+        )
+        .with_hint("read and edit this file by line range (read_files / edit_files), or grep it"));
+    }
+    let doc =
+        roxmltree::Document::parse_with_options(text, options()).map_err(|e| parse_error(&e))?;
+    // Levels below the document node, by node id (ids are dense, parents come first).
+    let mut depths = vec![
+        0u32;
+        doc.descendants()
+            .map(|n| n.id().get_usize() + 1)
+            .max()
+            .unwrap_or(1)
+    ];
+    let (mut deepest, mut first_past) = (0usize, None);
+    for n in doc.descendants() {
+        let d = n.parent().map_or(0, |p| depths[p.id().get_usize()] + 1);
+        depths[n.id().get_usize()] = d;
+        let d = d as usize;
+        if d > deepest {
+            deepest = d;
+            if d > MAX_DEPTH && first_past.is_none() {
+                first_past = Some(doc.text_pos_at(n.range().start).row as usize);
+            }
+        }
+    }
+    if deepest > MAX_DEPTH {
+        return Err(crate::bounds::too_deep(
+            "this XML file",
+            deepest,
+            first_past,
+        ));
+    }
+    Ok((doc, deepest))
+}
+
+/// The bytes the references to the internal entities of `text` add when expanded (an
+/// over-estimate: every `&name;` outside the declarations counts, in comments too). As
+/// `roxmltree` reads them: the first declaration of a name counts, values are literal text
+/// that may reference other entities, at most 10 levels deep (deeper is its error).
+fn entity_text(text: &str) -> usize {
+    if !text.contains("<!ENTITY") {
+        return 0;
+    }
+    // (name, value, the declaration's bytes).
+    let mut decls: Vec<(&str, &str, Range<usize>)> = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("<!ENTITY") {
+        let start = from + i;
+        from = start + "<!ENTITY".len();
+        let rest = text[from..].trim_start();
+        let rest = rest.strip_prefix('%').map_or(rest, str::trim_start);
+        let name_len = rest
+            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '>')
+            .unwrap_or(rest.len());
+        let (name, rest) = rest.split_at(name_len);
+        let rest = rest.trim_start();
+        let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue; // external: not read (no resolver is set)
+        };
+        let Some(len) = rest[1..].find(quote) else {
+            continue;
+        };
+        let value_start = text.len() - rest.len() + 1;
+        let end = value_start + len + 1;
+        decls.push((name, &text[value_start..value_start + len], start..end));
+        from = end;
+    }
+    let mut first: HashMap<&str, &str> = HashMap::new();
+    for (name, value, _) in &decls {
+        first.entry(name).or_insert(value);
+    }
+    // The references of a text: (name, bytes of `&name;`).
+    fn refs<'a>(s: &'a str, known: &HashMap<&str, &str>) -> Vec<(&'a str, usize)> {
+        let mut out = Vec::new();
+        let mut rest = s;
+        while let Some(i) = rest.find('&') {
+            rest = &rest[i + 1..];
+            if let Some(j) = rest.find(';')
+                && known.contains_key(&rest[..j])
+            {
+                out.push((&rest[..j], j + 2));
+            }
+        }
+        out
+    }
+    // Expanded size of each entity, up to 10 levels of references (memoized per level).
+    fn size<'a>(
+        name: &'a str,
+        level: usize,
+        known: &HashMap<&'a str, &'a str>,
+        memo: &mut HashMap<(&'a str, usize), usize>,
+    ) -> usize {
+        if level > 10 {
+            return 0;
+        }
+        if let Some(&s) = memo.get(&(name, level)) {
+            return s;
+        }
+        let value = known[name];
+        let mut total = value.len();
+        for (r, len) in refs(value, known) {
+            total = total.saturating_add(size(r, level + 1, known, memo).saturating_sub(len));
+        }
+        memo.insert((name, level), total);
+        total
+    }
+    let mut memo = HashMap::new();
+    let mut added = 0usize;
+    let mut outside = Vec::new();
+    let mut at = 0;
+    for (_, _, r) in &decls {
+        outside.push(&text[at..r.start]);
+        at = r.end;
+    }
+    outside.push(&text[at..]);
+    for part in outside {
+        for (r, len) in refs(part, &first) {
+            added = added.saturating_add(size(r, 1, &first, &mut memo).saturating_sub(len));
+        }
+    }
+    added
 }
 
 /// A parsed XML file.
 pub struct XmlDoc<'t> {
     text: &'t str,
     doc: roxmltree::Document<'t>,
+    /// How deep its nodes nest (levels below the document node).
+    depth: usize,
     /// Namespace URI → the prefix queries use for it.
     prefixes: HashMap<String, String>,
-    /// The XPath naming each node alone, by `NodeId`, computed once.
-    paths: Vec<String>,
+    /// Each node's step in the XPath naming it alone (`b[2]`, `text()[1]`), by `NodeId`;
+    /// paths are joined when asked for (all of them would take the size times the depth).
+    steps: Vec<String>,
 }
 
 /// Which list of siblings a node is counted in.
@@ -146,8 +291,7 @@ fn kind_of(n: &roxmltree::Node) -> &'static str {
 #[allow(clippy::mutable_key_type)]
 impl<'t> XmlDoc<'t> {
     pub fn parse(text: &'t str) -> Result<XmlDoc<'t>, FkError> {
-        let doc = roxmltree::Document::parse_with_options(text, options())
-            .map_err(|e| parse_error(&e))?;
+        let (doc, depth) = parse_doc(text)?;
         let mut prefixes = HashMap::new();
         for n in doc.descendants().filter(|n| n.is_element()) {
             for ns in n.namespaces() {
@@ -158,14 +302,15 @@ impl<'t> XmlDoc<'t> {
         let mut x = XmlDoc {
             text,
             doc,
+            depth,
             prefixes,
-            paths: Vec::new(),
+            steps: Vec::new(),
         };
-        x.paths = x.name_all();
+        x.steps = x.name_all();
         Ok(x)
     }
 
-    /// Every node's path, parents first: `/a/b[2]/text()[1]`.
+    /// Every node's step, parents first: `b[2]` (of `/a/b[2]`), `text()[1]`.
     fn name_all(&self) -> Vec<String> {
         let count = self
             .doc
@@ -174,9 +319,8 @@ impl<'t> XmlDoc<'t> {
             .max()
             .unwrap_or(0)
             + 1;
-        let mut paths = vec![String::new(); count];
+        let mut steps = vec![String::new(); count];
         for p in self.doc.descendants() {
-            let base = paths[p.id().get_usize()].clone();
             let mut same: HashMap<(Option<&str>, &str), usize> = HashMap::new();
             for c in p.children().filter(|c| c.is_element()) {
                 *same
@@ -211,10 +355,10 @@ impl<'t> XmlDoc<'t> {
                         format!("processing-instruction()[{pis}]")
                     }
                 };
-                paths[c.id().get_usize()] = format!("{base}/{step}");
+                steps[c.id().get_usize()] = step;
             }
         }
-        paths
+        steps
     }
 
     /// Pairs every node of sxd's tree with its roxmltree twin, walking both at once: the
@@ -282,6 +426,7 @@ impl<'t> XmlDoc<'t> {
                 .with_hint("select nodes to read or edit them, e.g. //item[@id='x']"));
             }
         };
+        crate::bounds::check_targets(&format!("the XPath '{xpath}'"), nodes.len(), self.depth)?;
         let mut map = HashMap::new();
         if !nodes.is_empty() {
             self.pair(XNode::Root(sdoc.root()), self.doc.root(), &mut map);
@@ -293,7 +438,13 @@ impl<'t> XmlDoc<'t> {
             }
         }
         if out.is_empty() {
-            let all = self.outline();
+            let all: Vec<Found> = self
+                .doc
+                .descendants()
+                .filter(|n| n.is_element())
+                .take(crate::suggest::CANDIDATES)
+                .map(|n| self.found(n))
+                .collect();
             let ns_hint = if self.prefixes.values().any(|p| p == DEFAULT_PREFIX) {
                 format!(
                     "; this document has a default namespace: name its elements {DEFAULT_PREFIX}:name (//{DEFAULT_PREFIX}:item)"
@@ -341,7 +492,12 @@ impl<'t> XmlDoc<'t> {
 
     /// An XPath selecting `n` alone: `/a/b[2]/c`.
     pub fn path_of(&self, n: roxmltree::Node) -> String {
-        self.paths[n.id().get_usize()].clone()
+        let mut steps: Vec<&str> = std::iter::successors(Some(n), |a| a.parent())
+            .filter(|a| a.parent().is_some())
+            .map(|a| self.steps[a.id().get_usize()].as_str())
+            .collect();
+        steps.reverse();
+        steps.iter().map(|s| format!("/{s}")).collect()
     }
 
     fn depth(n: roxmltree::Node) -> usize {
@@ -411,12 +567,18 @@ impl<'t> XmlDoc<'t> {
         }
     }
 
-    /// Every element, as an outline entry whose path selects it again.
-    pub fn outline(&self) -> Vec<Found> {
+    /// Every element, as an outline entry whose path selects it again (refused past
+    /// [`crate::bounds::MAX_RESULT_BYTES`] of paths).
+    pub fn outline(&self) -> Result<Vec<Found>, FkError> {
+        let mut budget = crate::bounds::ResultBudget::default();
         self.doc
             .descendants()
             .filter(|n| n.is_element())
-            .map(|n| self.found(n))
+            .map(|n| {
+                let f = self.found(n);
+                budget.spend(f.path.len(), "the outline of this XML file")?;
+                Ok(f)
+            })
             .collect()
     }
 
@@ -547,7 +709,7 @@ mod tests {
         assert_eq!(texts("/comment()"), ["<!-- the project -->"]);
         assert_eq!(texts("//*[count(dep) = 2]").len(), 1);
         let doc = XmlDoc::parse(POM).unwrap();
-        for f in doc.outline() {
+        for f in doc.outline().unwrap() {
             let again = doc.query(&f.path).unwrap();
             assert_eq!(again[0].range, f.range, "{}", f.path);
         }

@@ -11,15 +11,16 @@
 //! (a mapping as a key is named by its text), and walking *through* an alias (`$.copy.x`
 //! where `copy: *base`): the error names the anchor to target instead.
 
+use crate::bounds::MAX_DEPTH;
 use crate::json::display_path;
 use crate::ops::{Operation, Position, Splice, after_line, indent_at, line_start, reindent};
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError};
+use filekit_core::{ErrorCode, FkError, Limit};
 use serde_json::{Map, Number, Value};
 use serde_json_path::PathElement;
 use std::collections::HashMap;
 use std::ops::Range;
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 /// A YAML node as the queries and edits see it.
 #[derive(Debug, Clone)]
@@ -73,14 +74,9 @@ pub struct Match {
     value_seq: bool,
 }
 
-fn parse_tree(text: &str) -> Tree {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_yaml::LANGUAGE.into())
-        .expect("tree-sitter-yaml is built against this tree-sitter version");
-    parser
-        .parse(text, None)
-        .expect("no timeout or cancellation is set, so parsing always returns a tree")
+/// The syntax tree, refused past [`crate::bounds::MAX_DEPTH`] levels.
+fn parse_tree(text: &str) -> Result<Tree, FkError> {
+    crate::bounds::parse(crate::Lang::Yaml, text, None, false)
 }
 
 /// The most lines tree-sitter-yaml reads: its scanner keeps rows in 16 bits.
@@ -110,7 +106,10 @@ fn check_tree(text: &str, tree: Option<&Tree>) -> Option<FkError> {
     let tree = match tree {
         Some(t) => t,
         None => {
-            parsed = parse_tree(text);
+            parsed = match parse_tree(text) {
+                Ok(t) => t,
+                Err(e) => return Some(e),
+            };
             &parsed
         }
     };
@@ -475,53 +474,142 @@ fn block_scalar(s: &str) -> String {
     }
 }
 
-fn to_value(n: &YNode, anchors: &HashMap<String, Value>, depth: usize) -> Value {
-    if depth > 200 {
-        return Value::Null;
-    }
-    match &n.kind {
-        YKind::Scalar(v) => v.clone(),
-        YKind::Alias(a) => anchors.get(a).cloned().unwrap_or(Value::Null),
-        YKind::Seq { items, .. } => Value::Array(
-            items
-                .iter()
-                .map(|(_, v)| to_value(v, anchors, depth + 1))
-                .collect(),
-        ),
-        YKind::Map { members, .. } => {
-            let mut m = Map::new();
-            for (k, _, v) in members {
-                m.insert(k.clone(), to_value(v, anchors, depth + 1));
+/// The most nodes the aliases of a YAML file may copy into its value. An alias stands for a
+/// copy of what its anchor names, so ten lines of aliases of aliases ("billion laughs") stand
+/// for 10^9 nodes; real files copy a few small mappings.
+pub const MAX_ALIAS_NODES: usize = 200_000;
+
+/// The most bytes of text (strings and keys) the aliases of a YAML file may copy.
+pub const MAX_ALIAS_TEXT: usize = 4 << 20;
+
+/// The JSON value of a parsed YAML file, built once with its aliases expanded: what each
+/// alias copies is counted and held to [`MAX_ALIAS_NODES`] and [`MAX_ALIAS_TEXT`], and the
+/// value's depth (aliases make it deeper than the file) to [`crate::bounds::MAX_DEPTH`].
+struct Expand<'a> {
+    /// Anchored nodes by name, in the order they end (an alias refers to the last anchor of
+    /// its name that ends before it: never one it is inside of).
+    anchors: HashMap<&'a str, Vec<&'a YNode>>,
+    nodes: usize,
+    text: usize,
+}
+
+impl<'a> Expand<'a> {
+    fn new(root: &'a YNode) -> Expand<'a> {
+        let mut anchors: HashMap<&'a str, Vec<&'a YNode>> = HashMap::new();
+        // Iterative: the tree's depth is bounded, but this needs no stack either way.
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            if let Some(a) = &n.anchor {
+                anchors.entry(a).or_default().push(n);
             }
-            Value::Object(m)
+            match &n.kind {
+                YKind::Seq { items, .. } => stack.extend(items.iter().map(|(_, v)| v)),
+                YKind::Map { members, .. } => stack.extend(members.iter().map(|(_, _, v)| v)),
+                _ => {}
+            }
         }
+        for list in anchors.values_mut() {
+            list.sort_by_key(|n| n.range.end);
+        }
+        Expand {
+            anchors,
+            nodes: 0,
+            text: 0,
+        }
+    }
+
+    /// The node alias `name` (at byte `at`) stands for.
+    fn target(&self, name: &str, at: usize) -> Option<&'a YNode> {
+        let list = self.anchors.get(name)?;
+        let i = list.partition_point(|n| n.range.end <= at);
+        i.checked_sub(1).map(|i| list[i])
+    }
+
+    /// Counts a node (with `text` bytes of key or string) that an alias copies.
+    fn copy(&mut self, text: usize) -> Result<(), FkError> {
+        self.nodes += 1;
+        self.text += text;
+        if self.nodes > MAX_ALIAS_NODES {
+            return Err(FkError::too_large(
+                Limit::Expansion,
+                self.nodes as u64,
+                MAX_ALIAS_NODES as u64,
+                format!(
+                    "the aliases of this YAML file copy more than {MAX_ALIAS_NODES} nodes (aliases \
+of aliases multiply); filekit expands at most {MAX_ALIAS_NODES}"
+                ),
+            )
+            .with_hint(EXPANSION_HINT));
+        }
+        if self.text > MAX_ALIAS_TEXT {
+            return Err(FkError::too_large(
+                Limit::ExpandedText,
+                self.text as u64,
+                MAX_ALIAS_TEXT as u64,
+                format!(
+                    "the aliases of this YAML file copy more than {MAX_ALIAS_TEXT} bytes of text; \
+filekit expands at most {MAX_ALIAS_TEXT}"
+                ),
+            )
+            .with_hint(EXPANSION_HINT));
+        }
+        Ok(())
+    }
+
+    /// The value of `n` at `depth`; `copied` when it is reached through an alias.
+    fn value(&mut self, n: &'a YNode, depth: usize, copied: bool) -> Result<Value, FkError> {
+        if depth > MAX_DEPTH {
+            return Err(crate::bounds::too_deep(
+                "the value of this YAML file (aliases expanded)",
+                depth,
+                None,
+            ));
+        }
+        // An alias of an alias: followed without recursion (each target ends before the
+        // alias, so the chain ends).
+        let mut n = n;
+        let mut copied = copied;
+        while let YKind::Alias(a) = &n.kind {
+            match self.target(a, n.range.start) {
+                Some(t) => {
+                    n = t;
+                    copied = true;
+                }
+                None => return Ok(Value::Null),
+            }
+        }
+        let own_text = match &n.kind {
+            YKind::Scalar(Value::String(s)) => s.len(),
+            _ => 0,
+        };
+        if copied {
+            self.copy(own_text)?;
+        }
+        Ok(match &n.kind {
+            YKind::Scalar(v) => v.clone(),
+            YKind::Alias(_) => unreachable!("followed above"),
+            YKind::Seq { items, .. } => {
+                let mut out = Vec::with_capacity(items.len());
+                for (_, v) in items {
+                    out.push(self.value(v, depth + 1, copied)?);
+                }
+                Value::Array(out)
+            }
+            YKind::Map { members, .. } => {
+                let mut m = Map::new();
+                for (k, _, v) in members {
+                    if copied {
+                        self.copy(k.len())?;
+                    }
+                    m.insert(k.clone(), self.value(v, depth + 1, copied)?);
+                }
+                Value::Object(m)
+            }
+        })
     }
 }
 
-/// The value of every node, in source order, recording anchors as they are defined (an alias
-/// refers to the last anchor of its name before it).
-fn resolve(n: &YNode, anchors: &mut HashMap<String, Value>, depth: usize) {
-    if depth > 200 {
-        return;
-    }
-    match &n.kind {
-        YKind::Seq { items, .. } => {
-            for (_, v) in items {
-                resolve(v, anchors, depth + 1);
-            }
-        }
-        YKind::Map { members, .. } => {
-            for (_, _, v) in members {
-                resolve(v, anchors, depth + 1);
-            }
-        }
-        _ => {}
-    }
-    if let Some(a) = &n.anchor {
-        let v = to_value(n, anchors, 0);
-        anchors.insert(a.clone(), v);
-    }
-}
+const EXPANSION_HINT: &str = "read and edit this file by line range (read_files / edit_files), or target the anchored nodes themselves";
 
 fn kind_name(n: &YNode) -> &'static str {
     match &n.kind {
@@ -541,7 +629,7 @@ impl<'t> YamlDoc<'t> {
         let tree = if lines > MAX_LINES {
             None
         } else {
-            Some(parse_tree(text))
+            Some(parse_tree(text)?)
         };
         if let Some(err) = check_tree(text, tree.as_ref()) {
             return Err(err.with_hint(
@@ -586,20 +674,23 @@ impl<'t> YamlDoc<'t> {
                 anchor: None,
             },
         };
-        let mut anchors = HashMap::new();
-        resolve(&root, &mut anchors, 0);
-        let value = to_value(&root, &anchors, 0);
+        let value = Expand::new(&root).value(&root, 0, false)?;
         Ok(YamlDoc { text, root, value })
     }
 
-    /// Every match of `path`, in the query's order.
+    /// Every match of `path`, in the query's order (bounded: [`crate::bounds::check_targets`]).
     pub fn query(&self, path: &str) -> Result<Vec<Match>, FkError> {
+        self.query_with(path, true)
+    }
+
+    /// [`YamlDoc::query`], bounded in matches or not (an outline's paths are two levels).
+    fn query_with(&self, path: &str, bounded: bool) -> Result<Vec<Match>, FkError> {
         let parsed = crate::json::parse_path(path)?;
         let mut out = Vec::new();
         // A match reached through an alias has no bytes of its own: skipped, and the error
         // only when nothing else matched.
         let mut through_alias = None;
-        for node in parsed.query_located(&self.value).iter() {
+        for node in crate::json::located(&parsed, &self.value, path, bounded)?.iter() {
             let elements: Vec<String> = node
                 .location()
                 .iter()
@@ -723,11 +814,11 @@ impl<'t> YamlDoc<'t> {
     /// The outline: keys of the first two levels (documents and their keys, for a stream).
     pub fn outline(&self) -> Vec<Found> {
         let mut v: Vec<Found> = self
-            .query("$.*")
+            .query_with("$.*", false)
             .map(|m| m.into_iter().map(|m| m.found).collect())
             .unwrap_or_default();
         v.extend(
-            self.query("$.*.*")
+            self.query_with("$.*.*", false)
                 .map(|m| m.into_iter().map(|m| m.found).collect::<Vec<_>>())
                 .unwrap_or_default(),
         );

@@ -100,7 +100,7 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
         }
         Lang::Html => {
             let doc = HtmlDoc::parse(text).unwrap();
-            let all = doc.outline();
+            let all = doc.outline().unwrap();
             for f in &all {
                 check(
                     path,
@@ -113,7 +113,7 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
         }
         Lang::Xml => {
             let doc = XmlDoc::parse(text).unwrap();
-            let mut all = doc.outline();
+            let mut all = doc.outline().unwrap();
             all.extend(doc.query("//@*").unwrap_or_default());
             for f in &all {
                 check(
@@ -157,7 +157,7 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
             } else {
                 BodyStyle::Braced
             };
-            let all = code.symbols();
+            let all = code.symbols().unwrap();
             for f in &all {
                 check(
                     path,

@@ -26,7 +26,7 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
         "{} does not parse",
         path.display()
     );
-    let symbols = code.symbols();
+    let symbols = code.symbols().unwrap();
     let style = if lang == Lang::Python {
         BodyStyle::Block
     } else {
