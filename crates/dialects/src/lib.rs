@@ -56,10 +56,7 @@ pub fn call_with_control(
     args: Value,
     control: Control,
 ) -> ToolReply {
-    let previous = CALL_CONTROL.with(|c| c.replace(control));
-    let reply = call(ws, tool_name, args);
-    CALL_CONTROL.with(|c| *c.borrow_mut() = previous);
-    reply
+    dispatch(ws, tool_name, args, control)
 }
 
 /// The control of the current call, for requests that do not go through [`apply`].
@@ -217,13 +214,47 @@ pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
 /// arguments (`null` counts as no arguments). Never panics on bad input: every problem comes
 /// back as an error reply with a code and a message that says what to do.
 pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
+    dispatch(ws, tool_name, args, Control::default())
+}
+
+/// The stack every tool call runs on. The parsers' walks recurse once per level of a file's
+/// nesting, up to `filekit_semantic::bounds::MAX_DEPTH` levels; the deepest of them (the
+/// Python scope analysis) takes about 2.5 KiB of stack per level in a release build and
+/// 11 KiB in a debug build, more than the 2 MiB that the threads of tokio's blocking pool
+/// (the MCP server) have, so no call runs on its caller's stack: each gets a thread of its
+/// own with this much (address space: only the pages a call touches are ever committed).
+pub const CALL_STACK: usize = 64 << 20;
+
+/// The one place every tool call of every front end goes through: the tool runs on a thread
+/// of [`CALL_STACK`] bytes of stack, and a panic in it (a bug, in filekit or in a library
+/// under it) becomes an error reply naming the tool, so the process (an MCP server with
+/// other calls in flight) lives on.
+fn dispatch(ws: &Workspace, tool_name: &str, args: Value, control: Control) -> ToolReply {
     let Some(tool) = find_tool(tool_name) else {
         return unknown_tool(tool_name);
     };
     let args = if args.is_null() { json!({}) } else { args };
-    let previous = CALL_TOOL.with(|t| t.replace(tool.name));
-    let result = (tool.run)(ws, args);
-    CALL_TOOL.with(|t| *t.borrow_mut() = previous);
+    let result = std::thread::scope(|scope| {
+        let run = move || {
+            CALL_CONTROL.with(|c| *c.borrow_mut() = control);
+            CALL_TOOL.with(|t| *t.borrow_mut() = tool.name);
+            (tool.run)(ws, args)
+        };
+        match std::thread::Builder::new()
+            .name(format!("filekit {}", tool.name))
+            .stack_size(CALL_STACK)
+            .spawn_scoped(scope, run)
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| Err(panicked(tool.name, &*panic))),
+            Err(e) => Err(FkError::new(
+                ErrorCode::Io,
+                format!("{}: cannot start a thread for the call: {e}", tool.name),
+            )
+            .with_hint("the system is out of threads or memory; try again when it has some")),
+        }
+    });
     let mut reply = match result {
         Ok(reply) => reply,
         Err(err) => ToolReply {
@@ -243,6 +274,23 @@ pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
         }
     }
     reply
+}
+
+/// The error reply of a tool call that panicked (the panic's message was printed on stderr).
+fn panicked(tool: &str, panic: &(dyn std::any::Any + Send)) -> FkError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string());
+    FkError::new(
+        ErrorCode::Io,
+        format!("internal error in {tool}: it panicked ({what}); the call was stopped"),
+    )
+    .with_hint(
+        "this is a bug in filekit (please report it); every file a call writes is written whole \
+or not at all, so check the files it named (or the history) before trying again",
+    )
 }
 
 /// The reply to a call naming no known tool: the closest names, so that a model that typed

@@ -11,14 +11,22 @@
 //! crate goes through [`parse`]; the XML, JSON and YAML layers apply the same bound to their
 //! own documents (`xml.rs`, `json.rs`, `yaml.rs`).
 //!
-//! The bound is sized for the smallest stack these walks run on: 2 MiB, the default of the
-//! threads of tokio's blocking pool (where the MCP server runs tool calls) and of rayon's
-//! workers (the import graph); the main thread of `filekit call` has 8 MiB.
-//! `crates/cli/tests/parser_bounds.rs` runs the walks on trees just under the bound with
-//! half of that (1 MiB), in a debug build. Real files stay far below it: among the 4,900
-//! source files of this repository's test dependencies and cargo registry (TypeScript's
-//! compiler, pyright, rxjs, lodash, syn, tokio...) the deepest tree is 741 levels (a
-//! generated Rust table of one `|` pattern of 740 alternatives), the next 96.
+//! What a level costs, measured as the smallest stack each walk needs at two depths
+//! (`ulimit -s` and `RUST_MIN_STACK` bisected, `filekit call`): a symbol read about 700 bytes
+//! per level in a release build (900 in a debug build), the YAML model 500 (3,800), JSON with
+//! jsonc-parser and serde_json_path 500 (2,400), XML with sxd-document 260 (1,000), and the
+//! Python scope analysis 2,500 (10,700). The last is more than the 2 MiB of the threads that
+//! run calls in an MCP server (tokio's blocking pool) can give 1,000 levels, so tool calls
+//! do not run on their caller's stack: `filekit_dialects` runs each on a thread of its own
+//! with 64 MiB (`CALL_STACK`), where [`MAX_DEPTH`] levels of the deepest walk take a sixth
+//! of it in a debug build. The walks that run on rayon's 2 MiB workers (the import graph's
+//! parses, the renames in importers) are iterative. `crates/cli/tests/parser_bounds.rs`
+//! runs every walk on trees just under the bound.
+//!
+//! Real files stay far below it: among the 4,900 source files of this repository's test
+//! dependencies and cargo registry (TypeScript's compiler, pyright, rxjs, lodash, syn,
+//! tokio...) the deepest tree is 741 levels (a generated Rust table: one `|` pattern of 740
+//! alternatives), the next 96.
 //!
 //! Two grammars need a check *before* parsing: the external scanners of tree-sitter-python
 //! and tree-sitter-yaml save their stack of indentation levels in tree-sitter's 1 KiB state
