@@ -234,26 +234,10 @@ fn dispatch(ws: &Workspace, tool_name: &str, args: Value, control: Control) -> T
         return unknown_tool(tool_name);
     };
     let args = if args.is_null() { json!({}) } else { args };
-    let result = std::thread::scope(|scope| {
-        let run = move || {
-            CALL_CONTROL.with(|c| *c.borrow_mut() = control);
-            CALL_TOOL.with(|t| *t.borrow_mut() = tool.name);
-            (tool.run)(ws, args)
-        };
-        match std::thread::Builder::new()
-            .name(format!("filekit {}", tool.name))
-            .stack_size(CALL_STACK)
-            .spawn_scoped(scope, run)
-        {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| Err(panicked(tool.name, &*panic))),
-            Err(e) => Err(FkError::new(
-                ErrorCode::Io,
-                format!("{}: cannot start a thread for the call: {e}", tool.name),
-            )
-            .with_hint("the system is out of threads or memory; try again when it has some")),
-        }
+    let result = guarded(tool.name, move || {
+        CALL_CONTROL.with(|c| *c.borrow_mut() = control);
+        CALL_TOOL.with(|t| *t.borrow_mut() = tool.name);
+        (tool.run)(ws, args)
     });
     let mut reply = match result {
         Ok(reply) => reply,
@@ -274,6 +258,30 @@ fn dispatch(ws: &Workspace, tool_name: &str, args: Value, control: Control) -> T
         }
     }
     reply
+}
+
+/// Runs `run` (the tool `tool`) on a thread of [`CALL_STACK`] bytes of stack; a panic becomes
+/// an error naming the tool.
+fn guarded<T: Send>(
+    tool: &str,
+    run: impl FnOnce() -> Result<T, FkError> + Send,
+) -> Result<T, FkError> {
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name(format!("filekit {tool}"))
+            .stack_size(CALL_STACK)
+            .spawn_scoped(scope, run)
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| Err(panicked(tool, &*panic))),
+            Err(e) => Err(FkError::new(
+                ErrorCode::Io,
+                format!("{tool}: cannot start a thread for the call: {e}"),
+            )
+            .with_hint("the system is out of threads or memory; try again when it has some")),
+        }
+    })
 }
 
 /// The error reply of a tool call that panicked (the panic's message was printed on stderr).
@@ -358,6 +366,36 @@ pub fn closest_tool_names(name: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panic_in_a_call_is_an_error_naming_the_tool_and_the_caller_goes_on() {
+        let err = guarded::<()>("file_read", || panic!("the parser lost its way")).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Io);
+        assert!(
+            err.message.contains("internal error in file_read")
+                && err.message.contains("the parser lost its way"),
+            "{err:?}"
+        );
+        let owned = guarded::<()>("Glob", || std::panic::panic_any(format!("owned {}", 1)));
+        assert!(owned.unwrap_err().message.contains("owned 1"));
+        // The next call on the same caller works.
+        assert_eq!(guarded("file_read", || Ok(7)).unwrap(), 7);
+    }
+
+    #[test]
+    fn a_call_has_the_stack_its_walks_need() {
+        // 4,000 frames of at least 4 KiB (16 MiB): more than the 2 MiB of tokio's blocking
+        // threads or the 8 MiB of a main thread.
+        fn down(n: usize) -> usize {
+            let frame = std::hint::black_box([n as u8; 4096]);
+            if n == 0 {
+                0
+            } else {
+                down(n - 1) + frame[0] as usize % 2
+            }
+        }
+        assert!(guarded("file_read", || Ok(down(4_000))).is_ok());
+    }
 
     #[test]
     fn a_broken_history_is_reported_once_per_session_and_never_fails_a_write() {
