@@ -284,6 +284,7 @@ impl Matcher {
 }
 
 fn build(pattern: &str, what: &str) -> Result<Glob, FkError> {
+    search::check_glob_nesting(what, pattern)?;
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)

@@ -190,6 +190,7 @@ fn ignore_set(globs: &[String]) -> Result<Option<globset::GlobSet>, FkError> {
     }
     let mut set = globset::GlobSetBuilder::new();
     for g in globs {
+        super::check_glob_nesting("ignore glob", g)?;
         let glob = globset::GlobBuilder::new(g.trim_end_matches('/'))
             .literal_separator(true)
             .backslash_escape(true)

@@ -21,7 +21,7 @@ pub mod grep;
 pub mod list;
 
 use crate::Workspace;
-use crate::error::{ErrorCode, FkError};
+use crate::error::{ErrorCode, FkError, Limit};
 use crate::workspace::{RESERVED_DIR, WsPath};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -206,6 +206,7 @@ pub(crate) fn check_anchored_pattern(what: &str, pattern: &str) -> Result<(), Fk
 }
 
 fn check_pattern(what: &str, pattern: &str, anchored: bool) -> Result<(), FkError> {
+    check_glob_nesting(what, pattern)?;
     let pattern_body = pattern.strip_prefix('!').unwrap_or(pattern);
     if !anchored && pattern_body.starts_with('/') {
         return Err(FkError::new(
@@ -227,21 +228,72 @@ fn check_pattern(what: &str, pattern: &str, anchored: bool) -> Result<(), FkErro
     Ok(())
 }
 
+/// The most levels `{a,{b,c}}` alternatives may nest in a glob. globset turns a glob into a
+/// regular expression recursively, one level per brace, and panics when the regex engine
+/// refuses it (past about 125 levels); thousands of levels overflow the stack. Real globs
+/// nest one or two levels.
+pub const MAX_GLOB_NESTING: usize = 10;
+
+/// Refuses a glob whose braces nest deeper than [`MAX_GLOB_NESTING`] (`TOO_LARGE`,
+/// `Limit::Pattern`), before globset sees it. Every glob a caller gives goes through here:
+/// [`check_walk_pattern`] (Glob, Grep's glob, list filters, `file_pattern`) and the globs of
+/// `select` and of list's ignore list.
+pub(crate) fn check_glob_nesting(what: &str, pattern: &str) -> Result<(), FkError> {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest <= MAX_GLOB_NESTING {
+        return Ok(());
+    }
+    let shown: String = pattern.chars().take(60).collect();
+    let more = if shown.len() < pattern.len() {
+        "…"
+    } else {
+        ""
+    };
+    Err(FkError::too_large(
+        Limit::Pattern,
+        deepest as u64,
+        MAX_GLOB_NESTING as u64,
+        format!(
+            "the {what} '{shown}{more}' nests {{a,b}} alternatives {deepest} levels deep; globs \
+may nest them at most {MAX_GLOB_NESTING} levels"
+        ),
+    )
+    .with_hint("write the alternatives side by side ({a,b,c}) or use several globs"))
+}
+
 /// Builds a matcher of one glob (or several, comma-free) with a PARSE_ERROR that names the
-/// glob and what is wrong with it.
+/// glob and what is wrong with it (a glob set of one: unlike globset's single-glob matcher,
+/// whose construction panics on a regex the engine refuses, it reports the error).
 pub(crate) fn compile_glob(
     what: &str,
     pattern: &str,
     case_insensitive: bool,
-) -> Result<globset::GlobMatcher, FkError> {
+) -> Result<globset::GlobSet, FkError> {
     check_walk_pattern(what, pattern)?;
-    globset::GlobBuilder::new(pattern)
+    let glob = globset::GlobBuilder::new(pattern)
         .literal_separator(true)
         .case_insensitive(case_insensitive)
         .backslash_escape(true)
         .empty_alternates(true)
         .build()
-        .map(|g| g.compile_matcher())
+        .map_err(|e| invalid_glob(what, pattern, &e))?;
+    globset::GlobSetBuilder::new()
+        .add(glob)
+        .build()
         .map_err(|e| invalid_glob(what, pattern, &e))
 }
 
