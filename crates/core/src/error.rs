@@ -184,7 +184,7 @@ pub enum Limit {
     Leases,
     /// Work a search for a near miss may do.
     SearchWork,
-    /// Alternatives or nesting of a glob pattern.
+    /// Nesting of a pattern a request gives: a glob's braces, a query's brackets.
     Pattern,
     /// Bytes of text a document's references add when expanded (XML entities, YAML aliases).
     ExpandedText,
