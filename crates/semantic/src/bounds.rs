@@ -82,6 +82,63 @@ at most {max} there"
     .with_hint("narrow it (an index, a filter, a parent), or read the file by line range"))
 }
 
+/// The longest query (JSONPath, selector, XPath) a call may give, in bytes.
+pub const MAX_QUERY_LEN: usize = 8 << 10;
+
+/// The deepest a query's brackets may nest. The parsers of queries (serde_json_path's,
+/// sxd-xpath's, the selector parser of `html.rs`) recurse once per level, so a query of
+/// 100,000 nested parentheses overflowed any stack; real queries nest a few levels.
+pub const MAX_QUERY_NESTING: usize = 32;
+
+/// Refuses a `kind` query ("JSONPath") longer than [`MAX_QUERY_LEN`] or nesting its brackets
+/// deeper than [`MAX_QUERY_NESTING`] (outside quotes), before its parser sees it.
+pub fn check_query(kind: &str, query: &str) -> Result<(), FkError> {
+    if query.len() > MAX_QUERY_LEN {
+        return Err(FkError::too_large(
+            Limit::RequestSize,
+            query.len() as u64,
+            MAX_QUERY_LEN as u64,
+            format!(
+                "the {kind} is {} bytes long; a query may be at most {MAX_QUERY_LEN}",
+                query.len()
+            ),
+        )
+        .with_hint("give a shorter query (several calls, or a wider query filtered by you)"));
+    }
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut chars = query.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (_, '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[' | '{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (None, ')' | ']' | '}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest <= MAX_QUERY_NESTING {
+        return Ok(());
+    }
+    Err(FkError::too_large(
+        Limit::Pattern,
+        deepest as u64,
+        MAX_QUERY_NESTING as u64,
+        format!(
+            "the {kind} nests its brackets {deepest} levels deep; a query may nest them at most \
+{MAX_QUERY_NESTING} levels"
+        ),
+    )
+    .with_hint("write it with fewer nested brackets"))
+}
+
 /// How deep a JSON value nests (0 for a scalar), measured without recursion.
 pub(crate) fn value_depth(value: &serde_json::Value) -> usize {
     let mut deepest = 0;
@@ -322,6 +379,15 @@ fn yaml_columns(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_nesting_is_counted_outside_quotes() {
+        assert!(check_query("XPath", "//a[@id=')))(((']").is_ok());
+        let deep = format!("{}//a{}", "(".repeat(33), ")".repeat(33));
+        let err = check_query("XPath", &deep).unwrap_err();
+        assert_eq!(err.details["limit"]["found"], 33);
+        assert!(check_query("XPath", &format!("//a[{}]", "x".repeat(9000))).is_err());
+    }
 
     #[test]
     fn python_widths_are_counted_as_the_scanner_counts_them() {

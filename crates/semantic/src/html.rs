@@ -16,6 +16,8 @@ use crate::ops::{Operation, Position, Splice, after_line, indent_at, line_start,
 use crate::{Found, suggest};
 use filekit_core::{ErrorCode, FkError};
 use serde_json::json;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::Range;
 use tree_sitter::Node;
 
@@ -42,6 +44,27 @@ pub struct HtmlDoc<'t> {
     /// asked for: all of them at once would take the document's size times its depth.
     steps: Vec<String>,
     depths: Vec<usize>,
+    /// Each element's place among its siblings: (index, index among those of its name,
+    /// siblings, siblings of its name), so that `:nth-child` and the sibling combinators
+    /// cost no scan of the siblings.
+    places: Vec<(usize, usize, usize, usize)>,
+}
+
+/// What one selection has found out, so that a complex selector is matched once per element
+/// and part (`a b c` against a deep document would otherwise try every chain of ancestors).
+#[derive(Default)]
+struct Memo {
+    /// (element, part list) -> whether the parts match going left from the element.
+    rest: HashMap<(usize, usize, usize), bool>,
+    /// (element, part list) -> whether an ancestor matches them.
+    ancestor: HashMap<(usize, usize, usize), bool>,
+    /// (parent, part list) -> for each child, whether an earlier sibling matches them.
+    earlier: HashMap<(Option<usize>, usize, usize), Vec<bool>>,
+}
+
+/// The key of a list of parts (a prefix of a complex selector's parts).
+fn parts_key(rest: &[(Comb, Compound)]) -> (usize, usize) {
+    (rest.as_ptr() as usize, rest.len())
 }
 
 fn trimmed(text: &str, r: Range<usize>) -> Range<usize> {
@@ -88,6 +111,7 @@ impl<'t> HtmlDoc<'t> {
             roots: Vec::new(),
             steps: Vec::new(),
             depths: Vec::new(),
+            places: Vec::new(),
         };
         doc.collect(tree.root_node(), None);
         doc.name_all();
@@ -170,8 +194,9 @@ impl<'t> HtmlDoc<'t> {
     /// Every element `selector` matches, in document order.
     pub fn select(&self, selector: &str) -> Result<Vec<Found>, FkError> {
         let list = parse_selector(selector)?;
+        let memo = RefCell::new(Memo::default());
         let hits: Vec<usize> = (0..self.elements.len())
-            .filter(|&i| list.iter().any(|c| self.matches_complex(i, c)))
+            .filter(|&i| list.iter().any(|c| self.matches_complex(i, c, &memo)))
             .collect();
         let depth = self.depths.iter().max().map_or(0, |d| d + 1);
         crate::bounds::check_targets(&format!("the selector '{selector}'"), hits.len(), depth)?;
@@ -236,6 +261,7 @@ impl<'t> HtmlDoc<'t> {
         }
         // The step of each element among its siblings.
         let mut steps = vec![String::new(); self.elements.len()];
+        let mut places = vec![(0, 0, 0, 0); self.elements.len()];
         let lists: Vec<&[usize]> = std::iter::once(self.roots.as_slice())
             .chain(self.elements.iter().map(|e| e.children.as_slice()))
             .collect();
@@ -246,10 +272,11 @@ impl<'t> HtmlDoc<'t> {
                 *count.entry(self.elements[s].name.as_str()).or_default() += 1;
             }
             let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-            for &s in sibs {
+            for (index, &s) in sibs.iter().enumerate() {
                 let name = self.elements[s].name.as_str();
                 let n = seen.entry(name).or_default();
                 *n += 1;
+                places[s] = (index, *n - 1, sibs.len(), count[name]);
                 steps[s] = if count[name] > 1 {
                     format!("{name}:nth-of-type({n})")
                 } else {
@@ -272,6 +299,7 @@ impl<'t> HtmlDoc<'t> {
         }
         self.steps = steps;
         self.depths = depths;
+        self.places = places;
     }
 
     fn depth(&self, i: usize) -> usize {
@@ -315,49 +343,102 @@ impl<'t> HtmlDoc<'t> {
             .unwrap_or_default()
     }
 
-    fn matches_complex(&self, i: usize, c: &Complex) -> bool {
+    fn matches_complex(&self, i: usize, c: &Complex, memo: &RefCell<Memo>) -> bool {
         let Some((last, rest)) = c.parts.split_last() else {
             return false;
         };
-        self.matches_compound(i, &last.1) && self.matches_rest(i, last.0, rest)
+        self.matches_compound(i, &last.1, memo) && self.matches_rest(i, last.0, rest, memo)
     }
 
     /// Whether the parts before a matched compound match, going left from element `i` by
-    /// `comb`.
-    fn matches_rest(&self, i: usize, comb: Comb, rest: &[(Comb, Compound)]) -> bool {
+    /// `comb`. Memoized per (element, parts): each pair is decided once, so a selection
+    /// costs the elements times the parts (times the siblings' or ancestors' links once).
+    fn matches_rest(
+        &self,
+        i: usize,
+        comb: Comb,
+        rest: &[(Comb, Compound)],
+        memo: &RefCell<Memo>,
+    ) -> bool {
         let Some((prev, before)) = rest.split_last() else {
             return true;
         };
-        let sibs = self.siblings(i);
-        let pos = sibs.iter().position(|&s| s == i).unwrap_or(0);
-        match comb {
-            Comb::Child => self.elements[i].parent.is_some_and(|p| {
-                self.matches_compound(p, &prev.1) && self.matches_rest(p, prev.0, before)
-            }),
-            Comb::Descendant => {
-                let mut p = self.elements[i].parent;
-                while let Some(x) = p {
-                    if self.matches_compound(x, &prev.1) && self.matches_rest(x, prev.0, before) {
-                        return true;
-                    }
-                    p = self.elements[x].parent;
-                }
-                false
-            }
-            Comb::Adjacent => {
-                pos > 0 && {
-                    let s = sibs[pos - 1];
-                    self.matches_compound(s, &prev.1) && self.matches_rest(s, prev.0, before)
-                }
-            }
-            Comb::Sibling => sibs[..pos].iter().any(|&s| {
-                self.matches_compound(s, &prev.1) && self.matches_rest(s, prev.0, before)
-            }),
-            Comb::None => true,
+        let (ptr, len) = parts_key(rest);
+        if let Some(&known) = memo.borrow().rest.get(&(i, ptr, len)) {
+            return known;
         }
+        // Element `x` stands where the part before is wanted.
+        let at = |x: usize| {
+            self.matches_compound(x, &prev.1, memo) && self.matches_rest(x, prev.0, before, memo)
+        };
+        let found = match comb {
+            Comb::Child => self.elements[i].parent.is_some_and(at),
+            Comb::Descendant => self.ancestor_matches(i, rest, memo),
+            Comb::Adjacent => {
+                let index = self.places[i].0;
+                index > 0 && at(self.siblings(i)[index - 1])
+            }
+            Comb::Sibling => self.earlier_matches(i, rest, memo),
+            Comb::None => true,
+        };
+        memo.borrow_mut().rest.insert((i, ptr, len), found);
+        found
     }
 
-    fn matches_compound(&self, i: usize, c: &Compound) -> bool {
+    /// Whether an ancestor of `i` matches the last part of `rest` and the parts before it:
+    /// the parent does, or an ancestor of the parent (each element decided once).
+    fn ancestor_matches(&self, i: usize, rest: &[(Comb, Compound)], memo: &RefCell<Memo>) -> bool {
+        let (ptr, len) = parts_key(rest);
+        let (prev, before) = rest.split_last().expect("called with a part");
+        // The chain of ancestors up to the first one already decided, then decided from the
+        // top down (no recursion along the chain: a document may be 1,000 levels deep).
+        let mut chain = Vec::new();
+        let mut p = self.elements[i].parent;
+        let mut above = false;
+        while let Some(x) = p {
+            if let Some(&known) = memo.borrow().ancestor.get(&(x, ptr, len)) {
+                above = known;
+                break;
+            }
+            chain.push(x);
+            p = self.elements[x].parent;
+        }
+        // `above`: whether an ancestor of the last element of the chain matches.
+        for &x in chain.iter().rev() {
+            let here = self.matches_compound(x, &prev.1, memo)
+                && self.matches_rest(x, prev.0, before, memo);
+            // For the children of `x`: an ancestor of theirs matches.
+            above = above || here;
+            memo.borrow_mut().ancestor.insert((x, ptr, len), above);
+        }
+        above
+    }
+
+    /// Whether an earlier sibling of `i` matches the last part of `rest` and the parts before
+    /// it (decided for all the siblings at once, in one pass).
+    fn earlier_matches(&self, i: usize, rest: &[(Comb, Compound)], memo: &RefCell<Memo>) -> bool {
+        let (ptr, len) = parts_key(rest);
+        let parent = self.elements[i].parent;
+        let index = self.places[i].0;
+        if let Some(list) = memo.borrow().earlier.get(&(parent, ptr, len)) {
+            return list[index];
+        }
+        let (prev, before) = rest.split_last().expect("called with a part");
+        let sibs = self.siblings(i);
+        let mut list = Vec::with_capacity(sibs.len());
+        let mut any = false;
+        for &s in sibs {
+            list.push(any);
+            any = any
+                || (self.matches_compound(s, &prev.1, memo)
+                    && self.matches_rest(s, prev.0, before, memo));
+        }
+        let found = list[index];
+        memo.borrow_mut().earlier.insert((parent, ptr, len), list);
+        found
+    }
+
+    fn matches_compound(&self, i: usize, c: &Compound, memo: &RefCell<Memo>) -> bool {
         let e = &self.elements[i];
         if let Some(t) = &c.tag
             && *t != e.name
@@ -406,17 +487,16 @@ impl<'t> HtmlDoc<'t> {
                     of_type,
                     last,
                 } => {
-                    let sibs: Vec<usize> = self
-                        .siblings(i)
-                        .iter()
-                        .copied()
-                        .filter(|&s| !*of_type || self.elements[s].name == e.name)
-                        .collect();
-                    let pos = sibs.iter().position(|&s| s == i).unwrap_or(0);
-                    let n = if *last { sibs.len() - pos } else { pos + 1 } as i64;
+                    let (index, of_name, count, named) = self.places[i];
+                    let (pos, len) = if *of_type {
+                        (of_name, named)
+                    } else {
+                        (index, count)
+                    };
+                    let n = if *last { len - pos } else { pos + 1 } as i64;
                     nth(*a, *b, n)
                 }
-                Simple::Not(list) => !list.iter().any(|c| self.matches_complex(i, c)),
+                Simple::Not(list) => !list.iter().any(|c| self.matches_complex(i, c, memo)),
                 Simple::Root => e.parent.is_none(),
                 Simple::Empty => {
                     e.children.is_empty()
@@ -689,6 +769,7 @@ fn sel_error(src: &str, at: usize, msg: &str) -> FkError {
 
 /// A selector list, or its error with the character where it went wrong.
 fn parse_selector(src: &str) -> Result<Vec<Complex>, FkError> {
+    crate::bounds::check_query("selector", src)?;
     let mut p = SelParser {
         chars: src.chars().collect(),
         at: 0,

@@ -753,6 +753,7 @@ pub(crate) fn located<'v>(
 }
 
 pub(crate) fn parse_path(path: &str) -> Result<JsonPath, FkError> {
+    crate::bounds::check_query("JSONPath", path)?;
     JsonPath::parse(path).map_err(|e| {
         let pos = e.position();
         FkError::new(

@@ -387,6 +387,7 @@ impl<'t> XmlDoc<'t> {
     /// Every node `xpath` selects, in document order. A query that evaluates to a number,
     /// string or boolean is refused with its value (there are no bytes to point at).
     pub fn query(&self, xpath: &str) -> Result<Vec<Found>, FkError> {
+        crate::bounds::check_query("XPath", xpath)?;
         let factory = sxd_xpath::Factory::new();
         let compiled = factory
             .build(xpath)
