@@ -313,7 +313,10 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
     // The outline: of the file, or of each target's descendants.
     if format == Format::Summary {
-        let all = outline(&parsed)?;
+        let all = match outline(&parsed) {
+            Ok(all) => all,
+            Err(err) => return Ok(failed(&args.file, &err)),
+        };
         let mut entries = Vec::new();
         let mut lines = String::new();
         let scopes: Vec<Option<Found>> = if targets.is_empty() {
