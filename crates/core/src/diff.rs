@@ -302,9 +302,13 @@ fn render(
     }
     let base = text.text;
     // Sized for the changed lines and a few lines of context around each: grown by doubling,
-    // a large preview copied itself over and over.
+    // a large preview copied itself over and over. Never more than the diff can be: every old
+    // line and every new line at most once, each with a prefix (and a hunk header per change),
+    // however many changes there are (a million one-character changes of a 2 MB file).
     let changed: usize = changes.iter().map(|c| c.old.len() + c.new.len()).sum();
-    let mut out = String::with_capacity(changed + changes.len() * (2 * CONTEXT * 40 + 32) + 256);
+    let guess = changed + changes.len() * (2 * CONTEXT * 40 + 32) + 256;
+    let most = 2 * (base.len() + news.len()) + changes.len() * 48 + 256;
+    let mut out = String::with_capacity(guess.min(most));
     let _ = write!(out, "--- {old_name}\n+++ {new_name}\n");
     let mut shift: i64 = 0;
     let mut c = 0;

@@ -335,19 +335,35 @@ impl Substitution {
     /// The replacements this substitution makes in `text`: sorted, non-overlapping
     /// `(start, end, new)` byte ranges. Empty when nothing matches.
     pub fn splices(&self, text: &str) -> Vec<(usize, usize, String)> {
-        let mut out = Vec::new();
+        self.splices_within(text, u64::MAX).unwrap_or_default()
+    }
+
+    /// Like [`Substitution::splices`], but stops as soon as the replacements made so far
+    /// would make `text` longer than `max` bytes (a replacement repeats the match: `&&&&`
+    /// makes a text four times as long), with `Err` of that length: the replacements of a
+    /// text too long to be written are never all held.
+    pub fn splices_within(&self, text: &str, max: u64) -> Result<Vec<(usize, usize, String)>, u64> {
+        let mut out = Splices {
+            list: Vec::new(),
+            len: text.len() as u64,
+            max,
+        };
+        self.collect(text, &mut out)?;
+        Ok(out.list)
+    }
+
+    fn collect(&self, text: &str, out: &mut Splices) -> Result<(), u64> {
         match self.scope {
             Scope::WholeText | Scope::LinesFoundByWholeSearch => {
-                self.replace_in(text, 0, &mut out);
-                return out;
+                return self.replace_in(text, 0, out);
             }
             Scope::EveryLine => {
                 let mut at = 0;
                 for line in text.split_inclusive('\n') {
-                    self.replace_in_line(text, at, at + line.len(), &mut out);
+                    self.replace_in_line(text, at, at + line.len(), out)?;
                     at += line.len();
                 }
-                return out;
+                return Ok(());
             }
             Scope::MatchingLines => {}
         }
@@ -365,10 +381,10 @@ impl Substitution {
             let line_start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
             let line_end = memchr::memchr(b'\n', &bytes[m.start()..])
                 .map_or(text.len(), |i| m.start() + i + 1);
-            self.replace_in_line(text, line_start, line_end, &mut out);
+            self.replace_in_line(text, line_start, line_end, out)?;
             from = line_end;
         }
-        out
+        Ok(())
     }
 
     /// Appends the replacements within the line `start..end` of `text` (its line break and a
@@ -378,21 +394,23 @@ impl Substitution {
         text: &str,
         start: usize,
         end: usize,
-        out: &mut Vec<(usize, usize, String)>,
-    ) {
+        out: &mut Splices,
+    ) -> Result<(), u64> {
         let line = &text[start..end];
         let content = line.strip_suffix('\n').unwrap_or(line);
         let content = content.strip_suffix('\r').unwrap_or(content);
-        self.replace_in(content, start, out);
+        self.replace_in(content, start, out)
     }
 
     /// Appends the replacements within `hay`, which starts at `offset` in the whole text.
-    fn replace_in(&self, hay: &str, offset: usize, out: &mut Vec<(usize, usize, String)>) {
+    fn replace_in(&self, hay: &str, offset: usize, out: &mut Splices) -> Result<(), u64> {
         if let Some(fixed) = &self.fixed {
             let wanted = self.regex.find_iter(hay).skip(self.occurrence - 1);
             let wanted = wanted.take(if self.global { usize::MAX } else { 1 });
-            out.extend(wanted.map(|m| (m.start() + offset, m.end() + offset, fixed.clone())));
-            return;
+            for m in wanted {
+                out.push(m.start() + offset, m.end() + offset, fixed.clone())?;
+            }
+            return Ok(());
         }
         for (k, caps) in self.regex.captures_iter(hay).enumerate() {
             let n = k + 1;
@@ -400,11 +418,27 @@ impl Substitution {
                 continue;
             }
             let m = caps.get(0).expect("group 0 always matches");
-            out.push((m.start() + offset, m.end() + offset, self.expand(&caps)));
+            // The length first: a replacement that repeats a long match many times is not
+            // built when it alone would pass the bound.
+            let len = self.expanded_len(&caps);
+            out.check(m.start() + offset, m.end() + offset, len)?;
+            out.push(m.start() + offset, m.end() + offset, self.expand(&caps))?;
             if !self.global {
                 break;
             }
         }
+        Ok(())
+    }
+
+    fn expanded_len(&self, caps: &Captures) -> usize {
+        self.replacement
+            .iter()
+            .map(|part| match part {
+                Part::Literal(t) => t.len(),
+                Part::Group(g) => caps.get(*g).map_or(0, |m| m.len()),
+                Part::Named(n) => caps.name(n).map_or(0, |m| m.len()),
+            })
+            .fold(0usize, usize::saturating_add)
     }
 
     fn expand(&self, caps: &Captures) -> String {
@@ -417,6 +451,28 @@ impl Substitution {
             }
         }
         s
+    }
+}
+
+/// Replacements collected so far, and the length they make the text.
+struct Splices {
+    list: Vec<(usize, usize, String)>,
+    len: u64,
+    max: u64,
+}
+
+impl Splices {
+    /// `Err` (the length it would make) when replacing `start..end` by `new_len` bytes makes
+    /// the text longer than the bound.
+    fn check(&self, start: usize, end: usize, new_len: usize) -> Result<u64, u64> {
+        let len = (self.len + new_len as u64).saturating_sub((end - start) as u64);
+        if len > self.max { Err(len) } else { Ok(len) }
+    }
+
+    fn push(&mut self, start: usize, end: usize, new: String) -> Result<(), u64> {
+        self.len = self.check(start, end, new.len())?;
+        self.list.push((start, end, new));
+        Ok(())
     }
 }
 
