@@ -1012,8 +1012,25 @@ impl std::error::Error for NotRegular {}
 fn open_for_reading(dir: &Dir, rel: &Path) -> io::Result<(std::fs::File, Metadata)> {
     let mut options = OpenOptions::new();
     options.read(true).custom_flags(READ_FLAGS.bits() as i32);
-    let file = dir.open_with(rel, &options)?.into_std();
+    let file = match dir.open_with(rel, &options) {
+        Ok(file) => file.into_std(),
+        // A socket (or a device with no driver) cannot be opened at all: said as what it is.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
+            use cap_std::fs::FileTypeExt;
+            return match dir.symlink_metadata(rel).map(|m| m.file_type()) {
+                Ok(t) if t.is_socket() => Err(not_regular("a socket")),
+                Ok(t) if t.is_char_device() => Err(not_regular("a character device")),
+                Ok(t) if t.is_block_device() => Err(not_regular("a block device")),
+                _ => Err(e),
+            };
+        }
+        Err(e) => return Err(e),
+    };
     regular(file.into())
+}
+
+fn not_regular(what: &'static str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, NotRegular(what))
 }
 
 /// What an open for reading gave, found by `fstat` of the descriptor itself: a regular file,
@@ -1037,10 +1054,7 @@ fn regular(fd: rustix::fd::OwnedFd) -> io::Result<(std::fs::File, Metadata)> {
         _ => Some("not a file or a directory"),
     };
     if let Some(what) = what {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            NotRegular(what),
-        ));
+        return Err(not_regular(what));
     }
     let file = std::fs::File::from(fd);
     let meta = Metadata::from_file(&file)?;

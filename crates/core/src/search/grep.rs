@@ -214,6 +214,15 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                     return ignore::WalkState::Continue;
                 }
             };
+            if let Some(special) = entry.file_type().and_then(super::special_kind) {
+                if let Ok(mut s) = skipped.lock() {
+                    s.add(format!(
+                        "{}: not a regular file ({special})",
+                        entry.path().display()
+                    ));
+                }
+                return ignore::WalkState::Continue;
+            }
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return ignore::WalkState::Continue;
             }
