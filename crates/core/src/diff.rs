@@ -55,6 +55,10 @@ pub fn unified(
         let new_start = news.len();
         let mut cursor = region_start;
         let mut end;
+        // The end (after its break) of the line the last splice ended in: the next splices of
+        // that line end in it too, so a line of a million splices is searched once, not once
+        // per splice.
+        let mut line_end = 0;
         loop {
             let (s, e, ref t) = splices[i];
             news.push_str(&base[cursor..s]);
@@ -63,8 +67,11 @@ pub fn unified(
             i += 1;
             end = if text.is_line_start(cursor) {
                 cursor
+            } else if cursor < line_end {
+                line_end
             } else {
-                text.end_of_line_at(cursor)
+                line_end = text.end_of_line_at(cursor);
+                line_end
             };
             // A removed line break joins the next line to the region.
             while end < base.len() {

@@ -50,7 +50,9 @@ pub struct Substitution {
     regex: Arc<Regex>,
     /// The same pattern over bytes, to rule files out before they are decoded.
     bytes_regex: Arc<regex::bytes::Regex>,
-    replacement: Vec<Part>,
+    /// The replacement's parts, a run of equal ones as one (`&&&&` is the match four times):
+    /// a replacement of thousands of parts costs a step per run, not per part, at each match.
+    replacement: Vec<(Part, usize)>,
     /// Replace every match from the `occurrence`-th on, not only that one.
     global: bool,
     /// 1-based: which match (of each line, or of the text in whole-text mode) is replaced.
@@ -272,9 +274,10 @@ impl Substitution {
             parse_replacement(&replacement_text, &regex)
                 .map_err(|(at, what, hint)| err(field_starts[1] + at, &what, &hint))?
         };
+        let replacement = runs(replacement);
         let fixed = match replacement.as_slice() {
             [] => Some(String::new()),
-            [Part::Literal(t)] => Some(t.clone()),
+            [(Part::Literal(t), n)] => Some(t.repeat(*n)),
             _ => None,
         };
         let occurrence = occurrence.unwrap_or(1);
@@ -433,25 +436,46 @@ impl Substitution {
     fn expanded_len(&self, caps: &Captures) -> usize {
         self.replacement
             .iter()
-            .map(|part| match part {
-                Part::Literal(t) => t.len(),
-                Part::Group(g) => caps.get(*g).map_or(0, |m| m.len()),
-                Part::Named(n) => caps.name(n).map_or(0, |m| m.len()),
+            .map(|(part, n)| {
+                let one = match part {
+                    Part::Literal(t) => t.len(),
+                    Part::Group(g) => caps.get(*g).map_or(0, |m| m.len()),
+                    Part::Named(name) => caps.name(name).map_or(0, |m| m.len()),
+                };
+                one.saturating_mul(*n)
             })
             .fold(0usize, usize::saturating_add)
     }
 
     fn expand(&self, caps: &Captures) -> String {
         let mut s = String::new();
-        for part in &self.replacement {
-            match part {
-                Part::Literal(t) => s.push_str(t),
-                Part::Group(g) => s.push_str(caps.get(*g).map_or("", |m| m.as_str())),
-                Part::Named(n) => s.push_str(caps.name(n).map_or("", |m| m.as_str())),
+        for (part, n) in &self.replacement {
+            let one = match part {
+                Part::Literal(t) => t.as_str(),
+                Part::Group(g) => caps.get(*g).map_or("", |m| m.as_str()),
+                Part::Named(name) => caps.name(name).map_or("", |m| m.as_str()),
+            };
+            if !one.is_empty() {
+                for _ in 0..*n {
+                    s.push_str(one);
+                }
             }
         }
         s
     }
+}
+
+/// `parts` with adjacent literals joined and runs of equal parts counted.
+fn runs(parts: Vec<Part>) -> Vec<(Part, usize)> {
+    let mut out: Vec<(Part, usize)> = Vec::new();
+    for part in parts {
+        match (out.last_mut(), part) {
+            (Some((Part::Literal(prev), 1)), Part::Literal(t)) => prev.push_str(&t),
+            (Some((prev, n)), part) if *prev == part => *n += 1,
+            (_, part) => out.push((part, 1)),
+        }
+    }
+    out
 }
 
 /// Replacements collected so far, and the length they make the text.

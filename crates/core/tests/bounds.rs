@@ -236,6 +236,39 @@ fn replace_text(old: &str, new: &str, expected: Expected) -> Edit {
     }
 }
 
+/// Work that grew with the product of two sizes: the preview of a line with a replacement
+/// per character searched for the line's end once per replacement (a 2 MB line: minutes),
+/// and a replacement of thousands of `&` was walked part by part at every match of every
+/// line. Both are linear now; the watchdog is far above what that takes.
+#[test]
+fn many_replacements_on_one_line_and_long_replacements_cost_linear_work() {
+    let (_dir, root) = root();
+    let line = "x".repeat(MAX_FILE_SIZE as usize / 2);
+    fs::write(root.join("one.txt"), &line).unwrap();
+    fs::write(
+        root.join("empty.txt"),
+        "\n".repeat(MAX_FILE_SIZE as usize / 4),
+    )
+    .unwrap();
+    let r2 = root.clone();
+    let (one, empty) = within(300, "a replacement of every character", move || {
+        let ws = ws(&r2);
+        let sed = |e: &str| Edit::Substitute(Substitution::parse(e, false).unwrap());
+        let single = pipeline::apply(&ws, &one("one.txt", vec![sed("s/x/y/g")]));
+        let amps = format!("s/^/{}/g", "&".repeat(20_000));
+        let empty = pipeline::apply(&ws, &one("empty.txt", vec![sed(&amps)]));
+        (single, empty)
+    });
+    assert!(one.success(), "{:?}", one.files[0].error);
+    assert_eq!(one.files[0].edits[0].replacements, line.len());
+    assert_eq!(
+        fs::read_to_string(root.join("one.txt")).unwrap(),
+        "y".repeat(line.len())
+    );
+    assert!(empty.success(), "{:?}", empty.files[0].error);
+    assert_eq!(empty.files[0].status, FileStatus::Unchanged);
+}
+
 /// A file, a new content or an edit's result over the bound: refused (TOO_LARGE, with the
 /// facts) before anything of that size is built, and nothing on disk changes.
 #[test]
