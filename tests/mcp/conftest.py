@@ -42,6 +42,23 @@ def anyio_backend():
     return "asyncio"
 
 
+@pytest.fixture(autouse=True)
+def state_home(tmp_path, monkeypatch):
+    """filekit's state directory (XDG_STATE_HOME) for every server a test starts: a folder of
+    the test's own, outside its workspace, never the state of the user running the tests."""
+    home = tmp_path / "state"
+    home.mkdir()
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home
+
+
+def workspace_state(state_home):
+    """The one workspace folder filekit made under `state_home`."""
+    found = list((state_home / "filekit" / "workspaces").iterdir())
+    assert len(found) == 1, found
+    return found[0]
+
+
 @pytest.fixture
 def workspace(tmp_path):
     root = tmp_path / "ws"
@@ -60,7 +77,7 @@ async def stdio_session(root, *extra, cwd=None, **session_options):
     params = StdioServerParameters(
         command=filekit_bin(),
         args=["serve", *root_args(root), *extra],
-        env={"PATH": os.environ.get("PATH", "")},
+        env={"PATH": os.environ.get("PATH", ""), "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]},
         cwd=cwd,
     )
     async with stdio_client(params) as (read, write):
