@@ -325,6 +325,8 @@ impl Measured {
 /// Runs `cmd` (streams piped, as [`Sandbox::command`] makes it) with `stdin`, kills it if it
 /// has not ended after `timeout` (and panics: it hung), and returns what it gave with its
 /// peak resident memory, from `wait4`'s resource usage of that child alone.
+// The child is reaped by `wait4` (for its resource usage), which `Child` cannot do.
+#[allow(clippy::zombie_processes)]
 pub fn run_measured(mut cmd: Command, stdin: Vec<u8>, timeout: std::time::Duration) -> Measured {
     use std::io::Read;
     let mut child = cmd.spawn().expect("run filekit");
