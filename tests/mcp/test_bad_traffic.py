@@ -88,11 +88,18 @@ def test_wrong_argument_types_are_error_results(raw):
 
 
 def test_a_message_of_many_megabytes_is_handled(raw, workspace):
+    # 8 MiB of content: more than a file filekit writes whole (2 MiB), so the message is
+    # read and answered with that refusal, and the server goes on.
     big = "x" * (8 * 1024 * 1024) + "\n"
     reply = raw.call(9, "Write", {"file_path": "big.txt", "content": big})
+    assert reply["result"].get("isError") is True
+    assert "larger than" in reply["result"]["content"][0]["text"]
+    assert not (workspace / "big.txt").exists()
+    at_bound = "x" * (2 * 1024 * 1024 - 1) + "\n"
+    reply = raw.call(10, "Write", {"file_path": "big.txt", "content": at_bound})
     assert reply["result"].get("isError") is not True, reply["result"]["content"][0]["text"]
-    assert (workspace / "big.txt").stat().st_size == len(big)
-    reply = raw.call(10, "Read", {"file_path": "big.txt", "limit": 1})
+    assert (workspace / "big.txt").stat().st_size == len(at_bound)
+    reply = raw.call(11, "Read", {"file_path": "big.txt", "limit": 1})
     assert reply["result"].get("isError") is not True
 
 

@@ -205,13 +205,18 @@ async def test_many_calls_in_flight_at_once(connect, workspace):
 
 
 async def test_a_call_of_many_megabytes_round_trips(connect, workspace):
-    big = "y" * (6 * 1024 * 1024) + "\n"
+    # The largest file filekit writes whole (2 MiB), as "\n"-heavy JSON: 4 MiB on the wire.
+    big = "y\n" * (1024 * 1024)
+    too_big = "y" * (6 * 1024 * 1024) + "\n"
     async with connect("--tools", "claude") as session:
         write = await session.call_tool("Write", {"file_path": "big.txt", "content": big})
         read = await session.call_tool("Read", {"file_path": "big.txt", "limit": 1})
+        refused = await session.call_tool("Write", {"file_path": "huge.txt", "content": too_big})
     assert not write.isError, text_of(write)
     assert (workspace / "big.txt").read_text() == big
     assert not read.isError
+    assert refused.isError and "larger than" in text_of(refused), text_of(refused)[:300]
+    assert not (workspace / "huge.txt").exists()
 
 
 async def test_curated_read_then_edit_with_the_version_read(connect, workspace):

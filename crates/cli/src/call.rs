@@ -7,6 +7,8 @@
 
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
+use filekit_core::limits::MAX_REQUEST_SIZE;
+use filekit_core::{FkError, Limit};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Read, Write};
 
@@ -45,8 +47,13 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
                     "no tool call given: pass it with --json '{...}' or on standard input".into(),
                 );
             }
+            // Never more than the bound (and one byte to tell that it was passed): a call is
+            // read whole before it is parsed.
             let mut s = String::new();
-            if let Err(e) = std::io::stdin().read_to_string(&mut s) {
+            if let Err(e) = std::io::stdin()
+                .take(MAX_REQUEST_SIZE + 1)
+                .read_to_string(&mut s)
+            {
                 return bad_call(
                     "IO",
                     format!("cannot read the tool call from standard input: {e}"),
@@ -55,6 +62,9 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
             s
         }
     };
+    if source.len() as u64 > MAX_REQUEST_SIZE {
+        return too_large(source.len() as u64);
+    }
     let (name, tool_args) = match parse_call(&source) {
         Ok(call) => call,
         Err((code, message)) => return bad_call(code, message),
@@ -150,6 +160,30 @@ fn strip_position(message: &str) -> &str {
         .rsplit_once(" at line ")
         .map(|(m, _)| m)
         .unwrap_or(message)
+}
+
+/// A call over [`MAX_REQUEST_SIZE`] bytes (`found`: as many as were read, one more than the
+/// bound when it came on standard input), refused before it is parsed.
+fn too_large(found: u64) -> u8 {
+    let err = FkError::too_large(
+        Limit::RequestSize,
+        found,
+        MAX_REQUEST_SIZE,
+        format!("the tool call is larger than the {MAX_REQUEST_SIZE} bytes filekit reads in one call"),
+    )
+    .with_hint("send the edits or files in several smaller calls; a large file's content is better written in parts");
+    let reply = json!({
+        "success": false,
+        "error": err.full_message(),
+        "error_code": err.code.as_str(),
+        "details": *err.details,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&reply).unwrap_or_default()
+    );
+    eprintln!("filekit: TOO_LARGE: {}", err.full_message());
+    EXIT_BAD_REQUEST
 }
 
 fn bad_call(code: &str, message: String) -> u8 {

@@ -68,10 +68,14 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
     }
 }
 
+/// The plan's text: at most [`MAX_REQUEST_SIZE`] bytes, like a tool call.
 fn read_plan(path: Option<&std::path::Path>) -> Result<String, String> {
+    use filekit_core::limits::MAX_REQUEST_SIZE;
+    let mut s = String::new();
     match path {
-        Some(p) if p.as_os_str() != "-" => std::fs::read_to_string(p)
-            .map_err(|e| format!("cannot read the plan {}: {e}", p.display())),
+        Some(p) if p.as_os_str() != "-" => std::fs::File::open(p)
+            .and_then(|f| f.take(MAX_REQUEST_SIZE + 1).read_to_string(&mut s))
+            .map_err(|e| format!("cannot read the plan {}: {e}", p.display()))?,
         _ => {
             if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
                 return Err(
@@ -79,13 +83,18 @@ fn read_plan(path: Option<&std::path::Path>) -> Result<String, String> {
                         .into(),
                 );
             }
-            let mut s = String::new();
             std::io::stdin()
+                .take(MAX_REQUEST_SIZE + 1)
                 .read_to_string(&mut s)
-                .map_err(|e| format!("cannot read the plan from standard input: {e}"))?;
-            Ok(s)
+                .map_err(|e| format!("cannot read the plan from standard input: {e}"))?
         }
+    };
+    if s.len() as u64 > MAX_REQUEST_SIZE {
+        return Err(format!(
+            "the plan is larger than the {MAX_REQUEST_SIZE} bytes filekit reads in one request: split it into several plans"
+        ));
     }
+    Ok(s)
 }
 
 fn print_report(style: &Style, report: &EditReport) {

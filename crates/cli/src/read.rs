@@ -190,18 +190,26 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
 fn print_read(style: &Style, r: &FileRead) {
     match &r.result {
         Ok(ReadContent::Text(t)) => {
-            let range = if t.total_lines == 0 {
-                "empty".to_string()
-            } else {
-                format!("lines {}-{} of {}", t.start_line, t.end_line, t.total_lines)
+            let range = match t.total_lines {
+                Some(0) => "empty".to_string(),
+                Some(n) => format!("lines {}-{} of {n}", t.start_line, t.end_line),
+                None => format!(
+                    "lines {}-{} of a {}-byte file",
+                    t.start_line, t.end_line, t.size
+                ),
+            };
+            let version = match (&t.content_hash, &t.unversioned) {
+                (Some(h), _) => format!("content_hash {h}"),
+                (None, Some(l)) => format!(
+                    "no content_hash (over the {} bytes filekit reads whole: read by line range, no edits)",
+                    l.max
+                ),
+                (None, None) => "no content_hash".to_string(),
             };
             println!(
                 "{} {}",
                 style.bold(&format!("==> {} <==", r.path)),
-                style.dim(&format!(
-                    "{range}, content_hash {}, modified {}",
-                    t.content_hash, t.last_modified
-                ))
+                style.dim(&format!("{range}, {version}, modified {}", t.last_modified))
             );
             if t.unchanged {
                 println!("{}", style.dim("unchanged since the version given"));
@@ -239,7 +247,10 @@ fn print_read(style: &Style, r: &FileRead) {
             style.bold(&format!("==> {} <==", r.path)),
             style.dim(&format!(
                 "binary: {} (content_hash {})",
-                b.description, b.content_hash
+                b.description,
+                b.content_hash
+                    .as_deref()
+                    .unwrap_or("none: too large to be read whole")
             ))
         ),
         Err(e) => {

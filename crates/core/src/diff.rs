@@ -55,6 +55,10 @@ pub fn unified(
         let new_start = news.len();
         let mut cursor = region_start;
         let mut end;
+        // The end (after its break) of the line the last splice ended in: the next splices of
+        // that line end in it too, so a line of a million splices is searched once, not once
+        // per splice.
+        let mut line_end = 0;
         loop {
             let (s, e, ref t) = splices[i];
             news.push_str(&base[cursor..s]);
@@ -63,8 +67,11 @@ pub fn unified(
             i += 1;
             end = if text.is_line_start(cursor) {
                 cursor
+            } else if cursor < line_end {
+                line_end
             } else {
-                text.end_of_line_at(cursor)
+                line_end = text.end_of_line_at(cursor);
+                line_end
             };
             // A removed line break joins the next line to the region.
             while end < base.len() {
@@ -302,9 +309,13 @@ fn render(
     }
     let base = text.text;
     // Sized for the changed lines and a few lines of context around each: grown by doubling,
-    // a large preview copied itself over and over.
+    // a large preview copied itself over and over. Never more than the diff can be: every old
+    // line and every new line at most once, each with a prefix (and a hunk header per change),
+    // however many changes there are (a million one-character changes of a 2 MB file).
     let changed: usize = changes.iter().map(|c| c.old.len() + c.new.len()).sum();
-    let mut out = String::with_capacity(changed + changes.len() * (2 * CONTEXT * 40 + 32) + 256);
+    let guess = changed + changes.len() * (2 * CONTEXT * 40 + 32) + 256;
+    let most = 2 * (base.len() + news.len()) + changes.len() * 48 + 256;
+    let mut out = String::with_capacity(guess.min(most));
     let _ = write!(out, "--- {old_name}\n+++ {new_name}\n");
     let mut shift: i64 = 0;
     let mut c = 0;

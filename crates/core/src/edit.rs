@@ -111,9 +111,10 @@ pub struct EditOptions {
     pub fuzzy_threshold: Option<f64>,
     /// Include a diff per text edit in the report.
     pub per_edit_diffs: bool,
-    /// Bytes of text the near-miss searches of one file may scan in this request (`None`:
-    /// the pipeline's default of 64 MiB). Bounds the time of a request whose edits all fail.
-    pub near_miss_budget: Option<usize>,
+    /// Work the near-miss searches of one file may do in this request, in comparisons
+    /// (`None`: [`crate::limits::NEAR_MISS_WORK`]). Bounds the time of a request whose edits
+    /// all fail, or of one search text of thousands of lines; a search that runs out says so.
+    pub near_miss_budget: Option<u64>,
     /// Progress reports and cancellation for long requests.
     pub control: Control,
     /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of

@@ -210,13 +210,35 @@ impl Limit {
     }
 }
 
+/// A bound and what was found against it: the facts of a [`TooLarge`](ErrorCode::TooLarge)
+/// failure (`details.limit`), also reported where an operation went on within the bound (a
+/// read of a file too large to have a version, a near-miss search that gave up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LimitFacts {
+    pub kind: Limit,
+    pub found: u64,
+    pub max: u64,
+    pub unit: &'static str,
+}
+
+impl LimitFacts {
+    pub fn new(kind: Limit, found: u64, max: u64) -> LimitFacts {
+        LimitFacts {
+            kind,
+            found,
+            max,
+            unit: kind.unit(),
+        }
+    }
+}
+
 impl FkError {
     /// A [`TooLarge`](ErrorCode::TooLarge) failure: `subject` (a path, "the request", ...)
     /// has `found` where the bound is `max`. `message` says it for people; the facts are also
     /// in `details.limit` (`kind`, `found`, `max`, `unit`).
     pub fn too_large(kind: Limit, found: u64, max: u64, message: impl Into<String>) -> FkError {
         FkError::new(ErrorCode::TooLarge, message).with_details(serde_json::json!({
-            "limit": {"kind": kind, "found": found, "max": max, "unit": kind.unit()}
+            "limit": LimitFacts::new(kind, found, max)
         }))
     }
 }

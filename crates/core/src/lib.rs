@@ -24,6 +24,7 @@ pub mod fsops;
 pub mod hash;
 pub mod history;
 pub mod leases;
+pub mod limits;
 pub mod lines;
 pub mod merge;
 pub mod nearmiss;
@@ -45,5 +46,5 @@ pub mod workspace;
 pub use edit::{
     Control, Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport, Progress,
 };
-pub use error::{ErrorCode, FkError, Limit};
+pub use error::{ErrorCode, FkError, Limit, LimitFacts};
 pub use workspace::Workspace;

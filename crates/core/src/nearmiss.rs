@@ -4,6 +4,15 @@
 //! and how it differs, fixes its edit in one retry. Candidates are found cheaply (line-ending
 //! and whitespace-insensitive matches first, then windows of lines that share the most words
 //! with the search text) and only the best few are compared character by character.
+//!
+//! The search and the text are the caller's: a search text of thousands of lines compared with
+//! windows of a large file would take minutes (a character diff costs the product of the
+//! lengths when the texts differ much). Every step is therefore paid from a [`Work`] budget
+//! counted in comparisons, never in time: each scan pays its length, and each character
+//! comparison is counted ([`distance`] is Myers' algorithm, run by this module so that it can
+//! count); a diff that shows the alignment is run only when its cost, known from the distance,
+//! is within what is left. When the budget runs out the search gives up ([`GaveUp`]) and the
+//! caller says so, instead of answering late.
 
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
@@ -40,18 +49,76 @@ pub struct NearMiss {
     pub diff: String,
 }
 
-/// The closest near miss of `wanted` in `text`, if anything is reasonably close.
+/// A budget of work for near-miss searches, in comparisons: of bytes by the scans, of
+/// characters by the diffs (with each step of a diff counted as one).
+#[derive(Debug, Clone)]
+pub struct Work {
+    max: u64,
+    spent: u64,
+}
+
+/// The budget ran out: the search stopped before it could say what is closest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GaveUp;
+
+impl Work {
+    pub fn new(max: u64) -> Work {
+        Work { max, spent: 0 }
+    }
+
+    /// What the budget was.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// How much has been spent (at most [`Work::max`]).
+    pub fn spent(&self) -> u64 {
+        self.spent
+    }
+
+    /// Whether nothing is left.
+    pub fn exhausted(&self) -> bool {
+        self.spent >= self.max
+    }
+
+    /// Pays `n`, or gives up (spending all that is left) when that is more than is left.
+    pub fn spend(&mut self, n: u64) -> Result<(), GaveUp> {
+        match self.spent.checked_add(n) {
+            Some(total) if total <= self.max => {
+                self.spent = total;
+                Ok(())
+            }
+            _ => {
+                self.spent = self.max;
+                Err(GaveUp)
+            }
+        }
+    }
+}
+
+/// The closest near miss of `wanted` in `text`, if anything is reasonably close, with no
+/// bound on the work: for texts the caller knows to be small.
 pub fn closest(text: &str, wanted: &str) -> Option<NearMiss> {
+    closest_within(text, wanted, &mut Work::new(u64::MAX)).unwrap_or(None)
+}
+
+/// The closest near miss of `wanted` in `text`, paid from `work`; [`GaveUp`] when the work
+/// ran out before the search could tell.
+pub fn closest_within(
+    text: &str,
+    wanted: &str,
+    work: &mut Work,
+) -> Result<Option<NearMiss>, GaveUp> {
     if wanted.trim().is_empty() || text.is_empty() {
-        return None;
+        return Ok(None);
     }
-    if let Some(m) = line_ending_match(text, wanted) {
-        return Some(m);
+    if let Some(m) = line_ending_match(text, wanted, work)? {
+        return Ok(Some(m));
     }
-    if let Some(m) = whitespace_match(text, wanted) {
-        return Some(m);
+    if let Some(m) = whitespace_match(text, wanted, work)? {
+        return Ok(Some(m));
     }
-    word_window_match(text, wanted)
+    word_window_match(text, wanted, work)
 }
 
 fn make(
@@ -61,12 +128,14 @@ fn make(
     end: usize,
     similarity: f64,
     difference: Difference,
-) -> NearMiss {
+    work: &mut Work,
+) -> Result<NearMiss, GaveUp> {
     let line = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..start]).count();
     let found = &text[start..end];
     let end_line =
         line + memchr::memchr_iter(b'\n', found.trim_end_matches('\n').as_bytes()).count();
-    NearMiss {
+    work.spend(start as u64)?;
+    Ok(NearMiss {
         start,
         end,
         line,
@@ -74,30 +143,38 @@ fn make(
         similarity: (similarity * 1000.0).round() / 1000.0,
         difference,
         found: found.to_string(),
-        diff: char_diff(wanted, found),
-    }
+        diff: char_diff(&aligned(wanted, found, work)?),
+    })
 }
 
-fn line_ending_match(text: &str, wanted: &str) -> Option<NearMiss> {
+fn line_ending_match(
+    text: &str,
+    wanted: &str,
+    work: &mut Work,
+) -> Result<Option<NearMiss>, GaveUp> {
     let variants = [
         wanted.replace("\r\n", "\n"),
         wanted.replace("\r\n", "\n").replace('\n', "\r\n"),
     ];
     for v in variants {
-        if v != wanted
-            && let Some(i) = memchr::memmem::find(text.as_bytes(), v.as_bytes())
-        {
-            return Some(make(
+        if v == wanted {
+            continue;
+        }
+        work.spend((text.len() + 2 * wanted.len()) as u64)?;
+        if let Some(i) = memchr::memmem::find(text.as_bytes(), v.as_bytes()) {
+            return make(
                 text,
                 wanted,
                 i,
                 i + v.len(),
                 1.0,
                 Difference::LineEndings,
-            ));
+                work,
+            )
+            .map(Some);
         }
     }
-    None
+    Ok(None)
 }
 
 /// Text with all white space removed, and the offset in the original of each kept byte.
@@ -113,13 +190,17 @@ fn strip_whitespace(s: &str) -> (String, Vec<usize>) {
     (out, map)
 }
 
-fn whitespace_match(text: &str, wanted: &str) -> Option<NearMiss> {
+fn whitespace_match(text: &str, wanted: &str, work: &mut Work) -> Result<Option<NearMiss>, GaveUp> {
     let (w, _) = strip_whitespace(wanted);
     if w.len() < 3 {
-        return None;
+        return Ok(None);
     }
+    // Stripping, then one search of what is left.
+    work.spend((2 * text.len() + wanted.len()) as u64)?;
     let (t, map) = strip_whitespace(text);
-    let i = memchr::memmem::find(t.as_bytes(), w.as_bytes())?;
+    let Some(i) = memchr::memmem::find(t.as_bytes(), w.as_bytes()) else {
+        return Ok(None);
+    };
     let start = map[i];
     // The byte after the last byte matched: the map has every byte of a kept character, so
     // this is the end of that character, multi-byte or not.
@@ -135,24 +216,148 @@ fn whitespace_match(text: &str, wanted: &str) -> Option<NearMiss> {
     } else {
         end
     };
-    let sim = ratio(wanted, &text[start..end]);
-    Some(make(text, wanted, start, end, sim, Difference::Whitespace))
+    let sim = ratio(wanted, &text[start..end], work)?;
+    make(text, wanted, start, end, sim, Difference::Whitespace, work).map(Some)
 }
+
+/// The least similarity a near miss made of different text must have to be shown.
+const MIN_SIMILARITY: f64 = 0.3;
 
 fn words(s: &str) -> impl Iterator<Item = &str> {
     s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| w.len() >= 2)
 }
 
-fn ratio(a: &str, b: &str) -> f64 {
-    TextDiff::from_chars(a, b).ratio() as f64
+/// The similarity of `a` and `b` (0..1): twice the characters they have in common (their
+/// longest common subsequence) over their total length, as `similar`'s ratio of an optimal
+/// diff.
+fn ratio(a: &str, b: &str, work: &mut Work) -> Result<f64, GaveUp> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    work.spend((a.len() + b.len()) as u64)?;
+    let total = a.len() + b.len();
+    if total == 0 {
+        return Ok(1.0);
+    }
+    let d = distance(&a, &b, usize::MAX, work)?.unwrap_or(total);
+    Ok((total - d) as f64 / total as f64)
 }
 
-fn word_window_match(text: &str, wanted: &str) -> Option<NearMiss> {
-    let wanted_words: HashSet<&str> = words(wanted).take(256).collect();
-    if wanted_words.is_empty() {
-        return None;
+/// The number of characters to delete and insert to turn `a` into `b` (the length of the
+/// shortest edit script: `a.len() + b.len() - 2 * lcs`), by Myers' O((N+M)D) greedy algorithm
+/// with one array of furthest-reaching paths; `None` once it is known to be more than
+/// `max_d` (which bounds the work at O((N+M) max_d)). Every comparison and every step is paid
+/// from `work`, so a pair of long texts that differ much gives up instead of taking minutes.
+fn distance(
+    a: &[char],
+    b: &[char],
+    max_d: usize,
+    work: &mut Work,
+) -> Result<Option<usize>, GaveUp> {
+    // Equal ends cost one comparison per character and shorten the search.
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    work.spend((prefix + suffix + 1) as u64)?;
+    let (a, b) = (&a[..a.len() - suffix], &b[..b.len() - suffix]);
+    let (n, m) = (a.len() as isize, b.len() as isize);
+    if n == 0 || m == 0 {
+        return Ok(((n + m) as usize <= max_d).then_some((n + m) as usize));
     }
+    let max = n + m;
+    let last = max.min(isize::try_from(max_d).unwrap_or(isize::MAX));
+    // v[k + max]: the furthest x reached on diagonal k (x - y = k).
+    let mut v = vec![0isize; 2 * max as usize + 2];
+    // Paid as it goes from what is left, settled with `work` at the end.
+    let mut left = work.max - work.spent;
+    let found = 'search: {
+        for d in 0..=last {
+            let mut k = -d;
+            while k <= d {
+                let i = (k + max) as usize;
+                let mut x = if k == -d || (k != d && v[i - 1] < v[i + 1]) {
+                    v[i + 1]
+                } else {
+                    v[i - 1] + 1
+                };
+                let mut y = x - k;
+                // The snake: equal characters along the diagonal, one comparison each.
+                if x < n && y < m {
+                    let run = a[x as usize..]
+                        .iter()
+                        .zip(&b[y as usize..])
+                        .take_while(|(p, q)| p == q)
+                        .count();
+                    x += run as isize;
+                    y += run as isize;
+                    let cost = run as u64 + 1;
+                    if cost > left {
+                        break 'search Err(GaveUp);
+                    }
+                    left -= cost;
+                } else if left == 0 {
+                    break 'search Err(GaveUp);
+                } else {
+                    left -= 1;
+                }
+                v[i] = x;
+                if x >= n && y >= m {
+                    break 'search Ok(Some(d as usize));
+                }
+                k += 2;
+            }
+        }
+        Ok(None)
+    };
+    work.spent = match found {
+        Ok(_) => work.max - left,
+        Err(GaveUp) => work.max,
+    };
+    found
+}
+
+/// The character diff of `a` and `b`, for showing an alignment: computed by `similar` once
+/// its cost, bounded by the distance of the two, is paid.
+fn aligned<'a>(a: &'a str, b: &'a str, work: &mut Work) -> Result<TextDiff<'a, 'a, str>, GaveUp> {
+    let ca: Vec<char> = a.chars().collect();
+    let cb: Vec<char> = b.chars().collect();
+    work.spend((ca.len() + cb.len()) as u64)?;
+    let d = distance(&ca, &cb, usize::MAX, work)?.unwrap_or(ca.len() + cb.len());
+    aligned_at(a, b, ca.len() + cb.len(), d, work)
+}
+
+/// [`aligned`] for texts of `chars` characters in all whose distance `d` is known.
+fn aligned_at<'a>(
+    a: &'a str,
+    b: &'a str,
+    chars: usize,
+    d: usize,
+    work: &mut Work,
+) -> Result<TextDiff<'a, 'a, str>, GaveUp> {
+    // Myers' linear-space diff costs O((N+M)D); twice that covers its halving.
+    work.spend(2 * chars as u64 * (d as u64 + 1))?;
+    Ok(TextDiff::from_chars(a, b))
+}
+
+fn word_window_match(
+    text: &str,
+    wanted: &str,
+    work: &mut Work,
+) -> Result<Option<NearMiss>, GaveUp> {
+    // All of its words: a search text of thousands of lines is told from its neighbours
+    // by the words of all of its lines.
+    work.spend(wanted.len() as u64)?;
+    let wanted_words: HashSet<&str> = words(wanted).collect();
+    if wanted_words.is_empty() {
+        return Ok(None);
+    }
+    // One pass over the text's words.
+    work.spend(text.len() as u64)?;
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
         .filter(|&i| i < text.len())
@@ -180,29 +385,45 @@ fn word_window_match(text: &str, wanted: &str) -> Option<NearMiss> {
     windows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     windows.truncate(6);
     let mut best: Option<(f64, usize, usize)> = None;
+    let wanted_chars: Vec<char> = wanted.chars().collect();
+    let n = wanted_chars.len();
     for &(score, j) in &windows {
         if score == 0 {
             break;
         }
         let (s, e) = (line_starts[j], line_end(j + k - 1));
-        let (s, e) = trim_to_match(text, wanted, s, e);
-        let r = ratio(wanted, &text[s..e]);
+        // A window is worth aligning only if it can beat the best so far (or the least
+        // similarity shown): trimmed to what it has in common with `wanted` (L characters),
+        // its similarity is at most 2L / (n + L), so it needs L > need * n / (2 - need),
+        // which bounds its distance, and the work of finding it.
+        let need = best.map_or(MIN_SIMILARITY, |(r, _, _)| r);
+        let common = (need * n as f64 / (2.0 - need)).floor() as usize;
+        let window: Vec<char> = text[s..e].chars().collect();
+        work.spend((n + window.len()) as u64)?;
+        let max_d = (n + window.len()).saturating_sub(2 * common);
+        let Some(d) = distance(&wanted_chars, &window, max_d, work)? else {
+            continue;
+        };
+        let diff = aligned_at(wanted, &text[s..e], n + window.len(), d, work)?;
+        let (s, e) = trim_to_match(&diff, wanted, s, e);
+        let r = ratio(wanted, &text[s..e], work)?;
         if best.is_none_or(|(br, _, _)| r > br) {
             best = Some((r, s, e));
         }
     }
-    let (r, s, e) = best?;
-    if r < 0.3 {
-        return None;
+    let Some((r, s, e)) = best else {
+        return Ok(None);
+    };
+    if r < MIN_SIMILARITY {
+        return Ok(None);
     }
-    Some(make(text, wanted, s, e, r, Difference::Text))
+    make(text, wanted, s, e, r, Difference::Text, work).map(Some)
 }
 
 /// Narrows the window `s..e` to the part the character diff aligns with `wanted`, so that a
 /// search text that is part of a line is compared with that part.
-fn trim_to_match(text: &str, wanted: &str, s: usize, e: usize) -> (usize, usize) {
-    let window = &text[s..e];
-    let diff = TextDiff::from_chars(wanted, window);
+fn trim_to_match(diff: &TextDiff<'_, '_, str>, wanted: &str, s: usize, e: usize) -> (usize, usize) {
+    let window_len = e - s;
     let mut first: Option<usize> = None;
     let mut last = 0;
     let mut at = 0;
@@ -227,7 +448,7 @@ fn trim_to_match(text: &str, wanted: &str, s: usize, e: usize) -> (usize, usize)
                 f
             };
             let l = if wanted.ends_with('\n') {
-                window.len()
+                window_len
             } else {
                 last
             };
@@ -237,9 +458,9 @@ fn trim_to_match(text: &str, wanted: &str, s: usize, e: usize) -> (usize, usize)
     }
 }
 
-/// `[-removed-]{+added+}` character diff from `wanted` to `found`, capped in length.
-pub fn char_diff(wanted: &str, found: &str) -> String {
-    let diff = TextDiff::from_chars(wanted, found);
+/// `[-removed-]{+added+}` character diff from `wanted` to `found` (as `diff` aligns them),
+/// capped in length.
+fn char_diff(diff: &TextDiff<'_, '_, str>) -> String {
     let mut out = String::new();
     let mut tag: Option<ChangeTag> = None;
     let close = |out: &mut String, t: Option<ChangeTag>| match t {
@@ -306,6 +527,54 @@ mod tests {
         assert!(m.similarity > 0.8, "{}", m.similarity);
         // From wanted to found: the file lacks "uanti".
         assert_eq!(m.diff, "const total = price * q[-uanti-]ty;");
+    }
+
+    /// The distance is that of an optimal diff: checked against the longest common
+    /// subsequence by dynamic programming, on random texts of a small alphabet.
+    #[test]
+    fn distance_is_exact_and_stops_at_its_cap_and_its_budget() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % bound
+        };
+        for _ in 0..2000 {
+            let a: Vec<char> = (0..next(12))
+                .map(|_| (b'a' + next(3) as u8) as char)
+                .collect();
+            let b: Vec<char> = (0..next(12))
+                .map(|_| (b'a' + next(3) as u8) as char)
+                .collect();
+            let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+            for i in 1..=a.len() {
+                for j in 1..=b.len() {
+                    lcs[i][j] = if a[i - 1] == b[j - 1] {
+                        lcs[i - 1][j - 1] + 1
+                    } else {
+                        lcs[i - 1][j].max(lcs[i][j - 1])
+                    };
+                }
+            }
+            let want = a.len() + b.len() - 2 * lcs[a.len()][b.len()];
+            let mut work = Work::new(u64::MAX);
+            assert_eq!(
+                distance(&a, &b, usize::MAX, &mut work),
+                Ok(Some(want)),
+                "{a:?} {b:?}"
+            );
+            if want > 0 {
+                let got = distance(&a, &b, want - 1, &mut Work::new(u64::MAX));
+                assert_eq!(got, Ok(None), "{a:?} {b:?}");
+            }
+        }
+        // Two long texts that differ everywhere: the work runs out, and all of it is spent.
+        let a: Vec<char> = "ab".repeat(5_000).chars().collect();
+        let b: Vec<char> = "cd".repeat(5_000).chars().collect();
+        let mut work = Work::new(1_000_000);
+        assert_eq!(distance(&a, &b, usize::MAX, &mut work), Err(GaveUp));
+        assert!(work.exhausted());
     }
 
     #[test]

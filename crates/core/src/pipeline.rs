@@ -20,10 +20,11 @@ use crate::edit::{
     Edit, EditOptions, EditOutcome, EditReport, EditRequest, Expected, FileEdits, FileReport,
     FileStatus,
 };
-use crate::error::{ErrorCode, FkError};
+use crate::error::{ErrorCode, FkError, Limit, LimitFacts};
 use crate::hash;
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
 use crate::leases::Snapshot;
+use crate::limits::{MAX_FILE_SIZE, NEAR_MISS_WORK};
 use crate::lines::{LineTarget, Splice, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
@@ -624,6 +625,13 @@ fn plan_file_inner(
     // Snapshot: the text the edits apply to, and what was on disk before.
     let (before, base_doc, mode, first_is_create) = match &fe.edits[0] {
         Edit::Create { content, overwrite } => {
+            if content.len() as u64 > MAX_FILE_SIZE {
+                let err = content_too_large(&display, content.len());
+                outcomes[0].error = Some(err.clone());
+                plan.report.edits = outcomes;
+                plan.report.edits_failed = 1;
+                return Err(err);
+            }
             if exists.is_some() && !overwrite {
                 let err = FkError::new(
                     ErrorCode::Conflict,
@@ -685,6 +693,12 @@ fn plan_file_inner(
                         "not UTF-8 text"
                     };
                     plan.skip(why.to_string());
+                    return Ok(());
+                }
+                // A FIFO, a socket or a device where the walk found a file: passed over.
+                Err(e) if opts.skip_non_text && e.details.get("not_regular").is_some() => {
+                    let what = e.details["not_regular"].as_str().unwrap_or("special file");
+                    plan.skip(format!("not a regular file ({what})"));
                     return Ok(());
                 }
                 other => other?,
@@ -767,6 +781,20 @@ fn plan_file_inner(
             }
         }
     };
+
+    // What the edits would make of the file, refused before it is built when that is more
+    // than a file filekit holds whole.
+    let new_len = spliced_len(base, &final_splices);
+    if new_len > MAX_FILE_SIZE {
+        let err = result_too_large(&display, new_len);
+        for o in outcomes.iter_mut().filter(|o| o.success) {
+            o.success = false;
+            o.error = Some(err.clone());
+        }
+        plan.report.edits_failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+        plan.report.edits = outcomes;
+        return Err(err);
+    }
 
     // Preview.
     let existed = before.meta.is_some();
@@ -912,10 +940,17 @@ fn spliced_hash(bom: bool, base: &str, splices: &[(usize, usize, String)]) -> St
 fn lone_substitution(
     substitution: &crate::sed::Substitution,
     base_doc: &TextDoc,
+    display: &str,
     outcome: &mut EditOutcome,
 ) -> Vec<(usize, usize, String)> {
     let base = base_doc.text.as_str();
-    let mut found = substitution.splices(base);
+    let mut found = match substitution.splices_within(base, MAX_FILE_SIZE) {
+        Ok(found) => found,
+        Err(len) => {
+            outcome.error = Some(result_too_large(display, len));
+            return Vec::new();
+        }
+    };
     // An empty match replaced by nothing changes nothing; the splice set drops those too.
     found.retain(|(s, e, t)| !(s == e && t.is_empty()));
     for (_, _, text) in &mut found {
@@ -954,7 +989,7 @@ fn resolve_edits(
     if start == 0
         && let [Edit::Substitute(substitution)] = fe.edits.as_slice()
     {
-        return lone_substitution(substitution, base_doc, &mut outcomes[0]);
+        return lone_substitution(substitution, base_doc, display, &mut outcomes[0]);
     }
     let index = LineIndex::new(base);
     let target_lines = LineTarget {
@@ -1001,8 +1036,15 @@ fn resolve_edits(
                 outcomes[i].skipped = true;
                 continue;
             }
-            let found: Vec<Splice> = substitution
-                .splices(base)
+            let found = match substitution.splices_within(base, MAX_FILE_SIZE) {
+                Ok(found) => found,
+                Err(len) => {
+                    outcomes[i].error = Some(result_too_large(display, len));
+                    stopped = opts.stop_on_error;
+                    continue;
+                }
+            };
+            let found: Vec<Splice> = found
                 .into_iter()
                 .map(|(start, end, text)| Splice {
                     start,
@@ -1111,11 +1153,13 @@ fn resolve_edits(
         let here = edit_pattern[i].map_or(0, |p| patterns[p].len());
         longest_after[i] = longest_after[i + 1].max(here);
     }
+    let len = spliced_len(base, &initial);
     let mut seq = Sequential::new(base, initial, patterns);
     let mut scope = TextEditScope {
         opts,
         display: display.to_string(),
-        near_miss_budget: opts.near_miss_budget.unwrap_or(NEAR_MISS_BUDGET),
+        len,
+        near_miss: nearmiss::Work::new(opts.near_miss_budget.unwrap_or(NEAR_MISS_WORK)),
     };
     for (i, edit) in fe.edits.iter().enumerate() {
         let Edit::ReplaceText {
@@ -1172,6 +1216,11 @@ fn resolve_edits(
                 add.push_str(eol.as_str());
                 add.push_str(&joined);
             }
+            if let Err(e) = scope.grow(1, 0, add.len()) {
+                outcomes[i].error = Some(e);
+                stopped = opts.stop_on_error;
+                continue;
+            }
             seq.push_end(&add);
         }
         outcomes[i].success = true;
@@ -1187,6 +1236,39 @@ fn resolve_line(n: i64, count: usize) -> usize {
     } else {
         n.max(1) as usize
     }
+}
+
+/// The length of `base` with `splices` applied.
+fn spliced_len(base: &str, splices: &[(usize, usize, String)]) -> u64 {
+    let removed: usize = splices.iter().map(|(s, e, _)| e - s).sum();
+    let added: usize = splices.iter().map(|(_, _, t)| t.len()).sum();
+    (base.len() - removed) as u64 + added as u64
+}
+
+/// A create or write of `len` bytes, over [`MAX_FILE_SIZE`].
+fn content_too_large(display: &str, len: usize) -> FkError {
+    FkError::too_large(
+        Limit::FileSize,
+        len as u64,
+        MAX_FILE_SIZE,
+        format!(
+            "the new content of {display} is {len} bytes, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+        ),
+    )
+    .with_hint("write a smaller file, for example by splitting the content across several files")
+}
+
+/// Edits that would make a file of `len` bytes, over [`MAX_FILE_SIZE`].
+fn result_too_large(display: &str, len: u64) -> FkError {
+    FkError::too_large(
+        Limit::FileSize,
+        len,
+        MAX_FILE_SIZE,
+        format!(
+            "the edits would make {display} {len} bytes long, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+        ),
+    )
+    .with_hint("replace fewer matches, or with shorter text, in one request")
 }
 
 pub(crate) fn apply_splices(base: &str, splices: &[(usize, usize, String)]) -> String {
@@ -1209,18 +1291,34 @@ struct TextEditDone {
     diff: Option<String>,
 }
 
-/// How many bytes of text the near-miss searches of one file may scan in one request. A
-/// near miss costs a few scans of the whole text; without a bound, thousands of failing edits
-/// on a large file would take minutes. Within it, every failure of a typical request gets its
-/// near miss; past it, failures say the search was skipped and why.
-const NEAR_MISS_BUDGET: usize = 64 << 20;
-
 /// What the text edits of one file share: the request's options, the file's name for
-/// messages, and what is left of its near-miss budget.
+/// messages, and what is left of its near-miss budget (comparisons, [`NEAR_MISS_WORK`] unless
+/// the request sets its own): a near miss costs a few scans of the whole text and diffs of the
+/// search text with the best candidates; without a bound, thousands of failing edits, or one
+/// search text of thousands of lines, would take minutes. Within it, every failure of a
+/// typical request gets its near miss; past it, failures say the search gave up and why.
 struct TextEditScope<'o> {
     opts: &'o EditOptions,
     display: String,
-    near_miss_budget: usize,
+    /// The length of the text as the edits so far made it: an edit that would make it larger
+    /// than [`MAX_FILE_SIZE`] is refused before it is made.
+    len: u64,
+    near_miss: nearmiss::Work,
+}
+
+impl TextEditScope<'_> {
+    /// Accounts for `count` replacements of `old_len` bytes by `new_len` bytes each, unless
+    /// that makes the text larger than [`MAX_FILE_SIZE`].
+    fn grow(&mut self, count: usize, old_len: usize, new_len: usize) -> Result<(), FkError> {
+        let len = self.len as u128 + count as u128 * new_len as u128;
+        let len = len.saturating_sub(count as u128 * old_len as u128);
+        let len = u64::try_from(len).unwrap_or(u64::MAX);
+        if len > MAX_FILE_SIZE {
+            return Err(result_too_large(&self.display, len));
+        }
+        self.len = len;
+        Ok(())
+    }
 }
 
 fn apply_text_edit(
@@ -1248,6 +1346,7 @@ fn apply_text_edit(
         Expected::Exactly(n) => occs.len() == n,
     };
     if count_ok {
+        scope.grow(occs.len(), wanted.len(), new.len())?;
         let line = seq.line_of(occs[0].start);
         let diff = opts.per_edit_diffs.then(|| {
             let (before, after) = seq.line_context(&occs[0], 4096);
@@ -1289,27 +1388,51 @@ fn apply_text_edit(
         .with_details(serde_json::json!({"count": occs.len(), "lines": lines})));
     }
     // Not found: the closest near miss, applied only if the caller asked for fuzzy matching.
-    let cost = seq.base_len().max(1);
-    if cost > scope.near_miss_budget {
-        let mut err = FkError::new(
+    let gave_up = |why: &str, hint: &str, work: &nearmiss::Work| {
+        FkError::new(
             ErrorCode::NotFound,
             format!(
-                "the search text was not found in {display} (no near miss searched: earlier failures of this request used up the near-miss search{})",
-                if opts.fuzzy_threshold.is_some() { ", so fuzzy matching was not tried either" } else { "" }
+                "the search text was not found in {display} ({why}{})",
+                if opts.fuzzy_threshold.is_some() {
+                    ", so fuzzy matching was not tried either"
+                } else {
+                    ""
+                }
             ),
         )
-        .with_hint("fix the earlier failed edits first (their errors show the near misses), then send this one again");
-        err = err.with_details(serde_json::json!({ "near_miss_skipped": true, "wanted": old }));
-        return Err(err);
+        .with_hint(hint)
+        .with_details(serde_json::json!({
+            "near_miss": null,
+            "near_miss_skipped": "budget",
+            "limit": LimitFacts::new(Limit::SearchWork, work.spent(), work.max()),
+            "wanted": old,
+        }))
+    };
+    // Building the current text costs a pass over it.
+    if scope.near_miss.exhausted() || scope.near_miss.spend(seq.base_len() as u64).is_err() {
+        return Err(gave_up(
+            "no near miss searched: earlier failures of this request used up the near-miss search",
+            "fix the earlier failed edits first (their errors show the near misses), then send this one again",
+            &scope.near_miss,
+        ));
     }
-    scope.near_miss_budget -= cost;
     let (text, map) = seq.current_with_map();
-    let near = nearmiss::closest(&text, &wanted);
+    let Ok(near) = nearmiss::closest_within(&text, &wanted, &mut scope.near_miss) else {
+        return Err(gave_up(
+            &format!(
+                "the search for a near miss gave up: it would have taken more than {} comparisons",
+                scope.near_miss.max()
+            ),
+            "read the lines you meant to change again and copy them exactly; a shorter search text (a few lines that are unique in the file) is checked faster",
+            &scope.near_miss,
+        ));
+    };
     if let (Some(threshold), Some(nm), Expected::Exactly(1)) =
         (opts.fuzzy_threshold, &near, expected)
         && nm.similarity >= threshold
         && nm.end > nm.start
     {
+        scope.grow(1, nm.end - nm.start, new.len())?;
         let occ = Occurrence {
             start: map.pos_at(nm.start),
             last: map.pos_at(nm.end - 1),

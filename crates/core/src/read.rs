@@ -4,10 +4,18 @@
 //! agent can hand the version back with a line edit. A read of a line range also reports the
 //! range's own hash, computed exactly as the edit pipeline recomputes it (see [`TextRead`]).
 //! Images come back as images when asked for; other binary files are described, not shown.
-//! Files above [`STREAMING_THRESHOLD`] are streamed: only the selected lines are kept.
+//!
+//! Files above [`STREAMING_THRESHOLD`] (the bound of whole-file operations,
+//! [`MAX_FILE_SIZE`]) are streamed, and a read of one costs what its range costs: the file is
+//! read from its start to the last line asked for and no further, keeping only the lines
+//! asked for (at most [`MAX_FILE_SIZE`] bytes of them). Such a file has no whole-file version:
+//! no `content_hash`, no `total_lines` unless the read reached its end, and its reply says so
+//! (`unversioned`, with the size and the bound), so that nobody takes a merge or a
+//! `since_hash` for something that applies to it.
 
-use crate::error::{ErrorCode, FkError};
-use crate::hash::{self, StreamingHash};
+use crate::error::{ErrorCode, FkError, Limit, LimitFacts};
+use crate::hash;
+use crate::limits::MAX_FILE_SIZE;
 use crate::text::{self, LineIndex, TextDoc};
 use crate::workspace::{FileMeta, Workspace, rfc3339};
 use base64::Engine as _;
@@ -15,8 +23,9 @@ use serde::Serialize;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 
-/// Files larger than this are read in a streaming pass instead of whole.
-pub const STREAMING_THRESHOLD: u64 = 16 * 1024 * 1024;
+/// Files larger than this are streamed instead of read whole, and have no version: it is
+/// [`MAX_FILE_SIZE`].
+pub const STREAMING_THRESHOLD: u64 = MAX_FILE_SIZE;
 
 /// How much of a file is inspected to tell text from binary (as [`text::is_binary`] does).
 const HEAD_LEN: usize = 8192;
@@ -113,9 +122,14 @@ pub struct TextRead {
     pub start_line: usize,
     /// Last returned line (inclusive); 0 when nothing was returned.
     pub end_line: usize,
-    pub total_lines: usize,
-    /// Hash of the whole file's raw bytes (BOM included).
-    pub content_hash: String,
+    /// The file's number of lines; `None` for a file too large to be read whole
+    /// (`unversioned`) when the read stopped before its end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_lines: Option<usize>,
+    /// Hash of the whole file's raw bytes (BOM included); `None` for a file too large to be
+    /// read whole (`unversioned`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
     /// When a range was asked (or the read was truncated): hash of exactly the returned
     /// lines' text, terminators included, BOM excluded. Equals
     /// `hash::content_hash(&text[li.start(start_line)..li.end(end_line)])` for the decoded
@@ -137,6 +151,11 @@ pub struct TextRead {
     /// With `since_hash`: the version is not one filekit kept, so the content is whole.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub since_unknown: bool,
+    /// Set when the file is larger than [`MAX_FILE_SIZE`] (the facts: `kind` `file_size`,
+    /// `found` its size, `max` the bound): it was streamed, has no whole-file version (no
+    /// `content_hash`; `since_hash` and merges do not apply to it), and cannot be edited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unversioned: Option<LimitFacts>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -156,8 +175,14 @@ pub struct BinaryRead {
     pub mime: Option<String>,
     /// What the file is, e.g. "binary file (ELF executable), 12345 bytes; not shown".
     pub description: String,
-    pub content_hash: String,
+    /// `None` for a file larger than [`MAX_FILE_SIZE`] (`unversioned`): it is not read
+    /// whole to be hashed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
     pub last_modified: String,
+    /// As [`TextRead::unversioned`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unversioned: Option<LimitFacts>,
 }
 
 /// Reads one file. Never panics on bad input; every failure is in `result`.
@@ -199,23 +224,26 @@ fn read_open(
     let io_err = |e: io::Error| FkError::from_io(&e, shown);
     let last_modified = rfc3339(meta.modified);
     if meta.len > STREAMING_THRESHOLD {
-        // Versions this large are not kept: a read since one is unchanged or whole.
-        let mut content = read_large(file, shown, opts, last_modified)?;
-        if let (Some(since), ReadContent::Text(t)) = (&opts.since_hash, &mut content) {
-            hash::validate(since)
-                .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
-            if hash::matches(since, &t.content_hash) {
-                t.unchanged = true;
-                t.content.clear();
-                t.range_hash = None;
-            } else {
-                t.since_unknown = true;
-            }
-        }
-        return Ok(content);
+        return read_unversioned(file, shown, opts, last_modified, meta.len);
     }
     let mut bytes = Vec::with_capacity(meta.len as usize);
-    file.read_to_end(&mut bytes).map_err(io_err)?;
+    file.by_ref()
+        .take(MAX_FILE_SIZE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        // Grown past the bound since it was measured: read as the large file it now is.
+        drop(bytes);
+        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        let size = file.metadata().map_err(io_err)?.len();
+        return read_unversioned(
+            file,
+            shown,
+            opts,
+            last_modified,
+            size.max(MAX_FILE_SIZE + 1),
+        );
+    }
     let size = bytes.len() as u64;
     let content_hash = hash::content_hash(&bytes);
 
@@ -228,7 +256,7 @@ fn read_open(
                 content_hash,
                 last_modified,
             }),
-            kind => ReadContent::Binary(describe(&kind, size, content_hash, last_modified)),
+            kind => ReadContent::Binary(describe(&kind, size, Some(content_hash), last_modified)),
         });
     }
 
@@ -244,7 +272,11 @@ fn read_open(
             .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
         let mut read = sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
         read.range_hash = None;
-        if hash::matches(since, &read.content_hash) {
+        if read
+            .content_hash
+            .as_deref()
+            .is_some_and(|h| hash::matches(since, h))
+        {
             read.unchanged = true;
             return Ok(ReadContent::Text(read));
         }
@@ -275,7 +307,7 @@ fn read_open(
                 } else {
                     doc.text[li.start(read.start_line)..li.end(read.end_line)].to_string()
                 };
-                if read.start_line != 1 || read.end_line != read.total_lines || read.truncated {
+                if read.start_line != 1 || read.end_line != li.len() || read.truncated {
                     read.range_hash = Some(hash::content_hash(read.content.as_bytes()));
                 }
             }
@@ -296,58 +328,84 @@ fn read_open(
     )))
 }
 
-/// A file above the streaming threshold: one pass hashes, validates and counts (collecting
-/// the range when it is known up front); negative line numbers need a second pass.
-fn read_large(
+/// A file larger than [`MAX_FILE_SIZE`]: read from its start to the last line asked for,
+/// keeping those lines (at most [`MAX_FILE_SIZE`] bytes of them), with no whole-file hash.
+/// Lines counted from the end would need a pass over the whole file: they are refused.
+fn read_unversioned(
     mut file: File,
     shown: &str,
     opts: &ReadOptions,
     last_modified: String,
+    size: u64,
 ) -> Result<ReadContent, FkError> {
     let io_err = |e: io::Error| FkError::from_io(&e, shown);
+    let facts = LimitFacts::new(Limit::FileSize, size, MAX_FILE_SIZE);
     // Refuse bad arguments before a pass over a big file, not after.
     check_args(opts, 0, shown)?;
+    if opts.start_line.is_some_and(|n| n < 0) || opts.end_line.is_some_and(|n| n < 0) {
+        return Err(FkError::too_large(
+            Limit::FileSize,
+            size,
+            MAX_FILE_SIZE,
+            format!(
+                "{shown} is {size} bytes, larger than the {MAX_FILE_SIZE} bytes filekit reads whole: its lines cannot be counted from the end without reading all of it"
+            ),
+        )
+        .with_hint("give line numbers counted from the start (1 is the first line)"));
+    }
+    if let Some(since) = &opts.since_hash {
+        hash::validate(since)
+            .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
+    }
     let head = read_head(&mut file).map_err(io_err)?;
     if let Some(kind) = classify_nontext(&head, shown)? {
-        let scan = scan(&mut file, shown, Pass::HashOnly, false)?;
-        return Ok(ReadContent::Binary(describe(
-            &kind,
-            scan.size,
-            scan.hash,
-            last_modified,
-        )));
+        let mut described = describe(&kind, size, None, last_modified);
+        described.unversioned = Some(facts);
+        return Ok(ReadContent::Binary(described));
     }
     let bom = head.starts_with(UTF8_BOM);
-    let known = match (opts.start_line, opts.end_line) {
-        (Some(s), _) if s < 0 => None,
-        (_, Some(e)) if e < 0 => None,
-        (s, e) => {
-            let first = s.unwrap_or(1).max(1) as usize;
-            let mut last = e.map_or(usize::MAX, |e| e as usize);
-            if let Some(max) = opts.max_lines.filter(|m| *m > 0) {
-                last = last.min(first.saturating_add(max - 1));
+    let first = opts.start_line.unwrap_or(1).max(1) as usize;
+    let asked = opts.end_line.map_or(usize::MAX, |e| e as usize);
+    let mut last = asked;
+    if let Some(max) = opts.max_lines.filter(|m| *m > 0) {
+        last = last.min(first.saturating_add(max - 1));
+    }
+    let scan = scan(&mut file, shown, (first, last), bom)?;
+    let content = String::from_utf8(scan.lines).map_err(|_| changed_while_reading(shown))?;
+    let ranged = opts.start_line.is_some() || opts.end_line.is_some();
+    let (start, end, total, truncated) = match scan.total_lines {
+        // The read reached the end: the file's lines are known, and so is what the range
+        // selects (or why it selects nothing), exactly as for a small file.
+        Some(total) => {
+            let sel = select(total, opts, shown)?;
+            match scan.cut_after {
+                Some(kept) => (sel.start, kept, Some(total), true),
+                None => (sel.start, sel.end, Some(total), sel.truncated),
             }
-            Some((first, last))
         }
+        None => match scan.cut_after {
+            Some(kept) => (first, kept, None, true),
+            // Stopped after `last`, which is before the end: more lines follow.
+            None => (first, last, None, last < asked),
+        },
     };
-    let first = scan(&mut file, shown, Pass::Full(known), bom)?;
-    let total = first.total_lines;
-    let sel = select(total, opts, shown)?;
-    let lines = if sel.end == 0 {
-        Vec::new()
-    } else if known.is_some() {
-        first.lines
-    } else {
-        scan(&mut file, shown, Pass::Collect((sel.start, sel.end)), bom)?.lines
-    };
-    let content = String::from_utf8(lines).map_err(|_| changed_while_reading(shown))?;
-    Ok(ReadContent::Text(sel.into_read(
+    let range_hash = (ranged || truncated).then(|| hash::content_hash(content.as_bytes()));
+    let (start, end) = if end < start { (1, 0) } else { (start, end) };
+    Ok(ReadContent::Text(TextRead {
         content,
-        total,
-        first.hash,
+        start_line: start,
+        end_line: end,
+        total_lines: total,
+        content_hash: None,
+        range_hash,
         last_modified,
-        first.size,
-    )))
+        size,
+        truncated,
+        unchanged: false,
+        diff: None,
+        since_unknown: opts.since_hash.is_some(),
+        unversioned: Some(facts),
+    }))
 }
 
 fn read_head(file: &mut File) -> io::Result<Vec<u8>> {
@@ -364,118 +422,119 @@ fn changed_while_reading(shown: &str) -> FkError {
     .with_hint("read it again")
 }
 
-/// What one streaming pass over a file does. Ranges are 1-based inclusive lines to keep.
-#[derive(Clone, Copy)]
-enum Pass {
-    /// Hash and size only (binary files).
-    HashOnly,
-    /// Hash, check the text is UTF-8, count lines, and keep the lines of the range if given.
-    Full(Option<(usize, usize)>),
-    /// Keep the lines of the range and stop after them (the file was checked already).
-    Collect((usize, usize)),
-}
-
 struct Scan {
-    hash: String,
-    size: u64,
-    total_lines: usize,
+    /// The file's lines, when the pass reached its end.
+    total_lines: Option<usize>,
     /// The collected lines' bytes (BOM stripped).
     lines: Vec<u8>,
+    /// When the lines asked for were more than [`MAX_FILE_SIZE`] bytes: the last line kept.
+    cut_after: Option<usize>,
 }
 
-/// Reads `file` from its start in chunks, as `pass` says. `bom`: whether the file starts
-/// with a UTF-8 BOM, which belongs to no line.
-fn scan(file: &mut File, shown: &str, pass: Pass, bom: bool) -> Result<Scan, FkError> {
+/// Reads `file` from its start in chunks, checking that it is UTF-8 text and keeping the
+/// lines `want` (1-based, inclusive) up to [`MAX_FILE_SIZE`] bytes of them; stops after the
+/// last line wanted, or at the end. `bom`: whether the file starts with a UTF-8 BOM, which
+/// belongs to no line.
+fn scan(file: &mut File, shown: &str, want: (usize, usize), bom: bool) -> Result<Scan, FkError> {
     let io_err = |e: io::Error| FkError::from_io(&e, shown);
     file.seek(SeekFrom::Start(0)).map_err(io_err)?;
-    let (hashing, validating, want) = match pass {
-        Pass::HashOnly => (true, false, None),
-        Pass::Full(want) => (true, true, want),
-        Pass::Collect(want) => (false, false, Some(want)),
-    };
-    let counting = validating || want.is_some();
-    let mut hasher = StreamingHash::new();
+    let (a, b) = want;
     // Room for a UTF-8 sequence cut at the end of the previous chunk.
     let mut buf = vec![0u8; CHUNK + 4];
     let mut carry = 0usize;
-    let mut size = 0u64;
     let mut text_len = 0u64;
     let mut newlines = 0usize;
     let mut last_byte = None;
     let mut lines = Vec::new();
-    loop {
+    // The line being collected starts here in `lines` (to drop it when it is cut).
+    let mut line_start = 0usize;
+    let mut cut_after = None;
+    let mut reached_end = false;
+    'read: loop {
         let n = match file.read(&mut buf[carry..]) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(io_err(e)),
         };
         if n == 0 {
+            reached_end = true;
             break;
         }
         let data_len = carry + n;
-        if hashing {
-            hasher.update(&buf[carry..data_len]);
-        }
-        size += n as u64;
-        if !counting {
-            continue;
-        }
-        let valid = if validating {
-            match std::str::from_utf8(&buf[..data_len]) {
-                Ok(_) => data_len,
-                Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                Err(e) => {
-                    let at = e.valid_up_to();
-                    let line = newlines + memchr::memchr_iter(b'\n', &buf[..at]).count() + 1;
-                    return Err(encoding_error(shown, text_len + at as u64, line, bom));
-                }
+        let valid = match std::str::from_utf8(&buf[..data_len]) {
+            Ok(_) => data_len,
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => {
+                let at = e.valid_up_to();
+                let line = newlines + memchr::memchr_iter(b'\n', &buf[..at]).count() + 1;
+                return Err(encoding_error(shown, text_len + at as u64, line, bom));
             }
-        } else {
-            data_len
         };
         let seg = &buf[..valid];
-        match want {
-            None => newlines += memchr::memchr_iter(b'\n', seg).count(),
-            Some((a, b)) => {
-                let mut pos = 0;
-                for nl in memchr::memchr_iter(b'\n', seg) {
-                    let line = newlines + 1;
-                    if line >= a && line <= b {
-                        lines.extend_from_slice(&seg[pos..=nl]);
-                    }
-                    newlines += 1;
-                    pos = nl + 1;
+        let mut pos = 0;
+        let keep = |from: usize, to: usize, line: usize, lines: &mut Vec<u8>| {
+            if line >= a && line <= b {
+                lines.extend_from_slice(&seg[from..to]);
+            }
+        };
+        for nl in memchr::memchr_iter(b'\n', seg) {
+            let line = newlines + 1;
+            keep(pos, nl + 1, line, &mut lines);
+            newlines += 1;
+            pos = nl + 1;
+            if line >= a && line <= b {
+                if lines.len() as u64 > MAX_FILE_SIZE {
+                    lines.truncate(line_start);
+                    cut_after = Some(line - 1);
+                    break 'read;
                 }
-                let line = newlines + 1;
-                if pos < seg.len() && line >= a && line <= b {
-                    lines.extend_from_slice(&seg[pos..]);
-                }
+                line_start = lines.len();
+            }
+            if newlines >= b {
+                break 'read;
             }
         }
-        if let Some(&b) = seg.last() {
-            last_byte = Some(b);
+        let line = newlines + 1;
+        if pos < seg.len() {
+            keep(pos, seg.len(), line, &mut lines);
+            if line >= a && line <= b && lines.len() as u64 > MAX_FILE_SIZE {
+                lines.truncate(line_start);
+                cut_after = Some(line - 1);
+                break 'read;
+            }
+        }
+        if let Some(&c) = seg.last() {
+            last_byte = Some(c);
         }
         text_len += valid as u64;
         buf.copy_within(valid..data_len, 0);
         carry = data_len - valid;
-        if !validating && want.is_some_and(|(_, b)| newlines >= b) {
-            break;
-        }
     }
-    if carry > 0 {
+    if cut_after == Some(a.saturating_sub(1)) {
+        return Err(FkError::too_large(
+            Limit::FileSize,
+            lines.len() as u64,
+            MAX_FILE_SIZE,
+            format!("line {a} of {shown} is longer than the {MAX_FILE_SIZE} bytes a read returns"),
+        )
+        .with_hint("search the file for what you need in that line instead"));
+    }
+    if reached_end && carry > 0 {
         return Err(encoding_error(shown, text_len, newlines + 1, bom));
     }
     // The BOM is part of line 1's bytes here; the decoded text has none.
-    if bom && want.is_some_and(|(a, _)| a == 1) && lines.starts_with(UTF8_BOM) {
+    if bom && a == 1 && lines.starts_with(UTF8_BOM) {
         lines.drain(..UTF8_BOM.len());
     }
-    let body_len = text_len.saturating_sub(if bom { UTF8_BOM.len() as u64 } else { 0 });
-    let partial = body_len > 0 && last_byte != Some(b'\n');
+    let total_lines = reached_end.then(|| {
+        let body_len = text_len.saturating_sub(if bom { UTF8_BOM.len() as u64 } else { 0 });
+        let partial = body_len > 0 && last_byte != Some(b'\n');
+        newlines + usize::from(partial)
+    });
     Ok(Scan {
-        hash: hasher.finish(),
-        size,
-        total_lines: newlines + usize::from(partial),
+        total_lines,
         lines,
+        cut_after,
     })
 }
 
@@ -517,8 +576,8 @@ impl Selection {
             content,
             start_line: self.start,
             end_line: self.end,
-            total_lines,
-            content_hash,
+            total_lines: Some(total_lines),
+            content_hash: Some(content_hash),
             range_hash,
             last_modified,
             size,
@@ -526,6 +585,7 @@ impl Selection {
             unchanged: false,
             diff: None,
             since_unknown: false,
+            unversioned: None,
         }
     }
 }
@@ -854,7 +914,12 @@ fn binary_kind(h: &[u8]) -> (&'static str, Option<&'static str>) {
         .map_or(("binary data", None), |&(_, _, what, mime)| (what, mime))
 }
 
-fn describe(kind: &Kind, size: u64, content_hash: String, last_modified: String) -> BinaryRead {
+fn describe(
+    kind: &Kind,
+    size: u64,
+    content_hash: Option<String>,
+    last_modified: String,
+) -> BinaryRead {
     let (description, mime) = match kind {
         Kind::Image(img) => {
             let dims = img
@@ -884,5 +949,6 @@ fn describe(kind: &Kind, size: u64, content_hash: String, last_modified: String)
         description,
         content_hash,
         last_modified,
+        unversioned: None,
     }
 }

@@ -134,17 +134,20 @@ fn read_whole(
     }
 }
 
-/// Files larger than this are skipped unless the request sets its own limit: a tree-wide
-/// replace is for source text, and a stray dump or log should not stall it.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 64 << 20;
+/// Files larger than this are skipped (reported, not failed) unless the request sets a lower
+/// limit: a tree-wide replace is for source text, and a stray dump or log should not stall it.
+/// It is the bound of every whole-file operation, [`crate::limits::MAX_FILE_SIZE`]: each file
+/// is read, searched and edited whole.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = crate::limits::MAX_FILE_SIZE;
 
 /// One substitution over a tree of files.
 #[derive(Debug, Clone)]
 pub struct TreeReplace {
     pub selection: FileSelection,
     pub substitution: Substitution,
-    /// `dry_run`, `atomic`, `control`, `max_file_size` apply; binary and non-UTF-8 files are
-    /// always skipped, not failed.
+    /// `dry_run`, `atomic`, `control`, `max_file_size` (at most [`DEFAULT_MAX_FILE_SIZE`])
+    /// apply; binary and non-UTF-8 files, and special files met where the walk saw a file,
+    /// are always skipped, not failed.
     pub options: EditOptions,
 }
 
@@ -180,10 +183,13 @@ impl TreeReplaceReport {
 pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceReport, FkError> {
     // Each file is looked at and planned on the walk's threads as the walk finds it: a file's
     // bytes are read once and freed once planned, and the walk and the planning overlap.
-    let limit = req.options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
+    let limit = req
+        .options
+        .max_file_size
+        .map_or(DEFAULT_MAX_FILE_SIZE, |m| m.min(DEFAULT_MAX_FILE_SIZE));
     let options = EditOptions {
         skip_non_text: true,
-        max_file_size: req.options.max_file_size.or(Some(DEFAULT_MAX_FILE_SIZE)),
+        max_file_size: Some(limit),
         ..req.options.clone()
     };
     let entry = |path: &str| FileEdits {

@@ -50,7 +50,9 @@ pub struct Substitution {
     regex: Arc<Regex>,
     /// The same pattern over bytes, to rule files out before they are decoded.
     bytes_regex: Arc<regex::bytes::Regex>,
-    replacement: Vec<Part>,
+    /// The replacement's parts, a run of equal ones as one (`&&&&` is the match four times):
+    /// a replacement of thousands of parts costs a step per run, not per part, at each match.
+    replacement: Vec<(Part, usize)>,
     /// Replace every match from the `occurrence`-th on, not only that one.
     global: bool,
     /// 1-based: which match (of each line, or of the text in whole-text mode) is replaced.
@@ -272,9 +274,10 @@ impl Substitution {
             parse_replacement(&replacement_text, &regex)
                 .map_err(|(at, what, hint)| err(field_starts[1] + at, &what, &hint))?
         };
+        let replacement = runs(replacement);
         let fixed = match replacement.as_slice() {
             [] => Some(String::new()),
-            [Part::Literal(t)] => Some(t.clone()),
+            [(Part::Literal(t), n)] => Some(t.repeat(*n)),
             _ => None,
         };
         let occurrence = occurrence.unwrap_or(1);
@@ -335,19 +338,35 @@ impl Substitution {
     /// The replacements this substitution makes in `text`: sorted, non-overlapping
     /// `(start, end, new)` byte ranges. Empty when nothing matches.
     pub fn splices(&self, text: &str) -> Vec<(usize, usize, String)> {
-        let mut out = Vec::new();
+        self.splices_within(text, u64::MAX).unwrap_or_default()
+    }
+
+    /// Like [`Substitution::splices`], but stops as soon as the replacements made so far
+    /// would make `text` longer than `max` bytes (a replacement repeats the match: `&&&&`
+    /// makes a text four times as long), with `Err` of that length: the replacements of a
+    /// text too long to be written are never all held.
+    pub fn splices_within(&self, text: &str, max: u64) -> Result<Vec<(usize, usize, String)>, u64> {
+        let mut out = Splices {
+            list: Vec::new(),
+            len: text.len() as u64,
+            max,
+        };
+        self.collect(text, &mut out)?;
+        Ok(out.list)
+    }
+
+    fn collect(&self, text: &str, out: &mut Splices) -> Result<(), u64> {
         match self.scope {
             Scope::WholeText | Scope::LinesFoundByWholeSearch => {
-                self.replace_in(text, 0, &mut out);
-                return out;
+                return self.replace_in(text, 0, out);
             }
             Scope::EveryLine => {
                 let mut at = 0;
                 for line in text.split_inclusive('\n') {
-                    self.replace_in_line(text, at, at + line.len(), &mut out);
+                    self.replace_in_line(text, at, at + line.len(), out)?;
                     at += line.len();
                 }
-                return out;
+                return Ok(());
             }
             Scope::MatchingLines => {}
         }
@@ -365,10 +384,10 @@ impl Substitution {
             let line_start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
             let line_end = memchr::memchr(b'\n', &bytes[m.start()..])
                 .map_or(text.len(), |i| m.start() + i + 1);
-            self.replace_in_line(text, line_start, line_end, &mut out);
+            self.replace_in_line(text, line_start, line_end, out)?;
             from = line_end;
         }
-        out
+        Ok(())
     }
 
     /// Appends the replacements within the line `start..end` of `text` (its line break and a
@@ -378,21 +397,23 @@ impl Substitution {
         text: &str,
         start: usize,
         end: usize,
-        out: &mut Vec<(usize, usize, String)>,
-    ) {
+        out: &mut Splices,
+    ) -> Result<(), u64> {
         let line = &text[start..end];
         let content = line.strip_suffix('\n').unwrap_or(line);
         let content = content.strip_suffix('\r').unwrap_or(content);
-        self.replace_in(content, start, out);
+        self.replace_in(content, start, out)
     }
 
     /// Appends the replacements within `hay`, which starts at `offset` in the whole text.
-    fn replace_in(&self, hay: &str, offset: usize, out: &mut Vec<(usize, usize, String)>) {
+    fn replace_in(&self, hay: &str, offset: usize, out: &mut Splices) -> Result<(), u64> {
         if let Some(fixed) = &self.fixed {
             let wanted = self.regex.find_iter(hay).skip(self.occurrence - 1);
             let wanted = wanted.take(if self.global { usize::MAX } else { 1 });
-            out.extend(wanted.map(|m| (m.start() + offset, m.end() + offset, fixed.clone())));
-            return;
+            for m in wanted {
+                out.push(m.start() + offset, m.end() + offset, fixed.clone())?;
+            }
+            return Ok(());
         }
         for (k, caps) in self.regex.captures_iter(hay).enumerate() {
             let n = k + 1;
@@ -400,23 +421,82 @@ impl Substitution {
                 continue;
             }
             let m = caps.get(0).expect("group 0 always matches");
-            out.push((m.start() + offset, m.end() + offset, self.expand(&caps)));
+            // The length first: a replacement that repeats a long match many times is not
+            // built when it alone would pass the bound.
+            let len = self.expanded_len(&caps);
+            out.check(m.start() + offset, m.end() + offset, len)?;
+            out.push(m.start() + offset, m.end() + offset, self.expand(&caps))?;
             if !self.global {
                 break;
             }
         }
+        Ok(())
+    }
+
+    fn expanded_len(&self, caps: &Captures) -> usize {
+        self.replacement
+            .iter()
+            .map(|(part, n)| {
+                let one = match part {
+                    Part::Literal(t) => t.len(),
+                    Part::Group(g) => caps.get(*g).map_or(0, |m| m.len()),
+                    Part::Named(name) => caps.name(name).map_or(0, |m| m.len()),
+                };
+                one.saturating_mul(*n)
+            })
+            .fold(0usize, usize::saturating_add)
     }
 
     fn expand(&self, caps: &Captures) -> String {
         let mut s = String::new();
-        for part in &self.replacement {
-            match part {
-                Part::Literal(t) => s.push_str(t),
-                Part::Group(g) => s.push_str(caps.get(*g).map_or("", |m| m.as_str())),
-                Part::Named(n) => s.push_str(caps.name(n).map_or("", |m| m.as_str())),
+        for (part, n) in &self.replacement {
+            let one = match part {
+                Part::Literal(t) => t.as_str(),
+                Part::Group(g) => caps.get(*g).map_or("", |m| m.as_str()),
+                Part::Named(name) => caps.name(name).map_or("", |m| m.as_str()),
+            };
+            if !one.is_empty() {
+                for _ in 0..*n {
+                    s.push_str(one);
+                }
             }
         }
         s
+    }
+}
+
+/// `parts` with adjacent literals joined and runs of equal parts counted.
+fn runs(parts: Vec<Part>) -> Vec<(Part, usize)> {
+    let mut out: Vec<(Part, usize)> = Vec::new();
+    for part in parts {
+        match (out.last_mut(), part) {
+            (Some((Part::Literal(prev), 1)), Part::Literal(t)) => prev.push_str(&t),
+            (Some((prev, n)), part) if *prev == part => *n += 1,
+            (_, part) => out.push((part, 1)),
+        }
+    }
+    out
+}
+
+/// Replacements collected so far, and the length they make the text.
+struct Splices {
+    list: Vec<(usize, usize, String)>,
+    len: u64,
+    max: u64,
+}
+
+impl Splices {
+    /// `Err` (the length it would make) when replacing `start..end` by `new_len` bytes makes
+    /// the text longer than the bound.
+    fn check(&self, start: usize, end: usize, new_len: usize) -> Result<u64, u64> {
+        let len = (self.len + new_len as u64).saturating_sub((end - start) as u64);
+        if len > self.max { Err(len) } else { Ok(len) }
+    }
+
+    fn push(&mut self, start: usize, end: usize, new: String) -> Result<(), u64> {
+        self.len = self.check(start, end, new.len())?;
+        self.list.push((start, end, new));
+        Ok(())
     }
 }
 

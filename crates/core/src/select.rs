@@ -175,6 +175,14 @@ pub fn select(
                 return WalkState::Continue;
             }
             if !kind.is_file() {
+                if let Some(special) = search::special_kind(kind)
+                    && let Ok(mut out) = out.lock()
+                {
+                    out.skipped.push((
+                        entry.path().display().to_string(),
+                        format!("not a regular file ({special}): never opened"),
+                    ));
+                }
                 return WalkState::Continue;
             }
             let below_first = search::below(entry.path(), first_root).unwrap_or(entry.path());

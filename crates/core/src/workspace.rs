@@ -571,38 +571,46 @@ impl Workspace {
         }
     }
 
-    /// Reads a whole file.
+    /// Reads a whole file: one of at most [`MAX_FILE_SIZE`](crate::limits::MAX_FILE_SIZE)
+    /// bytes (a larger one is refused before it is read, and one that grows past the bound
+    /// while it is read is refused too).
     pub fn read(&self, p: &WsPath) -> Result<FileBytes, FkError> {
-        let (mut file, meta) = self.open(p)?;
+        use crate::limits::{MAX_FILE_SIZE, too_large_to_edit};
+        let (file, meta) = self.open(p)?;
+        if meta.len > MAX_FILE_SIZE {
+            return Err(too_large_to_edit(&self.display(p), meta.len));
+        }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
-        file.read_to_end(&mut bytes)
+        file.take(MAX_FILE_SIZE + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| self.io_error(p, &e))?;
+        if bytes.len() as u64 > MAX_FILE_SIZE {
+            return Err(too_large_to_edit(&self.display(p), bytes.len() as u64));
+        }
         Ok(FileBytes { bytes, meta })
     }
 
-    /// Opens a file for reading, beneath its root's handle.
+    /// Opens a file for reading, beneath its root's handle. Only a regular file is read: a
+    /// FIFO, a socket or a device is refused ("not a regular file"), found so by the opened
+    /// descriptor (see [`open_for_reading`]), never by an earlier look at the path.
     pub fn open(&self, p: &WsPath) -> Result<(std::fs::File, FileMeta), FkError> {
         let dir = &self.roots[p.root].dir;
-        // Opening a FIFO or a device could block or never end; only regular files and
-        // directories (refused below) are opened.
-        match dir.metadata(p.rel_or_dot()) {
-            Ok(m) if m.is_dir() => return Err(self.is_dir_error(p)),
-            Ok(m) if !m.is_file() => {
-                return Err(FkError::invalid(format!(
-                    "{} is not a regular file (a device, socket or pipe)",
-                    self.display(p)
+        let (file, m) = open_for_reading(dir, p.rel_or_dot()).map_err(|e| {
+            match e.get_ref().and_then(|e| e.downcast_ref::<NotRegular>()) {
+                Some(special) => FkError::invalid(format!(
+                    "{} is not a regular file ({})",
+                    self.display(p),
+                    special.0
                 ))
-                .with_hint("filekit reads and edits regular files only; give the path of one"));
+                .with_hint("filekit reads and edits regular files only; give the path of one")
+                .with_details(serde_json::json!({ "not_regular": special.0 })),
+                None => self.io_error(p, &e),
             }
-            Ok(_) => {}
-            Err(e) => return Err(self.io_error(p, &e)),
-        }
-        let file = dir.open(p.rel_or_dot()).map_err(|e| self.io_error(p, &e))?;
-        let m = file.metadata().map_err(|e| self.io_error(p, &e))?;
+        })?;
         if m.is_dir() {
             return Err(self.is_dir_error(p));
         }
-        Ok((file.into_std(), FileMeta::from_cap(&m)))
+        Ok((file, FileMeta::from_cap(&m)))
     }
 
     /// Opens `rel` (relative to root `i`, normalized) with `flags` when it exists, stays
@@ -646,16 +654,29 @@ impl Workspace {
         if self.roots.len() != 1 || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
             return None;
         }
-        let fd = self.open_linkless(0, rel, rustix::fs::OFlags::RDONLY)?;
+        let fd = self.open_linkless(0, rel, rustix::fs::OFlags::RDONLY | READ_FLAGS)?;
+        let (file, meta) = regular(fd).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
         let root = &self.roots[0].path;
-        Some((std::fs::File::from(fd), Linkless { root, rel }))
+        Some((file, Linkless { root, rel }))
     }
 
-    /// Opens `rel` (relative to root `root`) for reading beneath the root's handle, without
-    /// the checks of [`Workspace::open`]: for searches, whose walk already found `rel` to be
-    /// a regular file. A symlink swapped in since then cannot lead out of the root.
+    /// Opens `rel` (relative to root `root`) for reading beneath the root's handle: for
+    /// searches, whose walk found `rel` to be a regular file. A symlink swapped in since then
+    /// cannot lead out of the root, and anything but a regular file found at the path now (a
+    /// FIFO swapped in, a directory) is an error ([`NotRegular`] for a special file), never
+    /// a read that waits.
     pub fn open_found(&self, root: usize, rel: &Path) -> io::Result<std::fs::File> {
-        self.roots[root].dir.open(rel).map(|f| f.into_std())
+        let (file, meta) = open_for_reading(&self.roots[root].dir, rel)?;
+        if meta.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory, not a file",
+            ));
+        }
+        Ok(file)
     }
 
     /// Stages a write of `bytes` to `p`: a synced temporary file in the target's directory,
@@ -990,6 +1011,80 @@ impl Workspace {
             err.with_hint(format!("did you mean: {}", suggestions.join(", ")))
         }
     }
+}
+
+/// Flags added to every open for reading: a FIFO opened without `O_NONBLOCK` waits for a
+/// writer (forever, in a walk), and a terminal opened without `O_NOCTTY` could become the
+/// process's controlling terminal.
+const READ_FLAGS: rustix::fs::OFlags =
+    rustix::fs::OFlags::NONBLOCK.union(rustix::fs::OFlags::NOCTTY);
+
+/// A FIFO, a socket or a device found where a regular file was to be read; the error an
+/// open for reading gives for one (inside an [`io::Error`]), whatever the path looked like
+/// before it was opened.
+#[derive(Debug)]
+pub struct NotRegular(pub &'static str);
+
+impl std::fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not a regular file ({})", self.0)
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+/// Opens `rel` beneath `dir` for reading (see [`READ_FLAGS`]) and checks what was opened
+/// ([`regular`]).
+fn open_for_reading(dir: &Dir, rel: &Path) -> io::Result<(std::fs::File, Metadata)> {
+    let mut options = OpenOptions::new();
+    options.read(true).custom_flags(READ_FLAGS.bits() as i32);
+    let file = match dir.open_with(rel, &options) {
+        Ok(file) => file.into_std(),
+        // A socket (or a device with no driver) cannot be opened at all: said as what it is.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
+            use cap_std::fs::FileTypeExt;
+            return match dir.symlink_metadata(rel).map(|m| m.file_type()) {
+                Ok(t) if t.is_socket() => Err(not_regular("a socket")),
+                Ok(t) if t.is_char_device() => Err(not_regular("a character device")),
+                Ok(t) if t.is_block_device() => Err(not_regular("a block device")),
+                _ => Err(e),
+            };
+        }
+        Err(e) => return Err(e),
+    };
+    regular(file.into())
+}
+
+fn not_regular(what: &'static str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, NotRegular(what))
+}
+
+/// What an open for reading gave, found by `fstat` of the descriptor itself: a regular file,
+/// with `O_NONBLOCK` cleared again so that its reads wait as usual, or a directory (the
+/// caller refuses it in its own words); anything else is closed and is a [`NotRegular`]
+/// error, before a byte is read.
+fn regular(fd: rustix::fd::OwnedFd) -> io::Result<(std::fs::File, Metadata)> {
+    use rustix::fs::{FileType, OFlags};
+    let stat = rustix::fs::fstat(&fd)?;
+    let what = match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {
+            let flags = rustix::fs::fcntl_getfl(&fd)?;
+            rustix::fs::fcntl_setfl(&fd, flags - OFlags::NONBLOCK)?;
+            None
+        }
+        FileType::Directory => None,
+        FileType::Fifo => Some("a FIFO"),
+        FileType::Socket => Some("a socket"),
+        FileType::CharacterDevice => Some("a character device"),
+        FileType::BlockDevice => Some("a block device"),
+        _ => Some("not a file or a directory"),
+    };
+    if let Some(what) = what {
+        return Err(not_regular(what));
+    }
+    let file = std::fs::File::from(fd);
+    let meta = Metadata::from_file(&file)?;
+    Ok((file, meta))
 }
 
 fn parent_error(e: &io::Error, shown_parent: &str) -> FkError {

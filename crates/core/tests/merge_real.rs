@@ -169,7 +169,7 @@ fn merges_of_real_releases_agree_with_git_merge_file() {
                 let state = tempfile::tempdir().unwrap();
                 ws.set_versions(Arc::new(Versions::on_disk(state.path().join("versions"))));
                 let read = read_file(&ws, "f.js", &ReadOptions::default());
-                let base_hash = read.text().unwrap().content_hash.clone();
+                let base_hash = read.text().unwrap().content_hash.clone().unwrap();
                 // The other agent's change: the next release.
                 std::fs::write(&path, &theirs).unwrap();
                 let (edits, ours_lines) = random_edits(&lines, &mut rng, &format!("ours {trial}"));

@@ -4,6 +4,7 @@ use filekit_core::edit::FileStatus;
 use filekit_core::{
     Edit, EditOptions, EditRequest, ErrorCode, Expected, FileEdits, Workspace, hash, pipeline,
 };
+use serde_json::Value;
 use std::fs;
 use std::path::Path;
 
@@ -527,8 +528,10 @@ fn near_miss_searches_stop_at_their_budget_and_say_so() {
             .map(|i| replace(&format!("entry {i} = {};", i + 1), "x"))
             .collect(),
     );
-    // Room for three searches of this file.
-    req.options.near_miss_budget = Some(text.len() * 3);
+    // Room for three searches of this file: each costs a pass to build the text, two for
+    // the white-space match and one for the word windows, and a little for the diffs.
+    let budget = text.len() as u64 * 13;
+    req.options.near_miss_budget = Some(budget);
     let report = pipeline::apply(&ws(dir.path()), &req);
     let edits = &report.files[0].edits;
     assert_eq!(edits.len(), 10);
@@ -538,12 +541,63 @@ fn near_miss_searches_stop_at_their_budget_and_say_so() {
         if i < 3 {
             assert_eq!(err.details["near_miss"]["line"], i + 1, "edit {i}: {err}");
         } else {
-            assert_eq!(err.details["near_miss_skipped"], true, "edit {i}: {err}");
+            assert_eq!(err.details["near_miss"], Value::Null, "edit {i}: {err}");
+            assert_eq!(
+                err.details["near_miss_skipped"], "budget",
+                "edit {i}: {err}"
+            );
+            assert_eq!(err.details["limit"]["kind"], "search_work");
+            assert_eq!(err.details["limit"]["max"], budget);
             assert!(err.message.contains("no near miss searched"), "{err}");
             assert!(err.full_message().contains("fix the earlier failed edits"));
         }
     }
     assert_eq!(read(dir.path(), "f.txt"), text);
+}
+
+/// The attack: a search text of 4,000 lines that resembles nothing in a large file. Comparing
+/// it character by character with the windows of lines that share its words took 39 s on a
+/// 5 MB file; now the search gives up once it has made `NEAR_MISS_WORK` comparisons and says
+/// so, and a similar search text that is close still gets its near miss.
+#[test]
+fn a_near_miss_search_of_thousands_of_lines_gives_up_at_its_work_budget() {
+    use filekit_core::limits::{MAX_FILE_SIZE, NEAR_MISS_WORK};
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    let mut i = 0;
+    while (text.len() as u64) < MAX_FILE_SIZE - 100 {
+        text.push_str(&format!("    let value_{i} = compute(alpha, beta_{i});\n"));
+        i += 1;
+    }
+    fs::write(dir.path().join("big.rs"), &text).unwrap();
+    // Its words are the file's, in lines the file does not have.
+    let search: String = (0..4_000)
+        .map(|k| {
+            format!(
+                "beta_{} alpha value_{} compute(let);\n",
+                k * 7 % 1000,
+                k * 13
+            )
+        })
+        .collect();
+    let report = pipeline::apply(&ws(dir.path()), &one("big.rs", vec![replace(&search, "x")]));
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::NotFound);
+    assert_eq!(err.details["near_miss"], Value::Null);
+    assert_eq!(err.details["near_miss_skipped"], "budget", "{err}");
+    assert_eq!(err.details["limit"]["max"], NEAR_MISS_WORK);
+    assert!(err.details["limit"]["found"].as_u64().unwrap() <= NEAR_MISS_WORK);
+    assert!(err.message.contains("gave up"), "{err}");
+    assert_eq!(read(dir.path(), "big.rs"), text);
+
+    // A search text of the same size that is nearly in the file is found close.
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut near: String = lines[1000..5000].concat();
+    near = near.replacen("compute(alpha", "compute(alfa", 1);
+    let report = pipeline::apply(&ws(dir.path()), &one("big.rs", vec![replace(&near, "x")]));
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.details["near_miss"]["line"], 1001, "{err}");
+    assert!(err.details["near_miss"]["similarity"].as_f64().unwrap() > 0.99);
 }
 
 fn sed(expr: &str) -> Edit {

@@ -1,13 +1,14 @@
 //! Versioned reads through the public API, against real files.
 
 use base64::Engine as _;
-use filekit_core::ErrorCode;
 use filekit_core::hash::content_hash;
+use filekit_core::limits::MAX_FILE_SIZE;
 use filekit_core::read::{
     FileRead, ReadContent, ReadOptions, STREAMING_THRESHOLD, TextRead, read_file, read_files,
 };
 use filekit_core::text::{LineIndex, TextDoc};
 use filekit_core::workspace::{Workspace, rfc3339};
+use filekit_core::{ErrorCode, Limit};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -78,8 +79,14 @@ fn whole_file_read_is_versioned() {
     fx.file("a.txt", ten_lines());
     let t = fx.text("a.txt", None, None);
     assert_eq!(t.content, ten_lines());
-    assert_eq!((t.start_line, t.end_line, t.total_lines), (1, 10, 10));
-    assert_eq!(t.content_hash, content_hash(ten_lines().as_bytes()));
+    assert_eq!(
+        (t.start_line, t.end_line, t.total_lines.unwrap()),
+        (1, 10, 10)
+    );
+    assert_eq!(
+        t.content_hash.clone().unwrap(),
+        content_hash(ten_lines().as_bytes())
+    );
     assert_eq!(t.range_hash, None, "no range asked");
     assert_eq!(t.size, ten_lines().len() as u64);
     assert!(!t.truncated);
@@ -114,13 +121,13 @@ fn line_ranges_positive_and_negative() {
         let t = fx.text("a.txt", s, e);
         assert_eq!((t.start_line, t.end_line), (want_s, want_e), "{s:?}..{e:?}");
         assert_eq!(t.content, lines(want_s, want_e), "{s:?}..{e:?}");
-        assert_eq!(t.total_lines, 10);
+        assert_eq!(t.total_lines.unwrap(), 10);
         assert_eq!(
             t.range_hash.as_deref(),
             Some(content_hash(t.content.as_bytes()).as_str())
         );
         assert_eq!(
-            t.content_hash,
+            t.content_hash.clone().unwrap(),
             content_hash(ten_lines().as_bytes()),
             "whole file's hash"
         );
@@ -171,7 +178,10 @@ fn max_lines_truncates_and_hashes_what_it_returns() {
         other => panic!("{other:?}"),
     };
     assert!(t.truncated);
-    assert_eq!((t.start_line, t.end_line, t.total_lines), (1, 4, 10));
+    assert_eq!(
+        (t.start_line, t.end_line, t.total_lines.unwrap()),
+        (1, 4, 10)
+    );
     assert_eq!(t.content, lines(1, 4));
     assert_eq!(t.range_hash, Some(content_hash(lines(1, 4).as_bytes())));
 
@@ -191,8 +201,11 @@ fn empty_files_and_files_without_final_newline() {
     let fx = Fx::new();
     fx.file("empty.txt", "");
     let t = fx.text("empty.txt", None, None);
-    assert_eq!((t.content.as_str(), t.total_lines, t.end_line), ("", 0, 0));
-    assert_eq!(t.content_hash, content_hash(b""));
+    assert_eq!(
+        (t.content.as_str(), t.total_lines.unwrap(), t.end_line),
+        ("", 0, 0)
+    );
+    assert_eq!(t.content_hash.clone().unwrap(), content_hash(b""));
     let t = fx.text("empty.txt", Some(1), Some(-1));
     assert_eq!((t.content.as_str(), t.end_line), ("", 0));
     let e = fx.err("empty.txt", Some(2), None);
@@ -202,13 +215,13 @@ fn empty_files_and_files_without_final_newline() {
     fx.file("partial.txt", "a\nb");
     let t = fx.text("partial.txt", Some(-1), None);
     assert_eq!(
-        (t.content.as_str(), t.start_line, t.total_lines),
+        (t.content.as_str(), t.start_line, t.total_lines.unwrap()),
         ("b", 2, 2)
     );
 
     fx.file("blank.txt", "\n\n");
     let t = fx.text("blank.txt", Some(2), Some(2));
-    assert_eq!((t.content.as_str(), t.total_lines), ("\n", 2));
+    assert_eq!((t.content.as_str(), t.total_lines.unwrap()), ("\n", 2));
 }
 
 #[test]
@@ -218,7 +231,7 @@ fn crlf_and_bom_files() {
     let t = fx.text("crlf.txt", Some(2), Some(2));
     assert_eq!(t.content, "b\r\n");
     assert_eq!(t.range_hash, Some(content_hash(b"b\r\n")));
-    assert_eq!(t.total_lines, 3);
+    assert_eq!(t.total_lines.unwrap(), 3);
 
     let raw = b"\xEF\xBB\xBFfirst\r\nsecond\r\n";
     fx.file("bom.txt", raw);
@@ -228,7 +241,7 @@ fn crlf_and_bom_files() {
         "BOM stripped, terminators kept"
     );
     assert_eq!(
-        t.content_hash,
+        t.content_hash.clone().unwrap(),
         content_hash(raw),
         "the whole file's raw bytes, BOM included"
     );
@@ -270,8 +283,12 @@ fn range_hash_equals_the_line_index_hash_of_the_decoded_text() {
                         Some(content_hash(want).as_str()),
                         "{name} {qs}..{qe}"
                     );
-                    assert_eq!(t.content_hash, content_hash(bytes), "{name}");
-                    assert_eq!(t.total_lines, li.len());
+                    assert_eq!(
+                        t.content_hash.clone().unwrap(),
+                        content_hash(bytes),
+                        "{name}"
+                    );
+                    assert_eq!(t.total_lines.unwrap(), li.len());
                 }
             }
         }
@@ -381,7 +398,7 @@ fn binary_files_are_described_not_shown() {
         panic!("binary expected")
     };
     assert_eq!(b.size, 300);
-    assert_eq!(b.content_hash, content_hash(&elf));
+    assert_eq!(b.content_hash.clone().unwrap(), content_hash(&elf));
     assert_eq!(
         b.description,
         "binary file (ELF executable), 300 bytes; not shown"
@@ -565,44 +582,61 @@ fn write_big(path: &Path, prefix: &[u8], n: usize, line: impl Fn(usize) -> Strin
 }
 
 #[test]
-fn big_files_are_streamed_with_exact_ranges_and_hashes() {
+fn big_files_are_streamed_a_range_costing_what_the_range_costs_with_no_version() {
     let fx = Fx::new();
     let n = 1_000_000;
-    // 40 bytes a line: about 40 MB.
+    // 40 bytes a line: about 40 MB, far over the bound of whole-file operations.
     let line = |i: usize| format!("line {i:09} of the big file, padded.\n");
     let bytes = write_big(&fx.root.join("big.txt"), b"", n, line);
-    assert!(bytes.len() as u64 > 2 * STREAMING_THRESHOLD);
-    let whole = content_hash(&bytes);
+    assert!(bytes.len() as u64 > 8 * MAX_FILE_SIZE);
+    let unversioned = |t: &TextRead| {
+        let l = t
+            .unversioned
+            .expect("a file over the bound says it has no version");
+        assert_eq!(
+            (l.kind, l.found, l.max, l.unit),
+            (Limit::FileSize, bytes.len() as u64, MAX_FILE_SIZE, "bytes")
+        );
+        assert_eq!(t.content_hash, None, "no whole-file hash");
+    };
 
     let t = fx.text("big.txt", Some(500_000), Some(500_002));
     assert_eq!(
         t.content,
         format!("{}{}{}", line(500_000), line(500_001), line(500_002))
     );
+    // The read stopped after its last line: how many lines follow is not known.
     assert_eq!(
         (t.start_line, t.end_line, t.total_lines),
-        (500_000, 500_002, n)
+        (500_000, 500_002, None)
     );
-    assert_eq!(t.content_hash, whole);
+    unversioned(&t);
     assert_eq!(t.range_hash, Some(content_hash(t.content.as_bytes())));
     assert_eq!(t.size, bytes.len() as u64);
-
     // The same lines by the line index of the whole text, as the edit pipeline sees them.
     let text = std::str::from_utf8(&bytes).unwrap();
     let li = LineIndex::new(text);
-    assert_eq!(li.len(), n);
     assert_eq!(
         t.content.as_bytes(),
         &bytes[li.start(500_000)..li.end(500_002)]
     );
 
-    let t = fx.text("big.txt", Some(-2), None);
+    // A range that reaches the end counts the lines on its way.
+    let t = fx.text("big.txt", Some(999_999), Some(2_000_000));
     assert_eq!(t.content, format!("{}{}", line(n - 1), line(n)));
-    assert_eq!((t.start_line, t.end_line), (n - 1, n));
-    assert_eq!(t.content_hash, whole);
+    assert_eq!(
+        (t.start_line, t.end_line, t.total_lines),
+        (n - 1, n, Some(n))
+    );
+    unversioned(&t);
 
-    let t = fx.text("big.txt", Some(-1_000_000), Some(-999_999));
-    assert_eq!(t.content, format!("{}{}", line(1), line(2)));
+    // Lines counted from the end would need all of the file.
+    for (s, e) in [(Some(-2), None), (Some(1), Some(-1))] {
+        let e = fx.err("big.txt", s, e);
+        assert_eq!(e.code, ErrorCode::TooLarge);
+        assert_eq!(e.details["limit"]["kind"], "file_size");
+        assert!(e.full_message().contains("from the start"), "{e}");
+    }
 
     let r = fx.read(
         "big.txt",
@@ -618,7 +652,32 @@ fn big_files_are_streamed_with_exact_ranges_and_hashes() {
         (1, 3, format!("{}{}{}", line(1), line(2), line(3)).as_str())
     );
     assert_eq!(t.range_hash, Some(content_hash(t.content.as_bytes())));
-    assert_eq!(t.content_hash, whole);
+    unversioned(t);
+
+    // The whole file asked for: what a reply may hold (whole lines), and truncated.
+    let t = fx.text("big.txt", None, None);
+    assert!(t.truncated);
+    assert!(t.content.len() as u64 <= MAX_FILE_SIZE);
+    assert!(t.content.len() as u64 > MAX_FILE_SIZE - 100);
+    assert_eq!(t.content, lines_of(&bytes, 1, t.end_line));
+    unversioned(&t);
+
+    // A since_hash does not apply: the lines come back, and the reply says why.
+    let r = fx.read(
+        "big.txt",
+        &ReadOptions {
+            start_line: Some(1),
+            end_line: Some(1),
+            since_hash: Some("0123456789abcdef".into()),
+            ..Default::default()
+        },
+    );
+    let t = r.text().unwrap();
+    assert_eq!(
+        (t.content.as_str(), t.since_unknown),
+        (line(1).as_str(), true)
+    );
+    unversioned(t);
 
     let e = fx.err("big.txt", Some(1_000_001), None);
     assert_eq!(e.code, ErrorCode::InvalidArgument);
@@ -627,6 +686,13 @@ fn big_files_are_streamed_with_exact_ranges_and_hashes() {
         "{}",
         e.full_message()
     );
+}
+
+/// Lines `from..=to` of `bytes`.
+fn lines_of(bytes: &[u8], from: usize, to: usize) -> String {
+    let text = std::str::from_utf8(bytes).unwrap();
+    let li = LineIndex::new(text);
+    text[li.start(from)..li.end(to)].to_string()
 }
 
 #[test]
@@ -651,11 +717,11 @@ fn big_files_with_bom_crlf_multibyte_text_and_no_final_newline() {
         let want = &doc.text.as_bytes()[li.start(s)..li.end(e)];
         assert_eq!(t.content.as_bytes(), want, "{s}..{e}");
         assert_eq!(t.range_hash, Some(content_hash(want)), "{s}..{e}");
-        assert_eq!((t.start_line, t.end_line, t.total_lines), (s, e, n));
-        assert_eq!(t.content_hash, content_hash(&bytes));
+        // The last line has no line break: only a read that met the end knows the count.
+        let total = (e == n).then_some(n);
+        assert_eq!((t.start_line, t.end_line, t.total_lines), (s, e, total));
+        assert_eq!(t.content_hash, None);
     }
-    let t = fx.text("big.txt", Some(-1), None);
-    assert_eq!(t.content, line(n));
     let t = fx.text("big.txt", None, Some(1));
     assert!(t.content.starts_with('\u{e9}'), "BOM stripped");
 }
@@ -670,7 +736,10 @@ fn big_files_that_are_not_utf8_or_binary() {
     bytes[at] = 0xFF;
     fs::write(fx.root.join("bad.txt"), &bytes).unwrap();
     let shown = fx.root.join("bad.txt").to_str().unwrap().to_string();
-    let e = fx.err("bad.txt", Some(1), Some(1));
+    // A read is checked as far as it reads: the first line is text...
+    assert_eq!(fx.text("bad.txt", Some(1), Some(1)).content, line(1));
+    // ... and a read that passes the bad byte says where it is, as for a small file.
+    let e = fx.err("bad.txt", Some(699_990), None);
     assert_eq!(e.code, ErrorCode::Encoding);
     let small = TextDoc::decode(&bytes, &shown).unwrap_err();
     assert_eq!(
@@ -686,6 +755,7 @@ fn big_files_that_are_not_utf8_or_binary() {
         panic!("binary expected")
     };
     assert_eq!(b.size, elf.len() as u64);
-    assert_eq!(b.content_hash, content_hash(&elf));
+    assert_eq!(b.content_hash, None, "not read whole to be hashed");
+    assert_eq!(b.unversioned.map(|l| l.found), Some(elf.len() as u64));
     assert!(b.description.contains("ELF"), "{}", b.description);
 }

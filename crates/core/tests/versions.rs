@@ -73,7 +73,7 @@ fn a_stale_line_edit_is_merged_into_the_changed_file() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("f.txt"), numbered(10)).unwrap();
     let ws = workspace(d.path());
-    let v1 = read(&ws, "f.txt", None).content_hash;
+    let v1 = read(&ws, "f.txt", None).content_hash.unwrap();
     // Another agent inserts two lines at the top.
     let other = edit(
         &ws,
@@ -128,7 +128,7 @@ fn an_overlapping_stale_edit_is_a_conflict_with_both_sides() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("f.txt"), numbered(10)).unwrap();
     let ws = workspace(d.path());
-    let v1 = read(&ws, "f.txt", None).content_hash;
+    let v1 = read(&ws, "f.txt", None).content_hash.unwrap();
     assert!(
         edit(
             &ws,
@@ -220,7 +220,9 @@ fn an_unknown_base_is_stale_and_bad_hashes_are_refused() {
 fn versions_persist_for_another_process() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("f.txt"), numbered(6)).unwrap();
-    let v1 = read(&workspace(d.path()), "f.txt", None).content_hash;
+    let v1 = read(&workspace(d.path()), "f.txt", None)
+        .content_hash
+        .unwrap();
     // Someone else changes the file (not through filekit).
     std::fs::write(d.path().join("f.txt"), numbered(6).replace("line 6", "six")).unwrap();
     // A new workspace (a new process) knows v1 from disk.
@@ -243,7 +245,7 @@ fn reads_since_a_version_return_a_diff_or_unchanged() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("f.txt"), numbered(20)).unwrap();
     let ws = workspace(d.path());
-    let v1 = read(&ws, "f.txt", None).content_hash;
+    let v1 = read(&ws, "f.txt", None).content_hash.unwrap();
     let same = read(&ws, "f.txt", Some(&v1[..8]));
     assert!(same.unchanged && same.content.is_empty() && same.diff.is_none());
     let r = edit(&ws, "f.txt", None, vec![replace_lines(10, 10, "ten", None)]);
@@ -255,7 +257,7 @@ fn reads_since_a_version_return_a_diff_or_unchanged() {
         diff.contains("-line 10\n+ten\n") && !diff.contains("line 2\n"),
         "{diff}"
     );
-    assert_eq!(changed.content_hash, r.files[0].new_hash.clone().unwrap());
+    assert_eq!(changed.content_hash, r.files[0].new_hash.clone());
     let unknown = read(&ws, "f.txt", Some("0123456789abcdef"));
     assert!(unknown.since_unknown && unknown.content.contains("ten\n"));
     let bad = read_file(
@@ -420,7 +422,7 @@ fn concurrent_clients_editing_from_stale_versions_lose_nothing() {
                         let r = edit(
                             &ws,
                             "shared.txt",
-                            Some(&got.content_hash),
+                            got.content_hash.as_deref(),
                             vec![replace_lines(
                                 start as i64 + 1,
                                 end as i64 + 1,
@@ -444,7 +446,7 @@ fn concurrent_clients_editing_from_stale_versions_lose_nothing() {
                         log.lock().unwrap().push(Logged {
                             client,
                             base_text: got.content.clone(),
-                            base_hash: got.content_hash.clone(),
+                            base_hash: got.content_hash.clone().unwrap(),
                             replaced: lines[start..=end].iter().map(|s| s.to_string()).collect(),
                             new_lines,
                             outcome,

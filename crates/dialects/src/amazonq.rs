@@ -192,11 +192,12 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
                 "content",
                 Some(json!(number_lines(&t.content, t.start_line))),
             ),
-            ("content_hash", Some(json!(t.content_hash))),
+            ("content_hash", t.content_hash.as_ref().map(|h| json!(h))),
             ("last_modified", Some(json!(t.last_modified))),
             ("start_line", Some(json!(t.start_line))),
             ("end_line", Some(json!(t.end_line))),
-            ("total_lines", Some(json!(t.total_lines))),
+            ("total_lines", t.total_lines.map(|n| json!(n))),
+            ("unversioned", t.unversioned.map(|l| json!(l))),
             (
                 "range_hash",
                 t.range_hash
@@ -241,12 +242,10 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
 fn line_text(r: &FileRead) -> String {
     match &r.result {
         Ok(ReadContent::Text(t)) => format!(
-            "{} (lines {}-{} of {}, content_hash {}, last_modified {}){}\n{}",
+            "{} ({}, {}, last_modified {}){}\n{}",
             r.path,
-            t.start_line,
-            t.end_line,
-            t.total_lines,
-            t.content_hash,
+            shape::read_lines(t),
+            shape::read_version(t),
             t.last_modified,
             if t.truncated { " [truncated]" } else { "" },
             number_lines(&t.content, t.start_line)

@@ -128,30 +128,34 @@ fn read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let reply = match &r.result {
         Ok(ReadContent::Text(t)) => {
             let numbered = number_lines(&t.content, t.start_line);
-            let short = if t.total_lines == 0 {
+            let short = if t.total_lines == Some(0) {
                 "the file exists and is empty".to_string()
             } else {
-                format!(
-                    "Read lines {}-{} of {}",
-                    t.start_line, t.end_line, t.total_lines
-                )
+                format!("Read {}", shape::read_lines(t))
             };
             let mut text = numbered.clone();
-            if t.total_lines == 0 {
+            if t.total_lines == Some(0) {
                 text = format!("({short})\n");
-            } else if t.truncated || t.end_line < t.total_lines {
+            } else if t.truncated || shape::lines_after(t) != Some(0) {
+                let more = match shape::lines_after(t) {
+                    Some(n) => format!("{n} more lines"),
+                    None => "more lines".to_string(),
+                };
                 text.push_str(&format!(
-                    "... ({} more lines: Read again with offset={} to continue)\n",
-                    t.total_lines - t.end_line,
+                    "... ({more}: Read again with offset={} to continue)\n",
                     t.end_line + 1
                 ));
+            }
+            if t.unversioned.is_some() {
+                text.push_str(&format!("({})\n", shape::read_version(t)));
             }
             let value = object(vec![
                 ("success", Some(json!(true))),
                 ("content", Some(json!(numbered))),
                 ("shortResult", Some(json!(short))),
                 ("filePath", Some(json!(file_path))),
-                ("contentHash", Some(json!(t.content_hash))),
+                ("contentHash", t.content_hash.as_ref().map(|h| json!(h))),
+                ("unversioned", t.unversioned.map(|l| json!(l))),
             ]);
             ToolReply::new(value, false, text)
         }

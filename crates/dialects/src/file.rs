@@ -118,8 +118,10 @@ fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         Ok(ReadContent::Text(t)) => {
             let numbered = number_lines(&t.content, t.start_line);
             let text = format!(
-                "{} (lines {}-{} of {}, content_hash {})\n{numbered}",
-                r.path, t.start_line, t.end_line, t.total_lines, t.content_hash
+                "{} ({}, {})\n{numbered}",
+                r.path,
+                shape::read_lines(t),
+                shape::read_version(t)
             );
             let value = object(vec![
                 path,
@@ -127,8 +129,9 @@ fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 ("content", Some(json!(numbered))),
                 ("start_line", Some(json!(t.start_line))),
                 ("end_line", Some(json!(t.end_line))),
-                ("total_lines", Some(json!(t.total_lines))),
-                ("content_hash", Some(json!(t.content_hash))),
+                ("total_lines", t.total_lines.map(|n| json!(n))),
+                ("content_hash", t.content_hash.as_ref().map(|h| json!(h))),
+                ("unversioned", t.unversioned.map(|l| json!(l))),
                 ("range_hash", t.range_hash.as_ref().map(|h| json!(h))),
                 ("last_modified", Some(json!(t.last_modified))),
             ]);

@@ -167,25 +167,30 @@ fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         match &read.result {
             Ok(ReadContent::Text(t)) if t.unchanged => {
                 text.push_str(&format!(
-                    "==> {} (unchanged since {}: content_hash {}, {} lines) <==\n",
+                    "==> {} (unchanged since {}: {}, {} lines) <==\n",
                     read.path,
                     spec.since_hash.as_deref().unwrap_or_default(),
-                    t.content_hash,
-                    t.total_lines
+                    shape::read_version(t),
+                    t.total_lines.unwrap_or_default()
                 ));
             }
             Ok(ReadContent::Text(t)) if t.diff.is_some() => {
                 text.push_str(&format!(
-                    "==> {} (changed since {}; now content_hash {}, {} lines; the diff from your version follows) <==\n{}",
+                    "==> {} (changed since {}; now {}, {} lines; the diff from your version follows) <==\n{}",
                     read.path,
                     spec.since_hash.as_deref().unwrap_or_default(),
-                    t.content_hash,
-                    t.total_lines,
+                    shape::read_version(t),
+                    t.total_lines.unwrap_or_default(),
                     t.diff.as_deref().unwrap_or_default()
                 ));
             }
             Ok(ReadContent::Text(t)) => {
-                if t.since_unknown {
+                if t.since_unknown && t.unversioned.is_some() {
+                    text.push_str(&format!(
+                        "[{}: too large to have versions, so since_hash does not apply; the lines follow]\n",
+                        read.path,
+                    ));
+                } else if t.since_unknown {
                     text.push_str(&format!(
                         "[{}: version {} is not one filekit kept, so the whole content follows]\n",
                         read.path,
@@ -193,12 +198,10 @@ fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                     ));
                 }
                 text.push_str(&format!(
-                    "==> {} (lines {}-{} of {}, content_hash {}, last_modified {}) <==\n{}",
+                    "==> {} ({}, {}, last_modified {}) <==\n{}",
                     read.path,
-                    t.start_line,
-                    t.end_line,
-                    t.total_lines,
-                    t.content_hash,
+                    shape::read_lines(t),
+                    shape::read_version(t),
                     t.last_modified,
                     number_lines(&t.content, t.start_line)
                 ));

@@ -3,6 +3,7 @@
 
 use crate::args::object;
 use filekit_core::edit::{EditOutcome, FileReport};
+use filekit_core::read::TextRead;
 use filekit_core::text::{LineIndex, number_lines};
 use filekit_core::{EditReport, FkError};
 use serde_json::{Value, json};
@@ -343,6 +344,36 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
         }
     }
     out
+}
+
+/// "lines 3-5 of 120" for a read's header; a file too large to be read whole has no known
+/// count unless the read reached its end: "lines 3-5 of a 107374182400-byte file".
+pub(crate) fn read_lines(t: &TextRead) -> String {
+    match t.total_lines {
+        Some(n) => format!("lines {}-{} of {n}", t.start_line, t.end_line),
+        None => format!(
+            "lines {}-{} of a {}-byte file",
+            t.start_line, t.end_line, t.size
+        ),
+    }
+}
+
+/// "content_hash 3f2a9c1e" for a read's header, or, for a file too large to be read whole
+/// (which has none), what that means for the reader.
+pub(crate) fn read_version(t: &TextRead) -> String {
+    match (&t.content_hash, &t.unversioned) {
+        (Some(h), _) => format!("content_hash {h}"),
+        (None, Some(l)) => format!(
+            "no content_hash: the file is {} bytes, over the {} bytes filekit reads whole, so it has no version and cannot be edited; read it by line range",
+            l.found, l.max
+        ),
+        (None, None) => "no content_hash".to_string(),
+    }
+}
+
+/// The lines after a read's last line, when known.
+pub(crate) fn lines_after(t: &TextRead) -> Option<usize> {
+    t.total_lines.map(|n| n.saturating_sub(t.end_line))
 }
 
 #[cfg(test)]

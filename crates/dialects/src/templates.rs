@@ -141,7 +141,12 @@ fn user_template(ws: &Workspace, name: &str, path: &str) -> Result<String, FkErr
     for c in candidates {
         let read = read_file(ws, &c, &ReadOptions::default());
         match read.result {
-            Ok(ReadContent::Text(t)) => return Ok(t.content),
+            Ok(ReadContent::Text(t)) if t.unversioned.is_none() => return Ok(t.content),
+            // Read in part only: a template is used whole.
+            Ok(ReadContent::Text(t)) => {
+                let shown = read.resolved_path.as_deref().unwrap_or(&c);
+                return Err(filekit_core::limits::too_large_to_edit(shown, t.size));
+            }
             Ok(_) => {
                 return Err(FkError::new(
                     ErrorCode::Binary,

@@ -17,6 +17,9 @@ pub struct Code<'t> {
     pub lang: Lang,
     pub text: &'t str,
     tree: Tree,
+    /// The file's imports, found once: every target of a read asks for its dependencies
+    /// (a region of 20,000 exports asked 20,000 times, each a walk of every statement).
+    imports: std::cell::OnceCell<HashMap<String, String>>,
 }
 
 pub(crate) fn language(lang: Lang) -> tree_sitter::Language {
@@ -79,7 +82,12 @@ impl<'t> Code<'t> {
     /// [`crate::bounds::MAX_DEPTH`], before anything walks it.
     pub fn parse(lang: Lang, text: &'t str) -> Result<Code<'t>, FkError> {
         let tree = crate::bounds::parse(lang, text, None, false)?;
-        Ok(Code { lang, text, tree })
+        Ok(Code {
+            lang,
+            text,
+            tree,
+            imports: std::cell::OnceCell::new(),
+        })
     }
 
     /// `new_text` (this text with `splices`, sorted and disjoint, applied) parsed
@@ -135,6 +143,7 @@ impl<'t> Code<'t> {
             lang: self.lang,
             text: new_text,
             tree,
+            imports: std::cell::OnceCell::new(),
         })
     }
 
@@ -583,7 +592,11 @@ impl<'t> Code<'t> {
     }
 
     /// The imports of the file as local name -> module.
-    fn imports(&self) -> HashMap<String, String> {
+    fn imports(&self) -> &HashMap<String, String> {
+        self.imports.get_or_init(|| self.find_imports())
+    }
+
+    fn find_imports(&self) -> HashMap<String, String> {
         let mut map = HashMap::new();
         let root = self.tree.root_node();
         let mut cursor = root.walk();

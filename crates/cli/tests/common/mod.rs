@@ -161,7 +161,8 @@ impl Sandbox {
         self.filekit_env(args, stdin, &[])
     }
 
-    pub fn filekit_env(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Run {
+    /// `filekit --root <sandbox> ARGS` in the sandbox, its streams piped, not started.
+    pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
         cmd.current_dir(self.root())
             .arg("--root")
@@ -173,6 +174,11 @@ impl Sandbox {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        cmd
+    }
+
+    pub fn filekit_env(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Run {
+        let mut cmd = self.command(args);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -300,5 +306,82 @@ fn open_up(dir: &Path) {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o055)).unwrap();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         open_up(&e.path());
+    }
+}
+
+/// A run of the binary with its peak resident memory.
+pub struct Measured {
+    pub run: Run,
+    /// The child's peak resident set size (`ru_maxrss` of `wait4`), in KiB.
+    pub peak_rss_kib: u64,
+}
+
+impl Measured {
+    pub fn peak_mib(&self) -> u64 {
+        self.peak_rss_kib / 1024
+    }
+}
+
+/// Runs `cmd` (streams piped, as [`Sandbox::command`] makes it) with `stdin`, kills it if it
+/// has not ended after `timeout` (and panics: it hung), and returns what it gave with its
+/// peak resident memory, from `wait4`'s resource usage of that child alone.
+// The child is reaped by `wait4` (for its resource usage), which `Child` cannot do.
+#[allow(clippy::zombie_processes)]
+pub fn run_measured(mut cmd: Command, stdin: Vec<u8>, timeout: std::time::Duration) -> Measured {
+    use std::io::Read;
+    let mut child = cmd.spawn().expect("run filekit");
+    let pid = child.id() as libc::pid_t;
+    let mut input = child.stdin.take().unwrap();
+    // Fed and drained on threads: a large request or reply must not block the child while
+    // this thread waits for it to end.
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = std::time::Instant::now() + timeout;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own child, not reaped yet; the pointers are to live locals.
+        let got = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if got == pid {
+            break;
+        }
+        assert!(got == 0, "wait4: {}", std::io::Error::last_os_error());
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            // SAFETY: as above; this reaps the killed child.
+            unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+            panic!("filekit did not end within {timeout:?}: it hung (a FIFO? unbounded work?)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = feeder.join();
+    let stdout = out.join().unwrap();
+    let stderr = err.join().unwrap();
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    let stdout = String::from_utf8_lossy(&stdout).into_owned();
+    Measured {
+        run: Run {
+            code,
+            json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            stdout,
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        },
+        // Linux gives `ru_maxrss` in KiB.
+        peak_rss_kib: usage.ru_maxrss as u64,
     }
 }

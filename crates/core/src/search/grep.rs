@@ -178,6 +178,8 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
     let mut searcher_builder = SearcherBuilder::new();
     searcher_builder
         .binary_detection(BinaryDetection::quit(b'\0'))
+        // A line (or, multi-line, a file) longer than this is not held: the file is skipped.
+        .heap_limit(Some(crate::limits::MAX_SEARCH_BUFFER as usize))
         // Counting lines costs time; only content shows them.
         .line_number(opts.mode == OutputMode::Content)
         .multi_line(opts.multiline);
@@ -212,6 +214,15 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                     return ignore::WalkState::Continue;
                 }
             };
+            if let Some(special) = entry.file_type().and_then(super::special_kind) {
+                if let Ok(mut s) = skipped.lock() {
+                    s.add(format!(
+                        "{}: not a regular file ({special})",
+                        entry.path().display()
+                    ));
+                }
+                return ignore::WalkState::Continue;
+            }
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return ignore::WalkState::Continue;
             }
@@ -232,8 +243,18 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                 .open_found(root_index, rel)
                 .and_then(|file| searcher.search_file(&matcher, &file, &mut sink));
             if let Err(err) = searched_ok {
+                // grep-searcher's words for its heap limit ("configured allocation limit
+                // (N) exceeded"), said in ours.
+                let why = if err.to_string().contains("allocation limit") {
+                    format!(
+                        "a line (or, for a multi-line search, the file) is longer than the {} bytes a search holds",
+                        crate::limits::MAX_SEARCH_BUFFER
+                    )
+                } else {
+                    err.to_string()
+                };
                 if let Ok(mut s) = skipped.lock() {
-                    s.add(format!("{}: {err}", entry.path().display()));
+                    s.add(format!("{}: {why}", entry.path().display()));
                 }
                 return ignore::WalkState::Continue;
             }

@@ -177,6 +177,23 @@ pub(crate) fn rel_string(root: &Path, path: &Path) -> String {
 }
 
 /// Records a walk error (unreadable directory, broken entry) in `skipped`.
+/// What a walk's entry is when it is a special file (a FIFO, a socket, a device), which a
+/// walk reports and passes over: opening one for reading could wait forever.
+pub(crate) fn special_kind(ft: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        Some("a FIFO")
+    } else if ft.is_socket() {
+        Some("a socket")
+    } else if ft.is_char_device() {
+        Some("a character device")
+    } else if ft.is_block_device() {
+        Some("a block device")
+    } else {
+        None
+    }
+}
+
 pub(crate) fn note_walk_error(skipped: &Mutex<Skipped>, err: &ignore::Error) {
     if let Ok(mut s) = skipped.lock() {
         s.add(err.to_string());
