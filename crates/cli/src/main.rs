@@ -77,7 +77,8 @@ Verbs:
             filekit mv src/old.ts src/lib/new.ts
   rename-symbol, refactor
           Rename a symbol across files; extract, inline, convert, organize imports (with
-          typescript-language-server on PATH, or syntactically for renames and imports).
+          typescript-language-server on PATH and --trust-workspace, or syntactically for
+          renames and imports).
             filekit rename-symbol src/user.ts UserService AuthService --dry-run
             filekit refactor extract_function src/calc.ts --range 4:2-6:30 --name total
   history, undo, redo
@@ -117,6 +118,16 @@ pub struct GlobalArgs {
     /// hooks and config are not the project's files).
     #[arg(long, global = true)]
     allow_git_writes: bool,
+    /// Trust the workspace's code: allow the language servers of the semantic refactors
+    /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
+    /// language server runs the workspace's code (its configuration, toolchain, compiler,
+    /// plugins, build scripts), so without this option filekit starts no program at all and the
+    /// refactors that need a server are refused (renames and import clean-ups of TS/JS and
+    /// Python still work, syntactically). Even with it, no program inside the roots or found
+    /// through a relative PATH entry is started, and the server's toolchain and TypeScript are
+    /// the ones installed outside the workspace.
+    #[arg(long, global = true)]
+    trust_workspace: bool,
     /// When to color the output: auto (when stdout is a terminal or CLICOLOR_FORCE is set,
     /// and NO_COLOR is not set), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
@@ -254,7 +265,9 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     } else {
         global.roots.clone()
     };
-    let mut ws = Workspace::new(&roots, global.read_only)?.with_git_writes(global.allow_git_writes);
+    let mut ws = Workspace::new(&roots, global.read_only)?
+        .with_git_writes(global.allow_git_writes)
+        .with_trust(global.trust_workspace);
     if !global.no_history {
         let path = history_path(global, &ws);
         ws.set_history(Arc::new(History::new(

@@ -20,6 +20,10 @@ Examples:
   filekit serve --root . --http 8765          streamable HTTP at http://127.0.0.1:8765/mcp
   claude mcp add filekit -- filekit serve --root /path/to/project
 
+Language servers (the semantic refactors of file_edit) run the workspace's code: the server
+starts none unless given --trust-workspace (the renames and import clean-ups of TS/JS and
+Python still work without one, syntactically).
+
 Without --root, the client's MCP roots are used when it offers them (and followed when they
 change), else the current directory. Logging goes to stderr; stdout carries only the
 protocol.";
