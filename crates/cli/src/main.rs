@@ -142,6 +142,10 @@ pub struct GlobalArgs {
     /// merged only within this process).
     #[arg(long, global = true)]
     no_versions: bool,
+    /// filekit's per-user state directory (default: $XDG_STATE_HOME/filekit, else
+    /// ~/.local/state/filekit). `filekit serve --http` keeps its bearer token there.
+    #[arg(long, value_name = "DIR", global = true)]
+    state_dir: Option<PathBuf>,
     /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
     /// Default: the FILEKIT_HOLDER environment variable.
     #[arg(long, value_name = "NAME", global = true)]
@@ -295,6 +299,29 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         Err(e) => eprintln!("filekit: warning: {e}"),
     }
     Ok(ws)
+}
+
+/// The base of filekit's per-user state: `--state-dir`, else `$XDG_STATE_HOME/filekit` (an
+/// absolute XDG_STATE_HOME only, as the XDG specification says), else
+/// `~/.local/state/filekit`. Outside every workspace, so nothing in a workspace can forge or
+/// redirect it.
+pub fn state_dir(global: &GlobalArgs) -> Result<PathBuf, FkError> {
+    if let Some(dir) = &global.state_dir {
+        return std::path::absolute(dir)
+            .map_err(|e| FkError::from_io(&e, &format!("--state-dir {}", dir.display())));
+    }
+    if let Some(xdg) = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from)
+        && xdg.is_absolute()
+    {
+        return Ok(xdg.join("filekit"));
+    }
+    match std::env::var_os("HOME").map(PathBuf::from) {
+        Some(home) if home.is_absolute() => Ok(home.join(".local/state/filekit")),
+        _ => Err(FkError::invalid(
+            "cannot tell where filekit's state goes: neither XDG_STATE_HOME nor HOME is set",
+        )
+        .with_hint("give --state-dir DIR")),
+    }
 }
 
 /// The lease holder name: `--holder`, else FILEKIT_HOLDER.
