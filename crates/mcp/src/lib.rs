@@ -13,7 +13,10 @@
 mod roots;
 #[cfg(feature = "http")]
 mod sessions;
+mod stdio;
 mod tables;
+
+pub use stdio::MAX_MESSAGE_BYTES;
 
 #[cfg(feature = "http")]
 pub use sessions::MAX_HTTP_SESSIONS;
@@ -258,8 +261,12 @@ impl ServerHandler for FilekitServer {
             () = context.ct.cancelled() => {
                 // The engine stops before writing anything if it has not started writing yet;
                 // once writing has started it finishes (each file's write is atomic), so no
-                // file is ever left half-written. The client asked not to hear the answer.
+                // file is ever left half-written. The client asked not to hear the answer,
+                // nor of the call's progress: the forwarding ends now, with what it had queued.
                 control.cancel();
+                if let Some(forwarding) = progress_sent {
+                    forwarding.abort();
+                }
                 return Err(ErrorData::internal_error("request cancelled", None));
             }
         };
@@ -309,8 +316,15 @@ fn progress_control(
     };
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
     let peer = context.peer.clone();
+    // Cancelled by the service loop as it reads `notifications/cancelled`, before it reads
+    // the next message: no progress is handed out after that (what was handed out before goes
+    // out before any reply to a later request).
+    let cancelled = context.ct.clone();
     let forwarding = tokio::spawn(async move {
         while let Some(p) = receiver.recv().await {
+            if cancelled.is_cancelled() {
+                break;
+            }
             let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
             if p.total > 0 {
                 note = note.with_total(p.total as f64);
@@ -329,8 +343,9 @@ fn progress_control(
 
 /// Serves MCP over stdin/stdout until the client closes the stream.
 pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
+    let (read, write) = rmcp::transport::stdio_pipes();
     let running = server
-        .serve(rmcp::transport::stdio_pipes())
+        .serve(stdio::LineTransport::new(read, write))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
