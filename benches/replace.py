@@ -78,7 +78,7 @@ def build_corpus(dest):
 def tree_hash(path):
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(path):
-        # filekit's edit history is not part of the tree the tools produce.
+        # filekit's graph cookies folder (serve only) is not part of the tree the tools produce.
         dirnames[:] = sorted(d for d in dirnames if not (dirpath == path and d == ".filekit"))
         for name in sorted(filenames):
             p = os.path.join(dirpath, name)
@@ -116,6 +116,10 @@ def main():
     print(f"corpus: {files} .rs files, {size / 1e6:.0f} MB (cargo registry sources), in {scratch}")
 
     shutil.copytree(pristine, work)
+    # filekit's state (its edit history) in the scratch folder, emptied before each run, as the
+    # tree is restored: never the state of the user running the benchmark.
+    state_home = os.path.join(scratch, "state")
+    os.environ["XDG_STATE_HOME"] = state_home
 
     def fresh():
         # Restored in place: every file's bytes written back into the file that is there, no
@@ -124,7 +128,7 @@ def main():
         # rename it): ext4 without a journal, as on this machine, skips inodes deleted in the
         # last minutes when it looks for a free one, one by one, so each new file would pay
         # for the benchmark's own deletions. fastmod writes in place and would not.
-        shutil.rmtree(os.path.join(work, ".filekit"), ignore_errors=True)
+        shutil.rmtree(state_home, ignore_errors=True)
         for dirpath, _, filenames in os.walk(pristine):
             for name in filenames:
                 src = os.path.join(dirpath, name)
@@ -202,7 +206,7 @@ def main():
             f"  {ms(p['filekit --dry-run'])} {p['rg']*1000:>5.0f}ms {p['filekit --dry-run']/p['rg']:>5.2f}x"
         )
     print("filekit flushes each written file and its directory to disk and records every file's old and new")
-    print("content in its edit history (.filekit/history.db) so that the replace can be undone; --no-history skips")
+    print("content in its edit history (in its state directory) so that the replace can be undone; --no-history skips")
     print("the record, --no-fsync the flush (keeping the record), as the other tools do neither. --in-place overwrites")
     print("each file in place, as fastmod does, instead of writing a new file and renaming it over the old one.")
     print("as-fm (\"as fastmod\") is filekit on fastmod's terms: --in-place --no-fsync --no-history.")

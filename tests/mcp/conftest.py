@@ -42,6 +42,23 @@ def anyio_backend():
     return "asyncio"
 
 
+@pytest.fixture(autouse=True)
+def state_home(tmp_path, monkeypatch):
+    """filekit's state directory (XDG_STATE_HOME) for every server a test starts: a folder of
+    the test's own, outside its workspace, never the state of the user running the tests."""
+    home = tmp_path / "state"
+    home.mkdir()
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home
+
+
+def workspace_state(state_home):
+    """The one workspace folder filekit made under `state_home`."""
+    found = list((state_home / "filekit" / "workspaces").iterdir())
+    assert len(found) == 1, found
+    return found[0]
+
+
 @pytest.fixture
 def workspace(tmp_path):
     root = tmp_path / "ws"
@@ -60,7 +77,7 @@ async def stdio_session(root, *extra, cwd=None, **session_options):
     params = StdioServerParameters(
         command=filekit_bin(),
         args=["serve", *root_args(root), *extra],
-        env={"PATH": os.environ.get("PATH", "")},
+        env={"PATH": os.environ.get("PATH", ""), "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]},
         cwd=cwd,
     )
     async with stdio_client(params) as (read, write):
@@ -89,13 +106,13 @@ class HttpServer:
 
 @contextlib.contextmanager
 def http_server(root, *extra, cwd=None, auth=True):
-    """Starts `filekit serve --http 0` (with a private state directory) and yields an
-    HttpServer once it listens; stops it with SIGINT (its graceful shutdown) afterwards. With
-    auth=False the server is started with --http-no-auth."""
+    """Starts `filekit serve --http 0` (its state directory is the test's XDG_STATE_HOME, see
+    state_home) and yields an HttpServer once it listens; stops it with SIGINT (its graceful
+    shutdown) afterwards. With auth=False the server is started with --http-no-auth."""
     with tempfile.TemporaryDirectory() as logdir:
         log_path = os.path.join(logdir, "stderr.log")
-        state_dir = os.path.join(logdir, "state")
-        env = dict(os.environ, XDG_STATE_HOME=state_dir)
+        state_dir = os.environ["XDG_STATE_HOME"]
+        env = dict(os.environ)
         args = [filekit_bin(), "serve", *root_args(root), "--http", "0", *extra]
         if not auth:
             args.append("--http-no-auth")
@@ -132,6 +149,11 @@ def http_server(root, *extra, cwd=None, auth=True):
             else:
                 assert b"no bearer token (--http-no-auth)" in printed
             yield HttpServer(url, token, proc, state_dir)
+            if auth:
+                proc.send_signal(signal.SIGINT)
+                proc.wait(timeout=10)
+                # A graceful stop takes the token away with the server.
+                assert not os.path.exists(token_file), token_file
         finally:
             proc.send_signal(signal.SIGINT)
             try:

@@ -6,7 +6,7 @@ import anyio
 import jsonschema
 import pytest
 
-from conftest import TABLES, table_tools
+from conftest import TABLES, table_tools, workspace_state
 
 pytestmark = pytest.mark.anyio
 
@@ -331,9 +331,9 @@ async def test_curated_replies_fit_their_output_schemas(connect, workspace):
             jsonschema.validate(result.structuredContent, schemas[name])
 
 
-async def test_file_operations_history_and_undo_over_mcp(connect, workspace):
-    """A move and a template create through the server land in the history in
-    .filekit/history.db; undo over MCP puts the tree back."""
+async def test_file_operations_history_and_undo_over_mcp(connect, workspace, state_home):
+    """A move and a template create through the server land in the history in the
+    workspace's state directory (never in the tree); undo over MCP puts the tree back."""
     (workspace / "old.ts").write_text("export const a = 1;\n")
     async with connect("--tools", "filekit,semantic") as session:
         moved = await session.call_tool(
@@ -355,4 +355,5 @@ async def test_file_operations_history_and_undo_over_mcp(connect, workspace):
         assert len(undone.structuredContent["reverted"]) == 2
     assert (workspace / "old.ts").read_text() == "export const a = 1;\n"
     assert not (workspace / "lib").exists() and not (workspace / "src").exists()
-    assert (workspace / ".filekit" / "history.db").is_file()
+    assert (workspace_state(state_home) / "history.db").is_file()
+    assert not (workspace / ".filekit" / "history.db").exists()

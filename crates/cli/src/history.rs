@@ -10,8 +10,9 @@ use serde_json::json;
 
 pub const HISTORY_AFTER_HELP: &str = "\
 Every change filekit makes (edit, replace, create, delete, move, copy, undo) is recorded in
-.filekit/history.db in the first root, with each file's content before and after, so that it
-can be undone. --no-history turns recording off; --history FILE puts the database elsewhere.
+history.db in the workspace's state directory (see `filekit state`), with each file's content
+before and after, so that it can be undone. --no-history turns recording off; --history FILE
+puts the database elsewhere.
 
 Examples:
   filekit history                      the newest entries
@@ -82,7 +83,14 @@ fn open(global: &GlobalArgs) -> Result<Workspace, FkError> {
         )
         .with_hint("run the command without --no-history"));
     }
-    crate::workspace(global)
+    let ws = crate::workspace(global)?;
+    if ws.history().is_none() {
+        return Err(FkError::invalid(
+            "this session has no history: filekit has no state directory to keep it in",
+        )
+        .with_hint("give --state-dir DIR, or --history FILE"));
+    }
+    Ok(ws)
 }
 
 fn fail(json: bool, e: &FkError) -> u8 {
@@ -101,7 +109,9 @@ pub fn run_history(global: &GlobalArgs, json: bool, args: HistoryArgs) -> u8 {
     };
     let style = Style::new(global.color);
     if args.repair {
-        let path = crate::history_path(global, &ws);
+        let Some(path) = crate::history_path(global, &ws) else {
+            return crate::fail_early(&FkError::invalid("this session has no history to repair"));
+        };
         return match History::repair(&path, DEFAULT_CAP_BYTES) {
             Ok((_, moved)) => {
                 match moved {

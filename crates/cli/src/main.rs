@@ -16,10 +16,12 @@ mod replace;
 mod review;
 mod search;
 mod serve;
+mod state;
 mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use filekit_core::history::History;
+use filekit_core::state::StateDir;
 use filekit_core::versions::Versions;
 use filekit_core::{FkError, Workspace, transaction};
 use std::path::PathBuf;
@@ -51,8 +53,9 @@ filekit reads many files at once with versions (content_hash, last_modified) and
 edits to many files in one request without line numbers drifting: line edits all refer to the \
 file as it was read, text replacements apply in order, every write is atomic per file, and \
 failures say what to fix (the closest near miss of a search text, the lines of an ambiguous \
-match, the current lines of a stale range). Paths are confined to the workspace roots, and every change is recorded in an \
-edit history (.filekit/history.db) so that `filekit undo` can put it back.";
+match, the current lines of a stale range). Paths are confined to the workspace roots, and every \
+change is recorded in an edit history (in filekit's state directory, outside the workspace: see \
+`filekit state`) so that `filekit undo` can put it back.";
 
 const AFTER_HELP: &str = "\
 Verbs:
@@ -82,9 +85,12 @@ Verbs:
             filekit rename-symbol src/user.ts UserService AuthService --dry-run
             filekit refactor extract_function src/calc.ts --range 4:2-6:30 --name total
   history, undo, redo
-          Every change is recorded in .filekit/history.db; undo reverts one (or the last N).
+          Every change is recorded in the edit history; undo reverts one (or the last N).
             filekit history --path src/app.ts
             filekit undo            (the newest change)     filekit undo 12 --dry-run
+  state   Where filekit keeps a workspace's history, versions and leases (outside it, in a
+          private folder of yours), and how to purge them.
+            filekit state           filekit state purge --entry 12
   tools   List the tools `call` accepts, with their argument schemas under --json.
             filekit tools --dialect claude
   serve   Serve the tools over MCP (stdio) to an agent; see `filekit serve --help`.
@@ -135,15 +141,16 @@ pub struct GlobalArgs {
     /// Do not record writes in the edit history (they cannot be undone then).
     #[arg(long, global = true)]
     no_history: bool,
-    /// The edit history database (default: .filekit/history.db in the first root).
+    /// The edit history database (default: history.db in the workspace's state directory).
     #[arg(long = "history", value_name = "FILE", global = true)]
     history: Option<PathBuf>,
-    /// Keep no versions in .filekit/versions/ (edits made on an older version can then be
-    /// merged only within this process).
+    /// Keep versions in memory only, not in the state directory (edits made on an older
+    /// version can then be merged only within this process).
     #[arg(long, global = true)]
     no_versions: bool,
-    /// filekit's per-user state directory (default: $XDG_STATE_HOME/filekit, else
-    /// ~/.local/state/filekit). `filekit serve --http` keeps its bearer token there.
+    /// Where filekit keeps its state: history, versions, leases, journals, one folder per
+    /// workspace, and the bearer token of `serve --http` (default: $XDG_STATE_HOME/filekit,
+    /// else ~/.local/state/filekit). Never inside a workspace: see `filekit state --help`.
     #[arg(long, value_name = "DIR", global = true)]
     state_dir: Option<PathBuf>,
     /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
@@ -212,6 +219,10 @@ enum Verb {
     /// Release leases taken with lock.
     #[command(after_help = lease::AFTER_HELP)]
     Unlock(lease::UnlockArgs),
+    /// Show or purge filekit's state of this workspace (history, versions, leases), kept
+    /// outside the workspace.
+    #[command(after_help = state::AFTER_HELP)]
+    State(state::StateArgs),
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
@@ -253,6 +264,7 @@ fn main() -> ExitCode {
         Verb::Redo(args) => history::run_redo(&cli.global, cli.json, args),
         Verb::Lock(args) => lease::run_lock(&cli.global, cli.json, args),
         Verb::Unlock(args) => lease::run_unlock(&cli.global, cli.json, args),
+        Verb::State(args) => state::run(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
         Verb::Serve(args) => serve::run(&cli.global, args),
     };
@@ -261,8 +273,9 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Opens the workspace the global options describe, with its edit history (unless
-/// `--no-history`), after rolling back any atomic request a killed filekit left half done.
+/// Opens the workspace the global options describe, with its state directory, edit history
+/// (unless `--no-history`) and versions, after rolling back any atomic request a killed
+/// filekit left half done.
 pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     let roots = if global.roots.is_empty() {
         vec![std::env::current_dir().map_err(|e| FkError::from_io(&e, "the current directory"))?]
@@ -272,21 +285,39 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     let mut ws = Workspace::new(&roots, global.read_only)?
         .with_git_writes(global.allow_git_writes)
         .with_trust(global.trust_workspace);
+    let state = match workspace_state(global, &ws.roots()[0], !global.read_only) {
+        Ok(state) => state,
+        Err(e) => {
+            eprintln!(
+                "filekit: warning: {e}; this session keeps no history, leases or versions on disk"
+            );
+            None
+        }
+    };
     if !global.no_history {
-        let path = history_path(global, &ws);
-        ws.set_history(Arc::new(History::new(
-            &path,
-            filekit_core::history::DEFAULT_CAP_BYTES,
-        )));
+        let path = global
+            .history
+            .clone()
+            .or_else(|| state.as_ref().map(StateDir::history_file));
+        if let Some(path) = path {
+            ws.set_history(Arc::new(History::new(
+                &path,
+                filekit_core::history::DEFAULT_CAP_BYTES,
+            )));
+        }
     }
-    // The versions this process reads and writes, kept in .filekit/versions/ so that a later
+    // The versions this process reads and writes, kept in the state directory so that a later
     // process (or a server) can merge an edit made on one of them.
-    let versions = if global.read_only || global.no_versions {
-        Versions::in_memory()
-    } else {
-        Versions::on_disk(Versions::default_dir(&ws.roots()[0]))
+    let versions = match &state {
+        Some(state) if !global.read_only && !global.no_versions => {
+            Versions::on_disk(state.versions_dir())
+        }
+        _ => Versions::in_memory(),
     };
     ws.set_versions(Arc::new(versions));
+    if let Some(state) = state {
+        ws.set_state(state);
+    }
     if let Some(holder) = holder_name(global) {
         ws.set_holder(holder);
     }
@@ -295,33 +326,57 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
             for tx in &r.rolled_back {
                 eprintln!("filekit: rolled back an interrupted atomic request (journal {tx})");
             }
+            for tx in &r.refused {
+                eprintln!(
+                    "filekit: warning: the journal {tx} names paths no write may reach; it was cleared without being replayed"
+                );
+            }
         }
         Err(e) => eprintln!("filekit: warning: {e}"),
     }
     Ok(ws)
 }
 
-/// The base of filekit's per-user state: `--state-dir`, else `$XDG_STATE_HOME/filekit` (an
-/// absolute XDG_STATE_HOME only, as the XDG specification says), else
-/// `~/.local/state/filekit`. Outside every workspace, so nothing in a workspace can forge or
-/// redirect it.
-pub fn state_dir(global: &GlobalArgs) -> Result<PathBuf, FkError> {
+/// The folder under which filekit keeps the state of every workspace: `--state-dir`, else
+/// `$XDG_STATE_HOME/filekit`, else `~/.local/state/filekit` (the XDG base directory rules:
+/// a relative `XDG_STATE_HOME` is ignored).
+pub fn state_base(global: &GlobalArgs) -> Option<PathBuf> {
     if let Some(dir) = &global.state_dir {
-        return std::path::absolute(dir)
-            .map_err(|e| FkError::from_io(&e, &format!("--state-dir {}", dir.display())));
+        return std::path::absolute(dir).ok();
     }
-    if let Some(xdg) = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from)
-        && xdg.is_absolute()
-    {
-        return Ok(xdg.join("filekit"));
-    }
-    match std::env::var_os("HOME").map(PathBuf::from) {
-        Some(home) if home.is_absolute() => Ok(home.join(".local/state/filekit")),
-        _ => Err(FkError::invalid(
-            "cannot tell where filekit's state goes: neither XDG_STATE_HOME nor HOME is set",
+    let absolute = |v: std::ffi::OsString| {
+        let p = PathBuf::from(v);
+        p.is_absolute().then_some(p)
+    };
+    std::env::var_os("XDG_STATE_HOME")
+        .and_then(absolute)
+        .map(|p| p.join("filekit"))
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(absolute)
+                .map(|h| h.join(".local/state/filekit"))
+        })
+}
+
+/// The state directory of the workspace whose first root is `first_root`, made (mode 0700)
+/// when `create`, and named by the real path of the base so that no link on the way is
+/// followed later (SQLite refuses to open the history through one).
+pub fn workspace_state(
+    global: &GlobalArgs,
+    first_root: &std::path::Path,
+    create: bool,
+) -> Result<Option<StateDir>, FkError> {
+    let Some(base) = state_base(global) else {
+        return Err(FkError::invalid(
+            "filekit has no state directory: neither XDG_STATE_HOME nor HOME is set",
         )
-        .with_hint("give --state-dir DIR")),
+        .with_hint("set HOME, or give --state-dir DIR"));
+    };
+    if create {
+        StateDir::for_root(&base, first_root).ensure()?;
     }
+    let base = std::fs::canonicalize(&base).unwrap_or(base);
+    Ok(Some(StateDir::for_root(&base, first_root)))
 }
 
 /// The lease holder name: `--holder`, else FILEKIT_HOLDER.
@@ -333,12 +388,13 @@ pub fn holder_name(global: &GlobalArgs) -> Option<String> {
         .filter(|h| !h.trim().is_empty())
 }
 
-/// Where the history of `ws` is kept under the global options.
-pub fn history_path(global: &GlobalArgs, ws: &Workspace) -> PathBuf {
+/// Where the history of `ws` is kept under the global options (`None`: nowhere, the session
+/// has no state directory).
+pub fn history_path(global: &GlobalArgs, ws: &Workspace) -> Option<PathBuf> {
     global
         .history
         .clone()
-        .unwrap_or_else(|| History::default_path(&ws.roots()[0]))
+        .or_else(|| ws.state().map(StateDir::history_file))
 }
 
 /// Prints the history's warning, if recording failed (once per process).

@@ -113,9 +113,12 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
             return EXIT_BAD_REQUEST;
         }
         Some(addr) => {
-            let state = match crate::state_dir(global) {
-                Ok(dir) => dir,
-                Err(err) => return crate::fail_early(&err),
+            let Some(state) = crate::state_base(global) else {
+                eprintln!(
+                    "filekit serve: no state directory for the bearer token: neither \
+                     XDG_STATE_HOME nor HOME is set (give --state-dir DIR)"
+                );
+                return EXIT_BAD_REQUEST;
             };
             runtime.block_on(serve_http(server, addr, args.http_no_auth, &state))
         }

@@ -606,7 +606,9 @@ struct Reply {
 /// for reading would block forever).
 fn run_call(root: &Path, call_json: &[u8], env: &[(&str, &Path)]) -> Reply {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
+    // filekit's state beside the root (never watched as "outside": it is filekit's own).
     cmd.current_dir(root)
+        .env("XDG_STATE_HOME", root.parent().unwrap().join("state"))
         .arg("--root")
         .arg(root)
         .arg("call")
@@ -993,8 +995,9 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
     assert!(attempts > 500, "only {attempts} attempts");
 }
 
-/// filekit's own records in `.filekit/`, which its writes keep (the edit history and the
-/// journals of atomic requests, the version store, leases): not something a tool wrote there.
+/// What filekit itself keeps in `.filekit/` (the backups of atomic requests while they run,
+/// the `.gitignore` it writes there): not something a tool wrote there. Its state (history,
+/// versions, leases) is not in the tree at all.
 fn is_filekit_bookkeeping(root: &Path, p: &Path) -> bool {
     let Ok(rel) = p.strip_prefix(root.join(".filekit")) else {
         return false;
@@ -1003,12 +1006,7 @@ fn is_filekit_bookkeeping(root: &Path, p: &Path) -> bool {
         .components()
         .next()
         .map(|c| c.as_os_str().to_string_lossy().into_owned());
-    matches!(
-        first.as_deref(),
-        Some("journal" | ".gitignore" | "versions" | "locks")
-    ) || first
-        .as_deref()
-        .is_some_and(|f| f.starts_with("history.db"))
+    matches!(first.as_deref(), Some("journal" | ".gitignore"))
 }
 
 /// `.filekit/` always, and `.git/` (at any depth) by default, refuse writes from every

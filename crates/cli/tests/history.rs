@@ -419,11 +419,8 @@ fn bad_file_operations_are_refused_with_what_to_do() {
             "existing directory",
         ),
     ];
-    // Make sure .filekit exists, as it does after any write.
-    sb.call(
-        "Write",
-        json!({"file_path": sb.path("c0.txt"), "content": "x"}),
-    );
+    // A `.filekit/` as a repository may ship one (templates): still no tool's to change.
+    sb.write(".filekit/templates/service.ts", "export class X {}\n");
     for (op, needle) in cases {
         let before = sb.snapshot();
         let run = sb.call("manage_files", json!({"operations": [op]}));
@@ -476,10 +473,13 @@ fn moves_across_roots_are_refused() {
 fn a_corrupt_history_never_stops_an_edit_and_repair_starts_anew() {
     let sb = Sandbox::new();
     sb.write("a.txt", "a\n");
-    sb.write(
-        ".filekit/history.db",
+    // A read makes the workspace's state directory; then its history is damaged.
+    assert_eq!(sb.filekit(&["read", "a.txt"], None).code, 0);
+    std::fs::write(
+        sb.state_path("history.db"),
         "this is not a database, it is garbage of some length to be sure\n",
-    );
+    )
+    .unwrap();
     let run = sb.call(
         "Edit",
         json!({"file_path": "a.txt", "old_string": "a", "new_string": "b"}),
@@ -498,7 +498,7 @@ fn a_corrupt_history_never_stops_an_edit_and_repair_starts_anew() {
     assert!(run.stderr.contains("--repair"), "{}", run.stderr);
     let run = sb.filekit(&["history", "--repair"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let kept = std::fs::read_dir(sb.path(".filekit"))
+    let kept = std::fs::read_dir(sb.state_dir())
         .unwrap()
         .flatten()
         .any(|e| {
@@ -522,12 +522,14 @@ fn a_locked_history_waits_and_loses_no_entry() {
         "Edit",
         json!({"file_path": "a.txt", "old_string": "a", "new_string": "b"}),
     );
-    let db = rusqlite::Connection::open(sb.path(".filekit/history.db")).unwrap();
+    let db = rusqlite::Connection::open(sb.state_path("history.db")).unwrap();
     db.execute_batch("BEGIN EXCLUSIVE").unwrap();
     let root = sb.root().to_path_buf();
+    let state_home = sb.xdg_state_home().to_path_buf();
     let edit = std::thread::spawn(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_filekit"))
             .args(["--root", root.to_str().unwrap(), "call", "--json"])
+            .env("XDG_STATE_HOME", &state_home)
             .arg(json!({"tool_name": "Edit", "tool_args": {"file_path": "a.txt", "old_string": "b", "new_string": "c"}}).to_string())
             .output()
             .unwrap()
@@ -553,15 +555,18 @@ fn concurrent_processes_lose_no_history_entry() {
         sb.write(&format!("w{w}.txt"), "0\n");
     }
     let root = sb.root().to_path_buf();
+    let state_home = sb.xdg_state_home().to_path_buf();
     let threads: Vec<_> = (0..WRITERS)
         .map(|w| {
             let root = root.clone();
+            let state_home = state_home.clone();
             std::thread::spawn(move || {
                 for e in 0..EDITS {
                     let call = json!({"tool_name": "Write", "tool_args": {
                         "file_path": root.join(format!("w{w}.txt")), "content": format!("{}\n", e + 1)}});
                     let out = std::process::Command::new(env!("CARGO_BIN_EXE_filekit"))
                         .args(["--root", root.to_str().unwrap(), "call", "--json", &call.to_string()])
+                        .env("XDG_STATE_HOME", &state_home)
                         .output()
                         .unwrap();
                     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
@@ -575,7 +580,7 @@ fn concurrent_processes_lose_no_history_entry() {
         t.join().unwrap();
     }
     assert_eq!(history(&sb).len(), WRITERS * EDITS);
-    let db = rusqlite::Connection::open(sb.path(".filekit/history.db")).unwrap();
+    let db = rusqlite::Connection::open(sb.state_path("history.db")).unwrap();
     let check: String = db
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap();
@@ -592,18 +597,23 @@ fn reads_leave_no_history_and_no_history_records_nothing() {
     );
     assert_eq!(sb.filekit(&["grep", "a"], None).code, 0);
     assert!(!sb.exists(".filekit"), "a read made .filekit/");
+    let kept = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(sb.state_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(kept(), ["root"], "only the note of which root this is");
     // A read keeps the version it served (for merges), and nothing else.
     assert_eq!(sb.filekit(&["read", "a.txt"], None).code, 0);
-    let kept: Vec<String> = std::fs::read_dir(sb.path(".filekit"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(kept.len(), 2, "{kept:?}");
-    assert!(kept.contains(&"versions".to_string()) && kept.contains(&".gitignore".to_string()));
-    std::fs::remove_dir_all(sb.path(".filekit")).unwrap();
+    assert_eq!(kept(), ["root", "versions"]);
+    assert!(!sb.exists(".filekit"), "a read made .filekit/");
     let run = sb.filekit(&["--no-history", "--no-versions", "call", "--json", &json!({"tool_name": "Write", "tool_args": {"file_path": sb.path("a.txt"), "content": "b\n"}}).to_string()], None);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(!sb.exists(".filekit"));
+    assert_eq!(kept(), ["root", "versions"], "no history was recorded");
     let run = sb.filekit(&["--no-history", "undo"], None);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--no-history"), "{}", run.stderr);

@@ -62,6 +62,7 @@ fn replace_command(sb: &Sandbox) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
     cmd.arg("--root")
         .arg(sb.root())
+        .env("XDG_STATE_HOME", sb.xdg_state_home())
         .args(["replace", "s/old value/new value/", ".", "--atomic"])
         .current_dir(sb.root())
         .stdin(Stdio::null())
@@ -127,10 +128,12 @@ fn atomic_requests_killed_at_random_moments_leave_all_old_or_all_new() {
             left.is_empty(),
             "trial {trial}: temporary files left: {left:?}"
         );
-        let journal = sb.path(".filekit/journal");
-        if journal.exists() {
-            let live: Vec<_> = std::fs::read_dir(&journal).unwrap().flatten().collect();
-            assert!(live.is_empty(), "trial {trial}: journals left: {live:?}");
+        // Neither the records (in the state directory) nor the backups (in the tree).
+        for journal in [sb.path(".filekit/journal"), sb.state_path("journal")] {
+            if journal.exists() {
+                let live: Vec<_> = std::fs::read_dir(&journal).unwrap().flatten().collect();
+                assert!(live.is_empty(), "trial {trial}: journals left: {live:?}");
+            }
         }
     }
     eprintln!(

@@ -53,6 +53,7 @@ fn call(sb: &Sandbox, trusted: bool, path: &str, tool: &str, args: Value) -> Run
         .arg("--root")
         .arg(sb.root())
         .env("PATH", path)
+        .env("XDG_STATE_HOME", sb.xdg_state_home())
         // As a user runs it: cargo's rustup proxy names its own toolchain to the tests.
         .env_remove("RUSTUP_TOOLCHAIN");
     if trusted {
@@ -429,6 +430,7 @@ fn the_reviews_editor_is_never_one_planted_in_the_workspace() {
         .arg(sb.root())
         .args(["replace", "-i", "s/const/let/", "src"])
         .env("PATH", &path)
+        .env("XDG_STATE_HOME", sb.xdg_state_home())
         .env("EDITOR", "fixup")
         .env("VISUAL", "fixup");
     let run = run_bounded(cmd, Some("e\nq\n"));

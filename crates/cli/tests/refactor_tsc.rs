@@ -8,6 +8,8 @@
 //!
 //! Needs `scripts/setup-test-deps` (rxjs and typescript from npm into .test-deps/node_modules).
 
+mod common;
+
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -70,6 +72,7 @@ fn call(dir: &Path, tool: &str, args: Value) -> Value {
         .arg(dir)
         .arg("--json")
         .arg(json!({"tool": tool, "arguments": args}).to_string())
+        .env("XDG_STATE_HOME", common::test_state_home())
         .output()
         .unwrap();
     let reply: Value = serde_json::from_slice(&out.stdout)
@@ -250,6 +253,7 @@ fn call_fails(dir: &Path, tool: &str, args: Value) -> Value {
         .arg(dir)
         .arg("--json")
         .arg(json!({"tool": tool, "arguments": args}).to_string())
+        .env("XDG_STATE_HOME", common::test_state_home())
         .output()
         .unwrap();
     let reply: Value = serde_json::from_slice(&out.stdout)

@@ -787,6 +787,7 @@ fn a_server_edit_outside_the_roots_is_refused() {
         .arg(d.join("app"))
         .args(["--trust-workspace", "call", "--json", &c.to_string()])
         .env("PATH", path_with_server())
+        .env("XDG_STATE_HOME", common::test_state_home())
         .output()
         .unwrap();
     let run = common::Run::parse(out);

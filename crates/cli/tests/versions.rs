@@ -291,6 +291,7 @@ fn concurrent_processes_from_one_stale_version() {
                 .arg("--root")
                 .arg(sb.root())
                 .args(["call", "--json", &call.to_string()])
+                .env("XDG_STATE_HOME", sb.xdg_state_home())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
@@ -386,7 +387,7 @@ fn a_written_version_is_found_in_the_history_by_the_next_process() {
             .as_str()
             .unwrap()
             .to_string();
-        let version_file = sb.path(&format!(".filekit/versions/{written}"));
+        let version_file = sb.state_path(&format!("versions/{written}"));
         assert_eq!(version_file.exists(), !history, "history: {history}");
         // Someone changes the end of the file outside filekit.
         let theirs = sb.read("a.txt").replace("line 12\n", "twelve\n");

@@ -160,7 +160,8 @@ fn merges(c: &mut Criterion) {
     // A new store each time, as in a new `filekit call` process: each version is looked up on
     // disk (and written the first time).
     let mut kept = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
-    let versions = filekit_core::versions::Versions::default_dir(dir.path());
+    let state = tempfile::tempdir().unwrap();
+    let versions = state.path().join("versions");
     c.bench_function(
         "batch read of 1000 small files, versions kept on disk (new store)",
         |b| {

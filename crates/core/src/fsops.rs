@@ -423,6 +423,17 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                 .collect();
             match error {
                 Some(e) => {
+                    if record && !rolled_back {
+                        // A delete that stopped part way: what it did remove is recorded, so
+                        // that undo brings it back.
+                        changes.extend(p.changes.drain(..).filter(|c| {
+                            matches!(c.after, Node::Absent)
+                                && match ws.resolve_entry(&c.path.to_string_lossy()) {
+                                    Ok(q) => matches!(node_at(ws, &q), Ok(Node::Absent)),
+                                    Err(e) => e.code == ErrorCode::NotFound,
+                                }
+                        }));
+                    }
                     p.report.success = false;
                     p.report.error = Some(e);
                 }
@@ -843,6 +854,33 @@ fn report(
     }
 }
 
+/// The sizes of the regular files at and under `p` (links not followed), from their metadata.
+fn tree_bytes(ws: &Workspace, p: &WsPath) -> Result<u64, FkError> {
+    let dir = ws.root_dir(p.root_index());
+    let mut total = 0u64;
+    let mut to_visit = vec![p.rel_or_dot().to_path_buf()];
+    while let Some(rel) = to_visit.pop() {
+        let meta = match dir.symlink_metadata(&rel) {
+            Ok(m) => m,
+            Err(_) => continue,
+        };
+        if meta.is_file() {
+            total += meta.len();
+        } else if meta.is_dir() {
+            let entries = dir
+                .read_dir(&rel)
+                .map_err(|e| FkError::from_io(&e, &ws.display(p)))?;
+            for e in entries.flatten() {
+                to_visit.push(rel.join(e.file_name()));
+            }
+        }
+        if total > MAX_TREE_BYTES {
+            break;
+        }
+    }
+    Ok(total)
+}
+
 fn count(tree: &[(WsPath, Node)]) -> (usize, u64) {
     tree.iter().fold((0, 0), |(n, b), (_, node)| match node {
         Node::File { bytes, .. } => (n + 1, b + bytes.len() as u64),
@@ -1016,10 +1054,10 @@ pub(crate) fn node_at(ws: &Workspace, p: &WsPath) -> Result<Node, FkError> {
     } else if meta.is_dir() {
         Ok(Node::Dir { mode })
     } else if meta.is_file() {
-        let bytes = dir
-            .read(p.relative())
-            .map_err(|e| FkError::from_io(&e, &shown))?;
-        Ok(Node::File { bytes, mode })
+        Ok(Node::File {
+            bytes: read_regular(dir, p.relative()).map_err(|e| FkError::from_io(&e, &shown))?,
+            mode,
+        })
     } else {
         Err(FkError::invalid(format!(
             "{shown} is not a regular file, directory or link (a device, socket or pipe)"
@@ -1028,9 +1066,48 @@ pub(crate) fn node_at(ws: &Workspace, p: &WsPath) -> Result<Node, FkError> {
     }
 }
 
+/// The bytes of the regular file at `rel`: opened without blocking and without following a
+/// link at its name, checked to be a regular file through the descriptor (a FIFO swapped in
+/// after the tree was listed must not hang the request).
+fn read_regular(dir: &cap_std::fs::Dir, rel: &Path) -> io::Result<Vec<u8>> {
+    use cap_std::fs::OpenOptionsExt;
+    use std::io::Read;
+    let mut opts = cap_std::fs::OpenOptions::new();
+    opts.read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32);
+    let mut f = dir.open_with(rel, &opts)?;
+    let m = f.metadata()?;
+    if !m.is_file() {
+        return Err(io::Error::other(
+            "it is not a regular file (a device, socket or pipe was put in its place)",
+        ));
+    }
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    f.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The most bytes of files a delete, move or copy of a tree holds at once: their contents are
+/// kept for the history (so that undo can put them back) and a copy writes them.
+pub const MAX_TREE_BYTES: u64 = 128 << 20;
+
 /// `p` and, for a directory, everything beneath it (parents before children; links not
-/// followed).
+/// followed). Refused, before any file is read, when its files hold more than
+/// [`MAX_TREE_BYTES`].
 pub(crate) fn capture(ws: &Workspace, p: &WsPath) -> Result<Vec<(WsPath, Node)>, FkError> {
+    let total = tree_bytes(ws, p)?;
+    if total > MAX_TREE_BYTES {
+        return Err(FkError::too_large(
+            crate::error::Limit::FileSize,
+            total,
+            MAX_TREE_BYTES,
+            format!(
+                "{} holds at least {total} bytes of files; a delete, move or copy keeps what it changes for undo, at most {MAX_TREE_BYTES} bytes in one request",
+                ws.display(p)
+            ),
+        )
+        .with_hint("work on smaller parts of the tree, one request each"));
+    }
     let mut out = vec![(p.clone(), node_at(ws, p)?)];
     let mut i = 0;
     while i < out.len() {

@@ -1,5 +1,7 @@
 //! The edit history: every committed request, with what each file was before and after, in an
-//! SQLite database (`.filekit/history.db` in the first root by default).
+//! SQLite database (`history.db` in the workspace's state directory by default, see
+//! [`crate::state`]: never in the tree, where a repository could ship one or link it to
+//! another database).
 //!
 //! One entry per request: its time, the tool that made it, a one-line summary, and per path
 //! the state before and after (a file's bytes and permissions, a directory, a link, or
@@ -20,7 +22,7 @@
 
 use crate::diff;
 use crate::error::{ErrorCode, FkError};
-use crate::workspace::{RESERVED_DIR, rfc3339};
+use crate::workspace::rfc3339;
 use rayon::prelude::*;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -28,9 +30,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
-
-/// The database file, relative to the first root, unless configured otherwise.
-pub const DEFAULT_FILE: &str = "history.db";
 
 /// Stored (compressed) bytes kept before the oldest entries are pruned.
 pub const DEFAULT_CAP_BYTES: u64 = 512 * 1024 * 1024;
@@ -189,11 +188,6 @@ fn use_wal(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 impl History {
-    /// Where a workspace's history lives by default.
-    pub fn default_path(first_root: &Path) -> PathBuf {
-        first_root.join(RESERVED_DIR).join(DEFAULT_FILE)
-    }
-
     /// The history at `path`. Nothing is opened or created until the first entry is
     /// recorded (a session that only reads leaves no trace); listing a history that does not
     /// exist yet finds it empty.
@@ -215,14 +209,27 @@ impl History {
     }
 
     fn connect(path: &Path) -> Result<Connection, FkError> {
-        if let Some(parent) = path.parent() {
-            let fresh = !parent.exists();
-            std::fs::create_dir_all(parent).map_err(|e| db_error(path, e))?;
-            if fresh && parent.file_name().is_some_and(|n| n == RESERVED_DIR) {
-                let _ = std::fs::write(parent.join(".gitignore"), "*\n");
-            }
+        if let Some(parent) = path.parent()
+            && !parent.as_os_str().is_empty()
+        {
+            // Private: the history keeps copies of what was written, secrets included.
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)
+                .map_err(|e| db_error(path, e))?;
         }
-        let mut conn = Connection::open(path).map_err(|e| db_error(path, e))?;
+        // Made readable by its owner only before SQLite opens it: SQLite gives the database's
+        // mode to the -wal and -shm files it makes beside it.
+        match crate::state::write_private_file(path, b"") {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(db_error(path, e)),
+        }
+        // A link at the database's name is refused, never followed to another database.
+        let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| db_error(path, e))?;
         use_wal(&conn).map_err(|e| db_error(path, e))?;
@@ -365,6 +372,107 @@ impl History {
             *guard = Some(History::connect(&self.path)?);
         }
         Ok(Some(guard))
+    }
+
+    /// Makes the database at `source` (a history of an older filekit, which kept it in
+    /// `.filekit/history.db` of the workspace) the history at `into`: copied whole, then
+    /// migrated to this filekit's schema when opened. Only a user's explicit choice may do
+    /// this: a database shipped in a workspace is never opened otherwise. Refuses when `into`
+    /// already holds entries. Returns how many entries came with it.
+    pub fn import(source: &Path, into: &Path) -> Result<i64, FkError> {
+        let existing = History::new(into, DEFAULT_CAP_BYTES);
+        if existing
+            .list(&ListFilter::default())
+            .is_ok_and(|l| !l.is_empty())
+        {
+            return Err(FkError::new(
+                ErrorCode::Conflict,
+                format!("{} already holds a history", into.display()),
+            )
+            .with_hint("purge this workspace's state first (filekit state purge), or use the other database with --history FILE"));
+        }
+        drop(existing);
+        let src = Connection::open_with_flags(source, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| db_error(source, e))?;
+        let schema: i64 = src
+            .query_row("SELECT value FROM meta WHERE key='schema'", [], |r| {
+                r.get(0)
+            })
+            .map_err(|_| {
+                db_error(
+                    source,
+                    "it is not a filekit history (no schema version in it)",
+                )
+            })?;
+        if schema > SCHEMA_VERSION {
+            return Err(db_error(
+                source,
+                format!(
+                    "it has schema version {schema}; this filekit reads up to {SCHEMA_VERSION}"
+                ),
+            ));
+        }
+        if let Some(parent) = into.parent() {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)
+                .map_err(|e| db_error(into, e))?;
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", into.display()));
+        }
+        let temp = PathBuf::from(format!("{}.import-{}", into.display(), std::process::id()));
+        let _ = std::fs::remove_file(&temp);
+        crate::state::write_private_file(&temp, b"").map_err(|e| db_error(&temp, e))?;
+        let copied = src
+            .execute("VACUUM INTO ?1", params![temp.to_string_lossy()])
+            .map_err(|e| db_error(source, e));
+        drop(src);
+        if let Err(e) =
+            copied.and_then(|_| std::fs::rename(&temp, into).map_err(|e| db_error(into, e)))
+        {
+            let _ = std::fs::remove_file(&temp);
+            return Err(e);
+        }
+        let h = History::open(into, DEFAULT_CAP_BYTES)?;
+        let guard = h.lock(false)?;
+        let conn = guard.as_ref().and_then(|g| g.as_ref()).expect("opened");
+        conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0))
+            .map_err(|e| db_error(into, e))
+    }
+
+    /// Forgets entry `id` and every content only it kept (a secret an edit read or wrote,
+    /// say): its rows go, the freed pages are overwritten with zeros (`secure_delete`) and the
+    /// write-ahead log is emptied into the database. A content another entry also holds stays
+    /// with that entry. False when there is no such entry.
+    pub fn forget(&self, id: i64) -> Result<bool, FkError> {
+        let Some(mut guard) = self.lock(false)? else {
+            return Ok(false);
+        };
+        let conn = guard.as_mut().expect("connected");
+        let run = |conn: &mut Connection| -> rusqlite::Result<bool> {
+            conn.pragma_update(None, "secure_delete", "ON")?;
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let gone = tx.execute("DELETE FROM entries WHERE id = ?1", params![id])? > 0;
+            if gone {
+                // Undos and redos that named it stay, for the record, naming nothing.
+                tx.execute(
+                    "UPDATE entries SET target = NULL WHERE target = ?1",
+                    params![id],
+                )?;
+                tx.execute(
+                    "UPDATE entries SET undone_by = NULL WHERE undone_by = ?1",
+                    params![id],
+                )?;
+                free_unused_blobs(&tx)?;
+            }
+            tx.commit()?;
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            Ok(gone)
+        };
+        run(conn).map_err(|e| db_error(&self.path, e))
     }
 
     /// Records one entry and returns its id.
@@ -1086,26 +1194,30 @@ fn prune(conn: &Connection, cap: u64, keep: i64) -> rusqlite::Result<()> {
         )?;
         let Some(oldest) = oldest else { return Ok(()) };
         conn.execute("DELETE FROM entries WHERE id = ?1", params![oldest])?;
-        // A blob no change names goes, unless a blob built on it stays; once those go, it
-        // goes in a later round.
-        const UNUSED: &str = "id NOT IN
-               (SELECT before_blob FROM changes WHERE before_blob IS NOT NULL
-                UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL
-                UNION SELECT base FROM blobs WHERE base IS NOT NULL)";
-        loop {
-            let freed: i64 = conn.query_row(
-                &format!("SELECT coalesce(sum(stored), 0) FROM blobs WHERE {UNUSED}"),
-                [],
-                |r| r.get(0),
-            )?;
-            if conn.execute(&format!("DELETE FROM blobs WHERE {UNUSED}"), [])? == 0 {
-                break;
-            }
-            conn.execute(
-                "UPDATE meta SET value = value - ?1 WHERE key = 'stored_bytes'",
-                params![freed],
-            )?;
+        free_unused_blobs(conn)?;
+    }
+}
+
+/// Deletes the blobs no change names, and counts their bytes out of `stored_bytes`. A blob
+/// another is built on stays while that one does; once it goes, its base goes in a later round.
+fn free_unused_blobs(conn: &Connection) -> rusqlite::Result<()> {
+    const UNUSED: &str = "id NOT IN
+           (SELECT before_blob FROM changes WHERE before_blob IS NOT NULL
+            UNION SELECT after_blob FROM changes WHERE after_blob IS NOT NULL
+            UNION SELECT base FROM blobs WHERE base IS NOT NULL)";
+    loop {
+        let freed: i64 = conn.query_row(
+            &format!("SELECT coalesce(sum(stored), 0) FROM blobs WHERE {UNUSED}"),
+            [],
+            |r| r.get(0),
+        )?;
+        if conn.execute(&format!("DELETE FROM blobs WHERE {UNUSED}"), [])? == 0 {
+            return Ok(());
         }
+        conn.execute(
+            "UPDATE meta SET value = value - ?1 WHERE key = 'stored_bytes'",
+            params![freed],
+        )?;
     }
 }
 

@@ -2,11 +2,12 @@
 //! servers) refuses other holders' writes to it with `LOCKED` until the lease is released or
 //! expires.
 //!
-//! A lease is a small JSON file `.filekit/locks/<hash of the absolute path>.json` in the first
-//! root (`{path, holder, acquired, expires}`, times in Unix seconds). Files rather than a
+//! A lease is a small JSON file `locks/<hash of the absolute path>.json` in the workspace's state
+//! directory ([`crate::state`]; `{path, holder, acquired, expires}`, times in Unix seconds). Files rather than a
 //! database table: a write checks one `stat`/read of one small file, there is nothing to
 //! migrate, and a stuck lease is visible and removable by hand. Taking and releasing hold an
-//! exclusive `flock` on `.filekit/locks/.lock`, so two processes cannot both take one path.
+//! exclusive `flock` on `locks/.lock`, so two processes cannot both take one path. A workspace
+//! holds at most [`MAX_LEASES`] live leases: a caller cannot fill the disk with them.
 //! A lease is written under a temporary name and renamed, so a reader never sees half of one.
 //! Expired leases are ignored (and replaced by the next taker).
 //!
@@ -16,13 +17,15 @@
 
 use crate::error::{ErrorCode, FkError};
 use crate::hash;
-use crate::workspace::{RESERVED_DIR, Workspace, WsPath};
+use crate::workspace::{Workspace, WsPath};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The folder under the first root.
-pub const DIR: &str = "locks";
+/// The most leases one workspace holds at once (expired ones are cleared to make room).
+pub const MAX_LEASES: usize = 10_000;
+/// A lease file is far smaller; a larger one is not a lease.
+const MAX_LEASE_FILE_BYTES: u64 = 4096;
 /// The longest lease (a day): a forgotten lease must not block a path for ever.
 pub const MAX_SECONDS: u64 = 24 * 3600;
 /// The lease length when none is given.
@@ -51,39 +54,46 @@ fn now() -> u64 {
         .unwrap_or(0)
 }
 
-fn dir(ws: &Workspace) -> PathBuf {
-    ws.roots()[0].join(RESERVED_DIR).join(DIR)
+/// The leases folder, when the workspace has a state directory.
+fn dir(ws: &Workspace) -> Option<PathBuf> {
+    ws.state().map(|s| s.locks_dir())
 }
 
-fn file_for(ws: &Workspace, p: &WsPath) -> PathBuf {
+fn file_in(dir: &Path, p: &WsPath) -> PathBuf {
     let key = hash::content_hash(p.absolute().as_os_str().as_encoded_bytes());
-    dir(ws).join(format!("{key}.json"))
+    dir.join(format!("{key}.json"))
+}
+
+fn file_for(ws: &Workspace, p: &WsPath) -> Option<PathBuf> {
+    dir(ws).map(|d| file_in(&d, p))
 }
 
 fn read_lease(file: &Path) -> Option<Lease> {
-    let data = std::fs::read(file).ok()?;
+    let data = crate::state::read_state_file(file, MAX_LEASE_FILE_BYTES)?;
     serde_json::from_slice(&data).ok()
 }
 
 fn io_error(e: std::io::Error, what: &Path) -> FkError {
-    FkError::from_io(&e, &what.display().to_string()).with_hint(format!(
-        "leases are kept in {RESERVED_DIR}/{DIR}/ of the first root; make that directory writable"
-    ))
+    FkError::from_io(&e, &what.display().to_string()).with_hint(
+        "leases are kept in filekit's state directory (see `filekit state`); make it writable",
+    )
+}
+
+fn no_state() -> FkError {
+    FkError::new(
+        ErrorCode::InvalidArgument,
+        "leases need filekit's state directory, and this session has none",
+    )
+    .with_hint("start filekit with a state directory (the default, or --state-dir DIR)")
 }
 
 /// Holds the exclusive lock of the leases folder while alive.
 struct FolderLock(#[allow(dead_code)] std::fs::File);
 
-fn lock_folder(ws: &Workspace) -> Result<FolderLock, FkError> {
-    let d = dir(ws);
-    if !d.is_dir() {
-        let reserved = ws.roots()[0].join(RESERVED_DIR);
-        let fresh = !reserved.exists();
-        std::fs::create_dir_all(&d).map_err(|e| io_error(e, &d))?;
-        if fresh {
-            let _ = std::fs::write(reserved.join(".gitignore"), "*\n");
-        }
-    }
+fn lock_folder(ws: &Workspace) -> Result<(FolderLock, PathBuf), FkError> {
+    let state = ws.state().ok_or_else(no_state)?;
+    let d = state.locks_dir();
+    state.ensure_sub(&d)?;
     let path = d.join(".lock");
     let f = std::fs::OpenOptions::new()
         .create(true)
@@ -93,12 +103,12 @@ fn lock_folder(ws: &Workspace) -> Result<FolderLock, FkError> {
         .map_err(|e| io_error(e, &path))?;
     rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive)
         .map_err(|e| io_error(e.into(), &path))?;
-    Ok(FolderLock(f))
+    Ok((FolderLock(f), d))
 }
 
 /// The live lease on `p`, if any (expired leases are none).
 pub fn current(ws: &Workspace, p: &WsPath) -> Option<Lease> {
-    let l = read_lease(&file_for(ws, p))?;
+    let l = read_lease(&file_for(ws, p)?)?;
     (l.expires > now()).then_some(l)
 }
 
@@ -140,7 +150,10 @@ pub struct Snapshot {
 impl Snapshot {
     /// The leases folder of `ws` as it is now.
     pub fn take(ws: &Workspace) -> Snapshot {
-        let names = match std::fs::read_dir(dir(ws)) {
+        let Some(dir) = dir(ws) else {
+            return Snapshot::default();
+        };
+        let names = match std::fs::read_dir(dir) {
             Ok(rd) => rd
                 .filter_map(|e| e.ok())
                 .map(|e| e.file_name())
@@ -161,7 +174,9 @@ impl Snapshot {
         if self.names.is_empty() {
             return Ok(());
         }
-        let file = file_for(ws, p);
+        let Some(file) = file_for(ws, p) else {
+            return Ok(());
+        };
         match file.file_name() {
             Some(name) if self.names.contains(name) => check_write(ws, p, holder),
             _ => Ok(()),
@@ -192,13 +207,17 @@ pub fn lock(ws: &Workspace, p: &WsPath, holder: &str, seconds: u64) -> Result<Le
     }
     // No lease where no write may go (filekit's own data, `.git/`).
     ws.check_writable(p)?;
-    let _guard = lock_folder(ws)?;
-    let file = file_for(ws, p);
-    if let Some(l) = read_lease(&file)
+    let (_guard, dir) = lock_folder(ws)?;
+    let file = file_in(&dir, p);
+    let held = read_lease(&file);
+    if let Some(l) = &held
         && l.expires > now()
         && l.holder != holder
     {
-        return Err(locked_error(ws, p, &l, "taking it"));
+        return Err(locked_error(ws, p, l, "taking it"));
+    }
+    if held.is_none() {
+        make_room(&dir)?;
     }
     let t = now();
     let lease = Lease {
@@ -217,6 +236,45 @@ pub fn lock(ws: &Workspace, p: &WsPath, holder: &str, seconds: u64) -> Result<Le
     Ok(lease)
 }
 
+/// Makes sure one more lease fits under [`MAX_LEASES`] (called with the folder locked):
+/// expired leases are cleared when the folder is full, and a folder still full refuses.
+fn make_room(dir: &Path) -> Result<(), FkError> {
+    let lease_files = || -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .filter(|e| e.file_name().as_encoded_bytes().ends_with(b".json"))
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let files = lease_files();
+    if files.len() < MAX_LEASES {
+        return Ok(());
+    }
+    let t = now();
+    let mut live = 0;
+    for f in files {
+        match read_lease(&f) {
+            Some(l) if l.expires > t => live += 1,
+            _ => {
+                let _ = std::fs::remove_file(&f);
+            }
+        }
+    }
+    if live < MAX_LEASES {
+        return Ok(());
+    }
+    Err(FkError::too_large(
+        crate::error::Limit::Leases,
+        live as u64,
+        MAX_LEASES as u64,
+        format!("the workspace already holds {live} leases, the most it may hold"),
+    )
+    .with_hint("release leases you no longer need (unlock), or wait for some to expire"))
+}
+
 /// Releases `holder`'s lease on `p`. Returns the released lease, or `None` when there was no
 /// live lease. Another holder's live lease is refused unless `force`.
 pub fn unlock(
@@ -227,11 +285,13 @@ pub fn unlock(
 ) -> Result<Option<Lease>, FkError> {
     check_holder(holder)?;
     ws.check_writable(p)?;
-    let file = file_for(ws, p);
-    if !file.exists() {
+    let Some(file) = file_for(ws, p) else {
+        return Ok(None);
+    };
+    if std::fs::symlink_metadata(&file).is_err() {
         return Ok(None);
     }
-    let _guard = lock_folder(ws)?;
+    let (_guard, _) = lock_folder(ws)?;
     let Some(l) = read_lease(&file) else {
         let _ = std::fs::remove_file(&file);
         return Ok(None);
@@ -247,7 +307,7 @@ pub fn unlock(
 
 /// Every live lease of the workspace.
 pub fn list(ws: &Workspace) -> Vec<Lease> {
-    let Ok(rd) = std::fs::read_dir(dir(ws)) else {
+    let Some(Ok(rd)) = dir(ws).map(std::fs::read_dir) else {
         return Vec::new();
     };
     let t = now();

@@ -14,6 +14,8 @@
 //! - [`search`]: read-only listings, glob and grep on ripgrep's crates (`ignore`,
 //!   `globset`, `grep-searcher`, `grep-regex`).
 //! - [`text`] and [`hash`]: how text is decoded, indexed and versioned.
+//! - [`state`]: where filekit keeps what it trusts (history, versions, leases, journals):
+//!   a private directory of the user's, outside the workspace.
 
 pub mod diff;
 pub mod edit;
@@ -27,11 +29,13 @@ pub mod merge;
 pub mod nearmiss;
 pub mod pipeline;
 pub mod read;
+mod removable;
 pub mod replace;
 pub mod search;
 pub mod sed;
 pub mod select;
 pub mod sequential;
+pub mod state;
 pub mod text;
 pub mod transaction;
 pub mod undo;

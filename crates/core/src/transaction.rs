@@ -5,17 +5,20 @@
 //! renamed over its target, a delete or move is one rename). An *atomic* run makes the whole
 //! list all-or-nothing, including across a crash or a `SIGKILL`:
 //!
-//! 1. A journal directory `.filekit/journal/<tx>/` is made in the first root and locked
-//!    (`flock`) for as long as the run lives. Its manifest lists every op with what undoes it
-//!    (the temporary file a write will use, where the old file's backup will be); it is
-//!    written, synced and renamed into place before anything changes.
+//! 1. A record of the run is made in the workspace's state directory
+//!    (`<state>/journal/<tx>/`, see [`crate::state`]) and locked (`flock`) for as long as the
+//!    run lives. Its manifest lists every op with what undoes it (the temporary file a write
+//!    will use, where the old file's backup will be); it is written, synced and renamed into
+//!    place before anything changes.
 //! 2. New contents are staged next to their targets; the old files are kept as hard links
-//!    (or renamed into the journal, for deletes) before being replaced.
+//!    (or renamed away, for deletes) in `.filekit/journal/<tx>/` of their root, which must be
+//!    on their filesystem, before being replaced.
 //! 3. When every op is done and flushed, the manifest is removed: that is the commit point.
 //!
 //! A run that fails part way rolls back at once. A run whose process died leaves its manifest
-//! and an unlocked journal; [`recover`], called by the front ends when they start, rolls it
-//! back from the manifest. Each undo step checks the disk first, so a rollback of steps that
+//! and an unlocked record; [`recover`], called by the front ends when they start, rolls it
+//! back from the manifest. Nothing in the tree is ever read as a journal: the record lives
+//! where a repository cannot ship or redirect one. Each undo step checks the disk first, so a rollback of steps that
 //! never ran is harmless, and a rollback interrupted in turn can simply be run again.
 
 use crate::error::{ErrorCode, FkError};
@@ -27,6 +30,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -584,119 +588,208 @@ enum Undo {
 struct Manifest {
     /// Readers of the journal check this before trusting the rest.
     format: u32,
+    /// The roots the steps' root numbers name, as they were: recovery applies a step only in
+    /// the root of that path in the workspace that recovers it.
+    roots: Vec<PathBuf>,
+    /// The in-tree folder of this run's backups and removed entries, in each root it uses.
+    staging: PathBuf,
     steps: Vec<Undo>,
 }
 
-const MANIFEST_FORMAT: u32 = 1;
+const MANIFEST_FORMAT: u32 = 2;
 /// The name of a journal directory being made (not yet locked under its final name).
 const MAKING_SUFFIX: &str = ".new";
 const JOURNAL_DIR: &str = "journal";
 
-fn journal_base() -> PathBuf {
+/// The in-tree folder under which runs keep their backups: `.filekit/journal`.
+fn staging_base() -> PathBuf {
     Path::new(RESERVED_DIR).join(JOURNAL_DIR)
 }
 
-/// A live journal: its directory in root 0 (locked) and the backup directories of the other
-/// roots it uses.
+/// A live atomic run's journal. Its record (the manifest that says how to undo each op, and
+/// the lock that says the run is alive) is in the workspace's state directory, never in the
+/// tree: a journal in the tree could be planted by a repository and replayed as filekit's own
+/// writes. Only what must be on the same filesystem as the files stays in the tree: the
+/// backups (hard links) and the entries a delete renamed away, under `staging` in each root the
+/// run uses. Without a state directory the run is still all or nothing, but only while its
+/// process lives.
 struct Journal {
     tx: String,
-    dir: PathBuf,
-    _lock: std::fs::File,
+    /// `.filekit/journal/<tx>`, relative to each root used.
+    staging: PathBuf,
+    /// The record's folder in the state directory and its lock, held while the run lives.
+    record: Option<(PathBuf, std::fs::File)>,
     roots_used: Vec<usize>,
 }
 
 impl Journal {
     fn begin(ws: &Workspace, roots_used: Vec<usize>) -> Result<Journal, FkError> {
         let tx = new_tx_name();
-        let dir = journal_base().join(&tx);
-        let root0 = ws.root_dir(0);
-        let shown = ws.roots()[0].join(&dir).display().to_string();
-        let io = |e: io::Error| {
-            FkError::from_io(&e, &shown).with_hint(format!(
-                "an atomic request keeps a journal in {RESERVED_DIR}/ of the first root; make that directory writable"
-            ))
+        let staging = staging_base().join(&tx);
+        let record = match ws.state() {
+            Some(state) => Some(begin_record(state, &tx)?),
+            None => None,
         };
-        ensure_reserved_dir(root0).map_err(io)?;
-        // Made under a name recovery passes over, and renamed once locked: a journal under
-        // its final name is locked for as long as its run lives.
-        let making = journal_base().join(format!("{tx}{MAKING_SUFFIX}"));
-        root0.create_dir_all(&making).map_err(io)?;
-        let lock = root0
-            .open_with(
-                making.join("lock"),
-                cap_std::fs::OpenOptions::new().write(true).create(true),
-            )
-            .map_err(io)?
-            .into_std();
-        rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-            .map_err(|e| io(e.into()))?;
-        root0.rename(&making, root0, &dir).map_err(io)?;
-        for &r in &roots_used {
-            if r != 0 {
-                ensure_reserved_dir(ws.root_dir(r)).map_err(io)?;
-                ws.root_dir(r).create_dir_all(&dir).map_err(io)?;
+        let journal = Journal {
+            tx,
+            staging,
+            record,
+            roots_used,
+        };
+        for &r in &journal.roots_used {
+            if let Err(e) = make_staging(ws.root_dir(r), &journal.staging) {
+                let shown = ws.roots()[r].join(&journal.staging).display().to_string();
+                journal.finish(ws);
+                return Err(e.into_error(&shown));
             }
         }
-        Ok(Journal {
-            tx,
-            dir,
-            _lock: lock,
-            roots_used,
-        })
+        Ok(journal)
     }
 
     fn write_manifest(&self, ws: &Workspace, manifest: &Manifest) -> Result<(), FkError> {
-        let root0 = ws.root_dir(0);
-        let shown = ws.roots()[0].join(&self.dir).display().to_string();
-        let io = |e: io::Error| FkError::from_io(&e, &shown);
+        let Some((dir, _)) = &self.record else {
+            return Ok(());
+        };
+        let io = |e: io::Error| FkError::from_io(&e, &dir.display().to_string());
         let bytes = serde_json::to_vec(manifest).map_err(|e| io(io::Error::other(e)))?;
-        let temp = self.dir.join("manifest.tmp");
-        let mut f = root0
-            .open_with(
-                &temp,
-                cap_std::fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true),
-            )
+        let temp = dir.join("manifest.tmp");
+        let _ = std::fs::remove_file(&temp);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
             .map_err(io)?;
         f.write_all(&bytes).map_err(io)?;
         f.sync_all().map_err(io)?;
-        root0
-            .rename(&temp, root0, self.dir.join("manifest"))
-            .map_err(io)?;
-        sync_dir(root0, &self.dir);
+        std::fs::rename(&temp, dir.join("manifest")).map_err(io)?;
+        sync_path(dir);
+        let _ = ws;
         Ok(())
     }
 
     /// The commit point: without its manifest the journal is only garbage to clear.
     fn finish(self, ws: &Workspace) {
-        let root0 = ws.root_dir(0);
-        let _ = root0.remove_file(self.dir.join("manifest"));
-        sync_dir(root0, &self.dir);
-        for &r in &self.roots_used {
-            let _ = ws.root_dir(r).remove_dir_all(&self.dir);
+        if let Some((dir, _)) = &self.record {
+            let _ = std::fs::remove_file(dir.join("manifest"));
+            sync_path(dir);
         }
-        let _ = root0.remove_dir_all(&self.dir);
+        for &r in &self.roots_used {
+            clear_staging(ws.root_dir(r), &self.staging);
+        }
+        if let Some((dir, _lock)) = self.record {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         let _ = &self.tx;
     }
 }
 
-/// Makes `.filekit/` with a `.gitignore` so that version control leaves it alone.
-fn ensure_reserved_dir(root: &Dir) -> io::Result<()> {
-    match root.create_dir(RESERVED_DIR) {
-        Ok(()) => {
-            let _ = root.write(Path::new(RESERVED_DIR).join(".gitignore"), b"*\n");
-            Ok(())
+/// Makes the run's record folder `<state>/journal/<tx>` and locks it: made under a name
+/// recovery passes over, and renamed once locked, so that a record under its final name is
+/// locked for as long as its run lives.
+fn begin_record(
+    state: &crate::state::StateDir,
+    tx: &str,
+) -> Result<(PathBuf, std::fs::File), FkError> {
+    let base = state.journal_dir();
+    state.ensure_sub(&base)?;
+    let dir = base.join(tx);
+    let io = |e: io::Error| FkError::from_io(&e, &dir.display().to_string());
+    let making = base.join(format!("{tx}{MAKING_SUFFIX}"));
+    std::fs::create_dir(&making).map_err(io)?;
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(making.join("lock"))
+        .map_err(io)?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| io(e.into()))?;
+    std::fs::rename(&making, &dir).map_err(io)?;
+    Ok((dir, lock))
+}
+
+/// Why the in-tree staging folder could not be used.
+enum StagingError {
+    /// `.filekit` or one of its folders is not a real directory (a link, a file).
+    NotADirectory(PathBuf),
+    Io(io::Error),
+}
+
+impl StagingError {
+    fn into_error(self, shown: &str) -> FkError {
+        match self {
+            StagingError::NotADirectory(at) => FkError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{} is not a directory filekit can use (a symbolic link or a file is never followed); an atomic request keeps its backups under {RESERVED_DIR}/ of each root it changes",
+                    at.display()
+                ),
+            )
+            .with_hint(format!(
+                "remove or rename {} in the workspace, or send the request without atomic",
+                at.display()
+            )),
+            StagingError::Io(e) => FkError::from_io(&e, shown).with_hint(format!(
+                "an atomic request keeps its backups in {RESERVED_DIR}/ of each root it changes; make that directory writable"
+            )),
         }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
     }
 }
 
-fn sync_dir(root: &Dir, rel: &Path) {
-    if let Ok(d) = root.open_dir(rel) {
-        let _ = d.into_std_file().sync_all();
+/// Makes `staging` (`.filekit/journal/<tx>`) beneath `root`, each folder on the way a real
+/// directory: a link planted at `.filekit` or `.filekit/journal` (even one inside the root) is
+/// refused, never followed. `.filekit/` gets a `.gitignore` when made.
+fn make_staging(root: &Dir, staging: &Path) -> Result<(), StagingError> {
+    let mut at = PathBuf::new();
+    for c in staging.components() {
+        at.push(c);
+        match root.create_dir(&at) {
+            Ok(()) => {
+                if at.as_os_str() == RESERVED_DIR {
+                    let _ = root.write(Path::new(RESERVED_DIR).join(".gitignore"), b"*\n");
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if !is_real_dir(root, &at) {
+                    return Err(StagingError::NotADirectory(at));
+                }
+            }
+            Err(e) => return Err(StagingError::Io(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Removes a run's staging folder, only when every folder on the way is still a real
+/// directory.
+fn clear_staging(root: &Dir, staging: &Path) {
+    let mut at = PathBuf::new();
+    for c in staging.components() {
+        at.push(c);
+        if !is_real_dir(root, &at) {
+            return;
+        }
+    }
+    let _ = root.remove_dir_all(staging);
+}
+
+/// Clears the staging folders a run named `tx` (a record of ours) may have left in the roots.
+fn clear_all_staging(ws: &Workspace, tx: &str) {
+    if tx.is_empty() || tx.contains(['/', '\0']) || tx.starts_with('.') {
+        return;
+    }
+    let staging = staging_base().join(tx);
+    for r in 0..ws.roots().len() {
+        clear_staging(ws.root_dir(r), &staging);
+    }
+}
+
+fn is_real_dir(root: &Dir, rel: &Path) -> bool {
+    root.symlink_metadata(rel).is_ok_and(|m| m.is_dir())
+}
+
+fn sync_path(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
     }
 }
 
@@ -726,6 +819,8 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
         .collect();
     let manifest = Manifest {
         format: MANIFEST_FORMAT,
+        roots: ws.roots().to_vec(),
+        staging: journal.staging.clone(),
         steps,
     };
     if let Err(e) = journal.write_manifest(ws, &manifest) {
@@ -742,7 +837,7 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
         ops.iter().map(|_| None).collect(),
     );
     if failed {
-        rollback(ws, &manifest.steps);
+        rollback(ws, &manifest.steps, &RootMap::same(ws));
         journal.finish(ws);
         let first_error = results
             .iter()
@@ -777,7 +872,7 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
 
 /// The journal entry that undoes `op`, with the names it will use decided now.
 fn undo_step(ws: &Workspace, journal: &Journal, i: usize, op: &Op<'_>) -> Undo {
-    let in_journal = |name: String| journal.dir.join(name);
+    let in_journal = |name: String| journal.staging.join(name);
     match op {
         Op::Write { path, .. } => Undo::Write {
             root: path.root_index(),
@@ -876,21 +971,98 @@ fn remove(
             .with_hint("ask for a recursive delete to remove it with everything in it"));
         }
     }
+    // A tree is removed one entry at a time: make sure every entry can go before any does.
+    if meta.is_dir() && recursive {
+        refuse_blocked_removal(ws, path)?;
+    }
     if let Some(trash) = trash {
         return dir
             .rename(path.relative(), dir, trash)
             .map_err(|e| FkError::from_io(&e, &shown));
     }
-    let r = if meta.is_dir() {
+    if meta.is_dir() {
         if recursive {
             dir.remove_dir_all(path.relative())
+                .map_err(|e| stopped_part_way(ws, path, &e))
         } else {
             dir.remove_dir(path.relative())
+                .map_err(|e| FkError::from_io(&e, &shown))
         }
     } else {
         dir.remove_file(path.relative())
+            .map_err(|e| FkError::from_io(&e, &shown))
+    }
+}
+
+/// How many blockers of a removal an error names.
+const BLOCKERS_NAMED: usize = 5;
+
+/// Refuses the removal of the tree at `path` when something in it cannot be removed (see
+/// [`crate::removable`]), naming what and why: nothing of it is removed then.
+fn refuse_blocked_removal(ws: &Workspace, path: &WsPath) -> Result<(), FkError> {
+    let dir = ws.root_dir(path.root_index());
+    let found = crate::removable::blockers(dir, path.relative(), BLOCKERS_NAMED);
+    if found.total == 0 {
+        return Ok(());
+    }
+    let root = &ws.roots()[path.root_index()];
+    let named: Vec<String> = found
+        .first
+        .iter()
+        .map(|b| format!("{} ({})", root.join(&b.path).display(), b.why))
+        .collect();
+    let more = found.total - found.first.len();
+    let list = if more > 0 {
+        format!("{} and {more} more", named.join("; "))
+    } else {
+        named.join("; ")
     };
-    r.map_err(|e| FkError::from_io(&e, &shown))
+    Err(FkError::new(
+        ErrorCode::PermissionDenied,
+        format!(
+            "cannot delete {}: {} of its entries cannot be removed, so nothing was deleted: {list}",
+            ws.display(path),
+            found.total
+        ),
+    )
+    .with_hint("fix those entries' permissions or attributes (or unmount what is mounted there), or delete the parts that can go")
+    .with_details(serde_json::json!({
+        "blocked": found.first.iter().map(|b| serde_json::json!({
+            "path": root.join(&b.path).display().to_string(),
+            "why": b.why,
+        })).collect::<Vec<_>>(),
+        "blocked_count": found.total,
+    })))
+}
+
+/// The error of a tree's removal that failed after some of it was removed (something changed
+/// after it was checked): says what remains.
+fn stopped_part_way(ws: &Workspace, path: &WsPath, e: &io::Error) -> FkError {
+    let dir = ws.root_dir(path.root_index());
+    let mut remaining = 0usize;
+    let mut to_visit = vec![path.relative().to_path_buf()];
+    while let Some(rel) = to_visit.pop() {
+        remaining += 1;
+        if let Ok(entries) = dir.read_dir(&rel) {
+            for entry in entries.flatten() {
+                let child = rel.join(entry.file_name());
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    to_visit.push(child);
+                } else {
+                    remaining += 1;
+                }
+            }
+        }
+    }
+    FkError::new(
+        ErrorCode::PermissionDenied,
+        format!(
+            "deleting {} stopped part way ({e}): {remaining} entries remain (the folder and what is still in it); what was deleted is recorded, so undo brings it back",
+            ws.display(path)
+        ),
+    )
+    .with_hint("see what remains with a listing, fix its permissions, then delete it again")
+    .with_details(serde_json::json!({"remaining": remaining}))
 }
 
 fn rename(
@@ -963,7 +1135,7 @@ fn symlink(ws: &Workspace, path: &WsPath, target: &Path) -> Result<(), FkError> 
 
 /// Undoes journal steps, last first. Every step looks at the disk before acting, so steps
 /// that never ran are left alone.
-fn rollback(ws: &Workspace, steps: &[Undo]) {
+fn rollback(ws: &Workspace, steps: &[Undo], roots: &RootMap) {
     for step in steps.iter().rev() {
         match step {
             Undo::Write {
@@ -973,7 +1145,7 @@ fn rollback(ws: &Workspace, steps: &[Undo]) {
                 existed,
                 backup,
             } => {
-                let Some(dir) = root_dir(ws, *root) else {
+                let Some(dir) = roots.dir(ws, *root) else {
                     continue;
                 };
                 if *existed {
@@ -994,7 +1166,7 @@ fn rollback(ws: &Workspace, steps: &[Undo]) {
                 let _ = dir.remove_file(temp);
             }
             Undo::Remove { root, path, trash } => {
-                let Some(dir) = root_dir(ws, *root) else {
+                let Some(dir) = roots.dir(ws, *root) else {
                     continue;
                 };
                 if dir.symlink_metadata(trash).is_ok() {
@@ -1008,7 +1180,7 @@ fn rollback(ws: &Workspace, steps: &[Undo]) {
                 to,
                 backup,
             } => {
-                let (Some(fd), Some(td)) = (root_dir(ws, *from_root), root_dir(ws, *to_root))
+                let (Some(fd), Some(td)) = (roots.dir(ws, *from_root), roots.dir(ws, *to_root))
                 else {
                     continue;
                 };
@@ -1020,12 +1192,12 @@ fn rollback(ws: &Workspace, steps: &[Undo]) {
                 }
             }
             Undo::MakeDir { root, path } => {
-                if let Some(dir) = root_dir(ws, *root) {
+                if let Some(dir) = roots.dir(ws, *root) {
                     let _ = dir.remove_dir(path);
                 }
             }
             Undo::Symlink { root, path } => {
-                if let Some(dir) = root_dir(ws, *root)
+                if let Some(dir) = roots.dir(ws, *root)
                     && dir
                         .symlink_metadata(path)
                         .is_ok_and(|m| m.file_type().is_symlink())
@@ -1037,8 +1209,32 @@ fn rollback(ws: &Workspace, steps: &[Undo]) {
     }
 }
 
-fn root_dir(ws: &Workspace, i: usize) -> Option<&Dir> {
-    (i < ws.roots().len()).then(|| ws.root_dir(i))
+/// Which root of the workspace each root number of a journal names.
+struct RootMap(Vec<Option<usize>>);
+
+impl RootMap {
+    /// A run of this process: its numbers are the workspace's.
+    fn same(ws: &Workspace) -> RootMap {
+        RootMap((0..ws.roots().len()).map(Some).collect())
+    }
+
+    /// A recorded run's roots, found among the workspace's by path (`None`: not one of them).
+    fn of(ws: &Workspace, recorded: &[PathBuf]) -> RootMap {
+        RootMap(
+            recorded
+                .iter()
+                .map(|p| ws.roots().iter().position(|r| r == p))
+                .collect(),
+        )
+    }
+
+    fn covers(&self, i: usize) -> bool {
+        self.0.get(i).is_some_and(Option::is_some)
+    }
+
+    fn dir<'w>(&self, ws: &'w Workspace, i: usize) -> Option<&'w Dir> {
+        self.0.get(i).copied().flatten().map(|r| ws.root_dir(r))
+    }
 }
 
 fn same_file(a: &cap_std::fs::Metadata, b: &cap_std::fs::Metadata) -> bool {
@@ -1053,27 +1249,30 @@ pub struct Recovery {
     pub rolled_back: Vec<String>,
     /// Journals that were already committed or never started, cleared.
     pub cleared: Vec<String>,
+    /// Records that named a path no write may reach (`.git/`, `.filekit/`, outside the
+    /// roots): cleared without replaying any of their steps.
+    pub refused: Vec<String>,
 }
 
-/// Rolls back every atomic request whose process died part way, from its journal (see the
-/// module documentation). Journals still locked by a live process are left alone. Front
-/// ends call this when they start; atomic runs call it before they begin.
+/// Rolls back every atomic request whose process died part way, from its record in the
+/// workspace's state directory (see the module documentation). Records still locked by a live
+/// process are left alone, and so is a record of roots this workspace does not have (a later
+/// start with them rolls it back). Nothing in the tree is read as a journal: a `.filekit/`
+/// that a repository ships is never replayed. Front ends call this when they start; atomic
+/// runs call it before they begin.
 pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
     let mut out = Recovery::default();
     if ws.read_only() {
         return Ok(out);
     }
-    let base = journal_base();
-    let root0 = ws.root_dir(0);
-    let entries = match root0.read_dir(&base) {
+    let Some(state) = ws.state() else {
+        return Ok(out);
+    };
+    let base = state.journal_dir();
+    let entries = match std::fs::read_dir(&base) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => {
-            return Err(FkError::from_io(
-                &e,
-                &ws.roots()[0].join(&base).display().to_string(),
-            ));
-        }
+        Err(e) => return Err(FkError::from_io(&e, &base.display().to_string())),
     };
     let names: Vec<OsString> = entries
         .filter_map(Result::ok)
@@ -1085,51 +1284,123 @@ pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
         if shown.ends_with(MAKING_SUFFIX) {
             // Being made right now, or abandoned before its run did anything: its name
             // holds the process id of its run.
-            if is_old(root0, &dir) || !process_alive(&shown) {
-                let _ = root0.remove_dir_all(&dir);
+            if is_old(&dir) || !process_alive(&shown) {
+                let tx = shown.trim_end_matches(MAKING_SUFFIX);
+                clear_all_staging(ws, tx);
+                let _ = std::fs::remove_dir_all(&dir);
                 out.cleared.push(shown);
             }
             continue;
         }
-        // A journal under its final name has its lock until its run, finished, removes the
-        // directory; one found without it is such a removal cut short.
-        let Ok(lock) = root0.open_with(
-            dir.join("lock"),
-            cap_std::fs::OpenOptions::new().write(true),
-        ) else {
-            if root0.metadata(dir.join("manifest")).is_err() {
-                for r in 0..ws.roots().len() {
-                    let _ = ws.root_dir(r).remove_dir_all(&dir);
-                }
+        // A record under its final name has its lock until its run, finished, removes the
+        // folder; one found without it is such a removal cut short.
+        let Ok(lock) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(dir.join("lock"))
+        else {
+            if std::fs::symlink_metadata(dir.join("manifest")).is_err() {
+                clear_all_staging(ws, &shown);
+                let _ = std::fs::remove_dir_all(&dir);
                 out.cleared.push(shown);
             }
             continue;
         };
-        let lock = lock.into_std();
         if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
             continue;
         }
-        let manifest: Option<Manifest> = root0
-            .read(dir.join("manifest"))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .filter(|m: &Manifest| m.format == MANIFEST_FORMAT);
+        let manifest: Option<Manifest> =
+            crate::state::read_state_file(&dir.join("manifest"), MAX_MANIFEST_BYTES)
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .filter(|m: &Manifest| m.format == MANIFEST_FORMAT);
         if let Some(m) = &manifest {
-            rollback(ws, &m.steps);
+            let roots = RootMap::of(ws, &m.roots);
+            if !m
+                .steps
+                .iter()
+                .all(|step| step_roots(step).all(|r| roots.covers(r)))
+            {
+                // Made for other roots than this workspace's: left for a filekit that has them.
+                continue;
+            }
+            if manifest_is_sane(ws, m) {
+                rollback(ws, &m.steps, &roots);
+            } else {
+                out.refused.push(shown.clone());
+            }
+            for r in (0..m.roots.len()).filter_map(|r| roots.0[r]) {
+                clear_staging(ws.root_dir(r), &m.staging);
+            }
         }
         // Without a manifest the run committed (the manifest goes first) or died before
-        // writing it: nothing to undo, only the directory to clear.
-        for r in 0..ws.roots().len() {
-            let _ = ws.root_dir(r).remove_dir_all(&dir);
+        // writing it: nothing to undo, only the folders to clear (its backups, made after its
+        // record, are under its name in the roots).
+        if manifest.is_none() {
+            clear_all_staging(ws, &shown);
         }
-        if manifest.is_some() {
-            out.rolled_back.push(shown);
-        } else {
-            out.cleared.push(shown);
+        let _ = std::fs::remove_dir_all(&dir);
+        match manifest {
+            Some(_) if out.refused.last() == Some(&shown) => {}
+            Some(_) => out.rolled_back.push(shown),
+            None => out.cleared.push(shown),
         }
         drop(lock);
     }
     Ok(out)
+}
+
+/// A manifest is far smaller; a larger file is not one.
+const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// The root numbers a step names.
+fn step_roots(step: &Undo) -> impl Iterator<Item = usize> {
+    let (a, b) = match step {
+        Undo::Write { root, .. }
+        | Undo::Remove { root, .. }
+        | Undo::MakeDir { root, .. }
+        | Undo::Symlink { root, .. } => (*root, *root),
+        Undo::Rename {
+            from_root, to_root, ..
+        } => (*from_root, *to_root),
+    };
+    [a, b].into_iter()
+}
+
+/// Checks a record before replaying it, although it comes from the user's own state
+/// directory: every path a step changes is one the write policy allows (no `.git/`, no
+/// `.filekit/`, no `..`, no absolute path), every backup and removed entry is in the run's own
+/// staging folder, and every temporary file has filekit's temporary name. A record that fails
+/// is not replayed at all.
+fn manifest_is_sane(ws: &Workspace, m: &Manifest) -> bool {
+    let staging_ok = m.staging.parent() == Some(staging_base().as_path())
+        && m.staging
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    let kept = |p: &Path| {
+        p.parent() == Some(m.staging.as_path())
+            && p.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+    };
+    let target = |p: &Path| ws.may_write_relative(p);
+    staging_ok
+        && m.steps.iter().all(|step| match step {
+            Undo::Write {
+                path, temp, backup, ..
+            } => {
+                target(path)
+                    && kept(backup)
+                    && temp.parent() == path.parent()
+                    && temp
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(".filekit.") && n.ends_with(".tmp"))
+            }
+            Undo::Remove { path, trash, .. } => target(path) && kept(trash),
+            Undo::Rename {
+                from, to, backup, ..
+            } => target(from) && target(to) && kept(backup),
+            Undo::MakeDir { path, .. } | Undo::Symlink { path, .. } => target(path),
+        })
 }
 
 /// Whether the process that named a journal `<time>-<pid>-<n>` still runs.
@@ -1141,10 +1412,10 @@ fn process_alive(journal_name: &str) -> bool {
 }
 
 /// Older than any run takes between making its journal and writing its manifest.
-fn is_old(root: &Dir, dir: &Path) -> bool {
-    root.metadata(dir)
+fn is_old(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir)
         .and_then(|m| m.modified())
-        .map(|t| t.into_std().elapsed().unwrap_or_default().as_secs() > 60)
+        .map(|t| t.elapsed().unwrap_or_default().as_secs() > 60)
         .unwrap_or(false)
 }
 

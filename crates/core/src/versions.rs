@@ -9,15 +9,16 @@
 //! Two layers:
 //! - memory: an LRU bounded in bytes ([`DEFAULT_MEMORY_BYTES`]); a long-lived server answers
 //!   most look-ups from it;
-//! - disk: `.filekit/versions/<hash>` (LZ4), written when a version is recorded (files larger
-//!   than [`LARGE_BYTES`] go only there), so that a version a `filekit call` process served is
-//!   known to the next process and to a running server. The folder is pruned oldest first
-//!   past [`DEFAULT_DISK_BYTES`].
+//! - disk: `versions/<hash>` (LZ4) in the workspace's state directory ([`crate::state`], never
+//!   in the tree), written when a version is recorded (files larger than [`LARGE_BYTES`] go
+//!   only there), so that a version a `filekit call` process served is known to the next
+//!   process and to a running server. The folder is pruned oldest first past
+//!   [`DEFAULT_DISK_BYTES`]: each process measures it before its first write and keeps the
+//!   count, so the cap holds across processes.
 //!
 //! The store is a cache: a version that is missing or damaged (checked against its hash on
-//! load) only means an edit based on it is refused as `STALE`, as without the store. Nothing
-//! here is written through the write pipeline: `.filekit/` is filekit's own area, which no
-//! tool may write (as the history's database and the journals).
+//! load) only means an edit based on it is refused as `STALE`, as without the store. A file
+//! there that is a link, a FIFO or a device, or larger than a version may be, is no version.
 
 use crate::hash;
 use crate::history::History;
@@ -34,10 +35,6 @@ pub const DEFAULT_DISK_BYTES: u64 = 256 << 20;
 pub const LARGE_BYTES: usize = 1 << 20;
 /// Versions larger than this are not kept at all (reads stream such files anyway).
 pub const MAX_VERSION_BYTES: usize = 16 << 20;
-/// The folder under the first root.
-pub const DIR: &str = "versions";
-/// How many disk writes between two prunes of the folder.
-const PRUNE_EVERY: usize = 64;
 
 struct Entry {
     bytes: Arc<Vec<u8>>,
@@ -101,10 +98,13 @@ impl Memory {
 pub struct Versions {
     memory: Mutex<Memory>,
     memory_cap: usize,
-    /// `.filekit/versions` of the first root; `None` keeps versions in memory only.
+    /// `versions/` of the workspace's state; `None` keeps versions in memory only.
     dir: Option<PathBuf>,
     disk_cap: u64,
     writes: AtomicUsize,
+    /// Bytes in the folder as this process counts them: measured before its first write,
+    /// then kept up to date by its own writes and prunes (`None` until measured).
+    disk_bytes: Mutex<Option<u64>>,
 }
 
 impl std::fmt::Debug for Versions {
@@ -127,11 +127,6 @@ pub enum Lookup {
 }
 
 impl Versions {
-    /// The default folder of a workspace whose first root is `first_root`.
-    pub fn default_dir(first_root: &Path) -> PathBuf {
-        first_root.join(crate::workspace::RESERVED_DIR).join(DIR)
-    }
-
     /// A store kept in `dir` (and in memory).
     pub fn on_disk(dir: PathBuf) -> Versions {
         Versions::with_limits(Some(dir), DEFAULT_MEMORY_BYTES, DEFAULT_DISK_BYTES)
@@ -149,6 +144,7 @@ impl Versions {
             dir,
             disk_cap,
             writes: AtomicUsize::new(0),
+            disk_bytes: Mutex::new(None),
         }
     }
 
@@ -241,8 +237,8 @@ impl Versions {
             return Some(b);
         }
         let path = self.dir.as_ref()?.join(h);
-        let data = std::fs::read(&path).ok()?;
-        let bytes = lz4_flex::decompress_size_prepended(&data).ok()?;
+        let data = crate::state::read_state_file(&path, MAX_STORED_BYTES)?;
+        let bytes = decompress_bounded(&data, MAX_VERSION_BYTES)?;
         if hash::content_hash(&bytes) != h {
             // Damaged: forget it.
             let _ = std::fs::remove_file(&path);
@@ -262,7 +258,7 @@ impl Versions {
             return Vec::new();
         };
         if prefix.len() == 16 {
-            return if dir.join(prefix).is_file() {
+            return if std::fs::symlink_metadata(dir.join(prefix)).is_ok_and(|m| m.is_file()) {
                 vec![prefix.to_string()]
             } else {
                 Vec::new()
@@ -280,61 +276,64 @@ impl Versions {
     fn write_disk(&self, h: &str, bytes: &[u8]) {
         let Some(dir) = &self.dir else { return };
         let path = dir.join(h);
-        if path.exists() {
+        if std::fs::symlink_metadata(&path).is_ok() {
             return;
         }
-        if !dir.is_dir() {
-            if let Some(parent) = dir.parent()
-                && !parent.exists()
-                && std::fs::create_dir_all(parent).is_ok()
-                && parent
-                    .file_name()
-                    .is_some_and(|n| n == crate::workspace::RESERVED_DIR)
+        // Copies of project files: readable by their owner only.
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            if std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .is_err()
             {
-                let _ = std::fs::write(parent.join(".gitignore"), "*\n");
-            }
-            if std::fs::create_dir_all(dir).is_err() {
                 return;
             }
-            // Copies of project files: readable by their owner only.
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-            }
         }
+        let data = crate::history::compress(bytes);
         // Written under a temporary name and renamed: a reader never sees half a version.
         let temp = dir.join(format!(
             ".{h}.{}.{}.tmp",
             std::process::id(),
-            self.writes.load(Ordering::Relaxed)
+            self.writes.fetch_add(1, Ordering::Relaxed)
         ));
-        let data = crate::history::compress(bytes);
-        if write_private(&temp, &data).is_err() || std::fs::rename(&temp, &path).is_err() {
+        let mut counted = self.disk_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        let before = match *counted {
+            Some(n) => n,
+            None => folder_bytes(dir),
+        };
+        if crate::state::write_private_file(&temp, &data).is_err()
+            || std::fs::rename(&temp, &path).is_err()
+        {
             let _ = std::fs::remove_file(&temp);
+            *counted = Some(before);
             return;
         }
-        if self.writes.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
-            self.prune();
-        }
+        let after = before + data.len() as u64;
+        *counted = Some(if after > self.disk_cap {
+            self.prune_to_cap()
+        } else {
+            after
+        });
     }
 
     /// Removes the oldest versions on disk until the folder is under its cap.
     pub fn prune(&self) {
-        let Some(dir) = &self.dir else { return };
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let m = e.metadata().ok()?;
-                Some((m.modified().ok()?, m.len(), e.path()))
-            })
-            .collect();
+        let total = self.prune_to_cap();
+        if let Ok(mut counted) = self.disk_bytes.lock() {
+            *counted = Some(total);
+        }
+    }
+
+    /// Prunes and returns the bytes left in the folder. Only files named as versions (and
+    /// temporary files of versions) are counted and removed: nothing else is the store's.
+    fn prune_to_cap(&self) -> u64 {
+        let Some(dir) = &self.dir else { return 0 };
+        let mut files = version_files(dir);
         let mut total: u64 = files.iter().map(|f| f.1).sum();
         if total <= self.disk_cap {
-            return;
+            return total;
         }
         files.sort();
         for (_, len, path) in files {
@@ -345,20 +344,46 @@ impl Versions {
                 total -= len;
             }
         }
+        total
     }
 }
 
-/// Writes a new file readable by its owner only (a version may copy a private file).
-fn write_private(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+/// Compressed versions are never larger than this (LZ4's worst case on the largest version).
+const MAX_STORED_BYTES: u64 = MAX_VERSION_BYTES as u64 + MAX_VERSION_BYTES as u64 / 200 + 64;
+
+/// LZ4 with its size in front, refused when that size is over `max` before any memory is
+/// asked for it.
+fn decompress_bounded(data: &[u8], max: usize) -> Option<Vec<u8>> {
+    let size = u32::from_le_bytes(data.get(..4)?.try_into().ok()?) as usize;
+    if size > max {
+        return None;
     }
-    opts.open(path)?.write_all(data)
+    lz4_flex::decompress_size_prepended(data).ok()
+}
+
+/// The store's own files in `dir` (named as a version, or a version's temporary file; regular
+/// files only): modification time, size, path.
+fn version_files(dir: &Path) -> Vec<(std::time::SystemTime, u64, PathBuf)> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    rd.filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            (name.len() == 16 && hash::validate(&name).is_ok())
+                || (name.starts_with('.') && name.ends_with(".tmp"))
+        })
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            m.is_file().then_some(())?;
+            Some((m.modified().ok()?, m.len(), e.path()))
+        })
+        .collect()
+}
+
+fn folder_bytes(dir: &Path) -> u64 {
+    version_files(dir).iter().map(|f| f.1).sum()
 }
 
 #[cfg(test)]
@@ -389,18 +414,15 @@ mod tests {
     #[test]
     fn disk_survives_a_new_store_and_damage_is_detected() {
         let d = tempfile::tempdir().unwrap();
-        let dir = d.path().join(".filekit").join(DIR);
+        let dir = d.path().join("state").join("versions");
         let h = hash::content_hash(b"hello\n");
         Versions::on_disk(dir.clone()).record(b"hello\n", None);
-        assert!(d.path().join(".filekit/.gitignore").is_file());
-        #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.join(&h))
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o077, 0, "{mode:o}");
+            for p in [dir.join(&h), dir.clone()] {
+                let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+                assert_eq!(mode & 0o077, 0, "{} {mode:o}", p.display());
+            }
         }
         match Versions::on_disk(dir.clone()).lookup(&h[..10], None) {
             Lookup::Found { bytes, .. } => assert_eq!(&bytes[..], b"hello\n"),
@@ -433,18 +455,70 @@ mod tests {
         ));
     }
 
+    fn bytes_in(dir: &Path) -> u64 {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum()
+    }
+
     #[test]
-    fn disk_is_pruned_past_its_cap() {
+    fn disk_stays_under_its_cap_after_every_write() {
         let d = tempfile::tempdir().unwrap();
         let v = Versions::with_limits(Some(d.path().join("v")), 0, 2000);
         for i in 0..200 {
             v.record(format!("version {i} {}\n", "x".repeat(i)).as_bytes(), None);
+            let total = bytes_in(&d.path().join("v"));
+            assert!(total <= 2000, "after {i}: {total}");
         }
-        v.prune();
-        let total: u64 = std::fs::read_dir(d.path().join("v"))
-            .unwrap()
-            .map(|e| e.unwrap().metadata().unwrap().len())
-            .sum();
-        assert!(total <= 2000, "{total}");
+    }
+
+    #[test]
+    fn the_cap_holds_across_stores_of_one_folder() {
+        // Each `filekit call` process has a store of its own over the same folder: one that
+        // counted only its own writes would let the folder grow by a cap per process.
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("v");
+        for i in 0..100 {
+            let v = Versions::with_limits(Some(dir.clone()), 0, 3000);
+            v.record(
+                format!("process {i} {}\n", "y".repeat(100 + i)).as_bytes(),
+                None,
+            );
+            let total = bytes_in(&dir);
+            assert!(total <= 3000, "after process {i}: {total}");
+        }
+    }
+
+    #[test]
+    fn special_and_oversized_files_are_no_versions() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("v");
+        std::fs::create_dir(&dir).unwrap();
+        let v = Versions::on_disk(dir.clone());
+        // A FIFO named like a version: a look-up must not block on it.
+        let fifo_hash = hash::content_hash(b"fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.join(&fifo_hash),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(v.lookup(&fifo_hash, None), Lookup::Unknown));
+        // A link to a real version's file is not followed.
+        let real = tempfile::tempdir().unwrap();
+        let other = Versions::on_disk(real.path().to_path_buf());
+        other.record(b"secret\n", None);
+        let secret = hash::content_hash(b"secret\n");
+        std::os::unix::fs::symlink(real.path().join(&secret), dir.join(&secret)).unwrap();
+        assert!(matches!(v.lookup(&secret, None), Lookup::Unknown));
+        // A header that claims 4 GiB asks for no memory.
+        let huge = hash::content_hash(b"huge");
+        let mut data = u32::MAX.to_le_bytes().to_vec();
+        data.extend_from_slice(&[0; 16]);
+        std::fs::write(dir.join(&huge), data).unwrap();
+        assert!(matches!(v.lookup(&huge, None), Lookup::Unknown));
     }
 }

@@ -75,6 +75,8 @@ pub struct Workspace {
     holder: Option<String>,
     /// Whether the person who started filekit trusts the workspace's code (off by default).
     trusted: bool,
+    /// Where leases and the journals of atomic runs are kept (see [`crate::state`]).
+    state: Option<crate::state::StateDir>,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -267,7 +269,20 @@ impl Workspace {
             versions: None,
             holder: None,
             trusted: false,
+            state: None,
         })
+    }
+
+    /// Keeps this workspace's leases and the journals of its atomic runs in `state` (the
+    /// front end chose it; see [`crate::state`]). Without one, leases cannot be taken and an
+    /// atomic run is still all or nothing, but not across a crash of the process.
+    pub fn set_state(&mut self, state: crate::state::StateDir) {
+        self.state = Some(state);
+    }
+
+    /// The workspace's state directory, if the front end gave one.
+    pub fn state(&self) -> Option<&crate::state::StateDir> {
+        self.state.as_ref()
     }
 
     /// Records every later commit in `history` (see [`crate::history`]).
@@ -853,6 +868,17 @@ impl Workspace {
             .with_hint(format!("edit the project's files instead and let git record them; to write inside {GIT_DIR}/ on purpose, start filekit with --allow-git-writes")));
         }
         Ok(())
+    }
+
+    /// Whether the write policy lets a change reach `rel` (a path relative to a root, with
+    /// normal components only): what [`Workspace::check_writable`] decides, for paths that do
+    /// not come from [`Workspace::resolve`] (a journal's record, checked before it is replayed).
+    pub(crate) fn may_write_relative(&self, rel: &Path) -> bool {
+        !self.read_only
+            && !is_reserved(rel)
+            && (self.git_writes || !is_git_internal(rel))
+            && !rel.as_os_str().is_empty()
+            && rel.components().all(|c| matches!(c, Component::Normal(_)))
     }
 
     fn open_parent(

@@ -166,9 +166,8 @@ fn merges_of_real_releases_agree_with_git_merge_file() {
                 let path = root.path().join("f.js");
                 std::fs::write(&path, &base).unwrap();
                 let mut ws = Workspace::new(&[root.path().to_path_buf()], false).unwrap();
-                ws.set_versions(Arc::new(Versions::on_disk(Versions::default_dir(
-                    root.path(),
-                ))));
+                let state = tempfile::tempdir().unwrap();
+                ws.set_versions(Arc::new(Versions::on_disk(state.path().join("versions"))));
                 let read = read_file(&ws, "f.js", &ReadOptions::default());
                 let base_hash = read.text().unwrap().content_hash.clone();
                 // The other agent's change: the next release.

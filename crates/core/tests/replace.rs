@@ -545,7 +545,11 @@ fn a_leased_file_is_refused_alone_and_its_holder_still_writes_it() {
     use filekit_core::leases;
     let dir = tree();
     let root = dir.path().canonicalize().unwrap();
+    // Leases live in the state directory, which both workspaces of the root share.
+    let state_home = tempfile::tempdir().unwrap();
+    let state = filekit_core::state::StateDir::for_root(state_home.path(), &root);
     let mut holder = ws(&root);
+    holder.set_state(state.clone());
     holder.set_holder("agent-a");
     let b = holder.resolve("sub/b.js").unwrap();
     leases::lock(&holder, &b, "agent-a", 60).unwrap();
@@ -554,6 +558,7 @@ fn a_leased_file_is_refused_alone_and_its_holder_still_writes_it() {
     leases::lock(&holder, &none, "agent-a", 60).unwrap();
 
     let mut other = ws(&root);
+    other.set_state(state);
     other.set_holder("agent-b");
     let out = tree_replace(&other, &request(&root, "*.js", true, "s/const/let/g")).unwrap();
     let file = |name: &str| {

@@ -8,9 +8,16 @@ use filekit_core::versions::Versions;
 use filekit_core::{ErrorCode, Workspace, hash, leases, pipeline};
 use std::sync::{Arc, Mutex};
 
+/// A workspace over `dir` with its state (versions, leases) where the front ends keep it: in
+/// a state directory outside the tree, shared by every workspace of the same root.
 fn workspace(dir: &std::path::Path) -> Workspace {
     let mut ws = Workspace::new(&[dir.to_path_buf()], false).unwrap();
-    ws.set_versions(Arc::new(Versions::on_disk(Versions::default_dir(dir))));
+    let state = filekit_core::state::StateDir::for_root(
+        &std::env::temp_dir().join("filekit-core-tests-state"),
+        &ws.roots()[0],
+    );
+    ws.set_versions(Arc::new(Versions::on_disk(state.versions_dir())));
+    ws.set_state(state);
     ws
 }
 
@@ -303,7 +310,7 @@ fn leases_refuse_other_holders_and_expire() {
     assert!(edit(&b, "f.txt", None, vec![replace_lines(2, 2, "b", None)]).success());
     // An expired lease is ignored: write one that ended a minute ago.
     leases::lock(&a, &p, "agent-a", 60).unwrap();
-    let dir = d.path().join(".filekit/locks");
+    let dir = a.state().unwrap().locks_dir();
     let file = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

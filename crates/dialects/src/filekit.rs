@@ -636,10 +636,25 @@ fn lease_holder(ws: &Workspace, given: Option<String>, tool: &str) -> Result<Str
     })
 }
 
+/// The most paths one lock or unlock call names.
+const MAX_LEASE_PATHS: usize = 1000;
+
 fn lease_paths(paths: &[String], tool: &str) -> Result<(), FkError> {
     if paths.is_empty() {
         return Err(FkError::invalid(format!("{tool}: `paths` is empty"))
             .with_hint("list the files, e.g. {\"paths\": [\"src/app.py\"]}"));
+    }
+    if paths.len() > MAX_LEASE_PATHS {
+        return Err(FkError::too_large(
+            filekit_core::Limit::Leases,
+            paths.len() as u64,
+            MAX_LEASE_PATHS as u64,
+            format!(
+                "{tool}: {} paths in one call; one call names at most {MAX_LEASE_PATHS}",
+                paths.len()
+            ),
+        )
+        .with_hint("lease the files you are about to edit, not a whole tree; split the list into several calls"));
     }
     Ok(())
 }

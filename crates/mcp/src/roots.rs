@@ -91,32 +91,46 @@ impl SessionWorkspace {
     }
 }
 
-/// Gives a workspace opened on the client's roots the history of the one it replaces: the
-/// same database when one was named, else the default place in the new first root.
+/// Gives a workspace opened on the client's roots the state of the one it replaces: the state
+/// directory of the new first root under the same base, with its history and versions (or the
+/// same database, when one was named), and the same lease holder.
 fn carry_history(old: &Workspace, new: &mut Workspace) {
     use filekit_core::history::{DEFAULT_CAP_BYTES, History};
+    use filekit_core::state::StateDir;
     use filekit_core::versions::Versions;
-    // The version store and the lease holder go along: versions in the new first root.
+    let new_state = old
+        .state()
+        .map(|s| StateDir::for_root(s.base(), &new.roots()[0]));
+    if let Some(state) = &new_state
+        && !new.read_only()
+        && let Err(e) = state.ensure()
+    {
+        eprintln!("filekit serve: warning: {e}");
+    }
     if let Some(v) = old.versions() {
-        if v.dir().is_some() && !new.read_only() {
-            new.set_versions(Arc::new(Versions::on_disk(Versions::default_dir(
-                &new.roots()[0],
-            ))));
-        } else {
-            new.set_versions(Arc::clone(v));
+        match &new_state {
+            Some(state) if v.dir().is_some() && !new.read_only() => {
+                new.set_versions(Arc::new(Versions::on_disk(state.versions_dir())));
+            }
+            _ => new.set_versions(Arc::clone(v)),
         }
     }
     if let Some(h) = old.holder() {
         new.set_holder(h);
     }
-    let Some(h) = old.history() else { return };
-    if h.path() == History::default_path(&old.roots()[0]) {
-        new.set_history(Arc::new(History::new(
-            &History::default_path(&new.roots()[0]),
-            DEFAULT_CAP_BYTES,
-        )));
-    } else {
-        new.set_history(Arc::clone(h));
+    if let Some(h) = old.history() {
+        match (old.state(), &new_state) {
+            (Some(old_state), Some(state)) if h.path() == old_state.history_file() => {
+                new.set_history(Arc::new(History::new(
+                    &state.history_file(),
+                    DEFAULT_CAP_BYTES,
+                )));
+            }
+            _ => new.set_history(Arc::clone(h)),
+        }
+    }
+    if let Some(state) = new_state {
+        new.set_state(state);
     }
 }
 

@@ -11,7 +11,10 @@
 //! Events arrive on the watcher's thread a moment after the change. So that a call made
 //! right after a change sees it, [`Watch::sync`] writes a cookie file into `.filekit/` (a
 //! watched directory) and waits until its own event comes back: every change made before
-//! the cookie has been recorded by then (watchman's technique). When the watcher cannot be
+//! the cookie has been recorded by then (watchman's technique). `.filekit/` must be a real
+//! directory of the root (a link planted there, even to a directory inside the root, turns
+//! the watcher off), and cookies are made through the descriptor opened when the watch
+//! started, so that a link swapped in later cannot send them out of the root. When the watcher cannot be
 //! trusted (it could not start or watch a directory, its queue overflowed, it reported an
 //! error, or the cookie did not come back in time) the graph walks the tree and compares
 //! stamps, as without a watcher.
@@ -61,6 +64,8 @@ pub struct Watch {
     shared: Arc<Shared>,
     root: PathBuf,
     cookie_dir: PathBuf,
+    /// `.filekit/`, opened once with no link followed: cookies are made and removed through it.
+    cookie_fd: rustix::fd::OwnedFd,
     watched: HashSet<PathBuf>,
 }
 
@@ -83,15 +88,13 @@ impl Watch {
             record(&handler_shared, &handler_root, &handler_cookies, res)
         })
         .map_err(|e| format!("the file watcher did not start: {e}"))?;
-        if may_create {
-            std::fs::create_dir_all(&cookie_dir)
-                .map_err(|e| format!("cannot create {}: {e}", cookie_dir.display()))?;
-        }
+        let cookie_fd = open_cookie_dir(&cookie_dir, may_create)?;
         let mut w = Watch {
             watcher,
             shared,
             root: root.to_path_buf(),
             cookie_dir: cookie_dir.clone(),
+            cookie_fd,
             watched: HashSet::new(),
         };
         w.watch_dir(root)?;
@@ -128,11 +131,17 @@ impl Watch {
     /// Makes sure every change made before this call has been recorded: writes a cookie
     /// file and waits for its event. False when it did not come back in time.
     pub fn sync(&self) -> bool {
+        use rustix::fs::{AtFlags, Mode, OFlags, openat, unlinkat};
         let n = COOKIES.fetch_add(1, Ordering::Relaxed);
-        let cookie = self
-            .cookie_dir
-            .join(format!("{COOKIE_PREFIX}{}-{n}", std::process::id()));
-        if std::fs::write(&cookie, b"").is_err() {
+        let name = format!("{COOKIE_PREFIX}{}-{n}", std::process::id());
+        let cookie = self.cookie_dir.join(&name);
+        let made = openat(
+            &self.cookie_fd,
+            name.as_str(),
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        );
+        if made.is_err() {
             return false;
         }
         let state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -143,7 +152,7 @@ impl Watch {
             .unwrap_or_else(|e| e.into_inner());
         let seen = state.cookies.remove(&cookie);
         drop(state);
-        let _ = std::fs::remove_file(&cookie);
+        let _ = unlinkat(&self.cookie_fd, name.as_str(), AtFlags::empty());
         seen
     }
 
@@ -171,6 +180,41 @@ impl Watch {
 }
 
 /// The watcher thread's handler: remembers which paths changed.
+/// Opens (making it when `may_create`) the root's `.filekit/` for the cookies: a real
+/// directory, never a link.
+fn open_cookie_dir(dir: &Path, may_create: bool) -> Result<rustix::fd::OwnedFd, String> {
+    use rustix::fs::{Mode, OFlags, mkdirat, openat};
+    let made = may_create
+        && match mkdirat(rustix::fs::CWD, dir, Mode::from_raw_mode(0o755)) {
+            Ok(()) => true,
+            Err(rustix::io::Errno::EXIST) => false,
+            Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
+        };
+    let fd = openat(
+        rustix::fs::CWD,
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| {
+        format!(
+            "{} is not a directory filekit can use for its cookies ({e}); the graph walks instead",
+            dir.display()
+        )
+    })?;
+    if made
+        && let Ok(f) = openat(
+            &fd,
+            ".gitignore",
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+    {
+        let _ = rustix::io::write(&f, b"*\n");
+    }
+    Ok(fd)
+}
+
 fn record(shared: &Shared, root: &Path, cookie_dir: &Path, res: notify::Result<notify::Event>) {
     let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
     let event = match res {

@@ -20,9 +20,12 @@ pub const PNG_1X1: &[u8] = &[
 pub const TEN_LINES: &str =
     "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n";
 
-/// A temporary directory that is the workspace root of every command run in it.
+/// A temporary directory that is the workspace root of every command run in it, and another,
+/// outside it, that is filekit's state directory for those commands (`XDG_STATE_HOME`): the
+/// tests never touch the state of the user who runs them.
 pub struct Sandbox {
     dir: tempfile::TempDir,
+    state: tempfile::TempDir,
 }
 
 /// What a run of the binary gave: exit code, stdout parsed as JSON when it is JSON, and both
@@ -64,7 +67,31 @@ impl Sandbox {
     pub fn new() -> Sandbox {
         Sandbox {
             dir: tempfile::tempdir().expect("temp dir"),
+            state: tempfile::tempdir().expect("temp dir"),
         }
+    }
+
+    /// The `XDG_STATE_HOME` of the commands run in this sandbox.
+    pub fn xdg_state_home(&self) -> &Path {
+        self.state.path()
+    }
+
+    /// The workspace's state directory (history, versions, leases, journals), once a command
+    /// made it: the one folder under `$XDG_STATE_HOME/filekit/workspaces/`.
+    pub fn state_dir(&self) -> PathBuf {
+        let base = self.state.path().join("filekit/workspaces");
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&base)
+            .unwrap_or_else(|e| panic!("no state directory under {}: {e}", base.display()))
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert_eq!(found.len(), 1, "state folders: {found:?}");
+        found.pop().unwrap()
+    }
+
+    /// A path in the workspace's state directory (`history.db`, `versions`, `locks`).
+    pub fn state_path(&self, rel: &str) -> PathBuf {
+        self.state_dir().join(rel)
     }
 
     pub fn root(&self) -> &Path {
@@ -105,13 +132,13 @@ impl Sandbox {
             };
             for e in entries.flatten() {
                 let p = e.path();
-                // The version store is a cache of what filekit read: not the user's files.
-                if p.ends_with(".filekit/versions") || p.ends_with(".filekit/.gitignore") {
+                // The graph watcher's cookie folder is filekit's, not the user's files.
+                if p.ends_with(".filekit/.gitignore") {
                     continue;
                 }
                 let ft = e.file_type().unwrap();
                 if ft.is_dir() {
-                    // `.filekit/` appears with the version store: only what is in it counts.
+                    // `.filekit/` appears with the cookies: only what is in it counts.
                     if !p.ends_with(".filekit") {
                         out.insert(p.clone(), b"<dir>".to_vec());
                     }
@@ -142,6 +169,7 @@ impl Sandbox {
             .args(args)
             .env_remove("NO_COLOR")
             .env_remove("CLICOLOR_FORCE")
+            .env("XDG_STATE_HOME", self.xdg_state_home())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -190,6 +218,14 @@ impl Sandbox {
     }
 }
 
+/// The `XDG_STATE_HOME` of commands a test runs outside a [`Sandbox`]: one private folder per
+/// test process, so that tests never touch the state of the user who runs them.
+pub fn test_state_home() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("filekit-test-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// The content hash a read reports for `rel` (via `filekit read --json`).
 pub fn hash_of(sb: &Sandbox, rel: &str) -> String {
     let run = sb.filekit(&["read", rel, "--json"], None);
@@ -212,7 +248,18 @@ pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
         .arg("-u")
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    // A state directory of the user that runs it (filekit refuses one of another user).
+    let state = sb.xdg_state_home().join("unprivileged");
+    std::fs::create_dir_all(&state).unwrap();
     let mut cmd = if is_root {
+        std::fs::set_permissions(sb.xdg_state_home(), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        rustix::fs::chown(
+            &state,
+            Some(rustix::fs::Uid::from_raw(65534)),
+            Some(rustix::fs::Gid::from_raw(65534)),
+        )
+        .unwrap();
         let bin_dir = std::env::temp_dir().join(format!("filekit-bin-{}", std::process::id()));
         std::fs::create_dir_all(&bin_dir).unwrap();
         let bin = bin_dir.join("filekit");
@@ -233,6 +280,7 @@ pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
     cmd.arg("--root")
         .arg(sb.root())
         .args(["call", "--json", &call.to_string()])
+        .env("XDG_STATE_HOME", &state)
         .current_dir("/");
     Run::parse(
         cmd.output()
@@ -240,14 +288,16 @@ pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
     )
 }
 
-/// Makes `dir` and the directories under it traversable and listable by others (files keep
-/// their modes: what a test locks stays locked).
+/// Makes `dir` and the directories under it traversable and listable by others (their write
+/// bits and the files' modes are kept: what a test locks stays locked).
 fn open_up(dir: &Path) {
     use std::os::unix::fs::PermissionsExt;
     if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
         return;
     }
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Others may list and enter it; whether anyone may write in it stays as the test set it.
+    let mode = std::fs::metadata(dir).unwrap().permissions().mode() & 0o7777;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o055)).unwrap();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         open_up(&e.path());
     }
