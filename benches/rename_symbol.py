@@ -103,7 +103,8 @@ def syntactic(binary, root, runs):
 async def warm(binary, root, runs, start, server=True, dry=False):
     path = path_without_server()
     params = StdioServerParameters(
-        command=binary, args=["serve", "--root", root],
+        # A language server runs the workspace's code: only a trusted workspace gets one.
+        command=binary, args=["serve", "--root", root] + (["--trust-workspace"] if server else []),
         env={"PATH": DEPS_BIN + os.pathsep + path if server else path})
     times = []
     async with stdio_client(params) as (read, write):

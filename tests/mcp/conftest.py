@@ -87,26 +87,40 @@ async def stdio_session(root, *extra, cwd=None, **session_options):
             yield session
 
 
-@contextlib.contextmanager
-def http_server(root, *extra, cwd=None):
-    """Starts `filekit serve --http 0` and yields its URL, read from the line it prints on
-    stderr; stops it with SIGINT (its graceful shutdown) afterwards."""
-    with http_server_process(root, *extra, cwd=cwd) as (url, _proc):
-        yield url
+class HttpServer:
+    """A running `filekit serve --http`: its URL, its bearer token (read from the line it
+    prints on stderr, and checked against the file it writes into its state directory), the
+    process, and its state directory."""
+
+    def __init__(self, url, token, proc, state_dir):
+        self.url = url
+        self.token = token
+        self.proc = proc
+        self.state_dir = state_dir
+
+    @property
+    def auth(self):
+        """The header every request must carry."""
+        return {"Authorization": f"Bearer {self.token}"}
 
 
 @contextlib.contextmanager
-def http_server_process(root, *extra, cwd=None):
-    """Like http_server, and yields (url, the server's Popen) to watch the process."""
+def http_server(root, *extra, cwd=None, auth=True):
+    """Starts `filekit serve --http 0` (its state directory is the test's XDG_STATE_HOME, see
+    state_home) and yields an HttpServer once it listens; stops it with SIGINT (its graceful
+    shutdown) afterwards. With auth=False the server is started with --http-no-auth."""
     with tempfile.TemporaryDirectory() as logdir:
         log_path = os.path.join(logdir, "stderr.log")
+        state_dir = os.environ["XDG_STATE_HOME"]
+        env = dict(os.environ)
+        args = [filekit_bin(), "serve", *root_args(root), "--http", "0", *extra]
+        if not auth:
+            args.append("--http-no-auth")
         # The server appends to its own handle; we read through another, so our reads never
         # move the offset it writes at.
         with open(log_path, "ab") as log:
-            proc = subprocess.Popen(
-                [filekit_bin(), "serve", *root_args(root), "--http", "0", *extra],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log, cwd=cwd,
-            )
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=log, cwd=cwd, env=env)
         try:
             deadline = time.monotonic() + 30
             url = None
@@ -121,7 +135,25 @@ def http_server_process(root, *extra, cwd=None):
                     raise AssertionError(f"filekit serve --http did not start: {printed!r}")
                 else:
                     time.sleep(0.01)
-            yield url, proc
+            token = None
+            if auth:
+                said = re.search(rb"bearer token ([0-9a-f]{64}) ", printed)
+                assert said, printed
+                token = said.group(1).decode()
+                port = url.rsplit(":", 1)[1].split("/")[0]
+                token_file = os.path.join(state_dir, "filekit", f"http-token-{port}")
+                with open(token_file) as f:
+                    assert f.read().strip() == token
+                assert os.stat(token_file).st_mode & 0o777 == 0o600
+                assert os.stat(os.path.dirname(token_file)).st_mode & 0o777 == 0o700
+            else:
+                assert b"no bearer token (--http-no-auth)" in printed
+            yield HttpServer(url, token, proc, state_dir)
+            if auth:
+                proc.send_signal(signal.SIGINT)
+                proc.wait(timeout=10)
+                # A graceful stop takes the token away with the server.
+                assert not os.path.exists(token_file), token_file
         finally:
             proc.send_signal(signal.SIGINT)
             try:
@@ -137,10 +169,11 @@ def http_server_process(root, *extra, cwd=None):
 
 @contextlib.asynccontextmanager
 async def http_session(root, *extra, cwd=None, **session_options):
-    with http_server(root, *extra, cwd=cwd) as url:
+    with http_server(root, *extra, cwd=cwd) as server:
         # trust_env=False: never route loopback traffic through a proxy from the environment.
-        async with httpx.AsyncClient(trust_env=False, timeout=httpx.Timeout(30, read=300)) as client:
-            async with streamable_http_client(url, http_client=client) as (read, write, _):
+        async with httpx.AsyncClient(trust_env=False, headers=server.auth,
+                                     timeout=httpx.Timeout(30, read=300)) as client:
+            async with streamable_http_client(server.url, http_client=client) as (read, write, _):
                 async with ClientSession(read, write, **session_options) as session:
                     session.init_result = await session.initialize()
                     yield session

@@ -122,7 +122,9 @@ def test_http_survives_malformed_posts(workspace):
 
     (workspace / "a.txt").write_text("one\n")
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    with http_server(workspace, "--tools", "claude") as url:
+    with http_server(workspace, "--tools", "claude") as server:
+        url = server.url
+        headers.update(server.auth)
         with httpx.Client(trust_env=False, timeout=30) as http:
             bad = http.post(url, content=b"{not json", headers=headers)
             assert 400 <= bad.status_code < 500
@@ -186,7 +188,9 @@ def test_http_refuses_foreign_host_headers(workspace):
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                        "clientInfo": {"name": "raw", "version": "0"}}}
-    with http_server(workspace, "--tools", "claude") as url:
+    with http_server(workspace, "--tools", "claude") as server:
+        url = server.url
+        headers.update(server.auth)
         with httpx.Client(trust_env=False, timeout=30) as http:
             refused = http.post(url, headers=headers, json=body)
             assert refused.status_code == 403, refused.status_code

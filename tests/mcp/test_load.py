@@ -9,7 +9,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import http_server_process
+from conftest import http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -32,8 +32,8 @@ def rss_kib(pid):
     return 0
 
 
-async def client(url, i, stale_counts):
-    async with httpx.AsyncClient(trust_env=False, timeout=httpx.Timeout(60, read=120)) as http:
+async def client(url, i, stale_counts, auth):
+    async with httpx.AsyncClient(trust_env=False, headers=auth, timeout=httpx.Timeout(60, read=120)) as http:
         async with streamable_http_client(url, http_client=http) as (read, write, _):
             async with ClientSession(read, write) as s:
                 await s.initialize()
@@ -71,7 +71,8 @@ async def test_eight_clients_lose_no_edit(tmp_path):
         "".join(f"shared {i} {k}\n" for i in range(CLIENTS) for k in range(ROUNDS)))
     stale_counts = [0] * CLIENTS
     peak = 0
-    with http_server_process(root, "--tools", "all") as (url, proc):
+    with http_server(root, "--tools", "all") as server:
+        url, proc = server.url, server.proc
         assert url.startswith("http://127.0.0.1:")
         done = anyio.Event()
 
@@ -87,7 +88,7 @@ async def test_eight_clients_lose_no_edit(tmp_path):
                 tg.start_soon(watch_memory)
                 async with anyio.create_task_group() as clients:
                     for i in range(CLIENTS):
-                        clients.start_soon(client, url, i, stale_counts)
+                        clients.start_soon(client, url, i, stale_counts, server.auth)
                 done.set()
         assert proc.poll() is None, "the server died under load"
     for i in range(CLIENTS):

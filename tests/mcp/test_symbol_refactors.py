@@ -57,7 +57,8 @@ def project(root):
 async def test_warm_server_renames_twice_and_undo_reverts(connect, workspace, monkeypatch):
     monkeypatch.setenv("PATH", deps_bin() + os.pathsep + path_without_server())
     project(workspace)
-    async with connect() as session:
+    # A language server runs the workspace's code: the server must be told to trust it.
+    async with connect("--trust-workspace") as session:
         first = await session.call_tool("file_edit", {
             "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum"})
         assert not first.isError, text_of(first)
@@ -104,8 +105,10 @@ async def test_without_the_server_renames_syntactically_and_refuses_extracts(con
             "file": "src/app.ts", "refactor": "extract_function",
             "selectionRange": {"startLine": 4, "startColumn": 2, "endLine": 4, "endColumn": 24}})
     type_check(workspace)
+    # Not trusted: no server is looked for, and the reply says how to opt in.
     assert extract.isError
-    assert "npm install -g typescript typescript-language-server" in text_of(extract)
+    assert extract.structuredContent["errorCode"] == "NOT_TRUSTED", text_of(extract)
+    assert "--trust-workspace" in text_of(extract)
 
 
 async def test_bad_refactor_arguments_are_rejected(connect, workspace, monkeypatch):
@@ -180,7 +183,7 @@ async def test_python_refactors_without_a_server(connect, workspace, monkeypatch
 async def test_inline_function_is_syntactic_even_with_the_server(connect, workspace, monkeypatch):
     monkeypatch.setenv("PATH", deps_bin() + os.pathsep + path_without_server())
     project(workspace)
-    async with connect() as session:
+    async with connect("--trust-workspace") as session:
         dry = await session.call_tool("file_edit", {
             "file": "src/lib/math.ts", "refactor": "inline_function", "symbol": "add", "dryRun": True})
         assert not dry.isError, text_of(dry)

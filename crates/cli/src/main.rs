@@ -80,7 +80,8 @@ Verbs:
             filekit mv src/old.ts src/lib/new.ts
   rename-symbol, refactor
           Rename a symbol across files; extract, inline, convert, organize imports (with
-          typescript-language-server on PATH, or syntactically for renames and imports).
+          typescript-language-server on PATH and --trust-workspace, or syntactically for
+          renames and imports).
             filekit rename-symbol src/user.ts UserService AuthService --dry-run
             filekit refactor extract_function src/calc.ts --range 4:2-6:30 --name total
   history, undo, redo
@@ -123,6 +124,16 @@ pub struct GlobalArgs {
     /// hooks and config are not the project's files).
     #[arg(long, global = true)]
     allow_git_writes: bool,
+    /// Trust the workspace's code: allow the language servers of the semantic refactors
+    /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
+    /// language server runs the workspace's code (its configuration, toolchain, compiler,
+    /// plugins, build scripts), so without this option filekit starts no program at all and the
+    /// refactors that need a server are refused (renames and import clean-ups of TS/JS and
+    /// Python still work, syntactically). Even with it, no program inside the roots or found
+    /// through a relative PATH entry is started, and the server's toolchain and TypeScript are
+    /// the ones installed outside the workspace.
+    #[arg(long, global = true)]
+    trust_workspace: bool,
     /// When to color the output: auto (when stdout is a terminal or CLICOLOR_FORCE is set,
     /// and NO_COLOR is not set), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
@@ -138,8 +149,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     no_versions: bool,
     /// Where filekit keeps its state: history, versions, leases, journals, one folder per
-    /// workspace (default: $XDG_STATE_HOME/filekit, else ~/.local/state/filekit). Never inside
-    /// a workspace: see `filekit state --help`.
+    /// workspace, and the bearer token of `serve --http` (default: $XDG_STATE_HOME/filekit,
+    /// else ~/.local/state/filekit). Never inside a workspace: see `filekit state --help`.
     #[arg(long, value_name = "DIR", global = true)]
     state_dir: Option<PathBuf>,
     /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
@@ -271,7 +282,9 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     } else {
         global.roots.clone()
     };
-    let mut ws = Workspace::new(&roots, global.read_only)?.with_git_writes(global.allow_git_writes);
+    let mut ws = Workspace::new(&roots, global.read_only)?
+        .with_git_writes(global.allow_git_writes)
+        .with_trust(global.trust_workspace);
     let state = match workspace_state(global, &ws.roots()[0], !global.read_only) {
         Ok(state) => state,
         Err(e) => {

@@ -9,9 +9,10 @@ use filekit_core::FkError;
 use serde_json::{Value, json};
 
 pub const RENAME_AFTER_HELP: &str = "\
-Renames a declaration and its references. With typescript-language-server (or
-pyright-langserver, rust-analyzer) on PATH the server computes the rename (precision
-\"semantic\"); without it TS/TSX/JS and Python files are renamed by scope on their syntax
+Renames a declaration and its references. With --trust-workspace and
+typescript-language-server (or pyright-langserver, rust-analyzer) on PATH the server computes
+the rename (precision \"semantic\"); a language server runs the workspace's code, so none is
+started without that option. Without a server TS/TSX/JS and Python files are renamed by scope on their syntax
 trees (\"syntactic\"; Python symbols by path too: Class.method, function.local): the
 declaration's scope in the file and, with --scope workspace (the default), the files that
 import it by name. All files change together; `filekit undo` reverts them.
@@ -23,7 +24,8 @@ Examples:
 pub const REFACTOR_AFTER_HELP: &str = "\
 KIND: extract_function, extract_method, extract_variable, extract_constant, extract_type,
 inline_variable, add_import, convert_to_arrow, convert_to_async (these ask
-typescript-language-server: `npm install -g typescript typescript-language-server`),
+typescript-language-server: `npm install -g typescript typescript-language-server`, and
+--trust-workspace, since a language server runs the workspace's code),
 inline_function (TS/JS, on the syntax trees: --range on the function's name or a call), and
 organize_imports, remove_unused_imports (TS/JS and Python, syntactic without a server). --range is
 START_LINE:START_COLUMN-END_LINE:END_COLUMN, lines from 1, columns from 0, end exclusive.

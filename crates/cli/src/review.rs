@@ -89,7 +89,7 @@ pub fn run(
                     accept_all |= matches!(answer, Answer::All);
                 }
                 Answer::No => {}
-                Answer::Edit => match edit_in_editor(&after) {
+                Answer::Edit => match edit_in_editor(&after, ws.roots()) {
                     Ok(edited) => {
                         // The editor was shown these lines with only this change; its text
                         // replaces the whole lines, so changes accepted earlier on them give
@@ -203,8 +203,11 @@ fn ask(input: &mut impl BufRead) -> Answer {
     }
 }
 
-/// Opens `text` in the user's editor and returns what they saved.
-fn edit_in_editor(text: &str) -> Result<String, String> {
+/// Opens `text` in the user's editor and returns what they saved. The editor is the person's
+/// choice (`VISUAL`, `EDITOR`), but not a program of the workspace: `/bin/sh` by its absolute
+/// name looks it up on a PATH without empty or relative entries or directories inside the
+/// roots (`filekit_lsp::launch::SearchPath`), so a `vi` planted in the workspace is not it.
+fn edit_in_editor(text: &str, roots: &[std::path::PathBuf]) -> Result<String, String> {
     let editor = std::env::var("VISUAL")
         .or_else(|_| std::env::var("EDITOR"))
         .unwrap_or_else(|_| "vi".to_string());
@@ -215,7 +218,10 @@ fn edit_in_editor(text: &str) -> Result<String, String> {
         .map_err(|e| format!("cannot make a file to edit: {e}"))?;
     std::fs::write(file.path(), text).map_err(|e| format!("cannot write {e}"))?;
     // Through the shell, so that EDITOR may carry arguments (`code --wait`).
-    let status = std::process::Command::new("sh")
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = filekit_lsp::launch::SearchPath::new(&path, roots).value();
+    let status = std::process::Command::new("/bin/sh")
+        .env("PATH", path)
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
         .arg("filekit-editor")

@@ -2,6 +2,7 @@
 
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
+use std::path::{Path, PathBuf};
 
 pub const AFTER_HELP: &str = "\
 Tool tables (--tools, comma-separated):
@@ -20,6 +21,26 @@ Examples:
   filekit serve --root . --http 8765          streamable HTTP at http://127.0.0.1:8765/mcp
   claude mcp add filekit -- filekit serve --root /path/to/project
 
+Streamable HTTP (--http):
+  Token     Every request needs `Authorization: Bearer <token>`. The token is made at start
+            from the system's random source, printed on stderr and written (mode 0600, its
+            folder 0700) to http-token-<port> in the state directory (--state-dir, else
+            $XDG_STATE_HOME/filekit, else ~/.local/state/filekit); it is removed at exit. A
+            missing or wrong token gets 401. --http-no-auth turns this off (loopback only).
+  Host      The Host header must name the bound address (loopback names for a loopback
+            bind), else 403: a DNS-rebinding page cannot reach the server.
+  Origin    A request with an Origin header (a browser's) must come from this server's own
+            address (http://127.0.0.1:<port>, http://localhost:<port>, http://[::1]:<port>,
+            or the bound address); any other origin gets 403. Requests without Origin (every
+            MCP client that is not a browser) pass.
+  Limits    At most 100 live sessions: past it the oldest idle session is closed
+            (a request to it then gets 404, and the client starts a new session); a session
+            idle for 5 minutes is closed. Request bodies up to 64 MiB.
+
+Language servers (the semantic refactors of file_edit) run the workspace's code: the server
+starts none unless given --trust-workspace (the renames and import clean-ups of TS/JS and
+Python still work without one, syntactically).
+
 Without --root, the client's MCP roots are used when it offers them (and followed when they
 change), else the current directory. Logging goes to stderr; stdout carries only the
 protocol.";
@@ -34,6 +55,11 @@ pub struct ServeArgs {
     /// HOST:PORT; port 0 picks a free port. The address is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    /// With --http on a loopback address only: accept requests without the bearer token.
+    /// Any local process (another user's too) can reach a loopback port; use this only where
+    /// that is fine.
+    #[arg(long, requires = "http")]
+    http_no_auth: bool,
 }
 
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
@@ -79,11 +105,23 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     };
     let served = match http {
         None => runtime.block_on(filekit_mcp::serve_stdio(server)),
-        Some(addr) => runtime.block_on(filekit_mcp::serve_http(server, addr, |bound| {
-            // One write, so that whoever watches stderr for the address never sees half a line.
-            let line = format!("filekit serve: listening on http://{bound}/mcp\n");
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
-        })),
+        Some(addr) if args.http_no_auth && !addr.ip().is_loopback() => {
+            eprintln!(
+                "filekit serve: --http-no-auth is only for a loopback address, not {addr}: \
+                 anyone who reaches it could read and write the workspace"
+            );
+            return EXIT_BAD_REQUEST;
+        }
+        Some(addr) => {
+            let Some(state) = crate::state_base(global) else {
+                eprintln!(
+                    "filekit serve: no state directory for the bearer token: neither \
+                     XDG_STATE_HOME nor HOME is set (give --state-dir DIR)"
+                );
+                return EXIT_BAD_REQUEST;
+            };
+            runtime.block_on(serve_http(server, addr, args.http_no_auth, &state))
+        }
     };
     match served {
         Ok(()) => EXIT_OK,
@@ -91,5 +129,104 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
             eprintln!("filekit serve: {err}");
             EXIT_FAILED
         }
+    }
+}
+
+/// `serve --http`: binds, makes the bearer token (unless `no_auth`), writes it into the state
+/// directory, says where it listens, serves until Ctrl-C, and removes the token file.
+async fn serve_http(
+    server: filekit_mcp::FilekitServer,
+    addr: std::net::SocketAddr,
+    no_auth: bool,
+    state: &Path,
+) -> std::io::Result<()> {
+    let token = if no_auth { None } else { Some(new_token()?) };
+    let options = filekit_mcp::HttpOptions {
+        token: token.clone(),
+        max_sessions: filekit_mcp::MAX_HTTP_SESSIONS,
+    };
+    let listener = filekit_mcp::bind_http(addr, &options).await?;
+    let bound = listener.local_addr()?;
+    let mut said = String::new();
+    let token_file = match &token {
+        Some(token) => {
+            let file = write_token(state, bound.port(), token)?;
+            said.push_str(&format!(
+                "filekit serve: bearer token {token} (clients send \"Authorization: Bearer \
+                 <token>\"; also in {})\n",
+                file.display()
+            ));
+            Some(file)
+        }
+        None => {
+            said.push_str("filekit serve: warning: no bearer token (--http-no-auth): any local process can use this server\n");
+            None
+        }
+    };
+    // One write, so that whoever watches stderr for the address never sees half a line.
+    said.push_str(&format!("filekit serve: listening on http://{bound}/mcp\n"));
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), said.as_bytes());
+    let served = filekit_mcp::serve_http(server, listener, options).await;
+    if let (Some(file), Some(token)) = (token_file, token) {
+        // Only our own token: another server may have taken the port (and the file) since.
+        if std::fs::read_to_string(&file).is_ok_and(|t| t.trim() == token) {
+            let _ = std::fs::remove_file(&file);
+        }
+    }
+    served
+}
+
+/// 32 bytes from the operating system's random source, in hex.
+fn new_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| std::io::Error::other(format!("no random bytes for the token: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes the token to `<state>/http-token-<port>` (folder 0700, file 0600, replaced by rename
+/// so that no reader sees half a token).
+fn write_token(state: &Path, port: u16, token: &str) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    let context = |what: &str, p: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("cannot {what} {}: {e}", p.display()))
+    };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(state)
+        .map_err(|e| context("create the state directory", state, e))?;
+    let meta = std::fs::metadata(state).map_err(|e| context("read", state, e))?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        std::fs::set_permissions(state, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| context("make private", state, e))?;
+    }
+    let file = state.join(format!("http-token-{port}"));
+    let temp = state.join(format!(".http-token-{port}.{}.tmp", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .map_err(|e| context("create", &temp, e))?;
+    f.write_all(format!("{token}\n").as_bytes())
+        .and_then(|()| f.sync_all())
+        .map_err(|e| context("write", &temp, e))?;
+    std::fs::rename(&temp, &file).map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        context("put the token in", &file, e)
+    })?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_help_states_the_session_cap() {
+        assert!(super::AFTER_HELP.contains(&format!(
+            "At most {} live sessions",
+            filekit_mcp::MAX_HTTP_SESSIONS
+        )));
     }
 }

@@ -40,9 +40,16 @@ fn path(server: bool) -> String {
         .into_owned()
 }
 
+/// `file_edit` through `filekit call`; with `server`, a trusted workspace
+/// (`--trust-workspace`) with typescript-language-server on PATH.
 fn call(sb: &Sandbox, args: Value, server: bool) -> common::Run {
     let c = json!({"tool_name": "file_edit", "tool_args": args});
-    sb.filekit_env(&["call"], Some(&c.to_string()), &[("PATH", &path(server))])
+    let verb: &[&str] = if server {
+        &["--trust-workspace", "call"]
+    } else {
+        &["call"]
+    };
+    sb.filekit_env(verb, Some(&c.to_string()), &[("PATH", &path(server))])
 }
 
 const TSCONFIG: &str = r#"{

@@ -203,7 +203,11 @@ fn semantic_renames_with_pyright_agree_with_the_syntactic_ones() {
         let what = format!("{symbol} → {new} (pyright)");
         let sb = urllib3();
         let c = json!({"tool_name": "file_edit", "tool_args": {"file": file, "refactor": "rename_symbol", "symbol": symbol, "newName": new}});
-        let run = sb.filekit_env(&["call"], Some(&c.to_string()), &[("PATH", &server)]);
+        let run = sb.filekit_env(
+            &["--trust-workspace", "call"],
+            Some(&c.to_string()),
+            &[("PATH", &server)],
+        );
         assert_eq!(run.code, 0, "{what}: {}{}", run.stdout, run.stderr);
         assert_eq!(run.json["precision"], "semantic", "{what}: {}", run.stdout);
         let syntactic = urllib3();

@@ -48,14 +48,17 @@ fn path_with_server() -> String {
     format!("{}:{}", deps_bin().display(), path_without_server())
 }
 
+/// `file_edit` through `filekit call`: with `server`, the workspace is trusted
+/// (`--trust-workspace`: a language server runs the workspace's code) and the test deps'
+/// server is on PATH; without, neither.
 fn call(sb: &Sandbox, args: Value, server: bool) -> common::Run {
-    let path = if server {
-        path_with_server()
+    let (path, verb): (String, &[&str]) = if server {
+        (path_with_server(), &["--trust-workspace", "call"])
     } else {
-        path_without_server()
+        (path_without_server(), &["call"])
     };
     let c = json!({"tool_name": "file_edit", "tool_args": args});
-    sb.filekit_env(&["call"], Some(&c.to_string()), &[("PATH", &path)])
+    sb.filekit_env(verb, Some(&c.to_string()), &[("PATH", &path)])
 }
 
 fn ok(run: &common::Run) -> &Value {
@@ -547,15 +550,29 @@ fn a_refactor_the_server_does_not_offer_there_lists_what_it_offers() {
 }
 
 #[test]
-fn without_the_server_code_actions_say_how_to_install_it() {
+fn without_the_server_code_actions_say_why_and_what_to_do() {
     let sb = calc_project();
     let before = sb.snapshot();
-    let run = call(
-        &sb,
-        json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range(33, 2, 35, 3)}),
-        false,
+    let args = json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range(33, 2, 35, 3)});
+    // Not trusted: no server is looked for; the reply says why and how to opt in.
+    let run = call(&sb, args.clone(), false);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json["errorCode"], "NOT_TRUSTED", "{}", run.stdout);
+    assert!(run.stdout.contains("--trust-workspace"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("typescript-language-server"),
+        "{}",
+        run.stdout
+    );
+    // Trusted, but no server on PATH: how to install it.
+    let c = json!({"tool_name": "file_edit", "tool_args": args});
+    let run = sb.filekit_env(
+        &["--trust-workspace", "call"],
+        Some(&c.to_string()),
+        &[("PATH", &path_without_server())],
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.json["errorCode"], "NOT_FOUND", "{}", run.stdout);
     let all = run.stdout.clone();
     assert!(all.contains("typescript-language-server"), "{all}");
     assert!(
@@ -710,6 +727,7 @@ fn the_cli_verbs_show_diffs_and_json() {
     let server_path = path_with_server();
     let run = sb.filekit_env(
         &[
+            "--trust-workspace",
             "refactor",
             "extract_function",
             "src/calc.ts",
@@ -728,6 +746,7 @@ fn the_cli_verbs_show_diffs_and_json() {
     type_checks(&sb);
     let run = sb.filekit_env(
         &[
+            "--trust-workspace",
             "refactor",
             "extract_function",
             "src/calc.ts",
@@ -766,7 +785,7 @@ fn a_server_edit_outside_the_roots_is_refused() {
     let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
         .arg("--root")
         .arg(d.join("app"))
-        .args(["call", "--json", &c.to_string()])
+        .args(["--trust-workspace", "call", "--json", &c.to_string()])
         .env("PATH", path_with_server())
         .env("XDG_STATE_HOME", common::test_state_home())
         .output()

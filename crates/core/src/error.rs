@@ -47,6 +47,9 @@ pub enum ErrorCode {
     /// The input is over one of the bounds filekit keeps on what a workspace or a request
     /// can make it do (a file's size, a document's nesting, a count); see [`Limit`].
     TooLarge,
+    /// The request needs a program that would run the workspace's code (a language server),
+    /// and the person who started filekit has not said they trust this workspace.
+    NotTrusted,
 }
 
 impl ErrorCode {
@@ -69,6 +72,7 @@ impl ErrorCode {
             ErrorCode::Io => "IO",
             ErrorCode::Locked => "LOCKED",
             ErrorCode::TooLarge => "TOO_LARGE",
+            ErrorCode::NotTrusted => "NOT_TRUSTED",
         }
     }
 }

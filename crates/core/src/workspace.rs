@@ -73,6 +73,8 @@ pub struct Workspace {
     versions: Option<std::sync::Arc<crate::versions::Versions>>,
     /// Who this session is, for advisory leases (see [`crate::leases`]).
     holder: Option<String>,
+    /// Whether the person who started filekit trusts the workspace's code (off by default).
+    trusted: bool,
     /// Where leases and the journals of atomic runs are kept (see [`crate::state`]).
     state: Option<crate::state::StateDir>,
 }
@@ -266,6 +268,7 @@ impl Workspace {
             git_writes: false,
             versions: None,
             holder: None,
+            trusted: false,
             state: None,
         })
     }
@@ -328,6 +331,21 @@ impl Workspace {
     /// True when writes inside `.git/` directories are allowed.
     pub fn git_writes(&self) -> bool {
         self.git_writes
+    }
+
+    /// Says whether the person who started filekit trusts the workspace's code (off by
+    /// default). The engine starts no program either way; a front end may start one that runs
+    /// the workspace's code (a language server: it loads the project's configuration, its
+    /// toolchain, compiler or plugins) only for a trusted workspace. It is the person's choice,
+    /// made outside the workspace (an option), never a tool call's.
+    pub fn with_trust(mut self, trusted: bool) -> Workspace {
+        self.trusted = trusted;
+        self
+    }
+
+    /// True when the workspace's code is trusted (see [`Workspace::with_trust`]).
+    pub fn is_trusted(&self) -> bool {
+        self.trusted
     }
 
     /// The canonical roots, in the order given.

@@ -1,11 +1,15 @@
 //! The refactor mode of `file_edit` (seed 004 section 4.2): `rename_symbol`,
 //! `organize_imports`, `remove_unused_imports`, and the code actions of the refactor table.
 //!
-//! With the file's language server on PATH (`typescript-language-server`,
-//! `pyright-langserver`, `rust-analyzer`), the server is asked (through `filekit-lsp`'s warm
-//! pool) and the reply says `precision: "semantic"`. Without it, rename and the import
-//! clean-ups of TS/TSX/JS are computed on tree-sitter trees by `filekit_semantic::refactor`
-//! (`precision: "syntactic"`); the other refactors need the server and say how to install it.
+//! A language server runs the workspace's code, so one is started only for a workspace the
+//! person running filekit trusts ([`Workspace::is_trusted`], `--trust-workspace`), and only
+//! from outside the roots (`filekit_lsp::launch`). Then, with the file's language server on
+//! PATH (`typescript-language-server`, `pyright-langserver`, `rust-analyzer`), the server is
+//! asked (through `filekit-lsp`'s warm pool) and the reply says `precision: "semantic"`.
+//! Without it, rename and the import clean-ups of TS/TSX/JS and Python are computed on
+//! tree-sitter trees by `filekit_semantic::refactor` (`precision: "syntactic"`); the other
+//! refactors need the server and say why there is none: NOT_TRUSTED (how to opt in), or
+//! NOT_FOUND (how to install it, and which candidates were passed over).
 //!
 //! Either way the edits of every file go through the one write pipeline in ONE request:
 //! `Edit::Ranges` tied to the `content_hash` read, atomic across files, one history entry, a
@@ -17,7 +21,7 @@ use crate::shape;
 use crate::{ToolReply, apply};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_core::{ErrorCode, FkError, Workspace};
-use filekit_lsp::{Client, ServerKind, WsEdit};
+use filekit_lsp::{Client, Launch, ServerKind, WsEdit};
 use filekit_semantic::Lang;
 use filekit_semantic::ops::{self, Splice};
 use filekit_semantic::refactor::{self as syn, Target};
@@ -263,9 +267,11 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
             lang,
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python
         );
-    let server = ServerKind::for_path(&req.file)
-        .filter(|k| k.find().is_some())
-        .filter(|_| !file_scoped_rename);
+    let server = if file_scoped_rename {
+        Server::NotUsed
+    } else {
+        Server::for_file(ws, &req.file)
+    };
     // tsserver offers no inline function: it is done on the syntax trees, server or not.
     let inline_ts = req.refactor == RefactorKind::InlineFunction
         && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
@@ -275,15 +281,21 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         ref s
             if lang == Lang::Python
                 && match req.refactor {
-                    RefactorKind::RenameSymbol => s.is_none(),
+                    RefactorKind::RenameSymbol => !matches!(s, Server::Ready(_)),
                     RefactorKind::OrganizeImports | RefactorKind::RemoveUnusedImports => true,
                     _ => false,
                 } =>
         {
             crate::python_refactor::syntactic(ws, &req, &src)
+                .map(|plan| server.warn_passed_over(plan))
         }
-        Some(kind) => semantic(ws, &req, &src, resolved.absolute().to_path_buf(), kind),
-        None => {
+        Server::Ready(launch) => {
+            semantic(ws, &req, &src, resolved.absolute().to_path_buf(), &launch).map(|mut plan| {
+                plan.warnings.extend(launch.warning());
+                plan
+            })
+        }
+        ref other => {
             let syntactic_ok = matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
                 && matches!(
                     req.refactor,
@@ -292,21 +304,75 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
                         | RefactorKind::RemoveUnusedImports
                 );
             if !syntactic_ok {
-                let kind = ServerKind::for_path(&req.file).ok_or_else(|| {
-                    FkError::invalid(format!(
+                let err = match other {
+                    Server::NotTrusted(kind) => kind.not_trusted(req.refactor.name()),
+                    Server::Missing(err) => {
+                        let mut err = err.clone();
+                        err.message = format!(
+                            "{} needs a language server: {}",
+                            req.refactor.name(),
+                            err.message
+                        );
+                        err
+                    }
+                    Server::NotUsed | Server::Ready(_) => FkError::invalid(format!(
                         "{}: {} is built for TS/TSX/JS (and, with their language servers, Python and Rust)",
                         req.file,
                         req.refactor.name()
-                    ))
-                })?;
-                return Ok(failed(&req.file, &kind.missing(req.refactor.name())));
+                    )),
+                };
+                return Ok(failed(&req.file, &err));
             }
-            syntactic(ws, &req, lang, &src)
+            syntactic(ws, &req, lang, &src).map(|plan| other.warn_passed_over(plan))
         }
     };
     match result {
         Ok(plan) => Ok(write(ws, &req, plan)),
         Err(err) => Ok(failed(&req.file, &err)),
+    }
+}
+
+/// The language server a refactor of a file may use.
+enum Server {
+    /// None for this file's language, or none wanted for this request.
+    NotUsed,
+    /// The workspace is not trusted: no server is started (the syntactic refactors work).
+    NotTrusted(ServerKind),
+    /// Trusted, but no server may be started: none found outside the workspace (or its
+    /// choices could not be pinned). The error says what was passed over.
+    Missing(FkError),
+    /// Located outside the roots, ready to start (or warm).
+    Ready(Launch),
+}
+
+impl Server {
+    fn for_file(ws: &Workspace, file: &str) -> Server {
+        let Some(kind) = ServerKind::for_path(file) else {
+            return Server::NotUsed;
+        };
+        if !ws.is_trusted() {
+            return Server::NotTrusted(kind);
+        }
+        match kind.locate(ws.roots()) {
+            Ok(launch) => Server::Ready(launch),
+            Err(err) => Server::Missing(err),
+        }
+    }
+
+    /// A plan made without the server says which candidates were passed over, when a server
+    /// was looked for and refused for where it lies.
+    fn warn_passed_over(&self, mut plan: Plan) -> Plan {
+        if let Server::Missing(err) = self
+            && err
+                .details
+                .get("passed_over")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+        {
+            plan.warnings
+                .push(format!("done without a language server: {}", err.message));
+        }
+        plan
     }
 }
 
@@ -565,12 +631,13 @@ fn semantic(
     req: &Request,
     src: &Source,
     abs: PathBuf,
-    kind: ServerKind,
+    launch: &Launch,
 ) -> Result<Plan, FkError> {
+    let kind = launch.kind;
     let root = ws.roots()[0].clone();
     let text = src.text.as_str();
     let server_name = kind.command().0;
-    filekit_lsp::with_client(&root, kind, |c| {
+    filekit_lsp::with_client(launch, &root, |c| {
         resync(ws, c)?;
         let unit = ops::indent_unit(text, "  ");
         if unit.starts_with('\t') {
@@ -1024,7 +1091,7 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
     if !req.dry_run
         && let Some((root, kind)) = notify
     {
-        let _ = filekit_lsp::with_client(&root, kind, |c| {
+        let _ = filekit_lsp::with_running_client(&root, kind, |c| {
             for (path, text) in &new_texts {
                 if let Ok(p) = ws.resolve(path) {
                     c.changed_on_disk(p.absolute(), text)?;

@@ -26,6 +26,9 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
+pub mod launch;
+pub use launch::{Launch, PassedOver};
+
 /// How long one request may take. The first request of a fresh server includes loading the
 /// project, which takes seconds on a large one.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -85,33 +88,32 @@ impl ServerKind {
         }
     }
 
-    /// The server's executable on `PATH`, if there is one.
-    pub fn find(self) -> Option<PathBuf> {
-        let (exe, _) = self.command();
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .map(|d| d.join(exe))
-            .find(|p| is_executable(p))
+    /// Finds the server for a workspace over `roots` (canonical) on this process's `PATH`:
+    /// an executable outside every root, reached through an absolute `PATH` entry, with the
+    /// workspace's choices pinned (see [`launch`]). Call it only for a trusted workspace.
+    pub fn locate(self, roots: &[PathBuf]) -> Result<Launch, FkError> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        launch::locate(self, &path, roots)
     }
 
-    /// The error of a refactor that needs this server when it is not on PATH.
-    pub fn missing(self, what: &str) -> FkError {
+    /// The error of a refactor that needs this server in a workspace that is not trusted.
+    pub fn not_trusted(self, what: &str) -> FkError {
         let (exe, _) = self.command();
         FkError::new(
-            ErrorCode::NotFound,
-            format!("{what} needs a language server: `{exe}` is not on PATH"),
+            ErrorCode::NotTrusted,
+            format!(
+                "{what} needs a language server ({exe}), and a language server runs the \
+                 workspace's code (its configuration, toolchain, compiler, plugins, build \
+                 scripts): filekit starts none for a workspace it was not told to trust"
+            ),
         )
-        .with_hint(format!(
-            "install it ({}) and make sure `{exe}` is on PATH",
-            self.install_hint()
-        ))
-        .with_details(json!({"server": exe, "install": self.install_hint()}))
+        .with_hint(
+            "if the person running filekit trusts this workspace's code, they can start filekit \
+             with --trust-workspace (`filekit serve --trust-workspace` for MCP); no tool call \
+             can turn it on",
+        )
+        .with_details(json!({"server": exe, "option": "--trust-workspace"}))
     }
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -332,29 +334,48 @@ fn read_message(r: &mut impl BufRead) -> Option<Value> {
     Some(v)
 }
 
+/// Merges the object `extra` into `base`, key by key (objects recursively).
+fn merge(base: &mut Value, extra: &Value) {
+    if let (Some(b), Some(e)) = (base.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            match b.get_mut(k) {
+                Some(slot) if slot.is_object() && v.is_object() => merge(slot, v),
+                _ => {
+                    b.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+}
+
 fn lsp_error(method: &str, msg: impl std::fmt::Display) -> FkError {
     FkError::new(ErrorCode::Io, format!("language server: {method}: {msg}"))
 }
 
 impl Client {
-    /// Starts the server of `kind` on `root` and initializes it.
-    pub fn start(kind: ServerKind, root: &Path) -> Result<Client, FkError> {
-        let exe = kind.find().ok_or_else(|| kind.missing("this refactor"))?;
+    /// Starts the server `launch` located on `root` and initializes it. Its process gets the
+    /// filtered `PATH` and the pinned toolchain of the launch.
+    pub fn start(launch: &Launch, root: &Path) -> Result<Client, FkError> {
+        let kind = launch.kind;
+        let exe = launch.exe.clone();
         let (_, args) = kind.command();
-        let mut child = Command::new(&exe)
-            .args(args)
+        let mut cmd = Command::new(&exe);
+        cmd.args(args)
             .current_dir(root)
+            .env("PATH", &launch.path)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                FkError::new(
-                    ErrorCode::Io,
-                    format!("could not start {}: {e}", exe.display()),
-                )
-                .with_hint(kind.install_hint())
-            })?;
+            .stderr(Stdio::null());
+        for (k, v) in &launch.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            FkError::new(
+                ErrorCode::Io,
+                format!("could not start {}: {e}", exe.display()),
+            )
+            .with_hint(kind.install_hint())
+        })?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let (tx, rx) = channel();
@@ -379,6 +400,8 @@ impl Client {
             indent: (2, true),
         };
         let root_uri = uri(root);
+        let mut init_options = json!({"preferences": {"quotePreference": "auto", "providePrefixAndSuffixTextForRename": false}, "tsserver": {"useSyntaxServer": "never"}});
+        merge(&mut init_options, &launch.init_options);
         let init = c.request(
             "initialize",
             json!({
@@ -410,14 +433,14 @@ impl Client {
                         }
                     }
                 },
-                "initializationOptions": {"preferences": {"quotePreference": "auto", "providePrefixAndSuffixTextForRename": false}, "tsserver": {"useSyntaxServer": "never"}}
+                "initializationOptions": init_options
             }),
         );
         if let Err(e) = init {
             return Err(FkError::new(
                 ErrorCode::Io,
                 format!(
-                    "{} on PATH did not start as a language server: {}",
+                    "{} did not start as a language server: {}",
                     exe.display(),
                     e.message
                 ),
@@ -826,14 +849,15 @@ type Slot = Arc<Mutex<Option<Client>>>;
 static POOL: LazyLock<Mutex<HashMap<(PathBuf, ServerKind), Slot>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// Runs `f` with the warm server of `kind` on `root`, starting it when there is none (or the
-/// one there died). A server whose request failed at the transport level is dropped, so the
-/// next call starts a fresh one.
+/// Runs `f` with the warm server of `launch.kind` on `root`, starting `launch` when there is
+/// none (or the one there died). A server whose request failed at the transport level is
+/// dropped, so the next call starts a fresh one.
 pub fn with_client<R>(
+    launch: &Launch,
     root: &Path,
-    kind: ServerKind,
     f: impl FnOnce(&mut Client) -> Result<R, FkError>,
 ) -> Result<R, FkError> {
+    let kind = launch.kind;
     let slot = {
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
         pool.entry((root.to_path_buf(), kind))
@@ -845,7 +869,7 @@ pub fn with_client<R>(
         *guard = None;
     }
     if guard.is_none() {
-        *guard = Some(Client::start(kind, root)?);
+        *guard = Some(Client::start(launch, root)?);
     }
     let client = guard.as_mut().expect("started above");
     let r = f(client);
@@ -856,6 +880,24 @@ pub fn with_client<R>(
         c.shutdown();
     }
     r
+}
+
+/// Runs `f` with the warm server of `kind` on `root` if one is running; starts none.
+pub fn with_running_client<R>(
+    root: &Path,
+    kind: ServerKind,
+    f: impl FnOnce(&mut Client) -> Result<R, FkError>,
+) -> Option<Result<R, FkError>> {
+    let slot = {
+        let pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        pool.get(&(root.to_path_buf(), kind))?.clone()
+    };
+    let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+    let client = guard.as_mut()?;
+    if !client.alive() {
+        return None;
+    }
+    Some(f(client))
 }
 
 /// Stops every server of the pool (a CLI call's end, a server's shutdown).

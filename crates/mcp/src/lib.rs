@@ -11,7 +11,15 @@
 //! stdout is the protocol channel over stdio.
 
 mod roots;
+#[cfg(feature = "http")]
+mod sessions;
+mod stdio;
 mod tables;
+
+pub use stdio::MAX_MESSAGE_BYTES;
+
+#[cfg(feature = "http")]
+pub use sessions::MAX_HTTP_SESSIONS;
 
 pub use tables::{TABLES, select_tools};
 
@@ -253,8 +261,12 @@ impl ServerHandler for FilekitServer {
             () = context.ct.cancelled() => {
                 // The engine stops before writing anything if it has not started writing yet;
                 // once writing has started it finishes (each file's write is atomic), so no
-                // file is ever left half-written. The client asked not to hear the answer.
+                // file is ever left half-written. The client asked not to hear the answer,
+                // nor of the call's progress: the forwarding ends now, with what it had queued.
                 control.cancel();
+                if let Some(forwarding) = progress_sent {
+                    forwarding.abort();
+                }
                 return Err(ErrorData::internal_error("request cancelled", None));
             }
         };
@@ -304,8 +316,15 @@ fn progress_control(
     };
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
     let peer = context.peer.clone();
+    // Cancelled by the service loop as it reads `notifications/cancelled`, before it reads
+    // the next message: no progress is handed out after that (what was handed out before goes
+    // out before any reply to a later request).
+    let cancelled = context.ct.clone();
     let forwarding = tokio::spawn(async move {
         while let Some(p) = receiver.recv().await {
+            if cancelled.is_cancelled() {
+                break;
+            }
             let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
             if p.total > 0 {
                 note = note.with_total(p.total as f64);
@@ -324,8 +343,9 @@ fn progress_control(
 
 /// Serves MCP over stdin/stdout until the client closes the stream.
 pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
+    let (read, write) = rmcp::transport::stdio_pipes();
     let running = server
-        .serve(rmcp::transport::stdio_pipes())
+        .serve(stdio::LineTransport::new(read, write))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
@@ -349,19 +369,54 @@ pub fn http_address(spec: &str) -> Result<std::net::SocketAddr, String> {
     })
 }
 
-/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until Ctrl-C. `on_listening` receives
-/// the bound address (useful with port 0).
+/// How the HTTP transport guards itself.
+#[cfg(feature = "http")]
+pub struct HttpOptions {
+    /// The bearer token every request must carry (`Authorization: Bearer <token>`); `None`
+    /// turns authentication off, which only a loopback address allows.
+    pub token: Option<String>,
+    /// Live sessions kept at most (see [`MAX_HTTP_SESSIONS`]).
+    pub max_sessions: usize,
+}
+
+/// Binds `addr` for [`serve_http`], refusing options the address does not allow (no token
+/// on an address other than loopback).
+#[cfg(feature = "http")]
+pub async fn bind_http(
+    addr: std::net::SocketAddr,
+    options: &HttpOptions,
+) -> std::io::Result<tokio::net::TcpListener> {
+    if options.token.is_none() && !addr.ip().is_loopback() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{addr} is not a loopback address: serving it without a bearer token would let \
+                 anyone who reaches it read and write the workspace (drop --http-no-auth)"
+            ),
+        ));
+    }
+    tokio::net::TcpListener::bind(addr).await
+}
+
+/// Serves MCP over streamable HTTP at `http://ADDR/mcp` on `listener` (from [`bind_http`])
+/// until Ctrl-C.
+///
+/// Every request must carry the bearer token of `options` (any local process can reach a
+/// loopback port; a missing or wrong token gets 401 with `WWW-Authenticate: Bearer`); its
+/// `Host` must name the bound address and its `Origin`, when it has one, must be this server
+/// itself (a browser page elsewhere gets 403); at most `options.max_sessions` sessions live at
+/// once (the oldest idle one is closed past it).
 #[cfg(feature = "http")]
 pub async fn serve_http(
     server: FilekitServer,
-    addr: std::net::SocketAddr,
-    on_listening: impl FnOnce(std::net::SocketAddr),
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
 ) -> std::io::Result<()> {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
 
+    let addr = listener.local_addr()?;
     let mut config = StreamableHttpServerConfig::default();
     config.max_request_body_bytes = MAX_HTTP_BODY_BYTES;
     if !addr.ip().is_loopback() {
@@ -370,21 +425,113 @@ pub async fn serve_http(
         config.allowed_hosts.push(addr.ip().to_string());
         config.allowed_hosts.push(addr.to_string());
     }
+    // A browser names the page that sends a request in `Origin`: only this server's own
+    // address (as the allowed hosts spell it) is admitted; a request without one (any
+    // client that is not a browser) passes.
+    let mut hosts = vec!["localhost".to_string(), "127.0.0.1".into(), "[::1]".into()];
+    if !addr.ip().is_loopback() {
+        hosts.push(match addr.ip() {
+            std::net::IpAddr::V4(ip) => ip.to_string(),
+            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+        });
+    }
+    let origins: Vec<String> = hosts
+        .iter()
+        .map(|h| format!("http://{h}:{}", addr.port()))
+        .collect();
+    config = config
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
     let shutdown = config.cancellation_token.clone();
     let service = StreamableHttpService::new(
         move || Ok(server.for_new_session()),
-        std::sync::Arc::new(LocalSessionManager::default()),
+        std::sync::Arc::new(sessions::CappedSessions::new(options.max_sessions)),
         config,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    on_listening(listener.local_addr()?);
+    let token: Option<Arc<str>> = options.token.map(Arc::from);
+    let router =
+        axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(move |request, next| {
+                let token = token.clone();
+                async move { authorize(token.as_deref(), request, next).await }
+            }));
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             let _ = tokio::signal::ctrl_c().await;
             shutdown.cancel();
         })
         .await
+}
+
+/// Passes a request that carries the bearer token (or any, without a token); answers 401
+/// otherwise, with a JSON-RPC error as the body.
+#[cfg(feature = "http")]
+async fn authorize(
+    token: Option<&str>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let Some(token) = token else {
+        return refusals_close(next.run(request).await);
+    };
+    let given = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, rest) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+        });
+    let message = match given {
+        Some(g) if same_secret(g.as_bytes(), token.as_bytes()) => {
+            return refusals_close(next.run(request).await);
+        }
+        Some(_) => "the bearer token is wrong",
+        None => "this server needs a bearer token: send `Authorization: Bearer <token>`",
+    };
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32001,
+            "message": format!(
+                "Unauthorized: {message} (filekit serve prints the token on stderr at start and \
+                 writes it to http-token-<port> in its state directory)"
+            ),
+        }
+    });
+    axum::response::Response::builder()
+        .status(axum::http::StatusCode::UNAUTHORIZED)
+        .header(axum::http::header::WWW_AUTHENTICATE, "Bearer")
+        .header(axum::http::header::CONNECTION, "close")
+        .header(axum::http::header::CONTENT_TYPE, "application/json")
+        .body(axum::body::Body::from(body.to_string()))
+        .expect("a valid response")
+}
+
+/// A refusal (403: a foreign Host or Origin) is answered before its body is read, so the
+/// connection cannot carry another request reliably: say so (`Connection: close`), or a client
+/// that reuses it finds it closed under its next request.
+#[cfg(feature = "http")]
+fn refusals_close(mut response: axum::response::Response) -> axum::response::Response {
+    if response.status() == axum::http::StatusCode::FORBIDDEN {
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
+    response
+}
+
+/// Compares two secrets in time that depends on their lengths only.
+#[cfg(feature = "http")]
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
+    std::hint::black_box(diff) == 0
 }
 
 #[cfg(test)]
@@ -396,6 +543,15 @@ mod tests {
         assert_eq!(structured(json!({"a": 1})), json!({"a": 1}));
         assert_eq!(structured(json!([1, 2])), json!({"results": [1, 2]}));
         assert_eq!(structured(json!("x")), json!({"results": "x"}));
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"ab"));
+        assert!(!same_secret(b"", b"a"));
     }
 
     #[test]

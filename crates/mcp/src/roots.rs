@@ -65,8 +65,10 @@ impl SessionWorkspace {
             };
             match fetched {
                 Ok(roots) if !roots.is_empty() => match Workspace::new(&roots, guard.read_only())
-                    .map(|ws| ws.with_git_writes(guard.git_writes()))
-                {
+                    .map(|ws| {
+                        ws.with_git_writes(guard.git_writes())
+                            .with_trust(guard.is_trusted())
+                    }) {
                     Ok(mut ws) => {
                         carry_history(&guard, &mut ws);
                         if let Err(e) = filekit_core::transaction::recover(&ws) {
