@@ -498,7 +498,17 @@ fn replace_strings(
     // exist, or is empty.
     let mut planned = Vec::with_capacity(count);
     if let Some(first) = edits.next_if(|e| e.old_string.is_empty()) {
-        planned.push(create_with(ws, tool, &file_path, first.new_string)?);
+        match create_with(ws, tool, &file_path, first.new_string) {
+            Ok(create) => planned.push(create),
+            // The file's state, not the call, is what is wrong: a failure, not a rejection.
+            Err(err) => {
+                return Ok(ToolReply::new(
+                    failure(&err, Some(&file_path)),
+                    true,
+                    err.full_message(),
+                ));
+            }
+        }
     }
     planned.extend(edits.map(|e| Edit::ReplaceText {
         old: e.old_string,
