@@ -40,7 +40,10 @@ pub(crate) fn schema_for<T: JsonSchema>() -> Value {
 fn tidy(value: &mut Value) {
     match value {
         Value::Object(obj) => {
-            obj.remove("format");
+            // The `format` annotation (`uint`, `double`), not an argument named `format`.
+            if obj.get("format").is_some_and(Value::is_string) {
+                obj.remove("format");
+            }
             // `["integer", "null"]` -> `"integer"`.
             if let Some(Value::Array(types)) = obj.get_mut("type") {
                 types.retain(|t| t != "null");
@@ -883,6 +886,8 @@ mod tests {
         ratio: Option<f64>,
         flag: Option<bool>,
         name: Option<String>,
+        /// An argument named like the schema annotation `format` (`uint`), which is dropped.
+        format: Option<u32>,
     }
 
     fn refused(schema: &Value, args: Value) -> FkError {
@@ -941,9 +946,15 @@ mod tests {
             "{}",
             e.message
         );
+        // An argument named `format` is kept; the annotation `format: uint32` is not.
+        assert_eq!(
+            s["properties"]["format"],
+            serde_json::json!({"type": "integer", "minimum": 0, "description": "An argument named like the schema annotation `format` (`uint`), which is dropped."})
+        );
         let mut ok = serde_json::json!({
             "operations": [{"op": "delete", "path": "a", "recursive": true}],
-            "vars": {"anything": "goes"}
+            "vars": {"anything": "goes"},
+            "format": 3
         });
         prepare("t", &s, false, &mut ok).unwrap();
     }
