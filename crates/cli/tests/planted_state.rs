@@ -655,3 +655,42 @@ fn the_state_verb_shows_purges_and_imports() {
         run.stderr
     );
 }
+
+/// Leases a repository ships (or a link brings in) refuse no write: a planted lease file of
+/// filekit's old format in `.filekit/locks/` is not read, while a lease taken through filekit
+/// still applies.
+#[test]
+fn planted_leases_refuse_nothing() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "one\n");
+    // A real lease file, taken by "mallory" for this very path, moved into the tree.
+    let run = sb.filekit(
+        &["--holder", "mallory", "lock", "a.txt", "--ttl", "3600"],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::create_dir_all(sb.path(".filekit")).unwrap();
+    std::fs::rename(sb.state_path("locks"), sb.path(".filekit/locks")).unwrap();
+    let run = sb.call(
+        "Edit",
+        json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"}),
+    );
+    assert_eq!(
+        run.code, 0,
+        "a planted lease refused a write: {}",
+        run.stdout
+    );
+    assert_eq!(sb.read("a.txt"), "two\n");
+    // The same lease taken through filekit refuses another holder's write.
+    let run = sb.filekit(
+        &["--holder", "mallory", "lock", "a.txt", "--ttl", "3600"],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = sb.call(
+        "Edit",
+        json!({"file_path": "a.txt", "old_string": "two", "new_string": "three"}),
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("LOCKED"), "{}", run.stdout);
+}
