@@ -72,14 +72,17 @@ range_hash is the hash of exactly those lines (fs_write accepts it for edits of 
 - Image: `image_paths` (png, jpeg, gif, webp): the images are shown to you.
 - Directory: `path` of a directory: its entries `ls -l` style (type and permissions, size, \
 modification time, name), sorted; `depth` descends that many more levels (default 0: only \
-the directory's own entries). .gitignore'd and hidden entries are left out; at most 1000 \
-entries, the reply says how many were left out.
+the directory's own entries). .gitignore'd and hidden entries are left out, and so are \
+those matching `exclude_patterns`; at most `max_entries` (default 1000) entries, in path \
+order, from `offset` (default 0): the reply says how many more there are.
 - Search: `pattern` (plain text, case-insensitive, per line) in the file or directory \
 `path`: each matching line as `Line N: text`, with `context_lines` (default 2) around it; \
 in a directory each group starts with the file's path. At most 1000 lines are shown.
 
 The content is `cat -n` style: the line number, a tab, the line. Do not copy the numbers \
-into edits.
+into edits. `summary` is accepted and not used. An argument fs_read does not take is refused \
+with the closest valid name, and nothing is read (the Q CLI ignores unknown arguments; \
+filekit refuses them, deliberately, so that a misspelled argument never changes what is done).
 
 Example: {\"mode\": \"Line\", \"paths\": [\"src/main.rs\", \"Cargo.toml\"], \"start_line\": 1, \"end_line\": 40}";
 
@@ -122,6 +125,20 @@ struct FsReadArgs {
     /// Number of context lines around search results (Search mode).
     #[schemars(extend("default" = 2))]
     context_lines: Option<usize>,
+    /// Globs of entries to leave out (Directory mode): names or paths relative to the listed
+    /// directory (`node_modules`, `*.log`, `target/**`); a directory left out is not entered.
+    /// They add to what is always left out (.gitignore'd and hidden entries).
+    exclude_patterns: Option<Vec<String>>,
+    /// At most this many entries (Directory mode); the reply says how many more there are.
+    #[schemars(extend("default" = SEARCH_LIMIT), range(min = 1))]
+    max_entries: Option<usize>,
+    /// Entries to skip first (Directory mode), to page through a large listing with
+    /// `max_entries`. Entries are in path order.
+    #[schemars(extend("default" = 0))]
+    offset: Option<usize>,
+    /// Why this read is made (the Q CLI shows it to the user). Accepted and not used.
+    #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it
+    summary: Option<String>,
 }
 
 static FS_READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FsReadArgs>);
@@ -363,7 +380,10 @@ when that version is unknown). `new_str` of line edits is whole lines: a final n
 By default each failed edit is reported and the others still apply; `atomic: true` writes \
 nothing unless every edit of every file succeeds; `stop_on_error: true` stops a file at its \
 first failure and keeps the edits before it; `dry_run: true` only shows the diff. Each reply \
-entry has the file's new content_hash and the unified diff.
+entry has the file's new content_hash and the unified diff. `summary` is accepted and not \
+used. An argument fs_write does not take (at any depth) is refused with the closest valid \
+name, and nothing is written (the Q CLI ignores unknown arguments; filekit refuses them, \
+deliberately: a misspelled argument must not change what is written).
 
 Example: {\"command\": \"replace_lines\", \"fileEdits\": [{\"path\": \"src/app.py\", \"edits\": \
 [{\"command\": \"replace_lines\", \"start_line\": 10, \"end_line\": 12, \"new_str\": \"    return x\\n\", \
@@ -501,6 +521,10 @@ struct FsWriteArgs {
     /// `pattern_replace`: take the sed pattern as fixed text, and the replacement as written.
     #[schemars(extend("default" = false))]
     literal: Option<bool>,
+    /// What the change does or why it is made (the Q CLI shows it to the user). Accepted and
+    /// not used.
+    #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it
+    summary: Option<String>,
 }
 
 static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
@@ -874,25 +898,43 @@ fn read_directory(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkErro
             "Directory mode lists the directory `path`",
         ));
     };
+    let max_entries = args.max_entries.unwrap_or(SEARCH_LIMIT);
+    if max_entries == 0 {
+        return Err(FkError::invalid("fs_read: argument `max_entries` is 0")
+            .with_hint("give at least 1, or leave it out for the default of 1000"));
+    }
+    let offset = args.offset.unwrap_or(0);
     let opts = ListOptions {
         path: Some(path.clone()),
         depth: args.depth.unwrap_or(0).saturating_add(1),
         filter: None,
-        ignore: Vec::new(),
+        ignore: args.exclude_patterns.clone().unwrap_or_default(),
         walk: Default::default(),
-        limit: Some(SEARCH_LIMIT),
+        limit: Some(offset.saturating_add(max_entries)),
     };
-    let listing = match list(ws, &opts) {
+    let mut listing = match list(ws, &opts) {
         Ok(l) => l,
         Err(err) => return Ok(failed_entry(&path, &err)),
     };
+    // The page asked for: `offset` entries skipped, then at most `max_entries`.
+    listing.entries.drain(..offset.min(listing.entries.len()));
+    let shown_to = offset + listing.entries.len();
+    let more = listing.total.saturating_sub(shown_to);
     let mut content = format!("total {}\n", listing.total);
     content.push_str(&render_long(&listing));
-    if listing.truncated {
+    if offset > 0 || more > 0 {
         content.push_str(&format!(
-            "... {} more entries not shown (cut at {SEARCH_LIMIT}): list a subdirectory or lower depth\n",
-            listing.omitted()
+            "(showing entries {}-{shown_to} of {}",
+            (offset + 1).min(listing.total.max(1)),
+            listing.total
         ));
+        if more > 0 {
+            content.push_str(&format!(
+                "; {more} more: give offset={shown_to} to see the next ones, or list a \
+                 subdirectory, lower depth or add exclude_patterns"
+            ));
+        }
+        content.push_str(")\n");
     }
     if listing.skipped.count > 0 {
         content.push_str(&format!(
@@ -905,7 +947,8 @@ fn read_directory(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkErro
         ("success", Some(json!(true))),
         ("content", Some(json!(content))),
         ("total", Some(json!(listing.total))),
-        ("truncated", Some(json!(listing.truncated))),
+        ("truncated", Some(json!(more > 0))),
+        ("offset", (offset > 0).then(|| json!(offset))),
     ]);
     Ok(ToolReply::new(value, false, content))
 }

@@ -1,9 +1,15 @@
 //! Tool arguments: one Rust struct per tool is the single source of truth for both the JSON
 //! Schema a model is shown and the parser that checks what it sends.
 //!
-//! Unknown fields are accepted (agents add their own), known ones are type-checked, and every
-//! problem names the argument by its full path (`fileEdits[0].edits[1].start_line`), says
-//! what was wrong, and recalls from the schema what the argument is.
+//! Every call goes through [`prepare`] before its tool sees it: the arguments are walked
+//! against the tool's schema and a key the schema does not have, at any depth, refuses the
+//! call (an ignored `expectedReplacements` would replace fewer places than the agent meant, an
+//! ignored `file_path` would search the whole workspace), naming the key by its full path and
+//! the closest valid key at that place. For the dialects whose real tool accepts them
+//! ([`coerces`]), numbers and booleans sent as strings are taken first. Known keys are then
+//! type-checked by serde ([`parse`]), and every problem names the argument by its full path
+//! (`fileEdits[0].edits[1].start_line`), says what was wrong, and recalls from the schema what
+//! the argument is.
 
 use filekit_core::FkError;
 use schemars::{JsonSchema, generate::SchemaSettings};
@@ -34,7 +40,10 @@ pub(crate) fn schema_for<T: JsonSchema>() -> Value {
 fn tidy(value: &mut Value) {
     match value {
         Value::Object(obj) => {
-            obj.remove("format");
+            // The `format` annotation (`uint`, `double`), not an argument named `format`.
+            if obj.get("format").is_some_and(Value::is_string) {
+                obj.remove("format");
+            }
             // `["integer", "null"]` -> `"integer"`.
             if let Some(Value::Array(types)) = obj.get_mut("type") {
                 types.retain(|t| t != "null");
@@ -76,6 +85,10 @@ fn tidy(value: &mut Value) {
             if obj.get("default") == Some(&Value::Null) {
                 obj.remove("default");
             }
+            // Unknown keys are refused ([`prepare`]): the schema says so.
+            if obj.contains_key("properties") && !obj.contains_key("additionalProperties") {
+                obj.insert("additionalProperties".into(), Value::Bool(false));
+            }
             for v in obj.values_mut() {
                 tidy(v);
             }
@@ -96,6 +109,528 @@ fn unwrap_lines(text: &str) -> String {
         out.push_str(line);
     }
     out
+}
+
+/// The dialects whose real tool takes numbers and booleans sent as strings (`"3"`, `"true"`)
+/// for its number and boolean arguments. Claude Code does (its tool schemas wrap them in a
+/// preprocess that turns `"3"` into 3 and `"true"`/`"false"` into booleans); the Amazon Q CLI
+/// (serde) and Desktop Commander (zod without coercion) refuse them, and the other dialects
+/// are filekit's own. The schemas keep describing the canonical types.
+pub(crate) fn coerces(dialect: &str) -> bool {
+    dialect == "claude"
+}
+
+/// Readies a call's arguments for its tool: coerces strings where the dialect's real tool
+/// does ([`coerces`]), then refuses any key the tool's schema does not have, at any depth.
+/// Arguments that are not an object are left for [`parse`] to refuse. A refusal is
+/// INVALID_ARGUMENT naming each unknown key by its full path, the closest valid key at that
+/// place, and what that place takes; nothing has been done when it comes back.
+pub(crate) fn prepare(
+    tool: &str,
+    schema: &Value,
+    coerce: bool,
+    args: &mut Value,
+) -> Result<(), FkError> {
+    if !args.is_object() {
+        return Ok(());
+    }
+    if coerce {
+        coerce_strings(schema, args);
+    }
+    let mut unknown = Vec::new();
+    find_unknown(schema, args, "", &mut unknown);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(unknown_error(tool, &unknown))
+}
+
+/// A key the schema does not have: where, what the closest valid key there is, and all the
+/// valid keys there.
+struct Unknown {
+    path: String,
+    parent: String,
+    closest: Option<String>,
+    valid: Vec<String>,
+}
+
+fn unknown_error(tool: &str, unknown: &[Unknown]) -> FkError {
+    let one = |u: &Unknown| match &u.closest {
+        Some(c) => format!("`{}`; did you mean `{c}`?", u.path),
+        None => format!("`{}`", u.path),
+    };
+    let takes = |u: &Unknown| {
+        let place = if u.parent.is_empty() {
+            tool.to_string()
+        } else {
+            format!("`{}`", u.parent)
+        };
+        if u.valid.is_empty() {
+            format!("{place} takes no arguments")
+        } else {
+            format!("{place} takes: {}", u.valid.join(", "))
+        }
+    };
+    let message = if let [u] = unknown {
+        format!("{tool}: unknown argument {} ({})", one(u), takes(u))
+    } else {
+        let listed: Vec<String> = unknown.iter().map(one).collect();
+        let mut places: Vec<String> = Vec::new();
+        for u in unknown {
+            let t = takes(u);
+            if !places.contains(&t) {
+                places.push(t);
+            }
+        }
+        format!(
+            "{tool}: unknown arguments {} ({})",
+            listed.join(" "),
+            places.join("; ")
+        )
+    };
+    let renames: Vec<String> = unknown
+        .iter()
+        .filter_map(|u| {
+            u.closest
+                .as_ref()
+                .map(|c| format!("`{c}` instead of `{}`", u.path))
+        })
+        .collect();
+    let hint = if renames.is_empty() {
+        "nothing was done: leave out what the tool does not take and send the call again"
+            .to_string()
+    } else {
+        format!(
+            "nothing was done: send the call again with {}",
+            renames.join(", ")
+        )
+    };
+    let details: Vec<Value> = unknown
+        .iter()
+        .map(|u| {
+            object(vec![
+                ("argument", Some(Value::from(u.path.clone()))),
+                ("closest", u.closest.clone().map(Value::from)),
+                ("valid", Some(Value::from(u.valid.clone()))),
+            ])
+        })
+        .collect();
+    FkError::invalid(message)
+        .with_hint(hint)
+        .with_details(serde_json::json!({ "unknown_arguments": details }))
+}
+
+/// What an object value may hold according to the schemas that apply to it.
+#[derive(Default)]
+struct ObjectView<'a> {
+    /// Any key is allowed (a free-form object, or `additionalProperties: true`).
+    open: bool,
+    /// The named keys, in schema order, each with the schemas that describe its value.
+    keys: Vec<(&'a str, Vec<&'a Value>)>,
+    /// Schemas of the values of a map (`additionalProperties: {schema}`): any key.
+    map_values: Vec<&'a Value>,
+}
+
+impl<'a> ObjectView<'a> {
+    fn of(node: &'a Value, value: &Value) -> ObjectView<'a> {
+        let mut applied = Vec::new();
+        collect_applied(node, value, &mut applied);
+        let mut view = ObjectView::default();
+        let mut any_properties = false;
+        let mut closed = false;
+        for s in applied {
+            if let Some(Value::Object(props)) = s.get("properties") {
+                any_properties = true;
+                for (k, v) in props {
+                    match view.keys.iter_mut().find(|(name, _)| name == k) {
+                        Some((_, schemas)) => schemas.push(v),
+                        None => view.keys.push((k.as_str(), vec![v])),
+                    }
+                }
+            }
+            match s.get("additionalProperties") {
+                Some(Value::Bool(true)) => view.open = true,
+                Some(Value::Bool(false)) => closed = true,
+                Some(extra @ Value::Object(_)) => view.map_values.push(extra),
+                _ => {}
+            }
+            if s.get("patternProperties").is_some() {
+                view.open = true;
+            }
+        }
+        // A schema that names no key and does not close the object says nothing about keys.
+        if !any_properties && !closed && view.map_values.is_empty() {
+            view.open = true;
+        }
+        view
+    }
+
+    fn schemas_of(&self, key: &str) -> Option<Vec<&'a Value>> {
+        match self.keys.iter().find(|(name, _)| *name == key) {
+            Some((_, schemas)) => Some(schemas.clone()),
+            None if !self.map_values.is_empty() => Some(self.map_values.clone()),
+            None if self.open => Some(Vec::new()),
+            None => None,
+        }
+    }
+}
+
+/// `node` and every subschema that applies to `value` with it: the members of `allOf`, the
+/// branches of `anyOf`/`oneOf` that fit the value, and `then` or `else` as `if` decides.
+fn collect_applied<'a>(node: &'a Value, value: &Value, out: &mut Vec<&'a Value>) {
+    if !node.is_object() || out.len() > 64 {
+        return;
+    }
+    out.push(node);
+    if let Some(Value::Array(all)) = node.get("allOf") {
+        for s in all {
+            collect_applied(s, value, out);
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = node.get(key) {
+            for b in fitting_branches(branches, value) {
+                collect_applied(b, value, out);
+            }
+        }
+    }
+    if let Some(cond) = node.get("if") {
+        let branch = if if_holds(cond, value) {
+            node.get("then")
+        } else {
+            node.get("else")
+        };
+        if let Some(b) = branch {
+            collect_applied(b, value, out);
+        }
+    }
+}
+
+/// The branches of an `anyOf`/`oneOf` that fit `value`: of its type, not contradicted by a
+/// `const`/`enum` of a key the value has (`{"op": "move"}` rules out the `delete` branch),
+/// and, when some branch has all its required keys in the value, only those. When none fits,
+/// all of them (the key check then offers every branch's keys).
+fn fitting_branches<'a>(branches: &'a [Value], value: &Value) -> Vec<&'a Value> {
+    let consistent: Vec<&Value> = branches
+        .iter()
+        .filter(|b| type_allows(b, value) && consts_agree(b, value))
+        .collect();
+    let complete: Vec<&Value> = consistent
+        .iter()
+        .copied()
+        .filter(|b| required_present(b, value))
+        .collect();
+    if !complete.is_empty() {
+        complete
+    } else if !consistent.is_empty() {
+        consistent
+    } else {
+        branches.iter().collect()
+    }
+}
+
+fn type_allows(schema: &Value, value: &Value) -> bool {
+    let name = match value {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::Null => "null",
+    };
+    let fits = |t: &Value| {
+        t.as_str()
+            .is_some_and(|t| t == name || (t == "integer" && name == "number"))
+    };
+    match schema.get("type") {
+        None => true,
+        Some(Value::Array(types)) => types.iter().any(fits),
+        Some(t) => fits(t),
+    }
+}
+
+fn consts_agree(schema: &Value, value: &Value) -> bool {
+    let (Some(Value::Object(props)), Value::Object(given)) = (schema.get("properties"), value)
+    else {
+        return true;
+    };
+    props.iter().all(|(k, p)| match given.get(k) {
+        None => true,
+        Some(v) => {
+            p.get("const").is_none_or(|c| c == v)
+                && p.get("enum")
+                    .and_then(Value::as_array)
+                    .is_none_or(|e| e.contains(v))
+        }
+    })
+}
+
+fn required_present(schema: &Value, value: &Value) -> bool {
+    let Value::Object(given) = value else {
+        return true;
+    };
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_none_or(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .all(|k| given.contains_key(k))
+        })
+}
+
+fn if_holds(cond: &Value, value: &Value) -> bool {
+    consts_agree(cond, value) && required_present(cond, value)
+}
+
+/// The schemas that describe the items of an array value.
+fn item_schemas<'a>(schemas: &[&'a Value], value: &Value) -> Vec<&'a Value> {
+    let mut out = Vec::new();
+    for s in schemas {
+        let mut applied = Vec::new();
+        collect_applied(s, value, &mut applied);
+        for a in applied {
+            match a.get("items") {
+                Some(items @ Value::Object(_)) => out.push(items),
+                Some(Value::Array(tuple)) => out.extend(tuple.iter()),
+                _ => {}
+            }
+            if let Some(Value::Array(prefix)) = a.get("prefixItems") {
+                out.extend(prefix.iter());
+            }
+        }
+    }
+    out
+}
+
+/// Walks `value` against `schemas` (any of which may describe it) and lists the keys none of
+/// them has.
+fn find_unknown_in(schemas: &[&Value], value: &Value, path: &str, out: &mut Vec<Unknown>) {
+    match value {
+        Value::Object(map) => {
+            // One view over every schema that may describe this object.
+            let combined;
+            let node = match schemas {
+                [] => return,
+                [one] => *one,
+                many => {
+                    combined = serde_json::json!({ "anyOf": many });
+                    &combined
+                }
+            };
+            let view = ObjectView::of(node, value);
+            for (k, v) in map {
+                let child_path = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match view.schemas_of(k) {
+                    Some(children) => find_unknown_in(&children, v, &child_path, out),
+                    None => {
+                        let valid: Vec<String> =
+                            view.keys.iter().map(|(k, _)| k.to_string()).collect();
+                        out.push(Unknown {
+                            closest: closest_key(k, &valid),
+                            path: child_path,
+                            parent: path.to_string(),
+                            valid,
+                        });
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            let item_schemas = item_schemas(schemas, value);
+            if item_schemas.is_empty() {
+                return;
+            }
+            for (i, item) in items.iter().enumerate() {
+                find_unknown_in(&item_schemas, item, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn find_unknown(schema: &Value, value: &Value, path: &str, out: &mut Vec<Unknown>) {
+    find_unknown_in(&[schema], value, path, out);
+}
+
+/// Names that mean the same thing in the tools agents know: a key sent under one of them is
+/// pointed to the one this tool takes (`file_path` to Grep's `path`, `include` to its `glob`).
+/// Hints only: nothing is renamed.
+const SYNONYMS: &[&[&str]] = &[
+    &[
+        "file_path",
+        "path",
+        "filepath",
+        "file",
+        "filename",
+        "target_file",
+    ],
+    &["old_string", "old_str", "old", "search", "old_text"],
+    &[
+        "new_string",
+        "new_str",
+        "new",
+        "replace",
+        "new_text",
+        "replacement",
+    ],
+    &["pattern", "regex", "query", "search"],
+    &["glob", "include", "includes", "file_pattern", "filter"],
+    &["file_text", "content", "contents", "text"],
+    &["path", "directory", "dir", "folder", "cwd"],
+    &["limit", "max_lines", "lines", "count"],
+    &["offset", "start_line", "start", "line"],
+];
+
+/// Lower case, without `_` and `-`: `replaceAll`, `replace_all` and `-replace-all` agree.
+fn normalize(key: &str) -> String {
+    key.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The valid key closest to `key`: the same name in another case style, then a synonym, then
+/// the most similar name (if similar enough).
+fn closest_key(key: &str, valid: &[String]) -> Option<String> {
+    let wanted = normalize(key);
+    if let Some(v) = valid.iter().find(|v| normalize(v) == wanted) {
+        return Some(v.clone());
+    }
+    for group in SYNONYMS {
+        if group.iter().any(|g| normalize(g) == wanted)
+            && let Some(v) = group
+                .iter()
+                .find_map(|g| valid.iter().find(|v| normalize(v) == normalize(g)))
+        {
+            return Some(v.clone());
+        }
+    }
+    valid
+        .iter()
+        .map(|v| {
+            let candidate = normalize(v);
+            let mut score = strsim::normalized_damerau_levenshtein(&wanted, &candidate);
+            if wanted.len() >= 3 && (candidate.contains(&wanted) || wanted.contains(&candidate)) {
+                score = score.max(0.7);
+            }
+            (score, v)
+        })
+        .filter(|(score, _)| *score >= 0.5)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, v)| v.clone())
+}
+
+/// Turns `"3"` into 3 and `"true"`/`"false"` into booleans where the schema wants a number or
+/// a boolean (the real tool's tolerance; see [`coerces`]). Other strings stay as they are, for
+/// serde to refuse with the argument's name.
+fn coerce_strings(schema: &Value, value: &mut Value) {
+    coerce_in(&[schema], value);
+}
+
+fn coerce_in(schemas: &[&Value], value: &mut Value) {
+    match value {
+        Value::Object(_) => {
+            let combined;
+            let node = match schemas {
+                [] => return,
+                [one] => *one,
+                many => {
+                    combined = serde_json::json!({ "anyOf": many });
+                    &combined
+                }
+            };
+            let view = ObjectView::of(node, value);
+            let Value::Object(map) = value else {
+                return;
+            };
+            for (k, v) in map.iter_mut() {
+                let Some(children) = view.schemas_of(k) else {
+                    continue;
+                };
+                if let Value::String(s) = v {
+                    if let Some(new) = coerced(&children, s) {
+                        *v = new;
+                    }
+                } else {
+                    coerce_in(&children, v);
+                }
+            }
+        }
+        Value::Array(_) => {
+            let items = item_schemas(schemas, value);
+            if let Value::Array(values) = value {
+                for v in values.iter_mut() {
+                    if let Value::String(s) = v {
+                        if let Some(new) = coerced(&items, s) {
+                            *v = new;
+                        }
+                    } else {
+                        coerce_in(&items, v);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The number or boolean a string stands for, when the schemas want one and none takes a
+/// string.
+fn coerced(schemas: &[&Value], s: &str) -> Option<Value> {
+    let mut types = Vec::new();
+    for schema in schemas {
+        let mut applied = Vec::new();
+        collect_applied(schema, &Value::String(s.to_string()), &mut applied);
+        for a in applied {
+            match a.get("type") {
+                Some(Value::String(t)) => types.push(t.as_str()),
+                Some(Value::Array(ts)) => types.extend(ts.iter().filter_map(Value::as_str)),
+                _ => {}
+            }
+        }
+    }
+    if types.contains(&"string") {
+        return None;
+    }
+    if types.contains(&"boolean") {
+        match s {
+            "true" => return Some(Value::Bool(true)),
+            "false" => return Some(Value::Bool(false)),
+            _ => {}
+        }
+    }
+    if types.iter().any(|t| *t == "integer" || *t == "number") && is_decimal(s) {
+        if s.contains('.') {
+            return s
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number);
+        }
+        if let Ok(n) = s.parse::<i64>() {
+            return Some(Value::from(n));
+        }
+        if let Ok(n) = s.parse::<u64>() {
+            return Some(Value::from(n));
+        }
+    }
+    None
+}
+
+/// `-?digits(.digits)?`: the strings the real tool reads as numbers.
+fn is_decimal(s: &str) -> bool {
+    let s = s.strip_prefix('-').unwrap_or(s);
+    let (int, frac) = match s.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (s, None),
+    };
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    digits(int) && frac.is_none_or(digits)
 }
 
 /// Parses a tool's arguments into `T`. On failure the error names the tool, the argument's
@@ -325,6 +860,145 @@ mod tests {
         path: String,
         #[serde(rename = "fileEdits")]
         file_edits: Option<Vec<Inner>>,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(tag = "op", rename_all = "snake_case")]
+    #[allow(dead_code)]
+    enum Op {
+        Delete {
+            path: String,
+            recursive: Option<bool>,
+        },
+        Move {
+            from: String,
+            to: String,
+        },
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Ops {
+        operations: Vec<Op>,
+        /// A map: any key.
+        vars: Option<std::collections::BTreeMap<String, String>>,
+        count: Option<u32>,
+        ratio: Option<f64>,
+        flag: Option<bool>,
+        name: Option<String>,
+        /// An argument named like the schema annotation `format` (`uint`), which is dropped.
+        format: Option<u32>,
+    }
+
+    fn refused(schema: &Value, args: Value) -> FkError {
+        let mut args = args;
+        prepare("t", schema, false, &mut args).expect_err("refused")
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_at_any_depth_with_the_closest_valid_key() {
+        let s = schema_for::<Outer>();
+        let e = refused(
+            &s,
+            serde_json::json!({"path": "a", "fileEdits": [{"start_line": 1}, {"startLine": 2}]}),
+        );
+        assert_eq!(e.code, filekit_core::ErrorCode::InvalidArgument);
+        assert!(
+            e.message.contains(
+                "unknown argument `fileEdits[1].startLine`; did you mean `start_line`? \
+                 (`fileEdits[1]` takes: start_line, kind)"
+            ),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            e.details["unknown_arguments"][0]["closest"], "start_line",
+            "{:?}",
+            e.details
+        );
+        // At the top: the tool's own keys are listed; a synonym points to the key it means.
+        let e = refused(&s, serde_json::json!({"path": "a", "file_path": "b"}));
+        assert!(
+            e.message
+                .contains("`file_path`; did you mean `path`? (t takes: path, fileEdits)"),
+            "{}",
+            e.message
+        );
+        // Several at once, each named.
+        let e = refused(&s, serde_json::json!({"path": "a", "x1": 1, "zzzz": 2}));
+        assert!(e.message.contains("`x1`") && e.message.contains("`zzzz`"));
+        // Known keys pass, whatever their values (serde checks those).
+        let mut ok = serde_json::json!({"path": 1, "fileEdits": "nope"});
+        prepare("t", &s, false, &mut ok).unwrap();
+    }
+
+    #[test]
+    fn branches_are_chosen_by_their_tag_and_maps_take_any_key() {
+        let s = schema_for::<Ops>();
+        // `recursive` is a key of `delete`, not of `move`.
+        let e = refused(
+            &s,
+            serde_json::json!({"operations": [{"op": "move", "from": "a", "to": "b", "recursive": true}]}),
+        );
+        assert!(
+            e.message
+                .contains("`operations[0].recursive` (`operations[0]` takes: op, from, to)"),
+            "{}",
+            e.message
+        );
+        // An argument named `format` is kept; the annotation `format: uint32` is not.
+        assert_eq!(
+            s["properties"]["format"],
+            serde_json::json!({"type": "integer", "minimum": 0, "description": "An argument named like the schema annotation `format` (`uint`), which is dropped."})
+        );
+        let mut ok = serde_json::json!({
+            "operations": [{"op": "delete", "path": "a", "recursive": true}],
+            "vars": {"anything": "goes"},
+            "format": 3
+        });
+        prepare("t", &s, false, &mut ok).unwrap();
+    }
+
+    #[test]
+    fn strings_are_coerced_only_where_the_dialect_coerces_and_the_schema_wants_it() {
+        let s = schema_for::<Ops>();
+        let args = serde_json::json!({
+            "operations": [],
+            "count": "3", "ratio": "0.5", "flag": "true", "name": "7"
+        });
+        let mut coerced = args.clone();
+        prepare("t", &s, true, &mut coerced).unwrap();
+        assert_eq!(
+            coerced,
+            serde_json::json!({
+                "operations": [], "count": 3, "ratio": 0.5, "flag": true, "name": "7"
+            })
+        );
+        // What does not read as a number or a boolean stays, for serde to refuse by name.
+        let mut odd = serde_json::json!({"operations": [], "count": "3x", "flag": "yes"});
+        prepare("t", &s, true, &mut odd).unwrap();
+        assert_eq!(odd["count"], "3x");
+        assert_eq!(odd["flag"], "yes");
+        // Without coercion nothing changes.
+        let mut kept = args.clone();
+        prepare("t", &s, false, &mut kept).unwrap();
+        assert_eq!(kept, args);
+    }
+
+    #[test]
+    fn closest_keys_prefer_the_same_name_then_a_synonym_then_a_similar_one() {
+        let valid: Vec<String> = ["pattern", "path", "glob", "include_hidden", "head_limit"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            closest_key("headLimit", &valid).as_deref(),
+            Some("head_limit")
+        );
+        assert_eq!(closest_key("include", &valid).as_deref(), Some("glob"));
+        assert_eq!(closest_key("file_path", &valid).as_deref(), Some("path"));
+        assert_eq!(closest_key("patern", &valid).as_deref(), Some("pattern"));
+        assert_eq!(closest_key("qqqqqqqq", &valid), None);
     }
 
     #[test]

@@ -7,8 +7,8 @@ use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileStatus};
-use filekit_core::read::{ReadContent, ReadOptions, read_file};
-use filekit_core::text::{LineIndex, number_lines};
+use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
+use filekit_core::text::LineIndex;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -17,6 +17,9 @@ use std::sync::LazyLock;
 
 /// Lines `Read` returns when no `limit` is given, as in the familiar tool.
 const DEFAULT_LIMIT: usize = 2000;
+/// Characters of a line `Read` shows; longer lines are cut, as in the familiar tool ("Any
+/// lines longer than 2000 characters will be truncated", its Read description).
+const MAX_LINE_CHARS: usize = 2000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
     vec![
@@ -90,8 +93,13 @@ fn reject(err: &FkError) -> Value {
 const READ_DESCRIPTION: &str = "\
 Read a file. Text comes back `cat -n` style (line number, tab, line; numbers start at 1); \
 by default up to 2000 lines from the start. For long files give `offset` (the 1-based line \
-to start at) and `limit` (how many lines). Images (png, jpeg, gif, webp) are shown to you. \
-The line numbers are not part of the file: never copy them into old_string.
+to start at; 0 also means the first line) and `limit` (how many lines). An offset past the \
+end is not an error: the reply says how many lines the file has. Lines longer than 2000 \
+characters are cut, marked `... [line truncated: 2000 of N characters shown]` (old_string may \
+still be a part of such a line that is shown). Images (png, jpeg, gif, webp) are shown to \
+you. The line numbers are not part of the file: never copy them into old_string. `pages` \
+(PDF pages) and `allow_large` are accepted and change nothing: filekit reads text and images, \
+in pages of `limit` lines.
 
 Example: {\"file_path\": \"src/server.ts\", \"offset\": 200, \"limit\": 100}";
 
@@ -99,13 +107,20 @@ Example: {\"file_path\": \"src/server.ts\", \"offset\": 200, \"limit\": 100}";
 struct ReadArgs {
     /// The path of the file to read (absolute inside the workspace, or relative to its root).
     file_path: String,
-    /// The line number to start reading from (1-based). Only for files too long to read at
-    /// once.
+    /// The line number to start reading from (1-based; 0 is the first line too). Only for
+    /// files too long to read at once.
     #[schemars(extend("default" = 1))]
     offset: Option<i64>,
     /// The number of lines to read.
     #[schemars(extend("default" = DEFAULT_LIMIT), range(min = 1))]
     limit: Option<usize>,
+    /// Page range of a PDF ("1-5"). Accepted and not used: filekit does not read PDFs.
+    #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it
+    pages: Option<String>,
+    /// Read a file over the usual size limits. Accepted and not used: a read is bounded by
+    /// `limit` lines.
+    #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it
+    allow_large: Option<bool>,
 }
 
 static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
@@ -116,27 +131,41 @@ fn read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         return Err(FkError::invalid("Read: argument `limit` is 0")
             .with_hint("give at least 1 line, or leave it out"));
     }
+    // As in the familiar tool, offset 0 reads from the first line, like 1.
+    let start = match args.offset {
+        None | Some(0) => 1,
+        Some(n) => n,
+    };
     let opts = ReadOptions {
         since_hash: None,
-        start_line: Some(args.offset.unwrap_or(1)),
+        start_line: Some(start),
         end_line: None,
         images: true,
         max_lines: Some(args.limit.unwrap_or(DEFAULT_LIMIT)),
     };
     let r = read_file(ws, &args.file_path, &opts);
     let file_path = r.resolved_path.clone().unwrap_or_else(|| r.path.clone());
+    if let Err(err) = &r.result
+        && err.code == ErrorCode::InvalidArgument
+        && start > 1
+        && let Some(reply) = past_the_end(ws, &args.file_path, &file_path, start)
+    {
+        return Ok(reply);
+    }
     let reply = match &r.result {
+        Ok(ReadContent::Text(t)) if t.total_lines == Some(0) => empty_or_short(&file_path, t, start),
         Ok(ReadContent::Text(t)) => {
-            let numbered = number_lines(&t.content, t.start_line);
-            let short = if t.total_lines == Some(0) {
-                "the file exists and is empty".to_string()
-            } else {
-                format!("Read {}", shape::read_lines(t))
-            };
+            let (numbered, cut) = number_lines_cut(&t.content, t.start_line);
+            let short = format!("Read {}", shape::read_lines(t));
             let mut text = numbered.clone();
-            if t.total_lines == Some(0) {
-                text = format!("({short})\n");
-            } else if t.truncated || shape::lines_after(t) != Some(0) {
+            if cut > 0 {
+                text.push_str(&format!(
+                    "({cut} line{} longer than {MAX_LINE_CHARS} characters cut: an old_string \
+                     may be any part of a line that is shown)\n",
+                    if cut == 1 { "" } else { "s" }
+                ));
+            }
+            if t.truncated || shape::lines_after(t) != Some(0) {
                 let more = match shape::lines_after(t) {
                     Some(n) => format!("{n} more lines"),
                     None => "more lines".to_string(),
@@ -193,6 +222,74 @@ fn read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         Err(err) => ToolReply::new(failure(err, Some(&file_path)), true, err.full_message()),
     };
     Ok(reply)
+}
+
+/// `cat -n` numbering with lines over [`MAX_LINE_CHARS`] characters cut and marked; also how
+/// many were cut.
+fn number_lines_cut(text: &str, first: usize) -> (String, usize) {
+    let mut cut = 0;
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        out.push_str(&format!("{:>6}\t", first + i));
+        match line.char_indices().nth(MAX_LINE_CHARS) {
+            Some((end, _)) => {
+                cut += 1;
+                out.push_str(&line[..end]);
+                out.push_str(&format!(
+                    "... [line truncated: {MAX_LINE_CHARS} of {} characters shown]",
+                    line.chars().count()
+                ));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    (out, cut)
+}
+
+/// The familiar tool's warnings for a read that returns no lines: the file is empty, or
+/// shorter than the offset. Not errors: the file exists, and the reply says how long it is.
+fn empty_or_short(file_path: &str, t: &TextRead, start: i64) -> ToolReply {
+    let warning = if t.total_lines == Some(0) {
+        "Warning: the file exists but the contents are empty.".to_string()
+    } else {
+        format!(
+            "Warning: the file exists but is shorter than the provided offset ({start}). The file \
+             has {} lines.",
+            t.total_lines.unwrap_or_default()
+        )
+    };
+    let value = object(vec![
+        ("success", Some(json!(true))),
+        ("content", Some(json!(""))),
+        ("shortResult", Some(json!(warning))),
+        ("filePath", Some(json!(file_path))),
+        ("contentHash", t.content_hash.as_ref().map(|h| json!(h))),
+        ("totalLines", t.total_lines.map(|n| json!(n))),
+        ("warning", Some(json!(warning))),
+    ]);
+    ToolReply::new(value, false, format!("{warning}\n"))
+}
+
+/// A read that the engine refused with an offset past the end: when that is what happened
+/// (the file is shorter than `start`), the warning reply; otherwise `None` and the refusal
+/// stands.
+fn past_the_end(ws: &Workspace, path: &str, file_path: &str, start: i64) -> Option<ToolReply> {
+    let probe = ReadOptions {
+        since_hash: None,
+        start_line: Some(-1),
+        end_line: None,
+        images: false,
+        max_lines: Some(1),
+    };
+    match read_file(ws, path, &probe).result {
+        Ok(ReadContent::Text(t)) if t.total_lines.is_some_and(|n| start > n as i64) => {
+            Some(empty_or_short(file_path, &t, start))
+        }
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,6 +349,44 @@ fn write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     Ok(ToolReply::new(value, false, content))
 }
 
+/// The edit an empty old_string stands for: create the file with `content`. Refused, as in
+/// the familiar tool, when the file exists and has content (only white space counts as
+/// none).
+fn create_with(ws: &Workspace, tool: &str, path: &str, content: String) -> Result<Edit, FkError> {
+    let whole = ReadOptions {
+        since_hash: None,
+        start_line: None,
+        end_line: None,
+        images: false,
+        max_lines: None,
+    };
+    let r = read_file(ws, path, &whole);
+    match &r.result {
+        Err(e) if e.code == ErrorCode::NotFound => Ok(Edit::Create {
+            content,
+            overwrite: false,
+        }),
+        Ok(ReadContent::Text(t)) if t.content.trim().is_empty() => Ok(Edit::Create {
+            content,
+            overwrite: true,
+        }),
+        Ok(_) => Err(FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "{tool}: cannot create a new file: {} already exists (an empty old_string \
+                 creates a file)",
+                r.resolved_path.as_deref().unwrap_or(path)
+            ),
+        )
+        .with_hint(
+            "to change the file, put the text to replace in old_string; to replace all of it, \
+             use Write",
+        )),
+        // Not readable (a directory, outside the roots, ...): the same refusal a write gets.
+        Err(e) => Err(e.clone()),
+    }
+}
+
 /// The absolute path of a reported file when the engine resolved it.
 fn display_path(f: &filekit_core::FileReport) -> String {
     if f.resolved_path.is_empty() {
@@ -270,7 +405,8 @@ surrounding lines to make it unique) unless `replace_all` is true, which replace
 occurrence. Copy old_string exactly as Read shows the file after the line-number tab, with \
 its indentation. If it is not found, the reply shows the closest text in the file and how it \
 differs; if it occurs several times, the lines where. The reply shows the edited lines, \
-numbered.
+numbered. An empty old_string creates the file with new_string as its content (refused if \
+the file exists with content).
 
 Example: {\"file_path\": \"src/app.ts\", \"old_string\": \"const port = 3000;\", \"new_string\": \
 \"const port = Number(process.env.PORT ?? 3000);\"}";
@@ -279,8 +415,9 @@ const MULTI_EDIT_DESCRIPTION: &str = "\
 Make several exact-string replacements in one file in one call. The edits apply in order, \
 each to the result of the one before (so a later edit can match text an earlier one wrote), \
 and all-or-nothing: if any edit fails, the file is left unchanged and the reply says which \
-edit failed and why. Each edit works as in Edit (old_string must be unique unless \
-replace_all).
+edit failed (counting from 1) and why. Each edit works as in Edit (old_string must be unique \
+unless replace_all). To create a file, give a new path and a first edit with an empty \
+old_string and the file's content as new_string; the edits after it apply to that content.
 
 Example: {\"file_path\": \"src/app.ts\", \"edits\": [{\"old_string\": \"let a = 1;\", \"new_string\": \
 \"const a = 1;\"}, {\"old_string\": \"foo(\", \"new_string\": \"bar(\", \"replace_all\": true}]}";
@@ -360,21 +497,36 @@ fn replace_strings(
         .with_hint("give the new text in new_string"));
     }
     let count = edits.len();
+    let mut edits = edits.into_iter().peekable();
+    // As in the familiar tool, an empty old_string (first) creates the file: when it does not
+    // exist, or is empty.
+    let mut planned = Vec::with_capacity(count);
+    if let Some(first) = edits.next_if(|e| e.old_string.is_empty()) {
+        match create_with(ws, tool, &file_path, first.new_string) {
+            Ok(create) => planned.push(create),
+            // The file's state, not the call, is what is wrong: a failure, not a rejection.
+            Err(err) => {
+                return Ok(ToolReply::new(
+                    failure(&err, Some(&file_path)),
+                    true,
+                    err.full_message(),
+                ));
+            }
+        }
+    }
+    planned.extend(edits.map(|e| Edit::ReplaceText {
+        old: e.old_string,
+        new: e.new_string,
+        expected: if e.replace_all {
+            Expected::All
+        } else {
+            Expected::Exactly(1)
+        },
+        label: None,
+    }));
     let request = EditRequest::one_file(
         file_path,
-        edits
-            .into_iter()
-            .map(|e| Edit::ReplaceText {
-                old: e.old_string,
-                new: e.new_string,
-                expected: if e.replace_all {
-                    Expected::All
-                } else {
-                    Expected::Exactly(1)
-                },
-                label: None,
-            })
-            .collect(),
+        planned,
         EditOptions {
             atomic: true,
             ..EditOptions::default()
@@ -390,7 +542,8 @@ fn replace_strings(
         {
             err.message = format!(
                 "edit {} of {count} failed, nothing was written: {}",
-                o.index, err.message
+                o.index + 1,
+                err.message
             );
         }
         return Ok(ToolReply::new(
@@ -408,7 +561,9 @@ fn replace_strings(
     let content = format!(
         "The file {file_path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n{snippet}"
     );
-    let short = if tool == "MultiEdit" {
+    let short = if f.status == FileStatus::Created {
+        format!("Created {file_path}")
+    } else if tool == "MultiEdit" {
         format!("Applied {count} edits ({replaced} replacements)")
     } else {
         let line = f.edits[0]

@@ -232,10 +232,12 @@ const GREP_DESCRIPTION: &str = "\
 Search file contents with a Rust regex (ripgrep's engine and rules: .gitignore'd, hidden \
 and binary files are skipped; `include_ignored` / `include_hidden` add the first two). `output_mode`: `files_with_matches` (default: the paths), \
 `content` (the matching lines as path:line:text, line numbers usable by edit tools; `-A`, \
-`-B`, `-C` add context lines shown as path-line-text), `count` (matching lines per file). \
+`-B`, `-C` (or `context`) add context lines shown as path-line-text; `-o` shows only the \
+matched parts, one per row), `count` (matching lines per file). \
 Filter files with `glob` (`*.{ts,tsx}`) or `type` (ripgrep's types: rust, py, js, ...). \
 `-i` ignores case; `multiline` lets a match span lines. `head_limit` caps the rows shown \
-(default 1000); the reply says how many were left out.
+(default 1000; 0 for no cap) and `offset` skips the first rows, to page through many \
+results; the reply says how many were left out.
 
 Example: {\"pattern\": \"fn \\\\w+_handler\", \"type\": \"rust\", \"output_mode\": \"content\", \"-C\": 2}";
 
@@ -264,21 +266,33 @@ struct GrepArgs {
     /// Lines of context after each match (content mode).
     #[serde(rename = "-A")]
     after: Option<usize>,
-    /// Lines of context before and after each match (content mode).
+    /// Lines of context before and after each match (content mode). Same as `context`.
     #[serde(rename = "-C")]
     context: Option<usize>,
+    /// Lines of context before and after each match (content mode). Same as `-C`.
+    #[serde(rename = "context")]
+    context_long: Option<usize>,
     /// Show line numbers (content mode). Default: true.
     #[serde(rename = "-n")]
     line_numbers: Option<bool>,
     /// Ignore case.
     #[serde(rename = "-i")]
     case_insensitive: Option<bool>,
+    /// Show only the matched parts of each matching line, one per row (content mode; no
+    /// context lines). Default: false.
+    #[serde(rename = "-o")]
+    only_matching: Option<bool>,
     /// Only files of this ripgrep type (`rust`, `py`, `js`, `ts`, `go`, `md`, ...).
     #[serde(rename = "type")]
     file_type: Option<String>,
-    /// Show at most this many rows (lines in content mode, files otherwise). Default 1000.
-    #[schemars(range(min = 1))]
+    /// Show at most this many rows (lines in content mode, files otherwise). Default 1000; 0
+    /// shows all.
+    #[schemars(range(min = 0))]
     head_limit: Option<usize>,
+    /// Skip this many rows first (lines in content mode, files otherwise), to page through
+    /// results with head_limit. Default 0.
+    #[schemars(range(min = 0))]
+    offset: Option<usize>,
     /// Let the pattern span lines (`.` matches line breaks too).
     multiline: Option<bool>,
     /// Include hidden files and directories (names starting with `.`). Default: false.
@@ -291,55 +305,146 @@ static GREP_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GrepArgs>);
 
 fn grep_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: GrepArgs = parse("Grep", &GREP_SCHEMA, args)?;
-    if args.head_limit == Some(0) {
-        return Err(FkError::invalid("Grep: argument `head_limit` is 0")
-            .with_hint("give at least 1, or leave it out for the default of 1000"));
-    }
     let mode = match args.output_mode.unwrap_or_default() {
         GrepMode::Content => OutputMode::Content,
         GrepMode::FilesWithMatches => OutputMode::FilesWithMatches,
         GrepMode::Count => OutputMode::Count,
     };
-    let limit = args.head_limit.unwrap_or(GREP_DEFAULT_LIMIT);
+    // As in the familiar tool, head_limit 0 means no cap.
+    let limit = match args.head_limit {
+        Some(0) => None,
+        Some(n) => Some(n),
+        None => Some(GREP_DEFAULT_LIMIT),
+    };
+    let offset = args.offset.unwrap_or(0);
+    let only_matching = args.only_matching.unwrap_or(false) && mode == OutputMode::Content;
+    let context = args.context_long.or(args.context);
+    let (before, after) = if only_matching {
+        (0, 0)
+    } else {
+        (
+            args.before.or(context).unwrap_or(0),
+            args.after.or(context).unwrap_or(0),
+        )
+    };
+    let case_insensitive = args.case_insensitive.unwrap_or(false);
+    let multiline = args.multiline.unwrap_or(false);
     let opts = GrepOptions {
-        pattern: args.pattern,
+        pattern: args.pattern.clone(),
         path: args.path,
         glob: args.glob,
         file_type: args.file_type,
         mode,
-        before: args.before.or(args.context).unwrap_or(0),
-        after: args.after.or(args.context).unwrap_or(0),
-        case_insensitive: args.case_insensitive.unwrap_or(false),
+        before,
+        after,
+        case_insensitive,
         fixed_strings: false,
-        multiline: args.multiline.unwrap_or(false),
+        multiline,
         walk: walk_filter(args.include_hidden, args.include_ignored),
-        head_limit: Some(limit),
+        // The rows skipped are found too, then dropped.
+        head_limit: limit.map(|l| l.saturating_add(offset)),
         max_line_chars: Some(MAX_LINE_CHARS),
     };
-    let result = match grep(ws, &opts) {
+    let mut result = match grep(ws, &opts) {
         Ok(r) => r,
         Err(e) => return Ok(failed(&e)),
     };
-    let content = grep_content(&result, args.line_numbers.unwrap_or(true), limit);
+    skip_rows(&mut result, offset);
+    let only = if only_matching {
+        let re = regex::RegexBuilder::new(&args.pattern)
+            .case_insensitive(case_insensitive)
+            .multi_line(multiline)
+            .dot_matches_new_line(multiline)
+            .build()
+            .ok();
+        if re.is_none() {
+            // The engine compiled it; this cannot differ, but a row is never lost over it.
+            return Ok(failed(&FkError::invalid(
+                "Grep: the pattern could not be compiled for -o",
+            )));
+        }
+        re
+    } else {
+        None
+    };
+    let page = Page { limit, offset };
+    let content = grep_content(
+        &result,
+        args.line_numbers.unwrap_or(true),
+        page,
+        only.as_ref(),
+    );
     let short = format!(
         "Found {} matching lines in {} files",
         result.total_matches, result.total_files
     );
+    let more = result
+        .total_rows
+        .saturating_sub(offset.saturating_add(result.shown_rows));
     Ok(success(
         content,
         short,
         vec![
             ("numFiles", Some(json!(result.total_files))),
             ("numMatches", Some(json!(result.total_matches))),
-            ("truncated", Some(json!(result.truncated))),
+            ("truncated", Some(json!(more > 0 || result.truncated))),
             ("shownRows", Some(json!(result.shown_rows))),
             ("totalRows", Some(json!(result.total_rows))),
+            ("appliedLimit", limit.filter(|_| more > 0).map(|l| json!(l))),
+            ("appliedOffset", (offset > 0).then(|| json!(offset))),
         ],
     ))
 }
 
+/// The rows asked for: at most `limit` (None: all) after skipping `offset`.
+#[derive(Clone, Copy)]
+struct Page {
+    limit: Option<usize>,
+    offset: usize,
+}
+
+/// Drops the first `n` output rows of a result (lines in content mode, files otherwise): the
+/// `offset` of the familiar tool.
+fn skip_rows(r: &mut GrepResult, n: usize) {
+    if n == 0 {
+        return;
+    }
+    let mut left = n;
+    match r.mode {
+        OutputMode::Content => {
+            let mut drop_files = 0;
+            for f in &mut r.files {
+                if left == 0 {
+                    break;
+                }
+                let take = left.min(f.lines.len());
+                f.lines.drain(..take);
+                left -= take;
+                if f.lines.is_empty() {
+                    drop_files += 1;
+                } else {
+                    break;
+                }
+            }
+            r.files.drain(..drop_files);
+        }
+        _ => {
+            let take = left.min(r.files.len());
+            r.files.drain(..take);
+            left -= take;
+        }
+    }
+    r.shown_rows = r.shown_rows.saturating_sub(n - left);
+}
+
 /// The familiar Grep text: absolute paths, a summary line, and a note when rows were cut.
-fn grep_content(r: &GrepResult, line_numbers: bool, limit: usize) -> String {
+/// With `only` (`-o`), each match of a matching line is a row of its own.
+fn grep_content(
+    r: &GrepResult,
+    line_numbers: bool,
+    page: Page,
+    only: Option<&regex::Regex>,
+) -> String {
     let abs = |rel: &str| absolute(&r.root, rel);
     let mut out = String::new();
     match r.mode {
@@ -376,25 +481,51 @@ fn grep_content(r: &GrepResult, line_numbers: bool, limit: usize) -> String {
                     }
                     previous = Some(l.line);
                     let sep = if l.is_match { ':' } else { '-' };
-                    if line_numbers {
-                        out.push_str(&format!("{path}{sep}{}{sep}{}\n", l.line, l.text));
-                    } else {
-                        out.push_str(&format!("{path}{sep}{}\n", l.text));
+                    let parts: Vec<&str> = match only {
+                        Some(re) if l.is_match => re
+                            .find_iter(&l.text)
+                            .map(|m| m.as_str())
+                            .filter(|m| !m.is_empty())
+                            .collect(),
+                        _ => vec![l.text.as_str()],
+                    };
+                    for text in parts {
+                        if line_numbers {
+                            out.push_str(&format!("{path}{sep}{}{sep}{text}\n", l.line));
+                        } else {
+                            out.push_str(&format!("{path}{sep}{text}\n"));
+                        }
                     }
                 }
             }
         }
     }
-    if r.truncated {
-        let unit = if r.mode == OutputMode::Content {
-            "lines"
-        } else {
-            "files"
-        };
+    let unit = if r.mode == OutputMode::Content {
+        "lines"
+    } else {
+        "files"
+    };
+    let next = page.offset.saturating_add(r.shown_rows);
+    let more = r.total_rows.saturating_sub(next);
+    if page.offset > 0 {
         out.push_str(&format!(
-            "... {} more {unit} not shown (head_limit {limit}): raise head_limit, or narrow \
-             the search with path, glob or type\n",
-            r.total_rows - r.shown_rows
+            "(the first {} {unit} skipped: offset {})\n",
+            page.offset.min(r.total_rows),
+            page.offset
+        ));
+    }
+    if more > 0 {
+        let limit = page
+            .limit
+            .map_or_else(|| "none".to_string(), |l| l.to_string());
+        out.push_str(&format!(
+            "... {more} more {unit} not shown (head_limit {limit}): give offset={next} to see \
+             the next ones, raise head_limit, or narrow the search with path, glob or type\n"
+        ));
+    } else if r.truncated {
+        out.push_str(&format!(
+            "... more {unit} matched than filekit keeps in memory: narrow the search with \
+             path, glob or type\n"
         ));
     }
     if r.skipped.count > 0 {

@@ -7,7 +7,7 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected};
 use filekit_core::text::{LineIndex, split_new_lines};
-use filekit_core::{FkError, Workspace};
+use filekit_core::{ErrorCode, FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -67,8 +67,14 @@ Replace one block of text in a file: `old_string` must occur exactly \
 `expected_replacements` times (default 1), and every occurrence is replaced by `new_string`. \
 Include enough surrounding lines to make the block unique. If it is not found, the reply \
 shows the closest text in the file (line, similarity, and a character diff of what you sent \
-against what is there) so you can fix the edit; if it occurs more often than expected, the \
-lines where. For many edits to one file use batch_edit_blocks.
+against what is there) so you can fix the edit, also when it is below the 70% similarity \
+threshold; if it occurs more often than expected, the lines where. For many edits to one \
+file use batch_edit_blocks. `range`, `content` and `options` (Desktop Commander's range \
+rewrite of spreadsheets) are accepted and ignored when empty; filekit edits text, so a \
+`range` with `content` is refused. `origin` is accepted and not used. An argument edit_block \
+does not take is refused with the closest valid name, and nothing is written (Desktop \
+Commander drops unknown arguments silently; filekit refuses them, deliberately: an ignored \
+`expectedReplacements` would replace fewer places than meant).
 
 Example: {\"file_path\": \"src/config.ts\", \"old_string\": \"debug: false\", \"new_string\": \
 \"debug: true\"}";
@@ -84,12 +90,46 @@ struct EditBlockArgs {
     /// How many times old_string must occur; all of them are replaced.
     #[schemars(extend("default" = 1), range(min = 1))]
     expected_replacements: Option<usize>,
+    /// Desktop Commander's range rewrite of a spreadsheet ("Sheet1!A1:C10"). Ignored when
+    /// empty; filekit edits text files only, so a range with content is refused.
+    range: Option<String>,
+    /// The new cells of a range rewrite (with `range`). Ignored when empty.
+    content: Option<Value>,
+    /// Options of a range rewrite (with `range`). Ignored.
+    #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it
+    options: Option<serde_json::Map<String, Value>>,
+    /// Who made the call: `llm` or `ui` (Desktop Commander's file preview). Accepted and not
+    /// used.
+    #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it
+    origin: Option<Origin>,
 }
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Origin {
+    Ui,
+    Llm,
+}
+
+/// Desktop Commander's fuzzy threshold: at or above it, a near miss is "a similar text";
+/// below it, "only N% similarity, which is below the 70% threshold".
+const FUZZY_THRESHOLD: f64 = 0.7;
 
 static EDIT_BLOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditBlockArgs>);
 
 fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: EditBlockArgs = parse("edit_block", &EDIT_BLOCK_SCHEMA, args)?;
+    let given = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null() && v != "");
+    if args.range.as_deref().is_some_and(|r| !r.is_empty()) && given(&args.content) {
+        return Err(FkError::invalid(format!(
+            "edit_block: range-based editing is not supported for {}: filekit edits text files",
+            args.file_path
+        ))
+        .with_hint(
+            "use old_string and new_string; if your client must send range and content, send \
+             them as empty strings",
+        ));
+    }
     let request = EditRequest::one_file(
         args.file_path,
         vec![Edit::ReplaceText {
@@ -103,11 +143,19 @@ fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let report = crate::apply(ws, request);
     let f = &report.files[0];
     let value = match shape::first_error(f) {
-        Some(err) => shape::failure(
-            vec![("message", Some(json!(err.full_message())))],
-            err,
-            Case::Camel,
-        ),
+        Some(err) => {
+            // NOT_FOUND of an edit (not of the file): the search text is not in the file.
+            let err = if f.error.is_none() && err.code == ErrorCode::NotFound {
+                in_dc_words(err, &f.path)
+            } else {
+                err.clone()
+            };
+            shape::failure(
+                vec![("message", Some(json!(err.full_message())))],
+                &err,
+                Case::Camel,
+            )
+        }
         None => {
             let o = &f.edits[0];
             let message = format!(
@@ -129,6 +177,43 @@ fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         !report.success(),
         shape::write_summary(&report),
     ))
+}
+
+/// A search text that was not found, told as Desktop Commander tells it: the closest match
+/// and its similarity, above its threshold ("found a similar text") or below it ("only N%
+/// similarity, which is below the 70% threshold"). The facts stay in `details`.
+fn in_dc_words(err: &FkError, path: &str) -> FkError {
+    let mut out = err.clone();
+    let Some(near) = err.details.get("near_miss") else {
+        out.message =
+            format!("Search content not found in {path}, and no text in the file is close to it");
+        out.hint =
+            Some("read the file again and copy the text exactly, with its indentation".into());
+        return out;
+    };
+    let similarity = near["similarity"].as_f64().unwrap_or(0.0);
+    let percent = (similarity * 100.0).round();
+    let line = near["line"].as_u64().unwrap_or(0);
+    let found = near["found"].as_str().unwrap_or("");
+    let diff = near["diff"].as_str().unwrap_or("");
+    if similarity >= FUZZY_THRESHOLD {
+        out.message = format!(
+            "Exact match not found, but found a similar text with {percent}% similarity at \
+             line {line} of {path}: {found:?}\n\nDifferences ([-only in old_string-], \
+             {{+only in the file+}}):\n{diff}"
+        );
+        out.hint =
+            Some("to replace this text, use the exact text found in the file as old_string".into());
+    } else {
+        out.message = format!(
+            "Search content not found in {path}. The closest match was {found:?} (line {line}) \
+             with only {percent}% similarity, which is below the {}% threshold",
+            (FUZZY_THRESHOLD * 100.0).round()
+        );
+        out.hint =
+            Some("read the file again and copy the text exactly, with its indentation".into());
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------

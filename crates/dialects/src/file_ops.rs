@@ -166,7 +166,6 @@ undone. Refuses roots of the workspace and directories that are not empty.
 Example: {\"path\": \"config/old-settings.json\"}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct DeleteFileArgs {
     /// File path to delete.
     path: String,
@@ -206,7 +205,6 @@ the edit history as one step (undoable).
 Example: {\"old_path\": \"src/UserProfile.jsx\", \"new_path\": \"src/components/UserProfile.jsx\"}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct RenameFileArgs {
     /// Current file path.
     old_path: String,
@@ -300,7 +298,6 @@ destination directories are created; an existing destination is never replaced.
 Example: {\"source_path\": \"src/components/UserCard.jsx\", \"dest_path\": \"src/components/ProductCard.jsx\"}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct CopyFileArgs {
     /// Source file path.
     source_path: String,
@@ -465,7 +462,7 @@ Example: {\"path\": \"src/services/PaymentService.ts\", \"template\": \"typescri
 \"templateVars\": {\"name\": \"PaymentService\"}}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct FileCreateArgs {
     /// Path for the new file.
     path: String,
@@ -567,7 +564,7 @@ With updateImports false nothing else changes and every import left behind is li
 Example: {\"paths\": [\"src/old/A.ts\", \"src/old/B.ts\"]}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct FileDeleteArgs {
     /// Single path to delete.
     path: Option<String>,
@@ -747,7 +744,7 @@ atomic step of the edit history (one undo).
 Example: {\"source\": \"src/services/UserService.ts\", \"destination\": \"src/auth/services/UserService.ts\"}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct FileMoveArgs {
     /// Current file path.
     source: String,
@@ -895,7 +892,7 @@ lands is refused with nothing changed.
 Example: {\"path\": \"src/services/UserService.ts\", \"newName\": \"AuthService.ts\"}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct FileRenameArgs {
     /// Current file path.
     path: String,
@@ -1040,7 +1037,7 @@ only with overwrite. Undoable from the edit history.
 Example: {\"source\": \"src/services/UserService.ts\", \"destination\": \"src/services/AdminService.ts\", \"renameSymbols\": true}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct FileDuplicateArgs {
     /// File to duplicate.
     source: String,

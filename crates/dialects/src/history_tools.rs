@@ -85,7 +85,7 @@ Example: {\"operations\": [{\"op\": \"move\", \"from\": \"src/old.ts\", \"to\": 
 {\"op\": \"delete\", \"path\": \"tmp\", \"recursive\": true}], \"atomic\": true}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "op", rename_all = "snake_case")]
 enum Operation {
     /// Delete a file, link or directory.
     Delete {
@@ -119,7 +119,6 @@ enum Operation {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct ManageArgs {
     /// The operations, carried out in order.
     operations: Vec<Operation>,
@@ -305,7 +304,6 @@ a directory); give `entry` to see one entry's diff. Use the ids with `undo` and 
 Example: {\"path\": \"src/app.ts\", \"limit\": 5}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct HistoryArgs {
     /// Only entries that changed this path (or a path beneath it).
     path: Option<String>,
@@ -408,7 +406,6 @@ itself an entry: `redo` brings the change back.
 Example: {\"last\": 2}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct UndoArgs {
     /// The history entry to undo (default: the newest not yet undone).
     entry: Option<i64>,
@@ -458,7 +455,6 @@ that undo entry (or the entry it undid). Refuses when the files changed since th
 Example: {\"dry_run\": true}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct RedoArgs {
     /// The undo entry to redo (default: the newest undo since the last change).
     entry: Option<i64>,

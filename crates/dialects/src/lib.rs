@@ -233,12 +233,22 @@ fn dispatch(ws: &Workspace, tool_name: &str, args: Value, control: Control) -> T
     let Some(tool) = find_tool(tool_name) else {
         return unknown_tool(tool_name);
     };
-    let args = if args.is_null() { json!({}) } else { args };
-    let result = guarded(tool.name, move || {
-        CALL_CONTROL.with(|c| *c.borrow_mut() = control);
-        CALL_TOOL.with(|t| *t.borrow_mut() = tool.name);
-        (tool.run)(ws, args)
-    });
+    let mut args = if args.is_null() { json!({}) } else { args };
+    // The one argument check of every table: unknown keys refused, strings coerced where the
+    // dialect's real tool coerces them. The tool then only sees keys its schema has.
+    let result = match args::prepare(
+        tool.name,
+        &tool.input_schema,
+        args::coerces(tool.dialect),
+        &mut args,
+    ) {
+        Ok(()) => guarded(tool.name, move || {
+            CALL_CONTROL.with(|c| *c.borrow_mut() = control);
+            CALL_TOOL.with(|t| *t.borrow_mut() = tool.name);
+            (tool.run)(ws, args)
+        }),
+        Err(err) => Err(err),
+    };
     let mut reply = match result {
         Ok(reply) => reply,
         Err(err) => ToolReply {
@@ -435,6 +445,79 @@ mod tests {
             std::fs::read_to_string(root.join("a.txt")).unwrap(),
             "two\n"
         );
+    }
+
+    #[test]
+    fn every_tool_of_every_table_refuses_an_unknown_argument_and_does_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        for t in tools(None) {
+            let reply = call(&ws, t.name, json!({"zz_not_an_argument": 1}));
+            assert!(reply.rejected, "{}: {}", t.name, reply.text);
+            assert!(
+                reply.text.contains(&format!(
+                    "{}: unknown argument `zz_not_an_argument`",
+                    t.name
+                )),
+                "{}: {}",
+                t.name,
+                reply.text
+            );
+            assert!(
+                reply.value.to_string().contains("INVALID_ARGUMENT"),
+                "{}: {}",
+                t.name,
+                reply.value
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(&root).unwrap().count(),
+            0,
+            "a refused call changed the workspace"
+        );
+    }
+
+    #[test]
+    fn the_examples_in_tool_descriptions_use_only_keys_the_tools_take() {
+        for t in tools(None) {
+            let Some(at) = t.description.find("Example: ") else {
+                continue;
+            };
+            let text = &t.description[at + "Example: ".len()..];
+            let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+            let Some(Ok(mut example)) = stream.next() else {
+                panic!("{}: the example is not JSON: {text}", t.name);
+            };
+            args::prepare(t.name, &t.input_schema, false, &mut example)
+                .unwrap_or_else(|e| panic!("{}: {}", t.name, e.full_message()));
+        }
+    }
+
+    #[test]
+    fn schemas_close_every_object_they_describe() {
+        fn walk(name: &str, node: &Value) {
+            match node {
+                Value::Object(obj) => {
+                    if obj.contains_key("properties") {
+                        assert_eq!(
+                            obj.get("additionalProperties"),
+                            Some(&Value::Bool(false)),
+                            "{name}: an object schema that does not say unknown keys are refused"
+                        );
+                    }
+                    // An `if` is a condition on the object, not a description of it.
+                    obj.iter()
+                        .filter(|(k, _)| *k != "if")
+                        .for_each(|(_, v)| walk(name, v));
+                }
+                Value::Array(items) => items.iter().for_each(|v| walk(name, v)),
+                _ => {}
+            }
+        }
+        for t in tools(None) {
+            walk(t.name, &t.input_schema);
+        }
     }
 
     #[test]

@@ -97,7 +97,7 @@ const ALL: [RefactorKind; 13] = [
 
 /// A range of the file: 1-based lines, 0-based columns (characters), end exclusive.
 #[derive(Deserialize, JsonSchema, Clone, Copy, Debug)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct SelectionRange {
     pub start_line: usize,
     pub start_column: usize,

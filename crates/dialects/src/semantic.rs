@@ -153,7 +153,7 @@ available ones.
 Example: {\"file\": \"src/user.ts\", \"symbol\": \"UserService.findById\"}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct ReadArgs {
     /// Path to the file (relative to the first workspace root, or absolute inside a root).
     file: String,
@@ -182,7 +182,6 @@ struct ReadArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct Around {
     /// The symbol, path or heading to read around.
     target: String,
@@ -548,7 +547,7 @@ Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operatio
 Refactor: {\"file\": \"src/user.ts\", \"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}";
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct EditArgs {
     /// The file to edit.
     file: Option<String>,
@@ -589,7 +588,6 @@ struct EditArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct EditSpec {
     target: String,
     operation: OpName,
@@ -599,7 +597,6 @@ struct EditSpec {
 }
 
 #[derive(Deserialize, JsonSchema, Clone)]
-#[serde(deny_unknown_fields)]
 struct Wrapper {
     before: String,
     after: String,

@@ -385,3 +385,59 @@ pub fn run_measured(mut cmd: Command, stdin: Vec<u8>, timeout: std::time::Durati
         peak_rss_kib: usage.ru_maxrss as u64,
     }
 }
+
+/// How long [`call_timed`] waits for the binary: no call a test makes takes long, and a hung
+/// process fails its test instead of hanging the suite.
+pub const CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// [`Sandbox::call`] with a timeout: the process is killed, and the test fails, when it has
+/// not answered within [`CALL_TIMEOUT`].
+pub fn call_timed(sb: &Sandbox, tool: &str, args: Value) -> Run {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .current_dir(sb.root())
+        .arg("--root")
+        .arg(sb.root())
+        .arg("call")
+        .env("XDG_STATE_HOME", sb.xdg_state_home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run filekit call");
+    let call = json!({"tool_name": tool, "tool_args": args});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(call.to_string().as_bytes())
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = out.read_to_end(&mut b);
+        b
+    });
+    let err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = err.read_to_end(&mut b);
+        b
+    });
+    let deadline = std::time::Instant::now() + CALL_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("filekit call {tool}: no answer within {CALL_TIMEOUT:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Run::parse(Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    })
+}
