@@ -149,7 +149,12 @@ fn deep_files() -> Vec<Deep> {
         },
         Deep {
             file: "deep.py",
-            make: |n| format!("import os\ndef f():\n    return {}\n", nest("[", "os", "]", n)),
+            make: |n| {
+                format!(
+                    "import os\ndef f():\n    return {}\n",
+                    nest("[", "os", "]", n)
+                )
+            },
             target: ("symbol", "f"),
         },
         Deep {
@@ -555,7 +560,11 @@ fn globs_of_nested_braces_are_refused_not_a_panic() {
         assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     }
     let (r, _) = run(&sb, &["glob", &braces(150)], "");
-    assert_eq!(r.code, 2, "filekit glob (a bad request): {}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.code, 2,
+        "filekit glob (a bad request): {}\n{}",
+        r.stdout, r.stderr
+    );
     assert!(r.stderr.contains("TOO_LARGE"), "{}", r.stderr);
     // The other places a glob is given.
     let (r, _) = call(&sb, "Grep", json!({"pattern": "x", "glob": braces(150)}));

@@ -153,7 +153,9 @@ fn read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         return Ok(reply);
     }
     let reply = match &r.result {
-        Ok(ReadContent::Text(t)) if t.total_lines == Some(0) => empty_or_short(&file_path, t, start),
+        Ok(ReadContent::Text(t)) if t.total_lines == Some(0) => {
+            empty_or_short(&file_path, t, start)
+        }
         Ok(ReadContent::Text(t)) => {
             let (numbered, cut) = number_lines_cut(&t.content, t.start_line);
             let short = format!("Read {}", shape::read_lines(t));
