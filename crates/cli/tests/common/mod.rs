@@ -225,9 +225,11 @@ impl Sandbox {
 }
 
 /// The `XDG_STATE_HOME` of commands a test runs outside a [`Sandbox`]: one private folder per
-/// test process, so that tests never touch the state of the user who runs them.
+/// test process, so that tests never touch the state of the user who runs them. It lives in
+/// Cargo's scratch folder of the build, which goes with `target/`.
 pub fn test_state_home() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("filekit-test-state-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("filekit-test-state-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -266,15 +268,7 @@ pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
             Some(rustix::fs::Gid::from_raw(65534)),
         )
         .unwrap();
-        let bin_dir = std::env::temp_dir().join(format!("filekit-bin-{}", std::process::id()));
-        std::fs::create_dir_all(&bin_dir).unwrap();
-        let bin = bin_dir.join("filekit");
-        if !bin.exists() {
-            std::fs::copy(env!("CARGO_BIN_EXE_filekit"), &bin).unwrap();
-        }
-        for p in [&bin_dir, &bin] {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
+        let bin = unprivileged_binary();
         open_up(sb.root());
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
@@ -307,6 +301,32 @@ fn open_up(dir: &Path) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         open_up(&e.path());
     }
+}
+
+/// A copy of the binary that another user can run (the build's own folder may not be open to
+/// them): one per build, shared by every test process, since a debug binary is ~250 MB and a
+/// copy per process filled the disk of a CI machine.
+fn unprivileged_binary() -> PathBuf {
+    use std::os::unix::fs::MetadataExt;
+    let built = Path::new(env!("CARGO_BIN_EXE_filekit"));
+    let meta = std::fs::metadata(built).unwrap();
+    let dir = std::env::temp_dir().join(format!(
+        "filekit-test-bin-{:x}-{:x}",
+        meta.len(),
+        meta.mtime_nsec() as u64 ^ (meta.mtime() as u64) << 20
+    ));
+    let bin = dir.join("filekit");
+    if !bin.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Copied under a name of this process and renamed: another test process may be
+        // copying too, and none may run a half-written binary.
+        let part = dir.join(format!("filekit.{}", std::process::id()));
+        std::fs::copy(built, &part).unwrap();
+        std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::rename(&part, &bin).unwrap();
+    }
+    bin
 }
 
 /// A run of the binary with its peak resident memory.
