@@ -307,7 +307,7 @@ fn open_up(dir: &Path) {
 /// them): one per build, shared by every test process, since a debug binary is ~250 MB and a
 /// copy per process filled the disk of a CI machine.
 fn unprivileged_binary() -> PathBuf {
-    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let built = Path::new(env!("CARGO_BIN_EXE_filekit"));
     let meta = std::fs::metadata(built).unwrap();
     let dir = std::env::temp_dir().join(format!(
