@@ -179,22 +179,181 @@ fn fs_write_create_makes_parents_and_reports_the_version() {
 }
 
 #[test]
-fn fs_write_create_refuses_to_overwrite_unless_asked() {
+fn fs_write_create_replaces_an_existing_file_and_undo_brings_it_back() {
+    // The Q CLI's fs_write description: "The `create` command will override the file at
+    // `path` if it already exists as a file".
     let sb = Sandbox::new();
     sb.write("a.txt", "old\n");
-    let run = sb.call_fails(
-        "fs_write",
-        json!({"command": "create", "path": "a.txt", "file_text": "new\n"}),
-        1,
-        &["already exists", "overwrite: true"],
-    );
-    assert_eq!(run.json["error_code"], "CONFLICT");
     let run = sb.call(
         "fs_write",
-        json!({"command": "create", "path": "a.txt", "file_text": "new\n", "overwrite": true}),
+        json!({"command": "create", "path": "a.txt", "file_text": "new\n"}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(sb.read("a.txt"), "new\n");
+    assert!(
+        run.json["diff"].as_str().unwrap().contains("-old"),
+        "{}",
+        run.stdout
+    );
+    let undo = sb.filekit(&["undo"], None);
+    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    assert_eq!(sb.read("a.txt"), "old\n");
+    // `overwrite: false` refuses, and says how to replace it.
+    let run = sb.call_fails(
+        "fs_write",
+        json!({"command": "create", "path": "a.txt", "file_text": "new\n", "overwrite": false}),
+        1,
+        &["already exists"],
+    );
+    assert_eq!(run.json["error_code"], "CONFLICT");
+    assert_eq!(sb.read("a.txt"), "old\n");
+}
+
+#[test]
+fn fs_write_create_takes_new_str_when_file_text_is_missing() {
+    // The Q CLI's FsWrite::Create: "including `new_str` as a fallback".
+    let sb = Sandbox::new();
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "create", "path": "n.txt", "new_str": "from new_str\n"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("n.txt"), "from new_str\n");
+    sb.call_fails(
+        "fs_write",
+        json!({"command": "create", "path": "m.txt"}),
+        2,
+        &["missing argument `file_text`"],
+    );
+    assert!(!sb.exists("m.txt"));
+}
+
+#[test]
+fn fs_write_single_line_edits_need_no_content_hash_and_give_the_new_one() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "one\ntwo\n");
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "insert", "path": "a.txt", "insert_line": 1, "new_str": "one and a half"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "one\none and a half\ntwo\n");
+    assert_eq!(run.json["content_hash"], hash_of(&sb, "a.txt"));
+    let run = sb.call(
+        "fs_write",
+        json!({"command": "replace_lines", "path": "a.txt", "start_line": 3, "end_line": 3, "new_str": "2"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(sb.read("a.txt"), "one\none and a half\n2\n");
+    assert_eq!(run.json["content_hash"], hash_of(&sb, "a.txt"));
+    // The seed's rules stand: an insert_line past the end is an error.
+    let run = sb.call_fails(
+        "fs_write",
+        json!({"command": "insert", "path": "a.txt", "insert_line": 9, "new_str": "x"}),
+        1,
+        &["insert_line 9 is out of range", "the file has 3 lines"],
+    );
+    assert_eq!(run.json["error_code"], "INVALID_ARGUMENT");
+    // A content_hash given is still checked.
+    sb.call_fails(
+        "fs_write",
+        json!({"command": "insert", "path": "a.txt", "insert_line": 1, "new_str": "x", "content_hash": "0123456789abcdef"}),
+        1,
+        &["content_hash"],
+    );
+    assert_eq!(sb.read("a.txt"), "one\none and a half\n2\n");
+}
+
+#[test]
+fn fs_read_operations_shape_of_the_shipping_q_cli() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES).write("sub/b.py", "print(1)\n");
+    // One operation answers as that read alone.
+    let run = sb.call(
+        "fs_read",
+        json!({"operations": [{"mode": "Line", "path": "a.txt", "start_line": 9}], "summary": "look"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json["content"], "     9\tline 9\n    10\tline 10\n");
+    assert_eq!(run.json["content_hash"], hash_of(&sb, "a.txt"));
+    // Several answer with one result each, in order; a failed one fails only itself.
+    let run = sb.call(
+        "fs_read",
+        json!({"operations": [
+            {"mode": "Line", "path": "a.txt", "start_line": -1},
+            {"mode": "Search", "path": "sub/b.py", "pattern": "PRINT"},
+            {"mode": "Line", "path": "missing.txt"},
+            {"mode": "Directory", "path": "sub"}
+        ]}),
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let results = run.json.as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    assert_eq!(results[0]["content"], "    10\tline 10\n");
+    assert_eq!(results[1]["matches"][0]["line"], 1);
+    assert_eq!(results[2]["error_code"], "NOT_FOUND");
+    assert!(
+        results[3]["content"]
+            .as_str()
+            .unwrap()
+            .contains(" sub/b.py\n")
+    );
+    // The seed's shape (mode at the top level) stays; mixing both is refused.
+    let run = sb.call("fs_read", json!({"mode": "Line", "path": "sub/b.py"}));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    sb.call_fails(
+        "fs_read",
+        json!({"mode": "Line", "operations": [{"mode": "Line", "path": "a.txt"}]}),
+        2,
+        &["`operations` and the top-level argument `mode`"],
+    );
+    sb.call_fails(
+        "fs_read",
+        json!({"operations": [{"mode": "Line", "path": "a.txt", "startLine": 2}]}),
+        2,
+        &["unknown argument `operations[0].startLine`; did you mean `start_line`?"],
+    );
+    sb.call_fails(
+        "fs_read",
+        json!({"operations": [{"mode": "Line"}]}),
+        2,
+        &["missing argument `operations[0].path`"],
+    );
+    sb.call_fails("fs_read", json!({}), 2, &["missing argument `operations`"]);
+}
+
+#[test]
+fn fs_read_directory_lists_paths_that_read_back_as_given() {
+    let sb = Sandbox::new();
+    sb.write("sub/a.py", "print(1)\n")
+        .write("sub/deep/b.py", "x\n");
+    let root = sb.root().canonicalize().unwrap().display().to_string();
+    for base in ["sub".to_string(), "sub/".to_string(), format!("{root}/sub")] {
+        let run = sb.call(
+            "fs_read",
+            json!({"operations": [{"mode": "Directory", "path": base, "depth": 1}]}),
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let content = run.json["content"].as_str().unwrap().to_string();
+        let shown: Vec<&str> = content
+            .lines()
+            .skip(1)
+            .filter(|l| l.starts_with('-'))
+            .map(|l| l.rsplit(' ').next().unwrap())
+            .collect();
+        assert_eq!(shown.len(), 2, "{content}");
+        for path in shown {
+            let read = sb.call(
+                "fs_read",
+                json!({"operations": [{"mode": "Line", "path": path}]}),
+            );
+            assert_eq!(
+                read.code, 0,
+                "{path} listed under {base} does not read back: {}",
+                read.stdout
+            );
+        }
+    }
 }
 
 #[test]

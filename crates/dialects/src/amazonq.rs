@@ -59,9 +59,14 @@ fn reject(err: &FkError) -> Value {
 // fs_read
 
 const FS_READ_DESCRIPTION: &str = "\
-Read one or many text files with line numbers, or look at images. Every result carries the \
-file's content_hash and last_modified: keep the content_hash to make line edits with fs_write \
-(replace_lines, insert) without reading again.
+Read one or many text files with line numbers, list directories, search, or look at images. \
+Every result carries the file's content_hash and last_modified: keep the content_hash to make \
+line edits with fs_write (replace_lines, insert) without reading again.
+
+Give `operations`, an array of reads (one or many), each with its `mode` and that mode's \
+arguments: {\"operations\": [{\"mode\": \"Line\", \"path\": \"src/main.rs\", \"start_line\": 10}]}. \
+One operation answers as that read; several answer with one result each, in order. The \
+arguments of one read may also be given at the top level, without `operations`.
 
 Modes:
 - Line: `path` (one file; the reply is one object) or `paths` (many files in one call; the \
@@ -71,7 +76,8 @@ end (-1 is the last line); defaults 1 and -1 (the whole file). When a range is a
 range_hash is the hash of exactly those lines (fs_write accepts it for edits of those lines).
 - Image: `image_paths` (png, jpeg, gif, webp): the images are shown to you.
 - Directory: `path` of a directory: its entries `ls -l` style (type and permissions, size, \
-modification time, name), sorted; `depth` descends that many more levels (default 0: only \
+modification time, path: the listed `path` joined with the entry's name, so that it reads \
+back as shown), sorted; `depth` descends that many more levels (default 0: only \
 the directory's own entries). .gitignore'd and hidden entries are left out, and so are \
 those matching `exclude_patterns`; at most `max_entries` (default 1000) entries, in path \
 order, from `offset` (default 0): the reply says how many more there are.
@@ -84,7 +90,7 @@ into edits. `summary` is accepted and not used. An argument fs_read does not tak
 with the closest valid name, and nothing is read (the Q CLI ignores unknown arguments; \
 filekit refuses them, deliberately, so that a misspelled argument never changes what is done).
 
-Example: {\"mode\": \"Line\", \"paths\": [\"src/main.rs\", \"Cargo.toml\"], \"start_line\": 1, \"end_line\": 40}";
+Example: {\"operations\": [{\"mode\": \"Line\", \"paths\": [\"src/main.rs\", \"Cargo.toml\"], \"start_line\": 1, \"end_line\": 40}, {\"mode\": \"Directory\", \"path\": \"src\"}]}";
 
 /// The read modes.
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
@@ -95,11 +101,63 @@ enum ReadMode {
     Search,
 }
 
+/// The arguments of one read: the top level of the seed's shape, or one entry of the
+/// shipping Q CLI's `operations`.
 #[derive(Deserialize, JsonSchema)]
-struct FsReadArgs {
+struct FsReadOp {
     /// The mode to run in: `Line` (text, numbered lines), `Image` (images to look at),
     /// `Directory` (a directory's entries) or `Search` (lines containing `pattern`).
     mode: ReadMode,
+    /// Path of one file to read (or the directory to list or search), relative to the
+    /// workspace root or absolute inside it. The reply is one object.
+    path: Option<String>,
+    /// Paths of several files to read in one call (Line mode). The reply is an array with one
+    /// entry per path, in order.
+    paths: Option<Vec<String>>,
+    /// Paths of the images to show (Image mode).
+    image_paths: Option<Vec<String>>,
+    /// First line to read (Line mode): 1-based, inclusive; negative counts from the end.
+    #[schemars(extend("default" = 1))]
+    start_line: Option<i64>,
+    /// Last line to read (Line mode): 1-based, inclusive; negative counts from the end (-1 is
+    /// the last line).
+    #[schemars(extend("default" = -1))]
+    end_line: Option<i64>,
+    /// Depth of a recursive directory listing (Directory mode): 0 lists only the directory's
+    /// own entries, 1 their children too, and so on.
+    #[schemars(extend("default" = 0))]
+    depth: Option<usize>,
+    /// Text to search for (required, for Search mode). Case-insensitive, matched per line,
+    /// taken literally.
+    pattern: Option<String>,
+    /// Number of context lines around search results (Search mode).
+    #[schemars(extend("default" = 2))]
+    context_lines: Option<usize>,
+    /// Globs of entries to leave out (Directory mode): names or paths relative to the listed
+    /// directory (`node_modules`, `*.log`, `target/**`); a directory left out is not entered.
+    /// They add to what is always left out (.gitignore'd and hidden entries).
+    exclude_patterns: Option<Vec<String>>,
+    /// At most this many entries (Directory mode); the reply says how many more there are.
+    #[schemars(extend("default" = SEARCH_LIMIT), range(min = 1))]
+    max_entries: Option<usize>,
+    /// Entries to skip first (Directory mode), to page through a large listing with
+    /// `max_entries`. Entries are in path order.
+    #[schemars(extend("default" = 0))]
+    offset: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct FsReadArgs {
+    /// The reads to make, each `{mode, path, ...}` with the arguments of its mode (the Q
+    /// CLI's shape): `{"operations": [{"mode": "Line", "path": "a.py", "start_line": 10}]}`.
+    /// One operation answers as that read alone; several answer with one result each, in
+    /// order. Leave it out to give `mode` and its arguments at the top level instead.
+    #[schemars(length(min = 1))]
+    operations: Option<Vec<FsReadOp>>,
+    /// The mode of a read given at the top level (without `operations`): `Line` (text,
+    /// numbered lines), `Image` (images to look at), `Directory` (a directory's entries) or
+    /// `Search` (lines containing `pattern`).
+    mode: Option<ReadMode>,
     /// Path of one file to read, relative to the workspace root or absolute inside it. The
     /// reply is one object.
     path: Option<String>,
@@ -141,19 +199,133 @@ struct FsReadArgs {
     summary: Option<String>,
 }
 
+/// The arguments of the reads given at the top level, without `operations`.
+const TOP_LEVEL_READ: &[&str] = &[
+    "mode",
+    "path",
+    "paths",
+    "image_paths",
+    "start_line",
+    "end_line",
+    "depth",
+    "pattern",
+    "context_lines",
+    "exclude_patterns",
+    "max_entries",
+    "offset",
+];
+
 static FS_READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FsReadArgs>);
 
 fn fs_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let given: Vec<&str> = TOP_LEVEL_READ
+        .iter()
+        .copied()
+        .filter(|k| args.get(*k).is_some())
+        .collect();
     let args: FsReadArgs = parse("fs_read", &FS_READ_SCHEMA, args)?;
-    match args.mode {
-        ReadMode::Directory => read_directory(ws, &args),
-        ReadMode::Search => search(ws, &args),
-        ReadMode::Image => read_images(ws, &args),
-        ReadMode::Line => read_lines(ws, &args),
+    let Some(ops) = args.operations else {
+        let Some(mode) = args.mode else {
+            return Err(missing_for(
+                "fs_read",
+                &FS_READ_SCHEMA,
+                "",
+                "operations",
+                "give `operations`, an array of reads such as [{\"mode\": \"Line\", \"path\": \"src/main.rs\"}] (or `mode` and its arguments at the top level)",
+            ));
+        };
+        let op = FsReadOp {
+            mode,
+            path: args.path,
+            paths: args.paths,
+            image_paths: args.image_paths,
+            start_line: args.start_line,
+            end_line: args.end_line,
+            depth: args.depth,
+            pattern: args.pattern,
+            context_lines: args.context_lines,
+            exclude_patterns: args.exclude_patterns,
+            max_entries: args.max_entries,
+            offset: args.offset,
+        };
+        return read_one(ws, &op, "");
+    };
+    if !given.is_empty() {
+        return Err(FkError::invalid(format!(
+            "fs_read: `operations` and the top-level argument{} {} were both given",
+            if given.len() == 1 { "" } else { "s" },
+            given
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .with_hint(
+            "put each read's mode, path and other arguments inside its entry of `operations`",
+        ));
+    }
+    if ops.is_empty() {
+        return Err(FkError::invalid("fs_read: `operations` is empty")
+            .with_hint("give at least one operation, such as {\"mode\": \"Line\", \"path\": \"src/main.rs\"}"));
+    }
+    if ops.len() == 1 {
+        // As the Q CLI does: a single operation answers as that read alone.
+        return read_one(ws, &ops[0], "operations[0].");
+    }
+    // Several: one result each, in order, and the Q CLI's text for a batch.
+    let mut values = Vec::with_capacity(ops.len());
+    let mut texts = Vec::with_capacity(ops.len());
+    let mut images = Vec::new();
+    let (mut ok, mut failed) = (0, 0);
+    for (i, op) in ops.iter().enumerate() {
+        let reply = match read_one(ws, op, &format!("operations[{i}].")) {
+            Ok(reply) => reply,
+            Err(err) => ToolReply::new(reject(&err), true, err.full_message()),
+        };
+        let kind = if reply.is_error {
+            failed += 1;
+            "Error".to_string()
+        } else {
+            ok += 1;
+            match op.mode {
+                ReadMode::Image => "Result (Images)".to_string(),
+                _ => "Result (Text)".to_string(),
+            }
+        };
+        let body = if op.mode == ReadMode::Image && !reply.is_error {
+            format!("[{} images processed]", reply.images.len())
+        } else {
+            reply.text.trim_end().to_string()
+        };
+        texts.push(format!("=== Operation {} {kind} ===\n{body}", i + 1));
+        images.extend(reply.images);
+        values.push(reply.value);
+    }
+    let summary = format!(
+        "Summary: {} operations processed, {ok} successful, {failed} failed",
+        ops.len()
+    );
+    let mut reply = ToolReply::new(
+        Value::Array(values),
+        failed > 0,
+        format!("{}\n\n{summary}\n", texts.join("\n\n")),
+    );
+    reply.images = images;
+    Ok(reply)
+}
+
+/// One read. `at` is where its arguments are in the call (`operations[1].`), for messages.
+fn read_one(ws: &Workspace, op: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+    let at = at.trim_end_matches('.');
+    match op.mode {
+        ReadMode::Directory => read_directory(ws, op, at),
+        ReadMode::Search => search(ws, op, at),
+        ReadMode::Image => read_images(ws, op, at),
+        ReadMode::Line => read_lines(ws, op, at),
     }
 }
 
-fn read_lines(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+fn read_lines(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     let (paths, single) = match (&args.path, &args.paths) {
         (Some(_), Some(_)) => {
             return Err(
@@ -172,7 +344,7 @@ fn read_lines(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
             return Err(missing_for(
                 "fs_read",
                 &FS_READ_SCHEMA,
-                "",
+                at,
                 "path",
                 "Line mode reads `path` (one file) or `paths` (several)",
             ));
@@ -276,7 +448,7 @@ fn line_text(r: &FileRead) -> String {
     }
 }
 
-fn read_images(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+fn read_images(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     // The document's Image mode takes image_paths; path/paths are accepted as well because
     // models often send them.
     let paths: Vec<String> = match (&args.image_paths, &args.paths, &args.path) {
@@ -287,7 +459,7 @@ fn read_images(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> 
             return Err(missing_for(
                 "fs_read",
                 &FS_READ_SCHEMA,
-                "",
+                at,
                 "image_paths",
                 "Image mode needs the paths of the images to show",
             ));
@@ -352,8 +524,9 @@ fn read_images(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> 
 const FS_WRITE_DESCRIPTION: &str = "\
 Create and edit files: one edit with `path`, or many edits to many files in one call with \
 `fileEdits` (an array of {path, edits}). Commands:
-- create: write `file_text` as a new file (parent directories are created). Refuses to \
-replace an existing file unless `overwrite: true`.
+- create: write `file_text` as the file (parent directories are created). As in the Q CLI, \
+it replaces a file that exists (the old content stays in the history: undo brings it back); \
+`overwrite: false` refuses instead. `new_str` is taken when `file_text` is missing.
 - str_replace: replace `old_str` (must occur exactly once; copy it exactly, with indentation) \
 by `new_str`.
 - insert: insert the lines of `new_str` AFTER line `insert_line` (0 = at the top).
@@ -370,8 +543,9 @@ changes all files or none. Patterns are Rust regex; `literal: true` takes them a
 Line numbers are 1-BASED (the numbers fs_read shows) and every line edit (insert, \
 replace_lines) of one file refers to the file as it was before this call, whatever their \
 order: do not adjust numbers for earlier edits. Overlapping line edits are refused. Then \
-str_replace edits apply in the order given, then appends. insert and replace_lines need \
-`content_hash`: the file's hash from fs_read (or from the last fs_write reply), or the \
+str_replace edits apply in the order given, then appends. In `fileEdits`, insert and \
+replace_lines need `content_hash` (a single insert or replace_lines with `path` may leave it \
+out: it then edits the file as it is, and the reply gives the new content_hash): the file's hash from fs_read (or from the last fs_write reply), or the \
 range_hash of exactly the lines edited; if the file changed since that content_hash, the \
 edits are merged into it (reply: merged, with the diff written) unless they meet the other \
 change, which is refused with CONFLICT showing both sides (or STALE with the current lines \
@@ -437,11 +611,11 @@ struct EditArgs {
     /// The command to run: `create`, `str_replace`, `insert`, `append` or `replace_lines`.
     /// With `fileEdits` each edit names its own command.
     command: Option<WriteCommand>,
-    /// Content of the file to create (`create`).
+    /// Content of the file to create (`create`); when it is missing, `new_str` is taken.
     file_text: Option<String>,
-    /// `create` only: replace the file if it exists already. Without it, create refuses to
-    /// overwrite.
-    #[schemars(extend("default" = false))]
+    /// `create` only: whether a file that exists is replaced (the default, as in the Q CLI;
+    /// the old content stays in the history). `false` refuses to replace it.
+    #[schemars(extend("default" = true))]
     overwrite: Option<bool>,
     /// The exact text to replace (`str_replace`); it must occur exactly once.
     old_str: Option<String>,
@@ -456,7 +630,7 @@ struct EditArgs {
     end_line: Option<i64>,
     /// `insert`/`replace_lines`: the content_hash fs_read returned for the file (or the
     /// range_hash of exactly the edited lines); 8 or more hex digits. A mismatch writes
-    /// nothing.
+    /// nothing. Required in `fileEdits`; a single edit with `path` may leave it out.
     content_hash: Option<String>,
 }
 
@@ -590,7 +764,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         vec![FileEdits {
             base_hash: None,
             path: path.clone(),
-            edits: vec![to_edit(command, &args.single, "")?],
+            edits: vec![to_edit(command, &args.single, "", true)?],
         }]
     } else {
         let mut files = Vec::new();
@@ -607,7 +781,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                         "each edit names its command",
                     ));
                 };
-                edits.push(to_edit(command, edit, &at)?);
+                edits.push(to_edit(command, edit, &at, false)?);
             }
             files.push(FileEdits {
                 base_hash: None,
@@ -826,7 +1000,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
 
 /// One edit's arguments -> the engine's edit, after checking that the command has what it
 /// needs (`at` is where the edit is in the arguments, for messages).
-fn to_edit(command: WriteCommand, e: &EditArgs, at: &str) -> Result<Edit, FkError> {
+fn to_edit(command: WriteCommand, e: &EditArgs, at: &str, single: bool) -> Result<Edit, FkError> {
     if command == WriteCommand::PatternReplace {
         return Err(FkError::invalid(format!(
             "fs_write: {at}: pattern_replace works on a directory, not as an edit of one file"
@@ -839,6 +1013,16 @@ fn to_edit(command: WriteCommand, e: &EditArgs, at: &str) -> Result<Edit, FkErro
         .map(|(_, f)| *f)
         .unwrap_or(&[]);
     for field in needs {
+        // The shipping Q CLI's single edit (no `fileEdits`) has no content_hash: its insert
+        // (and a single replace_lines) runs on the file as it is. The batch shape of seed
+        // 000 keeps requiring it.
+        if single && *field == "content_hash" {
+            continue;
+        }
+        // The Q CLI's create takes `new_str` when `file_text` is missing.
+        if *field == "file_text" && e.new_str.is_some() {
+            continue;
+        }
         if !e.has(field) {
             let why = format!("command {} needs it", command.name());
             let why = if *field == "content_hash" {
@@ -854,8 +1038,14 @@ fn to_edit(command: WriteCommand, e: &EditArgs, at: &str) -> Result<Edit, FkErro
     let text = |o: &Option<String>| o.clone().unwrap_or_default();
     Ok(match command {
         WriteCommand::Create => Edit::Create {
-            content: text(&e.file_text),
-            overwrite: e.overwrite.unwrap_or(false),
+            content: text(if e.file_text.is_some() {
+                &e.file_text
+            } else {
+                &e.new_str
+            }),
+            // As the Q CLI: create replaces a file that exists (recorded in the history, so
+            // undo brings it back); `overwrite: false` refuses instead.
+            overwrite: e.overwrite.unwrap_or(true),
         },
         WriteCommand::StrReplace => Edit::ReplaceText {
             old: text(&e.old_str),
@@ -887,13 +1077,13 @@ fn to_edit(command: WriteCommand, e: &EditArgs, at: &str) -> Result<Edit, FkErro
 /// Entries (Directory) and lines (Search) fs_read shows before it cuts the reply.
 const SEARCH_LIMIT: usize = 1000;
 
-fn read_directory(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+fn read_directory(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     use filekit_core::search::list::{ListOptions, list, render_long};
     let Some(path) = args.path.clone() else {
         return Err(missing_for(
             "fs_read",
             &FS_READ_SCHEMA,
-            "",
+            at,
             "path",
             "Directory mode lists the directory `path`",
         ));
@@ -918,6 +1108,14 @@ fn read_directory(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkErro
     };
     // The page asked for: `offset` entries skipped, then at most `max_entries`.
     listing.entries.drain(..offset.min(listing.entries.len()));
+    // Each entry as a path that reads back as it is shown: under the directory as it was
+    // given (the Q CLI shows the listed path joined with each entry's name).
+    let base = path.trim_end_matches('/');
+    if !(base.is_empty() && !path.starts_with('/') || base == ".") {
+        for e in &mut listing.entries {
+            e.name = format!("{base}/{}", e.name);
+        }
+    }
     let shown_to = offset + listing.entries.len();
     let more = listing.total.saturating_sub(shown_to);
     let mut content = format!("total {}\n", listing.total);
@@ -953,13 +1151,13 @@ fn read_directory(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkErro
     Ok(ToolReply::new(value, false, content))
 }
 
-fn search(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
+fn search(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
     let Some(path) = args.path.clone() else {
         return Err(missing_for(
             "fs_read",
             &FS_READ_SCHEMA,
-            "",
+            at,
             "path",
             "Search mode searches the file or directory `path`",
         ));
@@ -968,7 +1166,7 @@ fn search(ws: &Workspace, args: &FsReadArgs) -> Result<ToolReply, FkError> {
         return Err(missing_for(
             "fs_read",
             &FS_READ_SCHEMA,
-            "",
+            at,
             "pattern",
             "Search mode looks for the text `pattern` (case-insensitive)",
         ));
