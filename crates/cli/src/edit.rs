@@ -51,7 +51,8 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
     };
     let mut request = plan.into_request(args.dry_run, args.atomic, args.stop_on_error);
     request.options.tool = Some("filekit edit".into());
-    let report = pipeline::apply(&ws, &request);
+    let mut report = pipeline::apply(&ws, &request);
+    filekit_dialects::plan::word_report(&mut report);
     crate::history_warning(&ws);
     if json || args.json {
         println!(
@@ -159,9 +160,10 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         print!("{}", style.diff(&f.diff));
     }
     for o in &f.edits {
+        // Edits are numbered from 1, as a person counts them in the plan.
         let what = match &o.label {
-            Some(l) => format!("[{}] {} ({l})", o.index, o.command),
-            None => format!("[{}] {}", o.index, o.command),
+            Some(l) => format!("edit {} ({}, {l})", o.index + 1, o.command),
+            None => format!("edit {} ({})", o.index + 1, o.command),
         };
         if o.skipped {
             println!(

@@ -190,7 +190,10 @@ fn empty_search_text() {
         "fs_write",
         json!({"command": "str_replace", "path": "a.txt", "old_str": "", "new_str": "x"}),
         FAILED,
-        &["empty", "to insert, use insert or append"],
+        &[
+            "`old_str` is empty",
+            "use command insert (after a line) or append",
+        ],
     );
     sb.call_fails(
         "Edit",

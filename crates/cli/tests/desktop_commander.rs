@@ -21,7 +21,10 @@ fn edit_block_with_expected_replacements() {
         "edit_block",
         json!({"file_path": "cfg.ts", "old_string": "debug: true", "new_string": "debug: false"}),
         1,
-        &["matches 2 times", "lines 1, 3"],
+        &[
+            "Expected 1 occurrences but found 2 in cfg.ts (at lines 1, 3)",
+            "set expected_replacements to 2",
+        ],
     );
 }
 

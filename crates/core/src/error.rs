@@ -5,7 +5,7 @@
 //! failures carry structured details: the lines of ambiguous matches, the closest near miss,
 //! the current excerpt of a stale range.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Stable, machine-readable classification of a failure.
@@ -158,6 +158,34 @@ impl FkError {
             Some(h) => format!("{} ({})", self.message, h),
             None => self.message.clone(),
         }
+    }
+}
+
+/// What an edit's failure is about, as a fact a front end names in its own words (its
+/// argument names, its numbering of edits): kept in `details["fact"]`, beside the facts
+/// it names. The engine's own message and hint say it in neutral words ("the search
+/// text"), never a tool's argument or a CLI flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fact {
+    /// The search text of a text replacement is empty: there is nothing to search for.
+    SearchTextEmpty,
+    /// The search text occurs `details.count` times (first lines in `details.lines`), not
+    /// the `details.expected` times the edit asked for. The edit may ask for every match.
+    MatchCount,
+    /// The search text is not in the file; `details.near_miss` is the closest text (line,
+    /// similarity, what was found, a character diff), or null.
+    SearchTextNotFound,
+    /// The expected count of matches is 0.
+    ExpectedCountZero,
+}
+
+impl FkError {
+    /// The fact this error reports, when the engine named one (see [`Fact`]).
+    pub fn fact(&self) -> Option<Fact> {
+        self.details
+            .get("fact")
+            .and_then(|f| serde_json::from_value(f.clone()).ok())
     }
 }
 

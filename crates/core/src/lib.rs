@@ -46,5 +46,5 @@ pub mod workspace;
 pub use edit::{
     Control, Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport, Progress,
 };
-pub use error::{ErrorCode, FkError, Limit, LimitFacts};
+pub use error::{ErrorCode, Fact, FkError, Limit, LimitFacts};
 pub use workspace::Workspace;

@@ -20,7 +20,7 @@ use crate::edit::{
     Edit, EditOptions, EditOutcome, EditReport, EditRequest, Expected, FileEdits, FileReport,
     FileStatus,
 };
-use crate::error::{ErrorCode, FkError, Limit, LimitFacts};
+use crate::error::{ErrorCode, Fact, FkError, Limit, LimitFacts};
 use crate::hash;
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
 use crate::leases::Snapshot;
@@ -1332,12 +1332,18 @@ fn apply_text_edit(
     let opts = scope.opts;
     let display = scope.display.as_str();
     let Some(pi) = pattern else {
-        return Err(FkError::invalid("the search text (old_str) is empty")
-            .with_hint("give the exact text to replace, with enough surrounding lines to be unique; to insert, use insert or append"));
+        return Err(
+            FkError::invalid("the search text is empty: there is nothing to search for")
+                .with_hint(
+                    "give the exact text to replace, with enough surrounding lines to be unique",
+                )
+                .with_details(serde_json::json!({"fact": Fact::SearchTextEmpty})),
+        );
     };
     if expected == Expected::Exactly(0) {
-        return Err(FkError::invalid("expected replacements is 0")
-            .with_hint("give a count of at least 1, or leave it out for exactly one match"));
+        return Err(FkError::invalid("the expected count of matches is 0")
+            .with_hint("expect at least 1 match, or leave the count out for exactly one")
+            .with_details(serde_json::json!({"fact": Fact::ExpectedCountZero})));
     }
     let occs = seq.find(pi);
     let wanted = seq.patterns()[pi].clone();
@@ -1381,11 +1387,16 @@ fn apply_text_edit(
             ),
         )
         .with_hint(if want == 1 {
-            "add surrounding lines to the search text so it matches once, or ask to replace all matches".to_string()
+            format!("add surrounding lines to the search text so that it matches once, or expect all {} matches", occs.len())
         } else {
-            format!("adjust the expected count to {} or make the search text more specific", occs.len())
+            format!("expect {} matches, or make the search text more specific", occs.len())
         })
-        .with_details(serde_json::json!({"count": occs.len(), "lines": lines})));
+        .with_details(serde_json::json!({
+            "fact": Fact::MatchCount,
+            "count": occs.len(),
+            "lines": lines,
+            "expected": want,
+        })));
     }
     // Not found: the closest near miss, applied only if the caller asked for fuzzy matching.
     let gave_up = |why: &str, hint: &str, work: &nearmiss::Work| {
@@ -1402,6 +1413,7 @@ fn apply_text_edit(
         )
         .with_hint(hint)
         .with_details(serde_json::json!({
+            "fact": Fact::SearchTextNotFound,
             "near_miss": null,
             "near_miss_skipped": "budget",
             "limit": LimitFacts::new(Limit::SearchWork, work.spent(), work.max()),
@@ -1472,15 +1484,28 @@ fn apply_text_edit(
                 shorten(&nm.diff, 600)
             ));
             err = err
-                .with_hint("copy the text exactly as the file has it (details.near_miss.found), or read those lines again")
-                .with_details(serde_json::json!({ "near_miss": nm, "wanted": old }));
+                .with_hint(format!(
+                    "copy the text exactly as the file has it at {lines}: {:?}, or read those lines again",
+                    shorten(&nm.found, 300)
+                ))
+                .with_details(serde_json::json!({
+                    "fact": Fact::SearchTextNotFound,
+                    "near_miss": nm,
+                    "wanted": old,
+                }));
             if let Some(t) = opts.fuzzy_threshold {
                 err.message
                     .push_str(&format!(" (below the fuzzy threshold {t})"));
             }
         }
         None => {
-            err = err.with_hint("nothing similar is in the file: read it again and copy the text exactly, including indentation");
+            err = err
+                .with_hint("nothing similar is in the file: read it again and copy the text exactly, including indentation")
+                .with_details(serde_json::json!({
+                    "fact": Fact::SearchTextNotFound,
+                    "near_miss": null,
+                    "wanted": old,
+                }));
         }
     }
     Err(err)

@@ -812,3 +812,75 @@ fn one_file_named_twice_is_refused_for_the_second_entry() {
     assert_eq!(read(dir.path(), "a.txt"), "1 two\n");
     assert_eq!(read(dir.path(), "real.txt"), "v2\n");
 }
+
+#[test]
+fn text_edit_failures_are_facts_in_no_tool_s_words() {
+    use filekit_core::Fact;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("f.txt"),
+        "x = 1\nlet total = compute(a, b);\nx = 1\n",
+    )
+    .unwrap();
+    let report = pipeline::apply(
+        &ws(dir.path()),
+        &one(
+            "f.txt",
+            vec![
+                replace("x = 1", "x = 9"),
+                replace("", "z"),
+                replace("let total = compute(a, c);", "y = 4"),
+                Edit::ReplaceText {
+                    old: "y".into(),
+                    new: "w".into(),
+                    expected: Expected::Exactly(0),
+                    label: None,
+                },
+            ],
+        ),
+    );
+    let errors: Vec<_> = report.files[0]
+        .edits
+        .iter()
+        .map(|o| o.error.clone().unwrap())
+        .collect();
+    let facts: Vec<_> = errors.iter().map(|e| e.fact()).collect();
+    assert_eq!(
+        facts,
+        [
+            Some(Fact::MatchCount),
+            Some(Fact::SearchTextEmpty),
+            Some(Fact::SearchTextNotFound),
+            Some(Fact::ExpectedCountZero),
+        ]
+    );
+    assert_eq!(errors[0].details["count"], 2, "{errors:#?}");
+    assert_eq!(errors[0].details["expected"], 1);
+    assert_eq!(errors[0].details["lines"], serde_json::json!([1, 3]));
+    assert_eq!(errors[2].details["near_miss"]["line"], 2, "{:?}", errors[2]);
+    for e in &errors {
+        let said = e.full_message();
+        for word in [
+            "old_str",
+            "old_string",
+            "replace all",
+            "insert or append",
+            "details.",
+        ] {
+            assert!(
+                !said.contains(word),
+                "{word:?} in the engine's words: {said}"
+            );
+        }
+    }
+    // The near miss is shown in the hint itself, not named as a field.
+    assert!(
+        errors[2]
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains("\"let total = compute(a, b);\""),
+        "{:?}",
+        errors[2].hint
+    );
+}

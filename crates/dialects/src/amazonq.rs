@@ -289,7 +289,7 @@ fn fs_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ok += 1;
             match op.mode {
                 ReadMode::Image => "Result (Images)".to_string(),
-                _ => "Result (Text)".to_string(),
+                _ => "Result (Json)".to_string(),
             }
         };
         let body = if op.mode == ReadMode::Image && !reply.is_error {
@@ -361,12 +361,14 @@ fn read_lines(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, Fk
     let results = read_files(ws, &paths, &opts);
     let entries: Vec<Value> = results.iter().map(|r| line_entry(r, range_asked)).collect();
     let is_error = entries.iter().any(|e| e["success"] == false);
-    let text = results.iter().map(line_text).collect::<Vec<_>>().join("\n");
     let value = if single {
         entries.into_iter().next().unwrap_or(Value::Null)
     } else {
         Value::Array(entries)
     };
+    // The seed's reply is this JSON (numbered content, content_hash, last_modified): the
+    // model reads it as it is.
+    let text = shape::serialized(&value);
     Ok(ToolReply::new(value, is_error, text))
 }
 
@@ -427,27 +429,6 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
     }
 }
 
-/// What a model reads for one Line-mode result: a header, then the numbered lines.
-fn line_text(r: &FileRead) -> String {
-    match &r.result {
-        Ok(ReadContent::Text(t)) => format!(
-            "{} ({}, {}, last_modified {}){}\n{}",
-            r.path,
-            shape::read_lines(t),
-            shape::read_version(t),
-            t.last_modified,
-            if t.truncated { " [truncated]" } else { "" },
-            number_lines(&t.content, t.start_line)
-        ),
-        Ok(ReadContent::Image(i)) => format!(
-            "{}: an image ({}), use mode Image to see it\n",
-            r.path, i.mime
-        ),
-        Ok(ReadContent::Binary(b)) => format!("{}: binary file, {}\n", r.path, b.description),
-        Err(e) => format!("{}: ERROR {}\n", r.path, e.full_message()),
-    }
-}
-
 fn read_images(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     // The document's Image mode takes image_paths; path/paths are accepted as well because
     // models often send them.
@@ -474,7 +455,6 @@ fn read_images(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, F
     };
     let results = read_files(ws, &paths, &opts);
     let mut images = Vec::new();
-    let mut text = String::new();
     let entries: Vec<Value> = results
         .iter()
         .map(|r| {
@@ -482,10 +462,6 @@ fn read_images(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, F
             match &r.result {
                 Ok(ReadContent::Image(i)) => {
                     images.push((i.mime.clone(), i.data.clone()));
-                    text.push_str(&format!(
-                        "{}: image {} ({} bytes)\n",
-                        r.path, i.mime, i.size
-                    ));
                     object(vec![
                         path,
                         ("success", Some(json!(true))),
@@ -502,18 +478,22 @@ fn read_images(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, F
                         format!("{} is not an image (png, jpeg, gif or webp)", r.path),
                     )
                     .with_hint("read text files with mode Line");
-                    text.push_str(&format!("{}: ERROR {}\n", r.path, err.full_message()));
                     shape::failure(vec![path], &err, Case::Snake)
                 }
-                Err(err) => {
-                    text.push_str(&format!("{}: ERROR {}\n", r.path, err.full_message()));
-                    shape::failure(vec![path], err, Case::Snake)
-                }
+                Err(err) => shape::failure(vec![path], err, Case::Snake),
             }
         })
         .collect();
     let is_error = entries.iter().any(|e| e["success"] == false);
-    let mut reply = ToolReply::new(Value::Array(entries), is_error, text);
+    let value = Value::Array(entries);
+    // The images themselves go to the model as images: the text is the reply without them.
+    let mut shown = value.clone();
+    for e in shown.as_array_mut().into_iter().flatten() {
+        if let Some(m) = e.as_object_mut() {
+            m.remove("data");
+        }
+    }
+    let mut reply = ToolReply::new(value, is_error, shape::serialized(&shown));
     reply.images = images;
     Ok(reply)
 }
@@ -807,7 +787,21 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..Default::default()
         },
     };
-    let report = crate::apply(ws, request);
+    let mut report = crate::apply(ws, request);
+    shape::word_report(&mut report, &FS_WRITE_WORDS);
+    if !single {
+        // Which edit failed, as the model wrote it: its place in the arguments.
+        for (fi, f) in report.files.iter_mut().enumerate() {
+            for o in &mut f.edits {
+                if let Some(err) = &mut o.error {
+                    err.message = format!(
+                        "fileEdits[{fi}].edits[{}] ({}): {}",
+                        o.index, o.command, err.message
+                    );
+                }
+            }
+        }
+    }
     let entries: Vec<Value> = report
         .files
         .iter()
@@ -843,12 +837,21 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     } else {
         Value::Array(entries)
     };
-    Ok(ToolReply::new(
-        value,
-        !report.success(),
-        shape::write_summary(&report),
-    ))
+    // The Q CLI answers a write with no text at all; the seed's reply (content_hash, diff,
+    // errors with their hint) is what the model reads.
+    let text = shape::serialized(&value);
+    Ok(ToolReply::new(value, !report.success(), text))
 }
+
+/// How fs_write names what an edit is about.
+const FS_WRITE_WORDS: shape::Words = shape::Words {
+    search: "old_str",
+    // str_replace replaces exactly one match; there is no argument to ask for more.
+    expect: None,
+    empty: "give old_str the exact text to replace, with enough surrounding lines to be \
+            unique; to add text without replacing any, use command insert (after a line) or \
+            append",
+};
 
 fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkError> {
     if args.file_edits.is_some() {
@@ -897,13 +900,16 @@ fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkErr
         // No file chosen, or a bad directory: an answer about the request, not a rejection
         // of its arguments.
         Err(err) => {
-            let text = err.full_message();
             let value = shape::failure(
                 vec![("command", Some(json!("pattern_replace")))],
                 &err,
                 Case::Snake,
             );
-            return Ok(ToolReply::new(value, true, text));
+            return Ok(ToolReply::new(
+                value.clone(),
+                true,
+                shape::serialized(&value),
+            ));
         }
     };
     Ok(shape_tree_replace(&out, &sed_pattern))
@@ -916,7 +922,6 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
     let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
     let mut budget = shape::DiffBudget::new();
-    let mut text = String::new();
     let mut entries = Vec::new();
     for f in &report.files {
         if f.status == FileStatus::Unchanged && f.success() {
@@ -931,12 +936,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
             ("skipped", f.skipped.as_ref().map(|s| json!(s))),
         ];
         if let Some(err) = &err {
-            text.push_str(&format!("{}: FAILED {}\n", f.path, err.full_message()));
             pairs.extend(shape::error_fields(err, Case::Snake));
-        } else if let Some(why) = &f.skipped {
-            text.push_str(&format!("{}: skipped ({why})\n", f.path));
-        } else {
-            text.push_str(&format!("{}: {replacements} replacement(s)\n", f.path));
         }
         pairs.push(("diff", budget.take(&f.diff).map(|d| json!(d))));
         pairs.push((
@@ -967,16 +967,6 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
             budget.cut
         )
     });
-    let mut full_text = format!("{summary}\n{text}");
-    for e in &entries {
-        if let Some(d) = e.get("diff").and_then(Value::as_str) {
-            full_text.push('\n');
-            full_text.push_str(d);
-        }
-    }
-    if let Some(n) = &cut_note {
-        full_text.push_str(&format!("[{n}]\n"));
-    }
     let value = object(vec![
         ("command", Some(json!("pattern_replace"))),
         ("success", Some(json!(report.success()))),
@@ -995,7 +985,8 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         ("rolled_back", report.rolled_back.then(|| json!(true))),
         ("dry_run", report.dry_run.then(|| json!(true))),
     ]);
-    ToolReply::new(value, !report.success(), full_text)
+    let text = shape::serialized(&value);
+    ToolReply::new(value, !report.success(), text)
 }
 
 /// One edit's arguments -> the engine's edit, after checking that the command has what it
@@ -1148,7 +1139,8 @@ fn read_directory(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply
         ("truncated", Some(json!(more > 0))),
         ("offset", (offset > 0).then(|| json!(offset))),
     ]);
-    Ok(ToolReply::new(value, false, content))
+    let text = shape::serialized(&value);
+    Ok(ToolReply::new(value, false, text))
 }
 
 fn search(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
@@ -1225,15 +1217,14 @@ fn search(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkErro
         ("total_matches", Some(json!(result.total_matches))),
         ("truncated", Some(json!(result.truncated))),
     ]);
-    Ok(ToolReply::new(value, false, content))
+    let text = shape::serialized(&value);
+    Ok(ToolReply::new(value, false, text))
 }
 
 fn failed_entry(path: &str, err: &FkError) -> ToolReply {
-    ToolReply::new(
-        shape::failure(vec![("path", Some(json!(path)))], err, Case::Snake),
-        true,
-        err.full_message(),
-    )
+    let value = shape::failure(vec![("path", Some(json!(path)))], err, Case::Snake);
+    let text = shape::serialized(&value);
+    ToolReply::new(value, true, text)
 }
 
 #[cfg(test)]

@@ -480,6 +480,23 @@ fn multi_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     replace_strings(ws, "MultiEdit", args.file_path, args.edits)
 }
 
+/// How Edit names what an edit is about.
+const EDIT_WORDS: shape::Words = shape::Words {
+    search: "old_string",
+    expect: Some("set `replace_all` to true"),
+    empty: "put the exact text to replace in old_string, with enough surrounding lines to be \
+            unique (an empty old_string only creates a file that does not exist or is empty)",
+};
+
+/// How MultiEdit names it (the failed edit is named in the message).
+const MULTI_EDIT_WORDS: shape::Words = shape::Words {
+    search: "old_string",
+    expect: Some("set that edit's `replace_all` to true"),
+    empty: "put the exact text to replace in that edit's old_string, with enough surrounding \
+            lines to be unique (only the first edit may have an empty old_string, to create \
+            the file)",
+};
+
 fn replace_strings(
     ws: &Workspace,
     tool: &str,
@@ -534,7 +551,15 @@ fn replace_strings(
             ..EditOptions::default()
         },
     );
-    let report = crate::apply(ws, request);
+    let mut report = crate::apply(ws, request);
+    shape::word_report(
+        &mut report,
+        if tool == "MultiEdit" {
+            &MULTI_EDIT_WORDS
+        } else {
+            &EDIT_WORDS
+        },
+    );
     let f = &report.files[0];
     let file_path = display_path(f);
     if let Some(err) = shape::first_error(f) {

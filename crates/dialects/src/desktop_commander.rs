@@ -7,7 +7,7 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected};
 use filekit_core::text::{LineIndex, split_new_lines};
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{Fact, FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -130,61 +130,159 @@ fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
              them as empty strings",
         ));
     }
+    let expected = args.expected_replacements.unwrap_or(1);
+    let replace = args.new_string.clone();
     let request = EditRequest::one_file(
-        args.file_path,
+        args.file_path.clone(),
         vec![Edit::ReplaceText {
             old: args.old_string,
             new: args.new_string,
-            expected: Expected::Exactly(args.expected_replacements.unwrap_or(1)),
+            expected: Expected::Exactly(expected),
             label: None,
         }],
         EditOptions::default(),
     );
     let report = crate::apply(ws, request);
     let f = &report.files[0];
-    let value = match shape::first_error(f) {
-        Some(err) => {
-            // NOT_FOUND of an edit (not of the file): the search text is not in the file.
-            let err = if f.error.is_none() && err.code == ErrorCode::NotFound {
-                in_dc_words(err, &f.path)
-            } else {
-                err.clone()
-            };
-            shape::failure(
-                vec![("message", Some(json!(err.full_message())))],
-                &err,
-                Case::Camel,
-            )
+    let Some(err) = shape::first_error(f) else {
+        let o = &f.edits[0];
+        let message = format!(
+            "Successfully applied edit to {}: {}",
+            f.path,
+            shape::outcome_message(o, false)
+        );
+        let hash = shape::current_hash(f);
+        let value = object(vec![
+            ("success", Some(json!(true))),
+            ("message", Some(json!(message))),
+            ("replacements", Some(json!(o.replacements))),
+            ("diff", (!f.diff.is_empty()).then(|| json!(f.diff))),
+            ("contentHash", hash.as_ref().map(|h| json!(h))),
+        ]);
+        // Desktop Commander's words: the edited region of the file as it is now.
+        let mut text = preview(
+            f.new_text.as_deref().unwrap_or(""),
+            o.line.unwrap_or(1),
+            &replace,
+        );
+        if let Some(h) = hash {
+            text.push_str(&format!(
+                "\n\n[{} replacement{}; contentHash {h}]",
+                o.replacements,
+                if o.replacements == 1 { "" } else { "s" }
+            ));
         }
-        None => {
-            let o = &f.edits[0];
-            let message = format!(
-                "Successfully applied edit to {}: {}",
-                f.path,
-                shape::outcome_message(o, false)
-            );
-            object(vec![
-                ("success", Some(json!(true))),
-                ("message", Some(json!(message))),
-                ("replacements", Some(json!(o.replacements))),
-                ("diff", (!f.diff.is_empty()).then(|| json!(f.diff))),
-                ("contentHash", shape::current_hash(f).map(|h| json!(h))),
-            ])
-        }
+        return Ok(ToolReply::new(value, false, text));
     };
-    Ok(ToolReply::new(
-        value,
-        !report.success(),
-        shape::write_summary(&report),
-    ))
+    // A failure of the edit (not of the file) is told in Desktop Commander's words; the
+    // engine's facts stay in `details`.
+    let err = if f.error.is_none() {
+        in_dc_words(err, &args.file_path)
+    } else {
+        err.clone()
+    };
+    let value = shape::failure(
+        vec![("message", Some(json!(err.full_message())))],
+        &err,
+        Case::Camel,
+    );
+    // Desktop Commander's error responses: "Error: <message>"; its own search results
+    // (not found, count) are its message as it is.
+    let text = if f.error.is_some() {
+        format!("Error: {}", err.full_message())
+    } else {
+        err.full_message()
+    };
+    Ok(ToolReply::new(value, true, text))
 }
 
-/// A search text that was not found, told as Desktop Commander tells it: the closest match
-/// and its similarity, above its threshold ("found a similar text") or below it ("only N%
-/// similarity, which is below the 70% threshold"). The facts stay in `details`.
+/// What Desktop Commander answers after an edit: the new file's lines from ten before the
+/// edit to ten after it, under a status line (its `performSearchReplace`; `line` is where
+/// the edit starts, 1-based; its counts are those of JavaScript's `split('\n')`).
+fn preview(new_text: &str, line: usize, replace: &str) -> String {
+    let lines: Vec<&str> = new_text.split('\n').collect();
+    let total = lines.len();
+    let start = line.saturating_sub(1).min(total);
+    let from = start.saturating_sub(10);
+    let to = total
+        .min(start + replace.split('\n').count() + 10)
+        .max(from);
+    format!(
+        "[Reading {} lines from {} (total: {total} lines, {} remaining)]\n\n{}",
+        to - from,
+        if from == 0 {
+            "start".to_string()
+        } else {
+            format!("line {from}")
+        },
+        total - to,
+        lines[from..to].join("\n")
+    )
+}
+
+/// How edit_block names what an edit is about (for the failures Desktop Commander has no
+/// words of its own for).
+const EDIT_BLOCK_WORDS: shape::Words = shape::Words {
+    search: "old_string",
+    expect: Some("set `expected_replacements` to {n}"),
+    empty: "put the exact text to replace in old_string, with enough surrounding lines to be unique",
+};
+
+/// How batch_edit_blocks names them.
+const BATCH_WORDS: shape::Words = shape::Words {
+    search: "search",
+    expect: Some("set that edit's `expectedReplacements` to {n}"),
+    empty: "put the exact text to replace in `search`, with enough surrounding lines to be unique",
+};
+
+/// A failed search told as Desktop Commander tells it (its `performSearchReplace`): an
+/// empty search text; a count other than `expected_replacements`; a text not found, with
+/// the closest match and its similarity, above its threshold ("found a similar text") or
+/// below it ("only N% similarity, which is below the 70% threshold"). The facts stay in
+/// `details`.
 fn in_dc_words(err: &FkError, path: &str) -> FkError {
     let mut out = err.clone();
-    let Some(near) = err.details.get("near_miss") else {
+    match err.fact() {
+        Some(Fact::SearchTextEmpty) => {
+            out.message = "Empty search strings are not allowed. Please provide a non-empty \
+                           string to search for."
+                .to_string();
+            out.hint = Some(EDIT_BLOCK_WORDS.empty.to_string());
+            return out;
+        }
+        Some(Fact::MatchCount) => {
+            let count = err.details["count"].as_u64().unwrap_or(0);
+            let want = err.details["expected"].as_u64().unwrap_or(1);
+            let lines: Vec<String> = err.details["lines"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|l| l.to_string())
+                .collect();
+            out.message = format!(
+                "Expected {want} occurrences but found {count} in {path} (at lines {}{}). \
+                 Double check and make sure you understand all occurrences and if you want to \
+                 replace all {count} occurrences, set expected_replacements to {count}.",
+                lines.join(", "),
+                if (lines.len() as u64) < count {
+                    ", ..."
+                } else {
+                    ""
+                }
+            );
+            out.hint = Some(
+                "If there are many occurrences and you want to change some of them and keep the \
+                 rest, do it one by one, by adding more lines around each occurrence. If you want \
+                 to replace a specific occurrence, make old_string more unique by adding more \
+                 lines around it."
+                    .to_string(),
+            );
+            return out;
+        }
+        Some(Fact::SearchTextNotFound) => {}
+        _ => return shape::in_words(err, path, &EDIT_BLOCK_WORDS),
+    }
+    let Some(near) = err.details.get("near_miss").filter(|n| !n.is_null()) else {
         out.message =
             format!("Search content not found in {path}, and no text in the file is close to it");
         out.hint =
@@ -311,7 +409,8 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
             ..Default::default()
         },
     );
-    let report = crate::apply(ws, request);
+    let mut report = crate::apply(ws, request);
+    shape::word_report(&mut report, &BATCH_WORDS);
     let f = &report.files[0];
     let results: Vec<Value> = f
         .edits
@@ -364,11 +463,11 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
     if let Some(err) = &f.error {
         pairs.extend(shape::error_fields(err, Case::Camel));
     }
-    Ok(ToolReply::new(
-        object(pairs),
-        !report.success(),
-        shape::write_summary(&report),
-    ))
+    // No Desktop Commander wording exists for this tool (ADR-002 defines its result as this
+    // object): the model reads the reply itself.
+    let value = object(pairs);
+    let text = shape::serialized(&value);
+    Ok(ToolReply::new(value, !report.success(), text))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -440,7 +539,8 @@ fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             err,
             Case::Camel,
         );
-        return Ok(ToolReply::new(value, true, err.full_message()));
+        let text = shape::serialized(&value);
+        return Ok(ToolReply::new(value, true, text));
     }
     // The numbers as the engine resolved them against the file as read (negatives from the
     // end, no endLine = the last line).
@@ -472,6 +572,7 @@ fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("contentHash", shape::current_hash(f).map(|h| json!(h))),
         ("dryRun", dry_run.then(|| json!(true))),
     ]);
-    let text = format!("{message}\n{}", f.diff);
+    // ADR-002 defines this tool's result as this object: the model reads it as it is.
+    let text = shape::serialized(&value);
     Ok(ToolReply::new(value, false, text))
 }

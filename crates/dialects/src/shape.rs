@@ -5,7 +5,7 @@ use crate::args::object;
 use filekit_core::edit::{EditOutcome, FileReport};
 use filekit_core::read::TextRead;
 use filekit_core::text::{LineIndex, number_lines};
-use filekit_core::{EditReport, FkError};
+use filekit_core::{EditReport, Fact, FkError};
 use serde_json::{Value, json};
 
 /// How a dialect spells the fields of a failure.
@@ -32,6 +32,15 @@ pub(crate) fn error_fields(err: &FkError, case: Case) -> Vec<(&'static str, Opti
             (!err.details.is_null()).then(|| (*err.details).clone()),
         ),
     ]
+}
+
+/// The reply as the text a model reads, for the tools whose real counterpart has no public
+/// wording of its own (or whose document defines the reply as JSON): the reply itself, as
+/// `filekit call` prints it.
+pub(crate) fn serialized(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// `{"success": false, "error": ..., "error_code": ...}` plus `extra` fields first.
@@ -374,6 +383,101 @@ pub(crate) fn read_version(t: &TextRead) -> String {
 /// The lines after a read's last line, when known.
 pub(crate) fn lines_after(t: &TextRead) -> Option<usize> {
     t.total_lines.map(|n| n.saturating_sub(t.end_line))
+}
+
+/// How one tool names what a text replacement's failure is about: the engine reports it as
+/// a [`Fact`] with its facts in `details`, and [`in_words`] says it with these names.
+pub(crate) struct Words {
+    /// The argument that holds the search text (`old_string`, `old_str`, `search`).
+    pub search: &'static str,
+    /// How to ask for `n` matches to be replaced (`{n}` stands for the count), when the tool
+    /// can: "set `replace_all` to true", "set `expected_replacements` to {n}".
+    pub expect: Option<&'static str>,
+    /// What to do instead of an empty search text.
+    pub empty: &'static str,
+}
+
+/// The engine's error of a text replacement said in the words of the tool that was called
+/// (its argument names, and `path` as it was given); the facts stay in `details`. Errors
+/// that name no fact come back as they are.
+pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
+    let mut out = err.clone();
+    let search = w.search;
+    let expect = |n: usize| w.expect.map(|e| e.replace("{n}", &n.to_string()));
+    match err.fact() {
+        Some(Fact::SearchTextEmpty) => {
+            out.message = format!("`{search}` is empty: there is nothing to search for");
+            out.hint = Some(w.empty.to_string());
+        }
+        Some(Fact::MatchCount) => {
+            let count = err.details["count"].as_u64().unwrap_or(0) as usize;
+            let want = err.details["expected"].as_u64().unwrap_or(1) as usize;
+            out.message = format!(
+                "`{search}` matches {count} times in {path} (at lines {}), but {want} {} expected",
+                match_lines(&err.details, count),
+                if want == 1 {
+                    "match was"
+                } else {
+                    "matches were"
+                },
+            );
+            out.hint = Some(match (want, expect(count)) {
+                (1, Some(all)) => format!(
+                    "add surrounding lines to `{search}` so that it matches once, or {all} to replace all {count}"
+                ),
+                (1, None) => format!(
+                    "add surrounding lines to `{search}` so that it matches once (copy them from the file as they are)"
+                ),
+                (_, Some(all)) => {
+                    format!("{all} if all {count} are meant, or make `{search}` more specific")
+                }
+                (_, None) => format!("make `{search}` more specific"),
+            });
+        }
+        Some(Fact::SearchTextNotFound) => {
+            out.message = out
+                .message
+                .replacen("the search text", &format!("`{search}`"), 1);
+            out.hint = out.hint.map(|h| h.replacen("the search text", search, 1));
+        }
+        Some(Fact::ExpectedCountZero) => {
+            if let Some(one) = expect(1) {
+                out.message = "the expected count of matches is 0".to_string();
+                out.hint = Some(format!("{one} or more, or leave it out for exactly one"));
+            }
+        }
+        None => {}
+    }
+    out
+}
+
+/// "1, 3, 7" (and ", ..." when there are more than the engine listed).
+fn match_lines(details: &Value, count: usize) -> String {
+    let lines: Vec<String> = details["lines"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .map(|l| l.to_string())
+        .collect();
+    let more = if lines.len() < count { ", ..." } else { "" };
+    format!("{}{more}", lines.join(", "))
+}
+
+/// Every edit error of a report said in the words of the tool that was called (see
+/// [`in_words`]), before the reply is shaped from it.
+pub(crate) fn word_report(report: &mut EditReport, w: &Words) {
+    for f in &mut report.files {
+        let path = f.path.clone();
+        for o in &mut f.edits {
+            if let Some(err) = &mut o.error {
+                *err = in_words(err, &path, w);
+            }
+        }
+        if let Some(err) = &mut f.error {
+            *err = in_words(err, &path, w);
+        }
+    }
 }
 
 #[cfg(test)]
