@@ -1,0 +1,465 @@
+//! The harness of the golden tables (`*_golden.rs`): one row per call an agent trained on a
+//! real tool makes, the reply it must get, and the source it was taken from. Every row runs
+//! twice against the real binary, in a fresh workspace each time: through `filekit call`, and
+//! over MCP stdio (`filekit serve --tools <dialect>`, spoken to in JSON-RPC lines). Over MCP
+//! a row is checked against the text content only, what a client hands the model (with the
+//! strings of that text when it is JSON): never against structuredContent, which many
+//! clients do not show.
+
+#![allow(dead_code)] // each table uses the part it needs
+
+use crate::common::*;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+/// No call in these tables takes long; a hung process fails its case instead of the suite.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// The tool ran and succeeded (exit 0; MCP isError false).
+    Ok,
+    /// The tool ran and failed (exit 1; MCP isError true).
+    Failed,
+    /// The call was refused before anything was attempted (exit 2; MCP isError true and
+    /// `_meta["filekit/rejected"]`).
+    Rejected,
+}
+
+pub struct Case {
+    pub name: &'static str,
+    pub source: &'static str,
+    /// Files the workspace starts with.
+    pub files: Vec<(&'static str, String)>,
+    pub tool: &'static str,
+    /// `$ROOT` in a string stands for the workspace root (absolute paths, as Claude Code sends).
+    pub args: Value,
+    pub outcome: Outcome,
+    /// Text the reply must show (`$ROOT` as above), over both channels.
+    pub shows: Vec<&'static str>,
+    /// Text the reply must not show.
+    pub hides: Vec<&'static str>,
+    /// Text the model must read over MCP (the text content), beyond `shows`.
+    pub reads: Vec<&'static str>,
+    /// Files after the call: their content, or `None` for absent. A rejected or failed call
+    /// must also leave every file as it was.
+    pub after: Vec<(&'static str, Option<String>)>,
+}
+
+pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: Value) -> Case {
+    Case {
+        name,
+        source,
+        files: Vec::new(),
+        tool,
+        args,
+        outcome: Outcome::Ok,
+        shows: Vec::new(),
+        hides: Vec::new(),
+        reads: Vec::new(),
+        after: Vec::new(),
+    }
+}
+
+impl Case {
+    pub fn file(mut self, path: &'static str, content: impl Into<String>) -> Self {
+        self.files.push((path, content.into()));
+        self
+    }
+    pub fn fails(mut self) -> Self {
+        self.outcome = Outcome::Failed;
+        self
+    }
+    pub fn rejected(mut self) -> Self {
+        self.outcome = Outcome::Rejected;
+        self
+    }
+    pub fn shows(mut self, needles: &[&'static str]) -> Self {
+        self.shows.extend_from_slice(needles);
+        self
+    }
+    pub fn hides(mut self, needles: &[&'static str]) -> Self {
+        self.hides.extend_from_slice(needles);
+        self
+    }
+    pub fn reads(mut self, needles: &[&'static str]) -> Self {
+        self.reads.extend_from_slice(needles);
+        self
+    }
+    pub fn then(mut self, path: &'static str, content: Option<&str>) -> Self {
+        self.after.push((path, content.map(str::to_string)));
+        self
+    }
+}
+
+/// `$ROOT` replaced by the workspace root, in every string of a value.
+fn rooted(v: &Value, root: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace("$ROOT", root)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| rooted(x, root)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), rooted(x, root)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Every string in a value, one per line: what a reply says, whatever its shape.
+fn strings(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+fn setup(c: &Case) -> Sandbox {
+    let sb = Sandbox::new();
+    for (path, content) in &c.files {
+        sb.write(path, content);
+    }
+    sb
+}
+
+fn root_of(sb: &Sandbox) -> String {
+    sb.root().canonicalize().unwrap().display().to_string()
+}
+
+/// What one channel answered: the outcome and everything the reply says.
+struct Answer {
+    outcome: Outcome,
+    said: String,
+}
+
+/// Waits for a child with the table's timeout, reading its output meanwhile.
+fn finish(mut child: Child, what: &str) -> (i32, String, String) {
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: no answer within {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    (
+        status.code().unwrap_or(-1),
+        out_reader.join().unwrap(),
+        err_reader.join().unwrap(),
+    )
+}
+
+fn via_call(sb: &Sandbox, tool: &str, args: &Value) -> Answer {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .current_dir(sb.root())
+        .arg("--root")
+        .arg(sb.root())
+        .arg("call")
+        .env("XDG_STATE_HOME", sb.xdg_state_home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run filekit call");
+    let call = json!({"tool_name": tool, "tool_args": args});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(call.to_string().as_bytes())
+        .unwrap();
+    let (code, stdout, stderr) = finish(child, &format!("filekit call {tool}"));
+    let outcome = match code {
+        0 => Outcome::Ok,
+        1 => Outcome::Failed,
+        2 => Outcome::Rejected,
+        other => panic!("filekit call {tool}: exit code {other}\n{stdout}\n{stderr}"),
+    };
+    let value: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("filekit call {tool}: not JSON ({e}):\n{stdout}\n{stderr}"));
+    let mut said = String::new();
+    strings(&value, &mut said);
+    said.push_str(&stderr);
+    Answer { outcome, said }
+}
+
+/// An MCP client over stdio that speaks JSON-RPC lines to `filekit serve --tools <dialect>`.
+struct Mcp {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Mcp {
+    fn start(sb: &Sandbox, dialect: &str) -> Mcp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
+            .current_dir(sb.root())
+            .arg("--root")
+            .arg(sb.root())
+            .args(["serve", "--tools", dialect])
+            .env("XDG_STATE_HOME", sb.xdg_state_home())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run filekit serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        let init = mcp.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "golden", "version": "1"}
+            }),
+        );
+        assert!(init.get("result").is_some(), "initialize: {init}");
+        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response (notifications in between are skipped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(_) => {
+                    let _ = self.child.kill();
+                    panic!("filekit serve: no answer to {method} within {TIMEOUT:?}");
+                }
+            };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                panic!("filekit serve wrote a line that is not JSON: {line}");
+            };
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, args: &Value) -> Answer {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        let result = response
+            .get("result")
+            .unwrap_or_else(|| panic!("tools/call {tool}: no result: {response}"));
+        let is_error = result["isError"].as_bool().unwrap_or(false);
+        let rejected = result["_meta"]["filekit/rejected"] == json!(true);
+        let outcome = match (is_error, rejected) {
+            (false, false) => Outcome::Ok,
+            (true, false) => Outcome::Failed,
+            (true, true) => Outcome::Rejected,
+            (false, true) => panic!("tools/call {tool}: rejected but not an error: {result}"),
+        };
+        // What the model reads: the text content (and, when it is JSON, its strings).
+        let mut said = String::new();
+        for block in result["content"].as_array().into_iter().flatten() {
+            if let Some(text) = block["text"].as_str() {
+                said.push_str(text);
+                said.push('\n');
+                if let Ok(value) = serde_json::from_str::<Value>(text) {
+                    strings(&value, &mut said);
+                }
+            }
+        }
+        Answer { outcome, said }
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Checks one answer against its row; returns what is wrong, if anything.
+fn check(
+    c: &Case,
+    channel: &str,
+    sb: &Sandbox,
+    before: &[(String, Option<String>)],
+    a: &Answer,
+) -> Vec<String> {
+    let root = root_of(sb);
+    let mut wrong = Vec::new();
+    let at = format!("{} [{channel}] ({})", c.name, c.source);
+    if a.outcome != c.outcome {
+        wrong.push(format!(
+            "{at}: outcome {:?}, expected {:?}\n{}",
+            a.outcome, c.outcome, a.said
+        ));
+    }
+    for n in &c.shows {
+        let n = n.replace("$ROOT", &root);
+        if !a.said.contains(&n) {
+            wrong.push(format!("{at}: expected {n:?} in the reply:\n{}", a.said));
+        }
+    }
+    if channel == "MCP stdio" {
+        for n in &c.reads {
+            let n = n.replace("$ROOT", &root);
+            if !a.said.contains(&n) {
+                wrong.push(format!(
+                    "{at}: expected {n:?} in the text the model reads:\n{}",
+                    a.said
+                ));
+            }
+        }
+    }
+    for n in &c.hides {
+        let n = n.replace("$ROOT", &root);
+        if a.said.contains(&n) {
+            wrong.push(format!(
+                "{at}: {n:?} should not be in the reply:\n{}",
+                a.said
+            ));
+        }
+    }
+    for (path, content) in &c.after {
+        let now = std::fs::read_to_string(sb.path(path)).ok();
+        if &now != content {
+            wrong.push(format!("{at}: {path} is {now:?}, expected {content:?}"));
+        }
+    }
+    if c.outcome != Outcome::Ok {
+        for (path, content) in before {
+            let now = std::fs::read_to_string(sb.path(path)).ok();
+            if &now != content {
+                wrong.push(format!("{at}: a call that did not succeed changed {path}"));
+            }
+        }
+    }
+    wrong
+}
+
+fn contents(sb: &Sandbox, c: &Case) -> Vec<(String, Option<String>)> {
+    c.files
+        .iter()
+        .map(|(p, _)| (p.to_string(), std::fs::read_to_string(sb.path(p)).ok()))
+        .collect()
+}
+
+/// Runs every case through `filekit call`; panics with every difference.
+pub fn through_filekit_call(dialect: &str, all: &[Case]) {
+    let mut wrong = Vec::new();
+    for c in all {
+        let sb = setup(c);
+        let before = contents(&sb, c);
+        let answer = via_call(&sb, c.tool, &rooted(&c.args, &root_of(&sb)));
+        wrong.extend(check(c, "filekit call", &sb, &before, &answer));
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ:\n\n{}",
+        wrong.len(),
+        all.len(),
+        wrong.join("\n\n")
+    );
+    println!(
+        "{} golden cases of the {dialect} dialect pass through filekit call",
+        all.len()
+    );
+}
+
+/// Runs every case over MCP stdio against `filekit serve --tools <dialect>`.
+pub fn over_mcp_stdio(dialect: &str, all: &[Case]) {
+    let mut wrong = Vec::new();
+    for c in all {
+        let sb = setup(c);
+        let before = contents(&sb, c);
+        let mut mcp = Mcp::start(&sb, dialect);
+        let answer = mcp.call(c.tool, &rooted(&c.args, &root_of(&sb)));
+        drop(mcp);
+        wrong.extend(check(c, "MCP stdio", &sb, &before, &answer));
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ:\n\n{}",
+        wrong.len(),
+        all.len(),
+        wrong.join("\n\n")
+    );
+    println!(
+        "{} golden cases of the {dialect} dialect pass over MCP stdio",
+        all.len()
+    );
+}
+
+/// Every case names its source and checks something; the names are unique; every tool of
+/// the table has a row; there are at least `min` rows.
+pub fn well_formed(dialect: &str, all: &[Case], tools: &[&str], min: usize) {
+    let mut names = std::collections::HashSet::new();
+    for c in all {
+        assert!(names.insert(c.name), "two cases named {}", c.name);
+        assert!(c.source.len() > 20, "{}: no source", c.name);
+        assert!(
+            !c.shows.is_empty() || !c.after.is_empty(),
+            "{}: checks nothing",
+            c.name
+        );
+        assert!(
+            tools.contains(&c.tool),
+            "{}: {} is not a {dialect} tool",
+            c.name,
+            c.tool
+        );
+    }
+    for t in tools {
+        assert!(all.iter().any(|c| c.tool == *t), "no case of {t}");
+    }
+    assert!(
+        all.len() >= min,
+        "{} cases of {dialect}, fewer than {min}",
+        all.len()
+    );
+}
