@@ -16,7 +16,6 @@ use common::*;
 use golden::*;
 use serde_json::json;
 
-const Q: &str = "aws/amazon-q-developer-cli 15cc8f3";
 const READ_SPEC: &str = "Q CLI tool_index.json, fs_read: \"Always provide an 'operations' array\"; example {\"operations\": [{\"mode\": \"Line\", \"path\": \"/file.txt\"}]}";
 const READ_BATCH: &str = "Q CLI fs_read.rs, FsRead::invoke: several operations answer \"=== Operation N Result (Json) ===\" / \"=== Operation N Error ===\" and \"Summary: N operations processed, S successful, F failed\"";
 const READ_LINE: &str = "Q CLI fs_read.rs, FsLine: start_line default 1, end_line default -1; convert_negative_index: a negative index counts from the end; the range is inclusive on both ends";
@@ -44,7 +43,6 @@ const SUMMARY: &str = "Q CLI tool_index.json: `summary` (fs_read: \"Optional des
 
 fn cases() -> Vec<Case> {
     let ten = TEN_LINES.to_string();
-    let _ = Q;
     vec![
         // ---- fs_read, Line
         case("read_one_operation", READ_SPEC, "fs_read",

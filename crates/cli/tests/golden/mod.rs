@@ -44,6 +44,9 @@ pub struct Case {
     pub hides: Vec<&'static str>,
     /// Text the model must read over MCP (the text content), beyond `shows`.
     pub reads: Vec<&'static str>,
+    /// A failure that still wrote some of its edits (a batch that goes on after a failed
+    /// edit): the files are checked by `after` only.
+    pub partial: bool,
     /// Files after the call: their content, or `None` for absent. A rejected or failed call
     /// must also leave every file as it was.
     pub after: Vec<(&'static str, Option<String>)>,
@@ -60,6 +63,7 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
         shows: Vec::new(),
         hides: Vec::new(),
         reads: Vec::new(),
+        partial: false,
         after: Vec::new(),
     }
 }
@@ -83,6 +87,10 @@ impl Case {
     }
     pub fn hides(mut self, needles: &[&'static str]) -> Self {
         self.hides.extend_from_slice(needles);
+        self
+    }
+    pub fn partly(mut self) -> Self {
+        self.partial = true;
         self
     }
     pub fn reads(mut self, needles: &[&'static str]) -> Self {
@@ -371,7 +379,7 @@ fn check(
             wrong.push(format!("{at}: {path} is {now:?}, expected {content:?}"));
         }
     }
-    if c.outcome != Outcome::Ok {
+    if c.outcome != Outcome::Ok && !c.partial {
         for (path, content) in before {
             let now = std::fs::read_to_string(sb.path(path)).ok();
             if &now != content {
@@ -443,7 +451,7 @@ pub fn well_formed(dialect: &str, all: &[Case], tools: &[&str], min: usize) {
         assert!(names.insert(c.name), "two cases named {}", c.name);
         assert!(c.source.len() > 20, "{}: no source", c.name);
         assert!(
-            !c.shows.is_empty() || !c.after.is_empty(),
+            !c.shows.is_empty() || !c.after.is_empty() || !c.reads.is_empty(),
             "{}: checks nothing",
             c.name
         );
