@@ -141,8 +141,11 @@ pub struct ToolReply {
     /// True when the call itself was rejected before anything was attempted: unknown tool,
     /// arguments missing, mistyped or contradictory. Implies `is_error`.
     pub rejected: bool,
-    /// The text a model sees: numbered lines for reads, a summary and diff for writes, the
-    /// full error message (with its hint) for failures.
+    /// The text a model sees (an MCP reply's text content, which many clients show instead
+    /// of `value`): the real tool's own wording where it is public (Claude Code's, Desktop
+    /// Commander's edit_block), otherwise `value` serialized (amazonq, the seed-003 tools);
+    /// never a summary in another tool's words. A rejected call's text is its full error
+    /// message (with its hint).
     pub text: String,
     /// Images to show the model, as (mime type, base64 data).
     pub images: Vec<(String, String)>,
