@@ -251,7 +251,7 @@ fn fs_write_single_line_edits_need_no_content_hash_and_give_the_new_one() {
         "fs_write",
         json!({"command": "insert", "path": "a.txt", "insert_line": 9, "new_str": "x"}),
         1,
-        &["insert_line 9 is out of range", "the file has 3 lines"],
+        &["`insert_line` 9 is out of range", "the file has 3 lines"],
     );
     assert_eq!(run.json["error_code"], "INVALID_ARGUMENT");
     // A content_hash given is still checked.

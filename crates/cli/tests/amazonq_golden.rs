@@ -172,7 +172,7 @@ fn cases() -> Vec<Case> {
         case("insert_past_the_end_stays_an_error", "Q CLI fs_write.rs clamps insert_line to the line count; seed 000 and filekit refuse it (issue 24 item 4: \"an insert_line past the end stays an error\")", "fs_write",
             json!({"command": "insert", "path": "$ROOT/b.txt", "insert_line": 9, "new_str": "x"}))
             .file("b.txt", "one\ntwo\n").fails()
-            .shows(&["insert_line 9 is out of range", "the file has 2 lines"]),
+            .shows(&["`insert_line` 9 is out of range", "the file has 2 lines"]),
         case("append_adds_a_line_break_first", WRITE_APPEND, "fs_write",
             json!({"command": "append", "path": "$ROOT/b.txt", "new_str": "three"}))
             .file("b.txt", "one\ntwo").shows(&["+three"]).then("b.txt", Some("one\ntwo\nthree")),
@@ -180,6 +180,14 @@ fn cases() -> Vec<Case> {
             json!({"command": "replace_lines", "path": "$ROOT/a.txt", "start_line": 2, "end_line": 9, "new_str": "middle\n"}))
             .file("a.txt", ten.clone()).shows(&["+middle"])
             .then("a.txt", Some("line 1\nmiddle\nline 10\n")),
+        case("replace_lines_end_before_start", SEED, "fs_write",
+            json!({"command": "replace_lines", "path": "$ROOT/a.txt", "start_line": 5, "end_line": 2, "new_str": "x"}))
+            .file("a.txt", ten.clone()).fails()
+            .shows(&["`end_line` 2 is before `start_line` 5"]).hides(&["startLine"]),
+        case("replace_lines_stale_content_hash", SEED, "fs_write",
+            json!({"command": "replace_lines", "path": "$ROOT/a.txt", "start_line": 1, "end_line": 1, "new_str": "x", "content_hash": "0123456789abcdef"}))
+            .file("a.txt", ten.clone()).fails()
+            .shows(&["`content_hash` 0123456789abcdef names neither the file as it is now", "STALE"]),
         case("batch_line_edits_need_content_hash", SEED, "fs_write",
             json!({"command": "insert", "fileEdits": [{"path": "$ROOT/b.txt", "edits": [
                 {"command": "insert", "insert_line": 0, "new_str": "x"}]}]}))

@@ -178,7 +178,19 @@ fn cases() -> Vec<Case> {
             .then("a.txt", Some(TEN_LINES)),
         case("write_from_line_stale_content_hash", "filekit's addition to seed 003: contentHash ties the edit to the version read; a mismatch writes nothing", "write_from_line",
             json!({"path": "$ROOT/a.txt", "startLine": 1, "content": "x", "contentHash": "0123456789abcdef"}))
-            .file("a.txt", ten.clone()).fails().shows(&["content_hash"]),
+            .file("a.txt", ten.clone()).fails()
+            .shows(&["`contentHash` 0123456789abcdef names neither the file as it is now"])
+            .hides(&["content_hash"]),
+        case("write_from_line_start_past_the_end", FROM_LINE, "write_from_line",
+            json!({"path": "$ROOT/a.txt", "startLine": 20, "content": "x"}))
+            .file("a.txt", ten.clone()).fails()
+            .shows(&["`startLine` 20 is out of range: the file has 10 lines"])
+            .hides(&["start_line", "insert_line"]),
+        case("write_from_line_end_before_start", FROM_LINE, "write_from_line",
+            json!({"path": "$ROOT/a.txt", "startLine": 5, "endLine": 2, "content": "x"}))
+            .file("a.txt", ten.clone()).fails()
+            .shows(&["`endLine` 2 is before `startLine` 5", "give `startLine` <= `endLine`"])
+            .hides(&["start_line", "end_line"]),
         case("write_from_line_without_content_is_refused", FROM_LINE, "write_from_line",
             json!({"path": "$ROOT/a.txt", "startLine": 1}))
             .file("a.txt", ten.clone()).rejected().shows(&["missing required argument `content`"]),

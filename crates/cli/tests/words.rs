@@ -215,3 +215,48 @@ fn filekit_edit_names_the_plan_s_fields_and_counts_from_one() {
         &["[0]", "[1]", "ask to replace all", "replace_all"],
     );
 }
+
+#[test]
+fn line_errors_name_each_tool_s_own_line_arguments() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", TEN_LINES);
+    // file:edit_file: start_line/end_line.
+    let run = sb.call_fails(
+        "file:edit_file",
+        json!({"path": "a.txt", "start_line": 11, "end_line": 12, "new_content": "x"}),
+        1,
+        &[],
+    );
+    says(
+        &run.stdout,
+        &["`start_line` 11 is out of range: the file has 10 lines"],
+        &["startLine", "`start` "],
+    );
+    // write_from_line: startLine/endLine.
+    let run = sb.call_fails(
+        "write_from_line",
+        json!({"path": "a.txt", "startLine": 6, "endLine": 3, "content": "x"}),
+        1,
+        &[],
+    );
+    says(
+        &run.stdout,
+        &["`endLine` 3 is before `startLine` 6"],
+        &["start_line", "end_line"],
+    );
+    // filekit edit: the plan's start/after and content_hash.
+    let plan = r#"{"files": [{"path": "a.txt", "edits": [
+        {"insert": {"after": 40, "text": "x"}}
+    ]}]}"#;
+    let run = sb.filekit(&["edit", "-"], Some(plan));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    says(
+        &run.stdout,
+        &[
+            "`after` 40 is out of range: the file has 10 lines",
+            "0 inserts at the top, 10 at the end",
+        ],
+        &["insert_line", "[0]"],
+    );
+    assert_eq!(sb.read("a.txt"), TEN_LINES);
+}

@@ -178,6 +178,16 @@ pub enum Fact {
     SearchTextNotFound,
     /// The expected count of matches is 0.
     ExpectedCountZero,
+    /// A line number is outside the file: `details.which` is `start`, `end` or `after` (the
+    /// line to insert after), `details.value` the number given, `details.line_count` the
+    /// file's.
+    LineOutOfRange,
+    /// The end line (`details.end`) is before the start line (`details.start`).
+    LineOrder,
+    /// The version an edit named (`details.given`) is neither the file as it is now
+    /// (`details.file_hash`) nor the lines it edits (`details.lines_hash`): the file changed
+    /// since it was read; `details.current` has those lines as they are now.
+    Version,
 }
 
 impl FkError {

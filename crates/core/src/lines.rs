@@ -5,7 +5,7 @@
 //! Two edits that address overlapping lines are a conflict; the later one in the list fails and
 //! names the earlier one. Inserts at the same place keep their listed order.
 
-use crate::error::{ErrorCode, FkError};
+use crate::error::{ErrorCode, Fact, FkError};
 use crate::hash;
 use crate::text::{Eol, LineIndex, split_new_lines};
 use std::collections::BTreeMap;
@@ -37,7 +37,7 @@ impl LineTarget<'_> {
     }
 
     /// Turns a caller's line number (1-based, negative from the end) into 1-based, or says why not.
-    fn line_number(&self, n: i64, what: &str) -> Result<usize, FkError> {
+    fn line_number(&self, n: i64, what: Which) -> Result<usize, FkError> {
         let count = self.line_count() as i64;
         let resolved = if n < 0 { count + 1 + n } else { n };
         if resolved < 1 || resolved > count {
@@ -87,13 +87,15 @@ impl LineTarget<'_> {
         Err(FkError::new(
             ErrorCode::Stale,
             format!(
-                "content_hash {given} names neither the file as it is now ({}) nor lines {first}-{last} ({}): the file changed since it was read",
+                "the version {given} names neither the file as it is now ({}) nor lines {first}-{last} ({}): the file changed since it was read",
                 self.file_hash,
                 lines_hash.as_deref().unwrap_or("-"),
             ),
         )
-        .with_hint("read the file again and redo the edit against the lines as they are now (shown in details.current)")
+        .with_hint("read the file again and redo the edit against the lines as they are now")
         .with_details(serde_json::json!({
+            "fact": Fact::Version,
+            "given": given,
             "file_hash": self.file_hash,
             "lines_hash": lines_hash,
             "lines": [first, last],
@@ -115,17 +117,22 @@ impl LineTarget<'_> {
             self.check_hash(content_hash, 1, count)?;
             return self.insert_after(count as i64, new, None);
         }
-        let s = self.line_number(start, "start line")?;
+        let s = self.line_number(start, Which::Start)?;
         let e = match end {
             None => count,
-            Some(e) => self.line_number(e, "end line")?,
+            Some(e) => self.line_number(e, Which::End)?,
         };
         if e < s {
             return Err(FkError::invalid(format!(
                 "end line {} is before start line {start}",
                 end.unwrap_or_default()
             ))
-            .with_hint("give start_line <= end_line (both 1-based, inclusive)"));
+            .with_hint("give a start line at or before the end line (both 1-based, inclusive)")
+            .with_details(serde_json::json!({
+                "fact": Fact::LineOrder,
+                "start": start,
+                "end": end,
+            })));
         }
         self.check_hash(content_hash, s, e)?;
         let lines = split_new_lines(new);
@@ -169,9 +176,7 @@ impl LineTarget<'_> {
             after
         };
         if k < 0 || k > count as i64 {
-            return Err(out_of_range("insert_line", after, count).with_hint(format!(
-                "insert_line is the line to insert after: 0 inserts at the top, {count} at the end"
-            )));
+            return Err(out_of_range(Which::After, after, count));
         }
         let k = k as usize;
         if k >= 1 {
@@ -206,17 +211,38 @@ impl LineTarget<'_> {
     }
 }
 
-fn out_of_range(what: &str, n: i64, count: usize) -> FkError {
-    let hint = if count == 0 {
-        "the file is empty: insert lines with insert_line 0 (or append) instead".to_string()
-    } else {
-        format!("lines are 1-based: use 1..{count}, or -1 for the last line")
+/// Which line number of an edit is out of range.
+#[derive(Clone, Copy)]
+enum Which {
+    Start,
+    End,
+    After,
+}
+
+fn out_of_range(which: Which, n: i64, count: usize) -> FkError {
+    let (label, key) = match which {
+        Which::Start => ("start line", "start"),
+        Which::End => ("end line", "end"),
+        Which::After => ("the line to insert after,", "after"),
+    };
+    let hint = match which {
+        _ if count == 0 => {
+            "the file is empty: insert at the top (after line 0) or append instead".to_string()
+        }
+        Which::After => format!("0 inserts at the top, {count} at the end"),
+        _ => format!("lines are 1-based: use 1..{count}, or -1 for the last line"),
     };
     FkError::invalid(format!(
-        "{what} {n} is out of range: the file has {count} line{}",
+        "{label} {n} is out of range: the file has {count} line{}",
         if count == 1 { "" } else { "s" }
     ))
     .with_hint(hint)
+    .with_details(serde_json::json!({
+        "fact": Fact::LineOutOfRange,
+        "which": key,
+        "value": n,
+        "line_count": count,
+    }))
 }
 
 /// Splices accepted so far, checked for overlap as each new one arrives.

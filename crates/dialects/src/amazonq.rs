@@ -851,6 +851,7 @@ const FS_WRITE_WORDS: shape::Words = shape::Words {
     empty: "give old_str the exact text to replace, with enough surrounding lines to be \
             unique; to add text without replacing any, use command insert (after a line) or \
             append",
+    lines: ["start_line", "end_line", "insert_line", "content_hash"],
 };
 
 fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkError> {

@@ -486,6 +486,7 @@ const EDIT_WORDS: shape::Words = shape::Words {
     expect: Some("set `replace_all` to true"),
     empty: "put the exact text to replace in old_string, with enough surrounding lines to be \
             unique (an empty old_string only creates a file that does not exist or is empty)",
+    lines: shape::NO_LINES,
 };
 
 /// How MultiEdit names it (the failed edit is named in the message).
@@ -495,6 +496,7 @@ const MULTI_EDIT_WORDS: shape::Words = shape::Words {
     empty: "put the exact text to replace in that edit's old_string, with enough surrounding \
             lines to be unique (only the first edit may have an empty old_string, to create \
             the file)",
+    lines: shape::NO_LINES,
 };
 
 fn replace_strings(

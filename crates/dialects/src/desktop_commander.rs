@@ -226,6 +226,7 @@ const EDIT_BLOCK_WORDS: shape::Words = shape::Words {
     search: "old_string",
     expect: Some("set `expected_replacements` to {n}"),
     empty: "put the exact text to replace in old_string, with enough surrounding lines to be unique",
+    lines: shape::NO_LINES,
 };
 
 /// How batch_edit_blocks names them.
@@ -233,6 +234,15 @@ const BATCH_WORDS: shape::Words = shape::Words {
     search: "search",
     expect: Some("set that edit's `expectedReplacements` to {n}"),
     empty: "put the exact text to replace in `search`, with enough surrounding lines to be unique",
+    lines: shape::NO_LINES,
+};
+
+/// How write_from_line names its arguments.
+const FROM_LINE_WORDS: shape::Words = shape::Words {
+    search: "content",
+    expect: None,
+    empty: "give `content`",
+    lines: ["startLine", "endLine", "startLine", "contentHash"],
 };
 
 /// A failed search told as Desktop Commander tells it (its `performSearchReplace`): an
@@ -527,7 +537,8 @@ fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..EditOptions::default()
         },
     );
-    let report = crate::apply(ws, request);
+    let mut report = crate::apply(ws, request);
+    shape::word_report(&mut report, &FROM_LINE_WORDS);
     let f = &report.files[0];
     if let Some(err) = shape::first_error(f) {
         let value = shape::failure(

@@ -260,7 +260,8 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ..EditOptions::default()
     };
     let request = EditRequest::one_file(args.path.clone(), edits, options);
-    let report = crate::apply(ws, request);
+    let mut report = crate::apply(ws, request);
+    shape::word_report(&mut report, &FILE_WORDS);
     let f = &report.files[0];
     let err = shape::first_error(f)
         .cloned()
@@ -332,7 +333,8 @@ fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         overwrite: false,
     };
     let request = EditRequest::one_file(args.path, vec![create], EditOptions::default());
-    let report = crate::apply(ws, request);
+    let mut report = crate::apply(ws, request);
+    shape::word_report(&mut report, &FILE_WORDS);
     let f = &report.files[0];
     let err = shape::first_error(f).cloned().map(|e| {
         // The engine's hint names an `overwrite` flag that this tool does not have.
@@ -461,3 +463,10 @@ fn list_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     ]);
     Ok(ToolReply::new(value, false, text))
 }
+/// How the file:* tools name what an edit is about.
+const FILE_WORDS: shape::Words = shape::Words {
+    search: "old_content",
+    expect: None,
+    empty: "give the text to replace",
+    lines: ["start_line", "end_line", "start_line", "content_hash"],
+};

@@ -285,7 +285,9 @@ fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             "list the files to edit, e.g. {\"files\": [{\"path\": \"a.txt\", \"edits\": [...]}]}",
         ));
     }
-    let report = crate::apply(ws, request);
+    let mut report = crate::apply(ws, request);
+    // The plan's words: `old`, `expected`, `start`, `after`, ...
+    shape::word_report(&mut report, &crate::plan::PLAN_WORDS);
     let text = shape::write_summary(&report);
     let mut value =
         serde_json::to_value(&report).unwrap_or_else(|e| json!({"error": e.to_string()}));

@@ -305,11 +305,12 @@ impl PlanEdit {
 }
 
 /// How a plan names what an edit is about (`filekit edit`).
-const PLAN_WORDS: crate::shape::Words = crate::shape::Words {
+pub(crate) const PLAN_WORDS: crate::shape::Words = crate::shape::Words {
     search: "old",
     expect: Some("set that edit's \"expected\" to {n} (or \"all\")"),
     empty: "give `old` the exact text to replace, with enough surrounding lines to be unique; \
             to add text without replacing any, use an insert or append edit",
+    lines: ["start", "end", "after", "content_hash"],
 };
 
 /// The report of a plan's request with every edit error said in the plan's words (`old`,

@@ -395,7 +395,13 @@ pub(crate) struct Words {
     pub expect: Option<&'static str>,
     /// What to do instead of an empty search text.
     pub empty: &'static str,
+    /// The arguments of a line edit: its first and last line, the line to insert after, and
+    /// the version it was made on (`start_line`, `end_line`, `insert_line`, `content_hash`).
+    pub lines: [&'static str; 4],
 }
+
+/// The line-edit argument names of a tool that has no line edits.
+pub(crate) const NO_LINES: [&str; 4] = ["start line", "end line", "insert line", "content hash"];
 
 /// The engine's error of a text replacement said in the words of the tool that was called
 /// (its argument names, and `path` as it was given); the facts stay in `details`. Errors
@@ -439,6 +445,46 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
                 .message
                 .replacen("the search text", &format!("`{search}`"), 1);
             out.hint = out.hint.map(|h| h.replacen("the search text", search, 1));
+        }
+        Some(Fact::LineOutOfRange) => {
+            let [start, end, after, _] = w.lines;
+            let d = &err.details;
+            let count = d["line_count"].as_u64().unwrap_or(0);
+            let arg = match d["which"].as_str() {
+                Some("end") => end,
+                Some("after") => after,
+                _ => start,
+            };
+            out.message = format!(
+                "`{arg}` {} is out of range: the file has {count} line{}",
+                d["value"],
+                if count == 1 { "" } else { "s" }
+            );
+            out.hint = Some(match d["which"].as_str() {
+                _ if count == 0 => {
+                    format!("the file is empty: insert at the top (`{after}` 0) or append instead")
+                }
+                Some("after") => format!(
+                    "`{arg}` is the line to insert after: 0 inserts at the top, {count} at the end"
+                ),
+                _ => format!("lines are 1-based: use 1..{count}, or -1 for the last line"),
+            });
+        }
+        Some(Fact::LineOrder) => {
+            let [start, end, _, _] = w.lines;
+            out.message = format!(
+                "`{end}` {} is before `{start}` {}",
+                err.details["end"], err.details["start"]
+            );
+            out.hint = Some(format!(
+                "give `{start}` <= `{end}` (both 1-based, inclusive)"
+            ));
+        }
+        Some(Fact::Version) => {
+            let version = w.lines[3];
+            out.message = out
+                .message
+                .replacen("the version", &format!("`{version}`"), 1);
         }
         Some(Fact::ExpectedCountZero) => {
             if let Some(one) = expect(1) {
