@@ -68,6 +68,27 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
                 "path",
                 |p| json!({"mode": "Search", "path": p, "pattern": "SECRET"}),
             ),
+            // The shipping Q CLI's shape: every mode's path inside `operations`.
+            slot(
+                "operations",
+                |p| json!({"operations": [{"mode": "Line", "path": p}]}),
+            ),
+            slot(
+                "operations",
+                |p| json!({"operations": [{"mode": "Line", "path": "ok.txt"}, {"mode": "Line", "paths": [p]}]}),
+            ),
+            slot(
+                "operations",
+                |p| json!({"operations": [{"mode": "Image", "image_paths": [p]}]}),
+            ),
+            slot(
+                "operations",
+                |p| json!({"operations": [{"mode": "Directory", "path": p, "depth": 3}]}),
+            ),
+            slot(
+                "operations",
+                |p| json!({"operations": [{"mode": "Search", "path": p, "pattern": "SECRET"}, {"mode": "Line", "path": "ok.txt"}]}),
+            ),
         ],
         "fs_write" => vec![
             slot(
