@@ -127,7 +127,10 @@ fn overlapping_line_edits() {
             {"start_line": 4, "end_line": 6, "new_content": "y"}
         ]}),
         FAILED,
-        &["overlaps edit 0", "merge the two edits"],
+        &[
+            "edit 2 (replace_lines 4-6) overlaps edit 1 (replace_lines 2-4)",
+            "merge the two edits",
+        ],
     );
     assert!(run.stdout.contains("CONFLICT"), "{}", run.stdout);
 }

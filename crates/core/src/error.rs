@@ -188,6 +188,10 @@ pub enum Fact {
     /// (`details.file_hash`) nor the lines it edits (`details.lines_hash`): the file changed
     /// since it was read; `details.current` has those lines as they are now.
     Version,
+    /// Two edits of one file change the same text: this one (`details.edit`, counted from
+    /// 0 in the request, described by `details.what`) and an earlier one
+    /// (`details.conflicts_with`, `details.other_what`).
+    EditsOverlap,
 }
 
 impl FkError {

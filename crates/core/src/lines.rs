@@ -264,11 +264,17 @@ impl SpliceSet {
             return Err(FkError::new(
                 ErrorCode::Conflict,
                 format!(
-                    "edit {index} ({what}) overlaps edit {other} ({other_what}): line edits and pattern replacements in one request all refer to the file as read, so they may not change the same text"
+                    "this edit ({what}) overlaps an earlier edit of the file ({other_what}): line edits and pattern replacements in one request all refer to the file as read, so they may not change the same text"
                 ),
             )
             .with_hint("merge the two edits into one, or send the second in a later request")
-            .with_details(serde_json::json!({"conflicts_with": other})));
+            .with_details(serde_json::json!({
+                "fact": Fact::EditsOverlap,
+                "edit": index,
+                "what": what,
+                "conflicts_with": other,
+                "other_what": other_what,
+            })));
         }
         self.described.insert(index, what);
         match self.accepted.get_mut(&(start, end)) {
@@ -464,7 +470,12 @@ mod tests {
             )
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::Conflict);
-        assert!(err.message.contains("edit 0"));
+        assert!(
+            err.message
+                .contains("overlaps an earlier edit of the file (r 1-2)")
+        );
+        assert_eq!(err.details["conflicts_with"], 0);
+        assert_eq!(err.details["edit"], 1);
         // Inside insert conflicts; inserts at the boundary do not.
         let err = set
             .add(2, "i 1".into(), t.insert_after(1, "z", None).unwrap())

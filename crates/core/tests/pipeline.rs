@@ -88,7 +88,14 @@ fn overlapping_line_edits_conflict_and_name_each_other() {
     let report = pipeline::apply(&ws(dir.path()), &req);
     let err = report.files[0].edits[1].error.as_ref().unwrap();
     assert_eq!(err.code, ErrorCode::Conflict);
-    assert!(err.message.contains("edit 0"), "{}", err.message);
+    // Named by the facts (the engine numbers nothing in its words; dialects count from 1).
+    assert!(
+        err.message
+            .contains("overlaps an earlier edit of the file (replace_lines 1-2)"),
+        "{}",
+        err.message
+    );
+    assert_eq!(err.details["conflicts_with"], 0);
     // Partial success is the default: the first edit applied.
     assert_eq!(read(dir.path(), "f.txt"), "x\nc\nd\n");
 }
@@ -656,7 +663,9 @@ fn pattern_replace_overlapping_a_line_edit_is_refused_whole() {
     assert!(!report.success());
     let err = report.files[0].edits[1].error.as_ref().unwrap();
     assert_eq!(err.code, ErrorCode::Conflict);
-    assert!(err.message.contains("overlaps edit 0"), "{err}");
+    assert!(err.message.contains("overlaps an earlier edit"), "{err}");
+    assert_eq!(err.fact(), Some(filekit_core::Fact::EditsOverlap));
+    assert_eq!(err.details["conflicts_with"], 0);
     assert!(err.message.contains("pattern_replace s/a/x/"), "{err}");
     assert_eq!(read(dir.path(), "f.txt"), "a1\na2\na3\n");
 

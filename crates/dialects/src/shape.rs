@@ -486,6 +486,19 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
                 .message
                 .replacen("the version", &format!("`{version}`"), 1);
         }
+        Some(Fact::EditsOverlap) => {
+            // Edits counted from 1, as the model counts the edits it sent.
+            let d = &err.details;
+            let n = |k: &str| d[k].as_u64().unwrap_or(0) + 1;
+            out.message = format!(
+                "edit {} ({}) overlaps edit {} ({}): line edits and pattern replacements in one \
+                 request all refer to the file as read, so they may not change the same text",
+                n("edit"),
+                d["what"].as_str().unwrap_or(""),
+                n("conflicts_with"),
+                d["other_what"].as_str().unwrap_or(""),
+            );
+        }
         Some(Fact::ExpectedCountZero) => {
             if let Some(one) = expect(1) {
                 out.message = "the expected count of matches is 0".to_string();
