@@ -580,7 +580,23 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                 }}
             }),
         ),
-        _ => return None,
+        _ => {
+            let (required, properties) = crate::filekit_search::output_schema(tool)?;
+            // A search that could not run answers with success false and the error fields
+            // only: the report's fields are required of a search that ran.
+            let mut schema = json!({
+                "type": "object",
+                "required": ["success"],
+                "properties": error_fields,
+                "anyOf": [
+                    {"description": "The search ran.", "required": required, "properties": properties},
+                    {"description": "The search could not run.", "required": ["error", "error_code"], "properties": {"success": {"const": false}, "error": {"type": "string"}, "error_code": {"type": "string"}}}
+                ]
+            });
+            schema["properties"]["success"] =
+                json!({"type": "boolean", "description": "True when the call ran."});
+            return Some(schema);
+        }
     };
     if let (Some(props), Value::Object(errors)) = (properties.as_object_mut(), error_fields) {
         for (key, schema) in errors {

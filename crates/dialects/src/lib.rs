@@ -18,6 +18,7 @@ mod desktop_commander;
 mod file;
 mod file_ops;
 mod filekit;
+mod filekit_search;
 mod history_tools;
 mod inline;
 pub mod plan;
@@ -170,6 +171,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(semantic::tools("semantic"));
     all.extend(file_ops::tools());
     all.extend(filekit::tools());
+    all.extend(filekit_search::tools());
     all.extend(semantic::tools("filekit"));
     all.extend(history_tools::tools());
     all
