@@ -182,14 +182,8 @@ impl Sandbox {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("run filekit");
-        {
-            let mut input = child.stdin.take().unwrap();
-            if let Some(s) = stdin {
-                input.write_all(s.as_bytes()).unwrap();
-            }
-        }
-        Run::parse(child.wait_with_output().unwrap())
+        let stdin = stdin.unwrap_or_default().as_bytes().to_vec();
+        run_measured(cmd, stdin, COMMAND_TIMEOUT).run
     }
 
     /// `filekit call` with `{"tool_name": tool, "tool_args": args}` on stdin.
@@ -281,11 +275,11 @@ pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
         .arg(sb.root())
         .args(["call", "--json", &call.to_string()])
         .env("XDG_STATE_HOME", &state)
-        .current_dir("/");
-    Run::parse(
-        cmd.output()
-            .expect("run filekit (setpriv is part of util-linux)"),
-    )
+        .current_dir("/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    run_measured(cmd, Vec::new(), COMMAND_TIMEOUT).run
 }
 
 /// Makes `dir` and the directories under it traversable and listable by others (their write
@@ -328,6 +322,12 @@ fn unprivileged_binary() -> PathBuf {
     }
     bin
 }
+
+/// How long any run of the binary a test makes may take before it is killed and the test
+/// fails: a hang (a FIFO opened blocking, unbounded work) must fail its test, not hang the
+/// suite. Generous: debug builds on a loaded 2-core machine, and the largest runs of the
+/// suite (thousands of files) take well under a minute.
+pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// A run of the binary with its peak resident memory.
 pub struct Measured {
