@@ -431,6 +431,7 @@ fn tools(json: bool, dialect: Option<&str>) -> u8 {
                     "dialect": t.dialect,
                     "description": t.description,
                     "input_schema": t.input_schema,
+                    "output_schema": filekit_dialects::output_schema(t),
                     "read_only": t.read_only,
                     "destructive": t.destructive,
                     "idempotent": t.idempotent,
