@@ -235,7 +235,7 @@ struct ToolsArgs {
     /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit).
     #[arg(long)]
     dialect: Option<String>,
-    /// Print the tool specs (names, descriptions, input schemas) as JSON.
+    /// Print the tool specs (names, descriptions, input and output schemas) as JSON.
     #[arg(long)]
     json: bool,
 }
