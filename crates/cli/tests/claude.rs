@@ -134,7 +134,7 @@ fn multi_edit_is_all_or_nothing() {
             {"old_string": "missing text", "new_string": "x"}
         ]}),
         1,
-        &["edit 1 of 2 failed, nothing was written", "not found"],
+        &["edit 2 of 2 failed, nothing was written", "not found"],
     );
     assert_eq!(run.json["success"], false);
     assert_eq!(run.json["errorCode"], "NOT_FOUND");

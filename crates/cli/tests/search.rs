@@ -240,9 +240,11 @@ fn grep_bad_inputs_are_explained() {
         &["output_mode"],
     );
     sb.call_fails("Grep", json!({"path": "src"}), 2, &["pattern"]);
+    // head_limit 0 is Claude Code's "no cap" (claude_golden.rs), not a bad input; a negative
+    // one is.
     sb.call_fails(
         "Grep",
-        json!({"pattern": "x", "head_limit": 0}),
+        json!({"pattern": "x", "head_limit": -1}),
         2,
         &["head_limit"],
     );
