@@ -5,7 +5,7 @@
 //! bounded memory (each child's peak resident memory is measured); globs and queries that
 //! nest too deep are refused before their parsers recurse. Every child runs under a deadline.
 
-mod common;
+use crate::common;
 
 use common::{Run, Sandbox};
 use serde_json::{Value, json};

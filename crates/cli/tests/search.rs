@@ -1,7 +1,7 @@
 //! The search tools (claude `LS`/`Glob`/`Grep`, `file:list_files`) and the `filekit grep`,
 //! `glob` and `ls` verbs, driven the way an agent or a person would, on generated trees.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime};

@@ -1,7 +1,7 @@
 //! The verbs for people: `filekit read`, `filekit edit`, `filekit tools` and `--help`, run as
 //! a person or a script would, checking what they print, what they write and how they exit.
 
-mod common;
+use crate::common;
 use common::*;
 
 const PLAN_ALPHA: &str = r#"{"files": [{"path": "a.txt", "edits": [
