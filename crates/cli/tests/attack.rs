@@ -12,8 +12,6 @@
 //! [`slots`] says which of its arguments carry a path; a new tool or argument that is not
 //! classified there fails [`every_argument_of_every_tool_is_classified`].
 
-mod common;
-
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;

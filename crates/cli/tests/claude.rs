@@ -1,7 +1,7 @@
 //! The claude dialect (`Read`, `Write`, `Edit`, `MultiEdit`) through `filekit call`, with
 //! the argument shapes of the familiar tools and the `ToolResult` reply.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 
@@ -134,7 +134,7 @@ fn multi_edit_is_all_or_nothing() {
             {"old_string": "missing text", "new_string": "x"}
         ]}),
         1,
-        &["edit 1 of 2 failed, nothing was written", "not found"],
+        &["edit 2 of 2 failed, nothing was written", "not found"],
     );
     assert_eq!(run.json["success"], false);
     assert_eq!(run.json["errorCode"], "NOT_FOUND");
