@@ -2,7 +2,7 @@
 //! through `filekit call`, the way an agent that only has the default table finds its way:
 //! search, then read and edit with the paths and line numbers the search gave.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime};

@@ -11,6 +11,7 @@ mod bad_input;
 mod bounds;
 mod claude;
 mod claude_golden;
+mod curated_search;
 mod desktop_commander;
 mod export_renames;
 mod faults;
