@@ -45,6 +45,9 @@ PATH_ARGS = {
     "LS": [lambda p: {"path": p}],
     "Glob": [lambda p: {"pattern": "**/*", "path": p}],
     "Grep": [lambda p: {"pattern": "SECRET", "path": p}],
+    "list_dir": [lambda p: {"path": p, "depth": 3}],
+    "find_files": [lambda p: {"pattern": "**/*", "path": p}],
+    "grep_files": [lambda p: {"pattern": "SECRET", "path": p}],
     "edit_block": [lambda p: {"file_path": p, "old_string": "SECRET", "new_string": "pwned"}],
     "batch_edit_blocks": [lambda p: {"path": p, "edits": [{"search": "SECRET", "replace": "pwned"}]}],
     "write_from_line": [lambda p: {"path": p, "startLine": 1, "content": "pwned\n"}],
@@ -95,6 +98,8 @@ GLOB_ARGS = {
     "file_list_files": lambda g: {"path": ".", "filter": g, "recursive": True},
     "Glob": lambda g: {"pattern": g},
     "Grep": lambda g: {"pattern": "SECRET", "glob": g},
+    "find_files": lambda g: {"pattern": g},
+    "grep_files": lambda g: {"pattern": "SECRET", "glob": g},
     "replace_in_files": lambda g: {"expression": "s/SECRET/pwned/", "files": g},
 }
 

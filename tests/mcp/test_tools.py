@@ -62,8 +62,9 @@ async def test_default_is_the_curated_table(connect):
     async with connect() as session:
         names = [t.name for t in (await session.list_tools()).tools]
     assert names == [
-        "read_files", "edit_files", "replace_in_files", "lock", "unlock", "file_read",
-        "file_edit", "manage_files", "history", "undo", "redo",
+        "read_files", "edit_files", "replace_in_files", "lock", "unlock", "grep_files",
+        "find_files", "list_dir", "file_read", "file_edit", "manage_files", "history", "undo",
+        "redo",
     ]
 
 

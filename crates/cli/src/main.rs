@@ -235,7 +235,7 @@ struct ToolsArgs {
     /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit).
     #[arg(long)]
     dialect: Option<String>,
-    /// Print the tool specs (names, descriptions, input schemas) as JSON.
+    /// Print the tool specs (names, descriptions, input and output schemas) as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -245,6 +245,7 @@ fn main() -> ExitCode {
     if !matches!(cli.verb, Verb::Serve(_)) {
         keep_freed_memory();
         use_small_pages();
+        end_quietly_on_a_closed_pipe();
     }
     let code = match cli.verb {
         Verb::Call(args) => call::run(&cli.global, args),
@@ -271,6 +272,20 @@ fn main() -> ExitCode {
     // Language servers started for this process end with it.
     filekit_dialects::stop_language_servers();
     ExitCode::from(code)
+}
+
+/// `filekit read big.txt | head` must end quietly when `head` has read enough, as `cat` does,
+/// not panic in `println!`: Rust ignores SIGPIPE, so a write to a closed pipe is an error that
+/// the printing macros panic on. A one-shot verb takes the default action back (the process
+/// ends, exit status 128 + SIGPIPE in the shell); what it changed on disk was committed before
+/// it printed, and an atomic request cut short is rolled back at the next start. `serve` keeps
+/// ignoring it: a client that goes away is an error its transport handles.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: signal(2) with SIG_DFL installs no handler; nothing else in this process has
+    // set one for SIGPIPE, and no thread has been started yet.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// Opens the workspace the global options describe, with its state directory, edit history
@@ -431,6 +446,7 @@ fn tools(json: bool, dialect: Option<&str>) -> u8 {
                     "dialect": t.dialect,
                     "description": t.description,
                     "input_schema": t.input_schema,
+                    "output_schema": filekit_dialects::output_schema(t),
                     "read_only": t.read_only,
                     "destructive": t.destructive,
                     "idempotent": t.idempotent,

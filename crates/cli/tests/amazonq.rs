@@ -1,7 +1,7 @@
 //! The amazonq dialect (`fs_read`, `fs_write`) through `filekit call`, with the argument shapes
 //! of its document.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

@@ -12,8 +12,6 @@
 //! [`slots`] says which of its arguments carry a path; a new tool or argument that is not
 //! classified there fails [`every_argument_of_every_tool_is_classified`].
 
-mod common;
-
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -135,6 +133,9 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
         "LS" => vec![slot("path", |p| json!({"path": p, "depth": 3}))],
         "Glob" => vec![slot("path", |p| json!({"pattern": "**/*", "path": p}))],
         "Grep" => vec![slot("path", |p| json!({"pattern": "SECRET", "path": p}))],
+        "list_dir" => vec![slot("path", |p| json!({"path": p, "depth": 3}))],
+        "find_files" => vec![slot("path", |p| json!({"pattern": "**/*", "path": p}))],
+        "grep_files" => vec![slot("path", |p| json!({"pattern": "SECRET", "path": p}))],
         "edit_block" => vec![slot(
             "file_path",
             |p| json!({"file_path": p, "old_string": "SECRET", "new_string": "pwned"}),
@@ -266,6 +267,8 @@ fn pattern_slots(tool: &str) -> Vec<Slot> {
         )],
         "Glob" => vec![slot("pattern", |p| json!({"pattern": p}))],
         "Grep" => vec![slot("glob", |p| json!({"pattern": "SECRET", "glob": p}))],
+        "find_files" => vec![slot("pattern", |p| json!({"pattern": p}))],
+        "grep_files" => vec![slot("glob", |p| json!({"pattern": "SECRET", "glob": p}))],
         "replace_in_files" => vec![slot(
             "files",
             |p| json!({"expression": "s/SECRET/pwned/", "files": p}),
@@ -352,6 +355,35 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "content",
             "options",
             "origin",
+        ],
+        "list_dir" => &[
+            "depth",
+            "ignore",
+            "max_entries",
+            "include_hidden",
+            "include_ignored",
+        ],
+        "find_files" => &[
+            "ignore_case",
+            "max_results",
+            "offset",
+            "include_hidden",
+            "include_ignored",
+        ],
+        "grep_files" => &[
+            "pattern",
+            "type",
+            "output_mode",
+            "ignore_case",
+            "literal",
+            "multiline",
+            "context",
+            "before",
+            "after",
+            "max_results",
+            "offset",
+            "include_hidden",
+            "include_ignored",
         ],
         "batch_edit_blocks" => &["edits", "stopOnError", "dryRun", "fuzzyThreshold"],
         "write_from_line" => &["startLine", "endLine", "content", "dryRun", "contentHash"],
@@ -1015,10 +1047,15 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
                 // Grep's globs are ripgrep's: a leading `/` anchors the glob at the directory
                 // searched, so `/tmp/x/outside/*` names `<root>/tmp/x/outside/*`, which is
                 // inside; it must find nothing and touch nothing outside.
-                if name == "Grep" && attack.given.starts_with('/') {
+                if matches!(name, "Grep" | "grep_files") && attack.given.starts_with('/') {
                     let args = (s.build)(&attack.given);
                     let reply = run_call(&a.root, &call_bytes(name, &args), &[]);
-                    assert_eq!(reply.json["numFiles"], 0, "{args}: {}", reply.text);
+                    let found = if name == "Grep" {
+                        &reply.json["numFiles"]
+                    } else {
+                        &reply.json["total_files"]
+                    };
+                    assert_eq!(found, 0, "{args}: {}", reply.text);
                     assert!(watch.events().is_empty(), "{args}: outside accessed");
                     assert_eq!(before, a.guarded_state());
                     watch.events();

@@ -2,7 +2,7 @@
 //! each gets an error that names the problem and what to do, the right exit code, and leaves
 //! every file on disk exactly as it was (`call_fails` compares a snapshot of the tree).
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

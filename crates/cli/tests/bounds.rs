@@ -5,7 +5,7 @@
 //! does not end (a hang fails the test), and its peak resident memory (`wait4`) must stay
 //! under 500 MB.
 
-mod common;
+use crate::common;
 use common::*;
 use filekit_core::limits::{MAX_FILE_SIZE, MAX_REQUEST_SIZE, NEAR_MISS_WORK};
 use serde_json::{Value, json};

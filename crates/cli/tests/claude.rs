@@ -1,7 +1,7 @@
 //! The claude dialect (`Read`, `Write`, `Edit`, `MultiEdit`) through `filekit call`, with
 //! the argument shapes of the familiar tools and the `ToolResult` reply.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

@@ -14,7 +14,7 @@
 //! - for `MultiEdit` and `LS`, which Claude Code no longer ships, their last documented shapes
 //!   (`MultiEditInput`, `LSInput` of the same SDK reference) and seed 002.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};

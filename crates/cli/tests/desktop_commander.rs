@@ -1,7 +1,7 @@
 //! The desktop-commander dialect (`edit_block`, `batch_edit_blocks`, `write_from_line`)
 //! through `filekit call`, with the ADR-002 argument and result shapes.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

@@ -4,7 +4,7 @@
 //! `filekit call` and checked on disk. The compiler-judged cases on rxjs are in
 //! refactor_tsc.rs.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! unreadable since the agent looked. Each affected file is reported with what to do, nothing
 //! is half-written, and the other files of the (non-atomic) batch are written.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;

@@ -2,7 +2,7 @@
 //! `filekit call`, in the `{"thoughts", "headline", "tool_name", "tool_args"}` call format of
 //! its document.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! The edit history, undo and redo, and the file operations, driven as a user or agent would:
 //! through `filekit call`, the CLI verbs, and a real SQLite file.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! (`tsc` compiles it without an error) and by node: the compiled program prints the same
 //! before and after.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use serde_json::{Value, json};

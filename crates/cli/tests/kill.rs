@@ -2,7 +2,7 @@
 //! at random moments; the next start of filekit rolls back from the journal, and every file is
 //! then entirely old or entirely new, all of them alike.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use std::path::Path;

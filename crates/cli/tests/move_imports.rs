@@ -2,7 +2,7 @@
 //! `filekit call` (seed 004's file_move, file_rename, file_duplicate, file_delete) and the
 //! `mv`/`cp`/`rm` verbs, each checked on disk.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use serde_json::json;

@@ -7,7 +7,7 @@
 //! the CLI verbs and `filekit serve` (MCP over stdio), and each checks that nothing outside the
 //! roots (but filekit's state directory) and nothing the plant aimed at changed.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use serde_json::{Value, json};

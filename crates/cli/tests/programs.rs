@@ -7,7 +7,7 @@
 //! has nothing else), and checked with and without the opt-in: the planted program writes a
 //! marker file outside the workspace, which must never appear.
 
-mod common;
+use crate::common;
 
 use common::{Run, Sandbox};
 use serde_json::{Value, json};

@@ -6,7 +6,7 @@
 //! reports nothing new (no undefined name), and `import urllib3` still works and sees the
 //! renamed names.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use serde_json::{Value, json};

@@ -8,7 +8,7 @@
 //!
 //! Needs `scripts/setup-test-deps` (rxjs and typescript from npm into .test-deps/node_modules).
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use std::collections::BTreeSet;

@@ -1,7 +1,7 @@
 //! `filekit replace` as a person runs it: dry run with diffs, the write, the interactive
 //! review answered on standard input (with a scripted $EDITOR for `e`), JSON, and refusals.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn tree(sb: &Sandbox) {

@@ -1,7 +1,7 @@
 //! The search tools (claude `LS`/`Glob`/`Grep`, `file:list_files`) and the `filekit grep`,
 //! `glob` and `ls` verbs, driven the way an agent or a person would, on generated trees.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime};
@@ -240,9 +240,11 @@ fn grep_bad_inputs_are_explained() {
         &["output_mode"],
     );
     sb.call_fails("Grep", json!({"path": "src"}), 2, &["pattern"]);
+    // head_limit 0 is Claude Code's "no cap" (claude_golden.rs), not a bad input; a negative
+    // one is.
     sb.call_fails(
         "Grep",
-        json!({"pattern": "x", "head_limit": 0}),
+        json!({"pattern": "x", "head_limit": -1}),
         2,
         &["head_limit"],
     );

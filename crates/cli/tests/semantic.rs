@@ -1,7 +1,7 @@
 //! The `semantic` table (`file_read`, `file_edit` of document 004) through `filekit call`, the
 //! way an agent calls it, and `filekit read --symbol/--path/--heading/--outline`.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 //! `filekit call` and `filekit read --path/--selector/--xpath`, with the results checked on
 //! disk and every bad input leaving the files as they were.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 

@@ -4,7 +4,7 @@
 //! `file_edit` call writes them all back with `replace`, through the one write pipeline. The
 //! file must be byte-identical afterwards.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! call`: a key a tool does not take is refused, named with the key it most likely meant, and
 //! nothing is done; every argument the real tool's current schema has is accepted.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{Value, json};
 

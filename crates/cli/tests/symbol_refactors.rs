@@ -4,7 +4,7 @@
 //! The TypeScript compiler of the same npm install judges every result: `tsc --noEmit` must
 //! pass on the refactored project.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
 //! The verbs for people: `filekit read`, `filekit edit`, `filekit tools` and `--help`, run as
 //! a person or a script would, checking what they print, what they write and how they exit.
 
-mod common;
+use crate::common;
 use common::*;
 
 const PLAN_ALPHA: &str = r#"{"files": [{"path": "a.txt", "edits": [
@@ -258,4 +258,41 @@ fn tools_lists_every_dialect() {
     let run = sb.filekit(&["tools", "--dialect", "klingon"], None);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("unknown dialect"), "{}", run.stderr);
+}
+
+/// A verb whose reader stops early (`filekit read big.txt | head -c5`) ends quietly, as `cat`
+/// does (killed by SIGPIPE), instead of panicking in its printing with exit code 101.
+#[test]
+fn a_closed_pipe_ends_a_verb_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let sb = Sandbox::new();
+    let lines: String = (1..=300_000).map(|n| format!("{n}\n")).collect();
+    sb.write("big.txt", &lines);
+    for args in [
+        &["read", "big.txt"][..],
+        &["read", "big.txt", "--json"],
+        &["tools", "--json"],
+        &["grep", "1", "big.txt"],
+    ] {
+        let mut child = sb.command(args).spawn().unwrap();
+        drop(child.stdin.take());
+        let mut first = [0u8; 5];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The pipe's reading end is closed here, with most of the output unwritten.
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(status.code(), Some(101), "{args:?}: {err}");
+        assert!(
+            status.success() || status.signal() == Some(libc::SIGPIPE),
+            "{args:?}: {status:?} {err}"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! `filekit call` (one process per call, so versions must persist between processes),
 //! `filekit read --since`, `filekit lock`/`unlock`, and concurrent processes editing one file.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

@@ -684,21 +684,35 @@ struct FsWriteArgs {
 static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
     let mut schema = schema_for::<FsWriteArgs>();
     // The conditions of the document: each command's own required arguments, on each edit.
+    // Each `then` names the schemas of the properties it requires: JSON Schema validators in
+    // strict mode (ajv's strictRequired) refuse a `required` whose properties the same
+    // subschema does not define.
+    let then = |properties: &Value, fields: &[&str]| {
+        let defined: serde_json::Map<String, Value> = fields
+            .iter()
+            .map(|f| (f.to_string(), properties[*f].clone()))
+            .collect();
+        json!({"required": fields, "properties": defined})
+    };
+    let item_properties =
+        schema["properties"]["fileEdits"]["items"]["properties"]["edits"]["items"]["properties"]
+            .clone();
     let all_of: Vec<Value> = NEEDS
         .iter()
         .map(|(cmd, fields)| {
             json!({
                 "if": {"properties": {"command": {"const": cmd.name()}}, "required": ["command"]},
-                "then": {"required": fields},
+                "then": then(&item_properties, fields),
             })
         })
         .collect();
     let item = &mut schema["properties"]["fileEdits"]["items"]["properties"]["edits"]["items"];
     item["required"] = json!(["command"]);
     item["allOf"] = Value::Array(all_of);
+    let top = then(&schema["properties"], &["file_pattern", "sed_pattern"]);
     schema["allOf"] = json!([{
         "if": {"properties": {"command": {"const": "pattern_replace"}}, "required": ["command"]},
-        "then": {"required": ["file_pattern", "sed_pattern"]},
+        "then": top,
     }]);
     schema
 });

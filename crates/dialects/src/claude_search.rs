@@ -405,7 +405,7 @@ struct Page {
 
 /// Drops the first `n` output rows of a result (lines in content mode, files otherwise): the
 /// `offset` of the familiar tool.
-fn skip_rows(r: &mut GrepResult, n: usize) {
+pub(crate) fn skip_rows(r: &mut GrepResult, n: usize) {
     if n == 0 {
         return;
     }

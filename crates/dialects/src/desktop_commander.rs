@@ -94,6 +94,13 @@ struct EditBlockArgs {
     /// empty; filekit edits text files only, so a range with content is refused.
     range: Option<String>,
     /// The new cells of a range rewrite (with `range`). Ignored when empty.
+    #[schemars(extend("anyOf" = [
+        {"type": "string"},
+        {"type": "array"},
+        {"type": "object", "additionalProperties": true},
+        {"type": "number"},
+        {"type": "boolean"}
+    ]))]
     content: Option<Value>,
     /// Options of a range rewrite (with `range`). Ignored.
     #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it

@@ -458,9 +458,10 @@ fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 /// error fields, which fit the same schema.
 pub(crate) fn output_schema(tool: &str) -> Option<Value> {
     let error_fields = json!({
-        "error": {"description": "What went wrong, with a hint (a string), or the engine's error object {code, message, hint?, details?}."},
+        "error": {"type": "string", "description": "What went wrong, with a hint of what to do."},
         "error_code": {"type": "string", "description": "The error code, e.g. NOT_FOUND, STALE, INVALID_ARGUMENT."},
-        "details": {"description": "Structured details of the error (near miss, ambiguous lines, ...)."}
+        "details": {"type": "object", "description": "Structured details of the error (near miss, ambiguous lines, unknown arguments, ...)."},
+        "warning": {"type": "string", "description": "Something the caller should know that did not fail the call (e.g. the history could not record)."}
     });
     let engine_error = json!({
         "type": "object",
@@ -469,7 +470,7 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
             "code": {"type": "string"},
             "message": {"type": "string"},
             "hint": {"type": "string"},
-            "details": {}
+            "details": {"type": "object"}
         }
     });
     let (required, mut properties) = match tool {
@@ -513,6 +514,7 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                 "dry_run": {"type": "boolean"},
                 "atomic": {"type": "boolean"},
                 "rolled_back": {"type": "boolean", "description": "True when atomic kept every file unwritten because something failed."},
+                "history_entry": {"type": "integer", "description": "The history entry that records the change (for undo)."},
                 "files": {"type": "array", "description": "One report per file, in order.", "items": {
                     "type": "object",
                     "required": ["path", "status", "written"],
@@ -523,7 +525,21 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                         "written": {"type": "boolean"},
                         "edits_applied": {"type": "integer"},
                         "edits_failed": {"type": "integer"},
-                        "edits": {"type": "array", "items": {"type": "object"}},
+                        "edits": {"type": "array", "description": "One outcome per edit, in the order given.", "items": {
+                            "type": "object",
+                            "properties": {
+                                "index": {"type": "integer", "description": "The edit's place in the file's list, from 0."},
+                                "command": {"type": "string", "description": "The kind of edit: create, str_replace, replace_lines, insert, append, ..."},
+                                "label": {"type": "string"},
+                                "success": {"type": "boolean"},
+                                "replacements": {"type": "integer", "description": "How many places the edit changed."},
+                                "fuzzy_similarity": {"type": "number", "description": "How close a fuzzy match was (0 to 1)."},
+                                "line": {"type": "integer", "description": "The first line the edit changed, in the file as read."},
+                                "diff": {"type": "string"},
+                                "skipped": {"type": "boolean", "description": "True when the edit was not tried (an earlier one failed with stop_on_error)."},
+                                "error": engine_error
+                            }
+                        }},
                         "diff": {"type": "string"},
                         "diff_note": {"type": "string"},
                         "lines_added": {"type": "integer"},
@@ -548,6 +564,7 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                 "files_failed": {"type": "integer"},
                 "dry_run": {"type": "boolean"},
                 "rolled_back": {"type": "boolean"},
+                "history_entry": {"type": "integer", "description": "The history entry that records the change (for undo)."},
                 "files": {"type": "array", "description": "The files changed, failed or skipped (unchanged ones are only counted).", "items": {
                     "type": "object",
                     "required": ["path", "status", "replacements"],
@@ -582,7 +599,29 @@ pub(crate) fn output_schema(tool: &str) -> Option<Value> {
                 }}
             }),
         ),
-        _ => return None,
+        _ => {
+            let (required, properties) = crate::filekit_search::output_schema(tool)?;
+            // A search that could not run answers with success false and the error fields
+            // only: the report's fields are required of a search that ran.
+            let mut all = properties.clone();
+            if let (Some(all), Value::Object(errors)) = (all.as_object_mut(), &error_fields) {
+                for (key, schema) in errors {
+                    all.entry(key.clone()).or_insert(schema.clone());
+                }
+            }
+            let mut schema = json!({
+                "type": "object",
+                "required": ["success"],
+                "properties": all,
+                "anyOf": [
+                    {"description": "The search ran.", "required": required, "properties": properties},
+                    {"description": "The search could not run.", "required": ["error", "error_code"], "properties": {"success": {"const": false}, "error": {"type": "string"}, "error_code": {"type": "string"}}}
+                ]
+            });
+            schema["properties"]["success"] =
+                json!({"type": "boolean", "description": "True when the call ran."});
+            return Some(schema);
+        }
     };
     if let (Some(props), Value::Object(errors)) = (properties.as_object_mut(), error_fields) {
         for (key, schema) in errors {

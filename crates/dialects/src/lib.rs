@@ -18,6 +18,7 @@ mod desktop_commander;
 mod file;
 mod file_ops;
 mod filekit;
+mod filekit_search;
 mod history_tools;
 mod inline;
 pub mod plan;
@@ -173,6 +174,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(semantic::tools("semantic"));
     all.extend(file_ops::tools());
     all.extend(filekit::tools());
+    all.extend(filekit_search::tools());
     all.extend(semantic::tools("filekit"));
     all.extend(history_tools::tools());
     all
@@ -197,12 +199,28 @@ pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The JSON Schema of a tool's reply, for the tools that define one (the curated table).
-pub fn output_schema(tool: &ToolSpec) -> Option<Value> {
-    match tool.dialect {
+/// The JSON Schemas of the replies of the dialect tables' tools, by tool name: derived from the
+/// replies each tool builds (its code, and the sample calls of tests/mcp/schema_samples.py,
+/// whose replies tests/mcp/test_schemas.py validates against them with ajv in strict mode).
+/// Each names every field the tool answers with, its type and, for the shared ones, what it
+/// means; only what every reply has (`success`, where it is) is required, since a failed or
+/// rejected call answers with the error fields instead of the report's.
+static OUTPUT_SCHEMAS: LazyLock<serde_json::Map<String, Value>> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("output_schemas.json"))
+        .expect("output_schemas.json is a JSON object of schemas")
+});
+
+/// The JSON Schema of a tool's reply (MCP's `outputSchema`): the curated table's own, written
+/// with its tools, or the dialect tables' ([`OUTPUT_SCHEMAS`]).
+pub fn output_schema(tool: &ToolSpec) -> Value {
+    let curated = match tool.dialect {
         "filekit" => filekit::output_schema(tool.name),
         _ => None,
-    }
+    };
+    curated
+        .or_else(|| OUTPUT_SCHEMAS.get(tool.name).cloned())
+        // Every tool has one (a unit test checks it); an object is still a valid schema.
+        .unwrap_or_else(|| json!({"type": "object"}))
 }
 
 /// The tool called `name` (its document name or its MCP name).
@@ -509,9 +527,11 @@ mod tests {
                             "{name}: an object schema that does not say unknown keys are refused"
                         );
                     }
-                    // An `if` is a condition on the object, not a description of it.
+                    // An `if` is a condition on the object, not a description of it; a
+                    // `then` only names the schemas of the keys it requires, of an object
+                    // its parent closes.
                     obj.iter()
-                        .filter(|(k, _)| *k != "if")
+                        .filter(|(k, _)| *k != "if" && *k != "then")
                         .for_each(|(_, v)| walk(name, v));
                 }
                 Value::Array(items) => items.iter().for_each(|v| walk(name, v)),
@@ -521,6 +541,64 @@ mod tests {
         for t in tools(None) {
             walk(t.name, &t.input_schema);
         }
+    }
+
+    #[test]
+    fn every_tool_has_an_output_schema_that_describes_its_fields() {
+        // Every value a schema describes says what it is (MCP Inspector's --strict warns
+        // about a schema that carries no validation keyword); an `anyOf` branch may only add
+        // what its parent's type already says.
+        fn typed(name: &str, at: &str, node: &Value) {
+            let Some(obj) = node.as_object() else {
+                panic!("{name}: {at} is not a schema object");
+            };
+            assert!(
+                at.ends_with('|')
+                    || ["type", "enum", "const", "anyOf"]
+                        .iter()
+                        .any(|k| obj.contains_key(*k)),
+                "{name}: {at} carries no validation keyword"
+            );
+            if let Some(Value::Object(props)) = obj.get("properties") {
+                for (k, v) in props {
+                    typed(name, &format!("{at}.{k}"), v);
+                }
+            }
+            if let Some(items) = obj.get("items") {
+                typed(name, &format!("{at}[]"), items);
+            }
+            if let Some(Value::Array(any)) = obj.get("anyOf") {
+                for (i, v) in any.iter().enumerate() {
+                    let branch = if v.get("type").is_some() {
+                        format!("{at}|{i}")
+                    } else {
+                        format!("{at}{i}|")
+                    };
+                    typed(name, &branch, v);
+                }
+            }
+        }
+        for t in tools(None) {
+            let schema = output_schema(&t);
+            assert_eq!(schema["type"], "object", "{}", t.name);
+            let props = schema["properties"].as_object();
+            assert!(
+                props.is_some_and(|p| p.len() >= 3),
+                "{}: a bare output schema",
+                t.name
+            );
+            typed(t.name, "outputSchema", &schema);
+        }
+        assert_eq!(
+            OUTPUT_SCHEMAS.len(),
+            tools(None)
+                .iter()
+                .filter(|t| t.dialect != "filekit" || filekit::output_schema(t.name).is_none())
+                .map(|t| t.name)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            "output_schemas.json holds a schema for a tool that does not exist"
+        );
     }
 
     #[test]

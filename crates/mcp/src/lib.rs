@@ -159,24 +159,14 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
         .with_annotations(annotations)
 }
 
-/// The output schema: the curated tools define theirs; for the dialect tables, whose reply
-/// shapes come from their design documents, it says only that structuredContent is an object.
-/// Replies the dialect shapes as an object are served as they are; any other reply (a JSON
-/// array, as `fs_read` with `paths` gives) is served as `{"results": <reply>}`.
+/// The output schema of a tool (every tool has one that names its reply's fields). Replies the
+/// dialect shapes as an object are served as they are; any other reply (a JSON array, as
+/// `fs_read` with `paths` gives) is served as `{"results": <reply>}`, which fs_read's schema
+/// describes.
 fn output_schema(spec: &ToolSpec) -> JsonObject {
-    let schema = filekit_dialects::output_schema(spec).unwrap_or_else(|| {
-        json!({
-            "type": "object",
-            "description": format!(
-                "The reply of {} in the shape its design document gives; a reply that is not \
-                 a JSON object is wrapped as {{\"results\": reply}}.",
-                spec.name
-            ),
-        })
-    });
-    match schema {
+    match filekit_dialects::output_schema(spec) {
         Value::Object(map) => map,
-        // Every schema above is an object literal; an empty schema would still be valid.
+        // Every schema is an object; an empty schema would still be valid.
         _ => JsonObject::new(),
     }
 }

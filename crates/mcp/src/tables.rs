@@ -6,7 +6,7 @@ use filekit_dialects::ToolSpec;
 pub const TABLES: &[(&str, &str)] = &[
     (
         "filekit",
-        "read_files, edit_files, replace_in_files, file_read, file_edit, manage_files, history, undo, redo (filekit's own design; the default)",
+        "read_files, edit_files, replace_in_files, lock, unlock, grep_files, find_files, list_dir, file_read, file_edit, manage_files, history, undo, redo (filekit's own design; the default)",
     ),
     (
         "amazonq",
@@ -108,6 +108,9 @@ mod tests {
                 "replace_in_files",
                 "lock",
                 "unlock",
+                "grep_files",
+                "find_files",
+                "list_dir",
                 "file_read",
                 "file_edit",
                 "manage_files",

@@ -1,0 +1,56 @@
+//! The tests of the `filekit` binary, as one test binary (as ripgrep has it): each module is
+//! a suite that runs the built binary the way a user, a script or an agent does. One binary
+//! instead of one per file: each linked a ~160 MB debug executable, which cost CI minutes of
+//! linking and gigabytes of disk. `cargo test -p filekit --test cli attack::` runs one suite.
+
+mod common;
+
+mod amazonq;
+mod attack;
+mod bad_input;
+mod bounds;
+mod claude;
+mod claude_golden;
+mod curated_search;
+mod desktop_commander;
+mod export_renames;
+mod faults;
+mod file_tools;
+mod history;
+mod inline_function;
+mod kill;
+mod mcp_clients;
+mod move_imports;
+mod parser_bounds;
+mod planted_state;
+mod programs;
+mod python_refactors;
+mod refactor_tsc;
+mod replace_verb;
+mod search;
+mod semantic;
+mod semantic_markup;
+mod semantic_real;
+mod strict_args;
+mod symbol_refactors;
+mod verbs;
+mod versions;
+
+/// Every file of `tests/` is a module of this binary: with `autotests = false`, a new file
+/// that is not declared here would never run.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let declared = include_str!("tests.rs");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if let Some(module) = name.strip_suffix(".rs")
+            && module != "tests"
+        {
+            assert!(
+                declared.contains(&format!("\nmod {module};\n")),
+                "tests/{name} is not a module of tests/tests.rs: add `mod {module};` there"
+            );
+        }
+    }
+}

@@ -1,0 +1,108 @@
+"""Every tool schema of every table, as `filekit serve --tools <table>` lists it, compiles under
+ajv in strict mode (draft 2020-12: `ajv/dist/2020`, strict: true, nothing logged), and the
+structuredContent of a sample reply of each tool (tests/mcp/schema_samples.py: calls that
+work, fail and are rejected) validates against the tool's outputSchema. Node and ajv come from
+.test-deps/mcp-node (scripts/setup-test-deps)."""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from conftest import TABLES, stdio_session
+from schema_samples import SAMPLES, populate
+
+pytestmark = pytest.mark.anyio
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+NODE_DEPS = REPO / ".test-deps" / "mcp-node" / "node_modules"
+NODE = NODE_DEPS / ".bin" / "node"
+
+
+def node_deps():
+    if not NODE.exists():
+        pytest.fail(f"{NODE} is missing: run scripts/setup-test-deps (it installs Node 22, ajv, "
+                    "the MCP conformance suite and MCP Inspector into .test-deps/mcp-node)")
+    return NODE_DEPS
+
+
+def ajv(schemas, instances):
+    """The problems ajv (strict) finds: schemas that do not compile or make it warn, instances
+    that do not validate."""
+    deps = node_deps()
+    run = subprocess.run(
+        [str(NODE), str(REPO / "tests" / "mcp" / "node" / "ajv_check.mjs")],
+        input=json.dumps({"schemas": schemas, "instances": instances}).encode(),
+        capture_output=True, timeout=120, env={**os.environ, "NODE_DEPS": str(deps)})
+    assert run.returncode == 0, run.stderr.decode()
+    return json.loads(run.stdout)["errors"]
+
+
+@pytest.mark.parametrize("table", TABLES)
+async def test_every_schema_compiles_under_ajv_strict_and_every_reply_fits(table, tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    populate(root)
+    async with stdio_session(root, "--tools", table, "--holder", "agent") as session:
+        tools = (await session.list_tools()).tools
+        schemas = []
+        for tool in tools:
+            schemas.append({"label": f"{tool.name} inputSchema", "schema": tool.inputSchema})
+            schemas.append({"label": f"{tool.name} outputSchema", "schema": tool.outputSchema})
+        by_name = {t.name: t.outputSchema for t in tools}
+        # Every tool has sample calls, and at least one that works.
+        sampled = {name for name, _ in SAMPLES[table]}
+        assert sampled == set(by_name), (
+            f"add sample calls of {sorted(set(by_name) - sampled)} to tests/mcp/schema_samples.py")
+        instances = []
+        worked = set()
+        for i, (name, args) in enumerate(SAMPLES[table]):
+            result = await session.call_tool(name, args)
+            assert result.structuredContent is not None, name
+            if not result.isError:
+                worked.add(name)
+            instances.append({"label": f"{name} sample {i} {json.dumps(args)[:120]}",
+                              "schema": by_name[name], "data": result.structuredContent})
+    assert worked == set(by_name), f"no sample call of {sorted(set(by_name) - worked)} works"
+    errors = ajv(schemas, instances)
+    assert not errors, "\n".join(errors)
+
+
+def test_ajv_check_finds_what_it_must():
+    """The checker itself: a schema ajv strict refuses (a `required` property its subschema does
+    not define, as fs_write's schema once had), an unknown keyword, and a reply that does not fit
+    are each reported."""
+    bad = {"type": "object", "properties": {"command": {"type": "string"}},
+           "allOf": [{"if": {"properties": {"command": {"const": "x"}}}, "then": {"required": ["file_pattern"]}}]}
+    typo = {"type": "object", "properies": {}}
+    fits = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    errors = ajv([{"label": "bad", "schema": bad}, {"label": "typo", "schema": typo},
+                  {"label": "fine", "schema": fits}],
+                 [{"label": "reply", "schema": fits, "data": {"n": "three"}},
+                  {"label": "good reply", "schema": fits, "data": {"n": 3}}])
+    assert len(errors) == 3, errors
+    assert errors[0].startswith("bad: ") and "strictRequired" in errors[0]
+    assert errors[1].startswith("typo: ") and "properies" in errors[1]
+    assert errors[2].startswith("reply: ") and "/n must be integer" in errors[2]
+
+
+def test_mcp_inspector_strict_reports_nothing(tmp_path, state_home):
+    """MCP Inspector's CLI (--strict: every tool-schema portability problem, warnings included,
+    on stderr; exit 6 on an error) over every tool of every table, as `filekit serve --tools
+    all` lists them over stdio."""
+    deps = node_deps()
+    root = tmp_path / "ws"
+    root.mkdir()
+    env = {"PATH": f"{deps / '.bin'}:{os.environ.get('PATH', '')}", "HOME": str(tmp_path),
+           "XDG_STATE_HOME": str(state_home), "MCP_CATALOG_PATH": str(tmp_path / "catalog.json")}
+    run = subprocess.run(
+        [str(deps / ".bin" / "inspector"), "--cli", "--strict", "--method", "tools/list",
+         os.environ["FILEKIT_BIN"], "serve", "--root", str(root), "--tools", "all"],
+        capture_output=True, timeout=120, env=env, cwd=tmp_path)
+    assert run.returncode == 0 and run.stderr.decode().strip() == "", run.stderr.decode()
+    listed = [t["name"] for t in json.loads(run.stdout)["tools"]]
+    expected = json.loads(subprocess.run(
+        [os.environ["FILEKIT_BIN"], "tools", "--json"], capture_output=True, check=True).stdout)
+    assert set(listed) == {t["mcp_name"] for t in expected}
