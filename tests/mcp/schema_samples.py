@@ -54,6 +54,21 @@ SAMPLES = {
         ("fs_write", {"fileEdits": [{"path": "notes.txt", "edits": [
             {"command": "insert", "insert_line": 99, "new_str": "z", "content_hash": "00000000"}]}]}),
         ("fs_write", {"command": "create", "path": "n.txt", "filetext": "x"}),
+        # The shipping Q CLI's shapes: several operations, create over a file, a single line
+        # edit without content_hash; failures whose details carry the engine's facts.
+        ("fs_read", {"operations": [{"mode": "Line", "path": "notes.txt"},
+                                    {"mode": "Directory", "path": "src"},
+                                    {"mode": "Search", "path": "notes.txt", "pattern": "ALPHA"},
+                                    {"mode": "Image", "image_paths": ["dot.png"]},
+                                    {"mode": "Line", "path": "missing.txt"}]}),
+        ("fs_write", {"command": "create", "path": "new.txt", "new_str": "z\n"}),
+        ("fs_write", {"command": "insert", "path": "new.txt", "insert_line": 1, "new_str": "w"}),
+        ("fs_write", {"command": "replace_lines", "path": "new.txt", "start_line": 2,
+                      "end_line": 1, "new_str": "w"}),
+        ("fs_write", {"command": "str_replace", "path": "notes.txt", "old_str": "", "new_str": "y"}),
+        ("fs_write", {"command": "str_replace", "fileEdits": [{"path": "notes.txt", "edits": [
+            {"command": "append", "new_str": "a"}, {"command": "append", "new_str": "a"},
+            {"command": "str_replace", "old_str": "a", "new_str": "b"}]}]}),
     ],
     "file": [
         ("file_read_file", {"path": "notes.txt", "start_line": 1, "end_line": 2}),
@@ -101,6 +116,11 @@ SAMPLES = {
         ("write_from_line", {"path": "docs/spells.md", "startLine": 999, "content": "x\n"}),
         ("edit_block", {"file_path": "notes.txt", "old_string": "a", "new_string": "b",
                         "expectedReplacements": 2}),
+        ("edit_block", {"file_path": "notes.txt", "old_string": "a", "new_string": "b"}),
+        ("edit_block", {"file_path": "notes.txt", "old_string": "", "new_string": "b"}),
+        ("write_from_line", {"path": "docs/spells.md", "startLine": 3, "endLine": 2, "content": "x"}),
+        ("write_from_line", {"path": "docs/spells.md", "startLine": 1, "content": "x",
+                             "contentHash": "0123456789abcdef"}),
     ],
     "semantic": [
         ("file_read", {"file": "src/user.ts", "symbol": "UserService.findById"}),

@@ -10,10 +10,8 @@
 //! specs the model is given, `tool_index.json`), and seed 000 (the batch_file_operations RFC
 //! that filekit's amazonq dialect extends it with).
 
-mod common;
-mod golden;
-use common::*;
-use golden::*;
+use crate::common::*;
+use crate::golden::*;
 use serde_json::json;
 
 const READ_SPEC: &str = "Q CLI tool_index.json, fs_read: \"Always provide an 'operations' array\"; example {\"operations\": [{\"mode\": \"Line\", \"path\": \"/file.txt\"}]}";

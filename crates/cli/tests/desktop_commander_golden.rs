@@ -11,10 +11,8 @@
 //! `EditBlockArgsSchema`; `src/error-handlers.ts`: `createErrorResponse`), and seed 003 (the
 //! ADR of batch_edit_blocks and write_from_line, which Desktop Commander has not shipped).
 
-mod common;
-mod golden;
-use common::*;
-use golden::*;
+use crate::common::*;
+use crate::golden::*;
 use serde_json::json;
 
 const DONE: &str = "DesktopCommanderMCP 1eccc8b src/tools/edit.ts, performSearchReplace: after an exact replacement the text is \"[Reading N lines from start|line K (total: T lines, R remaining)]\" and the edited region of the new file with 10 lines around it";

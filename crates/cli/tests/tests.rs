@@ -4,8 +4,10 @@
 //! linking and gigabytes of disk. `cargo test -p filekit --test cli attack::` runs one suite.
 
 mod common;
+mod golden;
 
 mod amazonq;
+mod amazonq_golden;
 mod attack;
 mod bad_input;
 mod bounds;
@@ -13,6 +15,7 @@ mod claude;
 mod claude_golden;
 mod curated_search;
 mod desktop_commander;
+mod desktop_commander_golden;
 mod export_renames;
 mod faults;
 mod file_tools;
@@ -35,6 +38,7 @@ mod strict_args;
 mod symbol_refactors;
 mod verbs;
 mod versions;
+mod words;
 
 /// Every file of `tests/` is a module of this binary: with `autotests = false`, a new file
 /// that is not declared here would never run.

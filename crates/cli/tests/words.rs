@@ -4,8 +4,7 @@
 //! numbers its edits from 1. Every case runs through `filekit call` (or the verb) and checks
 //! the words the tool must use and the words of other tools it must not.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// Asserts that `said` contains every one of `shows` and none of `hides`.

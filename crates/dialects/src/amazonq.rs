@@ -299,7 +299,12 @@ fn fs_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         };
         texts.push(format!("=== Operation {} {kind} ===\n{body}", i + 1));
         images.extend(reply.images);
-        values.push(reply.value);
+        // One object per operation: an operation that answers with several entries (`paths`,
+        // `image_paths`) has them in its `results`.
+        values.push(match reply.value {
+            Value::Array(entries) => json!({"success": !reply.is_error, "results": entries}),
+            value => value,
+        });
     }
     let summary = format!(
         "Summary: {} operations processed, {ok} successful, {failed} failed",
