@@ -15,7 +15,14 @@ pub fn sections(text: &str) -> Vec<Found> {
     for (event, range) in Parser::new(text).into_offset_iter() {
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
-                let body_start = after_line(text, range.end.saturating_sub(1).max(range.start));
+                // The body starts after the line of the heading's last character (an
+                // underlined heading's is its underline), a character, not a byte: the last
+                // byte may be inside one.
+                let last = text[range.start..range.end]
+                    .char_indices()
+                    .next_back()
+                    .map_or(range.start, |(i, _)| range.start + i);
+                let body_start = after_line(text, last);
                 // An indented heading (up to three spaces) starts at its line's start.
                 let start = crate::ops::line_start(text, range.start);
                 let start = if text[start..range.start].trim().is_empty() {
@@ -119,5 +126,17 @@ mod tests {
         let err = find(DOC, "# Install").unwrap_err();
         assert_eq!(err.code, ErrorCode::NotFound);
         assert!(err.hint.unwrap().contains("Install (h2)"));
+    }
+
+    /// Found by the `documents` fuzz target: a heading that ends the file in a multi-byte
+    /// character (its last byte is inside it) panicked in slicing.
+    #[test]
+    fn a_heading_ending_in_a_multibyte_character_has_a_body() {
+        let text = "\n# s \u{FFFD}\u{FFFD}_def m\0\0\0\0\0\03\u{FFFD}";
+        let all = sections(text);
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].body, Some(text.len()..text.len()));
+        let text = "# caf\u{e9}";
+        assert_eq!(sections(text)[0].name, "caf\u{e9}");
     }
 }
