@@ -132,7 +132,7 @@ mod tests {
     /// character (its last byte is inside it) panicked in slicing.
     #[test]
     fn a_heading_ending_in_a_multibyte_character_has_a_body() {
-        let text = "\n# s \u{FFFD}\u{FFFD}_def m\0\0\0\0\0\03\u{FFFD}";
+        let text = "\n# s \u{FFFD}\u{FFFD}_def m\0\0\0\0\0\x003\u{FFFD}";
         let all = sections(text);
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].body, Some(text.len()..text.len()));
