@@ -18,6 +18,7 @@ mod desktop_commander;
 mod desktop_commander_golden;
 mod export_renames;
 mod faults;
+mod file_golden;
 mod file_tools;
 mod history;
 mod inline_function;
