@@ -33,6 +33,7 @@ mod refactor_tsc;
 mod replace_verb;
 mod search;
 mod semantic;
+mod semantic_golden;
 mod semantic_markup;
 mod semantic_real;
 mod strict_args;
