@@ -20,6 +20,7 @@ mod export_renames;
 mod faults;
 mod file_golden;
 mod file_tools;
+mod filekit_golden;
 mod history;
 mod inline_function;
 mod kill;
