@@ -34,6 +34,9 @@ pub struct Case {
     pub source: &'static str,
     /// Files the workspace starts with.
     pub files: Vec<(&'static str, String)>,
+    /// Calls made before the row's call, through `filekit call` in the same workspace and
+    /// state (a change to undo, a lease held by another agent); each must succeed.
+    pub given: Vec<(&'static str, Value)>,
     pub tool: &'static str,
     /// `$ROOT` in a string stands for the workspace root (absolute paths, as Claude Code sends).
     pub args: Value,
@@ -57,6 +60,7 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
         name,
         source,
         files: Vec::new(),
+        given: Vec::new(),
         tool,
         args,
         outcome: Outcome::Ok,
@@ -71,6 +75,10 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
 impl Case {
     pub fn file(mut self, path: &'static str, content: impl Into<String>) -> Self {
         self.files.push((path, content.into()));
+        self
+    }
+    pub fn given(mut self, tool: &'static str, args: Value) -> Self {
+        self.given.push((tool, args));
         self
     }
     pub fn fails(mut self) -> Self {
@@ -134,6 +142,15 @@ fn setup(c: &Case) -> Sandbox {
     let sb = Sandbox::new();
     for (path, content) in &c.files {
         sb.write(path, content);
+    }
+    for (tool, args) in &c.given {
+        let a = via_call(&sb, tool, &rooted(args, &root_of(&sb)));
+        assert!(
+            a.outcome == Outcome::Ok,
+            "{}: the call given before it, {tool}, did not succeed:\n{}",
+            c.name,
+            a.said
+        );
     }
     sb
 }
