@@ -16,6 +16,7 @@ mod replace;
 mod review;
 mod search;
 mod serve;
+mod setup;
 mod state;
 mod style;
 
@@ -95,6 +96,9 @@ Verbs:
             filekit tools --dialect claude
   serve   Serve the tools over MCP (stdio) to an agent; see `filekit serve --help`.
             claude mcp add filekit -- filekit serve --root /path/to/project
+  setup   Print or write the configuration of an MCP client (claude-code, claude-desktop,
+          vscode, cursor, codex) that starts this filekit; see `filekit setup --help`.
+            filekit setup claude-desktop --root ~/src/app --write
 
 Exit codes: 0 success; 1 the operation ran and something failed (a file, an edit); 2 the
 request was bad (malformed JSON, unknown tool, bad arguments or plan): nothing was attempted.";
@@ -228,6 +232,10 @@ enum Verb {
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
     #[command(after_help = serve::AFTER_HELP)]
     Serve(serve::ServeArgs),
+    /// Print (or --write) the configuration that makes an MCP client start this filekit:
+    /// claude-code, claude-desktop, vscode, cursor, codex.
+    #[command(after_help = setup::AFTER_HELP)]
+    Setup(setup::SetupArgs),
 }
 
 #[derive(Args)]
@@ -268,6 +276,7 @@ fn main() -> ExitCode {
         Verb::State(args) => state::run(&cli.global, cli.json, args),
         Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
         Verb::Serve(args) => serve::run(&cli.global, args),
+        Verb::Setup(args) => setup::run(&cli.global, cli.json, args),
     };
     // Language servers started for this process end with it.
     filekit_dialects::stop_language_servers();

@@ -37,6 +37,7 @@ mod semantic;
 mod semantic_golden;
 mod semantic_markup;
 mod semantic_real;
+mod setup;
 mod strict_args;
 mod symbol_refactors;
 mod verbs;
