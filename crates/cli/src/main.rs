@@ -230,7 +230,7 @@ enum Verb {
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
-    #[command(after_help = serve::AFTER_HELP)]
+    #[command(after_help = serve::after_help())]
     Serve(serve::ServeArgs),
     /// Print (or --write) the configuration that makes an MCP client start this filekit:
     /// claude-code, claude-desktop, vscode, cursor, codex.

@@ -21,6 +21,7 @@ mod faults;
 mod file_golden;
 mod file_tools;
 mod filekit_golden;
+mod first_run;
 mod history;
 mod inline_function;
 mod kill;
