@@ -68,3 +68,82 @@ fn serve_help_lists_the_tools_each_table_serves() {
     accepted_sorted.sort_unstable();
     assert_eq!(in_help, accepted_sorted, "{}", bad.stderr);
 }
+
+/// The README's rule: 2 is a bad request (nothing attempted), 1 the operation ran and found
+/// or did nothing to do it on (as grep and rg exit 1 when nothing matched) or failed.
+#[test]
+fn replace_exits_1_when_no_file_matches_and_2_for_a_bad_request() {
+    let sb = Sandbox::new();
+    sb.write("src/a.js", "const a = 1;\n");
+    let before = sb.snapshot();
+    for args in [
+        &["replace", "s/a/b/", "src", "--glob", "*.py"][..],
+        &["replace", "s/a/b/", "src", "--glob", "*.py", "--json"][..],
+        &["replace", "s/a/b/", "src", "--glob", "*.py", "--dry-run"][..],
+        &["replace", "-i", "s/a/b/", "src", "--glob", "*.py"][..],
+    ] {
+        let run = sb.filekit(args, None);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("no files matched"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("*.py"), "{args:?}: {}", run.stderr);
+    }
+    for (args, needle) in [
+        (&["replace", "s/a/b/", "no/such/dir"][..], "does not exist"),
+        (
+            &["replace", "-i", "s/a/b/", "no/such/dir"][..],
+            "does not exist",
+        ),
+        (&["replace", "s/a/b/x", "src"][..], "unknown flag"),
+        (&["replace", "s/a/b/", "src", "--glob", "{a"][..], "glob"),
+    ] {
+        let run = sb.filekit(args, None);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
+    }
+    // Files matched, the pattern did not: done, nothing to do.
+    let run = sb.filekit(&["replace", "s/zzz/b/", "src"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(before, sb.snapshot());
+}
+
+#[test]
+fn replace_review_counts_every_change_when_standard_input_ends() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "x\nx\n").write("b.txt", "x\n");
+    // No answer at all: three changes were found, none accepted.
+    let before = sb.snapshot();
+    let run = sb.filekit(&["replace", "-i", "s/x/y/", "."], Some(""));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "0 of 3 change(s) accepted; nothing written (standard input ended after 0 answer(s)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(before, sb.snapshot());
+    // One yes, then the end: one written, the count still of three.
+    let run = sb.filekit(&["replace", "-i", "s/x/y/", "."], Some("y\n"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "1 of 3 change(s) accepted in 1 file(s) (standard input ended after 1 answer(s)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("a.txt") + &sb.read("b.txt"), "y\nx\nx\n");
+    // q is an answer that stops: said so, with the same count.
+    let run = sb.filekit(&["replace", "-i", "s/x/y/", "."], Some("n\nq\n"));
+    assert!(
+        run.stdout.contains(
+            "0 of 2 change(s) accepted; nothing written (review stopped after 1 answer(s))"
+        ),
+        "{}",
+        run.stdout
+    );
+}
