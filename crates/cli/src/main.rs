@@ -19,6 +19,7 @@ mod serve;
 mod setup;
 mod state;
 mod style;
+mod tooldocs;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use filekit_core::history::History;
@@ -246,6 +247,9 @@ struct ToolsArgs {
     /// Print the tool specs (names, descriptions, input and output schemas) as JSON.
     #[arg(long)]
     json: bool,
+    /// Print the documentation page of the --dialect's table in Markdown (docs/tools/).
+    #[arg(long, requires = "dialect", conflicts_with = "json")]
+    markdown: bool,
 }
 
 fn main() -> ExitCode {
@@ -274,7 +278,11 @@ fn main() -> ExitCode {
         Verb::Lock(args) => lease::run_lock(&cli.global, cli.json, args),
         Verb::Unlock(args) => lease::run_unlock(&cli.global, cli.json, args),
         Verb::State(args) => state::run(&cli.global, cli.json, args),
-        Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
+        Verb::Tools(args) => tools(
+            cli.json || args.json,
+            args.markdown,
+            args.dialect.as_deref(),
+        ),
         Verb::Serve(args) => serve::run(&cli.global, args),
         Verb::Setup(args) => setup::run(&cli.global, cli.json, args),
     };
@@ -434,7 +442,7 @@ pub fn fail_early(err: &FkError) -> u8 {
     EXIT_BAD_REQUEST
 }
 
-fn tools(json: bool, dialect: Option<&str>) -> u8 {
+fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
     if let Some(d) = dialect
         && !filekit_dialects::DIALECTS.contains(&d)
     {
@@ -443,6 +451,10 @@ fn tools(json: bool, dialect: Option<&str>) -> u8 {
             filekit_dialects::DIALECTS.join(", ")
         );
         return EXIT_BAD_REQUEST;
+    }
+    if markdown && let Some(d) = dialect {
+        print!("{}", tooldocs::page(d));
+        return EXIT_OK;
     }
     let tools = filekit_dialects::tools(dialect);
     if json {

@@ -147,3 +147,44 @@ fn replace_review_counts_every_change_when_standard_input_ends() {
         run.stdout
     );
 }
+
+/// docs/tools/TABLE.md is what `filekit tools --markdown --dialect TABLE` generates from the
+/// table: a change to a tool's description or schema that is not in the page fails here.
+#[test]
+fn the_tool_tables_pages_are_what_the_tables_generate() {
+    let sb = Sandbox::new();
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools");
+    let tables = tables();
+    for (table, tools) in &tables {
+        let run = sb.filekit(&["tools", "--markdown", "--dialect", table], None);
+        assert_eq!(run.code, 0, "{table}: {}", run.stderr);
+        let page = &run.stdout;
+        // The page documents every tool of the table, by name, with its arguments.
+        for tool in tools {
+            assert!(page.contains(&format!("| `{tool}` |")), "{table}: {tool}");
+        }
+        assert_eq!(
+            page.matches("\n## ").count(),
+            tools.len(),
+            "{table}: one section per tool"
+        );
+        assert!(page.contains("**Takes**") && page.contains("**Returns**"));
+        let file = docs.join(format!("{table}.md"));
+        let committed = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            committed == *page,
+            "{} is not what the table generates: run\n  \
+             cargo run -p filekit -- tools --markdown --dialect {table} > docs/tools/{table}.md",
+            file.display()
+        );
+    }
+    // No page of a table that is gone.
+    for entry in std::fs::read_dir(&docs).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let table = name.strip_suffix(".md").unwrap_or(&name);
+        assert!(
+            tables.contains_key(table),
+            "docs/tools/{name}: no such table"
+        );
+    }
+}
