@@ -188,3 +188,50 @@ fn the_tool_tables_pages_are_what_the_tables_generate() {
         );
     }
 }
+
+/// `scripts/setup-test-deps` on a machine without its prerequisites: one message per missing
+/// tool, and it stops before installing anything.
+#[test]
+fn setup_test_deps_names_each_missing_prerequisite_first() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // A PATH with only what the script's own first lines use.
+    let bin = tempfile::tempdir().unwrap();
+    for tool in ["bash", "env", "dirname", "cat"] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|d| std::path::Path::new(d).join(tool))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| panic!("{tool} not found"));
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    let out = std::process::Command::new(bin.path().join("bash"))
+        .arg(repo.join("scripts/setup-test-deps"))
+        .env_clear()
+        .env("PATH", bin.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for tool in [
+        "`cargo`",
+        "a C compiler",
+        "`python3`",
+        "`node`",
+        "`npm`",
+        "`tar`",
+        "`apt-get`",
+        "`dpkg-deb`",
+    ] {
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(&format!("missing {tool}")))
+            .unwrap_or_else(|| panic!("no message for {tool}:\n{stderr}"));
+        assert!(line.contains("Install it:"), "{line}");
+    }
+    assert!(stderr.contains("nothing was installed"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
