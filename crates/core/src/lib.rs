@@ -17,6 +17,9 @@
 //! - [`state`]: where filekit keeps what it trusts (history, versions, leases, journals):
 //!   a private directory of the user's, outside the workspace.
 
+/// The edit value every writer produces: see the `filekit-splices` crate.
+pub use filekit_splices as splices;
+
 pub mod diff;
 pub mod edit;
 pub mod error;
