@@ -201,7 +201,7 @@ fn cases() -> Vec<Case> {
         case("create_over_an_existing_file_fails", "seed 001 §file:create_file: \"Create a new file\" (editing an existing one is file:edit_file's)", "file:create_file",
             json!({"path": "src/utils/validation.js", "content": "x"}))
             .file("src/utils/validation.js", "keep\n").fails()
-            .shows(&["already exists", "file:edit_file"])
+            .shows(&["already exists", "the file exists: change it with file:edit_file, or pick another path"])
             .then("src/utils/validation.js", Some("keep\n")),
         case("create_misspelled_content_is_refused", STRICT, "file:create_file",
             json!({"path": "src/a.js", "contents": "x"}))
@@ -216,12 +216,17 @@ fn cases() -> Vec<Case> {
         case("delete_a_missing_file_fails", DELETE, "file:delete_file",
             json!({"path": "config/old-settings.json"}))
             .fails().shows(&["config/old-settings.json does not exist"]),
-        // KNOWN DIFFERENCE (reported to the lead): the hint says "ask for a recursive delete",
-        // an option file:delete_file does not have; the row checks the refusal only.
+        // The tool has no recursive option: the hint says what the agent can do instead.
         case("delete_a_directory_fails", DELETE, "file:delete_file",
             json!({"path": "config"}))
             .file("config/settings.json", "{}\n").fails()
-            .shows(&["is a directory"]).then("config/settings.json", Some("{}\n")),
+            .shows(&["is a directory with 1 entry in it", "file:delete_file deletes a directory only when it is empty: delete the files in it first"])
+            .hides(&["recursive delete"])
+            .then("config/settings.json", Some("{}\n")),
+        case("delete_an_empty_directory", "seed 001 §file:delete_file, and filekit's description: \"Delete a file (or an empty directory)\"", "file:delete_file",
+            json!({"path": "config"}))
+            .file("config/.keep", "").given("file:delete_file", json!({"path": "config/.keep"}))
+            .shows(&["config"]).reads(&["deleted $ROOT/config"]),
         // ---- file:rename_file
         case("rename_moves_into_a_new_directory", RENAME, "file:rename_file",
             json!({"old_path": "src/UserProfile.jsx", "new_path": "src/components/UserProfile.jsx"}))
@@ -233,12 +238,12 @@ fn cases() -> Vec<Case> {
             json!({"old_path": "src/UserProfile.jsx", "new_path": "src/components/UserProfile.jsx"}))
             .fails().shows(&["src/UserProfile.jsx does not exist"])
             .then("src/components/UserProfile.jsx", None),
-        // KNOWN DIFFERENCE (reported to the lead): the hint offers to "ask to overwrite it",
-        // which file:rename_file has no argument for; the row checks the refusal only.
+        // The tool has no argument to replace a file: the hint says what the agent can do.
         case("rename_onto_an_existing_file_fails", RENAME, "file:rename_file",
             json!({"old_path": "src/UserProfile.jsx", "new_path": "src/components/UserProfile.jsx"}))
             .file("src/UserProfile.jsx", "new\n").file("src/components/UserProfile.jsx", "old\n").fails()
-            .shows(&["already exists"]),
+            .shows(&["already exists", "file:rename_file never replaces a file: choose another new_path, or, if that file is to be replaced, delete it first with file:delete_file"])
+            .hides(&["overwrite"]),
         case("rename_with_from_to_is_refused", STRICT, "file:rename_file",
             json!({"old_path": "src/UserProfile.jsx", "new_name": "src/components/UserProfile.jsx"}))
             .file("src/UserProfile.jsx", "p\n").rejected()
@@ -259,11 +264,11 @@ fn cases() -> Vec<Case> {
             json!({"source_path": "src/components/UserCard.jsx", "dest_path": "src/components/ProductCard.jsx"}))
             .fails().shows(&["src/components/UserCard.jsx does not exist"])
             .then("src/components/ProductCard.jsx", None),
-        // KNOWN DIFFERENCE (reported to the lead): "or ask to overwrite it", as for rename.
         case("copy_onto_an_existing_file_fails", COPY, "file:copy_file",
             json!({"source_path": "src/components/UserCard.jsx", "dest_path": "src/components/ProductCard.jsx"}))
             .file("src/components/UserCard.jsx", "user\n").file("src/components/ProductCard.jsx", "product\n")
-            .fails().shows(&["already exists"]),
+            .fails().shows(&["already exists", "file:copy_file never replaces a file: choose another dest_path, or, if that file is to be replaced, delete it first with file:delete_file"])
+            .hides(&["overwrite"]),
         case("copy_with_source_is_refused", STRICT, "file:copy_file",
             json!({"source": "src/components/UserCard.jsx", "dest_path": "src/components/ProductCard.jsx"}))
             .file("src/components/UserCard.jsx", "user\n").rejected()

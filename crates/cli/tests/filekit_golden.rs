@@ -77,6 +77,11 @@ fn cases() -> Vec<Case> {
         case("edit_create_makes_the_parents", EDIT_RULES, "edit_files",
             json!({"files": [{"path": "src/pkg/new.py", "edits": [{"create": {"content": "print(1)\n"}}]}]}))
             .shows(&["+print(1)"]).then("src/pkg/new.py", Some("print(1)\n")),
+        case("edit_create_over_an_existing_file_names_overwrite", "edit_files description: create {content, overwrite?}: \"write the whole file\"", "edit_files",
+            json!({"files": [{"path": "src/util.py", "edits": [{"create": {"content": "x = 2\n"}}]}]}))
+            .file("src/util.py", UTIL_PY).fails()
+            .shows(&["already exists", "set the create's \"overwrite\" to true to replace its whole content"])
+            .then("src/util.py", Some(UTIL_PY)),
         case("edit_str_replace_not_found_shows_the_near_miss", EDIT_RULES, "edit_files",
             json!({"files": [{"path": "src/util.py", "edits": [{"str_replace": {"old": "DEBUG = true", "new": "DEBUG = False"}}]}]}))
             .file("src/util.py", UTIL_PY).fails()
@@ -167,13 +172,13 @@ fn cases() -> Vec<Case> {
         case("manage_delete_a_directory_needs_recursive", MANAGE_RULES, "manage_files",
             json!({"operations": [{"op": "delete", "path": "tmp"}]}))
             .file("tmp/a.log", "a\n").fails()
-            .shows(&["is a directory with 1 entries in it", "recursive"]),
-        // KNOWN DIFFERENCE (reported to the lead): the hint says "or ask to overwrite it" where
-        // manage_files' own word is `overwrite`; the row checks the refusal and the files.
+            .shows(&["is a directory with 1 entry in it", "set that operation's `recursive` to true to delete it with everything in it"])
+            .hides(&["ask for a recursive delete"]),
         case("manage_copy_onto_an_existing_file_fails", MANAGE_RULES, "manage_files",
             json!({"operations": [{"op": "copy", "from": "a.txt", "to": "b.txt"}]}))
             .file("a.txt", "a\n").file("b.txt", "b\n").fails()
-            .shows(&["already exists"]),
+            .shows(&["already exists", "set that operation's `overwrite` to true to replace it, or choose another `to`"])
+            .hides(&["ask to overwrite"]),
         case("manage_atomic_failure_changes_nothing", MANAGE_EX, "manage_files",
             json!({"operations": [{"op": "move", "from": "a.txt", "to": "c.txt"}, {"op": "copy", "from": "gone.txt", "to": "d.txt"}], "atomic": true}))
             .file("a.txt", "a\n").fails()

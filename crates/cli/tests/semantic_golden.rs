@@ -206,7 +206,7 @@ fn cases() -> Vec<Case> {
         case("create_over_an_existing_file_fails", CREATE_PARAMS, "file_create",
             json!({"path": "src/utils.ts", "content": "x"}))
             .file("src/utils.ts", UTILS_TS).fails()
-            .shows(&["already exists", "pass overwrite: true"]),
+            .shows(&["already exists", "pass overwrite: true to replace its whole content"]),
         case("create_with_overwrite_replaces", CREATE_PARAMS, "file_create",
             json!({"path": "src/utils.ts", "content": "export const x = 1;\n", "overwrite": true}))
             .file("src/utils.ts", UTILS_TS)
@@ -232,7 +232,7 @@ fn cases() -> Vec<Case> {
         case("delete_a_directory_needs_recursive", DELETE_PARAMS, "file_delete",
             json!({"path": "src/old"}))
             .file("src/old/a.ts", "a\n").fails()
-            .shows(&["is a directory with 1 entries in it", "recursive"]),
+            .shows(&["is a directory with 1 entry in it", "pass recursive: true to delete it with everything in it"]),
         case("delete_a_directory_recursively", DELETE_PARAMS, "file_delete",
             json!({"path": "src/old", "recursive": true}))
             .file("src/old/a.ts", "a\n").file("src/keep.ts", "k\n")
@@ -290,11 +290,11 @@ fn cases() -> Vec<Case> {
             .file("src/services/UserService.ts", SMALL_SERVICE)
             .shows(&["src/services/AdminService.ts"])
             .then("src/services/AdminService.ts", Some(SMALL_SERVICE)),
-        // KNOWN DIFFERENCE (reported to the lead): the hint says "or ask to overwrite it"
-        // where file_duplicate's own word is `overwrite: true`; the row checks the refusal.
         case("duplicate_onto_an_existing_file_fails", DUPLICATE_PARAMS, "file_duplicate",
             json!({"source": "a.ts", "destination": "b.ts"}))
-            .file("a.ts", "a\n").file("b.ts", "b\n").fails().shows(&["already exists"]),
+            .file("a.ts", "a\n").file("b.ts", "b\n").fails()
+            .shows(&["already exists", "pass overwrite: true to replace it, or choose another destination"])
+            .hides(&["ask to overwrite"]),
         case("duplicate_a_missing_source_fails", DUPLICATE_PARAMS, "file_duplicate",
             json!({"source": "a.ts", "destination": "b.ts"}))
             .fails().shows(&["a.ts does not exist"]).then("b.ts", None),

@@ -584,15 +584,21 @@ fn plan_inner(
             let tree = capture(ws, &p)?;
             let kind = tree[0].1.kind_name();
             if matches!(tree[0].1, Node::Dir { .. }) && tree.len() > 1 && !recursive {
+                let shown = ws.display(&p);
                 return Err(FkError::new(
                     ErrorCode::IsDirectory,
                     format!(
-                        "{} is a directory with {} entries in it",
-                        ws.display(&p),
-                        tree.len() - 1
+                        "{shown} is a directory with {} {} in it",
+                        tree.len() - 1,
+                        if tree.len() == 2 { "entry" } else { "entries" }
                     ),
                 )
-                .with_hint("ask for a recursive delete to remove it with everything in it"));
+                .with_hint("delete what is in it first")
+                .with_details(serde_json::json!({
+                    "fact": crate::Fact::DirectoryNotEmpty,
+                    "path": shown,
+                    "entries": tree.len() - 1,
+                })));
             }
             if let Some(q) = tree.iter().find_map(|(q, _)| {
                 rewrites
@@ -992,6 +998,17 @@ fn destination(ws: &Workspace, src: &WsPath, given: &str, verb: &str) -> Result<
     Ok(dst)
 }
 
+/// The refusal of a destination that exists: a fact ([`crate::Fact::AlreadyExists`]) that
+/// each front end words with its own way (if any) to ask for the file to be replaced.
+pub(crate) fn already_exists(shown: &str) -> FkError {
+    FkError::new(
+        ErrorCode::Conflict,
+        format!("the destination {shown} already exists"),
+    )
+    .with_hint("choose another destination")
+    .with_details(serde_json::json!({"fact": crate::Fact::AlreadyExists, "path": shown}))
+}
+
 /// Whether the destination exists (and may be replaced).
 fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bool, FkError> {
     match node_at(ws, dst)? {
@@ -1005,11 +1022,7 @@ fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bo
         )
         .with_hint("end the destination with `/` to put the source inside it, or give a new path")),
         _ if overwrite => Ok(true),
-        _ => Err(FkError::new(
-            ErrorCode::Conflict,
-            format!("the destination {} already exists", ws.display(dst)),
-        )
-        .with_hint("choose another destination, or ask to overwrite it")),
+        _ => Err(already_exists(&ws.display(dst))),
     }
 }
 

@@ -635,11 +635,10 @@ fn plan_file_inner(
             if exists.is_some() && !overwrite {
                 let err = FkError::new(
                     ErrorCode::Conflict,
-                    format!("{display} already exists; create refuses to overwrite it"),
+                    format!("{display} already exists; a create does not replace it"),
                 )
-                .with_hint(
-                    "edit the file instead, or pass overwrite: true to replace its whole content",
-                );
+                .with_hint("edit the file instead")
+                .with_details(serde_json::json!({"fact": Fact::AlreadyExists, "path": display}));
                 outcomes[0].error = Some(err.clone());
                 plan.report.edits = outcomes;
                 plan.report.edits_failed = 1;

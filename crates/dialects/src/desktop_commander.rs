@@ -234,6 +234,7 @@ const EDIT_BLOCK_WORDS: shape::Words = shape::Words {
     expect: Some("set `expected_replacements` to {n}"),
     empty: "put the exact text to replace in old_string, with enough surrounding lines to be unique",
     lines: shape::NO_LINES,
+    exists: None,
 };
 
 /// How batch_edit_blocks names them.
@@ -242,6 +243,7 @@ const BATCH_WORDS: shape::Words = shape::Words {
     expect: Some("set that edit's `expectedReplacements` to {n}"),
     empty: "put the exact text to replace in `search`, with enough surrounding lines to be unique",
     lines: shape::NO_LINES,
+    exists: None,
 };
 
 /// How write_from_line names its arguments.
@@ -250,6 +252,7 @@ const FROM_LINE_WORDS: shape::Words = shape::Words {
     expect: None,
     empty: "give `content`",
     lines: ["startLine", "endLine", "startLine", "contentHash"],
+    exists: None,
 };
 
 /// A failed search told as Desktop Commander tells it (its `performSearchReplace`): an

@@ -141,6 +141,12 @@ fn yes() -> bool {
 
 static MANAGE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ManageArgs>);
 
+/// How manage_files words an existing destination and a directory with entries.
+const MANAGE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "set that operation's `overwrite` to true to replace it, or choose another `to`",
+    not_empty: "set that operation's `recursive` to true to delete it with everything in it",
+};
+
 fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ManageArgs = parse("manage_files", &MANAGE_SCHEMA, args)?;
     if args.operations.is_empty() {
@@ -187,9 +193,10 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         args.update_imports,
         args.update_imports,
     )?;
-    let Some(report) = applied.report.take() else {
+    let Some(mut report) = applied.report.take() else {
         return Err(FkError::invalid("manage_files: nothing was done"));
     };
+    shape::word_fs_report(&mut report, &MANAGE_WORDS);
     let mut text = String::new();
     for o in &report.ops {
         let what = match &o.destination {

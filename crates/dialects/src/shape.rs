@@ -398,6 +398,10 @@ pub(crate) struct Words {
     /// The arguments of a line edit: its first and last line, the line to insert after, and
     /// the version it was made on (`start_line`, `end_line`, `insert_line`, `content_hash`).
     pub lines: [&'static str; 4],
+    /// The hint when a create finds the file there: how this tool replaces it ("set the
+    /// create's `overwrite` to true"), or what to do instead when it cannot. `None` for the
+    /// tools that never refuse an existing file (the engine's neutral words stay).
+    pub exists: Option<&'static str>,
 }
 
 /// The line-edit argument names of a tool that has no line edits.
@@ -499,6 +503,12 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
                 d["other_what"].as_str().unwrap_or(""),
             );
         }
+        Some(Fact::AlreadyExists) => {
+            if let Some(hint) = w.exists {
+                out.hint = Some(hint.to_string());
+            }
+        }
+        Some(Fact::DirectoryNotEmpty) => {}
         Some(Fact::ExpectedCountZero) => {
             if let Some(one) = expect(1) {
                 out.message = "the expected count of matches is 0".to_string();
@@ -508,6 +518,38 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
         None => {}
     }
     out
+}
+
+/// How one tool that deletes, moves or copies files says what its file operations' failures
+/// are about: the engine reports an existing destination and a directory with entries as
+/// facts ([`Fact::AlreadyExists`], [`Fact::DirectoryNotEmpty`]) in neutral words; these are
+/// the hints in the tool's own arguments, or, where it has no argument for it, what the agent
+/// can do with the tools it has.
+pub struct OpWords {
+    /// The hint for a destination (or a file to create) that exists.
+    pub exists: &'static str,
+    /// The hint for a directory to delete that has entries in it.
+    pub not_empty: &'static str,
+}
+
+/// The engine's error of a file operation said in the words of the tool that was called.
+pub(crate) fn op_in_words(err: &FkError, w: &OpWords) -> FkError {
+    let mut out = err.clone();
+    match err.fact() {
+        Some(Fact::AlreadyExists) => out.hint = Some(w.exists.to_string()),
+        Some(Fact::DirectoryNotEmpty) => out.hint = Some(w.not_empty.to_string()),
+        _ => {}
+    }
+    out
+}
+
+/// Every failure of a file-operation report said in the words of the tool that was called.
+pub fn word_fs_report(report: &mut filekit_core::fsops::FsReport, w: &OpWords) {
+    for o in &mut report.ops {
+        if let Some(err) = &mut o.error {
+            *err = op_in_words(err, w);
+        }
+    }
 }
 
 /// "1, 3, 7" (and ", ..." when there are more than the engine listed).
