@@ -164,17 +164,18 @@ fn cases() -> Vec<Case> {
             ]}))
             .file("src/utils.js", utils_js()).fails()
             .shows(&["`start_line` 35 is out of range: the file has 30 lines"]),
-        // KNOWN DIFFERENCE (reported to the lead): the overlap message numbers the edits from 0
-        // and calls them `replace_lines` ("edit 1 (replace_lines 2-4) overlaps edit 0"), words
-        // of the amazonq table, not of file:edit_file's `edits` list; the row checks the refusal
-        // and that the file is untouched, not that wording.
+        // The edits of `edits` counted from 1, as the model counts what it sent (the JSON
+        // field `index` of failed_edits stays the array's index, from 0).
         case("edit_multi_overlapping_ranges_fail", EDIT_MULTI, "file:edit_file",
             json!({"path": "src/utils.js", "edits": [
                 {"start_line": 1, "end_line": 3, "new_content": IMPORTS_NEW},
                 {"start_line": 2, "end_line": 4, "new_content": "x"}
             ]}))
             .file("src/utils.js", utils_js()).fails()
-            .shows(&["overlaps"]),
+            .shows(&["edit 2 (lines 2-4) overlaps edit 1 (lines 1-3)"])
+            .hides(&["edit 0", "1 edit applied", "+x"])
+            .reads(&["FAILED: nothing written, 1 of 2 edits failed (the request is all-or-nothing)"])
+            .then("src/utils.js", Some(&utils_js())),
         case("edit_both_single_and_multi_is_refused", EDIT_ARGS, "file:edit_file",
             json!({"path": "config/api.js", "start_line": 15, "end_line": 15, "new_content": API_NEW,
                 "edits": [{"start_line": 1, "end_line": 1, "new_content": "x"}]}))
@@ -188,6 +189,11 @@ fn cases() -> Vec<Case> {
             json!({"path": "src/utils.js", "edits": [{"start_line": 1, "end_line": 3, "newContent": IMPORTS_NEW}]}))
             .file("src/utils.js", utils_js()).rejected()
             .shows(&["unknown argument `edits[0].newContent`; did you mean `new_content`?"]),
+        case("edit_content_means_new_content", STRICT, "file:edit_file",
+            json!({"path": "config/api.js", "start_line": 15, "end_line": 15, "content": API_NEW}))
+            .file("config/api.js", api.clone()).rejected()
+            .shows(&["unknown argument `content`; did you mean `new_content`?"])
+            .hides(&["did you mean `content_hash`"]),
         case("edit_missing_file_fails", EDIT_SINGLE, "file:edit_file",
             json!({"path": "config/api.js", "start_line": 15, "end_line": 15, "new_content": API_NEW}))
             .fails().shows(&["config/api.js does not exist"]).then("config/api.js", None),

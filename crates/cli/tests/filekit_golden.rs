@@ -86,6 +86,15 @@ fn cases() -> Vec<Case> {
             json!({"files": [{"path": "src/util.py", "edits": [{"str_replace": {"old": "DEBUG = true", "new": "DEBUG = False"}}]}]}))
             .file("src/util.py", UTIL_PY).fails()
             .shows(&["`old` was not found", "the closest near miss is at line 1", "\"DEBUG = True\""]),
+        case("edit_failed_second_edit_is_counted_from_1", EDIT_RULES, "edit_files",
+            json!({"files": [{"path": "src/util.py", "edits": [
+                {"str_replace": {"old": "x = 1", "new": "x = 2"}},
+                {"str_replace": {"old": "y = 1", "new": "y = 2"}}]}]}))
+            .file("src/util.py", UTIL_PY).fails().partly()
+            .shows(&["`old` was not found"])
+            .reads(&["src/util.py: 1 edit applied, 1 failed", "edit 2 (edits[1], str_replace): `old` was not found"])
+            .hides(&["edit 1 (edits[0]"])
+            .then("src/util.py", Some("DEBUG = True\nx = 2\n")),
         case("edit_stale_content_hash_is_refused", EDIT_RULES, "edit_files",
             json!({"files": [{"path": "src/util.py", "edits": [{"replace_lines": {"start": 1, "new": "A\n", "content_hash": "0000000000000000"}}]}]}))
             .file("src/util.py", UTIL_PY).fails()
@@ -128,6 +137,10 @@ fn cases() -> Vec<Case> {
         case("grep_no_match_says_so", GREP_EX, "grep_files",
             json!({"pattern": "nothing_here"}))
             .file("src/app.py", APP_PY).reads(&["No match for nothing_here"]),
+        case("grep_case_insensitive_means_ignore_case", STRICT, "grep_files",
+            json!({"pattern": "DEBUG", "case_insensitive": true}))
+            .file("src/util.py", UTIL_PY).rejected()
+            .shows(&["unknown argument `case_insensitive`; did you mean `ignore_case`?"]),
         case("grep_claude_output_mode_is_refused", GREP_MODES, "grep_files",
             json!({"pattern": "def", "output_mode": "files_with_matches"}))
             .file("src/app.py", APP_PY).rejected()

@@ -19,6 +19,7 @@ const TARGETS: &str = "seed 004 §3.2 Targeting Examples";
 const READ_PARAMS: &str = "seed 004 §4.1 file_read, Parameters: file (required); symbol, symbols, path, selector, xpath, heading (use one based on file type); around, region, format, includeMetadata, maxLines";
 const EDIT_BODY: &str = "seed 004 §4.2 file_edit, Output Examples, \"Replace body\": {operation: replace_body, file: src/utils.ts, target: calculateTotal, filesAffected: 1, totalEdits: 1}";
 const EDIT_PARAMS: &str = "seed 004 §4.2 file_edit, Parameters (Direct Edit Mode): file, target, operation (replace, replace_body, insert_before, insert_after, insert_into, wrap, delete), content, position; Options: dryRun";
+const EDIT_LIST: &str = "seed 004 §4.2 file_edit, Parameters (Direct Edit Mode: target, operation, content), several at once in filekit's `edits` list (its schema: \"Several edits of the same file, applied together or not at all\")";
 const EDIT_RENAME: &str = "seed 004 §4.2 file_edit, Output Examples, \"Multi-file rename\": rename_symbol UserService → AuthService, summary \"Renamed UserService → AuthService (3 files, 6 edits)\"";
 const CREATE: &str = "seed 004 §4.3 file_create, Returns: {path: src/services/PaymentService.ts, created: true, template: typescript-class, summary: \"Created src/services/PaymentService.ts (245 bytes)\"}";
 const CREATE_PARAMS: &str = "seed 004 §4.3 file_create, Parameters: path, content, template, templateVars, overwrite (default false), createDirectories (default true)";
@@ -180,12 +181,26 @@ fn cases() -> Vec<Case> {
             json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "replaceBody", "content": "return 0;"}))
             .file("src/utils.ts", UTILS_TS).rejected()
             .shows(&["argument `operation`: unknown value `replaceBody`", "replace_body"]),
-        // KNOWN DIFFERENCE (reported to the lead): the message begins "edit 0:", numbering from
-        // 0 an edit list this call does not have; the row checks the rest.
+        // One edit (target + operation) has no number; edits in a list are counted from 1,
+        // with the JSON index beside.
         case("edit_without_content_is_refused", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "replace_body"}))
             .file("src/utils.ts", UTILS_TS).rejected()
-            .shows(&["this operation needs `content`"]),
+            .shows(&["this operation needs `content`"]).hides(&["edit 0", "edit 1"]),
+        case("edit_list_names_the_edit_without_content_from_1", EDIT_LIST, "file_edit",
+            json!({"file": "src/services/UserService.ts", "edits": [
+                {"target": "UserService.constructor", "operation": "delete"},
+                {"target": "UserService.findById", "operation": "replace_body"}]}))
+            .file("src/services/UserService.ts", USER_SERVICE).rejected()
+            .shows(&["edit 2 (edits[1]): this operation needs `content`"]),
+        case("edit_list_overlap_names_both_edits_from_1", EDIT_LIST, "file_edit",
+            json!({"file": "src/services/UserService.ts", "edits": [
+                {"target": "UserService.findById", "operation": "replace_body", "content": "return null;"},
+                {"target": "UserService", "operation": "delete"}]}))
+            .file("src/services/UserService.ts", USER_SERVICE).fails()
+            .shows(&["edit 2 (UserService) overlaps edit 1 (UserService.findById): they change the same text"])
+            .hides(&["edits 0", "edit 0"])
+            .then("src/services/UserService.ts", Some(USER_SERVICE)),
         case("edit_unknown_target_names_the_nearest", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotals", "operation": "delete"}))
             .file("src/utils.ts", UTILS_TS).fails()

@@ -1053,7 +1053,7 @@ fn resolve_edits(
                 .collect();
             let count = found.len();
             let first_line = found.first().map(|s| index.line_of(s.start));
-            let what = format!("pattern_replace {}", substitution.expression());
+            let what = format!("substitution {}", substitution.expression());
             match splices.add_all(i, what, found) {
                 Ok(()) => {
                     outcomes[i].success = true;
@@ -1075,8 +1075,8 @@ fn resolve_edits(
                 content_hash,
             } => {
                 let what = match end {
-                    Some(e) => format!("replace_lines {start}-{e}"),
-                    None => format!("replace lines {start}-end"),
+                    Some(e) => format!("lines {start}-{e}"),
+                    None => format!("lines {start}-end"),
                 };
                 Some((
                     what,

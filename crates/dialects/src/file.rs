@@ -294,7 +294,7 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
     pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
     pairs.push(("merged", f.merged.then(|| json!(true))));
-    let mut text = shape::write_summary(&report);
+    let mut text = shape::write_summary(&report, false);
     if let Some(u) = updated.filter(|u| !u.is_empty()) {
         text.push_str("\nUpdated lines:\n");
         text.push_str(&u);

@@ -300,7 +300,9 @@ impl DiffBudget {
 }
 
 /// A model-facing text for a write: one line per file (and per failed edit), then the diffs.
-pub(crate) fn write_summary(report: &EditReport) -> String {
+/// `commands`: name each failed edit's command (`str_replace`, ...), for the tools whose edits
+/// are written as commands.
+pub(crate) fn write_summary(report: &EditReport, commands: bool) -> String {
     let mut out = String::new();
     for f in &report.files {
         let state = if let Some(err) = f
@@ -310,6 +312,22 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
             .or_else(|| rolled_back_error(report, f))
         {
             format!("FAILED: {}", err.full_message())
+        } else if unwritten(report, f) {
+            // An all-or-nothing request whose edit failed: nothing of the file changed, so
+            // neither "applied" nor the diff of the edits that would have applied.
+            format!(
+                "FAILED: nothing written, {} of {} edit{} failed{}",
+                f.edits_failed,
+                f.edits.len(),
+                if f.edits.len() == 1 { "" } else { "s" },
+                if report.atomic {
+                    " (the request is all-or-nothing)"
+                } else {
+                    ""
+                }
+            ) + &current_hash(f)
+                .map(|h| format!("; content_hash {h}"))
+                .unwrap_or_default()
         } else {
             let mut s = format!(
                 "{} edit{} applied",
@@ -334,16 +352,22 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
         };
         out.push_str(&format!("{}: {state}\n", f.path));
         for o in f.edits.iter().filter(|o| !o.success) {
+            // Counted from 1 as the model counts what it sent; the JSON index beside it.
+            let command = if commands {
+                format!(", {}", o.command)
+            } else {
+                String::new()
+            };
             out.push_str(&format!(
-                "  edit {} ({}): {}\n",
+                "  edit {} (edits[{}]{command}): {}\n",
+                o.index + 1,
                 o.index,
-                o.command,
                 outcome_message(o, report.dry_run)
             ));
         }
     }
     for f in &report.files {
-        if !f.diff.is_empty() {
+        if !f.diff.is_empty() && !unwritten(report, f) {
             let (diff, note) = capped_diff(&f.diff);
             out.push('\n');
             out.push_str(diff);
@@ -353,6 +377,11 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
         }
     }
     out
+}
+
+/// A file whose edits did not all succeed and that was not written (not a dry run).
+fn unwritten(report: &EditReport, f: &FileReport) -> bool {
+    !report.dry_run && !f.written && f.edits_failed > 0
 }
 
 /// "lines 3-5 of 120" for a read's header; a file too large to be read whole has no known

@@ -489,11 +489,18 @@ pub fn order(mut splices: Vec<(usize, Splice)>) -> Result<Vec<(usize, Splice)>, 
         let (ia, (_, ae, _)) = &pair[0];
         let (ib, (bs, _, _)) = &pair[1];
         if bs < ae {
+            // The edits are the caller's to name (their numbering, their targets): the fact
+            // carries their indices in the request, counted from 0.
             return Err(FkError::new(
                 ErrorCode::Conflict,
-                format!("edits {ia} and {ib} change overlapping text"),
+                "two changes overlap: the text one changes contains text the other changes",
             )
-            .with_hint("edit the outer target once, or make two calls"));
+            .with_hint("edit the outer target once, or make two calls")
+            .with_details(serde_json::json!({
+                "fact": filekit_core::Fact::EditsOverlap,
+                "edit": ib,
+                "conflicts_with": ia,
+            })));
         }
     }
     Ok(splices)
