@@ -177,6 +177,17 @@ fn cases() -> Vec<Case> {
             .file("src/old.ts", "export const x = 1;\n").file("tmp/a.log", "a\n")
             .shows(&["src/lib/new.ts"]).reads(&["history entry 1 (undo reverts it)"])
             .then("src/old.ts", None).then("src/lib/new.ts", Some("export const x = 1;\n")).then("tmp/a.log", None),
+        case("manage_move_and_copy_read_as_given", MANAGE_EX, "manage_files",
+            json!({"operations": [{"op": "move", "from": "a.txt", "to": "c.txt"}, {"op": "copy", "from": "src/b.txt", "to": "d.txt"}]}))
+            .file("a.txt", "a\n").file("src/b.txt", "b\n")
+            .shows(&["c.txt", "d.txt"])
+            .reads(&["moved a.txt -> c.txt (1 file)\n", "copied src/b.txt -> d.txt (1 file)\n"])
+            .unread(&["$ROOT"])
+            .then("c.txt", Some("a\n")).then("d.txt", Some("b\n")).then("src/b.txt", Some("b\n")),
+        case("history_names_each_operation_of_a_request", HISTORY_EX, "history", json!({}))
+            .file("a.txt", "a\n").file("src/b.txt", "b\n")
+            .given("manage_files", json!({"operations": [{"op": "move", "from": "a.txt", "to": "c.txt"}, {"op": "copy", "from": "src/b.txt", "to": "d.txt"}]}))
+            .shows(&["moved a.txt to c.txt, copied src/b.txt to d.txt"]).hides(&["moved 3 paths"]),
         case("manage_move_updates_imports", MANAGE_IMPORTS, "manage_files",
             json!({"operations": [{"op": "move", "from": "src/old.ts", "to": "src/lib/new.ts"}]}))
             .file("src/old.ts", "export const x = 1;\n").file("src/main.ts", "import { x } from './old';\n")

@@ -235,14 +235,13 @@ fn cases() -> Vec<Case> {
             json!({"path": "src/services/OldService.ts"}))
             .file("src/services/OldService.ts", "export class OldService {}\n")
             .file("src/index.ts", "import { OldService } from './services/OldService';\nexport const n = 1;\n")
-            // the text over MCP names neither the path nor the file whose import went (reported)
-            .reads(&["Deleted 1 path (1 file), removed 1 import(s)"])
+            .reads(&["Deleted src/services/OldService.ts (1 file), removed 1 import(s) from src/index.ts"])
             .then("src/services/OldService.ts", None)
             .then("src/index.ts", Some("export const n = 1;\n")),
         case("delete_several_paths_dry_run", DELETE_PARAMS, "file_delete",
             json!({"paths": ["a.ts", "b.ts"], "dryRun": true}))
             .file("a.ts", "a\n").file("b.ts", "b\n")
-            .reads(&["Would delete 2 paths (2 files)"])
+            .reads(&["Would delete a.ts, b.ts (2 files)"])
             .then("a.ts", Some("a\n")).then("b.ts", Some("b\n")),
         case("delete_a_directory_needs_recursive", DELETE_PARAMS, "file_delete",
             json!({"path": "src/old"}))
@@ -251,7 +250,7 @@ fn cases() -> Vec<Case> {
         case("delete_a_directory_recursively", DELETE_PARAMS, "file_delete",
             json!({"path": "src/old", "recursive": true}))
             .file("src/old/a.ts", "a\n").file("src/keep.ts", "k\n")
-            .reads(&["Deleted 1 path"]).then("src/old/a.ts", None).then("src/keep.ts", Some("k\n")),
+            .reads(&["Deleted src/old (1 file)"]).then("src/old/a.ts", None).then("src/keep.ts", Some("k\n")),
         case("delete_without_a_path_is_refused", DELETE_PARAMS, "file_delete", json!({}))
             .rejected().shows(&["no path given (give `path`, or several paths in `paths`)"]),
         // ---- file_move

@@ -460,12 +460,21 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         }
         if record && !changes.is_empty() {
             let tool = req.tool.as_deref().unwrap_or("file operations");
-            let verb = req.ops.first().map_or("changed", |o| match o {
-                FileOp::Delete { .. } => "deleted",
-                FileOp::Move { .. } => "moved",
-                FileOp::Copy { .. } => "copied",
-            });
-            let summary = history::summarize(ws, verb, &changes);
+            let done: Vec<&OpReport> = planned
+                .iter()
+                .filter_map(|p| p.as_ref().ok())
+                .map(|p| &p.report)
+                .filter(|r| r.done)
+                .collect();
+            let rewritten = prepared
+                .iter()
+                .filter(|r| r.as_ref().is_ok_and(|r| r.report.done))
+                .count();
+            let summary = if done.is_empty() {
+                history::summarize(ws, "changed", &changes)
+            } else {
+                summarize_ops(ws, &done, rewritten)
+            };
             history_entry =
                 history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
         }
@@ -508,6 +517,40 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         rolled_back,
         history_entry,
     }
+}
+
+/// A history entry's summary of file operations: each operation as it was asked (up to three,
+/// paths relative to their root), so that a move and a copy in one request read as both.
+fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String {
+    let shown = |p: &str| {
+        ws.roots()
+            .iter()
+            .find_map(|r| std::path::Path::new(p).strip_prefix(r).ok())
+            .map_or_else(|| p.to_string(), |q| q.display().to_string())
+    };
+    let mut parts: Vec<String> = done
+        .iter()
+        .take(3)
+        .map(|r| {
+            let verb = match r.op {
+                "delete" => "deleted",
+                "move" => "moved",
+                _ => "copied",
+            };
+            match &r.destination {
+                Some(d) => format!("{verb} {} to {}", shown(&r.source), shown(d)),
+                None => format!("{verb} {}", shown(&r.source)),
+            }
+        })
+        .collect();
+    if done.len() > 3 {
+        parts.push(format!("and {} more operations", done.len() - 3));
+    }
+    let mut out = parts.join(", ");
+    if rewritten > 0 {
+        out.push_str(&format!("; rewrote imports in {rewritten} file(s)"));
+    }
+    out
 }
 
 fn rolled_back_error() -> FkError {

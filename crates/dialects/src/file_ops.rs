@@ -586,8 +586,23 @@ fn file_create(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     Ok(ToolReply::new(value, false, summary))
 }
 
+/// Paths for a sentence: `a.ts`, `a.ts, b.ts`, up to five, then "and N more".
+fn named(paths: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut out = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        out.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    out
+}
+
 /// `path` relative to the first root that holds it, for replies in seed 004's style.
-fn relative(ws: &Workspace, path: &str) -> String {
+pub(crate) fn relative(ws: &Workspace, path: &str) -> String {
     ws.roots()
         .iter()
         .find_map(|r| std::path::Path::new(path).strip_prefix(r).ok())
@@ -705,7 +720,19 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         unresolved.push(json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel}));
     }
     let files_note = if removed_total > 0 {
-        format!(", removed {removed_total} import(s)")
+        let from: Vec<String> = updated_files
+            .iter()
+            .filter_map(|f| f["file"].as_str().map(str::to_string))
+            .collect();
+        format!(
+            ", {} {removed_total} import(s) from {}",
+            if args.dry_run {
+                "would remove"
+            } else {
+                "removed"
+            },
+            named(&from)
+        )
     } else if !left_behind.is_empty() {
         format!(", {} import(s) of them left behind", left_behind.len())
     } else {
@@ -717,9 +744,12 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         "Deleted"
     };
     let summary = format!(
-        "{verb} {} path{} ({files} file{}){files_note}{}",
-        listed.len(),
-        if listed.len() == 1 { "" } else { "s" },
+        "{verb} {} ({files} file{}){files_note}{}",
+        if listed.is_empty() {
+            "nothing".to_string()
+        } else {
+            named(&listed)
+        },
         if files == 1 { "" } else { "s" },
         if failed.is_empty() {
             String::new()

@@ -47,6 +47,8 @@ pub struct Case {
     pub hides: Vec<&'static str>,
     /// Text the model must read over MCP (the text content), beyond `shows`.
     pub reads: Vec<&'static str>,
+    /// Text the model must not read over MCP (where the JSON of `filekit call` may have it).
+    pub unread: Vec<&'static str>,
     /// A failure that still wrote some of its edits (a batch that goes on after a failed
     /// edit): the files are checked by `after` only.
     pub partial: bool,
@@ -67,6 +69,7 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
         shows: Vec::new(),
         hides: Vec::new(),
         reads: Vec::new(),
+        unread: Vec::new(),
         partial: false,
         after: Vec::new(),
     }
@@ -103,6 +106,10 @@ impl Case {
     }
     pub fn reads(mut self, needles: &[&'static str]) -> Self {
         self.reads.extend_from_slice(needles);
+        self
+    }
+    pub fn unread(mut self, needles: &[&'static str]) -> Self {
+        self.unread.extend_from_slice(needles);
         self
     }
     pub fn then(mut self, path: &'static str, content: Option<&str>) -> Self {
@@ -376,6 +383,15 @@ fn check(
             if !a.said.contains(&n) {
                 wrong.push(format!(
                     "{at}: expected {n:?} in the text the model reads:\n{}",
+                    a.said
+                ));
+            }
+        }
+        for n in &c.unread {
+            let n = n.replace("$ROOT", &root);
+            if a.said.contains(&n) {
+                wrong.push(format!(
+                    "{at}: {n:?} should not be in the text the model reads:\n{}",
                     a.said
                 ));
             }
