@@ -134,6 +134,11 @@ fn cases() -> Vec<Case> {
             json!({"pattern": "handler", "output_mode": "files"}))
             .file("src/app.py", APP_PY).file("src/util.py", UTIL_PY)
             .shows(&["src/app.py"]).hides(&["src/util.py", "def get_handler"]),
+        case("grep_bad_regex_is_refused_before_searching", "grep_files description: \"The pattern is a Rust regex (`fn \\\\w+\\\\(`, `TODO|FIXME`); `literal` takes it as plain text\"; a bad regex is refused as replace_in_files refuses one (issue 24)", "grep_files",
+            json!({"pattern": "def (", "path": "src"}))
+            .file("src/app.py", APP_PY).rejected()
+            .shows(&["`pattern` \"def (\" is not a valid regex at line 1, column 5", "unclosed group", "`literal: true`"])
+            .hides(&["files searched"]),
         case("grep_no_match_says_so", GREP_EX, "grep_files",
             json!({"pattern": "nothing_here"}))
             .file("src/app.py", APP_PY).reads(&["No match for nothing_here"]),
@@ -252,10 +257,15 @@ fn cases() -> Vec<Case> {
             .given("undo", json!({}))
             .shows(&["a.txt"]).reads(&["redid entry 2"]).then("a.txt", Some("two\n")),
         // ---- lock, unlock
-        // `holder` is given in every lock row: `filekit call` is one process with no session
-        // name and refuses a lease without one ("no holder"), where `filekit serve` names the
-        // session itself, so the descriptions' examples without `holder` work over MCP only.
+        // The descriptions' examples as written, without `holder`: `filekit serve` names its
+        // session (filekit-serve-<pid>), `filekit call` its user (filekit-cli-<user>: each
+        // call is a process of its own, and the lease must still serve the agent that took it).
         case("lock_a_path", LOCK_EX, "lock",
+            json!({"paths": ["src/schema.sql"], "ttl_seconds": 120}))
+            .file("src/schema.sql", "create table t;\n")
+            .shows(&["src/schema.sql", "filekit-"]).reads(&["src/schema.sql: leased to filekit-serve-"])
+            .hides(&["no holder"]),
+        case("lock_a_path_as_a_named_holder", LOCK_EX, "lock",
             json!({"paths": ["src/schema.sql"], "ttl_seconds": 120, "holder": "agent-a"}))
             .file("src/schema.sql", "create table t;\n")
             .shows(&["src/schema.sql", "agent-a"]).reads(&["src/schema.sql: leased to agent-a until "]),
@@ -279,7 +289,7 @@ fn cases() -> Vec<Case> {
             .given("lock", json!({"paths": ["src/schema.sql"], "holder": "agent-b"}))
             .fails().shows(&["is leased by agent-b", "only the holder releases a lease", "pass force to break it"]),
         case("unlock_without_a_lease_is_not_an_error", UNLOCK_EX, "unlock",
-            json!({"paths": ["src/schema.sql"], "holder": "agent-a"}))
+            json!({"paths": ["src/schema.sql"]}))
             .file("src/schema.sql", "create table t;\n")
             .shows(&["src/schema.sql"]).reads(&["src/schema.sql: had no live lease"]),
     ]
