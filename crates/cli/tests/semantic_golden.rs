@@ -163,6 +163,23 @@ fn cases() -> Vec<Case> {
             .file("src/services/UserService.ts", USER_SERVICE)
             .shows(&["UserService.constructor"])
             .then("src/services/UserService.ts", Some(&USER_SERVICE.replace("  constructor(db: Database) {\n    this.db = db;\n  }\n\n", ""))),
+        case("edit_delete_the_last_method_leaves_no_blank_line", EDIT_PARAMS, "file_edit",
+            json!({"file": "src/services/UserService.ts", "target": "UserService.findById", "operation": "delete"}))
+            .file("src/services/UserService.ts", USER_SERVICE)
+            .shows(&["UserService.findById"])
+            .then("src/services/UserService.ts", Some(&USER_SERVICE.replace("\n  async findById(id: string): Promise<User | null> {\n    return this.db.users.findUnique({ where: { id } });\n  }\n", ""))),
+        case("edit_wrap_in_a_comment_keeps_the_indentation", EDIT_PARAMS, "file_edit",
+            json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "wrap",
+                "wrapper": {"before": "/* disabled", "after": "*/"}}))
+            .file("src/utils.ts", UTILS_TS)
+            .shows(&["wrap"])
+            .then("src/utils.ts", Some(&format!("/* disabled\n{UTILS_TS}*/\n"))),
+        case("edit_wrap_in_a_block_indents_the_target", EDIT_PARAMS, "file_edit",
+            json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "wrap",
+                "wrapper": {"before": "if (DEBUG) {", "after": "}"}}))
+            .file("src/utils.ts", UTILS_TS)
+            .shows(&["wrap"])
+            .then("src/utils.ts", Some("if (DEBUG) {\n  export function calculateTotal(items: number[]): number {\n    let total = 0;\n    return total;\n  }\n}\n")),
         case("edit_dry_run_changes_nothing", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "replace_body",
                 "content": "return 0;", "dryRun": true}))
@@ -180,7 +197,8 @@ fn cases() -> Vec<Case> {
         case("edit_unknown_operation_is_refused", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "replaceBody", "content": "return 0;"}))
             .file("src/utils.ts", UTILS_TS).rejected()
-            .shows(&["argument `operation`: unknown value `replaceBody`", "replace_body"]),
+            .shows(&["argument `operation`: unknown value `replaceBody`, expected one of: replace, replace_body, insert_before, insert_after, insert_into, wrap, delete (fix this"])
+            .hides(&["(one of replace"]),
         // One edit (target + operation) has no number; edits in a list are counted from 1,
         // with the JSON index beside.
         case("edit_without_content_is_refused", EDIT_PARAMS, "file_edit",

@@ -688,14 +688,16 @@ fn describe_error(tool: &str, schema: &Value, path: &str, message: &str) -> FkEr
             .with_hint(format!("add `{full}` to the arguments"));
     }
     let about_node = schema_at(schema, path);
-    let about = about_node.map(describe).unwrap_or_default();
+    let mut about = about_node.map(describe).unwrap_or_default();
     let message = match (
         message.strip_prefix("unknown variant"),
         about_node.and_then(enum_values),
     ) {
         // serde lists every variant it knows, including those the schema does not offer yet.
+        // The values are listed once: the schema's type and description would list them again.
         (Some(rest), Some(allowed)) => {
             let given = rest.split(',').next().unwrap_or("").trim();
+            about.clear();
             format!(
                 "unknown value {given}, expected one of: {}",
                 allowed.join(", ")

@@ -129,6 +129,29 @@ fn locate(parsed: &Parsed, target: &str) -> Result<Vec<Found>, FkError> {
     })
 }
 
+/// [`locate`], with where a JSON object member's key starts: seed 004's JSON path read gives
+/// the range of `"scripts": {...}` from its key (line 8, column 2), the content its value.
+fn locate_keyed(parsed: &Parsed, target: &str) -> Result<Vec<(Found, Option<usize>)>, FkError> {
+    Ok(match parsed {
+        Parsed::Json(j) => j
+            .query(target)?
+            .into_iter()
+            .map(|m| {
+                let key = m
+                    .member
+                    .as_ref()
+                    .map(|r| r.start)
+                    .filter(|s| *s < m.found.range.start);
+                (m.found, key)
+            })
+            .collect(),
+        _ => locate(parsed, target)?
+            .into_iter()
+            .map(|f| (f, None))
+            .collect(),
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // file_read
 
@@ -397,9 +420,13 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             Err(err) => return Err(err),
         }
     }
+    let mut key_starts: std::collections::HashMap<usize, Option<usize>> = Default::default();
     for (ty, t) in &targets {
-        match locate(&parsed, t) {
-            Ok(list) => found.extend(list.into_iter().map(|f| (*ty, t.clone(), f))),
+        match locate_keyed(&parsed, t) {
+            Ok(list) => found.extend(list.into_iter().map(|(f, key)| {
+                key_starts.insert(f.range.start, key);
+                (*ty, t.clone(), f)
+            })),
             Err(err) => return Ok(failed(&args.file, &err)),
         }
     }
@@ -445,12 +472,18 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             }
             _ => (f.range.clone(), text[f.range.clone()].to_string()),
         };
+        // A JSON object member's range starts at its key (seed 004's example), its content
+        // is the value.
+        let shown = match key_starts.get(&f.range.start) {
+            Some(Some(key)) if range == f.range => *key..range.end,
+            _ => range.clone(),
+        };
         let (content, truncated) = cap_lines(&content, args.max_lines);
         let mut r = json!({
             "file": args.file,
             "target": {"type": ty, "value": value},
             "content": content,
-            "range": range_json(&lines_of, &range),
+            "range": range_json(&lines_of, &shown),
         });
         let obj = r.as_object_mut().expect("built as an object");
         if f.path != *value && *ty != "region" {
