@@ -6,8 +6,9 @@
 //! the row's text is checked in the text content the model reads.
 //!
 //! Where filekit answers beyond the seed (content hashes, the numbered updated content, did-you-
-//! mean for a misspelled argument) the row checks it; where its answer is still worded for
-//! another tool, the row says so as a KNOWN DIFFERENCE and does not assert that wording.
+//! mean for a misspelled argument) the row checks it. Hints are checked word for word: they
+//! name only what these tools have (no `overwrite`, no recursive delete: the hint says what
+//! the agent can do instead), and edits are counted from 1.
 
 use crate::golden::*;
 use serde_json::json;

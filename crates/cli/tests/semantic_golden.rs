@@ -6,8 +6,8 @@
 //! Each row runs through `filekit call` and over MCP stdio (see `golden/mod.rs`); over MCP
 //! the text content the model reads is checked (`reads`).
 //!
-//! Where filekit's answer is still worded for another tool, the row says so as a KNOWN
-//! DIFFERENCE and does not assert that wording.
+//! Hints are checked word for word, in the tool's own arguments (`overwrite: true`,
+//! `recursive: true`, or what to do where it has none); edits of a list are counted from 1.
 
 use crate::golden::*;
 use serde_json::json;
