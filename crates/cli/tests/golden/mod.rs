@@ -3,8 +3,9 @@
 //! twice against the real binary, in a fresh workspace each time: through `filekit call`, and
 //! over MCP stdio (`filekit serve --tools <dialect>`, spoken to in JSON-RPC lines). Over MCP
 //! a row is checked against the text content only, what a client hands the model (with the
-//! strings of that text when it is JSON): never against structuredContent, which many
-//! clients do not show.
+//! strings of that text when it is JSON), never against structuredContent, which many
+//! clients do not show; unless the table says its structured reply is part of what it
+//! defines ([`Structured::Also`]: the claude table, whose reply fields are seed 002's).
 
 #![allow(dead_code)] // each table uses the part it needs
 
@@ -319,7 +320,7 @@ impl Mcp {
         }
     }
 
-    fn call(&mut self, tool: &str, args: &Value) -> Answer {
+    fn call(&mut self, tool: &str, args: &Value, structured: Structured) -> Answer {
         let response = self.request("tools/call", json!({"name": tool, "arguments": args}));
         let result = response
             .get("result")
@@ -342,6 +343,9 @@ impl Mcp {
                     strings(&value, &mut said);
                 }
             }
+        }
+        if structured == Structured::Also {
+            strings(&result["structuredContent"], &mut said);
         }
         Answer { outcome, said }
     }
@@ -452,14 +456,28 @@ pub fn through_filekit_call(dialect: &str, all: &[Case]) {
     );
 }
 
+/// What a row is checked against over MCP besides the text content.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Structured {
+    /// The text only: what every client hands the model.
+    No,
+    /// The structured reply's strings too, for tables whose reply shape is what they define.
+    Also,
+}
+
 /// Runs every case over MCP stdio against `filekit serve --tools <dialect>`.
 pub fn over_mcp_stdio(dialect: &str, all: &[Case]) {
+    over_mcp_stdio_with(dialect, all, Structured::No)
+}
+
+/// [`over_mcp_stdio`], checking the structured reply too when `structured` says so.
+pub fn over_mcp_stdio_with(dialect: &str, all: &[Case], structured: Structured) {
     let mut wrong = Vec::new();
     for c in all {
         let sb = setup(c);
         let before = contents(&sb, c);
         let mut mcp = Mcp::start(&sb, dialect);
-        let answer = mcp.call(c.tool, &rooted(&c.args, &root_of(&sb)));
+        let answer = mcp.call(c.tool, &rooted(&c.args, &root_of(&sb)), structured);
         drop(mcp);
         wrong.extend(check(c, "MCP stdio", &sb, &before, &answer));
     }
