@@ -227,3 +227,8 @@ fn golden_cases_over_mcp_stdio() {
 fn every_case_names_its_source_and_every_tool_has_rows() {
     well_formed("amazonq", &cases(), &["fs_read", "fs_write"], 25);
 }
+
+#[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http("amazonq", &cases());
+}

@@ -260,6 +260,11 @@ fn golden_cases_over_mcp_stdio() {
 }
 
 #[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http_with("claude", &cases(), Structured::Also);
+}
+
+#[test]
 fn every_case_names_its_source_and_every_tool_has_rows() {
     well_formed(
         "claude",

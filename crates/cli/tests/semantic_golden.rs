@@ -360,3 +360,8 @@ fn every_case_names_its_source_and_every_tool_has_rows() {
         15,
     );
 }
+
+#[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http("semantic", &cases());
+}
