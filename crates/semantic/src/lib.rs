@@ -16,6 +16,7 @@
 pub mod bounds;
 pub mod code;
 pub mod exports;
+pub mod extract;
 pub mod html;
 pub mod imports;
 pub mod inline;
