@@ -20,6 +20,7 @@ pub mod extract;
 pub mod html;
 pub mod imports;
 pub mod inline;
+pub mod inline_variable;
 pub mod json;
 pub mod lang;
 pub mod markdown;
