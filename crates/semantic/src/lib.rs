@@ -15,6 +15,7 @@
 
 pub mod bounds;
 pub mod code;
+pub mod convert;
 pub mod exports;
 pub mod extract;
 pub mod html;
