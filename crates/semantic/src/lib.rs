@@ -26,6 +26,7 @@ pub mod json;
 pub mod lang;
 pub mod markdown;
 pub mod ops;
+pub mod python_extract;
 pub mod python_refactor;
 pub mod refactor;
 mod suggest;

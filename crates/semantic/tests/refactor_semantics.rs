@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 
 /// Runs a program with Node and returns what it printed (stdout and stderr), killed after 30 s.
 fn run(program: &str) -> String {
-    let node = test_data::need(test_data::repo().join(".test-deps/mcp-node/node_modules/.bin/node"));
+    let node =
+        test_data::need(test_data::repo().join(".test-deps/mcp-node/node_modules/.bin/node"));
     let mut child = Command::new(node)
         .arg("-e")
         .arg(program)
@@ -42,9 +43,19 @@ fn run(program: &str) -> String {
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     // An uncaught error's first line (its message), not its stack of temporary paths.
     let err_line = err.lines().find(|l| l.contains("Error")).unwrap_or("");
     format!("{out}{err_line}")
@@ -59,7 +70,10 @@ fn same_output(before: &str, after: &str) {
     assert_ne!(before, after, "the refactor changed nothing");
     let (a, b) = (run(before), run(after));
     assert!(!a.is_empty(), "the program prints nothing:\n{before}");
-    assert_eq!(a, b, "output changed:\n--- before\n{before}\n--- after\n{after}");
+    assert_eq!(
+        a, b,
+        "output changed:\n--- before\n{before}\n--- after\n{after}"
+    );
 }
 
 #[test]
@@ -104,10 +118,22 @@ fn extract_constant_keeps_output() {
 #[test]
 fn inline_variable_keeps_output() {
     let cases = [
-        ("function f(a, b) {\n  const s = a + b;\n  return s * s - s;\n}\nconsole.log(f(2, 3));\n", "s"),
-        ("let log = [];\nconst v = log.push('x');\nconsole.log(v, log);\n", "v"),
-        ("const t = true ? 1 : 2;\nconsole.log(t + 1, typeof t);\n", "t"),
-        ("const p = { a: 1 };\nconst q = p;\nconsole.log(JSON.stringify({ q }));\n", "q"),
+        (
+            "function f(a, b) {\n  const s = a + b;\n  return s * s - s;\n}\nconsole.log(f(2, 3));\n",
+            "s",
+        ),
+        (
+            "let log = [];\nconst v = log.push('x');\nconsole.log(v, log);\n",
+            "v",
+        ),
+        (
+            "const t = true ? 1 : 2;\nconsole.log(t + 1, typeof t);\n",
+            "t",
+        ),
+        (
+            "const p = { a: 1 };\nconst q = p;\nconsole.log(JSON.stringify({ q }));\n",
+            "q",
+        ),
     ];
     for (src, name) in cases {
         let out = inline_variable(Lang::JavaScript, src, &Target::Name(name.into()))
@@ -119,9 +145,18 @@ fn inline_variable_keeps_output() {
 #[test]
 fn convert_to_arrow_keeps_output() {
     let cases = [
-        ("function add(a, b = 1) { return a + b; }\nconsole.log(add(2), add(2, 3), add.length);\n", "add"),
-        ("const xs = [1, 2, 3].map(function (x) { return x * x; });\nconsole.log(xs);\n", "function (x)"),
-        ("class C { n = 5; get() { const f = function () { return 7; }; return this.n + f(); } }\nconsole.log(new C().get());\n", "function ()"),
+        (
+            "function add(a, b = 1) { return a + b; }\nconsole.log(add(2), add(2, 3), add.length);\n",
+            "add",
+        ),
+        (
+            "const xs = [1, 2, 3].map(function (x) { return x * x; });\nconsole.log(xs);\n",
+            "function (x)",
+        ),
+        (
+            "class C { n = 5; get() { const f = function () { return 7; }; return this.n + f(); } }\nconsole.log(new C().get());\n",
+            "function ()",
+        ),
     ];
     for (src, at) in cases {
         let out = convert_to_arrow(Lang::JavaScript, src, src.find(at).unwrap())
@@ -172,7 +207,11 @@ fn refused_edits_would_change_output() {
         ),
     ];
     for (program, naive, refuses) in cases {
-        assert_ne!(run(program), run(naive), "the naive edit keeps the output:\n{naive}");
+        assert_ne!(
+            run(program),
+            run(naive),
+            "the naive edit keeps the output:\n{naive}"
+        );
         assert!(refuses(program), "the refactor does not refuse:\n{program}");
     }
 }
