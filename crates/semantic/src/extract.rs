@@ -825,7 +825,11 @@ pub fn extract_variable(
         let last = sites.last().expect("sites").0;
         if mutable {
             for n in all_nodes(&tree) {
-                if n.start_byte() < first_stmt.start_byte() || n.start_byte() >= last.start_byte() {
+                // An effect around the last occurrence happens after it is evaluated.
+                if n.start_byte() < first_stmt.start_byte()
+                    || n.start_byte() >= last.start_byte()
+                    || last.end_byte() <= n.end_byte()
+                {
                     continue;
                 }
                 if sites

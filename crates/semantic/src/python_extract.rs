@@ -601,12 +601,15 @@ pub fn extract_variable(
         sites.sort_by_key(|(n, _)| n.start_byte());
         if sites.len() > 1 {
             let first = sites[0].1.start_byte();
-            let last = sites.last().expect("sites").0.start_byte();
+            let last_node = sites.last().expect("sites").0;
+            let last = last_node.start_byte();
             let mut between = Vec::new();
             all_nodes(block, &mut between);
             if let Some(e) = between.iter().find(|n| {
                 n.start_byte() >= first
                     && n.start_byte() < last
+                    // an effect around the last occurrence happens after it is evaluated
+                    && n.end_byte() < last_node.end_byte()
                     && (effect_at(**n).is_some_and(|e| e.id() == n.id())
                         || (matches!(
                             n.kind(),

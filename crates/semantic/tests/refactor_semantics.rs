@@ -14,22 +14,33 @@ use filekit_semantic::Lang;
 use filekit_semantic::convert::convert_to_arrow;
 use filekit_semantic::extract::{extract_constant, extract_variable};
 use filekit_semantic::inline_variable::inline_variable;
+use filekit_semantic::python_extract;
 use filekit_semantic::refactor::Target;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs a program with Node and returns what it printed (stdout and stderr), killed after 30 s.
+/// Runs a JavaScript program with Node and returns what it printed.
 fn run(program: &str) -> String {
-    let node =
-        test_data::need(test_data::repo().join(".test-deps/mcp-node/node_modules/.bin/node"));
-    let mut child = Command::new(node)
-        .arg("-e")
+    run_with(".test-deps/mcp-node/node_modules/.bin/node", "-e", program)
+}
+
+/// Runs a Python program with the `.venv` interpreter `scripts/setup-test-deps` makes.
+fn run_py(program: &str) -> String {
+    run_with(".venv/bin/python", "-c", program)
+}
+
+/// Runs a program and returns what it printed (stdout, and an uncaught error's message),
+/// killed after 30 s.
+fn run_with(interpreter: &str, flag: &str, program: &str) -> String {
+    let exe = test_data::need(test_data::repo().join(interpreter));
+    let mut child = Command::new(exe)
+        .arg(flag)
         .arg(program)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("node starts");
+        .expect("the interpreter starts");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if child.try_wait().expect("wait for node").is_some() {
@@ -38,7 +49,7 @@ fn run(program: &str) -> String {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("node did not finish in 30 s:\n{program}");
+            panic!("{interpreter} did not finish in 30 s:\n{program}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -67,6 +78,10 @@ fn sel(src: &str, what: &str) -> std::ops::Range<usize> {
 }
 
 fn same_output(before: &str, after: &str) {
+    same_output_with(run, before, after)
+}
+
+fn same_output_with(run: fn(&str) -> String, before: &str, after: &str) {
     assert_ne!(before, after, "the refactor changed nothing");
     let (a, b) = (run(before), run(after));
     assert!(!a.is_empty(), "the program prints nothing:\n{before}");
@@ -214,4 +229,36 @@ fn refused_edits_would_change_output() {
         );
         assert!(refuses(program), "the refactor does not refuse:\n{program}");
     }
+}
+
+#[test]
+fn python_extractions_keep_output() {
+    let cases = [
+        (
+            "def area(w, h):\n    if w > 0:\n        print(w * h + 1, (w * h) * 2)\n    return w * h\n\nprint(area(2, 3), area(0, 1))\n",
+            "w * h",
+            true,
+        ),
+        (
+            "calls = []\ndef f(x):\n    calls.append(x)\n    return x\n\nprint(f(1) + f(2), calls)\n",
+            "f(1)",
+            false,
+        ),
+    ];
+    for (src, what, all) in cases {
+        let s = src.find(what).unwrap();
+        let out = python_extract::extract_variable(src, s..s + what.len(), "extracted", all)
+            .unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        same_output_with(run_py, src, &out.splices.apply(src).unwrap());
+    }
+    let src = "import math\n\n\ndef circle(r):\n    return round(r * (2 * math.pi), 3)\n\nprint(circle(1), circle(2))\n";
+    let s = src.find("2 * math.pi").unwrap();
+    let out = python_extract::extract_constant(src, s..s + 11, "TAU", false).unwrap();
+    same_output_with(run_py, src, &out.splices.apply(src).unwrap());
+    // The refused edit would change the output: `x.y` runs only when `x` is truthy.
+    let program = "x = None\nprint(x and x.y)\n";
+    let naive = "x = None\nv = x.y\nprint(x and v)\n";
+    assert_ne!(run_py(program), run_py(naive));
+    let s = program.find("x.y").unwrap();
+    assert!(python_extract::extract_variable(program, s..s + 3, "v", false).is_err());
 }
