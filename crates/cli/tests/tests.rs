@@ -39,6 +39,7 @@ mod semantic_markup;
 mod semantic_real;
 mod strict_args;
 mod symbol_refactors;
+mod syntactic_refactors;
 mod verbs;
 mod versions;
 mod words;

@@ -21,49 +21,6 @@ use filekit_core::{ErrorCode, FkError};
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
 
-/// A `selectionRange` as the semantic dialect gives it (1-based lines, 0-based columns in
-/// characters) as bytes of `text`.
-pub fn selection_bytes(
-    text: &str,
-    start_line: usize,
-    start_column: usize,
-    end_line: usize,
-    end_column: usize,
-) -> Result<Range<usize>, FkError> {
-    let at = |line: usize, column: usize, which: &str| -> Result<usize, FkError> {
-        let lines: Vec<&str> = text.split_inclusive('\n').collect();
-        let count = lines.len().max(1);
-        if line == 0 || line > count {
-            return Err(FkError::invalid(format!(
-                "selectionRange's {which}Line {line} is outside the file (lines 1 to {count})"
-            ))
-            .with_hint("lines count from 1"));
-        }
-        let start: usize = lines[..line - 1].iter().map(|l| l.len()).sum();
-        let content = lines.get(line - 1).copied().unwrap_or("");
-        let content = content.trim_end_matches(['\n', '\r']);
-        let chars = content.chars().count();
-        if column > chars {
-            return Err(FkError::invalid(format!(
-                "selectionRange's {which}Column {column} is past the end of line {line} ({chars} characters)"
-            ))
-            .with_hint("columns count characters from 0"));
-        }
-        let byte = content
-            .char_indices()
-            .nth(column)
-            .map_or(content.len(), |(i, _)| i);
-        Ok(start + byte)
-    };
-    let s = at(start_line, start_column, "start")?;
-    let e = at(end_line, end_column, "end")?;
-    if e < s {
-        return Err(FkError::invalid("selectionRange ends before it starts")
-            .with_hint("give the start of the selection first"));
-    }
-    Ok(s..e)
-}
-
 /// What an extraction produced.
 #[derive(Debug, Clone)]
 pub struct Extracted {
@@ -1161,25 +1118,6 @@ mod tests {
         assert_eq!(
             var(src, "a * b", "product", false).unwrap(),
             "function f(a: number, b: number) {\n  if (a) {\n    const product = a * b;\n    console.log(product + 1);\n  }\n}\n"
-        );
-    }
-
-    #[test]
-    fn selection_range_converts_lines_and_columns() {
-        let src = "let x = 1;\nconst é = f(x + 2);\n";
-        let r = selection_bytes(src, 2, 12, 2, 17).unwrap();
-        assert_eq!(&src[r], "x + 2");
-        assert!(
-            selection_bytes(src, 4, 0, 4, 1)
-                .unwrap_err()
-                .message
-                .contains("outside the file")
-        );
-        assert!(
-            selection_bytes(src, 1, 30, 1, 31)
-                .unwrap_err()
-                .message
-                .contains("past the end")
         );
     }
 
