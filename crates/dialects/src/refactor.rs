@@ -277,6 +277,16 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
+        // pyright offers no extract refactors: Python's are done on the syntax trees, server
+        // or not (issue 28).
+        _ if lang == Lang::Python
+            && matches!(
+                req.refactor,
+                RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+            ) =>
+        {
+            syntactic(ws, &req, lang, &src)
+        }
         // Python: pyright renames; the import clean-ups are isort's, syntactic.
         ref s
             if lang == Lang::Python
