@@ -159,7 +159,8 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "DIR", global = true)]
     state_dir: Option<PathBuf>,
     /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
-    /// Default: the FILEKIT_HOLDER environment variable.
+    /// Default: the FILEKIT_HOLDER environment variable, else `filekit-cli-<user>` (for
+    /// `serve`: `filekit-serve-<pid>`).
     #[arg(long, value_name = "NAME", global = true)]
     holder: Option<String>,
 }
@@ -350,9 +351,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     if let Some(state) = state {
         ws.set_state(state);
     }
-    if let Some(holder) = holder_name(global) {
-        ws.set_holder(holder);
-    }
+    ws.set_holder(holder_name(global).unwrap_or_else(default_cli_holder));
     match transaction::recover(&ws) {
         Ok(r) => {
             for tx in &r.rolled_back {
@@ -409,6 +408,19 @@ pub fn workspace_state(
     }
     let base = std::fs::canonicalize(&base).unwrap_or(base);
     Ok(Some(StateDir::for_root(&base, first_root)))
+}
+
+/// The lease holder of the CLI when none is named: one per user, `filekit-cli-<user>`. Each
+/// `filekit call` (or verb) is a process of its own, so a name per process would make a lease
+/// useless to the agent that took it (its next write refused, its unlock another holder's);
+/// the same user's CLI calls are one holder, and agents that share a user name themselves
+/// (`--holder`, FILEKIT_HOLDER, or `holder` in the call). `filekit serve` names its session.
+pub fn default_cli_holder() -> String {
+    let user = ["USER", "LOGNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()))
+        .unwrap_or_else(|| "user".to_string());
+    format!("filekit-cli-{user}")
 }
 
 /// The lease holder name: `--holder`, else FILEKIT_HOLDER.

@@ -115,7 +115,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         Err(err) => return crate::fail_early(&err),
     };
     // The server is one lease holder unless named: a client may still name itself per call.
-    if workspace.holder().is_none() {
+    if crate::holder_name(global).is_none() {
         workspace.set_holder(format!("filekit-serve-{}", std::process::id()));
     }
     // A server lives across calls: its import graphs are kept current by a file watcher.
