@@ -232,7 +232,7 @@ enum Verb {
 
 #[derive(Args)]
 struct ToolsArgs {
-    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit).
+    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit, codex).
     #[arg(long)]
     dialect: Option<String>,
     /// Print the tool specs (names, descriptions, input and output schemas) as JSON.

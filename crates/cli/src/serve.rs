@@ -13,6 +13,8 @@ Tool tables (--tools, comma-separated):
   claude              Read, Write, Edit, MultiEdit
   desktop-commander   edit_block, batch_edit_blocks, write_from_line, ...
   semantic            file_read, file_edit: read and edit by symbol, JSONPath, heading
+  codex               apply_patch: Codex CLI's tool (its patch envelope, unified diffs,
+                      SEARCH/REPLACE blocks); also in the filekit table
   all                 every table above
 
 Examples:
@@ -48,7 +50,7 @@ protocol.";
 #[derive(Args)]
 pub struct ServeArgs {
     /// Tool tables to serve, comma-separated (filekit, amazonq, file, claude,
-    /// desktop-commander, semantic, all).
+    /// desktop-commander, semantic, codex, all).
     #[arg(long, value_name = "LIST", default_value = "filekit")]
     tools: String,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is PORT (loopback) or

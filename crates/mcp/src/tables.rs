@@ -6,7 +6,7 @@ use filekit_dialects::ToolSpec;
 pub const TABLES: &[(&str, &str)] = &[
     (
         "filekit",
-        "read_files, edit_files, replace_in_files, lock, unlock, grep_files, find_files, list_dir, file_read, file_edit, manage_files, history, undo, redo (filekit's own design; the default)",
+        "read_files, edit_files, replace_in_files, lock, unlock, grep_files, find_files, list_dir, file_read, file_edit, manage_files, history, undo, redo, apply_patch (filekit's own design; the default)",
     ),
     (
         "amazonq",
@@ -27,6 +27,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "semantic",
         "file_read, file_edit (by symbol, JSONPath or heading), file_create, file_delete, file_move, file_rename, file_duplicate (seed 004)",
+    ),
+    (
+        "codex",
+        "apply_patch (Codex CLI's tool: its patch envelope, unified diffs, SEARCH/REPLACE blocks)",
     ),
     ("all", "every table above"),
 ];
