@@ -147,10 +147,7 @@ fn apply_patch(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             )
         };
         FkError::new(ErrorCode::ParseError, message)
-            .with_hint(format!(
-                "fix the patch at that line and send it again; expected {}",
-                e.expected
-            ))
+            .with_hint("fix the patch at that line and send all of it again; nothing was written")
             .with_details(
                 json!({"line": e.line, "found": e.found, "expected": e.expected,
                 "format": e.format.map(Format::name)}),
