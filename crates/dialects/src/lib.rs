@@ -175,10 +175,10 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(semantic::tools("semantic"));
     all.extend(file_ops::tools());
     all.extend(filekit::tools());
-    all.extend(apply_patch::tools("filekit"));
     all.extend(filekit_search::tools());
     all.extend(semantic::tools("filekit"));
     all.extend(history_tools::tools());
+    all.extend(apply_patch::tools("filekit"));
     all.extend(apply_patch::tools("codex"));
     all
 });
