@@ -242,24 +242,30 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
         "undo" | "redo" => vec![],
         // The paths are inside the patch text: every kind of file section names one.
         "apply_patch" => vec![
-            slot("input", |p| {
-                json!({"input": format!("*** Begin Patch\n*** Update File: {p}\n@@\n-SECRET outside the workspace\n+pwned\n*** End Patch")})
-            }),
-            slot("input", |p| {
-                json!({"input": format!("*** Begin Patch\n*** Add File: {p}\n+pwned\n*** End Patch")})
-            }),
-            slot("input", |p| {
-                json!({"input": format!("*** Begin Patch\n*** Delete File: {p}\n*** End Patch")})
-            }),
-            slot("input", |p| {
-                json!({"input": format!("*** Begin Patch\n*** Update File: ok.txt\n*** Move to: {p}\n*** End Patch")})
-            }),
-            slot("input", |p| {
-                json!({"input": format!("--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-SECRET outside the workspace\n+pwned\n")})
-            }),
-            slot("input", |p| {
-                json!({"input": format!("{p}\n<<<<<<< SEARCH\nSECRET outside the workspace\n=======\npwned\n>>>>>>> REPLACE\n")})
-            }),
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Update File: {p}\n@@\n-SECRET outside the workspace\n+pwned\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Add File: {p}\n+pwned\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Delete File: {p}\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Update File: ok.txt\n*** Move to: {p}\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-SECRET outside the workspace\n+pwned\n")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("{p}\n<<<<<<< SEARCH\nSECRET outside the workspace\n=======\npwned\n>>>>>>> REPLACE\n")}),
+            ),
         ],
         // Leases name paths: the same resolution, and no lease where no write may go.
         "lock" => vec![slot(
