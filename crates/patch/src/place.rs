@@ -252,7 +252,14 @@ struct Match {
 }
 
 /// Every place at or after `from` where `old` matches the file at `level`.
-fn find_all(text: &str, lines: &[FLine], old: &[&str], level: usize, from: usize) -> Vec<Match> {
+fn find_all(
+    text: &str,
+    lines: &[FLine],
+    old: &[&str],
+    level: usize,
+    from: usize,
+    changes: &[isize],
+) -> Vec<Match> {
     let line = |k: usize| &text[lines[k].start..lines[k].content_end];
     let mut out = Vec::new();
     if level < 5 {
@@ -289,17 +296,76 @@ fn find_all(text: &str, lines: &[FLine], old: &[&str], level: usize, from: usize
     if pat.len() > file.len() {
         return out;
     }
-    for s in 0..=file.len() - pat.len() {
-        if (0..pat.len()).all(|k| file[s + k].1 == pat[k].1) {
-            let mut map = vec![None; old.len()];
-            for k in 0..pat.len() {
-                map[pat[k].0] = Some(file[s + k].0);
+    let blank_at = |k: usize| line(k).trim().is_empty();
+    'candidates: for s in 0..=file.len() - pat.len() {
+        if !(0..pat.len()).all(|k| file[s + k].1 == pat[k].1) {
+            continue;
+        }
+        let mut map = vec![None; old.len()];
+        for k in 0..pat.len() {
+            map[pat[k].0] = Some(file[s + k].0);
+        }
+        // The blank lines of each gap between two non-blank old lines (and before the first,
+        // after the last): mapped one to one when the patch and the file have as many there.
+        // Where they differ, the patch does not say where among the file's blank lines its
+        // changes go: a change in such a gap refuses this place.
+        let n = old.len() as isize;
+        let mut bounds: Vec<(isize, Option<usize>)> = vec![(-1, None)];
+        bounds.extend(
+            pat.iter()
+                .zip(&file[s..])
+                .map(|((k, _), (f, _))| (*k as isize, Some(*f))),
+        );
+        bounds.push((n, None));
+        for w in bounds.windows(2) {
+            let ((k1, f1), (k2, f2)) = (w[0], w[1]);
+            let pblank: Vec<usize> = ((k1 + 1)..k2).map(|k| k as usize).collect();
+            let fblank: Vec<usize> = match (f1, f2) {
+                (Some(a), Some(b)) => ((a + 1)..b).collect(),
+                (None, Some(b)) => {
+                    let mut v: Vec<usize> = (from..b).rev().take_while(|&k| blank_at(k)).collect();
+                    v.truncate(pblank.len());
+                    v.reverse();
+                    v
+                }
+                (Some(a), None) => ((a + 1)..lines.len())
+                    .take_while(|&k| blank_at(k))
+                    .take(pblank.len())
+                    .collect(),
+                (None, None) => Vec::new(),
+            };
+            if pblank.len() == fblank.len() {
+                for (p, f) in pblank.iter().zip(&fblank) {
+                    map[*p] = Some(*f);
+                }
+            } else if changes.iter().any(|&c| c > 2 * k1 + 1 && c < 2 * k2 + 1) {
+                continue 'candidates;
             }
-            out.push(Match {
-                first: file[s].0,
-                last_excl: file[s + pat.len() - 1].0 + 1,
-                map,
-            });
+        }
+        let first = map.iter().flatten().min().copied().unwrap_or(file[s].0);
+        let last = map.iter().flatten().max().copied().unwrap_or(file[s].0);
+        out.push(Match {
+            first,
+            last_excl: last + 1,
+            map,
+        });
+    }
+    out
+}
+
+/// Where a hunk's changes are among its old lines, in doubled positions: a removed line that
+/// is old line r is at 2r+1 (the old line itself), an added line after c old lines at 2c.
+fn change_positions(hunk: &Hunk) -> Vec<isize> {
+    let mut out = Vec::new();
+    let mut c: isize = 0;
+    for l in &hunk.lines {
+        match l {
+            HunkLine::Context(_) => c += 1,
+            HunkLine::Removed(_) => {
+                out.push(2 * c + 1);
+                c += 1;
+            }
+            HunkLine::Added(_) => out.push(2 * c),
         }
     }
     out
@@ -448,7 +514,7 @@ fn place_one(
         && let Some(h) = &hunk.header
     {
         for level in 0..5 {
-            let hs = find_all(text, lines, &[h.as_str()], level, cursor);
+            let hs = find_all(text, lines, &[h.as_str()], level, cursor, &[]);
             if let Some(m) = hs.first() {
                 from = m.first + 1;
                 break;
@@ -456,14 +522,15 @@ fn place_one(
         }
     }
     let tolerable = enough_to_tolerate(&old);
+    let changes = change_positions(hunk);
     for (level, _) in LEVELS.iter().enumerate() {
         if level >= 2 && !tolerable {
             break;
         }
-        let mut found = find_all(text, lines, &old, level, from);
+        let mut found = find_all(text, lines, &old, level, from, &changes);
         if found.is_empty() && from > 0 {
             // Hunks out of order, or a header that was not the one meant.
-            found = find_all(text, lines, &old, level, 0)
+            found = find_all(text, lines, &old, level, 0, &changes)
                 .into_iter()
                 .filter(|m| m.last_excl <= cursor || m.first >= cursor)
                 .collect();

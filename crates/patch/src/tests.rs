@@ -203,6 +203,27 @@ fn a_blank_context_line_dropped_or_added() {
 }
 
 #[test]
+fn a_change_next_to_blank_lines_the_patch_miscounts_is_refused() {
+    // The file has a blank line between the two context lines; the patch has none, and adds
+    // a block there: whether the block goes before or after the file's blank line, the patch
+    // does not say.
+    let file = "import a\n\nrun()\n";
+    let e = apply_one(
+        file,
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n import a\n+import b\n+\n run()\n",
+    )
+    .unwrap_err();
+    assert_eq!(e[0].outcome, HunkOutcome::Refused);
+    // The same with the blank line in the patch applies exactly.
+    let (out, _) = apply_one(
+        file,
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,5 @@\n import a\n \n+import b\n+\n run()\n",
+    )
+    .unwrap();
+    assert_eq!(out, "import a\n\nimport b\n\nrun()\n");
+}
+
+#[test]
 fn ambiguous_hunks_are_refused_with_candidates_unless_the_line_number_names_one() {
     let file = "x\nret\ny\nx\nret\ny\n";
     let e = apply_one(
@@ -359,8 +380,9 @@ fn join_lines(v: &[String]) -> String {
 
 /// Adds trailing white space to the context lines of a rendered patch, or shifts every line of
 /// each hunk by two spaces of indentation when `indent` (hunks whose old lines are all blank
-/// have no indentation to drift from, and are left alone).
-fn drift(patch: &str, indent: bool) -> String {
+/// have no indentation to drift from, and are left alone); or, when `blank_mode`, drops the
+/// first blank context line of each hunk.
+fn drift(patch: &str, indent: bool, blank_mode: bool) -> String {
     let is_body = |l: &str| {
         (l.starts_with(' ') || l.starts_with('-') || l.starts_with('+'))
             && !l.starts_with("---")
@@ -381,17 +403,31 @@ fn drift(patch: &str, indent: bool) -> String {
             i += 1;
         }
         let hunk = &lines[start..i];
+        // A blank context line between two non-blank context lines: dropping it changes
+        // nothing the patch says (next to a change, it would move the change, and the patch
+        // would mean another edit, which a_change_next_to_blank_lines_... covers).
+        let is_ctx = |l: &str| l.starts_with(' ') && !l[1..].trim().is_empty();
+        let drop_blank = (1..hunk.len().saturating_sub(1)).find(|&k| {
+            (hunk[k] == " " || hunk[k].is_empty()) && is_ctx(hunk[k - 1]) && is_ctx(hunk[k + 1])
+        });
         let shift = indent
             && hunk
                 .iter()
                 .any(|l| !l.starts_with('+') && !l[1..].trim().is_empty());
-        for l in hunk {
+        for (k, l) in hunk.iter().enumerate() {
+            if blank_mode && Some(k) == drop_blank {
+                continue;
+            }
+            if l.is_empty() {
+                out.push('\n');
+                continue;
+            }
             let (sign, rest) = l.split_at(1);
             let mut rest = rest.to_string();
             if shift && !rest.trim().is_empty() {
                 rest = format!("  {rest}");
             }
-            if sign == " " && !indent {
+            if sign == " " && !indent && !blank_mode {
                 rest.push_str("  ");
             }
             out.push_str(sign);
@@ -408,15 +444,16 @@ proptest! {
     #[test]
     fn patches_apply_to_the_expected_text_or_are_refused((old, new) in change_strategy(),
                                                          format in 0..2usize,
-                                                         drift_kind in 0..3usize,
+                                                         drift_kind in 0..4usize,
                                                          context in 1..4usize) {
         let (old, new) = (join_lines(&old), join_lines(&new));
         prop_assume!(old != new);
         let patch = if format == 0 { render_unified(&old, &new, context) } else { render_v4a(&old, &new) };
         let patch = match drift_kind {
             0 => patch,
-            1 => drift(&patch, false),
-            _ => drift(&patch, true),
+            1 => drift(&patch, false, false),
+            2 => drift(&patch, true, false),
+            _ => drift(&patch, false, true),
         };
         let parsed = parse(&patch, None).unwrap();
         let FileOp::Update { hunks, .. } = &parsed.files[0].op else { panic!() };
