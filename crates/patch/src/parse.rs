@@ -811,7 +811,7 @@ fn parse_search_replace(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
             ));
         }
         i += 1;
-        let create = search.iter().all(|l| l.trim().is_empty());
+        let create = search.is_empty();
         let hunk = Hunk {
             line_hint: hint,
             lines: diff_lines(if create { &[] } else { &search }, &replace),

@@ -397,6 +397,7 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
         .iter()
         .any(|l| text[l.start..l.content_end].starts_with('\t'));
     let ends_without_newline = !text.is_empty() && !text.ends_with('\n');
+    let style = file_style(text, &lines);
     let mut reports = Vec::new();
     let mut splices: Vec<Splice> = Vec::new();
     let mut cursor = 0usize;
@@ -433,13 +434,20 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
                 report.line = Some(m.first + 1);
                 cursor = m.last_excl;
                 let ctx = Emit {
+                    style,
                     text,
                     lines: &lines,
                     eol,
                     format,
                     ends_without_newline,
                 };
-                splices.extend(ctx.splices(hunk, &m, &drift));
+                let (hunk_splices, restyled) = ctx.splices(hunk, &m, &drift);
+                splices.extend(hunk_splices);
+                if restyled && !report.tolerances.contains(&Tolerance::TabsSpaces) {
+                    report.tolerances.push(Tolerance::TabsSpaces);
+                    report.tolerances.sort();
+                    report.outcome = HunkOutcome::Tolerated;
+                }
             }
         }
         reports.push(report);
@@ -625,7 +633,43 @@ fn join(v: &[usize]) -> String {
         .join(", ")
 }
 
+/// How a file indents: only with spaces, only with tabs, or both (or not at all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Spaces,
+    Tabs,
+    Mixed,
+}
+
+fn file_style(text: &str, lines: &[FLine]) -> Style {
+    let (mut tabs, mut spaces) = (false, false);
+    for l in lines {
+        let t = &text[l.start..l.content_end];
+        if t.trim().is_empty() {
+            continue;
+        }
+        tabs |= t.starts_with('\t');
+        spaces |= t.starts_with("  ");
+    }
+    match (tabs, spaces) {
+        (false, true) => Style::Spaces,
+        (true, false) => Style::Tabs,
+        _ => Style::Mixed,
+    }
+}
+
+/// A run of removed and added lines being gathered: the file lines removed (first, last),
+/// each removed line's text in the patch with its file line, and each added line as written
+/// and as it will be written.
+#[derive(Default)]
+struct Run {
+    removed: Option<(usize, usize)>,
+    removed_texts: Vec<(String, usize)>,
+    added: Vec<(String, String)>,
+}
+
 struct Emit<'a> {
+    style: Style,
     text: &'a str,
     lines: &'a [FLine],
     eol: &'a str,
@@ -636,47 +680,82 @@ struct Emit<'a> {
 impl Emit<'_> {
     /// The splices of one placed hunk: each run of removed and added lines replaces the file
     /// lines it removes; the file's context lines stay as they are.
-    fn splices(&self, hunk: &Hunk, m: &Match, drift: &Drift) -> Vec<Splice> {
+    /// The splices of one placed hunk: each run of removed and added lines replaces the file
+    /// lines it removes; the file's context lines stay as they are. An added line that is a
+    /// removed line of its run written again keeps the file's version of it (the patch changes
+    /// nothing there). Added lines indented with tabs in a file indented only with spaces (or
+    /// the reverse) take the file's style; the bool says that happened.
+    fn splices(&self, hunk: &Hunk, m: &Match, drift: &Drift) -> (Vec<Splice>, bool) {
         let mut out = Vec::new();
         let mut old_k = 0usize;
-        // The pending run: file lines removed (first, last) and lines added.
-        let mut removed: Option<(usize, usize)> = None;
-        let mut added: Vec<String> = Vec::new();
+        let mut run = Run::default();
+        let mut restyled = false;
         for l in &hunk.lines {
             match l {
                 HunkLine::Context(_) => {
                     let f = m.map.get(old_k).copied().flatten();
                     old_k += 1;
                     if let Some(f) = f {
-                        self.flush(&mut out, &mut removed, &mut added, Some(f), hunk, m);
+                        self.flush(&mut out, &mut run, Some(f), hunk, m);
                     }
                 }
-                HunkLine::Removed(_) => {
+                HunkLine::Removed(t) => {
                     let f = m.map.get(old_k).copied().flatten();
                     old_k += 1;
                     if let Some(f) = f {
-                        removed = Some(match removed {
+                        run.removed = Some(match run.removed {
                             Some((a, _)) => (a, f),
                             None => (f, f),
                         });
+                        run.removed_texts.push((t.clone(), f));
                     }
                 }
-                HunkLine::Added(t) => added.push(drift.reindent(t)),
+                HunkLine::Added(t) => {
+                    let (line, changed) = self.restyle(&drift.reindent(t), drift.tab);
+                    restyled |= changed;
+                    run.added.push((t.clone(), line));
+                }
             }
         }
-        self.flush(&mut out, &mut removed, &mut added, None, hunk, m);
-        out
+        self.flush(&mut out, &mut run, None, hunk, m);
+        (out, restyled)
+    }
+
+    fn restyle(&self, line: &str, tab: usize) -> (String, bool) {
+        let ind = indent_of(line);
+        let new = match self.style {
+            Style::Spaces if ind.contains('\t') => ind.replace('\t', &" ".repeat(tab)),
+            Style::Tabs if ind.starts_with(&" ".repeat(tab)) => {
+                let w = width(ind, tab);
+                "\t".repeat(w / tab) + &" ".repeat(w % tab)
+            }
+            _ => return (line.to_string(), false),
+        };
+        (new + &line[ind.len()..], true)
     }
 
     fn flush(
         &self,
         out: &mut Vec<Splice>,
-        removed: &mut Option<(usize, usize)>,
-        added: &mut Vec<String>,
+        run: &mut Run,
         next_context: Option<usize>,
         hunk: &Hunk,
         m: &Match,
     ) {
+        let removed = &mut run.removed;
+        let mut kept: Vec<(String, usize)> = std::mem::take(&mut run.removed_texts);
+        let added: Vec<String> = std::mem::take(&mut run.added)
+            .into_iter()
+            .map(
+                |(raw, line)| match kept.iter().position(|(t, _)| *t == raw) {
+                    Some(k) => {
+                        let (_, f) = kept.remove(k);
+                        self.text[self.lines[f].start..self.lines[f].content_end].to_string()
+                    }
+                    None => line,
+                },
+            )
+            .collect();
         if removed.is_none() && added.is_empty() {
             return;
         }
@@ -695,7 +774,7 @@ impl Emit<'_> {
             }
         };
         let mut body = String::new();
-        for a in added.drain(..) {
+        for a in added {
             body.push_str(&a);
             body.push_str(self.eol);
         }

@@ -224,6 +224,30 @@ fn a_change_next_to_blank_lines_the_patch_miscounts_is_refused() {
 }
 
 #[test]
+fn added_lines_take_the_files_indentation_style() {
+    // A file indented with spaces only; the patch adds lines indented with tabs.
+    let (out, r) = apply_one(
+        "if x:\n    a = 1\n",
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n if x:\n     a = 1\n+\tb = 2\n",
+    )
+    .unwrap();
+    assert_eq!(out, "if x:\n    a = 1\n    b = 2\n");
+    assert!(r[0].tolerances.contains(&Tolerance::TabsSpaces));
+}
+
+#[test]
+fn a_line_removed_and_added_again_keeps_the_files_version() {
+    // The model's copy of `)` has trailing spaces; it removes and re-adds it around a change.
+    let file = "call(\n    a,\n)\nend\n";
+    let (out, _) = apply_one(
+        file,
+        "f\n<<<<<<< SEARCH\n    a,\n)  \n=======\n    a,\n    b,\n)  \n>>>>>>> REPLACE\n",
+    )
+    .unwrap();
+    assert_eq!(out, "call(\n    a,\n    b,\n)\nend\n");
+}
+
+#[test]
 fn ambiguous_hunks_are_refused_with_candidates_unless_the_line_number_names_one() {
     let file = "x\nret\ny\nx\nret\ny\n";
     let e = apply_one(
