@@ -112,9 +112,11 @@ mod tests {
                 "manage_files",
                 "history",
                 "undo",
-                "redo"
+                "redo",
+                "apply_patch"
             ]
         );
+        assert_eq!(names("codex"), ["apply_patch"]);
         let err = select_tools("claud").unwrap_err();
         assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));
         assert!(select_tools(" , ").is_err());
