@@ -42,6 +42,7 @@ mod semantic_real;
 mod setup;
 mod strict_args;
 mod symbol_refactors;
+mod syntactic_refactors;
 mod verbs;
 mod versions;
 mod words;
