@@ -182,3 +182,19 @@ SAMPLES = {
         ("history", {"limit": "five"}),
     ],
 }
+
+# apply_patch, in the curated table and in codex's: a patch that works, one that cannot be
+# placed (near miss), an ambiguous one, a malformed one, a dry run, and a rejected argument.
+APPLY_PATCH_SAMPLES = [
+    ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-DEBUG = True\n+DEBUG = False\n"
+                              "*** Add File: added.txt\n+x\n*** End Patch"}),
+    ("apply_patch", {"input": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n alpha\n-betx\n+b\n",
+                     "dry_run": True}),
+    ("apply_patch", {"input": "notes.txt\n<<<<<<< SEARCH\nalpha\n=======\nALPHA\n>>>>>>> REPLACE\n",
+                     "dry_run": True}),
+    ("apply_patch", {"input": "*** Begin Patch\n*** Delete File: nope.txt\n*** End Patch"}),
+    ("apply_patch", {"input": "*** Begin Patch\n*** Frob File: x\n*** End Patch"}),
+    ("apply_patch", {"input": "x", "format": "git"}),
+]
+SAMPLES["filekit"] += APPLY_PATCH_SAMPLES
+SAMPLES["codex"] = APPLY_PATCH_SAMPLES

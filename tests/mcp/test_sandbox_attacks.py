@@ -88,6 +88,15 @@ PATH_ARGS = {
     "file_edit": [lambda p: {"file": p, "target": "SECRET", "operation": "replace", "content": "pwned"}],
 }
 
+# apply_patch: the paths are inside the patch text, in every kind of file section.
+PATH_ARGS["apply_patch"] = [
+    lambda p: {"input": f"*** Begin Patch\n*** Update File: {p}\n@@\n-SECRET outside the workspace\n+pwned\n*** End Patch"},
+    lambda p: {"input": f"*** Begin Patch\n*** Add File: {p}\n+pwned\n*** End Patch"},
+    lambda p: {"input": f"*** Begin Patch\n*** Delete File: {p}\n*** End Patch"},
+    lambda p: {"input": f"*** Begin Patch\n*** Update File: ok.txt\n*** Move to: {p}\n*** End Patch"},
+    lambda p: {"input": f"--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-SECRET outside the workspace\n+pwned\n"},
+]
+
 # Tools whose arguments carry no path at all (history entries by number).
 NO_PATH_ARGS = {"undo", "redo"}
 

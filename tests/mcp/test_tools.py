@@ -64,7 +64,7 @@ async def test_default_is_the_curated_table(connect):
     assert names == [
         "read_files", "edit_files", "replace_in_files", "lock", "unlock", "grep_files",
         "find_files", "list_dir", "file_read", "file_edit", "manage_files", "history", "undo",
-        "redo",
+        "redo", "apply_patch",
     ]
 
 

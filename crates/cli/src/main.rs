@@ -10,6 +10,7 @@ mod edit;
 mod fileops;
 mod history;
 mod lease;
+mod patch;
 mod read;
 mod refactor;
 mod replace;
@@ -73,6 +74,9 @@ Verbs:
             filekit edit plan.json --dry-run
   replace Replace across a tree with a sed expression, like sed -i but with diffs first.
             filekit replace 's/const /let /g' src --glob '*.js' --dry-run
+  patch   Apply a patch (Codex's envelope, a unified diff, SEARCH/REPLACE blocks), tolerant
+          of drift, refusing what it cannot place with certainty.
+            git diff > change.diff; filekit patch change.diff --dry-run
   grep    Search contents with a Rust regex; glob: find files newest first; ls: list.
             filekit grep 'fn \\w+' src -t rust -C 2
             filekit glob '**/*.rs' --json
@@ -186,6 +190,9 @@ enum Verb {
     /// Replace across a tree with a sed expression: diffs, dry run, atomic, interactive review.
     #[command(after_help = replace::AFTER_HELP)]
     Replace(replace::ReplaceArgs),
+    /// Apply a patch: Codex's envelope, a unified diff or SEARCH/REPLACE blocks (undoable).
+    #[command(after_help = patch::AFTER_HELP)]
+    Patch(patch::PatchArgs),
     /// Search file contents with a Rust regex (ripgrep's rules).
     #[command(after_help = search::GREP_AFTER_HELP)]
     Grep(search::GrepArgs),
@@ -242,7 +249,7 @@ enum Verb {
 
 #[derive(Args)]
 struct ToolsArgs {
-    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit).
+    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit, codex).
     #[arg(long)]
     dialect: Option<String>,
     /// Print the tool specs (names, descriptions, input and output schemas) as JSON.
@@ -265,6 +272,7 @@ fn main() -> ExitCode {
         Verb::Read(args) => read::run(&cli.global, cli.json, args),
         Verb::Edit(args) => edit::run(&cli.global, cli.json, args),
         Verb::Replace(args) => replace::run(&cli.global, cli.json, args),
+        Verb::Patch(args) => patch::run(&cli.global, cli.json, args),
         Verb::Grep(args) => search::run_grep(&cli.global, cli.json, args),
         Verb::Glob(args) => search::run_glob(&cli.global, cli.json, args),
         Verb::Ls(args) => search::run_ls(&cli.global, cli.json, args),

@@ -240,6 +240,33 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
         )],
         // Entries of the history, by number: no path in the arguments.
         "undo" | "redo" => vec![],
+        // The paths are inside the patch text: every kind of file section names one.
+        "apply_patch" => vec![
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Update File: {p}\n@@\n-SECRET outside the workspace\n+pwned\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Add File: {p}\n+pwned\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Delete File: {p}\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("*** Begin Patch\n*** Update File: ok.txt\n*** Move to: {p}\n*** End Patch")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-SECRET outside the workspace\n+pwned\n")}),
+            ),
+            slot(
+                "input",
+                |p| json!({"input": format!("{p}\n<<<<<<< SEARCH\nSECRET outside the workspace\n=======\npwned\n>>>>>>> REPLACE\n")}),
+            ),
+        ],
         // Leases name paths: the same resolution, and no lease where no write may go.
         "lock" => vec![slot(
             "paths",
@@ -425,6 +452,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
         ],
         "file_duplicate" => &["renameSymbols", "symbolMapping", "overwrite"],
         "manage_files" => &["atomic", "dry_run", "update_imports"],
+        "apply_patch" => &["format", "dry_run"],
         "lock" => &["ttl_seconds", "holder"],
         "unlock" => &["holder", "force"],
         "history" => &["limit", "entry"],

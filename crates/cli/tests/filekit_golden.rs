@@ -31,6 +31,12 @@ const LOCK_EX: &str = "lock description, Example: {\"paths\": [\"src/schema.sql\
 const UNLOCK_EX: &str = "unlock description, Example: {\"paths\": [\"src/schema.sql\"]}; \"Only the holder releases a lease (force breaks another's). Releasing a path that has no live lease is not an error.\"";
 const STRICT: &str = "issue 24 item 1 over the tools' input schemas: an argument the tool does not have is refused, naming what it takes, and nothing is done";
 
+const PATCH_EX: &str = "apply_patch description, Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    debug = True\\n+    debug = False\\n*** End Patch\"}; the reply is Codex's applier's (Success. Updated the following files: / M path)";
+const PATCH_FORMATS: &str = "apply_patch description: \"in any of these formats (detected; `format` forces one)\": Codex's envelope, a unified diff as git diff or diff -u write it, SEARCH/REPLACE blocks (aider's, Cline's, Roo Code's :start_line:)";
+const PATCH_PLACE: &str = "apply_patch description: \"exactly or allowing for white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own context lines); one that matches in several places or nowhere is refused with the candidates or the closest text, and then nothing is written\"";
+const PATCH_MISC: &str = "apply_patch description: \"Adding a file that exists replaces it (the reply says so)\"; \"`dry_run` shows the diffs and writes nothing\"; issue 25 part 1, bad inputs (malformed envelope, unknown file, delete of a missing file, .git/)";
+const MAIN_PY: &str = "def main():\n    debug = True\n    run()\n";
+
 const APP_PY: &str = "import os\n\ndef get_handler():\n    pass\n\ndef post_handler():\n    pass\n";
 const UTIL_PY: &str = "DEBUG = True\nx = 1\n";
 
@@ -292,6 +298,65 @@ fn cases() -> Vec<Case> {
             json!({"paths": ["src/schema.sql"]}))
             .file("src/schema.sql", "create table t;\n")
             .shows(&["src/schema.sql"]).reads(&["src/schema.sql: had no live lease"]),
+        // ---- apply_patch
+        case("patch_the_example", PATCH_EX, "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    debug = True\n+    debug = False\n*** End Patch"}))
+            .file("src/app.py", MAIN_PY)
+            .reads(&["Success. Updated the following files:\nM src/app.py\n"])
+            .then("src/app.py", Some("def main():\n    debug = False\n    run()\n")),
+        case("patch_a_git_diff_of_two_files", PATCH_FORMATS, "apply_patch",
+            json!({"input": "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\ndiff --git a/b.txt b/b.txt\nnew file mode 100644\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+bee\n"}))
+            .file("a.txt", "one\ntwo\n")
+            .reads(&["M a.txt\nA b.txt\n"])
+            .then("a.txt", Some("one\nTWO\n")).then("b.txt", Some("bee\n")),
+        case("patch_aider_search_replace_in_a_fence", PATCH_FORMATS, "apply_patch",
+            json!({"input": "src/app.py\n```python\n<<<<<<< SEARCH\n    run()\n=======\n    run(debug)\n>>>>>>> REPLACE\n```\n"}))
+            .file("src/app.py", MAIN_PY)
+            .reads(&["M src/app.py\n"]).then("src/app.py", Some("def main():\n    debug = True\n    run(debug)\n")),
+        case("patch_cline_blocks", PATCH_FORMATS, "apply_patch",
+            json!({"input": "src/app.py\n------- SEARCH\n    run()\n=======\n    return run()\n+++++++ REPLACE\n"}))
+            .file("src/app.py", MAIN_PY)
+            .reads(&["M src/app.py\n"]).then("src/app.py", Some("def main():\n    debug = True\n    return run()\n")),
+        case("patch_roo_blocks_with_a_start_line", PATCH_FORMATS, "apply_patch",
+            json!({"input": "src/app.py\n<<<<<<< SEARCH\n:start_line:2\n-------\n    debug = True\n=======\n    debug = None\n>>>>>>> REPLACE\n"}))
+            .file("src/app.py", MAIN_PY)
+            .reads(&["M src/app.py\n"]).then("src/app.py", Some("def main():\n    debug = None\n    run()\n")),
+        case("patch_with_indentation_drift_keeps_the_files_lines", PATCH_PLACE, "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n   debug = True\n-  run()\n+  run()\n+  return 0\n*** End Patch"}))
+            .file("src/app.py", MAIN_PY)
+            .shows(&["indentation"]).reads(&["hunk 1 was placed at line 2 allowing for indentation"])
+            .then("src/app.py", Some("def main():\n    debug = True\n    run()\n    return 0\n")),
+        case("patch_found_nowhere_shows_the_near_miss", PATCH_PLACE, "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n def main():\n-    debug = Maybe\n+    debug = False\n*** End Patch"}))
+            .file("src/app.py", MAIN_PY).fails()
+            .shows(&["Failed to find expected lines in src/app.py", "The closest text is at line 1", "Nothing was written"]),
+        case("patch_matching_twice_is_refused_with_candidates", PATCH_PLACE, "apply_patch",
+            json!({"input": "t.txt\n<<<<<<< SEARCH\nx = 1\ny = 2\n=======\nx = 1\ny = 3\n>>>>>>> REPLACE\n"}))
+            .file("t.txt", "x = 1\ny = 2\nx = 1\ny = 2\n").fails()
+            .shows(&["matches more than one place", "at lines 1, 3"]),
+        case("patch_malformed_names_the_line", PATCH_MISC, "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: src/app.py\nrun()\n*** End Patch"}))
+            .file("src/app.py", MAIN_PY).rejected()
+            .shows(&["Invalid patch hunk on line 3", "expected a hunk line starting with ` ` (context)"]),
+        case("patch_adding_an_existing_file_replaces_it", PATCH_MISC, "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch"}))
+            .file("a.txt", "old\n")
+            .reads(&["A a.txt\n", "a.txt existed and was replaced"]).then("a.txt", Some("new\n")),
+        case("patch_dry_run_writes_nothing", PATCH_MISC, "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    debug = True\n+    debug = False\n*** End Patch", "dry_run": true}))
+            .file("src/app.py", MAIN_PY)
+            .shows(&["+    debug = False"]).reads(&["Dry run: nothing was written"])
+            .then("src/app.py", Some(MAIN_PY)),
+        case("patch_deleting_a_missing_file_fails", PATCH_MISC, "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Delete File: gone.txt\n*** Add File: b.txt\n+b\n*** End Patch"}))
+            .fails().shows(&["Failed to delete file gone.txt: it does not exist"]).then("b.txt", None),
+        case("patch_inside_git_is_refused", PATCH_MISC, "apply_patch",
+            json!({"input": "--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-[core]\n+[core] x\n"}))
+            .file(".git/config", "[core]\n").fails()
+            .shows(&["is inside .git/"]).then(".git/config", Some("[core]\n")),
+        case("patch_with_an_unknown_argument_is_refused", STRICT, "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** End Patch"}))
+            .rejected().shows(&["unknown argument `patch`"]),
     ]
 }
 
@@ -323,6 +388,7 @@ fn every_case_names_its_source_and_every_tool_has_rows() {
             "redo",
             "lock",
             "unlock",
+            "apply_patch",
         ],
         15,
     );

@@ -8,6 +8,7 @@ mod golden;
 
 mod amazonq;
 mod amazonq_golden;
+mod apply_patch;
 mod attack;
 mod bad_input;
 mod bounds;

@@ -11,6 +11,7 @@
 //! same table through [`tools`] and [`call`].
 
 mod amazonq;
+mod apply_patch;
 mod args;
 mod claude;
 mod claude_search;
@@ -189,6 +190,8 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(filekit_search::tools());
     all.extend(semantic::tools("filekit"));
     all.extend(history_tools::tools());
+    all.extend(apply_patch::tools("filekit"));
+    all.extend(apply_patch::tools("codex"));
     all
 });
 
@@ -200,6 +203,7 @@ pub const DIALECTS: &[&str] = &[
     "desktop-commander",
     "semantic",
     "filekit",
+    "codex",
 ];
 
 /// The tools of one dialect, or of all when `dialect` is `None`.

@@ -20,6 +20,10 @@ pub const TABLES: &[(&str, &str)] = &[
         "semantic",
         "read and edit by symbol, JSONPath or heading; create, delete, move files",
     ),
+    (
+        "codex",
+        "Codex CLI's apply_patch (its patch envelope, unified diffs, SEARCH/REPLACE blocks)",
+    ),
     ("all", "every table above"),
 ];
 
@@ -108,9 +112,11 @@ mod tests {
                 "manage_files",
                 "history",
                 "undo",
-                "redo"
+                "redo",
+                "apply_patch"
             ]
         );
+        assert_eq!(names("codex"), ["apply_patch"]);
         let err = select_tools("claud").unwrap_err();
         assert!(err.contains("unknown table 'claud'") && err.contains("desktop-commander"));
         assert!(select_tools(" , ").is_err());

@@ -1,0 +1,654 @@
+//! `apply_patch`: one tool for every edit format models emit (Codex's patch envelope, unified
+//! diffs, SEARCH/REPLACE blocks), served in the curated table and, as Codex CLI's own tool, in
+//! the `codex` table (one spec: a name never means two different tools).
+//!
+//! The patch is parsed and placed by `filekit-patch`; this module reads the files through the
+//! workspace, refuses the whole patch when anything cannot be placed (nothing written), and
+//! commits the rest as ONE request: updates and adds through the pipeline (`Edit::Ranges` of
+//! the placed splices, `Edit::Create`), or, when the patch deletes or moves files, through the
+//! file operations (`fsops`, with the updates as its rewrites), atomic either way. The reply
+//! text is Codex's applier's (`Success. Updated the following files:` / `A`, `M`, `D`), with a
+//! line per hunk placed with tolerance, and its failures in its words plus the near miss.
+
+use crate::args::{parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits};
+use filekit_core::fsops::{self, FsRequest, Rewrite};
+use filekit_core::text::TextDoc;
+use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_patch::{FileOp, Format, HunkOutcome, HunkReport, Placement, Splices, Tolerance};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
+    vec![ToolSpec {
+        name: "apply_patch",
+        dialect,
+        description: DESCRIPTION,
+        input_schema: SCHEMA.clone(),
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        run: apply_patch,
+        reject,
+    }]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(vec![], err, Case::Snake)
+}
+
+const DESCRIPTION: &str = "\
+Apply a patch to files: add, delete, move and change them in one call. `input` is the patch, \
+in any of these formats (detected; `format` forces one):
+- Codex's envelope: `*** Begin Patch`, then `*** Add File: PATH` (lines starting with +), \
+`*** Delete File: PATH`, `*** Update File: PATH` (optionally `*** Move to: NEW`) with hunks: \
+`@@` (optionally followed by a line the hunk comes after, e.g. `@@ def main():`), then lines \
+starting with ` ` (context), `-` (removed), `+` (added); `*** End of File` after a hunk that \
+ends the file; `*** End Patch` last.
+- A unified diff, as `git diff` or `diff -u` write it (several files; /dev/null creates or \
+deletes; renames).
+- SEARCH/REPLACE blocks: the file's path on a line, then `<<<<<<< SEARCH`, the exact old \
+lines, `=======`, the new lines, `>>>>>>> REPLACE` (Cline's `------- SEARCH` / `+++++++ \
+REPLACE` and Roo Code's `:start_line:N` also work). An empty SEARCH creates the file.
+Give about 3 lines of context around each change; line numbers in `@@ -12,5 +12,6 @@` are \
+hints. A hunk is placed where its context and removed lines are, exactly or allowing for \
+white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own \
+context lines); one that matches in several places or nowhere is refused with the \
+candidates or the closest text, and then nothing is written. The patch is applied to all \
+its files at once, or not at all. `dry_run` shows the diffs and writes nothing. Adding a \
+file that exists replaces it (the reply says so).
+Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    \
+debug = True\\n+    debug = False\\n*** End Patch\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct Args {
+    /// The patch: a Codex `*** Begin Patch` envelope, a unified diff, or SEARCH/REPLACE blocks.
+    input: String,
+    /// The patch's format, when it should not be detected.
+    format: Option<FormatArg>,
+    /// Show the diffs; write nothing.
+    dry_run: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum FormatArg {
+    V4a,
+    Unified,
+    SearchReplace,
+}
+
+static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+
+/// What the patch does to one file, once checked against the workspace.
+struct Planned {
+    path: String,
+    /// The file as resolved (absolute), to find a file named twice.
+    shown: String,
+    kind: Kind,
+    hunks: Vec<HunkReport>,
+    error: Option<FkError>,
+}
+
+enum Kind {
+    Add {
+        content: String,
+        replaces: bool,
+    },
+    Delete,
+    Update {
+        move_to: Option<String>,
+        splices: Option<Splices>,
+        hash: String,
+        bom: bool,
+    },
+}
+
+impl Kind {
+    fn letter(&self) -> &'static str {
+        match self {
+            Kind::Add { .. } => "A",
+            Kind::Delete => "D",
+            Kind::Update { .. } => "M",
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Kind::Add { .. } => "add",
+            Kind::Delete => "delete",
+            Kind::Update {
+                move_to: Some(_), ..
+            } => "update_move",
+            Kind::Update { .. } => "update",
+        }
+    }
+}
+
+fn apply_patch(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: Args = parse("apply_patch", &SCHEMA, args)?;
+    let dry_run = args.dry_run.unwrap_or(false);
+    let format = args.format.map(|f| match f {
+        FormatArg::V4a => Format::V4a,
+        FormatArg::Unified => Format::Unified,
+        FormatArg::SearchReplace => Format::SearchReplace,
+    });
+    let patch = filekit_patch::parse(&args.input, format).map_err(|e| {
+        let message = if e.line == 0 {
+            format!("Invalid patch: {}", e.found)
+        } else {
+            format!(
+                "Invalid patch hunk on line {}: found {:?}; expected {}",
+                e.line, e.found, e.expected
+            )
+        };
+        FkError::new(ErrorCode::ParseError, message)
+            .with_hint("fix the patch at that line and send all of it again; nothing was written")
+            .with_details(
+                json!({"line": e.line, "found": e.found, "expected": e.expected,
+                "format": e.format.map(Format::name)}),
+            )
+    })?;
+    let planned = plan(ws, &patch);
+    let failed = planned
+        .iter()
+        .any(|p| p.error.is_some() || p.hunks.iter().any(|h| h.outcome == HunkOutcome::Refused));
+    if failed {
+        return Ok(refusal(&patch, &planned, dry_run));
+    }
+    commit(ws, &patch, planned, dry_run)
+}
+
+/// Reads and places every file of the patch; nothing is written.
+fn plan(ws: &Workspace, patch: &filekit_patch::Patch) -> Vec<Planned> {
+    let mut out: Vec<Planned> = Vec::new();
+    for fp in &patch.files {
+        let kind = match &fp.op {
+            FileOp::Add { content } => Kind::Add {
+                content: content.clone(),
+                replaces: false,
+            },
+            FileOp::Delete => Kind::Delete,
+            FileOp::Update { move_to, .. } => Kind::Update {
+                move_to: move_to.clone(),
+                splices: None,
+                hash: String::new(),
+                bom: false,
+            },
+        };
+        let mut p = Planned {
+            path: fp.path.clone(),
+            shown: fp.path.clone(),
+            kind,
+            hunks: Vec::new(),
+            error: None,
+        };
+        let resolved = ws.resolve(&fp.path).and_then(|at| {
+            ws.check_writable(&at)?;
+            Ok(at)
+        });
+        let at = match resolved {
+            Ok(at) => at,
+            Err(e) => {
+                p.error = Some(e);
+                out.push(p);
+                continue;
+            }
+        };
+        p.shown = ws.display(&at);
+        if out.iter().any(|q| q.shown == p.shown) {
+            p.error = Some(
+                FkError::invalid(format!("{} appears twice in the patch", p.path))
+                    .with_hint("put all the changes to one file in one section of the patch"),
+            );
+            out.push(p);
+            continue;
+        }
+        let meta = match ws.metadata(&at) {
+            Ok(m) => m,
+            Err(e) => {
+                p.error = Some(e);
+                out.push(p);
+                continue;
+            }
+        };
+        let is_dir = meta.as_ref().is_some_and(|m| m.is_dir);
+        match &fp.op {
+            FileOp::Add { content } => {
+                if is_dir {
+                    p.error = Some(
+                        FkError::new(
+                            ErrorCode::IsDirectory,
+                            format!("Failed to write file {}: it is a directory", p.path),
+                        )
+                        .with_hint("add the file under another path"),
+                    );
+                }
+                p.kind = Kind::Add {
+                    content: content.clone(),
+                    replaces: meta.is_some(),
+                };
+            }
+            FileOp::Delete => {
+                p.kind = Kind::Delete;
+                if meta.is_none() {
+                    p.error = Some(
+                        FkError::new(
+                            ErrorCode::NotFound,
+                            format!("Failed to delete file {}: it does not exist", p.path),
+                        )
+                        .with_hint("remove the `Delete File` section, or check the path"),
+                    );
+                } else if is_dir {
+                    p.error = Some(
+                        FkError::new(
+                            ErrorCode::IsDirectory,
+                            format!("Failed to delete file {}: it is a directory", p.path),
+                        )
+                        .with_hint("a patch deletes files only"),
+                    );
+                }
+            }
+            FileOp::Update {
+                move_to,
+                hunks,
+                create_if_missing,
+            } => {
+                if meta.is_none() && *create_if_missing {
+                    let mut content = String::new();
+                    for h in hunks {
+                        for l in h.new_lines() {
+                            content.push_str(l);
+                            content.push('\n');
+                        }
+                    }
+                    p.kind = Kind::Add {
+                        content,
+                        replaces: false,
+                    };
+                    out.push(p);
+                    continue;
+                }
+                if let Some(dest) = move_to {
+                    let checked = ws.resolve(dest).and_then(|d| ws.check_writable(&d));
+                    if let Err(e) = checked {
+                        p.error = Some(e);
+                    }
+                }
+                let bytes = match meta {
+                    None => Err(FkError::new(
+                        ErrorCode::NotFound,
+                        format!("Failed to read file to update {}: it does not exist", p.path),
+                    )
+                    .with_hint("check the path, or add the file (`*** Add File:`, or a diff from /dev/null)")),
+                    Some(_) if is_dir => Err(FkError::new(
+                        ErrorCode::IsDirectory,
+                        format!("Failed to read file to update {}: it is a directory", p.path),
+                    )
+                    .with_hint("a patch updates files only")),
+                    Some(_) => ws.read(&at).map(|f| f.bytes),
+                };
+                let doc = bytes.and_then(|b| {
+                    let hash = filekit_core::hash::content_hash(&b);
+                    TextDoc::decode(&b, &p.path).map(|d| (d, hash))
+                });
+                match doc {
+                    Err(e) => {
+                        p.error = p.error.or(Some(e));
+                        p.kind = Kind::Update {
+                            move_to: move_to.clone(),
+                            splices: None,
+                            hash: String::new(),
+                            bom: false,
+                        };
+                    }
+                    Ok((doc, hash)) => {
+                        let Placement { splices, hunks } =
+                            filekit_patch::place(&doc.text, hunks, patch.format);
+                        p.hunks = hunks;
+                        p.kind = Kind::Update {
+                            move_to: move_to.clone(),
+                            splices,
+                            hash,
+                            bom: doc.bom,
+                        };
+                    }
+                }
+            }
+        }
+        out.push(p);
+    }
+    out
+}
+
+/// The splices as the engine's requests take them today. This is the one place this tool
+/// touches the pipeline's edit representation.
+fn engine_splices(s: &Splices, shift: usize) -> Vec<(usize, usize, String)> {
+    s.iter()
+        .map(|x| (x.start + shift, x.end + shift, x.text.clone()))
+        .collect()
+}
+
+fn hunk_json(h: &HunkReport) -> Value {
+    serde_json::to_value(h).unwrap_or_else(|e| json!({"error": e.to_string()}))
+}
+
+fn file_json(p: &Planned) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert("path".into(), json!(p.path));
+    m.insert("resolved_path".into(), json!(p.shown));
+    m.insert("op".into(), json!(p.kind.name()));
+    if let Kind::Update {
+        move_to: Some(d), ..
+    } = &p.kind
+    {
+        m.insert("move_to".into(), json!(d));
+    }
+    if let Kind::Add { replaces: true, .. } = &p.kind {
+        m.insert("replaced_existing".into(), json!(true));
+    }
+    if !p.hunks.is_empty() {
+        m.insert(
+            "hunks".into(),
+            Value::Array(p.hunks.iter().map(hunk_json).collect()),
+        );
+    }
+    if let Some(e) = &p.error {
+        m.insert("error".into(), json!(e.full_message()));
+        m.insert("error_code".into(), json!(e.code.as_str()));
+    }
+    m
+}
+
+/// The reply when something cannot be applied: every problem, in Codex's words first, and
+/// nothing written.
+fn refusal(patch: &filekit_patch::Patch, planned: &[Planned], dry_run: bool) -> ToolReply {
+    let mut text = String::new();
+    let mut first_code: Option<&'static str> = None;
+    for p in planned {
+        if let Some(e) = &p.error {
+            first_code.get_or_insert(e.code.as_str());
+            text.push_str(&e.full_message());
+            text.push('\n');
+        }
+        let FileOp::Update { hunks, .. } = &patch.files[planned_index(planned, p)].op else {
+            continue;
+        };
+        for h in p.hunks.iter().filter(|h| h.outcome == HunkOutcome::Refused) {
+            let ambiguous = !h.candidates.is_empty();
+            first_code.get_or_insert(if ambiguous { "AMBIGUOUS" } else { "NOT_FOUND" });
+            let old = hunks[h.hunk - 1].old_lines().join("\n");
+            if ambiguous {
+                text.push_str(&format!(
+                    "Hunk {} (patch line {}) matches more than one place in {}:\n{}\n",
+                    h.hunk, h.patch_line, p.path, old
+                ));
+            } else {
+                text.push_str(&format!(
+                    "Failed to find expected lines in {}:\n{}\n",
+                    p.path, old
+                ));
+            }
+            if let Some(r) = &h.reason {
+                text.push_str(&format!(
+                    "(hunk {}, patch line {}: {r})\n",
+                    h.hunk, h.patch_line
+                ));
+            }
+            if let Some(nm) = &h.near_miss {
+                text.push_str(&format!(
+                    "The closest text is at line {} (similarity {:.2}); differences marked [-patch-]{{+file+}}:\n{}\n",
+                    nm.line, nm.similarity, nm.diff
+                ));
+            }
+        }
+    }
+    text.push_str("Nothing was written: fix the patch and send all of it again.\n");
+    let files: Vec<Value> = planned
+        .iter()
+        .map(|p| Value::Object(file_json(p)))
+        .collect();
+    let value = json!({
+        "success": false,
+        "format": patch.format.name(),
+        "dry_run": dry_run,
+        "error": text.trim_end(),
+        "error_code": first_code.unwrap_or("INVALID_ARGUMENT"),
+        "files": files,
+    });
+    ToolReply::new(value, true, text)
+}
+
+fn planned_index(planned: &[Planned], p: &Planned) -> usize {
+    planned
+        .iter()
+        .position(|q| std::ptr::eq(q, p))
+        .unwrap_or_default()
+}
+
+fn commit(
+    ws: &Workspace,
+    patch: &filekit_patch::Patch,
+    planned: Vec<Planned>,
+    dry_run: bool,
+) -> Result<ToolReply, FkError> {
+    let tool = Some(crate::call_tool());
+    let needs_fs = planned.iter().any(|p| {
+        matches!(
+            p.kind,
+            Kind::Delete
+                | Kind::Update {
+                    move_to: Some(_),
+                    ..
+                }
+        )
+    });
+    // Adds and in-place updates: one pipeline request.
+    let mut edits = Vec::new();
+    let mut rewrites = Vec::new();
+    let mut ops = Vec::new();
+    for p in &planned {
+        match &p.kind {
+            Kind::Add { content, .. } => edits.push(FileEdits {
+                path: p.path.clone(),
+                edits: vec![Edit::Create {
+                    content: content.clone(),
+                    overwrite: true,
+                }],
+                base_hash: None,
+            }),
+            Kind::Update {
+                move_to,
+                splices: Some(s),
+                hash,
+                bom,
+            } => {
+                if needs_fs {
+                    if !s.is_empty() {
+                        rewrites.push(Rewrite {
+                            path: p.path.clone(),
+                            content_hash: hash.clone(),
+                            splices: engine_splices(s, if *bom { 3 } else { 0 }),
+                        });
+                    }
+                    if let Some(dest) = move_to {
+                        ops.push(fsops::FileOp::Move {
+                            from: p.path.clone(),
+                            to: dest.clone(),
+                            overwrite: true,
+                        });
+                    }
+                } else {
+                    edits.push(FileEdits {
+                        path: p.path.clone(),
+                        edits: vec![Edit::Ranges {
+                            ranges: engine_splices(s, 0),
+                            content_hash: hash.clone(),
+                        }],
+                        base_hash: None,
+                    });
+                }
+            }
+            Kind::Update { splices: None, .. } => {}
+            Kind::Delete => ops.push(fsops::FileOp::Delete {
+                path: p.path.clone(),
+                recursive: false,
+            }),
+        }
+    }
+    let mut diffs: Vec<(String, String)> = Vec::new();
+    let mut errors: Vec<FkError> = Vec::new();
+    let mut entries: Vec<i64> = Vec::new();
+    let mut edit_entry = None;
+    if !edits.is_empty() {
+        let report = crate::apply(
+            ws,
+            EditRequest {
+                files: edits,
+                options: EditOptions {
+                    dry_run,
+                    atomic: true,
+                    tool: tool.clone(),
+                    ..EditOptions::default()
+                },
+            },
+        );
+        for f in &report.files {
+            diffs.push((f.path.clone(), f.diff.clone()));
+            if let Some(e) = shape::first_error(f) {
+                errors.push(e.clone());
+            }
+        }
+        if !report.success() && errors.is_empty() {
+            errors.push(FkError::new(ErrorCode::Io, "the patch was not applied"));
+        }
+        edit_entry = report.history_entry;
+        entries.extend(report.history_entry);
+    }
+    if errors.is_empty() && needs_fs {
+        let report = fsops::apply(
+            ws,
+            &FsRequest {
+                ops,
+                dry_run,
+                atomic: true,
+                tool,
+                rewrites,
+                ..FsRequest::default()
+            },
+        );
+        for r in &report.rewrites {
+            diffs.push((r.path.clone(), r.diff.clone()));
+            if let Some(e) = &r.error {
+                errors.push(e.clone());
+            }
+        }
+        for o in &report.ops {
+            if let Some(e) = &o.error {
+                errors.push(e.clone());
+            }
+        }
+        if !report.success() && errors.is_empty() {
+            errors.push(FkError::new(ErrorCode::Io, "the patch was not applied"));
+        }
+        entries.extend(report.history_entry);
+        // The adds went first; a failure of the rest takes them back.
+        if !errors.is_empty()
+            && let Some(id) = edit_entry
+        {
+            if let Err(e) = filekit_core::undo::undo(ws, Some(id), false, false) {
+                errors.push(e);
+            }
+            entries.clear();
+        }
+    }
+    let files: Vec<Value> = planned
+        .iter()
+        .map(|p| {
+            let mut m = file_json(p);
+            if let Some((_, d)) = diffs.iter().find(|(path, _)| *path == p.path) {
+                let (d, note) = shape::capped_diff(d);
+                m.insert("diff".into(), json!(d));
+                if let Some(n) = note {
+                    m.insert("diff_note".into(), json!(n));
+                }
+            }
+            Value::Object(m)
+        })
+        .collect();
+    if !errors.is_empty() {
+        let mut text = String::new();
+        for e in &errors {
+            text.push_str(&e.full_message());
+            text.push('\n');
+        }
+        text.push_str("Nothing was written: fix the patch and send all of it again.\n");
+        let value = json!({
+            "success": false,
+            "format": patch.format.name(),
+            "dry_run": dry_run,
+            "error": text.trim_end(),
+            "error_code": errors[0].code.as_str(),
+            "files": files,
+        });
+        return Ok(ToolReply::new(value, true, text));
+    }
+    let mut text = String::new();
+    if dry_run {
+        text.push_str(
+            "Dry run: nothing was written. The patch would update the following files:\n",
+        );
+    } else {
+        text.push_str("Success. Updated the following files:\n");
+    }
+    for p in &planned {
+        let path = match &p.kind {
+            Kind::Update {
+                move_to: Some(d), ..
+            } => d.as_str(),
+            _ => p.path.as_str(),
+        };
+        text.push_str(&format!("{} {}\n", p.kind.letter(), path));
+    }
+    for p in &planned {
+        if let Kind::Add { replaces: true, .. } = p.kind {
+            text.push_str(&format!(
+                "Note: {} existed and was replaced (the history keeps its old content).\n",
+                p.path
+            ));
+        }
+        for h in &p.hunks {
+            if h.outcome == HunkOutcome::Tolerated {
+                let how: Vec<&str> = h.tolerances.iter().map(|t| Tolerance::name(*t)).collect();
+                text.push_str(&format!(
+                    "Note: {} hunk {} was placed at line {} allowing for {}.\n",
+                    p.path,
+                    h.hunk,
+                    h.line.unwrap_or_default(),
+                    how.join(", ")
+                ));
+            }
+        }
+    }
+    if dry_run {
+        for (_, d) in &diffs {
+            text.push_str(d);
+        }
+    }
+    let mut value = json!({
+        "success": true,
+        "format": patch.format.name(),
+        "dry_run": dry_run,
+        "files": files,
+    });
+    if let Some(&id) = entries.first()
+        && let Some(obj) = value.as_object_mut()
+    {
+        obj.insert("history_entry".into(), json!(id));
+    }
+    Ok(ToolReply::new(value, false, text))
+}

@@ -1,0 +1,495 @@
+use crate::*;
+use proptest::prelude::*;
+
+/// Parses `patch`, places its one update on `text`, and returns the new text or the reports.
+fn apply_one(text: &str, patch: &str) -> Result<(String, Vec<HunkReport>), Vec<HunkReport>> {
+    let p = parse(patch, None).expect("parses");
+    let FileOp::Update { hunks, .. } = &p.files[0].op else {
+        panic!("not an update: {:?}", p.files[0].op)
+    };
+    let placed = place(text, hunks, p.format);
+    match placed.splices {
+        Some(s) => Ok((s.apply(text).unwrap(), placed.hunks)),
+        None => Err(placed.hunks),
+    }
+}
+
+const FILE: &str = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    y = 2\n    return y\n";
+
+#[test]
+fn detects_each_format() {
+    assert_eq!(
+        parse("*** Begin Patch\n*** Delete File: a\n*** End Patch", None)
+            .unwrap()
+            .format,
+        Format::V4a
+    );
+    assert_eq!(
+        parse("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", None)
+            .unwrap()
+            .format,
+        Format::Unified
+    );
+    for sr in [
+        "x.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n",
+        "x.py\n------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n",
+        "x.py\n<<<<<<< SEARCH\n:start_line:3\n-------\na\n=======\nb\n>>>>>>> REPLACE\n",
+        "x.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n",
+    ] {
+        let p = parse(sr, None).unwrap();
+        assert_eq!(p.format, Format::SearchReplace, "{sr}");
+        assert_eq!(p.files[0].path, "x.py");
+    }
+    let e = parse("just some words", None).unwrap_err();
+    assert!(e.expected.contains("*** Begin Patch"), "{e}");
+}
+
+#[test]
+fn v4a_parses_add_delete_update_move() {
+    let p = parse(
+        "*** Begin Patch\n*** Add File: n.txt\n+hello\n+world\n*** Delete File: old.txt\n\
+         *** Update File: a.py\n*** Move to: b.py\n@@ def a():\n-    x = 1\n+    x = 2\n\
+         *** End of File\n*** End Patch\n",
+        None,
+    )
+    .unwrap();
+    assert_eq!(p.files.len(), 3);
+    assert_eq!(
+        p.files[0].op,
+        FileOp::Add {
+            content: "hello\nworld\n".into()
+        }
+    );
+    assert_eq!(p.files[1].op, FileOp::Delete);
+    let FileOp::Update { move_to, hunks, .. } = &p.files[2].op else {
+        panic!()
+    };
+    assert_eq!(move_to.as_deref(), Some("b.py"));
+    assert_eq!(hunks[0].header.as_deref(), Some("def a():"));
+    assert!(hunks[0].end_of_file);
+}
+
+#[test]
+fn malformed_input_names_the_line_and_what_was_expected() {
+    let e = parse("*** Begin Patch\n*** Frob File: a\n*** End Patch", None).unwrap_err();
+    assert_eq!(e.line, 2);
+    assert!(e.expected.contains("*** Update File:"), "{e}");
+    let e = parse(
+        "*** Begin Patch\n*** Update File: a\n@@\n x\n?y\n*** End Patch",
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(e.line, 5);
+    let e = parse("*** Begin Patch\n*** Update File: a\n@@\n-x\n", None).unwrap_err();
+    assert!(e.expected.contains("*** End Patch"), "{e}");
+    let e = parse("--- a/x\n+++ b/x\n@@ -1,x +1 @@\n-a\n", None).unwrap_err();
+    assert_eq!(e.line, 3);
+    let e = parse("x.py\n<<<<<<< SEARCH\na\n>>>>>>> REPLACE\n", None).unwrap_err();
+    assert_eq!(e.line, 4);
+    let e = parse("<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", None).unwrap_err();
+    assert!(e.expected.contains("path"), "{e}");
+}
+
+#[test]
+fn unified_git_diff_with_renames_creates_deletes_and_no_newline() {
+    let d = "diff --git a/src/x.rs b/src/y.rs\nsimilarity index 90%\nrename from src/x.rs\n\
+             rename to src/y.rs\n--- a/src/x.rs\n+++ b/src/y.rs\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n\
+             diff --git a/new.txt b/new.txt\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n\
+             diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-g\n";
+    let p = parse(d, None).unwrap();
+    assert_eq!(p.files.len(), 3);
+    assert_eq!(p.files[0].path, "src/x.rs");
+    let FileOp::Update { move_to, hunks, .. } = &p.files[0].op else {
+        panic!()
+    };
+    assert_eq!(move_to.as_deref(), Some("src/y.rs"));
+    assert!(hunks[0].old_no_newline && hunks[0].new_no_newline);
+    assert_eq!(
+        p.files[1],
+        FilePatch {
+            path: "new.txt".into(),
+            op: FileOp::Add {
+                content: "n\n".into()
+            },
+            patch_line: 13
+        }
+    );
+    assert_eq!(p.files[2].op, FileOp::Delete);
+    assert_eq!(p.files[2].path, "gone.txt");
+    // A file without a final newline, changed, stays without one.
+    let (out, _) = apply_one("a\nb", d).unwrap();
+    assert_eq!(out, "a\nc");
+}
+
+#[test]
+fn diff_u_paths_without_prefixes_and_timestamps() {
+    let d = "--- lib/x.txt\t2024-01-01 10:00:00.000000000 +0000\n+++ lib/x.txt\t2024-01-02 10:00:00.000000000 +0000\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    let p = parse(d, None).unwrap();
+    assert_eq!(p.files[0].path, "lib/x.txt");
+    assert_eq!(
+        apply_one("one\ntwo\nthree\n", d).unwrap().0,
+        "one\nTWO\nthree\n"
+    );
+}
+
+#[test]
+fn exact_placement_keeps_everything_else() {
+    let (out, r) = apply_one(
+        FILE,
+        "*** Begin Patch\n*** Update File: f.py\n@@ def b():\n-    y = 2\n+    y = 3\n*** End Patch",
+    )
+    .unwrap();
+    assert_eq!(out, FILE.replace("y = 2", "y = 3"));
+    assert_eq!(r[0].outcome, HunkOutcome::Exact);
+    assert_eq!(r[0].line, Some(7));
+}
+
+#[test]
+fn context_with_drift_never_overwrites_the_files_lines() {
+    // Context written with trailing spaces and a tab: the file keeps its own.
+    let file = "a = 1   \nb = 2\nc = 3\n";
+    let (out, r) = apply_one(
+        file,
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a = 1\n-b = 2\n+b = 20\n c = 3\n",
+    )
+    .unwrap();
+    assert_eq!(out, "a = 1   \nb = 20\nc = 3\n");
+    assert_eq!(r[0].tolerances, vec![Tolerance::TrailingWhitespace]);
+}
+
+#[test]
+fn indentation_drift_reindents_added_lines() {
+    let patch = "*** Begin Patch\n*** Update File: f.py\n@@ def b():\n-  y = 2\n+  y = 3\n+  if y:\n+    y += 1\n   return y\n*** End Patch";
+    let (out, r) = apply_one(FILE, patch).unwrap();
+    assert_eq!(
+        out,
+        FILE.replace("    y = 2\n", "    y = 3\n    if y:\n      y += 1\n")
+    );
+    assert_eq!(r[0].tolerances, vec![Tolerance::Indentation]);
+}
+
+#[test]
+fn tabs_against_spaces() {
+    let file = "fn f() {\n\tlet a = 1;\n\tlet b = 2;\n}\n";
+    let patch = "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n fn f() {\n     let a = 1;\n-    let b = 2;\n+    let b = 3;\n }\n";
+    let (out, r) = apply_one(file, patch).unwrap();
+    assert_eq!(out, "fn f() {\n\tlet a = 1;\n\tlet b = 3;\n}\n");
+    assert!(
+        r[0].tolerances.contains(&Tolerance::Indentation)
+            || r[0].tolerances.contains(&Tolerance::TabsSpaces)
+    );
+}
+
+#[test]
+fn typographic_punctuation() {
+    let file = "say(\"hello\")\nsay('bye')\nend\n";
+    let patch = "x\n<<<<<<< SEARCH\nsay(\u{201C}hello\u{201D})\nsay(\u{2018}bye\u{2019})\n=======\nsay(\u{201C}hello\u{201D})\nsay('ciao')\n>>>>>>> REPLACE\n";
+    let (out, r) = apply_one(file, patch).unwrap();
+    assert_eq!(out, "say(\"hello\")\nsay('ciao')\nend\n");
+    assert_eq!(r[0].tolerances, vec![Tolerance::Punctuation]);
+}
+
+#[test]
+fn a_blank_context_line_dropped_or_added() {
+    // The patch leaves out the two blank lines between the functions.
+    let patch = "--- a/f\n+++ b/f\n@@ -2,5 +2,5 @@\n     return x\n def b():\n-    y = 2\n+    y = 5\n     return y\n";
+    let (out, r) = apply_one(FILE, patch).unwrap();
+    assert_eq!(out, FILE.replace("y = 2", "y = 5"));
+    assert!(r[0].tolerances.contains(&Tolerance::BlankLines));
+    // And one that adds a blank line the file does not have.
+    let patch = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n def a():\n \n-    x = 1\n+    x = 9\n";
+    let (out, _) = apply_one(FILE, patch).unwrap();
+    assert_eq!(out, FILE.replace("x = 1", "x = 9"));
+}
+
+#[test]
+fn a_change_next_to_blank_lines_the_patch_miscounts_is_refused() {
+    // The file has a blank line between the two context lines; the patch has none, and adds
+    // a block there: whether the block goes before or after the file's blank line, the patch
+    // does not say.
+    let file = "import a\n\nrun()\n";
+    let e = apply_one(
+        file,
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,4 @@\n import a\n+import b\n+\n run()\n",
+    )
+    .unwrap_err();
+    assert_eq!(e[0].outcome, HunkOutcome::Refused);
+    // The same with the blank line in the patch applies exactly.
+    let (out, _) = apply_one(
+        file,
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,5 @@\n import a\n \n+import b\n+\n run()\n",
+    )
+    .unwrap();
+    assert_eq!(out, "import a\n\nimport b\n\nrun()\n");
+}
+
+#[test]
+fn added_lines_take_the_files_indentation_style() {
+    // A file indented with spaces only; the patch adds lines indented with tabs.
+    let (out, r) = apply_one(
+        "if x:\n    a = 1\n",
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n if x:\n     a = 1\n+\tb = 2\n",
+    )
+    .unwrap();
+    assert_eq!(out, "if x:\n    a = 1\n    b = 2\n");
+    assert!(r[0].tolerances.contains(&Tolerance::TabsSpaces));
+}
+
+#[test]
+fn a_line_removed_and_added_again_keeps_the_files_version() {
+    // The model's copy of `)` has trailing spaces; it removes and re-adds it around a change.
+    let file = "call(\n    a,\n)\nend\n";
+    let (out, _) = apply_one(
+        file,
+        "f\n<<<<<<< SEARCH\n    a,\n)  \n=======\n    a,\n    b,\n)  \n>>>>>>> REPLACE\n",
+    )
+    .unwrap();
+    assert_eq!(out, "call(\n    a,\n    b,\n)\nend\n");
+}
+
+#[test]
+fn ambiguous_hunks_are_refused_with_candidates_unless_the_line_number_names_one() {
+    let file = "x\nret\ny\nx\nret\ny\n";
+    let e = apply_one(
+        file,
+        "f\n<<<<<<< SEARCH\nx\nret\n=======\nx\nRET\n>>>>>>> REPLACE\n",
+    )
+    .unwrap_err();
+    assert_eq!(e[0].outcome, HunkOutcome::Refused);
+    assert_eq!(e[0].candidates, vec![1, 4]);
+    let (out, _) = apply_one(file, "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n x\n-ret\n+RET\n").unwrap();
+    assert_eq!(out, "x\nret\ny\nx\nRET\ny\n");
+}
+
+#[test]
+fn a_hunk_found_nowhere_is_refused_with_the_near_miss() {
+    let e = apply_one(
+        FILE,
+        "*** Begin Patch\n*** Update File: f\n@@\n def b():\n-    y = 22\n+    y = 3\n*** End Patch",
+    )
+    .unwrap_err();
+    assert_eq!(e[0].outcome, HunkOutcome::Refused);
+    let nm = e[0].near_miss.as_ref().expect("a near miss");
+    assert_eq!(nm.line, 6);
+}
+
+#[test]
+fn line_hints_that_are_off_still_place_a_unique_hunk() {
+    let (out, r) = apply_one(
+        FILE,
+        "--- a/f\n+++ b/f\n@@ -40,3 +40,3 @@\n def b():\n-    y = 2\n+    y = 4\n     return y\n",
+    )
+    .unwrap();
+    assert_eq!(out, FILE.replace("y = 2", "y = 4"));
+    assert_eq!(r[0].tolerances, vec![Tolerance::LineHint]);
+}
+
+#[test]
+fn short_hunks_get_no_tolerance() {
+    // `}` with different indentation must not be matched loosely.
+    let e = apply_one(
+        "  }\n",
+        "f\n<<<<<<< SEARCH\n}\n=======\n};\n>>>>>>> REPLACE\n",
+    )
+    .unwrap_err();
+    assert!(e[0].reason.as_ref().unwrap().contains("too short"));
+}
+
+#[test]
+fn pure_additions_and_end_of_file() {
+    let (out, _) = apply_one(
+        "a\nb",
+        "*** Begin Patch\n*** Update File: f\n@@\n+c\n*** End Patch",
+    )
+    .unwrap();
+    assert_eq!(out, "a\nb\nc\n");
+    let (out, _) = apply_one("a\nb\n", "--- a/f\n+++ b/f\n@@ -1,0 +2 @@\n+x\n").unwrap();
+    assert_eq!(out, "a\nx\nb\n");
+}
+
+#[test]
+fn crlf_files_stay_crlf() {
+    let (out, _) = apply_one(
+        "a\r\nb\r\nc\r\n",
+        "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+    )
+    .unwrap();
+    assert_eq!(out, "a\r\nB\r\nc\r\n");
+}
+
+#[test]
+fn several_blocks_for_one_file_apply_in_order() {
+    let patch = "f.py\n<<<<<<< SEARCH\n    x = 1\n=======\n    x = 10\n>>>>>>> REPLACE\n\nf.py\n<<<<<<< SEARCH\n    y = 2\n=======\n    y = 20\n>>>>>>> REPLACE\n";
+    let p = parse(patch, None).unwrap();
+    assert_eq!(p.files.len(), 1);
+    let (out, _) = apply_one(FILE, patch).unwrap();
+    assert_eq!(
+        out,
+        FILE.replace("x = 1", "x = 10").replace("y = 2", "y = 20")
+    );
+}
+
+// ---------------------------------------------------------------- properties
+
+fn render_unified(old: &str, new: &str, context: usize) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut out = String::from("--- a/f\n+++ b/f\n");
+    out.push_str(
+        &diff
+            .unified_diff()
+            .context_radius(context)
+            .missing_newline_hint(true)
+            .to_string(),
+    );
+    out
+}
+
+fn render_v4a(old: &str, new: &str) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut out = String::from("*** Begin Patch\n*** Update File: f\n");
+    for group in diff.grouped_ops(3) {
+        out.push_str("@@\n");
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Equal => ' ',
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                };
+                out.push(sign);
+                out.push_str(change.value().trim_end_matches('\n'));
+                out.push('\n');
+            }
+        }
+    }
+    out.push_str("*** End Patch\n");
+    out
+}
+
+fn file_strategy() -> impl Strategy<Value = Vec<String>> {
+    // Lines from a small vocabulary, so that repeats (and ambiguity) happen.
+    let line = prop_oneof![
+        Just(String::new()),
+        "[a-e]{1,3}".prop_map(|s| s),
+        "[a-e]{1,2}".prop_map(|s| format!("    {s} = 1")),
+        Just("}".to_string()),
+    ];
+    prop::collection::vec(line, 1..30)
+}
+
+fn change_strategy() -> impl Strategy<Value = (Vec<String>, Vec<String>)> {
+    file_strategy().prop_flat_map(|old| {
+        let n = old.len();
+        let edits = prop::collection::vec((0..n, 0..3usize, "[f-h]{1,4}"), 1..4);
+        (Just(old), edits).prop_map(|(old, edits)| {
+            let mut new = old.clone();
+            for (at, kind, text) in edits {
+                let at = at.min(new.len());
+                match kind {
+                    0 if at < new.len() => {
+                        new.remove(at);
+                    }
+                    1 if at < new.len() => new[at] = format!("{text} changed"),
+                    _ => new.insert(at, format!("    {text} added")),
+                }
+            }
+            (old, new)
+        })
+    })
+}
+
+fn join_lines(v: &[String]) -> String {
+    v.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Adds trailing white space to the context lines of a rendered patch, or shifts every line of
+/// each hunk by two spaces of indentation when `indent` (hunks whose old lines are all blank
+/// have no indentation to drift from, and are left alone); or, when `blank_mode`, drops the
+/// first blank context line of each hunk.
+fn drift(patch: &str, indent: bool, blank_mode: bool) -> String {
+    let is_body = |l: &str| {
+        (l.starts_with(' ') || l.starts_with('-') || l.starts_with('+'))
+            && !l.starts_with("---")
+            && !l.starts_with("+++")
+    };
+    let lines: Vec<&str> = patch.lines().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !is_body(lines[i]) {
+            out.push_str(lines[i]);
+            out.push('\n');
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < lines.len() && is_body(lines[i]) {
+            i += 1;
+        }
+        let hunk = &lines[start..i];
+        // A blank context line between two non-blank context lines: dropping it changes
+        // nothing the patch says (next to a change, it would move the change, and the patch
+        // would mean another edit, which a_change_next_to_blank_lines_... covers).
+        let is_ctx = |l: &str| l.starts_with(' ') && !l[1..].trim().is_empty();
+        let drop_blank = (1..hunk.len().saturating_sub(1)).find(|&k| {
+            (hunk[k] == " " || hunk[k].is_empty()) && is_ctx(hunk[k - 1]) && is_ctx(hunk[k + 1])
+        });
+        let shift = indent
+            && hunk
+                .iter()
+                .any(|l| !l.starts_with('+') && !l[1..].trim().is_empty());
+        for (k, l) in hunk.iter().enumerate() {
+            if blank_mode && Some(k) == drop_blank {
+                continue;
+            }
+            if l.is_empty() {
+                out.push('\n');
+                continue;
+            }
+            let (sign, rest) = l.split_at(1);
+            let mut rest = rest.to_string();
+            if shift && !rest.trim().is_empty() {
+                rest = format!("  {rest}");
+            }
+            if sign == " " && !indent && !blank_mode {
+                rest.push_str("  ");
+            }
+            out.push_str(sign);
+            out.push_str(&rest);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn patches_apply_to_the_expected_text_or_are_refused((old, new) in change_strategy(),
+                                                         format in 0..2usize,
+                                                         drift_kind in 0..4usize,
+                                                         context in 1..4usize) {
+        let (old, new) = (join_lines(&old), join_lines(&new));
+        prop_assume!(old != new);
+        let patch = if format == 0 { render_unified(&old, &new, context) } else { render_v4a(&old, &new) };
+        let patch = match drift_kind {
+            0 => patch,
+            1 => drift(&patch, false, false),
+            2 => drift(&patch, true, false),
+            _ => drift(&patch, false, true),
+        };
+        let parsed = parse(&patch, None).unwrap();
+        let FileOp::Update { hunks, .. } = &parsed.files[0].op else { panic!() };
+        let placed = place(&old, hunks, parsed.format);
+        if let Some(s) = placed.splices {
+            let got = s.apply(&old).unwrap();
+            prop_assert_eq!(&got, &new, "patch:\n{}\nreports: {:?}", patch, placed.hunks);
+        }
+        // A clean patch with the usual context applies.
+        if drift_kind == 0 && format == 0 && context == 3 {
+            prop_assert!(placed.hunks.iter().all(|h| h.outcome != HunkOutcome::Refused),
+                "clean patch refused:\n{}\n{:?}", patch, placed.hunks);
+        }
+    }
+}
