@@ -98,7 +98,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     let tools = match filekit_mcp::select_tools(&args.tools) {
         Ok(tools) => tools,
         Err(message) => {
-            eprintln!("filekit serve: {message}");
+            filekit_mcp::log_line!("filekit serve: {message}");
             return EXIT_BAD_REQUEST;
         }
     };
@@ -106,7 +106,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         None => None,
         Some(Ok(addr)) => Some(addr),
         Some(Err(message)) => {
-            eprintln!("filekit serve: {message}");
+            filekit_mcp::log_line!("filekit serve: {message}");
             return EXIT_BAD_REQUEST;
         }
     };
@@ -131,14 +131,14 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("filekit serve: cannot start the async runtime: {err}");
+            filekit_mcp::log_line!("filekit serve: cannot start the async runtime: {err}");
             return EXIT_FAILED;
         }
     };
     let served = match http {
         None => runtime.block_on(filekit_mcp::serve_stdio(server)),
         Some(addr) if args.http_no_auth && !addr.ip().is_loopback() => {
-            eprintln!(
+            filekit_mcp::log_line!(
                 "filekit serve: --http-no-auth is only for a loopback address, not {addr}: \
                  anyone who reaches it could read and write the workspace"
             );
@@ -146,7 +146,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         }
         Some(addr) => {
             let Some(state) = crate::state_base(global) else {
-                eprintln!(
+                filekit_mcp::log_line!(
                     "filekit serve: no state directory for the bearer token: neither \
                      XDG_STATE_HOME nor HOME is set (give --state-dir DIR)"
                 );
@@ -158,7 +158,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     match served {
         Ok(()) => EXIT_OK,
         Err(err) => {
-            eprintln!("filekit serve: {err}");
+            filekit_mcp::log_line!("filekit serve: {err}");
             EXIT_FAILED
         }
     }

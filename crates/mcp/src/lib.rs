@@ -10,6 +10,17 @@
 //! The engine knows nothing of MCP; this crate only adapts. Logging goes to stderr, because
 //! stdout is the protocol channel over stdio.
 
+/// A line on the server's standard error, the log an MCP client keeps (or drops). Unlike
+/// `eprintln!`, a closed or full stderr is ignored: a client that closed the pipe must not
+/// panic the task that was logging (which once dropped a client's roots).
+#[macro_export]
+macro_rules! log_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod roots;
 #[cfg(feature = "http")]
 mod sessions;
@@ -271,7 +282,7 @@ impl ServerHandler for FilekitServer {
             Err(join_error) => {
                 // A panic in the engine is a bug; report it as a failed call and keep serving.
                 let message = format!("internal error in {name}: {join_error}");
-                eprintln!("filekit serve: {message}");
+                log_line!("filekit serve: {message}");
                 return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
             }
         };

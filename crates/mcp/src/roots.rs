@@ -72,20 +72,26 @@ impl SessionWorkspace {
                     Ok(mut ws) => {
                         carry_history(&guard, &mut ws);
                         if let Err(e) = filekit_core::transaction::recover(&ws) {
-                            eprintln!("filekit serve: warning: {e}");
+                            crate::log_line!("filekit serve: warning: {e}");
                         }
-                        eprintln!("filekit serve: workspace roots from the client: {roots:?}");
+                        crate::log_line!(
+                            "filekit serve: workspace roots from the client: {roots:?}"
+                        );
                         *guard = Arc::new(ws);
                     }
                     Err(err) => {
-                        eprintln!("filekit serve: cannot open the client's roots {roots:?}: {err}")
+                        crate::log_line!(
+                            "filekit serve: cannot open the client's roots {roots:?}: {err}"
+                        )
                     }
                 },
-                Ok(_) => eprintln!(
+                Ok(_) => crate::log_line!(
                     "filekit serve: the client offers no file roots; keeping {:?}",
                     guard.roots()
                 ),
-                Err(message) => eprintln!("filekit serve: {message}; keeping {:?}", guard.roots()),
+                Err(message) => {
+                    crate::log_line!("filekit serve: {message}; keeping {:?}", guard.roots())
+                }
             }
         });
     }
@@ -105,7 +111,7 @@ fn carry_history(old: &Workspace, new: &mut Workspace) {
         && !new.read_only()
         && let Err(e) = state.ensure()
     {
-        eprintln!("filekit serve: warning: {e}");
+        crate::log_line!("filekit serve: warning: {e}");
     }
     if let Some(v) = old.versions() {
         match &new_state {

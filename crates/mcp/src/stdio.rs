@@ -215,7 +215,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
         if let (Some(m), None) = (&method, &id)
             && !self.started
         {
-            eprintln!("filekit serve: ignored the notification {m} sent before `initialize`");
+            crate::log_line!(
+                "filekit serve: ignored the notification {m} sent before `initialize`"
+            );
             return Judged::Ignore;
         }
         if method.as_deref() == Some("tools/call")
@@ -379,7 +381,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<rmcp::RoleServer> for Line
             match self.read_line().await {
                 LineRead::Line => {}
                 LineRead::Oversized(size, id) => {
-                    eprintln!(
+                    crate::log_line!(
                         "filekit serve: refused a message of {size} bytes (limit {MAX_MESSAGE_BYTES})"
                     );
                     self.queue(oversized_line(size, id)).ok()?;
@@ -387,7 +389,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<rmcp::RoleServer> for Line
                 }
                 LineRead::Eof => return None,
                 LineRead::Io(e) => {
-                    eprintln!("filekit serve: cannot read stdin: {e}");
+                    crate::log_line!("filekit serve: cannot read stdin: {e}");
                     return None;
                 }
             }
