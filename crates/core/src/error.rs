@@ -50,6 +50,9 @@ pub enum ErrorCode {
     /// The request needs a program that would run the workspace's code (a language server),
     /// and the person who started filekit has not said they trust this workspace.
     NotTrusted,
+    /// filekit got something wrong itself (an edit it computed does not fit the text it was
+    /// computed on): a bug to report, not something the request can change.
+    Internal,
 }
 
 impl ErrorCode {
@@ -73,6 +76,7 @@ impl ErrorCode {
             ErrorCode::Locked => "LOCKED",
             ErrorCode::TooLarge => "TOO_LARGE",
             ErrorCode::NotTrusted => "NOT_TRUSTED",
+            ErrorCode::Internal => "INTERNAL",
         }
     }
 }
@@ -116,6 +120,33 @@ impl FkError {
 
     pub fn invalid(message: impl Into<String>) -> Self {
         FkError::new(ErrorCode::InvalidArgument, message)
+    }
+
+    /// Splices a caller gave (byte ranges of a text it read) that do not fit that text:
+    /// `INVALID_ARGUMENT`, naming the range as given and saying why. Splices filekit
+    /// computed itself convert with `From` instead, as an internal error.
+    pub fn caller_splices(
+        err: &filekit_splices::SpliceError,
+        given: &[filekit_splices::Splice],
+        text_len: usize,
+    ) -> Self {
+        use filekit_splices::SpliceError as E;
+        let k = match err {
+            E::Reversed { splice, .. }
+            | E::OutOfBounds { splice, .. }
+            | E::NotOnCharBoundary { splice, .. }
+            | E::NotSorted { splice } => Some(*splice),
+            E::Overlap { second, .. } => Some(*second),
+            E::WrongText { .. } => None,
+        };
+        let range = match k.and_then(|k| given.get(k).map(|s| (k, s))) {
+            Some((k, s)) => format!("range {k} ({}..{})", s.start, s.end),
+            None => "the ranges".to_string(),
+        };
+        FkError::invalid(format!(
+            "{range} does not fit the text of {text_len} bytes ({err}): ranges must be sorted, disjoint and on character boundaries"
+        ))
+        .with_hint("compute the ranges on the decoded text of the file as read")
     }
 
     /// Maps an OS error on `what` (a displayable path) to the matching code.
@@ -290,3 +321,15 @@ impl FkError {
 }
 
 pub type Result<T, E = FkError> = std::result::Result<T, E>;
+
+/// Splices filekit computed that do not fit the text they were computed for: a bug, reported
+/// as `INTERNAL` rather than written. (A caller's ranges are [`FkError::caller_splices`].)
+impl From<filekit_splices::SpliceError> for FkError {
+    fn from(err: filekit_splices::SpliceError) -> Self {
+        FkError::new(
+            ErrorCode::Internal,
+            format!("filekit computed an edit that does not fit its file: {err}"),
+        )
+        .with_hint("nothing was written; report this as a filekit bug, with the request")
+    }
+}

@@ -746,7 +746,7 @@ fn byte_ranges_apply_only_to_the_version_they_were_computed_on() {
     let ranges = |r: Vec<(usize, usize, &str)>, h: &str| Edit::Ranges {
         ranges: r
             .into_iter()
-            .map(|(a, b, t)| (a, b, t.to_string()))
+            .map(|(a, b, t)| (a, b, t.to_string()).into())
             .collect(),
         content_hash: h.to_string(),
     };
