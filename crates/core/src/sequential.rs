@@ -761,14 +761,8 @@ mod tests {
         initial: &[(usize, usize, String)],
         edits: &[(String, String, usize)],
     ) -> (String, Vec<bool>, Vec<usize>) {
-        let mut text = String::new();
-        let mut at = 0;
-        for (s, e, t) in initial {
-            text.push_str(&base[at..*s]);
-            text.push_str(t);
-            at = *e;
-        }
-        text.push_str(&base[at..]);
+        let initial = initial.iter().cloned().map(Splice::from).collect();
+        let mut text = Splices::new(base, initial).unwrap().apply(base).unwrap();
         let mut ok = Vec::new();
         let mut lines = Vec::new();
         for (old, new, n) in edits {
