@@ -524,19 +524,35 @@ fn a_locked_history_waits_and_loses_no_entry() {
     );
     let db = rusqlite::Connection::open(sb.state_path("history.db")).unwrap();
     db.execute_batch("BEGIN EXCLUSIVE").unwrap();
-    let root = sb.root().to_path_buf();
-    let state_home = sb.xdg_state_home().to_path_buf();
-    let edit = std::thread::spawn(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_filekit"))
-            .args(["--root", root.to_str().unwrap(), "call", "--json"])
-            .env("XDG_STATE_HOME", &state_home)
-            .arg(json!({"tool_name": "Edit", "tool_args": {"file_path": "a.txt", "old_string": "b", "new_string": "c"}}).to_string())
-            .output()
-            .unwrap()
-    });
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut edit = std::process::Command::new(env!("CARGO_BIN_EXE_filekit"));
+    edit.args(["--root", sb.root().to_str().unwrap(), "call", "--json"])
+        .env("XDG_STATE_HOME", sb.xdg_state_home())
+        .arg(json!({"tool_name": "Edit", "tool_args": {"file_path": "a.txt", "old_string": "b", "new_string": "c"}}).to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = edit.spawn().unwrap();
+    let pid = child.id();
+    // The handshake: the edit has written the file (it records the history after), and a
+    // thread of it sleeps in SQLite's busy handler, waiting for this lock.
+    let deadline = std::time::Instant::now() + common::COMMAND_TIMEOUT;
+    loop {
+        if sb.read("a.txt") == "c\n" && sleeping_thread(pid) {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the edit ended while the history was locked: {:?}",
+            child.wait_with_output()
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the edit never waited for the locked history"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     db.execute_batch("COMMIT").unwrap();
-    let out = edit.join().unwrap();
+    let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -544,6 +560,19 @@ fn a_locked_history_waits_and_loses_no_entry() {
     );
     assert_eq!(sb.read("a.txt"), "c\n");
     assert_eq!(history(&sb).len(), 2);
+}
+
+/// Whether a thread of process `pid` sleeps in `nanosleep` (where SQLite's busy handler
+/// waits), as the kernel reports in `/proc/<pid>/task/*/wchan`. A kernel that does not say
+/// (wchan "0") counts as yes: the file written is then the whole handshake.
+fn sleeping_thread(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        let wchan = std::fs::read_to_string(t.path().join("wchan")).unwrap_or_default();
+        wchan.contains("nanosleep") || wchan == "0"
+    })
 }
 
 #[test]

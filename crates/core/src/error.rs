@@ -20,7 +20,9 @@ pub enum ErrorCode {
     Stale,
     /// The path leaves the allowed roots.
     OutOfRoot,
-    /// Two edits in one request address overlapping lines, or a file already exists.
+    /// What was asked clashes with itself or with what is there: edits of one request that
+    /// change the same text, a destination that already exists, a new name already taken in
+    /// its scope, a refactor that would change what a name means.
     Conflict,
     /// Text could not be parsed (a request, a pattern, a document).
     ParseError,

@@ -5,17 +5,26 @@
 //! front ends (`filekit` CLI, MCP server) are thin layers over it.
 //!
 //! - [`workspace`]: the allowed roots and sandboxed path resolution; every open and every
-//!   write goes through it.
+//!   write goes through it. [`limits`]: the bounds on what a workspace or request can make
+//!   filekit do (sizes, depths, work).
 //! - [`read`]: versioned reads of one or many files (line ranges, `content_hash`,
 //!   `last_modified`, images, binary files described).
 //! - [`pipeline`]: the one pipeline for every write: snapshot, resolve, preview, commit, report.
-//!   [`edit`] is its vocabulary; [`lines`], [`sequential`] and [`nearmiss`] resolve edits;
-//!   [`diff`] previews them.
+//!   [`edit`] is its vocabulary; [`lines`], [`sequential`], [`sed`] and [`nearmiss`] resolve
+//!   edits into [`splices`] (the `filekit-splices` crate: the edit value); [`merge`] carries
+//!   edits made on an older version into the file as it is; [`diff`] previews them.
+//! - [`transaction`]: the commit step, the only code that changes the file tree (the
+//!   pipeline, [`fsops`] and [`undo`] all commit through it); `removable` checks a tree can
+//!   be removed before any of it is.
+//! - [`fsops`]: delete, move and copy of files and directories, with the rewrites (imports)
+//!   that go with them. [`replace`]: the tree-wide sed `s` over the files [`select`] chooses.
 //! - [`search`]: read-only listings, glob and grep on ripgrep's crates (`ignore`,
 //!   `globset`, `grep-searcher`, `grep-regex`).
 //! - [`text`] and [`hash`]: how text is decoded, indexed and versioned.
-//! - [`state`]: where filekit keeps what it trusts (history, versions, leases, journals):
-//!   a private directory of the user's, outside the workspace.
+//! - [`state`]: where filekit keeps what it trusts, a private directory of the user's outside
+//!   the workspace: [`history`] (every commit, for undo), [`versions`] (the content of every
+//!   version served or written, for merges), [`leases`] (advisory locks across processes).
+//! - [`error`]: `FkError`, what every failure is: a stable code, words, a hint and facts.
 
 /// The edit value every writer produces: see the `filekit-splices` crate.
 pub use filekit_splices as splices;

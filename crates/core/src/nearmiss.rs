@@ -9,7 +9,7 @@
 //! windows of a large file would take minutes (a character diff costs the product of the
 //! lengths when the texts differ much). Every step is therefore paid from a [`Work`] budget
 //! counted in comparisons, never in time: each scan pays its length, and each character
-//! comparison is counted ([`distance`] is Myers' algorithm, run by this module so that it can
+//! comparison is counted (`distance` is Myers' algorithm, run by this module so that it can
 //! count); a diff that shows the alignment is run only when its cost, known from the distance,
 //! is within what is left. When the budget runs out the search gives up ([`GaveUp`]) and the
 //! caller says so, instead of answering late.

@@ -610,7 +610,7 @@ impl Workspace {
 
     /// Opens a file for reading, beneath its root's handle. Only a regular file is read: a
     /// FIFO, a socket or a device is refused ("not a regular file"), found so by the opened
-    /// descriptor (see [`open_for_reading`]), never by an earlier look at the path.
+    /// descriptor (see `open_for_reading`), never by an earlier look at the path.
     pub fn open(&self, p: &WsPath) -> Result<(std::fs::File, FileMeta), FkError> {
         let dir = &self.roots[p.root].dir;
         let (file, m) = open_for_reading(dir, p.rel_or_dot()).map_err(|e| {

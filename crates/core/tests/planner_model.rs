@@ -13,7 +13,7 @@
 //!   lack) as it is when the append applies;
 //! - the BOM, the line ending and the presence of the final newline are kept.
 
-mod model;
+use crate::model;
 
 use model::*;
 use proptest::prelude::*;

@@ -3,20 +3,28 @@
 //! The refactoring engine: what moving, renaming, copying and deleting files does to the
 //! imports of a workspace, computed without a language server.
 //!
-//! - [`graph`]: the import graph (every file; every TS/TSX/JS file's module references),
-//!   built with the engine's walk and reads, parsed in parallel, cached between calls.
-//! - [`tsconfig`]: `baseUrl`, `paths` and `extends` of tsconfig.json / jsconfig.json.
+//! - [`graph`]: the import graph (every file; every TS/TSX/JS and Python file's module
+//!   references), built with the engine's walk and reads, parsed in parallel, cached between
+//!   calls; [`watch`] keeps it current in a long-lived server without walking.
+//! - [`tsconfig`]: `baseUrl`, `paths` and `extends` of tsconfig.json / jsconfig.json;
+//!   [`packages`]: the workspace's own packages (`package.json` `exports`, `main`, `types`).
 //! - [`resolve`]: specifiers to files like TypeScript and Node, and specifiers written back
-//!   in the style they had.
+//!   in the style they had; [`python`]: Python's module names to files and back; [`paths`]:
+//!   workspace-relative paths as specifiers write them.
 //! - [`rename`]: the files that a rename of an exported symbol changes (importers, through
-//!   re-exports too), found with the graph and its resolver.
+//!   re-exports too), found with the graph and its resolver; [`symbols`]: export renames that
+//!   go with a move or copy.
 //! - [`plan`]: the import rewrites of a move/copy, the clean-up of a delete, as
 //!   [`filekit_core::fsops::Rewrite`]s that the caller commits in the same request as the
-//!   file operations (one commit step run, one history entry, one undo).
+//!   file operations (one commit step run, one history entry, one undo); [`barrels`]: what a
+//!   delete takes from the modules that re-export it; [`ops`]: the file operations with their
+//!   import updates, as one engine request.
 //!
 //! It sits between the engine and the parsers: it reads through the engine and parses with
-//! `filekit-semantic`, so that neither of those two needs the other's knowledge; it never
-//! writes (the engine's `fsops::apply` does).
+//! `filekit-semantic`, so that neither of those two needs the other's knowledge. It writes no
+//! file of the workspace (the engine's `fsops::apply` does); the one thing it creates is the
+//! watcher's cookie files in the root's `.filekit/`, through a descriptor opened when the
+//! watch started, removed as soon as their event is seen.
 
 pub mod barrels;
 pub mod graph;
