@@ -335,3 +335,47 @@ impl From<filekit_splices::SpliceError> for FkError {
         .with_hint("nothing was written; report this as a filekit bug, with the request")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filekit_splices::{Splice, SpliceError, Splices};
+
+    #[test]
+    fn splice_errors_are_the_callers_or_filekits_by_origin() {
+        let text = "héllo world\n";
+        let refused = |given: Vec<Splice>| {
+            let err = Splices::new(text, given.clone()).unwrap_err();
+            FkError::caller_splices(&err, &given, text.len())
+        };
+        // A caller's ranges: INVALID_ARGUMENT, naming the range as given and why.
+        let e = refused(vec![Splice::new(5, 2, "x")]);
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert!(
+            e.message
+                .contains("range 0 (5..2) does not fit the text of 13 bytes"),
+            "{e}"
+        );
+        assert!(e.message.contains("ends before it starts"), "{e}");
+        let e = refused(vec![Splice::new(0, 6, "a"), Splice::new(3, 8, "b")]);
+        assert!(e.message.contains("range 1 (3..8)"), "{e}");
+        assert!(e.message.contains("overlapping"), "{e}");
+        let e = refused(vec![Splice::new(2, 3, "x")]);
+        assert!(e.message.contains("range 0 (2..3)"), "{e}");
+        assert!(e.message.contains("cuts a character at byte 2"), "{e}");
+        assert!(e.hint.as_deref().unwrap().contains("decoded text"));
+        // Splices filekit computed: INTERNAL, nothing for the caller to fix.
+        let e = FkError::from(SpliceError::Overlap {
+            first: 0,
+            second: 1,
+        });
+        assert_eq!(e.code, ErrorCode::Internal);
+        assert_eq!(e.code.as_str(), "INTERNAL");
+        assert!(
+            e.message
+                .contains("splices 0 and 1 change overlapping text"),
+            "{e}"
+        );
+        assert!(e.hint.as_deref().unwrap().contains("nothing was written"));
+    }
+}
