@@ -70,7 +70,9 @@ async def test_search_errors_are_error_results_in_the_tools_words(connect, works
         outside_list = await session.call_tool("list_dir", {"path": ".."})
         outside_find = await session.call_tool("find_files", {"pattern": "*.txt", "path": str(tmp_path)})
         unknown = await session.call_tool("find_files", {"pattern": "*.py", "glob": "*.py"})
-        for result in (bad_regex, missing, outside, outside_list, outside_find):
+        # A pattern that is not a regex is refused before anything is searched.
+        assert bad_regex.isError and (bad_regex.meta or {}).get("filekit/rejected"), text_of(bad_regex)
+        for result in (missing, outside, outside_list, outside_find):
             assert result.isError
             assert not (result.meta or {}).get("filekit/rejected"), text_of(result)
             assert "secret" not in text_of(result).replace("pattern", "")
@@ -78,8 +80,9 @@ async def test_search_errors_are_error_results_in_the_tools_words(connect, works
                              (outside, "grep_files"), (outside_list, "list_dir"),
                              (outside_find, "find_files"), (unknown, "find_files")):
             jsonschema.validate(result.structuredContent, schemas[name])
-    assert "invalid regex 'def ('" in text_of(bad_regex) and "column 5" in text_of(bad_regex)
-    assert bad_regex.structuredContent["error_code"] == "PARSE_ERROR"
+    assert "`pattern` \"def (\" is not a valid regex at line 1, column 5" in text_of(bad_regex)
+    assert "unclosed group" in text_of(bad_regex), text_of(bad_regex)
+    assert bad_regex.structuredContent["error_code"] == "INVALID_ARGUMENT"
     assert missing.structuredContent["error_code"] == "NOT_FOUND"
     for result in (outside, outside_list, outside_find):
         assert result.structuredContent["error_code"] == "OUT_OF_ROOT", text_of(result)

@@ -133,3 +133,18 @@ async def test_bad_selector_and_xpath_say_where(connect, workspace):
     assert h.isError and "at character 5" in text_of(h)
     assert x.isError and "invalid XPath" in text_of(x)
     assert (workspace / "App.csproj").read_text() == PROJ
+
+
+async def test_a_json_members_range_starts_at_its_key(connect, workspace):
+    # Seed 004's "JSON path read": $.scripts of package.json, range from line 8 column 2 (the
+    # key) to line 11 column 3; the content is the value.
+    lines = ['{', '  "name": "app",', '  "version": "1.0.0",', '  "private": true,',
+             '  "main": "index.js",', '  "license": "MIT",', '  "type": "module",',
+             '  "scripts": {', '    "build": "tsc",', '    "test": "vitest"', '  }', '}']
+    (workspace / "package.json").write_text("\n".join(lines) + "\n")
+    async with connect("--tools", "semantic") as session:
+        r = await session.call_tool("file_read", {"file": "package.json", "path": "$.scripts"})
+    assert not r.isError, text_of(r)
+    assert r.structuredContent["range"] == {"start": {"line": 8, "column": 2},
+                                            "end": {"line": 11, "column": 3}}
+    assert r.structuredContent["content"].startswith("{\n    \"build\"")

@@ -204,3 +204,32 @@ async def test_inline_function_is_syntactic_even_with_the_server(connect, worksp
             "file": "src/app.ts", "refactor": "inline_function", "symbol": "area"})
         assert recursive.isError
         assert "not a single `return expr;`" in text_of(recursive)
+
+
+async def test_without_the_server_extract_inline_and_convert_are_syntactic(connect, workspace, monkeypatch):
+    """Issue 28: extract_variable, inline_variable and convert_to_arrow work in a workspace that
+    is not trusted (no language server), and tsc accepts each result."""
+    monkeypatch.setenv("PATH", path_without_server())
+    project(workspace)
+    app = workspace / "src" / "app.ts"
+    async with connect("--tools", "semantic") as session:
+        for args in (
+            {"refactor": "extract_variable", "extractedName": "total",
+             "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 24}},
+            {"refactor": "inline_variable",
+             "selectionRange": {"startLine": 4, "startColumn": 8, "endLine": 4, "endColumn": 8}},
+            {"refactor": "convert_to_arrow",
+             "selectionRange": {"startLine": 3, "startColumn": 16, "endLine": 3, "endColumn": 16}},
+        ):
+            result = await session.call_tool("file_edit", {"file": "src/app.ts", **args})
+            assert not result.isError, text_of(result)
+            assert result.structuredContent["precision"] == "syntactic"
+            type_check(workspace)
+        refused = await session.call_tool("file_edit", {
+            "file": "src/app.ts", "refactor": "extract_variable",
+            "selectionRange": {"startLine": 4, "startColumn": 16, "endLine": 4, "endColumn": 22}})
+    assert app.read_text() == (
+        "import { add } from './lib/math';\n\nexport const area = (r: number): number => {\n"
+        "  const total = add(r * r, 0);\n  return total * 3.14;\n};\n")
+    assert refused.isError
+    assert "not one expression" in text_of(refused)

@@ -138,9 +138,10 @@ fn run(
         Ok(a) => a,
         Err(e) => return crate::fail_early(&e),
     };
-    let Some(report) = applied.report.take() else {
+    let Some(mut report) = applied.report.take() else {
         return EXIT_FAILED;
     };
+    filekit_dialects::word_cli_fs_report(&mut report);
     crate::history_warning(&ws);
     if json {
         // The engine's report, with the import updates beside it.

@@ -8,9 +8,10 @@ use serde_json::json;
 pub const AFTER_HELP: &str = "\
 A lease makes every filekit client (other `filekit` processes, `filekit serve`) refuse writes
 to the path by anyone but its holder, with LOCKED, until it is released or expires. The holder
-is --holder NAME (or FILEKIT_HOLDER); give the same name to your own writes. Leases are kept
-in .filekit/locks/ of the first root. They are advisory: programs other than filekit do not
-see them.
+is --holder NAME (or FILEKIT_HOLDER), else filekit-cli-<user>: the same user's later filekit
+commands pass the lease and release it; give several agents of one user names of their own.
+Leases are kept in the workspace's state directory (locks/). They are advisory: programs other
+than filekit do not see them.
 
 Examples:
   filekit --holder alice lock src/schema.sql --ttl 120

@@ -16,8 +16,10 @@ mod replace;
 mod review;
 mod search;
 mod serve;
+mod setup;
 mod state;
 mod style;
+mod tooldocs;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use filekit_core::history::History;
@@ -95,6 +97,9 @@ Verbs:
             filekit tools --dialect claude
   serve   Serve the tools over MCP (stdio) to an agent; see `filekit serve --help`.
             claude mcp add filekit -- filekit serve --root /path/to/project
+  setup   Print or write the configuration of an MCP client (claude-code, claude-desktop,
+          vscode, cursor, codex) that starts this filekit; see `filekit setup --help`.
+            filekit setup claude-desktop --root ~/src/app --write
 
 Exit codes: 0 success; 1 the operation ran and something failed (a file, an edit); 2 the
 request was bad (malformed JSON, unknown tool, bad arguments or plan): nothing was attempted.";
@@ -154,7 +159,8 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "DIR", global = true)]
     state_dir: Option<PathBuf>,
     /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
-    /// Default: the FILEKIT_HOLDER environment variable.
+    /// Default: the FILEKIT_HOLDER environment variable, else `filekit-cli-<user>` (for
+    /// `serve`: `filekit-serve-<pid>`).
     #[arg(long, value_name = "NAME", global = true)]
     holder: Option<String>,
 }
@@ -226,8 +232,12 @@ enum Verb {
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
-    #[command(after_help = serve::AFTER_HELP)]
+    #[command(after_help = serve::after_help())]
     Serve(serve::ServeArgs),
+    /// Print (or --write) the configuration that makes an MCP client start this filekit:
+    /// claude-code, claude-desktop, vscode, cursor, codex.
+    #[command(after_help = setup::AFTER_HELP)]
+    Setup(setup::SetupArgs),
 }
 
 #[derive(Args)]
@@ -238,6 +248,9 @@ struct ToolsArgs {
     /// Print the tool specs (names, descriptions, input and output schemas) as JSON.
     #[arg(long)]
     json: bool,
+    /// Print the documentation page of the --dialect's table in Markdown (docs/tools/).
+    #[arg(long, requires = "dialect", conflicts_with = "json")]
+    markdown: bool,
 }
 
 fn main() -> ExitCode {
@@ -266,8 +279,13 @@ fn main() -> ExitCode {
         Verb::Lock(args) => lease::run_lock(&cli.global, cli.json, args),
         Verb::Unlock(args) => lease::run_unlock(&cli.global, cli.json, args),
         Verb::State(args) => state::run(&cli.global, cli.json, args),
-        Verb::Tools(args) => tools(cli.json || args.json, args.dialect.as_deref()),
+        Verb::Tools(args) => tools(
+            cli.json || args.json,
+            args.markdown,
+            args.dialect.as_deref(),
+        ),
         Verb::Serve(args) => serve::run(&cli.global, args),
+        Verb::Setup(args) => setup::run(&cli.global, cli.json, args),
     };
     // Language servers started for this process end with it.
     filekit_dialects::stop_language_servers();
@@ -333,9 +351,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     if let Some(state) = state {
         ws.set_state(state);
     }
-    if let Some(holder) = holder_name(global) {
-        ws.set_holder(holder);
-    }
+    ws.set_holder(holder_name(global).unwrap_or_else(default_cli_holder));
     match transaction::recover(&ws) {
         Ok(r) => {
             for tx in &r.rolled_back {
@@ -394,6 +410,19 @@ pub fn workspace_state(
     Ok(Some(StateDir::for_root(&base, first_root)))
 }
 
+/// The lease holder of the CLI when none is named: one per user, `filekit-cli-<user>`. Each
+/// `filekit call` (or verb) is a process of its own, so a name per process would make a lease
+/// useless to the agent that took it (its next write refused, its unlock another holder's);
+/// the same user's CLI calls are one holder, and agents that share a user name themselves
+/// (`--holder`, FILEKIT_HOLDER, or `holder` in the call). `filekit serve` names its session.
+pub fn default_cli_holder() -> String {
+    let user = ["USER", "LOGNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()))
+        .unwrap_or_else(|| "user".to_string());
+    format!("filekit-cli-{user}")
+}
+
 /// The lease holder name: `--holder`, else FILEKIT_HOLDER.
 pub fn holder_name(global: &GlobalArgs) -> Option<String> {
     global
@@ -425,7 +454,7 @@ pub fn fail_early(err: &FkError) -> u8 {
     EXIT_BAD_REQUEST
 }
 
-fn tools(json: bool, dialect: Option<&str>) -> u8 {
+fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
     if let Some(d) = dialect
         && !filekit_dialects::DIALECTS.contains(&d)
     {
@@ -434,6 +463,10 @@ fn tools(json: bool, dialect: Option<&str>) -> u8 {
             filekit_dialects::DIALECTS.join(", ")
         );
         return EXIT_BAD_REQUEST;
+    }
+    if markdown && let Some(d) = dialect {
+        print!("{}", tooldocs::page(d));
+        return EXIT_OK;
     }
     let tools = filekit_dialects::tools(dialect);
     if json {

@@ -35,8 +35,10 @@ Examples:
   filekit replace -F 's|foo(|bar(|g' --atomic
   filekit replace -i 's/colour/color/g' docs
 
-Exit codes: 0 done (or nothing to do); 1 a file failed; 2 the expression, glob or directory
-is not valid, or no file matched.";
+Exit codes: 0 done (or nothing to replace in the files found); 1 no file matched (as grep and
+rg exit 1 when nothing matched), or a file failed; 2 the request was bad: the expression or a
+glob is not valid, or the directory does not exist or is outside the roots (nothing was
+attempted).";
 
 #[derive(Args)]
 pub struct ReplaceArgs {
@@ -150,7 +152,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
     crate::history_warning(&ws);
     let out = match result {
         Ok(out) => out,
-        Err(e) => return crate::fail_early(&e),
+        Err(e) => return failed_to_start(&e),
     };
     if json {
         print_json(&out);
@@ -162,6 +164,23 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
     } else {
         EXIT_FAILED
     }
+}
+
+/// The exit code and message of a replace that did not run: 1 when the request was good but
+/// no file matched (nothing to do, as grep's 1), else 2 (the request was bad).
+pub fn failed_to_start(err: &filekit_core::FkError) -> u8 {
+    if no_file_matched(err) {
+        eprintln!("filekit: {err}");
+        EXIT_FAILED
+    } else {
+        crate::fail_early(err)
+    }
+}
+
+/// The engine's "no files matched" (a walk that found no file to work on), not a missing
+/// directory (also NOT_FOUND, but a bad request).
+fn no_file_matched(err: &filekit_core::FkError) -> bool {
+    err.code == filekit_core::ErrorCode::NotFound && err.message.starts_with("no files matched")
 }
 
 /// A bar on standard error for long runs; hidden when standard error is not a terminal.

@@ -24,6 +24,8 @@ enum Answer {
     Edit,
     All,
     Quit,
+    /// Standard input ended: nobody is there to answer.
+    End,
 }
 
 pub fn run(
@@ -43,12 +45,27 @@ pub fn run(
     };
     let planned = match tree_replace(ws, &plan) {
         Ok(p) => p,
-        Err(e) => return crate::fail_early(&e),
+        Err(e) => return crate::replace::failed_to_start(&e),
     };
+    // Every change the review may offer, counted before asking: a review that stops early
+    // says how many it did not get to.
+    let total: usize = planned
+        .report
+        .files
+        .iter()
+        .filter(|f| f.status == FileStatus::Modified)
+        .filter_map(|f| f.old_text.as_deref())
+        .map(|text| {
+            substitution
+                .replacements_within(text, u64::MAX, None)
+                .map_or(0, |found| found.len())
+        })
+        .sum();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut accept_all = false;
     let mut quit = false;
+    let mut ended = false;
     let mut files: Vec<FileEdits> = Vec::new();
     let (mut accepted, mut offered) = (0usize, 0usize);
     for f in &planned.report.files {
@@ -114,8 +131,11 @@ pub fn run(
                         eprintln!("filekit: {msg}; the change is left out");
                     }
                 },
-                Answer::Quit => {
+                Answer::Quit | Answer::End => {
                     quit = true;
+                    ended = matches!(answer, Answer::End);
+                    // The change on screen got no answer.
+                    offered -= 1;
                     break;
                 }
             }
@@ -131,8 +151,15 @@ pub fn run(
             });
         }
     }
+    let stopped = if ended {
+        format!(" (standard input ended after {offered} answer(s): the rest were not reviewed)")
+    } else if quit {
+        format!(" (review stopped after {offered} answer(s))")
+    } else {
+        String::new()
+    };
     if files.is_empty() {
-        println!("{accepted} of {offered} change(s) accepted; nothing written");
+        println!("{accepted} of {total} change(s) accepted; nothing written{stopped}");
         return EXIT_OK;
     }
     let report = pipeline::apply(
@@ -154,9 +181,8 @@ pub fn run(
         }
     }
     println!(
-        "{accepted} of {offered} change(s) accepted in {} file(s){}",
+        "{accepted} of {total} change(s) accepted in {} file(s){stopped}",
         report.files.len(),
-        if quit { " (review stopped)" } else { "" }
     );
     if report.success() {
         EXIT_OK
@@ -200,7 +226,7 @@ fn ask(input: &mut impl BufRead) -> Answer {
         let mut line = String::new();
         match input.read_line(&mut line) {
             // End of input: nobody is there to answer.
-            Ok(0) | Err(_) => return Answer::Quit,
+            Ok(0) | Err(_) => return Answer::End,
             Ok(_) => {}
         }
         match line.trim() {

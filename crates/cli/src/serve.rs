@@ -4,20 +4,52 @@ use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
-pub const AFTER_HELP: &str = "\
-Tool tables (--tools, comma-separated):
-  filekit             read_files, edit_files, replace_in_files: filekit's own design
-                      (the default)
-  amazonq             fs_read, fs_write
-  file                file:read_file, file:edit_file, ... (served as file_read_file, ...)
-  claude              Read, Write, Edit, MultiEdit
-  desktop-commander   edit_block, batch_edit_blocks, write_from_line, ...
-  semantic            file_read, file_edit: read and edit by symbol, JSONPath, heading
-  all                 every table above
+/// `filekit serve --help`'s text after the options: the tool tables listed from the tables
+/// themselves (the MCP names each serves), then the examples and rules.
+pub fn after_help() -> String {
+    let mut out = String::from(
+        "Tool tables (--tools, comma-separated), each with the names its tools are served under:\n",
+    );
+    for (table, what) in filekit_mcp::TABLES {
+        out.push_str(&format!("  {table:<19} {what}\n"));
+        if *table == "all" {
+            continue;
+        }
+        let names: Vec<String> = filekit_mcp::select_tools(table)
+            .map(|tools| tools.iter().map(|t| t.mcp_name()).collect())
+            .unwrap_or_default();
+        out.push_str(&wrap(&names.join(", "), 22, 96));
+    }
+    out.push('\n');
+    out.push_str(AFTER_TABLES);
+    out
+}
 
+/// `text` broken at spaces into lines of at most `width` columns, each indented by `indent`.
+fn wrap(text: &str, indent: usize, width: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && indent + line.len() + 1 + word.len() > width {
+            out.push_str(&format!("{pad}{line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("{pad}{line}\n"));
+    }
+    out
+}
+
+const AFTER_TABLES: &str = "\
 Examples:
   filekit serve --root .                      MCP over stdio (what MCP clients launch)
-  filekit serve --root . --tools claude       only Read, Write, Edit, MultiEdit
+  filekit serve --root . --tools claude       only Claude Code's tools
   filekit serve --root . --http 8765          streamable HTTP at http://127.0.0.1:8765/mcp
   claude mcp add filekit -- filekit serve --root /path/to/project
 
@@ -48,7 +80,7 @@ protocol.";
 #[derive(Args)]
 pub struct ServeArgs {
     /// Tool tables to serve, comma-separated (filekit, amazonq, file, claude,
-    /// desktop-commander, semantic, all).
+    /// desktop-commander, semantic, all; their tools are listed below).
     #[arg(long, value_name = "LIST", default_value = "filekit")]
     tools: String,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is PORT (loopback) or
@@ -83,7 +115,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         Err(err) => return crate::fail_early(&err),
     };
     // The server is one lease holder unless named: a client may still name itself per call.
-    if workspace.holder().is_none() {
+    if crate::holder_name(global).is_none() {
         workspace.set_holder(format!("filekit-serve-{}", std::process::id()));
     }
     // A server lives across calls: its import graphs are kept current by a file watcher.
@@ -224,7 +256,7 @@ fn write_token(state: &Path, port: u16, token: &str) -> std::io::Result<PathBuf>
 mod tests {
     #[test]
     fn the_help_states_the_session_cap() {
-        assert!(super::AFTER_HELP.contains(&format!(
+        assert!(super::after_help().contains(&format!(
             "At most {} live sessions",
             filekit_mcp::MAX_HTTP_SESSIONS
         )));

@@ -138,6 +138,11 @@ fn cases() -> Vec<Case> {
         case("create_replaces_an_existing_file", WRITE_SPEC, "fs_write",
             json!({"command": "create", "path": "$ROOT/a.txt", "file_text": "new\n"}))
             .file("a.txt", "old\n").shows(&["-old", "+new"]).then("a.txt", Some("new\n")),
+        case("create_with_overwrite_false_keeps_the_file", "filekit's fs_write schema: `overwrite` (create only, default true as the Q CLI replaces); false refuses, and the hint names the argument", "fs_write",
+            json!({"command": "create", "path": "$ROOT/a.txt", "file_text": "new\n", "overwrite": false}))
+            .file("a.txt", "old\n").fails()
+            .shows(&["already exists", "`overwrite` is false: leave it out (or set it to true) to replace the file"])
+            .then("a.txt", Some("old\n")),
         case("create_takes_new_str_when_file_text_is_missing", WRITE_CREATE, "fs_write",
             json!({"command": "create", "path": "$ROOT/n.txt", "new_str": "from new_str\n"}))
             .shows(&["+from new_str"]).then("n.txt", Some("from new_str\n")),
@@ -221,4 +226,9 @@ fn golden_cases_over_mcp_stdio() {
 #[test]
 fn every_case_names_its_source_and_every_tool_has_rows() {
     well_formed("amazonq", &cases(), &["fs_read", "fs_write"], 25);
+}
+
+#[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http("amazonq", &cases());
 }

@@ -128,7 +128,7 @@ fn overlapping_line_edits() {
         ]}),
         FAILED,
         &[
-            "edit 2 (replace_lines 4-6) overlaps edit 1 (replace_lines 2-4)",
+            "edit 2 (lines 4-6) overlaps edit 1 (lines 2-4)",
             "merge the two edits",
         ],
     );

@@ -14,16 +14,9 @@
 //! - for `MultiEdit` and `LS`, which Claude Code no longer ships, their last documented shapes
 //!   (`MultiEditInput`, `LSInput` of the same SDK reference) and seed 002.
 
-use crate::common;
-use common::*;
-use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
-
-/// No call in this table takes long; a hung process fails its case instead of the suite.
-const TIMEOUT: Duration = Duration::from_secs(60);
+use crate::common::*;
+use crate::golden::*;
+use serde_json::json;
 
 const SDK_SCHEMA: &str = "@anthropic-ai/claude-agent-sdk 0.3.332 sdk-tools.d.ts (Agent SDK reference - TypeScript, Tool Input Types)";
 const STRICT: &str = "Claude Code 2.1.112 cli.js: every tool's input is a z.strictObject; an unrecognized key fails validation with \"An unexpected parameter `KEY` was provided\" and the tool does not run";
@@ -41,76 +34,6 @@ const LS_DOC: &str =
     "LSInput (Agent SDK reference, Claude Code 1.x-2.0): {path, ignore?: string[]}; seed 002";
 const SEED: &str =
     "seed 002 (claude dialect): ToolResult {success, content, shortResult?, error?, filePath?}";
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Outcome {
-    /// The tool ran and succeeded (exit 0; MCP isError false).
-    Ok,
-    /// The tool ran and failed (exit 1; MCP isError true).
-    Failed,
-    /// The call was refused before anything was attempted (exit 2; MCP isError true and
-    /// `_meta["filekit/rejected"]`).
-    Rejected,
-}
-
-struct Case {
-    name: &'static str,
-    source: &'static str,
-    /// Files the workspace starts with.
-    files: Vec<(&'static str, String)>,
-    tool: &'static str,
-    /// `$ROOT` in a string stands for the workspace root (absolute paths, as Claude Code sends).
-    args: Value,
-    outcome: Outcome,
-    /// Text the reply must show (`$ROOT` as above), over both channels.
-    shows: Vec<&'static str>,
-    /// Text the reply must not show.
-    hides: Vec<&'static str>,
-    /// Files after the call: their content, or `None` for absent. A rejected or failed call
-    /// must also leave every file as it was.
-    after: Vec<(&'static str, Option<String>)>,
-}
-
-fn case(name: &'static str, source: &'static str, tool: &'static str, args: Value) -> Case {
-    Case {
-        name,
-        source,
-        files: Vec::new(),
-        tool,
-        args,
-        outcome: Outcome::Ok,
-        shows: Vec::new(),
-        hides: Vec::new(),
-        after: Vec::new(),
-    }
-}
-
-impl Case {
-    fn file(mut self, path: &'static str, content: impl Into<String>) -> Self {
-        self.files.push((path, content.into()));
-        self
-    }
-    fn fails(mut self) -> Self {
-        self.outcome = Outcome::Failed;
-        self
-    }
-    fn rejected(mut self) -> Self {
-        self.outcome = Outcome::Rejected;
-        self
-    }
-    fn shows(mut self, needles: &[&'static str]) -> Self {
-        self.shows.extend_from_slice(needles);
-        self
-    }
-    fn hides(mut self, needles: &[&'static str]) -> Self {
-        self.hides.extend_from_slice(needles);
-        self
-    }
-    fn then(mut self, path: &'static str, content: Option<&str>) -> Self {
-        self.after.push((path, content.map(str::to_string)));
-        self
-    }
-}
 
 fn numbered(n: usize) -> String {
     (1..=n).map(|i| format!("line {i}\n")).collect()
@@ -324,346 +247,29 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// `$ROOT` replaced by the workspace root, in every string of a value.
-fn rooted(v: &Value, root: &str) -> Value {
-    match v {
-        Value::String(s) => Value::String(s.replace("$ROOT", root)),
-        Value::Array(a) => Value::Array(a.iter().map(|x| rooted(x, root)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), rooted(x, root)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// Every string in a value, one per line: what a reply says, whatever its shape.
-fn strings(v: &Value, out: &mut String) {
-    match v {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
-        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
-        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
-        _ => {}
-    }
-}
-
-fn setup(c: &Case) -> Sandbox {
-    let sb = Sandbox::new();
-    for (path, content) in &c.files {
-        sb.write(path, content);
-    }
-    sb
-}
-
-fn root_of(sb: &Sandbox) -> String {
-    sb.root().canonicalize().unwrap().display().to_string()
-}
-
-/// What one channel answered: the outcome and everything the reply says.
-struct Answer {
-    outcome: Outcome,
-    said: String,
-}
-
-/// Waits for a child with the table's timeout, reading its output meanwhile.
-fn finish(mut child: Child, what: &str) -> (i32, String, String) {
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what}: no answer within {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    (
-        status.code().unwrap_or(-1),
-        out_reader.join().unwrap(),
-        err_reader.join().unwrap(),
-    )
-}
-
-fn via_call(sb: &Sandbox, tool: &str, args: &Value) -> Answer {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
-        .current_dir(sb.root())
-        .arg("--root")
-        .arg(sb.root())
-        .arg("call")
-        .env("XDG_STATE_HOME", sb.xdg_state_home())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run filekit call");
-    let call = json!({"tool_name": tool, "tool_args": args});
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(call.to_string().as_bytes())
-        .unwrap();
-    let (code, stdout, stderr) = finish(child, &format!("filekit call {tool}"));
-    let outcome = match code {
-        0 => Outcome::Ok,
-        1 => Outcome::Failed,
-        2 => Outcome::Rejected,
-        other => panic!("filekit call {tool}: exit code {other}\n{stdout}\n{stderr}"),
-    };
-    let value: Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("filekit call {tool}: not JSON ({e}):\n{stdout}\n{stderr}"));
-    let mut said = String::new();
-    strings(&value, &mut said);
-    said.push_str(&stderr);
-    Answer { outcome, said }
-}
-
-/// An MCP client over stdio that speaks JSON-RPC lines to `filekit serve --tools claude`.
-struct Mcp {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: u64,
-}
-
-impl Mcp {
-    fn start(sb: &Sandbox) -> Mcp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
-            .current_dir(sb.root())
-            .arg("--root")
-            .arg(sb.root())
-            .args(["serve", "--tools", "claude"])
-            .env("XDG_STATE_HOME", sb.xdg_state_home())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run filekit serve");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut mcp = Mcp {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        };
-        let init = mcp.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "claude-golden", "version": "1"}
-            }),
-        );
-        assert!(init.get("result").is_some(), "initialize: {init}");
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        mcp
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns its response (notifications in between are skipped).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(_) => {
-                    let _ = self.child.kill();
-                    panic!("filekit serve: no answer to {method} within {TIMEOUT:?}");
-                }
-            };
-            let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                panic!("filekit serve wrote a line that is not JSON: {line}");
-            };
-            if message.get("id") == Some(&json!(id)) {
-                return message;
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, args: &Value) -> Answer {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        let result = response
-            .get("result")
-            .unwrap_or_else(|| panic!("tools/call {tool}: no result: {response}"));
-        let is_error = result["isError"].as_bool().unwrap_or(false);
-        let rejected = result["_meta"]["filekit/rejected"] == json!(true);
-        let outcome = match (is_error, rejected) {
-            (false, false) => Outcome::Ok,
-            (true, false) => Outcome::Failed,
-            (true, true) => Outcome::Rejected,
-            (false, true) => panic!("tools/call {tool}: rejected but not an error: {result}"),
-        };
-        // What the model reads (the text content) and what a client can show of the rest.
-        let mut said = String::new();
-        for block in result["content"].as_array().into_iter().flatten() {
-            if let Some(text) = block["text"].as_str() {
-                said.push_str(text);
-                said.push('\n');
-            }
-        }
-        strings(&result["structuredContent"], &mut said);
-        Answer { outcome, said }
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Checks one answer against its row; returns what is wrong, if anything.
-fn check(
-    c: &Case,
-    channel: &str,
-    sb: &Sandbox,
-    before: &[(String, Option<String>)],
-    a: &Answer,
-) -> Vec<String> {
-    let root = root_of(sb);
-    let mut wrong = Vec::new();
-    let at = format!("{} [{channel}] ({})", c.name, c.source);
-    if a.outcome != c.outcome {
-        wrong.push(format!(
-            "{at}: outcome {:?}, expected {:?}\n{}",
-            a.outcome, c.outcome, a.said
-        ));
-    }
-    for n in &c.shows {
-        let n = n.replace("$ROOT", &root);
-        if !a.said.contains(&n) {
-            wrong.push(format!("{at}: expected {n:?} in the reply:\n{}", a.said));
-        }
-    }
-    for n in &c.hides {
-        let n = n.replace("$ROOT", &root);
-        if a.said.contains(&n) {
-            wrong.push(format!(
-                "{at}: {n:?} should not be in the reply:\n{}",
-                a.said
-            ));
-        }
-    }
-    for (path, content) in &c.after {
-        let now = std::fs::read_to_string(sb.path(path)).ok();
-        if &now != content {
-            wrong.push(format!("{at}: {path} is {now:?}, expected {content:?}"));
-        }
-    }
-    if c.outcome != Outcome::Ok {
-        for (path, content) in before {
-            let now = std::fs::read_to_string(sb.path(path)).ok();
-            if &now != content {
-                wrong.push(format!("{at}: a call that did not succeed changed {path}"));
-            }
-        }
-    }
-    wrong
-}
-
-fn contents(sb: &Sandbox, c: &Case) -> Vec<(String, Option<String>)> {
-    c.files
-        .iter()
-        .map(|(p, _)| (p.to_string(), std::fs::read_to_string(sb.path(p)).ok()))
-        .collect()
-}
-
 #[test]
 fn golden_cases_through_filekit_call() {
-    let mut wrong = Vec::new();
-    let all = cases();
-    for c in &all {
-        let sb = setup(c);
-        let before = contents(&sb, c);
-        let answer = via_call(&sb, c.tool, &rooted(&c.args, &root_of(&sb)));
-        wrong.extend(check(c, "filekit call", &sb, &before, &answer));
-    }
-    assert!(
-        wrong.is_empty(),
-        "{} of {} cases differ:\n\n{}",
-        wrong.len(),
-        all.len(),
-        wrong.join("\n\n")
-    );
-    println!(
-        "{} golden cases of the claude dialect pass through filekit call",
-        all.len()
-    );
+    through_filekit_call("claude", &cases());
 }
 
+/// Over MCP the rows are checked against the text content and the structured reply too: the
+/// claude dialect's reply fields (`content`, `error`, `filePath`) are what seed 002 defines.
 #[test]
 fn golden_cases_over_mcp_stdio() {
-    let mut wrong = Vec::new();
-    let all = cases();
-    for c in &all {
-        let sb = setup(c);
-        let before = contents(&sb, c);
-        let mut mcp = Mcp::start(&sb);
-        let answer = mcp.call(c.tool, &rooted(&c.args, &root_of(&sb)));
-        drop(mcp);
-        wrong.extend(check(c, "MCP stdio", &sb, &before, &answer));
-    }
-    assert!(
-        wrong.is_empty(),
-        "{} of {} cases differ:\n\n{}",
-        wrong.len(),
-        all.len(),
-        wrong.join("\n\n")
-    );
-    println!(
-        "{} golden cases of the claude dialect pass over MCP stdio",
-        all.len()
-    );
+    over_mcp_stdio_with("claude", &cases(), Structured::Also);
 }
 
 #[test]
-fn every_case_names_its_source_and_the_names_are_unique() {
-    let all = cases();
-    let mut names = std::collections::HashSet::new();
-    for c in &all {
-        assert!(names.insert(c.name), "two cases named {}", c.name);
-        assert!(c.source.len() > 20, "{}: no source", c.name);
-        assert!(
-            !c.shows.is_empty() || !c.after.is_empty(),
-            "{}: checks nothing",
-            c.name
-        );
-    }
+fn golden_cases_over_mcp_http() {
+    over_mcp_http_with("claude", &cases(), Structured::Also);
+}
+
+#[test]
+fn every_case_names_its_source_and_every_tool_has_rows() {
+    well_formed(
+        "claude",
+        &cases(),
+        &["Read", "Write", "Edit", "MultiEdit", "LS", "Glob", "Grep"],
+        15,
+    );
 }

@@ -179,14 +179,18 @@ fn grep_files_pages_with_next_offset_until_every_row_is_seen() {
 #[test]
 fn grep_files_bad_inputs_are_clear_errors_in_its_own_words() {
     let sb = project();
-    // A bad regex: where, and what to do.
+    // A bad regex is a bad argument, refused before anything is searched: where, and what to do.
     let run = sb.call_fails(
         "grep_files",
         json!({"pattern": "fn (", "path": "src"}),
-        1,
-        &["invalid regex 'fn ('", "column 4", "literal"],
+        2,
+        &[
+            "`pattern` \"fn (\" is not a valid regex at line 1, column 4",
+            "unclosed group",
+            "`literal: true`",
+        ],
     );
-    assert_eq!(run.json["error_code"], "PARSE_ERROR");
+    assert_eq!(run.json["error_code"], "INVALID_ARGUMENT");
     // A missing path, a path outside the roots.
     let run = sb.call_fails(
         "grep_files",

@@ -19,7 +19,7 @@ const DONE: &str = "DesktopCommanderMCP 1eccc8b src/tools/edit.ts, performSearch
 const COUNT: &str = "DesktopCommanderMCP src/tools/edit.ts: \"Expected {e} occurrences but found {c} in {path}. ... if you want to replace all {c} occurrences, set expected_replacements to {c}.\"";
 const EXPECTED: &str = "DesktopCommanderMCP src/tools/schemas.ts, EditBlockArgsSchema: expected_replacements number, default 1; edit.ts: count === expected replaces every occurrence (split/join)";
 const EMPTY: &str = "DesktopCommanderMCP src/tools/edit.ts: \"Empty search strings are not allowed. Please provide a non-empty string to search for.\"";
-const FUZZY: &str = "DesktopCommanderMCP src/tools/edit.ts: FUZZY_THRESHOLD 0.7; at or above, \"Exact match not found, but found a similar text with N% similarity\"; below, \"Search content not found in {path}. The closest match was ... with only N% similarity, which is below the 70% threshold\"; nothing is written";
+const FUZZY: &str = "DesktopCommanderMCP src/tools/edit.ts: FUZZY_THRESHOLD 0.7; at or above, \"Exact match not found, but found a similar text with N% similarity\" and \"Differences:\" in highlightDifferences' {-removed-}{+added+} notation; below, \"Search content not found in {path}. The closest match was ... with only N% similarity, which is below the 70% threshold\"; nothing is written";
 const ERROR: &str = "DesktopCommanderMCP src/error-handlers.ts, createErrorResponse: \"Error: {message}\", isError true (a path that cannot be read)";
 const RANGE: &str = "DesktopCommanderMCP src/tools/edit.ts, handleEditBlock: range and content count only when not \"\"; a range rewrite of a text file: \"Range-based editing not supported for {path}. For text files, use old_string and new_string parameters instead.\"";
 const SCHEMA: &str = "DesktopCommanderMCP src/tools/schemas.ts, EditBlockArgsSchema: {file_path, old_string?, new_string?, expected_replacements?, range?, content?, options?, origin?: 'ui'|'llm'}; \"Must provide either (old_string + new_string) or (range + content)\"";
@@ -78,8 +78,9 @@ fn cases() -> Vec<Case> {
         case("edit_block_similar_text_above_the_threshold", FUZZY, "edit_block",
             json!({"file_path": "$ROOT/m.rs", "old_string": "let total = compute(a, c);", "new_string": "x"}))
             .file("m.rs", "fn main() {\n    let total = compute(a, b);\n}\n").fails()
-            .shows(&["Exact match not found, but found a similar text with", "% similarity", "line 2", "use the exact text found in the file"])
-            .hides(&["details.near_miss"]),
+            .shows(&["Exact match not found, but found a similar text with", "% similarity", "line 2", "use the exact text found in the file",
+                "Differences:\nlet total = compute(a, {-c-}{+b+});"])
+            .hides(&["details.near_miss", "[-only in old_string-]"]),
         case("edit_block_closest_text_below_the_threshold", FUZZY, "edit_block",
             json!({"file_path": "$ROOT/m.rs", "old_string": "let sum = calculate(a, b);", "new_string": "x"}))
             .file("m.rs", "fn main() {\n    let total = compute(a, b);\n}\n").fails()
@@ -213,4 +214,9 @@ fn every_case_names_its_source_and_every_tool_has_rows() {
         &["edit_block", "batch_edit_blocks", "write_from_line"],
         25,
     );
+}
+
+#[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http("desktop-commander", &cases());
 }

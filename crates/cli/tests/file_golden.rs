@@ -6,8 +6,9 @@
 //! the row's text is checked in the text content the model reads.
 //!
 //! Where filekit answers beyond the seed (content hashes, the numbered updated content, did-you-
-//! mean for a misspelled argument) the row checks it; where its answer is still worded for
-//! another tool, the row says so as a KNOWN DIFFERENCE and does not assert that wording.
+//! mean for a misspelled argument) the row checks it. Hints are checked word for word: they
+//! name only what these tools have (no `overwrite`, no recursive delete: the hint says what
+//! the agent can do instead), and edits are counted from 1.
 
 use crate::golden::*;
 use serde_json::json;
@@ -164,17 +165,18 @@ fn cases() -> Vec<Case> {
             ]}))
             .file("src/utils.js", utils_js()).fails()
             .shows(&["`start_line` 35 is out of range: the file has 30 lines"]),
-        // KNOWN DIFFERENCE (reported to the lead): the overlap message numbers the edits from 0
-        // and calls them `replace_lines` ("edit 1 (replace_lines 2-4) overlaps edit 0"), words
-        // of the amazonq table, not of file:edit_file's `edits` list; the row checks the refusal
-        // and that the file is untouched, not that wording.
+        // The edits of `edits` counted from 1, as the model counts what it sent (the JSON
+        // field `index` of failed_edits stays the array's index, from 0).
         case("edit_multi_overlapping_ranges_fail", EDIT_MULTI, "file:edit_file",
             json!({"path": "src/utils.js", "edits": [
                 {"start_line": 1, "end_line": 3, "new_content": IMPORTS_NEW},
                 {"start_line": 2, "end_line": 4, "new_content": "x"}
             ]}))
             .file("src/utils.js", utils_js()).fails()
-            .shows(&["overlaps"]),
+            .shows(&["edit 2 (lines 2-4) overlaps edit 1 (lines 1-3)"])
+            .hides(&["edit 0", "1 edit applied", "+x"])
+            .reads(&["FAILED: nothing written, 1 of 2 edits failed (the request is all-or-nothing)"])
+            .then("src/utils.js", Some(&utils_js())),
         case("edit_both_single_and_multi_is_refused", EDIT_ARGS, "file:edit_file",
             json!({"path": "config/api.js", "start_line": 15, "end_line": 15, "new_content": API_NEW,
                 "edits": [{"start_line": 1, "end_line": 1, "new_content": "x"}]}))
@@ -188,6 +190,11 @@ fn cases() -> Vec<Case> {
             json!({"path": "src/utils.js", "edits": [{"start_line": 1, "end_line": 3, "newContent": IMPORTS_NEW}]}))
             .file("src/utils.js", utils_js()).rejected()
             .shows(&["unknown argument `edits[0].newContent`; did you mean `new_content`?"]),
+        case("edit_content_means_new_content", STRICT, "file:edit_file",
+            json!({"path": "config/api.js", "start_line": 15, "end_line": 15, "content": API_NEW}))
+            .file("config/api.js", api.clone()).rejected()
+            .shows(&["unknown argument `content`; did you mean `new_content`?"])
+            .hides(&["did you mean `content_hash`"]),
         case("edit_missing_file_fails", EDIT_SINGLE, "file:edit_file",
             json!({"path": "config/api.js", "start_line": 15, "end_line": 15, "new_content": API_NEW}))
             .fails().shows(&["config/api.js does not exist"]).then("config/api.js", None),
@@ -201,7 +208,7 @@ fn cases() -> Vec<Case> {
         case("create_over_an_existing_file_fails", "seed 001 §file:create_file: \"Create a new file\" (editing an existing one is file:edit_file's)", "file:create_file",
             json!({"path": "src/utils/validation.js", "content": "x"}))
             .file("src/utils/validation.js", "keep\n").fails()
-            .shows(&["already exists", "file:edit_file"])
+            .shows(&["already exists", "the file exists: change it with file:edit_file, or pick another path"])
             .then("src/utils/validation.js", Some("keep\n")),
         case("create_misspelled_content_is_refused", STRICT, "file:create_file",
             json!({"path": "src/a.js", "contents": "x"}))
@@ -216,12 +223,17 @@ fn cases() -> Vec<Case> {
         case("delete_a_missing_file_fails", DELETE, "file:delete_file",
             json!({"path": "config/old-settings.json"}))
             .fails().shows(&["config/old-settings.json does not exist"]),
-        // KNOWN DIFFERENCE (reported to the lead): the hint says "ask for a recursive delete",
-        // an option file:delete_file does not have; the row checks the refusal only.
+        // The tool has no recursive option: the hint says what the agent can do instead.
         case("delete_a_directory_fails", DELETE, "file:delete_file",
             json!({"path": "config"}))
             .file("config/settings.json", "{}\n").fails()
-            .shows(&["is a directory"]).then("config/settings.json", Some("{}\n")),
+            .shows(&["is a directory with 1 entry in it", "file:delete_file deletes a directory only when it is empty: delete the files in it first"])
+            .hides(&["recursive delete"])
+            .then("config/settings.json", Some("{}\n")),
+        case("delete_an_empty_directory", "seed 001 §file:delete_file, and filekit's description: \"Delete a file (or an empty directory)\"", "file:delete_file",
+            json!({"path": "config"}))
+            .file("config/.keep", "").given("file:delete_file", json!({"path": "config/.keep"}))
+            .shows(&["config"]).reads(&["deleted $ROOT/config"]),
         // ---- file:rename_file
         case("rename_moves_into_a_new_directory", RENAME, "file:rename_file",
             json!({"old_path": "src/UserProfile.jsx", "new_path": "src/components/UserProfile.jsx"}))
@@ -233,12 +245,12 @@ fn cases() -> Vec<Case> {
             json!({"old_path": "src/UserProfile.jsx", "new_path": "src/components/UserProfile.jsx"}))
             .fails().shows(&["src/UserProfile.jsx does not exist"])
             .then("src/components/UserProfile.jsx", None),
-        // KNOWN DIFFERENCE (reported to the lead): the hint offers to "ask to overwrite it",
-        // which file:rename_file has no argument for; the row checks the refusal only.
+        // The tool has no argument to replace a file: the hint says what the agent can do.
         case("rename_onto_an_existing_file_fails", RENAME, "file:rename_file",
             json!({"old_path": "src/UserProfile.jsx", "new_path": "src/components/UserProfile.jsx"}))
             .file("src/UserProfile.jsx", "new\n").file("src/components/UserProfile.jsx", "old\n").fails()
-            .shows(&["already exists"]),
+            .shows(&["already exists", "file:rename_file never replaces a file: choose another new_path, or, if that file is to be replaced, delete it first with file:delete_file"])
+            .hides(&["overwrite"]),
         case("rename_with_from_to_is_refused", STRICT, "file:rename_file",
             json!({"old_path": "src/UserProfile.jsx", "new_name": "src/components/UserProfile.jsx"}))
             .file("src/UserProfile.jsx", "p\n").rejected()
@@ -259,11 +271,11 @@ fn cases() -> Vec<Case> {
             json!({"source_path": "src/components/UserCard.jsx", "dest_path": "src/components/ProductCard.jsx"}))
             .fails().shows(&["src/components/UserCard.jsx does not exist"])
             .then("src/components/ProductCard.jsx", None),
-        // KNOWN DIFFERENCE (reported to the lead): "or ask to overwrite it", as for rename.
         case("copy_onto_an_existing_file_fails", COPY, "file:copy_file",
             json!({"source_path": "src/components/UserCard.jsx", "dest_path": "src/components/ProductCard.jsx"}))
             .file("src/components/UserCard.jsx", "user\n").file("src/components/ProductCard.jsx", "product\n")
-            .fails().shows(&["already exists"]),
+            .fails().shows(&["already exists", "file:copy_file never replaces a file: choose another dest_path, or, if that file is to be replaced, delete it first with file:delete_file"])
+            .hides(&["overwrite"]),
         case("copy_with_source_is_refused", STRICT, "file:copy_file",
             json!({"source": "src/components/UserCard.jsx", "dest_path": "src/components/ProductCard.jsx"}))
             .file("src/components/UserCard.jsx", "user\n").rejected()
@@ -318,4 +330,9 @@ fn every_case_names_its_source_and_every_tool_has_rows() {
         ],
         15,
     );
+}
+
+#[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http("file", &cases());
 }

@@ -77,10 +77,24 @@ fn cases() -> Vec<Case> {
         case("edit_create_makes_the_parents", EDIT_RULES, "edit_files",
             json!({"files": [{"path": "src/pkg/new.py", "edits": [{"create": {"content": "print(1)\n"}}]}]}))
             .shows(&["+print(1)"]).then("src/pkg/new.py", Some("print(1)\n")),
+        case("edit_create_over_an_existing_file_names_overwrite", "edit_files description: create {content, overwrite?}: \"write the whole file\"", "edit_files",
+            json!({"files": [{"path": "src/util.py", "edits": [{"create": {"content": "x = 2\n"}}]}]}))
+            .file("src/util.py", UTIL_PY).fails()
+            .shows(&["already exists", "set the create's \"overwrite\" to true to replace its whole content"])
+            .then("src/util.py", Some(UTIL_PY)),
         case("edit_str_replace_not_found_shows_the_near_miss", EDIT_RULES, "edit_files",
             json!({"files": [{"path": "src/util.py", "edits": [{"str_replace": {"old": "DEBUG = true", "new": "DEBUG = False"}}]}]}))
             .file("src/util.py", UTIL_PY).fails()
             .shows(&["`old` was not found", "the closest near miss is at line 1", "\"DEBUG = True\""]),
+        case("edit_failed_second_edit_is_counted_from_1", EDIT_RULES, "edit_files",
+            json!({"files": [{"path": "src/util.py", "edits": [
+                {"str_replace": {"old": "x = 1", "new": "x = 2"}},
+                {"str_replace": {"old": "y = 1", "new": "y = 2"}}]}]}))
+            .file("src/util.py", UTIL_PY).fails().partly()
+            .shows(&["`old` was not found"])
+            .reads(&["src/util.py: 1 edit applied, 1 failed", "edit 2 (edits[1], str_replace): `old` was not found"])
+            .hides(&["edit 1 (edits[0]"])
+            .then("src/util.py", Some("DEBUG = True\nx = 2\n")),
         case("edit_stale_content_hash_is_refused", EDIT_RULES, "edit_files",
             json!({"files": [{"path": "src/util.py", "edits": [{"replace_lines": {"start": 1, "new": "A\n", "content_hash": "0000000000000000"}}]}]}))
             .file("src/util.py", UTIL_PY).fails()
@@ -120,9 +134,18 @@ fn cases() -> Vec<Case> {
             json!({"pattern": "handler", "output_mode": "files"}))
             .file("src/app.py", APP_PY).file("src/util.py", UTIL_PY)
             .shows(&["src/app.py"]).hides(&["src/util.py", "def get_handler"]),
+        case("grep_bad_regex_is_refused_before_searching", "grep_files description: \"The pattern is a Rust regex (`fn \\\\w+\\\\(`, `TODO|FIXME`); `literal` takes it as plain text\"; a bad regex is refused as replace_in_files refuses one (issue 24)", "grep_files",
+            json!({"pattern": "def (", "path": "src"}))
+            .file("src/app.py", APP_PY).rejected()
+            .shows(&["`pattern` \"def (\" is not a valid regex at line 1, column 5", "unclosed group", "`literal: true`"])
+            .hides(&["files searched"]),
         case("grep_no_match_says_so", GREP_EX, "grep_files",
             json!({"pattern": "nothing_here"}))
             .file("src/app.py", APP_PY).reads(&["No match for nothing_here"]),
+        case("grep_case_insensitive_means_ignore_case", STRICT, "grep_files",
+            json!({"pattern": "DEBUG", "case_insensitive": true}))
+            .file("src/util.py", UTIL_PY).rejected()
+            .shows(&["unknown argument `case_insensitive`; did you mean `ignore_case`?"]),
         case("grep_claude_output_mode_is_refused", GREP_MODES, "grep_files",
             json!({"pattern": "def", "output_mode": "files_with_matches"}))
             .file("src/app.py", APP_PY).rejected()
@@ -159,6 +182,17 @@ fn cases() -> Vec<Case> {
             .file("src/old.ts", "export const x = 1;\n").file("tmp/a.log", "a\n")
             .shows(&["src/lib/new.ts"]).reads(&["history entry 1 (undo reverts it)"])
             .then("src/old.ts", None).then("src/lib/new.ts", Some("export const x = 1;\n")).then("tmp/a.log", None),
+        case("manage_move_and_copy_read_as_given", MANAGE_EX, "manage_files",
+            json!({"operations": [{"op": "move", "from": "a.txt", "to": "c.txt"}, {"op": "copy", "from": "src/b.txt", "to": "d.txt"}]}))
+            .file("a.txt", "a\n").file("src/b.txt", "b\n")
+            .shows(&["c.txt", "d.txt"])
+            .reads(&["moved a.txt -> c.txt (1 file)\n", "copied src/b.txt -> d.txt (1 file)\n"])
+            .unread(&["$ROOT"])
+            .then("c.txt", Some("a\n")).then("d.txt", Some("b\n")).then("src/b.txt", Some("b\n")),
+        case("history_names_each_operation_of_a_request", HISTORY_EX, "history", json!({}))
+            .file("a.txt", "a\n").file("src/b.txt", "b\n")
+            .given("manage_files", json!({"operations": [{"op": "move", "from": "a.txt", "to": "c.txt"}, {"op": "copy", "from": "src/b.txt", "to": "d.txt"}]}))
+            .shows(&["moved a.txt to c.txt, copied src/b.txt to d.txt"]).hides(&["moved 3 paths"]),
         case("manage_move_updates_imports", MANAGE_IMPORTS, "manage_files",
             json!({"operations": [{"op": "move", "from": "src/old.ts", "to": "src/lib/new.ts"}]}))
             .file("src/old.ts", "export const x = 1;\n").file("src/main.ts", "import { x } from './old';\n")
@@ -167,13 +201,13 @@ fn cases() -> Vec<Case> {
         case("manage_delete_a_directory_needs_recursive", MANAGE_RULES, "manage_files",
             json!({"operations": [{"op": "delete", "path": "tmp"}]}))
             .file("tmp/a.log", "a\n").fails()
-            .shows(&["is a directory with 1 entries in it", "recursive"]),
-        // KNOWN DIFFERENCE (reported to the lead): the hint says "or ask to overwrite it" where
-        // manage_files' own word is `overwrite`; the row checks the refusal and the files.
+            .shows(&["is a directory with 1 entry in it", "set that operation's `recursive` to true to delete it with everything in it"])
+            .hides(&["ask for a recursive delete"]),
         case("manage_copy_onto_an_existing_file_fails", MANAGE_RULES, "manage_files",
             json!({"operations": [{"op": "copy", "from": "a.txt", "to": "b.txt"}]}))
             .file("a.txt", "a\n").file("b.txt", "b\n").fails()
-            .shows(&["already exists"]),
+            .shows(&["already exists", "set that operation's `overwrite` to true to replace it, or choose another `to`"])
+            .hides(&["ask to overwrite"]),
         case("manage_atomic_failure_changes_nothing", MANAGE_EX, "manage_files",
             json!({"operations": [{"op": "move", "from": "a.txt", "to": "c.txt"}, {"op": "copy", "from": "gone.txt", "to": "d.txt"}], "atomic": true}))
             .file("a.txt", "a\n").fails()
@@ -223,10 +257,15 @@ fn cases() -> Vec<Case> {
             .given("undo", json!({}))
             .shows(&["a.txt"]).reads(&["redid entry 2"]).then("a.txt", Some("two\n")),
         // ---- lock, unlock
-        // `holder` is given in every lock row: `filekit call` is one process with no session
-        // name and refuses a lease without one ("no holder"), where `filekit serve` names the
-        // session itself, so the descriptions' examples without `holder` work over MCP only.
+        // The descriptions' examples as written, without `holder`: `filekit serve` names its
+        // session (filekit-serve-<pid>), `filekit call` its user (filekit-cli-<user>: each
+        // call is a process of its own, and the lease must still serve the agent that took it).
         case("lock_a_path", LOCK_EX, "lock",
+            json!({"paths": ["src/schema.sql"], "ttl_seconds": 120}))
+            .file("src/schema.sql", "create table t;\n")
+            .shows(&["src/schema.sql", "filekit-"]).reads(&["src/schema.sql: leased to filekit-serve-"])
+            .hides(&["no holder"]),
+        case("lock_a_path_as_a_named_holder", LOCK_EX, "lock",
             json!({"paths": ["src/schema.sql"], "ttl_seconds": 120, "holder": "agent-a"}))
             .file("src/schema.sql", "create table t;\n")
             .shows(&["src/schema.sql", "agent-a"]).reads(&["src/schema.sql: leased to agent-a until "]),
@@ -250,7 +289,7 @@ fn cases() -> Vec<Case> {
             .given("lock", json!({"paths": ["src/schema.sql"], "holder": "agent-b"}))
             .fails().shows(&["is leased by agent-b", "only the holder releases a lease", "pass force to break it"]),
         case("unlock_without_a_lease_is_not_an_error", UNLOCK_EX, "unlock",
-            json!({"paths": ["src/schema.sql"], "holder": "agent-a"}))
+            json!({"paths": ["src/schema.sql"]}))
             .file("src/schema.sql", "create table t;\n")
             .shows(&["src/schema.sql"]).reads(&["src/schema.sql: had no live lease"]),
     ]
@@ -287,4 +326,9 @@ fn every_case_names_its_source_and_every_tool_has_rows() {
         ],
         15,
     );
+}
+
+#[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http("filekit", &cases());
 }

@@ -382,7 +382,7 @@ fn bad_file_operations_are_refused_with_what_to_do() {
         ),
         (
             json!({"op": "copy", "from": "a.txt", "to": "b.txt"}),
-            "ask to overwrite",
+            "set that operation's `overwrite` to true",
         ),
         (
             json!({"op": "move", "from": "missing.txt", "to": "c.txt"}),

@@ -292,7 +292,7 @@ fn rename_args() -> Value {
 }
 
 fn extract_args() -> Value {
-    json!({"file": "a.ts", "refactor": "extract_constant", "selectionRange": {"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14}, "dryRun": true})
+    json!({"file": "a.ts", "refactor": "extract_function", "selectionRange": {"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14}, "dryRun": true})
 }
 
 /// Renames a.ts's `area` (dry run, so that the project stays as it was) and asks for an

@@ -150,9 +150,9 @@ fn refusals_exit_2_and_change_nothing() {
     let run = sb.filekit(&["replace", "s/a/b/q", "src"], None);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("unknown flag `q`"), "{}", run.stderr);
-    let run = sb.filekit(&["replace", "s/a/b/", "src", "--glob", "*.py"], None);
+    let run = sb.filekit(&["replace", "s/a/b/", "no/such/dir"], None);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("no files matched"), "{}", run.stderr);
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
     let run = sb.filekit(&["replace", "s/a/b/", "/"], None);
     assert_eq!(run.code, 2);
     assert!(

@@ -208,7 +208,7 @@ fn before_after_wrap_delete_and_several_targets_in_one_call() {
         .replace("  private db: Database;\n\n", "")
         .replace("  constructor", "  /** Makes one. */\n  constructor")
         .replace("  async findById(id: string): Promise<User | null> {\n    return this.db.users.findUnique({ where: { id } });\n  }\n",
-                 "  // begin\n    async findById(id: string): Promise<User | null> {\n      return this.db.users.findUnique({ where: { id } });\n    }\n  // end\n")
+                 "  // begin\n  async findById(id: string): Promise<User | null> {\n    return this.db.users.findUnique({ where: { id } });\n  }\n  // end\n")
         + "export const ZERO = 0;\n";
     assert_eq!(sb.read("src/user.ts"), expected);
 }
@@ -229,7 +229,8 @@ fn dry_run_and_preview() {
     assert_eq!(run.json["changes"][0]["edits"][0]["type"], "delete");
     assert_eq!(
         run.json["changes"][0]["edits"][0]["range"],
-        json!({"start": [12, 0], "end": [15, 0]})
+        // The last member goes with the blank line before it (none is left before `}`).
+        json!({"start": [11, 0], "end": [15, 0]})
     );
     assert_eq!(sb.snapshot(), before, "a dry run wrote");
 
@@ -415,7 +416,9 @@ fn json_by_jsonpath_keeps_comments() {
         run.json["content"],
         "{\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  }"
     );
-    assert_eq!(run.json["range"]["start"], json!({"line": 4, "column": 13}));
+    // The range of a member starts at its key (seed 004's JSON path read), the content is its value.
+    assert_eq!(run.json["range"]["start"], json!({"line": 4, "column": 2}));
+    assert_eq!(run.json["range"]["end"], json!({"line": 7, "column": 3}));
     assert_eq!(run.json["kind"], "object");
 
     let run = sb.call("file_edit", json!({"file": "package.jsonc", "edits": [

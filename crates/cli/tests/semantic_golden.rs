@@ -6,8 +6,8 @@
 //! Each row runs through `filekit call` and over MCP stdio (see `golden/mod.rs`); over MCP
 //! the text content the model reads is checked (`reads`).
 //!
-//! Where filekit's answer is still worded for another tool, the row says so as a KNOWN
-//! DIFFERENCE and does not assert that wording.
+//! Hints are checked word for word, in the tool's own arguments (`overwrite: true`,
+//! `recursive: true`, or what to do where it has none); edits of a list are counted from 1.
 
 use crate::golden::*;
 use serde_json::json;
@@ -19,6 +19,7 @@ const TARGETS: &str = "seed 004 §3.2 Targeting Examples";
 const READ_PARAMS: &str = "seed 004 §4.1 file_read, Parameters: file (required); symbol, symbols, path, selector, xpath, heading (use one based on file type); around, region, format, includeMetadata, maxLines";
 const EDIT_BODY: &str = "seed 004 §4.2 file_edit, Output Examples, \"Replace body\": {operation: replace_body, file: src/utils.ts, target: calculateTotal, filesAffected: 1, totalEdits: 1}";
 const EDIT_PARAMS: &str = "seed 004 §4.2 file_edit, Parameters (Direct Edit Mode): file, target, operation (replace, replace_body, insert_before, insert_after, insert_into, wrap, delete), content, position; Options: dryRun";
+const EDIT_LIST: &str = "seed 004 §4.2 file_edit, Parameters (Direct Edit Mode: target, operation, content), several at once in filekit's `edits` list (its schema: \"Several edits of the same file, applied together or not at all\")";
 const EDIT_RENAME: &str = "seed 004 §4.2 file_edit, Output Examples, \"Multi-file rename\": rename_symbol UserService → AuthService, summary \"Renamed UserService → AuthService (3 files, 6 edits)\"";
 const CREATE: &str = "seed 004 §4.3 file_create, Returns: {path: src/services/PaymentService.ts, created: true, template: typescript-class, summary: \"Created src/services/PaymentService.ts (245 bytes)\"}";
 const CREATE_PARAMS: &str = "seed 004 §4.3 file_create, Parameters: path, content, template, templateVars, overwrite (default false), createDirectories (default true)";
@@ -162,6 +163,23 @@ fn cases() -> Vec<Case> {
             .file("src/services/UserService.ts", USER_SERVICE)
             .shows(&["UserService.constructor"])
             .then("src/services/UserService.ts", Some(&USER_SERVICE.replace("  constructor(db: Database) {\n    this.db = db;\n  }\n\n", ""))),
+        case("edit_delete_the_last_method_leaves_no_blank_line", EDIT_PARAMS, "file_edit",
+            json!({"file": "src/services/UserService.ts", "target": "UserService.findById", "operation": "delete"}))
+            .file("src/services/UserService.ts", USER_SERVICE)
+            .shows(&["UserService.findById"])
+            .then("src/services/UserService.ts", Some(&USER_SERVICE.replace("\n  async findById(id: string): Promise<User | null> {\n    return this.db.users.findUnique({ where: { id } });\n  }\n", ""))),
+        case("edit_wrap_in_a_comment_keeps_the_indentation", EDIT_PARAMS, "file_edit",
+            json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "wrap",
+                "wrapper": {"before": "/* disabled", "after": "*/"}}))
+            .file("src/utils.ts", UTILS_TS)
+            .shows(&["wrap"])
+            .then("src/utils.ts", Some(&format!("/* disabled\n{UTILS_TS}*/\n"))),
+        case("edit_wrap_in_a_block_indents_the_target", EDIT_PARAMS, "file_edit",
+            json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "wrap",
+                "wrapper": {"before": "if (DEBUG) {", "after": "}"}}))
+            .file("src/utils.ts", UTILS_TS)
+            .shows(&["wrap"])
+            .then("src/utils.ts", Some("if (DEBUG) {\n  export function calculateTotal(items: number[]): number {\n    let total = 0;\n    return total;\n  }\n}\n")),
         case("edit_dry_run_changes_nothing", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "replace_body",
                 "content": "return 0;", "dryRun": true}))
@@ -179,13 +197,28 @@ fn cases() -> Vec<Case> {
         case("edit_unknown_operation_is_refused", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "replaceBody", "content": "return 0;"}))
             .file("src/utils.ts", UTILS_TS).rejected()
-            .shows(&["argument `operation`: unknown value `replaceBody`", "replace_body"]),
-        // KNOWN DIFFERENCE (reported to the lead): the message begins "edit 0:", numbering from
-        // 0 an edit list this call does not have; the row checks the rest.
+            .shows(&["argument `operation`: unknown value `replaceBody`, expected one of: replace, replace_body, insert_before, insert_after, insert_into, wrap, delete (fix this"])
+            .hides(&["(one of replace"]),
+        // One edit (target + operation) has no number; edits in a list are counted from 1,
+        // with the JSON index beside.
         case("edit_without_content_is_refused", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotal", "operation": "replace_body"}))
             .file("src/utils.ts", UTILS_TS).rejected()
-            .shows(&["this operation needs `content`"]),
+            .shows(&["this operation needs `content`"]).hides(&["edit 0", "edit 1"]),
+        case("edit_list_names_the_edit_without_content_from_1", EDIT_LIST, "file_edit",
+            json!({"file": "src/services/UserService.ts", "edits": [
+                {"target": "UserService.constructor", "operation": "delete"},
+                {"target": "UserService.findById", "operation": "replace_body"}]}))
+            .file("src/services/UserService.ts", USER_SERVICE).rejected()
+            .shows(&["edit 2 (edits[1]): this operation needs `content`"]),
+        case("edit_list_overlap_names_both_edits_from_1", EDIT_LIST, "file_edit",
+            json!({"file": "src/services/UserService.ts", "edits": [
+                {"target": "UserService.findById", "operation": "replace_body", "content": "return null;"},
+                {"target": "UserService", "operation": "delete"}]}))
+            .file("src/services/UserService.ts", USER_SERVICE).fails()
+            .shows(&["edit 2 (UserService) overlaps edit 1 (UserService.findById): they change the same text"])
+            .hides(&["edits 0", "edit 0"])
+            .then("src/services/UserService.ts", Some(USER_SERVICE)),
         case("edit_unknown_target_names_the_nearest", EDIT_PARAMS, "file_edit",
             json!({"file": "src/utils.ts", "target": "calculateTotals", "operation": "delete"}))
             .file("src/utils.ts", UTILS_TS).fails()
@@ -206,7 +239,7 @@ fn cases() -> Vec<Case> {
         case("create_over_an_existing_file_fails", CREATE_PARAMS, "file_create",
             json!({"path": "src/utils.ts", "content": "x"}))
             .file("src/utils.ts", UTILS_TS).fails()
-            .shows(&["already exists", "pass overwrite: true"]),
+            .shows(&["already exists", "pass overwrite: true to replace its whole content"]),
         case("create_with_overwrite_replaces", CREATE_PARAMS, "file_create",
             json!({"path": "src/utils.ts", "content": "export const x = 1;\n", "overwrite": true}))
             .file("src/utils.ts", UTILS_TS)
@@ -220,23 +253,22 @@ fn cases() -> Vec<Case> {
             json!({"path": "src/services/OldService.ts"}))
             .file("src/services/OldService.ts", "export class OldService {}\n")
             .file("src/index.ts", "import { OldService } from './services/OldService';\nexport const n = 1;\n")
-            // the text over MCP names neither the path nor the file whose import went (reported)
-            .reads(&["Deleted 1 path (1 file), removed 1 import(s)"])
+            .reads(&["Deleted src/services/OldService.ts (1 file), removed 1 import(s) from src/index.ts"])
             .then("src/services/OldService.ts", None)
             .then("src/index.ts", Some("export const n = 1;\n")),
         case("delete_several_paths_dry_run", DELETE_PARAMS, "file_delete",
             json!({"paths": ["a.ts", "b.ts"], "dryRun": true}))
             .file("a.ts", "a\n").file("b.ts", "b\n")
-            .reads(&["Would delete 2 paths (2 files)"])
+            .reads(&["Would delete a.ts, b.ts (2 files)"])
             .then("a.ts", Some("a\n")).then("b.ts", Some("b\n")),
         case("delete_a_directory_needs_recursive", DELETE_PARAMS, "file_delete",
             json!({"path": "src/old"}))
             .file("src/old/a.ts", "a\n").fails()
-            .shows(&["is a directory with 1 entries in it", "recursive"]),
+            .shows(&["is a directory with 1 entry in it", "pass recursive: true to delete it with everything in it"]),
         case("delete_a_directory_recursively", DELETE_PARAMS, "file_delete",
             json!({"path": "src/old", "recursive": true}))
             .file("src/old/a.ts", "a\n").file("src/keep.ts", "k\n")
-            .reads(&["Deleted 1 path"]).then("src/old/a.ts", None).then("src/keep.ts", Some("k\n")),
+            .reads(&["Deleted src/old (1 file)"]).then("src/old/a.ts", None).then("src/keep.ts", Some("k\n")),
         case("delete_without_a_path_is_refused", DELETE_PARAMS, "file_delete", json!({}))
             .rejected().shows(&["no path given (give `path`, or several paths in `paths`)"]),
         // ---- file_move
@@ -290,11 +322,11 @@ fn cases() -> Vec<Case> {
             .file("src/services/UserService.ts", SMALL_SERVICE)
             .shows(&["src/services/AdminService.ts"])
             .then("src/services/AdminService.ts", Some(SMALL_SERVICE)),
-        // KNOWN DIFFERENCE (reported to the lead): the hint says "or ask to overwrite it"
-        // where file_duplicate's own word is `overwrite: true`; the row checks the refusal.
         case("duplicate_onto_an_existing_file_fails", DUPLICATE_PARAMS, "file_duplicate",
             json!({"source": "a.ts", "destination": "b.ts"}))
-            .file("a.ts", "a\n").file("b.ts", "b\n").fails().shows(&["already exists"]),
+            .file("a.ts", "a\n").file("b.ts", "b\n").fails()
+            .shows(&["already exists", "pass overwrite: true to replace it, or choose another destination"])
+            .hides(&["ask to overwrite"]),
         case("duplicate_a_missing_source_fails", DUPLICATE_PARAMS, "file_duplicate",
             json!({"source": "a.ts", "destination": "b.ts"}))
             .fails().shows(&["a.ts does not exist"]).then("b.ts", None),
@@ -327,4 +359,9 @@ fn every_case_names_its_source_and_every_tool_has_rows() {
         ],
         15,
     );
+}
+
+#[test]
+fn golden_cases_over_mcp_http() {
+    over_mcp_http("semantic", &cases());
 }

@@ -242,8 +242,48 @@ fn leases_across_processes() {
     );
     assert_eq!(bob.code, 0, "{}", bob.stdout);
     assert_eq!(sb.read("a.txt"), "bob\nbob\nline 3\n");
-    // Bad inputs: no holder, no paths, a zero ttl, a path outside the root.
-    assert_eq!(sb.filekit(&["lock", "a.txt"], None).code, 2);
+    // Without a holder (the lock tool's own example), the CLI's holder is its user's: each
+    // call is a process of its own, and the lease still serves the agent that took it.
+    let as_user = |args: &[&str], stdin: Option<&str>| {
+        sb.filekit_env(args, stdin, &[("USER", "carol"), ("FILEKIT_HOLDER", "")])
+    };
+    let call = |tool: &str, args: Value| json!({"tool_name": tool, "tool_args": args}).to_string();
+    let lock = as_user(
+        &["call"],
+        Some(&call(
+            "lock",
+            json!({"paths": ["a.txt"], "ttl_seconds": 120}),
+        )),
+    );
+    assert_eq!(lock.code, 0, "{}{}", lock.stdout, lock.stderr);
+    assert_eq!(lock.json["holder"], "filekit-cli-carol", "{}", lock.stdout);
+    let by_bob = sb.filekit_env(
+        &["call", "--json", &call("edit_files", edit.clone())],
+        None,
+        &[("FILEKIT_HOLDER", "bob")],
+    );
+    assert_eq!(
+        by_bob.json["files"][0]["error"]["code"], "LOCKED",
+        "{}",
+        by_bob.stdout
+    );
+    assert!(
+        by_bob.stdout.contains("leased by filekit-cli-carol"),
+        "{}",
+        by_bob.stdout
+    );
+    let by_carol = as_user(&["call"], Some(&call("edit_files", edit.clone())));
+    assert_eq!(by_carol.code, 0, "{}", by_carol.stdout);
+    let unlock = as_user(
+        &["call"],
+        Some(&call("unlock", json!({"paths": ["a.txt"]}))),
+    );
+    assert_eq!(
+        unlock.json["leases"][0]["released"], true,
+        "{}",
+        unlock.stdout
+    );
+    // Bad inputs: no paths, a zero ttl, a path outside the root.
     sb.call_fails(
         "lock",
         json!({"paths": [], "holder": "x"}),

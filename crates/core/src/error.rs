@@ -225,6 +225,13 @@ pub enum Fact {
     /// 0 in the request, described by `details.what`) and an earlier one
     /// (`details.conflicts_with`, `details.other_what`).
     EditsOverlap,
+    /// The path a file would be created at, or an operation's destination (`details.path`),
+    /// already exists, and the request did not ask to replace it. Whether and how a caller
+    /// may ask is the caller's (an `overwrite` argument, a flag, or no way at all).
+    AlreadyExists,
+    /// A directory to delete (`details.path`) has entries in it (`details.entries`, when
+    /// counted), and the request did not ask to delete them with it.
+    DirectoryNotEmpty,
 }
 
 impl FkError {

@@ -464,12 +464,21 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         }
         if record && !changes.is_empty() {
             let tool = req.tool.as_deref().unwrap_or("file operations");
-            let verb = req.ops.first().map_or("changed", |o| match o {
-                FileOp::Delete { .. } => "deleted",
-                FileOp::Move { .. } => "moved",
-                FileOp::Copy { .. } => "copied",
-            });
-            let summary = history::summarize(ws, verb, &changes);
+            let done: Vec<&OpReport> = planned
+                .iter()
+                .filter_map(|p| p.as_ref().ok())
+                .map(|p| &p.report)
+                .filter(|r| r.done)
+                .collect();
+            let rewritten = prepared
+                .iter()
+                .filter(|r| r.as_ref().is_ok_and(|r| r.report.done))
+                .count();
+            let summary = if done.is_empty() {
+                history::summarize(ws, "changed", &changes)
+            } else {
+                summarize_ops(ws, &done, rewritten)
+            };
             history_entry =
                 history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
         }
@@ -512,6 +521,40 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         rolled_back,
         history_entry,
     }
+}
+
+/// A history entry's summary of file operations: each operation as it was asked (up to three,
+/// paths relative to their root), so that a move and a copy in one request read as both.
+fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String {
+    let shown = |p: &str| {
+        ws.roots()
+            .iter()
+            .find_map(|r| std::path::Path::new(p).strip_prefix(r).ok())
+            .map_or_else(|| p.to_string(), |q| q.display().to_string())
+    };
+    let mut parts: Vec<String> = done
+        .iter()
+        .take(3)
+        .map(|r| {
+            let verb = match r.op {
+                "delete" => "deleted",
+                "move" => "moved",
+                _ => "copied",
+            };
+            match &r.destination {
+                Some(d) => format!("{verb} {} to {}", shown(&r.source), shown(d)),
+                None => format!("{verb} {}", shown(&r.source)),
+            }
+        })
+        .collect();
+    if done.len() > 3 {
+        parts.push(format!("and {} more operations", done.len() - 3));
+    }
+    let mut out = parts.join(", ");
+    if rewritten > 0 {
+        out.push_str(&format!("; rewrote imports in {rewritten} file(s)"));
+    }
+    out
 }
 
 fn rolled_back_error() -> FkError {
@@ -588,15 +631,21 @@ fn plan_inner(
             let tree = capture(ws, &p)?;
             let kind = tree[0].1.kind_name();
             if matches!(tree[0].1, Node::Dir { .. }) && tree.len() > 1 && !recursive {
+                let shown = ws.display(&p);
                 return Err(FkError::new(
                     ErrorCode::IsDirectory,
                     format!(
-                        "{} is a directory with {} entries in it",
-                        ws.display(&p),
-                        tree.len() - 1
+                        "{shown} is a directory with {} {} in it",
+                        tree.len() - 1,
+                        if tree.len() == 2 { "entry" } else { "entries" }
                     ),
                 )
-                .with_hint("ask for a recursive delete to remove it with everything in it"));
+                .with_hint("delete what is in it first")
+                .with_details(serde_json::json!({
+                    "fact": crate::Fact::DirectoryNotEmpty,
+                    "path": shown,
+                    "entries": tree.len() - 1,
+                })));
             }
             if let Some(q) = tree.iter().find_map(|(q, _)| {
                 rewrites
@@ -996,6 +1045,17 @@ fn destination(ws: &Workspace, src: &WsPath, given: &str, verb: &str) -> Result<
     Ok(dst)
 }
 
+/// The refusal of a destination that exists: a fact ([`crate::Fact::AlreadyExists`]) that
+/// each front end words with its own way (if any) to ask for the file to be replaced.
+pub(crate) fn already_exists(shown: &str) -> FkError {
+    FkError::new(
+        ErrorCode::Conflict,
+        format!("the destination {shown} already exists"),
+    )
+    .with_hint("choose another destination")
+    .with_details(serde_json::json!({"fact": crate::Fact::AlreadyExists, "path": shown}))
+}
+
 /// Whether the destination exists (and may be replaced).
 fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bool, FkError> {
     match node_at(ws, dst)? {
@@ -1009,11 +1069,7 @@ fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bo
         )
         .with_hint("end the destination with `/` to put the source inside it, or give a new path")),
         _ if overwrite => Ok(true),
-        _ => Err(FkError::new(
-            ErrorCode::Conflict,
-            format!("the destination {} already exists", ws.display(dst)),
-        )
-        .with_hint("choose another destination, or ask to overwrite it")),
+        _ => Err(already_exists(&ws.display(dst))),
     }
 }
 

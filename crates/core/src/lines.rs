@@ -250,7 +250,7 @@ pub struct SpliceSet {
 }
 
 impl SpliceSet {
-    /// Accepts `splice` from edit `index` (described as `what`, e.g. "replace_lines 3-5"), or
+    /// Accepts `splice` from edit `index` (described in neutral words as `what`, e.g. "lines 3-5"), or
     /// fails naming the earlier edit it overlaps. Inserts at one place join in listed order.
     pub fn add(&mut self, index: usize, what: String, splice: Splice) -> Result<(), FkError> {
         let Splice { start, end, text } = splice;

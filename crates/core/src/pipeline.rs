@@ -606,11 +606,10 @@ fn plan_file_inner(
             if exists.is_some() && !overwrite {
                 let err = FkError::new(
                     ErrorCode::Conflict,
-                    format!("{display} already exists; create refuses to overwrite it"),
+                    format!("{display} already exists; a create does not replace it"),
                 )
-                .with_hint(
-                    "edit the file instead, or pass overwrite: true to replace its whole content",
-                );
+                .with_hint("edit the file instead")
+                .with_details(serde_json::json!({"fact": Fact::AlreadyExists, "path": display}));
                 outcomes[0].error = Some(err.clone());
                 plan.report.edits = outcomes;
                 plan.report.edits_failed = 1;
@@ -1026,7 +1025,7 @@ fn resolve_edits(
                 };
             let count = found.len();
             let first_line = found.first().map(|s| index.line_of(s.start));
-            let what = format!("pattern_replace {}", substitution.expression());
+            let what = format!("substitution {}", substitution.expression());
             match splices.add_all(i, what, found) {
                 Ok(()) => {
                     outcomes[i].success = true;
@@ -1048,8 +1047,8 @@ fn resolve_edits(
                 content_hash,
             } => {
                 let what = match end {
-                    Some(e) => format!("replace_lines {start}-{e}"),
-                    None => format!("replace lines {start}-end"),
+                    Some(e) => format!("lines {start}-{e}"),
+                    None => format!("lines {start}-end"),
                 };
                 Some((
                     what,

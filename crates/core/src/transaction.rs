@@ -968,7 +968,11 @@ fn remove(
                 ErrorCode::IsDirectory,
                 format!("{shown} is a directory that is not empty"),
             )
-            .with_hint("ask for a recursive delete to remove it with everything in it"));
+            .with_hint("delete what is in it first")
+            .with_details(serde_json::json!({
+                "fact": crate::Fact::DirectoryNotEmpty,
+                "path": shown,
+            })));
         }
     }
     // A tree is removed one entry at a time: make sure every entry can go before any does.
@@ -1084,10 +1088,7 @@ fn rename(
             .with_hint("give the full destination path (including the new name), or delete the directory first"));
         }
         Ok(_) if !replace => {
-            return Err(
-                FkError::new(ErrorCode::Conflict, format!("{shown_to} already exists"))
-                    .with_hint("choose another destination, or ask to overwrite it"),
-            );
+            return Err(crate::fsops::already_exists(&shown_to));
         }
         Ok(_) => {
             if let Some(backup) = backup {

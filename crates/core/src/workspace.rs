@@ -767,7 +767,11 @@ impl Workspace {
             (Some(_), WriteMode::CreateNew) => {
                 return Err(
                     FkError::new(ErrorCode::Conflict, format!("{shown} already exists"))
-                        .with_hint("read it and edit it, or ask to overwrite it"),
+                        .with_hint("read it and edit it instead")
+                        .with_details(serde_json::json!({
+                            "fact": crate::Fact::AlreadyExists,
+                            "path": shown,
+                        })),
                 );
             }
             (None, WriteMode::Replace | WriteMode::InPlace) => return Err(self.not_found(p)),

@@ -91,7 +91,7 @@ fn overlapping_line_edits_conflict_and_name_each_other() {
     // Named by the facts (the engine numbers nothing in its words; dialects count from 1).
     assert!(
         err.message
-            .contains("overlaps an earlier edit of the file (replace_lines 1-2)"),
+            .contains("overlaps an earlier edit of the file (lines 1-2)"),
         "{}",
         err.message
     );
@@ -666,7 +666,7 @@ fn pattern_replace_overlapping_a_line_edit_is_refused_whole() {
     assert!(err.message.contains("overlaps an earlier edit"), "{err}");
     assert_eq!(err.fact(), Some(filekit_core::Fact::EditsOverlap));
     assert_eq!(err.details["conflicts_with"], 0);
-    assert!(err.message.contains("pattern_replace s/a/x/"), "{err}");
+    assert!(err.message.contains("substitution s/a/x/"), "{err}");
     assert_eq!(read(dir.path(), "f.txt"), "a1\na2\na3\n");
 
     // Without atomic, the line edit applies and none of the substitution does.

@@ -871,6 +871,10 @@ const FS_WRITE_WORDS: shape::Words = shape::Words {
             unique; to add text without replacing any, use command insert (after a line) or \
             append",
     lines: ["start_line", "end_line", "insert_line", "content_hash"],
+    exists: Some(
+        "`overwrite` is false: leave it out (or set it to true) to replace the file, or change \
+         it with str_replace, insert or append",
+    ),
 };
 
 fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkError> {

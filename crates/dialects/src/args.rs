@@ -480,7 +480,15 @@ const SYNONYMS: &[&[&str]] = &[
     ],
     &["pattern", "regex", "query", "search"],
     &["glob", "include", "includes", "file_pattern", "filter"],
-    &["file_text", "content", "contents", "text"],
+    &["file_text", "content", "contents", "text", "new_content"],
+    &[
+        "ignore_case",
+        "-i",
+        "case_insensitive",
+        "insensitive",
+        "nocase",
+        "icase",
+    ],
     &["path", "directory", "dir", "folder", "cwd"],
     &["limit", "max_lines", "lines", "count"],
     &["offset", "start_line", "start", "line"],
@@ -680,14 +688,16 @@ fn describe_error(tool: &str, schema: &Value, path: &str, message: &str) -> FkEr
             .with_hint(format!("add `{full}` to the arguments"));
     }
     let about_node = schema_at(schema, path);
-    let about = about_node.map(describe).unwrap_or_default();
+    let mut about = about_node.map(describe).unwrap_or_default();
     let message = match (
         message.strip_prefix("unknown variant"),
         about_node.and_then(enum_values),
     ) {
         // serde lists every variant it knows, including those the schema does not offer yet.
+        // The values are listed once: the schema's type and description would list them again.
         (Some(rest), Some(allowed)) => {
             let given = rest.split(',').next().unwrap_or("").trim();
+            about.clear();
             format!(
                 "unknown value {given}, expected one of: {}",
                 allowed.join(", ")
@@ -999,6 +1009,24 @@ mod tests {
         assert_eq!(closest_key("file_path", &valid).as_deref(), Some("path"));
         assert_eq!(closest_key("patern", &valid).as_deref(), Some("pattern"));
         assert_eq!(closest_key("qqqqqqqq", &valid), None);
+        // A synonym wins over a longer name that merely contains the key.
+        let edit: Vec<String> = ["path", "start_line", "new_content", "content_hash"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            closest_key("content", &edit).as_deref(),
+            Some("new_content")
+        );
+        let grep = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            closest_key("case_insensitive", &grep(&["pattern", "ignore_case"])).as_deref(),
+            Some("ignore_case")
+        );
+        assert_eq!(
+            closest_key("case_insensitive", &grep(&["pattern", "-i", "-n"])).as_deref(),
+            Some("-i")
+        );
     }
 
     #[test]

@@ -487,6 +487,10 @@ const EDIT_WORDS: shape::Words = shape::Words {
     empty: "put the exact text to replace in old_string, with enough surrounding lines to be \
             unique (an empty old_string only creates a file that does not exist or is empty)",
     lines: shape::NO_LINES,
+    exists: Some(
+        "to change the file, put the text to replace in old_string; to replace all of it, use \
+         Write",
+    ),
 };
 
 /// How MultiEdit names it (the failed edit is named in the message).
@@ -497,6 +501,10 @@ const MULTI_EDIT_WORDS: shape::Words = shape::Words {
             lines to be unique (only the first edit may have an empty old_string, to create \
             the file)",
     lines: shape::NO_LINES,
+    exists: Some(
+        "to change the file, put the text to replace in old_string; to replace all of it, use \
+         Write",
+    ),
 };
 
 fn replace_strings(

@@ -142,7 +142,7 @@ fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let request = EditRequest::one_file(
         args.file_path.clone(),
         vec![Edit::ReplaceText {
-            old: args.old_string,
+            old: args.old_string.clone(),
             new: args.new_string,
             expected: Expected::Exactly(expected),
             label: None,
@@ -184,7 +184,7 @@ fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     // A failure of the edit (not of the file) is told in Desktop Commander's words; the
     // engine's facts stay in `details`.
     let err = if f.error.is_none() {
-        in_dc_words(err, &args.file_path)
+        in_dc_words(err, &args.file_path, &args.old_string)
     } else {
         err.clone()
     };
@@ -234,6 +234,7 @@ const EDIT_BLOCK_WORDS: shape::Words = shape::Words {
     expect: Some("set `expected_replacements` to {n}"),
     empty: "put the exact text to replace in old_string, with enough surrounding lines to be unique",
     lines: shape::NO_LINES,
+    exists: None,
 };
 
 /// How batch_edit_blocks names them.
@@ -242,6 +243,7 @@ const BATCH_WORDS: shape::Words = shape::Words {
     expect: Some("set that edit's `expectedReplacements` to {n}"),
     empty: "put the exact text to replace in `search`, with enough surrounding lines to be unique",
     lines: shape::NO_LINES,
+    exists: None,
 };
 
 /// How write_from_line names its arguments.
@@ -250,6 +252,7 @@ const FROM_LINE_WORDS: shape::Words = shape::Words {
     expect: None,
     empty: "give `content`",
     lines: ["startLine", "endLine", "startLine", "contentHash"],
+    exists: None,
 };
 
 /// A failed search told as Desktop Commander tells it (its `performSearchReplace`): an
@@ -257,7 +260,7 @@ const FROM_LINE_WORDS: shape::Words = shape::Words {
 /// the closest match and its similarity, above its threshold ("found a similar text") or
 /// below it ("only N% similarity, which is below the 70% threshold"). The facts stay in
 /// `details`.
-fn in_dc_words(err: &FkError, path: &str) -> FkError {
+fn in_dc_words(err: &FkError, path: &str, search: &str) -> FkError {
     let mut out = err.clone();
     match err.fact() {
         Some(Fact::SearchTextEmpty) => {
@@ -310,12 +313,13 @@ fn in_dc_words(err: &FkError, path: &str) -> FkError {
     let percent = (similarity * 100.0).round();
     let line = near["line"].as_u64().unwrap_or(0);
     let found = near["found"].as_str().unwrap_or("");
-    let diff = near["diff"].as_str().unwrap_or("");
     if similarity >= FUZZY_THRESHOLD {
+        // Desktop Commander's notation (its highlightDifferences); the engine's own
+        // character diff stays in details.near_miss.diff.
+        let diff = dc_differences(search, found);
         out.message = format!(
             "Exact match not found, but found a similar text with {percent}% similarity at \
-             line {line} of {path}: {found:?}\n\nDifferences ([-only in old_string-], \
-             {{+only in the file+}}):\n{diff}"
+             line {line} of {path}: {found:?}\n\nDifferences:\n{diff}"
         );
         out.hint =
             Some("to replace this text, use the exact text found in the file as old_string".into());
@@ -329,6 +333,30 @@ fn in_dc_words(err: &FkError, path: &str) -> FkError {
             Some("read the file again and copy the text exactly, with its indentation".into());
     }
     out
+}
+
+/// The difference of the search text and the text found as Desktop Commander shows it (its
+/// `highlightDifferences`): the common prefix, `{-what only the search has-}{+what only the
+/// file has+}`, the common suffix.
+fn dc_differences(expected: &str, actual: &str) -> String {
+    let (e, a): (Vec<char>, Vec<char>) = (expected.chars().collect(), actual.chars().collect());
+    let min = e.len().min(a.len());
+    let prefix = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let suffix = e
+        .iter()
+        .rev()
+        .zip(a.iter().rev())
+        .take(min - prefix)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let text = |c: &[char]| c.iter().collect::<String>();
+    format!(
+        "{}{{-{}-}}{{+{}+}}{}",
+        text(&e[..prefix]),
+        text(&e[prefix..e.len() - suffix]),
+        text(&a[prefix..a.len() - suffix]),
+        text(&e[e.len() - suffix..])
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -593,4 +621,21 @@ fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     // ADR-002 defines this tool's result as this object: the model reads it as it is.
     let text = shape::serialized(&value);
     Ok(ToolReply::new(value, false, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dc_differences;
+
+    #[test]
+    fn differences_in_desktop_commanders_notation() {
+        // As its highlightDifferences: common prefix, {-search only-}{+file only+}, suffix.
+        assert_eq!(
+            dc_differences("let total = compute(a, c);", "let total = compute(a, b);"),
+            "let total = compute(a, {-c-}{+b+});"
+        );
+        assert_eq!(dc_differences("abc", "abc"), "abc{--}{++}");
+        assert_eq!(dc_differences("aXc", "ac"), "a{-X-}{++}c");
+        assert_eq!(dc_differences("é1", "é2"), "é{-1-}{+2+}");
+    }
 }

@@ -294,7 +294,7 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
     pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
     pairs.push(("merged", f.merged.then(|| json!(true))));
-    let mut text = shape::write_summary(&report);
+    let mut text = shape::write_summary(&report, false);
     if let Some(u) = updated.filter(|u| !u.is_empty()) {
         text.push_str("\nUpdated lines:\n");
         text.push_str(&u);
@@ -336,14 +336,7 @@ fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let mut report = crate::apply(ws, request);
     shape::word_report(&mut report, &FILE_WORDS);
     let f = &report.files[0];
-    let err = shape::first_error(f).cloned().map(|e| {
-        // The engine's hint names an `overwrite` flag that this tool does not have.
-        if e.code == ErrorCode::Conflict {
-            e.with_hint("the file exists: change it with file:edit_file, or pick another path")
-        } else {
-            e
-        }
-    });
+    let err = shape::first_error(f).cloned();
     let value = match &err {
         Some(e) => shape::failure(vec![("path", Some(json!(f.path)))], e, Case::Snake),
         None => object(vec![
@@ -469,4 +462,5 @@ const FILE_WORDS: shape::Words = shape::Words {
     expect: None,
     empty: "give the text to replace",
     lines: ["start_line", "end_line", "start_line", "content_hash"],
+    exists: Some("the file exists: change it with file:edit_file, or pick another path"),
 };

@@ -132,6 +132,46 @@ fn run(ws: &Workspace, ops: Vec<FileOp>, dry_run: bool) -> FsReport {
     )
 }
 
+/// How each tool words an existing destination and a directory that is not empty (see
+/// [`shape::OpWords`]): the tools of seed 001 have no argument to replace a file or to delete
+/// a directory with its contents, so their hints say what the agent can do instead.
+const DELETE_FILE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "choose another path",
+    not_empty: "file:delete_file deletes a directory only when it is empty: delete the files \
+                in it first (file:list_files with recursive: true lists them)",
+};
+const RENAME_FILE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "file:rename_file never replaces a file: choose another new_path, or, if that \
+             file is to be replaced, delete it first with file:delete_file",
+    not_empty: "delete what is in it first",
+};
+const COPY_FILE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "file:copy_file never replaces a file: choose another dest_path, or, if that file \
+             is to be replaced, delete it first with file:delete_file",
+    not_empty: "delete what is in it first",
+};
+const FILE_CREATE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "pass overwrite: true to replace its whole content, or choose another path",
+    not_empty: "delete what is in it first",
+};
+const FILE_DELETE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "choose another path",
+    not_empty: "pass recursive: true to delete it with everything in it",
+};
+const FILE_MOVE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "pass overwrite: true to replace it, or choose another destination",
+    not_empty: "delete what is in it first",
+};
+const FILE_RENAME_WORDS: shape::OpWords = shape::OpWords {
+    exists: "file_rename never replaces a file: choose another newName, or move onto it with \
+             file_move and overwrite: true",
+    not_empty: "delete what is in it first",
+};
+const FILE_DUPLICATE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "pass overwrite: true to replace it, or choose another destination",
+    not_empty: "delete what is in it first",
+};
+
 fn error_of(r: &OpReport) -> Option<&FkError> {
     r.error.as_ref()
 }
@@ -175,7 +215,7 @@ static DELETE_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<DeleteFi
 
 fn delete_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: DeleteFileArgs = parse("file:delete_file", &DELETE_FILE_SCHEMA, args)?;
-    let report = run(
+    let mut report = run(
         ws,
         vec![FileOp::Delete {
             path: args.path.clone(),
@@ -183,6 +223,7 @@ fn delete_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }],
         false,
     );
+    shape::word_fs_report(&mut report, &DELETE_FILE_WORDS);
     let r = &report.ops[0];
     let text = format!("deleted {}", r.source);
     Ok(file_reply(
@@ -217,7 +258,7 @@ static RENAME_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<RenameFi
 fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: RenameFileArgs = parse("file:rename_file", &RENAME_FILE_SCHEMA, args)?;
     // Seed 001 has no flag for it: imports are always kept right, and the reply says where.
-    let (report, applied) = run_with_imports(
+    let (mut report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
             from: args.old_path.clone(),
@@ -227,6 +268,7 @@ fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         false,
         imports_only(true, false),
     )?;
+    shape::word_fs_report(&mut report, &RENAME_FILE_WORDS);
     let r = &report.ops[0];
     let mut text = format!(
         "renamed {} to {}",
@@ -309,7 +351,7 @@ static COPY_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<CopyFileAr
 
 fn copy_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: CopyFileArgs = parse("file:copy_file", &COPY_FILE_SCHEMA, args)?;
-    let report = run(
+    let mut report = run(
         ws,
         vec![FileOp::Copy {
             from: args.source_path.clone(),
@@ -318,6 +360,7 @@ fn copy_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }],
         false,
     );
+    shape::word_fs_report(&mut report, &COPY_FILE_WORDS);
     let r = &report.ops[0];
     let text = format!(
         "copied {} to {} ({} bytes)",
@@ -520,6 +563,7 @@ fn file_create(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let report = crate::apply(ws, request);
     let f = &report.files[0];
     if let Some(e) = shape::first_error(f) {
+        let e = &shape::op_in_words(e, &FILE_CREATE_WORDS);
         return Ok(ToolReply::new(
             shape::failure(vec![("path", Some(json!(args.path)))], e, Case::Camel),
             true,
@@ -542,8 +586,23 @@ fn file_create(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     Ok(ToolReply::new(value, false, summary))
 }
 
+/// Paths for a sentence: `a.ts`, `a.ts, b.ts`, up to five, then "and N more".
+fn named(paths: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut out = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        out.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    out
+}
+
 /// `path` relative to the first root that holds it, for replies in seed 004's style.
-fn relative(ws: &Workspace, path: &str) -> String {
+pub(crate) fn relative(ws: &Workspace, path: &str) -> String {
     ws.roots()
         .iter()
         .find_map(|r| std::path::Path::new(path).strip_prefix(r).ok())
@@ -604,12 +663,13 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         .collect();
     // The graph is always asked, so that imports left behind are listed even without
     // updateImports; they are removed only with it.
-    let (report, applied) = run_with_imports(
+    let (mut report, applied) = run_with_imports(
         ws,
         ops,
         args.dry_run,
         imports_only(true, args.update_imports),
     )?;
+    shape::word_fs_report(&mut report, &FILE_DELETE_WORDS);
     let ok: Vec<&OpReport> = report.ops.iter().filter(|o| o.success).collect();
     let failed: Vec<Value> = report
         .ops
@@ -660,7 +720,19 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         unresolved.push(json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel}));
     }
     let files_note = if removed_total > 0 {
-        format!(", removed {removed_total} import(s)")
+        let from: Vec<String> = updated_files
+            .iter()
+            .filter_map(|f| f["file"].as_str().map(str::to_string))
+            .collect();
+        format!(
+            ", {} {removed_total} import(s) from {}",
+            if args.dry_run {
+                "would remove"
+            } else {
+                "removed"
+            },
+            named(&from)
+        )
     } else if !left_behind.is_empty() {
         format!(", {} import(s) of them left behind", left_behind.len())
     } else {
@@ -672,9 +744,12 @@ fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         "Deleted"
     };
     let summary = format!(
-        "{verb} {} path{} ({files} file{}){files_note}{}",
-        listed.len(),
-        if listed.len() == 1 { "" } else { "s" },
+        "{verb} {} ({files} file{}){files_note}{}",
+        if listed.is_empty() {
+            "nothing".to_string()
+        } else {
+            named(&listed)
+        },
         if files == 1 { "" } else { "s" },
         if failed.is_empty() {
             String::new()
@@ -772,7 +847,7 @@ static FILE_MOVE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileMoveAr
 
 fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: FileMoveArgs = parse("file_move", &FILE_MOVE_SCHEMA, args)?;
-    let (report, applied) = run_with_imports(
+    let (mut report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
             from: args.source.clone(),
@@ -786,6 +861,7 @@ fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             renames: renames(args.rename_exports, &args.export_mapping, "exportMapping"),
         },
     )?;
+    shape::word_fs_report(&mut report, &FILE_MOVE_WORDS);
     let r = &report.ops[0];
     let fields = vec![
         ("source", Some(json!(args.source))),
@@ -934,7 +1010,7 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         .with_file_name(&args.new_name)
         .to_string_lossy()
         .into_owned();
-    let (report, applied) = run_with_imports(
+    let (mut report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
             from: args.path.clone(),
@@ -948,6 +1024,7 @@ fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             renames: renames(args.rename_exports, &args.export_mapping, "exportMapping"),
         },
     )?;
+    shape::word_fs_report(&mut report, &FILE_RENAME_WORDS);
     let r = &report.ops[0];
     let fields = vec![
         ("oldPath", Some(json!(args.path))),
@@ -1178,6 +1255,7 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         )
     };
     if let Some(e) = err {
+        let e = shape::op_in_words(&e, &FILE_DUPLICATE_WORDS);
         return Ok(ToolReply::new(
             shape::failure(fields, &e, Case::Camel),
             true,

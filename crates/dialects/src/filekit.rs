@@ -288,7 +288,7 @@ fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let mut report = crate::apply(ws, request);
     // The plan's words: `old`, `expected`, `start`, `after`, ...
     shape::word_report(&mut report, &crate::plan::PLAN_WORDS);
-    let text = shape::write_summary(&report);
+    let text = shape::write_summary(&report, true);
     let mut value =
         serde_json::to_value(&report).unwrap_or_else(|e| json!({"error": e.to_string()}));
     // Keep replies bounded: each file's diff is cut to its first hunks, with a note saying so.

@@ -13,7 +13,7 @@ use filekit_core::search::WalkFilter;
 use filekit_core::search::glob::{GlobOptions, glob};
 use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
 use filekit_core::search::list::{EntryKind, ListOptions, list};
-use filekit_core::{FkError, Workspace};
+use filekit_core::{ErrorCode, FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -233,6 +233,31 @@ fn grep_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         head_limit: Some(limit.saturating_add(offset)),
         max_line_chars: Some(MAX_LINE_CHARS),
     };
+    // A pattern that is not a regex is a bad argument, refused before anything is searched
+    // (as replace_in_files refuses its expression): INVALID_ARGUMENT naming the pattern and
+    // the regex error, with the engine's position in `details`.
+    if let Err(e) = filekit_core::search::grep::compile(&opts) {
+        let regex_error = e
+            .message
+            .strip_prefix(&format!("invalid regex '{}'", opts.pattern));
+        let message = match regex_error {
+            Some(rest) => format!(
+                "grep_files: `pattern` {:?} is not a valid regex{rest}",
+                opts.pattern
+            ),
+            None => format!("grep_files: {}", e.message),
+        };
+        let hint = match regex_error {
+            Some(_) => e.hint.map(|h| format!("{h} (`literal: true`)")),
+            None => e.hint,
+        };
+        return Err(FkError {
+            code: ErrorCode::InvalidArgument,
+            message,
+            hint,
+            ..e
+        });
+    }
     let mut result = match grep(ws, &opts) {
         Ok(r) => r,
         Err(e) => return Ok(failed(&e)),

@@ -141,6 +141,12 @@ fn yes() -> bool {
 
 static MANAGE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ManageArgs>);
 
+/// How manage_files words an existing destination and a directory with entries.
+const MANAGE_WORDS: shape::OpWords = shape::OpWords {
+    exists: "set that operation's `overwrite` to true to replace it, or choose another `to`",
+    not_empty: "set that operation's `recursive` to true to delete it with everything in it",
+};
+
 fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: ManageArgs = parse("manage_files", &MANAGE_SCHEMA, args)?;
     if args.operations.is_empty() {
@@ -187,21 +193,28 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         args.update_imports,
         args.update_imports,
     )?;
-    let Some(report) = applied.report.take() else {
+    let Some(mut report) = applied.report.take() else {
         return Err(FkError::invalid("manage_files: nothing was done"));
     };
+    shape::word_fs_report(&mut report, &MANAGE_WORDS);
     let mut text = String::new();
+    // Each operation as the model wrote it: its verb, paths relative to the root.
+    let rel = |p: &str| crate::file_ops::relative(ws, p);
     for o in &report.ops {
-        let what = match &o.destination {
-            Some(d) => format!("{} {} -> {}", o.op, o.source, d),
-            None => format!("{} {}", o.op, o.source),
+        let paths = match &o.destination {
+            Some(d) => format!("{} -> {}", rel(&o.source), rel(d)),
+            None => rel(&o.source),
+        };
+        let files = format!("{} file{}", o.files, if o.files == 1 { "" } else { "s" });
+        let done = match o.op {
+            "delete" => "deleted",
+            "move" => "moved",
+            _ => "copied",
         };
         match &o.error {
-            Some(e) => text.push_str(&format!("FAILED {what}: {}\n", e.full_message())),
-            None if report.dry_run => {
-                text.push_str(&format!("would {what} ({} file(s))\n", o.files))
-            }
-            None => text.push_str(&format!("{what} ({} file(s))\n", o.files)),
+            Some(e) => text.push_str(&format!("FAILED {} {paths}: {}\n", o.op, e.full_message())),
+            None if report.dry_run => text.push_str(&format!("would {} {paths} ({files})\n", o.op)),
+            None => text.push_str(&format!("{done} {paths} ({files})\n")),
         }
     }
     if report.rolled_back {

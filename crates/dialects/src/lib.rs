@@ -43,6 +43,18 @@ thread_local! {
     static CALL_TOOL: RefCell<&'static str> = const { RefCell::new("") };
 }
 
+/// The failures of `filekit mv`, `cp` and `rm` said with the CLI's flags (the engine's
+/// facts: an existing destination, a directory with entries).
+pub fn word_cli_fs_report(report: &mut filekit_core::fsops::FsReport) {
+    shape::word_fs_report(
+        report,
+        &shape::OpWords {
+            exists: "pass --overwrite to replace it, or choose another destination",
+            not_empty: "pass -r (--recursive) to delete it with everything in it",
+        },
+    );
+}
+
 /// The name of the tool running on this thread.
 pub(crate) fn call_tool() -> String {
     CALL_TOOL.with(|t| t.borrow().to_string())

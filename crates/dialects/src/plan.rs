@@ -311,6 +311,10 @@ pub(crate) const PLAN_WORDS: crate::shape::Words = crate::shape::Words {
     empty: "give `old` the exact text to replace, with enough surrounding lines to be unique; \
             to add text without replacing any, use an insert or append edit",
     lines: ["start", "end", "after", "content_hash"],
+    exists: Some(
+        "set the create's \"overwrite\" to true to replace its whole content, or edit the file \
+         instead",
+    ),
 };
 
 /// The report of a plan's request with every edit error said in the plan's words (`old`,

@@ -277,6 +277,16 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
+        // pyright offers no extract refactors: Python's are done on the syntax trees, server
+        // or not (issue 28).
+        _ if lang == Lang::Python
+            && matches!(
+                req.refactor,
+                RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+            ) =>
+        {
+            syntactic(ws, &req, lang, &src)
+        }
         // Python: pyright renames; the import clean-ups are isort's, syntactic.
         ref s
             if lang == Lang::Python
@@ -296,13 +306,22 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
             })
         }
         ref other => {
-            let syntactic_ok = matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
+            let syntactic_ok = (matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
                 && matches!(
                     req.refactor,
                     RefactorKind::RenameSymbol
                         | RefactorKind::OrganizeImports
                         | RefactorKind::RemoveUnusedImports
-                );
+                        | RefactorKind::ExtractVariable
+                        | RefactorKind::ExtractConstant
+                        | RefactorKind::InlineVariable
+                        | RefactorKind::ConvertToArrow
+                ))
+                || (lang == Lang::Python
+                    && matches!(
+                        req.refactor,
+                        RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+                    ));
             if !syntactic_ok {
                 let err = match other {
                     Server::NotTrusted(kind) => kind.not_trusted(req.refactor.name()),
@@ -524,9 +543,54 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                 }
             }
         }
+        RefactorKind::ExtractVariable | RefactorKind::ExtractConstant => {
+            // issue 28: the engine's kinds, on the syntax tree.
+            use filekit_semantic::{extract, python_extract};
+            let sel = req.selection.expect("checked");
+            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
+            let constant = req.refactor == RefactorKind::ExtractConstant;
+            let default = if constant { "EXTRACTED" } else { "extracted" };
+            let name = req.extracted_name.clone().unwrap_or_else(|| default.into());
+            let x = match (lang, constant) {
+                (Lang::Python, false) => {
+                    python_extract::extract_variable(text, start..end, &name, false)?
+                }
+                (Lang::Python, true) => {
+                    python_extract::extract_constant(text, start..end, &name, false)?
+                }
+                (_, false) => extract::extract_variable(lang, text, start..end, &name, false)?,
+                (_, true) => extract::extract_constant(lang, text, start..end, &name, false)?,
+            };
+            plan.symbol = Some(name);
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+        }
+        RefactorKind::InlineVariable => {
+            let sel = req.selection.expect("checked");
+            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let x =
+                filekit_semantic::inline_variable::inline_variable(lang, text, &Target::At(at))?;
+            plan.symbol = Some(x.name);
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+        }
+        RefactorKind::ConvertToArrow => {
+            let sel = req.selection.expect("checked");
+            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let x = filekit_semantic::convert::convert_to_arrow(lang, text, at)?;
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
         _ => unreachable!("only the syntactic refactors come here"),
     }
     Ok(plan)
+}
+
+/// The engine's edit value as the plan's list of splices (checked again as one edit when
+/// written).
+fn listed(s: &filekit_core::splices::Splices) -> Vec<Splice> {
+    s.iter().cloned().collect()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -129,6 +129,29 @@ fn locate(parsed: &Parsed, target: &str) -> Result<Vec<Found>, FkError> {
     })
 }
 
+/// [`locate`], with where a JSON object member's key starts: seed 004's JSON path read gives
+/// the range of `"scripts": {...}` from its key (line 8, column 2), the content its value.
+fn locate_keyed(parsed: &Parsed, target: &str) -> Result<Vec<(Found, Option<usize>)>, FkError> {
+    Ok(match parsed {
+        Parsed::Json(j) => j
+            .query(target)?
+            .into_iter()
+            .map(|m| {
+                let key = m
+                    .member
+                    .as_ref()
+                    .map(|r| r.start)
+                    .filter(|s| *s < m.found.range.start);
+                (m.found, key)
+            })
+            .collect(),
+        _ => locate(parsed, target)?
+            .into_iter()
+            .map(|f| (f, None))
+            .collect(),
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // file_read
 
@@ -397,9 +420,13 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             Err(err) => return Err(err),
         }
     }
+    let mut key_starts: std::collections::HashMap<usize, Option<usize>> = Default::default();
     for (ty, t) in &targets {
-        match locate(&parsed, t) {
-            Ok(list) => found.extend(list.into_iter().map(|f| (*ty, t.clone(), f))),
+        match locate_keyed(&parsed, t) {
+            Ok(list) => found.extend(list.into_iter().map(|(f, key)| {
+                key_starts.insert(f.range.start, key);
+                (*ty, t.clone(), f)
+            })),
             Err(err) => return Ok(failed(&args.file, &err)),
         }
     }
@@ -445,12 +472,18 @@ fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             }
             _ => (f.range.clone(), text[f.range.clone()].to_string()),
         };
+        // A JSON object member's range starts at its key (seed 004's example), its content
+        // is the value.
+        let shown = match key_starts.get(&f.range.start) {
+            Some(Some(key)) if range == f.range => *key..range.end,
+            _ => range.clone(),
+        };
         let (content, truncated) = cap_lines(&content, args.max_lines);
         let mut r = json!({
             "file": args.file,
             "target": {"type": ty, "value": value},
             "content": content,
-            "range": range_json(&lines_of, &range),
+            "range": range_json(&lines_of, &shown),
         });
         let obj = r.as_object_mut().expect("built as an object");
         if f.path != *value && *ty != "region" {
@@ -541,7 +574,7 @@ not at all. A result that would no longer parse is refused with the error's line
 unless `force` is true. `dryRun` shows the diff without writing; `preview` adds the diff and \
 old/new text to a real edit.
 
-Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
+Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`), inline_variable and convert_to_arrow (TS/JS; `selectionRange` starting on the variable or function); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
 
 Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}
 Refactor: {\"file\": \"src/user.ts\", \"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}";
@@ -631,8 +664,20 @@ struct Planned {
     content: String,
 }
 
-fn to_planned(spec: EditSpec, index: usize) -> Result<Planned, FkError> {
-    let which = |msg: String| FkError::invalid(format!("edit {index}: {msg}"));
+/// Which edit of a call a message is about, as the model counts them: nothing for a call of
+/// one edit (`target` + `operation`), `edit 2 (edits[1]): ` in a list of `edits` (counted
+/// from 1, with the 0-based index of the JSON array beside it).
+fn edit_label(index: usize, listed: bool) -> String {
+    if listed {
+        format!("edit {} (edits[{index}]): ", index + 1)
+    } else {
+        String::new()
+    }
+}
+
+fn to_planned(spec: EditSpec, index: usize, listed: bool) -> Result<Planned, FkError> {
+    let label = edit_label(index, listed);
+    let which = |msg: String| FkError::invalid(format!("{label}{msg}"));
     let needs_content = !matches!(spec.operation, OpName::Delete | OpName::Wrap);
     if needs_content && spec.content.is_none() {
         return Err(which("this operation needs `content`".into())
@@ -728,6 +773,7 @@ fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ws.check_writable(&resolved)?;
     }
     let lang = Lang::of_path(&file)?;
+    let edits_given = args.edits.is_some();
     let specs: Vec<EditSpec> = match (args.edits, args.target) {
         (Some(_), Some(_)) => {
             return Err(FkError::invalid("give either `target` + `operation` or `edits`, not both"));
@@ -750,10 +796,11 @@ fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 .with_hint(format!("name what to edit: a {} of {file}", lang.target_type())));
         }
     };
+    let listed = specs.len() > 1 || edits_given;
     let planned: Vec<Planned> = specs
         .into_iter()
         .enumerate()
-        .map(|(i, s)| to_planned(s, i))
+        .map(|(i, s)| to_planned(s, i, listed))
         .collect::<Result<_, _>>()?;
     let dry_run = args.dry_run.unwrap_or(false);
     let preview = args.preview.unwrap_or(false);
@@ -783,7 +830,7 @@ fn plan_edits(
         let in_edit = |e: FkError| {
             if planned.len() > 1 {
                 FkError {
-                    message: format!("edit {i} ({}): {}", p.target, e.message),
+                    message: format!("edit {} ({}): {}", i + 1, p.target, e.message),
                     ..e
                 }
             } else {
@@ -876,7 +923,7 @@ fn plan_edits(
             s.text = s.text.replace("\r\n", "\n").replace('\n', "\r\n");
         }
     }
-    let (splices, checked) = ops::order(text, splices)?;
+    let (splices, checked) = ops::order(text, splices).map_err(|e| overlap_in_words(e, planned))?;
     if !force {
         let was_ok = match &parsed {
             Parsed::Code(c) => c.syntax_error().is_none(),
@@ -913,6 +960,43 @@ fn plan_edits(
         }
     }
     Ok(splices)
+}
+
+/// Two changes that overlap, named as the model sent them: which edits (counted from 1, and
+/// their targets), or one edit whose target matched overlapping places.
+fn overlap_in_words(err: FkError, planned: &[Planned]) -> FkError {
+    if err.fact() != Some(filekit_core::Fact::EditsOverlap) {
+        return err;
+    }
+    let at = |k: &str| err.details[k].as_u64().unwrap_or(0) as usize;
+    let (a, b) = (at("conflicts_with"), at("edit"));
+    let target = |i: usize| planned.get(i).map_or("", |p| p.target.as_str());
+    let message = if a == b {
+        format!(
+            "`{}` matches places that overlap (one is inside another), so the edit would change \
+             the same text twice",
+            target(a)
+        )
+    } else {
+        let (first, second) = (a.min(b), a.max(b));
+        format!(
+            "edit {} ({}) overlaps edit {} ({}): they change the same text",
+            second + 1,
+            target(second),
+            first + 1,
+            target(first)
+        )
+    };
+    let hint = if a == b {
+        "target the outer place once, or name each place on its own"
+    } else {
+        "edit the outer target once, or make two calls"
+    };
+    FkError {
+        message,
+        hint: Some(hint.to_string()),
+        ..err
+    }
 }
 
 fn write(

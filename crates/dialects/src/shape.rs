@@ -300,7 +300,9 @@ impl DiffBudget {
 }
 
 /// A model-facing text for a write: one line per file (and per failed edit), then the diffs.
-pub(crate) fn write_summary(report: &EditReport) -> String {
+/// `commands`: name each failed edit's command (`str_replace`, ...), for the tools whose edits
+/// are written as commands.
+pub(crate) fn write_summary(report: &EditReport, commands: bool) -> String {
     let mut out = String::new();
     for f in &report.files {
         let state = if let Some(err) = f
@@ -310,6 +312,22 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
             .or_else(|| rolled_back_error(report, f))
         {
             format!("FAILED: {}", err.full_message())
+        } else if unwritten(report, f) {
+            // An all-or-nothing request whose edit failed: nothing of the file changed, so
+            // neither "applied" nor the diff of the edits that would have applied.
+            format!(
+                "FAILED: nothing written, {} of {} edit{} failed{}",
+                f.edits_failed,
+                f.edits.len(),
+                if f.edits.len() == 1 { "" } else { "s" },
+                if report.atomic {
+                    " (the request is all-or-nothing)"
+                } else {
+                    ""
+                }
+            ) + &current_hash(f)
+                .map(|h| format!("; content_hash {h}"))
+                .unwrap_or_default()
         } else {
             let mut s = format!(
                 "{} edit{} applied",
@@ -334,16 +352,22 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
         };
         out.push_str(&format!("{}: {state}\n", f.path));
         for o in f.edits.iter().filter(|o| !o.success) {
+            // Counted from 1 as the model counts what it sent; the JSON index beside it.
+            let command = if commands {
+                format!(", {}", o.command)
+            } else {
+                String::new()
+            };
             out.push_str(&format!(
-                "  edit {} ({}): {}\n",
+                "  edit {} (edits[{}]{command}): {}\n",
+                o.index + 1,
                 o.index,
-                o.command,
                 outcome_message(o, report.dry_run)
             ));
         }
     }
     for f in &report.files {
-        if !f.diff.is_empty() {
+        if !f.diff.is_empty() && !unwritten(report, f) {
             let (diff, note) = capped_diff(&f.diff);
             out.push('\n');
             out.push_str(diff);
@@ -353,6 +377,11 @@ pub(crate) fn write_summary(report: &EditReport) -> String {
         }
     }
     out
+}
+
+/// A file whose edits did not all succeed and that was not written (not a dry run).
+fn unwritten(report: &EditReport, f: &FileReport) -> bool {
+    !report.dry_run && !f.written && f.edits_failed > 0
 }
 
 /// "lines 3-5 of 120" for a read's header; a file too large to be read whole has no known
@@ -398,6 +427,10 @@ pub(crate) struct Words {
     /// The arguments of a line edit: its first and last line, the line to insert after, and
     /// the version it was made on (`start_line`, `end_line`, `insert_line`, `content_hash`).
     pub lines: [&'static str; 4],
+    /// The hint when a create finds the file there: how this tool replaces it ("set the
+    /// create's `overwrite` to true"), or what to do instead when it cannot. `None` for the
+    /// tools that never refuse an existing file (the engine's neutral words stay).
+    pub exists: Option<&'static str>,
 }
 
 /// The line-edit argument names of a tool that has no line edits.
@@ -499,6 +532,12 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
                 d["other_what"].as_str().unwrap_or(""),
             );
         }
+        Some(Fact::AlreadyExists) => {
+            if let Some(hint) = w.exists {
+                out.hint = Some(hint.to_string());
+            }
+        }
+        Some(Fact::DirectoryNotEmpty) => {}
         Some(Fact::ExpectedCountZero) => {
             if let Some(one) = expect(1) {
                 out.message = "the expected count of matches is 0".to_string();
@@ -508,6 +547,38 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
         None => {}
     }
     out
+}
+
+/// How one tool that deletes, moves or copies files says what its file operations' failures
+/// are about: the engine reports an existing destination and a directory with entries as
+/// facts ([`Fact::AlreadyExists`], [`Fact::DirectoryNotEmpty`]) in neutral words; these are
+/// the hints in the tool's own arguments, or, where it has no argument for it, what the agent
+/// can do with the tools it has.
+pub struct OpWords {
+    /// The hint for a destination (or a file to create) that exists.
+    pub exists: &'static str,
+    /// The hint for a directory to delete that has entries in it.
+    pub not_empty: &'static str,
+}
+
+/// The engine's error of a file operation said in the words of the tool that was called.
+pub(crate) fn op_in_words(err: &FkError, w: &OpWords) -> FkError {
+    let mut out = err.clone();
+    match err.fact() {
+        Some(Fact::AlreadyExists) => out.hint = Some(w.exists.to_string()),
+        Some(Fact::DirectoryNotEmpty) => out.hint = Some(w.not_empty.to_string()),
+        _ => {}
+    }
+    out
+}
+
+/// Every failure of a file-operation report said in the words of the tool that was called.
+pub fn word_fs_report(report: &mut filekit_core::fsops::FsReport, w: &OpWords) {
+    for o in &mut report.ops {
+        if let Some(err) = &mut o.error {
+            *err = op_in_words(err, w);
+        }
+    }
 }
 
 /// "1, 3, 7" (and ", ..." when there are more than the engine listed).

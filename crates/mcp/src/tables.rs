@@ -2,31 +2,23 @@
 
 use filekit_dialects::ToolSpec;
 
-/// Every table name `--tools` accepts, with what it is.
+/// Every table name `--tools` accepts, with what it is (its tools are listed from the tables
+/// themselves: `filekit serve --help`, `filekit tools --dialect NAME`).
 pub const TABLES: &[(&str, &str)] = &[
-    (
-        "filekit",
-        "read_files, edit_files, replace_in_files, lock, unlock, grep_files, find_files, list_dir, file_read, file_edit, manage_files, history, undo, redo (filekit's own design; the default)",
-    ),
-    (
-        "amazonq",
-        "fs_read, fs_write (Amazon Q Developer CLI's tools)",
-    ),
+    ("filekit", "filekit's own design (the default)"),
+    ("amazonq", "Amazon Q Developer CLI's file tools"),
     (
         "file",
-        "file:read_file, file:edit_file, ... served as file_read_file, ...",
+        "the file:* tools, served with '_' for ':' (MCP names have no ':')",
     ),
-    (
-        "claude",
-        "Read, Write, Edit, MultiEdit (Claude Code's tools)",
-    ),
+    ("claude", "Claude Code's file tools"),
     (
         "desktop-commander",
-        "edit_block, batch_edit_blocks, write_from_line, ...",
+        "Desktop Commander's file and edit tools",
     ),
     (
         "semantic",
-        "file_read, file_edit (by symbol, JSONPath or heading), file_create, file_delete, file_move, file_rename, file_duplicate (seed 004)",
+        "read and edit by symbol, JSONPath or heading; create, delete, move files",
     ),
     ("all", "every table above"),
 ];

@@ -15,14 +15,18 @@
 
 pub mod bounds;
 pub mod code;
+pub mod convert;
 pub mod exports;
+pub mod extract;
 pub mod html;
 pub mod imports;
 pub mod inline;
+pub mod inline_variable;
 pub mod json;
 pub mod lang;
 pub mod markdown;
 pub mod ops;
+pub mod python_extract;
 pub mod python_refactor;
 pub mod refactor;
 mod suggest;

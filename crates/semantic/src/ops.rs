@@ -277,12 +277,14 @@ pub fn plan(
                 // A first member: the blank line after it would open the body.
                 let prev_opens = text[..s].trim_end().ends_with(['{', '[', '(']);
                 let next_end = after_line(text, e);
+                // A last member: the blank line before it would close the body.
+                let next_closes = is_closer(&text[e..next_end]);
                 if e < text.len()
                     && (prev_blank || prev_opens)
                     && text[e..next_end].trim().is_empty()
                 {
                     e = next_end;
-                } else if e == text.len() && s > 0 && prev_blank {
+                } else if s > 0 && prev_blank && (e == text.len() || next_closes) {
                     s = line_start(text, s - 1);
                 }
                 Splice::new(s, e, String::new())
@@ -405,13 +407,20 @@ pub fn plan(
         }
         Operation::Wrap { before, after } => match whole_lines(text, r) {
             Some((s, e)) => {
+                // A block wrapper (`try {`, `if x:`) takes the target one level in; a comment
+                // (`/* ... */`, `<!-- ... -->`, `#if 0` ... `#endif`) leaves it where it is.
+                let step = if comment_wrapper(before, after) {
+                    ""
+                } else {
+                    unit
+                };
                 let inner: String = text[s..e]
                     .split_inclusive('\n')
                     .map(|l| {
                         if l.trim().is_empty() {
                             l.to_string()
                         } else {
-                            format!("{unit}{l}")
+                            format!("{step}{l}")
                         }
                     })
                     .collect();
@@ -434,6 +443,18 @@ pub fn plan(
             ),
         },
     })
+}
+
+/// A wrapper that comments the target out (or compiles it out) rather than nesting it.
+fn comment_wrapper(before: &str, after: &str) -> bool {
+    let (b, a) = (before.trim(), after.trim());
+    b.starts_with("/*")
+        || b.starts_with("<!--")
+        || b.starts_with("{/*")
+        || (b.starts_with('#') && !b.ends_with(':'))
+        || b.starts_with("//")
+        || a.ends_with("*/")
+        || a.ends_with("-->")
 }
 
 fn braced(text: &str, b: &std::ops::Range<usize>) -> bool {
@@ -486,14 +507,18 @@ pub fn order(
     let checked = Splices::new(text, splices.iter().map(|(_, s)| s.clone()).collect());
     match checked {
         Ok(checked) => Ok((splices, checked)),
+        // The edits are the caller's to name (their numbering, their targets): the fact
+        // carries their indices in the request, counted from 0.
         Err(filekit_core::splices::SpliceError::Overlap { first, second }) => Err(FkError::new(
             ErrorCode::Conflict,
-            format!(
-                "edits {} and {} change overlapping text",
-                splices[first].0, splices[second].0
-            ),
+            "two changes overlap: the text one changes contains text the other changes",
         )
-        .with_hint("edit the outer target once, or make two calls")),
+        .with_hint("edit the outer target once, or make two calls")
+        .with_details(serde_json::json!({
+            "fact": filekit_core::Fact::EditsOverlap,
+            "edit": splices[second].0,
+            "conflicts_with": splices[first].0,
+        }))),
         Err(e) => Err(e.into()),
     }
 }

@@ -319,8 +319,40 @@ fn unprivileged_binary() -> PathBuf {
         std::fs::copy(built, &part).unwrap();
         std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::rename(&part, &bin).unwrap();
+        remove_stale_copies(&dir);
+    } else {
+        // In use: not stale, however old the build.
+        let _ =
+            std::fs::File::open(&dir).and_then(|d| d.set_modified(std::time::SystemTime::now()));
     }
     bin
+}
+
+/// Copies of earlier builds, left by test runs of hours ago (each rebuild makes one of
+/// ~230 MB): removed, so that a day of edit-build-test cycles does not fill the disk. No test
+/// run lasts an hour, so none is still using them.
+fn remove_stale_copies(current: &Path) {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > std::time::Duration::from_secs(3600));
+        if path != current
+            && stale
+            && entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("filekit-test-bin-")
+        {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 /// How long any run of the binary a test makes may take before it is killed and the test

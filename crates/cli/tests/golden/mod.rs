@@ -1,16 +1,21 @@
 //! The harness of the golden tables (`*_golden.rs`): one row per call an agent trained on a
 //! real tool makes, the reply it must get, and the source it was taken from. Every row runs
-//! twice against the real binary, in a fresh workspace each time: through `filekit call`, and
-//! over MCP stdio (`filekit serve --tools <dialect>`, spoken to in JSON-RPC lines). Over MCP
+//! three times against the real binary, in a fresh workspace each time: through `filekit
+//! call`, over MCP stdio (`filekit serve --tools <dialect>`, spoken to in JSON-RPC lines), and
+//! over MCP streamable HTTP (one `filekit serve --http` per table, one session per row whose
+//! client roots are the row's workspace; a plain HTTP/1.1 client over a socket). Over MCP
 //! a row is checked against the text content only, what a client hands the model (with the
-//! strings of that text when it is JSON): never against structuredContent, which many
-//! clients do not show.
+//! strings of that text when it is JSON), never against structuredContent, which many
+//! clients do not show; unless the table says its structured reply is part of what it
+//! defines ([`Structured::Also`]: the claude table, whose reply fields are seed 002's).
 
 #![allow(dead_code)] // each table uses the part it needs
 
 use crate::common::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -47,6 +52,8 @@ pub struct Case {
     pub hides: Vec<&'static str>,
     /// Text the model must read over MCP (the text content), beyond `shows`.
     pub reads: Vec<&'static str>,
+    /// Text the model must not read over MCP (where the JSON of `filekit call` may have it).
+    pub unread: Vec<&'static str>,
     /// A failure that still wrote some of its edits (a batch that goes on after a failed
     /// edit): the files are checked by `after` only.
     pub partial: bool,
@@ -67,6 +74,7 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
         shows: Vec::new(),
         hides: Vec::new(),
         reads: Vec::new(),
+        unread: Vec::new(),
         partial: false,
         after: Vec::new(),
     }
@@ -105,6 +113,10 @@ impl Case {
         self.reads.extend_from_slice(needles);
         self
     }
+    pub fn unread(mut self, needles: &[&'static str]) -> Self {
+        self.unread.extend_from_slice(needles);
+        self
+    }
     pub fn then(mut self, path: &'static str, content: Option<&str>) -> Self {
         self.after.push((path, content.map(str::to_string)));
         self
@@ -139,12 +151,23 @@ fn strings(v: &Value, out: &mut String) {
 }
 
 fn setup(c: &Case) -> Sandbox {
+    setup_in(c, None)
+}
+
+/// [`setup`], with the calls given before the row made in the state home `state` (that of a
+/// server shared by the table's rows) instead of the sandbox's own.
+fn setup_in(c: &Case, state: Option<&Path>) -> Sandbox {
     let sb = Sandbox::new();
     for (path, content) in &c.files {
         sb.write(path, content);
     }
     for (tool, args) in &c.given {
-        let a = via_call(&sb, tool, &rooted(args, &root_of(&sb)));
+        let a = via_call_in(
+            &sb,
+            state.unwrap_or(sb.xdg_state_home()),
+            tool,
+            &rooted(args, &root_of(&sb)),
+        );
         assert!(
             a.outcome == Outcome::Ok,
             "{}: the call given before it, {tool}, did not succeed:\n{}",
@@ -199,12 +222,16 @@ fn finish(mut child: Child, what: &str) -> (i32, String, String) {
 }
 
 fn via_call(sb: &Sandbox, tool: &str, args: &Value) -> Answer {
+    via_call_in(sb, sb.xdg_state_home(), tool, args)
+}
+
+fn via_call_in(sb: &Sandbox, state: &Path, tool: &str, args: &Value) -> Answer {
     let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
         .current_dir(sb.root())
         .arg("--root")
         .arg(sb.root())
         .arg("call")
-        .env("XDG_STATE_HOME", sb.xdg_state_home())
+        .env("XDG_STATE_HOME", state)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -312,32 +339,41 @@ impl Mcp {
         }
     }
 
-    fn call(&mut self, tool: &str, args: &Value) -> Answer {
+    fn call(&mut self, tool: &str, args: &Value, structured: Structured) -> Answer {
         let response = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        let result = response
-            .get("result")
-            .unwrap_or_else(|| panic!("tools/call {tool}: no result: {response}"));
-        let is_error = result["isError"].as_bool().unwrap_or(false);
-        let rejected = result["_meta"]["filekit/rejected"] == json!(true);
-        let outcome = match (is_error, rejected) {
-            (false, false) => Outcome::Ok,
-            (true, false) => Outcome::Failed,
-            (true, true) => Outcome::Rejected,
-            (false, true) => panic!("tools/call {tool}: rejected but not an error: {result}"),
-        };
-        // What the model reads: the text content (and, when it is JSON, its strings).
-        let mut said = String::new();
-        for block in result["content"].as_array().into_iter().flatten() {
-            if let Some(text) = block["text"].as_str() {
-                said.push_str(text);
-                said.push('\n');
-                if let Ok(value) = serde_json::from_str::<Value>(text) {
-                    strings(&value, &mut said);
-                }
+        answer_of(tool, &response, structured)
+    }
+}
+
+/// What a `tools/call` response says: its outcome, the text content (and its strings when it
+/// is JSON), and the structured reply's strings when the table asks for them.
+fn answer_of(tool: &str, response: &Value, structured: Structured) -> Answer {
+    let result = response
+        .get("result")
+        .unwrap_or_else(|| panic!("tools/call {tool}: no result: {response}"));
+    let is_error = result["isError"].as_bool().unwrap_or(false);
+    let rejected = result["_meta"]["filekit/rejected"] == json!(true);
+    let outcome = match (is_error, rejected) {
+        (false, false) => Outcome::Ok,
+        (true, false) => Outcome::Failed,
+        (true, true) => Outcome::Rejected,
+        (false, true) => panic!("tools/call {tool}: rejected but not an error: {result}"),
+    };
+    // What the model reads: the text content (and, when it is JSON, its strings).
+    let mut said = String::new();
+    for block in result["content"].as_array().into_iter().flatten() {
+        if let Some(text) = block["text"].as_str() {
+            said.push_str(text);
+            said.push('\n');
+            if let Ok(value) = serde_json::from_str::<Value>(text) {
+                strings(&value, &mut said);
             }
         }
-        Answer { outcome, said }
     }
+    if structured == Structured::Also {
+        strings(&result["structuredContent"], &mut said);
+    }
+    Answer { outcome, said }
 }
 
 impl Drop for Mcp {
@@ -345,6 +381,291 @@ impl Drop for Mcp {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// One `filekit serve --tools <dialect> --http 0` for a whole table, without `--root`: each
+/// row is an MCP session of its own whose client announces the row's sandbox as its root
+/// (the server asks with roots/list on the session's GET stream), so one server process
+/// serves every row. Its state home is shared by the rows' `given` calls.
+struct HttpServer {
+    child: Child,
+    /// `127.0.0.1:port`.
+    addr: String,
+    token: String,
+    state: tempfile::TempDir,
+    /// What the server says on stderr, for a failure's message.
+    said: Receiver<String>,
+}
+
+impl HttpServer {
+    fn start(dialect: &str) -> HttpServer {
+        let state = tempfile::tempdir().expect("temp dir");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
+            .current_dir(state.path())
+            .args(["serve", "--tools", dialect, "--http", "0"])
+            .env("XDG_STATE_HOME", state.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run filekit serve --http");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, said) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let (mut addr, mut token) = (None, None);
+        let deadline = Instant::now() + TIMEOUT;
+        while addr.is_none() || token.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Ok(line) = said.recv_timeout(left) else {
+                let _ = child.kill();
+                panic!("filekit serve --http did not say where it listens within {TIMEOUT:?}");
+            };
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                addr = rest.split('/').next().map(str::to_string);
+            }
+            if let Some(rest) = line.split("bearer token ").nth(1) {
+                token = rest.split_whitespace().next().map(str::to_string);
+            }
+        }
+        HttpServer {
+            child,
+            addr: addr.unwrap(),
+            token: token.unwrap(),
+            state,
+            said,
+        }
+    }
+
+    /// One HTTP/1.1 exchange on a new connection (closed after it): the status, the session
+    /// id the server gave, and the body read to its end (chunks joined).
+    fn exchange(&self, method: &str, session: Option<&str>, body: Option<&Value>) -> Http {
+        let mut stream = self.connect();
+        self.send(&mut stream, method, session, body, "close");
+        let mut reader = BufReader::new(stream);
+        let (status, headers) = read_head(&mut reader);
+        let mut body = String::new();
+        if headers.contains("transfer-encoding: chunked") {
+            while let Some(chunk) = read_chunk(&mut reader) {
+                body.push_str(&chunk);
+            }
+        } else {
+            let _ = reader.read_to_string(&mut body);
+        }
+        let session = header(&headers, "mcp-session-id");
+        Http {
+            status,
+            session,
+            body,
+        }
+    }
+
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(&self.addr).expect("connect to filekit serve --http");
+        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+        stream
+    }
+
+    fn send(
+        &self,
+        stream: &mut TcpStream,
+        method: &str,
+        session: Option<&str>,
+        body: Option<&Value>,
+        connection: &str,
+    ) {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut head = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: {connection}\r\n",
+            self.addr,
+            self.token,
+            body.len()
+        );
+        if let Some(id) = session {
+            head.push_str(&format!(
+                "Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n"
+            ));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+    }
+
+    /// A session whose root is the sandbox: initialize (with the roots capability), the
+    /// roots/list the server then sends on the GET stream answered with `root`.
+    fn session(&self, root: &str) -> String {
+        let init = self.exchange(
+            "POST",
+            None,
+            Some(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"roots": {"listChanged": true}},
+                "clientInfo": {"name": "golden", "version": "1"}}}),
+            ),
+        );
+        assert_eq!(init.status, 200, "initialize: {}", init.body);
+        let id = init.session.expect("initialize gave no Mcp-Session-Id");
+        let note = self.exchange(
+            "POST",
+            Some(&id),
+            Some(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+        );
+        assert!(note.status / 100 == 2, "initialized: {}", note.status);
+        // The server's roots/list comes on the session's standalone stream.
+        let mut stream = self.connect();
+        self.send(&mut stream, "GET", Some(&id), None, "keep-alive");
+        let mut reader = BufReader::new(stream);
+        let (status, _) = read_head(&mut reader);
+        assert_eq!(status, 200, "GET stream of the session");
+        let mut events = String::new();
+        let ask = loop {
+            let chunk = read_chunk(&mut reader).expect("the GET stream ended before roots/list");
+            events.push_str(&chunk);
+            if let Some(m) = sse_messages(&events)
+                .into_iter()
+                .find(|m| m["method"] == "roots/list")
+            {
+                break m;
+            }
+        };
+        let uri = format!("file://{root}");
+        let answer = self.exchange(
+            "POST",
+            Some(&id),
+            Some(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": uri, "name": "sandbox"}]}})),
+        );
+        assert!(
+            answer.status / 100 == 2,
+            "roots/list answer: {}",
+            answer.status
+        );
+        id
+    }
+
+    fn call(&self, session: &str, tool: &str, args: &Value, structured: Structured) -> Answer {
+        let reply = self.exchange(
+            "POST",
+            Some(session),
+            Some(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": tool, "arguments": args}})),
+        );
+        let response = sse_messages(&reply.body)
+            .into_iter()
+            .chain(serde_json::from_str::<Value>(&reply.body).ok())
+            .find(|m| m["id"] == json!(2))
+            .unwrap_or_else(|| {
+                panic!("tools/call {tool} over HTTP: no response in {}", reply.body)
+            });
+        let _ = self.exchange("DELETE", Some(session), None);
+        answer_of(tool, &response, structured)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Http {
+    status: u32,
+    session: Option<String>,
+    body: String,
+}
+
+/// The status line and the headers (lower-cased), up to the blank line.
+fn read_head(reader: &mut BufReader<TcpStream>) -> (u32, String) {
+    let mut status = String::new();
+    reader.read_line(&mut status).expect("an HTTP status line");
+    let code = status
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let mut headers = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+            break;
+        }
+        headers.push_str(&line.to_ascii_lowercase());
+    }
+    (code, headers)
+}
+
+fn header(headers: &str, name: &str) -> Option<String> {
+    headers
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .map(|v| v.trim().to_string())
+}
+
+/// The next chunk of a chunked body, or `None` at its end.
+fn read_chunk(reader: &mut BufReader<TcpStream>) -> Option<String> {
+    let mut size = String::new();
+    if reader.read_line(&mut size).ok()? == 0 {
+        return None;
+    }
+    let size = usize::from_str_radix(size.trim(), 16).ok()?;
+    let mut data = vec![0; size + 2];
+    reader.read_exact(&mut data).ok()?;
+    (size > 0).then(|| String::from_utf8_lossy(&data[..size]).into_owned())
+}
+
+/// The JSON messages of an event stream's `data:` lines.
+fn sse_messages(events: &str) -> Vec<Value> {
+    events
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect()
+}
+
+/// Runs every case over MCP streamable HTTP: one `filekit serve --http` for the table, one
+/// session per row with the row's sandbox as its root.
+pub fn over_mcp_http(dialect: &str, all: &[Case]) {
+    over_mcp_http_with(dialect, all, Structured::No)
+}
+
+/// [`over_mcp_http`], checking the structured reply too when `structured` says so.
+pub fn over_mcp_http_with(dialect: &str, all: &[Case], structured: Structured) {
+    let server = HttpServer::start(dialect);
+    let mut wrong = Vec::new();
+    for c in all {
+        let sb = setup_in(c, Some(server.state.path()));
+        let before = contents(&sb, c);
+        let session = server.session(&root_of(&sb));
+        let answer = server.call(
+            &session,
+            c.tool,
+            &rooted(&c.args, &root_of(&sb)),
+            structured,
+        );
+        wrong.extend(check(c, "MCP HTTP", &sb, &before, &answer));
+    }
+    let log: Vec<String> = server.said.try_iter().collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ:\n\n{}\n\nfilekit serve said:\n{}",
+        wrong.len(),
+        all.len(),
+        wrong.join("\n\n"),
+        log.join("\n")
+    );
+    println!(
+        "{} golden cases of the {dialect} dialect pass over MCP HTTP",
+        all.len()
+    );
 }
 
 /// Checks one answer against its row; returns what is wrong, if anything.
@@ -370,12 +691,21 @@ fn check(
             wrong.push(format!("{at}: expected {n:?} in the reply:\n{}", a.said));
         }
     }
-    if channel == "MCP stdio" {
+    if channel.starts_with("MCP") {
         for n in &c.reads {
             let n = n.replace("$ROOT", &root);
             if !a.said.contains(&n) {
                 wrong.push(format!(
                     "{at}: expected {n:?} in the text the model reads:\n{}",
+                    a.said
+                ));
+            }
+        }
+        for n in &c.unread {
+            let n = n.replace("$ROOT", &root);
+            if a.said.contains(&n) {
+                wrong.push(format!(
+                    "{at}: {n:?} should not be in the text the model reads:\n{}",
                     a.said
                 ));
             }
@@ -436,14 +766,28 @@ pub fn through_filekit_call(dialect: &str, all: &[Case]) {
     );
 }
 
+/// What a row is checked against over MCP besides the text content.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Structured {
+    /// The text only: what every client hands the model.
+    No,
+    /// The structured reply's strings too, for tables whose reply shape is what they define.
+    Also,
+}
+
 /// Runs every case over MCP stdio against `filekit serve --tools <dialect>`.
 pub fn over_mcp_stdio(dialect: &str, all: &[Case]) {
+    over_mcp_stdio_with(dialect, all, Structured::No)
+}
+
+/// [`over_mcp_stdio`], checking the structured reply too when `structured` says so.
+pub fn over_mcp_stdio_with(dialect: &str, all: &[Case], structured: Structured) {
     let mut wrong = Vec::new();
     for c in all {
         let sb = setup(c);
         let before = contents(&sb, c);
         let mut mcp = Mcp::start(&sb, dialect);
-        let answer = mcp.call(c.tool, &rooted(&c.args, &root_of(&sb)));
+        let answer = mcp.call(c.tool, &rooted(&c.args, &root_of(&sb)), structured);
         drop(mcp);
         wrong.extend(check(c, "MCP stdio", &sb, &before, &answer));
     }

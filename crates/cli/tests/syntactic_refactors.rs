@@ -1,0 +1,170 @@
+//! The refactors of issue 28 without a language server, through the real binary: in a
+//! workspace that is not trusted no server starts, and `file_edit`'s refactor mode computes
+//! extract_variable, extract_constant (TS/JS and Python), inline_variable and
+//! convert_to_arrow on the syntax trees (`precision: "syntactic"`), through the one write
+//! pipeline. A refused refactor names what forbids it and changes nothing.
+
+use crate::common;
+
+use common::Sandbox;
+use serde_json::{Value, json};
+
+fn edit(sb: &Sandbox, args: Value) -> common::Run {
+    sb.call("file_edit", args)
+}
+
+fn ok(run: &common::Run) {
+    assert_eq!(
+        run.code, 0,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(run.json["success"], json!(true), "{}", run.stdout);
+    assert_eq!(run.json["precision"], json!("syntactic"), "{}", run.stdout);
+}
+
+fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
+    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+}
+
+#[test]
+fn extract_variable_and_constant_in_typescript() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/area.ts",
+        "export function area(w: number, h: number) {\n  return w * h + (60 * 60);\n}\n",
+    );
+    ok(&edit(
+        &sb,
+        json!({"file": "src/area.ts", "refactor": "extract_variable",
+               "selectionRange": range(2, 9, 2, 14), "extractedName": "size"}),
+    ));
+    assert_eq!(
+        sb.read("src/area.ts"),
+        "export function area(w: number, h: number) {\n  const size = w * h;\n  return size + (60 * 60);\n}\n"
+    );
+    ok(&edit(
+        &sb,
+        json!({"file": "src/area.ts", "refactor": "extract_constant",
+               "selectionRange": range(3, 17, 3, 24), "extractedName": "HOUR"}),
+    ));
+    assert_eq!(
+        sb.read("src/area.ts"),
+        "const HOUR = 60 * 60;\nexport function area(w: number, h: number) {\n  const size = w * h;\n  return size + HOUR;\n}\n"
+    );
+}
+
+#[test]
+fn extract_in_python() {
+    let sb = Sandbox::new();
+    sb.write("calc.py", "def area(w, h):\n    return w * h + 1\n");
+    ok(&edit(
+        &sb,
+        json!({"file": "calc.py", "refactor": "extract_variable",
+               "selectionRange": range(2, 11, 2, 16), "extractedName": "size"}),
+    ));
+    assert_eq!(
+        sb.read("calc.py"),
+        "def area(w, h):\n    size = w * h\n    return size + 1\n"
+    );
+}
+
+#[test]
+fn inline_variable_and_convert_to_arrow() {
+    let sb = Sandbox::new();
+    sb.write(
+        "main.js",
+        "function twice(x) {\n  const d = x + x;\n  return d * d;\n}\nconsole.log(twice(2));\n",
+    );
+    ok(&edit(
+        &sb,
+        json!({"file": "main.js", "refactor": "inline_variable", "selectionRange": range(2, 8, 2, 9)}),
+    ));
+    assert_eq!(
+        sb.read("main.js"),
+        "function twice(x) {\n  return (x + x) * (x + x);\n}\nconsole.log(twice(2));\n"
+    );
+    ok(&edit(
+        &sb,
+        json!({"file": "main.js", "refactor": "convert_to_arrow", "selectionRange": range(1, 9, 1, 9)}),
+    ));
+    assert_eq!(
+        sb.read("main.js"),
+        "const twice = (x) => {\n  return (x + x) * (x + x);\n};\nconsole.log(twice(2));\n"
+    );
+}
+
+#[test]
+fn refusals_name_what_forbids_them_and_change_nothing() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/a.ts",
+        "console.log(f(1));\nfunction f(n: number) {\n  return n > 0 && g(n + 1);\n}\nfunction g(n: number) { return n; }\n",
+    );
+    sb.write("b.py", "def f(a):\n    return a * 2\n");
+    sb.write("broken.ts", "const x = (1 + ;\n");
+    for (args, needle) in [
+        (
+            json!({"file": "src/a.ts", "refactor": "extract_variable", "selectionRange": range(3, 18, 3, 26)}),
+            "the right of `&&` (line 3)",
+        ),
+        (
+            json!({"file": "src/a.ts", "refactor": "extract_variable", "selectionRange": range(3, 13, 3, 19)}),
+            "not one expression",
+        ),
+        (
+            json!({"file": "src/a.ts", "refactor": "convert_to_arrow", "selectionRange": range(2, 9, 2, 9)}),
+            "before its declaration",
+        ),
+        (
+            json!({"file": "b.py", "refactor": "extract_constant", "selectionRange": range(2, 11, 2, 16)}),
+            "`a`, a local bound at line 1",
+        ),
+        (
+            json!({"file": "broken.ts", "refactor": "extract_variable", "selectionRange": range(1, 11, 1, 12)}),
+            "does not parse",
+        ),
+    ] {
+        let before = sb.snapshot();
+        let run = edit(&sb, args.clone());
+        assert_eq!(run.code, 1, "{args}: {}", run.stdout);
+        assert!(
+            run.stdout.contains(needle),
+            "{args}: expected {needle:?} in {}",
+            run.stdout
+        );
+        assert_eq!(before, sb.snapshot(), "{args}: files changed");
+    }
+}
+
+/// pyright offers no extract refactors: with the workspace trusted and pyright-langserver on
+/// PATH, a Python extract is still done on the syntax tree.
+#[test]
+fn python_extract_with_pyright_on_path_is_syntactic() {
+    let bin =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.test-deps/node_modules/.bin");
+    assert!(
+        bin.join("pyright-langserver").exists(),
+        "pyright-langserver is missing from {}: run scripts/setup-test-deps",
+        bin.display()
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sb = Sandbox::new();
+    sb.write("calc.py", "def area(w, h):\n    return w * h + 1\n");
+    let c = json!({"tool_name": "file_edit", "tool_args": {"file": "calc.py",
+        "refactor": "extract_variable", "selectionRange": range(2, 11, 2, 16), "extractedName": "size"}});
+    let run = sb.filekit_env(
+        &["--trust-workspace", "call"],
+        Some(&c.to_string()),
+        &[("PATH", &path)],
+    );
+    ok(&run);
+    assert_eq!(
+        sb.read("calc.py"),
+        "def area(w, h):\n    size = w * h\n    return size + 1\n"
+    );
+}

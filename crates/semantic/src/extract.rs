@@ -1,0 +1,1310 @@
+//! `extract_variable` and `extract_constant` for TS/TSX/JS without a language server (issue
+//! 28): a selected expression becomes a `const` declared before the statement that contains it
+//! (`extract_variable`), or a module-level `const` (`extract_constant`, only when the
+//! expression uses nothing local), and the selection (optionally every identical occurrence in
+//! the same block) is replaced by the name.
+//!
+//! Refused, naming the construct and its line: a selection that is not exactly one expression;
+//! a place where evaluating the expression earlier changes what runs (the right of `&&`, `||`,
+//! `??`, a branch of `?:` or of an `if` without braces, a loop condition or update, a loop body
+//! without braces, a default parameter value, a `case` label, an arrow's expression body, an
+//! optional chain's arguments, a class field), an expression that would move before another
+//! with effects, a name that clashes in the block. An arrow's expression body is refused
+//! rather than converted to a block: the hint says to give it braces first.
+//!
+//! The result is the engine's edit value, a [`Splices`] of the text as given.
+
+use crate::Lang;
+use crate::refactor::{OCCURRENCE_KINDS, Scopes, check_identifier, occurrences, parse, scopes_for};
+use filekit_core::splices::{Splice, Splices};
+use filekit_core::{ErrorCode, FkError};
+use std::ops::Range;
+use tree_sitter::{Node, Tree};
+
+/// What an extraction produced.
+#[derive(Debug, Clone)]
+pub struct Extracted {
+    /// The edit of the text as given.
+    pub splices: Splices,
+    /// How many occurrences were replaced by the name.
+    pub replaced: usize,
+    /// Identical occurrences left as they are, with the reason (with `all`).
+    pub skipped: Vec<String>,
+}
+
+/// Parses a TS/TSX/JS text, refusing one with syntax errors (a refactor of a broken file could
+/// not be checked).
+pub(crate) fn parse_clean(lang: Lang, text: &str) -> Result<Tree, FkError> {
+    let tree = parse(lang, text)?;
+    if tree.root_node().has_error() {
+        let mut at = tree.root_node();
+        while let Some(ch) = {
+            let mut c = at.walk();
+            at.children(&mut c).find(|n| n.has_error())
+        } {
+            at = ch;
+            if ch.is_error() || ch.is_missing() {
+                break;
+            }
+        }
+        let p = crate::position(text, at.start_byte());
+        return Err(FkError::new(
+            ErrorCode::ParseError,
+            format!(
+                "the file does not parse: a syntax error at line {}, column {}",
+                p.line, p.column
+            ),
+        )
+        .with_hint("fix the syntax error first; refactors work on files that parse"));
+    }
+    Ok(tree)
+}
+
+pub(crate) fn invalid(msg: impl Into<String>, hint: &str) -> FkError {
+    FkError::new(ErrorCode::InvalidArgument, msg.into()).with_hint(hint.to_string())
+}
+
+pub(crate) fn line(text: &str, at: usize) -> usize {
+    crate::position(text, at).line
+}
+
+/// A short one-line quote of a node's text.
+pub(crate) fn quote(text: &str, n: Node) -> String {
+    let s: String = text[n.byte_range()]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+pub(crate) fn field_is(parent: Node, field: &str, child: Node) -> bool {
+    parent.child_by_field_name(field).map(|c| c.id()) == Some(child.id())
+}
+
+pub(crate) fn to_splices(text: &str, list: Vec<Splice>) -> Result<Splices, FkError> {
+    Splices::sorted(text, list).map_err(|e| {
+        FkError::new(
+            ErrorCode::Conflict,
+            format!("the refactor computed overlapping edits: {e}"),
+        )
+    })
+}
+
+/// Expression node kinds (TS/TSX/JS grammars).
+pub(crate) const EXPRESSIONS: &[&str] = &[
+    "identifier",
+    "number",
+    "string",
+    "template_string",
+    "regex",
+    "true",
+    "false",
+    "null",
+    "undefined",
+    "this",
+    "call_expression",
+    "new_expression",
+    "member_expression",
+    "subscript_expression",
+    "binary_expression",
+    "unary_expression",
+    "update_expression",
+    "parenthesized_expression",
+    "ternary_expression",
+    "await_expression",
+    "array",
+    "object",
+    "arrow_function",
+    "function_expression",
+    "function",
+    "class",
+    "as_expression",
+    "satisfies_expression",
+    "non_null_expression",
+    "type_assertion",
+    "sequence_expression",
+    "jsx_element",
+    "jsx_self_closing_element",
+    "bigint",
+];
+
+const NESTED_FUNCTIONS: &[&str] = &[
+    "function_expression",
+    "function",
+    "function_declaration",
+    "generator_function",
+    "generator_function_declaration",
+    "arrow_function",
+    "method_definition",
+    "class",
+    "class_declaration",
+];
+
+/// Whether evaluating `n` can have an effect: a call, `new`, an assignment, `await`, `yield`,
+/// `delete`, `++`. Creating a function is no effect (its body runs later).
+pub(crate) fn effect_at(n: Node) -> Option<Node> {
+    match n.kind() {
+        "call_expression"
+        | "new_expression"
+        | "assignment_expression"
+        | "augmented_assignment_expression"
+        | "update_expression"
+        | "await_expression"
+        | "yield_expression" => return Some(n),
+        "unary_expression"
+            if n.child_by_field_name("operator").map(|o| o.kind()) == Some("delete") =>
+        {
+            return Some(n);
+        }
+        k if NESTED_FUNCTIONS.contains(&k) && k != "class" && k != "class_declaration" => {
+            return None;
+        }
+        _ => {}
+    }
+    let mut c = n.walk();
+    let children: Vec<Node> = n.named_children(&mut c).collect();
+    children.into_iter().find_map(effect_at)
+}
+
+/// Whether `n` makes a new object each time it runs (so one shared value is another meaning).
+pub(crate) fn fresh_at(n: Node) -> Option<Node> {
+    match n.kind() {
+        "object"
+        | "array"
+        | "arrow_function"
+        | "function_expression"
+        | "function"
+        | "class"
+        | "new_expression"
+        | "regex" => return Some(n),
+        _ => {}
+    }
+    let mut c = n.walk();
+    let children: Vec<Node> = n.named_children(&mut c).collect();
+    children.into_iter().find_map(fresh_at)
+}
+
+/// The identifier references in `n` (not property names, not declarations of nested code).
+pub(crate) fn references<'a>(n: Node<'a>, out: &mut Vec<Node<'a>>) {
+    if n.kind() == "identifier"
+        || n.kind() == "shorthand_property_identifier"
+        || n.kind() == "this"
+        || n.kind() == "super"
+        || n.kind() == "meta_property"
+    {
+        out.push(n);
+        return;
+    }
+    let mut c = n.walk();
+    let children: Vec<Node> = n.named_children(&mut c).collect();
+    for ch in children {
+        references(ch, out);
+    }
+}
+
+/// Whether an expression reads a property (which a call in between may change).
+pub(crate) fn reads_properties(n: Node) -> bool {
+    if matches!(n.kind(), "member_expression" | "subscript_expression") {
+        return true;
+    }
+    let mut c = n.walk();
+    let children: Vec<Node> = n.named_children(&mut c).collect();
+    children.into_iter().any(reads_properties)
+}
+
+/// Every node of the tree, in source order.
+pub(crate) fn all_nodes<'a>(tree: &'a Tree) -> Vec<Node<'a>> {
+    let mut out = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        let mut c = n.walk();
+        let ch: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(ch.into_iter().rev());
+    }
+    out
+}
+
+/// Where an identifier is assigned (other than by its declaration), if anywhere: an
+/// assignment's target, `++`/`--`, a `for (x of ...)` target.
+pub(crate) fn assigned_at<'a>(occ: &[Node<'a>]) -> Option<Node<'a>> {
+    occ.iter().copied().find(|o| {
+        let Some(p) = o.parent() else { return false };
+        match p.kind() {
+            "assignment_expression" | "augmented_assignment_expression" => field_is(p, "left", *o),
+            "update_expression" => true,
+            "for_in_statement" => {
+                field_is(p, "left", *o) && p.child_by_field_name("kind").is_none()
+            }
+            _ => {
+                // inside a destructuring assignment target `[a, b] = ...`
+                let mut x = *o;
+                while let Some(q) = x.parent() {
+                    match q.kind() {
+                        "array_pattern" | "object_pattern" | "pair_pattern" | "rest_pattern" => {
+                            x = q
+                        }
+                        "assignment_expression" => return field_is(q, "left", x),
+                        _ => return false,
+                    }
+                }
+                false
+            }
+        }
+    })
+}
+
+/// The scope node at which `name` is bound when seen from `from` (`None`: a global).
+pub(crate) fn bound_from<'a>(scopes: &Scopes, from: Node<'a>, name: &str) -> Option<Node<'a>> {
+    let mut p = Some(from);
+    while let Some(x) = p {
+        if scopes.decls.contains_key(&(x.id(), name.to_string())) {
+            return Some(x);
+        }
+        p = x.parent();
+    }
+    None
+}
+
+/// Statement lists: a statement whose parent is one of these can have a declaration put
+/// before it.
+fn is_list(n: Node) -> bool {
+    matches!(
+        n.kind(),
+        "program" | "statement_block" | "switch_case" | "switch_default" | "class_static_block"
+    )
+}
+
+/// Whether the optional chain `?.` short-circuits the spine a node hangs off.
+fn optional_spine(mut n: Node) -> bool {
+    loop {
+        let mut c = n.walk();
+        if n.children(&mut c).any(|x| x.kind() == "optional_chain") {
+            return true;
+        }
+        let next = match n.kind() {
+            "member_expression" | "subscript_expression" => n.child_by_field_name("object"),
+            "call_expression" => n.child_by_field_name("function"),
+            "non_null_expression" | "parenthesized_expression" => n.named_child(0),
+            _ => None,
+        };
+        match next {
+            Some(x) => n = x,
+            None => return false,
+        }
+    }
+}
+
+/// Walks from the expression up to the statement that contains it, refusing where evaluating
+/// it before that statement would change what runs. `order`: also refuse moving it before an
+/// earlier part of the statement that has effects.
+pub(crate) fn statement_of<'a>(
+    text: &str,
+    expr: Node<'a>,
+    order: bool,
+) -> Result<Node<'a>, FkError> {
+    let what = quote(text, expr);
+    let refuse = |construct: String, hint: &str| {
+        invalid(
+            format!(
+                "`{what}` cannot be extracted: it is {construct}; evaluating it before the statement would change what runs"
+            ),
+            hint,
+        )
+    };
+    const BRACES: &str = "give the branch or loop body braces first, or select another expression";
+    let mut child = expr;
+    loop {
+        let Some(parent) = child.parent() else {
+            return Err(invalid(
+                format!("`{what}` is not inside a statement"),
+                "select an expression inside a statement",
+            ));
+        };
+        let at = line(text, parent.start_byte());
+        let op = parent
+            .child_by_field_name("operator")
+            .map(|o| &text[o.byte_range()]);
+        match parent.kind() {
+            "binary_expression"
+                if field_is(parent, "right", child) && matches!(op, Some("&&" | "||" | "??")) =>
+            {
+                return Err(refuse(
+                    format!(
+                        "the right of `{}` (line {at}), which runs only depending on the left",
+                        op.unwrap_or_default()
+                    ),
+                    "extract the whole condition, or select an expression outside it",
+                ));
+            }
+            "augmented_assignment_expression"
+                if field_is(parent, "right", child)
+                    && matches!(op, Some("&&=" | "||=" | "??=")) =>
+            {
+                return Err(refuse(
+                    format!("the right of `{}` (line {at})", op.unwrap_or_default()),
+                    "select an expression outside it",
+                ));
+            }
+            "ternary_expression" if !field_is(parent, "condition", child) => {
+                return Err(refuse(
+                    format!("a branch of a conditional `?:` (line {at})"),
+                    "extract the whole conditional expression, or its condition",
+                ));
+            }
+            "while_statement" | "do_statement" if field_is(parent, "condition", child) => {
+                return Err(refuse(
+                    format!("a loop condition (line {at}), evaluated at every iteration"),
+                    "select an expression outside the loop condition",
+                ));
+            }
+            "for_statement"
+                if field_is(parent, "condition", child) || field_is(parent, "increment", child) =>
+            {
+                return Err(refuse(
+                    format!(
+                        "a `for` loop's condition or update (line {at}), evaluated at every iteration"
+                    ),
+                    "select an expression outside the loop head",
+                ));
+            }
+            "while_statement" | "do_statement" | "for_statement" | "for_in_statement"
+                if field_is(parent, "body", child) =>
+            {
+                return Err(refuse(
+                    format!("in the body of a loop without braces (line {at})"),
+                    BRACES,
+                ));
+            }
+            "if_statement" if !field_is(parent, "condition", child) => {
+                return Err(refuse(
+                    format!("in a branch of an `if` without braces (line {at})"),
+                    BRACES,
+                ));
+            }
+            "else_clause" => {
+                return Err(refuse(
+                    format!("in an `else` branch without braces (line {at})"),
+                    BRACES,
+                ));
+            }
+            "switch_case" if field_is(parent, "value", child) => {
+                return Err(refuse(
+                    format!("a `case` label (line {at}), evaluated only until one matches"),
+                    "select an expression in the case's statements",
+                ));
+            }
+            "arrow_function" if field_is(parent, "body", child) => {
+                return Err(refuse(
+                    format!(
+                        "an arrow function's expression body (line {at}), evaluated at each call"
+                    ),
+                    "give the arrow a block body (`=> { return ...; }`) first, then extract inside it",
+                ));
+            }
+            "assignment_pattern" | "object_assignment_pattern"
+                if field_is(parent, "right", child) =>
+            {
+                return Err(refuse(
+                    format!(
+                        "a default value (line {at}), evaluated only when the value is missing"
+                    ),
+                    "select an expression in the function's body",
+                ));
+            }
+            "required_parameter" | "optional_parameter" if field_is(parent, "value", child) => {
+                return Err(refuse(
+                    format!(
+                        "a default parameter value (line {at}), evaluated only when the argument is missing"
+                    ),
+                    "select an expression in the function's body",
+                ));
+            }
+            "call_expression"
+                if field_is(parent, "arguments", child)
+                    && parent
+                        .child_by_field_name("function")
+                        .is_some_and(|f| optional_spine(f) || optional_spine(parent)) =>
+            {
+                return Err(refuse(
+                    format!(
+                        "an argument of an optional call chain `?.` (line {at}), evaluated only when the chain is not nullish"
+                    ),
+                    "select an expression outside the optional chain",
+                ));
+            }
+            "subscript_expression"
+                if field_is(parent, "index", child) && optional_spine(parent) =>
+            {
+                return Err(refuse(
+                    format!("an index in an optional chain `?.` (line {at})"),
+                    "select an expression outside the optional chain",
+                ));
+            }
+            "public_field_definition" | "field_definition" | "class_body" => {
+                return Err(refuse(
+                    format!("a class field's initializer (line {at}), evaluated for each instance"),
+                    "select an expression in a method or the constructor",
+                ));
+            }
+            k if NESTED_FUNCTIONS.contains(&k) || k == "formal_parameters" => {
+                return Err(invalid(
+                    format!(
+                        "`{what}` is not inside a statement of a block (it is part of a function's declaration, line {at})"
+                    ),
+                    "select an expression in the function's body",
+                ));
+            }
+            _ => {}
+        }
+        if is_list(parent) {
+            return Ok(child);
+        }
+        if order {
+            let mut c = parent.walk();
+            for sib in parent.named_children(&mut c) {
+                if sib.start_byte() >= child.start_byte() {
+                    break;
+                }
+                if let Some(e) = effect_at(sib) {
+                    return Err(invalid(
+                        format!(
+                            "`{what}` cannot be extracted: it would then run before `{}` (line {}), which runs first now and has effects",
+                            quote(text, e),
+                            line(text, e.start_byte())
+                        ),
+                        "extract the earlier expression first, or select another expression",
+                    ));
+                }
+            }
+        }
+        child = parent;
+    }
+}
+
+/// The expression a selection covers exactly (white space trimmed), or why it is not one.
+pub(crate) fn expression_at<'a>(
+    tree: &'a Tree,
+    text: &str,
+    range: Range<usize>,
+) -> Result<Node<'a>, FkError> {
+    if range.end > text.len()
+        || !text.is_char_boundary(range.start)
+        || !text.is_char_boundary(range.end)
+    {
+        return Err(invalid(
+            format!(
+                "the selection {}..{} is outside the text ({} bytes)",
+                range.start,
+                range.end,
+                text.len()
+            ),
+            "select inside the file",
+        ));
+    }
+    let sel = &text[range.clone()];
+    let s = range.start + (sel.len() - sel.trim_start().len());
+    let e = range.end - (sel.len() - sel.trim_end().len());
+    let e = if text[s..e].ends_with(';') && e > s {
+        e - 1
+    } else {
+        e
+    };
+    let e = s + text[s..e].trim_end().len();
+    if s >= e {
+        return Err(invalid(
+            "the selection is empty",
+            "select the expression to extract",
+        ));
+    }
+    let root = tree.root_node();
+    let node = root.named_descendant_for_byte_range(s, e).unwrap_or(root);
+    let p = crate::position(text, s);
+    if node.start_byte() != s || node.end_byte() != e {
+        let covers = if node.id() == root.id() {
+            "several statements".to_string()
+        } else {
+            format!(
+                "part of `{}` (a {} at line {})",
+                quote(text, node),
+                node.kind().replace('_', " "),
+                line(text, node.start_byte())
+            )
+        };
+        return Err(invalid(
+            format!(
+                "the selection at line {}, column {} is not one expression: it covers {covers}",
+                p.line, p.column
+            ),
+            "select exactly one whole expression",
+        ));
+    }
+    // The largest expression with exactly this range.
+    let mut node = node;
+    while let Some(parent) = node.parent() {
+        if parent.byte_range() == node.byte_range() && EXPRESSIONS.contains(&parent.kind()) {
+            node = parent;
+        } else {
+            break;
+        }
+    }
+    if !EXPRESSIONS.contains(&node.kind()) {
+        return Err(invalid(
+            format!(
+                "the selection `{}` at line {} is a {}, not an expression",
+                quote(text, node),
+                p.line,
+                node.kind().replace('_', " ")
+            ),
+            "select exactly one whole expression",
+        ));
+    }
+    let parent = node.parent().expect("an expression has a parent");
+    let name = quote(text, node);
+    let refuse = |what: &str| {
+        Err(invalid(
+            format!(
+                "`{name}` at line {} is {what}, not a value to extract",
+                p.line
+            ),
+            "select an expression whose value is used",
+        ))
+    };
+    match parent.kind() {
+        "assignment_expression" | "augmented_assignment_expression"
+            if field_is(parent, "left", node) =>
+        {
+            return refuse("the target of an assignment");
+        }
+        "update_expression" => return refuse("the target of `++`/`--`"),
+        "unary_expression"
+            if parent.child_by_field_name("operator").map(|o| o.kind()) == Some("delete") =>
+        {
+            return refuse("the operand of `delete`");
+        }
+        "call_expression"
+            if field_is(parent, "function", node)
+                && matches!(node.kind(), "member_expression" | "subscript_expression") =>
+        {
+            return Err(invalid(
+                format!(
+                    "`{name}` at line {} is the method of a call: called through a variable it would lose its `this`",
+                    p.line
+                ),
+                "select the whole call, or the object the method is called on",
+            ));
+        }
+        _ => {}
+    }
+    if node.kind() == "identifier" {
+        let occ = occurrences(tree, text, &text[node.byte_range()]);
+        let scopes = scopes_for(tree, text, &occ);
+        if scopes.declaring_scope(node).is_some() {
+            return refuse("the name a declaration declares");
+        }
+    }
+    Ok(node)
+}
+
+/// Whether the file ends its statements with `;` (most of them; yes when it has none).
+pub(crate) fn uses_semicolons(tree: &Tree, text: &str) -> bool {
+    let (mut with, mut without) = (0, 0);
+    for n in all_nodes(tree) {
+        if matches!(
+            n.kind(),
+            "expression_statement"
+                | "lexical_declaration"
+                | "variable_declaration"
+                | "return_statement"
+        ) {
+            if text[n.byte_range()].ends_with(';') {
+                with += 1;
+            } else {
+                without += 1;
+            }
+        }
+    }
+    with >= without
+}
+
+/// The indentation of the line `at` is on, and whether `at` is its first non-blank byte.
+pub(crate) fn line_head(text: &str, at: usize) -> (usize, &str, bool) {
+    let ls = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let head = &text[ls..at];
+    let indent_len = head.len() - head.trim_start().len();
+    (ls, &text[ls..ls + indent_len], head.trim().is_empty())
+}
+
+/// The declaration text for `name = expr` inserted before `stmt`.
+fn insertion(text: &str, at: usize, decl: String) -> Splice {
+    let (ls, indent, first) = line_head(text, at);
+    if first {
+        Splice::insert(ls, format!("{indent}{decl}\n"))
+    } else {
+        Splice::insert(at, format!("{decl} "))
+    }
+}
+
+fn initializer(text: &str, expr: Node) -> String {
+    let t = &text[expr.byte_range()];
+    if expr.kind() == "sequence_expression" {
+        format!("({t})")
+    } else {
+        t.to_string()
+    }
+}
+
+fn same_tokens(text: &str, a: Node, b: Node) -> bool {
+    let norm = |n: Node| text[n.byte_range()].split_whitespace().collect::<String>();
+    a.kind() == b.kind() && norm(a) == norm(b)
+}
+
+fn check_tdz(text: &str, tree: &Tree, expr: Node, stmt: Node) -> Result<(), FkError> {
+    let mut refs = Vec::new();
+    references(expr, &mut refs);
+    for r in refs {
+        if !OCCURRENCE_KINDS.contains(&r.kind()) {
+            continue;
+        }
+        let name = &text[r.byte_range()];
+        let occ = occurrences(tree, text, name);
+        let scopes = scopes_for(tree, text, &occ);
+        for o in &occ {
+            if o.start_byte() >= stmt.start_byte()
+                && o.end_byte() <= expr.start_byte()
+                && scopes.declaring_scope(*o).is_some()
+                && bound_from(&scopes, r, name)
+                    .is_some_and(|b| scopes.declaring_scope(*o).is_some_and(|d| d.id() == b.id()))
+            {
+                return Err(invalid(
+                    format!(
+                        "`{}` uses `{name}`, which the same statement declares (line {}): before the statement it does not exist yet",
+                        quote(text, expr),
+                        line(text, o.start_byte())
+                    ),
+                    "declare it in a statement of its own first",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Extracts the expression `range` covers into `const name = ...;` before its statement, and
+/// replaces it (with `all`: every identical occurrence whose statement is in the same block)
+/// by `name`.
+pub fn extract_variable(
+    lang: Lang,
+    text: &str,
+    range: Range<usize>,
+    name: &str,
+    all: bool,
+) -> Result<Extracted, FkError> {
+    check_identifier(name)?;
+    let tree = parse_clean(lang, text)?;
+    let expr = expression_at(&tree, text, range)?;
+    let pure = effect_at(expr).is_none() && fresh_at(expr).is_none();
+    let mut refs = Vec::new();
+    references(expr, &mut refs);
+    let order = !refs.is_empty() || !pure;
+    let stmt = statement_of(text, expr, order)?;
+    check_tdz(text, &tree, expr, stmt)?;
+    let list = stmt.parent().expect("a statement is in a list");
+    let block = if matches!(list.kind(), "switch_case" | "switch_default") {
+        list.parent().unwrap_or(list)
+    } else {
+        list
+    };
+    // The name: not declared or used in the block.
+    for o in occurrences(&tree, text, name) {
+        if o.start_byte() >= block.start_byte() && o.end_byte() <= block.end_byte() {
+            let occ = occurrences(&tree, text, name);
+            let scopes = scopes_for(&tree, text, &occ);
+            let what = if scopes.declaring_scope(o).is_some() {
+                "declared"
+            } else {
+                "used"
+            };
+            return Err(FkError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "`{name}` is already {what} at line {} in the block the constant would be declared in",
+                    line(text, o.start_byte())
+                ),
+            )
+            .with_hint("choose another name"));
+        }
+    }
+    let mut sites = vec![(expr, stmt)];
+    let mut skipped = Vec::new();
+    if all {
+        if !pure {
+            return Err(invalid(
+                format!(
+                    "`{}` has effects or makes a new object each time: replacing every occurrence by one constant would run it once instead of at each",
+                    quote(text, expr)
+                ),
+                "extract it without replacing every occurrence",
+            ));
+        }
+        for n in all_nodes(&tree) {
+            if n.id() == expr.id()
+                || n.start_byte() < block.start_byte()
+                || n.end_byte() > block.end_byte()
+                || !same_tokens(text, n, expr)
+            {
+                continue;
+            }
+            match statement_of(text, n, order) {
+                Ok(s) if s.parent().map(|p| p.id()) == Some(list.id()) => sites.push((n, s)),
+                Ok(_) => {}
+                Err(e) => skipped.push(format!(
+                    "line {}: {}",
+                    line(text, n.start_byte()),
+                    e.message
+                )),
+            }
+        }
+        sites.sort_by_key(|(n, _)| n.start_byte());
+    }
+    let first_stmt = sites[0].1;
+    if sites.len() > 1 {
+        // The value must not change between the first occurrence and the last.
+        let mutable = reads_properties(expr)
+            || refs.iter().any(|r| {
+                r.kind() == "this"
+                    || assigned_at(&occurrences(&tree, text, &text[r.byte_range()])).is_some()
+            });
+        let last = sites.last().expect("sites").0;
+        if mutable {
+            for n in all_nodes(&tree) {
+                // An effect around the last occurrence happens after it is evaluated.
+                if n.start_byte() < first_stmt.start_byte()
+                    || n.start_byte() >= last.start_byte()
+                    || last.end_byte() <= n.end_byte()
+                {
+                    continue;
+                }
+                if sites
+                    .iter()
+                    .any(|(s, _)| s.start_byte() <= n.start_byte() && n.end_byte() <= s.end_byte())
+                {
+                    continue;
+                }
+                if effect_at(n).is_some_and(|e| e.id() == n.id()) {
+                    return Err(invalid(
+                        format!(
+                            "`{}` may change between its occurrences: `{}` (line {}) runs in between",
+                            quote(text, expr),
+                            quote(text, n),
+                            line(text, n.start_byte())
+                        ),
+                        "extract it without replacing every occurrence",
+                    ));
+                }
+            }
+        }
+    }
+    let semi = if uses_semicolons(&tree, text) {
+        ";"
+    } else {
+        ""
+    };
+    let mut splices = vec![insertion(
+        text,
+        first_stmt.start_byte(),
+        format!("const {name} = {}{semi}", initializer(text, expr)),
+    )];
+    for (n, _) in &sites {
+        let r = replaced_range(*n);
+        splices.push(Splice::new(r.start, r.end, name));
+    }
+    Ok(Extracted {
+        splices: to_splices(text, splices)?,
+        replaced: sites.len(),
+        skipped,
+    })
+}
+
+/// Extracts the expression `range` covers into a module-level `const name = ...;`, when it
+/// uses nothing local and has no effects, and replaces it (with `all`: every identical
+/// occurrence in the file that means the same) by `name`.
+pub fn extract_constant(
+    lang: Lang,
+    text: &str,
+    range: Range<usize>,
+    name: &str,
+    all: bool,
+) -> Result<Extracted, FkError> {
+    check_identifier(name)?;
+    let tree = parse_clean(lang, text)?;
+    let root = tree.root_node();
+    let expr = expression_at(&tree, text, range)?;
+    let what = quote(text, expr);
+    if let Some(e) = effect_at(expr) {
+        return Err(invalid(
+            format!(
+                "`{what}` has effects (`{}`): a module constant would run it once, when the module loads",
+                quote(text, e)
+            ),
+            "use extract_variable, which declares it where it runs",
+        ));
+    }
+    statement_of(text, expr, false)?;
+    // What it uses: globals, imports, functions, and module-level constants only.
+    let mut refs = Vec::new();
+    references(expr, &mut refs);
+    let mut after = 0usize; // the constant goes after this byte
+    for r in &refs {
+        let rn = &text[r.byte_range()];
+        if matches!(r.kind(), "this" | "super" | "meta_property") || rn == "arguments" {
+            return Err(invalid(
+                format!("`{what}` uses `{rn}`, which is local to its function"),
+                "use extract_variable",
+            ));
+        }
+        let occ = occurrences(&tree, text, rn);
+        let scopes = scopes_for(&tree, text, &occ);
+        let Some(scope) = bound_from(&scopes, *r, rn) else {
+            continue; // a global
+        };
+        let decl = occ
+            .iter()
+            .find(|o| {
+                scopes
+                    .declaring_scope(**o)
+                    .is_some_and(|d| d.id() == scope.id())
+            })
+            .copied();
+        let decl_line = decl.map_or(0, |d| line(text, d.start_byte()));
+        if scope.id() != root.id() {
+            return Err(invalid(
+                format!(
+                    "`{what}` uses `{rn}`, a local declared at line {decl_line}: a module constant cannot see it"
+                ),
+                "use extract_variable, or select an expression that uses only module-level names",
+            ));
+        }
+        let Some(decl) = decl else { continue };
+        let top = top_statement(decl);
+        let kind = top.kind();
+        let var_like = matches!(kind, "lexical_declaration" | "variable_declaration")
+            || (kind == "export_statement"
+                && top.named_child(0).is_some_and(|d| {
+                    matches!(d.kind(), "lexical_declaration" | "variable_declaration")
+                }));
+        if var_like && let Some(a) = assigned_at(&occ) {
+            return Err(invalid(
+                format!(
+                    "`{what}` uses `{rn}`, a module-level variable assigned at line {}: a constant would keep its first value",
+                    line(text, a.start_byte())
+                ),
+                "use extract_variable",
+            ));
+        }
+        let hoisted = matches!(kind, "function_declaration" | "import_statement")
+            || (kind == "export_statement"
+                && top
+                    .named_child(0)
+                    .is_some_and(|d| d.kind() == "function_declaration"));
+        if !hoisted {
+            after = after.max(top.end_byte());
+        }
+    }
+    let site_top = top_statement(expr);
+    const LOOPS: &[&str] = &[
+        "for_statement",
+        "for_in_statement",
+        "while_statement",
+        "do_statement",
+    ];
+    if let Some(f) = fresh_at(expr)
+        && (ancestor_in(expr, site_top, NESTED_FUNCTIONS) || ancestor_in(expr, site_top, LOOPS))
+    {
+        return Err(invalid(
+            format!(
+                "`{what}` makes a new object (`{}`) each time it runs: one module constant would share one",
+                quote(text, f)
+            ),
+            "use extract_variable",
+        ));
+    }
+    // The name: nowhere in the file.
+    if let Some(o) = occurrences(&tree, text, name).first() {
+        return Err(FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "`{name}` is already declared or used at line {} of this file",
+                line(text, o.start_byte())
+            ),
+        )
+        .with_hint("choose a name the file does not use"));
+    }
+    // Where it goes: before the module-level statement containing the selection, unless that
+    // is a function declaration (hoisted: it may run earlier), then after the imports.
+    let site_hoisted = site_top.kind() == "function_declaration"
+        || site_top.kind() == "generator_function_declaration"
+        || (site_top.kind() == "export_statement"
+            && site_top.named_child(0).is_some_and(|d| {
+                matches!(
+                    d.kind(),
+                    "function_declaration" | "generator_function_declaration"
+                )
+            }));
+    let mut place = if site_hoisted {
+        let mut c = root.walk();
+        root.named_children(&mut c)
+            .take_while(|n| {
+                n.kind() == "import_statement"
+                    || n.kind() == "comment"
+                    || (n.kind() == "expression_statement"
+                        && n.named_child(0).is_some_and(|s| s.kind() == "string"))
+                    || n.kind() == "hash_bang_line"
+            })
+            .filter(|n| n.kind() != "comment")
+            .last()
+            .map(|n| n.end_byte())
+    } else {
+        None
+    };
+    if after > 0 {
+        place = Some(place.map_or(after, |p| p.max(after)));
+    }
+    let semi = if uses_semicolons(&tree, text) {
+        ";"
+    } else {
+        ""
+    };
+    let decl = format!("const {name} = {}{semi}", initializer(text, expr));
+    let insert = match place {
+        Some(p) if p > site_top.start_byte() || site_hoisted => {
+            // at the start of the line after byte p
+            let nl = text[p..].find('\n').map_or(text.len(), |i| p + i + 1);
+            if nl == text.len() && !text.ends_with('\n') {
+                Splice::insert(nl, format!("\n{decl}\n"))
+            } else {
+                Splice::insert(nl, format!("{decl}\n"))
+            }
+        }
+        _ if site_hoisted => Splice::insert(0, format!("{decl}\n")),
+        _ => insertion(text, site_top.start_byte(), decl),
+    };
+    let mut sites = vec![expr];
+    let mut skipped = Vec::new();
+    if all {
+        for n in all_nodes(&tree) {
+            if n.id() == expr.id() || !same_tokens(text, n, expr) {
+                continue;
+            }
+            // Every name in it must mean the same there.
+            let mut rs = Vec::new();
+            references(n, &mut rs);
+            let same = rs.iter().zip(refs.iter()).all(|(a, b)| {
+                let nm = &text[a.byte_range()];
+                let occ = occurrences(&tree, text, nm);
+                let scopes = scopes_for(&tree, text, &occ);
+                bound_from(&scopes, *a, nm).map(|x| x.id())
+                    == bound_from(&scopes, *b, nm).map(|x| x.id())
+            });
+            if !same {
+                skipped.push(format!(
+                    "line {}: a name in it means something else there",
+                    line(text, n.start_byte())
+                ));
+                continue;
+            }
+            if n.start_byte() < insert.start {
+                skipped.push(format!(
+                    "line {}: it is above where the constant is declared",
+                    line(text, n.start_byte())
+                ));
+                continue;
+            }
+            match statement_of(text, n, false) {
+                Ok(_) => sites.push(n),
+                Err(e) => skipped.push(format!(
+                    "line {}: {}",
+                    line(text, n.start_byte()),
+                    e.message
+                )),
+            }
+        }
+    }
+    let mut splices = vec![insert];
+    for n in &sites {
+        let r = replaced_range(*n);
+        splices.push(Splice::new(r.start, r.end, name));
+    }
+    Ok(Extracted {
+        splices: to_splices(text, splices)?,
+        replaced: sites.len(),
+        skipped,
+    })
+}
+
+/// The bytes a name replaces: the expression, with the parentheses around it when they only
+/// wrapped it (not those an `if` or a loop needs).
+fn replaced_range(n: Node) -> Range<usize> {
+    if let Some(p) = n.parent()
+        && p.kind() == "parenthesized_expression"
+        && p.named_child_count() == 1
+        && p.parent().is_some_and(|g| {
+            EXPRESSIONS.contains(&g.kind())
+                || matches!(
+                    g.kind(),
+                    "arguments" | "array" | "pair" | "variable_declarator" | "return_statement"
+                )
+        })
+    {
+        return p.byte_range();
+    }
+    n.byte_range()
+}
+
+/// The module-level statement a node is in.
+pub(crate) fn top_statement(n: Node) -> Node {
+    let mut x = n;
+    while let Some(p) = x.parent() {
+        if p.kind() == "program" {
+            return x;
+        }
+        x = p;
+    }
+    x
+}
+
+/// Whether a node of one of `kinds` is between `n` and `top` (exclusive of `n`).
+fn ancestor_in(n: Node, top: Node, kinds: &[&str]) -> bool {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        if kinds.contains(&x.kind()) {
+            return true;
+        }
+        if x.id() == top.id() {
+            return false;
+        }
+        p = x.parent();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(src: &str, what: &str) -> Range<usize> {
+        let s = src.find(what).expect("selection in source");
+        s..s + what.len()
+    }
+
+    fn var(src: &str, what: &str, name: &str, all: bool) -> Result<String, FkError> {
+        extract_variable(Lang::TypeScript, src, sel(src, what), name, all)
+            .map(|x| x.splices.apply(src).unwrap())
+    }
+
+    fn constant(src: &str, what: &str, name: &str, all: bool) -> Result<String, FkError> {
+        extract_constant(Lang::TypeScript, src, sel(src, what), name, all)
+            .map(|x| x.splices.apply(src).unwrap())
+    }
+
+    #[test]
+    fn extracts_before_the_statement_with_its_indentation() {
+        let src =
+            "function f(a: number, b: number) {\n  if (a) {\n    console.log(a * b + 1);\n  }\n}\n";
+        assert_eq!(
+            var(src, "a * b", "product", false).unwrap(),
+            "function f(a: number, b: number) {\n  if (a) {\n    const product = a * b;\n    console.log(product + 1);\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn replaces_every_occurrence_in_the_block_when_asked() {
+        let src =
+            "function f(a: number) {\n  const x = a * 2;\n  g(a * 2);\n  return () => a * 2;\n}\n";
+        let out =
+            extract_variable(Lang::TypeScript, src, sel(src, "a * 2"), "twice", true).unwrap();
+        assert_eq!(out.replaced, 2);
+        assert_eq!(out.skipped.len(), 1, "{:?}", out.skipped);
+        assert_eq!(
+            out.splices.apply(src).unwrap(),
+            "function f(a: number) {\n  const twice = a * 2;\n  const x = twice;\n  g(twice);\n  return () => a * 2;\n}\n"
+        );
+    }
+
+    #[test]
+    fn every_occurrence_refused_when_the_value_may_change_between() {
+        let src = "function f(o: {n: number}) {\n  const a = o.n + 1;\n  bump(o);\n  return a + (o.n + 1);\n}\n";
+        let e = var(src, "o.n + 1", "n1", true).unwrap_err();
+        assert!(e.message.contains("bump(o)"), "{}", e.message);
+        assert!(var(src, "o.n + 1", "n1", false).is_ok());
+    }
+
+    #[test]
+    fn refuses_what_is_not_one_expression() {
+        let src = "const r = a + b * c;\nf();\ng();\n";
+        let e = var(src, "a + b", "x", false).unwrap_err();
+        assert!(e.message.contains("not one expression"), "{}", e.message);
+        assert!(e.message.contains("binary expression"), "{}", e.message);
+        let e = var(src, "f();\ng();", "x", false).unwrap_err();
+        assert!(e.message.contains("several statements"), "{}", e.message);
+        let e = var(src, "r", "x", false).unwrap_err();
+        assert!(e.message.contains("declaration declares"), "{}", e.message);
+    }
+
+    #[test]
+    fn refuses_short_circuits_conditionals_and_loops() {
+        for (src, what, says) in [
+            ("const r = ok && check(x);\n", "check(x)", "right of `&&`"),
+            (
+                "const r = v ?? fallback(x);\n",
+                "fallback(x)",
+                "right of `??`",
+            ),
+            (
+                "const r = c ? f(x) : 0;\n",
+                "f(x)",
+                "branch of a conditional",
+            ),
+            ("while (next(it)) {}\n", "next(it)", "loop condition"),
+            (
+                "for (let i = 0; i < n * 2; i++) {}\n",
+                "n * 2",
+                "condition or update",
+            ),
+            ("function f(a = g()) { return a; }\n", "g()", "default"),
+            ("const f = (a) => a * 2;\n", "a * 2", "expression body"),
+            ("if (c) log(x + 1);\n", "x + 1", "without braces"),
+            ("o?.m(x + 1);\n", "x + 1", "optional call chain"),
+            (
+                "switch (v) { case k + 1: break; }\n",
+                "k + 1",
+                "`case` label",
+            ),
+        ] {
+            let e = var(src, what, "extracted", false).unwrap_err();
+            assert!(e.message.contains(says), "{src}: {}", e.message);
+        }
+        // The condition of an `if`, and the left of `&&`, are fine.
+        assert!(var("if (f(x)) { g(); }\n", "f(x)", "c", false).is_ok());
+        assert!(var("const r = f(x) && g();\n", "f(x)", "c", false).is_ok());
+    }
+
+    #[test]
+    fn refuses_moving_before_an_earlier_effect() {
+        let src = "const r = next() + y;\n";
+        let e = var(src, "y", "v", false).unwrap_err();
+        assert!(e.message.contains("`next()`"), "{}", e.message);
+        // A literal depends on nothing: it may move.
+        assert!(var("const r = next() + 2;\n", "2", "two", false).is_ok());
+    }
+
+    #[test]
+    fn refuses_a_clashing_name_or_a_name_of_the_same_statement() {
+        let src = "function f(a: number) {\n  const total = 1;\n  return a + 1 + total;\n}\n";
+        let e = var(src, "a + 1", "total", false).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        assert!(e.message.contains("line 2"), "{}", e.message);
+        let src = "const a = 1, b = a + 1;\n";
+        let e = var(src, "a + 1", "x", false).unwrap_err();
+        assert!(e.message.contains("same statement"), "{}", e.message);
+        let e = var("g(x + 1);\n", "x + 1", "class", false).unwrap_err();
+        assert!(e.message.contains("reserved"), "{}", e.message);
+    }
+
+    #[test]
+    fn refuses_an_assignment_target_and_a_method_callee() {
+        let e = var("o.n = 1;\n", "o.n", "x", false).unwrap_err();
+        assert!(
+            e.message.contains("target of an assignment"),
+            "{}",
+            e.message
+        );
+        let e = var("o.run(1);\n", "o.run", "x", false).unwrap_err();
+        assert!(e.message.contains("lose its `this`"), "{}", e.message);
+    }
+
+    #[test]
+    fn constant_goes_to_module_level() {
+        let src = "import { K } from './k';\n\nexport class A {\n  area(r: number) {\n    return r * Math.PI * K;\n  }\n}\n";
+        assert!(
+            constant(src, "Math.PI * K", "PI_K", false)
+                .unwrap_err()
+                .message
+                .contains("not one expression")
+        );
+        let src = "import { K } from './k';\n\nexport class A {\n  area(r: number) {\n    return r * (Math.PI * K);\n  }\n}\n";
+        assert_eq!(
+            constant(src, "Math.PI * K", "PI_K", false).unwrap(),
+            "import { K } from './k';\n\nconst PI_K = Math.PI * K;\nexport class A {\n  area(r: number) {\n    return r * PI_K;\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn constant_of_a_hoisted_function_goes_after_the_imports() {
+        let src = "import x from 'x';\nmain();\nfunction main() {\n  return 60 * 60;\n}\n";
+        assert_eq!(
+            constant(src, "60 * 60", "HOUR", false).unwrap(),
+            "import x from 'x';\nconst HOUR = 60 * 60;\nmain();\nfunction main() {\n  return HOUR;\n}\n"
+        );
+        // After a module constant it uses.
+        let src = "function f() { return K * 2; }\nconst K = 3;\nf();\n";
+        assert_eq!(
+            constant(src, "K * 2", "K2", false).unwrap(),
+            "function f() { return K2; }\nconst K = 3;\nconst K2 = K * 2;\nf();\n"
+        );
+    }
+
+    #[test]
+    fn constant_refuses_locals_effects_and_new_objects() {
+        let src = "function f(a: number) {\n  return a * 2;\n}\n";
+        let e = constant(src, "a * 2", "X", false).unwrap_err();
+        assert!(
+            e.message.contains("`a`, a local declared at line 1"),
+            "{}",
+            e.message
+        );
+        let e = constant("function f() { return g() + 1; }\n", "g() + 1", "X", false).unwrap_err();
+        assert!(e.message.contains("has effects"), "{}", e.message);
+        let e = constant("function f() { return [1, 2]; }\n", "[1, 2]", "X", false).unwrap_err();
+        assert!(e.message.contains("new object"), "{}", e.message);
+        let e = constant(
+            "let n = 1;\nn = 2;\nfunction f() { return n + 1; }\n",
+            "n + 1",
+            "X",
+            false,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("assigned at line 2"), "{}", e.message);
+        let e = constant(
+            "const X = 1;\nfunction f() { return 2 * 3; }\n",
+            "2 * 3",
+            "X",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+    }
+
+    #[test]
+    fn constant_replaces_every_occurrence_that_means_the_same() {
+        let src = "function f() { return 24 * 60; }\nfunction g() { return 24 * 60 + 1; }\n";
+        let out =
+            extract_constant(Lang::TypeScript, src, sel(src, "24 * 60"), "DAY", true).unwrap();
+        assert_eq!(out.replaced, 2);
+        assert_eq!(
+            out.splices.apply(src).unwrap(),
+            "const DAY = 24 * 60;\nfunction f() { return DAY; }\nfunction g() { return DAY + 1; }\n"
+        );
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_or_another_language_is_refused() {
+        assert!(extract_variable(Lang::Python, "x = 1 + 2\n", 4..9, "y", false).is_err());
+        let src = "const r = (1 + ;\n";
+        assert!(extract_variable(Lang::TypeScript, src, 11..12, "y", false).is_err());
+    }
+}

@@ -1,0 +1,264 @@
+//! The syntactic refactors of issue 28 keep what a program does: small JavaScript programs
+//! that print, run by Node before and after each refactor, print the same. And for the rules
+//! the refactors refuse, the naive edit they refuse does change what a program prints (so the
+//! refusal is needed), while the refactor refuses it.
+//!
+//! Node is the one `scripts/setup-test-deps` installs (`.test-deps/mcp-node`, Node 22), as CI
+//! runs it before the tests.
+
+#[path = "support/test_data.rs"]
+#[allow(dead_code)]
+mod test_data;
+
+use filekit_semantic::Lang;
+use filekit_semantic::convert::convert_to_arrow;
+use filekit_semantic::extract::{extract_constant, extract_variable};
+use filekit_semantic::inline_variable::inline_variable;
+use filekit_semantic::python_extract;
+use filekit_semantic::refactor::Target;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs a JavaScript program with Node and returns what it printed.
+fn run(program: &str) -> String {
+    run_with(".test-deps/mcp-node/node_modules/.bin/node", "-e", program)
+}
+
+/// Runs a Python program with the `.venv` interpreter `scripts/setup-test-deps` makes.
+fn run_py(program: &str) -> String {
+    run_with(".venv/bin/python", "-c", program)
+}
+
+/// Runs a program and returns what it printed (stdout, and an uncaught error's message),
+/// killed after 30 s.
+fn run_with(interpreter: &str, flag: &str, program: &str) -> String {
+    let exe = test_data::need(test_data::repo().join(interpreter));
+    let mut child = Command::new(exe)
+        .arg(flag)
+        .arg(program)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the interpreter starts");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if child.try_wait().expect("wait for node").is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{interpreter} did not finish in 30 s:\n{program}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    // An uncaught error's first line (its message), not its stack of temporary paths.
+    let err_line = err.lines().find(|l| l.contains("Error")).unwrap_or("");
+    format!("{out}{err_line}")
+}
+
+fn sel(src: &str, what: &str) -> std::ops::Range<usize> {
+    let s = src.find(what).expect("selection");
+    s..s + what.len()
+}
+
+fn same_output(before: &str, after: &str) {
+    same_output_with(run, before, after)
+}
+
+fn same_output_with(run: fn(&str) -> String, before: &str, after: &str) {
+    assert_ne!(before, after, "the refactor changed nothing");
+    let (a, b) = (run(before), run(after));
+    assert!(!a.is_empty(), "the program prints nothing:\n{before}");
+    assert_eq!(
+        a, b,
+        "output changed:\n--- before\n{before}\n--- after\n{after}"
+    );
+}
+
+#[test]
+fn extract_variable_keeps_output() {
+    let cases = [
+        (
+            "let calls = 0;\nfunction f(x) { calls++; return x * 2; }\nfunction g(a) {\n  const r = [a + 1, f(a + 1), a + 1];\n  return r.join(',') + ':' + calls;\n}\nconsole.log(g(3), g(4));\n",
+            "a + 1",
+            true,
+        ),
+        (
+            "const o = { n: 2, m() { return this.n; } };\nconsole.log(o.m() * 10 + (o.n ? 1 : 0));\n",
+            "o.m()",
+            false,
+        ),
+        (
+            "function h(s) {\n  if (s.length > 2) {\n    console.log(s.toUpperCase() + '!');\n  }\n}\nh('abc'); h('a');\n",
+            "s.toUpperCase()",
+            false,
+        ),
+    ];
+    for (src, what, all) in cases {
+        let out = extract_variable(Lang::JavaScript, src, sel(src, what), "extracted", all)
+            .unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        same_output(src, &out.splices.apply(src).unwrap());
+    }
+}
+
+#[test]
+fn extract_constant_keeps_output() {
+    let cases = [
+        "main();\nfunction main() {\n  console.log(60 * 60 * 24);\n}\n",
+        "const K = 3;\nfunction f(x) { return x * (K + 1); }\nconsole.log(f(2), f(5));\n",
+    ];
+    for (src, what) in cases.iter().zip(["60 * 60 * 24", "K + 1"]) {
+        let out = extract_constant(Lang::JavaScript, src, sel(src, what), "CONST_VALUE", true)
+            .unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        same_output(src, &out.splices.apply(src).unwrap());
+    }
+}
+
+#[test]
+fn inline_variable_keeps_output() {
+    let cases = [
+        (
+            "function f(a, b) {\n  const s = a + b;\n  return s * s - s;\n}\nconsole.log(f(2, 3));\n",
+            "s",
+        ),
+        (
+            "let log = [];\nconst v = log.push('x');\nconsole.log(v, log);\n",
+            "v",
+        ),
+        (
+            "const t = true ? 1 : 2;\nconsole.log(t + 1, typeof t);\n",
+            "t",
+        ),
+        (
+            "const p = { a: 1 };\nconst q = p;\nconsole.log(JSON.stringify({ q }));\n",
+            "q",
+        ),
+    ];
+    for (src, name) in cases {
+        let out = inline_variable(Lang::JavaScript, src, &Target::Name(name.into()))
+            .unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        same_output(src, &out.splices.apply(src).unwrap());
+    }
+}
+
+#[test]
+fn convert_to_arrow_keeps_output() {
+    let cases = [
+        (
+            "function add(a, b = 1) { return a + b; }\nconsole.log(add(2), add(2, 3), add.length);\n",
+            "add",
+        ),
+        (
+            "const xs = [1, 2, 3].map(function (x) { return x * x; });\nconsole.log(xs);\n",
+            "function (x)",
+        ),
+        (
+            "class C { n = 5; get() { const f = function () { return 7; }; return this.n + f(); } }\nconsole.log(new C().get());\n",
+            "function ()",
+        ),
+    ];
+    for (src, at) in cases {
+        let out = convert_to_arrow(Lang::JavaScript, src, src.find(at).unwrap())
+            .unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        same_output(src, &out.apply(src).unwrap());
+    }
+}
+
+/// Each refused edit, done naively by hand, changes what the program prints: the refusal
+/// protects something real.
+#[test]
+fn refused_edits_would_change_output() {
+    // (program, naive edit of it, the refactor that must refuse it)
+    type Refuse = fn(&str) -> bool;
+    let cases: [(&str, &str, Refuse); 6] = [
+        (
+            "const o = null;\nconsole.log(o && o.x);\n",
+            "const o = null;\nconst v = o.x;\nconsole.log(o && v);\n",
+            |s| extract_variable(Lang::JavaScript, s, sel(s, "o.x"), "v", false).is_err(),
+        ),
+        (
+            "let i = 0;\nconst xs = [];\nwhile (i < 3) { xs.push(i); i++; }\nconsole.log(xs);\n",
+            "let i = 0;\nconst xs = [];\nconst c = i < 3;\nwhile (c) { xs.push(i); i++; if (i > 9) break; }\nconsole.log(xs);\n",
+            |s| extract_variable(Lang::JavaScript, s, sel(s, "i < 3"), "c", false).is_err(),
+        ),
+        (
+            "let n = 0;\nconst next = () => ++n;\nconsole.log(next() + n);\n",
+            "let n = 0;\nconst next = () => ++n;\nconst v = n;\nconsole.log(next() + v);\n",
+            |s| {
+                let at = s.rfind("n)").unwrap();
+                extract_variable(Lang::JavaScript, s, at..at + 1, "v", false).is_err()
+            },
+        ),
+        (
+            "let n = 0;\nconst v = ++n;\nconsole.log(v, v);\n",
+            "let n = 0;\nconsole.log(++n, ++n);\n",
+            |s| inline_variable(Lang::JavaScript, s, &Target::Name("v".into())).is_err(),
+        ),
+        (
+            "const o = { n: 1, f: function () { return this.n; } };\nconsole.log(o.f());\n",
+            "const o = { n: 1, f: () => { return this.n; } };\nconsole.log(o.f());\n",
+            |s| convert_to_arrow(Lang::JavaScript, s, s.find("function").unwrap()).is_err(),
+        ),
+        (
+            "console.log(sq(3));\nfunction sq(x) { return x * x; }\n",
+            "console.log(sq(3));\nconst sq = (x) => { return x * x; };\n",
+            |s| convert_to_arrow(Lang::JavaScript, s, s.find("function").unwrap()).is_err(),
+        ),
+    ];
+    for (program, naive, refuses) in cases {
+        assert_ne!(
+            run(program),
+            run(naive),
+            "the naive edit keeps the output:\n{naive}"
+        );
+        assert!(refuses(program), "the refactor does not refuse:\n{program}");
+    }
+}
+
+#[test]
+fn python_extractions_keep_output() {
+    let cases = [
+        (
+            "def area(w, h):\n    if w > 0:\n        print(w * h + 1, (w * h) * 2)\n    return w * h\n\nprint(area(2, 3), area(0, 1))\n",
+            "w * h",
+            true,
+        ),
+        (
+            "calls = []\ndef f(x):\n    calls.append(x)\n    return x\n\nprint(f(1) + f(2), calls)\n",
+            "f(1)",
+            false,
+        ),
+    ];
+    for (src, what, all) in cases {
+        let s = src.find(what).unwrap();
+        let out = python_extract::extract_variable(src, s..s + what.len(), "extracted", all)
+            .unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        same_output_with(run_py, src, &out.splices.apply(src).unwrap());
+    }
+    let src = "import math\n\n\ndef circle(r):\n    return round(r * (2 * math.pi), 3)\n\nprint(circle(1), circle(2))\n";
+    let s = src.find("2 * math.pi").unwrap();
+    let out = python_extract::extract_constant(src, s..s + 11, "TAU", false).unwrap();
+    same_output_with(run_py, src, &out.splices.apply(src).unwrap());
+    // The refused edit would change the output: `x.y` runs only when `x` is truthy.
+    let program = "x = None\nprint(x and x.y)\n";
+    let naive = "x = None\nv = x.y\nprint(x and v)\n";
+    assert_ne!(run_py(program), run_py(naive));
+    let s = program.find("x.y").unwrap();
+    assert!(python_extract::extract_variable(program, s..s + 3, "v", false).is_err());
+}
