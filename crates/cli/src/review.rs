@@ -13,6 +13,7 @@ use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_core::replace::{TreeReplace, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
+use filekit_core::splices::Splice;
 use filekit_core::text::Eol;
 use filekit_core::{Workspace, pipeline};
 use std::io::{BufRead, Write};
@@ -54,7 +55,11 @@ pub fn run(
         .iter()
         .filter(|f| f.status == FileStatus::Modified)
         .filter_map(|f| f.old_text.as_deref())
-        .map(|text| substitution.splices(text).len())
+        .map(|text| {
+            substitution
+                .replacements_within(text, u64::MAX, None)
+                .map_or(0, |found| found.len())
+        })
         .sum();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -74,14 +79,24 @@ pub fn run(
             continue;
         };
         let eol = Eol::detect(text);
-        let mut ranges: Vec<(usize, usize, String)> = Vec::new();
+        // The changes accepted so far: the pipeline makes them one `Splices` of the text.
+        let mut ranges: Vec<Splice> = Vec::new();
         // Where the last accepted (or edited) change ends: a later match inside it is moot.
         let mut covered = 0;
-        for (start, end, new) in substitution.splices(text) {
+        // Every match as found, with the file's line breaks (no bound on the length: the
+        // pipeline refuses a result too large to write).
+        let found = substitution
+            .replacements_within(text, u64::MAX, Some(eol))
+            .unwrap_or_default();
+        for Splice {
+            start,
+            end,
+            text: new,
+        } in found
+        {
             if start < covered {
                 continue;
             }
-            let new = eol.convert(&new);
             offered += 1;
             let (line_start, line_end) = line_span(text, start, end);
             let before = &text[line_start..line_end];
@@ -96,7 +111,7 @@ pub fn run(
             };
             match answer {
                 Answer::Yes | Answer::All => {
-                    ranges.push((start, end, new));
+                    ranges.push(Splice::new(start, end, new));
                     covered = end;
                     accepted += 1;
                     accept_all |= matches!(answer, Answer::All);
@@ -107,8 +122,8 @@ pub fn run(
                         // The editor was shown these lines with only this change; its text
                         // replaces the whole lines, so changes accepted earlier on them give
                         // way to it.
-                        ranges.retain(|r| r.1 <= line_start);
-                        ranges.push((line_start, line_end, edited));
+                        ranges.retain(|r| r.end <= line_start);
+                        ranges.push(Splice::new(line_start, line_end, edited));
                         covered = line_end;
                         accepted += 1;
                     }

@@ -5,6 +5,7 @@
 //! only those regions are diffed line by line. A 10,000-edit request on a 100,000-line file
 //! costs time in proportion to what changed, not to the file.
 
+use filekit_splices::{Splice, Splices};
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 use std::ops::Range;
 
@@ -29,12 +30,21 @@ pub struct DiffStats {
     pub removed: usize,
 }
 
-/// The unified diff from `base` to `base` with `splices` (sorted, non-overlapping
-/// `(start, end, text)` byte replacements) applied. `old_name`/`new_name` head the diff
+/// The unified diff from `base` to `base` with `splices` (splices of `base`) applied. `old_name`/`new_name` head the diff
 /// (`/dev/null` for a created file). Empty when nothing changed.
 pub fn unified(
     base: &str,
-    splices: &[(usize, usize, String)],
+    splices: &Splices,
+    old_name: &str,
+    new_name: &str,
+) -> (String, DiffStats) {
+    diff_of_splices(base, splices.as_slice(), old_name, new_name)
+}
+
+/// [`unified`] of splices known to be sorted, disjoint and inside `base`.
+fn diff_of_splices(
+    base: &str,
+    splices: &[Splice],
     old_name: &str,
     new_name: &str,
 ) -> (String, DiffStats) {
@@ -49,7 +59,7 @@ pub fn unified(
     while i < splices.len() {
         // A region of whole lines, from the start of the first splice's line to the first line
         // boundary after the last splice that joins it.
-        let region_start = text.start_of_line_at(splices[i].0);
+        let region_start = text.start_of_line_at(splices[i].start);
         let first_line = counted.1 + text.lines_between(counted.0, region_start);
         counted = (region_start, first_line);
         let new_start = news.len();
@@ -60,10 +70,10 @@ pub fn unified(
         // per splice.
         let mut line_end = 0;
         loop {
-            let (s, e, ref t) = splices[i];
-            news.push_str(&base[cursor..s]);
-            news.push_str(t);
-            cursor = e;
+            let splice = &splices[i];
+            news.push_str(&base[cursor..splice.start]);
+            news.push_str(&splice.text);
+            cursor = splice.end;
             i += 1;
             end = if text.is_line_start(cursor) {
                 cursor
@@ -84,7 +94,7 @@ pub fn unified(
                 }
                 end = text.end_of_line_at(end);
             }
-            if i < splices.len() && splices[i].0 < end {
+            if i < splices.len() && splices[i].start < end {
                 continue;
             }
             break;
@@ -107,7 +117,8 @@ pub fn unified_texts(old: &str, new: &str, old_name: &str, new_name: &str) -> (S
     if old == new {
         return (String::new(), DiffStats::default());
     }
-    unified(old, &[(0, old.len(), new.to_string())], old_name, new_name)
+    // One splice of the whole text: inside it, on its boundaries, with nothing to overlap.
+    diff_of_splices(old, &[Splice::new(0, old.len(), new)], old_name, new_name)
 }
 
 /// Diffs the old lines at `old` of `base` against the new ones at `new` of `news`, the
@@ -374,21 +385,15 @@ fn render(
 mod tests {
     use super::*;
 
-    fn apply(base: &str, splices: &[(usize, usize, String)]) -> String {
-        let mut out = String::new();
-        let mut at = 0;
-        for (s, e, t) in splices {
-            out.push_str(&base[at..*s]);
-            out.push_str(t);
-            at = *e;
-        }
-        out.push_str(&base[at..]);
-        out
+    /// Test input: tuples made splices of `base`.
+    fn splices_of(base: &str, splices: Vec<(usize, usize, String)>) -> Splices {
+        Splices::new(base, splices.into_iter().map(Into::into).collect()).unwrap()
     }
 
     /// The region-wise diff must equal a whole-text diff in the lines it adds and removes.
     fn check(base: &str, splices: Vec<(usize, usize, String)>) {
-        let new = apply(base, &splices);
+        let splices = splices_of(base, splices);
+        let new = splices.apply(base).unwrap();
         let (d, stats) = unified(base, &splices, "a", "b");
         let (_, full) = unified_texts(base, &new, "a", "b");
         assert_eq!(stats, full, "diff:\n{d}");
@@ -440,9 +445,19 @@ mod tests {
     fn hunk_header_numbers() {
         let base = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
         // Bytes 10..12 are line 6; three lines of context either side.
-        let (d, _) = unified(base, &[(10, 12, "SIX\n".into())], "a", "b");
+        let (d, _) = unified(
+            base,
+            &splices_of(base, vec![(10, 12, "SIX\n".into())]),
+            "a",
+            "b",
+        );
         assert!(d.contains("@@ -3,7 +3,7 @@"), "{d}");
-        let (d, _) = unified(base, &[(0, 0, "0\n".into())], "a", "b");
+        let (d, _) = unified(
+            base,
+            &splices_of(base, vec![(0, 0, "0\n".into())]),
+            "a",
+            "b",
+        );
         assert!(d.contains("@@ -1,3 +1,4 @@"), "{d}");
     }
 
@@ -521,7 +536,8 @@ mod tests {
                     (c[0], c[1], text)
                 })
                 .collect();
-            let new = apply(&base, &splices);
+            let splices = splices_of(&base, splices);
+            let new = splices.apply(&base).unwrap();
             let (d, stats) = unified(&base, &splices, "a", "b");
             assert_eq!(patch(&base, &d), new, "{base:?} {splices:?}\n{d}");
             let rows = |c: char| d.lines().skip(2).filter(|l| l.starts_with(c)).count();

@@ -42,12 +42,15 @@ pub enum Edit {
     /// A sed `s` command over the whole file, as read (like a line edit, it sees none of the
     /// request's other edits, and may not change the text they change).
     Substitute(crate::sed::Substitution),
-    /// Replace byte ranges of the decoded text as read (sorted, disjoint `(start, end, new)`),
-    /// for callers that located the text themselves (an interactive review, a parser). The
-    /// offsets mean nothing for another version of the file, so `content_hash` of the whole
-    /// file is required.
+    /// Replace byte ranges of the decoded text as read (sorted, disjoint), for callers that
+    /// located the text themselves (an interactive review, a parser). The offsets mean
+    /// nothing for another version of the file, so `content_hash` of the whole file is
+    /// required. They are the caller's proposal: the pipeline makes them [`Splices`] of the
+    /// text as read, and refuses ranges that do not fit it with `INVALID_ARGUMENT`.
+    ///
+    /// [`Splices`]: filekit_splices::Splices
     Ranges {
-        ranges: Vec<(usize, usize, String)>,
+        ranges: Vec<filekit_splices::Splice>,
         content_hash: String,
     },
 }

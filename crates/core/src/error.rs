@@ -52,6 +52,9 @@ pub enum ErrorCode {
     /// The request needs a program that would run the workspace's code (a language server),
     /// and the person who started filekit has not said they trust this workspace.
     NotTrusted,
+    /// filekit got something wrong itself (an edit it computed does not fit the text it was
+    /// computed on): a bug to report, not something the request can change.
+    Internal,
 }
 
 impl ErrorCode {
@@ -75,6 +78,7 @@ impl ErrorCode {
             ErrorCode::Locked => "LOCKED",
             ErrorCode::TooLarge => "TOO_LARGE",
             ErrorCode::NotTrusted => "NOT_TRUSTED",
+            ErrorCode::Internal => "INTERNAL",
         }
     }
 }
@@ -118,6 +122,33 @@ impl FkError {
 
     pub fn invalid(message: impl Into<String>) -> Self {
         FkError::new(ErrorCode::InvalidArgument, message)
+    }
+
+    /// Splices a caller gave (byte ranges of a text it read) that do not fit that text:
+    /// `INVALID_ARGUMENT`, naming the range as given and saying why. Splices filekit
+    /// computed itself convert with `From` instead, as an internal error.
+    pub fn caller_splices(
+        err: &filekit_splices::SpliceError,
+        given: &[filekit_splices::Splice],
+        text_len: usize,
+    ) -> Self {
+        use filekit_splices::SpliceError as E;
+        let k = match err {
+            E::Reversed { splice, .. }
+            | E::OutOfBounds { splice, .. }
+            | E::NotOnCharBoundary { splice, .. }
+            | E::NotSorted { splice } => Some(*splice),
+            E::Overlap { second, .. } => Some(*second),
+            E::WrongText { .. } => None,
+        };
+        let range = match k.and_then(|k| given.get(k).map(|s| (k, s))) {
+            Some((k, s)) => format!("range {k} ({}..{})", s.start, s.end),
+            None => "the ranges".to_string(),
+        };
+        FkError::invalid(format!(
+            "{range} does not fit the text of {text_len} bytes ({err}): ranges must be sorted, disjoint and on character boundaries"
+        ))
+        .with_hint("compute the ranges on the decoded text of the file as read")
     }
 
     /// Maps an OS error on `what` (a displayable path) to the matching code.
@@ -299,3 +330,59 @@ impl FkError {
 }
 
 pub type Result<T, E = FkError> = std::result::Result<T, E>;
+
+/// Splices filekit computed that do not fit the text they were computed for: a bug, reported
+/// as `INTERNAL` rather than written. (A caller's ranges are [`FkError::caller_splices`].)
+impl From<filekit_splices::SpliceError> for FkError {
+    fn from(err: filekit_splices::SpliceError) -> Self {
+        FkError::new(
+            ErrorCode::Internal,
+            format!("filekit computed an edit that does not fit its file: {err}"),
+        )
+        .with_hint("nothing was written; report this as a filekit bug, with the request")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use filekit_splices::{Splice, SpliceError, Splices};
+
+    #[test]
+    fn splice_errors_are_the_callers_or_filekits_by_origin() {
+        let text = "héllo world\n";
+        let refused = |given: Vec<Splice>| {
+            let err = Splices::new(text, given.clone()).unwrap_err();
+            FkError::caller_splices(&err, &given, text.len())
+        };
+        // A caller's ranges: INVALID_ARGUMENT, naming the range as given and why.
+        let e = refused(vec![Splice::new(5, 2, "x")]);
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert!(
+            e.message
+                .contains("range 0 (5..2) does not fit the text of 13 bytes"),
+            "{e}"
+        );
+        assert!(e.message.contains("ends before it starts"), "{e}");
+        let e = refused(vec![Splice::new(0, 6, "a"), Splice::new(3, 8, "b")]);
+        assert!(e.message.contains("range 1 (3..8)"), "{e}");
+        assert!(e.message.contains("overlapping"), "{e}");
+        let e = refused(vec![Splice::new(2, 3, "x")]);
+        assert!(e.message.contains("range 0 (2..3)"), "{e}");
+        assert!(e.message.contains("cuts a character at byte 2"), "{e}");
+        assert!(e.hint.as_deref().unwrap().contains("decoded text"));
+        // Splices filekit computed: INTERNAL, nothing for the caller to fix.
+        let e = FkError::from(SpliceError::Overlap {
+            first: 0,
+            second: 1,
+        });
+        assert_eq!(e.code, ErrorCode::Internal);
+        assert_eq!(e.code.as_str(), "INTERNAL");
+        assert!(
+            e.message
+                .contains("splices 0 and 1 change overlapping text"),
+            "{e}"
+        );
+        assert!(e.hint.as_deref().unwrap().contains("nothing was written"));
+    }
+}

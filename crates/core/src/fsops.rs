@@ -79,8 +79,11 @@ pub struct Rewrite {
     /// The `content_hash` of the content the splices were computed on: a file that changed
     /// since is reported `STALE` and the request is not done.
     pub content_hash: String,
-    /// `(start, end, replacement)`, in order, not overlapping.
-    pub splices: Vec<(usize, usize, String)>,
+    /// In order, not overlapping: a proposal made [`Splices`] of the content when the request
+    /// is done, and refused if it does not fit it.
+    ///
+    /// [`Splices`]: filekit_splices::Splices
+    pub splices: Vec<filekit_splices::Splice>,
 }
 
 /// What happened to one [`Rewrite`].
@@ -226,13 +229,14 @@ fn prepare(ws: &Workspace, rw: &Rewrite) -> Result<Prepared, FkError> {
         .with_hint("only text files are rewritten")
     })?;
     // The same checks and splicing as the pipeline's byte-range edits.
-    crate::pipeline::check_fit(text, &rw.splices).map_err(|e| {
+    let splices = filekit_splices::Splices::new(text, rw.splices.clone()).map_err(|e| {
+        let e = FkError::caller_splices(&e, &rw.splices, text.len());
         FkError::invalid(format!("a rewrite of {}: {}", ws.display(&at), e.message))
             .with_hint("ranges must be in order, not overlapping, inside the text")
     })?;
-    let new = crate::pipeline::apply_splices(text, &rw.splices);
+    let new = splices.apply(text)?;
     let name = ws.display(&at);
-    let (diff, _) = crate::diff::unified(text, &rw.splices, &name, &name);
+    let (diff, _) = crate::diff::unified(text, &splices, &name, &name);
     Ok(Prepared {
         report: RewriteReport {
             path: rw.path.clone(),

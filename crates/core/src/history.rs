@@ -837,18 +837,19 @@ impl StoredContent {
     }
 
     /// The content `bytes` of an edit's "after", stored as `splices` of its "before": each
-    /// `(start, end, text)` replaces the before's bytes `start + shift .. end + shift` (in
-    /// order, not overlapping). The caller guarantees that they make `bytes` of it.
-    pub fn spliced<'a>(
+    /// splice replaces the before's bytes `start + shift .. end + shift` (`shift` skips a
+    /// byte order mark before the text the splices edit). The caller guarantees that they
+    /// make `bytes` of it.
+    pub fn spliced(
         bytes: &[u8],
         known: Option<String>,
-        splices: impl IntoIterator<Item = (usize, usize, &'a [u8])>,
+        splices: &filekit_splices::Splices,
         shift: usize,
     ) -> StoredContent {
         let encoded = encode_splices(
             splices
-                .into_iter()
-                .map(|(start, end, text)| (start + shift, end + shift, text)),
+                .iter()
+                .map(|s| (s.start + shift, s.end + shift, s.text.as_bytes())),
         );
         StoredContent::hashed(
             bytes,
@@ -1488,11 +1489,15 @@ mod tests {
 
     /// A change of `old` into `new` with `new` stored as splices of `old`.
     fn spliced_change(path: &str, old: &str, splices: &[(usize, usize, &str)]) -> PreparedChange {
-        let owned: Vec<(usize, usize, String)> = splices
-            .iter()
-            .map(|(s, e, t)| (*s, *e, t.to_string()))
-            .collect();
-        let new = crate::pipeline::apply_splices(old, &owned);
+        let owned = filekit_splices::Splices::new(
+            old,
+            splices
+                .iter()
+                .map(|(s, e, t)| filekit_splices::Splice::new(*s, *e, *t))
+                .collect(),
+        )
+        .unwrap();
+        let new = owned.apply(old).unwrap();
         PreparedChange {
             path: PathBuf::from(path),
             before: PreparedNode::File {
@@ -1500,12 +1505,7 @@ mod tests {
                 mode: 0o644,
             },
             after: PreparedNode::File {
-                content: StoredContent::spliced(
-                    new.as_bytes(),
-                    None,
-                    splices.iter().map(|(s, e, t)| (*s, *e, t.as_bytes())),
-                    0,
-                ),
+                content: StoredContent::spliced(new.as_bytes(), None, &owned, 0),
                 mode: 0o644,
             },
         }

@@ -8,15 +8,8 @@
 use crate::error::{ErrorCode, Fact, FkError};
 use crate::hash;
 use crate::text::{Eol, LineIndex, split_new_lines};
+use filekit_splices::{Splice, SpliceError, Splices};
 use std::collections::BTreeMap;
-
-/// A resolved replacement of `start..end` (bytes of the text as read) by `text`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Splice {
-    pub start: usize,
-    pub end: usize,
-    pub text: String,
-}
 
 /// The text as read, with what line edits need to know about it.
 pub struct LineTarget<'a> {
@@ -245,7 +238,9 @@ fn out_of_range(which: Which, n: i64, count: usize) -> FkError {
     }))
 }
 
-/// Splices accepted so far, checked for overlap as each new one arrives.
+/// Splices accepted so far, checked for overlap as each new one arrives: the collector of a
+/// request's edits of one file, which names *which* two edits overlap (in the words of each),
+/// and then yields the checked [`Splices`].
 #[derive(Default)]
 pub struct SpliceSet {
     /// (start, end, list position) -> (edit index, text)
@@ -342,12 +337,17 @@ impl SpliceSet {
         None
     }
 
-    /// The accepted splices in text order.
-    pub fn into_splices(self) -> Vec<Splice> {
-        self.accepted
-            .into_iter()
-            .map(|((start, end), (_, text))| Splice { start, end, text })
-            .collect()
+    /// The accepted splices as one edit of `base` (the text they were resolved on). Inserts
+    /// at one place were joined in listed order, so they are in order and disjoint already:
+    /// an error is filekit's own.
+    pub fn into_splices(self, base: &str) -> Result<Splices, SpliceError> {
+        Splices::new(
+            base,
+            self.accepted
+                .into_iter()
+                .map(|((start, end), (_, text))| Splice { start, end, text })
+                .collect(),
+        )
     }
 }
 
@@ -356,15 +356,9 @@ mod tests {
     use super::*;
 
     fn apply(text: &str, splices: &[Splice]) -> String {
-        let mut out = String::new();
-        let mut at = 0;
-        for s in splices {
-            out.push_str(&text[at..s.start]);
-            out.push_str(&s.text);
-            at = s.end;
-        }
-        out.push_str(&text[at..]);
-        out
+        Splices::new(text, splices.to_vec())
+            .and_then(|s| s.apply(text))
+            .unwrap()
     }
 
     fn target(text: &str) -> (LineIndex, Eol) {
@@ -487,6 +481,9 @@ mod tests {
             .unwrap();
         set.add(5, "i 0".into(), t.insert_after(0, "top", None).unwrap())
             .unwrap();
-        assert_eq!(apply(text, &set.into_splices()), "top\nx\np\nq\nc\n");
+        assert_eq!(
+            set.into_splices(text).unwrap().apply(text).unwrap(),
+            "top\nx\np\nq\nc\n"
+        );
     }
 }

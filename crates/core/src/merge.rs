@@ -9,6 +9,7 @@
 //! the very same change. The result is byte splices of the current text, so the pipeline
 //! previews, diffs and commits it like any other edit.
 
+use filekit_splices::{Splice, SpliceError, Splices};
 use serde::Serialize;
 use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 use std::time::{Duration, Instant};
@@ -95,14 +96,14 @@ fn starts(ls: &[&str]) -> Vec<usize> {
     s
 }
 
-/// Merges `ours` (base + the agent's edits) into `current` (base + changes since): the byte
-/// splices (sorted, disjoint `(start, end, text)`) that turn `current` into the merge, or
-/// every conflict.
+/// Merges `ours` (base + the agent's edits) into `current` (base + changes since): the
+/// splices of `current` that make the merge, or every conflict. (The inner error would be
+/// filekit's own: hunks come in order and never overlap.)
 pub fn merge(
     base: &str,
     ours: &str,
     current: &str,
-) -> Result<Vec<(usize, usize, String)>, Vec<Conflict>> {
+) -> Result<Result<Splices, SpliceError>, Vec<Conflict>> {
     let b = lines(base);
     let o = lines(ours);
     let c = lines(current);
@@ -128,7 +129,11 @@ pub fn merge(
         if meeting.is_empty() {
             let cs = (h.bs as isize + shift) as usize;
             let ce = (h.be as isize + shift) as usize;
-            splices.push((c_starts[cs], c_starts[ce], o[h.ns..h.ne].concat()));
+            splices.push(Splice::new(
+                c_starts[cs],
+                c_starts[ce],
+                o[h.ns..h.ne].concat(),
+            ));
             continue;
         }
         if let [t] = meeting[..]
@@ -152,23 +157,10 @@ pub fn merge(
         });
     }
     if conflicts.is_empty() {
-        Ok(splices)
+        Ok(Splices::new(current, splices))
     } else {
         Err(conflicts)
     }
-}
-
-/// `text` with `splices` applied.
-pub fn apply(text: &str, splices: &[(usize, usize, String)]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (s, e, t) in splices {
-        out.push_str(&text[at..*s]);
-        out.push_str(t);
-        at = *e;
-    }
-    out.push_str(&text[at..]);
-    out
 }
 
 #[cfg(test)]
@@ -176,7 +168,7 @@ mod tests {
     use super::*;
 
     fn m(base: &str, ours: &str, current: &str) -> Result<String, Vec<Conflict>> {
-        merge(base, ours, current).map(|s| apply(current, &s))
+        merge(base, ours, current).map(|s| s.unwrap().apply(current).unwrap())
     }
 
     const BASE: &str = "a\nb\nc\nd\ne\nf\ng\n";

@@ -25,12 +25,13 @@ use crate::hash;
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
 use crate::leases::Snapshot;
 use crate::limits::{MAX_FILE_SIZE, NEAR_MISS_WORK};
-use crate::lines::{LineTarget, Splice, SpliceSet};
+use crate::lines::{LineTarget, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
 use crate::transaction::{self, Durability, Op};
 use crate::workspace::{FileBytes, FileMeta, Workspace, WriteMode, WsPath, rfc3339};
+use filekit_splices::{Splice, Splices};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -192,13 +193,14 @@ fn retry_stale_merges(
 }
 
 /// The splices of a `replace_ranges` edit, after checking that they are for this version of
-/// the file and fit its text.
+/// the file and fit its text (sorted, disjoint, inside it and on character boundaries): the
+/// caller's ranges are its input, refused with `INVALID_ARGUMENT` when they do not fit.
 fn check_ranges(
     base: &str,
     base_hash: &str,
-    ranges: &[(usize, usize, String)],
+    ranges: &[Splice],
     content_hash: &str,
-) -> Result<Vec<Splice>, FkError> {
+) -> Result<Splices, FkError> {
     if !hash::matches(content_hash, base_hash) {
         return Err(FkError::new(
             ErrorCode::Stale,
@@ -208,38 +210,7 @@ fn check_ranges(
         )
         .with_hint("read the file again and compute the ranges on what it holds now"));
     }
-    check_fit(base, ranges)?;
-    Ok(ranges
-        .iter()
-        .map(|(start, end, text)| Splice {
-            start: *start,
-            end: *end,
-            text: text.clone(),
-        })
-        .collect())
-}
-
-/// Checks that byte ranges computed elsewhere (a review, an import rewrite) are sorted,
-/// disjoint, inside `base` and on character boundaries, so that [`apply_splices`] can take
-/// them as they are.
-pub(crate) fn check_fit(base: &str, ranges: &[(usize, usize, String)]) -> Result<(), FkError> {
-    let mut last_end = 0;
-    for (k, (start, end, _)) in ranges.iter().enumerate() {
-        let fits = start <= end
-            && *end <= base.len()
-            && base.is_char_boundary(*start)
-            && base.is_char_boundary(*end)
-            && (k == 0 || *start >= last_end);
-        if !fits {
-            return Err(FkError::invalid(format!(
-                "range {k} ({start}..{end}) does not fit the text of {} bytes: ranges must be sorted, disjoint and on character boundaries",
-                base.len()
-            ))
-            .with_hint("compute the ranges on the decoded text of the file as read"));
-        }
-        last_end = *end;
-    }
-    Ok(())
+    Splices::new(base, ranges.to_vec()).map_err(|e| FkError::caller_splices(&e, ranges, base.len()))
 }
 
 /// A create (a whole new content) with a `base_hash` is only written over that version.
@@ -742,7 +713,7 @@ fn plan_file_inner(
         return Ok(());
     }
     let start = usize::from(first_is_create);
-    let final_splices = match &merge_base {
+    let resolved = match &merge_base {
         None => resolve_edits(
             fe,
             &base_doc,
@@ -755,16 +726,16 @@ fn plan_file_inner(
         Some((from, from_doc)) => {
             // Merge: the edits apply to the version they were made on; the result is carried
             // into the file as it is now.
-            let ours_splices =
-                resolve_edits(fe, from_doc, from, start, opts, &display, &mut outcomes);
-            let ours = apply_splices(&from_doc.text, &ours_splices);
-            match crate::merge::merge(&from_doc.text, &ours, base) {
-                Ok(splices) => {
+            let ours = resolve_edits(fe, from_doc, from, start, opts, &display, &mut outcomes)
+                .and_then(|ours| Ok(ours.apply(&from_doc.text)?));
+            match ours.map(|ours| crate::merge::merge(&from_doc.text, &ours, base)) {
+                Err(e) => Err(e),
+                Ok(Ok(splices)) => {
                     plan.report.merged = true;
                     plan.report.merged_from = Some(from.clone());
-                    splices
+                    splices.map_err(FkError::from)
                 }
-                Err(conflicts) => {
+                Ok(Err(conflicts)) => {
                     for o in outcomes.iter_mut().filter(|o| o.success) {
                         o.success = false;
                         o.error = Some(FkError::new(
@@ -782,18 +753,26 @@ fn plan_file_inner(
     };
 
     // What the edits would make of the file, refused before it is built when that is more
-    // than a file filekit holds whole.
-    let new_len = spliced_len(base, &final_splices);
-    if new_len > MAX_FILE_SIZE {
-        let err = result_too_large(&display, new_len);
-        for o in outcomes.iter_mut().filter(|o| o.success) {
-            o.success = false;
-            o.error = Some(err.clone());
+    // than a file filekit holds whole; and edits filekit got wrong (that do not fit the text
+    // they were resolved on), refused before anything is written.
+    let refused = match resolved {
+        Ok(splices) if splices.result_len() as u64 > MAX_FILE_SIZE => {
+            Err(result_too_large(&display, splices.result_len() as u64))
         }
-        plan.report.edits_failed = outcomes.iter().filter(|o| o.error.is_some()).count();
-        plan.report.edits = outcomes;
-        return Err(err);
-    }
+        other => other,
+    };
+    let final_splices = match refused {
+        Ok(splices) => splices,
+        Err(err) => {
+            for o in outcomes.iter_mut().filter(|o| o.success) {
+                o.success = false;
+                o.error = Some(err.clone());
+            }
+            plan.report.edits_failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+            plan.report.edits = outcomes;
+            return Err(err);
+        }
+    };
 
     // Preview.
     let existed = before.meta.is_some();
@@ -811,7 +790,7 @@ fn plan_file_inner(
     let new_text = if untouched || hash_only {
         String::new()
     } else {
-        apply_splices(base, &final_splices)
+        final_splices.apply(base)?
     };
     // Diff headers name the file as `git diff` would: relative to the first root, so that
     // `patch -p1` in that root applies it; files of other roots keep their absolute path.
@@ -835,7 +814,9 @@ fn plan_file_inner(
     let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
     let changed = !untouched
         && if hash_only {
-            final_splices.iter().any(|(s, e, t)| base[*s..*e] != **t)
+            final_splices
+                .iter()
+                .any(|s| base[s.start..s.end] != *s.text)
         } else {
             old_text != Some(new_text.as_str())
         };
@@ -904,8 +885,7 @@ fn plan_file_inner(
                 // The old content is stored as the text it was (after its BOM): these
                 // splices of it make the new one.
                 let shift = if bom { crate::text::UTF8_BOM.len() } else { 0 };
-                let splices = final_splices.iter().map(|(s, e, t)| (*s, *e, t.as_bytes()));
-                StoredContent::spliced(&bytes, known, splices, shift)
+                StoredContent::spliced(&bytes, known, &final_splices, shift)
             });
         }
         plan.write = Some((bytes, mode));
@@ -917,16 +897,18 @@ fn plan_file_inner(
 }
 
 /// The content hash of the file `base` (after a BOM if `bom`) becomes with `splices` applied.
-fn spliced_hash(bom: bool, base: &str, splices: &[(usize, usize, String)]) -> String {
-    let mut h = hash::StreamingHash::new();
-    if bom {
-        h.update(crate::text::UTF8_BOM);
+fn spliced_hash(bom: bool, base: &str, splices: &Splices) -> String {
+    if !bom {
+        // The file's bytes are the text: its hash is the one the splices computed.
+        return splices.result_hash();
     }
+    let mut h = hash::StreamingHash::new();
+    h.update(crate::text::UTF8_BOM);
     let mut at = 0;
-    for (s, e, t) in splices {
-        h.update(&base.as_bytes()[at..*s]);
-        h.update(t.as_bytes());
-        at = *e;
+    for s in splices {
+        h.update(&base.as_bytes()[at..s.start]);
+        h.update(s.text.as_bytes());
+        at = s.end;
     }
     h.update(&base.as_bytes()[at..]);
     h.finish()
@@ -941,39 +923,34 @@ fn lone_substitution(
     base_doc: &TextDoc,
     display: &str,
     outcome: &mut EditOutcome,
-) -> Vec<(usize, usize, String)> {
+) -> Result<Splices, FkError> {
     let base = base_doc.text.as_str();
-    let mut found = match substitution.splices_within(base, MAX_FILE_SIZE) {
-        Ok(found) => found,
+    // An empty match replaced by nothing changes nothing: `Splices` drops those.
+    let found = match substitution.splices_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
+        Ok(found) => found?,
         Err(len) => {
             outcome.error = Some(result_too_large(display, len));
-            return Vec::new();
+            return Ok(Splices::none(base));
         }
     };
-    // An empty match replaced by nothing changes nothing; the splice set drops those too.
-    found.retain(|(s, e, t)| !(s == e && t.is_empty()));
-    for (_, _, text) in &mut found {
-        if base_doc.eol.needs_conversion(text) {
-            *text = base_doc.eol.convert(text);
-        }
-    }
     outcome.success = true;
     outcome.replacements = found.len();
-    outcome.line = found.first().map(|(s, _, _)| {
-        let breaks = memchr::memchr_iter(b'\n', &base.as_bytes()[..*s]).count();
+    outcome.line = found.iter().next().map(|s| {
+        let breaks = memchr::memchr_iter(b'\n', &base.as_bytes()[..s.start]).count();
         // The end of a text that ends with a line break is on its last line, as
         // `LineIndex::line_of` has it.
-        if *s == base.len() && breaks > 0 && base.ends_with('\n') {
+        if s.start == base.len() && breaks > 0 && base.ends_with('\n') {
             breaks
         } else {
             breaks + 1
         }
     });
-    found
+    Ok(found)
 }
 
-/// Resolves the edits of one file against `base_doc` (phases 1 to 3): the byte splices of
-/// its text, and each edit's outcome in `outcomes`.
+/// Resolves the edits of one file against `base_doc` (phases 1 to 3): the splices of its
+/// text, and each edit's outcome in `outcomes`. An error is filekit's own (splices it
+/// computed that do not fit): the edits' own failures are in `outcomes`.
 #[allow(clippy::too_many_arguments)]
 fn resolve_edits(
     fe: &FileEdits,
@@ -983,7 +960,7 @@ fn resolve_edits(
     opts: &EditOptions,
     display: &str,
     outcomes: &mut [EditOutcome],
-) -> Vec<(usize, usize, String)> {
+) -> Result<Splices, FkError> {
     let base = base_doc.text.as_str();
     if start == 0
         && let [Edit::Substitute(substitution)] = fe.edits.as_slice()
@@ -1012,9 +989,9 @@ fn resolve_edits(
                 continue;
             }
             let result = check_ranges(base, base_hash, ranges, content_hash).and_then(|found| {
-                let first_line = found.first().map(|s| index.line_of(s.start));
+                let first_line = found.iter().next().map(|s| index.line_of(s.start));
                 splices
-                    .add_all(i, "replace_ranges".into(), found)
+                    .add_all(i, "replace_ranges".into(), found.into_iter().collect())
                     .map(|()| first_line)
             });
             match result {
@@ -1035,22 +1012,17 @@ fn resolve_edits(
                 outcomes[i].skipped = true;
                 continue;
             }
-            let found = match substitution.splices_within(base, MAX_FILE_SIZE) {
-                Ok(found) => found,
-                Err(len) => {
-                    outcomes[i].error = Some(result_too_large(display, len));
-                    stopped = opts.stop_on_error;
-                    continue;
-                }
-            };
-            let found: Vec<Splice> = found
-                .into_iter()
-                .map(|(start, end, text)| Splice {
-                    start,
-                    end,
-                    text: base_doc.eol.convert(&text),
-                })
-                .collect();
+            // As found, empty matches included: the splice set checks them against the
+            // other edits before they become splices of the text.
+            let found =
+                match substitution.replacements_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
+                    Ok(found) => found,
+                    Err(len) => {
+                        outcomes[i].error = Some(result_too_large(display, len));
+                        stopped = opts.stop_on_error;
+                        continue;
+                    }
+                };
             let count = found.len();
             let first_line = found.first().map(|s| index.line_of(s.start));
             let what = format!("substitution {}", substitution.expression());
@@ -1122,12 +1094,7 @@ fn resolve_edits(
             }
         }
     }
-    let initial: Vec<(usize, usize, String)> = splices
-        .into_splices()
-        .into_iter()
-        .filter(|s| !(s.start == s.end && s.text.is_empty()))
-        .map(|s| (s.start, s.end, s.text))
-        .collect();
+    let initial = splices.into_splices(base)?;
 
     // Resolve, phase 2: text edits in order, each on the result of the one before.
     let eol = base_doc.eol;
@@ -1152,7 +1119,7 @@ fn resolve_edits(
         let here = edit_pattern[i].map_or(0, |p| patterns[p].len());
         longest_after[i] = longest_after[i + 1].max(here);
     }
-    let len = spliced_len(base, &initial);
+    let len = initial.result_len() as u64;
     let mut seq = Sequential::new(base, initial, patterns);
     let mut scope = TextEditScope {
         opts,
@@ -1226,7 +1193,7 @@ fn resolve_edits(
         outcomes[i].replacements = 1;
     }
 
-    seq.into_splices()
+    Ok(seq.into_splices()?)
 }
 
 fn resolve_line(n: i64, count: usize) -> usize {
@@ -1235,13 +1202,6 @@ fn resolve_line(n: i64, count: usize) -> usize {
     } else {
         n.max(1) as usize
     }
-}
-
-/// The length of `base` with `splices` applied.
-fn spliced_len(base: &str, splices: &[(usize, usize, String)]) -> u64 {
-    let removed: usize = splices.iter().map(|(s, e, _)| e - s).sum();
-    let added: usize = splices.iter().map(|(_, _, t)| t.len()).sum();
-    (base.len() - removed) as u64 + added as u64
 }
 
 /// A create or write of `len` bytes, over [`MAX_FILE_SIZE`].
@@ -1268,19 +1228,6 @@ fn result_too_large(display: &str, len: u64) -> FkError {
         ),
     )
     .with_hint("replace fewer matches, or with shorter text, in one request")
-}
-
-pub(crate) fn apply_splices(base: &str, splices: &[(usize, usize, String)]) -> String {
-    let extra: usize = splices.iter().map(|(_, _, t)| t.len()).sum();
-    let mut out = String::with_capacity(base.len() + extra);
-    let mut at = 0;
-    for (s, e, t) in splices {
-        out.push_str(&base[at..*s]);
-        out.push_str(t);
-        at = *e;
-    }
-    out.push_str(&base[at..]);
-    out
 }
 
 struct TextEditDone {
@@ -1796,8 +1743,9 @@ mod tests {
     #[test]
     fn the_hash_of_spliced_text_is_that_of_the_text_built() {
         let base = "one two\nthree two\n";
-        let splices = vec![(4, 7, "2".to_string()), (14, 17, "deux".to_string())];
-        let built = apply_splices(base, &splices);
+        let splices = vec![Splice::new(4, 7, "2"), Splice::new(14, 17, "deux")];
+        let splices = Splices::new(base, splices).unwrap();
+        let built = splices.apply(base).unwrap();
         assert_eq!(built, "one 2\nthree deux\n");
         assert_eq!(
             spliced_hash(false, base, &splices),
@@ -1809,7 +1757,7 @@ mod tests {
             hash::content_hash(&with_bom)
         );
         assert_eq!(
-            spliced_hash(false, base, &[]),
+            spliced_hash(false, base, &Splices::none(base)),
             hash::content_hash(base.as_bytes())
         );
     }

@@ -38,6 +38,8 @@
 //! UTF-8; files that are not UTF-8 to begin with are skipped by the tree-wide replace.
 
 use crate::error::{ErrorCode, FkError};
+use crate::text::Eol;
+use filekit_splices::{Splice, SpliceError, Splices};
 use regex::{Captures, Regex, RegexBuilder};
 use std::sync::Arc;
 
@@ -305,16 +307,8 @@ impl Substitution {
     }
 
     /// `text` with every replacement made: what `sed` would print for it.
-    pub fn apply(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        for (start, end, new) in self.splices(text) {
-            out.push_str(&text[at..start]);
-            out.push_str(&new);
-            at = end;
-        }
-        out.push_str(&text[at..]);
-        out
+    pub fn apply(&self, text: &str) -> Result<String, SpliceError> {
+        self.splices(text)?.apply(text)
     }
 
     /// Whether the substitution would change anything in `text` (one search, no splices).
@@ -335,27 +329,58 @@ impl Substitution {
         &self.expression
     }
 
-    /// The replacements this substitution makes in `text`: sorted, non-overlapping
-    /// `(start, end, new)` byte ranges. Empty when nothing matches.
-    pub fn splices(&self, text: &str) -> Vec<(usize, usize, String)> {
-        self.splices_within(text, u64::MAX).unwrap_or_default()
+    /// The replacements this substitution makes in `text`. Empty when nothing matches.
+    /// Matches are found in order and never overlap, so an error is filekit's own.
+    pub fn splices(&self, text: &str) -> Result<Splices, SpliceError> {
+        match self.splices_within(text, u64::MAX, None) {
+            Ok(found) => found,
+            Err(_) => Ok(Splices::none(text)),
+        }
     }
 
     /// Like [`Substitution::splices`], but stops as soon as the replacements made so far
     /// would make `text` longer than `max` bytes (a replacement repeats the match: `&&&&`
     /// makes a text four times as long), with `Err` of that length: the replacements of a
-    /// text too long to be written are never all held.
-    pub fn splices_within(&self, text: &str, max: u64) -> Result<Vec<(usize, usize, String)>, u64> {
-        let mut out = Splices {
+    /// text too long to be written are never all held. With `eol`, replacement texts get
+    /// the file's line breaks (after the bound is checked, as a file's edits are).
+    pub fn splices_within(
+        &self,
+        text: &str,
+        max: u64,
+        eol: Option<Eol>,
+    ) -> Result<Result<Splices, SpliceError>, u64> {
+        Ok(Splices::new(
+            text,
+            self.replacements_within(text, max, eol)?,
+        ))
+    }
+
+    /// The replacements of [`Substitution::splices_within`] as found, one per match (an
+    /// empty match replaced by nothing included), for a collector that checks them against
+    /// a request's other edits before they become [`Splices`].
+    pub fn replacements_within(
+        &self,
+        text: &str,
+        max: u64,
+        eol: Option<Eol>,
+    ) -> Result<Vec<Splice>, u64> {
+        let mut out = Found {
             list: Vec::new(),
             len: text.len() as u64,
             max,
         };
         self.collect(text, &mut out)?;
+        if let Some(eol) = eol {
+            for s in &mut out.list {
+                if eol.needs_conversion(&s.text) {
+                    s.text = eol.convert(&s.text);
+                }
+            }
+        }
         Ok(out.list)
     }
 
-    fn collect(&self, text: &str, out: &mut Splices) -> Result<(), u64> {
+    fn collect(&self, text: &str, out: &mut Found) -> Result<(), u64> {
         match self.scope {
             Scope::WholeText | Scope::LinesFoundByWholeSearch => {
                 return self.replace_in(text, 0, out);
@@ -397,7 +422,7 @@ impl Substitution {
         text: &str,
         start: usize,
         end: usize,
-        out: &mut Splices,
+        out: &mut Found,
     ) -> Result<(), u64> {
         let line = &text[start..end];
         let content = line.strip_suffix('\n').unwrap_or(line);
@@ -406,7 +431,7 @@ impl Substitution {
     }
 
     /// Appends the replacements within `hay`, which starts at `offset` in the whole text.
-    fn replace_in(&self, hay: &str, offset: usize, out: &mut Splices) -> Result<(), u64> {
+    fn replace_in(&self, hay: &str, offset: usize, out: &mut Found) -> Result<(), u64> {
         if let Some(fixed) = &self.fixed {
             let wanted = self.regex.find_iter(hay).skip(self.occurrence - 1);
             let wanted = wanted.take(if self.global { usize::MAX } else { 1 });
@@ -479,13 +504,13 @@ fn runs(parts: Vec<Part>) -> Vec<(Part, usize)> {
 }
 
 /// Replacements collected so far, and the length they make the text.
-struct Splices {
-    list: Vec<(usize, usize, String)>,
+struct Found {
+    list: Vec<Splice>,
     len: u64,
     max: u64,
 }
 
-impl Splices {
+impl Found {
     /// `Err` (the length it would make) when replacing `start..end` by `new_len` bytes makes
     /// the text longer than the bound.
     fn check(&self, start: usize, end: usize, new_len: usize) -> Result<u64, u64> {
@@ -495,7 +520,7 @@ impl Splices {
 
     fn push(&mut self, start: usize, end: usize, new: String) -> Result<(), u64> {
         self.len = self.check(start, end, new.len())?;
-        self.list.push((start, end, new));
+        self.list.push(Splice::new(start, end, new));
         Ok(())
     }
 }
@@ -664,6 +689,7 @@ mod tests {
         Substitution::parse(expr, false)
             .unwrap_or_else(|e| panic!("{expr}: {e}"))
             .apply(text)
+            .unwrap()
     }
 
     fn fails(expr: &str) -> FkError {
@@ -733,7 +759,13 @@ mod tests {
     #[test]
     fn literal_mode_takes_text_as_written() {
         let s = Substitution::parse("s/a.b(/$1&\\\\/g", true).unwrap();
-        assert_eq!(s.splices("a.b( axb(\n"), vec![(0, 4, "$1&\\".to_string())]);
+        let found: Vec<(usize, usize, String)> = s
+            .splices("a.b( axb(\n")
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.start, s.end, s.text))
+            .collect();
+        assert_eq!(found, vec![(0, 4, "$1&\\".to_string())]);
     }
 
     /// A literal `g` substitution is found by one search of the whole text; whatever the
@@ -765,14 +797,17 @@ mod tests {
             for (pat, rep) in [("self.", "this."), ("aa", "a"), ("a", ""), ("a.b(", "[x]")] {
                 for global in [true, false] {
                     let expr = format!("s/{pat}/{rep}/{}", if global { "g" } else { "" });
-                    let got = Substitution::parse(&expr, true).unwrap().apply(text);
+                    let got = Substitution::parse(&expr, true)
+                        .unwrap()
+                        .apply(text)
+                        .unwrap();
                     assert_eq!(got, by_lines(text, pat, rep, global), "{expr} on {text:?}");
                 }
             }
         }
         // A line break or `\r` in the pattern keeps the search line by line: no match.
         let s = Substitution::parse("s/a\r/X/g", true).unwrap();
-        assert_eq!(s.apply("a\r\na\rb\n"), "a\r\nXb\n");
+        assert_eq!(s.apply("a\r\na\rb\n").unwrap(), "a\r\nXb\n");
         // Text that would be an anchor or a flag group in a regex is only text here.
         for pat in ["\\A", "(?-m)"] {
             for flags in ["", "2", "g"] {
@@ -783,7 +818,7 @@ mod tests {
                     "2" => format!("x{pat}Y\n{pat}\r\nno\n"),
                     _ => "xYY\nY\r\nno\n".to_string(),
                 };
-                assert_eq!(got.apply(&text), want, "{pat} {flags}");
+                assert_eq!(got.apply(&text).unwrap(), want, "{pat} {flags}");
                 assert!(got.matches(&text) && !got.matches("A (m)\n"));
             }
         }

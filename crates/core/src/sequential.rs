@@ -20,6 +20,7 @@
 //! naive sequential loop gives (checked against it by a property test).
 
 use aho_corasick::{AhoCorasick, MatchKind};
+use filekit_splices::{Splice, SpliceError, Splices};
 use std::collections::{BTreeMap, HashMap};
 
 /// Where an occurrence starts, or where a byte is, in the current text.
@@ -122,9 +123,9 @@ pub struct Sequential<'a> {
 }
 
 impl<'a> Sequential<'a> {
-    /// An editor over `base` that already carries `initial` replacements (sorted,
-    /// non-overlapping `(start, end, text)` on base), and will be asked for `patterns`.
-    pub fn new(base: &'a str, initial: Vec<(usize, usize, String)>, patterns: Vec<String>) -> Self {
+    /// An editor over `base` that already carries `initial` (splices of `base`), and will be
+    /// asked for `patterns`.
+    pub fn new(base: &'a str, initial: Splices, patterns: Vec<String>) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(memchr::memchr_iter(b'\n', base.as_bytes()).map(|i| i + 1));
         let line_count = line_starts.len();
@@ -168,8 +169,8 @@ impl<'a> Sequential<'a> {
             context,
             deltas: LineDeltas::new(line_count),
         };
-        for (a, b, text) in initial {
-            editor.insert_block((a, b), text);
+        for Splice { start, end, text } in initial {
+            editor.insert_block((start, end), text);
         }
         for key in editor.blocks.keys().copied().collect::<Vec<_>>() {
             editor.scan_block(key);
@@ -652,12 +653,16 @@ impl<'a> Sequential<'a> {
         (text, PosMap { marks })
     }
 
-    /// The finished text as replacements of base ranges, in order.
-    pub fn into_splices(self) -> Vec<(usize, usize, String)> {
-        self.blocks
-            .into_iter()
-            .map(|((a, b), block)| (a, b, block.text))
-            .collect()
+    /// The finished text as splices of the base. Blocks are disjoint and kept in base
+    /// order, so an error is filekit's own.
+    pub fn into_splices(self) -> Result<Splices, SpliceError> {
+        Splices::new(
+            self.base,
+            self.blocks
+                .into_iter()
+                .map(|((a, b), block)| Splice::new(a, b, block.text))
+                .collect(),
+        )
     }
 
     /// Length of the text before any edit: a measure of what a scan of the text costs.
@@ -756,14 +761,8 @@ mod tests {
         initial: &[(usize, usize, String)],
         edits: &[(String, String, usize)],
     ) -> (String, Vec<bool>, Vec<usize>) {
-        let mut text = String::new();
-        let mut at = 0;
-        for (s, e, t) in initial {
-            text.push_str(&base[at..*s]);
-            text.push_str(t);
-            at = *e;
-        }
-        text.push_str(&base[at..]);
+        let initial = initial.iter().cloned().map(Splice::from).collect();
+        let mut text = Splices::new(base, initial).unwrap().apply(base).unwrap();
         let mut ok = Vec::new();
         let mut lines = Vec::new();
         for (old, new, n) in edits {
@@ -793,7 +792,8 @@ mod tests {
             });
             ids.push(id);
         }
-        let mut seq = Sequential::new(base, initial.to_vec(), patterns);
+        let initial = initial.iter().cloned().map(Splice::from).collect();
+        let mut seq = Sequential::new(base, Splices::new(base, initial).unwrap(), patterns);
         let mut ok = Vec::new();
         let mut lines = Vec::new();
         for (k, (_, new, n)) in edits.iter().enumerate() {
@@ -812,16 +812,8 @@ mod tests {
             let ends = cur.is_empty() || cur.ends_with('\n');
             assert_eq!(seq.ends_with_newline(), ends);
         }
-        let splices = seq.into_splices();
-        let mut text = String::new();
-        let mut at = 0;
-        for (s, e, t) in &splices {
-            assert!(*s >= at && s <= e, "splices sorted and disjoint");
-            text.push_str(&base[at..*s]);
-            text.push_str(t);
-            at = *e;
-        }
-        text.push_str(&base[at..]);
+        // Sorted and disjoint, or `into_splices` refuses.
+        let text = seq.into_splices().unwrap().apply(base).unwrap();
         (text, ok, lines)
     }
 
@@ -867,7 +859,7 @@ mod tests {
     #[test]
     fn multibyte_text_and_push_end() {
         let base = "héllo wörld\nzwei\n";
-        let mut seq = Sequential::new(base, vec![], vec!["ö".into(), "zwei".into()]);
+        let mut seq = Sequential::new(base, Splices::none(base), vec!["ö".into(), "zwei".into()]);
         let occ = seq.find(0);
         assert_eq!(occ.len(), 1);
         seq.replace(&occ, "oe");

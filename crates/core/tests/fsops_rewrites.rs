@@ -31,7 +31,7 @@ fn rewrite(dir: &std::path::Path, path: &str, from: &str, to: &str) -> Rewrite {
     Rewrite {
         path: path.into(),
         content_hash: content_hash(text.as_bytes()),
-        splices: vec![(at, at + from.len(), to.into())],
+        splices: vec![(at, at + from.len(), to.to_string()).into()],
     }
 }
 
@@ -124,7 +124,7 @@ fn a_bad_range_or_a_deleted_file_is_refused() {
     let (tmp, ws) = setup();
     let d = tmp.path();
     let mut bad = rewrite(d, "src/main.ts", "./lib/a", "x");
-    bad.splices = vec![(5, 2, "x".into())];
+    bad.splices = vec![(5, 2, "x".to_string()).into()];
     let report = fsops::apply(&ws, &mv(vec![bad], false));
     assert!(!report.success());
     let message = &report.rewrites[0].error.as_ref().unwrap().message;

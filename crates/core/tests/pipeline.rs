@@ -746,7 +746,7 @@ fn byte_ranges_apply_only_to_the_version_they_were_computed_on() {
     let ranges = |r: Vec<(usize, usize, &str)>, h: &str| Edit::Ranges {
         ranges: r
             .into_iter()
-            .map(|(a, b, t)| (a, b, t.to_string()))
+            .map(|(a, b, t)| (a, b, t.to_string()).into())
             .collect(),
         content_hash: h.to_string(),
     };
@@ -773,6 +773,27 @@ fn byte_ranges_apply_only_to_the_version_they_were_computed_on() {
     let err = report.files[0].edits[0].error.as_ref().unwrap();
     assert_eq!(err.code, ErrorCode::Stale, "{err}");
     assert_eq!(read(dir.path(), "f.txt"), "hi there\n");
+}
+
+#[test]
+fn overlapping_byte_ranges_are_refused_naming_the_range_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f.txt"), "héllo world\n").unwrap();
+    let hash = hash::content_hash("héllo world\n".as_bytes());
+    let edit = Edit::Ranges {
+        ranges: vec![
+            (0, 6, "hi".to_string()).into(),
+            (3, 9, "there".to_string()).into(),
+        ],
+        content_hash: hash,
+    };
+    let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![edit]));
+    let err = report.files[0].edits[0].error.as_ref().unwrap();
+    assert_eq!(err.code, ErrorCode::InvalidArgument, "{err}");
+    assert!(err.message.contains("range 1 (3..9) does not fit"), "{err}");
+    assert!(err.message.contains("overlapping"), "{err}");
+    assert!(!report.files[0].written);
+    assert_eq!(read(dir.path(), "f.txt"), "héllo world\n");
 }
 
 #[test]

@@ -12,6 +12,7 @@ fn filekit(expr: &str, text: &str) -> String {
     Substitution::parse(expr, false)
         .unwrap_or_else(|e| panic!("{expr}: {e}"))
         .apply(text)
+        .unwrap()
 }
 
 fn gnu_sed(expr: &str, text: &str) -> String {

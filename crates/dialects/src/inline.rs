@@ -137,7 +137,7 @@ pub(crate) fn inline_function(
                 splices.extend(r.splices);
                 splices.extend(r.import_removal);
             }
-            splices.sort_by_key(|s| s.0);
+            splices.sort_by_key(|s| s.start);
             files.insert(g.clone(), (gsrc, splices));
         }
         if !value_uses.is_empty() {
@@ -162,8 +162,10 @@ pub(crate) fn inline_function(
     let mut warnings = Vec::new();
     if value_uses.is_empty() && !f.export_list {
         let entry = files.get_mut(&origin).expect("inserted");
-        entry.1.push((f.removal.0, f.removal.1, String::new()));
-        entry.1.sort_by_key(|s| s.0);
+        entry
+            .1
+            .push(Splice::new(f.removal.0, f.removal.1, String::new()));
+        entry.1.sort_by_key(|s| s.start);
     } else if f.export_list {
         warnings.push(format!(
             "`{}` stays: it is listed in an `export {{ }}`",

@@ -187,11 +187,11 @@ fn rename(
                 .files
                 .entry((*f).clone())
                 .or_insert_with(|| (fsrc.clone(), vec![]));
-            let have: HashSet<usize> = entry.1.iter().map(|s| s.0).collect();
+            let have: HashSet<usize> = entry.1.iter().map(|s| s.start).collect();
             entry
                 .1
-                .extend(ir.splices.into_iter().filter(|s| !have.contains(&s.0)));
-            entry.1.sort_by_key(|s| s.0);
+                .extend(ir.splices.into_iter().filter(|s| !have.contains(&s.start)));
+            entry.1.sort_by_key(|s| s.start);
         }
     }
     Ok(())

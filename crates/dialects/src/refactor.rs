@@ -23,7 +23,7 @@ use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_lsp::{Client, Launch, ServerKind, WsEdit};
 use filekit_semantic::Lang;
-use filekit_semantic::ops::{self, Splice};
+use filekit_semantic::ops::{self, Splice, Splices};
 use filekit_semantic::refactor::{self as syn, Target};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -346,7 +346,7 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         }
     };
     match result {
-        Ok(plan) => Ok(write(ws, &req, plan)),
+        Ok(plan) => write(ws, &req, plan),
         Err(err) => Ok(failed(&req.file, &err)),
     }
 }
@@ -433,7 +433,13 @@ fn graph_source(
     };
     let splices = splices
         .into_iter()
-        .map(|(s, e, t)| (s.saturating_sub(skip), e.saturating_sub(skip), t))
+        .map(|s| {
+            Splice::new(
+                s.start.saturating_sub(skip),
+                s.end.saturating_sub(skip),
+                s.text,
+            )
+        })
         .collect();
     (src, splices)
 }
@@ -529,11 +535,11 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                 for (f, c) in changes {
                     let (fsrc, splices) = graph_source(&c.parsed, c.splices);
                     let entry = plan.files.entry(f).or_insert_with(|| (fsrc, vec![]));
-                    let have: HashSet<usize> = entry.1.iter().map(|s| s.0).collect();
+                    let have: HashSet<usize> = entry.1.iter().map(|s| s.start).collect();
                     entry
                         .1
-                        .extend(splices.into_iter().filter(|s| !have.contains(&s.0)));
-                    entry.1.sort_by_key(|s| s.0);
+                        .extend(splices.into_iter().filter(|s| !have.contains(&s.start)));
+                    entry.1.sort_by_key(|s| s.start);
                 }
             }
         }
@@ -558,7 +564,7 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
             };
             plan.symbol = Some(name);
             plan.files
-                .insert(req.file.clone(), (src.clone(), tuples(&x.splices)));
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         RefactorKind::InlineVariable => {
             let sel = req.selection.expect("checked");
@@ -567,23 +573,24 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                 filekit_semantic::inline_variable::inline_variable(lang, text, &Target::At(at))?;
             plan.symbol = Some(x.name);
             plan.files
-                .insert(req.file.clone(), (src.clone(), tuples(&x.splices)));
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         RefactorKind::ConvertToArrow => {
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = filekit_semantic::convert::convert_to_arrow(lang, text, at)?;
             plan.files
-                .insert(req.file.clone(), (src.clone(), tuples(&x)));
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
         _ => unreachable!("only the syntactic refactors come here"),
     }
     Ok(plan)
 }
 
-/// The engine's edit value as the plan's splices.
-fn tuples(s: &filekit_core::splices::Splices) -> Vec<Splice> {
-    s.iter().map(|x| (x.start, x.end, x.text.clone())).collect()
+/// The engine's edit value as the plan's list of splices (checked again as one edit when
+/// written).
+fn listed(s: &filekit_core::splices::Splices) -> Vec<Splice> {
+    s.iter().cloned().collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -892,7 +899,7 @@ fn declaration_offset(
                     syn::rename_in_file(lang, text, &Target::Name(name.to_string()), "x", true)
                 && let Some(first) = r.splices.first()
             {
-                return Ok(first.0);
+                return Ok(first.start);
             }
             if lang == Lang::Python {
                 return filekit_semantic::python_refactor::binding_offset(
@@ -1024,22 +1031,26 @@ fn to_plan(
             load(ws, &name)?
         };
         let t = fsrc.text.as_str();
+        // The first place the server's positions meet the text: they become byte splices
+        // here, checked as one edit of the file when it is written.
         let mut splices: Vec<Splice> = edits
             .iter()
             .map(|e| {
-                (
+                Splice::new(
                     filekit_lsp::offset(t, e.start.0, e.start.1),
                     filekit_lsp::offset(t, e.end.0, e.end.1),
                     e.new_text.clone(),
                 )
             })
             .collect();
-        splices.sort_by_key(|s| (s.0, s.1));
+        splices.sort_by_key(|s| (s.start, s.end));
         // Several inserts at one place are one insert, in the server's order.
         let mut merged: Vec<Splice> = Vec::new();
         for s in splices {
             match merged.last_mut() {
-                Some(l) if l.0 == s.0 && l.1 == l.0 && s.1 == s.0 => l.2.push_str(&s.2),
+                Some(l) if l.start == s.start && l.end == l.start && s.end == s.start => {
+                    l.text.push_str(&s.text)
+                }
                 _ => merged.push(s),
             }
         }
@@ -1055,7 +1066,7 @@ fn to_plan(
 // ---------------------------------------------------------------------------------------------
 // Writing and the reply
 
-fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
+fn write(ws: &Workspace, req: &Request, plan: Plan) -> Result<ToolReply, FkError> {
     let Plan {
         precision,
         server,
@@ -1075,29 +1086,37 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
             continue;
         }
         let text = src.text.as_str();
+        // One edit of the file as read, checked before anything is shown or written.
+        let checked = Splices::new(text, splices.clone()).map_err(|e| {
+            FkError::new(
+                ErrorCode::Internal,
+                format!("the edits computed for {path} do not fit its text: {e}"),
+            )
+            .with_hint("nothing was written; report this as a filekit bug, with the request (and the language server's name if one was used)")
+        })?;
         let lines = filekit_semantic::Lines::new(text);
         let edits: Vec<Value> = splices
             .iter()
-            .map(|(s, e, new)| {
-                let (a, b) = (lines.position(*s), lines.position(*e));
-                let ty = if s == e {
+            .map(|s| {
+                let (a, b) = (lines.position(s.start), lines.position(s.end));
+                let ty = if s.start == s.end {
                     "insert"
-                } else if new.is_empty() {
+                } else if s.text.is_empty() {
                     "delete"
                 } else {
                     "replace"
                 };
                 let mut v = json!({"type": ty, "range": {"start": [a.line, a.column], "end": [b.line, b.column]}});
                 if req.preview || req.dry_run {
-                    v["oldContent"] = json!(&text[*s..*e]);
-                    v["newContent"] = json!(new);
+                    v["oldContent"] = json!(&text[s.start..s.end]);
+                    v["newContent"] = json!(s.text);
                 }
                 v
             })
             .collect();
         total += edits.len();
         changes.push(json!({"file": path, "edits": edits}));
-        new_texts.push((path.clone(), ops::apply(text, splices)));
+        new_texts.push((path.clone(), checked.apply(text)?));
         file_edits.push(FileEdits {
             path: path.clone(),
             base_hash: None,
@@ -1128,7 +1147,7 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
             "server": server, "filesAffected": [], "totalEdits": 0, "changes": [],
             "summary": summary, "dryRun": req.dry_run,
         });
-        return ToolReply::new(value, false, summary);
+        return Ok(ToolReply::new(value, false, summary));
     }
     let request = EditRequest {
         files: file_edits,
@@ -1147,7 +1166,7 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
             };
             let mut r = failed(&req.file, &err);
             r.value["rolledBack"] = json!(true);
-            return r;
+            return Ok(r);
         }
     }
     // The server sees what was written.
@@ -1244,5 +1263,5 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> ToolReply {
         text_out.push_str(&format!("warning: {w}\n"));
     }
     text_out.push_str(capped);
-    ToolReply::new(value, false, text_out)
+    Ok(ToolReply::new(value, false, text_out))
 }

@@ -919,22 +919,21 @@ fn plan_edits(
     }
     // The file's own line ending for every inserted line.
     if text.contains("\r\n") {
-        for (_, (_, _, new)) in &mut splices {
-            *new = new.replace("\r\n", "\n").replace('\n', "\r\n");
+        for (_, s) in &mut splices {
+            s.text = s.text.replace("\r\n", "\n").replace('\n', "\r\n");
         }
     }
-    let splices = ops::order(splices).map_err(|e| overlap_in_words(e, planned))?;
+    let (splices, checked) = ops::order(text, splices).map_err(|e| overlap_in_words(e, planned))?;
     if !force {
         let was_ok = match &parsed {
             Parsed::Code(c) => c.syntax_error().is_none(),
             Parsed::Html(_) => filekit_semantic::html::check(text).is_none(),
             _ => true,
         };
-        let plain: Vec<Splice> = splices.iter().map(|(_, s)| s.clone()).collect();
-        let new_text = ops::apply(text, &plain);
+        let new_text = checked.apply(text)?;
         let err = match &parsed {
             Parsed::Code(c) => c
-                .reparse(&new_text, &plain)
+                .reparse(&new_text, &checked)
                 .map_or_else(Some, |edited| edited.syntax_error()),
             Parsed::Json(_) => filekit_semantic::json::check(&new_text),
             Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
@@ -1013,7 +1012,8 @@ fn write(
     let lines = Lines::new(text);
     let changes: Vec<Value> = splices
         .iter()
-        .map(|(i, (s, e, new))| {
+        .map(|(i, splice)| {
+            let (s, e, new) = (&splice.start, &splice.end, &splice.text);
             let (a, b) = (lines.position(*s), lines.position(*e));
             let mut c = json!({
                 "type": planned[*i].op.change_type(),

@@ -187,7 +187,9 @@ pub fn offset(text: &str, line: u32, character: u32) -> usize {
 pub type LspRange = ((u32, u32), (u32, u32));
 
 /// One text edit of a server's workspace edit, in LSP positions of the file as the server saw
-/// it.
+/// it. Positions only, without the text they are positions of, so not yet splices: the
+/// refactor step that reads the file turns a file's edits into `Splices` of its text
+/// (`filekit_lsp::offset` for each position).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextEdit {
     pub start: (u32, u32),

@@ -15,6 +15,7 @@ use crate::resolve::Files;
 use crate::tsconfig::{self, Configs};
 use crate::watch::{Changes, Watch};
 use filekit_core::select::{FileSelection, select};
+use filekit_core::splices::{Assoc, Splice, Splices};
 use filekit_core::{FkError, Workspace};
 use filekit_semantic::Lang;
 use filekit_semantic::imports::{ModuleRef, module_refs};
@@ -445,9 +446,6 @@ fn apply_changes(
     }))
 }
 
-/// Byte splices `(start, end, replacement)` of one file.
-pub type Splices = Vec<(usize, usize, String)>;
-
 /// Brings the cached graph up to date after a committed move (or rename) without reading
 /// the files again: `moved` maps old paths to new ones (the files keep their content, so
 /// their entries move), `rewritten` lists files whose specifiers changed, by their path
@@ -458,7 +456,7 @@ pub type Splices = Vec<(usize, usize, String)>;
 pub fn record_move(
     ws: &Workspace,
     moved: &HashMap<String, String>,
-    rewritten: &[(String, Splices)],
+    rewritten: &[(String, Vec<Splice>)],
 ) {
     let cache = {
         let all = CACHES.lock().unwrap_or_else(|e| e.into_inner());
@@ -503,61 +501,45 @@ pub fn record_move(
     }
 }
 
-/// `parsed` after `splices` that each replace one reference's specifier.
-fn shifted(
-    parsed: &Parsed,
-    splices: &[(usize, usize, String)],
-    stamp: (u64, SystemTime),
-) -> Option<Parsed> {
+/// `parsed` after `splices` (of its text, as the commit step applied them) that each replace
+/// one reference's specifier; `None` when they do not fit it or the file is not what they
+/// make (it is parsed again next time).
+fn shifted(parsed: &Parsed, splices: &[Splice], stamp: (u64, SystemTime)) -> Option<Parsed> {
     let text = &parsed.text;
-    let mut new_text = String::with_capacity(text.len() + 64);
-    let mut last = 0;
-    for (start, end, with) in splices {
-        new_text.push_str(text.get(last..*start)?);
-        new_text.push_str(with);
-        last = *end;
-    }
-    new_text.push_str(text.get(last..)?);
-    if new_text.len() as u64 != stamp.0 {
+    let edit = Splices::new(text, splices.to_vec()).ok()?;
+    if edit.result_len() as u64 != stamp.0 {
         return None;
     }
-    let shift = |at: usize| -> isize {
-        splices
-            .iter()
-            .filter(|(_, end, _)| *end <= at)
-            .map(|(start, end, with)| with.len() as isize - (end - start) as isize)
-            .sum()
-    };
+    let new_text = edit.apply(text).ok()?;
+    // Where a position before the edit is after it: specifiers replace non-empty ranges,
+    // so a position at a splice's start stays before its new text.
+    let shift = |at: usize| edit.map(at, Assoc::Before);
     let mut refs = Vec::with_capacity(parsed.refs.len());
     for r in &parsed.refs {
         let mut r = r.clone();
-        if let Some((_, _, with)) = splices
+        if let Some(s) = edit
             .iter()
-            .find(|(start, end, _)| *start == r.span.start && *end == r.span.end)
+            .find(|s| s.start == r.span.start && s.end == r.span.end)
         {
-            let d = shift(r.span.start);
-            let start = r.span.start.checked_add_signed(d)?;
-            r.specifier = with.clone();
-            r.span = start..start + with.len();
-        } else if splices
+            let start = shift(r.span.start);
+            r.specifier = s.text.clone();
+            r.span = start..start + s.text.len();
+        } else if edit
             .iter()
-            .any(|(start, end, _)| *start < r.span.end && r.span.start < *end)
+            .any(|s| s.start < r.span.end && r.span.start < s.end)
         {
             // A splice that is not a specifier: parse again next time.
             return None;
         } else {
-            let d = shift(r.span.start);
-            r.span = r.span.start.checked_add_signed(d)?..r.span.end.checked_add_signed(d)?;
+            let start = shift(r.span.start);
+            r.span = start..start + r.span.len();
         }
-        let ds = shift(r.statement.start);
-        let de = shift(r.statement.end);
-        r.statement =
-            r.statement.start.checked_add_signed(ds)?..r.statement.end.checked_add_signed(de)?;
+        r.statement = shift(r.statement.start)..shift(r.statement.end);
         refs.push(r);
     }
     Some(Parsed {
         stamp,
-        hash: filekit_core::hash::content_hash(new_text.as_bytes()),
+        hash: edit.result_hash(),
         refs,
         text: new_text.into(),
     })

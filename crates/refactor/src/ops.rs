@@ -223,7 +223,7 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
         && copies_or_deletes == 0
         && applied.symbols.is_empty()
     {
-        let rewritten: Vec<(String, graph::Splices)> = req
+        let rewritten: Vec<(String, Vec<filekit_core::splices::Splice>)> = req
             .rewrites
             .iter()
             .map(|r| (r.path.clone(), r.splices.clone()))

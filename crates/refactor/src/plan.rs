@@ -8,6 +8,7 @@ use crate::resolve::{
     FileSet, Files, Resolved, Via, mapped_specifier, relative_specifier, resolve,
 };
 use filekit_core::fsops::Rewrite;
+use filekit_core::splices::Splice;
 use filekit_semantic::imports::{ModuleRef, RefKind};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -236,7 +237,7 @@ pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) ->
                     continue;
                 };
                 if new_spec != r.specifier {
-                    splices.push((r.span.start, r.span.end, new_spec.clone()));
+                    splices.push(Splice::new(r.span.start, r.span.end, new_spec.clone()));
                     changes.push(SpecifierChange {
                         old: r.specifier.clone(),
                         new: new_spec,
@@ -378,7 +379,7 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
     let mut leftovers = Vec::new();
     for (file, parsed) in files {
         let lines = LineIndex::new(&parsed.text);
-        let mut splices: Vec<(usize, usize, String)> = Vec::new();
+        let mut splices: Vec<Splice> = Vec::new();
         let mut removed_names: Vec<String> = Vec::new();
         let mut here = Vec::new();
         for r in &parsed.refs {
@@ -395,7 +396,11 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
                     RefKind::Import | RefKind::Export | RefKind::ImportEquals | RefKind::PyFrom
                 );
             if removable {
-                splices.push((r.statement.start, r.statement.end, String::new()));
+                splices.push(Splice::new(
+                    r.statement.start,
+                    r.statement.end,
+                    String::new(),
+                ));
                 if r.kind != RefKind::Export {
                     removed_names.extend(r.names.iter().cloned());
                 }
@@ -426,18 +431,16 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
                         line: lines.line(*at)
                             - splices
                                 .iter()
-                                .filter(|(start, end, _)| *end <= *at && *start < *end)
-                                .map(|(start, end, _)| {
-                                    parsed.text[*start..*end].matches('\n').count()
-                                })
+                                .filter(|s| s.end <= *at && s.start < s.end)
+                                .map(|s| parsed.text[s.start..s.end].matches('\n').count())
                                 .sum::<usize>(),
                     })
                     .collect();
             }
         }
         if !splices.is_empty() {
-            splices.sort_by_key(|s| s.0);
-            splices.dedup_by_key(|s| s.0);
+            splices.sort_by_key(|s| s.start);
+            splices.dedup_by_key(|s| s.start);
             plan.files.push(FileChanges {
                 file: file.clone(),
                 moved_to: None,

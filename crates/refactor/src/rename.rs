@@ -140,11 +140,11 @@ pub fn rename_in_importers(
                 parsed: Arc::clone(p),
                 splices: vec![],
             });
-            let have: HashSet<usize> = entry.splices.iter().map(|s| s.0).collect();
+            let have: HashSet<usize> = entry.splices.iter().map(|s| s.start).collect();
             entry
                 .splices
-                .extend(splices.into_iter().filter(|s| !have.contains(&s.0)));
-            entry.splices.sort_by_key(|s| s.0);
+                .extend(splices.into_iter().filter(|s| !have.contains(&s.start)));
+            entry.splices.sort_by_key(|s| s.start);
         }
         level = next;
     }

@@ -19,7 +19,7 @@ use filekit_semantic::imports::RefKind;
 use filekit_semantic::refactor::{self as syn, Target};
 use std::collections::{BTreeMap, HashSet};
 
-type Splice = (usize, usize, String);
+use filekit_core::splices::Splice;
 
 /// The symbol renames a request asks for.
 #[derive(Debug, Clone, Default)]
@@ -335,17 +335,19 @@ fn add(
     merge(v).map_err(|e| error_in(file, what, e))
 }
 
-/// Sorts splices, drops exact duplicates and refuses overlaps.
+/// Sorts splices, drops exact duplicates (two renames that make the same change) and
+/// refuses overlaps, naming the two changes. This collects a file's changes from several
+/// renames before the text is at hand; the commit step makes them `Splices` of the text.
 pub fn merge(v: &mut Vec<Splice>) -> Result<(), FkError> {
-    v.sort();
+    v.sort_by(|a, b| (a.start, a.end, &a.text).cmp(&(b.start, b.end, &b.text)));
     v.dedup();
     for w in v.windows(2) {
-        if w[1].0 < w[0].1 || (w[1].0 == w[0].0 && w[0].0 != w[0].1) {
+        if w[1].start < w[0].end || (w[1].start == w[0].start && w[0].start != w[0].end) {
             return Err(FkError::new(
                 ErrorCode::Conflict,
                 format!(
                     "two changes meet at bytes {}..{} ('{}' and '{}')",
-                    w[1].0, w[0].1, w[0].2, w[1].2
+                    w[1].start, w[0].end, w[0].text, w[1].text
                 ),
             )
             .with_hint("make the renames in separate requests"));
@@ -370,10 +372,10 @@ pub fn changes(
                 moved_to: moves.get(file).cloned(),
                 changes: splices
                     .iter()
-                    .map(|(s, e, new)| SpecifierChange {
-                        old: text[*s..*e].to_string(),
-                        new: new.clone(),
-                        line: text[..*s].matches('\n').count() + 1,
+                    .map(|s| SpecifierChange {
+                        old: text[s.start..s.end].to_string(),
+                        new: s.text.clone(),
+                        line: text[..s.start].matches('\n').count() + 1,
                     })
                     .collect(),
             })

@@ -6,6 +6,7 @@
 //! language rather than with the grammars' tags queries: the TypeScript query misses
 //! definitions (DESIGN.md section 9), and the walk gives nesting (paths) for free.
 
+use crate::ops::Splice;
 use crate::{Dependency, Found, Lang, suggest};
 use filekit_core::{ErrorCode, FkError};
 use serde_json::json;
@@ -97,7 +98,7 @@ impl<'t> Code<'t> {
     pub fn reparse<'n>(
         &self,
         new_text: &'n str,
-        splices: &[crate::ops::Splice],
+        splices: &crate::ops::Splices,
     ) -> Result<Code<'n>, FkError> {
         let starts: Vec<usize> = std::iter::once(0)
             .chain(
@@ -117,7 +118,12 @@ impl<'t> Code<'t> {
         };
         let mut tree = self.tree.clone();
         // From the last splice back: the offsets of the ones before still hold.
-        for (s, e, new) in splices.iter().rev() {
+        for Splice {
+            start: s,
+            end: e,
+            text: new,
+        } in splices.iter().rev()
+        {
             let start = point(*s);
             let new_end = match new.rfind('\n') {
                 Some(i) => tree_sitter::Point {
@@ -892,10 +898,11 @@ mod tests {
         let one = text.find('1').unwrap();
         let body = text.find("{}").unwrap();
         let splices = vec![
-            (one, one + 1, "2 +\n    3".to_string()),
-            (body, body + 2, "{ return (; }".to_string()),
+            Splice::new(one, one + 1, "2 +\n    3"),
+            Splice::new(body, body + 2, "{ return (; }"),
         ];
-        let new = crate::ops::apply(text, &splices);
+        let splices = crate::ops::Splices::new(text, splices).unwrap();
+        let new = splices.apply(text).unwrap();
         let inc = code.reparse(&new, &splices).unwrap();
         let full = Code::parse(Lang::TypeScript, &new).unwrap();
         assert_eq!(

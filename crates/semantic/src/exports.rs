@@ -238,15 +238,19 @@ pub fn rename_export(lang: Lang, text: &str, old: &str, new: &str) -> Result<Vec
         // `export class A`, `export { A }`, `export default class A`.
         (Some(local), None) => renamed(local),
         // `export { a as A }`: the public name only.
-        (Some(_), Some(r)) => Ok(vec![(r.start, r.end, new.to_string())]),
+        (Some(_), Some(r)) => Ok(vec![Splice::new(r.start, r.end, new.to_string())]),
         // `export { A } from`: keeps the other module's name.
         (None, Some(r)) => {
             let written = &text[r.clone()];
             let aliased = text[..r.start].trim_end().ends_with(" as");
             if aliased || found.name != written || written.starts_with(['"', '\'']) {
-                Ok(vec![(r.start, r.end, new.to_string())])
+                Ok(vec![Splice::new(r.start, r.end, new.to_string())])
             } else {
-                Ok(vec![(r.start, r.end, format!("{written} as {new}"))])
+                Ok(vec![Splice::new(
+                    r.start,
+                    r.end,
+                    format!("{written} as {new}"),
+                )])
             }
         }
         (None, None) => Err(FkError::invalid(format!(

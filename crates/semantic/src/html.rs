@@ -586,16 +586,16 @@ pub(crate) fn plan_markup(
             let b = target.body.clone().ok_or_else(no_body)?;
             let inner = &text[b.clone()];
             if content.trim().is_empty() {
-                Ok((b.start, b.end, String::new()))
+                Ok(Splice::new(b.start, b.end, String::new()))
             } else if inner.contains('\n') || content.trim().contains('\n') {
                 let deeper = format!("{indent}{unit}");
-                Ok((
+                Ok(Splice::new(
                     b.start,
                     b.end,
                     format!("\n{}\n{indent}", reindent(content, &deeper)),
                 ))
             } else {
-                Ok((b.start, b.end, content.trim().to_string()))
+                Ok(Splice::new(b.start, b.end, content.trim().to_string()))
             }
         }
         Operation::InsertInto(pos) => {
@@ -614,7 +614,7 @@ pub(crate) fn plan_markup(
             if !inner.contains('\n') {
                 // On one line: inline.
                 let at = before.map_or(b.end, |c| c.start);
-                return Ok((at, at, content.trim().to_string()));
+                return Ok(Splice::new(at, at, content.trim().to_string()));
             }
             let child_indent = children
                 .first()
@@ -624,9 +624,9 @@ pub(crate) fn plan_markup(
             match (before, children.last()) {
                 (Some(c), _) if text[line_start(text, c.start)..c.start].trim().is_empty() => {
                     let s = line_start(text, c.start);
-                    Ok((s, s, format!("{new}\n")))
+                    Ok(Splice::new(s, s, format!("{new}\n")))
                 }
-                (Some(c), _) => Ok((
+                (Some(c), _) => Ok(Splice::new(
                     c.start,
                     c.start,
                     format!("{}\n{child_indent}", new.trim_start()),
@@ -635,16 +635,16 @@ pub(crate) fn plan_markup(
                     if text[last.end..after_line(text, last.end)].trim().is_empty() =>
                 {
                     let e = after_line(text, last.end);
-                    Ok((e, e, format!("{new}\n")))
+                    Ok(Splice::new(e, e, format!("{new}\n")))
                 }
-                (None, Some(last)) => Ok((last.end, last.end, format!("\n{new}"))),
+                (None, Some(last)) => Ok(Splice::new(last.end, last.end, format!("\n{new}"))),
                 (None, None) => {
                     // Before the end tag's line.
                     let close_ls = line_start(text, b.end);
                     if text[close_ls..b.end].trim().is_empty() && close_ls > b.start {
-                        Ok((close_ls, close_ls, format!("{new}\n")))
+                        Ok(Splice::new(close_ls, close_ls, format!("{new}\n")))
                     } else {
-                        Ok((b.end, b.end, format!("\n{new}\n{indent}")))
+                        Ok(Splice::new(b.end, b.end, format!("\n{new}\n{indent}")))
                     }
                 }
             }
@@ -668,13 +668,13 @@ pub(crate) fn plan_markup(
                     || last
                         .is_some_and(|l| l.trim_start().starts_with("</") && ws(l) < indent.len()));
             if relative {
-                Ok((
+                Ok(Splice::new(
                     r.start,
                     r.end,
                     reindent(c, &indent).trim_start().to_string(),
                 ))
             } else {
-                Ok((r.start, r.end, c.to_string()))
+                Ok(Splice::new(r.start, r.end, c.to_string()))
             }
         }
         _ => crate::ops::plan(

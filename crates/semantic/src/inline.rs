@@ -9,7 +9,7 @@
 //! text and says which binding (the declaration, or an import of it) to inline.
 
 use crate::Lang;
-use crate::ops::Splice;
+use crate::ops::{Splice, Splices};
 use crate::refactor::{OCCURRENCE_KINDS, Scopes, Target, ancestor, occurrences, parse, scopes_for};
 use filekit_core::{ErrorCode, FkError};
 use std::collections::HashSet;
@@ -661,31 +661,27 @@ pub fn inline_calls(
     }
     // Innermost calls first, so that an outer call's arguments carry the inner results.
     calls.sort_by_key(|c| c.end_byte() - c.start_byte());
-    let mut done: Vec<(usize, usize, String)> = Vec::new();
+    // Calls replaced so far: nested ones overlap (an inner call inside an outer one's
+    // arguments), so these are not yet one edit; the outermost become its splices below.
+    let mut done: Vec<Splice> = Vec::new();
     // Replaced calls whose result is not primary (it needs parentheses as an operand).
     let mut compound: HashSet<(usize, usize)> = HashSet::new();
     for call in &calls {
-        let text_of = |a: Node| -> String {
+        let text_of = |a: Node| -> Result<String, FkError> {
             let (s, e) = (a.start_byte(), a.end_byte());
-            let mut inner: Vec<&(usize, usize, String)> =
-                done.iter().filter(|d| d.0 >= s && d.1 <= e).collect();
-            inner.sort_by_key(|d| d.0);
-            let mut kept: Vec<&(usize, usize, String)> = Vec::new();
+            let mut inner: Vec<&Splice> =
+                done.iter().filter(|d| d.start >= s && d.end <= e).collect();
+            inner.sort_by_key(|d| d.start);
+            let mut kept: Vec<Splice> = Vec::new();
             for d in inner {
-                if kept.last().is_some_and(|k| d.0 < k.1) {
+                if kept.last().is_some_and(|k| d.start < k.end) {
                     continue;
                 }
-                kept.push(d);
+                kept.push(Splice::new(d.start - s, d.end - s, d.text.clone()));
             }
-            let mut t = String::new();
-            let mut at = s;
-            for d in kept {
-                t.push_str(&text[at..d.0]);
-                t.push_str(&d.2);
-                at = d.1;
-            }
-            t.push_str(&text[at..e]);
-            t
+            // The argument's text with the calls inside it replaced: splices of that text.
+            let arg = &text[s..e];
+            Ok(Splices::new(arg, kept)?.apply(arg)?)
         };
         let args_node = call.child_by_field_name("arguments");
         let mut args: Vec<Node> = Vec::new();
@@ -762,7 +758,7 @@ pub fn inline_calls(
         for u in &f.uses {
             body.push_str(&decl_text[pos..u.start]);
             let (arg, kind) = match args.get(u.param) {
-                Some(a) => (text_of(*a), a.kind()),
+                Some(a) => (text_of(*a)?, a.kind()),
                 None => ("undefined".to_string(), "undefined"),
             };
             let kind = match args.get(u.param) {
@@ -805,17 +801,17 @@ pub fn inline_calls(
         if !needs && !is_primary(result_kind) {
             compound.insert((call.start_byte(), call.end_byte()));
         }
-        done.push((call.start_byte(), call.end_byte(), replacement));
+        done.push(Splice::new(call.start_byte(), call.end_byte(), replacement));
         out.calls += 1;
     }
     // Outermost results only (inner ones are inside them).
-    done.sort_by_key(|d| (d.0, std::cmp::Reverse(d.1)));
+    done.sort_by_key(|d| (d.start, std::cmp::Reverse(d.end)));
     let mut last_end = 0;
     for d in done {
-        if d.0 < last_end {
+        if d.start < last_end {
             continue;
         }
-        last_end = d.1;
+        last_end = d.end;
         out.splices.push(d);
     }
     if let Some(spec) = import_spec
@@ -960,7 +956,7 @@ fn remove_specifier(text: &str, spec: Node) -> Splice {
                 end += 1;
             }
         }
-        return (line_start, end, String::new());
+        return Splice::new(line_start, end, String::new());
     }
     // `a, name, b`: with the comma after it, or before it when it is last.
     let s = spec.start_byte();
@@ -971,11 +967,11 @@ fn remove_specifier(text: &str, spec: Node) -> Splice {
         let comma = e + (after.len() - trimmed.len()) + 1;
         let rest = &text[comma..];
         let ws = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-        (s, comma + ws, String::new())
+        Splice::new(s, comma + ws, String::new())
     } else {
         let before = &text[..s];
         let comma = before.trim_end().len() - 1;
-        (comma, e, String::new())
+        Splice::new(comma, e, String::new())
     }
 }
 
@@ -988,10 +984,12 @@ mod tests {
         let r = inline_calls(Lang::TypeScript, src, src, &f, Binding::Declaration)?;
         let mut s = r.splices;
         if r.value_uses.is_empty() {
-            s.push((f.removal.0, f.removal.1, String::new()));
+            s.push(Splice::new(f.removal.0, f.removal.1, String::new()));
         }
-        s.sort_by_key(|x| x.0);
-        Ok(crate::ops::apply(src, &s))
+        Ok(crate::ops::Splices::sorted(src, s)
+            .unwrap()
+            .apply(src)
+            .unwrap())
     }
 
     #[test]

@@ -354,7 +354,7 @@ impl<'t> JsonDoc<'t> {
             .with_hint("target a key or element (e.g. $.name), or insert_into $")
         };
         Ok(match op {
-            Op::Replace => (
+            Op::Replace => Splice::new(
                 r.start,
                 r.end,
                 crate::ops::reindent_in_place(
@@ -366,16 +366,16 @@ impl<'t> JsonDoc<'t> {
             Op::Delete => {
                 let mem = m.member.clone().ok_or_else(|| root_refused("delete"))?;
                 match (&m.prev, &m.next) {
-                    (_, Some(n)) => (
+                    (_, Some(n)) => Splice::new(
                         line_aware_start(text, mem.start),
                         line_aware_start(text, n.start),
                         String::new(),
                     ),
-                    (Some(p), None) => (p.end, mem.end, String::new()),
+                    (Some(p), None) => Splice::new(p.end, mem.end, String::new()),
                     (None, None) => {
                         // The only member: leave an empty container.
                         let container = self.container_of(&mem);
-                        (container.start + 1, container.end - 1, String::new())
+                        Splice::new(container.start + 1, container.end - 1, String::new())
                     }
                 }
             }
@@ -385,7 +385,7 @@ impl<'t> JsonDoc<'t> {
                     .clone()
                     .ok_or_else(|| root_refused("insert_before"))?;
                 let indent = indent_at(text, mem.start);
-                (
+                Splice::new(
                     mem.start,
                     mem.start,
                     format!("{},\n{indent}", reindent(content, indent).trim_start()),
@@ -397,7 +397,7 @@ impl<'t> JsonDoc<'t> {
                     .clone()
                     .ok_or_else(|| root_refused("insert_after"))?;
                 let indent = indent_at(text, mem.start);
-                (
+                Splice::new(
                     mem.end,
                     mem.end,
                     format!(",\n{}", reindent(content, indent)),
@@ -423,21 +423,21 @@ impl<'t> JsonDoc<'t> {
                 };
                 if let Some((_, at)) = before {
                     let indent = indent_at(text, at.start);
-                    (
+                    Splice::new(
                         at.start,
                         at.start,
                         format!("{},\n{indent}", reindent(content, indent).trim_start()),
                     )
                 } else if let Some((_, last)) = children.last() {
                     let indent = indent_at(text, last.start);
-                    (
+                    Splice::new(
                         last.end,
                         last.end,
                         format!(",\n{}", reindent(content, indent)),
                     )
                 } else {
                     let inner = format!("{outer}{unit}");
-                    (
+                    Splice::new(
                         r.start + 1,
                         r.end - 1,
                         format!("\n{}\n{outer}", reindent(content, &inner)),
@@ -655,13 +655,15 @@ impl<'t> JsonlDoc<'t> {
             };
             let after = (line.end + eol.len()).min(self.text.len());
             return Ok(match op {
-                Op::Replace => (line.start, line.end, one_line()?),
-                Op::Delete => (line.start, after, String::new()),
-                Op::InsertBefore => (line.start, line.start, format!("{}{eol}", one_line()?)),
-                Op::InsertAfter if after > line.end => {
-                    (after, after, format!("{}{eol}", one_line()?))
+                Op::Replace => Splice::new(line.start, line.end, one_line()?),
+                Op::Delete => Splice::new(line.start, after, String::new()),
+                Op::InsertBefore => {
+                    Splice::new(line.start, line.start, format!("{}{eol}", one_line()?))
                 }
-                Op::InsertAfter => (line.end, line.end, format!("{eol}{}", one_line()?)),
+                Op::InsertAfter if after > line.end => {
+                    Splice::new(after, after, format!("{}{eol}", one_line()?))
+                }
+                Op::InsertAfter => Splice::new(line.end, line.end, format!("{eol}{}", one_line()?)),
                 _ => self.plan_in_record(record, m, op, content)?,
             });
         }
@@ -699,9 +701,13 @@ impl<'t> JsonlDoc<'t> {
             .map(str::trim)
             .collect::<Vec<_>>()
             .join(" ");
-        let (s, e, new) = doc.plan(&local, op, &compact, "")?;
+        let Splice {
+            start: s,
+            end: e,
+            text: new,
+        } = doc.plan(&local, op, &compact, "")?;
         let new = new.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
-        Ok((s + by, e + by, new))
+        Ok(Splice::new(s + by, e + by, new))
     }
 }
 

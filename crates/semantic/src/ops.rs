@@ -61,8 +61,9 @@ pub enum BodyStyle {
     Section,
 }
 
-/// One replacement: bytes `start..end` of the text as read become `new`.
-pub type Splice = (usize, usize, String);
+/// One replacement: bytes `start..end` of the text as read become `text`. Operations
+/// produce these one by one; [`order`] makes a call's splices one checked [`Splices`].
+pub use filekit_core::splices::{Splice, Splices};
 
 pub(crate) fn line_start(text: &str, at: usize) -> usize {
     text[..at].rfind('\n').map_or(0, |i| i + 1)
@@ -262,9 +263,9 @@ pub fn plan(
     Ok(match op {
         Operation::Replace => {
             if style == BodyStyle::Section {
-                (r.start, r.end, section_text(text, r.end, content))
+                Splice::new(r.start, r.end, section_text(text, r.end, content))
             } else {
-                (r.start, r.end, reindent_in_place(content, &indent, style))
+                Splice::new(r.start, r.end, reindent_in_place(content, &indent, style))
             }
         }
         Operation::Delete => match whole_lines(text, r) {
@@ -286,40 +287,40 @@ pub fn plan(
                 } else if s > 0 && prev_blank && (e == text.len() || next_closes) {
                     s = line_start(text, s - 1);
                 }
-                (s, e, String::new())
+                Splice::new(s, e, String::new())
             }
-            None => (r.start, r.end, String::new()),
+            None => Splice::new(r.start, r.end, String::new()),
         },
         Operation::InsertBefore => match whole_lines(text, r) {
-            Some((s, _)) => (s, s, format!("{}\n", reindent(content, &indent))),
-            None => (r.start, r.start, format!("{} ", content.trim())),
+            Some((s, _)) => Splice::new(s, s, format!("{}\n", reindent(content, &indent))),
+            None => Splice::new(r.start, r.start, format!("{} ", content.trim())),
         },
         Operation::InsertAfter => match whole_lines(text, r) {
             Some((_, e)) if text[..e].ends_with('\n') => {
-                (e, e, format!("{}\n", reindent(content, &indent)))
+                Splice::new(e, e, format!("{}\n", reindent(content, &indent)))
             }
-            Some((_, e)) => (e, e, format!("\n{}", reindent(content, &indent))),
-            None => (r.end, r.end, format!(" {}", content.trim())),
+            Some((_, e)) => Splice::new(e, e, format!("\n{}", reindent(content, &indent))),
+            None => Splice::new(r.end, r.end, format!(" {}", content.trim())),
         },
         Operation::ReplaceBody => {
             let b = target.body.clone().ok_or_else(no_body)?;
             match style {
                 BodyStyle::Braced if braced(text, &b) => {
                     if content.trim().is_empty() {
-                        (b.start + 1, b.end - 1, String::new())
+                        Splice::new(b.start + 1, b.end - 1, String::new())
                     } else {
                         let inner = format!("{indent}{unit}");
-                        (
+                        Splice::new(
                             b.start + 1,
                             b.end - 1,
                             format!("\n{}\n{indent}", reindent(content, &inner)),
                         )
                     }
                 }
-                BodyStyle::Section => (b.start, b.end, section_body(text, &b, content)),
+                BodyStyle::Section => Splice::new(b.start, b.end, section_body(text, &b, content)),
                 _ => {
                     let body_indent = indent_at(text, b.start).to_string();
-                    (
+                    Splice::new(
                         b.start,
                         b.end,
                         reindent_in_place(content, &body_indent, style),
@@ -337,7 +338,11 @@ pub fn plan(
                         None => next.range.start,
                     };
                     let member_indent = indent_at(text, next.range.start);
-                    return Ok((at, at, format!("{}\n", reindent(content, member_indent))));
+                    return Ok(Splice::new(
+                        at,
+                        at,
+                        format!("{}\n", reindent(content, member_indent)),
+                    ));
                 }
                 Position::Last
             } else {
@@ -352,23 +357,23 @@ pub fn plan(
                     let new = reindent(content, &inner);
                     let inside = &text[b.start + 1..b.end - 1];
                     if inside.trim().is_empty() {
-                        (b.start + 1, b.end - 1, format!("\n{new}\n{indent}"))
+                        Splice::new(b.start + 1, b.end - 1, format!("\n{new}\n{indent}"))
                     } else if pos == Position::First {
-                        (b.start + 1, b.start + 1, format!("\n{new}"))
+                        Splice::new(b.start + 1, b.start + 1, format!("\n{new}"))
                     } else {
                         let close = b.end - 1;
                         let ls = line_start(text, close);
                         if ls > b.start && text[ls..close].trim().is_empty() {
-                            (ls, ls, format!("{new}\n"))
+                            Splice::new(ls, ls, format!("{new}\n"))
                         } else {
-                            (close, close, format!("\n{new}\n{indent}"))
+                            Splice::new(close, close, format!("\n{new}\n{indent}"))
                         }
                     }
                 }
                 BodyStyle::Section => {
                     let new = reindent(content, "");
                     if pos == Position::First {
-                        (b.start, b.start, format!("\n{new}\n"))
+                        Splice::new(b.start, b.start, format!("\n{new}\n"))
                     } else {
                         let before = &text[..b.end];
                         let lead = if before.ends_with("\n\n") {
@@ -379,7 +384,7 @@ pub fn plan(
                             "\n\n"
                         };
                         let tail = if b.end < text.len() { "\n\n" } else { "\n" };
-                        (b.end, b.end, format!("{lead}{new}{tail}"))
+                        Splice::new(b.end, b.end, format!("{lead}{new}{tail}"))
                     }
                 }
                 _ => {
@@ -388,13 +393,13 @@ pub fn plan(
                     let new = reindent(content, &inner);
                     if pos == Position::First {
                         let s = line_start(text, b.start);
-                        (s, s, format!("{new}\n"))
+                        Splice::new(s, s, format!("{new}\n"))
                     } else {
                         let e = after_line(text, b.end);
                         if text[..e].ends_with('\n') {
-                            (e, e, format!("{new}\n"))
+                            Splice::new(e, e, format!("{new}\n"))
                         } else {
-                            (e, e, format!("\n{new}"))
+                            Splice::new(e, e, format!("\n{new}"))
                         }
                     }
                 }
@@ -421,7 +426,7 @@ pub fn plan(
                     .collect();
                 let nl = if inner.ends_with('\n') { "" } else { "\n" };
                 let tail = if text[..e].ends_with('\n') { "\n" } else { "" };
-                (
+                Splice::new(
                     s,
                     e,
                     format!(
@@ -431,7 +436,7 @@ pub fn plan(
                     ),
                 )
             }
-            None => (
+            None => Splice::new(
                 r.start,
                 r.end,
                 format!("{before}{}{after}", &text[r.clone()]),
@@ -490,41 +495,40 @@ fn section_body(text: &str, b: &std::ops::Range<usize>, content: &str) -> String
     }
 }
 
-/// `text` with `splices` (sorted, disjoint) applied.
-pub fn apply(text: &str, splices: &[Splice]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (s, e, new) in splices {
-        out.push_str(&text[at..*s]);
-        out.push_str(new);
-        at = *e;
+/// Sorts the splices of one call's edits (each with its edit's number) and makes them one
+/// edit of `text`, refusing two that overlap (two targets of one call that share text).
+/// The numbered list comes back sorted too, for the reply's list of changes.
+#[allow(clippy::type_complexity)]
+pub fn order(
+    text: &str,
+    mut splices: Vec<(usize, Splice)>,
+) -> Result<(Vec<(usize, Splice)>, Splices), FkError> {
+    splices.sort_by_key(|(_, s)| (s.start, s.end));
+    let checked = Splices::new(text, splices.iter().map(|(_, s)| s.clone()).collect());
+    match checked {
+        Ok(checked) => Ok((splices, checked)),
+        // The edits are the caller's to name (their numbering, their targets): the fact
+        // carries their indices in the request, counted from 0.
+        Err(filekit_core::splices::SpliceError::Overlap { first, second }) => Err(FkError::new(
+            ErrorCode::Conflict,
+            "two changes overlap: the text one changes contains text the other changes",
+        )
+        .with_hint("edit the outer target once, or make two calls")
+        .with_details(serde_json::json!({
+            "fact": filekit_core::Fact::EditsOverlap,
+            "edit": splices[second].0,
+            "conflicts_with": splices[first].0,
+        }))),
+        Err(e) => Err(e.into()),
     }
-    out.push_str(&text[at..]);
-    out
 }
 
-/// Sorts `splices` and refuses two that overlap (two targets of one call that share text).
-pub fn order(mut splices: Vec<(usize, Splice)>) -> Result<Vec<(usize, Splice)>, FkError> {
-    splices.sort_by_key(|(_, (s, e, _))| (*s, *e));
-    for pair in splices.windows(2) {
-        let (ia, (_, ae, _)) = &pair[0];
-        let (ib, (bs, _, _)) = &pair[1];
-        if bs < ae {
-            // The edits are the caller's to name (their numbering, their targets): the fact
-            // carries their indices in the request, counted from 0.
-            return Err(FkError::new(
-                ErrorCode::Conflict,
-                "two changes overlap: the text one changes contains text the other changes",
-            )
-            .with_hint("edit the outer target once, or make two calls")
-            .with_details(serde_json::json!({
-                "fact": filekit_core::Fact::EditsOverlap,
-                "edit": ib,
-                "conflicts_with": ia,
-            })));
-        }
-    }
-    Ok(splices)
+/// Tests' shorthand: `text` with `splices` (in order) applied, through [`Splices`].
+#[cfg(test)]
+pub(crate) fn apply(text: &str, splices: &[Splice]) -> String {
+    Splices::new(text, splices.to_vec())
+        .and_then(|s| s.apply(text))
+        .unwrap()
 }
 
 #[cfg(test)]
@@ -565,8 +569,18 @@ mod tests {
 
     #[test]
     fn overlapping_splices_are_refused() {
-        let err = order(vec![(0, (0, 5, String::new())), (1, (3, 8, String::new()))]).unwrap_err();
+        let err = order(
+            &"x".repeat(9),
+            vec![(0, Splice::new(0, 5, "")), (1, Splice::new(3, 8, ""))],
+        )
+        .unwrap_err();
         assert_eq!(err.code, ErrorCode::Conflict);
-        assert!(order(vec![(1, (5, 8, String::new())), (0, (0, 5, String::new()))]).is_ok());
+        assert!(
+            order(
+                &"x".repeat(9),
+                vec![(1, Splice::new(5, 8, "")), (0, Splice::new(0, 5, ""))]
+            )
+            .is_ok()
+        );
     }
 }

@@ -1167,9 +1167,9 @@ impl Analysis<'_> {
                             .with_hint("rename the module with file_rename (imports follow), or import it `as` another name"));
                         }
                         OccKind::FromImport if keep_public => {
-                            out.push((o.start, o.end, format!("{old} as {new}")))
+                            out.push(Splice::new(o.start, o.end, format!("{old} as {new}")))
                         }
-                        _ => out.push((o.start, o.end, new.to_string())),
+                        _ => out.push(Splice::new(o.start, o.end, new.to_string())),
                     }
                 }
             }
@@ -1193,16 +1193,16 @@ impl Analysis<'_> {
                 }
                 for i in self.refs_of(c, old) {
                     let o = &self.occs[i];
-                    out.push((o.start, o.end, new.to_string()));
+                    out.push(Splice::new(o.start, o.end, new.to_string()));
                 }
                 for i in self.class_attrs(c, old) {
                     let a = &self.attrs[i];
-                    out.push((a.start, a.end, new.to_string()));
+                    out.push(Splice::new(a.start, a.end, new.to_string()));
                 }
             }
         }
-        out.sort_by_key(|s| s.0);
-        out.dedup_by_key(|s| s.0);
+        out.sort_by_key(|s| s.start);
+        out.dedup_by_key(|s| s.start);
         Ok(out)
     }
 }
@@ -1263,9 +1263,9 @@ pub fn rename_in_file(
                     .with_hint("choose another name"));
                 }
                 for k in calls.iter().filter(|k| k.name == name) {
-                    out.splices.push((k.start, k.end, new.to_string()));
+                    out.splices.push(Splice::new(k.start, k.end, new.to_string()));
                 }
-                out.splices.sort_by_key(|s| s.0);
+                out.splices.sort_by_key(|s| s.start);
                 out.warnings.push(format!(
                     "`{name}` is a parameter: keyword arguments `{name}=` are renamed in this file's calls of `{}`, not in other modules",
                     d.name
@@ -1350,7 +1350,7 @@ pub fn rename_in_importer(
             continue;
         }
         match &f.alias {
-            Some(_) => splices.push((f.name.0, f.name.1, new.to_string())),
+            Some(_) => splices.push(Splice::new(f.name.0, f.name.1, new.to_string())),
             None => {
                 splices.extend(a.rename(Binding::Name(f.scope), old, new, false)?);
                 if f.scope == 0 {
@@ -1364,7 +1364,7 @@ pub fn rename_in_importer(
         // Unbound uses of `old` come from the star import.
         for o in &a.occs {
             if o.name == old && o.kind != OccKind::All && a.resolve(o.scope, old).is_none() {
-                splices.push((o.start, o.end, new.to_string()));
+                splices.push(Splice::new(o.start, o.end, new.to_string()));
             }
             if o.name == new && o.binding && o.scope == 0 {
                 return Err(FkError::new(
@@ -1393,12 +1393,12 @@ pub fn rename_in_importer(
                 {
                     continue;
                 }
-                splices.push((at.start, at.end, new.to_string()));
+                splices.push(Splice::new(at.start, at.end, new.to_string()));
             }
         }
     }
-    splices.sort_by_key(|s| s.0);
-    splices.dedup_by_key(|s| s.0);
+    splices.sort_by_key(|s| s.start);
+    splices.dedup_by_key(|s| s.start);
     out.splices = splices;
     Ok(out)
 }
@@ -1677,9 +1677,9 @@ fn remove_lines(text: &str, range: std::ops::Range<usize>) -> Splice {
     let alone_after = after[..eol.unwrap_or(after.len())].trim().is_empty();
     if alone_before && alone_after {
         let end = eol.map_or(text.len(), |e| range.end + e + 1);
-        (line_start, end, String::new())
+        Splice::new(line_start, end, String::new())
     } else {
-        (range.start, range.end, String::new())
+        Splice::new(range.start, range.end, String::new())
     }
 }
 
@@ -1733,7 +1733,11 @@ fn removals(text: &str, tree: &Tree, removed: &[std::ops::Range<usize>]) -> Vec<
                 } else {
                     let first = stmts[0];
                     let last = stmts[stmts.len() - 1];
-                    out.push((first.start_byte(), last.end_byte(), "pass".to_string()));
+                    out.push(Splice::new(
+                        first.start_byte(),
+                        last.end_byte(),
+                        "pass".to_string(),
+                    ));
                 }
                 continue;
             }
@@ -1769,10 +1773,14 @@ pub fn remove_unused_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Spl
             .collect();
         let indent = indent_of(text, st.range.start);
         let rendered = render_stmt(indent, st, &items);
-        out.push((st.range.start, st.end, rendered[indent.len()..].to_string()));
+        out.push(Splice::new(
+            st.range.start,
+            st.end,
+            &rendered[indent.len()..],
+        ));
     }
     out.extend(removals(text, &tree, &removed));
-    out.sort_by_key(|s| s.0);
+    out.sort_by_key(|s| s.start);
     Ok(tidy_deletions(text, out))
 }
 
@@ -1783,23 +1791,24 @@ fn tidy_deletions(text: &str, splices: Vec<Splice>) -> Vec<Splice> {
     let mut merged: Vec<Splice> = Vec::new();
     for s in splices {
         match merged.last_mut() {
-            Some(l) if l.2.is_empty() && s.2.is_empty() && l.1 == s.0 => l.1 = s.1,
+            Some(l) if l.text.is_empty() && s.text.is_empty() && l.end == s.start => l.end = s.end,
             _ => merged.push(s),
         }
     }
     for s in merged.iter_mut() {
-        let whole_lines = (s.0 == 0 || text[..s.0].ends_with('\n')) && text[..s.1].ends_with('\n');
-        if !s.2.is_empty() || !whole_lines {
+        let whole_lines =
+            (s.start == 0 || text[..s.start].ends_with('\n')) && text[..s.end].ends_with('\n');
+        if !s.text.is_empty() || !whole_lines {
             continue;
         }
-        if s.0 == 0 || text[..s.0].ends_with("\n\n") {
-            let rest = &text[s.1..];
+        if s.start == 0 || text[..s.start].ends_with("\n\n") {
+            let rest = &text[s.end..];
             let blank: usize = rest
                 .split_inclusive('\n')
                 .take_while(|l| l.trim().is_empty() && l.ends_with('\n'))
                 .map(str::len)
                 .sum();
-            s.1 += blank;
+            s.end += blank;
         }
     }
     merged
@@ -2071,11 +2080,11 @@ pub fn organize_imports(text: &str, opts: &ImportOptions) -> Result<Vec<Splice>,
                     .collect();
                 out.extend(removals(text, &tree, &removed));
             } else {
-                out.push((start, end, new));
+                out.push(Splice::new(start, end, new));
             }
         }
     }
-    out.sort_by_key(|s| s.0);
+    out.sort_by_key(|s| s.start);
     Ok(out)
 }
 

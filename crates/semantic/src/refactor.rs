@@ -330,24 +330,24 @@ fn rename_splice(text: &str, n: Node, new: &str, keep_public: bool) -> Splice {
     let (s, e) = (n.start_byte(), n.end_byte());
     match (n.kind(), parent.map(|p| p.kind())) {
         ("shorthand_property_identifier" | "shorthand_property_identifier_pattern", _) => {
-            (s, e, format!("{old}: {new}"))
+            Splice::new(s, e, format!("{old}: {new}"))
         }
         (_, Some("import_specifier"))
             if parent.is_some_and(|p| p.child_by_field_name("alias").is_none()) =>
         {
             // The imported name stays; the local binding gets the new name.
             if keep_public {
-                (s, e, format!("{old} as {new}"))
+                Splice::new(s, e, format!("{old} as {new}"))
             } else {
-                (s, e, new.to_string())
+                Splice::new(s, e, new.to_string())
             }
         }
         (_, Some("export_specifier"))
             if keep_public && parent.is_some_and(|p| p.child_by_field_name("alias").is_none()) =>
         {
-            (s, e, format!("{new} as {old}"))
+            Splice::new(s, e, format!("{new} as {old}"))
         }
-        _ => (s, e, new.to_string()),
+        _ => Splice::new(s, e, new.to_string()),
     }
 }
 
@@ -528,7 +528,7 @@ fn rename_in_tree(
         }
         out.splices.push(rename_splice(text, *n, new, keep_public));
     }
-    out.splices.sort_by_key(|s| s.0);
+    out.splices.sort_by_key(|s| s.start);
     Ok(out)
 }
 
@@ -599,13 +599,19 @@ pub fn rename_in_importer(
                         continue;
                     }
                     if n.child_by_field_name("alias").is_some() {
-                        out.splices
-                            .push((name.start_byte(), name.end_byte(), new.to_string()));
+                        out.splices.push(Splice::new(
+                            name.start_byte(),
+                            name.end_byte(),
+                            new.to_string(),
+                        ));
                     } else if is_import {
                         local_rename = true;
                     } else {
-                        out.splices
-                            .push((name.start_byte(), name.end_byte(), new.to_string()));
+                        out.splices.push(Splice::new(
+                            name.start_byte(),
+                            name.end_byte(),
+                            new.to_string(),
+                        ));
                         out.re_exports = true;
                     }
                 }
@@ -652,13 +658,16 @@ pub fn rename_in_importer(
                 && namespaces.iter().any(|ns| ns == &text[obj.byte_range()])
                 && &text[prop.byte_range()] == old
             {
-                out.splices
-                    .push((prop.start_byte(), prop.end_byte(), new.to_string()));
+                out.splices.push(Splice::new(
+                    prop.start_byte(),
+                    prop.end_byte(),
+                    new.to_string(),
+                ));
             }
         }
     }
-    out.splices.sort_by_key(|s| s.0);
-    out.splices.dedup_by_key(|s| s.0);
+    out.splices.sort_by_key(|s| s.start);
+    out.splices.dedup_by_key(|s| s.start);
     Ok(out)
 }
 
@@ -870,9 +879,9 @@ fn remove_lines(text: &str, range: std::ops::Range<usize>) -> Splice {
     let alone_after = after[..eol.unwrap_or(after.len())].trim().is_empty();
     if alone_before && alone_after {
         let end = eol.map_or(text.len(), |e| range.end + e + 1);
-        (line_start, end, String::new())
+        Splice::new(line_start, end, String::new())
     } else {
-        (range.start, range.end, String::new())
+        Splice::new(range.start, range.end, String::new())
     }
 }
 
@@ -902,7 +911,7 @@ pub fn remove_unused_imports(lang: Lang, text: &str) -> Result<Vec<Splice>, FkEr
                     .unwrap_or(stmt_end);
                 let end = if imp.semicolon { tail } else { stmt_end };
                 let end = end.min(statement_end(text, imp));
-                out.push((imp.range.start, end, render(&p)));
+                out.push(Splice::new(imp.range.start, end, render(&p)));
             }
             Some(_) => {}
         }
@@ -1027,7 +1036,7 @@ pub fn organize_imports(lang: Lang, text: &str) -> Result<Vec<Splice>, FkError> 
             if new.is_empty() {
                 out.push(remove_lines(text, start..end));
             } else {
-                out.push((start, end, new));
+                out.push(Splice::new(start, end, new));
             }
         }
     }

@@ -615,7 +615,7 @@ impl<'t> XmlDoc<'t> {
             "attribute" => {
                 let r = &target.range;
                 match op {
-                    Operation::Replace => Ok((r.start, r.end, content.trim().to_string())),
+                    Operation::Replace => Ok(Splice::new(r.start, r.end, content.trim().to_string())),
                     Operation::ReplaceBody => {
                         let b = target.body.clone().expect("attributes have a value");
                         let quote = text[..b.start].chars().last().unwrap_or('"');
@@ -624,14 +624,14 @@ impl<'t> XmlDoc<'t> {
                         } else {
                             content.replace('&', "&amp;").replace('\'', "&apos;").replace('<', "&lt;")
                         };
-                        Ok((b.start, b.end, v))
+                        Ok(Splice::new(b.start, b.end, v))
                     }
                     Operation::Delete => {
                         let s = text[..r.start].trim_end().len();
-                        Ok((s, r.end, String::new()))
+                        Ok(Splice::new(s, r.end, String::new()))
                     }
-                    Operation::InsertBefore => Ok((r.start, r.start, format!("{} ", content.trim()))),
-                    Operation::InsertAfter => Ok((r.end, r.end, format!(" {}", content.trim()))),
+                    Operation::InsertBefore => Ok(Splice::new(r.start, r.start, format!("{} ", content.trim()))),
+                    Operation::InsertAfter => Ok(Splice::new(r.end, r.end, format!(" {}", content.trim()))),
                     _ => Err(FkError::invalid(format!("{} does not apply to an attribute", op.name()))
                         .with_hint("attributes: replace, replace_body (the value), insert_before, insert_after, delete")),
                 }
@@ -643,10 +643,12 @@ impl<'t> XmlDoc<'t> {
                 | Operation::InsertAfter => {
                     let r = &target.range;
                     Ok(match op {
-                        Operation::Replace => (r.start, r.end, content.to_string()),
-                        Operation::Delete => (r.start, r.end, String::new()),
-                        Operation::InsertBefore => (r.start, r.start, content.to_string()),
-                        _ => (r.end, r.end, content.to_string()),
+                        Operation::Replace => Splice::new(r.start, r.end, content.to_string()),
+                        Operation::Delete => Splice::new(r.start, r.end, String::new()),
+                        Operation::InsertBefore => {
+                            Splice::new(r.start, r.start, content.to_string())
+                        }
+                        _ => Splice::new(r.end, r.end, content.to_string()),
                     })
                 }
                 _ => Err(FkError::invalid(format!(

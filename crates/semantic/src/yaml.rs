@@ -861,13 +861,13 @@ impl<'t> YamlDoc<'t> {
                     // `key:` with no value yet.
                     let c = content.trim();
                     if c.is_empty() {
-                        (r.start, r.end, String::new())
+                        Splice::new(r.start, r.end, String::new())
                     } else if c.contains('\n') {
                         let member = m.member.clone().unwrap_or(r.clone());
                         let inner = format!("{}{unit}", indent_at(text, member.start));
-                        (r.start, r.end, format!("\n{}", reindent(content, &inner)))
+                        Splice::new(r.start, r.end, format!("\n{}", reindent(content, &inner)))
                     } else {
-                        (r.start, r.end, format!(" {c}"))
+                        Splice::new(r.start, r.end, format!(" {c}"))
                     }
                 } else {
                     let c = content.trim_matches(['\n', '\r']);
@@ -892,7 +892,7 @@ impl<'t> YamlDoc<'t> {
                         let member = m.member.clone().unwrap_or(r.clone());
                         let inner = format!("{}{unit}", indent_at(text, member.start));
                         let start = text[..r.start].trim_end_matches([' ', '\t']).len();
-                        (start, r.end, format!("\n{}", reindent(c, &inner)))
+                        Splice::new(start, r.end, format!("\n{}", reindent(c, &inner)))
                     } else {
                         let lead = &text[line_start(text, r.start)..r.start];
                         let indent = if lead.trim().is_empty() {
@@ -915,7 +915,7 @@ impl<'t> YamlDoc<'t> {
                             } else {
                                 reindent(c, &indent).trim_start().to_string()
                             };
-                        (r.start, r.end, new)
+                        Splice::new(r.start, r.end, new)
                     }
                 }
             }
@@ -923,18 +923,18 @@ impl<'t> YamlDoc<'t> {
                 let mem = m.member.clone().ok_or_else(|| root_refused("delete"))?;
                 if m.flow {
                     match (&m.prev, &m.next) {
-                        (_, Some(n)) => (mem.start, n.start, String::new()),
-                        (Some(p), None) => (p.end, mem.end, String::new()),
-                        (None, None) => (mem.start, mem.end, String::new()),
+                        (_, Some(n)) => Splice::new(mem.start, n.start, String::new()),
+                        (Some(p), None) => Splice::new(p.end, mem.end, String::new()),
+                        (None, None) => Splice::new(mem.start, mem.end, String::new()),
                     }
                 } else {
                     match whole_lines(text, &mem) {
-                        Some((s, e)) => (s, e, String::new()),
+                        Some((s, e)) => Splice::new(s, e, String::new()),
                         // `- a: 1` deleting the first key of an item's mapping: the key's
                         // line goes, the next key takes its place after the dash.
                         None => match &m.next {
-                            Some(n) => (mem.start, n.start, String::new()),
-                            None => (mem.start, mem.end, String::new()),
+                            Some(n) => Splice::new(mem.start, n.start, String::new()),
+                            None => Splice::new(mem.start, mem.end, String::new()),
                         },
                     }
                 }
@@ -945,9 +945,9 @@ impl<'t> YamlDoc<'t> {
                 if m.flow {
                     let c = content.trim();
                     if before {
-                        (mem.start, mem.start, format!("{c}, "))
+                        Splice::new(mem.start, mem.start, format!("{c}, "))
                     } else {
-                        (mem.end, mem.end, format!(", {c}"))
+                        Splice::new(mem.end, mem.end, format!(", {c}"))
                     }
                 } else {
                     let indent = indent_at(text, mem.start).to_string();
@@ -965,8 +965,8 @@ impl<'t> YamlDoc<'t> {
                     let new = reindent(&item_text(content, m.item), &indent);
                     if before {
                         match whole_lines(text, &mem) {
-                            Some((s, _)) => (s, s, format!("{new}\n")),
-                            None => (
+                            Some((s, _)) => Splice::new(s, s, format!("{new}\n")),
+                            None => Splice::new(
                                 mem.start,
                                 mem.start,
                                 format!("{}\n{indent}", new.trim_start()),
@@ -975,9 +975,9 @@ impl<'t> YamlDoc<'t> {
                     } else {
                         let e = after_line(text, mem.end);
                         if text[..e].ends_with('\n') {
-                            (e, e, format!("{new}\n"))
+                            Splice::new(e, e, format!("{new}\n"))
                         } else {
-                            (e, e, format!("\n{new}"))
+                            Splice::new(e, e, format!("\n{new}"))
                         }
                     }
                 }
@@ -988,7 +988,11 @@ impl<'t> YamlDoc<'t> {
                         // `key:` with nothing yet: the first member under it.
                         let member = m.member.clone().unwrap_or(r.clone());
                         let inner = format!("{}{unit}", indent_at(text, member.start));
-                        return Ok((r.start, r.end, format!("\n{}", reindent(content, &inner))));
+                        return Ok(Splice::new(
+                            r.start,
+                            r.end,
+                            format!("\n{}", reindent(content, &inner)),
+                        ));
                     }
                     return Err(FkError::invalid(format!(
                         "{} is a {}: insert_into needs a mapping or sequence",
@@ -1025,9 +1029,11 @@ impl<'t> YamlDoc<'t> {
                 if m.value_flow {
                     let c = content.trim();
                     match (before, children.last()) {
-                        (Some((_, at)), _) => (at.start, at.start, format!("{c}, ")),
-                        (None, Some((_, last))) => (last.end, last.end, format!(", {c}")),
-                        (None, None) => (r.end - 1, r.end - 1, c.to_string()),
+                        (Some((_, at)), _) => Splice::new(at.start, at.start, format!("{c}, ")),
+                        (None, Some((_, last))) => {
+                            Splice::new(last.end, last.end, format!(", {c}"))
+                        }
+                        (None, None) => Splice::new(r.end - 1, r.end - 1, c.to_string()),
                     }
                 } else {
                     let Some((_, first)) = children.first() else {
@@ -1044,8 +1050,8 @@ impl<'t> YamlDoc<'t> {
                     let new = reindent(&item_text(content, m.value_seq), &indent);
                     match before {
                         Some((_, at)) => match whole_lines(text, at) {
-                            Some((s, _)) => (s, s, format!("{new}\n")),
-                            None => (
+                            Some((s, _)) => Splice::new(s, s, format!("{new}\n")),
+                            None => Splice::new(
                                 at.start,
                                 at.start,
                                 format!("{}\n{indent}", new.trim_start()),
@@ -1055,9 +1061,9 @@ impl<'t> YamlDoc<'t> {
                             let last = &children.last().expect("not empty").1;
                             let e = after_line(text, last.end);
                             if text[..e].ends_with('\n') {
-                                (e, e, format!("{new}\n"))
+                                Splice::new(e, e, format!("{new}\n"))
                             } else {
-                                (e, e, format!("\n{new}"))
+                                Splice::new(e, e, format!("\n{new}"))
                             }
                         }
                     }

@@ -54,8 +54,11 @@ fn files(dir: &Path, ext: &str, max: usize) -> Vec<PathBuf> {
 }
 
 fn check(path: &Path, text: &str, what: &str, splice: Result<Splice, filekit_core::FkError>) {
-    let (s, e, new) =
-        splice.unwrap_or_else(|err| panic!("{}: replace {what}: {}", path.display(), err.message));
+    let Splice {
+        start: s,
+        end: e,
+        text: new,
+    } = splice.unwrap_or_else(|err| panic!("{}: replace {what}: {}", path.display(), err.message));
     assert!(
         new == text[s..e],
         "{}: writing back {what} changes the file:\n--- was\n{}\n--- written\n{new}",

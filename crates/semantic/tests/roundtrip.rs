@@ -35,7 +35,10 @@ fn roundtrip(lang: Lang, path: &Path) -> usize {
     for s in &symbols {
         let own = &text[s.range.clone()];
         let splice = ops::plan(&text, s, &Operation::Replace, own, style, &[], "    ").unwrap();
-        let out = ops::apply(&text, &[splice]);
+        let out = ops::Splices::new(&text, vec![splice])
+            .unwrap()
+            .apply(&text)
+            .unwrap();
         assert!(
             out == text,
             "{}: writing back {} ({}) changed the file",

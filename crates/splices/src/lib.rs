@@ -261,6 +261,11 @@ impl Splices {
         self.list.iter()
     }
 
+    /// The splices, sorted, as a slice (for a consumer that walks them by index).
+    pub fn as_slice(&self) -> &[Splice] {
+        &self.list
+    }
+
     pub fn len(&self) -> usize {
         self.list.len()
     }
@@ -525,6 +530,15 @@ impl<'a> IntoIterator for &'a Splices {
     type IntoIter = std::slice::Iter<'a, Splice>;
     fn into_iter(self) -> Self::IntoIter {
         self.list.iter()
+    }
+}
+
+impl IntoIterator for Splices {
+    type Item = Splice;
+    type IntoIter = std::vec::IntoIter<Splice>;
+    /// The splices, sorted, by value (for a consumer that takes their texts).
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.into_iter()
     }
 }
 
