@@ -325,11 +325,12 @@ fn plan(ws: &Workspace, patch: &filekit_patch::Patch) -> Vec<Planned> {
     out
 }
 
-/// The splices as the engine's requests take them today. This is the one place this tool
-/// touches the pipeline's edit representation.
-fn engine_splices(s: &Splices, shift: usize) -> Vec<(usize, usize, String)> {
+/// The splices as the engine's requests take them (a proposal the commit step checks again),
+/// shifted by `shift` bytes (a BOM the placement did not see). This is the one place this
+/// tool touches the pipeline's edit representation.
+fn engine_splices(s: &Splices, shift: usize) -> Vec<filekit_core::splices::Splice> {
     s.iter()
-        .map(|x| (x.start + shift, x.end + shift, x.text.clone()))
+        .map(|x| filekit_core::splices::Splice::new(x.start + shift, x.end + shift, x.text.clone()))
         .collect()
 }
 
