@@ -22,7 +22,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ),
     (
         "codex",
-        "Codex CLI's apply_patch (its patch envelope, unified diffs, SEARCH/REPLACE blocks)",
+        "Codex CLI's apply_patch (patch envelopes, unified diffs, SEARCH/REPLACE)",
     ),
     ("all", "every table above"),
 ];
