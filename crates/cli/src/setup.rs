@@ -284,7 +284,7 @@ fn setup(global: &GlobalArgs, args: &SetupArgs) -> Result<Report, SetupError> {
     let config = match &args.config {
         Some(path) => std::path::absolute(path)
             .map_err(|e| SetupError::Bad(format!("--config {}: {e}", path.display())))?,
-        None => default_config(args.client, &roots[0])?,
+        None => default_config(args.client, &roots)?,
     };
     let mut json_report = json!({
         "client": args.client.id(),
@@ -419,11 +419,26 @@ fn home() -> Result<PathBuf, SetupError> {
         })
 }
 
+/// A project file of the first root, resolved as every path into the workspace is: a cloned
+/// repository may ship `.vscode` or `.mcp.json` as a link out of the root (to another
+/// config of the user's), which must not be written through.
+fn in_workspace(roots: &[PathBuf], rel: &str) -> Result<PathBuf, SetupError> {
+    let refused = |e: filekit_core::FkError| {
+        SetupError::Bad(format!(
+            "{rel} of {} cannot be written: {}; give the file with --config FILE",
+            roots[0].display(),
+            e.message
+        ))
+    };
+    let ws = filekit_core::Workspace::new(&roots[..1], false).map_err(refused)?;
+    Ok(ws.resolve(rel).map_err(refused)?.absolute().to_path_buf())
+}
+
 /// The file a client reads its MCP servers from.
-fn default_config(client: Client, first_root: &Path) -> Result<PathBuf, SetupError> {
+fn default_config(client: Client, roots: &[PathBuf]) -> Result<PathBuf, SetupError> {
     Ok(match client {
-        Client::ClaudeCode => first_root.join(".mcp.json"),
-        Client::Vscode => first_root.join(".vscode").join("mcp.json"),
+        Client::ClaudeCode => in_workspace(roots, ".mcp.json")?,
+        Client::Vscode => in_workspace(roots, ".vscode/mcp.json")?,
         Client::Cursor => home()?.join(".cursor").join("mcp.json"),
         Client::Codex => match std::env::var_os("CODEX_HOME").map(PathBuf::from) {
             Some(dir) if dir.is_absolute() => dir.join("config.toml"),

@@ -501,3 +501,36 @@ fn setup_help_names_every_client_and_its_file() {
         assert!(run.stdout.contains(needle), "{needle}:\n{}", run.stdout);
     }
 }
+
+/// A cloned repository that ships `.vscode` or `.mcp.json` as a link out of the root (here to
+/// another MCP config of the user's) is not written through: the project file is resolved as
+/// every workspace path is, and the link's target stays as it was.
+#[test]
+fn a_planted_link_out_of_the_root_is_not_written_through() {
+    let sb = Sandbox::new();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("mcp.json");
+    let before = "{\"servers\": {}, \"mcpServers\": {}}\n";
+    std::fs::write(&victim, before).unwrap();
+    std::os::unix::fs::symlink(outside.path(), sb.path(".vscode")).unwrap();
+    std::os::unix::fs::symlink(&victim, sb.path(".mcp.json")).unwrap();
+    for client in ["vscode", "claude-code"] {
+        let run = setup(&sb, &[client, "--write"]);
+        assert_eq!(run.code, 2, "{client}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains("cannot be written") && run.stderr.contains("--config"),
+            "{client}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            before,
+            "{client}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        1,
+        "no backup, no temporary file"
+    );
+}
