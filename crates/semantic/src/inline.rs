@@ -57,8 +57,8 @@ fn invalid(msg: String, hint: &str) -> FkError {
 
 const HINT: &str = "inline_function inlines functions whose body is a single `return expr;` (or an arrow with an expression body)";
 
-/// The kinds that never need parentheses around them.
-fn is_primary(kind: &str) -> bool {
+/// The kinds that never need parentheses around them (here and in `inline_variable`).
+pub(crate) fn is_primary(kind: &str) -> bool {
     matches!(
         kind,
         "identifier"
@@ -78,11 +78,12 @@ fn is_primary(kind: &str) -> bool {
             | "regex"
             | "non_null_expression"
             | "property_identifier"
+            | "bigint"
     )
 }
 
 /// Contexts where an expression needs no parentheses (but a comma expression does).
-fn is_open_context(parent: Node, child: Node) -> bool {
+pub(crate) fn is_open_context(parent: Node, child: Node) -> bool {
     match parent.kind() {
         "arguments"
         | "array"

@@ -15,6 +15,7 @@ use crate::extract::{
     all_nodes, assigned_at, bound_from, effect_at, field_is, fresh_at, invalid, line, parse_clean,
     quote, reads_properties, references, to_splices,
 };
+use crate::inline::{is_open_context, is_primary};
 use crate::refactor::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
 use filekit_core::splices::{Splice, Splices};
 use filekit_core::{ErrorCode, FkError};
@@ -27,48 +28,6 @@ pub struct Inlined {
     pub name: String,
     /// Uses replaced.
     pub uses: usize,
-}
-
-/// Kinds that never need parentheses where an expression goes.
-fn is_primary(kind: &str) -> bool {
-    matches!(
-        kind,
-        "identifier"
-            | "number"
-            | "string"
-            | "template_string"
-            | "true"
-            | "false"
-            | "null"
-            | "undefined"
-            | "this"
-            | "member_expression"
-            | "subscript_expression"
-            | "call_expression"
-            | "parenthesized_expression"
-            | "array"
-            | "regex"
-            | "non_null_expression"
-            | "bigint"
-    )
-}
-
-/// Places where any expression but a comma expression stands without parentheses.
-fn open_context(use_: Node) -> bool {
-    let Some(p) = use_.parent() else { return false };
-    match p.kind() {
-        "arguments"
-        | "array"
-        | "template_substitution"
-        | "parenthesized_expression"
-        | "return_statement"
-        | "spread_element"
-        | "jsx_expression" => true,
-        "variable_declarator" | "pair" => field_is(p, "value", use_),
-        "assignment_expression" => field_is(p, "right", use_),
-        "expression_statement" => false,
-        _ => false,
-    }
 }
 
 const LOOPS: &[&str] = &[
@@ -419,7 +378,7 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
         let new = if u.kind() == "shorthand_property_identifier" {
             format!("{name}: {init_text}")
         } else if init.kind() == "sequence_expression"
-            || (!is_primary(init.kind()) && !open_context(*u))
+            || (!is_primary(init.kind()) && !u.parent().is_some_and(|p| is_open_context(p, *u)))
             || (matches!(
                 init.kind(),
                 "object" | "function_expression" | "function" | "class"
