@@ -32,6 +32,10 @@ pub struct CallArgs {
     /// The tool call as JSON; without it the call is read from standard input.
     #[arg(long = "json", value_name = "CALL")]
     call: Option<String>,
+    /// Look the tool up in these tables only (comma-separated, as `serve --tools`): needed
+    /// where two tables have a tool of one name that takes different arguments.
+    #[arg(long = "tools", value_name = "TABLES")]
+    tables: Option<String>,
 }
 
 const NAME_KEYS: &[&str] = &["tool_name", "name", "tool"];
@@ -73,7 +77,31 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
         Ok(ws) => ws,
         Err(e) => return bad_call(e.code.as_str(), e.full_message()),
     };
-    let reply = filekit_dialects::call(&ws, &name, tool_args);
+    // `all` (as serve takes it) is no restriction.
+    let tables: Option<Vec<&str>> = args
+        .tables
+        .as_deref()
+        .map(|list| {
+            list.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<&str>>()
+        })
+        .filter(|list| !list.contains(&"all"));
+    if let Some(unknown) = tables
+        .iter()
+        .flatten()
+        .find(|t| !filekit_dialects::DIALECTS.contains(t))
+    {
+        return bad_call(
+            "INVALID_ARGUMENT",
+            format!(
+                "--tools: unknown table '{unknown}' (tables: {})",
+                filekit_dialects::DIALECTS.join(", ")
+            ),
+        );
+    }
+    let reply = filekit_dialects::call_in(&ws, tables.as_deref(), &name, tool_args);
     crate::history_warning(&ws);
     print_json(&reply.value);
     let code = if reply.rejected {

@@ -437,7 +437,7 @@ fn commit(
     planned: Vec<Planned>,
     dry_run: bool,
 ) -> Result<ToolReply, FkError> {
-    let tool = Some(crate::call_tool());
+    let tool = Some(crate::current_tool_name());
     let needs_fs = planned.iter().any(|p| {
         matches!(
             p.kind,

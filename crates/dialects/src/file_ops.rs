@@ -126,7 +126,7 @@ fn run(ws: &Workspace, ops: Vec<FileOp>, dry_run: bool) -> FsReport {
         &FsRequest {
             ops,
             dry_run,
-            tool: Some(crate::call_tool()),
+            tool: Some(crate::current_tool_name()),
             ..FsRequest::default()
         },
     )
@@ -394,7 +394,7 @@ fn run_with_imports(
         FsRequest {
             ops,
             dry_run,
-            tool: Some(crate::call_tool()),
+            tool: Some(crate::current_tool_name()),
             ..FsRequest::default()
         },
         &opts,

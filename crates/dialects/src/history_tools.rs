@@ -187,7 +187,7 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ops,
             dry_run: args.dry_run,
             atomic: args.atomic,
-            tool: Some(crate::call_tool()),
+            tool: Some(crate::current_tool_name()),
             ..FsRequest::default()
         },
         args.update_imports,

@@ -57,20 +57,17 @@ pub fn word_cli_fs_report(report: &mut filekit_core::fsops::FsReport) {
 }
 
 /// The name of the tool running on this thread.
-pub(crate) fn call_tool() -> String {
+pub(crate) fn current_tool_name() -> String {
     CALL_TOOL.with(|t| t.borrow().to_string())
 }
 
-/// Runs one tool call like [`call`], under `control`: the edit request the tool makes reports
-/// each planned file to it, and stops, writing nothing, when it is cancelled before writing
-/// starts (once writing starts it finishes; each file's write is atomic either way).
-pub fn call_with_control(
-    ws: &Workspace,
-    tool_name: &str,
-    args: Value,
-    control: Control,
-) -> ToolReply {
-    dispatch(ws, tool_name, args, control)
+/// Runs one call of `tool` (a tool of the tables a front end serves, from [`tools`] or
+/// [`find_tool_in`]) under `control`: the edit request the tool makes reports each planned file
+/// to it, and stops, writing nothing, when it is cancelled before writing starts (once writing
+/// starts it finishes; each file's write is atomic either way). Front ends that serve a set of
+/// tables call this with the spec they listed, so two tables' tools of one name never mix.
+pub fn call_tool(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> ToolReply {
+    dispatch(ws, tool, args, control)
 }
 
 /// The control of the current call, for requests that do not go through [`apply`].
@@ -81,7 +78,7 @@ pub(crate) fn call_control() -> Control {
 /// Applies an edit request under the control of the current call.
 pub(crate) fn apply(ws: &Workspace, mut request: EditRequest) -> EditReport {
     request.options.control = call_control();
-    request.options.tool = Some(call_tool());
+    request.options.tool = Some(current_tool_name());
     pipeline::apply(ws, &request)
 }
 
@@ -239,19 +236,70 @@ pub fn output_schema(tool: &ToolSpec) -> Value {
         .unwrap_or_else(|| json!({"type": "object"}))
 }
 
-/// The tool called `name` (its document name or its MCP name).
+/// The tool called `name` (its document name or its MCP name), in the first table that has
+/// one. Where tables share a name (`read_file`), [`find_tool_in`] says which is meant.
 pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
+    find_tool_in(None, name)
+}
+
+/// The tool called `name` (document or MCP name) among the tools of `dialects` (all tables
+/// when `None`), the first in table order.
+pub fn find_tool_in(dialects: Option<&[&str]>, name: &str) -> Option<&'static ToolSpec> {
+    let in_scope = |t: &&ToolSpec| dialects.is_none_or(|d| d.contains(&t.dialect));
     TABLE
         .iter()
+        .filter(in_scope)
         .find(|t| t.name == name)
-        .or_else(|| TABLE.iter().find(|t| t.mcp_name() == name))
+        .or_else(|| TABLE.iter().filter(in_scope).find(|t| t.mcp_name() == name))
+}
+
+/// The tables whose tool called `name` (document or MCP name) takes other arguments than the
+/// first table's: empty when the name means one tool wherever it is served (`apply_patch` is
+/// one tool in two tables). A caller that does not say which table it means is asked to.
+pub fn tables_disagreeing_on(name: &str) -> Vec<&'static str> {
+    let named: Vec<&ToolSpec> = TABLE
+        .iter()
+        .filter(|t| t.name == name || t.mcp_name() == name)
+        .collect();
+    let Some(first) = named.first() else {
+        return Vec::new();
+    };
+    if named.iter().all(|t| t.input_schema == first.input_schema) {
+        return Vec::new();
+    }
+    let mut tables: Vec<&str> = named.iter().map(|t| t.dialect).collect();
+    tables.dedup();
+    tables
 }
 
 /// Runs one tool call. `tool_name` is the document name or the MCP name; `args` the JSON
 /// arguments (`null` counts as no arguments). Never panics on bad input: every problem comes
 /// back as an error reply with a code and a message that says what to do.
 pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
-    dispatch(ws, tool_name, args, Control::default())
+    call_in(ws, None, tool_name, args)
+}
+
+/// Runs one tool call like [`call`], with the tool looked up among the tools of `dialects`
+/// (all tables when `None`). A name that tables use for different tools, looked up in all of
+/// them, is refused with the tables to choose from.
+pub fn call_in(
+    ws: &Workspace,
+    dialects: Option<&[&str]>,
+    tool_name: &str,
+    args: Value,
+) -> ToolReply {
+    let disagreeing = tables_disagreeing_on(tool_name);
+    let ambiguous = match dialects {
+        None => disagreeing.len() > 1,
+        Some(d) => disagreeing.iter().filter(|t| d.contains(t)).count() > 1,
+    };
+    if ambiguous {
+        return ambiguous_tool(tool_name, &disagreeing);
+    }
+    match find_tool_in(dialects, tool_name) {
+        Some(tool) => dispatch(ws, tool, args, Control::default()),
+        None => unknown_tool(tool_name),
+    }
 }
 
 /// The stack every tool call runs on. The parsers' walks recurse once per level of a file's
@@ -266,10 +314,7 @@ pub const CALL_STACK: usize = 64 << 20;
 /// of [`CALL_STACK`] bytes of stack, and a panic in it (a bug, in filekit or in a library
 /// under it) becomes an error reply naming the tool, so the process (an MCP server with
 /// other calls in flight) lives on.
-fn dispatch(ws: &Workspace, tool_name: &str, args: Value, control: Control) -> ToolReply {
-    let Some(tool) = find_tool(tool_name) else {
-        return unknown_tool(tool_name);
-    };
+fn dispatch(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> ToolReply {
     let mut args = if args.is_null() { json!({}) } else { args };
     // The one argument check of every table: unknown keys refused, strings coerced where the
     // dialect's real tool coerces them. The tool then only sees keys its schema has.
@@ -346,6 +391,35 @@ fn panicked(tool: &str, panic: &(dyn std::any::Any + Send)) -> FkError {
         "this is a bug in filekit (please report it); every file a call writes is written whole \
 or not at all, so check the files it named (or the history) before trying again",
     )
+}
+
+/// The reply to a call naming a tool that several tables define differently, without saying
+/// which table it means.
+fn ambiguous_tool(name: &str, tables: &[&str]) -> ToolReply {
+    let err = FkError::new(
+        ErrorCode::InvalidArgument,
+        format!(
+            "'{name}' is a tool of several tables that take different arguments ({})",
+            tables.join(", ")
+        ),
+    )
+    .with_hint(format!(
+        "say which table you mean: filekit call --tools {} (or serve that table alone)",
+        tables[0]
+    ))
+    .with_details(json!({ "tables": tables }));
+    ToolReply {
+        value: json!({
+            "success": false,
+            "error": err.full_message(),
+            "error_code": err.code.as_str(),
+            "tables": tables,
+        }),
+        is_error: true,
+        rejected: true,
+        text: err.full_message(),
+        images: Vec::new(),
+    }
 }
 
 /// The reply to a call naming no known tool: the closest names, so that a model that typed

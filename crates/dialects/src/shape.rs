@@ -261,7 +261,7 @@ pub(crate) fn run_tree_replace(
             dry_run,
             atomic,
             control: crate::call_control(),
-            tool: Some(crate::call_tool()),
+            tool: Some(crate::current_tool_name()),
             lean: true,
             ..Default::default()
         },

@@ -247,6 +247,7 @@ impl ServerHandler for FilekitServer {
             return Ok(self.unknown_tool(&request.name).into());
         };
         let name = tool.spec.name;
+        let spec = tool.spec.clone();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         // Waits while the client's roots are being fetched (see SessionWorkspace).
         let workspace = Arc::clone(&*self.workspace.current.read().await);
@@ -255,7 +256,7 @@ impl ServerHandler for FilekitServer {
         // Engine calls are synchronous and may take a while (a batch over many files): run
         // them on the blocking pool so other calls in flight keep being served.
         let run = tokio::task::spawn_blocking(move || {
-            filekit_dialects::call_with_control(&workspace, name, args, engine_control)
+            filekit_dialects::call_tool(&workspace, &spec, args, engine_control)
         });
         let reply = tokio::select! {
             joined = run => joined,

@@ -221,16 +221,34 @@ fn finish(mut child: Child, what: &str) -> (i32, String, String) {
     )
 }
 
-fn via_call(sb: &Sandbox, tool: &str, args: &Value) -> Answer {
-    via_call_in(sb, sb.xdg_state_home(), tool, args)
+/// The row's call through `filekit call --tools <dialect>`: the tool of the row's table, also
+/// where another table has a tool of the same name.
+fn via_call(sb: &Sandbox, dialect: &str, tool: &str, args: &Value) -> Answer {
+    call_with(sb, sb.xdg_state_home(), Some(dialect), tool, args)
 }
 
+/// A call given before a row, to a tool of any table.
 fn via_call_in(sb: &Sandbox, state: &Path, tool: &str, args: &Value) -> Answer {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
+    call_with(sb, state, None, tool, args)
+}
+
+fn call_with(
+    sb: &Sandbox,
+    state: &Path,
+    dialect: Option<&str>,
+    tool: &str,
+    args: &Value,
+) -> Answer {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_filekit"));
+    command
         .current_dir(sb.root())
         .arg("--root")
         .arg(sb.root())
-        .arg("call")
+        .arg("call");
+    if let Some(dialect) = dialect {
+        command.args(["--tools", dialect]);
+    }
+    let mut child = command
         .env("XDG_STATE_HOME", state)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -750,7 +768,7 @@ pub fn through_filekit_call(dialect: &str, all: &[Case]) {
     for c in all {
         let sb = setup(c);
         let before = contents(&sb, c);
-        let answer = via_call(&sb, c.tool, &rooted(&c.args, &root_of(&sb)));
+        let answer = via_call(&sb, dialect, c.tool, &rooted(&c.args, &root_of(&sb)));
         wrong.extend(check(c, "filekit call", &sb, &before, &answer));
     }
     assert!(
