@@ -307,8 +307,12 @@ fn plan(ws: &Workspace, patch: &filekit_patch::Patch) -> Vec<Planned> {
                         };
                     }
                     Ok((doc, hash)) => {
-                        let Placement { splices, hunks } =
-                            filekit_patch::place(&doc.text, hunks, patch.format);
+                        let Placement { splices, hunks } = filekit_patch::place_with(
+                            &doc.text,
+                            hunks,
+                            patch.format,
+                            indent_convention(&p.path),
+                        );
                         p.hunks = hunks;
                         p.kind = Kind::Update {
                             move_to: move_to.clone(),
@@ -323,6 +327,13 @@ fn plan(ws: &Workspace, patch: &filekit_patch::Patch) -> Vec<Planned> {
         out.push(p);
     }
     out
+}
+
+/// How the language of `path` indents where its files agree (Python: PEP 8's four spaces),
+/// for a file with no indented line to follow yet.
+fn indent_convention(path: &str) -> Option<filekit_patch::IndentConvention> {
+    let ext = std::path::Path::new(path).extension()?.to_str()?;
+    matches!(ext, "py" | "pyi").then_some(filekit_patch::IndentConvention::Spaces(4))
 }
 
 /// The splices as the engine's requests take them (a proposal the commit step checks again),

@@ -24,7 +24,9 @@ mod tests;
 
 pub use filekit_core::splices::Splices;
 pub use parse::{ParseError, parse};
-pub use place::{HunkOutcome, HunkReport, Placement, Tolerance, place};
+pub use place::{
+    HunkOutcome, HunkReport, IndentConvention, Placement, Tolerance, place, place_with,
+};
 
 use serde::Serialize;
 
