@@ -60,7 +60,8 @@ white space, indentation, tabs, typographic quotes and blank lines (the file kee
 context lines); one that matches in several places or nowhere is refused with the \
 candidates or the closest text, and then nothing is written. The patch is applied to all \
 its files at once, or not at all. `dry_run` shows the diffs and writes nothing. Adding a \
-file that exists replaces it (the reply says so).
+file that exists replaces it (the reply says so). Moving a TS/JS/Python file (`*** Move to:`, a \
+rename) updates the imports that name it, unless `update_imports` is false.
 Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    \
 debug = True\\n+    debug = False\\n*** End Patch\"}";
 
@@ -72,6 +73,9 @@ struct Args {
     format: Option<FormatArg>,
     /// Show the diffs; write nothing.
     dry_run: Option<bool>,
+    /// When the patch moves a TypeScript, JavaScript or Python file, rewrite the imports that
+    /// name it (and its own relative imports) in the same change. Default true.
+    update_imports: Option<bool>,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
@@ -160,7 +164,13 @@ fn apply_patch(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     if failed {
         return Ok(refusal(&patch, &planned, dry_run));
     }
-    commit(ws, &patch, planned, dry_run)
+    commit(
+        ws,
+        &patch,
+        planned,
+        dry_run,
+        args.update_imports.unwrap_or(true),
+    )
 }
 
 /// Reads and places every file of the patch; nothing is written.
@@ -447,6 +457,7 @@ fn commit(
     patch: &filekit_patch::Patch,
     planned: Vec<Planned>,
     dry_run: bool,
+    update_imports: bool,
 ) -> Result<ToolReply, FkError> {
     let tool = Some(crate::current_tool_name());
     let needs_fs = planned.iter().any(|p| {
@@ -513,6 +524,7 @@ fn commit(
         }
     }
     let mut diffs: Vec<(String, String)> = Vec::new();
+    let mut extra_diffs: Vec<String> = Vec::new();
     let mut errors: Vec<FkError> = Vec::new();
     let mut entries: Vec<i64> = Vec::new();
     let mut edit_entry = None;
@@ -541,18 +553,48 @@ fn commit(
         edit_entry = report.history_entry;
         entries.extend(report.history_entry);
     }
+    let mut imports = String::new();
+    let mut imports_updated = Vec::new();
     if errors.is_empty() && needs_fs {
-        let report = fsops::apply(
-            ws,
-            &FsRequest {
-                ops,
-                dry_run,
-                atomic: true,
-                tool,
-                rewrites,
-                ..FsRequest::default()
-            },
-        );
+        let moves = ops.iter().any(|o| matches!(o, fsops::FileOp::Move { .. }));
+        let request = FsRequest {
+            ops,
+            dry_run,
+            atomic: true,
+            tool,
+            rewrites,
+            ..FsRequest::default()
+        };
+        // Moves go through the refactor layer, which adds the import updates they need to
+        // the same atomic request; a patch that only deletes has none to make.
+        let report = if moves && update_imports {
+            let options = filekit_refactor::ops::Options {
+                update_imports: true,
+                remove_on_delete: false,
+                renames: Default::default(),
+            };
+            match filekit_refactor::ops::apply_with(ws, request, &options) {
+                Ok(mut applied) => {
+                    imports = crate::file_ops::imports_text(&applied);
+                    imports_updated = std::mem::take(&mut applied.files);
+                    applied.report.take()
+                }
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            }
+        } else {
+            Some(fsops::apply(ws, &request))
+        };
+        let report = report.unwrap_or_else(|| fsops::FsReport {
+            ops: Vec::new(),
+            rewrites: Vec::new(),
+            dry_run,
+            atomic: true,
+            rolled_back: false,
+            history_entry: None,
+        });
         for r in &report.rewrites {
             diffs.push((r.path.clone(), r.diff.clone()));
             if let Some(e) = &r.error {
@@ -568,6 +610,12 @@ fn commit(
             errors.push(FkError::new(ErrorCode::Io, "the patch was not applied"));
         }
         entries.extend(report.history_entry);
+        // The rewrites of importers are not files of the patch: their diffs are shown too.
+        for r in &report.rewrites {
+            if !planned.iter().any(|p| p.path == r.path) {
+                extra_diffs.push(r.diff.clone());
+            }
+        }
         // The adds went first; a failure of the rest takes them back.
         if !errors.is_empty()
             && let Some(id) = edit_entry
@@ -646,8 +694,14 @@ fn commit(
             }
         }
     }
+    for line in imports.lines().filter(|l| !l.is_empty()) {
+        match line.strip_prefix("; ") {
+            Some(said) => text.push_str(&format!("Note: {said}.\n")),
+            None => text.push_str(&format!("{line}\n")),
+        }
+    }
     if dry_run {
-        for (_, d) in &diffs {
+        for d in diffs.iter().map(|(_, d)| d).chain(&extra_diffs) {
             text.push_str(d);
         }
     }
@@ -657,6 +711,11 @@ fn commit(
         "dry_run": dry_run,
         "files": files,
     });
+    if !imports_updated.is_empty()
+        && let Some(obj) = value.as_object_mut()
+    {
+        obj.insert("imports_updated".into(), json!(imports_updated));
+    }
     if let Some(&id) = entries.first()
         && let Some(obj) = value.as_object_mut()
     {
