@@ -162,6 +162,29 @@ diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\nindex 4444444..00000
     assert_eq!(sb.read("c.txt"), "keep\n");
     assert!(!sb.exists("b.txt") && !sb.exists("gone.txt"));
     assert_eq!(sb.read("new.txt"), "fresh\nfile\n");
+    // Adds, updates, a rename and a delete: one change, one history entry, one undo.
+    assert_eq!(history_len(&sb), 1);
+    let undo = sb.filekit(&["undo"], None);
+    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    assert_eq!(sb.read("a.txt"), "one\ntwo\nthree\n");
+    assert_eq!(sb.read("b.txt"), "keep\n");
+    assert_eq!(sb.read("gone.txt"), "g\n");
+    assert!(!sb.exists("c.txt") && !sb.exists("new.txt"));
+}
+
+#[test]
+fn an_add_that_cannot_be_written_takes_the_moves_and_deletes_of_its_patch_back() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("gone.txt", "g\n");
+    // The add lands under .git/, which no tool writes: nothing of the patch is done.
+    let run = patch(
+        &sb,
+        "*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n*** Add File: .git/hooks/post-checkout\n+#!/bin/sh\n*** End Patch",
+    );
+    assert_ne!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("a.txt"), "a\n");
+    assert_eq!(sb.read("gone.txt"), "g\n");
+    assert!(!sb.exists("b.txt") && !sb.exists(".git/hooks/post-checkout"));
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! workspace, refuses the whole patch when anything cannot be placed (nothing written), and
 //! commits the rest as ONE request: updates and adds through the pipeline (`Edit::Ranges` of
 //! the placed splices, `Edit::Create`), or, when the patch deletes or moves files, through the
-//! file operations (`fsops`, with the updates as its rewrites), atomic either way. The reply
+//! file operations (`fsops`: the updates as its rewrites, the adds as `FileOp::Create`, and the
+//! import updates a move needs from the refactor layer), atomic either way, one history entry. The reply
 //! text is Codex's applier's (`Success. Updated the following files:` / `A`, `M`, `D`), with a
 //! line per hunk placed with tolerance, and its failures in its words plus the near miss.
 
@@ -471,11 +472,28 @@ fn commit(
         )
     });
     // Adds and in-place updates: one pipeline request.
+    let mut diffs: Vec<(String, String)> = Vec::new();
     let mut edits = Vec::new();
     let mut rewrites = Vec::new();
     let mut ops = Vec::new();
     for p in &planned {
         match &p.kind {
+            // With moves or deletes, the adds join them in one request of file operations:
+            // one all-or-nothing change, one history entry, one undo.
+            Kind::Add { content, .. } if needs_fs => {
+                ops.push(fsops::FileOp::Create {
+                    path: p.path.clone(),
+                    content: content.clone().into_bytes(),
+                    overwrite: true,
+                });
+                let (diff, _) = filekit_core::diff::unified_texts(
+                    "",
+                    content,
+                    "/dev/null",
+                    &format!("b/{}", p.path),
+                );
+                diffs.push((p.path.clone(), diff));
+            }
             Kind::Add { content, .. } => edits.push(FileEdits {
                 path: p.path.clone(),
                 edits: vec![Edit::Create {
@@ -523,7 +541,6 @@ fn commit(
             }),
         }
     }
-    let mut diffs: Vec<(String, String)> = Vec::new();
     let mut extra_diffs: Vec<String> = Vec::new();
     let mut errors: Vec<FkError> = Vec::new();
     let mut entries: Vec<i64> = Vec::new();

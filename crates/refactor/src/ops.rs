@@ -124,6 +124,8 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
                         copies.extend(m);
                     }
                 }
+                // A new file has no importers yet.
+                FileOp::Create { .. } => {}
                 FileOp::Delete { path, .. } => {
                     if let Ok(p) = ws.resolve_entry(path) {
                         let k = key(&p);
