@@ -16,7 +16,7 @@
 //! - [`transaction`]: the commit step, the only code that changes the file tree (the
 //!   pipeline, [`fsops`] and [`undo`] all commit through it); `removable` checks a tree can
 //!   be removed before any of it is.
-//! - [`fsops`]: delete, move and copy of files and directories, with the rewrites (imports)
+//! - [`fsops`]: delete, move, copy and create of files and directories, with the rewrites (imports)
 //!   that go with them. [`replace`]: the tree-wide sed `s` over the files [`select`] chooses.
 //! - [`search`]: read-only listings, glob and grep on ripgrep's crates (`ignore`,
 //!   `globset`, `grep-searcher`, `grep-regex`).
@@ -24,14 +24,16 @@
 //! - [`state`]: where filekit keeps what it trusts, a private directory of the user's outside
 //!   the workspace: [`history`] (every commit, for undo), [`versions`] (the content of every
 //!   version served or written, for merges), [`leases`] (advisory locks across processes).
-//! - [`error`]: `FkError`, what every failure is: a stable code, words, a hint and facts.
+//! - [`error`]: `FkError`, what every failure is: a stable code, words, a hint and facts (the
+//!   `filekit-errors` crate, which the parsers' crates use without linking the engine).
 
 /// The edit value every writer produces: see the `filekit-splices` crate.
 pub use filekit_splices as splices;
 
 pub mod diff;
 pub mod edit;
-pub mod error;
+/// What every failure is: see the `filekit-errors` crate.
+pub use filekit_errors as error;
 pub mod fsops;
 pub mod hash;
 pub mod history;
