@@ -699,7 +699,10 @@ impl Workspace {
 
     /// Stages a write of `bytes` to `p`: a synced temporary file in the target's directory,
     /// with the existing file's permissions. Nothing is visible until [`PendingWrite::commit`].
-    pub fn stage(
+    /// Only the commit step ([`crate::transaction`]) writes: everything else asks it to (it
+    /// stages with [`Workspace::stage_with`]); this form is the unit tests'.
+    #[cfg(test)]
+    pub(crate) fn stage(
         &self,
         p: &WsPath,
         bytes: &[u8],
@@ -1295,7 +1298,7 @@ impl PendingWrite {
     }
 
     /// Atomically puts the staged bytes at the target and returns its new metadata.
-    pub fn commit(mut self) -> Result<FileMeta, FkError> {
+    pub(crate) fn commit(mut self) -> Result<FileMeta, FkError> {
         self.put_in_place()?;
         self.committed = true;
         // Makes the rename itself durable. Some filesystems refuse fsync on a directory; the
@@ -1406,6 +1409,10 @@ fn path_parts(p: &Path) -> Vec<OsString> {
         })
         .collect()
 }
+
+#[cfg(all(test, unix))]
+#[path = "workspace_stage_tests.rs"]
+mod stage_tests;
 
 #[cfg(test)]
 mod tests {
