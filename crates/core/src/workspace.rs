@@ -1222,10 +1222,10 @@ fn create_temp_named(dir: &Dir, name: &OsStr, mode: u32) -> io::Result<cap_std::
     dir.open_with(name, &options)
 }
 
-/// A write staged by [`Workspace::stage`]: a synced temporary file waiting to be renamed
-/// over its target. Dropped without [`commit`](PendingWrite::commit), it leaves no trace.
+/// A write staged by the commit step: a synced temporary file waiting to be renamed over its
+/// target. Dropped without [`commit`](PendingWrite::commit), it leaves no trace.
 #[derive(Debug)]
-pub struct PendingWrite {
+pub(crate) struct PendingWrite {
     parent: Dir,
     temp: OsString,
     target: OsString,
@@ -1243,12 +1243,12 @@ pub struct PendingWrite {
 /// (the files themselves were flushed when staged), so that the renames are durable too. A
 /// run of thousands of files in a few directories costs a few directory flushes, and never
 /// waits for other programs' unwritten data as a whole-filesystem sync would.
-pub struct DirectorySync {
+pub(crate) struct DirectorySync {
     dirs: Vec<std::fs::File>,
 }
 
 impl DirectorySync {
-    pub fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> DirectorySync {
+    pub(crate) fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> DirectorySync {
         use std::os::unix::fs::MetadataExt;
         let mut seen = std::collections::HashSet::new();
         // cap-std's directory handles are path-only descriptors, which fsync refuses: open
@@ -1273,7 +1273,7 @@ impl DirectorySync {
     }
 
     /// Flushes every directory, several at once (the time is the device's, not the CPU's).
-    pub fn sync(&self, pool: &rayon::ThreadPool) {
+    pub(crate) fn sync(&self, pool: &rayon::ThreadPool) {
         use rayon::prelude::*;
         pool.install(|| {
             self.dirs.par_iter().for_each(|d| {
@@ -1286,11 +1286,6 @@ impl DirectorySync {
 }
 
 impl PendingWrite {
-    /// The absolute path that the commit will write.
-    pub fn display(&self) -> &str {
-        &self.shown
-    }
-
     /// Leaves the flush of the directory to the caller ([`DirectorySync`]), for a file
     /// staged with its own flush in a run of many.
     pub(crate) fn defer_directory_sync(&mut self) {
