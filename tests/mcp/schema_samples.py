@@ -27,6 +27,7 @@ def populate(root):
     (root / "docs" / "spells.md").write_text(SPELLS)
     (root / "config.json").write_text('{"server": {"port": 80}}\n')
     (root / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    (root / "twice.txt").write_text("x = 1\ny = 2\nx = 1\ny = 2\n")
     # A tiny PNG (1x1), for the image replies.
     (root / "dot.png").write_bytes(bytes.fromhex(
         "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -184,13 +185,16 @@ SAMPLES = {
 }
 
 # apply_patch, in the curated table and in codex's: a patch that works, one that cannot be
-# placed (near miss), an ambiguous one, a malformed one, a dry run, and a rejected argument.
+# placed (near miss), one placed at the first of two places, a malformed one, a dry run, and a
+# rejected argument.
 APPLY_PATCH_SAMPLES = [
     ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-DEBUG = True\n+DEBUG = False\n"
                               "*** Add File: added.txt\n+x\n*** End Patch"}),
     ("apply_patch", {"input": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n alpha\n-betx\n+b\n",
                      "dry_run": True}),
     ("apply_patch", {"input": "notes.txt\n<<<<<<< SEARCH\nalpha\n=======\nALPHA\n>>>>>>> REPLACE\n",
+                     "dry_run": True}),
+    ("apply_patch", {"input": "twice.txt\n<<<<<<< SEARCH\nx = 1\ny = 2\n=======\nx = 1\ny = 3\n>>>>>>> REPLACE\n",
                      "dry_run": True}),
     ("apply_patch", {"input": "*** Begin Patch\n*** Delete File: nope.txt\n*** End Patch"}),
     ("apply_patch", {"input": "*** Begin Patch\n*** Frob File: x\n*** End Patch"}),

@@ -280,15 +280,32 @@ fn a_hunk_that_cannot_be_placed_is_refused_with_the_near_miss_and_nothing_is_wri
 }
 
 #[test]
-fn an_ambiguous_hunk_is_refused_with_its_candidates() {
+fn an_ambiguous_hunk_goes_first_in_order_and_says_so_or_in_a_diff_is_refused() {
+    let file = "if a:\n    x = 1\n    y = 2\nif b:\n    x = 1\n    y = 2\n";
     let sb = Sandbox::new();
-    sb.write(
-        "t.py",
-        "if a:\n    x = 1\n    y = 2\nif b:\n    x = 1\n    y = 2\n",
+    sb.write("t.py", file);
+    // A SEARCH block goes to the first place, as aider and Cline place it; the reply names
+    // the other.
+    let run = patch(
+        &sb,
+        "t.py\n<<<<<<< SEARCH\n    x = 1\n    y = 2\n=======\n    x = 1\n    y = 3\n>>>>>>> REPLACE\n",
     );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("t.py"), file.replacen("y = 2", "y = 3", 1));
+    assert_eq!(
+        run.json["files"][0]["hunks"][0]["candidates"],
+        json!([2, 5])
+    );
+    assert_eq!(
+        run.json["files"][0]["hunks"][0]["tolerances"],
+        json!(["first_in_order"])
+    );
+    // A diff whose line number names neither place is refused with both.
+    let sb = Sandbox::new();
+    sb.write("t.py", file);
     let run = sb.call_fails(
         "apply_patch",
-        json!({"input": "t.py\n<<<<<<< SEARCH\n    x = 1\n    y = 2\n=======\n    x = 1\n    y = 3\n>>>>>>> REPLACE\n"}),
+        json!({"input": "--- a/t.py\n+++ b/t.py\n@@ -3,2 +3,2 @@\n     x = 1\n-    y = 2\n+    y = 3\n"}),
         1,
         &["matches more than one place", "lines 2, 5"],
     );
@@ -297,6 +314,7 @@ fn an_ambiguous_hunk_is_refused_with_its_candidates() {
         json!([2, 5])
     );
     assert_eq!(run.json["error_code"], "AMBIGUOUS");
+    assert_eq!(sb.read("t.py"), file);
 }
 
 #[test]

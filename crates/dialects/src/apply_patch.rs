@@ -58,8 +58,10 @@ REPLACE` and Roo Code's `:start_line:N` also work). An empty SEARCH creates the 
 Give about 3 lines of context around each change; line numbers in `@@ -12,5 +12,6 @@` are \
 hints. A hunk is placed where its context and removed lines are, exactly or allowing for \
 white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own \
-context lines); one that matches in several places or nowhere is refused with the \
-candidates or the closest text, and then nothing is written. The patch is applied to all \
+context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are \
+in several places goes to the first after the hunk before it (the reply names the others); \
+in a diff, one whose line number names none of its places is refused with them, as is a \
+hunk found nowhere (with the closest text), and then nothing is written. The patch is applied to all \
 its files at once, or not at all. `dry_run` shows the diffs and writes nothing. Adding a \
 file that exists replaces it (the reply says so). Moving a TS/JS/Python file (`*** Move to:`, a \
 rename) updates the imports that name it, unless `update_imports` is false.
@@ -699,8 +701,26 @@ fn commit(
             ));
         }
         for h in &p.hunks {
-            if h.outcome == HunkOutcome::Tolerated {
-                let how: Vec<&str> = h.tolerances.iter().map(|t| Tolerance::name(*t)).collect();
+            if h.tolerances.contains(&Tolerance::FirstInOrder) {
+                let places: Vec<String> = h.candidates.iter().map(|l| l.to_string()).collect();
+                text.push_str(&format!(
+                    "Note: {} hunk {} matches at lines {}: it was placed at the first, line {}, \
+                     as this format orders hunks; if another was meant, undo and give more \
+                     context lines.\n",
+                    p.path,
+                    h.hunk,
+                    places.join(", "),
+                    h.line.unwrap_or_default(),
+                ));
+            }
+            let others: Vec<Tolerance> = h
+                .tolerances
+                .iter()
+                .copied()
+                .filter(|t| *t != Tolerance::FirstInOrder)
+                .collect();
+            if h.outcome == HunkOutcome::Tolerated && !others.is_empty() {
+                let how: Vec<&str> = others.iter().map(|t| Tolerance::name(*t)).collect();
                 text.push_str(&format!(
                     "Note: {} hunk {} was placed at line {} allowing for {}.\n",
                     p.path,

@@ -23,6 +23,10 @@ pub enum Tolerance {
     BlankLines,
     /// The hunk's line number was not where it was found (reported, never needed to place).
     LineHint,
+    /// Its lines are, exactly, in several places after the hunk before it: placed at the first,
+    /// as its format orders hunks (Codex's envelope and SEARCH/REPLACE blocks are applied in
+    /// file order, each at the first match after the last); the other places are reported.
+    FirstInOrder,
 }
 
 impl Tolerance {
@@ -34,6 +38,7 @@ impl Tolerance {
             Tolerance::Punctuation => "typographic punctuation",
             Tolerance::BlankLines => "blank lines",
             Tolerance::LineHint => "line number",
+            Tolerance::FirstInOrder => "several places (the first after the hunk before it)",
         }
     }
 }
@@ -428,18 +433,32 @@ pub fn place_with(
             candidates: Vec::new(),
             near_miss: None,
         };
-        match place_one(text, &lines, hunk, cursor, file_uses_tabs, shift, &mut work) {
+        // Codex's envelope and SEARCH/REPLACE blocks have no line numbers: their hunks are
+        // in file order.
+        let ordered = matches!(format, Format::V4a | Format::SearchReplace);
+        let around = Around {
+            cursor,
+            shift,
+            ordered,
+            file_uses_tabs,
+        };
+        match place_one(text, &lines, hunk, &around, &mut work) {
             Err(refusal) => {
                 report.reason = Some(refusal.reason);
                 report.candidates = refusal.candidates;
                 report.near_miss = refusal.near_miss.map(|b| *b);
             }
-            Ok((m, level, drift, hint_off)) => {
+            Ok((m, level, drift, note)) => {
                 if let Some(t) = LEVELS[level] {
                     report.tolerances.push(t);
                 }
-                if hint_off {
-                    report.tolerances.push(Tolerance::LineHint);
+                match note {
+                    PlaceNote::None => {}
+                    PlaceNote::HintOff => report.tolerances.push(Tolerance::LineHint),
+                    PlaceNote::FirstOf(places) => {
+                        report.tolerances.push(Tolerance::FirstInOrder);
+                        report.candidates = places;
+                    }
                 }
                 report.outcome = if report.tolerances.is_empty() {
                     HunkOutcome::Exact
@@ -502,17 +521,44 @@ struct Refusal {
     near_miss: Option<Box<NearMiss>>,
 }
 
-type Placed = (Match, usize, Drift, bool);
+/// Where a hunk was placed, at which level of tolerance, with which drift, and what else is
+/// said about the place.
+type Placed = (Match, usize, Drift, PlaceNote);
+
+/// What a placement says beyond its level.
+enum PlaceNote {
+    None,
+    /// The line number named another line.
+    HintOff,
+    /// The first of these exact places (1-based lines), in the format's order.
+    FirstOf(Vec<usize>),
+}
+
+/// What the hunks placed before say about where the next one goes, and the file's style.
+#[derive(Clone, Copy)]
+struct Around {
+    /// The file line after the last hunk placed.
+    cursor: usize,
+    /// How many lines the last placed hunk was from its line number.
+    shift: isize,
+    /// The format's hunks are in file order (no line numbers).
+    ordered: bool,
+    file_uses_tabs: bool,
+}
 
 fn place_one(
     text: &str,
     lines: &[FLine],
     hunk: &Hunk,
-    cursor: usize,
-    file_uses_tabs: bool,
-    shift: isize,
+    around: &Around,
     work: &mut Work,
 ) -> Result<Placed, Refusal> {
+    let Around {
+        cursor,
+        shift,
+        ordered,
+        file_uses_tabs,
+    } = *around;
     let old = hunk.old_lines();
     let no_drift = Drift {
         active: false,
@@ -536,7 +582,7 @@ fn place_one(
             },
             0,
             no_drift,
-            false,
+            PlaceNote::None,
         ));
     }
     // A V4A header narrows the search to what follows it.
@@ -601,7 +647,16 @@ fn place_one(
             1 => {
                 let (m, d) = with_drift.pop().unwrap();
                 let off = hunk.line_hint.is_some_and(|h| h != m.first + 1);
-                return Ok((m, level, d, off));
+                return Ok((
+                    m,
+                    level,
+                    d,
+                    if off {
+                        PlaceNote::HintOff
+                    } else {
+                        PlaceNote::None
+                    },
+                ));
             }
             _ => {
                 // The line number names one, as written or moved by as many lines as the
@@ -611,7 +666,7 @@ fn place_one(
                     let moved = h as isize + shift;
                     if let Some(pos) = with_drift.iter().position(|(m, _)| m.first + 1 == h) {
                         let (m, d) = with_drift.swap_remove(pos);
-                        return Ok((m, level, d, false));
+                        return Ok((m, level, d, PlaceNote::None));
                     }
                     if shift != 0
                         && let Some(pos) = with_drift
@@ -619,10 +674,21 @@ fn place_one(
                             .position(|(m, _)| m.first as isize + 1 == moved)
                     {
                         let (m, d) = with_drift.swap_remove(pos);
-                        return Ok((m, level, d, true));
+                        return Ok((m, level, d, PlaceNote::HintOff));
                     }
                 }
                 let candidates: Vec<usize> = with_drift.iter().map(|(m, _)| m.first + 1).collect();
+                // The formats without line numbers order their hunks: of matches alike (at
+                // one level of tolerance), the first after the hunk before it is the one the
+                // format means.
+                if hunk.line_hint.is_none()
+                    && ordered
+                    && tolerable
+                    && with_drift.iter().all(|(m, _)| m.first >= cursor)
+                {
+                    let (m, d) = with_drift.swap_remove(0);
+                    return Ok((m, level, d, PlaceNote::FirstOf(candidates)));
+                }
                 let how = match LEVELS[level] {
                     None => String::new(),
                     Some(t) => format!(" (allowing for {})", t.name()),

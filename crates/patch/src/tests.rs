@@ -248,17 +248,40 @@ fn a_line_removed_and_added_again_keeps_the_files_version() {
 }
 
 #[test]
-fn ambiguous_hunks_are_refused_with_candidates_unless_the_line_number_names_one() {
+fn ambiguous_hunks_go_first_in_order_or_where_the_line_number_says_else_are_refused() {
     let file = "x\nret\ny\nx\nret\ny\n";
-    let e = apply_one(
+    // SEARCH blocks (and Codex's hunks) go in file order: the first place after the block
+    // before, the other places reported.
+    let (out, r) = apply_one(
         file,
         "f\n<<<<<<< SEARCH\nx\nret\n=======\nx\nRET\n>>>>>>> REPLACE\n",
     )
-    .unwrap_err();
-    assert_eq!(e[0].outcome, HunkOutcome::Refused);
-    assert_eq!(e[0].candidates, vec![1, 4]);
+    .unwrap();
+    assert_eq!(out, "x\nRET\ny\nx\nret\ny\n");
+    assert_eq!(r[0].tolerances, vec![Tolerance::FirstInOrder]);
+    assert_eq!(r[0].candidates, vec![1, 4]);
+    // After a block placed further down, the first place is the one after it.
+    let (out, r) = apply_one(
+        "a\nx\nret\nb\nx\nret\nc\n",
+        "f\n<<<<<<< SEARCH\nret\nb\n=======\nret\nB\n>>>>>>> REPLACE\n\
+         f\n<<<<<<< SEARCH\nx\nret\n=======\nx\nRET\n>>>>>>> REPLACE\n",
+    )
+    .unwrap();
+    assert_eq!(out, "a\nx\nret\nB\nx\nRET\nc\n");
+    assert_eq!(r[1].line, Some(5));
+    // A diff's hunk goes where its line number says, and is refused when it names none.
     let (out, _) = apply_one(file, "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n x\n-ret\n+RET\n").unwrap();
     assert_eq!(out, "x\nret\ny\nx\nRET\ny\n");
+    let e = apply_one(file, "--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n x\n-ret\n+RET\n").unwrap_err();
+    assert_eq!(e[0].outcome, HunkOutcome::Refused);
+    assert_eq!(e[0].candidates, vec![1, 4]);
+    // So is a Roo Code block whose start line names neither place.
+    let e = apply_one(
+        file,
+        "f\n<<<<<<< SEARCH\n:start_line:3\n-------\nx\nret\n=======\nx\nRET\n>>>>>>> REPLACE\n",
+    )
+    .unwrap_err();
+    assert_eq!(e[0].candidates, vec![1, 4]);
 }
 
 #[test]
