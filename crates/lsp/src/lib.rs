@@ -15,6 +15,27 @@
 //! `serde_json` values rather than with a full LSP type crate: what is read from the replies
 //! is a few fields, and the servers' own extensions (`_typescript.*` commands) are untyped
 //! anyway.
+//!
+//! Which server a file gets, and LSP's coordinates (UTF-16 columns) against byte offsets:
+//!
+//! ```
+//! use filekit_lsp::{ServerKind, offset, path_of, position, uri};
+//! use std::path::Path;
+//!
+//! assert_eq!(ServerKind::for_path("src/app.tsx"), Some(ServerKind::TypeScript));
+//! assert_eq!(ServerKind::for_path("notes.md"), None);
+//!
+//! let text = "let s = \"é\";\nlet t = 1;\n";
+//! let (line, character) = position(text, text.rfind("t =").unwrap());
+//! assert_eq!((line, character), (1, 4));
+//! assert_eq!(offset(text, line, character), text.rfind("t =").unwrap());
+//! // `é` is one UTF-16 unit and two bytes: the quote after it is column 10, byte 11.
+//! assert_eq!(position(text, 11), (0, 10));
+//!
+//! let u = uri(Path::new("/work/my app/a.ts"));
+//! assert_eq!(u, "file:///work/my%20app/a.ts");
+//! assert_eq!(path_of(&u).unwrap(), Path::new("/work/my app/a.ts"));
+//! ```
 
 use filekit_errors::{ErrorCode, FkError};
 use serde_json::{Value, json};
