@@ -43,6 +43,9 @@ pub enum FileOp {
         to: String,
         overwrite: bool,
     },
+    /// Make a directory and any missing parents (`mkdir -p`): one that is already there is
+    /// not an error; a file (or a link) in its place is.
+    MakeDir { path: String },
 }
 
 impl FileOp {
@@ -51,6 +54,7 @@ impl FileOp {
             FileOp::Delete { .. } => "delete",
             FileOp::Move { .. } => "move",
             FileOp::Copy { .. } => "copy",
+            FileOp::MakeDir { .. } => "make_dir",
         }
     }
 }
@@ -539,6 +543,7 @@ fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String
             let verb = match r.op {
                 "delete" => "deleted",
                 "move" => "moved",
+                "make_dir" => "created",
                 _ => "copied",
             };
             match &r.destination {
@@ -567,7 +572,7 @@ fn rolled_back_error() -> FkError {
 
 fn failed_report(op: &FileOp, err: FkError) -> OpReport {
     let (source, destination) = match op {
-        FileOp::Delete { path, .. } => (path.clone(), None),
+        FileOp::Delete { path, .. } | FileOp::MakeDir { path } => (path.clone(), None),
         FileOp::Move { from, to, .. } | FileOp::Copy { from, to, .. } => {
             (from.clone(), Some(to.clone()))
         }
@@ -779,6 +784,45 @@ fn plan_inner(
                 dirs,
                 ops,
                 changes,
+            })
+        }
+        FileOp::MakeDir { path } => {
+            let p = ws.resolve_entry(path)?;
+            if p.is_reserved() {
+                return Err(reserved_error(ws, &p, "create"));
+            }
+            let mut dirs = Vec::new();
+            match node_at(ws, &p)? {
+                Node::Dir { .. } => {}
+                Node::Absent => {
+                    writable(ws, &p, req)?;
+                    dirs = parents_to_make(ws, &p, req)?;
+                    dirs.push(p.clone());
+                }
+                other => {
+                    return Err(FkError::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "cannot create the directory {}: a {} is there",
+                            ws.display(&p),
+                            other.kind_name()
+                        ),
+                    )
+                    .with_hint("choose another path, or move that entry away first")
+                    .with_details(serde_json::json!({
+                        "fact": crate::Fact::AlreadyExists,
+                        "path": ws.display(&p),
+                    })));
+                }
+            }
+            // The directories are made (and recorded) with those of the request's other
+            // operations; the operation itself has nothing more to do.
+            Ok(Planned {
+                report: report("make_dir", ws.display(&p), None, "directory", 0, 0, false),
+                rewrites: Vec::new(),
+                dirs,
+                ops: Vec::new(),
+                changes: Vec::new(),
             })
         }
         FileOp::Copy {

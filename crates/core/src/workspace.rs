@@ -160,6 +160,10 @@ pub struct FileMeta {
     /// The inode number: every write by filekit replaces the file with a new one, so a
     /// different number means the file was written since.
     pub ino: u64,
+    /// Last access and creation (birth) time, where the file system keeps them: for tools
+    /// that show a file's metadata, never for deciding whether it changed.
+    pub accessed: Option<SystemTime>,
+    pub created: Option<SystemTime>,
 }
 
 impl FileMeta {
@@ -173,6 +177,8 @@ impl FileMeta {
             is_dir: m.is_dir(),
             is_file: m.is_file(),
             ino: cap_std::fs::MetadataExt::ino(m),
+            accessed: m.accessed().ok().map(|t| t.into_std()),
+            created: m.created().ok().map(|t| t.into_std()),
         }
     }
 }
