@@ -37,12 +37,19 @@ PNG = bytes.fromhex(
 def populate(root):
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text(
-        "import os\n\n\ndef handler(x):\n    if x:\n        return x + 1\n    return 0\n")
+        "import os\n\n\ndef handler(x):\n    y = x\n    z = y\n    return z\n")
     (root / "src" / "util.ts").write_text("export const getUser = 1;\n")
     (root / "docs").mkdir()
     (root / "docs" / "guide.md").write_text("# Guide\n\nRead me.\n")
     (root / "notes.txt").write_text("alpha\nbeta\ngamma\ndelta\n")
     (root / "dup.txt").write_text("x = 1\ny\nx = 1\n")
+    # Where the two servers' edits differ on purpose: no later call shows these files' sizes
+    # or contents.
+    (root / "scratch").mkdir()
+    (root / "scratch" / "dup.txt").write_text("x = 1\ny\nx = 1\n")
+    (root / "scratch" / "indent.py").write_text(
+        "def handler(x):\n    if x:\n        return x + 1\n    return 0\n")
+    (root / "scratch" / "keys.txt").write_text("gamma\n")
     (root / "big.txt").write_text("z" * 3000)
     (root / "dot.png").write_bytes(PNG)
     (root / "node_modules" / "pkg").mkdir(parents=True)
@@ -60,6 +67,7 @@ CALLS = [
     ("read tail", "read_text_file", {"path": "$ROOT/notes.txt", "tail": 2}),
     ("read head and tail", "read_text_file", {"path": "$ROOT/notes.txt", "head": 1, "tail": 1}),
     ("read missing", "read_text_file", {"path": "$ROOT/missing.txt"}),
+    ("read a typo", "read_text_file", {"path": "$ROOT/notes.tx"}),
     ("read outside", "read_text_file", {"path": "/etc/hostname"}),
     ("read dot dot", "read_text_file", {"path": "$ROOT/../escape.txt"}),
     ("read a directory", "read_text_file", {"path": "$ROOT/src"}),
@@ -87,15 +95,25 @@ CALLS = [
                                            {"oldText": "ALPHA\nBETA", "newText": "AB"}]}),
     ("edit indentation tolerated", "edit_file",
      {"path": "$ROOT/src/app.py",
+      "edits": [{"oldText": "  y = x\n  z = y", "newText": "  y = x * 2\n  z = y"}]}),
+    ("edit inconsistent indentation", "edit_file",
+     {"path": "$ROOT/scratch/indent.py",
+      "edits": [{"oldText": "def handler(x):\nif x:", "newText": "def handler(y):\nif y:"}]}),
+    ("edit indentation kept", "edit_file",
+     {"path": "$ROOT/scratch/indent.py",
       "edits": [{"oldText": "if x:\n    return x + 1", "newText": "if x:\n    return x + 2"}]}),
     ("edit not found", "edit_file",
      {"path": "$ROOT/notes.txt", "edits": [{"oldText": "epsilon", "newText": "E"}]}),
     ("edit ambiguous", "edit_file",
-     {"path": "$ROOT/dup.txt", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}),
+     {"path": "$ROOT/scratch/dup.txt", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}),
+    ("edit ambiguous made unique", "edit_file",
+     {"path": "$ROOT/dup.txt", "edits": [{"oldText": "x = 1\ny", "newText": "x = 2\ny"}]}),
     ("edit missing file", "edit_file",
      {"path": "$ROOT/missing.txt", "edits": [{"oldText": "a", "newText": "b"}]}),
     ("edit unknown key", "edit_file",
-     {"path": "$ROOT/notes.txt", "edits": [{"oldText": "gamma", "newText": "G", "all": True}]}),
+     {"path": "$ROOT/scratch/keys.txt", "edits": [{"oldText": "gamma", "newText": "G", "all": True}]}),
+    ("edit near miss", "edit_file",
+     {"path": "$ROOT/notes.txt", "edits": [{"oldText": "gamma\ndeltaa", "newText": "G"}]}),
     ("mkdir nested", "create_directory", {"path": "$ROOT/made/deep/dir"}),
     ("mkdir existing", "create_directory", {"path": "src"}),
     ("mkdir over a file", "create_directory", {"path": "$ROOT/notes.txt"}),
@@ -107,7 +125,7 @@ CALLS = [
     ("sizes bad sort", "list_directory_with_sizes", {"path": "$ROOT", "sortBy": "date"}),
     ("tree", "directory_tree", {"path": "$ROOT/src"}),
     ("tree excluding", "directory_tree",
-     {"path": "$ROOT", "excludePatterns": ["node_modules", "*.png", "made"]}),
+     {"path": "$ROOT", "excludePatterns": ["node_modules", "*.png", "made", "scratch"]}),
     ("move rename", "move_file", {"source": "$ROOT/new.txt", "destination": "$ROOT/renamed.txt"}),
     ("move onto existing", "move_file", {"source": "$ROOT/renamed.txt", "destination": "$ROOT/notes.txt"}),
     ("move missing", "move_file", {"source": "$ROOT/gone.txt", "destination": "$ROOT/g2.txt"}),
@@ -124,7 +142,38 @@ CALLS = [
 ]
 
 # label -> why filekit answers otherwise, on purpose.
+REFUSES_UNKNOWN = ("filekit refuses an argument the tool does not take, naming the closest valid "
+                   "one, and does nothing; the server's schema strips it and goes on")
+CLEARER_REJECTION = ("a missing or mistyped argument: filekit names the argument, what it takes "
+                     "and what to do, where the server answers with zod's validation error")
+NEAR_NAMES = ("a missing file: after Node's ENOENT text, filekit names the existing paths of "
+              "similar names")
 DIFFERENCES = {
+    "read tail": "tail N gives the last N lines; the server's tailFile counts the empty string "
+                 "after the final newline as a line, so it gives one line fewer",
+    "read a typo": NEAR_NAMES,
+    "read binary": "a binary file is refused with what it is (and read_media_file named), not "
+                   "decoded as garbled UTF-8",
+    "read unknown argument": REFUSES_UNKNOWN,
+    "read no path": CLEARER_REJECTION,
+    "read multiple empty": CLEARER_REJECTION,
+    "write content missing": CLEARER_REJECTION,
+    "sizes bad sort": CLEARER_REJECTION,
+    "media text": "read_media_file sends images (told by content); another file is refused with "
+                  "what it is, where the server sends it base64 as an embedded resource",
+    "edit indentation kept": "a line matched with other indentation: the new lines keep their "
+                             "indentation relative to the first (the server indents every "
+                             "line after the first like the first, which breaks the Python "
+                             "block here)",
+    "edit inconsistent indentation": "lines whose indentation differs from the file's by "
+                                     "different amounts are not matched (the near miss shows "
+                                     "where); the server matches them trimmed and writes the "
+                                     "new lines unindented, breaking the Python block",
+    "edit ambiguous": "an oldText found in several places is refused with the lines where; the "
+                      "server edits the first",
+    "edit unknown key": REFUSES_UNKNOWN,
+    "edit near miss": "an oldText not found: after the server's text, filekit shows the closest "
+                      "text in the file and what differs",
 }
 
 DATE = re.compile(r"\w{3} \w{3} \d{2} \d{4} \d{2}:\d{2}:\d{2} GMT[+-]\d{4} \([^)]*\)")
@@ -159,7 +208,7 @@ def normalised(tool, result, root):
             parts.append(f"<image {block.mimeType} {block.data}>")
         else:
             parts.append(f"<{block.type}>")
-    text = "\n".join(parts).replace(str(root), "<ROOT>")
+    text = "\n".join(parts).replace(str(root), "<ROOT>").replace(str(root.parent), "<PARENT>")
     text = DATE.sub("<DATE>", text)
     if not result.isError and tool in UNORDERED:
         text = "\n".join(sorted(text.split("\n")))
@@ -236,3 +285,9 @@ async def test_filekit_answers_as_the_official_server_but_where_listed(tmp_path)
         assert a.exists() == b.exists(), path
         if a.is_file():
             assert a.read_bytes() == b.read_bytes(), path
+    # What filekit refused it left as it was; the server changed it.
+    assert (ours_root / "scratch" / "dup.txt").read_text() == "x = 1\ny\nx = 1\n"
+    assert (ours_root / "scratch" / "keys.txt").read_text() == "gamma\n"
+    assert (theirs_root / "scratch" / "keys.txt").read_text() == "G\n"
+    assert (ours_root / "scratch" / "indent.py").read_text() == (
+        "def handler(x):\n    if x:\n        return x + 2\n    return 0\n")

@@ -215,12 +215,12 @@ fn allowed(ws: &Workspace) -> String {
 /// What the server says when `syscall` on `path` failed as the engine's `err` says: Node's
 /// error texts for what the file system refused, its own access-denied text, and the engine's
 /// message (with its hint) for what it refuses that the server does not (binary files, files
-/// over the size bound, filekit's own data). A missing path keeps the engine's hint, which
-/// names the paths that do exist nearby.
+/// over the size bound, filekit's own data). A missing path keeps the engine's hint when it
+/// names paths of similar names that do exist.
 fn server_words(ws: &Workspace, err: &FkError, syscall: &str, given: &str) -> String {
     let abs = requested(ws, given);
     let with_hint = |text: String| match &err.hint {
-        Some(h) if h.contains("did you mean") || h.contains("similar") => {
+        Some(h) if h.starts_with("did you mean") => {
             format!("{text}\n{h}")
         }
         _ => text,
@@ -431,8 +431,8 @@ fn read_media(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     Ok(match r.result {
         Ok(ReadContent::Image(i)) => {
             let item = json!({"type": "image", "data": i.data, "mimeType": i.mime});
-            let text = format!("{shown}: {}, {} bytes", i.mime, i.size);
-            let mut reply = ToolReply::new(json!({ "content": [item] }), false, text);
+            // The server answers with the image alone: no text beside it.
+            let mut reply = ToolReply::new(json!({ "content": [item] }), false, String::new());
             reply.images.push((i.mime, i.data));
             reply
         }
