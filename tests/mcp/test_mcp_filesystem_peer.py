@@ -52,6 +52,13 @@ def populate(root):
     (root / "scratch" / "keys.txt").write_text("gamma\n")
     (root / "big.txt").write_text("z" * 3000)
     (root / "dot.png").write_bytes(PNG)
+    # Links that lead out of the root: a directory and a file of the test's own, outside it.
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret\n")
+    (root / "links").mkdir()
+    (root / "links" / "out").symlink_to(outside)
+    (root / "links" / "out.txt").symlink_to(outside / "secret.txt")
     (root / "node_modules" / "pkg").mkdir(parents=True)
     (root / "node_modules" / "pkg" / "index.js").write_text("module.exports = 1;\n")
 
@@ -65,6 +72,11 @@ CALLS = [
     ("read head", "read_text_file", {"path": "$ROOT/notes.txt", "head": 2}),
     ("read head past the end", "read_text_file", {"path": "$ROOT/notes.txt", "head": 50}),
     ("read tail", "read_text_file", {"path": "$ROOT/notes.txt", "tail": 2}),
+    ("read tail past the start", "read_text_file", {"path": "$ROOT/notes.txt", "tail": 50}),
+    ("read head zero", "read_text_file", {"path": "$ROOT/notes.txt", "head": 0}),
+    ("read negative head", "read_text_file", {"path": "$ROOT/notes.txt", "head": -1}),
+    ("read through a link out", "read_text_file", {"path": "$ROOT/links/out/secret.txt"}),
+    ("read a link out", "read_text_file", {"path": "$ROOT/links/out.txt"}),
     ("read head and tail", "read_text_file", {"path": "$ROOT/notes.txt", "head": 1, "tail": 1}),
     ("read missing", "read_text_file", {"path": "$ROOT/missing.txt"}),
     ("read a typo", "read_text_file", {"path": "$ROOT/notes.tx"}),
@@ -86,6 +98,9 @@ CALLS = [
     ("write missing dir", "write_file", {"path": "$ROOT/no/such/x.txt", "content": "x"}),
     ("write outside", "write_file", {"path": "/tmp/../etc/filekit-peer-test", "content": "x"}),
     ("write content missing", "write_file", {"path": "$ROOT/new.txt"}),
+    ("write onto a directory", "write_file", {"path": "$ROOT/docs", "content": "x"}),
+    ("write through a link out", "write_file", {"path": "$ROOT/links/out/planted.txt", "content": "x"}),
+    ("write onto a link out", "write_file", {"path": "$ROOT/links/out.txt", "content": "x"}),
     ("edit exact dry run", "edit_file",
      {"path": "$ROOT/notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}], "dryRun": True}),
     ("edit exact", "edit_file",
@@ -108,6 +123,11 @@ CALLS = [
      {"path": "$ROOT/scratch/dup.txt", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}),
     ("edit ambiguous made unique", "edit_file",
      {"path": "$ROOT/dup.txt", "edits": [{"oldText": "x = 1\ny", "newText": "x = 2\ny"}]}),
+    ("edit no edits", "edit_file", {"path": "$ROOT/dup.txt", "edits": []}),
+    ("edit empty old text", "edit_file",
+     {"path": "$ROOT/scratch/keys.txt", "edits": [{"oldText": "", "newText": "top\n"}]}),
+    ("edit a directory", "edit_file",
+     {"path": "$ROOT/src", "edits": [{"oldText": "a", "newText": "b"}]}),
     ("edit missing file", "edit_file",
      {"path": "$ROOT/missing.txt", "edits": [{"oldText": "a", "newText": "b"}]}),
     ("edit unknown key", "edit_file",
@@ -117,6 +137,8 @@ CALLS = [
     ("mkdir nested", "create_directory", {"path": "$ROOT/made/deep/dir"}),
     ("mkdir existing", "create_directory", {"path": "src"}),
     ("mkdir over a file", "create_directory", {"path": "$ROOT/notes.txt"}),
+    ("mkdir under a file", "create_directory", {"path": "$ROOT/notes.txt/sub"}),
+    ("mkdir outside", "create_directory", {"path": "$ROOT/../made-outside"}),
     ("list root", "list_directory", {"path": "$ROOT"}),
     ("list missing", "list_directory", {"path": "$ROOT/nope"}),
     ("list a file", "list_directory", {"path": "$ROOT/notes.txt"}),
@@ -131,6 +153,8 @@ CALLS = [
     ("move missing", "move_file", {"source": "$ROOT/gone.txt", "destination": "$ROOT/g2.txt"}),
     ("move into missing dir", "move_file",
      {"source": "$ROOT/renamed.txt", "destination": "$ROOT/nowhere/r.txt"}),
+    ("move a directory", "move_file", {"source": "$ROOT/made/deep", "destination": "$ROOT/made/moved"}),
+    ("move out of the root", "move_file", {"source": "$ROOT/renamed.txt", "destination": "/tmp/../filekit-peer-out.txt"}),
     ("search deep", "search_files", {"path": "$ROOT", "pattern": "**/*.md"}),
     ("search top", "search_files", {"path": "$ROOT", "pattern": "*.txt"}),
     ("search excluding", "search_files",
@@ -139,6 +163,11 @@ CALLS = [
     ("info file", "get_file_info", {"path": "$ROOT/notes.txt"}),
     ("info directory", "get_file_info", {"path": "$ROOT/src"}),
     ("info missing", "get_file_info", {"path": "$ROOT/gone"}),
+    ("info outside", "get_file_info", {"path": "/etc"}),
+    ("sizes of links", "list_directory_with_sizes", {"path": "$ROOT/links"}),
+    ("search links", "search_files", {"path": "$ROOT/links", "pattern": "*"}),
+    ("search a file", "search_files", {"path": "$ROOT/notes.txt", "pattern": "*"}),
+    ("tree missing", "directory_tree", {"path": "$ROOT/nope"}),
 ]
 
 # label -> why filekit answers otherwise, on purpose.
@@ -169,6 +198,20 @@ DIFFERENCES = {
                                      "different amounts are not matched (the near miss shows "
                                      "where); the server matches them trimmed and writes the "
                                      "new lines unindented, breaking the Python block",
+    "read negative head": "a negative head is refused as not a number of lines; the server "
+                          "answers with an empty text",
+    "write onto a directory": "a write onto a directory names the directory; the server's "
+                              "text names its temporary file (a random name)",
+    "write through a link out": "a path through a link that leads out names where it leads: the "
+                                "link's target and the rest of the path, without looking "
+                                "outside the allowed directories (the server names the part "
+                                "that exists out there)",
+    "edit empty old text": "an empty oldText is refused; the server inserts newText at the "
+                           "start of the file",
+    "sizes of links": "a symbolic link's size is its own: filekit does not look at what a link "
+                      "points to out of the allowed directories (the server stats the target)",
+    "search links": "a symbolic link whose name matches is listed (using it is refused when it "
+                    "leads out); the server leaves out links that lead out",
     "edit ambiguous": "an oldText found in several places is refused with the lines where; the "
                       "server edits the first",
     "edit unknown key": REFUSES_UNKNOWN,
@@ -280,7 +323,8 @@ async def test_filekit_answers_as_the_official_server_but_where_listed(tmp_path)
     assert not stale, f"listed as different but now the same: {stale}"
     assert not unlisted, "\n".join(unlisted)
     # The files the writes left are the same in both copies.
-    for path in ["new.txt", "renamed.txt", "notes.txt", "src/app.py", "dup.txt", "made/deep/dir"]:
+    for path in ["new.txt", "renamed.txt", "notes.txt", "src/app.py", "dup.txt", "made/deep/dir",
+                 "made/moved/dir", "../outside/secret.txt", "../outside/planted.txt"]:
         a, b = theirs_root / path, ours_root / path
         assert a.exists() == b.exists(), path
         if a.is_file():
@@ -288,6 +332,6 @@ async def test_filekit_answers_as_the_official_server_but_where_listed(tmp_path)
     # What filekit refused it left as it was; the server changed it.
     assert (ours_root / "scratch" / "dup.txt").read_text() == "x = 1\ny\nx = 1\n"
     assert (ours_root / "scratch" / "keys.txt").read_text() == "gamma\n"
-    assert (theirs_root / "scratch" / "keys.txt").read_text() == "G\n"
+    assert (theirs_root / "scratch" / "keys.txt").read_text() == "top\nG\n"
     assert (ours_root / "scratch" / "indent.py").read_text() == (
         "def handler(x):\n    if x:\n        return x + 2\n    return 0\n")

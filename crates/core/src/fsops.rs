@@ -792,12 +792,46 @@ fn plan_inner(
                 return Err(reserved_error(ws, &p, "create"));
             }
             let mut dirs = Vec::new();
+            let mut ops = Vec::new();
+            let mut changes = Vec::new();
             match node_at(ws, &p)? {
                 Node::Dir { .. } => {}
                 Node::Absent => {
                     writable(ws, &p, req)?;
                     dirs = parents_to_make(ws, &p, req)?;
-                    dirs.push(p.clone());
+                    // What the new directories go into must be one (a file there would fail
+                    // the first of them, after the plan said yes).
+                    let base = dirs.first().unwrap_or(&p).parent();
+                    if let Some(base) = base
+                        && !matches!(node_at(ws, &base)?, Node::Dir { .. })
+                    {
+                        return Err(FkError::new(
+                            ErrorCode::Conflict,
+                            format!(
+                                "cannot create the directory {}: {} is not a directory",
+                                ws.display(&p),
+                                ws.display(&base)
+                            ),
+                        )
+                        .with_hint("choose a path whose existing part is made of directories")
+                        .with_details(serde_json::json!({
+                            "fact": crate::Fact::AlreadyExists,
+                            "path": ws.display(&base),
+                        })));
+                    }
+                    // The directory itself is the operation's own step, so that its failure
+                    // is the operation's; its missing parents are made with the request's.
+                    ops.push(PlannedOp::MakeDir {
+                        path: p.clone(),
+                        perm: 0o755,
+                    });
+                    if record {
+                        changes.push(Change {
+                            path: p.absolute().to_path_buf(),
+                            before: Node::Absent,
+                            after: Node::Dir { mode: 0o755 },
+                        });
+                    }
                 }
                 other => {
                     return Err(FkError::new(
@@ -815,14 +849,12 @@ fn plan_inner(
                     })));
                 }
             }
-            // The directories are made (and recorded) with those of the request's other
-            // operations; the operation itself has nothing more to do.
             Ok(Planned {
                 report: report("make_dir", ws.display(&p), None, "directory", 0, 0, false),
                 rewrites: Vec::new(),
                 dirs,
-                ops: Vec::new(),
-                changes: Vec::new(),
+                ops,
+                changes,
             })
         }
         FileOp::Copy {

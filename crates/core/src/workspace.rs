@@ -564,10 +564,18 @@ impl Workspace {
             ),
             None => format!("{given} leads outside the workspace"),
         };
-        FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
+        let err = FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
             "only files inside the allowed roots ({}) can be used; give a path inside them",
             self.roots_list()
-        ))
+        ));
+        // The link and where it leads, for a front end that names them in its own words.
+        match link {
+            Some((link, target)) => err.with_details(serde_json::json!({
+                "link": link.display().to_string(),
+                "target": target.display().to_string(),
+            })),
+            None => err,
+        }
     }
 
     fn roots_list(&self) -> String {

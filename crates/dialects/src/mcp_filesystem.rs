@@ -226,6 +226,28 @@ fn server_words(ws: &Workspace, err: &FkError, syscall: &str, given: &str) -> St
         _ => text,
     };
     match err.code {
+        // Through a link: where it really leads, as the server names it.
+        ErrorCode::OutOfRoot
+            if let (Some(link), Some(target)) = (
+                err.details.get("link").and_then(Value::as_str),
+                err.details.get("target").and_then(Value::as_str),
+            ) =>
+        {
+            let rest = Path::new(&abs)
+                .strip_prefix(link)
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let real = if rest.as_os_str().is_empty() {
+                PathBuf::from(target)
+            } else {
+                Path::new(target).join(rest)
+            };
+            format!(
+                "Access denied - symlink target outside allowed directories: {} not in {}",
+                real.display(),
+                allowed(ws)
+            )
+        }
         ErrorCode::OutOfRoot if !err.message.contains("filekit's own data") => format!(
             "Access denied - path outside allowed directories: {abs} not in {}",
             allowed(ws)
@@ -482,6 +504,13 @@ fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let report = crate::apply(ws, request);
     let f = &report.files[0];
     Ok(match shape::first_error(f) {
+        Some(err) if err.code == ErrorCode::IsDirectory => failed(
+            format!(
+                "EISDIR: illegal operation on a directory, open '{}'",
+                requested(ws, &args.path)
+            ),
+            err,
+        ),
         Some(err) => failed(server_words(ws, err, "open", &args.path), err),
         None => done(format!("Successfully wrote to {}", args.path)),
     })
@@ -770,6 +799,14 @@ fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         },
     );
     Ok(match &report.ops[0].error {
+        // The server's path check fails first on a path through a file.
+        Some(err) if err.message.ends_with("is not a directory") => failed(
+            format!(
+                "ENOTDIR: not a directory, realpath '{}'",
+                requested(ws, &args.path)
+            ),
+            err,
+        ),
         Some(err) if err.fact() == Some(filekit_core::Fact::AlreadyExists) => failed(
             format!(
                 "EEXIST: file already exists, mkdir '{}'",
@@ -836,6 +873,10 @@ fn move_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ),
             err,
         ),
+        // The path the engine refused is the one its message starts with.
+        Some(err) if err.message.starts_with(&args.destination) => {
+            failed(server_words(ws, err, "rename", &args.destination), err)
+        }
         Some(err) => failed(server_words(ws, err, "rename", &args.source), err),
         None => done(format!(
             "Successfully moved {} to {}",
