@@ -59,6 +59,8 @@ def populate(root):
     (root / "links").mkdir()
     (root / "links" / "out").symlink_to(outside)
     (root / "links" / "out.txt").symlink_to(outside / "secret.txt")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
     (root / "node_modules" / "pkg").mkdir(parents=True)
     (root / "node_modules" / "pkg" / "index.js").write_text("module.exports = 1;\n")
 
@@ -98,6 +100,7 @@ CALLS = [
     ("write missing dir", "write_file", {"path": "$ROOT/no/such/x.txt", "content": "x"}),
     ("write outside", "write_file", {"path": "/tmp/../etc/filekit-peer-test", "content": "x"}),
     ("write content missing", "write_file", {"path": "$ROOT/new.txt"}),
+    ("write into .git", "write_file", {"path": "$ROOT/.git/config", "content": "[x]\n"}),
     ("write onto a directory", "write_file", {"path": "$ROOT/docs", "content": "x"}),
     ("write through a link out", "write_file", {"path": "$ROOT/links/out/planted.txt", "content": "x"}),
     ("write onto a link out", "write_file", {"path": "$ROOT/links/out.txt", "content": "x"}),
@@ -147,7 +150,7 @@ CALLS = [
     ("sizes bad sort", "list_directory_with_sizes", {"path": "$ROOT", "sortBy": "date"}),
     ("tree", "directory_tree", {"path": "$ROOT/src"}),
     ("tree excluding", "directory_tree",
-     {"path": "$ROOT", "excludePatterns": ["node_modules", "*.png", "made", "scratch"]}),
+     {"path": "$ROOT", "excludePatterns": ["node_modules", "*.png", "made", "scratch", ".git"]}),
     ("move rename", "move_file", {"source": "$ROOT/new.txt", "destination": "$ROOT/renamed.txt"}),
     ("move onto existing", "move_file", {"source": "$ROOT/renamed.txt", "destination": "$ROOT/notes.txt"}),
     ("move missing", "move_file", {"source": "$ROOT/gone.txt", "destination": "$ROOT/g2.txt"}),
@@ -200,6 +203,8 @@ DIFFERENCES = {
                                      "new lines unindented, breaking the Python block",
     "read negative head": "a negative head is refused as not a number of lines; the server "
                           "answers with an empty text",
+    "write into .git": "filekit does not write inside .git/ (git's own data) unless started "
+                       "with --allow-git-writes, and says so; the server writes there",
     "write onto a directory": "a write onto a directory names the directory; the server's "
                               "text names its temporary file (a random name)",
     "write through a link out": "a path through a link that leads out names where it leads: the "
@@ -335,3 +340,4 @@ async def test_filekit_answers_as_the_official_server_but_where_listed(tmp_path)
     assert (theirs_root / "scratch" / "keys.txt").read_text() == "top\nG\n"
     assert (ours_root / "scratch" / "indent.py").read_text() == (
         "def handler(x):\n    if x:\n        return x + 2\n    return 0\n")
+    assert (ours_root / ".git" / "config").read_text() == "[core]\n"

@@ -108,6 +108,17 @@ fn cases() -> Vec<Case> {
         case("write_file_outside_is_refused", DENIED, "write_file",
             json!({"path": "/tmp/../etc/filekit-should-not-exist", "content": "x"}))
             .fails().shows(&["Access denied - path outside allowed directories: /etc/filekit-should-not-exist"]),
+        case("write_file_inside_git_is_refused", "filekit, deliberately: nothing is written inside .git/ (git's own data) unless filekit is started with --allow-git-writes; the server writes there", "write_file",
+            json!({"path": "$ROOT/.git/config", "content": "[x]\n"}))
+            .file(".git/config", "[core]\n").fails()
+            .shows(&["is inside .git/", "--allow-git-writes"])
+            .hides(&["Access denied"])
+            .then(".git/config", Some("[core]\n")),
+        case("write_file_onto_a_directory_fails", "server-filesystem lib.js, writeFileContent: a directory at the path fails with Node's EISDIR (filekit names the directory; the server's text names its temporary file)", "write_file",
+            json!({"path": "$ROOT/src", "content": "x"}))
+            .file("src/x.txt", "x").fails()
+            .shows(&["EISDIR: illegal operation on a directory, open '$ROOT/src'"])
+            .then("src/x.txt", Some("x")),
         // ---- edit_file
         case("edit_file_exact_edit_and_its_diff", EDIT, "edit_file",
             json!({"path": "$ROOT/a.py", "edits": [{"oldText": "return 1", "newText": "return 2"}]}))
@@ -166,6 +177,10 @@ fn cases() -> Vec<Case> {
             json!({"path": "$ROOT/f.txt"}))
             .file("f.txt", "x").fails().shows(&["EEXIST: file already exists, mkdir '$ROOT/f.txt'"])
             .then("f.txt", Some("x")),
+        case("create_directory_under_a_file_fails", "server-filesystem lib.js, validatePath: fs.realpath of a path through a file fails with Node's \"ENOTDIR: not a directory, realpath '<path>'\"", "create_directory",
+            json!({"path": "$ROOT/f.txt/sub"}))
+            .file("f.txt", "x").fails().shows(&["ENOTDIR: not a directory, realpath '$ROOT/f.txt/sub'"])
+            .then("f.txt", Some("x")),
         // ---- list_directory, list_directory_with_sizes, directory_tree
         case("list_directory_tags_files_and_directories", LIST, "list_directory",
             json!({"path": "$ROOT"}))
@@ -207,6 +222,16 @@ fn cases() -> Vec<Case> {
         case("move_file_missing_source", "server-filesystem index.js, move_file: fs.rename of a missing source fails with Node's ENOENT", "move_file",
             json!({"source": "$ROOT/gone.txt", "destination": "$ROOT/b.txt"}))
             .fails().shows(&["ENOENT: no such file or directory, rename '$ROOT/gone.txt' -> '$ROOT/b.txt'"]),
+        case("move_file_out_of_the_root_names_the_destination", DENIED, "move_file",
+            json!({"source": "a.txt", "destination": "/tmp/../filekit-golden-out.txt"}))
+            .file("a.txt", "alpha\n").fails()
+            .shows(&["Access denied - path outside allowed directories: /filekit-golden-out.txt not in $ROOT"])
+            .then("a.txt", Some("alpha\n")),
+        case("edit_file_without_edits_shows_an_empty_diff", EDIT, "edit_file",
+            json!({"path": "$ROOT/a.txt", "edits": []}))
+            .file("a.txt", "alpha\n")
+            .reads(&["```diff\nIndex: $ROOT/a.txt\n===================================================================\n--- $ROOT/a.txt\toriginal\n+++ $ROOT/a.txt\tmodified\n```\n\n"])
+            .then("a.txt", Some("alpha\n")),
         // ---- search_files
         case("search_files_matches_relative_paths", SEARCH, "search_files",
             json!({"path": "$ROOT", "pattern": "**/*.md"}))

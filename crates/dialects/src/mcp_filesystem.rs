@@ -248,7 +248,9 @@ fn server_words(ws: &Workspace, err: &FkError, syscall: &str, given: &str) -> St
                 allowed(ws)
             )
         }
-        ErrorCode::OutOfRoot if !err.message.contains("filekit's own data") => format!(
+        // Only a path out of the roots: filekit's own data and `.git/` are refused in the
+        // engine's words, which say why.
+        ErrorCode::OutOfRoot if err.message.contains("outside the workspace") => format!(
             "Access denied - path outside allowed directories: {abs} not in {}",
             allowed(ws)
         ),
