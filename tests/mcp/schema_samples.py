@@ -208,6 +208,7 @@ SAMPLES["mcp-filesystem"] = [
     ("read_file", {"path": "notes.txt"}),
     ("read_media_file", {"path": "dot.png"}),
     ("read_media_file", {"path": "notes.txt"}),
+    ("read_multiple_files", {"paths": ["notes.txt", "src/app.py"]}),
     ("read_multiple_files", {"paths": ["notes.txt", "missing.txt"]}),
     ("read_multiple_files", {"paths": "notes.txt"}),
     ("write_file", {"path": "new.txt", "content": "x\n"}),

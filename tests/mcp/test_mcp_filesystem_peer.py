@@ -187,6 +187,9 @@ DIFFERENCES = {
     "read binary": "a binary file is refused with what it is (and read_media_file named), not "
                    "decoded as garbled UTF-8",
     "read unknown argument": REFUSES_UNKNOWN,
+    "read multiple": "the same text; a file that could not be read makes the call an error "
+                     "(isError), as in every filekit tool where a part failed; the server "
+                     "answers isError false",
     "read no path": CLEARER_REJECTION,
     "read multiple empty": CLEARER_REJECTION,
     "write content missing": CLEARER_REJECTION,

@@ -19,7 +19,7 @@ const READ: &str = "server-filesystem 2026.8.31 index.js, readTextFileHandler: t
 const BOTH: &str = "server-filesystem index.js, readTextFileHandler: \"Cannot specify both head and tail parameters simultaneously\"";
 const ENOENT: &str = "server-filesystem: a missing file reaches fs.readFile, whose error is Node's \"ENOENT: no such file or directory, open '<absolute path>'\", the tool's text with isError";
 const DENIED: &str = "server-filesystem lib.js, validatePath: \"Access denied - path outside allowed directories: <absolute> not in <allowed, comma-separated>\"";
-const MULTI: &str = "server-filesystem index.js, read_multiple_files: \"<path>:\\n<content>\\n\" per file, \"<path>: Error - <message>\" for a failed one, joined by \"\\n---\\n\"";
+const MULTI: &str = "server-filesystem index.js, read_multiple_files: \"<path>:\\n<content>\\n\" per file, \"<path>: Error - <message>\" for a failed one, joined by \"\\n---\\n\" (filekit: a failed file makes the call an error, the text unchanged)";
 const WRITE: &str = "server-filesystem index.js, write_file: \"Successfully wrote to <path as given>\"; lib.js writeFileContent: an existing file is replaced";
 const EDIT: &str = "server-filesystem lib.js, applyFileEdits: edits in order; exact text first, else lines compared trimmed with the first line's indentation kept; the reply is jsdiff's createTwoFilesPatch(path, path, old, new, 'original', 'modified') in a ```diff fence, followed by a blank line; dryRun writes nothing";
 const EDIT_MISS: &str = "server-filesystem lib.js, applyFileEdits: \"Could not find exact match for edit:\\n<oldText>\"; filekit adds the closest text (deliberate: the agent sees what to fix)";
@@ -81,8 +81,12 @@ fn cases() -> Vec<Case> {
         // ---- read_multiple_files
         case("read_multiple_files_joins_files_and_errors", MULTI, "read_multiple_files",
             json!({"paths": ["$ROOT/a.txt", "$ROOT/gone.txt"]}))
-            .file("a.txt", "alpha\n")
-            .reads(&["$ROOT/a.txt:\nalpha\n\n\n---\n$ROOT/gone.txt: Error - ENOENT: no such file or directory, open '$ROOT/gone.txt'"]),
+            .file("a.txt", "alpha\n").fails()
+            .shows(&["$ROOT/a.txt:\nalpha\n\n\n---\n$ROOT/gone.txt: Error - ENOENT: no such file or directory, open '$ROOT/gone.txt'"]),
+        case("read_multiple_files_reads_every_file", MULTI, "read_multiple_files",
+            json!({"paths": ["a.txt", "$ROOT/b.txt"]}))
+            .file("a.txt", "alpha\n").file("b.txt", "beta\n")
+            .reads(&["a.txt:\nalpha\n\n\n---\n$ROOT/b.txt:\nbeta\n\n"]),
         case("read_multiple_files_needs_a_path", MULTI, "read_multiple_files",
             json!({"paths": []}))
             .rejected().shows(&["at least one file path"]),

@@ -403,15 +403,39 @@ fn read_multiple(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             "read_multiple_files: `paths` is empty: at least one file path must be provided",
         ));
     }
+    // Each failure in the engine's words too (the text has the server's).
+    let mut failures: Vec<String> = Vec::new();
     let parts: Vec<String> = args
         .paths
         .iter()
         .map(|p| match read_text_of(ws, p, &whole()) {
             Ok(content) => format!("{p}:\n{content}\n"),
-            Err(reply) => format!("{p}: Error - {}", reply.text),
+            Err(reply) => {
+                let why = reply.value["error"].as_str().unwrap_or(&reply.text);
+                failures.push(format!("{p}: {why}"));
+                format!("{p}: Error - {}", reply.text)
+            }
         })
         .collect();
-    Ok(done(parts.join("\n---\n")))
+    // The same text as the server's; a file that could not be read makes the call a failure
+    // (the server answers isError false), as every filekit tool says when a part failed.
+    let mut reply = done(parts.join("\n---\n"));
+    if !failures.is_empty() {
+        reply.is_error = true;
+        if let Some(m) = reply.value.as_object_mut() {
+            m.insert("success".into(), json!(false));
+            m.insert(
+                "error".into(),
+                json!(format!(
+                    "{} of {} files could not be read: {}",
+                    failures.len(),
+                    args.paths.len(),
+                    failures.join("; ")
+                )),
+            );
+        }
+    }
+    Ok(reply)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,6 +515,11 @@ static WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteArgs>);
 
 fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: WriteArgs = parse("write_file", &WRITE_SCHEMA, args)?;
+    // Where filekit may not write is said first (a missing `.git/` directory is still
+    // `.git/`).
+    if let Err(err) = ws.resolve(&args.path).and_then(|p| ws.check_writable(&p)) {
+        return Ok(failed(server_words(ws, &err, "open", &args.path), &err));
+    }
     let request = EditRequest::one_file(
         args.path.clone(),
         vec![Edit::Create {
@@ -560,6 +589,13 @@ static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
 
 fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("edit_file", &EDIT_SCHEMA, args)?;
+    // A file that may not be written (filekit's own data, `.git/`, a read-only session) is
+    // refused for that before its edits are matched, as every other editing tool refuses it.
+    if !args.dry_run
+        && let Err(err) = ws.resolve(&args.path).and_then(|p| ws.check_writable(&p))
+    {
+        return Ok(failed(server_words(ws, &err, "open", &args.path), &err));
+    }
     let r = read_file(ws, &args.path, &whole());
     let shown = r
         .resolved_path
