@@ -364,11 +364,14 @@ fn read_text(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         _ => whole(),
     };
     let r = read_text_of(ws, &args.path, &opts);
-    // A tail longer than the file is the whole file (the engine refuses a start before the
-    // first line).
-    let r = match r {
-        Err(_) if tail.is_some() => read_text_of(ws, &args.path, &whole()),
-        r => r,
+    // The engine counts from the end only in files it reads whole in one go, and refuses a
+    // start before the first line: otherwise the last lines are taken from the whole text
+    // (a tail longer than the file is all of it).
+    let r = match (r, tail) {
+        (Err(_), Some(n)) => {
+            read_text_of(ws, &args.path, &whole()).map(|text| last_lines(&text, n))
+        }
+        (r, _) => r,
     };
     Ok(match r {
         // The server joins the first N lines with newlines: no newline after the last.
@@ -376,6 +379,12 @@ fn read_text(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         Ok(text) => done(text),
         Err(reply) => *reply,
     })
+}
+
+/// The last `n` lines of `text`, each with its line break.
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    lines[lines.len().saturating_sub(n)..].concat()
 }
 
 const READ_MULTIPLE_DESCRIPTION: &str = "\
@@ -596,28 +605,24 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     {
         return Ok(failed(server_words(ws, &err, "open", &args.path), &err));
     }
-    let r = read_file(ws, &args.path, &whole());
-    let shown = r
-        .resolved_path
-        .clone()
-        .unwrap_or_else(|| requested(ws, &args.path));
-    let (original, hash) = match r.result {
-        Ok(ReadContent::Text(t)) => match t.content_hash {
-            Some(h) => (t.content, h),
-            None => {
-                let err = FkError::new(
-                    ErrorCode::TooLarge,
-                    format!("{shown} is too large to be edited whole"),
-                )
-                .with_hint("edit it with a tool that writes line ranges");
-                return Ok(failed(err.full_message(), &err));
-            }
-        },
-        Ok(_) => {
-            let err = FkError::new(ErrorCode::Binary, format!("{shown} is not a text file"))
-                .with_hint("edit_file edits text files");
-            return Ok(failed(err.full_message(), &err));
+    // One read gives the text and the version it is (any text file the engine edits whole,
+    // up to its size bound): the edit is tied to that version, so a file changed since is
+    // refused, never overwritten.
+    let read = ws.resolve(&args.path).and_then(|p| {
+        let shown = ws.display(&p);
+        let file = ws.read(&p)?;
+        if filekit_core::text::is_binary(&file.bytes) {
+            return Err(
+                FkError::new(ErrorCode::Binary, format!("{shown} is not a text file"))
+                    .with_hint("edit_file edits text files"),
+            );
         }
+        let hash = filekit_core::hash::content_hash(&file.bytes);
+        let doc = filekit_core::text::TextDoc::decode_owned(file.bytes, &shown)?;
+        Ok((shown, doc.text, hash))
+    });
+    let (shown, original, hash) = match read {
+        Ok(r) => r,
         Err(err) => return Ok(failed(server_words(ws, &err, "open", &args.path), &err)),
     };
     let crlf = original.contains("\r\n");
@@ -1318,6 +1323,14 @@ mod tests {
             js_date(UNIX_EPOCH),
             "Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)"
         );
+    }
+
+    #[test]
+    fn the_last_lines_keep_their_breaks() {
+        assert_eq!(last_lines("a\nb\nc\n", 2), "b\nc\n");
+        assert_eq!(last_lines("a\nb\nc", 2), "b\nc");
+        assert_eq!(last_lines("a\n", 5), "a\n");
+        assert_eq!(last_lines("", 3), "");
     }
 
     #[test]
