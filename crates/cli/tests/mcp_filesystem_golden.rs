@@ -38,6 +38,14 @@ const BINARY: &str = "filekit, deliberately: the server decodes any file as UTF-
 /// The server's diff of a one-line change on line 2 of a three-line file.
 const ONE_LINE_DIFF: &str = "```diff\nIndex: $ROOT/a.py\n===================================================================\n--- $ROOT/a.py\toriginal\n+++ $ROOT/a.py\tmodified\n@@ -1,3 +1,3 @@\n def f():\n-    return 1\n+    return 2\n \n```\n\n";
 
+/// A log of 100,000 lines (about 2.3 MB): over the size the engine counts lines from the end
+/// of.
+fn big_log() -> String {
+    (0..100_000)
+        .map(|i| format!("line {i} of the log\n"))
+        .collect()
+}
+
 fn cases() -> Vec<Case> {
     let py = "def f():\n    return 1\n\n";
     vec![
@@ -54,6 +62,22 @@ fn cases() -> Vec<Case> {
         case("read_text_file_tail_counts_lines", "filekit, deliberately: the server's tailFile keeps the empty string after the final newline as a line (tail 2 of a file ending in a newline gives one line); filekit gives the last N lines", "read_text_file",
             json!({"path": "$ROOT/a.txt", "tail": 2}))
             .file("a.txt", TEN_LINES).reads(&["line 9\nline 10\n"]).hides(&["line 8"]),
+        case("read_text_file_tail_longer_than_the_file", READ, "read_text_file",
+            json!({"path": "$ROOT/a.txt", "tail": 50}))
+            .file("a.txt", "one\ntwo\n").reads(&["one\ntwo\n"]),
+        case("read_text_file_tail_of_a_file_over_2_mib_is_refused", "filekit, deliberately: the server's tailFile reads any file from its end; filekit finds the last lines of files it reads whole (2 MiB) and refuses a larger one, saying so, rather than give other lines", "read_text_file",
+            json!({"path": "$ROOT/big.log", "tail": 2}))
+            .file("big.log", big_log()).fails()
+            .shows(&["filekit finds the last lines of files of up to 2097152 bytes"]),
+        case("read_text_file_of_a_file_over_2_mib_says_where_it_was_cut", "filekit, deliberately: the server sends a file of any size whole; filekit sends what it reads at once (2 MiB) and says where it cut", "read_text_file",
+            json!({"path": "$ROOT/big.log"}))
+            .file("big.log", big_log())
+            .reads(&["line 0 of the log\n", "[filekit: cut after line "])
+            .hides(&["line 99999 of the log"]),
+        case("read_text_file_head_of_a_file_over_2_mib", READ, "read_text_file",
+            json!({"path": "$ROOT/big.log", "head": 2}))
+            .file("big.log", big_log())
+            .reads(&["line 0 of the log\nline 1 of the log"]).unread(&["line 2 of", "cut after"]),
         case("read_text_file_head_and_tail_is_refused", BOTH, "read_text_file",
             json!({"path": "$ROOT/a.txt", "head": 1, "tail": 1}))
             .file("a.txt", TEN_LINES).rejected()

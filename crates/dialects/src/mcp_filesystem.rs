@@ -16,7 +16,7 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsRequest};
-use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
 use filekit_core::search::WalkFilter;
 use filekit_core::search::list::{EntryKind, ListOptions, Listing, list};
 use filekit_core::splices::Splice;
@@ -302,11 +302,12 @@ fn whole() -> ReadOptions {
     ReadOptions::default()
 }
 
-/// The text of a file as the server's text tools give it, or the reply of the failure.
-fn read_text_of(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<String, Box<ToolReply>> {
+/// A text read of a file, or the reply of the failure: what is not text is refused with
+/// what it is.
+fn text_read(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<TextRead, Box<ToolReply>> {
     let r = read_file(ws, path, opts);
     match r.result {
-        Ok(ReadContent::Text(t)) => Ok(t.content),
+        Ok(ReadContent::Text(t)) => Ok(t),
         Ok(ReadContent::Image(i)) => {
             let err = FkError::new(
                 ErrorCode::Binary,
@@ -325,6 +326,43 @@ fn read_text_of(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<String
         }
         Err(err) => Err(Box::new(failed(server_words(ws, &err, "open", path), &err))),
     }
+}
+
+/// The text of a file as the server's text tools give it, or the reply of the failure. A file
+/// larger than the engine reads at once comes back cut, and says where (the server sends all
+/// of it, whatever its size).
+fn read_text_of(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<String, Box<ToolReply>> {
+    let t = text_read(ws, path, opts)?;
+    let mut text = t.content;
+    if t.truncated && opts.max_lines.is_none() {
+        text.push_str(&format!(
+            "\n[filekit: cut after line {} of this {}-byte file: it reads at most {} bytes of \
+             a file at once; `head` reads its first lines]",
+            t.end_line,
+            t.size,
+            filekit_core::limits::MAX_FILE_SIZE
+        ));
+    }
+    Ok(text)
+}
+
+/// The last `n` lines of a file the engine does not count from the end: from its whole text,
+/// refused when the file is larger than the engine reads at once.
+fn tail_of_whole(ws: &Workspace, path: &str, n: usize) -> Result<String, Box<ToolReply>> {
+    let t = text_read(ws, path, &whole())?;
+    if t.truncated {
+        let err = FkError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{path} is {} bytes: filekit finds the last lines of files of up to {} bytes",
+                t.size,
+                filekit_core::limits::MAX_FILE_SIZE
+            ),
+        )
+        .with_hint("read its first lines with `head`");
+        return Err(Box::new(failed(err.full_message(), &err)));
+    }
+    Ok(last_lines(&t.content, n))
 }
 
 /// A count the server takes as "given" (JavaScript truthiness: 0 is not), as whole lines.
@@ -368,9 +406,7 @@ fn read_text(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     // start before the first line: otherwise the last lines are taken from the whole text
     // (a tail longer than the file is all of it).
     let r = match (r, tail) {
-        (Err(_), Some(n)) => {
-            read_text_of(ws, &args.path, &whole()).map(|text| last_lines(&text, n))
-        }
+        (Err(_), Some(n)) => tail_of_whole(ws, &args.path, n),
         (r, _) => r,
     };
     Ok(match r {
