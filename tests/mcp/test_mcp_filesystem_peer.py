@@ -163,6 +163,10 @@ CALLS = [
     ("search excluding", "search_files",
      {"path": "$ROOT", "pattern": "**/*.js", "excludePatterns": ["node_modules"]}),
     ("search directories", "search_files", {"path": "$ROOT", "pattern": "**/src"}),
+    ("search excluding a name glob", "search_files",
+     {"path": "$ROOT/src", "pattern": "**/*", "excludePatterns": ["*.ts"]}),
+    ("search excluding a nested name glob", "search_files",
+     {"path": "$ROOT", "pattern": "src/*", "excludePatterns": ["*.ts"]}),
     ("info file", "get_file_info", {"path": "$ROOT/notes.txt"}),
     ("info directory", "get_file_info", {"path": "$ROOT/src"}),
     ("info missing", "get_file_info", {"path": "$ROOT/gone"}),
@@ -220,6 +224,12 @@ DIFFERENCES = {
                       "points to out of the allowed directories (the server stats the target)",
     "search links": "a symbolic link whose name matches is listed (using it is refused when it "
                     "leads out); the server leaves out links that lead out",
+    "search excluding a nested name glob": "an exclude glob without a `/` matches names at "
+                                           "any depth, as in .gitignore (and as the server's "
+                                           "directory_tree takes a name without `*`); the "
+                                           "server's search_files matches it against the "
+                                           "path from `path`, so `*.ts` leaves out only the "
+                                           "top level's",
     "edit ambiguous": "an oldText found in several places is refused with the lines where; the "
                       "server edits the first",
     "edit unknown key": REFUSES_UNKNOWN,
