@@ -483,7 +483,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
         ],
         "file_duplicate" => &["renameSymbols", "symbolMapping", "overwrite"],
         "manage_files" => &["atomic", "dry_run", "update_imports"],
-        "apply_patch" => &["format", "dry_run"],
+        "apply_patch" => &["format", "dry_run", "update_imports"],
         "lock" => &["ttl_seconds", "holder"],
         "unlock" => &["holder", "force"],
         "history" => &["limit", "entry"],

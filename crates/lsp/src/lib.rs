@@ -16,7 +16,7 @@
 //! is a few fields, and the servers' own extensions (`_typescript.*` commands) are untyped
 //! anyway.
 
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};

@@ -384,6 +384,18 @@ fn enough_to_tolerate(old: &[&str]) -> bool {
 /// Places `hunks` on `text`, in order. Every hunk is reported; the splices exist only when
 /// every hunk was placed.
 pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
+    place_with(text, hunks, format, None)
+}
+
+/// [`place`], for a file of a language whose indentation `convention` added lines follow when
+/// the file has no indented line of its own (a patch's tabs in a new Python module's first
+/// indented block are the model's rendering, not the file's style).
+pub fn place_with(
+    text: &str,
+    hunks: &[Hunk],
+    format: Format,
+    convention: Option<IndentConvention>,
+) -> Placement {
     let lines = split_lines(text);
     let eol = if lines
         .iter()
@@ -398,9 +410,12 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
         .any(|l| text[l.start..l.content_end].starts_with('\t'));
     let ends_without_newline = !text.is_empty() && !text.ends_with('\n');
     let style = file_style(text, &lines);
+    let clean_ends = no_trailing_whitespace(text, &lines);
     let mut reports = Vec::new();
     let mut splices: Vec<Splice> = Vec::new();
     let mut cursor = 0usize;
+    // How many lines the last placed hunk was from its line number.
+    let mut shift = 0isize;
     let mut work = Work::new(NEAR_MISS_WORK);
     for (k, hunk) in hunks.iter().enumerate() {
         let mut report = HunkReport {
@@ -413,7 +428,7 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
             candidates: Vec::new(),
             near_miss: None,
         };
-        match place_one(text, &lines, hunk, cursor, file_uses_tabs, &mut work) {
+        match place_one(text, &lines, hunk, cursor, file_uses_tabs, shift, &mut work) {
             Err(refusal) => {
                 report.reason = Some(refusal.reason);
                 report.candidates = refusal.candidates;
@@ -432,9 +447,16 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
                     HunkOutcome::Tolerated
                 };
                 report.line = Some(m.first + 1);
+                if let Some(h) = hunk.line_hint
+                    && !m.map.is_empty()
+                {
+                    shift = m.first as isize + 1 - h as isize;
+                }
                 cursor = m.last_excl;
                 let ctx = Emit {
                     style,
+                    strip_trailing: level >= 1 && clean_ends,
+                    convention,
                     text,
                     lines: &lines,
                     eol,
@@ -488,6 +510,7 @@ fn place_one(
     hunk: &Hunk,
     cursor: usize,
     file_uses_tabs: bool,
+    shift: isize,
     work: &mut Work,
 ) -> Result<Placed, Refusal> {
     let old = hunk.old_lines();
@@ -581,11 +604,23 @@ fn place_one(
                 return Ok((m, level, d, off));
             }
             _ => {
-                if let Some(h) = hunk.line_hint
-                    && let Some(pos) = with_drift.iter().position(|(m, _)| m.first + 1 == h)
-                {
-                    let (m, d) = with_drift.swap_remove(pos);
-                    return Ok((m, level, d, false));
+                // The line number names one, as written or moved by as many lines as the
+                // hunk before it was (a file that grew or shrank above them, as GNU patch
+                // assumes).
+                if let Some(h) = hunk.line_hint {
+                    let moved = h as isize + shift;
+                    if let Some(pos) = with_drift.iter().position(|(m, _)| m.first + 1 == h) {
+                        let (m, d) = with_drift.swap_remove(pos);
+                        return Ok((m, level, d, false));
+                    }
+                    if shift != 0
+                        && let Some(pos) = with_drift
+                            .iter()
+                            .position(|(m, _)| m.first as isize + 1 == moved)
+                    {
+                        let (m, d) = with_drift.swap_remove(pos);
+                        return Ok((m, level, d, true));
+                    }
                 }
                 let candidates: Vec<usize> = with_drift.iter().map(|(m, _)| m.first + 1).collect();
                 let how = match LEVELS[level] {
@@ -633,12 +668,21 @@ fn join(v: &[usize]) -> String {
         .join(", ")
 }
 
-/// How a file indents: only with spaces, only with tabs, or both (or not at all).
+/// How a file indents: only with spaces, only with tabs, both, or not at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Style {
     Spaces,
     Tabs,
     Mixed,
+    Unindented,
+}
+
+/// How a language indents where its files agree on one way (Python's PEP 8: four spaces),
+/// for a file that has no indented line to follow yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndentConvention {
+    /// Spaces; a tab in an added line's indentation counts this many.
+    Spaces(usize),
 }
 
 fn file_style(text: &str, lines: &[FLine]) -> Style {
@@ -654,8 +698,18 @@ fn file_style(text: &str, lines: &[FLine]) -> Style {
     match (tabs, spaces) {
         (false, true) => Style::Spaces,
         (true, false) => Style::Tabs,
-        _ => Style::Mixed,
+        (true, true) => Style::Mixed,
+        (false, false) => Style::Unindented,
     }
+}
+
+/// True when no line of the file ends in white space: then white space a tolerated hunk adds
+/// at the end of a line is the drift its context lines had, not something the file does.
+fn no_trailing_whitespace(text: &str, lines: &[FLine]) -> bool {
+    lines.iter().all(|l| {
+        let t = &text[l.start..l.content_end];
+        t.trim().is_empty() || t.trim_end() == t
+    })
 }
 
 /// A run of removed and added lines being gathered: the file lines removed (first, last),
@@ -670,6 +724,11 @@ struct Run {
 
 struct Emit<'a> {
     style: Style,
+    /// Strip white space at the ends of added lines (the hunk was placed allowing for it, and
+    /// the file has none).
+    strip_trailing: bool,
+    /// How a file without indented lines indents, if its language says.
+    convention: Option<IndentConvention>,
     text: &'a str,
     lines: &'a [FLine],
     eol: &'a str,
@@ -711,8 +770,11 @@ impl Emit<'_> {
                     }
                 }
                 HunkLine::Added(t) => {
-                    let (line, changed) = self.restyle(&drift.reindent(t), drift.tab);
+                    let (mut line, changed) = self.restyle(&drift.reindent(t), drift.tab);
                     restyled |= changed;
+                    if self.strip_trailing {
+                        line.truncate(line.trim_end().len());
+                    }
                     run.added.push((t.clone(), line));
                 }
             }
@@ -723,9 +785,12 @@ impl Emit<'_> {
 
     fn restyle(&self, line: &str, tab: usize) -> (String, bool) {
         let ind = indent_of(line);
-        let new = match self.style {
-            Style::Spaces if ind.contains('\t') => ind.replace('\t', &" ".repeat(tab)),
-            Style::Tabs if ind.starts_with(&" ".repeat(tab)) => {
+        let new = match (self.style, self.convention) {
+            (Style::Spaces, _) if ind.contains('\t') => ind.replace('\t', &" ".repeat(tab)),
+            (Style::Unindented, Some(IndentConvention::Spaces(n))) if ind.contains('\t') => {
+                ind.replace('\t', &" ".repeat(n))
+            }
+            (Style::Tabs, _) if ind.starts_with(&" ".repeat(tab)) => {
                 let w = width(ind, tab);
                 "\t".repeat(w / tab) + &" ".repeat(w % tab)
             }
