@@ -202,3 +202,38 @@ APPLY_PATCH_SAMPLES = [
 ]
 SAMPLES["filekit"] += APPLY_PATCH_SAMPLES
 SAMPLES["codex"] = APPLY_PATCH_SAMPLES
+
+# The official MCP filesystem server's tools (mcp-filesystem): replies are {content} (an image
+# block list for read_media_file), failures add the error fields.
+SAMPLES["mcp-filesystem"] = [
+    ("read_text_file", {"path": "notes.txt", "head": 2}),
+    ("read_text_file", {"path": "missing.txt"}),
+    ("read_text_file", {"path": "notes.txt", "head": 1, "tail": 1}),
+    ("read_file", {"path": "notes.txt"}),
+    ("read_media_file", {"path": "dot.png"}),
+    ("read_media_file", {"path": "notes.txt"}),
+    ("read_multiple_files", {"paths": ["notes.txt", "src/app.py"]}),
+    ("read_multiple_files", {"paths": ["notes.txt", "missing.txt"]}),
+    ("read_multiple_files", {"paths": "notes.txt"}),
+    ("write_file", {"path": "new.txt", "content": "x\n"}),
+    ("write_file", {"path": "no/dir/new.txt", "content": "x\n"}),
+    ("edit_file", {"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}], "dryRun": True}),
+    ("edit_file", {"path": "notes.txt", "edits": [{"oldText": "zzz", "newText": "y"}]}),
+    ("edit_file", {"path": "notes.txt", "edits": [{"old": "beta", "newText": "y"}]}),
+    ("create_directory", {"path": "made/here"}),
+    ("create_directory", {"path": "notes.txt"}),
+    ("list_directory", {"path": "."}),
+    ("list_directory", {"path": "nope"}),
+    ("list_directory_with_sizes", {"path": ".", "sortBy": "size"}),
+    ("list_directory_with_sizes", {"path": ".", "sortBy": "date"}),
+    ("directory_tree", {"path": "src", "excludePatterns": ["*.ts"]}),
+    ("directory_tree", {"path": "notes.txt"}),
+    ("move_file", {"source": "new.txt", "destination": "moved.txt"}),
+    ("move_file", {"source": "moved.txt", "destination": "notes.txt"}),
+    ("search_files", {"path": ".", "pattern": "**/*.py"}),
+    ("search_files", {"path": ".", "pattern": "[", "excludePatterns": []}),
+    ("get_file_info", {"path": "notes.txt"}),
+    ("get_file_info", {"path": "missing.txt"}),
+    ("list_allowed_directories", {}),
+    ("list_allowed_directories", {"path": "."}),
+]

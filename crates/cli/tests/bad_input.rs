@@ -335,7 +335,8 @@ fn unknown_tool_suggests_the_closest_names() {
     );
     assert_eq!(run.json["error_code"], "UNKNOWN_TOOL");
     assert_eq!(run.json["closest"][0], "fs_read");
-    let run = sb.call_fails("read_file", json!({}), BAD_REQUEST, &["did you mean"]);
+    // (`read_file` itself is a tool of the mcp-filesystem table.)
+    let run = sb.call_fails("file_reed_file", json!({}), BAD_REQUEST, &["did you mean"]);
     assert_eq!(run.json["closest"][0], "file:read_file");
 }
 

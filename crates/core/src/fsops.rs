@@ -51,6 +51,9 @@ pub enum FileOp {
         content: Vec<u8>,
         overwrite: bool,
     },
+    /// Make a directory and any missing parents (`mkdir -p`): one that is already there is
+    /// not an error; a file (or a link) in its place is.
+    MakeDir { path: String },
 }
 
 impl FileOp {
@@ -60,6 +63,7 @@ impl FileOp {
             FileOp::Move { .. } => "move",
             FileOp::Copy { .. } => "copy",
             FileOp::Create { .. } => "create",
+            FileOp::MakeDir { .. } => "make_dir",
         }
     }
 }
@@ -549,6 +553,7 @@ fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String
                 "delete" => "deleted",
                 "move" => "moved",
                 "create" => "created",
+                "make_dir" => "created",
                 _ => "copied",
             };
             match &r.destination {
@@ -577,7 +582,7 @@ fn rolled_back_error() -> FkError {
 
 fn failed_report(op: &FileOp, err: FkError) -> OpReport {
     let (source, destination) = match op {
-        FileOp::Delete { path, .. } => (path.clone(), None),
+        FileOp::Delete { path, .. } | FileOp::MakeDir { path } => (path.clone(), None),
         FileOp::Move { from, to, .. } | FileOp::Copy { from, to, .. } => {
             (from.clone(), Some(to.clone()))
         }
@@ -787,6 +792,77 @@ fn plan_inner(
                     overwrote,
                 ),
                 rewrites: taken,
+                dirs,
+                ops,
+                changes,
+            })
+        }
+        FileOp::MakeDir { path } => {
+            let p = ws.resolve_entry(path)?;
+            if p.is_reserved() {
+                return Err(reserved_error(ws, &p, "create"));
+            }
+            let mut dirs = Vec::new();
+            let mut ops = Vec::new();
+            let mut changes = Vec::new();
+            match node_at(ws, &p)? {
+                Node::Dir { .. } => {}
+                Node::Absent => {
+                    writable(ws, &p, req)?;
+                    dirs = parents_to_make(ws, &p, req)?;
+                    // What the new directories go into must be one (a file there would fail
+                    // the first of them, after the plan said yes).
+                    let base = dirs.first().unwrap_or(&p).parent();
+                    if let Some(base) = base
+                        && !matches!(node_at(ws, &base)?, Node::Dir { .. })
+                    {
+                        return Err(FkError::new(
+                            ErrorCode::Conflict,
+                            format!(
+                                "cannot create the directory {}: {} is not a directory",
+                                ws.display(&p),
+                                ws.display(&base)
+                            ),
+                        )
+                        .with_hint("choose a path whose existing part is made of directories")
+                        .with_details(serde_json::json!({
+                            "fact": crate::Fact::AlreadyExists,
+                            "path": ws.display(&base),
+                        })));
+                    }
+                    // The directory itself is the operation's own step, so that its failure
+                    // is the operation's; its missing parents are made with the request's.
+                    ops.push(PlannedOp::MakeDir {
+                        path: p.clone(),
+                        perm: 0o755,
+                    });
+                    if record {
+                        changes.push(Change {
+                            path: p.absolute().to_path_buf(),
+                            before: Node::Absent,
+                            after: Node::Dir { mode: 0o755 },
+                        });
+                    }
+                }
+                other => {
+                    return Err(FkError::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "cannot create the directory {}: a {} is there",
+                            ws.display(&p),
+                            other.kind_name()
+                        ),
+                    )
+                    .with_hint("choose another path, or move that entry away first")
+                    .with_details(serde_json::json!({
+                        "fact": crate::Fact::AlreadyExists,
+                        "path": ws.display(&p),
+                    })));
+                }
+            }
+            Ok(Planned {
+                report: report("make_dir", ws.display(&p), None, "directory", 0, 0, false),
+                rewrites: Vec::new(),
                 dirs,
                 ops,
                 changes,

@@ -160,6 +160,10 @@ pub struct FileMeta {
     /// The inode number: every write by filekit replaces the file with a new one, so a
     /// different number means the file was written since.
     pub ino: u64,
+    /// Last access and creation (birth) time, where the file system keeps them: for tools
+    /// that show a file's metadata, never for deciding whether it changed.
+    pub accessed: Option<SystemTime>,
+    pub created: Option<SystemTime>,
 }
 
 impl FileMeta {
@@ -173,6 +177,8 @@ impl FileMeta {
             is_dir: m.is_dir(),
             is_file: m.is_file(),
             ino: cap_std::fs::MetadataExt::ino(m),
+            accessed: m.accessed().ok().map(|t| t.into_std()),
+            created: m.created().ok().map(|t| t.into_std()),
         }
     }
 }
@@ -558,10 +564,18 @@ impl Workspace {
             ),
             None => format!("{given} leads outside the workspace"),
         };
-        FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
+        let err = FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
             "only files inside the allowed roots ({}) can be used; give a path inside them",
             self.roots_list()
-        ))
+        ));
+        // The link and where it leads, for a front end that names them in its own words.
+        match link {
+            Some((link, target)) => err.with_details(serde_json::json!({
+                "link": link.display().to_string(),
+                "target": target.display().to_string(),
+            })),
+            None => err,
+        }
     }
 
     fn roots_list(&self) -> String {

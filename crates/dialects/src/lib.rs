@@ -54,6 +54,7 @@ mod filekit;
 mod filekit_search;
 mod history_tools;
 mod inline;
+mod mcp_filesystem;
 pub mod plan;
 mod python_refactor;
 pub mod refactor;
@@ -221,6 +222,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(history_tools::tools());
     all.extend(apply_patch::tools("filekit"));
     all.extend(apply_patch::tools("codex"));
+    all.extend(mcp_filesystem::tools());
     all
 });
 
@@ -233,6 +235,7 @@ pub const DIALECTS: &[&str] = &[
     "semantic",
     "filekit",
     "codex",
+    "mcp-filesystem",
 ];
 
 /// The tools of one dialect, or of all when `dialect` is `None`.
@@ -262,7 +265,13 @@ pub fn output_schema(tool: &ToolSpec) -> Value {
         "filekit" => filekit::output_schema(tool.name),
         _ => None,
     };
+    // A table whose tool names other tables use too keys its schemas `table:name`.
     curated
+        .or_else(|| {
+            OUTPUT_SCHEMAS
+                .get(&format!("{}:{}", tool.dialect, tool.name))
+                .cloned()
+        })
         .or_else(|| OUTPUT_SCHEMAS.get(tool.name).cloned())
         // Every tool has one (a unit test checks it); an object is still a valid schema.
         .unwrap_or_else(|| json!({"type": "object"}))
@@ -716,7 +725,14 @@ mod tests {
             tools(None)
                 .iter()
                 .filter(|t| t.dialect != "filekit" || filekit::output_schema(t.name).is_none())
-                .map(|t| t.name)
+                .map(|t| {
+                    let qualified = format!("{}:{}", t.dialect, t.name);
+                    if OUTPUT_SCHEMAS.contains_key(&qualified) {
+                        qualified
+                    } else {
+                        t.name.to_string()
+                    }
+                })
                 .collect::<std::collections::BTreeSet<_>>()
                 .len(),
             "output_schemas.json holds a schema for a tool that does not exist"
@@ -768,7 +784,7 @@ mod tests {
     #[test]
     fn closest_names_help_with_typos() {
         assert_eq!(closest_tool_names("fs_reed")[0], "fs_read");
-        assert_eq!(closest_tool_names("read_file")[0], "file:read_file");
+        assert!(closest_tool_names("read_file").contains(&"file:read_file"));
         assert_eq!(closest_tool_names("multiedit")[0], "MultiEdit");
         assert!(closest_tool_names("zzzzzzzzzzzz").is_empty());
     }

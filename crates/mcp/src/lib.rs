@@ -306,7 +306,13 @@ impl ServerHandler for FilekitServer {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
             }
         };
-        let mut content = vec![ContentBlock::text(reply.text)];
+        // A reply that is only images (the MCP filesystem server's read_media_file) has no
+        // empty text block before them.
+        let mut content = if reply.text.is_empty() && !reply.images.is_empty() {
+            Vec::new()
+        } else {
+            vec![ContentBlock::text(reply.text)]
+        };
         for (mime, data) in reply.images {
             content.push(ContentBlock::image(data, mime));
         }
