@@ -53,6 +53,7 @@ KINDS = {
     "inline_variable": (("ts",), None),
     "convert_to_arrow": (("ts",), None),
     "extract_type": (("ts",), "ExtractedType"),
+    "convert_to_async": (("ts",), None),
 }
 BATCH = 40
 
@@ -150,6 +151,40 @@ class TypeScript:
                 found[(m.group(1), m.group(2))] += 1
             elif line.startswith("error TS"):
                 found[("", line)] += 1
+        return found
+
+
+class Chains(TypeScript):
+    """Promise chains (benches/refactor_judged_chains.ts; rxjs returns none): judged by tsc
+    (strict) and by what the program prints when node runs it, before and after."""
+
+    def __init__(self, dir: Path):
+        self.dir = dir
+        self.tsc = NPM / "typescript/bin/tsc"
+        if not self.tsc.is_file():
+            sys.exit("typescript is missing from .test-deps/node_modules: run scripts/setup-test-deps")
+        (dir / "src").mkdir(parents=True)
+        shutil.copy(REPO / "benches/refactor_judged_chains.ts", dir / "src/chains.ts")
+        (dir / "tsconfig.json").write_text(json.dumps({
+            "compilerOptions": {"strict": True, "target": "es2020", "module": "commonjs",
+                                "lib": ["es2020", "dom"], "outDir": "out", "types": []},
+            "include": ["src"],
+        }))
+        self.files = ["src/chains.ts"]
+
+    def candidates(self) -> list[Selection]:
+        return [c for c in super().candidates() if c.kind == "convert_to_async"]
+
+    def problems(self) -> collections.Counter:
+        out = subprocess.run(
+            ["node", str(self.tsc), "-p", ".", "--pretty", "false"],
+            cwd=self.dir, capture_output=True, text=True,
+        ).stdout
+        found = collections.Counter(
+            ("tsc", line) for line in out.splitlines() if ": error TS" in line
+        )
+        run = subprocess.run(["node", "out/chains.js"], cwd=self.dir, capture_output=True, text=True, timeout=60)
+        found[("node prints", run.stdout + run.stderr)] += 1
         return found
 
 
@@ -352,10 +387,10 @@ def main() -> int:
     tallies = {(k, lang): Tally() for k in kinds for lang in KINDS[k][0] if lang in langs}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for lang, Corpus in (("ts", TypeScript), ("py", Python)):
+        for i, (lang, Corpus) in enumerate((("ts", TypeScript), ("ts", Chains), ("py", Python))):
             if lang not in langs:
                 continue
-            corpus = Corpus(tmp / lang)
+            corpus = Corpus(tmp / f"{lang}{i}")
             judge = Judge(corpus, a.filekit, tmp / "state")
             cands = [c for c in corpus.candidates() if (c.kind, lang) in tallies]
             chosen = []

@@ -130,7 +130,8 @@ for (const file of files) {
     }
     if (annotation(n)) emit("extract_type", file, sf, text, start, n.end);
     if (ts.isFunctionLike(n) && n.body && returnsChain(n)) {
-      emit("convert_to_async", file, sf, text, start, start);
+      const at = ts.isMethodDeclaration(n) ? n.name.getStart(sf) : ts.isArrowFunction(n) ? start : keywordStart(n, sf);
+      emit("convert_to_async", file, sf, text, at, at);
     }
     ts.forEachChild(n, visit);
   };

@@ -23,7 +23,8 @@ Examples:
 
 pub const REFACTOR_AFTER_HELP: &str = "\
 KIND: extract_type (TS/TSX, on the syntax trees without a server: --range on the type,
---name, --type-kind type|interface), extract_function, extract_method, extract_variable,
+--name, --type-kind type|interface), convert_to_async (TS/JS, on the syntax trees without a
+server: --range in the function), extract_function, extract_method, extract_variable,
 extract_constant, inline_variable, add_import, convert_to_arrow, convert_to_async (these ask
 typescript-language-server: `npm install -g typescript typescript-language-server`, and
 --trust-workspace, since a language server runs the workspace's code),

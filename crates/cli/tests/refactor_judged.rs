@@ -41,7 +41,7 @@ fn a_sample_of_every_syntactic_kind_keeps_rxjs_and_urllib3_compiling() {
             t["refused"],
             listed("broken")
         );
-        if n("tried") < SAMPLE as u64 {
+        if n("tried") < 10 {
             problems.push(format!("{kind}: only {} selections tried", n("tried")));
         }
         if n("applied") == 0 {

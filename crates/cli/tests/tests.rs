@@ -14,6 +14,7 @@ mod bad_input;
 mod bounds;
 mod claude;
 mod claude_golden;
+mod convert_async;
 mod curated_search;
 mod desktop_commander;
 mod desktop_commander_golden;

@@ -325,6 +325,7 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
                         | RefactorKind::ExtractConstant
                         | RefactorKind::InlineVariable
                         | RefactorKind::ConvertToArrow
+                        | RefactorKind::ConvertToAsync
                 ))
                 || (matches!(lang, Lang::TypeScript | Lang::Tsx)
                     && req.refactor == RefactorKind::ExtractType)
@@ -605,6 +606,13 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = filekit_semantic::convert::convert_to_arrow(lang, text, at)?;
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
+        RefactorKind::ConvertToAsync => {
+            let sel = req.selection.expect("checked");
+            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let x = filekit_semantic::convert_async::convert_to_async(lang, text, at)?;
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }

@@ -16,6 +16,7 @@
 pub mod bounds;
 pub mod code;
 pub mod convert;
+pub mod convert_async;
 pub mod exports;
 pub mod extract;
 pub mod extract_type;
