@@ -95,6 +95,8 @@ class Tally:
     broken: list = field(default_factory=list)
     # filekit answered with no JSON reply (a crash): always a bug
     failed: list = field(default_factory=list)
+    # applied results by the reply's precision ("syntactic", or "semantic" from a server)
+    precision: collections.Counter = field(default_factory=collections.Counter)
 
 
 def reason(message: str) -> str:
@@ -274,24 +276,31 @@ class Python:
 
 
 class Judge:
-    def __init__(self, corpus, filekit: Path, state: Path):
+    def __init__(self, corpus, filekit: Path, state: Path, trust: bool = False):
         self.corpus = corpus
         self.filekit = filekit
         self.state = state
+        # With the workspace trusted, typescript-language-server (from .test-deps) does the
+        # kinds it offers: the comparison the issue asks for, on the same selections.
+        self.trust = ["--trust-workspace"] if trust else []
+        self.env = dict(os.environ)
+        if trust:
+            self.env["PATH"] = f"{NPM / '.bin'}{os.pathsep}{self.env.get('PATH', '')}"
         self.baseline = corpus.problems()
 
     def apply(self, s: Selection) -> tuple[str, str]:
         """('applied', new text) or ('refused', reason) or ('failed', output)."""
         call = json.dumps({"tool_name": "file_edit", "tool_args": s.args()})
         r = subprocess.run(
-            [str(self.filekit), "call", "--root", str(self.corpus.dir), "--no-history",
+            [str(self.filekit), "call", *self.trust, "--root", str(self.corpus.dir), "--no-history",
              "--state-dir", str(self.state), "--json", call],
-            capture_output=True, text=True,
+            capture_output=True, text=True, env=self.env,
         )
         try:
             reply = json.loads(r.stdout)
         except json.JSONDecodeError:
             return "failed", (r.stdout + r.stderr)[-2000:]
+        self.precision = reply.get("precision", "")
         if reply.get("success") is True:
             return "applied", (self.corpus.dir / s.file).read_text(encoding="utf-8")
         return "refused", reply.get("error") or reply.get("message") or json.dumps(reply)[:300]
@@ -336,6 +345,7 @@ class Judge:
                 path.write_text(old, encoding="utf-8")
                 if outcome == "applied":
                     t.applied += 1
+                    t.precision[self.precision] += 1
                     if detail != old:
                         edited.append((s, old, detail))
                 elif outcome == "refused":
@@ -376,6 +386,8 @@ def main() -> int:
     ap.add_argument("--lang", choices=["ts", "py"], action="append", help="default: both")
     ap.add_argument("--json", action="store_true", help="print the tallies as JSON")
     ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--trust", action="store_true",
+                    help="trust the workspace: typescript-language-server does the kinds it offers")
     a = ap.parse_args()
     if not a.filekit.exists():
         sys.exit(f"{a.filekit} is missing: cargo build -p filekit")
@@ -391,7 +403,7 @@ def main() -> int:
             if lang not in langs:
                 continue
             corpus = Corpus(tmp / f"{lang}{i}")
-            judge = Judge(corpus, a.filekit, tmp / "state")
+            judge = Judge(corpus, a.filekit, tmp / "state", a.trust)
             cands = [c for c in corpus.candidates() if (c.kind, lang) in tallies]
             chosen = []
             for k in kinds:
@@ -399,7 +411,8 @@ def main() -> int:
             judge.run(chosen, tallies, a.progress)
     if a.json:
         print(json.dumps(
-            {f"{k}/{lang}": {"tried": t.tried, "applied": t.applied, "refused": dict(t.refused),
+            {f"{k}/{lang}": {"tried": t.tried, "applied": t.applied, "precision": dict(t.precision),
+                              "refused": dict(t.refused),
                               "broken": t.broken, "failed": t.failed}
              for (k, lang), t in tallies.items()}, indent=1))
     else:
