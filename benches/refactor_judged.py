@@ -240,8 +240,10 @@ class Python:
                     and not isinstance(n.value, bool)
                 ):
                     s = (n.lineno, col(n.lineno, n.col_offset), n.end_lineno, col(n.end_lineno, n.end_col_offset))
-                    for kind in ("extract_variable", "extract_constant"):
-                        out.append(Selection(kind, f, *s))
+                    out.append(Selection("extract_variable", f, *s))
+                    # A module constant is evaluated once, at import: a call is always refused.
+                    if not isinstance(n, ast.Call):
+                        out.append(Selection("extract_constant", f, *s))
         return out
 
     def problems(self) -> collections.Counter:

@@ -117,7 +117,10 @@ for (const file of files) {
     const start = n.getStart(sf);
     if (ts.isExpression(n) && extractable(n)) {
       emit("extract_variable", file, sf, text, start, n.end);
-      emit("extract_constant", file, sf, text, start, n.end);
+      // A module constant is evaluated once, at load: a call or `new` is always refused.
+      if (!ts.isCallExpression(n) && !ts.isNewExpression(n)) {
+        emit("extract_constant", file, sf, text, start, n.end);
+      }
     }
     if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer &&
         ts.isVariableDeclarationList(n.parent) && !(n.parent.flags & ts.NodeFlags.Using) &&

@@ -486,6 +486,17 @@ fn callback<'a>(text: &str, cb: Node<'a>, method: &str) -> Result<Callback<'a>, 
             (Some(p), Some(pattern))
         }
     };
+    // Inlined code is re-indented, which would change the text of a template literal.
+    let mut stack = vec![cb];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "template_string" && text[x.byte_range()].contains('\n') {
+            return refuse(format!(
+                "has a template literal over several lines (line {}), whose text re-indenting would change",
+                line(text, x.start_byte())
+            ));
+        }
+        stack.extend(named(x));
+    }
     Ok(Callback {
         param,
         pattern,
@@ -1222,5 +1233,10 @@ mod tests {
         );
         refused("function* f() { return p().then(g); }\n", "f", "generator");
         refused("let x = 1;\n", "x", "no function");
+        refused(
+            "function f() {\n  return p().then((v) => {\n    return `a\n    b`;\n  });\n}\n",
+            "f",
+            "template literal over several lines",
+        );
     }
 }
