@@ -104,8 +104,9 @@ def reason(message: str) -> str:
     m = re.sub(r"`[^`]*`", "`…`", message)
     m = re.sub(r"'[^']*'", "'…'", m)
     m = re.sub(r"\d+", "N", m)
-    m = m.split(": ", 1)[0] if len(m) > 90 else m
-    return m[:110]
+    m = m.replace("cannot be extracted: ", "")
+    m = re.sub(r"\s*\([^()]*\)$", "", m)  # the hint
+    return m[:100]
 
 
 # -------------------------------------------------------------------------------------------
