@@ -22,8 +22,10 @@ Examples:
   filekit rename-symbol src/math.ts add sum --scope file --json";
 
 pub const REFACTOR_AFTER_HELP: &str = "\
-KIND: extract_function, extract_method, extract_variable, extract_constant, extract_type,
-inline_variable, add_import, convert_to_arrow, convert_to_async (these ask
+KIND: extract_type (TS/TSX, on the syntax trees without a server: --range on the type,
+--name, --type-kind type|interface), convert_to_async (TS/JS, on the syntax trees without a
+server: --range in the function), extract_function, extract_method, extract_variable,
+extract_constant, inline_variable, add_import, convert_to_arrow, convert_to_async (these ask
 typescript-language-server: `npm install -g typescript typescript-language-server`, and
 --trust-workspace, since a language server runs the workspace's code),
 inline_function (TS/JS, on the syntax trees: --range on the function's name or a call), and
@@ -65,6 +67,9 @@ pub struct RefactorArgs {
     /// The name of what is extracted.
     #[arg(long)]
     name: Option<String>,
+    /// extract_type: declare a type alias (default) or, for an object type, an interface.
+    #[arg(long, value_parser = ["type", "interface"])]
+    type_kind: Option<String>,
     /// Show the diffs; write nothing.
     #[arg(long)]
     dry_run: bool,
@@ -123,6 +128,9 @@ pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
     }
     if let Some(n) = args.name {
         call["extractedName"] = json!(n);
+    }
+    if let Some(k) = args.type_kind {
+        call["typeKind"] = json!(k);
     }
     run(global, json || args.json, call)
 }

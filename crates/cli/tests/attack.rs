@@ -516,6 +516,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "scope",
             "selectionRange",
             "extractedName",
+            "typeKind",
             "dryRun",
             "preview",
             "force",

@@ -116,6 +116,8 @@ pub struct Request {
     pub workspace_scope: bool,
     pub selection: Option<SelectionRange>,
     pub extracted_name: Option<String>,
+    /// extract_type: a `type` alias (default) or an `interface`.
+    pub type_kind: Option<filekit_semantic::extract_type::TypeKind>,
     pub dry_run: bool,
     pub preview: bool,
 }
@@ -239,6 +241,9 @@ fn check(req: &Request) -> Result<(), FkError> {
             }
         }
     }
+    if req.type_kind.is_some() && k != RefactorKind::ExtractType {
+        return wrong("typeKind");
+    }
     if let Some(s) = req.selection
         && (s.end_line, s.end_column) < (s.start_line, s.start_column)
     {
@@ -275,8 +280,12 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
     // tsserver offers no inline function: it is done on the syntax trees, server or not.
     let inline_ts = req.refactor == RefactorKind::InlineFunction
         && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
+    // tsserver's extract to a type alias is the server's; an interface is asked for by name.
+    let interface_ts = req.type_kind == Some(filekit_semantic::extract_type::TypeKind::Interface)
+        && matches!(lang, Lang::TypeScript | Lang::Tsx);
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
+        _ if interface_ts => syntactic(ws, &req, lang, &src),
         // pyright offers no extract refactors: Python's are done on the syntax trees, server
         // or not (issue 28).
         _ if lang == Lang::Python
@@ -316,7 +325,10 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
                         | RefactorKind::ExtractConstant
                         | RefactorKind::InlineVariable
                         | RefactorKind::ConvertToArrow
+                        | RefactorKind::ConvertToAsync
                 ))
+                || (matches!(lang, Lang::TypeScript | Lang::Tsx)
+                    && req.refactor == RefactorKind::ExtractType)
                 || (lang == Lang::Python
                     && matches!(
                         req.refactor,
@@ -566,6 +578,21 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
+        RefactorKind::ExtractType => {
+            use filekit_semantic::extract_type::{TypeKind, extract_type};
+            let sel = req.selection.expect("checked");
+            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
+            let name = req
+                .extracted_name
+                .clone()
+                .unwrap_or_else(|| "ExtractedType".into());
+            let kind = req.type_kind.unwrap_or(TypeKind::Alias);
+            let x = extract_type(lang, text, start..end, &name, kind)?;
+            plan.symbol = Some(name);
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
         RefactorKind::InlineVariable => {
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
@@ -579,6 +606,13 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = filekit_semantic::convert::convert_to_arrow(lang, text, at)?;
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
+        RefactorKind::ConvertToAsync => {
+            let sel = req.selection.expect("checked");
+            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let x = filekit_semantic::convert_async::convert_to_async(lang, text, at)?;
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }

@@ -574,7 +574,7 @@ not at all. A result that would no longer parse is refused with the error's line
 unless `force` is true. `dryRun` shows the diff without writing; `preview` adds the diff and \
 old/new text to a real edit.
 
-Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`), inline_variable and convert_to_arrow (TS/JS; `selectionRange` starting on the variable or function); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
+Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`), inline_variable and convert_to_arrow (TS/JS; `selectionRange` starting on the variable or function), extract_type (TS/TSX; `selectionRange` on the type, `extractedName`, `typeKind` \"type\" or \"interface\"; type parameters it uses become the alias's), convert_to_async (TS/JS; `selectionRange` starting in the function: a function ending in `return p.then(...)...[.catch(...)][.finally(...)]` becomes async with await and try/catch); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
 
 Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}
 Refactor: {\"file\": \"src/user.ts\", \"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}";
@@ -612,12 +612,21 @@ struct EditArgs {
     selection_range: Option<crate::refactor::SelectionRange>,
     /// Extract refactors: the name of the extracted function, constant or type.
     extracted_name: Option<String>,
+    /// extract_type: declare a `type` alias (default) or, for an object type, an `interface`.
+    type_kind: Option<TypeKindName>,
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
     /// Also return the diff and the old and new text of each change.
     preview: Option<bool>,
     /// Write even if the result no longer parses.
     force: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum TypeKindName {
+    Type,
+    Interface,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -730,7 +739,7 @@ fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ];
         if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
             return Err(FkError::invalid(format!(
-                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName"
+                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName, typeKind"
             )));
         }
         let file = args.file.clone().ok_or_else(|| {
@@ -746,6 +755,10 @@ fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 workspace_scope: crate::refactor::scope_is_workspace(args.scope.as_deref())?,
                 selection: args.selection_range,
                 extracted_name: args.extracted_name,
+                type_kind: args.type_kind.map(|k| match k {
+                    TypeKindName::Type => filekit_semantic::extract_type::TypeKind::Alias,
+                    TypeKindName::Interface => filekit_semantic::extract_type::TypeKind::Interface,
+                }),
                 dry_run: args.dry_run.unwrap_or(false),
                 preview: args.preview.unwrap_or(false),
             },
@@ -757,6 +770,7 @@ fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("scope", args.scope.is_some()),
         ("selectionRange", args.selection_range.is_some()),
         ("extractedName", args.extracted_name.is_some()),
+        ("typeKind", args.type_kind.is_some()),
     ];
     if let Some((name, _)) = refactor_args.iter().find(|(_, given)| *given) {
         return Err(FkError::invalid(format!(

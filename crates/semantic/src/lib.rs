@@ -38,8 +38,10 @@
 pub mod bounds;
 pub mod code;
 pub mod convert;
+pub mod convert_async;
 pub mod exports;
 pub mod extract;
+pub mod extract_type;
 pub mod html;
 pub mod imports;
 pub mod inline;

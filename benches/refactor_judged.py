@@ -1,0 +1,436 @@
+#!/usr/bin/env python3
+"""The refactors of issue 28 judged by the compiler, on real code from registry packages.
+
+A script chooses the selections (every extractable expression, every `const`, every function,
+every type annotation, every function returning a `.then` chain ...: TypeScript's own parser
+finds them in rxjs's sources, Python's `ast` in urllib3's modules), applies each refactor kind
+through `filekit call` (file_edit's refactor mode, no language server) and asks the compiler
+whether the code base still compiles:
+
+- TS/TSX/JS: rxjs 7.8.1's src with its tsconfig; `tsc --noEmit -p src/tsconfig.base.json` must
+  report no error it did not report before (the tsconfig is incremental, so a check after an
+  edit re-checks what the edit can affect, as `tsc --watch` does).
+- Python: urllib3 2.2.3's modules; `python -m compileall`, pyflakes (no new message) and
+  importing every module of the package (no module that imported before fails).
+
+Every selection is applied to the pristine corpus: selections are taken in batches of distinct
+files (so they cannot interact), each applied one at a time, the batch judged by one compiler
+run, and a batch with new errors bisected down to the selections that caused them. Every file
+is restored after its batch.
+
+Per kind: selections tried, applied, refused (reasons counted) and broken (applied, but the
+compiler finds a new error: a bug to fix, or a case to refuse). `--sample N` takes N
+selections per kind spread evenly over the candidates (what CI runs, through
+crates/cli/tests/refactor_judged.rs); without it every candidate is tried.
+
+Needs scripts/setup-test-deps (rxjs, typescript, urllib3, pyflakes) and a built filekit:
+    cargo build -p filekit && .venv/bin/python benches/refactor_judged.py [--sample 12] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+NPM = REPO / ".test-deps/node_modules"
+URLLIB3 = REPO / ".test-deps/python/urllib3-2.2.3/urllib3"
+
+# kind -> (languages it is judged in, the name it is asked to extract to)
+KINDS = {
+    "extract_variable": (("ts", "py"), "extractedValue"),
+    "extract_constant": (("ts", "py"), "EXTRACTED_VALUE"),
+    "inline_variable": (("ts",), None),
+    "convert_to_arrow": (("ts",), None),
+    "extract_type": (("ts",), "ExtractedType"),
+    "convert_to_async": (("ts",), None),
+}
+BATCH = 40
+
+
+@dataclass
+class Selection:
+    kind: str
+    file: str
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+
+    def args(self) -> dict:
+        name = KINDS[self.kind][1]
+        a = {
+            "file": self.file,
+            "refactor": self.kind,
+            "selectionRange": {
+                "startLine": self.start_line,
+                "startColumn": self.start_column,
+                "endLine": self.end_line,
+                "endColumn": self.end_column,
+            },
+        }
+        if name:
+            a["extractedName"] = name
+        return a
+
+    def where(self) -> str:
+        return f"{self.file}:{self.start_line}:{self.start_column}-{self.end_line}:{self.end_column}"
+
+
+@dataclass
+class Tally:
+    tried: int = 0
+    applied: int = 0
+    refused: collections.Counter = field(default_factory=collections.Counter)
+    broken: list = field(default_factory=list)
+    # filekit answered with no JSON reply (a crash): always a bug
+    failed: list = field(default_factory=list)
+    # applied results by the reply's precision ("syntactic", or "semantic" from a server)
+    precision: collections.Counter = field(default_factory=collections.Counter)
+
+
+def reason(message: str) -> str:
+    """A refusal message without its names and numbers, so that reasons can be counted."""
+    m = re.sub(r"`[^`]*`", "`…`", message)
+    m = re.sub(r"'[^']*'", "'…'", m)
+    m = re.sub(r"\d+", "N", m)
+    m = m.replace("cannot be extracted: ", "")
+    m = re.sub(r"\s*\([^()]*\)$", "", m)  # the hint
+    return m[:100]
+
+
+# -------------------------------------------------------------------------------------------
+# The corpora
+
+
+class TypeScript:
+    """rxjs's sources, judged by tsc."""
+
+    lang = "ts"
+
+    def __init__(self, dir: Path):
+        self.dir = dir
+        rxjs = NPM / "rxjs"
+        self.tsc = NPM / "typescript/bin/tsc"
+        if not (rxjs / "src/index.ts").is_file() or not self.tsc.is_file():
+            sys.exit("rxjs or typescript is missing from .test-deps/node_modules: run scripts/setup-test-deps")
+        shutil.copytree(rxjs / "src", dir / "src")
+        shutil.copy(rxjs / "tsconfig.json", dir / "tsconfig.json")
+        self.files = sorted(
+            str(p.relative_to(dir)) for p in (dir / "src").rglob("*.ts") if p.is_file()
+        )
+
+    def candidates(self) -> list[Selection]:
+        out = subprocess.run(
+            ["node", str(REPO / "benches/refactor_judged_select.js"), str(NPM / "typescript"), str(self.dir), *self.files],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        sel = []
+        for line in out.splitlines():
+            c = json.loads(line)
+            sel.append(Selection(c["kind"], c["file"], c["startLine"], c["startColumn"], c["endLine"], c["endColumn"]))
+        return sel
+
+    def problems(self) -> collections.Counter:
+        """tsc's errors as (file, code and message), without positions (an edit moves lines)."""
+        out = subprocess.run(
+            ["node", str(self.tsc), "--noEmit", "-p", "src/tsconfig.base.json", "--pretty", "false"],
+            cwd=self.dir, capture_output=True, text=True,
+        ).stdout
+        found = collections.Counter()
+        for line in out.splitlines():
+            m = re.match(r"^(.*)\(\d+,\d+\): error (TS\d+: .*)$", line)
+            if m:
+                found[(m.group(1), m.group(2))] += 1
+            elif line.startswith("error TS"):
+                found[("", line)] += 1
+        return found
+
+
+class Chains(TypeScript):
+    """Promise chains (benches/refactor_judged_chains.ts; rxjs returns none): judged by tsc
+    (strict) and by what the program prints when node runs it, before and after."""
+
+    def __init__(self, dir: Path):
+        self.dir = dir
+        self.tsc = NPM / "typescript/bin/tsc"
+        if not self.tsc.is_file():
+            sys.exit("typescript is missing from .test-deps/node_modules: run scripts/setup-test-deps")
+        (dir / "src").mkdir(parents=True)
+        shutil.copy(REPO / "benches/refactor_judged_chains.ts", dir / "src/chains.ts")
+        (dir / "tsconfig.json").write_text(json.dumps({
+            "compilerOptions": {"strict": True, "target": "es2020", "module": "commonjs",
+                                "lib": ["es2020", "dom"], "outDir": "out", "types": []},
+            "include": ["src"],
+        }))
+        self.files = ["src/chains.ts"]
+
+    def candidates(self) -> list[Selection]:
+        return [c for c in super().candidates() if c.kind == "convert_to_async"]
+
+    def problems(self) -> collections.Counter:
+        out = subprocess.run(
+            ["node", str(self.tsc), "-p", ".", "--pretty", "false"],
+            cwd=self.dir, capture_output=True, text=True,
+        ).stdout
+        found = collections.Counter(
+            ("tsc", line) for line in out.splitlines() if ": error TS" in line
+        )
+        run = subprocess.run(["node", "out/chains.js"], cwd=self.dir, capture_output=True, text=True, timeout=60)
+        found[("node prints", run.stdout + run.stderr)] += 1
+        return found
+
+
+class Python:
+    """urllib3's modules, judged by compileall, pyflakes and importing them."""
+
+    lang = "py"
+
+    def __init__(self, dir: Path):
+        self.dir = dir
+        if not (URLLIB3 / "__init__.py").is_file():
+            sys.exit(f"{URLLIB3} is missing: run scripts/setup-test-deps")
+        shutil.copytree(URLLIB3, dir / "urllib3", ignore=shutil.ignore_patterns("__pycache__"))
+        self.files = sorted(str(p.relative_to(dir)) for p in (dir / "urllib3").rglob("*.py"))
+        self.modules = [
+            f[: -len(".py")].replace("/", ".").removesuffix(".__init__") for f in self.files
+        ]
+
+    def candidates(self) -> list[Selection]:
+        out = []
+        for f in self.files:
+            raw = (self.dir / f).read_bytes()
+            lines = raw.split(b"\n")
+            tree = ast.parse(raw)
+            docstrings = {
+                id(n.body[0].value)
+                for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.body and isinstance(n.body[0], ast.Expr)
+                and isinstance(n.body[0].value, ast.Constant)
+            }
+            skip = set(docstrings)
+            for n in ast.walk(tree):
+                # Annotations, decorators and statement-level expressions are not extracted.
+                if isinstance(n, ast.Expr):
+                    skip.add(id(n.value))
+                for a in ("annotation", "returns"):
+                    sub = getattr(n, a, None)
+                    if sub is not None:
+                        skip.update(id(x) for x in ast.walk(sub))
+                for d in getattr(n, "decorator_list", []):
+                    skip.update(id(x) for x in ast.walk(d))
+                if isinstance(n, ast.Call):
+                    skip.add(id(n.func))
+            col = lambda ln, off: len(lines[ln - 1][:off].decode("utf-8"))  # noqa: E731
+            for n in ast.walk(tree):
+                if id(n) in skip or getattr(n, "ctx", ast.Load()).__class__ is not ast.Load:
+                    continue
+                if isinstance(n, (ast.Call, ast.BinOp, ast.Attribute, ast.Compare)) or (
+                    isinstance(n, ast.Constant) and isinstance(n.value, (str, int, float, bytes))
+                    and not isinstance(n.value, bool)
+                ):
+                    s = (n.lineno, col(n.lineno, n.col_offset), n.end_lineno, col(n.end_lineno, n.end_col_offset))
+                    out.append(Selection("extract_variable", f, *s))
+                    # A module constant is evaluated once, at import: a call is always refused.
+                    if not isinstance(n, ast.Call):
+                        out.append(Selection("extract_constant", f, *s))
+        return out
+
+    def problems(self) -> collections.Counter:
+        found = collections.Counter()
+        py = sys.executable
+        c = subprocess.run([py, "-m", "compileall", "-q", "urllib3"], cwd=self.dir, capture_output=True, text=True)
+        for line in c.stdout.splitlines():
+            if line.startswith("***") or "Error" in line:
+                found[("compileall", re.sub(r"line \d+", "line N", line))] += 1
+        f = subprocess.run([py, "-m", "pyflakes", "urllib3"], cwd=self.dir, capture_output=True, text=True)
+        for line in (f.stdout + f.stderr).splitlines():
+            m = re.match(r"^([^:]+):\d+:(?:\d+:)? (.*)$", line)
+            # Messages name other lines ("redefinition of unused 'x' from line 539"), which move.
+            msg = re.sub(r"line \d+", "line N", m.group(2) if m else line)
+            found[("pyflakes", m.group(1) if m else "", msg)] += 1
+        probe = (
+            "import importlib, sys\n"
+            "for m in sys.argv[1:]:\n"
+            "    try:\n"
+            "        importlib.import_module(m)\n"
+            "    except BaseException as e:\n"
+            "        print(m, type(e).__name__)\n"
+        )
+        i = subprocess.run([py, "-c", probe, *self.modules], cwd=self.dir, capture_output=True, text=True)
+        for line in i.stdout.splitlines():
+            found[("import", line)] += 1
+        return found
+
+
+# -------------------------------------------------------------------------------------------
+# Applying and judging
+
+
+class Judge:
+    def __init__(self, corpus, filekit: Path, state: Path, trust: bool = False):
+        self.corpus = corpus
+        self.filekit = filekit
+        self.state = state
+        # With the workspace trusted, typescript-language-server (from .test-deps) does the
+        # kinds it offers: the comparison the issue asks for, on the same selections.
+        self.trust = ["--trust-workspace"] if trust else []
+        self.env = dict(os.environ)
+        if trust:
+            self.env["PATH"] = f"{NPM / '.bin'}{os.pathsep}{self.env.get('PATH', '')}"
+        self.baseline = corpus.problems()
+
+    def apply(self, s: Selection) -> tuple[str, str]:
+        """('applied', new text) or ('refused', reason) or ('failed', output)."""
+        call = json.dumps({"tool_name": "file_edit", "tool_args": s.args()})
+        r = subprocess.run(
+            [str(self.filekit), "call", *self.trust, "--root", str(self.corpus.dir), "--no-history",
+             "--state-dir", str(self.state), "--json", call],
+            capture_output=True, text=True, env=self.env,
+        )
+        try:
+            reply = json.loads(r.stdout)
+        except json.JSONDecodeError:
+            return "failed", (r.stdout + r.stderr)[-2000:]
+        self.precision = reply.get("precision", "")
+        if reply.get("success") is True:
+            return "applied", (self.corpus.dir / s.file).read_text(encoding="utf-8")
+        return "refused", reply.get("error") or reply.get("message") or json.dumps(reply)[:300]
+
+    def new_problems(self) -> list:
+        return sorted((self.corpus.problems() - self.baseline).elements())
+
+    def judge(self, batch: list[tuple[Selection, str, str]]) -> list:
+        """The selections of `batch` (selection, original, edited) whose edit breaks the
+        corpus, with the new problems: all edited at once, then halves when something broke."""
+        for s, _, new in batch:
+            (self.corpus.dir / s.file).write_text(new, encoding="utf-8")
+        found = self.new_problems()
+        for s, old, _ in batch:
+            (self.corpus.dir / s.file).write_text(old, encoding="utf-8")
+        if not found:
+            return []
+        if len(batch) == 1:
+            return [(batch[0][0], found)]
+        mid = len(batch) // 2
+        return self.judge(batch[:mid]) + self.judge(batch[mid:])
+
+    def run(self, selections: list[Selection], tallies: dict, progress: bool) -> None:
+        pending = list(selections)
+        done = 0
+        while pending:
+            batch, files, rest = [], set(), []
+            for s in pending:
+                if s.file in files or len(batch) >= BATCH:
+                    rest.append(s)
+                else:
+                    files.add(s.file)
+                    batch.append(s)
+            pending = rest
+            edited = []
+            for s in batch:
+                t = tallies[(s.kind, self.corpus.lang)]
+                t.tried += 1
+                path = self.corpus.dir / s.file
+                old = path.read_text(encoding="utf-8")
+                outcome, detail = self.apply(s)
+                path.write_text(old, encoding="utf-8")
+                if outcome == "applied":
+                    t.applied += 1
+                    t.precision[self.precision] += 1
+                    if detail != old:
+                        edited.append((s, old, detail))
+                elif outcome == "refused":
+                    t.refused[reason(detail)] += 1
+                else:
+                    t.failed.append((s.where(), detail))
+            for s, found in self.judge(edited) if edited else []:
+                old, new = next((o, n) for x, o, n in edited if x is s)
+                tallies[(s.kind, self.corpus.lang)].broken.append(
+                    {"selection": s.where(), "args": s.args(), "problems": [list(p) for p in found][:8],
+                     "diff": diff(old, new, s.file)}
+                )
+            done += len(batch)
+            if progress:
+                print(f"  {self.corpus.lang}: {done}/{len(selections)}", file=sys.stderr)
+
+
+def diff(old: str, new: str, name: str) -> str:
+    import difflib
+
+    d = difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name, n=2)
+    return "".join(d)[:3000]
+
+
+def sample(cands: list[Selection], n: int | None) -> list[Selection]:
+    """`n` selections spread evenly over the candidates (all of them without `n`)."""
+    cands = sorted(cands, key=lambda s: (s.file, s.start_line, s.start_column, s.end_line, s.end_column))
+    if n is None or len(cands) <= n:
+        return cands
+    return [cands[i * len(cands) // n] for i in range(n)]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--filekit", type=Path, default=REPO / "target/debug/filekit")
+    ap.add_argument("--sample", type=int, help="selections per kind and language (default: all)")
+    ap.add_argument("--kinds", help="comma-separated kinds (default: all)")
+    ap.add_argument("--lang", choices=["ts", "py"], action="append", help="default: both")
+    ap.add_argument("--json", action="store_true", help="print the tallies as JSON")
+    ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--trust", action="store_true",
+                    help="trust the workspace: typescript-language-server does the kinds it offers")
+    a = ap.parse_args()
+    if not a.filekit.exists():
+        sys.exit(f"{a.filekit} is missing: cargo build -p filekit")
+    kinds = a.kinds.split(",") if a.kinds else list(KINDS)
+    for k in kinds:
+        if k not in KINDS:
+            sys.exit(f"unknown kind {k}: one of {', '.join(KINDS)}")
+    langs = a.lang or ["ts", "py"]
+    tallies = {(k, lang): Tally() for k in kinds for lang in KINDS[k][0] if lang in langs}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for i, (lang, Corpus) in enumerate((("ts", TypeScript), ("ts", Chains), ("py", Python))):
+            if lang not in langs:
+                continue
+            corpus = Corpus(tmp / f"{lang}{i}")
+            judge = Judge(corpus, a.filekit, tmp / "state", a.trust)
+            cands = [c for c in corpus.candidates() if (c.kind, lang) in tallies]
+            chosen = []
+            for k in kinds:
+                chosen += sample([c for c in cands if c.kind == k], a.sample)
+            judge.run(chosen, tallies, a.progress)
+    if a.json:
+        print(json.dumps(
+            {f"{k}/{lang}": {"tried": t.tried, "applied": t.applied, "precision": dict(t.precision),
+                              "refused": dict(t.refused),
+                              "broken": t.broken, "failed": t.failed}
+             for (k, lang), t in tallies.items()}, indent=1))
+    else:
+        print(f"{'kind':<18} {'lang':<4} {'tried':>6} {'applied':>8} {'refused':>8} {'broken':>7}  top refusals")
+        for (k, lang), t in tallies.items():
+            top = "; ".join(f"{n}× {r}" for r, n in t.refused.most_common(3))
+            print(f"{k:<18} {lang:<4} {t.tried:>6} {t.applied:>8} {sum(t.refused.values()):>8} "
+                  f"{len(t.broken) + len(t.failed):>7}  {top}")
+        for (k, lang), t in tallies.items():
+            for b in t.broken:
+                print(f"\nBROKEN {k} {lang} {b['selection']}: {b['problems']}\n{b['diff']}")
+            for w, out in t.failed:
+                print(f"\nFAILED {k} {lang} {w}: {out}")
+    return 1 if any(t.broken or t.failed for t in tallies.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+// The selections of the compiler-judged refactor suite for TS/JS (benches/refactor_judged.py):
+// every place a kind could be asked for, found with TypeScript's own parser so the candidates do
+// not depend on the syntax trees filekit uses.
+//
+// usage: node refactor_judged_select.js <typescript module dir> <root> <file>...
+// prints one JSON object per line: {kind, file, startLine, startColumn, endLine, endColumn}
+// (lines from 1, columns from 0 in characters, as file_edit's selectionRange counts them).
+
+"use strict";
+const fs = require("fs");
+const path = require("path");
+
+const [tsDir, root, ...files] = process.argv.slice(2);
+const ts = require(tsDir);
+const K = ts.SyntaxKind;
+
+function position(sf, text, pos) {
+  const lc = sf.getLineAndCharacterOfPosition(pos);
+  const lineStart = sf.getPositionOfLineAndCharacter(lc.line, 0);
+  // TypeScript counts UTF-16 units; selectionRange counts characters.
+  const column = Array.from(text.slice(lineStart, pos)).length;
+  return [lc.line + 1, column];
+}
+
+function emit(kind, file, sf, text, start, end) {
+  const [startLine, startColumn] = position(sf, text, start);
+  const [endLine, endColumn] = position(sf, text, end);
+  process.stdout.write(
+    JSON.stringify({ kind, file, startLine, startColumn, endLine, endColumn }) + "\n",
+  );
+}
+
+// Is `n` in a place where an expression is evaluated (not a type, an import, a property name,
+// a decorator, an enum member's value)?
+function valuePosition(n) {
+  for (let p = n.parent, c = n; p; c = p, p = p.parent) {
+    if (ts.isTypeNode(p) || ts.isImportDeclaration(p) || ts.isExportDeclaration(p)) return false;
+    if (ts.isImportEqualsDeclaration(p) || ts.isExternalModuleReference(p)) return false;
+    if (ts.isDecorator(p) || ts.isEnumMember(p)) return false;
+    if ((ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === c)
+      return false;
+    if (ts.isPropertyAccessExpression(p) && p.name === c) return false;
+    if (ts.isLiteralTypeNode(p)) return false;
+    if (ts.isFunctionLike(p) || ts.isSourceFile(p) || ts.isBlock(p)) return true;
+  }
+  return true;
+}
+
+// Expressions worth extracting: calls, `new`, binary operations, literals, property reads.
+function extractable(n) {
+  if (!valuePosition(n)) return false;
+  const p = n.parent;
+  if (ts.isExpressionStatement(p)) return false;
+  if (ts.isCallExpression(n)) {
+    return n.expression.kind !== K.SuperKeyword && n.expression.kind !== K.ImportKeyword;
+  }
+  if (ts.isNewExpression(n)) return true;
+  if (ts.isBinaryExpression(n)) {
+    const op = n.operatorToken.kind;
+    return !(op >= K.FirstAssignment && op <= K.LastAssignment) && op !== K.CommaToken;
+  }
+  if (ts.isStringLiteral(n) || ts.isNumericLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return true;
+  if (ts.isPropertyAccessExpression(n)) {
+    const assigned =
+      ts.isBinaryExpression(p) && p.left === n && p.operatorToken.kind >= K.FirstAssignment &&
+      p.operatorToken.kind <= K.LastAssignment;
+    const called = (ts.isCallExpression(p) || ts.isNewExpression(p)) && p.expression === n;
+    const chained = ts.isPropertyAccessExpression(p) && p.expression === n;
+    const updated = ts.isPrefixUnaryExpression(p) || ts.isPostfixUnaryExpression(p) || ts.isDeleteExpression(p);
+    return !assigned && !called && !chained && !updated;
+  }
+  return false;
+}
+
+// The type annotations a declaration writes (parameters, variables, properties, returns).
+function annotation(n) {
+  const p = n.parent;
+  if (!ts.isTypeNode(n) || !p || p.type !== n) return false;
+  return (
+    ts.isParameter(p) || ts.isVariableDeclaration(p) || ts.isPropertyDeclaration(p) ||
+    ts.isPropertySignature(p) || ts.isFunctionDeclaration(p) || ts.isMethodDeclaration(p) ||
+    ts.isArrowFunction(p) || ts.isFunctionExpression(p)
+  );
+}
+
+// A function whose body returns (or is) a `.then`/`.catch`/`.finally` chain.
+function promiseChain(e) {
+  while (e && ts.isParenthesizedExpression(e)) e = e.expression;
+  return (
+    !!e && ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) &&
+    ["then", "catch", "finally"].includes(e.expression.name.text)
+  );
+}
+function returnsChain(fn) {
+  if (!fn.body) return false;
+  if (!ts.isBlock(fn.body)) return promiseChain(fn.body);
+  let found = false;
+  const visit = (n) => {
+    if (found || (n !== fn.body && ts.isFunctionLike(n))) return;
+    if (ts.isReturnStatement(n) && promiseChain(n.expression)) found = true;
+    ts.forEachChild(n, visit);
+  };
+  visit(fn.body);
+  return found;
+}
+
+function keywordStart(n, sf) {
+  const kw = n.getChildren(sf).find((c) => c.kind === K.FunctionKeyword);
+  return kw ? kw.getStart(sf) : n.getStart(sf);
+}
+
+for (const file of files) {
+  const text = fs.readFileSync(path.join(root, file), "utf8");
+  const kind = file.endsWith(".tsx") ? ts.ScriptKind.TSX : file.endsWith(".ts") ? ts.ScriptKind.TS : ts.ScriptKind.JS;
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+  const visit = (n) => {
+    const start = n.getStart(sf);
+    if (ts.isExpression(n) && extractable(n)) {
+      emit("extract_variable", file, sf, text, start, n.end);
+      // A module constant is evaluated once, at load: a call or `new` is always refused.
+      if (!ts.isCallExpression(n) && !ts.isNewExpression(n)) {
+        emit("extract_constant", file, sf, text, start, n.end);
+      }
+    }
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer &&
+        ts.isVariableDeclarationList(n.parent) && !(n.parent.flags & ts.NodeFlags.Using) &&
+        ts.isVariableStatement(n.parent.parent)) {
+      emit("inline_variable", file, sf, text, n.name.getStart(sf), n.name.end);
+    }
+    if ((ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n)) && n.body) {
+      const at = keywordStart(n, sf);
+      emit("convert_to_arrow", file, sf, text, at, at);
+    }
+    if (annotation(n)) emit("extract_type", file, sf, text, start, n.end);
+    if (ts.isFunctionLike(n) && n.body && returnsChain(n)) {
+      const at = ts.isMethodDeclaration(n) ? n.name.getStart(sf) : ts.isArrowFunction(n) ? start : keywordStart(n, sf);
+      emit("convert_to_async", file, sf, text, at, at);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+}
