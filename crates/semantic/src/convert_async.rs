@@ -20,8 +20,8 @@
 
 use crate::Lang;
 use crate::extract::{field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons};
-use filekit_core::splices::{Splice, Splices};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
+use filekit_splices::{Splice, Splices};
 use tree_sitter::Node;
 
 const FUNCTIONS: &[&str] = &[

@@ -14,8 +14,8 @@
 use crate::Lang;
 use crate::extract::{field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons};
 use crate::refactor::check_identifier;
-use filekit_core::FkError;
-use filekit_core::splices::{Splice, Splices};
+use filekit_errors::FkError;
+use filekit_splices::{Splice, Splices};
 use std::ops::Range;
 use tree_sitter::Node;
 
