@@ -43,6 +43,9 @@ pub enum FileOp {
         to: String,
         overwrite: bool,
     },
+    /// Make a directory and its missing parents (`mkdir -p`); one that exists is left as it
+    /// is.
+    MakeDir { path: String },
 }
 
 impl FileOp {
@@ -51,6 +54,7 @@ impl FileOp {
             FileOp::Delete { .. } => "delete",
             FileOp::Move { .. } => "move",
             FileOp::Copy { .. } => "copy",
+            FileOp::MakeDir { .. } => "mkdir",
         }
     }
 }
@@ -539,6 +543,7 @@ fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String
             let verb = match r.op {
                 "delete" => "deleted",
                 "move" => "moved",
+                "mkdir" => "made directory",
                 _ => "copied",
             };
             match &r.destination {
@@ -567,7 +572,7 @@ fn rolled_back_error() -> FkError {
 
 fn failed_report(op: &FileOp, err: FkError) -> OpReport {
     let (source, destination) = match op {
-        FileOp::Delete { path, .. } => (path.clone(), None),
+        FileOp::Delete { path, .. } | FileOp::MakeDir { path } => (path.clone(), None),
         FileOp::Move { from, to, .. } | FileOp::Copy { from, to, .. } => {
             (from.clone(), Some(to.clone()))
         }
@@ -779,6 +784,41 @@ fn plan_inner(
                 dirs,
                 ops,
                 changes,
+            })
+        }
+        FileOp::MakeDir { path } => {
+            let p = ws.resolve(path)?;
+            if p.is_reserved() {
+                return Err(reserved_error(ws, &p, "make a directory at"));
+            }
+            let mut dirs = match node_at(ws, &p)? {
+                // Nothing to do, as `mkdir -p`: the report says so with no directory made.
+                Node::Dir { .. } => Vec::new(),
+                Node::Absent => {
+                    writable(ws, &p, req)?;
+                    let mut dirs = missing_parents(ws, &p);
+                    dirs.push(p.clone());
+                    dirs
+                }
+                _ => {
+                    return Err(FkError::new(
+                        ErrorCode::Conflict,
+                        format!("{} exists and is not a directory", ws.display(&p)),
+                    )
+                    .with_hint("choose another path, or move that file away first")
+                    .with_details(serde_json::json!({
+                        "fact": crate::Fact::AlreadyExists,
+                        "path": ws.display(&p),
+                    })));
+                }
+            };
+            dirs.dedup();
+            Ok(Planned {
+                report: report("mkdir", ws.display(&p), None, "directory", 0, 0, false),
+                rewrites: Vec::new(),
+                dirs,
+                ops: Vec::new(),
+                changes: Vec::new(),
             })
         }
         FileOp::Copy {

@@ -16,6 +16,7 @@ mod args;
 mod claude;
 mod claude_search;
 mod desktop_commander;
+mod desktop_commander_files;
 mod file;
 mod file_ops;
 mod filekit;
@@ -181,6 +182,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(claude::tools());
     all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
+    all.extend(desktop_commander_files::tools());
     all.extend(semantic::tools("semantic"));
     all.extend(file_ops::tools());
     all.extend(filekit::tools());

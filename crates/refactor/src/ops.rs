@@ -130,6 +130,8 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
                         deleted.extend(plan::files_under(&graph, &k).map(|(f, _)| f.clone()));
                     }
                 }
+                // A new directory holds no file an import could name.
+                FileOp::MakeDir { .. } => {}
             }
         }
         copies_or_deletes = copies.len() + deleted.len();
