@@ -296,9 +296,11 @@ fn read_one(ws: &Workspace, path: &str, offset: i64, length: i64) -> Result<Read
             let name = std::path::Path::new(&shown)
                 .file_name()
                 .map_or(shown.clone(), |n| n.to_string_lossy().into_owned());
+            // Desktop Commander's three paragraphs, the middle one ours: it points to its
+            // process tools, which filekit does not serve.
             let text = format!(
-                "Cannot read binary file as text: {name}\n{}\nThe read_file tool only handles \
-                 text files and images.",
+                "Cannot read binary file as text: {name}\n\n{}.\n\nThe read_file tool only \
+                 handles text files and images.",
                 b.description
             );
             let value = object(vec![
@@ -964,6 +966,41 @@ mod tests {
             "[Reading last 3 lines (total: 9 lines)]\n\n"
         );
         assert_eq!(status(4, 7, None), "[Reading 4 lines from line 7]\n\n");
+    }
+
+    #[test]
+    fn a_nested_directory_shows_its_first_hundred_entries_and_warns_after_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for i in 0..105 {
+            std::fs::create_dir_all(root.join("big")).unwrap();
+            std::fs::write(root.join(format!("big/f{i:03}.txt")), "x").unwrap();
+        }
+        // A directory past the hundredth is not entered either.
+        std::fs::create_dir_all(root.join("big/zz/inner")).unwrap();
+        for i in 0..120 {
+            std::fs::write(root.join(format!("top{i:03}.txt")), "x").unwrap();
+        }
+        let ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        let reply = crate::call_in(
+            &ws,
+            Some(&["desktop-commander"]),
+            "list_directory",
+            json!({"path": root, "depth": 3}),
+        );
+        assert!(!reply.is_error, "{}", reply.text);
+        let lines: Vec<&str> = reply.text.lines().collect();
+        assert_eq!(lines[0], "[DIR] big");
+        assert_eq!(lines[1], "[FILE] big/f000.txt");
+        assert_eq!(lines[100], "[FILE] big/f099.txt");
+        assert_eq!(
+            lines[101],
+            "[WARNING] big: 6 items hidden (showing first 100 of 106 total)"
+        );
+        // The top level is never cut.
+        assert_eq!(lines[102], "[FILE] top000.txt");
+        assert_eq!(lines.len(), 102 + 120);
+        assert!(!reply.text.contains("zz"), "{}", reply.text);
     }
 
     #[test]
