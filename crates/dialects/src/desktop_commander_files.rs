@@ -276,6 +276,12 @@ fn read_one(ws: &Workspace, path: &str, offset: i64, length: i64) -> Result<Read
                 ]),
             })
         }
+        // The engine does not count a large file's lines from its end without reading all of
+        // it: said in read_file's terms.
+        Err(e) if offset < 0 && e.code == ErrorCode::TooLarge => Err(e.with_hint(
+            "read_file reads the tail of files up to that size only: give a positive offset \
+             (the 0-based line to start at), or get_file_info for its size",
+        )),
         Err(e) => Err(e),
         Ok(ReadContent::Image(i)) => {
             let value = object(vec![
@@ -1001,6 +1007,44 @@ mod tests {
         assert_eq!(lines[102], "[FILE] top000.txt");
         assert_eq!(lines.len(), 102 + 120);
         assert!(!reply.text.contains("zz"), "{}", reply.text);
+    }
+
+    #[test]
+    fn a_file_over_the_engines_bound_is_read_by_its_lines_not_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let line = "x".repeat(99) + "\n";
+        let lines = (filekit_core::limits::MAX_FILE_SIZE as usize / line.len()) + 10;
+        std::fs::write(root.join("big.log"), line.repeat(lines)).unwrap();
+        let ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        let read =
+            |args: Value| crate::call_in(&ws, Some(&["desktop-commander"]), "read_file", args);
+        let head = read(json!({"path": "big.log", "offset": 5, "length": 2}));
+        assert!(!head.is_error, "{}", head.text);
+        // Its total is not known without reading it all: the status line has none, as
+        // Desktop Commander's has none for files it does not count.
+        assert_eq!(
+            head.text,
+            format!(
+                "[Reading 2 lines from line 5]\n\n{}\n{}",
+                &line[..99],
+                &line[..99]
+            )
+        );
+        let past = read(json!({"path": "big.log", "offset": lines + 5}));
+        assert!(!past.is_error, "{}", past.text);
+        assert!(
+            past.text.starts_with("[Reading 0 lines from line"),
+            "{}",
+            past.text
+        );
+        let tail = read(json!({"path": "big.log", "offset": -3}));
+        assert!(tail.is_error, "{}", tail.text);
+        assert!(
+            tail.text.contains("give a positive offset"),
+            "{}",
+            tail.text
+        );
     }
 
     #[test]
