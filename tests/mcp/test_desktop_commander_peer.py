@@ -52,7 +52,9 @@ CALLS = [
     ("read outside the root", "read_file", {"path": "/etc/hostname"}),
     ("read binary file", "read_file", {"path": "$ROOT/blob.bin"}),
     ("read unknown argument", "read_file", {"path": "$ROOT/a.txt", "lenght": 2}),
-    ("read many", "read_multiple_files", {"paths": ["$ROOT/a.txt", "$ROOT/sub/b.md"]}),
+    ("read image", "read_file", {"path": "$ROOT/dot.png"}),
+    ("read through a link", "read_file", {"path": "$ROOT/link.txt", "offset": 1}),
+    ("read many", "read_multiple_files", {"paths": ["$ROOT/a.txt", "$ROOT/sub/b.md", "$ROOT/dot.png"]}),
     ("read many with a missing one", "read_multiple_files",
      {"paths": ["$ROOT/tail.txt", "$ROOT/missing.txt"]}),
     ("write new file", "write_file", {"path": "$ROOT/new.txt", "content": "hello\n", "mode": "rewrite"}),
@@ -81,6 +83,8 @@ CALLS = [
     ("info empty file", "get_file_info", {"path": "$ROOT/empty.txt"}),
     ("info directory", "get_file_info", {"path": "$ROOT/sub"}),
     ("info binary file", "get_file_info", {"path": "$ROOT/blob.bin"}),
+    ("info image", "get_file_info", {"path": "$ROOT/dot.png"}),
+    ("write over a binary file", "write_file", {"path": "$ROOT/blob.bin", "content": "text\n", "mode": "rewrite"}),
     ("info missing", "get_file_info", {"path": "$ROOT/missing.txt"}),
     # Last: the directories it makes on one side only would show in the listings above.
     ("write into a missing directory", "write_file",
@@ -110,6 +114,8 @@ DIFFERENCES = {
                    "says it is a file, not a directory, and to read it instead",
     "move missing": "Node's errno text (ENOENT: ..., rename '...' -> '...') against filekit's: the "
                     "source does not exist",
+    "write over a binary file": "both refuse and leave it; Desktop Commander points to start_process "
+                                "(not served by filekit), filekit says it is a binary file",
     "info missing": "Node's errno text (ENOENT: ..., stat '...') against filekit's: the file does "
                     "not exist",
 }
@@ -133,6 +139,11 @@ def populate(root):
     (root / "sub" / "b.md").write_text("# B\n\ntext\n")
     (root / "sub" / "deeper" / "c.txt").write_text("c\n")
     (root / "sub" / ".hidden").write_text("h\n")
+    (root / "link.txt").symlink_to("a.txt")
+    # A 1x1 PNG.
+    (root / "dot.png").write_bytes(bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6300010000050001a5f645400000000049454e44ae426082"))
 
 
 def dc_params(tmp_path, root):

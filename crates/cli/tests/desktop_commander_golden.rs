@@ -38,7 +38,7 @@ const MKDIR: &str = "DesktopCommanderMCP src/tools/filesystem.ts, createDirector
 const LIST: &str = "DesktopCommanderMCP src/tools/filesystem.ts, listDirectory: \"[DIR] name\" / \"[FILE] name\", relative paths, depth default 2, nested directories cut at 100 entries with \"[WARNING] dir: N items hidden (showing first 100 of T total)\", \"[NOT_FOUND] name — path does not exist\"";
 const MOVE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleMoveFile: fs.rename (a file over a file replaces it); \"Successfully moved {source} to {destination}\"";
 const INFO: &str = "DesktopCommanderMCP src/tools/filesystem.ts, getFileInfo, and handleGetFileInfo's formatValue: \"key: value\" lines: size, created/modified/accessed (Date as JSON), isDirectory, isFile, permissions (3 octal digits), fileType, lineCount/lastLine/appendPosition for text";
-const NOT_SERVED: &str = "filekit: Desktop Commander's readers of URLs (isUrl), spreadsheets (sheet, range), PDF and DOCX are out of scope, refused with the reason; nothing is read from the network";
+const NOT_SERVED: &str = "filekit: Desktop Commander's readers of URLs (isUrl), spreadsheets (sheet, range), its PDF, DOCX and spreadsheet writers (write_file by extension, src/utils/files/factory.ts) are out of scope, refused with the reason; nothing is read from the network";
 const SANDBOX: &str = "DesktopCommanderMCP validatePath refuses a path outside allowedDirectories; filekit refuses it through its workspace (Workspace::resolve), in its own words";
 
 fn forty() -> String {
@@ -280,6 +280,10 @@ fn cases() -> Vec<Case> {
             json!({"path": "$ROOT/big.txt", "content": forty() + &forty()}))
             .reads(&["Successfully wrote to $ROOT/big.txt (81 lines) ✅ File written successfully! (81 lines)\n            \n💡 Performance tip: For optimal speed, consider chunking files into ≤30 line pieces in future operations."])
             .then("big.txt", Some(&(forty() + &forty()))),
+        case("write_file_of_a_converted_format_is_refused", NOT_SERVED, "write_file",
+            json!({"path": "$ROOT/report.docx", "content": "# Report\n", "mode": "rewrite"}))
+            .rejected().shows(&[".docx files are not supported", "filekit writes text files only"])
+            .then("report.docx", None),
         case("write_file_unknown_mode_is_refused", WRITE, "write_file",
             json!({"path": "$ROOT/a.txt", "content": "x", "mode": "overwrite"}))
             .rejected().shows(&["mode"]).then("a.txt", None),

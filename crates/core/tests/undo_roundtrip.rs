@@ -554,6 +554,10 @@ fn a_directory_made_with_its_parents_is_recorded_and_undone() {
     let reserved = mkdir(".filekit/x");
     assert!(reserved.ops[0].error.is_some());
     assert!(!root.join(".filekit/x").exists());
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let git = mkdir(".git/hooks/x");
+    assert!(git.ops[0].error.is_some());
+    assert!(!root.join(".git/hooks").exists());
     // Undo takes away what it made, and only that.
     undo::undo(&ws, made.history_entry, false, false).unwrap();
     assert!(!root.join("a/b").exists());

@@ -129,6 +129,15 @@ const MAX_NESTED_ITEMS: usize = 100;
 /// The entries a listing keeps at most, so that a huge tree stays a bounded reply.
 const MAX_LISTED: usize = 100_000;
 
+/// The bytes of file content one read_multiple_files reply holds at most (eight files of the
+/// engine's whole-file bound): the files past it are reported, not read.
+const MAX_MULTI_READ: usize = 8 * filekit_core::limits::MAX_FILE_SIZE as usize;
+
+/// The extensions Desktop Commander writes through its converters (DOCX from markdown,
+/// spreadsheets from JSON, PDF): filekit has none, and text written under such a name would
+/// not be what the agent meant.
+const CONVERTED: &[&str] = &["docx", "xlsx", "xls", "xlsm", "pdf"];
+
 // ---------------------------------------------------------------------------------------------
 // read_file
 
@@ -421,14 +430,36 @@ fn read_multiple_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError
     let mut contents = String::new();
     let mut images = Vec::new();
     let mut files = Vec::new();
+    let mut held = 0usize;
     for path in &args.paths {
+        if held > MAX_MULTI_READ {
+            let err = FkError::too_large(
+                filekit_core::Limit::ResultSize,
+                held as u64,
+                MAX_MULTI_READ as u64,
+                format!(
+                    "not read: this reply already holds {held} bytes of files, more than the \
+                     {MAX_MULTI_READ} one reply holds"
+                ),
+            )
+            .with_hint("read the rest in another call");
+            summary.push(format!("{path}: Error - {}", err.full_message()));
+            files.push(shape::failure(
+                vec![("path", Some(json!(path)))],
+                &err,
+                Case::Camel,
+            ));
+            continue;
+        }
         match read_one(ws, path, 0, READ_LINE_LIMIT) {
             Ok(Read::Text { text, value }) => {
+                held += text.len();
                 summary.push(format!("{path}: text/plain (text)"));
                 contents.push_str(&format!("\n--- {path} contents: ---\n{text}"));
                 files.push(value);
             }
             Ok(Read::Image { mime, data, value }) => {
+                held += data.len();
                 summary.push(format!("{path}: {mime} (image)"));
                 images.push((mime, data));
                 files.push(value);
@@ -463,7 +494,9 @@ adds `content` at its end as it is (no newline is added). A file that exists wit
 not replaced unless `mode` is given (Desktop Commander's guard against a forgotten \
 \"append\"). Missing parent directories are made. Content over 50 lines is written too, with \
 a tip to write in chunks of about 30 lines. Every write is atomic and kept in filekit's \
-history (undo). Spreadsheet, PDF and DOCX conversion are not supported.
+history (undo). Text files only: a binary file is not written over, and names ending .docx, \
+.xlsx, .xls, .xlsm or .pdf are refused (Desktop Commander converts content into those formats; \
+filekit does not).
 
 Example: {\"path\": \"notes/todo.md\", \"content\": \"- read the logs\\n\", \"mode\": \"append\"}";
 
@@ -492,6 +525,17 @@ static WRITE_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteFile
 
 fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: WriteFileArgs = parse("write_file", &WRITE_FILE_SCHEMA, args)?;
+    let extension = std::path::Path::new(&args.path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if let Some(ext) = extension.filter(|e| CONVERTED.contains(&e.as_str())) {
+        return Err(FkError::invalid(format!(
+            "write_file: .{ext} files are not supported: Desktop Commander converts content into \
+             DOCX, spreadsheets and PDF, and filekit writes text files only ({})",
+            args.path
+        ))
+        .with_hint("write the text under a text file's name (.md, .csv, .txt)"));
+    }
     let p = match ws.resolve(&args.path) {
         Ok(p) => p,
         Err(e) => return Ok(failed(&e)),
@@ -1045,6 +1089,37 @@ mod tests {
             "{}",
             tail.text
         );
+    }
+
+    #[test]
+    fn read_multiple_files_holds_a_bounded_reply() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let file = ("y".repeat(1999) + "\n").repeat(1000);
+        let paths: Vec<String> = (0..10).map(|i| format!("f{i}.txt")).collect();
+        for p in &paths {
+            std::fs::write(root.join(p), &file).unwrap();
+        }
+        let ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        let reply = crate::call_in(
+            &ws,
+            Some(&["desktop-commander"]),
+            "read_multiple_files",
+            json!({"paths": paths}),
+        );
+        assert!(reply.is_error);
+        let files = reply.value["files"].as_array().unwrap();
+        let read = files.iter().filter(|f| f["success"] == true).count();
+        assert_eq!(read, 9, "{}", reply.value["files"][9]);
+        assert_eq!(files[9]["errorCode"], "TOO_LARGE");
+        assert!(
+            reply
+                .text
+                .contains("f9.txt: Error - not read: this reply already holds"),
+            "{}",
+            &reply.text[..2000]
+        );
+        assert!(reply.text.len() < MAX_MULTI_READ + 2 * file.len());
     }
 
     #[test]
