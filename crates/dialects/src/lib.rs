@@ -753,7 +753,7 @@ mod tests {
     #[test]
     fn closest_names_help_with_typos() {
         assert_eq!(closest_tool_names("fs_reed")[0], "fs_read");
-        assert_eq!(closest_tool_names("read_file")[0], "file:read_file");
+        assert_eq!(closest_tool_names("create_file")[0], "file:create_file");
         assert_eq!(closest_tool_names("multiedit")[0], "MultiEdit");
         assert!(closest_tool_names("zzzzzzzzzzzz").is_empty());
     }
