@@ -148,6 +148,34 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
             "path",
             |p| json!({"path": p, "startLine": 1, "content": "pwned\n"}),
         )],
+        "read_file" => vec![
+            slot("path", |p| json!({"path": p})),
+            slot("path", |p| json!({"path": p, "offset": -2})),
+        ],
+        "read_multiple_files" => vec![slot("paths", |p| json!({"paths": ["ok.txt", p]}))],
+        "write_file" => vec![
+            slot(
+                "path",
+                |p| json!({"path": p, "content": "pwned\n", "mode": "rewrite"}),
+            ),
+            slot(
+                "path",
+                |p| json!({"path": p, "content": "pwned\n", "mode": "append"}),
+            ),
+        ],
+        "create_directory" => vec![slot("path", |p| json!({"path": p}))],
+        "list_directory" => vec![slot("path", |p| json!({"path": p, "depth": 3}))],
+        "move_file" => vec![
+            slot(
+                "source",
+                |p| json!({"source": p, "destination": "moved.txt"}),
+            ),
+            slot(
+                "destination",
+                |p| json!({"source": "ok.txt", "destination": p}),
+            ),
+        ],
+        "get_file_info" => vec![slot("path", |p| json!({"path": p}))],
         "read_files" => vec![slot("files", |p| json!({"files": [{"path": p}]}))],
         "edit_files" => vec![
             slot(
@@ -412,6 +440,12 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "include_hidden",
             "include_ignored",
         ],
+        // `range` and `sheet` name cells of a spreadsheet; isUrl true is refused.
+        "read_file" => &[
+            "isUrl", "offset", "length", "sheet", "range", "options", "origin",
+        ],
+        "write_file" => &["content", "mode", "origin"],
+        "list_directory" => &["depth", "origin"],
         "batch_edit_blocks" => &["edits", "stopOnError", "dryRun", "fuzzyThreshold"],
         "write_from_line" => &["startLine", "endLine", "content", "dryRun", "contentHash"],
         "edit_files" => &["options"],

@@ -791,11 +791,13 @@ fn plan_inner(
             if p.is_reserved() {
                 return Err(reserved_error(ws, &p, "make a directory at"));
             }
+            // Where nothing may be written, not even a directory that is already there is
+            // taken for done.
+            writable(ws, &p, req)?;
             let mut dirs = match node_at(ws, &p)? {
                 // Nothing to do, as `mkdir -p`: the report says so with no directory made.
                 Node::Dir { .. } => Vec::new(),
                 Node::Absent => {
-                    writable(ws, &p, req)?;
                     let mut dirs = missing_parents(ws, &p);
                     dirs.push(p.clone());
                     dirs

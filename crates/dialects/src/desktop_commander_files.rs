@@ -348,7 +348,13 @@ fn text_read(shown: &str, t: &TextRead, opts: &ReadOptions, offset: i64, length:
     let lines = lines_of(&t.content);
     let streamed = opts.start_line.is_some();
     let picked: &[&str] = if streamed {
-        &lines
+        // The engine read the lines asked for (at least one: it has no empty range).
+        let take = if offset < 0 {
+            lines.len()
+        } else {
+            usize::try_from(length.max(0)).unwrap_or(usize::MAX)
+        };
+        &lines[..take.min(lines.len())]
     } else if offset < 0 {
         let n = usize::try_from(offset.unsigned_abs()).unwrap_or(usize::MAX);
         &lines[lines.len().saturating_sub(n)..]
@@ -908,23 +914,25 @@ fn get_file_info(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ("permissions", json!(format!("{:03o}", meta.mode & 0o777))),
     ];
     // Desktop Commander counts the lines of text files under 10 MiB (its LINE_COUNT_LIMIT);
-    // a directory is "text" to it.
+    // filekit those it reads whole (a larger one is only classified, from its first line).
+    // A directory is "text" to it.
     let mut kind = "text";
     if meta.is_file {
+        let whole = meta.len <= filekit_core::limits::MAX_FILE_SIZE;
         let r = read_file(
             ws,
             &args.path,
             &ReadOptions {
                 images: true,
-                max_lines: (meta.len >= 10 << 20).then_some(1),
+                max_lines: (!whole).then_some(1),
                 ..ReadOptions::default()
             },
         );
         match r.result {
-            Ok(ReadContent::Text(t)) if meta.len < 10 << 20 => {
+            Ok(ReadContent::Text(t)) => {
                 fields.push(("fileType", json!("text")));
                 kind = "";
-                if let Some(n) = t.total_lines {
+                if let Some(n) = t.total_lines.filter(|_| whole) {
                     fields.push(("lineCount", json!(n)));
                     fields.push(("lastLine", json!(n as i64 - 1)));
                     fields.push(("appendPosition", json!(n)));
@@ -932,7 +940,6 @@ fn get_file_info(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             }
             Ok(ReadContent::Image(_)) => kind = "image",
             Ok(ReadContent::Binary(_)) => kind = "binary",
-            Ok(ReadContent::Text(_)) => {}
             Err(e) => return Ok(failed(&e)),
         }
     }
@@ -1075,6 +1082,16 @@ mod tests {
                 &line[..99]
             )
         );
+        let none = read(json!({"path": "big.log", "offset": 5, "length": 0}));
+        assert_eq!(none.text, "[Reading 0 lines from line 5]\n\n");
+        let info = crate::call_in(
+            &ws,
+            Some(&["desktop-commander"]),
+            "get_file_info",
+            json!({"path": "big.log"}),
+        );
+        assert!(info.text.contains("fileType: text"), "{}", info.text);
+        assert!(!info.text.contains("lineCount"), "{}", info.text);
         let past = read(json!({"path": "big.log", "offset": lines + 5}));
         assert!(!past.is_error, "{}", past.text);
         assert!(
