@@ -335,9 +335,9 @@ fn unknown_tool_suggests_the_closest_names() {
     );
     assert_eq!(run.json["error_code"], "UNKNOWN_TOOL");
     assert_eq!(run.json["closest"][0], "fs_read");
-    // A bare name of a `file:` tool (read_file is Desktop Commander's own).
-    let run = sb.call_fails("create_file", json!({}), BAD_REQUEST, &["did you mean"]);
-    assert_eq!(run.json["closest"][0], "file:create_file");
+    // (`read_file` itself is a tool of the mcp-filesystem table.)
+    let run = sb.call_fails("file_reed_file", json!({}), BAD_REQUEST, &["did you mean"]);
+    assert_eq!(run.json["closest"][0], "file:read_file");
 }
 
 #[test]

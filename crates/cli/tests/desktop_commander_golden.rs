@@ -296,7 +296,7 @@ fn cases() -> Vec<Case> {
             .reads(&["Successfully created directory $ROOT/a/b/c"]).shows(&["$ROOT/a/b/c"]),
         case("create_directory_over_a_file_is_refused", MKDIR, "create_directory",
             json!({"path": "$ROOT/f.txt"}))
-            .file("f.txt", "x\n").fails().shows(&["exists and is not a directory"])
+            .file("f.txt", "x\n").fails().shows(&["cannot create the directory $ROOT/f.txt: a file is there"])
             .then("f.txt", Some("x\n")),
         // ---- list_directory
         case("list_directory_two_levels_by_default", LIST, "list_directory",

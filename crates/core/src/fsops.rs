@@ -43,8 +43,8 @@ pub enum FileOp {
         to: String,
         overwrite: bool,
     },
-    /// Make a directory and its missing parents (`mkdir -p`); one that exists is left as it
-    /// is.
+    /// Make a directory and any missing parents (`mkdir -p`): one that is already there is
+    /// not an error; a file (or a link) in its place is.
     MakeDir { path: String },
 }
 
@@ -54,7 +54,7 @@ impl FileOp {
             FileOp::Delete { .. } => "delete",
             FileOp::Move { .. } => "move",
             FileOp::Copy { .. } => "copy",
-            FileOp::MakeDir { .. } => "mkdir",
+            FileOp::MakeDir { .. } => "make_dir",
         }
     }
 }
@@ -543,7 +543,7 @@ fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String
             let verb = match r.op {
                 "delete" => "deleted",
                 "move" => "moved",
-                "mkdir" => "made directory",
+                "make_dir" => "created",
                 _ => "copied",
             };
             match &r.destination {
@@ -787,40 +787,74 @@ fn plan_inner(
             })
         }
         FileOp::MakeDir { path } => {
-            let p = ws.resolve(path)?;
+            let p = ws.resolve_entry(path)?;
             if p.is_reserved() {
-                return Err(reserved_error(ws, &p, "make a directory at"));
+                return Err(reserved_error(ws, &p, "create"));
             }
-            // Where nothing may be written, not even a directory that is already there is
-            // taken for done.
-            writable(ws, &p, req)?;
-            let mut dirs = match node_at(ws, &p)? {
-                // Nothing to do, as `mkdir -p`: the report says so with no directory made.
-                Node::Dir { .. } => Vec::new(),
+            let mut dirs = Vec::new();
+            let mut ops = Vec::new();
+            let mut changes = Vec::new();
+            match node_at(ws, &p)? {
+                Node::Dir { .. } => {}
                 Node::Absent => {
-                    let mut dirs = missing_parents(ws, &p);
-                    dirs.push(p.clone());
-                    dirs
+                    writable(ws, &p, req)?;
+                    dirs = parents_to_make(ws, &p, req)?;
+                    // What the new directories go into must be one (a file there would fail
+                    // the first of them, after the plan said yes).
+                    let base = dirs.first().unwrap_or(&p).parent();
+                    if let Some(base) = base
+                        && !matches!(node_at(ws, &base)?, Node::Dir { .. })
+                    {
+                        return Err(FkError::new(
+                            ErrorCode::Conflict,
+                            format!(
+                                "cannot create the directory {}: {} is not a directory",
+                                ws.display(&p),
+                                ws.display(&base)
+                            ),
+                        )
+                        .with_hint("choose a path whose existing part is made of directories")
+                        .with_details(serde_json::json!({
+                            "fact": crate::Fact::AlreadyExists,
+                            "path": ws.display(&base),
+                        })));
+                    }
+                    // The directory itself is the operation's own step, so that its failure
+                    // is the operation's; its missing parents are made with the request's.
+                    ops.push(PlannedOp::MakeDir {
+                        path: p.clone(),
+                        perm: 0o755,
+                    });
+                    if record {
+                        changes.push(Change {
+                            path: p.absolute().to_path_buf(),
+                            before: Node::Absent,
+                            after: Node::Dir { mode: 0o755 },
+                        });
+                    }
                 }
-                _ => {
+                other => {
                     return Err(FkError::new(
                         ErrorCode::Conflict,
-                        format!("{} exists and is not a directory", ws.display(&p)),
+                        format!(
+                            "cannot create the directory {}: a {} is there",
+                            ws.display(&p),
+                            other.kind_name()
+                        ),
                     )
-                    .with_hint("choose another path, or move that file away first")
+                    .with_hint("choose another path, or move that entry away first")
                     .with_details(serde_json::json!({
                         "fact": crate::Fact::AlreadyExists,
                         "path": ws.display(&p),
                     })));
                 }
-            };
-            dirs.dedup();
+            }
             Ok(Planned {
-                report: report("mkdir", ws.display(&p), None, "directory", 0, 0, false),
+                report: report("make_dir", ws.display(&p), None, "directory", 0, 0, false),
                 rewrites: Vec::new(),
                 dirs,
-                ops: Vec::new(),
-                changes: Vec::new(),
+                ops,
+                changes,
             })
         }
         FileOp::Copy {

@@ -160,10 +160,10 @@ pub struct FileMeta {
     /// The inode number: every write by filekit replaces the file with a new one, so a
     /// different number means the file was written since.
     pub ino: u64,
-    /// When the file was made, where the file system keeps it (`statx`'s birth time).
+    /// Last access and creation (birth) time, where the file system keeps them: for tools
+    /// that show a file's metadata, never for deciding whether it changed.
+    pub accessed: Option<SystemTime>,
     pub created: Option<SystemTime>,
-    /// The last access, as the file system keeps it (often not updated on every read).
-    pub accessed: SystemTime,
 }
 
 impl FileMeta {
@@ -177,8 +177,8 @@ impl FileMeta {
             is_dir: m.is_dir(),
             is_file: m.is_file(),
             ino: cap_std::fs::MetadataExt::ino(m),
+            accessed: m.accessed().ok().map(|t| t.into_std()),
             created: m.created().ok().map(|t| t.into_std()),
-            accessed: m.accessed().map(|t| t.into_std()).unwrap_or(UNIX_EPOCH),
         }
     }
 }

@@ -663,6 +663,12 @@ static PATH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<PathArgs>);
 
 fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse("create_directory", &PATH_SCHEMA, args)?;
+    // Whether it is there already (`mkdir -p` then makes nothing): for the reply only.
+    let existed = ws
+        .resolve(&args.path)
+        .ok()
+        .and_then(|p| ws.metadata(&p).ok().flatten())
+        .is_some_and(|m| m.is_dir);
     let report = fsops::apply(
         ws,
         &FsRequest {
@@ -677,10 +683,15 @@ fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     if let Some(err) = &op.error {
         return Ok(failed(err));
     }
+    // The engine reports the parents it made; the directory itself is the operation.
+    let mut made = op.created_dirs.clone();
+    if !existed {
+        made.push(op.source.clone());
+    }
     let value = object(vec![
         ("success", Some(json!(true))),
         ("path", Some(json!(op.source))),
-        ("createdDirs", Some(json!(op.created_dirs))),
+        ("createdDirs", Some(json!(made))),
     ]);
     Ok(ToolReply::new(
         value,
@@ -908,7 +919,10 @@ fn get_file_info(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             json!(iso_millis(meta.created.unwrap_or(SystemTime::UNIX_EPOCH))),
         ),
         ("modified", json!(iso_millis(meta.modified))),
-        ("accessed", json!(iso_millis(meta.accessed))),
+        (
+            "accessed",
+            json!(iso_millis(meta.accessed.unwrap_or(SystemTime::UNIX_EPOCH))),
+        ),
         ("isDirectory", json!(meta.is_dir)),
         ("isFile", json!(meta.is_file)),
         ("permissions", json!(format!("{:03o}", meta.mode & 0o777))),

@@ -130,7 +130,7 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
                         deleted.extend(plan::files_under(&graph, &k).map(|(f, _)| f.clone()));
                     }
                 }
-                // A new directory holds no file an import could name.
+                // A new directory holds no code yet: no import points into it.
                 FileOp::MakeDir { .. } => {}
             }
         }
