@@ -572,7 +572,12 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
         for t in tools(None) {
-            let reply = call(&ws, t.name, json!({"zz_not_an_argument": 1}));
+            let reply = call_in(
+                &ws,
+                Some(&[t.dialect]),
+                t.name,
+                json!({"zz_not_an_argument": 1}),
+            );
             assert!(reply.rejected, "{}: {}", t.name, reply.text);
             assert!(
                 reply.text.contains(&format!(
