@@ -217,10 +217,32 @@ def aider_apply():
 
 # ---------------------------------------------------------------- the run
 
+def show(binary, name, fmt, kind, text, a, b, what):
+    """What filekit did with one file, on stderr: the patch, its reply, and the difference of
+    what it wrote from the next release."""
+    work = tempfile.mkdtemp(prefix="fk-bench-show-")
+    try:
+        target = Path(work) / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(a)
+        r = subprocess.run([binary, "--root", work, "--no-history", "patch", "-", "--format", fmt],
+                           cwd=work, input=text, capture_output=True, text=True, timeout=60)
+        got = target.read_text()
+        diff = "\n".join(difflib.unified_diff(b.splitlines(), got.splitlines(), "next release",
+                                              "filekit", lineterm=""))
+        print(f"== filekit {what}: {name} ({fmt}, {kind})\n{text}\n-- filekit said:\n"
+              f"{r.stdout}{r.stderr}\n-- written vs next release:\n{diff}", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--filekit", default=str(REPO / "target/release/filekit"))
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--show", action="store_true",
+                    help="show every file filekit applied wrong, or refused where a peer applied it "
+                         "right: the patch, and what filekit said or wrote")
     args = ap.parse_args()
     if not Path(args.filekit).exists():
         args.filekit = str(REPO / "target/debug/filekit")
@@ -233,6 +255,7 @@ def main():
         appliers["codex-apply-patch"] = (c, ["v4a"])
     if (a := aider_apply()):
         appliers["aider do_replace"] = (a, ["search_replace"])
+    shown = args.filekit if args.show else None
     ok = defaultdict(int)
     wrong = defaultdict(int)
     total = defaultdict(int)
@@ -244,6 +267,7 @@ def main():
                     continue
                 text = render(fmt, name, hs)
                 total[(fmt, kind)] += 1
+                right = set()
                 for who, (apply, fmts) in appliers.items():
                     if fmt not in fmts:
                         continue
@@ -256,12 +280,15 @@ def main():
                         got = target.read_text() if target.exists() else None
                         if got == b:
                             ok[(who, fmt, kind)] += 1
-                        elif said and got != a:
+                            right.add(who)
+                        elif said:
                             wrong[(who, fmt, kind)] += 1
-                        elif said and got == a:
-                            wrong[(who, fmt, kind)] += 1
+                            if shown and who == "filekit":
+                                show(shown, name, fmt, kind, text, a, b, "applied it wrong")
                     finally:
                         shutil.rmtree(work, ignore_errors=True)
+                if shown and "filekit" not in right and right:
+                    show(shown, name, fmt, kind, text, a, b, f"refused what {', '.join(right)} applied")
     shutil.rmtree(state, ignore_errors=True)
     print(f"corpus: {len(files)} changed files ({', '.join(p[2] for p in PAIRS)})\n")
     print("| format | mistake | files | " + " | ".join(

@@ -19,7 +19,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-TABLES = ["filekit", "amazonq", "file", "claude", "desktop-commander", "semantic", "codex"]
+TABLES = ["filekit", "amazonq", "file", "claude", "desktop-commander", "semantic", "codex",
+          "mcp-filesystem"]
 
 
 def filekit_bin() -> str:

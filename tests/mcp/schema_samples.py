@@ -27,6 +27,7 @@ def populate(root):
     (root / "docs" / "spells.md").write_text(SPELLS)
     (root / "config.json").write_text('{"server": {"port": 80}}\n')
     (root / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    (root / "twice.txt").write_text("x = 1\ny = 2\nx = 1\ny = 2\n")
     # A tiny PNG (1x1), for the image replies.
     (root / "dot.png").write_bytes(bytes.fromhex(
         "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -204,7 +205,8 @@ SAMPLES = {
 }
 
 # apply_patch, in the curated table and in codex's: a patch that works, one that cannot be
-# placed (near miss), an ambiguous one, a malformed one, a dry run, and a rejected argument.
+# placed (near miss), one placed at the first of two places, a malformed one, a dry run, and a
+# rejected argument.
 APPLY_PATCH_SAMPLES = [
     ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-DEBUG = True\n+DEBUG = False\n"
                               "*** Add File: added.txt\n+x\n*** End Patch"}),
@@ -212,9 +214,46 @@ APPLY_PATCH_SAMPLES = [
                      "dry_run": True}),
     ("apply_patch", {"input": "notes.txt\n<<<<<<< SEARCH\nalpha\n=======\nALPHA\n>>>>>>> REPLACE\n",
                      "dry_run": True}),
+    ("apply_patch", {"input": "twice.txt\n<<<<<<< SEARCH\nx = 1\ny = 2\n=======\nx = 1\ny = 3\n>>>>>>> REPLACE\n",
+                     "dry_run": True}),
     ("apply_patch", {"input": "*** Begin Patch\n*** Delete File: nope.txt\n*** End Patch"}),
     ("apply_patch", {"input": "*** Begin Patch\n*** Frob File: x\n*** End Patch"}),
     ("apply_patch", {"input": "x", "format": "git"}),
 ]
 SAMPLES["filekit"] += APPLY_PATCH_SAMPLES
 SAMPLES["codex"] = APPLY_PATCH_SAMPLES
+
+# The official MCP filesystem server's tools (mcp-filesystem): replies are {content} (an image
+# block list for read_media_file), failures add the error fields.
+SAMPLES["mcp-filesystem"] = [
+    ("read_text_file", {"path": "notes.txt", "head": 2}),
+    ("read_text_file", {"path": "missing.txt"}),
+    ("read_text_file", {"path": "notes.txt", "head": 1, "tail": 1}),
+    ("read_file", {"path": "notes.txt"}),
+    ("read_media_file", {"path": "dot.png"}),
+    ("read_media_file", {"path": "notes.txt"}),
+    ("read_multiple_files", {"paths": ["notes.txt", "src/app.py"]}),
+    ("read_multiple_files", {"paths": ["notes.txt", "missing.txt"]}),
+    ("read_multiple_files", {"paths": "notes.txt"}),
+    ("write_file", {"path": "new.txt", "content": "x\n"}),
+    ("write_file", {"path": "no/dir/new.txt", "content": "x\n"}),
+    ("edit_file", {"path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA"}], "dryRun": True}),
+    ("edit_file", {"path": "notes.txt", "edits": [{"oldText": "zzz", "newText": "y"}]}),
+    ("edit_file", {"path": "notes.txt", "edits": [{"old": "beta", "newText": "y"}]}),
+    ("create_directory", {"path": "made/here"}),
+    ("create_directory", {"path": "notes.txt"}),
+    ("list_directory", {"path": "."}),
+    ("list_directory", {"path": "nope"}),
+    ("list_directory_with_sizes", {"path": ".", "sortBy": "size"}),
+    ("list_directory_with_sizes", {"path": ".", "sortBy": "date"}),
+    ("directory_tree", {"path": "src", "excludePatterns": ["*.ts"]}),
+    ("directory_tree", {"path": "notes.txt"}),
+    ("move_file", {"source": "new.txt", "destination": "moved.txt"}),
+    ("move_file", {"source": "moved.txt", "destination": "notes.txt"}),
+    ("search_files", {"path": ".", "pattern": "**/*.py"}),
+    ("search_files", {"path": ".", "pattern": "[", "excludePatterns": []}),
+    ("get_file_info", {"path": "notes.txt"}),
+    ("get_file_info", {"path": "missing.txt"}),
+    ("list_allowed_directories", {}),
+    ("list_allowed_directories", {"path": "."}),
+]

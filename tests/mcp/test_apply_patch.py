@@ -57,7 +57,7 @@ async def test_refusals_write_nothing_and_say_why(connect, workspace):
         ("*** Begin Patch\n*** Delete File: missing.py\n*** End Patch", "Failed to delete file missing.py"),
         ("--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-[core]\n+[evil]\n", ".git/"),
         ("*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch", "outside"),
-        ("dup.py\n<<<<<<< SEARCH\nx = 1\ny = 2\n=======\nx = 1\ny = 3\n>>>>>>> REPLACE\n",
+        ("--- a/dup.py\n+++ b/dup.py\n@@ -2,2 +2,2 @@\n x = 1\n-y = 2\n+y = 3\n",
          "matches more than one place"),
     ]
     async with connect("--tools", "codex") as session:

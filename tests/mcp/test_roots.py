@@ -65,3 +65,34 @@ async def test_command_line_roots_win_over_client_roots(open_session, dirs):
 async def test_without_client_roots_the_current_directory_is_the_root(open_session, dirs):
     async with open_session(None, "--tools", "claude", cwd=dirs["cwd"]) as session:
         assert await where(session) == "cwd"
+
+
+async def test_client_roots_are_used_when_the_servers_stderr_is_closed(dirs):
+    """A client that closed the server's stderr (its reading end gone): logging the roots it
+    fetched must not panic the task that fetches them (each log line of serve ignores a
+    closed stderr), or the calls would run in the start folder instead of the client's root."""
+    import os
+
+    from conftest import filekit_bin
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    closed_stderr = os.fdopen(write_end, "w")
+    params = StdioServerParameters(
+        command=filekit_bin(),
+        args=["serve", "--tools", "claude"],
+        env={"PATH": os.environ.get("PATH", ""), "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]},
+        cwd=dirs["cwd"],
+    )
+    try:
+        async with stdio_client(params, errlog=closed_stderr) as (read, write):
+            async with ClientSession(read, write,
+                                     list_roots_callback=Roots(dirs["first"])) as session:
+                await session.initialize()
+                assert await where(session) == "first"
+                # Still serving after more log lines.
+                assert await where(session) == "first"
+    finally:
+        closed_stderr.close()

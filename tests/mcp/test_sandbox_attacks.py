@@ -97,8 +97,33 @@ PATH_ARGS["apply_patch"] = [
     lambda p: {"input": f"--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-SECRET outside the workspace\n+pwned\n"},
 ]
 
-# Tools whose arguments carry no path at all (history entries by number).
-NO_PATH_ARGS = {"undo", "redo"}
+# The official MCP filesystem server's tools (the mcp-filesystem table).
+MCP_FILESYSTEM = {
+    "read_file": [lambda p: {"path": p}],
+    "read_text_file": [lambda p: {"path": p, "head": 5}],
+    "read_media_file": [lambda p: {"path": p}],
+    "read_multiple_files": [lambda p: {"paths": ["ok.txt", p]}],
+    "write_file": [lambda p: {"path": p, "content": "pwned\n"}],
+    "edit_file": [lambda p: {"path": p, "edits": [{"oldText": "SECRET", "newText": "pwned"}]}],
+    "create_directory": [lambda p: {"path": p}],
+    "list_directory": [lambda p: {"path": p}],
+    "list_directory_with_sizes": [lambda p: {"path": p, "sortBy": "size"}],
+    "directory_tree": [lambda p: {"path": p}],
+    "move_file": [
+        lambda p: {"source": p, "destination": "moved.txt"},
+        lambda p: {"source": "ok.txt", "destination": p},
+    ],
+    "search_files": [lambda p: {"path": p, "pattern": "**/*"}],
+    "get_file_info": [lambda p: {"path": p}],
+}
+PATH_ARGS.update(MCP_FILESYSTEM)
+# The server's words for a refusal out of the roots, which the table keeps: "Access denied -
+# path outside allowed directories", "... symlink target outside allowed directories".
+SERVER_WORDS = {"outside the workspace": ("outside allowed directories",),
+                "symbolic link": ("symlink target outside", "outside allowed directories")}
+
+# Tools whose arguments carry no path at all (history entries by number, the list of roots).
+NO_PATH_ARGS = {"undo", "redo", "list_allowed_directories"}
 
 # Glob arguments, which must not walk above their directory.
 GLOB_ARGS = {
@@ -110,6 +135,7 @@ GLOB_ARGS = {
     "find_files": lambda g: {"pattern": g},
     "grep_files": lambda g: {"pattern": "SECRET", "glob": g},
     "replace_in_files": lambda g: {"expression": "s/SECRET/pwned/", "files": g},
+    "search_files": lambda g: {"path": ".", "pattern": g},
 }
 
 SECRET = b"SECRET outside the workspace\n"
@@ -243,6 +269,8 @@ async def test_every_tool_refuses_every_escape(arena, open_session):
                     label = f"{tool.name} {str(args)[:200]}"
                     assert result.isError, f"{label}: not refused: {text[:500]}"
                     whys = why if isinstance(why, tuple) else (why,)
+                    if tool.name in MCP_FILESYSTEM:
+                        whys = whys + tuple(w for y in whys for w in SERVER_WORDS.get(y, ()))
                     assert any(w.lower() in text.lower() for w in whys), (
                         f"{label}: the refusal should say {why!r}: {text[-500:]}"
                     )

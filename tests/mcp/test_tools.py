@@ -193,7 +193,9 @@ async def test_every_tool_rejects_bad_arguments_as_error_results(connect, table)
                 name: ([] if schema.get("type") != "array" else {"not": "a list"})
                 for name, schema in props.items()
             }
-            for args in (wrong, {"no_such_argument": 1} if tool.inputSchema.get("required") else None):
+            # A tool without arguments has no argument to mistype.
+            for args in (wrong if props else None,
+                         {"no_such_argument": 1} if tool.inputSchema.get("required") else None):
                 if args is None:
                     continue
                 result = await session.call_tool(tool.name, args)

@@ -45,7 +45,7 @@ pub struct ReplaceArgs {
     /// The sed substitution, s/pattern/replacement/flags.
     #[arg(value_name = "EXPR", allow_hyphen_values = true)]
     expr: String,
-    /// The directory to work in.
+    /// The directory to work in, or one file (as `sed -i EXPR FILE`).
     #[arg(value_name = "PATH", default_value = ".")]
     path: String,
     /// Only files matching this glob (alternatives as {a,b}: '*.{js,ts}').
@@ -92,6 +92,45 @@ pub struct ReplaceArgs {
     json: bool,
 }
 
+/// A PATH that is a file selects that file alone: its directory, its name as the glob (its
+/// special characters matched as themselves), wherever ignore files or a leading dot would
+/// leave it out, since it was named.
+fn one_file(
+    ws: &filekit_core::Workspace,
+    args: &ReplaceArgs,
+    selection: &mut FileSelection,
+) -> Result<(), filekit_core::FkError> {
+    let at = ws.resolve(&args.path)?;
+    if !ws.metadata(&at)?.is_some_and(|m| m.is_file) {
+        return Ok(());
+    }
+    if args.glob != "*" {
+        return Err(filekit_core::FkError::invalid(format!(
+            "{} is a file, and --glob chooses among the files of a directory",
+            args.path
+        ))
+        .with_hint("give the file alone, or its directory with --glob"));
+    }
+    let name = at
+        .relative()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = at.absolute().parent().map(|p| p.display().to_string());
+    selection.directory = parent.unwrap_or_else(|| ".".into());
+    selection.file_pattern = name
+        .chars()
+        .map(|c| match c {
+            '*' | '?' | '[' | ']' | '{' | '}' | '\\' => format!("[{c}]"),
+            c => c.to_string(),
+        })
+        .collect();
+    selection.recursive = false;
+    selection.hidden = true;
+    selection.no_ignore = true;
+    Ok(())
+}
+
 pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
     let json = json || args.json;
     let ws = match crate::workspace(global) {
@@ -102,7 +141,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
         Ok(s) => s,
         Err(e) => return crate::fail_early(&e),
     };
-    let selection = FileSelection {
+    let mut selection = FileSelection {
         directory: args.path.clone(),
         file_pattern: args.glob.clone(),
         recursive: !args.no_recursive,
@@ -112,6 +151,9 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
         stamps: false,
         dirs: false,
     };
+    if let Err(e) = one_file(&ws, &args, &mut selection) {
+        return crate::fail_early(&e);
+    }
     let style = Style::new(global.color);
     if args.interactive {
         return crate::review::run(&ws, &style, selection, substitution, args.atomic);

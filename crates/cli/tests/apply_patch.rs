@@ -67,6 +67,85 @@ fn codex_envelope_moves_and_deletes_in_one_history_entry() {
 }
 
 #[test]
+fn a_move_in_a_patch_updates_the_imports_that_name_the_file_in_the_same_change() {
+    let setup = |sb: &Sandbox| {
+        sb.write(
+            "src/util.ts",
+            "import { b } from './b';\nexport const u = b + 1;\n",
+        )
+        .write("src/b.ts", "export const b = 1;\n")
+        .write(
+            "src/main.ts",
+            "import { u } from './util';\nconsole.log(u);\n",
+        );
+    };
+    // The patch moves util.ts into lib/ and changes its body: its own import of ./b and
+    // main.ts's import of it follow, in one history entry.
+    let moved = "*** Begin Patch\n*** Update File: src/util.ts\n*** Move to: src/lib/util.ts\n@@\n import { b } from './b';\n-export const u = b + 1;\n+export const u = b + 2;\n*** End Patch";
+    let sb = Sandbox::new();
+    setup(&sb);
+    let run = patch(&sb, moved);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        sb.read("src/lib/util.ts"),
+        "import { b } from '../b';\nexport const u = b + 2;\n"
+    );
+    assert_eq!(
+        sb.read("src/main.ts"),
+        "import { u } from './lib/util';\nconsole.log(u);\n"
+    );
+    assert_eq!(
+        run.json["imports_updated"][0]["file"], "src/main.ts",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(history_len(&sb), 1);
+    assert_eq!(sb.filekit(&["undo"], None).code, 0);
+    assert_eq!(
+        sb.read("src/main.ts"),
+        "import { u } from './util';\nconsole.log(u);\n"
+    );
+    assert!(sb.exists("src/util.ts") && !sb.exists("src/lib/util.ts"));
+
+    // Told not to, the imports stay as they were.
+    let sb = Sandbox::new();
+    setup(&sb);
+    let run = sb.call(
+        "apply_patch",
+        json!({ "input": moved, "update_imports": false }),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        sb.read("src/lib/util.ts"),
+        "import { b } from './b';\nexport const u = b + 2;\n"
+    );
+    assert_eq!(
+        sb.read("src/main.ts"),
+        "import { u } from './util';\nconsole.log(u);\n"
+    );
+
+    // The patch changing the very import line the move rewrites: refused by name, nothing
+    // written.
+    let sb = Sandbox::new();
+    setup(&sb);
+    let run = patch(
+        &sb,
+        "*** Begin Patch\n*** Update File: src/util.ts\n*** Move to: src/lib/util.ts\n@@\n-import { b } from './b';\n+import { b } from './b.js';\n export const u = b + 1;\n*** End Patch",
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("import update of the move"),
+        "{}",
+        run.stdout
+    );
+    assert!(sb.exists("src/util.ts") && !sb.exists("src/lib/util.ts"));
+    assert_eq!(
+        sb.read("src/main.ts"),
+        "import { u } from './util';\nconsole.log(u);\n"
+    );
+}
+
+#[test]
 fn a_git_diff_of_several_files_with_a_rename_a_create_and_a_delete() {
     let sb = Sandbox::new();
     sb.write("a.txt", "one\ntwo\nthree\n")
@@ -83,6 +162,29 @@ diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\nindex 4444444..00000
     assert_eq!(sb.read("c.txt"), "keep\n");
     assert!(!sb.exists("b.txt") && !sb.exists("gone.txt"));
     assert_eq!(sb.read("new.txt"), "fresh\nfile\n");
+    // Adds, updates, a rename and a delete: one change, one history entry, one undo.
+    assert_eq!(history_len(&sb), 1);
+    let undo = sb.filekit(&["undo"], None);
+    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    assert_eq!(sb.read("a.txt"), "one\ntwo\nthree\n");
+    assert_eq!(sb.read("b.txt"), "keep\n");
+    assert_eq!(sb.read("gone.txt"), "g\n");
+    assert!(!sb.exists("c.txt") && !sb.exists("new.txt"));
+}
+
+#[test]
+fn an_add_that_cannot_be_written_takes_the_moves_and_deletes_of_its_patch_back() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("gone.txt", "g\n");
+    // The add lands under .git/, which no tool writes: nothing of the patch is done.
+    let run = patch(
+        &sb,
+        "*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n*** Add File: .git/hooks/post-checkout\n+#!/bin/sh\n*** End Patch",
+    );
+    assert_ne!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("a.txt"), "a\n");
+    assert_eq!(sb.read("gone.txt"), "g\n");
+    assert!(!sb.exists("b.txt") && !sb.exists(".git/hooks/post-checkout"));
 }
 
 #[test]
@@ -178,15 +280,32 @@ fn a_hunk_that_cannot_be_placed_is_refused_with_the_near_miss_and_nothing_is_wri
 }
 
 #[test]
-fn an_ambiguous_hunk_is_refused_with_its_candidates() {
+fn an_ambiguous_hunk_goes_first_in_order_and_says_so_or_in_a_diff_is_refused() {
+    let file = "if a:\n    x = 1\n    y = 2\nif b:\n    x = 1\n    y = 2\n";
     let sb = Sandbox::new();
-    sb.write(
-        "t.py",
-        "if a:\n    x = 1\n    y = 2\nif b:\n    x = 1\n    y = 2\n",
+    sb.write("t.py", file);
+    // A SEARCH block goes to the first place, as aider and Cline place it; the reply names
+    // the other.
+    let run = patch(
+        &sb,
+        "t.py\n<<<<<<< SEARCH\n    x = 1\n    y = 2\n=======\n    x = 1\n    y = 3\n>>>>>>> REPLACE\n",
     );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("t.py"), file.replacen("y = 2", "y = 3", 1));
+    assert_eq!(
+        run.json["files"][0]["hunks"][0]["candidates"],
+        json!([2, 5])
+    );
+    assert_eq!(
+        run.json["files"][0]["hunks"][0]["tolerances"],
+        json!(["first_in_order"])
+    );
+    // A diff whose line number names neither place is refused with both.
+    let sb = Sandbox::new();
+    sb.write("t.py", file);
     let run = sb.call_fails(
         "apply_patch",
-        json!({"input": "t.py\n<<<<<<< SEARCH\n    x = 1\n    y = 2\n=======\n    x = 1\n    y = 3\n>>>>>>> REPLACE\n"}),
+        json!({"input": "--- a/t.py\n+++ b/t.py\n@@ -3,2 +3,2 @@\n     x = 1\n-    y = 2\n+    y = 3\n"}),
         1,
         &["matches more than one place", "lines 2, 5"],
     );
@@ -195,6 +314,7 @@ fn an_ambiguous_hunk_is_refused_with_its_candidates() {
         json!([2, 5])
     );
     assert_eq!(run.json["error_code"], "AMBIGUOUS");
+    assert_eq!(sb.read("t.py"), file);
 }
 
 #[test]

@@ -309,6 +309,30 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
             "paths",
             |p| json!({"paths": [p], "holder": "attacker", "force": true}),
         )],
+        // The official MCP filesystem server's tools (mcp-filesystem).
+        "read_file"
+        | "read_text_file"
+        | "read_media_file"
+        | "list_directory"
+        | "list_directory_with_sizes"
+        | "directory_tree"
+        | "get_file_info"
+        | "create_directory" => vec![slot("path", |p| json!({"path": p}))],
+        "read_multiple_files" => vec![slot("paths", |p| json!({"paths": ["ok.txt", p]}))],
+        "write_file" => vec![slot("path", |p| json!({"path": p, "content": "pwned\n"}))],
+        "edit_file" => vec![slot(
+            "path",
+            |p| json!({"path": p, "edits": [{"oldText": "SECRET", "newText": "pwned"}]}),
+        )],
+        "move_file" => vec![
+            slot("source", |p| json!({"source": p, "destination": "m.txt"})),
+            slot(
+                "destination",
+                |p| json!({"source": "ok.txt", "destination": p}),
+            ),
+        ],
+        "search_files" => vec![slot("path", |p| json!({"path": p, "pattern": "**/*"}))],
+        "list_allowed_directories" => vec![],
         _ => return None,
     })
 }
@@ -333,6 +357,7 @@ fn pattern_slots(tool: &str) -> Vec<Slot> {
             "files",
             |p| json!({"expression": "s/SECRET/pwned/", "files": p}),
         )],
+        "search_files" => vec![slot("pattern", |p| json!({"path": ".", "pattern": p}))],
         _ => vec![],
     }
 }
@@ -386,6 +411,12 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
         "Read" => &["offset", "limit", "pages", "allow_large"],
         "Write" => &["content"],
         "Edit" => &["old_string", "new_string", "replace_all"],
+        "read_file" | "read_text_file" => &["head", "tail"],
+        "write_file" => &["content"],
+        "edit_file" => &["edits", "dryRun"],
+        "list_directory_with_sizes" => &["sortBy"],
+        // Ignore globs: they only leave entries out of a walk.
+        "directory_tree" | "search_files" => &["excludePatterns"],
         "MultiEdit" => &["edits"],
         "LS" => &["ignore", "depth", "include_hidden", "include_ignored"],
         "Glob" => &["include_hidden", "include_ignored"],
@@ -491,7 +522,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
         ],
         "file_duplicate" => &["renameSymbols", "symbolMapping", "overwrite"],
         "manage_files" => &["atomic", "dry_run", "update_imports"],
-        "apply_patch" => &["format", "dry_run"],
+        "apply_patch" => &["format", "dry_run", "update_imports"],
         "lock" => &["ttl_seconds", "holder"],
         "unlock" => &["holder", "force"],
         "history" => &["limit", "entry"],
@@ -574,7 +605,7 @@ fn every_argument_of_every_tool_is_classified() {
             )
         });
         assert!(
-            !slots.is_empty() || matches!(name, "undo" | "redo"),
+            !slots.is_empty() || matches!(name, "undo" | "redo" | "list_allowed_directories"),
             "{name}: no path argument attacked"
         );
         let mut known: Vec<&str> = slots.iter().map(|s| s.arg).collect();

@@ -33,7 +33,7 @@ const STRICT: &str = "issue 24 item 1 over the tools' input schemas: an argument
 
 const PATCH_EX: &str = "apply_patch description, Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    debug = True\\n+    debug = False\\n*** End Patch\"}; the reply is Codex's applier's (Success. Updated the following files: / M path)";
 const PATCH_FORMATS: &str = "apply_patch description: \"in any of these formats (detected; `format` forces one)\": Codex's envelope, a unified diff as git diff or diff -u write it, SEARCH/REPLACE blocks (aider's, Cline's, Roo Code's :start_line:)";
-const PATCH_PLACE: &str = "apply_patch description: \"exactly or allowing for white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own context lines); one that matches in several places or nowhere is refused with the candidates or the closest text, and then nothing is written\"";
+const PATCH_PLACE: &str = "apply_patch description: \"exactly or allowing for white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are in several places goes to the first after the hunk before it (the reply names the others); in a diff, one whose line number names none of its places is refused with them\"";
 const PATCH_MISC: &str = "apply_patch description: \"Adding a file that exists replaces it (the reply says so)\"; \"`dry_run` shows the diffs and writes nothing\"; issue 25 part 1, bad inputs (malformed envelope, unknown file, delete of a missing file, .git/)";
 const MAIN_PY: &str = "def main():\n    debug = True\n    run()\n";
 
@@ -330,8 +330,13 @@ fn cases() -> Vec<Case> {
             json!({"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n def main():\n-    debug = Maybe\n+    debug = False\n*** End Patch"}))
             .file("src/app.py", MAIN_PY).fails()
             .shows(&["Failed to find expected lines in src/app.py", "The closest text is at line 1", "Nothing was written"]),
-        case("patch_matching_twice_is_refused_with_candidates", PATCH_PLACE, "apply_patch",
+        case("patch_block_matching_twice_goes_to_the_first_and_names_the_other", PATCH_PLACE, "apply_patch",
             json!({"input": "t.txt\n<<<<<<< SEARCH\nx = 1\ny = 2\n=======\nx = 1\ny = 3\n>>>>>>> REPLACE\n"}))
+            .file("t.txt", "x = 1\ny = 2\nx = 1\ny = 2\n")
+            .reads(&["t.txt hunk 1 matches at lines 1, 3: it was placed at the first, line 1"])
+            .then("t.txt", Some("x = 1\ny = 3\nx = 1\ny = 2\n")),
+        case("patch_diff_hunk_matching_twice_is_refused_with_candidates", PATCH_PLACE, "apply_patch",
+            json!({"input": "--- a/t.txt\n+++ b/t.txt\n@@ -2,2 +2,2 @@\n x = 1\n-y = 2\n+y = 3\n"}))
             .file("t.txt", "x = 1\ny = 2\nx = 1\ny = 2\n").fails()
             .shows(&["matches more than one place", "at lines 1, 3"]),
         case("patch_malformed_names_the_line", PATCH_MISC, "apply_patch",

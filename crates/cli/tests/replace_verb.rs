@@ -276,3 +276,31 @@ fn rewritten_files_keep_their_modes_under_a_narrow_umask() {
         assert_eq!(now, mode, "{name}: {now:o}, was {mode:o}");
     }
 }
+
+/// `filekit replace EXPR FILE` edits that file alone, as `sed -i EXPR FILE` does: a name with
+/// glob characters is matched as written, a hidden or ignored file named is still edited, and
+/// `--glob` beside a file is refused.
+#[test]
+fn a_file_as_path_replaces_in_that_file_alone() {
+    let sb = Sandbox::new();
+    sb.write("a[1].txt", "x\n")
+        .write("a1.txt", "x\n")
+        .write("sub/a[1].txt", "x\n")
+        .write(".hidden", "x\n")
+        .write(".gitignore", "ignored.txt\n")
+        .write("ignored.txt", "x\n");
+    let run = sb.filekit(&["replace", "s/x/y/", "a[1].txt"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("a[1].txt"), "y\n");
+    assert_eq!(sb.read("a1.txt"), "x\n");
+    assert_eq!(sb.read("sub/a[1].txt"), "x\n");
+    for named in [".hidden", "ignored.txt"] {
+        let run = sb.filekit(&["replace", "s/x/y/", named], None);
+        assert_eq!(run.code, 0, "{named}: {}{}", run.stdout, run.stderr);
+        assert_eq!(sb.read(named), "y\n");
+    }
+    let run = sb.filekit(&["replace", "s/x/y/", "a1.txt", "--glob", "*.md"], None);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("--glob"), "{}", run.stderr);
+    assert_eq!(sb.read("a1.txt"), "x\n");
+}

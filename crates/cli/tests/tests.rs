@@ -27,6 +27,7 @@ mod history;
 mod inline_function;
 mod kill;
 mod mcp_clients;
+mod mcp_filesystem_golden;
 mod move_imports;
 mod parser_bounds;
 mod planted_state;

@@ -296,3 +296,87 @@ fn a_closed_pipe_ends_a_verb_quietly() {
         );
     }
 }
+
+/// Every verb that prints, with its standard output a pipe nobody reads any more (closed
+/// before the verb writes a byte): it ends quietly, killed by SIGPIPE or exiting as usual,
+/// never with a panic and exit code 101 (issue 27: "no panic on a closed pipe in any verb").
+#[test]
+fn every_verb_ends_quietly_when_its_output_pipe_is_closed() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let sb = Sandbox::new();
+    sb.write("a.txt", "hello\nworld\n")
+        .write("src/m.ts", "export const x = 1;\nconsole.log(x);\n")
+        .write(
+            "plan.json",
+            r#"{"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "hello", "new": "HI"}}]}]}"#,
+        )
+        .write(
+            "fix.patch",
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-hello\n+HI\n world\n",
+        );
+    // A change to list, undo and redo.
+    assert_eq!(
+        sb.filekit(&["replace", "s/world/earth/", "a.txt"], None)
+            .code,
+        0
+    );
+    let call = r#"{"tool_name": "fs_read", "tool_args": {"mode": "Line", "path": "a.txt"}}"#;
+    let verbs: &[&[&str]] = &[
+        &["call", "--json", call],
+        &["read", "a.txt"],
+        &["read", "a.txt", "--json"],
+        &["edit", "plan.json", "--dry-run"],
+        &["edit", "plan.json", "--dry-run", "--json"],
+        &["replace", "s/hello/HI/", "a.txt", "--dry-run"],
+        &["patch", "fix.patch", "--dry-run"],
+        &["grep", "hello"],
+        &["grep", "hello", "--json"],
+        &["glob", "**/*"],
+        &["ls", "."],
+        &["ls", ".", "--json"],
+        &["mv", "a.txt", "b.txt", "--dry-run"],
+        &["cp", "a.txt", "c.txt", "--dry-run"],
+        &["rm", "a.txt", "--dry-run"],
+        &[
+            "refactor",
+            "rename_symbol",
+            "src/m.ts",
+            "--symbol",
+            "x",
+            "--name",
+            "y",
+            "--dry-run",
+        ],
+        &["history"],
+        &["history", "--json"],
+        &["undo", "--dry-run"],
+        &["lock", "a.txt"],
+        &["unlock", "a.txt"],
+        &["state"],
+        &["setup", "claude-code"],
+        &["tools"],
+        &["tools", "--json"],
+        &["--help"],
+    ];
+    for args in verbs {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut child = sb.command(args).stdout(writer).spawn().unwrap();
+        drop(child.stdin.take());
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(status.code(), Some(101), "{args:?}: {err}");
+        assert!(
+            status.code().is_some_and(|c| c <= 2) || status.signal() == Some(libc::SIGPIPE),
+            "{args:?}: {status:?} {err}"
+        );
+    }
+}

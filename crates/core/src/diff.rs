@@ -38,7 +38,7 @@ pub fn unified(
     old_name: &str,
     new_name: &str,
 ) -> (String, DiffStats) {
-    diff_of_splices(base, splices.as_slice(), old_name, new_name)
+    diff_of_splices(base, splices.as_slice(), old_name, new_name, CONTEXT)
 }
 
 /// [`unified`] of splices known to be sorted, disjoint and inside `base`.
@@ -47,6 +47,7 @@ fn diff_of_splices(
     splices: &[Splice],
     old_name: &str,
     new_name: &str,
+    context: usize,
 ) -> (String, DiffStats) {
     let text = Text::new(base);
     // The new text of every region, one after the other.
@@ -109,16 +110,34 @@ fn diff_of_splices(
             &mut changes,
         );
     }
-    render(&text, &news, &changes, old_name, new_name)
+    render(&text, &news, &changes, old_name, new_name, context)
 }
 
 /// The unified diff between two whole texts.
 pub fn unified_texts(old: &str, new: &str, old_name: &str, new_name: &str) -> (String, DiffStats) {
+    unified_texts_with_context(old, new, old_name, new_name, CONTEXT)
+}
+
+/// [`unified_texts`] with `context` lines around each change instead of [`CONTEXT`] (the
+/// diff a tool's users know may have another: jsdiff's has 4).
+pub fn unified_texts_with_context(
+    old: &str,
+    new: &str,
+    old_name: &str,
+    new_name: &str,
+    context: usize,
+) -> (String, DiffStats) {
     if old == new {
         return (String::new(), DiffStats::default());
     }
     // One splice of the whole text: inside it, on its boundaries, with nothing to overlap.
-    diff_of_splices(old, &[Splice::new(0, old.len(), new)], old_name, new_name)
+    diff_of_splices(
+        old,
+        &[Splice::new(0, old.len(), new)],
+        old_name,
+        new_name,
+        context,
+    )
 }
 
 /// Diffs the old lines at `old` of `base` against the new ones at `new` of `news`, the
@@ -312,6 +331,7 @@ fn render(
     changes: &[Change],
     old_name: &str,
     new_name: &str,
+    context: usize,
 ) -> (String, DiffStats) {
     use std::fmt::Write;
     let mut stats = DiffStats::default();
@@ -324,7 +344,7 @@ fn render(
     // line and every new line at most once, each with a prefix (and a hunk header per change),
     // however many changes there are (a million one-character changes of a 2 MB file).
     let changed: usize = changes.iter().map(|c| c.old.len() + c.new.len()).sum();
-    let guess = changed + changes.len() * (2 * CONTEXT * 40 + 32) + 256;
+    let guess = changed + changes.len() * (2 * context * 40 + 32) + 256;
     let most = 2 * (base.len() + news.len()) + changes.len() * 48 + 256;
     let mut out = String::with_capacity(guess.min(most));
     let _ = write!(out, "--- {old_name}\n+++ {new_name}\n");
@@ -334,15 +354,15 @@ fn render(
         let mut g = c + 1;
         while g < changes.len() {
             let prev_end = changes[g - 1].old_start + changes[g - 1].old_lines;
-            if changes[g].old_start > prev_end + 2 * CONTEXT {
+            if changes[g].old_start > prev_end + 2 * context {
                 break;
             }
             g += 1;
         }
         let group = &changes[c..g];
         let (first, last) = (&group[0], &group[group.len() - 1]);
-        let (before_at, before) = text.back(first.old.start, CONTEXT.min(first.old_start));
-        let (after_end, after) = text.forward(last.old.end, CONTEXT);
+        let (before_at, before) = text.back(first.old.start, context.min(first.old_start));
+        let (after_end, after) = text.forward(last.old.end, context);
         let ctx_start = first.old_start - before;
         // Lines kept between the changes, then the group's counts, all known before the body.
         let between: usize = group

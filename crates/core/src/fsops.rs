@@ -43,6 +43,14 @@ pub enum FileOp {
         to: String,
         overwrite: bool,
     },
+    /// Create a file with `content` (missing parent directories are made unless the request
+    /// says not to), or replace the file there when `overwrite`: how a request that moves and
+    /// deletes files adds new ones in the same all-or-nothing change and history entry.
+    Create {
+        path: String,
+        content: Vec<u8>,
+        overwrite: bool,
+    },
     /// Make a directory and any missing parents (`mkdir -p`): one that is already there is
     /// not an error; a file (or a link) in its place is.
     MakeDir { path: String },
@@ -54,6 +62,7 @@ impl FileOp {
             FileOp::Delete { .. } => "delete",
             FileOp::Move { .. } => "move",
             FileOp::Copy { .. } => "copy",
+            FileOp::Create { .. } => "create",
             FileOp::MakeDir { .. } => "make_dir",
         }
     }
@@ -543,6 +552,7 @@ fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String
             let verb = match r.op {
                 "delete" => "deleted",
                 "move" => "moved",
+                "create" => "created",
                 "make_dir" => "created",
                 _ => "copied",
             };
@@ -557,7 +567,7 @@ fn summarize_ops(ws: &Workspace, done: &[&OpReport], rewritten: usize) -> String
     }
     let mut out = parts.join(", ");
     if rewritten > 0 {
-        out.push_str(&format!("; rewrote imports in {rewritten} file(s)"));
+        out.push_str(&format!("; rewrote {rewritten} file(s)"));
     }
     out
 }
@@ -576,6 +586,7 @@ fn failed_report(op: &FileOp, err: FkError) -> OpReport {
         FileOp::Move { from, to, .. } | FileOp::Copy { from, to, .. } => {
             (from.clone(), Some(to.clone()))
         }
+        FileOp::Create { path, .. } => (path.clone(), None),
     };
     OpReport {
         op: op.name(),
@@ -941,6 +952,81 @@ fn plan_inner(
                 rewrites: taken,
                 dirs,
                 ops,
+                changes,
+            })
+        }
+        FileOp::Create {
+            path,
+            content,
+            overwrite,
+        } => {
+            let at = ws.resolve(path)?;
+            writable(ws, &at, req)?;
+            if content.len() as u64 > crate::limits::MAX_FILE_SIZE {
+                return Err(FkError::new(
+                    ErrorCode::TooLarge,
+                    format!(
+                        "{} would be {} bytes, more than filekit writes ({} bytes)",
+                        ws.display(&at),
+                        content.len(),
+                        crate::limits::MAX_FILE_SIZE
+                    ),
+                )
+                .with_hint("write a smaller file"));
+            }
+            if rewrites
+                .iter()
+                .any(|r| r.as_ref().is_ok_and(|r| r.at == at))
+            {
+                return Err(FkError::invalid(format!(
+                    "{} is created by this request and rewritten by it too",
+                    ws.display(&at)
+                ))
+                .with_hint("create the file with its final content"));
+            }
+            let before = node_at(ws, &at)?;
+            let overwrote = check_destination(ws, &at, *overwrite)?;
+            let dirs = parents_to_make(ws, &at, req)?;
+            // A replaced file keeps its permissions; a new one gets a regular file's.
+            let perm = match before {
+                Node::File { mode, .. } => mode,
+                _ => 0o644,
+            };
+            let changes = if record {
+                vec![Change {
+                    path: at.absolute().to_path_buf(),
+                    before,
+                    after: Node::File {
+                        bytes: content.clone(),
+                        mode: perm,
+                    },
+                }]
+            } else {
+                Vec::new()
+            };
+            Ok(Planned {
+                report: report(
+                    "create",
+                    ws.display(&at),
+                    None,
+                    "file",
+                    1,
+                    content.len() as u64,
+                    overwrote,
+                ),
+                rewrites: Vec::new(),
+                dirs,
+                ops: vec![PlannedOp::Write {
+                    path: at,
+                    bytes: content.clone(),
+                    mode: if overwrote {
+                        WriteMode::Replace
+                    } else {
+                        WriteMode::CreateNew
+                    },
+                    perm,
+                    read_as: None,
+                }],
                 changes,
             })
         }

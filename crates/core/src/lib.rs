@@ -16,7 +16,7 @@
 //! - [`transaction`]: the commit step, the only code that changes the file tree (the
 //!   pipeline, [`fsops`] and [`undo`] all commit through it); `removable` checks a tree can
 //!   be removed before any of it is.
-//! - [`fsops`]: delete, move and copy of files and directories, with the rewrites (imports)
+//! - [`fsops`]: delete, move, copy and create of files and directories, with the rewrites (imports)
 //!   that go with them. [`replace`]: the tree-wide sed `s` over the files [`select`] chooses.
 //! - [`search`]: read-only listings, glob and grep on ripgrep's crates (`ignore`,
 //!   `globset`, `grep-searcher`, `grep-regex`).
@@ -24,14 +24,50 @@
 //! - [`state`]: where filekit keeps what it trusts, a private directory of the user's outside
 //!   the workspace: [`history`] (every commit, for undo), [`versions`] (the content of every
 //!   version served or written, for merges), [`leases`] (advisory locks across processes).
-//! - [`error`]: `FkError`, what every failure is: a stable code, words, a hint and facts.
+//! - [`error`]: `FkError`, what every failure is: a stable code, words, a hint and facts (the
+//!   `filekit-errors` crate, which the parsers' crates use without linking the engine).
+//!
+//! Two edits of one file in one request, both placed on the file as it was read, then written
+//! atomically:
+//!
+//! ```
+//! use filekit_core::Workspace;
+//! use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("app.py"), "DEBUG = True\nNAME = 'app'\n").unwrap();
+//! let ws = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
+//! let request = EditRequest {
+//!     files: vec![FileEdits {
+//!         path: "app.py".into(),
+//!         edits: vec![
+//!             Edit::ReplaceText {
+//!                 old: "True".into(),
+//!                 new: "False".into(),
+//!                 expected: Expected::Exactly(1),
+//!                 label: None,
+//!             },
+//!             Edit::Insert { after: 0, text: "# settings\n".into(), content_hash: None },
+//!         ],
+//!         base_hash: None,
+//!     }],
+//!     options: EditOptions::default(),
+//! };
+//! let report = filekit_core::pipeline::apply(&ws, &request);
+//! assert!(report.success());
+//! assert_eq!(
+//!     std::fs::read_to_string(dir.path().join("app.py")).unwrap(),
+//!     "# settings\nDEBUG = False\nNAME = 'app'\n"
+//! );
+//! ```
 
 /// The edit value every writer produces: see the `filekit-splices` crate.
 pub use filekit_splices as splices;
 
 pub mod diff;
 pub mod edit;
-pub mod error;
+/// What every failure is: see the `filekit-errors` crate.
+pub use filekit_errors as error;
 pub mod fsops;
 pub mod hash;
 pub mod history;

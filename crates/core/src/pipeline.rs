@@ -1496,11 +1496,10 @@ fn edit_hunk(line: usize, before: &str, old: &str, new: &str, after: &str) -> St
     out
 }
 
-/// Writes every planned file: stage all, then rename each into place. With `atomic`, a
-/// failure while staging writes nothing, and a failure while renaming puts back the files
-/// already renamed.
-/// Requests that write more files than this flush the filesystem twice in all, instead of
-/// twice per file (an fsync costs milliseconds; a tree-wide replace writes thousands).
+/// Requests that write more files than this are committed with [`Durability::Batched`]: the
+/// files are flushed while they are staged, several at once, and each directory once after
+/// the renames, instead of an fsync of every file and its directory in turn (an fsync costs
+/// milliseconds; a tree-wide replace writes thousands).
 const BATCH_SYNC_FILES: usize = 8;
 
 /// The largest commit whose versions go to the version store when there is no history.

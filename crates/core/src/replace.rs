@@ -240,7 +240,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
                 if sel.no_ignore || sel.hidden { "partly included" } else { "left out" },
             ),
         )
-        .with_hint("check the directory and the pattern: a pattern without / matches file names (set recursive to look in subdirectories), one with / matches paths relative to the directory")
+        .with_hint("check the directory and the pattern: a pattern without / matches file names (in subdirectories too only when the search is recursive), one with / matches paths relative to the directory")
         .with_details(serde_json::json!({
             "walk_skipped": selected.skipped.len(),
         })));

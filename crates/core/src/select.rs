@@ -80,7 +80,7 @@ pub fn select(
             "{} is a file, not a directory",
             base.abs.display()
         ))
-        .with_hint("give the directory to look in as `directory`, and the file names as `file_pattern`"));
+        .with_hint("give the directory the file is in, with the file's name as the pattern of names"));
     }
     let root = base.abs.clone();
     let first_root = ws.roots()[0].clone();

@@ -564,10 +564,18 @@ impl Workspace {
             ),
             None => format!("{given} leads outside the workspace"),
         };
-        FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
+        let err = FkError::new(ErrorCode::OutOfRoot, message).with_hint(format!(
             "only files inside the allowed roots ({}) can be used; give a path inside them",
             self.roots_list()
-        ))
+        ));
+        // The link and where it leads, for a front end that names them in its own words.
+        match link {
+            Some((link, target)) => err.with_details(serde_json::json!({
+                "link": link.display().to_string(),
+                "target": target.display().to_string(),
+            })),
+            None => err,
+        }
     }
 
     fn roots_list(&self) -> String {
@@ -705,7 +713,10 @@ impl Workspace {
 
     /// Stages a write of `bytes` to `p`: a synced temporary file in the target's directory,
     /// with the existing file's permissions. Nothing is visible until [`PendingWrite::commit`].
-    pub fn stage(
+    /// Only the commit step ([`crate::transaction`]) writes: everything else asks it to (it
+    /// stages with [`Workspace::stage_with`]); this form is the unit tests'.
+    #[cfg(test)]
+    pub(crate) fn stage(
         &self,
         p: &WsPath,
         bytes: &[u8],
@@ -1225,10 +1236,10 @@ fn create_temp_named(dir: &Dir, name: &OsStr, mode: u32) -> io::Result<cap_std::
     dir.open_with(name, &options)
 }
 
-/// A write staged by [`Workspace::stage`]: a synced temporary file waiting to be renamed
-/// over its target. Dropped without [`commit`](PendingWrite::commit), it leaves no trace.
+/// A write staged by the commit step: a synced temporary file waiting to be renamed over its
+/// target. Dropped without [`commit`](PendingWrite::commit), it leaves no trace.
 #[derive(Debug)]
-pub struct PendingWrite {
+pub(crate) struct PendingWrite {
     parent: Dir,
     temp: OsString,
     target: OsString,
@@ -1246,12 +1257,12 @@ pub struct PendingWrite {
 /// (the files themselves were flushed when staged), so that the renames are durable too. A
 /// run of thousands of files in a few directories costs a few directory flushes, and never
 /// waits for other programs' unwritten data as a whole-filesystem sync would.
-pub struct DirectorySync {
+pub(crate) struct DirectorySync {
     dirs: Vec<std::fs::File>,
 }
 
 impl DirectorySync {
-    pub fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> DirectorySync {
+    pub(crate) fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> DirectorySync {
         use std::os::unix::fs::MetadataExt;
         let mut seen = std::collections::HashSet::new();
         // cap-std's directory handles are path-only descriptors, which fsync refuses: open
@@ -1276,7 +1287,7 @@ impl DirectorySync {
     }
 
     /// Flushes every directory, several at once (the time is the device's, not the CPU's).
-    pub fn sync(&self, pool: &rayon::ThreadPool) {
+    pub(crate) fn sync(&self, pool: &rayon::ThreadPool) {
         use rayon::prelude::*;
         pool.install(|| {
             self.dirs.par_iter().for_each(|d| {
@@ -1289,11 +1300,6 @@ impl DirectorySync {
 }
 
 impl PendingWrite {
-    /// The absolute path that the commit will write.
-    pub fn display(&self) -> &str {
-        &self.shown
-    }
-
     /// Leaves the flush of the directory to the caller ([`DirectorySync`]), for a file
     /// staged with its own flush in a run of many.
     pub(crate) fn defer_directory_sync(&mut self) {
@@ -1301,7 +1307,7 @@ impl PendingWrite {
     }
 
     /// Atomically puts the staged bytes at the target and returns its new metadata.
-    pub fn commit(mut self) -> Result<FileMeta, FkError> {
+    pub(crate) fn commit(mut self) -> Result<FileMeta, FkError> {
         self.put_in_place()?;
         self.committed = true;
         // Makes the rename itself durable. Some filesystems refuse fsync on a directory; the
@@ -1412,6 +1418,10 @@ fn path_parts(p: &Path) -> Vec<OsString> {
         })
         .collect()
 }
+
+#[cfg(all(test, unix))]
+#[path = "workspace_stage_tests.rs"]
+mod stage_tests;
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,8 @@ mod model;
 
 mod bounds;
 mod faults;
+mod fsops_create;
+mod fsops_make_dir;
 mod fsops_rewrites;
 mod merge_real;
 mod pipeline;

@@ -6,7 +6,8 @@
 //! workspace, refuses the whole patch when anything cannot be placed (nothing written), and
 //! commits the rest as ONE request: updates and adds through the pipeline (`Edit::Ranges` of
 //! the placed splices, `Edit::Create`), or, when the patch deletes or moves files, through the
-//! file operations (`fsops`, with the updates as its rewrites), atomic either way. The reply
+//! file operations (`fsops`: the updates as its rewrites, the adds as `FileOp::Create`, and the
+//! import updates a move needs from the refactor layer), atomic either way, one history entry. The reply
 //! text is Codex's applier's (`Success. Updated the following files:` / `A`, `M`, `D`), with a
 //! line per hunk placed with tolerance, and its failures in its words plus the near miss.
 
@@ -57,10 +58,13 @@ REPLACE` and Roo Code's `:start_line:N` also work). An empty SEARCH creates the 
 Give about 3 lines of context around each change; line numbers in `@@ -12,5 +12,6 @@` are \
 hints. A hunk is placed where its context and removed lines are, exactly or allowing for \
 white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own \
-context lines); one that matches in several places or nowhere is refused with the \
-candidates or the closest text, and then nothing is written. The patch is applied to all \
+context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are \
+in several places goes to the first after the hunk before it (the reply names the others); \
+in a diff, one whose line number names none of its places is refused with them, as is a \
+hunk found nowhere (with the closest text), and then nothing is written. The patch is applied to all \
 its files at once, or not at all. `dry_run` shows the diffs and writes nothing. Adding a \
-file that exists replaces it (the reply says so).
+file that exists replaces it (the reply says so). Moving a TS/JS/Python file (`*** Move to:`, a \
+rename) updates the imports that name it, unless `update_imports` is false.
 Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    \
 debug = True\\n+    debug = False\\n*** End Patch\"}";
 
@@ -72,6 +76,9 @@ struct Args {
     format: Option<FormatArg>,
     /// Show the diffs; write nothing.
     dry_run: Option<bool>,
+    /// When the patch moves a TypeScript, JavaScript or Python file, rewrite the imports that
+    /// name it (and its own relative imports) in the same change. Default true.
+    update_imports: Option<bool>,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
@@ -160,7 +167,13 @@ fn apply_patch(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     if failed {
         return Ok(refusal(&patch, &planned, dry_run));
     }
-    commit(ws, &patch, planned, dry_run)
+    commit(
+        ws,
+        &patch,
+        planned,
+        dry_run,
+        args.update_imports.unwrap_or(true),
+    )
 }
 
 /// Reads and places every file of the patch; nothing is written.
@@ -307,8 +320,12 @@ fn plan(ws: &Workspace, patch: &filekit_patch::Patch) -> Vec<Planned> {
                         };
                     }
                     Ok((doc, hash)) => {
-                        let Placement { splices, hunks } =
-                            filekit_patch::place(&doc.text, hunks, patch.format);
+                        let Placement { splices, hunks } = filekit_patch::place_with(
+                            &doc.text,
+                            hunks,
+                            patch.format,
+                            indent_convention(&p.path),
+                        );
                         p.hunks = hunks;
                         p.kind = Kind::Update {
                             move_to: move_to.clone(),
@@ -323,6 +340,13 @@ fn plan(ws: &Workspace, patch: &filekit_patch::Patch) -> Vec<Planned> {
         out.push(p);
     }
     out
+}
+
+/// How the language of `path` indents where its files agree (Python: PEP 8's four spaces),
+/// for a file with no indented line to follow yet.
+fn indent_convention(path: &str) -> Option<filekit_patch::IndentConvention> {
+    let ext = std::path::Path::new(path).extension()?.to_str()?;
+    matches!(ext, "py" | "pyi").then_some(filekit_patch::IndentConvention::Spaces(4))
 }
 
 /// The splices as the engine's requests take them (a proposal the commit step checks again),
@@ -436,6 +460,7 @@ fn commit(
     patch: &filekit_patch::Patch,
     planned: Vec<Planned>,
     dry_run: bool,
+    update_imports: bool,
 ) -> Result<ToolReply, FkError> {
     let tool = Some(crate::current_tool_name());
     let needs_fs = planned.iter().any(|p| {
@@ -449,11 +474,28 @@ fn commit(
         )
     });
     // Adds and in-place updates: one pipeline request.
+    let mut diffs: Vec<(String, String)> = Vec::new();
     let mut edits = Vec::new();
     let mut rewrites = Vec::new();
     let mut ops = Vec::new();
     for p in &planned {
         match &p.kind {
+            // With moves or deletes, the adds join them in one request of file operations:
+            // one all-or-nothing change, one history entry, one undo.
+            Kind::Add { content, .. } if needs_fs => {
+                ops.push(fsops::FileOp::Create {
+                    path: p.path.clone(),
+                    content: content.clone().into_bytes(),
+                    overwrite: true,
+                });
+                let (diff, _) = filekit_core::diff::unified_texts(
+                    "",
+                    content,
+                    "/dev/null",
+                    &format!("b/{}", p.path),
+                );
+                diffs.push((p.path.clone(), diff));
+            }
             Kind::Add { content, .. } => edits.push(FileEdits {
                 path: p.path.clone(),
                 edits: vec![Edit::Create {
@@ -501,7 +543,7 @@ fn commit(
             }),
         }
     }
-    let mut diffs: Vec<(String, String)> = Vec::new();
+    let mut extra_diffs: Vec<String> = Vec::new();
     let mut errors: Vec<FkError> = Vec::new();
     let mut entries: Vec<i64> = Vec::new();
     let mut edit_entry = None;
@@ -530,18 +572,48 @@ fn commit(
         edit_entry = report.history_entry;
         entries.extend(report.history_entry);
     }
+    let mut imports = String::new();
+    let mut imports_updated = Vec::new();
     if errors.is_empty() && needs_fs {
-        let report = fsops::apply(
-            ws,
-            &FsRequest {
-                ops,
-                dry_run,
-                atomic: true,
-                tool,
-                rewrites,
-                ..FsRequest::default()
-            },
-        );
+        let moves = ops.iter().any(|o| matches!(o, fsops::FileOp::Move { .. }));
+        let request = FsRequest {
+            ops,
+            dry_run,
+            atomic: true,
+            tool,
+            rewrites,
+            ..FsRequest::default()
+        };
+        // Moves go through the refactor layer, which adds the import updates they need to
+        // the same atomic request; a patch that only deletes has none to make.
+        let report = if moves && update_imports {
+            let options = filekit_refactor::ops::Options {
+                update_imports: true,
+                remove_on_delete: false,
+                renames: Default::default(),
+            };
+            match filekit_refactor::ops::apply_with(ws, request, &options) {
+                Ok(mut applied) => {
+                    imports = crate::file_ops::imports_text(&applied);
+                    imports_updated = std::mem::take(&mut applied.files);
+                    applied.report.take()
+                }
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            }
+        } else {
+            Some(fsops::apply(ws, &request))
+        };
+        let report = report.unwrap_or_else(|| fsops::FsReport {
+            ops: Vec::new(),
+            rewrites: Vec::new(),
+            dry_run,
+            atomic: true,
+            rolled_back: false,
+            history_entry: None,
+        });
         for r in &report.rewrites {
             diffs.push((r.path.clone(), r.diff.clone()));
             if let Some(e) = &r.error {
@@ -557,6 +629,12 @@ fn commit(
             errors.push(FkError::new(ErrorCode::Io, "the patch was not applied"));
         }
         entries.extend(report.history_entry);
+        // The rewrites of importers are not files of the patch: their diffs are shown too.
+        for r in &report.rewrites {
+            if !planned.iter().any(|p| p.path == r.path) {
+                extra_diffs.push(r.diff.clone());
+            }
+        }
         // The adds went first; a failure of the rest takes them back.
         if !errors.is_empty()
             && let Some(id) = edit_entry
@@ -623,8 +701,26 @@ fn commit(
             ));
         }
         for h in &p.hunks {
-            if h.outcome == HunkOutcome::Tolerated {
-                let how: Vec<&str> = h.tolerances.iter().map(|t| Tolerance::name(*t)).collect();
+            if h.tolerances.contains(&Tolerance::FirstInOrder) {
+                let places: Vec<String> = h.candidates.iter().map(|l| l.to_string()).collect();
+                text.push_str(&format!(
+                    "Note: {} hunk {} matches at lines {}: it was placed at the first, line {}, \
+                     as this format orders hunks; if another was meant, undo and give more \
+                     context lines.\n",
+                    p.path,
+                    h.hunk,
+                    places.join(", "),
+                    h.line.unwrap_or_default(),
+                ));
+            }
+            let others: Vec<Tolerance> = h
+                .tolerances
+                .iter()
+                .copied()
+                .filter(|t| *t != Tolerance::FirstInOrder)
+                .collect();
+            if h.outcome == HunkOutcome::Tolerated && !others.is_empty() {
+                let how: Vec<&str> = others.iter().map(|t| Tolerance::name(*t)).collect();
                 text.push_str(&format!(
                     "Note: {} hunk {} was placed at line {} allowing for {}.\n",
                     p.path,
@@ -635,8 +731,14 @@ fn commit(
             }
         }
     }
+    for line in imports.lines().filter(|l| !l.is_empty()) {
+        match line.strip_prefix("; ") {
+            Some(said) => text.push_str(&format!("Note: {said}.\n")),
+            None => text.push_str(&format!("{line}\n")),
+        }
+    }
     if dry_run {
-        for (_, d) in &diffs {
+        for d in diffs.iter().map(|(_, d)| d).chain(&extra_diffs) {
             text.push_str(d);
         }
     }
@@ -646,6 +748,11 @@ fn commit(
         "dry_run": dry_run,
         "files": files,
     });
+    if !imports_updated.is_empty()
+        && let Some(obj) = value.as_object_mut()
+    {
+        obj.insert("imports_updated".into(), json!(imports_updated));
+    }
     if let Some(&id) = entries.first()
         && let Some(obj) = value.as_object_mut()
     {

@@ -9,6 +9,38 @@
 //!
 //! Nothing here knows MCP or terminals: the MCP server and the `filekit call` verb serve the
 //! same table through [`tools`] and [`call`].
+//!
+//! One edit through two tables: the same engine request, each table's reply.
+//!
+//! ```
+//! use filekit_core::Workspace;
+//! use serde_json::json;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("s.py"), "DEBUG = True\n").unwrap();
+//! let ws = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
+//!
+//! let reply = filekit_dialects::call(
+//!     &ws,
+//!     "fs_write",
+//!     json!({"command": "str_replace", "path": "s.py", "old_str": "True", "new_str": "False"}),
+//! );
+//! assert!(!reply.is_error);
+//! assert!(reply.value["diff"].as_str().unwrap().contains("+DEBUG = False"));
+//!
+//! let reply = filekit_dialects::call(
+//!     &ws,
+//!     "edit_block",
+//!     json!({"file_path": "s.py", "old_string": "False", "new_string": "True"}),
+//! );
+//! // What the model reads is Desktop Commander's own text.
+//! assert!(reply.text.contains("1 replacement"), "{}", reply.text);
+//! assert_eq!(std::fs::read_to_string(dir.path().join("s.py")).unwrap(), "DEBUG = True\n");
+//!
+//! // An argument the tool does not have is refused, naming the closest one.
+//! let reply = filekit_dialects::call(&ws, "fs_write", json!({"command": "create", "pth": "x"}));
+//! assert!(reply.rejected && reply.text.contains("path"), "{}", reply.text);
+//! ```
 
 mod amazonq;
 mod apply_patch;
@@ -23,6 +55,7 @@ mod filekit;
 mod filekit_search;
 mod history_tools;
 mod inline;
+mod mcp_filesystem;
 pub mod plan;
 mod python_refactor;
 pub mod refactor;
@@ -191,6 +224,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(history_tools::tools());
     all.extend(apply_patch::tools("filekit"));
     all.extend(apply_patch::tools("codex"));
+    all.extend(mcp_filesystem::tools());
     all
 });
 
@@ -203,6 +237,7 @@ pub const DIALECTS: &[&str] = &[
     "semantic",
     "filekit",
     "codex",
+    "mcp-filesystem",
 ];
 
 /// The tools of one dialect, or of all when `dialect` is `None`.

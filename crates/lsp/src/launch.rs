@@ -4,7 +4,7 @@
 //! its toolchain (`rust-toolchain.toml` chooses rust-analyzer's), loads its compiler and
 //! plugins (typescript-language-server prefers the project's own `node_modules/typescript`),
 //! runs its interpreter (pyright) and build scripts. The caller asks for one only when the
-//! person who started filekit trusts the workspace ([`filekit_core::Workspace::is_trusted`]).
+//! person who started filekit trusts the workspace (`filekit_core::Workspace::is_trusted`, which this crate does not link).
 //! Even then the workspace does not choose the program:
 //!
 //! - the executable is looked up here, never by the system: only absolute `PATH` entries
@@ -22,7 +22,7 @@
 //!   acquisition (which runs npm).
 
 use crate::ServerKind;
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use serde_json::{Value, json};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

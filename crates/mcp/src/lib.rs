@@ -9,6 +9,25 @@
 //!
 //! The engine knows nothing of MCP; this crate only adapts. Logging goes to stderr, because
 //! stdout is the protocol channel over stdio.
+//!
+//! What `filekit serve --root . --tools claude` runs (compiled, not run: it serves until its
+//! client leaves):
+//!
+//! ```no_run
+//! use filekit_core::Workspace;
+//! use filekit_mcp::{FilekitServer, ServeOptions, select_tools};
+//!
+//! # async fn serve() -> std::io::Result<()> {
+//! let workspace = Workspace::new(&[std::env::current_dir()?], false).unwrap();
+//! let tools = select_tools("claude").unwrap(); // Read, Write, Edit, MultiEdit, LS, Glob, Grep
+//! let server = FilekitServer::new(ServeOptions {
+//!     workspace,
+//!     follow_client_roots: false,
+//!     tools,
+//! });
+//! filekit_mcp::serve_stdio(server).await
+//! # }
+//! ```
 
 /// A line on the server's standard error, the log an MCP client keeps (or drops). Unlike
 /// `eprintln!`, a closed or full stderr is ignored: a client that closed the pipe must not
@@ -287,7 +306,13 @@ impl ServerHandler for FilekitServer {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
             }
         };
-        let mut content = vec![ContentBlock::text(reply.text)];
+        // A reply that is only images (the MCP filesystem server's read_media_file) has no
+        // empty text block before them.
+        let mut content = if reply.text.is_empty() && !reply.images.is_empty() {
+            Vec::new()
+        } else {
+            vec![ContentBlock::text(reply.text)]
+        };
         for (mime, data) in reply.images {
             content.push(ContentBlock::image(data, mime));
         }

@@ -24,6 +24,10 @@ pub const TABLES: &[(&str, &str)] = &[
         "codex",
         "Codex CLI's apply_patch (patch envelopes, unified diffs, SEARCH/REPLACE)",
     ),
+    (
+        "mcp-filesystem",
+        "the official MCP filesystem server's tools (server-filesystem)",
+    ),
     ("all", "every table above"),
 ];
 

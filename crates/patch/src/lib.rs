@@ -16,6 +16,26 @@
 //!
 //! This crate knows no files, paths on disk, tools or protocols: the front ends read the files,
 //! and send the splices through the engine's one pipeline.
+//!
+//! ```
+//! use filekit_patch::{FileOp, Format, HunkOutcome, Tolerance, parse, place};
+//!
+//! let file = "def main():\n    debug = True\n    run()\n";
+//! // The model indented the whole hunk two spaces too deep: placed all the same, and the
+//! // added line takes the file's indentation.
+//! let patch = parse(
+//!     "*** Begin Patch\n*** Update File: app.py\n@@\n   def main():\n-      debug = True\n+      debug = False\n*** End Patch",
+//!     None,
+//! )
+//! .unwrap();
+//! assert_eq!(patch.format, Format::V4a);
+//! let FileOp::Update { hunks, .. } = &patch.files[0].op else { unreachable!() };
+//! let placed = place(file, hunks, patch.format);
+//! assert_eq!(placed.hunks[0].outcome, HunkOutcome::Tolerated);
+//! assert_eq!(placed.hunks[0].tolerances, vec![Tolerance::Indentation]);
+//! let new = placed.splices.unwrap().apply(file).unwrap();
+//! assert_eq!(new, "def main():\n    debug = False\n    run()\n");
+//! ```
 
 mod parse;
 mod place;
@@ -24,7 +44,9 @@ mod tests;
 
 pub use filekit_core::splices::Splices;
 pub use parse::{ParseError, parse};
-pub use place::{HunkOutcome, HunkReport, Placement, Tolerance, place};
+pub use place::{
+    HunkOutcome, HunkReport, IndentConvention, Placement, Tolerance, place, place_with,
+};
 
 use serde::Serialize;
 

@@ -23,6 +23,10 @@ pub enum Tolerance {
     BlankLines,
     /// The hunk's line number was not where it was found (reported, never needed to place).
     LineHint,
+    /// Its lines are, exactly, in several places after the hunk before it: placed at the first,
+    /// as its format orders hunks (Codex's envelope and SEARCH/REPLACE blocks are applied in
+    /// file order, each at the first match after the last); the other places are reported.
+    FirstInOrder,
 }
 
 impl Tolerance {
@@ -34,6 +38,7 @@ impl Tolerance {
             Tolerance::Punctuation => "typographic punctuation",
             Tolerance::BlankLines => "blank lines",
             Tolerance::LineHint => "line number",
+            Tolerance::FirstInOrder => "several places (the first after the hunk before it)",
         }
     }
 }
@@ -384,6 +389,18 @@ fn enough_to_tolerate(old: &[&str]) -> bool {
 /// Places `hunks` on `text`, in order. Every hunk is reported; the splices exist only when
 /// every hunk was placed.
 pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
+    place_with(text, hunks, format, None)
+}
+
+/// [`place`], for a file of a language whose indentation `convention` added lines follow when
+/// the file has no indented line of its own (a patch's tabs in a new Python module's first
+/// indented block are the model's rendering, not the file's style).
+pub fn place_with(
+    text: &str,
+    hunks: &[Hunk],
+    format: Format,
+    convention: Option<IndentConvention>,
+) -> Placement {
     let lines = split_lines(text);
     let eol = if lines
         .iter()
@@ -398,9 +415,12 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
         .any(|l| text[l.start..l.content_end].starts_with('\t'));
     let ends_without_newline = !text.is_empty() && !text.ends_with('\n');
     let style = file_style(text, &lines);
+    let clean_ends = no_trailing_whitespace(text, &lines);
     let mut reports = Vec::new();
     let mut splices: Vec<Splice> = Vec::new();
     let mut cursor = 0usize;
+    // How many lines the last placed hunk was from its line number.
+    let mut shift = 0isize;
     let mut work = Work::new(NEAR_MISS_WORK);
     for (k, hunk) in hunks.iter().enumerate() {
         let mut report = HunkReport {
@@ -413,18 +433,32 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
             candidates: Vec::new(),
             near_miss: None,
         };
-        match place_one(text, &lines, hunk, cursor, file_uses_tabs, &mut work) {
+        // Codex's envelope and SEARCH/REPLACE blocks have no line numbers: their hunks are
+        // in file order.
+        let ordered = matches!(format, Format::V4a | Format::SearchReplace);
+        let around = Around {
+            cursor,
+            shift,
+            ordered,
+            file_uses_tabs,
+        };
+        match place_one(text, &lines, hunk, &around, &mut work) {
             Err(refusal) => {
                 report.reason = Some(refusal.reason);
                 report.candidates = refusal.candidates;
                 report.near_miss = refusal.near_miss.map(|b| *b);
             }
-            Ok((m, level, drift, hint_off)) => {
+            Ok((m, level, drift, note)) => {
                 if let Some(t) = LEVELS[level] {
                     report.tolerances.push(t);
                 }
-                if hint_off {
-                    report.tolerances.push(Tolerance::LineHint);
+                match note {
+                    PlaceNote::None => {}
+                    PlaceNote::HintOff => report.tolerances.push(Tolerance::LineHint),
+                    PlaceNote::FirstOf(places) => {
+                        report.tolerances.push(Tolerance::FirstInOrder);
+                        report.candidates = places;
+                    }
                 }
                 report.outcome = if report.tolerances.is_empty() {
                     HunkOutcome::Exact
@@ -432,9 +466,16 @@ pub fn place(text: &str, hunks: &[Hunk], format: Format) -> Placement {
                     HunkOutcome::Tolerated
                 };
                 report.line = Some(m.first + 1);
+                if let Some(h) = hunk.line_hint
+                    && !m.map.is_empty()
+                {
+                    shift = m.first as isize + 1 - h as isize;
+                }
                 cursor = m.last_excl;
                 let ctx = Emit {
                     style,
+                    strip_trailing: level >= 1 && clean_ends,
+                    convention,
                     text,
                     lines: &lines,
                     eol,
@@ -480,16 +521,44 @@ struct Refusal {
     near_miss: Option<Box<NearMiss>>,
 }
 
-type Placed = (Match, usize, Drift, bool);
+/// Where a hunk was placed, at which level of tolerance, with which drift, and what else is
+/// said about the place.
+type Placed = (Match, usize, Drift, PlaceNote);
+
+/// What a placement says beyond its level.
+enum PlaceNote {
+    None,
+    /// The line number named another line.
+    HintOff,
+    /// The first of these exact places (1-based lines), in the format's order.
+    FirstOf(Vec<usize>),
+}
+
+/// What the hunks placed before say about where the next one goes, and the file's style.
+#[derive(Clone, Copy)]
+struct Around {
+    /// The file line after the last hunk placed.
+    cursor: usize,
+    /// How many lines the last placed hunk was from its line number.
+    shift: isize,
+    /// The format's hunks are in file order (no line numbers).
+    ordered: bool,
+    file_uses_tabs: bool,
+}
 
 fn place_one(
     text: &str,
     lines: &[FLine],
     hunk: &Hunk,
-    cursor: usize,
-    file_uses_tabs: bool,
+    around: &Around,
     work: &mut Work,
 ) -> Result<Placed, Refusal> {
+    let Around {
+        cursor,
+        shift,
+        ordered,
+        file_uses_tabs,
+    } = *around;
     let old = hunk.old_lines();
     let no_drift = Drift {
         active: false,
@@ -513,7 +582,7 @@ fn place_one(
             },
             0,
             no_drift,
-            false,
+            PlaceNote::None,
         ));
     }
     // A V4A header narrows the search to what follows it.
@@ -578,16 +647,48 @@ fn place_one(
             1 => {
                 let (m, d) = with_drift.pop().unwrap();
                 let off = hunk.line_hint.is_some_and(|h| h != m.first + 1);
-                return Ok((m, level, d, off));
+                return Ok((
+                    m,
+                    level,
+                    d,
+                    if off {
+                        PlaceNote::HintOff
+                    } else {
+                        PlaceNote::None
+                    },
+                ));
             }
             _ => {
-                if let Some(h) = hunk.line_hint
-                    && let Some(pos) = with_drift.iter().position(|(m, _)| m.first + 1 == h)
-                {
-                    let (m, d) = with_drift.swap_remove(pos);
-                    return Ok((m, level, d, false));
+                // The line number names one, as written or moved by as many lines as the
+                // hunk before it was (a file that grew or shrank above them, as GNU patch
+                // assumes).
+                if let Some(h) = hunk.line_hint {
+                    let moved = h as isize + shift;
+                    if let Some(pos) = with_drift.iter().position(|(m, _)| m.first + 1 == h) {
+                        let (m, d) = with_drift.swap_remove(pos);
+                        return Ok((m, level, d, PlaceNote::None));
+                    }
+                    if shift != 0
+                        && let Some(pos) = with_drift
+                            .iter()
+                            .position(|(m, _)| m.first as isize + 1 == moved)
+                    {
+                        let (m, d) = with_drift.swap_remove(pos);
+                        return Ok((m, level, d, PlaceNote::HintOff));
+                    }
                 }
                 let candidates: Vec<usize> = with_drift.iter().map(|(m, _)| m.first + 1).collect();
+                // The formats without line numbers order their hunks: of matches alike (at
+                // one level of tolerance), the first after the hunk before it is the one the
+                // format means.
+                if hunk.line_hint.is_none()
+                    && ordered
+                    && tolerable
+                    && with_drift.iter().all(|(m, _)| m.first >= cursor)
+                {
+                    let (m, d) = with_drift.swap_remove(0);
+                    return Ok((m, level, d, PlaceNote::FirstOf(candidates)));
+                }
                 let how = match LEVELS[level] {
                     None => String::new(),
                     Some(t) => format!(" (allowing for {})", t.name()),
@@ -633,12 +734,21 @@ fn join(v: &[usize]) -> String {
         .join(", ")
 }
 
-/// How a file indents: only with spaces, only with tabs, or both (or not at all).
+/// How a file indents: only with spaces, only with tabs, both, or not at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Style {
     Spaces,
     Tabs,
     Mixed,
+    Unindented,
+}
+
+/// How a language indents where its files agree on one way (Python's PEP 8: four spaces),
+/// for a file that has no indented line to follow yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndentConvention {
+    /// Spaces; a tab in an added line's indentation counts this many.
+    Spaces(usize),
 }
 
 fn file_style(text: &str, lines: &[FLine]) -> Style {
@@ -654,8 +764,18 @@ fn file_style(text: &str, lines: &[FLine]) -> Style {
     match (tabs, spaces) {
         (false, true) => Style::Spaces,
         (true, false) => Style::Tabs,
-        _ => Style::Mixed,
+        (true, true) => Style::Mixed,
+        (false, false) => Style::Unindented,
     }
+}
+
+/// True when no line of the file ends in white space: then white space a tolerated hunk adds
+/// at the end of a line is the drift its context lines had, not something the file does.
+fn no_trailing_whitespace(text: &str, lines: &[FLine]) -> bool {
+    lines.iter().all(|l| {
+        let t = &text[l.start..l.content_end];
+        t.trim().is_empty() || t.trim_end() == t
+    })
 }
 
 /// A run of removed and added lines being gathered: the file lines removed (first, last),
@@ -670,6 +790,11 @@ struct Run {
 
 struct Emit<'a> {
     style: Style,
+    /// Strip white space at the ends of added lines (the hunk was placed allowing for it, and
+    /// the file has none).
+    strip_trailing: bool,
+    /// How a file without indented lines indents, if its language says.
+    convention: Option<IndentConvention>,
     text: &'a str,
     lines: &'a [FLine],
     eol: &'a str,
@@ -711,8 +836,11 @@ impl Emit<'_> {
                     }
                 }
                 HunkLine::Added(t) => {
-                    let (line, changed) = self.restyle(&drift.reindent(t), drift.tab);
+                    let (mut line, changed) = self.restyle(&drift.reindent(t), drift.tab);
                     restyled |= changed;
+                    if self.strip_trailing {
+                        line.truncate(line.trim_end().len());
+                    }
                     run.added.push((t.clone(), line));
                 }
             }
@@ -723,9 +851,12 @@ impl Emit<'_> {
 
     fn restyle(&self, line: &str, tab: usize) -> (String, bool) {
         let ind = indent_of(line);
-        let new = match self.style {
-            Style::Spaces if ind.contains('\t') => ind.replace('\t', &" ".repeat(tab)),
-            Style::Tabs if ind.starts_with(&" ".repeat(tab)) => {
+        let new = match (self.style, self.convention) {
+            (Style::Spaces, _) if ind.contains('\t') => ind.replace('\t', &" ".repeat(tab)),
+            (Style::Unindented, Some(IndentConvention::Spaces(n))) if ind.contains('\t') => {
+                ind.replace('\t', &" ".repeat(n))
+            }
+            (Style::Tabs, _) if ind.starts_with(&" ".repeat(tab)) => {
                 let w = width(ind, tab);
                 "\t".repeat(w / tab) + &" ".repeat(w % tab)
             }

@@ -248,17 +248,108 @@ fn a_line_removed_and_added_again_keeps_the_files_version() {
 }
 
 #[test]
-fn ambiguous_hunks_are_refused_with_candidates_unless_the_line_number_names_one() {
+fn ambiguous_hunks_go_first_in_order_or_where_the_line_number_says_else_are_refused() {
     let file = "x\nret\ny\nx\nret\ny\n";
-    let e = apply_one(
+    // SEARCH blocks (and Codex's hunks) go in file order: the first place after the block
+    // before, the other places reported.
+    let (out, r) = apply_one(
         file,
         "f\n<<<<<<< SEARCH\nx\nret\n=======\nx\nRET\n>>>>>>> REPLACE\n",
     )
-    .unwrap_err();
-    assert_eq!(e[0].outcome, HunkOutcome::Refused);
-    assert_eq!(e[0].candidates, vec![1, 4]);
+    .unwrap();
+    assert_eq!(out, "x\nRET\ny\nx\nret\ny\n");
+    assert_eq!(r[0].tolerances, vec![Tolerance::FirstInOrder]);
+    assert_eq!(r[0].candidates, vec![1, 4]);
+    // After a block placed further down, the first place is the one after it.
+    let (out, r) = apply_one(
+        "a\nx\nret\nb\nx\nret\nc\n",
+        "f\n<<<<<<< SEARCH\nret\nb\n=======\nret\nB\n>>>>>>> REPLACE\n\
+         f\n<<<<<<< SEARCH\nx\nret\n=======\nx\nRET\n>>>>>>> REPLACE\n",
+    )
+    .unwrap();
+    assert_eq!(out, "a\nx\nret\nB\nx\nRET\nc\n");
+    assert_eq!(r[1].line, Some(5));
+    // A diff's hunk goes where its line number says, and is refused when it names none.
     let (out, _) = apply_one(file, "--- a/f\n+++ b/f\n@@ -4,2 +4,2 @@\n x\n-ret\n+RET\n").unwrap();
     assert_eq!(out, "x\nret\ny\nx\nRET\ny\n");
+    let e = apply_one(file, "--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n x\n-ret\n+RET\n").unwrap_err();
+    assert_eq!(e[0].outcome, HunkOutcome::Refused);
+    assert_eq!(e[0].candidates, vec![1, 4]);
+    // So is a Roo Code block whose start line names neither place.
+    let e = apply_one(
+        file,
+        "f\n<<<<<<< SEARCH\n:start_line:3\n-------\nx\nret\n=======\nx\nRET\n>>>>>>> REPLACE\n",
+    )
+    .unwrap_err();
+    assert_eq!(e[0].candidates, vec![1, 4]);
+}
+
+#[test]
+fn an_ambiguous_hunk_follows_the_shift_of_the_hunk_before_it() {
+    // Every line number is 7 too high (a file edited above them since the diff was made):
+    // the first hunk is unique and shows the shift, which names the second's place among two.
+    let mut file = String::from("head\nunique\nend\n");
+    for _ in 0..3 {
+        file.push_str("a\nb\nc\nd\ne\nf\ng\nh\n");
+    }
+    file.push_str("x\nret\ny\n");
+    file.push_str("a\nb\nc\nd\ne\nf\ng\nh\n");
+    file.push_str("x\nret\ny\n");
+    // `x ret y` is at lines 28 and 39.
+    let patch = "--- a/f\n+++ b/f\n@@ -9,2 +9,2 @@\n-unique\n+UNIQUE\n end\n\
+                 @@ -35,3 +35,3 @@\n x\n-ret\n+RET\n y\n";
+    let (out, r) = apply_one(&file, patch).unwrap();
+    assert_eq!(
+        out,
+        file.replace("unique", "UNIQUE").replacen("ret", "RET", 1)
+    );
+    assert_eq!(r[1].line, Some(28));
+    assert!(r[1].tolerances.contains(&Tolerance::LineHint));
+    // Without the shift of a hunk before it, an off line number names neither.
+    let e = apply_one(
+        &file,
+        "--- a/f\n+++ b/f\n@@ -35,3 +35,3 @@\n x\n-ret\n+RET\n y\n",
+    )
+    .unwrap_err();
+    assert_eq!(e[0].candidates, vec![28, 39]);
+}
+
+#[test]
+fn trailing_white_space_a_tolerated_hunk_adds_is_dropped_in_a_file_without_any() {
+    // The model wrote every line with two trailing spaces, its added lines too.
+    let file = "def f():\n    a = 1\n    b = 2\n    return a\n";
+    let patch = "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n def f():  \n     a = 1  \n-    b = 2\n+    b = 3  \n+    c = 4  \n     return a  \n";
+    let (out, r) = apply_one(file, patch).unwrap();
+    assert_eq!(
+        out,
+        "def f():\n    a = 1\n    b = 3\n    c = 4\n    return a\n"
+    );
+    assert_eq!(r[0].tolerances, vec![Tolerance::TrailingWhitespace]);
+    // A file that has trailing white space of its own keeps what the patch adds.
+    let spaced = file.replace("return a", "return a ");
+    let patch = patch.replace("return a  ", "return a ");
+    let exact = "--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-    b = 2\n+    b = 3  \n";
+    let (out, _) = apply_one(&spaced, exact).unwrap();
+    assert!(out.contains("    b = 3  \n"), "{out}");
+    let (out, _) = apply_one(&spaced, &patch).unwrap();
+    assert!(out.contains("    b = 3  \n"), "{out}");
+}
+
+#[test]
+fn tabs_in_a_python_file_without_indented_lines_become_pep8_spaces() {
+    let file = "import os\n\nX = 1\n";
+    let patch = "--- a/m.py\n+++ b/m.py\n@@ -3,1 +3,3 @@\n-X = 1\n+if os:\n+\tX = 1\n";
+    let p = parse(patch, None).unwrap();
+    let FileOp::Update { hunks, .. } = &p.files[0].op else {
+        panic!()
+    };
+    let placed = place_with(file, hunks, p.format, Some(IndentConvention::Spaces(4)));
+    let out = placed.splices.unwrap().apply(file).unwrap();
+    assert_eq!(out, "import os\n\nif os:\n    X = 1\n");
+    assert!(placed.hunks[0].tolerances.contains(&Tolerance::TabsSpaces));
+    // Without a convention (a Makefile, Go) the tabs are what the patch says.
+    let (out, _) = apply_one(file, patch).unwrap();
+    assert_eq!(out, "import os\n\nif os:\n\tX = 1\n");
 }
 
 #[test]

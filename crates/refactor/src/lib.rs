@@ -25,6 +25,36 @@
 //! file of the workspace (the engine's `fsops::apply` does); the one thing it creates is the
 //! watcher's cookie files in the root's `.filekit/`, through a descriptor opened when the
 //! watch started, removed as soon as their event is seen.
+//!
+//! A move that takes its importers along, in one request:
+//!
+//! ```
+//! use filekit_core::Workspace;
+//! use filekit_core::fsops::{FileOp, FsRequest};
+//! use std::fs;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let root = dir.path();
+//! fs::create_dir(root.join("src")).unwrap();
+//! fs::write(root.join("src/util.ts"), "export const u = 1;\n").unwrap();
+//! fs::write(root.join("src/main.ts"), "import { u } from './util';\n").unwrap();
+//! let ws = Workspace::new(&[root.to_path_buf()], false).unwrap();
+//!
+//! let request = FsRequest {
+//!     ops: vec![FileOp::Move {
+//!         from: "src/util.ts".into(),
+//!         to: "src/lib/util.ts".into(),
+//!         overwrite: false,
+//!     }],
+//!     ..FsRequest::default()
+//! };
+//! let applied = filekit_refactor::ops::apply(&ws, request, true, false).unwrap();
+//! assert!(applied.report.unwrap().success());
+//! assert_eq!(
+//!     fs::read_to_string(root.join("src/main.ts")).unwrap(),
+//!     "import { u } from './lib/util';\n"
+//! );
+//! ```
 
 pub mod barrels;
 pub mod graph;

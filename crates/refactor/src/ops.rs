@@ -5,7 +5,7 @@ use crate::plan::{self, FileChanges, ImportPlan, Leftover};
 use crate::symbols::{self, Renames};
 use filekit_core::fsops::{self, FileOp, FsReport, FsRequest};
 use filekit_core::workspace::WsPath;
-use filekit_core::{FkError, Workspace};
+use filekit_core::{ErrorCode, FkError, Workspace};
 use std::collections::HashMap;
 
 /// What [`apply`] did.
@@ -124,6 +124,8 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
                         copies.extend(m);
                     }
                 }
+                // A new file has no importers yet.
+                FileOp::Create { .. } => {}
                 FileOp::Delete { path, .. } => {
                     if let Ok(p) = ws.resolve_entry(path) {
                         let k = key(&p);
@@ -191,7 +193,29 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
             }
         };
         for p in plans {
-            req.rewrites.extend(p.rewrites);
+            // A file the caller rewrites too (a patch that changes a file it moves) gets one
+            // rewrite with both changes; a change of the same bytes is refused by name.
+            for r in p.rewrites {
+                match req.rewrites.iter_mut().find(|c| c.path == r.path) {
+                    Some(c) => {
+                        c.splices.extend(r.splices);
+                        symbols::merge(&mut c.splices).map_err(|e| {
+                            FkError::new(
+                                ErrorCode::Conflict,
+                                format!(
+                                    "{}: the change asked for and the import update of the move \
+                                     meet ({})",
+                                    r.path, e.message
+                                ),
+                            )
+                            .with_hint(
+                                "leave the import line to the move, or turn the import update off",
+                            )
+                        })?;
+                    }
+                    None => req.rewrites.push(r),
+                }
+            }
             applied.files.extend(p.files);
             applied.warnings.extend(p.warnings);
         }

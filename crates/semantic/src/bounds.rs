@@ -35,7 +35,7 @@
 //! about 250 deep. [`scanner_state`] refuses such texts first.
 
 use crate::Lang;
-use filekit_core::{FkError, Limit};
+use filekit_errors::{FkError, Limit};
 use std::collections::HashSet;
 use tree_sitter::Tree;
 

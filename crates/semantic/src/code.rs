@@ -8,7 +8,7 @@
 
 use crate::ops::Splice;
 use crate::{Dependency, Found, Lang, suggest};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use serde_json::json;
 use std::collections::HashMap;
 use tree_sitter::{Node, Tree};

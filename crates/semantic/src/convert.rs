@@ -11,8 +11,8 @@
 use crate::Lang;
 use crate::extract::{bound_from, field_is, invalid, line, parse_clean, to_splices};
 use crate::refactor::{occurrences, scopes_for};
-use filekit_core::splices::{Splice, Splices};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
+use filekit_splices::{Splice, Splices};
 use tree_sitter::{Node, Tree};
 
 const FUNCTION_KINDS: &[&str] = &[

@@ -6,7 +6,7 @@
 use crate::Lang;
 use crate::ops::Splice;
 use crate::refactor::{Target, check_identifier, rename_in_file};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use std::ops::Range;
 use tree_sitter::Node;
 

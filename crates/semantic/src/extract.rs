@@ -16,8 +16,8 @@
 
 use crate::Lang;
 use crate::refactor::{OCCURRENCE_KINDS, Scopes, check_identifier, occurrences, parse, scopes_for};
-use filekit_core::splices::{Splice, Splices};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
+use filekit_splices::{Splice, Splices};
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
 

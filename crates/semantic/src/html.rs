@@ -14,7 +14,7 @@
 
 use crate::ops::{Operation, Position, Splice, after_line, indent_at, line_start, reindent};
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::HashMap;

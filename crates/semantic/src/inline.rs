@@ -11,7 +11,7 @@
 use crate::Lang;
 use crate::ops::{Splice, Splices};
 use crate::refactor::{OCCURRENCE_KINDS, Scopes, Target, ancestor, occurrences, parse, scopes_for};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 

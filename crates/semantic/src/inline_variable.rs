@@ -17,8 +17,8 @@ use crate::extract::{
 };
 use crate::inline::{is_open_context, is_primary};
 use crate::refactor::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
-use filekit_core::splices::{Splice, Splices};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
+use filekit_splices::{Splice, Splices};
 use tree_sitter::Node;
 
 /// What inlining a variable did.

@@ -5,7 +5,7 @@
 
 use crate::ops::{Position, Splice, indent_at, line_start, reindent};
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError, Limit};
+use filekit_errors::{ErrorCode, FkError, Limit};
 use jsonc_parser::ast::{ObjectPropName, Value as Ast};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};

@@ -1,7 +1,7 @@
 //! Which parser a file gets, by its extension (004 section 3.1, plus the languages of the
 //! issue beyond TS/JS).
 
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {

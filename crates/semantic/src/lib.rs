@@ -12,6 +12,28 @@
 //! - [`markdown`]: heading sections.
 //! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
 //!   the indentation of the place.
+//! - [`extract`], [`python_extract`], [`inline_variable`], [`convert`], [`inline`]: the
+//!   refactors that need no language server, on the syntax tree.
+//!
+//! ```
+//! use filekit_semantic::{Lang, extract};
+//!
+//! let text = "function total(a: number[]) {\n  return a.length * 2;\n}\n";
+//! let selected = text.find("a.length").unwrap();
+//! let x = extract::extract_variable(
+//!     Lang::TypeScript,
+//!     text,
+//!     selected..selected + "a.length".len(),
+//!     "count",
+//!     false,
+//! )
+//! .unwrap();
+//! // The result is the edit value: splices of the text it was computed on.
+//! assert_eq!(
+//!     x.splices.apply(text).unwrap(),
+//!     "function total(a: number[]) {\n  const count = a.length;\n  return count * 2;\n}\n"
+//! );
+//! ```
 
 pub mod bounds;
 pub mod code;

@@ -4,7 +4,7 @@
 
 use crate::ops::after_line;
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
 /// Every section of the text, in order: `range` from the heading to the section's end,

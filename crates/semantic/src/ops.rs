@@ -5,7 +5,7 @@
 //! may send code indented any way (or not at all).
 
 use crate::Found;
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 
 /// Where `insert_into` puts the new member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub enum BodyStyle {
 
 /// One replacement: bytes `start..end` of the text as read become `text`. Operations
 /// produce these one by one; [`order`] makes a call's splices one checked [`Splices`].
-pub use filekit_core::splices::{Splice, Splices};
+pub use filekit_splices::{Splice, Splices};
 
 pub(crate) fn line_start(text: &str, at: usize) -> usize {
     text[..at].rfind('\n').map_or(0, |i| i + 1)
@@ -509,13 +509,13 @@ pub fn order(
         Ok(checked) => Ok((splices, checked)),
         // The edits are the caller's to name (their numbering, their targets): the fact
         // carries their indices in the request, counted from 0.
-        Err(filekit_core::splices::SpliceError::Overlap { first, second }) => Err(FkError::new(
+        Err(filekit_splices::SpliceError::Overlap { first, second }) => Err(FkError::new(
             ErrorCode::Conflict,
             "two changes overlap: the text one changes contains text the other changes",
         )
         .with_hint("edit the outer target once, or make two calls")
         .with_details(serde_json::json!({
-            "fact": filekit_core::Fact::EditsOverlap,
+            "fact": filekit_errors::Fact::EditsOverlap,
             "edit": splices[second].0,
             "conflicts_with": splices[first].0,
         }))),

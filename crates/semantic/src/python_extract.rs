@@ -13,8 +13,8 @@
 //! clashes.
 
 use crate::extract::{Extracted, field_is, invalid, line, quote, to_splices};
-use filekit_core::splices::Splice;
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
+use filekit_splices::Splice;
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
 

@@ -13,7 +13,7 @@
 //! are renamed with the names they stand for.
 
 use crate::ops::Splice;
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashSet};
 use tree_sitter::{Node, Tree};
 

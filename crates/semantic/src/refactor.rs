@@ -12,7 +12,7 @@
 
 use crate::Lang;
 use crate::ops::Splice;
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use tree_sitter::{Node, Tree};
 

@@ -2,7 +2,7 @@
 //! section 8: "show available targets") so the agent can correct itself in one step.
 
 use crate::Found;
-use filekit_core::{ErrorCode, FkError};
+use filekit_errors::{ErrorCode, FkError};
 use serde_json::json;
 
 /// How many targets of a file a not-found error looks among (the first, in document order):

@@ -13,7 +13,7 @@ use crate::bounds::MAX_DEPTH;
 use crate::html::plan_markup;
 use crate::ops::{Operation, Splice};
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError, Limit};
+use filekit_errors::{ErrorCode, FkError, Limit};
 use serde_json::json;
 use std::collections::HashMap;
 use std::ops::Range;

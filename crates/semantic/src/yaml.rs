@@ -15,7 +15,7 @@ use crate::bounds::MAX_DEPTH;
 use crate::json::display_path;
 use crate::ops::{Operation, Position, Splice, after_line, indent_at, line_start, reindent};
 use crate::{Found, suggest};
-use filekit_core::{ErrorCode, FkError, Limit};
+use filekit_errors::{ErrorCode, FkError, Limit};
 use serde_json::{Map, Number, Value};
 use serde_json_path::PathElement;
 use std::collections::HashMap;

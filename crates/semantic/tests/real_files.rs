@@ -53,7 +53,7 @@ fn files(dir: &Path, ext: &str, max: usize) -> Vec<PathBuf> {
     out
 }
 
-fn check(path: &Path, text: &str, what: &str, splice: Result<Splice, filekit_core::FkError>) {
+fn check(path: &Path, text: &str, what: &str, splice: Result<Splice, filekit_errors::FkError>) {
     let Splice {
         start: s,
         end: e,

@@ -314,6 +314,13 @@ pub(crate) fn compile_glob(
         .map_err(|e| invalid_glob(what, pattern, &e))
 }
 
+/// A matcher of one glob on `/`-separated relative paths (`*` within a directory, `**` at
+/// any depth), for tools that match paths the engine listed; `what` names the argument in
+/// its PARSE_ERROR.
+pub fn path_glob(what: &str, pattern: &str) -> Result<globset::GlobSet, FkError> {
+    compile_glob(what, pattern, false)
+}
+
 pub(crate) fn invalid_glob(what: &str, pattern: &str, e: &dyn std::fmt::Display) -> FkError {
     FkError::new(
         ErrorCode::ParseError,

@@ -1,16 +1,40 @@
+//! # filekit-errors
+//!
 //! Errors an agent can act on.
 //!
 //! Every failure carries a stable [`ErrorCode`] (for programs), a message that says what was
 //! wrong and where, and a hint that says what to try next (for models and people). Some
 //! failures carry structured details: the lines of ambiguous matches, the closest near miss,
-//! the current excerpt of a stale range.
+//! the current excerpt of a stale range, the [`Fact`] a front end words in its own vocabulary,
+//! the [`Limit`] a request hit. An error made from an OS error keeps it as its
+//! [`source`](std::error::Error::source).
+//!
+//! A leaf crate (it needs only serde and the edit value's crate), so that the parsers'
+//! crates (`filekit-semantic`, `filekit-lsp`) return filekit's errors without linking the
+//! engine and SQLite.
+//!
+//! ```
+//! use filekit_errors::{ErrorCode, FkError};
+//!
+//! let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+//! let err = FkError::from_io(&io, "src/app.py");
+//! assert_eq!(err.code, ErrorCode::NotFound);
+//! assert_eq!(err.to_string(), "NOT_FOUND: src/app.py: no such file or directory");
+//! assert!(std::error::Error::source(&err).is_some());
+//!
+//! let err = FkError::invalid("the range 9..4 is reversed").with_hint("give start <= end");
+//! assert_eq!(err.full_message(), "the range 9..4 is reversed (give start <= end)");
+//! ```
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
-/// Stable, machine-readable classification of a failure.
+/// Stable, machine-readable classification of a failure. New codes may come: match with a
+/// wildcard arm outside this crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// The file or directory does not exist.
     NotFound,
@@ -94,6 +118,10 @@ pub struct FkError {
     /// so that `Result<_, FkError>` stays small on the happy path.
     #[serde(skip_serializing_if = "details_is_null")]
     pub details: Box<serde_json::Value>,
+    /// The OS error this one was made from ([`FkError::from_io`]), for programs that look
+    /// at causes; never serialized (the message says it).
+    #[serde(skip)]
+    pub source: Option<Arc<std::io::Error>>,
 }
 
 fn details_is_null(details: &serde_json::Value) -> bool {
@@ -107,6 +135,7 @@ impl FkError {
             message: message.into(),
             hint: None,
             details: Box::new(serde_json::Value::Null),
+            source: None,
         }
     }
 
@@ -151,8 +180,19 @@ impl FkError {
         .with_hint("compute the ranges on the decoded text of the file as read")
     }
 
-    /// Maps an OS error on `what` (a displayable path) to the matching code.
+    /// Maps an OS error on `what` (a displayable path) to the matching code, keeping the OS
+    /// error as the source (the same OS error number, or its kind and words).
     pub fn from_io(err: &std::io::Error, what: &str) -> Self {
+        let source = match err.raw_os_error() {
+            Some(n) => std::io::Error::from_raw_os_error(n),
+            None => std::io::Error::new(err.kind(), err.to_string()),
+        };
+        let mut out = FkError::from_io_kind(err, what);
+        out.source = Some(Arc::new(source));
+        out
+    }
+
+    fn from_io_kind(err: &std::io::Error, what: &str) -> Self {
         use std::io::ErrorKind as K;
         match err.kind() {
             K::NotFound => FkError::new(
@@ -249,7 +289,13 @@ impl fmt::Display for FkError {
     }
 }
 
-impl std::error::Error for FkError {}
+impl std::error::Error for FkError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// Which bound a [`TooLarge`](ErrorCode::TooLarge) failure hit. The bounds exist because the
 /// workspace is untrusted input: a file, a name or a document in it must not make filekit use

@@ -1,0 +1,1377 @@
+//! The `mcp-filesystem` table: the tools of the official MCP filesystem server
+//! (`@modelcontextprotocol/server-filesystem`, compared with release 2026.8.31) with its
+//! names, arguments and reply texts, so that `filekit serve --tools mcp-filesystem --root DIR`
+//! replaces `npx @modelcontextprotocol/server-filesystem DIR`.
+//!
+//! Its replies are one text (`structuredContent: {content}`); its errors are the message of
+//! what it threw: Node's for file system calls (`ENOENT: no such file or directory, open
+//! '/abs/path'`), its own for the rest (`Access denied - path outside allowed directories:
+//! ...`). Both are kept where they say enough. Where filekit does better, on purpose, the
+//! description says so: an ambiguous edit is refused (the server edits the first match), a
+//! failed edit shows its near miss, unknown arguments are refused, binary files are not read
+//! as text, listings are sorted, `tail` counts lines.
+
+use crate::args::{parse, schema_for};
+use crate::shape::{self, Case};
+use crate::{ToolReply, ToolSpec};
+use filekit_core::edit::{Edit, EditOptions, EditRequest};
+use filekit_core::fsops::{self, FileOp, FsRequest};
+use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
+use filekit_core::search::WalkFilter;
+use filekit_core::search::list::{EntryKind, ListOptions, Listing, list};
+use filekit_core::splices::Splice;
+use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_patch::{Format, Hunk, HunkLine};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const DIALECT: &str = "mcp-filesystem";
+
+/// Entries a listing, a tree or a search keeps (the server has no bound; a workspace is
+/// untrusted input, so filekit has one, and says when it cut).
+const MAX_ENTRIES: usize = 100_000;
+/// How deep a tree or a search descends.
+const MAX_DEPTH: usize = 256;
+/// Lines of context around each change in edit_file's diff: jsdiff's default, which the
+/// server's diff has.
+const DIFF_CONTEXT: usize = 4;
+
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    let spec =
+        |name, description, schema: &Value, run, read_only, destructive, idempotent| ToolSpec {
+            name,
+            dialect: DIALECT,
+            description,
+            input_schema: schema.clone(),
+            read_only,
+            destructive,
+            idempotent,
+            run,
+            reject,
+        };
+    let reader = |name, description, schema: &Value, run| {
+        spec(name, description, schema, run, true, false, true)
+    };
+    vec![
+        reader("read_file", READ_FILE_DESCRIPTION, &READ_SCHEMA, read_text),
+        reader(
+            "read_text_file",
+            READ_TEXT_DESCRIPTION,
+            &READ_SCHEMA,
+            read_text,
+        ),
+        reader(
+            "read_media_file",
+            READ_MEDIA_DESCRIPTION,
+            &PATH_SCHEMA,
+            read_media,
+        ),
+        reader(
+            "read_multiple_files",
+            READ_MULTIPLE_DESCRIPTION,
+            &READ_MULTIPLE_SCHEMA,
+            read_multiple,
+        ),
+        spec(
+            "write_file",
+            WRITE_DESCRIPTION,
+            &WRITE_SCHEMA,
+            write_file,
+            false,
+            true,
+            true,
+        ),
+        spec(
+            "edit_file",
+            EDIT_DESCRIPTION,
+            &EDIT_SCHEMA,
+            edit_file,
+            false,
+            true,
+            false,
+        ),
+        spec(
+            "create_directory",
+            CREATE_DIRECTORY_DESCRIPTION,
+            &PATH_SCHEMA,
+            create_directory,
+            false,
+            false,
+            true,
+        ),
+        reader(
+            "list_directory",
+            LIST_DESCRIPTION,
+            &PATH_SCHEMA,
+            list_directory,
+        ),
+        reader(
+            "list_directory_with_sizes",
+            LIST_SIZES_DESCRIPTION,
+            &LIST_SIZES_SCHEMA,
+            list_with_sizes,
+        ),
+        reader(
+            "directory_tree",
+            TREE_DESCRIPTION,
+            &TREE_SCHEMA,
+            directory_tree,
+        ),
+        spec(
+            "move_file",
+            MOVE_DESCRIPTION,
+            &MOVE_SCHEMA,
+            move_file,
+            false,
+            true,
+            false,
+        ),
+        reader(
+            "search_files",
+            SEARCH_DESCRIPTION,
+            &SEARCH_SCHEMA,
+            search_files,
+        ),
+        reader(
+            "get_file_info",
+            INFO_DESCRIPTION,
+            &PATH_SCHEMA,
+            get_file_info,
+        ),
+        reader(
+            "list_allowed_directories",
+            ALLOWED_DESCRIPTION,
+            &NO_ARGS_SCHEMA,
+            list_allowed,
+        ),
+    ]
+}
+
+fn reject(err: &FkError) -> Value {
+    shape::failure(
+        vec![("content", Some(json!(err.full_message())))],
+        err,
+        Case::Camel,
+    )
+}
+
+/// A reply that succeeded: the server's `structuredContent` is `{content: text}`.
+fn done(text: String) -> ToolReply {
+    ToolReply::new(json!({ "content": text }), false, text)
+}
+
+/// A failure said in `text` (the server's words for it), with the engine's facts beside it.
+fn failed(text: String, err: &FkError) -> ToolReply {
+    ToolReply::new(
+        shape::failure(vec![("content", Some(json!(text)))], err, Case::Camel),
+        true,
+        text,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths and errors in the server's words
+
+/// The absolute path the server would name for `given`: `~` expanded, relative paths taken
+/// against the first allowed directory, `.` and `..` folded (Node's `path.resolve`).
+fn requested(ws: &Workspace, given: &str) -> String {
+    let expanded = match given.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(rest.trim_start_matches('/')),
+            None => PathBuf::from(given),
+        },
+        _ => PathBuf::from(given),
+    };
+    let joined = if expanded.is_absolute() {
+        expanded
+    } else {
+        ws.roots()[0].join(expanded)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out.display().to_string()
+}
+
+fn allowed(ws: &Workspace) -> String {
+    ws.roots()
+        .iter()
+        .map(|r| r.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What the server says when `syscall` on `path` failed as the engine's `err` says: Node's
+/// error texts for what the file system refused, its own access-denied text, and the engine's
+/// message (with its hint) for what it refuses that the server does not (binary files, files
+/// over the size bound, filekit's own data). A missing path keeps the engine's hint when it
+/// names paths of similar names that do exist.
+fn server_words(ws: &Workspace, err: &FkError, syscall: &str, given: &str) -> String {
+    let abs = requested(ws, given);
+    let with_hint = |text: String| match &err.hint {
+        Some(h) if h.starts_with("did you mean") => {
+            format!("{text}\n{h}")
+        }
+        _ => text,
+    };
+    match err.code {
+        // Through a link: where it really leads, as the server names it.
+        ErrorCode::OutOfRoot
+            if let (Some(link), Some(target)) = (
+                err.details.get("link").and_then(Value::as_str),
+                err.details.get("target").and_then(Value::as_str),
+            ) =>
+        {
+            let rest = Path::new(&abs)
+                .strip_prefix(link)
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let real = if rest.as_os_str().is_empty() {
+                PathBuf::from(target)
+            } else {
+                Path::new(target).join(rest)
+            };
+            format!(
+                "Access denied - symlink target outside allowed directories: {} not in {}",
+                real.display(),
+                allowed(ws)
+            )
+        }
+        // Only a path out of the roots: filekit's own data and `.git/` are refused in the
+        // engine's words, which say why.
+        ErrorCode::OutOfRoot if err.message.contains("outside the workspace") => format!(
+            "Access denied - path outside allowed directories: {abs} not in {}",
+            allowed(ws)
+        ),
+        ErrorCode::NotFound => with_hint(format!(
+            "ENOENT: no such file or directory, {syscall} '{abs}'"
+        )),
+        ErrorCode::IsDirectory if syscall == "open" => {
+            "EISDIR: illegal operation on a directory, read".to_string()
+        }
+        ErrorCode::PermissionDenied => format!("EACCES: permission denied, {syscall} '{abs}'"),
+        _ => err.full_message(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_text_file, read_file (deprecated), read_multiple_files
+
+const READ_TEXT_DESCRIPTION: &str = "\
+Read the complete contents of a file from the file system as text. Handles various text \
+encodings and provides detailed error messages if the file cannot be read. Use this tool when \
+you need to examine the contents of a single file. Use the 'head' parameter to read only the \
+first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. \
+Operates on the file as text regardless of extension. Only works within allowed directories. \
+(filekit: a binary file is refused with what it is, rather than shown as garbled text; use \
+read_media_file for images. An argument this tool does not take is refused, not ignored.)
+
+Example: {\"path\": \"src/main.rs\", \"head\": 40}";
+
+const READ_FILE_DESCRIPTION: &str = "\
+Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead. (Takes \
+the same arguments as read_text_file: path, and head or tail for the first or last N lines.)
+
+Example: {\"path\": \"README.md\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadArgs {
+    /// The file to read: absolute, or relative to the first allowed directory.
+    path: String,
+    /// If provided, returns only the last N lines of the file
+    tail: Option<f64>,
+    /// If provided, returns only the first N lines of the file
+    head: Option<f64>,
+}
+
+static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
+
+/// A whole read: every line, images described rather than sent.
+fn whole() -> ReadOptions {
+    ReadOptions::default()
+}
+
+/// A text read of a file, or the reply of the failure: what is not text is refused with
+/// what it is.
+fn text_read(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<TextRead, Box<ToolReply>> {
+    let r = read_file(ws, path, opts);
+    match r.result {
+        Ok(ReadContent::Text(t)) => Ok(t),
+        Ok(ReadContent::Image(i)) => {
+            let err = FkError::new(
+                ErrorCode::Binary,
+                format!("{} is an image ({}), not text", r.path, i.mime),
+            )
+            .with_hint("read it with read_media_file");
+            Err(Box::new(failed(err.full_message(), &err)))
+        }
+        Ok(ReadContent::Binary(b)) => {
+            let err = FkError::new(
+                ErrorCode::Binary,
+                format!("{} cannot be read as text: {}", r.path, b.description),
+            )
+            .with_hint("read_text_file shows text files; read_media_file sends images");
+            Err(Box::new(failed(err.full_message(), &err)))
+        }
+        Err(err) => Err(Box::new(failed(server_words(ws, &err, "open", path), &err))),
+    }
+}
+
+/// The text of a file as the server's text tools give it, or the reply of the failure. A file
+/// larger than the engine reads at once comes back cut, and says where (the server sends all
+/// of it, whatever its size).
+fn read_text_of(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<String, Box<ToolReply>> {
+    let t = text_read(ws, path, opts)?;
+    let mut text = t.content;
+    if t.truncated && opts.max_lines.is_none() {
+        text.push_str(&format!(
+            "\n[filekit: cut after line {} of this {}-byte file: it reads at most {} bytes of \
+             a file at once; `head` reads its first lines]",
+            t.end_line,
+            t.size,
+            filekit_core::limits::MAX_FILE_SIZE
+        ));
+    }
+    Ok(text)
+}
+
+/// The last `n` lines of a file the engine does not count from the end: from its whole text,
+/// refused when the file is larger than the engine reads at once.
+fn tail_of_whole(ws: &Workspace, path: &str, n: usize) -> Result<String, Box<ToolReply>> {
+    let t = text_read(ws, path, &whole())?;
+    if t.truncated {
+        let err = FkError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{path} is {} bytes: filekit finds the last lines of files of up to {} bytes",
+                t.size,
+                filekit_core::limits::MAX_FILE_SIZE
+            ),
+        )
+        .with_hint("read its first lines with `head`");
+        return Err(Box::new(failed(err.full_message(), &err)));
+    }
+    Ok(last_lines(&t.content, n))
+}
+
+/// A count the server takes as "given" (JavaScript truthiness: 0 is not), as whole lines.
+fn lines_given(n: Option<f64>, name: &str) -> Result<Option<usize>, FkError> {
+    match n {
+        None => Ok(None),
+        Some(v) if v == 0.0 || v.is_nan() => Ok(None),
+        Some(v) if v < 0.0 || v.fract() != 0.0 => Err(FkError::invalid(format!(
+            "{name} must be a whole number of lines, not {v}"
+        ))
+        .with_hint(format!(
+            "give {name} as a positive integer, or leave it out"
+        ))),
+        Some(v) => Ok(Some(v as usize)),
+    }
+}
+
+fn read_text(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let name = crate::current_tool_name();
+    let args: ReadArgs = parse(&name, &READ_SCHEMA, args)?;
+    let head = lines_given(args.head, "head")?;
+    let tail = lines_given(args.tail, "tail")?;
+    if head.is_some() && tail.is_some() {
+        return Err(FkError::invalid(
+            "Cannot specify both head and tail parameters simultaneously",
+        ));
+    }
+    let opts = match (head, tail) {
+        (Some(n), _) => ReadOptions {
+            max_lines: Some(n),
+            ..whole()
+        },
+        (_, Some(n)) => ReadOptions {
+            start_line: Some(-(n as i64)),
+            ..whole()
+        },
+        _ => whole(),
+    };
+    let r = read_text_of(ws, &args.path, &opts);
+    // The engine counts from the end only in files it reads whole in one go, and refuses a
+    // start before the first line: otherwise the last lines are taken from the whole text
+    // (a tail longer than the file is all of it).
+    let r = match (r, tail) {
+        (Err(_), Some(n)) => tail_of_whole(ws, &args.path, n),
+        (r, _) => r,
+    };
+    Ok(match r {
+        // The server joins the first N lines with newlines: no newline after the last.
+        Ok(text) if head.is_some() => done(text.strip_suffix('\n').unwrap_or(&text).to_string()),
+        Ok(text) => done(text),
+        Err(reply) => *reply,
+    })
+}
+
+/// The last `n` lines of `text`, each with its line break.
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    lines[lines.len().saturating_sub(n)..].concat()
+}
+
+const READ_MULTIPLE_DESCRIPTION: &str = "\
+Read the contents of multiple files simultaneously. This is more efficient than reading files \
+one by one when you need to analyze or compare multiple files. Each file's content is returned \
+with its path as a reference. Failed reads for individual files won't stop the entire \
+operation. Only works within allowed directories.
+
+Example: {\"paths\": [\"src/lib.rs\", \"Cargo.toml\"]}";
+
+#[derive(Deserialize, JsonSchema)]
+struct ReadMultipleArgs {
+    /// Array of file paths to read. Each path must be a string pointing to a valid file within
+    /// allowed directories.
+    #[schemars(length(min = 1))]
+    paths: Vec<String>,
+}
+
+static READ_MULTIPLE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadMultipleArgs>);
+
+fn read_multiple(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ReadMultipleArgs = parse("read_multiple_files", &READ_MULTIPLE_SCHEMA, args)?;
+    if args.paths.is_empty() {
+        return Err(FkError::invalid(
+            "read_multiple_files: `paths` is empty: at least one file path must be provided",
+        ));
+    }
+    // Each failure in the engine's words too (the text has the server's).
+    let mut failures: Vec<String> = Vec::new();
+    let parts: Vec<String> = args
+        .paths
+        .iter()
+        .map(|p| match read_text_of(ws, p, &whole()) {
+            Ok(content) => format!("{p}:\n{content}\n"),
+            Err(reply) => {
+                let why = reply.value["error"].as_str().unwrap_or(&reply.text);
+                failures.push(format!("{p}: {why}"));
+                format!("{p}: Error - {}", reply.text)
+            }
+        })
+        .collect();
+    // The same text as the server's; a file that could not be read makes the call a failure
+    // (the server answers isError false), as every filekit tool says when a part failed.
+    let mut reply = done(parts.join("\n---\n"));
+    if !failures.is_empty() {
+        reply.is_error = true;
+        if let Some(m) = reply.value.as_object_mut() {
+            m.insert("success".into(), json!(false));
+            m.insert(
+                "error".into(),
+                json!(format!(
+                    "{} of {} files could not be read: {}",
+                    failures.len(),
+                    args.paths.len(),
+                    failures.join("; ")
+                )),
+            );
+        }
+    }
+    Ok(reply)
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_media_file
+
+const READ_MEDIA_DESCRIPTION: &str = "\
+Read a file and return it as a base64-encoded content block with its MIME type. Image and \
+audio files are returned as image/audio content; any other file type is returned as an \
+embedded resource. Only works within allowed directories. (filekit sends images: PNG, JPEG, \
+GIF, WebP and BMP, told by their content, not their extension; other files are refused with \
+what they are.)
+
+Example: {\"path\": \"docs/diagram.png\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct PathArgs {
+    /// The path: absolute, or relative to the first allowed directory.
+    path: String,
+}
+
+static PATH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<PathArgs>);
+
+fn read_media(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: PathArgs = parse("read_media_file", &PATH_SCHEMA, args)?;
+    let opts = ReadOptions {
+        images: true,
+        ..whole()
+    };
+    let r = read_file(ws, &args.path, &opts);
+    let shown = r.resolved_path.clone().unwrap_or_else(|| r.path.clone());
+    let not_media = |what: String| {
+        let err = FkError::new(
+            ErrorCode::Binary,
+            format!("read_media_file: {shown} is not an image ({what})"),
+        )
+        .with_hint(
+            "filekit sends images (PNG, JPEG, GIF, WebP, BMP); read text with read_text_file",
+        );
+        failed(err.full_message(), &err)
+    };
+    Ok(match r.result {
+        Ok(ReadContent::Image(i)) => {
+            let item = json!({"type": "image", "data": i.data, "mimeType": i.mime});
+            // The server answers with the image alone: no text beside it.
+            let mut reply = ToolReply::new(json!({ "content": [item] }), false, String::new());
+            reply.images.push((i.mime, i.data));
+            reply
+        }
+        Ok(ReadContent::Binary(b)) => not_media(b.description),
+        Ok(ReadContent::Text(_)) => not_media("it is text".to_string()),
+        Err(err) => failed(server_words(ws, &err, "open", &args.path), &err),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// write_file
+
+const WRITE_DESCRIPTION: &str = "\
+Create a new file or completely overwrite an existing file with new content. Use with caution \
+as it will overwrite existing files without warning. Handles text content with proper \
+encoding. Only works within allowed directories. (filekit: the file is replaced atomically \
+and its permissions kept; the old content stays in filekit's history, so the write can be \
+undone.)
+
+Example: {\"path\": \"notes/todo.md\", \"content\": \"# TODO\\n\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct WriteArgs {
+    /// The file to write: absolute, or relative to the first allowed directory. Its directory
+    /// must exist (create_directory makes it).
+    path: String,
+    /// The whole new content of the file.
+    content: String,
+}
+
+static WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteArgs>);
+
+fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: WriteArgs = parse("write_file", &WRITE_SCHEMA, args)?;
+    // Where filekit may not write is said first (a missing `.git/` directory is still
+    // `.git/`).
+    if let Err(err) = ws.resolve(&args.path).and_then(|p| ws.check_writable(&p)) {
+        return Ok(failed(server_words(ws, &err, "open", &args.path), &err));
+    }
+    let request = EditRequest::one_file(
+        args.path.clone(),
+        vec![Edit::Create {
+            content: args.content,
+            overwrite: true,
+        }],
+        // The server writes into an existing directory only.
+        EditOptions {
+            no_create_parents: true,
+            ..EditOptions::default()
+        },
+    );
+    let report = crate::apply(ws, request);
+    let f = &report.files[0];
+    Ok(match shape::first_error(f) {
+        Some(err) if err.code == ErrorCode::IsDirectory => failed(
+            format!(
+                "EISDIR: illegal operation on a directory, open '{}'",
+                requested(ws, &args.path)
+            ),
+            err,
+        ),
+        Some(err) => failed(server_words(ws, err, "open", &args.path), err),
+        None => done(format!("Successfully wrote to {}", args.path)),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// edit_file
+
+const EDIT_DESCRIPTION: &str = "\
+Make line-based edits to a text file. Each edit replaces exact line sequences with new \
+content. Returns a git-style diff showing the changes made. Only works within allowed \
+directories. Edits apply in order, each to the text the ones before it left. An oldText that \
+is not found exactly is matched line by line, tolerating indentation and trailing white space, \
+and the new lines take the file's indentation. (filekit: an oldText found in more than one \
+place is refused with the lines where, not applied to the first; a failed edit shows the \
+closest text in the file; the file keeps its line endings; nothing is written unless every \
+edit applies.)
+
+Example: {\"path\": \"src/app.ts\", \"edits\": [{\"oldText\": \"debug: false\", \"newText\": \
+\"debug: true\"}], \"dryRun\": true}";
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct EditOperation {
+    /// Text to search for - must match exactly
+    old_text: String,
+    /// Text to replace with
+    new_text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct EditArgs {
+    /// The file to edit: absolute, or relative to the first allowed directory.
+    path: String,
+    /// The edits, applied in order.
+    edits: Vec<EditOperation>,
+    /// Preview changes using git-style diff format
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    dry_run: bool,
+}
+
+static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
+
+fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: EditArgs = parse("edit_file", &EDIT_SCHEMA, args)?;
+    // A file that may not be written (filekit's own data, `.git/`, a read-only session) is
+    // refused for that before its edits are matched, as every other editing tool refuses it.
+    if !args.dry_run
+        && let Err(err) = ws.resolve(&args.path).and_then(|p| ws.check_writable(&p))
+    {
+        return Ok(failed(server_words(ws, &err, "open", &args.path), &err));
+    }
+    // One read gives the text and the version it is (any text file the engine edits whole,
+    // up to its size bound): the edit is tied to that version, so a file changed since is
+    // refused, never overwritten.
+    let read = ws.resolve(&args.path).and_then(|p| {
+        let shown = ws.display(&p);
+        let file = ws.read(&p)?;
+        if filekit_core::text::is_binary(&file.bytes) {
+            return Err(
+                FkError::new(ErrorCode::Binary, format!("{shown} is not a text file"))
+                    .with_hint("edit_file edits text files"),
+            );
+        }
+        let hash = filekit_core::hash::content_hash(&file.bytes);
+        let doc = filekit_core::text::TextDoc::decode_owned(file.bytes, &shown)?;
+        Ok((shown, doc.text, hash))
+    });
+    let (shown, original, hash) = match read {
+        Ok(r) => r,
+        Err(err) => return Ok(failed(server_words(ws, &err, "open", &args.path), &err)),
+    };
+    let crlf = original.contains("\r\n");
+    let mut text = original.clone();
+    for (k, edit) in args.edits.iter().enumerate() {
+        match apply_one(&text, edit, k, crlf) {
+            Ok(next) => text = next,
+            Err(err) => return Ok(failed(err.full_message(), &err)),
+        }
+    }
+    let lf = |s: &str| s.replace("\r\n", "\n");
+    let diff = server_diff(&lf(&original), &lf(&text), &shown);
+    let fence = fence_for(&diff);
+    let reply = format!("{fence}diff\n{diff}{fence}\n\n");
+    if args.dry_run || text == original {
+        return Ok(done(reply));
+    }
+    // One splice of what changed, from the first changed byte to the last, tied to the
+    // version read: a file changed since is refused, never overwritten.
+    let prefix = common_prefix(&original, &text);
+    let suffix = common_suffix(&original[prefix..], &text[prefix..]);
+    let splice = Splice::new(
+        prefix,
+        original.len() - suffix,
+        &text[prefix..text.len() - suffix],
+    );
+    let request = EditRequest::one_file(
+        args.path.clone(),
+        vec![Edit::Ranges {
+            ranges: vec![splice],
+            content_hash: hash,
+        }],
+        EditOptions::default(),
+    );
+    let report = crate::apply(ws, request);
+    let f = &report.files[0];
+    Ok(match shape::first_error(f) {
+        Some(err) => failed(server_words(ws, err, "open", &args.path), err),
+        None => done(reply),
+    })
+}
+
+/// One edit on `text`: the exact text if it occurs once; refused if it occurs more often;
+/// otherwise the lines matched with the patch placer's tolerances (indentation, trailing
+/// white space, tabs against spaces), the new lines re-indented as the file's.
+fn apply_one(text: &str, edit: &EditOperation, k: usize, crlf: bool) -> Result<String, FkError> {
+    let eol = |s: &str| {
+        let lf = s.replace("\r\n", "\n");
+        if crlf { lf.replace('\n', "\r\n") } else { lf }
+    };
+    let old = eol(&edit.old_text);
+    let new = eol(&edit.new_text);
+    if old.is_empty() {
+        return Err(
+            FkError::invalid(format!("edits[{k}].oldText is empty")).with_hint(
+                "put the exact lines to replace in oldText; write_file writes a whole file",
+            ),
+        );
+    }
+    let at: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
+    match at.len() {
+        1 => {
+            let mut out = String::with_capacity(text.len() + new.len());
+            out.push_str(&text[..at[0]]);
+            out.push_str(&new);
+            out.push_str(&text[at[0] + old.len()..]);
+            return Ok(out);
+        }
+        0 => {}
+        n => {
+            let lines: Vec<String> = at
+                .iter()
+                .take(10)
+                .map(|&i| (text[..i].matches('\n').count() + 1).to_string())
+                .collect();
+            return Err(FkError::new(
+                ErrorCode::Ambiguous,
+                format!(
+                    "edits[{k}].oldText occurs {n} times in the file (at lines {}{}); edit_file \
+                     changes one place at a time",
+                    lines.join(", "),
+                    if n > lines.len() { ", ..." } else { "" }
+                ),
+            )
+            .with_hint("add surrounding lines to oldText so that it occurs once")
+            .with_details(
+                json!({"fact": filekit_core::Fact::MatchCount, "count": n, "expected": 1}),
+            ));
+        }
+    }
+    let strip = |s: &str| {
+        let s = s.strip_suffix('\n').unwrap_or(s);
+        s.strip_suffix('\r').unwrap_or(s).to_string()
+    };
+    let old_lines: Vec<String> = strip(&edit.old_text.replace("\r\n", "\n"))
+        .split('\n')
+        .map(str::to_string)
+        .collect();
+    let new_text = edit.new_text.replace("\r\n", "\n");
+    let new_lines: Vec<String> = if new_text.is_empty() {
+        Vec::new()
+    } else {
+        strip(&new_text).split('\n').map(str::to_string).collect()
+    };
+    let hunk = Hunk {
+        lines: old_lines
+            .into_iter()
+            .map(HunkLine::Removed)
+            .chain(new_lines.into_iter().map(HunkLine::Added))
+            .collect(),
+        patch_line: 1,
+        ..Hunk::default()
+    };
+    let placement = filekit_patch::place(text, &[hunk], Format::SearchReplace);
+    if let Some(splices) = placement.splices {
+        return Ok(splices.apply(text)?);
+    }
+    let report = &placement.hunks[0];
+    let mut message = format!("Could not find exact match for edit:\n{}", edit.old_text);
+    if !report.candidates.is_empty() {
+        let lines: Vec<String> = report.candidates.iter().map(|l| l.to_string()).collect();
+        message.push_str(&format!(
+            "\n(edits[{k}] matches in {} places, at lines {}, when indentation is ignored: \
+             add surrounding lines so that it matches once)",
+            lines.len(),
+            lines.join(", ")
+        ));
+    } else if let Some(near) = &report.near_miss {
+        message.push_str(&format!(
+            "\nThe closest text is at line {} ({:.0}% similar); what differs, from your oldText \
+             to the file: {}",
+            near.line,
+            near.similarity * 100.0,
+            near.diff
+        ));
+    }
+    let mut err = FkError::new(ErrorCode::NotFound, message).with_details(json!({
+        "fact": filekit_core::Fact::SearchTextNotFound,
+        "edit": k,
+        "near_miss": report.near_miss,
+        "candidates": report.candidates,
+    }));
+    err.hint = None;
+    Err(err)
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(n) || !b.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+fn common_suffix(a: &str, b: &str) -> usize {
+    let mut n = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !a.is_char_boundary(a.len() - n) || !b.is_char_boundary(b.len() - n) {
+        n -= 1;
+    }
+    n
+}
+
+/// The server's diff: jsdiff's `createTwoFilesPatch(path, path, old, new, 'original',
+/// 'modified')`, which is a unified diff with 4 lines of context under an `Index:` header.
+fn server_diff(old: &str, new: &str, path: &str) -> String {
+    let (body, _) = filekit_core::diff::unified_texts_with_context(
+        old,
+        new,
+        &format!("{path}\toriginal"),
+        &format!("{path}\tmodified"),
+        DIFF_CONTEXT,
+    );
+    let mut out = format!("Index: {path}\n{}\n", "=".repeat(67));
+    if body.is_empty() {
+        out.push_str(&format!("--- {path}\toriginal\n+++ {path}\tmodified\n"));
+    } else {
+        out.push_str(&body);
+    }
+    out
+}
+
+/// Backticks enough to fence `diff`: one more than the longest run in it, at least three.
+fn fence_for(diff: &str) -> String {
+    let mut n = 3;
+    while diff.contains(&"`".repeat(n)) {
+        n += 1;
+    }
+    "`".repeat(n)
+}
+
+// ---------------------------------------------------------------------------------------------
+// create_directory, move_file
+
+const CREATE_DIRECTORY_DESCRIPTION: &str = "\
+Create a new directory or ensure a directory exists. Can create multiple nested directories \
+in one operation. If the directory already exists, this operation will succeed silently. \
+Perfect for setting up directory structures for projects or ensuring required paths exist. \
+Only works within allowed directories.
+
+Example: {\"path\": \"src/components/forms\"}";
+
+fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: PathArgs = parse("create_directory", &PATH_SCHEMA, args)?;
+    let report = fsops::apply(
+        ws,
+        &FsRequest {
+            ops: vec![FileOp::MakeDir {
+                path: args.path.clone(),
+            }],
+            tool: Some(crate::current_tool_name()),
+            ..FsRequest::default()
+        },
+    );
+    Ok(match &report.ops[0].error {
+        // The server's path check fails first on a path through a file.
+        Some(err) if err.message.ends_with("is not a directory") => failed(
+            format!(
+                "ENOTDIR: not a directory, realpath '{}'",
+                requested(ws, &args.path)
+            ),
+            err,
+        ),
+        Some(err) if err.fact() == Some(filekit_core::Fact::AlreadyExists) => failed(
+            format!(
+                "EEXIST: file already exists, mkdir '{}'",
+                requested(ws, &args.path)
+            ),
+            err,
+        ),
+        Some(err) => failed(server_words(ws, err, "mkdir", &args.path), err),
+        None => done(format!("Successfully created directory {}", args.path)),
+    })
+}
+
+const MOVE_DESCRIPTION: &str = "\
+Move or rename files and directories. Can move files between directories and rename them in \
+a single operation. If the destination exists, the operation will fail. Works across \
+different directories and can be used for simple renaming within the same directory. Both \
+source and destination must be within allowed directories. (filekit: recorded in its history, \
+so a move can be undone.)
+
+Example: {\"source\": \"src/old_name.ts\", \"destination\": \"src/new_name.ts\"}";
+
+#[derive(Deserialize, JsonSchema)]
+struct MoveArgs {
+    /// What to move: absolute, or relative to the first allowed directory.
+    source: String,
+    /// Where to: a path that does not exist yet, in an existing directory.
+    destination: String,
+}
+
+static MOVE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<MoveArgs>);
+
+fn move_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: MoveArgs = parse("move_file", &MOVE_SCHEMA, args)?;
+    let report = fsops::apply(
+        ws,
+        &FsRequest {
+            ops: vec![FileOp::Move {
+                from: args.source.clone(),
+                to: args.destination.clone(),
+                overwrite: false,
+            }],
+            // The server renames into an existing directory only.
+            no_create_parents: true,
+            tool: Some(crate::current_tool_name()),
+            ..FsRequest::default()
+        },
+    );
+    let r = &report.ops[0];
+    Ok(match &r.error {
+        Some(err) if err.fact() == Some(filekit_core::Fact::AlreadyExists) => failed(
+            format!(
+                "Destination already exists: {}",
+                requested(ws, &args.destination)
+            ),
+            err,
+        ),
+        // A missing source and a missing destination directory both fail the server's one
+        // rename.
+        Some(err) if err.code == ErrorCode::NotFound => failed(
+            format!(
+                "ENOENT: no such file or directory, rename '{}' -> '{}'",
+                requested(ws, &args.source),
+                requested(ws, &args.destination)
+            ),
+            err,
+        ),
+        // The path the engine refused is the one its message starts with.
+        Some(err) if err.message.starts_with(&args.destination) => {
+            failed(server_words(ws, err, "rename", &args.destination), err)
+        }
+        Some(err) => failed(server_words(ws, err, "rename", &args.source), err),
+        None => done(format!(
+            "Successfully moved {} to {}",
+            args.source, args.destination
+        )),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// list_directory, list_directory_with_sizes, directory_tree, search_files
+
+const LIST_DESCRIPTION: &str = "\
+Get a detailed listing of all files and directories in a specified path. Results clearly \
+distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is \
+essential for understanding directory structure and finding specific files within a \
+directory. Only works within allowed directories. (filekit: sorted by name.)
+
+Example: {\"path\": \"src\"}";
+
+/// Every entry below `path` to `depth` levels (hidden and git-ignored ones too: the server
+/// shows everything), leaving out what `ignore` matches; or the reply of the failure.
+fn entries(
+    ws: &Workspace,
+    path: &str,
+    depth: usize,
+    ignore: Vec<String>,
+) -> Result<Listing, Box<ToolReply>> {
+    let opts = ListOptions {
+        path: Some(path.to_string()),
+        depth,
+        filter: None,
+        ignore,
+        walk: WalkFilter {
+            hidden: true,
+            ignored: true,
+        },
+        limit: Some(MAX_ENTRIES),
+    };
+    list(ws, &opts).map_err(|err| {
+        let text = if err.message.ends_with("is a file, not a directory") {
+            format!(
+                "ENOTDIR: not a directory, scandir '{}'",
+                requested(ws, path)
+            )
+        } else {
+            server_words(ws, &err, "scandir", path)
+        };
+        Box::new(failed(text, &err))
+    })
+}
+
+/// What a listing left out, said after it (the server has no bound).
+fn cut_note(listing: &Listing) -> String {
+    if listing.truncated {
+        format!(
+            "\n({} more entries not shown: filekit lists at most {MAX_ENTRIES}; list a \
+             subdirectory to see them)",
+            listing.omitted()
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn is_dir(kind: EntryKind) -> bool {
+    kind == EntryKind::Dir
+}
+
+fn list_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: PathArgs = parse("list_directory", &PATH_SCHEMA, args)?;
+    let listing = match entries(ws, &args.path, 1, Vec::new()) {
+        Ok(l) => l,
+        Err(reply) => return Ok(*reply),
+    };
+    let lines: Vec<String> = listing
+        .entries
+        .iter()
+        .map(|e| {
+            let tag = if is_dir(e.kind) { "[DIR]" } else { "[FILE]" };
+            format!("{tag} {}", e.name)
+        })
+        .collect();
+    Ok(done(lines.join("\n") + &cut_note(&listing)))
+}
+
+const LIST_SIZES_DESCRIPTION: &str = "\
+Get a detailed listing of all files and directories in a specified path, including sizes. \
+Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. \
+This tool is useful for understanding directory structure and finding specific files within \
+a directory. Only works within allowed directories.
+
+Example: {\"path\": \"assets\", \"sortBy\": \"size\"}";
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum SortBy {
+    Name,
+    Size,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ListSizesArgs {
+    /// The directory: absolute, or relative to the first allowed directory.
+    path: String,
+    /// Sort entries by name or size
+    #[schemars(extend("default" = "name"))]
+    sort_by: Option<SortBy>,
+}
+
+static LIST_SIZES_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ListSizesArgs>);
+
+/// The server's `formatSize`: bytes under 1 KiB as they are, else two decimals of the largest
+/// unit (of 1024) that fits.
+fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    if bytes == 0 {
+        return "0 B".to_string();
+    }
+    let i = ((bytes as f64).ln() / 1024f64.ln()).floor() as usize;
+    if i == 0 {
+        return format!("{bytes} B");
+    }
+    let unit = i.min(UNITS.len() - 1);
+    format!(
+        "{:.2} {}",
+        bytes as f64 / 1024f64.powi(unit as i32),
+        UNITS[unit]
+    )
+}
+
+fn list_with_sizes(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: ListSizesArgs = parse("list_directory_with_sizes", &LIST_SIZES_SCHEMA, args)?;
+    let listing = match entries(ws, &args.path, 1, Vec::new()) {
+        Ok(l) => l,
+        Err(reply) => return Ok(*reply),
+    };
+    let mut sorted: Vec<_> = listing.entries.iter().collect();
+    if args.sort_by == Some(SortBy::Size) {
+        // Largest first; a stable sort keeps names in order among equal sizes.
+        sorted.sort_by_key(|e| std::cmp::Reverse(e.size));
+    } else {
+        // Close to JavaScript's localeCompare for names: case folded first.
+        sorted.sort_by(|a, b| {
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then_with(|| b.name.cmp(&a.name))
+        });
+    }
+    let mut lines: Vec<String> = sorted
+        .iter()
+        .map(|e| {
+            let dir = is_dir(e.kind);
+            format!(
+                "{} {:<30} {}",
+                if dir { "[DIR]" } else { "[FILE]" },
+                e.name,
+                if dir {
+                    String::new()
+                } else {
+                    format!("{:>10}", format_size(e.size))
+                }
+            )
+        })
+        .collect();
+    let files = listing.entries.iter().filter(|e| !is_dir(e.kind)).count();
+    let dirs = listing.entries.len() - files;
+    let total: u64 = listing
+        .entries
+        .iter()
+        .filter(|e| !is_dir(e.kind))
+        .map(|e| e.size)
+        .sum();
+    lines.push(String::new());
+    lines.push(format!("Total: {files} files, {dirs} directories"));
+    lines.push(format!("Combined size: {}", format_size(total)));
+    Ok(done(lines.join("\n") + &cut_note(&listing)))
+}
+
+const TREE_DESCRIPTION: &str = "\
+Get a recursive tree view of files and directories as a JSON structure. Each entry includes \
+'name', 'type' (file/directory), and 'children' for directories. Files have no children \
+array, while directories always have a children array (which may be empty). The output is \
+formatted with 2-space indentation for readability. Only works within allowed directories. \
+`excludePatterns` are globs of names or paths (relative to `path`) to leave out, with \
+everything under them.
+
+Example: {\"path\": \".\", \"excludePatterns\": [\"node_modules\", \"*.log\"]}";
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct TreeArgs {
+    /// The directory: absolute, or relative to the first allowed directory.
+    path: String,
+    /// Globs of names or relative paths to leave out (`node_modules`, `**/*.log`).
+    #[serde(default)]
+    #[schemars(extend("default" = []))]
+    exclude_patterns: Vec<String>,
+}
+
+static TREE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<TreeArgs>);
+
+fn directory_tree(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: TreeArgs = parse("directory_tree", &TREE_SCHEMA, args)?;
+    let listing = match entries(ws, &args.path, MAX_DEPTH, args.exclude_patterns) {
+        Ok(l) => l,
+        Err(reply) => return Ok(*reply),
+    };
+    // Entries come in path order, each directory's children right after it: a stack of the
+    // directories open on the way down builds the nesting.
+    let mut stack: Vec<(String, Vec<Value>)> = vec![(String::new(), Vec::new())];
+    for e in &listing.entries {
+        let parent = e.name.rsplit_once('/').map_or("", |(p, _)| p);
+        while stack.len() > 1 && stack.last().is_some_and(|(p, _)| p != parent) {
+            close(&mut stack);
+        }
+        let name = e.name.rsplit('/').next().unwrap_or(&e.name);
+        if is_dir(e.kind) {
+            stack.push((e.name.clone(), Vec::new()));
+        } else if let Some((_, children)) = stack.last_mut() {
+            children.push(json!({"name": name, "type": "file"}));
+        }
+    }
+    while stack.len() > 1 {
+        close(&mut stack);
+    }
+    let tree = Value::Array(stack.pop().map(|(_, c)| c).unwrap_or_default());
+    let text = serde_json::to_string_pretty(&tree).unwrap_or_default();
+    Ok(done(text + &cut_note(&listing)))
+}
+
+/// Ends the innermost open directory of [`directory_tree`]'s stack: it becomes an entry of
+/// its parent.
+fn close(stack: &mut Vec<(String, Vec<Value>)>) {
+    if let Some((path, children)) = stack.pop() {
+        let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+        if let Some((_, parent)) = stack.last_mut() {
+            parent.push(json!({"name": name, "type": "directory", "children": children}));
+        }
+    }
+}
+
+const SEARCH_DESCRIPTION: &str = "\
+Recursively search for files and directories matching a pattern. The patterns should be \
+glob-style patterns that match paths relative to the working directory. Use pattern like \
+'*.ext' to match files in current directory, and '**/*.ext' to match files in all \
+subdirectories. Returns full paths to all matching items. Great for finding files when you \
+don't know their exact location. Only searches within allowed directories. (`path` is the \
+directory searched; patterns match paths relative to it. `excludePatterns` leave out what \
+they match, with everything under it.)
+
+Example: {\"path\": \".\", \"pattern\": \"**/*.test.ts\", \"excludePatterns\": [\"node_modules\"]}";
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct SearchArgs {
+    /// The directory to search: absolute, or relative to the first allowed directory.
+    path: String,
+    /// A glob matched against each path relative to `path` (`*.md`, `**/*.rs`).
+    pattern: String,
+    /// Globs of names or relative paths to leave out, with everything under them.
+    #[serde(default)]
+    #[schemars(extend("default" = []))]
+    exclude_patterns: Vec<String>,
+}
+
+static SEARCH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<SearchArgs>);
+
+fn search_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: SearchArgs = parse("search_files", &SEARCH_SCHEMA, args)?;
+    let matcher = filekit_core::search::path_glob("pattern", &args.pattern)?;
+    let listing = match entries(ws, &args.path, MAX_DEPTH, args.exclude_patterns) {
+        Ok(l) => l,
+        Err(reply) => return Ok(*reply),
+    };
+    let base = Path::new(&listing.path);
+    let found: Vec<String> = listing
+        .entries
+        .iter()
+        .filter(|e| matcher.is_match(&e.name))
+        .map(|e| base.join(&e.name).display().to_string())
+        .collect();
+    let text = if found.is_empty() {
+        "No matches found".to_string()
+    } else {
+        found.join("\n")
+    };
+    Ok(done(text + &cut_note(&listing)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// get_file_info, list_allowed_directories
+
+const INFO_DESCRIPTION: &str = "\
+Retrieve detailed metadata about a file or directory. Returns comprehensive information \
+including size, creation time, last modified time, permissions, and type. This tool is \
+perfect for understanding file characteristics without reading the actual content. Only works \
+within allowed directories. (Times are given in UTC.)
+
+Example: {\"path\": \"package.json\"}";
+
+/// A time as JavaScript's `Date.prototype.toString` writes it, in UTC:
+/// `Fri Nov 27 2026 07:23:38 GMT+0000 (Coordinated Universal Time)`.
+fn js_date(t: SystemTime) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs() as i64,
+        Err(e) => -(e.duration().as_secs() as i64),
+    };
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{} {} {day:02} {year} {:02}:{:02}:{:02} GMT+0000 (Coordinated Universal Time)",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn get_file_info(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let args: PathArgs = parse("get_file_info", &PATH_SCHEMA, args)?;
+    let meta = ws.resolve(&args.path).and_then(|p| match ws.metadata(&p)? {
+        Some(m) => Ok(m),
+        None => Err(ws.missing(&p)),
+    });
+    let m = match meta {
+        Ok(m) => m,
+        Err(err) => return Ok(failed(server_words(ws, &err, "stat", &args.path), &err)),
+    };
+    let text = [
+        format!("size: {}", m.len),
+        format!("created: {}", js_date(m.created.unwrap_or(UNIX_EPOCH))),
+        format!("modified: {}", js_date(m.modified)),
+        format!("accessed: {}", js_date(m.accessed.unwrap_or(m.modified))),
+        format!("isDirectory: {}", m.is_dir),
+        format!("isFile: {}", m.is_file),
+        format!("permissions: {:03o}", m.mode & 0o777),
+    ]
+    .join("\n");
+    Ok(done(text))
+}
+
+const ALLOWED_DESCRIPTION: &str = "\
+Returns the list of directories that this server is allowed to access. Subdirectories within \
+these allowed directories are also accessible. Use this to understand which directories and \
+their nested paths are available before trying to access files.
+
+Example: {}";
+
+#[derive(Deserialize, JsonSchema)]
+struct NoArgs {}
+
+// Written out: the schema of a struct without fields has no `properties`, and the argument
+// check refuses unknown keys of the properties a schema names.
+static NO_ARGS_SCHEMA: LazyLock<Value> =
+    LazyLock::new(|| json!({"type": "object", "properties": {}, "additionalProperties": false}));
+
+fn list_allowed(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+    let _: NoArgs = parse("list_allowed_directories", &NO_ARGS_SCHEMA, args)?;
+    let dirs: Vec<String> = ws.roots().iter().map(|r| r.display().to_string()).collect();
+    Ok(done(format!("Allowed directories:\n{}", dirs.join("\n"))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_formatted_as_the_server_does() {
+        assert_eq!(format_size(0), "0 B");
+        assert_eq!(format_size(1023), "1023 B");
+        assert_eq!(format_size(1024), "1.00 KB");
+        assert_eq!(format_size(1536), "1.50 KB");
+        assert_eq!(format_size(5 * 1024 * 1024), "5.00 MB");
+    }
+
+    #[test]
+    fn dates_are_written_as_javascript_writes_them_in_utc() {
+        let t = UNIX_EPOCH + std::time::Duration::from_secs(1_795_764_218);
+        assert_eq!(
+            js_date(t),
+            "Fri Nov 27 2026 07:23:38 GMT+0000 (Coordinated Universal Time)"
+        );
+        assert_eq!(
+            js_date(UNIX_EPOCH),
+            "Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)"
+        );
+    }
+
+    #[test]
+    fn the_last_lines_keep_their_breaks() {
+        assert_eq!(last_lines("a\nb\nc\n", 2), "b\nc\n");
+        assert_eq!(last_lines("a\nb\nc", 2), "b\nc");
+        assert_eq!(last_lines("a\n", 5), "a\n");
+        assert_eq!(last_lines("", 3), "");
+    }
+
+    #[test]
+    fn a_fence_is_longer_than_any_run_of_backticks_in_the_diff() {
+        assert_eq!(fence_for("plain"), "```");
+        assert_eq!(fence_for("a ``` b"), "````");
+    }
+}
