@@ -13,6 +13,12 @@ pub fn after_help() -> String {
     for (table, what) in filekit_mcp::TABLES {
         out.push_str(&format!("  {table:<19} {what}\n"));
         if *table == "all" {
+            if let Some(note) = filekit_mcp::select("all")
+                .ok()
+                .and_then(|s| s.left_out_note())
+            {
+                out.push_str(&wrap(&note, 22, 96));
+            }
             continue;
         }
         let names: Vec<String> = filekit_mcp::select_tools(table)
@@ -47,6 +53,10 @@ fn wrap(text: &str, indent: usize, width: usize) -> String {
 }
 
 const AFTER_TABLES: &str = "\
+Desktop Commander's process, terminal and search-session tools (start_process,
+interact_with_process, start_search, ...) are out of scope: its table serves its file and edit
+tools only.
+
 Examples:
   filekit serve --root .                      MCP over stdio (what MCP clients launch)
   filekit serve --root . --tools claude       only Claude Code's tools
@@ -95,8 +105,13 @@ pub struct ServeArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
-    let tools = match filekit_mcp::select_tools(&args.tools) {
-        Ok(tools) => tools,
+    let tools = match filekit_mcp::select(&args.tools) {
+        Ok(selection) => {
+            if let Some(note) = selection.left_out_note() {
+                filekit_mcp::log_line!("filekit serve: {note}");
+            }
+            selection.tools
+        }
         Err(message) => {
             filekit_mcp::log_line!("filekit serve: {message}");
             return EXIT_BAD_REQUEST;

@@ -48,7 +48,8 @@ const fn copy_source(arg: &'static str, build: Build) -> Slot {
     }
 }
 
-/// The arguments of each tool that carry a path: every one of them is attacked.
+/// The arguments of each tool that carry a path: every one of them is attacked. A tool whose
+/// name another table defines differently is keyed `table:name` (see [`key_of`]).
 fn path_slots(tool: &str) -> Option<Vec<Slot>> {
     Some(match tool {
         "fs_read" => vec![
@@ -148,6 +149,38 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
             "path",
             |p| json!({"path": p, "startLine": 1, "content": "pwned\n"}),
         )],
+        "desktop-commander:read_file" => vec![
+            slot("path", |p| json!({"path": p})),
+            slot("path", |p| json!({"path": p, "offset": -2})),
+        ],
+        "desktop-commander:read_multiple_files" => {
+            vec![slot("paths", |p| json!({"paths": ["ok.txt", p]}))]
+        }
+        "desktop-commander:write_file" => vec![
+            slot(
+                "path",
+                |p| json!({"path": p, "content": "pwned\n", "mode": "rewrite"}),
+            ),
+            slot(
+                "path",
+                |p| json!({"path": p, "content": "pwned\n", "mode": "append"}),
+            ),
+        ],
+        "desktop-commander:create_directory" => vec![slot("path", |p| json!({"path": p}))],
+        "desktop-commander:list_directory" => {
+            vec![slot("path", |p| json!({"path": p, "depth": 3}))]
+        }
+        "desktop-commander:move_file" => vec![
+            slot(
+                "source",
+                |p| json!({"source": p, "destination": "moved.txt"}),
+            ),
+            slot(
+                "destination",
+                |p| json!({"source": "ok.txt", "destination": p}),
+            ),
+        ],
+        "desktop-commander:get_file_info" => vec![slot("path", |p| json!({"path": p}))],
         "read_files" => vec![slot("files", |p| json!({"files": [{"path": p}]}))],
         "edit_files" => vec![
             slot(
@@ -443,6 +476,12 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "include_hidden",
             "include_ignored",
         ],
+        // `range` and `sheet` name cells of a spreadsheet; isUrl true is refused.
+        "desktop-commander:read_file" => &[
+            "isUrl", "offset", "length", "sheet", "range", "options", "origin",
+        ],
+        "desktop-commander:write_file" => &["content", "mode", "origin"],
+        "desktop-commander:list_directory" => &["depth", "origin"],
         "batch_edit_blocks" => &["edits", "stopOnError", "dryRun", "fuzzyThreshold"],
         "write_from_line" => &["startLine", "endLine", "content", "dryRun", "contentHash"],
         "edit_files" => &["options"],
@@ -526,6 +565,18 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
 }
 
 /// The tool table as `filekit tools --json` prints it.
+/// The key of a tool of [`tool_table`] in [`path_slots`], [`pattern_slots`] and [`not_paths`]:
+/// `table:name` where that is classified (a name tables define differently), else its name.
+fn key_of(tool: &Value) -> String {
+    let name = tool["name"].as_str().unwrap();
+    let qualified = format!("{}:{name}", tool["dialect"].as_str().unwrap());
+    if path_slots(&qualified).is_some() {
+        qualified
+    } else {
+        name.to_string()
+    }
+}
+
 fn tool_table() -> Vec<Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
         .args(["tools", "--json"])
@@ -546,7 +597,8 @@ fn every_argument_of_every_tool_is_classified() {
     let mut unclassified = Vec::new();
     for tool in &table {
         let name = tool["name"].as_str().unwrap();
-        let slots = path_slots(name).unwrap_or_else(|| {
+        let key = key_of(tool);
+        let slots = path_slots(&key).unwrap_or_else(|| {
             panic!(
                 "{name} is a new tool: add the arguments that carry a path to path_slots (and \
                  its glob arguments to pattern_slots) in crates/cli/tests/attack.rs, so that \
@@ -558,8 +610,8 @@ fn every_argument_of_every_tool_is_classified() {
             "{name}: no path argument attacked"
         );
         let mut known: Vec<&str> = slots.iter().map(|s| s.arg).collect();
-        known.extend(pattern_slots(name).iter().map(|s| s.arg));
-        known.extend(not_paths(name));
+        known.extend(pattern_slots(&key).iter().map(|s| s.arg));
+        known.extend(not_paths(&key));
         for arg in tool["input_schema"]["properties"]
             .as_object()
             .unwrap()
@@ -741,14 +793,23 @@ struct Reply {
 /// invalid UTF-8 can be sent) and environment `env`; kills it if it hangs (a FIFO opened
 /// for reading would block forever).
 fn run_call(root: &Path, call_json: &[u8], env: &[(&str, &Path)]) -> Reply {
+    run_call_in(root, None, call_json, env)
+}
+
+/// [`run_call`] of the tool of one table (`filekit call --tools TABLE`): where tables define
+/// a name differently, the one attacked.
+fn run_call_in(root: &Path, table: Option<&str>, call_json: &[u8], env: &[(&str, &Path)]) -> Reply {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
     // filekit's state beside the root (never watched as "outside": it is filekit's own).
     cmd.current_dir(root)
         .env("XDG_STATE_HOME", root.parent().unwrap().join("state"))
         .arg("--root")
         .arg(root)
-        .arg("call")
-        .stdin(Stdio::piped())
+        .arg("call");
+    if let Some(table) = table {
+        cmd.args(["--tools", table]);
+    }
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in env {
@@ -1008,13 +1069,14 @@ fn assert_refused(
     a: &Arena,
     watch: &Watch,
     before: &BTreeMap<PathBuf, Vec<u8>>,
-    tool: &str,
+    (table, tool): (&str, &str),
     args: &Value,
     attack: &Attack,
 ) {
     let outside = a.base.join("outside");
-    let reply = run_call(
+    let reply = run_call_in(
         &a.root,
+        Some(table),
         &call_bytes(tool, args),
         &[("HOME", outside.as_path())],
     );
@@ -1078,14 +1140,15 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
     let mut attempts = 0;
     for tool in tool_table() {
         let name = tool["name"].as_str().unwrap();
-        let slots = path_slots(name).expect("classified (see the test above)");
+        let table = tool["dialect"].as_str().unwrap();
+        let slots = path_slots(&key_of(&tool)).expect("classified (see the test above)");
         for s in &slots {
             for attack in path_attacks(&a) {
                 // A FIFO is refused by tools that open files; a walk (a listing, a search)
                 // passes over it harmlessly. Either way the call must not hang on it.
                 if attack.what.contains("FIFO") {
                     let args = (s.build)(&attack.given);
-                    let reply = run_call(&a.root, &call_bytes(name, &args), &[]);
+                    let reply = run_call_in(&a.root, Some(table), &call_bytes(name, &args), &[]);
                     if reply.code != 0 {
                         assert!(reply.text.contains("fifo"), "{name} {args}: {}", reply.text);
                     }
@@ -1095,21 +1158,21 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
                     &a,
                     &watch,
                     &before,
-                    name,
+                    (table, name),
                     &(s.build)(&attack.given),
                     &attack,
                 );
                 attempts += 1;
             }
         }
-        for s in pattern_slots(name) {
+        for s in pattern_slots(&key_of(&tool)) {
             for attack in pattern_attacks(&a) {
                 // Grep's globs are ripgrep's: a leading `/` anchors the glob at the directory
                 // searched, so `/tmp/x/outside/*` names `<root>/tmp/x/outside/*`, which is
                 // inside; it must find nothing and touch nothing outside.
                 if matches!(name, "Grep" | "grep_files") && attack.given.starts_with('/') {
                     let args = (s.build)(&attack.given);
-                    let reply = run_call(&a.root, &call_bytes(name, &args), &[]);
+                    let reply = run_call_in(&a.root, Some(table), &call_bytes(name, &args), &[]);
                     let found = if name == "Grep" {
                         &reply.json["numFiles"]
                     } else {
@@ -1125,7 +1188,7 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
                     &a,
                     &watch,
                     &before,
-                    name,
+                    (table, name),
                     &(s.build)(&attack.given),
                     &attack,
                 );
@@ -1183,13 +1246,14 @@ fn reserved_directories_refuse_writes() {
             continue;
         }
         let name = tool["name"].as_str().unwrap();
-        for s in path_slots(name).unwrap() {
+        let table = tool["dialect"].as_str().unwrap();
+        for s in path_slots(&key_of(&tool)).unwrap() {
             if s.copied_from {
                 continue;
             }
             for (path, dir) in protected {
                 let args = (s.build)(path);
-                let reply = run_call(&a.root, &call_bytes(name, &args), &[]);
+                let reply = run_call_in(&a.root, Some(table), &call_bytes(name, &args), &[]);
                 assert_ne!(
                     reply.code, 0,
                     "{name} {args}: wrote into {dir}/:\n{}",

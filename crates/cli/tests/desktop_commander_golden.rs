@@ -29,6 +29,18 @@ const BATCH: &str = "seed 003 (ADR-002), batch_edit_blocks: edits apply in order
 const BATCH_ARGS: &str = "seed 003 (ADR-002), BatchEditBlocksArgs {path, edits[{search, replace, label?, expectedReplacements?}], stopOnError?, dryRun?, fuzzyThreshold?}";
 const FROM_LINE: &str = "seed 003 (ADR-002), write_from_line: startLine 1-indexed inclusive, endLine optional (to EOF); message `Replaced lines ${startLine}-${endLine || 'EOF'}` / `DRY RUN: Would replace lines ...`; WriteFromLineResult {success, message, linesReplaced, newLineCount, diff}";
 
+const READ: &str = "DesktopCommanderMCP 1eccc8b (npm 0.2.46) src/utils/files/text.ts, readFileWithSmartPositioning and generateEnhancedStatusMessage: \"[Reading N lines from start|line K (total: T lines, R remaining)]\" or \"[Reading last N lines (total: T lines)]\", a blank line, the lines joined with \\n (readline: no line endings); offset 0-based, negative = tail (length ignored), length default 1000";
+const READ_DIR: &str = "DesktopCommanderMCP src/tools/filesystem.ts, readFileFromDisk: a directory answers \"This is a directory, not a file. Use the list_directory tool instead of read_file for directories.\" and its listing";
+const READ_MANY: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleReadMultipleFiles: one summary line per file (\"path: text/plain (text)\", \"path: Error - msg\"), then \"\\n--- path contents: ---\\n\" and the file read as read_file reads it";
+const WRITE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleWriteFile: \"Successfully wrote to|appended to {path} ({lines} lines) \" (content.split('\\n').length), the performance tip past fileWriteLineLimit (50); append adds the content as it is (fs.appendFile)";
+const WRITE_GUARD: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleWriteFile (issue #541): no mode and a file with content: \"Write rejected to prevent accidental data loss: ...\"; nothing written";
+const MKDIR: &str = "DesktopCommanderMCP src/tools/filesystem.ts, createDirectory: fs.mkdir recursive; \"Successfully created directory {path}\"";
+const LIST: &str = "DesktopCommanderMCP src/tools/filesystem.ts, listDirectory: \"[DIR] name\" / \"[FILE] name\", relative paths, depth default 2, nested directories cut at 100 entries with \"[WARNING] dir: N items hidden (showing first 100 of T total)\", \"[NOT_FOUND] name — path does not exist\"";
+const MOVE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleMoveFile: fs.rename (a file over a file replaces it); \"Successfully moved {source} to {destination}\"";
+const INFO: &str = "DesktopCommanderMCP src/tools/filesystem.ts, getFileInfo, and handleGetFileInfo's formatValue: \"key: value\" lines: size, created/modified/accessed (Date as JSON), isDirectory, isFile, permissions (3 octal digits), fileType, lineCount/lastLine/appendPosition for text";
+const NOT_SERVED: &str = "filekit: Desktop Commander's readers of URLs (isUrl), spreadsheets (sheet, range), its PDF, DOCX and spreadsheet writers (write_file by extension, src/utils/files/factory.ts) are out of scope, refused with the reason; nothing is read from the network";
+const SANDBOX: &str = "DesktopCommanderMCP validatePath refuses a path outside allowedDirectories; filekit refuses it through its workspace (Workspace::resolve), in its own words";
+
 fn forty() -> String {
     (1..=40).map(|i| format!("line {i}\n")).collect()
 }
@@ -193,6 +205,136 @@ fn cases() -> Vec<Case> {
         case("write_from_line_without_content_is_refused", FROM_LINE, "write_from_line",
             json!({"path": "$ROOT/a.txt", "startLine": 1}))
             .file("a.txt", ten.clone()).rejected().shows(&["missing required argument `content`"]),
+        // ---- read_file
+        case("read_file_whole_file_under_its_status_line", READ, "read_file",
+            json!({"path": "$ROOT/a.txt"}))
+            .file("a.txt", ten.clone())
+            .reads(&["[Reading 10 lines from start (total: 10 lines, 0 remaining)]\n\nline 1\nline 2\n"])
+            .shows(&["line 10"]).then("a.txt", Some(TEN_LINES)),
+        case("read_file_offset_and_length", READ, "read_file",
+            json!({"path": "$ROOT/a.txt", "offset": 2, "length": 3}))
+            .file("a.txt", ten.clone())
+            .reads(&["[Reading 3 lines from line 2 (total: 10 lines, 5 remaining)]\n\nline 3\nline 4\nline 5"])
+            .hides(&["line 2\n", "line 6"]),
+        case("read_file_negative_offset_is_the_tail", READ, "read_file",
+            json!({"path": "$ROOT/a.txt", "offset": -2, "length": 1}))
+            .file("a.txt", ten.clone())
+            .reads(&["[Reading last 2 lines (total: 10 lines)]\n\nline 9\nline 10"])
+            .hides(&["line 8"]),
+        case("read_file_past_the_end_reads_nothing", READ, "read_file",
+            json!({"path": "$ROOT/a.txt", "offset": 50}))
+            .file("a.txt", ten.clone())
+            .reads(&["[Reading 0 lines from line 50 (total: 10 lines, 0 remaining)]\n\n"]),
+        case("read_file_crlf_lines_come_without_endings", READ, "read_file",
+            json!({"path": "$ROOT/w.txt"}))
+            .file("w.txt", "one\r\ntwo\r\n")
+            .reads(&["(total: 2 lines, 0 remaining)]\n\none\ntwo"]).hides(&["\r"]),
+        case("read_file_directory_answers_its_listing", READ_DIR, "read_file",
+            json!({"path": "$ROOT/src"}))
+            .file("src/lib.rs", "x\n")
+            .reads(&["This is a directory, not a file. Use the list_directory tool instead of read_file for directories.\n\n[FILE] lib.rs"]),
+        case("read_file_missing", ERROR, "read_file", json!({"path": "$ROOT/nope.txt"}))
+            .fails().shows(&["$ROOT/nope.txt does not exist"]).reads(&["Error: $ROOT/nope.txt does not exist"]),
+        case("read_file_outside_the_workspace", SANDBOX, "read_file", json!({"path": "/etc/hostname"}))
+            .fails().shows(&["outside the workspace"]),
+        case("read_file_url_is_refused", NOT_SERVED, "read_file",
+            json!({"path": "https://example.com/", "isUrl": true}))
+            .rejected().shows(&["isUrl is not supported", "never the network"]),
+        case("read_file_sheet_is_refused", NOT_SERVED, "read_file",
+            json!({"path": "$ROOT/a.txt", "sheet": "Sheet1"}))
+            .file("a.txt", "a\n").rejected().shows(&["sheet and range (spreadsheets) are not supported"]),
+        case("read_file_mistyped_offset_is_refused", STRICT, "read_file",
+            json!({"path": "$ROOT/a.txt", "ofset": 2}))
+            .file("a.txt", "a\n").rejected().shows(&["unknown argument `ofset`; did you mean `offset`?"]),
+        case("read_file_offset_as_a_string_is_refused", SCHEMA, "read_file",
+            json!({"path": "$ROOT/a.txt", "offset": "2"}))
+            .file("a.txt", "a\n").rejected().shows(&["offset"]),
+        // ---- read_multiple_files
+        case("read_multiple_files_summary_then_contents", READ_MANY, "read_multiple_files",
+            json!({"paths": ["$ROOT/a.txt", "$ROOT/missing.txt"]}))
+            .file("a.txt", "alpha\nbeta\n").fails()
+            .shows(&["$ROOT/missing.txt does not exist", "alpha\nbeta"])
+            .reads(&["$ROOT/a.txt: text/plain (text)\n$ROOT/missing.txt: Error - $ROOT/missing.txt does not exist",
+                "\n--- $ROOT/a.txt contents: ---\n[Reading 2 lines from start (total: 2 lines, 0 remaining)]\n\nalpha\nbeta"]),
+        case("read_multiple_files_without_paths_is_refused", READ_MANY, "read_multiple_files", json!({}))
+            .rejected().shows(&["missing required argument `paths`"]),
+        // ---- write_file
+        case("write_file_creates_a_file", WRITE, "write_file",
+            json!({"path": "$ROOT/new.txt", "content": "hello\nworld\n"}))
+            .reads(&["Successfully wrote to $ROOT/new.txt (3 lines) "])
+            .then("new.txt", Some("hello\nworld\n")),
+        case("write_file_append_adds_the_content_as_it_is", WRITE, "write_file",
+            json!({"path": "$ROOT/log.txt", "content": "two", "mode": "append"}))
+            .file("log.txt", "one")
+            .reads(&["Successfully appended to $ROOT/log.txt (1 lines) "]).then("log.txt", Some("onetwo")),
+        case("write_file_rewrite_replaces_the_content", WRITE, "write_file",
+            json!({"path": "$ROOT/a.txt", "content": "new\n", "mode": "rewrite"}))
+            .file("a.txt", ten.clone()).reads(&["Successfully wrote to $ROOT/a.txt (2 lines) "])
+            .then("a.txt", Some("new\n")),
+        case("write_file_over_content_without_mode_is_refused", WRITE_GUARD, "write_file",
+            json!({"path": "$ROOT/a.txt", "content": "oops"}))
+            .file("a.txt", "keep me\n").fails()
+            .shows(&["Write rejected to prevent accidental data loss: $ROOT/a.txt already exists with content (8 bytes), and no 'mode' was specified"])
+            .then("a.txt", Some("keep me\n")),
+        case("write_file_over_the_line_limit_gives_the_tip", WRITE, "write_file",
+            json!({"path": "$ROOT/big.txt", "content": forty() + &forty()}))
+            .reads(&["Successfully wrote to $ROOT/big.txt (81 lines) ✅ File written successfully! (81 lines)\n            \n💡 Performance tip: For optimal speed, consider chunking files into ≤30 line pieces in future operations."])
+            .then("big.txt", Some(&(forty() + &forty()))),
+        case("write_file_of_a_converted_format_is_refused", NOT_SERVED, "write_file",
+            json!({"path": "$ROOT/report.docx", "content": "# Report\n", "mode": "rewrite"}))
+            .rejected().shows(&[".docx files are not supported", "filekit writes text files only"])
+            .then("report.docx", None),
+        case("write_file_unknown_mode_is_refused", WRITE, "write_file",
+            json!({"path": "$ROOT/a.txt", "content": "x", "mode": "overwrite"}))
+            .rejected().shows(&["mode"]).then("a.txt", None),
+        case("write_file_into_filekit_state_is_refused", SANDBOX, "write_file",
+            json!({"path": "$ROOT/.filekit/evil", "content": "x", "mode": "rewrite"}))
+            .fails().shows(&[".filekit"]).then(".filekit/evil", None),
+        // ---- create_directory
+        case("create_directory_makes_the_parents", MKDIR, "create_directory",
+            json!({"path": "$ROOT/a/b/c"}))
+            .reads(&["Successfully created directory $ROOT/a/b/c"]).shows(&["$ROOT/a/b/c"]),
+        case("create_directory_over_a_file_is_refused", MKDIR, "create_directory",
+            json!({"path": "$ROOT/f.txt"}))
+            .file("f.txt", "x\n").fails().shows(&["cannot create the directory $ROOT/f.txt: a file is there"])
+            .then("f.txt", Some("x\n")),
+        // ---- list_directory
+        case("list_directory_two_levels_by_default", LIST, "list_directory",
+            json!({"path": "$ROOT"}))
+            .file("src/lib.rs", "x\n").file("src/deep/mod.rs", "x\n").file("README.md", "x\n")
+            .shows(&["[FILE] README.md", "[DIR] src", "[DIR] src/deep", "[FILE] src/lib.rs"])
+            .hides(&["src/deep/mod.rs"]),
+        case("list_directory_depth_one", LIST, "list_directory",
+            json!({"path": "$ROOT", "depth": 1}))
+            .file("src/lib.rs", "x\n").shows(&["[DIR] src"]).hides(&["lib.rs"]),
+        case("list_directory_missing_path", LIST, "list_directory",
+            json!({"path": "$ROOT/nowhere"}))
+            .shows(&["[NOT_FOUND] nowhere — path does not exist"]),
+        // ---- move_file
+        case("move_file_renames", MOVE, "move_file",
+            json!({"source": "$ROOT/a.txt", "destination": "$ROOT/b.txt"}))
+            .file("a.txt", "x\n").reads(&["Successfully moved $ROOT/a.txt to $ROOT/b.txt"])
+            .then("a.txt", None).then("b.txt", Some("x\n")),
+        case("move_file_over_a_file_replaces_it", MOVE, "move_file",
+            json!({"source": "$ROOT/a.txt", "destination": "$ROOT/b.txt"}))
+            .file("a.txt", "new\n").file("b.txt", "old\n").reads(&["Successfully moved $ROOT/a.txt to $ROOT/b.txt"])
+            .then("a.txt", None).then("b.txt", Some("new\n")),
+        case("move_file_missing_source", MOVE, "move_file",
+            json!({"source": "$ROOT/nope.txt", "destination": "$ROOT/b.txt"}))
+            .fails().shows(&["$ROOT/nope.txt does not exist"]).then("b.txt", None),
+        case("move_file_out_of_the_workspace_is_refused", SANDBOX, "move_file",
+            json!({"source": "$ROOT/a.txt", "destination": "/tmp/filekit-golden-moved-out.txt"}))
+            .file("a.txt", "x\n").fails().shows(&["outside the workspace"]).then("a.txt", Some("x\n")),
+        // ---- get_file_info
+        case("get_file_info_of_a_text_file", INFO, "get_file_info",
+            json!({"path": "$ROOT/a.txt"}))
+            .file("a.txt", ten.clone())
+            .reads(&["size: 71\ncreated: \"", "isDirectory: false\nisFile: true\npermissions: 6", "fileType: text\nlineCount: 10\nlastLine: 9\nappendPosition: 10"]),
+        case("get_file_info_of_a_directory", INFO, "get_file_info",
+            json!({"path": "$ROOT/d"}))
+            .file("d/x.txt", "x\n").reads(&["isDirectory: true\nisFile: false"]).hides(&["lineCount"]),
+        case("get_file_info_missing", INFO, "get_file_info", json!({"path": "$ROOT/nope"}))
+            .fails().shows(&["$ROOT/nope does not exist"]),
     ]
 }
 
@@ -211,8 +353,19 @@ fn every_case_names_its_source_and_every_tool_has_rows() {
     well_formed(
         "desktop-commander",
         &cases(),
-        &["edit_block", "batch_edit_blocks", "write_from_line"],
-        25,
+        &[
+            "edit_block",
+            "batch_edit_blocks",
+            "write_from_line",
+            "read_file",
+            "read_multiple_files",
+            "write_file",
+            "create_directory",
+            "list_directory",
+            "move_file",
+            "get_file_info",
+        ],
+        60,
     );
 }
 

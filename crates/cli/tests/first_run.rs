@@ -20,6 +20,28 @@ fn tables() -> BTreeMap<String, Vec<String>> {
 }
 
 #[test]
+fn serve_help_says_what_of_desktop_commander_is_out_of_scope() {
+    let sb = Sandbox::new();
+    let help = sb.filekit(&["serve", "--help"], None);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    let text = help.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains(
+            "Desktop Commander's process, terminal and search-session tools (start_process, \
+             interact_with_process, start_search, ...) are out of scope"
+        ),
+        "{}",
+        help.stdout
+    );
+    // Its file tools are served.
+    let tools = &tables()["desktop-commander"];
+    for name in ["read_file", "write_file", "list_directory", "get_file_info"] {
+        assert!(tools.iter().any(|t| t == name), "{tools:?}");
+    }
+    assert!(!tools.iter().any(|t| t == "start_process"), "{tools:?}");
+}
+
+#[test]
 fn serve_help_lists_the_tools_each_table_serves() {
     let sb = Sandbox::new();
     let help = sb.filekit(&["serve", "--help"], None);

@@ -507,3 +507,60 @@ fn contents_stored_as_splices_come_back_whole() {
         );
     }
 }
+
+#[test]
+fn a_directory_made_with_its_parents_is_recorded_and_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    ws.set_history(Arc::new(History::new(
+        &state.path().join("history.db"),
+        1 << 30,
+    )));
+    std::fs::create_dir(root.join("a")).unwrap();
+    std::fs::write(root.join("f.txt"), "x\n").unwrap();
+    let mkdir = |path: &str| {
+        fsops::apply(
+            &ws,
+            &FsRequest {
+                ops: vec![FileOp::MakeDir { path: path.into() }],
+                ..FsRequest::default()
+            },
+        )
+    };
+    let made = mkdir("a/b/c");
+    assert!(made.success(), "{:?}", made.ops[0].error);
+    let shown = |p: &str| root.join(p).display().to_string();
+    // The parents are made with the request; the directory itself is the operation.
+    assert_eq!(made.ops[0].created_dirs, [shown("a/b")]);
+    assert!(root.join("a/b/c").is_dir());
+    // `mkdir -p` of what exists: done, nothing made, nothing recorded.
+    let again = mkdir("a/b");
+    assert!(again.success() && again.ops[0].created_dirs.is_empty());
+    assert_eq!(again.history_entry, None);
+    // Over a file: refused, the file kept.
+    let over = mkdir("f.txt");
+    let err = over.ops[0].error.as_ref().unwrap();
+    assert!(err.message.contains("a file is there"), "{}", err.message);
+    assert_eq!(std::fs::read_to_string(root.join("f.txt")).unwrap(), "x\n");
+    // Outside the root, and in filekit's reserved folder: refused, nothing made.
+    let outside = tempfile::tempdir().unwrap();
+    let out = mkdir(&outside.path().join("n").display().to_string());
+    assert_eq!(
+        out.ops[0].error.as_ref().unwrap().code.as_str(),
+        "OUT_OF_ROOT"
+    );
+    assert!(!outside.path().join("n").exists());
+    let reserved = mkdir(".filekit/x");
+    assert!(reserved.ops[0].error.is_some());
+    assert!(!root.join(".filekit/x").exists());
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let git = mkdir(".git/hooks/x");
+    assert!(git.ops[0].error.is_some());
+    assert!(!root.join(".git/hooks").exists());
+    // Undo takes away what it made, and only that.
+    undo::undo(&ws, made.history_entry, false, false).unwrap();
+    assert!(!root.join("a/b").exists());
+    assert!(root.join("a").is_dir());
+}

@@ -113,7 +113,7 @@ struct EditBlockArgs {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum Origin {
+pub(crate) enum Origin {
     Ui,
     Llm,
 }

@@ -51,7 +51,7 @@ pub use stdio::MAX_MESSAGE_BYTES;
 #[cfg(feature = "http")]
 pub use sessions::MAX_HTTP_SESSIONS;
 
-pub use tables::{TABLES, select_tools};
+pub use tables::{Selection, TABLES, select, select_tools};
 
 use filekit_core::edit::Progress;
 use filekit_core::{Control, Workspace};

@@ -32,31 +32,116 @@ pub const TABLES: &[(&str, &str)] = &[
 ];
 
 /// The tools a `--tools` value serves: comma-separated table names, in the order given,
-/// without duplicates. Errors name the tables that exist.
+/// without duplicates. Errors name the tables that exist, or the tools two named tables define
+/// differently (see [`select`]).
 pub fn select_tools(list: &str) -> Result<Vec<ToolSpec>, String> {
-    let mut chosen: Vec<ToolSpec> = Vec::new();
-    for table in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        let tools = if table == "all" {
-            filekit_dialects::tools(None)
-        } else if filekit_dialects::DIALECTS.contains(&table) {
-            filekit_dialects::tools(Some(table))
-        } else {
+    select(list).map(|s| s.tools)
+}
+
+/// What a `--tools` value serves, and the tools that `all` left out.
+#[derive(Debug)]
+pub struct Selection {
+    pub tools: Vec<ToolSpec>,
+    /// Names that tables define differently (the filesystem server's and Desktop Commander's
+    /// `read_file`), which `all` cannot serve as one tool: each with those tables.
+    pub left_out: Vec<(String, Vec<&'static str>)>,
+}
+
+impl Selection {
+    /// The line `serve` writes on stderr (and `serve --help` under `all`), if any tool was
+    /// left out.
+    pub fn left_out_note(&self) -> Option<String> {
+        (!self.left_out.is_empty()).then(|| {
+            let each: Vec<String> = self
+                .left_out
+                .iter()
+                .map(|(name, tables)| format!("{name} ({})", tables.join(", ")))
+                .collect();
+            format!(
+                "--tools all leaves out the tools that tables define differently: {}; name one \
+                 of those tables to serve its version",
+                each.join(", ")
+            )
+        })
+    }
+}
+
+/// The tools a `--tools` value serves. A client sees one tool per name, so two named tables
+/// that give one name different arguments are refused, naming the clash; `all` serves every
+/// tool whose name means one tool, leaves out the others (said in [`Selection::left_out`]),
+/// and gives way to a table named beside it.
+pub fn select(list: &str) -> Result<Selection, String> {
+    select_in(list, &filekit_dialects::tools(None))
+}
+
+fn select_in(list: &str, table: &[ToolSpec]) -> Result<Selection, String> {
+    let named: Vec<&str> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    for t in &named {
+        if *t != "all" && !table.iter().any(|spec| spec.dialect == *t) {
             let known: Vec<&str> = TABLES.iter().map(|(name, _)| *name).collect();
             return Err(format!(
-                "--tools: unknown table '{table}' (tables: {})",
+                "--tools: unknown table '{t}' (tables: {})",
                 known.join(", ")
             ));
-        };
-        for tool in tools {
-            if !chosen.iter().any(|t| t.name == tool.name) {
-                chosen.push(tool);
-            }
         }
     }
-    if chosen.is_empty() {
+    if named.is_empty() {
         return Err("--tools: no table given".to_string());
     }
-    Ok(chosen)
+    // Two tools of one (MCP) name that take different arguments are different tools.
+    let differ = |a: &ToolSpec, b: &ToolSpec| {
+        a.mcp_name() == b.mcp_name() && a.dialect != b.dialect && a.input_schema != b.input_schema
+    };
+    let explicit: Vec<&ToolSpec> = table
+        .iter()
+        .filter(|spec| named.contains(&spec.dialect))
+        .collect();
+    for (i, a) in explicit.iter().enumerate() {
+        if let Some(b) = explicit[i + 1..].iter().find(|b| differ(a, b)) {
+            return Err(format!(
+                "--tools: the tables {} and {} both have a tool named '{}', with different \
+                 arguments; a client sees one tool per name, so serve them from two servers \
+                 (one --tools each)",
+                a.dialect,
+                b.dialect,
+                a.mcp_name()
+            ));
+        }
+    }
+    let mut chosen: Vec<ToolSpec> = Vec::new();
+    let mut left_out: Vec<(String, Vec<&'static str>)> = Vec::new();
+    for t in named {
+        for tool in table.iter().filter(|spec| t == "all" || spec.dialect == t) {
+            if chosen.iter().any(|c| c.mcp_name() == tool.mcp_name()) {
+                continue;
+            }
+            if t == "all" {
+                // A named table serves its own version wherever it stands in the list.
+                if explicit.iter().any(|e| e.mcp_name() == tool.mcp_name()) {
+                    continue;
+                }
+                let rivals: Vec<&ToolSpec> = table.iter().filter(|o| differ(tool, o)).collect();
+                if !rivals.is_empty() {
+                    if !left_out.iter().any(|(n, _)| *n == tool.mcp_name()) {
+                        let mut tables = vec![tool.dialect];
+                        tables.extend(rivals.iter().map(|r| r.dialect));
+                        tables.dedup();
+                        left_out.push((tool.mcp_name(), tables));
+                    }
+                    continue;
+                }
+            }
+            chosen.push(tool.clone());
+        }
+    }
+    Ok(Selection {
+        tools: chosen,
+        left_out,
+    })
 }
 
 #[cfg(test)]
@@ -82,8 +167,82 @@ mod tests {
             .collect();
         distinct.sort_unstable();
         distinct.dedup();
-        assert_eq!(names("all").len(), distinct.len());
+        // `all` leaves out the names tables define differently.
+        let left_out = select("all").unwrap().left_out.len();
+        assert_eq!(names("all").len(), distinct.len() - left_out);
         assert_eq!(names("claude,all").len(), names("all").len());
+    }
+
+    /// `table` with a copy of Desktop Commander's `read_file` (and of its `edit_block`, the
+    /// same tool) in a table `peer`, its read_file taking other arguments: the clash that the
+    /// filesystem server's table brings.
+    fn with_a_rival() -> Vec<ToolSpec> {
+        // Two tables and the rival: what other tables define alike or not stays out of it.
+        let mut table = filekit_dialects::tools(Some("desktop-commander"));
+        table.extend(filekit_dialects::tools(Some("claude")));
+        let dc = |name: &str| {
+            table
+                .iter()
+                .find(|t| t.dialect == "desktop-commander" && t.name == name)
+                .unwrap()
+                .clone()
+        };
+        let mut rival = dc("read_file");
+        rival.dialect = "peer";
+        rival.input_schema["properties"]["head"] = serde_json::json!({"type": "integer"});
+        let mut same = dc("edit_block");
+        same.dialect = "peer";
+        table.extend([rival, same]);
+        table
+    }
+
+    #[test]
+    fn two_named_tables_that_define_a_name_differently_are_refused_naming_the_clash() {
+        let table = with_a_rival();
+        let err = select_in("desktop-commander,peer", &table).unwrap_err();
+        assert!(
+            err.contains("desktop-commander and peer")
+                && err.contains("'read_file'")
+                && err.contains("two servers"),
+            "{err}"
+        );
+        // A tool both define alike is no clash: one is served.
+        let peer = select_in("peer", &table).unwrap();
+        assert_eq!(peer.tools.len(), 2);
+        assert!(peer.left_out.is_empty());
+    }
+
+    #[test]
+    fn all_serves_what_does_not_clash_and_says_what_it_left_out() {
+        let table = with_a_rival();
+        let all = select_in("all", &table).unwrap();
+        assert!(!all.tools.iter().any(|t| t.name == "read_file"));
+        assert_eq!(
+            all.tools.iter().filter(|t| t.name == "edit_block").count(),
+            1
+        );
+        assert_eq!(
+            all.left_out,
+            [("read_file".to_string(), vec!["desktop-commander", "peer"])]
+        );
+        let note = all.left_out_note().unwrap();
+        assert!(
+            note.contains("read_file (desktop-commander, peer)"),
+            "{note}"
+        );
+        // A table named beside `all` serves its version, wherever it stands.
+        for list in ["all,peer", "peer,all"] {
+            let s = select_in(list, &table).unwrap();
+            let read: Vec<_> = s.tools.iter().filter(|t| t.name == "read_file").collect();
+            assert_eq!(read.len(), 1, "{list}");
+            assert_eq!(read[0].dialect, "peer", "{list}");
+            assert!(s.left_out.is_empty(), "{list}");
+        }
+        // Today's tables: `all` leaves out exactly the names tables define differently.
+        let today = select("all").unwrap();
+        for (name, tables) in &today.left_out {
+            assert_eq!(&filekit_dialects::tables_disagreeing_on(name), tables);
+        }
     }
 
     #[test]

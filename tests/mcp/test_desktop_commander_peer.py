@@ -1,0 +1,231 @@
+"""Side by side with the real Desktop Commander: the same calls of its file tools go to
+`filekit serve --tools desktop-commander` and to @wonderwhy-er/desktop-commander (pinned below;
+scripts/setup-test-deps installs it into .test-deps/dc), each on its own fresh copy of one
+directory, and their text replies are compared, normalised only for the directory's path and
+for times. Every difference is either fixed or listed in DIFFERENCES with why it is
+deliberate; the test fails when a listed difference is gone, so the list cannot go stale.
+
+Desktop Commander runs on the Node 22 of .test-deps/mcp-node with HOME set to a temporary
+folder whose config turns its telemetry off and allows only the test directory; its feature
+flags URL is pointed at a closed local port, so the test uses no network.
+
+Listings are compared as sets of lines: Desktop Commander lists a directory in the order the
+file system returns (tmpfs: newest first), filekit by name; the nesting is checked on
+filekit's side (each entry right after its directory)."""
+
+import json
+import os
+import pathlib
+import re
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from conftest import stdio_session
+
+pytestmark = pytest.mark.anyio
+
+DC_VERSION = "0.2.46"
+REPO = pathlib.Path(__file__).resolve().parents[2]
+NODE = REPO / ".test-deps" / "mcp-node" / "node_modules" / ".bin" / "node"
+DC_PACKAGE = REPO / ".test-deps" / "dc" / "node_modules" / "@wonderwhy-er" / "desktop-commander"
+
+SIXTY = "".join(f"row {i}\n" for i in range(1, 61))
+
+# (label, tool, arguments); $ROOT is the directory of the side that runs it. In order, on one
+# directory per side: later calls see what earlier ones wrote.
+CALLS = [
+    ("read whole", "read_file", {"path": "$ROOT/a.txt"}),
+    ("read range", "read_file", {"path": "$ROOT/a.txt", "offset": 1, "length": 2}),
+    ("read tail", "read_file", {"path": "$ROOT/a.txt", "offset": -2}),
+    ("read tail longer than the file", "read_file", {"path": "$ROOT/a.txt", "offset": -10}),
+    ("read tail ignores length", "read_file", {"path": "$ROOT/a.txt", "offset": -3, "length": 1}),
+    ("read past the end", "read_file", {"path": "$ROOT/a.txt", "offset": 10}),
+    ("read zero lines", "read_file", {"path": "$ROOT/a.txt", "length": 0}),
+    ("read empty file", "read_file", {"path": "$ROOT/empty.txt"}),
+    ("read crlf file", "read_file", {"path": "$ROOT/crlf.txt"}),
+    ("read without final newline", "read_file", {"path": "$ROOT/tail.txt"}),
+    ("read relative path", "read_file", {"path": "a.txt", "offset": 3}),
+    ("read directory", "read_file", {"path": "$ROOT/sub"}),
+    ("read missing file", "read_file", {"path": "$ROOT/missing.txt"}),
+    ("read outside the root", "read_file", {"path": "/etc/hostname"}),
+    ("read binary file", "read_file", {"path": "$ROOT/blob.bin"}),
+    ("read unknown argument", "read_file", {"path": "$ROOT/a.txt", "lenght": 2}),
+    ("read image", "read_file", {"path": "$ROOT/dot.png"}),
+    ("read through a link", "read_file", {"path": "$ROOT/link.txt", "offset": 1}),
+    ("read many", "read_multiple_files", {"paths": ["$ROOT/a.txt", "$ROOT/sub/b.md", "$ROOT/dot.png"]}),
+    ("read many with a missing one", "read_multiple_files",
+     {"paths": ["$ROOT/tail.txt", "$ROOT/missing.txt"]}),
+    ("write new file", "write_file", {"path": "$ROOT/new.txt", "content": "hello\n", "mode": "rewrite"}),
+    ("write new file without mode", "write_file", {"path": "$ROOT/new2.txt", "content": "x"}),
+    ("write over content without mode", "write_file", {"path": "$ROOT/new.txt", "content": "bye\n"}),
+    ("write append", "write_file", {"path": "$ROOT/new.txt", "content": "again", "mode": "append"}),
+    ("write append to a missing file", "write_file",
+     {"path": "$ROOT/log.txt", "content": "first\n", "mode": "append"}),
+    ("write rewrite", "write_file", {"path": "$ROOT/a.txt", "content": "ONE\nTWO\n", "mode": "rewrite"}),
+    ("write over the line limit", "write_file", {"path": "$ROOT/sixty.txt", "content": SIXTY}),
+    ("write outside the root", "write_file", {"path": "/tmp/filekit-dc-peer-never.txt", "content": "x"}),
+    ("read after writes", "read_file", {"path": "$ROOT/new.txt"}),
+    ("mkdir nested", "create_directory", {"path": "$ROOT/x/y/z"}),
+    ("mkdir existing", "create_directory", {"path": "$ROOT/x/y"}),
+    ("list depth 1", "list_directory", {"path": "$ROOT", "depth": 1}),
+    ("list default depth", "list_directory", {"path": "$ROOT/sub"}),
+    ("list depth 3", "list_directory", {"path": "$ROOT/x", "depth": 3}),
+    ("list missing", "list_directory", {"path": "$ROOT/nowhere"}),
+    ("list a file", "list_directory", {"path": "$ROOT/a.txt"}),
+    ("move rename", "move_file", {"source": "$ROOT/new2.txt", "destination": "$ROOT/renamed.txt"}),
+    ("move into a directory", "move_file", {"source": "$ROOT/renamed.txt", "destination": "$ROOT/x/renamed.txt"}),
+    ("move onto a file", "move_file", {"source": "$ROOT/log.txt", "destination": "$ROOT/tail.txt"}),
+    ("move a directory", "move_file", {"source": "$ROOT/x/y", "destination": "$ROOT/moved"}),
+    ("move missing", "move_file", {"source": "$ROOT/missing.txt", "destination": "$ROOT/m.txt"}),
+    ("info text file", "get_file_info", {"path": "$ROOT/a.txt"}),
+    ("info empty file", "get_file_info", {"path": "$ROOT/empty.txt"}),
+    ("info directory", "get_file_info", {"path": "$ROOT/sub"}),
+    ("info binary file", "get_file_info", {"path": "$ROOT/blob.bin"}),
+    ("info image", "get_file_info", {"path": "$ROOT/dot.png"}),
+    ("write over a binary file", "write_file", {"path": "$ROOT/blob.bin", "content": "text\n", "mode": "rewrite"}),
+    ("info missing", "get_file_info", {"path": "$ROOT/missing.txt"}),
+    # Last: the directories it makes on one side only would show in the listings above.
+    ("write into a missing directory", "write_file",
+     {"path": "$ROOT/made/deep/n.txt", "content": "n\n", "mode": "rewrite"}),
+]
+
+# The differences filekit makes on purpose, by call: what each side answers, and why.
+DIFFERENCES = {
+    "read missing file": "Desktop Commander answers Node's errno text (ENOENT: no such file or "
+                         "directory, stat '...'); filekit says the file does not exist and what "
+                         "to do (list the directory, names close to it)",
+    "read outside the root": "both refuse; Desktop Commander: 'Path not allowed: ... Must be within "
+                             "one of these directories', filekit: its sandbox's refusal (the "
+                             "path is outside the workspace's roots), with the roots",
+    "read binary file": "Desktop Commander tells the model to use start_process (a tool filekit "
+                        "does not serve); filekit says what the file is (its kind and size)",
+    "read unknown argument": "Desktop Commander strips an unknown argument and reads 1000 lines "
+                             "(with a warning line first); filekit refuses the call with the "
+                             "closest valid name (`lenght` -> `length`) and does nothing",
+    "read many with a missing one": "the missing file's error in filekit's words (see 'read "
+                                    "missing file'); filekit also flags the call isError since "
+                                    "part of it failed",
+    "write into a missing directory": "Desktop Commander fails (ENOENT); filekit makes the "
+                                      "missing parent directories, as its other writers do",
+    "write outside the root": "both refuse, each in its own words (see 'read outside the root')",
+    "list a file": "Desktop Commander lists a file as '[DENIED] a.txt' (readdir's ENOTDIR); filekit "
+                   "says it is a file, not a directory, and to read it instead",
+    "move missing": "Node's errno text (ENOENT: ..., rename '...' -> '...') against filekit's: the "
+                    "source does not exist",
+    "write over a binary file": "both refuse and leave it; Desktop Commander points to start_process "
+                                "(not served by filekit), filekit says it is a binary file",
+    "info missing": "Node's errno text (ENOENT: ..., stat '...') against filekit's: the file does "
+                    "not exist",
+}
+
+# Calls whose replies are listings: compared as sets of lines (see the module's docstring).
+LISTINGS = {"read directory", "list depth 1", "list default depth", "list depth 3"}
+
+# Paths that differ between the two trees at the end because of a listed difference.
+TREE_DIFFERENCES = {"made", "made/deep", "made/deep/n.txt"}
+
+TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+def populate(root):
+    (root / "a.txt").write_text("one\ntwo\nthree\nfour\n")
+    (root / "empty.txt").write_text("")
+    (root / "crlf.txt").write_bytes(b"alpha\r\nbeta\r\ngamma\r\n")
+    (root / "tail.txt").write_text("no newline\nat the end")
+    (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (root / "sub" / "deeper").mkdir(parents=True)
+    (root / "sub" / "b.md").write_text("# B\n\ntext\n")
+    (root / "sub" / "deeper" / "c.txt").write_text("c\n")
+    (root / "sub" / ".hidden").write_text("h\n")
+    (root / "link.txt").symlink_to("a.txt")
+    # A 1x1 PNG.
+    (root / "dot.png").write_bytes(bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6300010000050001a5f645400000000049454e44ae426082"))
+
+
+def dc_params(tmp_path, root):
+    if not (DC_PACKAGE / "dist" / "index.js").exists() or not NODE.exists():
+        pytest.fail(f"{DC_PACKAGE} or {NODE} is missing: run scripts/setup-test-deps (it installs "
+                    f"@wonderwhy-er/desktop-commander {DC_VERSION} into .test-deps/dc and Node 22 "
+                    "into .test-deps/mcp-node)")
+    installed = json.loads((DC_PACKAGE / "package.json").read_text())["version"]
+    assert installed == DC_VERSION, f"Desktop Commander {installed} installed, {DC_VERSION} pinned"
+    home = tmp_path / "dc-home"
+    config = home / ".claude-server-commander"
+    config.mkdir(parents=True)
+    (config / "config.json").write_text(json.dumps(
+        {"allowedDirectories": [str(root)], "telemetryEnabled": False}))
+    return StdioServerParameters(
+        command=str(NODE), args=[str(DC_PACKAGE / "dist" / "index.js")], cwd=str(root),
+        env={"HOME": str(home), "PATH": os.environ.get("PATH", ""),
+             "DESKTOP_COMMANDER_DISABLE_TELEMETRY": "true",
+             # Its feature flags are fetched in the background: a closed local port, no network.
+             "DC_FLAG_URL": "http://127.0.0.1:9/flags.json"})
+
+
+def with_root(value, root):
+    return json.loads(json.dumps(value).replace("$ROOT", str(root)))
+
+
+async def run_calls(session, root):
+    out = {}
+    for label, tool, args in CALLS:
+        result = await session.call_tool(tool, with_root(args, root))
+        text = "".join(c.text for c in result.content if c.type == "text")
+        out[label] = (bool(result.isError), TIME.sub("$TIME", text.replace(str(root), "$ROOT")))
+    return out
+
+
+def tree(root):
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+            for p in root.rglob("*") if ".filekit" not in p.relative_to(root).parts}
+
+
+def comparable(label, reply):
+    is_error, text = reply
+    return (is_error, sorted(text.splitlines())) if label in LISTINGS else reply
+
+
+async def test_desktop_commanders_file_tools_answer_as_the_real_package(tmp_path):
+    dc_root, fk_root = tmp_path / "dc", tmp_path / "fk"
+    for root in (dc_root, fk_root):
+        root.mkdir()
+        populate(root)
+    async with stdio_client(dc_params(tmp_path, dc_root)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            served = {t.name for t in (await session.list_tools()).tools}
+            assert {tool for _, tool, _ in CALLS} <= served
+            theirs = await run_calls(session, dc_root)
+    async with stdio_session(fk_root, "--tools", "desktop-commander") as session:
+        ours = await run_calls(session, fk_root)
+
+    unexplained = {label: {"desktop-commander": theirs[label], "filekit": ours[label]}
+                   for label, _, _ in CALLS
+                   if label not in DIFFERENCES
+                   and comparable(label, theirs[label]) != comparable(label, ours[label])}
+    assert not unexplained, json.dumps(unexplained, indent=1, ensure_ascii=False)
+    gone = [label for label in DIFFERENCES if theirs[label] == ours[label]]
+    assert not gone, f"listed as different but answered alike (remove from DIFFERENCES): {gone}"
+    for label in DIFFERENCES:
+        assert label in {c[0] for c in CALLS}, label
+
+    # filekit's listings are in walk order: every entry right after its directory's entries.
+    for label in LISTINGS:
+        names = [line.split(" ", 1)[1] for line in ours[label][1].splitlines()
+                 if line.startswith("[")]
+        for i, name in enumerate(names):
+            parent = name.rsplit("/", 1)[0] if "/" in name else None
+            assert parent is None or parent in names[:i], (label, name)
+        assert names == sorted(names, key=lambda n: n.split("/")), (label, names)
+
+    # Both calls sequences left the same files (but where a listed difference wrote).
+    ours_tree, theirs_tree = tree(fk_root), tree(dc_root)
+    for path in TREE_DIFFERENCES:
+        ours_tree.pop(path, None)
+        theirs_tree.pop(path, None)
+    assert ours_tree == theirs_tree
+    assert not pathlib.Path("/tmp/filekit-dc-peer-never.txt").exists()
