@@ -18,6 +18,7 @@ pub mod code;
 pub mod convert;
 pub mod exports;
 pub mod extract;
+pub mod extract_function;
 pub mod html;
 pub mod imports;
 pub mod inline;
