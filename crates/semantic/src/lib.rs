@@ -28,6 +28,7 @@ pub mod lang;
 pub mod markdown;
 pub mod ops;
 pub mod python_extract;
+pub mod python_extract_function;
 pub mod python_refactor;
 pub mod refactor;
 mod suggest;
