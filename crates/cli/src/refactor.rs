@@ -26,7 +26,9 @@ KIND: extract_function, extract_method, extract_variable, extract_constant, extr
 inline_variable, add_import, convert_to_arrow, convert_to_async (these ask
 typescript-language-server: `npm install -g typescript typescript-language-server`, and
 --trust-workspace, since a language server runs the workspace's code),
-inline_function (TS/JS, on the syntax trees: --range on the function's name or a call), and
+inline_function (TS/JS, on the syntax trees: --range on the function's name or a call),
+extract_function and extract_method (TS/JS and Python, on the syntax trees without a server:
+--range on whole statements or one expression), and
 organize_imports, remove_unused_imports (TS/JS and Python, syntactic without a server). --range is
 START_LINE:START_COLUMN-END_LINE:END_COLUMN, lines from 1, columns from 0, end exclusive.
 

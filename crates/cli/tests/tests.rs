@@ -18,6 +18,7 @@ mod curated_search;
 mod desktop_commander;
 mod desktop_commander_golden;
 mod export_renames;
+mod extract_function;
 mod faults;
 mod file_golden;
 mod file_tools;

@@ -282,7 +282,10 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         _ if lang == Lang::Python
             && matches!(
                 req.refactor,
-                RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+                RefactorKind::ExtractVariable
+                    | RefactorKind::ExtractConstant
+                    | RefactorKind::ExtractFunction
+                    | RefactorKind::ExtractMethod
             ) =>
         {
             syntactic(ws, &req, lang, &src)
@@ -314,13 +317,18 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
                         | RefactorKind::RemoveUnusedImports
                         | RefactorKind::ExtractVariable
                         | RefactorKind::ExtractConstant
+                        | RefactorKind::ExtractFunction
+                        | RefactorKind::ExtractMethod
                         | RefactorKind::InlineVariable
                         | RefactorKind::ConvertToArrow
                 ))
                 || (lang == Lang::Python
                     && matches!(
                         req.refactor,
-                        RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+                        RefactorKind::ExtractVariable
+                            | RefactorKind::ExtractConstant
+                            | RefactorKind::ExtractFunction
+                            | RefactorKind::ExtractMethod
                     ));
             if !syntactic_ok {
                 let err = match other {
@@ -562,6 +570,30 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                 (_, false) => extract::extract_variable(lang, text, start..end, &name, false)?,
                 (_, true) => extract::extract_constant(lang, text, start..end, &name, false)?,
             };
+            plan.symbol = Some(name);
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+        }
+        RefactorKind::ExtractFunction | RefactorKind::ExtractMethod => {
+            use filekit_semantic::{extract_function, python_extract_function};
+            let sel = req.selection.expect("checked");
+            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
+            let method = req.refactor == RefactorKind::ExtractMethod;
+            let name = req
+                .extracted_name
+                .clone()
+                .unwrap_or_else(|| "extracted".into());
+            let x = match lang {
+                Lang::Python => {
+                    python_extract_function::extract_function(text, start..end, &name, method)?
+                }
+                _ => extract_function::extract_function(lang, text, start..end, &name, method)?,
+            };
+            plan.warnings.extend(x.untyped.iter().map(|u| {
+                format!("parameter {u}: it is left untyped, which `noImplicitAny` (part of `strict`) refuses; give it its type")
+            }));
+            plan.warnings.extend(x.warnings);
             plan.symbol = Some(name);
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
