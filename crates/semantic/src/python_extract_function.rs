@@ -470,7 +470,19 @@ pub fn extract_function(
             hit
         };
         let returned = inside && (read_after || in_loop_read);
-        if (read_inside && outside) || (returned && outside) {
+        // Bound by a statement of the selection itself (not under a condition or a loop) and
+        // not read in it: the value from before is never seen.
+        let always_bound = !read_inside
+            && nodes.iter().any(|n| {
+                n.kind() == "expression_statement"
+                    && n.named_child(0).is_some_and(|a| {
+                        a.kind() == "assignment"
+                            && a.child_by_field_name("left").is_some_and(|l| {
+                                l.kind() == "identifier" && text[l.byte_range()] == nm
+                            })
+                    })
+            });
+        if (read_inside && outside) || (returned && outside && !always_bound) {
             params.push(nm.clone());
         }
         if returned && !expression {
