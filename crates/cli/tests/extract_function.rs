@@ -204,3 +204,33 @@ fn bad_inputs_are_refused_with_the_reason_and_change_nothing() {
         assert_eq!(before, sb.snapshot(), "{args}: files changed");
     }
 }
+
+/// A class that another file's class `implements` gets no new method: that class would lack
+/// it. Its search goes through the workspace's own walk (only TS files).
+#[test]
+fn a_method_of_a_class_implemented_elsewhere_is_refused() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/log.ts",
+        "export class Log {\n  lines: string[] = [];\n  add(s: string) {\n    this.lines.push(s.trim());\n  }\n}\n",
+    );
+    sb.write(
+        "src/other.ts",
+        "import { Log } from './log';\nexport class Quiet implements Log {\n  lines: string[] = [];\n  add(_s: string) {}\n}\n",
+    );
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "src/log.ts", "refactor": "extract_method",
+               "selectionRange": range(4, 4, 4, 30), "extractedName": "push"}),
+        1,
+        &["a class in src/other.ts implements `Log`"],
+    );
+    // Without the implementing class it applies.
+    std::fs::remove_file(sb.path("src/other.ts")).unwrap();
+    ok(&sb.call(
+        "file_edit",
+        json!({"file": "src/log.ts", "refactor": "extract_method",
+               "selectionRange": range(4, 4, 4, 30), "extractedName": "push"}),
+    ));
+    assert!(sb.read("src/log.ts").contains("private push(s: string) {"));
+}

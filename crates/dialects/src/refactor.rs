@@ -590,6 +590,9 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
                 }
                 _ => extract_function::extract_function(lang, text, start..end, &name, method)?,
             };
+            if let Some(class) = &x.class {
+                implemented_elsewhere(ws, class, &name)?;
+            }
             plan.warnings.extend(x.untyped.iter().map(|u| {
                 format!("parameter {u}: it is left untyped, which `noImplicitAny` (part of `strict`) refuses; give it its type")
             }));
@@ -617,6 +620,33 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
         _ => unreachable!("only the syntactic refactors come here"),
     }
     Ok(plan)
+}
+
+/// Refuses a new method of `class` when a TS class of the workspace `implements` it: that
+/// class would then lack the method.
+fn implemented_elsewhere(ws: &Workspace, class: &str, name: &str) -> Result<(), FkError> {
+    use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
+    let found = grep(
+        ws,
+        &GrepOptions {
+            pattern: filekit_semantic::extract_function::implements_pattern(class),
+            glob: Some("*.{ts,tsx,mts,cts}".into()),
+            mode: OutputMode::FilesWithMatches,
+            head_limit: Some(1),
+            ..Default::default()
+        },
+    )?;
+    if let Some(f) = found.files.first() {
+        return Err(FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "a class in {} implements `{class}`: it would lack the new method `{name}`",
+                f.path
+            ),
+        )
+        .with_hint("use extract_function, or add the method to the classes that implement it"));
+    }
+    Ok(())
 }
 
 /// The engine's edit value as the plan's list of splices (checked again as one edit when

@@ -22,7 +22,7 @@
 use crate::Lang;
 use crate::extract::{
     all_nodes, assigned_at, bound_from, expression_at, field_is, invalid, line, line_head,
-    parse_clean, quote, references, to_splices, top_statement, uses_semicolons,
+    parse_clean, quote, to_splices, top_statement, uses_semicolons,
 };
 use crate::refactor::{Scopes, check_identifier, occurrences, scopes_for};
 use filekit_core::splices::{Splice, Splices};
@@ -46,6 +46,17 @@ pub struct ExtractedFunction {
     pub is_async: bool,
     /// What the caller should know (e.g. a base class that may have a member of that name).
     pub warnings: Vec<String>,
+    /// For a method added to a named TS class: its name. A class of another file that
+    /// `implements` it would then lack the method (and a private one breaks it at all), which
+    /// only a look at the other files tells: [`implements_pattern`] finds them.
+    pub class: Option<String>,
+}
+
+/// A regex of a declaration that `implements` the class `name` (for a search of the
+/// workspace: such a class must have every member of `name`).
+pub fn implements_pattern(name: &str) -> String {
+    let name = name.replace('$', r"\$");
+    format!(r"\bimplements\s+([\w$.<>,\s]*[\s,])?{name}\b")
 }
 
 /// Functions with their own `this`, `arguments` and `return`.
@@ -426,12 +437,13 @@ fn declared_with(decl: Node) -> &'static str {
 
 /// The type annotation (without `: `) a parameter can copy from the declaration of `decl`, or
 /// why there is none.
-fn declared_type(
-    tree: &Tree,
+fn declared_type<'a>(
+    tree: &'a Tree,
     text: &str,
-    decl: Node,
-    home: &Home,
+    decl: Node<'a>,
+    home: &Home<'a>,
     narrowed: bool,
+    generics: &mut Vec<Node<'a>>,
 ) -> Result<String, String> {
     let mut holder = decl.parent();
     if holder.is_some_and(|h| h.kind() == "rest_pattern") {
@@ -455,24 +467,12 @@ fn declared_type(
         .trim_start_matches(':')
         .trim()
         .to_string();
-    // Every type name in it must mean the same at the new place.
-    let mut stack = vec![ann];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "type_identifier" {
-            let nm = &text[n.byte_range()];
-            let occ = occurrences(tree, text, nm);
-            let scopes = scopes_for(tree, text, &occ);
-            if let Some(b) = bound_from(&scopes, n, nm)
-                && !within(home.sees, b)
-            {
-                return Err(format!(
-                    "its type uses `{nm}`, declared at line {} where the new function cannot see it",
-                    line(text, b.start_byte())
-                ));
-            }
-        }
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
+    // Every type name in it must mean the same at the new place (a type parameter becomes
+    // one of the new function's).
+    if let Err((nm, at)) = type_names(tree, text, ann, home, generics) {
+        return Err(format!(
+            "its type uses `{nm}`, declared at line {at} where the new function cannot see it"
+        ));
     }
     let narrowable = optional || ty.contains('|') || ty == "unknown";
     if narrowable && narrowed {
@@ -480,11 +480,91 @@ fn declared_type(
             "its declared type `{ty}` may be narrowed by a condition before the selection"
         ));
     }
-    Ok(if optional {
-        format!("{ty} | undefined")
-    } else {
-        ty
+    let simple = ty.chars().all(|c| {
+        c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '<' | '>' | '[' | ']' | ',' | ' ')
+    });
+    Ok(match (optional, simple) {
+        (false, _) => ty,
+        (true, true) => format!("{ty} | undefined"),
+        // `(a) => b | undefined` would be a function returning `b | undefined`
+        (true, false) => format!("({ty}) | undefined"),
     })
+}
+
+/// Checks that every type name under `n` means the same where the new function goes: a type
+/// parameter of a function around the selection is added to `generics` (the new function
+/// declares it too); another type the new place cannot see is returned with its line.
+fn type_names<'a>(
+    tree: &'a Tree,
+    text: &str,
+    n: Node<'a>,
+    home: &Home<'a>,
+    generics: &mut Vec<Node<'a>>,
+) -> Result<(), (String, usize)> {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+        if x.kind() != "type_identifier" {
+            continue;
+        }
+        let nm = &text[x.byte_range()];
+        let occ = occurrences(tree, text, nm);
+        let scopes = scopes_for(tree, text, &occ);
+        let Some(b) = bound_from(&scopes, x, nm) else {
+            continue;
+        };
+        if within(home.sees, b) {
+            continue;
+        }
+        let starts = scopes
+            .decls
+            .get(&(b.id(), nm.to_string()))
+            .cloned()
+            .unwrap_or_default();
+        let decl = occ.iter().find(|o| starts.contains(&o.start_byte()));
+        match decl.and_then(|d| d.parent()) {
+            Some(tp) if tp.kind() == "type_parameter" => {
+                if !generics.iter().any(|g| g.id() == tp.id()) {
+                    generics.push(tp);
+                }
+            }
+            _ => return Err((nm.to_string(), line(text, b.start_byte()))),
+        }
+    }
+    Ok(())
+}
+
+/// Whether an identifier is part of a type (a parameter name of a function type, ...), not a
+/// value the code reads; `typeof x` reads `x`.
+fn in_type(n: Node) -> bool {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        let k = x.kind();
+        if k == "type_query" {
+            return false;
+        }
+        if k.ends_with("_type")
+            || matches!(
+                k,
+                "type_annotation"
+                    | "type_arguments"
+                    | "type_parameters"
+                    | "type_alias_declaration"
+                    | "interface_declaration"
+                    | "type_predicate_annotation"
+                    | "asserts_annotation"
+                    | "implements_clause"
+            )
+        {
+            return true;
+        }
+        if is_list(x) || k == "expression_statement" {
+            return false;
+        }
+        p = x.parent();
+    }
+    false
 }
 
 /// Whether an occurrence of a name before the selection tests or assigns it (a type checker
@@ -596,9 +676,28 @@ pub fn extract_function(
     };
 
     // `this` and its kin.
+    // Every name in it: references, and the names its patterns declare or assign
+    // (`const { a } = o`, `({ a } = o)`).
     let mut refs = Vec::new();
     for n in &nodes {
-        references(*n, &mut refs);
+        let mut stack = vec![*n];
+        while let Some(x) = stack.pop() {
+            if matches!(
+                x.kind(),
+                "identifier"
+                    | "shorthand_property_identifier"
+                    | "shorthand_property_identifier_pattern"
+                    | "this"
+                    | "super"
+                    | "meta_property"
+            ) {
+                refs.push(x);
+                continue;
+            }
+            let mut c = x.walk();
+            let ch: Vec<Node> = x.named_children(&mut c).collect();
+            stack.extend(ch.into_iter().rev());
+        }
     }
     for r in &refs {
         let rn = &text[r.byte_range()];
@@ -661,9 +760,16 @@ pub fn extract_function(
     // The locals.
     let mut by_name: HashMap<String, (Vec<Node>, Scopes)> = HashMap::new();
     let mut params: Vec<Local> = Vec::new();
-    let mut returns: Vec<(String, Option<Node>, &'static str)> = Vec::new(); // (name, outer scope, keyword)
+    // (name, outer scope when it is assigned, keyword, declared type)
+    let mut returns: Vec<(String, Option<Node>, &'static str, Option<String>)> = Vec::new();
     for r in &refs {
-        if !matches!(r.kind(), "identifier" | "shorthand_property_identifier") {
+        if !matches!(
+            r.kind(),
+            "identifier"
+                | "shorthand_property_identifier"
+                | "shorthand_property_identifier_pattern"
+        ) || in_type(*r)
+        {
             continue;
         }
         let nm = text[r.byte_range()].to_string();
@@ -705,13 +811,43 @@ pub fn extract_function(
                     "select from before its first use",
                 ));
             }
-            if !outside.is_empty() && !returns.iter().any(|(n, _, _)| *n == nm) {
+            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
                 let decl = same
                     .iter()
                     .copied()
                     .find(|o| decls.contains(&o.start_byte()))
                     .expect("a declaration");
-                returns.push((nm.clone(), None, declared_with(decl)));
+                let declarator = decl
+                    .parent()
+                    .filter(|h| h.kind() == "variable_declarator" && field_is(*h, "name", decl));
+                if let Some(d) = declarator
+                    && d.child_by_field_name("value").is_none()
+                    && assigned_at(
+                        &same
+                            .iter()
+                            .copied()
+                            .filter(|o| in_range(*o, &sel))
+                            .collect::<Vec<_>>(),
+                    )
+                    .is_none()
+                {
+                    return Err(invalid(
+                        format!(
+                            "`{nm}` is declared without a value in the selection (line {}) and used after it: the new function would return it unassigned",
+                            line(text, decl.start_byte())
+                        ),
+                        "select its first assignment too, or leave its declaration out",
+                    ));
+                }
+                let ty = declarator
+                    .and_then(|d| d.child_by_field_name("type"))
+                    .map(|t| {
+                        text[t.byte_range()]
+                            .trim_start_matches(':')
+                            .trim()
+                            .to_string()
+                    });
+                returns.push((nm.clone(), None, declared_with(decl), ty));
             }
             continue;
         }
@@ -733,8 +869,35 @@ pub fn extract_function(
                     "select the whole statement instead",
                 ));
             }
-            if !outside.is_empty() && !returns.iter().any(|(n, _, _)| *n == nm) {
-                returns.push((nm.clone(), Some(scope), "let"));
+            // Passed in, it is read at the call: one declared without a value may not be
+            // assigned yet there, which the selection itself never reads.
+            let read_inside = inside.iter().any(|o| {
+                assigned_at(&[*o]).is_none()
+                    || o.parent().is_some_and(|p| {
+                        matches!(
+                            p.kind(),
+                            "augmented_assignment_expression" | "update_expression"
+                        )
+                    })
+            });
+            let unset = same.iter().any(|o| {
+                o.parent().is_some_and(|d| {
+                    d.kind() == "variable_declarator"
+                        && field_is(d, "name", *o)
+                        && d.child_by_field_name("value").is_none()
+                })
+            });
+            if unset && !read_inside {
+                return Err(invalid(
+                    format!(
+                        "the selection assigns `{nm}` (line {}), declared without a value outside it: passed in, it would be read before it may be assigned",
+                        line(text, a.start_byte())
+                    ),
+                    "select its declaration too, or give it a value where it is declared",
+                ));
+            }
+            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
+                returns.push((nm.clone(), Some(scope), "let", None));
             }
         }
         if !params.iter().any(|p| p.name == nm) {
@@ -756,6 +919,93 @@ pub fn extract_function(
         ));
     }
 
+    if returns.len() > 1
+        && let Some(r) = returns.iter().find(|r| r.3.is_some() && r.2 != "const")
+    {
+        return Err(invalid(
+            format!(
+                "the selection declares `{}` with a type and other names used after it: destructured from one result, its type would be narrowed to the value it has there",
+                r.0
+            ),
+            "select fewer statements, so that one name is used after them",
+        ));
+    }
+
+    // A constructor's `super(...)` and its fields stay in it.
+    if let Some(m) = home.member
+        && m.child_by_field_name("name")
+            .is_some_and(|n| &text[n.byte_range()] == "constructor")
+    {
+        let super_call = all_nodes(&tree).into_iter().find(|n| {
+            within(*n, m)
+                && n.kind() == "call_expression"
+                && n.child_by_field_name("function")
+                    .is_some_and(|f| f.kind() == "super")
+        });
+        if let Some(c) = super_call
+            && c.start_byte() >= sel.start
+        {
+            return Err(invalid(
+                format!(
+                    "the selection {} `super(...)` of the constructor (line {}): a method cannot be called before it, and it must stay in the constructor",
+                    if in_range(c, &sel) {
+                        "has"
+                    } else {
+                        "runs before"
+                    },
+                    line(text, c.start_byte())
+                ),
+                "select statements after the `super(...)` call",
+            ));
+        }
+        if typed
+            && let Some(a) = nodes
+                .iter()
+                .flat_map(|n| {
+                    let mut v = Vec::new();
+                    let mut st = vec![*n];
+                    while let Some(x) = st.pop() {
+                        v.push(x);
+                        let mut c = x.walk();
+                        st.extend(x.named_children(&mut c));
+                    }
+                    v
+                })
+                .find(|x| {
+                    x.kind() == "assignment_expression"
+                        && x.child_by_field_name("left").is_some_and(|l| {
+                            l.kind() == "member_expression"
+                                && l.child_by_field_name("object")
+                                    .is_some_and(|o| o.kind() == "this")
+                        })
+                })
+        {
+            return Err(invalid(
+                format!(
+                    "the selection sets `{}` in the constructor (line {}): TypeScript checks that fields are set (and read-only ones only set) in the constructor itself",
+                    quote(text, a.child_by_field_name("left").expect("checked")),
+                    line(text, a.start_byte())
+                ),
+                "select statements that do not set fields",
+            ));
+        }
+    }
+
+    // Type parameters of the functions around it that the selection uses.
+    let mut generics: Vec<Node> = Vec::new();
+    if typed {
+        for n in &nodes {
+            if let Err((nm, at)) = type_names(&tree, text, *n, &home, &mut generics) {
+                return Err(invalid(
+                    format!(
+                        "the selection uses the type `{nm}`, declared at line {at} where the new function cannot see it"
+                    ),
+                    "move the type to module level first, or select statements that do not use it",
+                ));
+            }
+        }
+    }
+
     // The name.
     let mut warnings = Vec::new();
     match &home.member {
@@ -773,13 +1023,20 @@ pub fn extract_function(
         }
         Some(_) => {
             let class = home.sees.parent().expect("a class body has a class");
+            // A member of that name, or a use of one through `this`.
             if let Some(o) = all_nodes(&tree).into_iter().find(|n| {
                 within(*n, class)
                     && matches!(
                         n.kind(),
-                        "property_identifier" | "private_property_identifier" | "identifier"
+                        "property_identifier" | "private_property_identifier"
                     )
                     && &text[n.byte_range()] == name
+                    && n.parent().is_some_and(|p| match p.kind() {
+                        "member_expression" => p
+                            .child_by_field_name("object")
+                            .is_some_and(|o| o.kind() == "this"),
+                        _ => field_is(p, "name", *n),
+                    })
             }) {
                 return Err(FkError::new(
                     ErrorCode::Conflict,
@@ -830,7 +1087,7 @@ pub fn extract_function(
                         && o.start_byte() < sel.start
                         && tested(text, *o)
                 });
-                declared_type(&tree, text, d, &home, narrowed)
+                declared_type(&tree, text, d, &home, narrowed, &mut generics)
             }
         };
         match ty {
@@ -879,19 +1136,47 @@ pub fn extract_function(
     }
     let asyncness = if is_async { "async " } else { "" };
     let params_text = param_texts.join(", ");
+    generics.sort_by_key(|g| g.start_byte());
+    let (type_params, type_args) = if generics.is_empty() {
+        (String::new(), String::new())
+    } else {
+        let decl: Vec<&str> = generics.iter().map(|g| &text[g.byte_range()]).collect();
+        let args: Vec<&str> = generics
+            .iter()
+            .map(|g| {
+                g.child_by_field_name("name")
+                    .map_or("", |n| &text[n.byte_range()])
+            })
+            .collect();
+        (
+            format!("<{}>", decl.join(", ")),
+            format!("<{}>", args.join(", ")),
+        )
+    };
     let decl = match home.member {
         Some(m) => {
             let is_static = {
                 let mut c = m.walk();
                 m.children(&mut c).any(|x| x.kind() == "static")
             };
-            let private = if typed { "private " } else { "" };
+            // A class that `implements` another class's type must match its private members:
+            // a new private one would break that, a public one does not.
+            let implements = home.sees.parent().is_some_and(|class| {
+                let mut c = class.walk();
+                class
+                    .named_children(&mut c)
+                    .filter(|h| h.kind() == "class_heritage")
+                    .any(|h| text[h.byte_range()].contains("implements"))
+            });
+            let private = if typed && !implements { "private " } else { "" };
             let stat = if is_static { "static " } else { "" };
             format!(
-                "\n\n{outer_indent}{private}{stat}{asyncness}{name}({params_text}) {{\n{body}\n{outer_indent}}}"
+                "\n\n{outer_indent}{private}{stat}{asyncness}{name}{type_params}({params_text}) {{\n{body}\n{outer_indent}}}"
             )
         }
-        None => format!("\n\n{asyncness}function {name}({params_text}) {{\n{body}\n}}"),
+        None => {
+            format!("\n\n{asyncness}function {name}{type_params}({params_text}) {{\n{body}\n}}")
+        }
     };
 
     // The call.
@@ -906,7 +1191,7 @@ pub fn extract_function(
         name.to_string()
     };
     let awaited = if is_async { "await " } else { "" };
-    let call = format!("{awaited}{callee}({args})");
+    let call = format!("{awaited}{callee}{type_args}({args})");
     let replacement = match &selected {
         Selected::Statements(_) => {
             let kw = if returns.iter().any(|r| r.2 == "var") {
@@ -918,7 +1203,10 @@ pub fn extract_function(
             };
             match (names.len(), outer_returns > 0) {
                 (0, _) => format!("{call}{semi}"),
-                (1, false) => format!("{kw} {} = {call}{semi}", names[0]),
+                (1, false) => match &returns[0].3 {
+                    Some(ty) => format!("{kw} {}: {ty} = {call}{semi}", names[0]),
+                    None => format!("{kw} {} = {call}{semi}", names[0]),
+                },
                 (1, true) => format!("{} = {call}{semi}", names[0]),
                 (_, false) => format!("{kw} {{ {} }} = {call}{semi}", names.join(", ")),
                 (_, true) => format!("({{ {} }} = {call}){semi}", names.join(", ")),
@@ -959,6 +1247,14 @@ pub fn extract_function(
         untyped,
         is_async,
         warnings,
+        class: match home.member {
+            Some(_) if typed => home
+                .sees
+                .parent()
+                .and_then(|c| c.child_by_field_name("name"))
+                .map(|n| text[n.byte_range()].to_string()),
+            _ => None,
+        },
     })
 }
 
@@ -1112,6 +1408,37 @@ mod tests {
     }
 
     #[test]
+    fn names_of_patterns_are_declared_or_assigned_too() {
+        let src = "function f(o: { a: number }, p: { b: number }) {\n  let b = 0;\n  const { a } = o;\n  ({ b } = p);\n  return a + b;\n}\n";
+        assert_eq!(
+            ts(src, "const { a } = o;").unwrap(),
+            "function f(o: { a: number }, p: { b: number }) {\n  let b = 0;\n  const a = extracted(o);\n  ({ b } = p);\n  return a + b;\n}\n\nfunction extracted(o: { a: number }) {\n  const { a } = o;\n  return a;\n}\n"
+        );
+        let out =
+            extract_function(Lang::TypeScript, src, sel(src, "({ b } = p);"), "e", false).unwrap();
+        assert_eq!(out.params, ["b", "p"]);
+        assert_eq!(out.returns, ["b"]);
+    }
+
+    #[test]
+    fn an_optional_function_parameter_keeps_its_type_whole() {
+        let src = "function f(cb?: (n: number) => string) {\n  g(cb);\n}\n";
+        assert!(
+            ts(src, "g(cb);")
+                .unwrap()
+                .contains("function extracted(cb: ((n: number) => string) | undefined)")
+        );
+        // assigned in the selection, declared without a value before it: refused
+        let src = "function f(c: boolean) {\n  let v: number;\n  if (c) {\n    v = 1;\n  } else {\n    v = 2;\n  }\n  return v;\n}\n";
+        let e = ts(src, "if (c) {\n    v = 1;\n  } else {\n    v = 2;\n  }").unwrap_err();
+        assert!(
+            e.message.contains("declared without a value"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn a_selection_that_is_not_statements_or_an_expression_is_refused() {
         let src = "function f(a: number, b: number) {\n  const x = a + b * 2;\n  g(x);\n}\n";
         let e = ts(src, "a + b").unwrap_err();
@@ -1139,6 +1466,12 @@ mod tests {
         let src = "class A {\n  extracted = 1;\n  f() {\n    g(1);\n  }\n}\n";
         let e = fun(Lang::TypeScript, src, "g(1);", true).unwrap_err();
         assert_eq!(e.code, ErrorCode::Conflict);
+        let src = "class A {\n  f() {\n    g(this.extracted);\n  }\n}\n";
+        let e = fun(Lang::TypeScript, src, "g(this.extracted);", true).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        // A property of something else is no member.
+        let src = "class A {\n  f(xs: number[]) {\n    xs.extracted(1);\n  }\n}\n";
+        assert!(fun(Lang::TypeScript, src, "xs.extracted(1);", true).is_ok());
         let e = fun(
             Lang::TypeScript,
             "function f() {\n  g(1);\n}\n",
@@ -1169,9 +1502,47 @@ mod tests {
         let out =
             extract_function(Lang::TypeScript, src, sel(src, "g(v.length);"), "e", false).unwrap();
         assert!(out.untyped[0].contains("narrowed"), "{:?}", out.untyped);
-        let src = "function f<T>(v: T) {\n  g(v);\n}\n";
-        let out = extract_function(Lang::TypeScript, src, sel(src, "g(v);"), "e", false).unwrap();
-        assert!(out.untyped[0].contains("`T`"), "{:?}", out.untyped);
+        // A local type is not visible at module level.
+        let src = "function f(v: number) {\n  type Local = { n: number };\n  const o: Local = { n: v };\n  g(o);\n}\n";
+        let out = extract_function(Lang::TypeScript, src, sel(src, "g(o);"), "e", false).unwrap();
+        assert!(out.untyped[0].contains("`Local`"), "{:?}", out.untyped);
+        let e = ts(src, "const o: Local = { n: v };").unwrap_err();
+        assert!(e.message.contains("the type `Local`"), "{}", e.message);
+    }
+
+    #[test]
+    fn type_parameters_around_become_the_functions_own() {
+        let src = "function f<T extends object>(v: T) {\n  const xs: T[] = [v];\n  g(xs);\n}\n";
+        assert_eq!(
+            ts(src, "const xs: T[] = [v];").unwrap(),
+            "function f<T extends object>(v: T) {\n  const xs: T[] = extracted<T>(v);\n  g(xs);\n}\n\nfunction extracted<T extends object>(v: T) {\n  const xs: T[] = [v];\n  return xs;\n}\n"
+        );
+    }
+
+    #[test]
+    fn constructors_keep_super_and_their_fields() {
+        let src = "class B extends A {\n  x: number;\n  constructor(n: number) {\n    log(n);\n    super(n);\n    this.x = n;\n    log(this.x);\n  }\n}\n";
+        let e = fun(Lang::TypeScript, src, "log(n);", true).unwrap_err();
+        assert!(
+            e.message.contains("runs before `super(...)`"),
+            "{}",
+            e.message
+        );
+        let e = fun(Lang::TypeScript, src, "this.x = n;", true).unwrap_err();
+        assert!(e.message.contains("sets `this.x`"), "{}", e.message);
+        assert!(fun(Lang::TypeScript, src, "log(this.x);", true).is_ok());
+    }
+
+    #[test]
+    fn a_returned_declaration_keeps_its_type_or_is_refused_unassigned() {
+        let src = "function f() {\n  let c: string | null = null;\n  c = g(c);\n}\n";
+        assert_eq!(
+            ts(src, "let c: string | null = null;").unwrap(),
+            "function f() {\n  let c: string | null = extracted();\n  c = g(c);\n}\n\nfunction extracted() {\n  let c: string | null = null;\n  return c;\n}\n"
+        );
+        let src = "function f() {\n  let c: string;\n  c = g();\n}\n";
+        let e = ts(src, "let c: string;").unwrap_err();
+        assert!(e.message.contains("without a value"), "{}", e.message);
     }
 
     #[test]

@@ -415,7 +415,7 @@ pub fn extract_function(
         let outside = binds.iter().any(|b| !in_range(*b, &sel));
         // `+=` reads its target too.
         let read_inside = ids.iter().any(|i| {
-            &text[i.byte_range()] == nm
+            text[i.byte_range()] == nm
                 && (!binds.iter().any(|b| b.id() == i.id())
                     || i.parent().is_some_and(|p| {
                         p.kind() == "augmented_assignment" && field_is(p, "left", *i)
@@ -433,7 +433,7 @@ pub fn extract_function(
                     continue;
                 }
                 if x.kind() == "identifier"
-                    && &text[x.byte_range()] == nm
+                    && text[x.byte_range()] == nm
                     && !binds.iter().any(|b| b.id() == x.id())
                     && x.start_byte() >= sel.end
                     && !x.parent().is_some_and(|p| {
@@ -459,7 +459,7 @@ pub fn extract_function(
                 if matches!(x.kind(), "for_statement" | "while_statement")
                     && descendants(&[x]).iter().any(|i| {
                         i.kind() == "identifier"
-                            && &text[i.byte_range()] == nm
+                            && text[i.byte_range()] == nm
                             && !in_range(*i, &sel)
                     })
                 {
@@ -622,6 +622,7 @@ pub fn extract_function(
         untyped: vec![],
         is_async,
         warnings,
+        class: None,
     })
 }
 

@@ -175,7 +175,8 @@ fn python_extractions_keep_output() {
 #[test]
 fn refused_edits_would_change_output() {
     type Refuses = fn(&str) -> bool;
-    let cases: [(fn(&str) -> String, &str, &str, Refuses); 4] = [
+    type Runs = fn(&str) -> String;
+    let cases: [(Runs, &str, &str, Refuses); 4] = [
         (
             node,
             "class A {\n  constructor() { this.n = 7; }\n  f() {\n    console.log(this.n);\n  }\n}\nnew A().f();\n",
