@@ -469,7 +469,7 @@ fn declared_type<'a>(
         .to_string();
     // Every type name in it must mean the same at the new place (a type parameter becomes
     // one of the new function's).
-    if let Err((nm, at)) = type_names(tree, text, ann, home, generics) {
+    if let Err((nm, at)) = type_names(tree, text, ann, home, &(0..0), generics) {
         return Err(format!(
             "its type uses `{nm}`, declared at line {at} where the new function cannot see it"
         ));
@@ -499,6 +499,7 @@ fn type_names<'a>(
     text: &str,
     n: Node<'a>,
     home: &Home<'a>,
+    sel: &Range<usize>,
     generics: &mut Vec<Node<'a>>,
 ) -> Result<(), (String, usize)> {
     let mut stack = vec![n];
@@ -514,8 +515,8 @@ fn type_names<'a>(
         let Some(b) = bound_from(&scopes, x, nm) else {
             continue;
         };
-        if within(home.sees, b) {
-            continue;
+        if within(home.sees, b) || in_range(b, sel) {
+            continue; // seen from the new place, or declared in the selection that moves
         }
         let starts = scopes
             .decls
@@ -811,6 +812,40 @@ pub fn extract_function(
                     "select from before its first use",
                 ));
             }
+            // `f.x = ...` on a function's `const`: TypeScript allows it only on the
+            // declaration that has the function.
+            let function_init = same
+                .iter()
+                .find(|o| decls.contains(&o.start_byte()))
+                .and_then(|d| d.parent())
+                .filter(|h| h.kind() == "variable_declarator")
+                .and_then(|h| h.child_by_field_name("value"))
+                .is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
+                });
+            if typed
+                && function_init
+                && let Some(o) = outside.iter().find(|o| {
+                    o.parent().is_some_and(|m| {
+                        m.kind() == "member_expression"
+                            && field_is(m, "object", **o)
+                            && m.parent().is_some_and(|a| {
+                                a.kind() == "assignment_expression" && field_is(a, "left", m)
+                            })
+                    })
+                })
+            {
+                return Err(invalid(
+                    format!(
+                        "`{nm}` is declared in the selection and gets a property assigned after it (line {}), which TypeScript allows only on the declaration of a function",
+                        line(text, o.start_byte())
+                    ),
+                    "select the property assignments too",
+                ));
+            }
             if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
                 let decl = same
                     .iter()
@@ -995,7 +1030,7 @@ pub fn extract_function(
     let mut generics: Vec<Node> = Vec::new();
     if typed {
         for n in &nodes {
-            if let Err((nm, at)) = type_names(&tree, text, *n, &home, &mut generics) {
+            if let Err((nm, at)) = type_names(&tree, text, *n, &home, &sel, &mut generics) {
                 return Err(invalid(
                     format!(
                         "the selection uses the type `{nm}`, declared at line {at} where the new function cannot see it"
@@ -1135,7 +1170,17 @@ pub fn extract_function(
         )),
     }
     let asyncness = if is_async { "async " } else { "" };
-    let params_text = param_texts.join(", ");
+    // Ending in `throw`, the selection ended its function there: the compiler knows a call
+    // stops there too only when the function says it never returns.
+    let never = typed
+        && !is_async
+        && names.is_empty()
+        && matches!(&selected, Selected::Statements(s) if s.last().is_some_and(|l| l.kind() == "throw_statement"));
+    let params_text = format!(
+        "{}){}",
+        param_texts.join(", "),
+        if never { ": never" } else { "" }
+    );
     generics.sort_by_key(|g| g.start_byte());
     let (type_params, type_args) = if generics.is_empty() {
         (String::new(), String::new())
@@ -1171,11 +1216,11 @@ pub fn extract_function(
             let private = if typed && !implements { "private " } else { "" };
             let stat = if is_static { "static " } else { "" };
             format!(
-                "\n\n{outer_indent}{private}{stat}{asyncness}{name}{type_params}({params_text}) {{\n{body}\n{outer_indent}}}"
+                "\n\n{outer_indent}{private}{stat}{asyncness}{name}{type_params}({params_text} {{\n{body}\n{outer_indent}}}"
             )
         }
         None => {
-            format!("\n\n{asyncness}function {name}{type_params}({params_text}) {{\n{body}\n}}")
+            format!("\n\n{asyncness}function {name}{type_params}({params_text} {{\n{body}\n}}")
         }
     };
 
@@ -1458,6 +1503,16 @@ mod tests {
     }
 
     #[test]
+    fn a_selection_ending_in_throw_never_returns() {
+        let src = "function f(n: number, why: string): number {\n  if (n > 0) {\n    return n;\n  }\n  throw new Error(why);\n}\n";
+        let out = ts(src, "throw new Error(why);").unwrap();
+        assert!(
+            out.contains("function extracted(why: string): never {"),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn a_clashing_name_is_refused() {
         let src = "function extracted() {}\nfunction f(a: number) {\n  g(a);\n}\n";
         let e = ts(src, "g(a);").unwrap_err();
@@ -1517,6 +1572,23 @@ mod tests {
             ts(src, "const xs: T[] = [v];").unwrap(),
             "function f<T extends object>(v: T) {\n  const xs: T[] = extracted<T>(v);\n  g(xs);\n}\n\nfunction extracted<T extends object>(v: T) {\n  const xs: T[] = [v];\n  return xs;\n}\n"
         );
+    }
+
+    #[test]
+    fn type_parameters_of_the_selection_stay_its_own_and_expandos_are_refused() {
+        let src =
+            "function f() {\n  const id = <T>(x: T) => x;\n  id.tag = 'id';\n  return id;\n}\n";
+        let e = ts(src, "const id = <T>(x: T) => x;").unwrap_err();
+        assert!(
+            e.message.contains("property assigned after it (line 3)"),
+            "{}",
+            e.message
+        );
+        let out = ts(src, "const id = <T>(x: T) => x;\n  id.tag = 'id';").unwrap();
+        assert!(out.contains("function extracted() {"), "{out}");
+        // An object's properties are no expando.
+        let src = "function f() {\n  const o = { n: 1 };\n  o.n = 2;\n  return o;\n}\n";
+        assert!(ts(src, "const o = { n: 1 };").is_ok());
     }
 
     #[test]

@@ -235,7 +235,10 @@ fn extracted_functions_and_methods_in_rxjs_type_check() {
             let t = &mut tallies[method as usize];
             for r in selections(&text, method) {
                 t.tried += 1;
-                match extract_function(Lang::TypeScript, &text, r, "extractedPart", method) {
+                // A fresh name per file, as an agent would choose: one name in a base class and
+                // in its subclasses would be one member declared twice.
+                let name = format!("extractedPart{i}");
+                match extract_function(Lang::TypeScript, &text, r, &name, method) {
                     Ok(x) if x.class.as_ref().is_some_and(|c| implemented.contains(c)) => {
                         *t.refused
                             .entry("a class of the workspace implements _".into())
