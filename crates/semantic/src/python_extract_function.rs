@@ -412,7 +412,28 @@ pub fn extract_function(
             continue;
         }
         let inside = binds.iter().any(|b| in_range(*b, &sel));
-        let outside = binds.iter().any(|b| !in_range(*b, &sel));
+        // In a loop, a binding after the selection gives a value at the next turn.
+        let looping = {
+            let mut p = nodes[0].parent();
+            let mut hit = false;
+            while let Some(x) = p {
+                if x.id() == scope.id() {
+                    break;
+                }
+                hit |= matches!(x.kind(), "for_statement" | "while_statement");
+                p = x.parent();
+            }
+            hit
+        };
+        // A value bound outside that the selection may see: before it (or anywhere, in a
+        // loop); `x: int` alone declares a type, no value.
+        let outside = binds.iter().any(|b| {
+            !in_range(*b, &sel)
+                && (b.start_byte() < sel.start || looping)
+                && !b.parent().is_some_and(|a| {
+                    a.kind() == "assignment" && a.child_by_field_name("right").is_none()
+                })
+        });
         // `+=` reads its target too.
         let read_inside = ids.iter().any(|i| {
             text[i.byte_range()] == nm
@@ -703,6 +724,23 @@ mod tests {
                 .message
                 .contains("@staticmethod")
         );
+    }
+
+    #[test]
+    fn an_annotation_without_a_value_is_not_passed_in() {
+        let src = "def f(m):\n    out: str\n    out = str(m)\n    return out\n";
+        assert_eq!(
+            py(src, "out = str(m)", false).unwrap(),
+            "def f(m):\n    out: str\n    out = extracted(m)\n    return out\n\n\ndef extracted(m):\n    out = str(m)\n    return out\n"
+        );
+    }
+
+    #[test]
+    fn a_name_bound_only_after_the_selection_is_not_passed_in() {
+        let src = "def f(m):\n    out = str(m)\n    print(out)\n    out = 1\n    return out\n";
+        let x =
+            extract_function(src, sel(src, "out = str(m)\n    print(out)"), "e", false).unwrap();
+        assert_eq!(x.params, ["m"]);
     }
 
     #[test]

@@ -209,6 +209,11 @@ fn extracted_python_functions_and_methods_compile_lint_and_import() {
             func.or(meth)
         };
         if let Some(after) = pick {
+            if std::env::var("FILEKIT_JUDGE_SHOW")
+                .is_ok_and(|s| f.to_string_lossy().contains(s.as_str()))
+            {
+                println!("{}:\n{after}", f.display());
+            }
             std::fs::write(f, after).unwrap();
             written += 1;
         }
