@@ -322,8 +322,32 @@ fn in_nested_function(n: Node, sel: &Range<usize>, kinds: &[&str]) -> bool {
 
 /// Refuses `return`/`break`/`continue` that leave the selection, and `yield`; tells whether it
 /// awaits.
-fn control_flow(text: &str, nodes: &[Node], sel: &Range<usize>) -> Result<bool, FkError> {
+/// What the selection's control flow asks of the call: whether it awaits, and whether it
+/// returns (only at the end of its function's body, where the call can be `return`ed).
+struct Flow {
+    awaits: bool,
+    returns: bool,
+}
+
+/// The function whose body the selection ends, when its last statement is the body's last.
+fn ends_body<'a>(nodes: &[Node<'a>]) -> Option<Node<'a>> {
+    let last = *nodes.last()?;
+    let body = last.parent().filter(|b| b.kind() == "statement_block")?;
+    let f = body.parent().filter(|f| FUNCTIONS.contains(&f.kind()))?;
+    let mut next = last.next_named_sibling();
+    while let Some(n) = next {
+        if n.kind() != "comment" {
+            return None;
+        }
+        next = n.next_named_sibling();
+    }
+    Some(f)
+}
+
+fn control_flow(text: &str, nodes: &[Node], sel: &Range<usize>) -> Result<Flow, FkError> {
     let mut awaits = false;
+    let mut returns = false;
+    let tail = ends_body(nodes).is_some();
     for n in nodes.iter().flat_map(|n| {
         let mut v = Vec::new();
         let mut stack = vec![*n];
@@ -336,6 +360,9 @@ fn control_flow(text: &str, nodes: &[Node], sel: &Range<usize>) -> Result<bool, 
     }) {
         let at = line(text, n.start_byte());
         match n.kind() {
+            // At the end of the body, `return extracted(...)` returns what it returned, and
+            // `undefined` where it ran to its end, as the body did.
+            "return_statement" if !in_nested_function(n, sel, FUNCTIONS) && tail => returns = true,
             "return_statement" if !in_nested_function(n, sel, FUNCTIONS) => {
                 return Err(invalid(
                     format!(
@@ -411,7 +438,7 @@ fn control_flow(text: &str, nodes: &[Node], sel: &Range<usize>) -> Result<bool, 
             _ => {}
         }
     }
-    Ok(awaits)
+    Ok(Flow { awaits, returns })
 }
 
 /// The keyword that declares a name (`const`, `let`, `var`; `const` for a function or class).
@@ -637,7 +664,31 @@ pub fn extract_function(
             ));
         }
     }
-    let is_async = control_flow(text, &nodes, &sel)?;
+    let flow = control_flow(text, &nodes, &sel)?;
+    let mut is_async = flow.awaits;
+    // Returning for its function, the new one returns what that one does: as a promise when
+    // that one is async; not for a generator, whose `return` ends its iteration.
+    let outer_fn = if flow.returns {
+        ends_body(&nodes)
+    } else {
+        None
+    };
+    if let Some(f) = outer_fn {
+        let mut c = f.walk();
+        let kids: Vec<Node> = f.children(&mut c).collect();
+        if kids.iter().any(|k| k.kind() == "*") || f.kind().starts_with("generator") {
+            return Err(invalid(
+                format!(
+                    "the selection has `return` in a generator (line {}): a function cannot return for it",
+                    line(text, f.start_byte())
+                ),
+                "select statements without a `return`",
+            ));
+        }
+        if kids.iter().any(|k| k.kind() == "async") {
+            is_async = true;
+        }
+    }
 
     // The new function's place.
     let home = if method {
@@ -1026,8 +1077,37 @@ pub fn extract_function(
         }
     }
 
+    if flow.returns && !returns.is_empty() {
+        return Err(invalid(
+            format!(
+                "the selection returns for its function and `{}` it sets is used outside it too",
+                returns[0].0
+            ),
+            "select statements without a `return`",
+        ));
+    }
+
     // Type parameters of the functions around it that the selection uses.
     let mut generics: Vec<Node> = Vec::new();
+    // Returning for its function, it returns that function's declared type (a literal it
+    // returns would otherwise be widened).
+    let mut return_type = None;
+    if typed && let Some(ann) = outer_fn.and_then(|f| f.child_by_field_name("return_type")) {
+        if let Err((nm, at)) = type_names(&tree, text, ann, &home, &sel, &mut generics) {
+            return Err(invalid(
+                format!(
+                    "the function's return type uses `{nm}`, declared at line {at} where the new function cannot see it"
+                ),
+                "select statements without a `return`",
+            ));
+        }
+        return_type = Some(
+            text[ann.byte_range()]
+                .trim_start_matches(':')
+                .trim()
+                .to_string(),
+        );
+    }
     if typed {
         for n in &nodes {
             if let Err((nm, at)) = type_names(&tree, text, *n, &home, &sel, &mut generics) {
@@ -1174,13 +1254,15 @@ pub fn extract_function(
     // stops there too only when the function says it never returns.
     let never = typed
         && !is_async
+        && !flow.returns
         && names.is_empty()
         && matches!(&selected, Selected::Statements(s) if s.last().is_some_and(|l| l.kind() == "throw_statement"));
-    let params_text = format!(
-        "{}){}",
-        param_texts.join(", "),
-        if never { ": never" } else { "" }
-    );
+    let annotation = match (&return_type, never) {
+        (Some(t), _) => format!(": {t}"),
+        (None, true) => ": never".to_string(),
+        (None, false) => String::new(),
+    };
+    let params_text = format!("{}){annotation}", param_texts.join(", "));
     generics.sort_by_key(|g| g.start_byte());
     let (type_params, type_args) = if generics.is_empty() {
         (String::new(), String::new())
@@ -1247,6 +1329,7 @@ pub fn extract_function(
                 "const"
             };
             match (names.len(), outer_returns > 0) {
+                (0, _) if flow.returns => format!("return {call}{semi}"),
                 (0, _) => format!("{call}{semi}"),
                 (1, false) => match &returns[0].3 {
                     Some(ty) => format!("{kw} {}: {ty} = {call}{semi}", names[0]),
@@ -1499,6 +1582,22 @@ mod tests {
                 .contains("neither whole statements nor one expression"),
             "{}",
             e.message
+        );
+    }
+
+    #[test]
+    fn returns_at_the_end_of_the_body_are_returned_by_the_call() {
+        let src = "async function f(n: number): Promise<'a' | 'b'> {\n  log(n);\n  if (n > 0) {\n    return 'a';\n  }\n  return 'b';\n}\n";
+        assert_eq!(
+            ts(src, "if (n > 0) {\n    return 'a';\n  }\n  return 'b';").unwrap(),
+            "async function f(n: number): Promise<'a' | 'b'> {\n  log(n);\n  return await extracted(n);\n}\n\nasync function extracted(n: number): Promise<'a' | 'b'> {\n  if (n > 0) {\n    return 'a';\n  }\n  return 'b';\n}\n"
+        );
+        let src = "function* g(n: number) {\n  yield n;\n  return n;\n}\n";
+        assert!(
+            ts(src, "return n;")
+                .unwrap_err()
+                .message
+                .contains("generator")
         );
     }
 

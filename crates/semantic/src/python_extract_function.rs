@@ -222,13 +222,38 @@ pub fn extract_function(
     let sel = nodes[0].start_byte()..nodes[nodes.len() - 1].end_byte();
     let first_line = line(text, sel.start);
 
-    // Control flow, and what cannot move into a function.
+    // Control flow, and what cannot move into a function. At the end of its function's body
+    // the selection may return: the call is returned (`None` where it runs to its end, as the
+    // body did), unless that function is a generator.
+    let tail_of = {
+        let last = nodes[nodes.len() - 1];
+        let mut next = last.next_named_sibling();
+        while next.is_some_and(|n| n.kind() == "comment") {
+            next = next.and_then(|n| n.next_named_sibling());
+        }
+        last.parent()
+            .filter(|b| b.kind() == "block" && next.is_none() && !expression)
+            .and_then(|b| b.parent())
+            .filter(|f| f.kind() == "function_definition")
+    };
+    let generator = tail_of.is_some_and(|f| {
+        f.child_by_field_name("body").is_some_and(|b| {
+            descendants(&[b]).iter().any(|y| {
+                y.kind() == "yield"
+                    && !in_nested(*y, &b.byte_range(), &["function_definition", "lambda"])
+            })
+        })
+    });
+    let mut returns_for_it = false;
     let all = descendants(&nodes);
     let mut is_async = false;
     for n in &all {
         let at = line(text, n.start_byte());
         let nested = in_nested(*n, &sel, &["function_definition", "lambda"]);
         match n.kind() {
+            "return_statement" if !nested && tail_of.is_some() && !generator => {
+                returns_for_it = true;
+            }
             "return_statement" if !nested => {
                 return Err(invalid(
                     format!(
@@ -511,6 +536,24 @@ pub fn extract_function(
         }
     }
 
+    if returns_for_it && !returns.is_empty() {
+        return Err(invalid(
+            format!(
+                "the selection returns for its function and `{}` it binds is used outside it too",
+                returns[0]
+            ),
+            "select statements without a `return`",
+        ));
+    }
+    if returns_for_it
+        && tail_of.is_some_and(|f| {
+            let mut c = f.walk();
+            f.children(&mut c).any(|k| k.kind() == "async")
+        })
+    {
+        is_async = true;
+    }
+
     // The name.
     let mut warnings = Vec::new();
     if method {
@@ -613,6 +656,8 @@ pub fn extract_function(
         } else {
             call
         }
+    } else if returns_for_it {
+        format!("return {call}")
     } else if returns.is_empty() {
         call
     } else {
@@ -741,6 +786,17 @@ mod tests {
         let x =
             extract_function(src, sel(src, "out = str(m)\n    print(out)"), "e", false).unwrap();
         assert_eq!(x.params, ["m"]);
+    }
+
+    #[test]
+    fn returns_at_the_end_of_the_body_are_returned_by_the_call() {
+        let src = "def f(n):\n    print(n)\n    if n > 0:\n        return 'a'\n";
+        assert_eq!(
+            py(src, "if n > 0:\n        return 'a'", false).unwrap(),
+            "def f(n):\n    print(n)\n    return extracted(n)\n\n\ndef extracted(n):\n    if n > 0:\n        return 'a'\n"
+        );
+        let src = "def g(n):\n    yield n\n    return n\n";
+        assert!(py(src, "return n", false).is_err());
     }
 
     #[test]

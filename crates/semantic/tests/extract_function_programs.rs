@@ -121,6 +121,11 @@ fn javascript_extractions_keep_output() {
             "const label = o.kind === 'a' ? 'A' : 'other';\n  function shout(s) { return s.toUpperCase() + '!'; }",
             false,
         ),
+        (
+            "function pick(n) {\n  console.log('n', n);\n  if (n > 1) {\n    return 'many';\n  }\n  if (n === 1) {\n    return 'one';\n  }\n}\nconsole.log(pick(0), pick(1), pick(5));\n",
+            "if (n > 1) {\n    return 'many';\n  }\n  if (n === 1) {\n    return 'one';\n  }",
+            false,
+        ),
     ];
     for (src, what, method) in cases {
         let out = extract_function(Lang::JavaScript, src, sel(src, what), "extracted", *method)
@@ -160,6 +165,11 @@ fn python_extractions_keep_output() {
         (
             "def run(xs):\n    last = None\n    out = []\n    for x in xs:\n        out.append((x, last))\n        last = x * 10\n    return out\n\nprint(run([1, 2, 3]))\n",
             "last = x * 10",
+            false,
+        ),
+        (
+            "def pick(n):\n    print('n', n)\n    if n > 1:\n        return 'many'\n    if n == 1:\n        return 'one'\n\nprint(pick(0), pick(1), pick(5))\n",
+            "if n > 1:\n        return 'many'\n    if n == 1:\n        return 'one'",
             false,
         ),
     ];
