@@ -945,6 +945,22 @@ pub fn extract_function(
             .copied()
             .filter(|o| in_range(*o, &sel))
             .collect();
+        // A function made in the selection that uses it keeps the parameter, a copy: it would
+        // neither see the local assigned later nor assign the local itself.
+        if let Some(o) = inside
+            .iter()
+            .find(|o| in_nested_function(**o, &sel, FUNCTIONS))
+            && let Some(a) = assigned_at(&same)
+        {
+            return Err(invalid(
+                format!(
+                    "`{nm}` is used by a function made in the selection (line {}) and assigned at line {}: passed in, that function would have a copy of it",
+                    line(text, o.start_byte()),
+                    line(text, a.start_byte())
+                ),
+                "select the statements that assign it too, or leave that function out",
+            ));
+        }
         if let Some(a) = assigned_at(&inside) {
             if matches!(selected, Selected::Expression(_)) {
                 return Err(invalid(
@@ -1599,6 +1615,24 @@ mod tests {
                 .message
                 .contains("generator")
         );
+    }
+
+    #[test]
+    fn a_closure_over_an_assigned_local_is_refused() {
+        let src =
+            "function f() {\n  let n = 0;\n  const get = () => n;\n  n++;\n  return get();\n}\n";
+        let e = ts(src, "const get = () => n;").unwrap_err();
+        assert!(
+            e.message
+                .contains("used by a function made in the selection (line 3)"),
+            "{}",
+            e.message
+        );
+        let src = "function f() {\n  let it: number;\n  later(() => {\n    it = 1;\n  });\n  return () => it;\n}\n";
+        assert!(ts(src, "later(() => {\n    it = 1;\n  });").is_err());
+        // A const it closes over is the same value.
+        let src = "function f(k: number) {\n  const get = () => k;\n  return get;\n}\n";
+        assert!(ts(src, "const get = () => k;").is_ok());
     }
 
     #[test]

@@ -515,6 +515,23 @@ pub fn extract_function(
             }
             hit
         };
+        // A function made in the selection that uses it would close over the parameter, a
+        // copy: not the local bound again later.
+        if binds.len() > 1
+            && binds.iter().any(|b| !in_range(*b, &sel))
+            && let Some(o) = ids.iter().find(|i| {
+                text[i.byte_range()] == nm
+                    && in_nested(**i, &sel, &["function_definition", "lambda"])
+            })
+        {
+            return Err(invalid(
+                format!(
+                    "`{nm}` is used by a function made in the selection (line {}) and bound more than once: passed in, that function would have a copy of it",
+                    line(text, o.start_byte())
+                ),
+                "select the statements that bind it too, or leave that function out",
+            ));
+        }
         let returned = inside && (read_after || in_loop_read);
         // Bound by a statement of the selection itself (not under a condition or a loop) and
         // not read in it: the value from before is never seen.
@@ -797,6 +814,18 @@ mod tests {
         );
         let src = "def g(n):\n    yield n\n    return n\n";
         assert!(py(src, "return n", false).is_err());
+    }
+
+    #[test]
+    fn a_closure_over_a_rebound_name_is_refused() {
+        let src = "def f():\n    n = 0\n    get = lambda: n\n    n = 1\n    return get()\n";
+        let e = extract_function(src, sel(src, "get = lambda: n"), "e", false).unwrap_err();
+        assert!(
+            e.message
+                .contains("used by a function made in the selection"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
