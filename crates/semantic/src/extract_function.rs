@@ -1108,6 +1108,22 @@ pub fn extract_function(
     // Returning for its function, it returns that function's declared type (a literal it
     // returns would otherwise be widened).
     let mut return_type = None;
+    if typed
+        && let Some(f) = outer_fn
+        && f.child_by_field_name("return_type").is_none()
+        && matches!(
+            f.kind(),
+            "arrow_function" | "function_expression" | "function"
+        )
+    {
+        return Err(invalid(
+            format!(
+                "the selection returns for the function at line {}, whose return type comes from where it is passed: the new function would infer its own",
+                line(text, f.start_byte())
+            ),
+            "give that function a return type first, or select statements without a `return`",
+        ));
+    }
     if typed && let Some(ann) = outer_fn.and_then(|f| f.child_by_field_name("return_type")) {
         if let Err((nm, at)) = type_names(&tree, text, ann, &home, &sel, &mut generics) {
             return Err(invalid(
@@ -1633,6 +1649,18 @@ mod tests {
         // A const it closes over is the same value.
         let src = "function f(k: number) {\n  const get = () => k;\n  return get;\n}\n";
         assert!(ts(src, "const get = () => k;").is_ok());
+    }
+
+    #[test]
+    fn returns_for_a_contextually_typed_function_are_refused() {
+        let src = "const f: (n: number) => 'a' | 'b' = (n) => {\n  log(n);\n  return n > 0 ? 'a' : 'b';\n};\n";
+        let e = ts(src, "return n > 0 ? 'a' : 'b';").unwrap_err();
+        assert!(
+            e.message
+                .contains("return type comes from where it is passed"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

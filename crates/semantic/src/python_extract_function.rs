@@ -533,6 +533,24 @@ pub fn extract_function(
             ));
         }
         let returned = inside && (read_after || in_loop_read);
+        // `x: int` before the selection, bound only in it: the annotation would stay alone.
+        if inside
+            && !returned
+            && let Some(a) = binds.iter().find(|b| {
+                !in_range(**b, &sel)
+                    && b.parent().is_some_and(|a| {
+                        a.kind() == "assignment" && a.child_by_field_name("right").is_none()
+                    })
+            })
+        {
+            return Err(invalid(
+                format!(
+                    "`{nm}` is annotated at line {} and bound only in the selection: the annotation would be left alone",
+                    line(text, a.start_byte())
+                ),
+                "select the annotation too",
+            ));
+        }
         // Bound by a statement of the selection itself (not under a condition or a loop) and
         // not read in it: the value from before is never seen.
         let always_bound = !read_inside
@@ -814,6 +832,14 @@ mod tests {
         );
         let src = "def g(n):\n    yield n\n    return n\n";
         assert!(py(src, "return n", false).is_err());
+    }
+
+    #[test]
+    fn an_annotation_left_alone_is_refused() {
+        let src = "def f(m):\n    v: str\n    v = str(m)\n    print(v)\n    return 1\n";
+        let e =
+            extract_function(src, sel(src, "v = str(m)\n    print(v)"), "e", false).unwrap_err();
+        assert!(e.message.contains("annotated at line 2"), "{}", e.message);
     }
 
     #[test]
