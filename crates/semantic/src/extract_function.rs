@@ -595,6 +595,32 @@ fn in_type(n: Node) -> bool {
     false
 }
 
+/// A literal among the values an expression can take (a branch of `?:`, an operand of `||`,
+/// `&&`, `??`), whose type TypeScript widens when a function returns it.
+fn literal_at_top(n: Node) -> Option<Node> {
+    match n.kind() {
+        "number" | "string" | "true" | "false" => Some(n),
+        "template_string" if n.named_child_count() == 0 => Some(n),
+        "parenthesized_expression" => n.named_child(0).and_then(literal_at_top),
+        "ternary_expression" => n
+            .child_by_field_name("consequence")
+            .and_then(literal_at_top)
+            .or_else(|| {
+                n.child_by_field_name("alternative")
+                    .and_then(literal_at_top)
+            }),
+        "binary_expression"
+            if n.child_by_field_name("operator")
+                .is_some_and(|o| matches!(o.kind(), "||" | "&&" | "??")) =>
+        {
+            n.child_by_field_name("left")
+                .and_then(literal_at_top)
+                .or_else(|| n.child_by_field_name("right").and_then(literal_at_top))
+        }
+        _ => None,
+    }
+}
+
 /// Whether an occurrence of a name before the selection tests or assigns it (a type checker
 /// may narrow its type from there on).
 fn tested(text: &str, o: Node) -> bool {
@@ -923,6 +949,23 @@ pub fn extract_function(
                             line(text, decl.start_byte())
                         ),
                         "select its first assignment too, or leave its declaration out",
+                    ));
+                }
+                // A `const` keeps a literal's own type (`0`); returned from a function it
+                // is widened (`number`), and a test of it no longer narrows.
+                if typed
+                    && declared_with(decl) == "const"
+                    && let Some(d) = declarator
+                    && d.child_by_field_name("type").is_none()
+                    && let Some(lit) = d.child_by_field_name("value").and_then(literal_at_top)
+                {
+                    return Err(invalid(
+                        format!(
+                            "`{nm}` is declared in the selection with the literal `{}` (line {}) among its values: returned, its type would widen",
+                            quote(text, lit),
+                            line(text, lit.start_byte())
+                        ),
+                        "give it a type annotation first, or select the statements that use it too",
                     ));
                 }
                 let ty = declarator
@@ -1660,6 +1703,23 @@ mod tests {
                 .contains("return type comes from where it is passed"),
             "{}",
             e.message
+        );
+    }
+
+    #[test]
+    fn a_returned_const_with_a_literal_value_is_refused() {
+        let src = "function f(k: string) {\n  const r = k === 'a' ? g() : 0;\n  if (!r) {\n    throw new Error();\n  }\n  return r;\n}\n";
+        let e = ts(src, "const r = k === 'a' ? g() : 0;").unwrap_err();
+        assert!(e.message.contains("the literal `0`"), "{}", e.message);
+        // JavaScript has no types to widen.
+        assert!(
+            fun(
+                Lang::JavaScript,
+                src.replace(": string", "").as_str(),
+                "const r = k === 'a' ? g() : 0;",
+                false
+            )
+            .is_ok()
         );
     }
 
