@@ -420,6 +420,34 @@ pub fn extract_function(
     let mut params: Vec<String> = Vec::new();
     let mut returns: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    // A name the function around declares `global` or `nonlocal` is not its local: moved, the
+    // selection would bind a local of the new function instead.
+    if let Some(f) = enclosing {
+        for st in descendants(&[f]).into_iter().filter(|n| {
+            matches!(n.kind(), "global_statement" | "nonlocal_statement") && !in_range(*n, &sel)
+        }) {
+            let mut c = st.walk();
+            let declared: Vec<Node> = st.named_children(&mut c).collect();
+            if let Some(d) = declared.iter().find(|d| {
+                ids.iter()
+                    .any(|i| text[i.byte_range()] == text[d.byte_range()])
+            }) {
+                return Err(invalid(
+                    format!(
+                        "the selection uses `{}`, declared `{}` at line {}: the new function would not have that declaration",
+                        &text[d.byte_range()],
+                        if st.kind() == "global_statement" {
+                            "global"
+                        } else {
+                            "nonlocal"
+                        },
+                        line(text, st.start_byte())
+                    ),
+                    "select statements that do not use it",
+                ));
+            }
+        }
+    }
     for id in &ids {
         let nm = text[id.byte_range()].to_string();
         let (scope, binds) = binding_scope(text, *id, &mut cache);
@@ -832,6 +860,19 @@ mod tests {
         );
         let src = "def g(n):\n    yield n\n    return n\n";
         assert!(py(src, "return n", false).is_err());
+    }
+
+    #[test]
+    fn a_name_declared_global_around_is_refused() {
+        let src =
+            "g = None\n\ndef f():\n    global g\n    if g is None:\n        g = 1\n    return g\n";
+        let e = extract_function(src, sel(src, "if g is None:\n        g = 1"), "e", false)
+            .unwrap_err();
+        assert!(
+            e.message.contains("declared `global` at line 4"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
