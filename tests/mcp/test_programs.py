@@ -84,7 +84,7 @@ async def test_a_server_in_node_modules_bin_is_never_started(
         renamed = await session.call_tool("file_edit", {
             "file": "a.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "surface"})
         extract = await session.call_tool("file_edit", {
-            "file": "a.ts", "refactor": "extract_function",
+            "file": "a.ts", "refactor": "add_import",
             "selectionRange": {"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14}})
     assert not marker.exists(), f"a program of the workspace ran: {marker.read_text()}"
     assert not renamed.isError, text_of(renamed)

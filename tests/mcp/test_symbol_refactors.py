@@ -102,7 +102,7 @@ async def test_without_the_server_renames_syntactically_and_refuses_extracts(con
         assert not renamed.isError, text_of(renamed)
         assert renamed.structuredContent["totalEdits"] == 3
         extract = await session.call_tool("file_edit", {
-            "file": "src/app.ts", "refactor": "extract_function",
+            "file": "src/app.ts", "refactor": "add_import",
             "selectionRange": {"startLine": 4, "startColumn": 2, "endLine": 4, "endColumn": 24}})
     type_check(workspace)
     # Not trusted: no server is looked for, and the reply says how to opt in.

@@ -22,14 +22,19 @@ Examples:
   filekit rename-symbol src/math.ts add sum --scope file --json";
 
 pub const REFACTOR_AFTER_HELP: &str = "\
-KIND: extract_type (TS/TSX, on the syntax trees without a server: --range on the type,
---name, --type-kind type|interface), convert_to_async (TS/JS, on the syntax trees without a
-server: --range in the function), extract_function, extract_method, extract_variable,
-extract_constant, inline_variable, add_import, convert_to_arrow, convert_to_async (these ask
-typescript-language-server: `npm install -g typescript typescript-language-server`, and
---trust-workspace, since a language server runs the workspace's code),
-inline_function (TS/JS, on the syntax trees: --range on the function's name or a call), and
-organize_imports, remove_unused_imports (TS/JS and Python, syntactic without a server). --range is
+KIND, done on the syntax trees without a language server (\"syntactic\"):
+  extract_function, extract_method   TS/JS and Python; --range on whole statements or one
+                                     expression, --name
+  extract_variable, extract_constant TS/JS and Python; --range on the expression, --name
+  extract_type                       TS/TSX; --range on the type, --name,
+                                     --type-kind type|interface
+  inline_variable, convert_to_arrow  TS/JS; --range starting on the variable or function
+  convert_to_async                   TS/JS; --range in the function
+  inline_function                    TS/JS; --range on the function's name or a call
+  organize_imports, remove_unused_imports   TS/JS and Python
+add_import needs typescript-language-server (`npm install -g typescript
+typescript-language-server`) and --trust-workspace, since a language server runs the
+workspace's code; with both, the server does the other kinds too (\"semantic\"). --range is
 START_LINE:START_COLUMN-END_LINE:END_COLUMN, lines from 1, columns from 0, end exclusive.
 
 Examples:

@@ -291,19 +291,20 @@ fn rename_args() -> Value {
     json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "surface"})
 }
 
-fn extract_args() -> Value {
-    json!({"file": "a.ts", "refactor": "extract_function", "selectionRange": {"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14}, "dryRun": true})
+fn server_only_args() -> Value {
+    json!({"file": "a.ts", "refactor": "add_import", "selectionRange": {"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14}, "dryRun": true})
 }
 
-/// Renames a.ts's `area` (dry run, so that the project stays as it was) and asks for an
-/// extract, trusted or not, with `path`; the fake server must not run either way.
+/// Renames a.ts's `area` (dry run, so that the project stays as it was) and asks for
+/// add_import (which only a server does), trusted or not, with `path`; the fake server must
+/// not run either way.
 fn renames_without_the_planted_server(sb: &Sandbox, marker: &Marker, path: &str, why: &str) {
     let mut rename = rename_args();
     rename["dryRun"] = json!(true);
 
     let run = call(sb, false, path, "file_edit", rename.clone());
     assert_eq!(ok(&run)["precision"], "syntactic", "{}", run.stdout);
-    let run = call(sb, false, path, "file_edit", extract_args());
+    let run = call(sb, false, path, "file_edit", server_only_args());
     assert_eq!(run.json["errorCode"], "NOT_TRUSTED", "{}", run.stdout);
     marker.assert_absent("untrusted");
 
@@ -312,7 +313,7 @@ fn renames_without_the_planted_server(sb: &Sandbox, marker: &Marker, path: &str,
     assert_eq!(ok(&run)["precision"], "syntactic", "{}", run.stdout);
     let warnings = run.json["warnings"].to_string();
     assert!(warnings.contains(why), "{}", run.stdout);
-    let run = call(sb, true, path, "file_edit", extract_args());
+    let run = call(sb, true, path, "file_edit", server_only_args());
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(run.json["errorCode"], "NOT_FOUND", "{}", run.stdout);
     assert!(run.stdout.contains(why), "{}", run.stdout);

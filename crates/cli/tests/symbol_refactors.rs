@@ -553,7 +553,7 @@ fn a_refactor_the_server_does_not_offer_there_lists_what_it_offers() {
 fn without_the_server_code_actions_say_why_and_what_to_do() {
     let sb = calc_project();
     let before = sb.snapshot();
-    let args = json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range(33, 2, 35, 3)});
+    let args = json!({"file": "src/calc.ts", "refactor": "add_import", "selectionRange": range(33, 2, 35, 3)});
     // Not trusted: no server is looked for; the reply says why and how to opt in.
     let run = call(&sb, args.clone(), false);
     assert_eq!(run.code, 1, "{}", run.stdout);

@@ -19,6 +19,7 @@ mod curated_search;
 mod desktop_commander;
 mod desktop_commander_golden;
 mod export_renames;
+mod extract_function;
 mod extract_type;
 mod faults;
 mod file_golden;

@@ -291,7 +291,10 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
         _ if lang == Lang::Python
             && matches!(
                 req.refactor,
-                RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+                RefactorKind::ExtractVariable
+                    | RefactorKind::ExtractConstant
+                    | RefactorKind::ExtractFunction
+                    | RefactorKind::ExtractMethod
             ) =>
         {
             syntactic(ws, &req, lang, &src)
@@ -323,6 +326,8 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
                         | RefactorKind::RemoveUnusedImports
                         | RefactorKind::ExtractVariable
                         | RefactorKind::ExtractConstant
+                        | RefactorKind::ExtractFunction
+                        | RefactorKind::ExtractMethod
                         | RefactorKind::InlineVariable
                         | RefactorKind::ConvertToArrow
                         | RefactorKind::ConvertToAsync
@@ -332,7 +337,10 @@ pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
                 || (lang == Lang::Python
                     && matches!(
                         req.refactor,
-                        RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+                        RefactorKind::ExtractVariable
+                            | RefactorKind::ExtractConstant
+                            | RefactorKind::ExtractFunction
+                            | RefactorKind::ExtractMethod
                     ));
             if !syntactic_ok {
                 let err = match other {
@@ -593,6 +601,33 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
+        RefactorKind::ExtractFunction | RefactorKind::ExtractMethod => {
+            use filekit_semantic::{extract_function, python_extract_function};
+            let sel = req.selection.expect("checked");
+            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
+            let method = req.refactor == RefactorKind::ExtractMethod;
+            let name = req
+                .extracted_name
+                .clone()
+                .unwrap_or_else(|| "extracted".into());
+            let x = match lang {
+                Lang::Python => {
+                    python_extract_function::extract_function(text, start..end, &name, method)?
+                }
+                _ => extract_function::extract_function(lang, text, start..end, &name, method)?,
+            };
+            if let Some(class) = &x.class {
+                implemented_elsewhere(ws, class, &name)?;
+            }
+            plan.warnings.extend(x.untyped.iter().map(|u| {
+                format!("parameter {u}: it is left untyped, which `noImplicitAny` (part of `strict`) refuses; give it its type")
+            }));
+            plan.warnings.extend(x.warnings);
+            plan.symbol = Some(name);
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+        }
         RefactorKind::InlineVariable => {
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
@@ -619,6 +654,33 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
         _ => unreachable!("only the syntactic refactors come here"),
     }
     Ok(plan)
+}
+
+/// Refuses a new method of `class` when a TS class of the workspace `implements` it: that
+/// class would then lack the method.
+fn implemented_elsewhere(ws: &Workspace, class: &str, name: &str) -> Result<(), FkError> {
+    use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
+    let found = grep(
+        ws,
+        &GrepOptions {
+            pattern: filekit_semantic::extract_function::implements_pattern(class),
+            glob: Some("*.{ts,tsx,mts,cts}".into()),
+            mode: OutputMode::FilesWithMatches,
+            head_limit: Some(1),
+            ..Default::default()
+        },
+    )?;
+    if let Some(f) = found.files.first() {
+        return Err(FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "a class in {} implements `{class}`: it would lack the new method `{name}`",
+                f.path
+            ),
+        )
+        .with_hint("use extract_function, or add the method to the classes that implement it"));
+    }
+    Ok(())
 }
 
 /// The engine's edit value as the plan's list of splices (checked again as one edit when

@@ -50,7 +50,7 @@ const EXPRESSIONS: &[&str] = &[
     "ellipsis",
 ];
 
-const SCOPES: &[&str] = &[
+pub(crate) const SCOPES: &[&str] = &[
     "function_definition",
     "lambda",
     "class_definition",
@@ -60,7 +60,7 @@ const SCOPES: &[&str] = &[
     "generator_expression",
 ];
 
-fn parse(text: &str) -> Result<Tree, FkError> {
+pub(crate) fn parse(text: &str) -> Result<Tree, FkError> {
     let tree = crate::bounds::parse(crate::Lang::Python, text, None, false)?;
     if tree.root_node().has_error() {
         let mut at = tree.root_node();
@@ -117,7 +117,7 @@ fn fresh_at(n: Node) -> Option<Node> {
 }
 
 /// Identifiers `n` reads (not attribute names, not keyword argument names).
-fn reads<'a>(n: Node<'a>, out: &mut Vec<Node<'a>>) {
+pub(crate) fn reads<'a>(n: Node<'a>, out: &mut Vec<Node<'a>>) {
     if n.kind() == "identifier" {
         let p = n.parent();
         let skip = p.is_some_and(|p| {
@@ -138,36 +138,49 @@ fn reads<'a>(n: Node<'a>, out: &mut Vec<Node<'a>>) {
 
 /// Where `name` is bound directly in `scope` (not in scopes nested in it), if anywhere.
 fn bound_in<'a>(text: &str, scope: Node<'a>, name: &str) -> Option<Node<'a>> {
-    fn targets<'a>(text: &str, n: Node<'a>, name: &str) -> Option<Node<'a>> {
+    bindings_in(text, scope, name).into_iter().next()
+}
+
+/// Every place `name` is bound directly in `scope` (not in scopes nested in it), in order.
+pub(crate) fn bindings_in<'a>(text: &str, scope: Node<'a>, name: &str) -> Vec<Node<'a>> {
+    fn targets<'a>(text: &str, n: Node<'a>, name: &str, out: &mut Vec<Node<'a>>) {
         if n.kind() == "identifier" {
-            return (&text[n.byte_range()] == name).then_some(n);
+            if &text[n.byte_range()] == name {
+                out.push(n);
+            }
+            return;
         }
         if n.kind() == "attribute" || n.kind() == "subscript" {
-            return None;
+            return;
         }
         let mut c = n.walk();
         let ch: Vec<Node> = n.named_children(&mut c).collect();
-        ch.into_iter().find_map(|x| targets(text, x, name))
+        for x in ch {
+            targets(text, x, name, out);
+        }
     }
-    fn walk<'a>(text: &str, n: Node<'a>, name: &str, top: bool) -> Option<Node<'a>> {
+    fn walk<'a>(text: &str, n: Node<'a>, name: &str, top: bool, out: &mut Vec<Node<'a>>) {
         if !top && SCOPES.contains(&n.kind()) {
             // A nested def/class binds its name here; the rest is its own scope.
-            if matches!(n.kind(), "function_definition" | "class_definition") {
-                let nm = n.child_by_field_name("name")?;
-                return (&text[nm.byte_range()] == name).then_some(nm);
+            if matches!(n.kind(), "function_definition" | "class_definition")
+                && let Some(nm) = n.child_by_field_name("name")
+                && &text[nm.byte_range()] == name
+            {
+                out.push(nm);
             }
-            return None;
+            return;
         }
-        let found = match n.kind() {
-            "assignment" | "augmented_assignment" => n
-                .child_by_field_name("left")
-                .and_then(|l| targets(text, l, name)),
-            "for_statement" | "for_in_clause" => n
-                .child_by_field_name("left")
-                .and_then(|l| targets(text, l, name)),
-            "named_expression" => n
-                .child_by_field_name("name")
-                .filter(|x| &text[x.byte_range()] == name),
+        let before = out.len();
+        match n.kind() {
+            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
+                if let Some(l) = n.child_by_field_name("left") {
+                    targets(text, l, name, out);
+                }
+            }
+            "named_expression" => out.extend(
+                n.child_by_field_name("name")
+                    .filter(|x| &text[x.byte_range()] == name),
+            ),
             "as_pattern_target" | "dotted_name"
                 if n.parent().is_some_and(|p| {
                     matches!(
@@ -176,49 +189,68 @@ fn bound_in<'a>(text: &str, scope: Node<'a>, name: &str) -> Option<Node<'a>> {
                     )
                 }) =>
             {
-                n.named_child(0).filter(|x| &text[x.byte_range()] == name)
+                out.extend(n.named_child(0).filter(|x| &text[x.byte_range()] == name))
             }
-            "aliased_import" => n
-                .child_by_field_name("alias")
-                .filter(|x| &text[x.byte_range()] == name),
+            "aliased_import" => out.extend(
+                n.child_by_field_name("alias")
+                    .filter(|x| &text[x.byte_range()] == name),
+            ),
             "import_from_statement" => {
                 let mut c = n.walk();
-                n.children_by_field_name("name", &mut c)
-                    .find(|x| x.kind() == "dotted_name" && &text[x.byte_range()] == name)
+                out.extend(
+                    n.children_by_field_name("name", &mut c)
+                        .find(|x| x.kind() == "dotted_name" && &text[x.byte_range()] == name),
+                )
             }
             "parameters" | "lambda_parameters"
                 if top
                     || n.parent()
                         .is_some_and(|p| p.kind() == "function_definition") =>
             {
-                targets(text, n, name)
+                targets(text, n, name, out)
             }
-            _ => None,
-        };
-        if found.is_some() {
-            return found;
+            _ => {}
+        }
+        if out.len() > before
+            && !matches!(
+                n.kind(),
+                "assignment" | "augmented_assignment" | "for_statement"
+            )
+        {
+            return;
         }
         let mut c = n.walk();
         let ch: Vec<Node> = n.named_children(&mut c).collect();
-        ch.into_iter().find_map(|x| {
+        for x in ch {
             // default values are evaluated in the enclosing scope
             if x.kind() == "parameters" && !top {
-                return None;
+                continue;
             }
-            walk(text, x, name, false)
-        })
+            // the targets were taken above
+            if matches!(
+                n.kind(),
+                "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause"
+            ) && field_is(n, "left", x)
+            {
+                continue;
+            }
+            walk(text, x, name, false, out);
+        }
     }
+    let mut out = Vec::new();
     if matches!(scope.kind(), "function_definition" | "lambda") {
         if let Some(p) = scope.child_by_field_name("parameters")
             && let Some(x) = params_bind(text, p, name)
         {
-            return Some(x);
+            out.push(x);
         }
-        return scope
-            .child_by_field_name("body")
-            .and_then(|b| walk(text, b, name, true));
+        if let Some(b) = scope.child_by_field_name("body") {
+            walk(text, b, name, true, &mut out);
+        }
+        return out;
     }
-    walk(text, scope, name, true)
+    walk(text, scope, name, true, &mut out);
+    out
 }
 
 fn params_bind<'a>(text: &str, params: Node<'a>, name: &str) -> Option<Node<'a>> {
@@ -259,7 +291,11 @@ fn function_scope<'a>(n: Node<'a>) -> Node<'a> {
     n
 }
 
-fn expression_at<'a>(tree: &'a Tree, text: &str, range: Range<usize>) -> Result<Node<'a>, FkError> {
+pub(crate) fn expression_at<'a>(
+    tree: &'a Tree,
+    text: &str,
+    range: Range<usize>,
+) -> Result<Node<'a>, FkError> {
     if range.end > text.len()
         || !text.is_char_boundary(range.start)
         || !text.is_char_boundary(range.end)

@@ -1,0 +1,236 @@
+//! extract_function and extract_method without a language server (issue 28), through the real
+//! binary: `file_edit`'s refactor mode (`filekit call`) and the `refactor` verb compute them on
+//! the syntax trees (`precision: "syntactic"`) and write through the one pipeline; a refused
+//! extraction names what forbids it and changes nothing.
+
+use crate::common;
+
+use common::Sandbox;
+use serde_json::{Value, json};
+
+fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
+    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+}
+
+fn ok(run: &common::Run) {
+    assert_eq!(
+        run.code, 0,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(run.json["success"], json!(true), "{}", run.stdout);
+    assert_eq!(run.json["precision"], json!("syntactic"), "{}", run.stdout);
+}
+
+#[test]
+fn extract_function_in_typescript_with_an_untyped_parameter_warned() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/cart.ts",
+        "export function total(prices: number[], rate: number) {\n  let sum = 0;\n  for (const p of prices) {\n    sum += p;\n  }\n  const n = prices.length;\n  return (sum * rate) / n;\n}\n",
+    );
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "src/cart.ts", "refactor": "extract_function",
+               "selectionRange": range(2, 2, 5, 3), "extractedName": "sumOf"}),
+    );
+    ok(&run);
+    assert_eq!(
+        sb.read("src/cart.ts"),
+        "export function total(prices: number[], rate: number) {\n  let sum = sumOf(prices);\n  const n = prices.length;\n  return (sum * rate) / n;\n}\n\nfunction sumOf(prices: number[]) {\n  let sum = 0;\n  for (const p of prices) {\n    sum += p;\n  }\n  return sum;\n}\n"
+    );
+    // A parameter whose declaration has no type is named in the reply.
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "src/cart.ts", "refactor": "extract_function",
+               "selectionRange": range(4, 9, 4, 21), "extractedName": "scaled"}),
+    );
+    ok(&run);
+    let warnings = run.json["warnings"].to_string();
+    assert!(warnings.contains("parameter `sum`"), "{}", run.stdout);
+    assert!(warnings.contains("noImplicitAny"), "{}", run.stdout);
+}
+
+#[test]
+fn extract_method_in_python_and_javascript() {
+    let sb = Sandbox::new();
+    sb.write(
+        "shop.py",
+        "class Cart:\n    def total(self, rate):\n        s = sum(self.items)\n        return s * rate\n",
+    );
+    ok(&sb.call(
+        "file_edit",
+        json!({"file": "shop.py", "refactor": "extract_method",
+               "selectionRange": range(3, 8, 3, 27), "extractedName": "subtotal"}),
+    ));
+    assert_eq!(
+        sb.read("shop.py"),
+        "class Cart:\n    def total(self, rate):\n        s = self.subtotal()\n        return s * rate\n\n    def subtotal(self):\n        s = sum(self.items)\n        return s\n"
+    );
+    sb.write(
+        "a.js",
+        "class A {\n  run(x) {\n    console.log(this.name, x);\n  }\n}\n",
+    );
+    ok(&sb.call(
+        "file_edit",
+        json!({"file": "a.js", "refactor": "extract_method",
+               "selectionRange": range(3, 4, 3, 30), "extractedName": "report"}),
+    ));
+    assert_eq!(
+        sb.read("a.js"),
+        "class A {\n  run(x) {\n    this.report(x);\n  }\n\n  report(x) {\n    console.log(this.name, x);\n  }\n}\n"
+    );
+}
+
+#[test]
+fn the_refactor_verb_extracts_with_a_dry_run_first() {
+    let sb = Sandbox::new();
+    let src = "function f(a: number, b: number) {\n  console.log(a * b);\n}\n";
+    sb.write("src/m.ts", src);
+    let snap = sb.snapshot();
+    let run = sb.filekit(
+        &[
+            "refactor",
+            "extract_function",
+            "src/m.ts",
+            "--range",
+            "2:2-2:21",
+            "--name",
+            "show",
+            "--dry-run",
+            "--color",
+            "never",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("+  show(a, b);"), "{}", run.stdout);
+    assert_eq!(snap, sb.snapshot());
+    let run = sb.filekit(
+        &[
+            "refactor",
+            "extract_function",
+            "src/m.ts",
+            "--range",
+            "2:2-2:21",
+            "--name",
+            "show",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        sb.read("src/m.ts"),
+        "function f(a: number, b: number) {\n  show(a, b);\n}\n\nfunction show(a: number, b: number) {\n  console.log(a * b);\n}\n"
+    );
+    // The verb's refusal is the tool's, and changes nothing.
+    let snap = sb.snapshot();
+    let run = sb.filekit(
+        &[
+            "refactor",
+            "extract_function",
+            "src/m.ts",
+            "--range",
+            "2:2-2:7",
+            "--name",
+            "show2",
+        ],
+        None,
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(
+        format!("{}{}", run.stdout, run.stderr)
+            .contains("neither whole statements nor one expression"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(snap, sb.snapshot());
+}
+
+#[test]
+fn bad_inputs_are_refused_with_the_reason_and_change_nothing() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/a.ts",
+        "function taken() {}\nclass K {\n  n = 1;\n  f(xs: number[]) {\n    for (const x of xs) {\n      if (x > this.n) {\n        return x;\n      }\n    }\n    return 0;\n  }\n}\n",
+    );
+    sb.write("b.py", "def f(a, b):\n    x = a + b * 2\n    return x\n");
+    sb.write("broken.ts", "function f() {\n  g(;\n}\n");
+    sb.write("broken.py", "def f(:\n    g(1)\n");
+    for (args, needle) in [
+        (
+            json!({"file": "src/a.ts", "refactor": "extract_function", "selectionRange": range(6, 6, 8, 7)}),
+            "`return` at line 7",
+        ),
+        (
+            json!({"file": "src/a.ts", "refactor": "extract_function", "selectionRange": range(5, 4, 9, 5)}),
+            "`return` at line 7",
+        ),
+        (
+            json!({"file": "src/a.ts", "refactor": "extract_function", "selectionRange": range(6, 10, 6, 20)}),
+            "uses `this` at line 6",
+        ),
+        (
+            json!({"file": "src/a.ts", "refactor": "extract_method", "selectionRange": range(6, 10, 6, 20), "extractedName": "f"}),
+            "`f` is already a member or a name used at line 4 of the class",
+        ),
+        (
+            json!({"file": "b.py", "refactor": "extract_function", "selectionRange": range(2, 8, 2, 13)}),
+            "neither whole statements nor one expression",
+        ),
+        (
+            json!({"file": "b.py", "refactor": "extract_function", "selectionRange": range(2, 4, 2, 17), "extractedName": "f"}),
+            "`f` is already bound or used at line 1",
+        ),
+        (
+            json!({"file": "broken.ts", "refactor": "extract_function", "selectionRange": range(2, 2, 2, 5)}),
+            "does not parse",
+        ),
+        (
+            json!({"file": "broken.py", "refactor": "extract_method", "selectionRange": range(2, 4, 2, 8)}),
+            "does not parse",
+        ),
+    ] {
+        let before = sb.snapshot();
+        let run = sb.call("file_edit", args.clone());
+        assert_eq!(run.code, 1, "{args}: {}", run.stdout);
+        assert!(
+            run.stdout.contains(needle),
+            "{args}: expected {needle:?} in {}",
+            run.stdout
+        );
+        assert_eq!(before, sb.snapshot(), "{args}: files changed");
+    }
+}
+
+/// A class that another file's class `implements` gets no new method: that class would lack
+/// it. Its search goes through the workspace's own walk (only TS files).
+#[test]
+fn a_method_of_a_class_implemented_elsewhere_is_refused() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/log.ts",
+        "export class Log {\n  lines: string[] = [];\n  add(s: string) {\n    this.lines.push(s.trim());\n  }\n}\n",
+    );
+    sb.write(
+        "src/other.ts",
+        "import { Log } from './log';\nexport class Quiet implements Log {\n  lines: string[] = [];\n  add(_s: string) {}\n}\n",
+    );
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "src/log.ts", "refactor": "extract_method",
+               "selectionRange": range(4, 4, 4, 30), "extractedName": "push"}),
+        1,
+        &["a class in src/other.ts implements `Log`"],
+    );
+    // Without the implementing class it applies.
+    std::fs::remove_file(sb.path("src/other.ts")).unwrap();
+    ok(&sb.call(
+        "file_edit",
+        json!({"file": "src/log.ts", "refactor": "extract_method",
+               "selectionRange": range(4, 4, 4, 30), "extractedName": "push"}),
+    ));
+    assert!(sb.read("src/log.ts").contains("private push(s: string) {"));
+}

@@ -1,0 +1,1846 @@
+//! `extract_function` and `extract_method` for TS/TSX/JS without a language server (issue 28):
+//! the selected statements (whole statements of one block) or one expression become a
+//! function: a module-level function declared after the module-level statement that holds the
+//! selection (`extract_function`; a function declaration is hoisted, so it exists wherever the
+//! selection runs), or a method of the enclosing class declared after the member that holds it
+//! (`extract_method`, called as `this.name(...)`).
+//!
+//! Its parameters are the locals the selection uses that the new place cannot see (declared
+//! outside the selection, in a function around it); its result is what the selection declares
+//! or assigns that is used after it: one name is returned as it is, several as an object that
+//! the call site destructures. A TS parameter gets the type annotation of its declaration when
+//! it has one the new place can see and that no condition before the selection may have
+//! narrowed; otherwise it is left untyped and the result says so (`untyped`): under
+//! `noImplicitAny` (part of `strict`) the compiler wants a type there.
+//!
+//! Refused, naming the construct and its line: a selection that is neither whole statements
+//! nor one expression; `return`, `break` or `continue` that leave the selection; `yield`; `this`,
+//! `super`, `arguments` or `new.target` of the enclosing function in a free function (or of a
+//! function other than the method); an `import`/`export`; a name declared in the selection but
+//! used before it; an expression that assigns a local; a name that clashes.
+
+use crate::Lang;
+use crate::extract::{
+    all_nodes, assigned_at, bound_from, expression_at, field_is, invalid, line, line_head,
+    parse_clean, quote, to_splices, top_statement, uses_semicolons,
+};
+use crate::refactor::{Scopes, check_identifier, occurrences, scopes_for};
+use filekit_errors::{ErrorCode, FkError};
+use filekit_splices::{Splice, Splices};
+use std::collections::HashMap;
+use std::ops::Range;
+use tree_sitter::{Node, Tree};
+
+/// What an extraction of a function produced.
+#[derive(Debug, Clone)]
+pub struct ExtractedFunction {
+    /// The edit of the text as given.
+    pub splices: Splices,
+    /// The new function's parameters, in order.
+    pub params: Vec<String>,
+    /// What it returns to the call site.
+    pub returns: Vec<String>,
+    /// TS parameters left without a type, each with the reason.
+    pub untyped: Vec<String>,
+    /// Whether it is `async` (the selection awaits).
+    pub is_async: bool,
+    /// What the caller should know (e.g. a base class that may have a member of that name).
+    pub warnings: Vec<String>,
+    /// For a method added to a named TS class: its name. A class of another file that
+    /// `implements` it would then lack the method (and a private one breaks it at all), which
+    /// only a look at the other files tells: [`implements_pattern`] finds them.
+    pub class: Option<String>,
+}
+
+/// A regex of a declaration that `implements` the class `name` (for a search of the
+/// workspace: such a class must have every member of `name`).
+pub fn implements_pattern(name: &str) -> String {
+    let name = name.replace('$', r"\$");
+    format!(r"\bimplements\s+([\w$.<>,\s]*[\s,])?{name}\b")
+}
+
+/// Functions with their own `this`, `arguments` and `return`.
+const OWN_THIS: &[&str] = &[
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "function",
+    "generator_function",
+    "method_definition",
+];
+
+/// Every function, arrows included (their own `return`).
+const FUNCTIONS: &[&str] = &[
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "function",
+    "generator_function",
+    "method_definition",
+    "arrow_function",
+];
+
+const LOOPS: &[&str] = &[
+    "for_statement",
+    "for_in_statement",
+    "while_statement",
+    "do_statement",
+];
+
+fn is_list(n: Node) -> bool {
+    matches!(
+        n.kind(),
+        "program" | "statement_block" | "switch_case" | "switch_default" | "class_static_block"
+    )
+}
+
+/// What the selection covers.
+enum Selected<'a> {
+    /// Whole statements of one list, in order.
+    Statements(Vec<Node<'a>>),
+    Expression(Node<'a>),
+}
+
+impl Selected<'_> {
+    fn range(&self) -> Range<usize> {
+        match self {
+            Selected::Statements(s) => s[0].start_byte()..s[s.len() - 1].end_byte(),
+            Selected::Expression(e) => e.byte_range(),
+        }
+    }
+}
+
+/// The statements a selection covers exactly, if it does (a statement's `;` may be left out).
+fn statements_at<'a>(tree: &'a Tree, text: &str, s: usize, e: usize) -> Option<Vec<Node<'a>>> {
+    let with_semi = |end: usize| end == e || (end == e + 1 && text[e..].starts_with(';'));
+    let mut n = tree.root_node().descendant_for_byte_range(s, e)?;
+    loop {
+        if is_list(n) {
+            let mut c = n.walk();
+            let kids: Vec<Node> = n
+                .named_children(&mut c)
+                .filter(|k| !(n.kind() == "switch_case" && field_is(n, "value", *k)))
+                .collect();
+            let inside: Vec<Node> = kids
+                .iter()
+                .copied()
+                .filter(|k| k.start_byte() >= s && k.end_byte() <= e + 1)
+                .filter(|k| k.end_byte() <= e || with_semi(k.end_byte()))
+                .collect();
+            let partial = kids.iter().any(|k| {
+                k.start_byte() < e && k.end_byte() > s && !inside.iter().any(|i| i.id() == k.id())
+            });
+            let first = inside.first()?;
+            let last = inside.last()?;
+            if partial
+                || first.start_byte() != s
+                || !with_semi(last.end_byte())
+                || inside.iter().all(|k| k.kind() == "comment")
+            {
+                return None;
+            }
+            return Some(inside);
+        }
+        if let Some(p) = n.parent()
+            && is_list(p)
+            && n.start_byte() == s
+            && with_semi(n.end_byte())
+        {
+            return Some(vec![n]);
+        }
+        if n.start_byte() < s {
+            // Grown past the selection's start without meeting a list: the list's check
+            // above decides whether it is whole statements.
+            while !is_list(n) {
+                n = n.parent()?;
+            }
+            continue;
+        }
+        n = n.parent()?;
+    }
+}
+
+fn selected<'a>(tree: &'a Tree, text: &str, range: Range<usize>) -> Result<Selected<'a>, FkError> {
+    if range.end <= text.len()
+        && text.is_char_boundary(range.start)
+        && text.is_char_boundary(range.end)
+        && range.start < range.end
+    {
+        let sel = &text[range.clone()];
+        let s = range.start + (sel.len() - sel.trim_start().len());
+        let e = range.end - (sel.len() - sel.trim_end().len());
+        if s < e
+            && let Some(stmts) = statements_at(tree, text, s, e)
+        {
+            return Ok(Selected::Statements(stmts));
+        }
+    }
+    expression_at(tree, text, range)
+        .map(Selected::Expression)
+        .map_err(|mut err| {
+            err.message = err.message.replace(
+                "is not one expression",
+                "is neither whole statements nor one expression",
+            );
+            if err.hint.as_deref() == Some("select exactly one whole expression") {
+                err.hint =
+                    Some("select whole statements of one block, or one whole expression".into());
+            }
+            err
+        })
+}
+
+/// Where the new function goes and what it may see.
+struct Home<'a> {
+    /// The node whose scope the new function sees: the program, or the class body.
+    sees: Node<'a>,
+    /// The class member the selection is in (extract_method).
+    member: Option<Node<'a>>,
+    /// Insert after this node.
+    after: Node<'a>,
+}
+
+/// Whether `inner` is inside `outer` (or is it).
+fn within(inner: Node, outer: Node) -> bool {
+    outer.start_byte() <= inner.start_byte() && inner.end_byte() <= outer.end_byte()
+}
+
+fn in_range(n: Node, r: &Range<usize>) -> bool {
+    r.start <= n.start_byte() && n.end_byte() <= r.end
+}
+
+/// The nearest ancestor of `n` of one of `kinds` that is not inside `stop`'s range.
+fn ancestor_of<'a>(n: Node<'a>, kinds: &[&str]) -> Option<Node<'a>> {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        if kinds.contains(&x.kind()) {
+            return Some(x);
+        }
+        p = x.parent();
+    }
+    None
+}
+
+/// The indentation one level adds in this file: a tab, or the smallest indentation of a code
+/// line (two spaces when none is indented).
+fn indent_unit(text: &str) -> String {
+    let mut min = usize::MAX;
+    for l in text.lines().take(2000) {
+        let body = l.trim_start();
+        if body.is_empty() || body.starts_with('*') || body.len() == l.len() {
+            continue;
+        }
+        if l.starts_with('\t') {
+            return "\t".into();
+        }
+        min = min.min(l.len() - body.len());
+    }
+    if min == usize::MAX {
+        "  ".into()
+    } else {
+        " ".repeat(min)
+    }
+}
+
+/// The text of `range` re-indented from its first line's indentation to `indent`, leaving the
+/// lines inside a multi-line template string as they are (their white space is the string's).
+fn reindent(text: &str, tree: &Tree, range: Range<usize>, indent: &str) -> String {
+    let (_, old, _) = line_head(text, range.start);
+    let strings: Vec<Range<usize>> = all_nodes(tree)
+        .into_iter()
+        .filter(|n| {
+            n.kind() == "template_string"
+                && n.start_byte() < range.end
+                && n.end_byte() > range.start
+                && text[n.byte_range()].contains('\n')
+        })
+        .map(|n| n.byte_range())
+        .collect();
+    let mut out = String::new();
+    let mut at = range.start;
+    for (i, l) in text[range.clone()].split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let inside_string = i > 0 && strings.iter().any(|s| s.start < at && at < s.end);
+        if inside_string {
+            out.push_str(l);
+        } else if l.trim().is_empty() {
+            // an empty line stays empty
+        } else {
+            let common = l
+                .bytes()
+                .zip(old.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            out.push_str(indent);
+            out.push_str(&l[if i == 0 { 0 } else { common }..]);
+        }
+        at += l.len() + 1;
+    }
+    out
+}
+
+/// Where to insert text after a node: at the end of its line when only white space or a line
+/// comment follows it there.
+fn after_node(text: &str, n: Node) -> usize {
+    let mut end = n.end_byte();
+    let rest = &text[end..];
+    let rest_trim = rest.trim_start_matches([' ', '\t']);
+    if rest_trim.starts_with(';') {
+        end += rest.len() - rest_trim.len() + 1;
+    }
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let tail = text[end..line_end].trim();
+    if tail.is_empty() || tail.starts_with("//") {
+        line_end
+    } else {
+        end
+    }
+}
+
+/// A local the selection uses.
+struct Local<'a> {
+    name: String,
+    scope: Node<'a>,
+}
+
+/// Whether a node is inside a function that starts inside the selection.
+fn in_nested_function(n: Node, sel: &Range<usize>, kinds: &[&str]) -> bool {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        if !in_range(x, sel) {
+            return false;
+        }
+        if kinds.contains(&x.kind()) {
+            return true;
+        }
+        p = x.parent();
+    }
+    false
+}
+
+/// Refuses `return`/`break`/`continue` that leave the selection, and `yield`; tells whether it
+/// awaits.
+/// What the selection's control flow asks of the call: whether it awaits, and whether it
+/// returns (only at the end of its function's body, where the call can be `return`ed).
+struct Flow {
+    awaits: bool,
+    returns: bool,
+}
+
+/// The function whose body the selection ends, when its last statement is the body's last.
+fn ends_body<'a>(nodes: &[Node<'a>]) -> Option<Node<'a>> {
+    let last = *nodes.last()?;
+    let body = last.parent().filter(|b| b.kind() == "statement_block")?;
+    let f = body.parent().filter(|f| FUNCTIONS.contains(&f.kind()))?;
+    let mut next = last.next_named_sibling();
+    while let Some(n) = next {
+        if n.kind() != "comment" {
+            return None;
+        }
+        next = n.next_named_sibling();
+    }
+    Some(f)
+}
+
+fn control_flow(text: &str, nodes: &[Node], sel: &Range<usize>) -> Result<Flow, FkError> {
+    let mut awaits = false;
+    let mut returns = false;
+    let tail = ends_body(nodes).is_some();
+    for n in nodes.iter().flat_map(|n| {
+        let mut v = Vec::new();
+        let mut stack = vec![*n];
+        while let Some(x) = stack.pop() {
+            v.push(x);
+            let mut c = x.walk();
+            stack.extend(x.children(&mut c));
+        }
+        v
+    }) {
+        let at = line(text, n.start_byte());
+        match n.kind() {
+            // At the end of the body, `return extracted(...)` returns what it returned, and
+            // `undefined` where it ran to its end, as the body did.
+            "return_statement" if !in_nested_function(n, sel, FUNCTIONS) && tail => returns = true,
+            "return_statement" if !in_nested_function(n, sel, FUNCTIONS) => {
+                return Err(invalid(
+                    format!(
+                        "the selection has `return` at line {at}: in the new function it would return from that function, not from the one around the selection"
+                    ),
+                    "select statements without a `return`, or the whole body up to it",
+                ));
+            }
+            "yield_expression" if !in_nested_function(n, sel, OWN_THIS) => {
+                return Err(invalid(
+                    format!(
+                        "the selection has `yield` at line {at}: a function cannot yield for the generator around it"
+                    ),
+                    "select statements without `yield`",
+                ));
+            }
+            "await_expression" if !in_nested_function(n, sel, FUNCTIONS) => awaits = true,
+            "for_in_statement"
+                if !in_nested_function(n, sel, FUNCTIONS) && {
+                    let mut c = n.walk();
+                    n.children(&mut c).any(|x| x.kind() == "await")
+                } =>
+            {
+                awaits = true
+            }
+            "break_statement" | "continue_statement" => {
+                let word = if n.kind() == "break_statement" {
+                    "break"
+                } else {
+                    "continue"
+                };
+                let target = match n.child_by_field_name("label") {
+                    Some(l) => {
+                        let label = &text[l.byte_range()];
+                        let mut p = n.parent();
+                        let mut found = None;
+                        while let Some(x) = p {
+                            if x.kind() == "labeled_statement"
+                                && x.child_by_field_name("label")
+                                    .is_some_and(|y| &text[y.byte_range()] == label)
+                            {
+                                found = Some(x);
+                                break;
+                            }
+                            p = x.parent();
+                        }
+                        found
+                    }
+                    None => {
+                        let kinds: &[&str] = if word == "break" {
+                            &[
+                                "for_statement",
+                                "for_in_statement",
+                                "while_statement",
+                                "do_statement",
+                                "switch_statement",
+                            ]
+                        } else {
+                            LOOPS
+                        };
+                        ancestor_of(n, kinds)
+                    }
+                };
+                if !target.is_some_and(|t| in_range(t, sel)) {
+                    return Err(invalid(
+                        format!(
+                            "the selection has `{word}` at line {at}, which leaves it (its loop or switch is outside the selection)"
+                        ),
+                        "select the whole loop or switch, or statements without it",
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Flow { awaits, returns })
+}
+
+/// The keyword that declares a name (`const`, `let`, `var`; `const` for a function or class).
+fn declared_with(decl: Node) -> &'static str {
+    let mut p = decl.parent();
+    while let Some(x) = p {
+        match x.kind() {
+            "lexical_declaration" => {
+                return if x.child(0).is_some_and(|k| k.kind() == "let") {
+                    "let"
+                } else {
+                    "const"
+                };
+            }
+            "variable_declaration" => return "var",
+            k if FUNCTIONS.contains(&k) || k == "class_declaration" => return "const",
+            _ => {}
+        }
+        p = x.parent();
+    }
+    "const"
+}
+
+/// The type annotation (without `: `) a parameter can copy from the declaration of `decl`, or
+/// why there is none.
+fn declared_type<'a>(
+    tree: &'a Tree,
+    text: &str,
+    decl: Node<'a>,
+    home: &Home<'a>,
+    narrowed: bool,
+    generics: &mut Vec<Node<'a>>,
+) -> Result<String, String> {
+    let mut holder = decl.parent();
+    if holder.is_some_and(|h| h.kind() == "rest_pattern") {
+        holder = holder.and_then(|h| h.parent());
+    }
+    let Some(holder) = holder else {
+        return Err("its declaration has no type annotation".into());
+    };
+    let optional = holder.kind() == "optional_parameter";
+    let ann = match holder.kind() {
+        "required_parameter" | "optional_parameter" | "variable_declarator" => {
+            holder.child_by_field_name("type")
+        }
+        _ => None,
+    };
+    let Some(ann) = ann else {
+        return Err("its declaration has no type annotation".into());
+    };
+    let ty = text[ann.byte_range()]
+        .trim_start()
+        .trim_start_matches(':')
+        .trim()
+        .to_string();
+    // Every type name in it must mean the same at the new place (a type parameter becomes
+    // one of the new function's).
+    if let Err((nm, at)) = type_names(tree, text, ann, home, &(0..0), generics) {
+        return Err(format!(
+            "its type uses `{nm}`, declared at line {at} where the new function cannot see it"
+        ));
+    }
+    let narrowable = optional || ty.contains('|') || ty == "unknown";
+    if narrowable && narrowed {
+        return Err(format!(
+            "its declared type `{ty}` may be narrowed by a condition before the selection"
+        ));
+    }
+    let simple = ty.chars().all(|c| {
+        c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '<' | '>' | '[' | ']' | ',' | ' ')
+    });
+    Ok(match (optional, simple) {
+        (false, _) => ty,
+        (true, true) => format!("{ty} | undefined"),
+        // `(a) => b | undefined` would be a function returning `b | undefined`
+        (true, false) => format!("({ty}) | undefined"),
+    })
+}
+
+/// Checks that every type name under `n` means the same where the new function goes: a type
+/// parameter of a function around the selection is added to `generics` (the new function
+/// declares it too); another type the new place cannot see is returned with its line.
+fn type_names<'a>(
+    tree: &'a Tree,
+    text: &str,
+    n: Node<'a>,
+    home: &Home<'a>,
+    sel: &Range<usize>,
+    generics: &mut Vec<Node<'a>>,
+) -> Result<(), (String, usize)> {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+        if x.kind() != "type_identifier" {
+            continue;
+        }
+        let nm = &text[x.byte_range()];
+        let occ = occurrences(tree, text, nm);
+        let scopes = scopes_for(tree, text, &occ);
+        let Some(b) = bound_from(&scopes, x, nm) else {
+            continue;
+        };
+        if within(home.sees, b) || in_range(b, sel) {
+            continue; // seen from the new place, or declared in the selection that moves
+        }
+        let starts = scopes
+            .decls
+            .get(&(b.id(), nm.to_string()))
+            .cloned()
+            .unwrap_or_default();
+        let decl = occ.iter().find(|o| starts.contains(&o.start_byte()));
+        match decl.and_then(|d| d.parent()) {
+            Some(tp) if tp.kind() == "type_parameter" => {
+                if !generics.iter().any(|g| g.id() == tp.id()) {
+                    generics.push(tp);
+                }
+            }
+            _ => return Err((nm.to_string(), line(text, b.start_byte()))),
+        }
+    }
+    Ok(())
+}
+
+/// Whether an identifier is part of a type (a parameter name of a function type, ...), not a
+/// value the code reads; `typeof x` reads `x`.
+fn in_type(n: Node) -> bool {
+    let mut p = n.parent();
+    while let Some(x) = p {
+        let k = x.kind();
+        if k == "type_query" {
+            return false;
+        }
+        if k.ends_with("_type")
+            || matches!(
+                k,
+                "type_annotation"
+                    | "type_arguments"
+                    | "type_parameters"
+                    | "type_alias_declaration"
+                    | "interface_declaration"
+                    | "type_predicate_annotation"
+                    | "asserts_annotation"
+                    | "implements_clause"
+            )
+        {
+            return true;
+        }
+        if is_list(x) || k == "expression_statement" {
+            return false;
+        }
+        p = x.parent();
+    }
+    false
+}
+
+/// A literal among the values an expression can take (a branch of `?:`, an operand of `||`,
+/// `&&`, `??`), whose type TypeScript widens when a function returns it.
+fn literal_at_top(n: Node) -> Option<Node> {
+    match n.kind() {
+        "number" | "string" | "true" | "false" => Some(n),
+        "template_string" if n.named_child_count() == 0 => Some(n),
+        "parenthesized_expression" => n.named_child(0).and_then(literal_at_top),
+        "ternary_expression" => n
+            .child_by_field_name("consequence")
+            .and_then(literal_at_top)
+            .or_else(|| {
+                n.child_by_field_name("alternative")
+                    .and_then(literal_at_top)
+            }),
+        "binary_expression"
+            if n.child_by_field_name("operator")
+                .is_some_and(|o| matches!(o.kind(), "||" | "&&" | "??")) =>
+        {
+            n.child_by_field_name("left")
+                .and_then(literal_at_top)
+                .or_else(|| n.child_by_field_name("right").and_then(literal_at_top))
+        }
+        _ => None,
+    }
+}
+
+/// Whether an occurrence of a name before the selection tests or assigns it (a type checker
+/// may narrow its type from there on).
+fn tested(text: &str, o: Node) -> bool {
+    let mut child = o;
+    while let Some(p) = child.parent() {
+        match p.kind() {
+            "if_statement" | "while_statement" | "do_statement" | "for_statement"
+                if field_is(p, "condition", child) =>
+            {
+                return true;
+            }
+            "ternary_expression" if field_is(p, "condition", child) => return true,
+            "binary_expression"
+                if field_is(p, "left", child)
+                    && p.child_by_field_name("operator")
+                        .is_some_and(|op| matches!(&text[op.byte_range()], "&&" | "||" | "??")) =>
+            {
+                return true;
+            }
+            "switch_statement" => return true,
+            "assignment_expression" | "augmented_assignment_expression"
+                if field_is(p, "left", child) =>
+            {
+                return true;
+            }
+            _ if is_list(p) => return false,
+            _ => {}
+        }
+        child = p;
+    }
+    false
+}
+
+/// Extracts the statements or the expression `range` covers into a function named `name`:
+/// with `method`, a method of the enclosing class; otherwise a function at module level.
+pub fn extract_function(
+    lang: Lang,
+    text: &str,
+    range: Range<usize>,
+    name: &str,
+    method: bool,
+) -> Result<ExtractedFunction, FkError> {
+    check_identifier(name)?;
+    let tree = parse_clean(lang, text)?;
+    let root = tree.root_node();
+    let selected = selected(&tree, text, range)?;
+    let sel = selected.range();
+    let nodes: Vec<Node> = match &selected {
+        Selected::Statements(s) => s.clone(),
+        Selected::Expression(e) => vec![*e],
+    };
+    let first_line = line(text, sel.start);
+    let typed = matches!(lang, Lang::TypeScript | Lang::Tsx);
+    for n in &nodes {
+        if matches!(n.kind(), "import_statement" | "export_statement") {
+            return Err(invalid(
+                format!(
+                    "the selection has an `{}` at line {}, which must stay at module level",
+                    if n.kind() == "import_statement" {
+                        "import"
+                    } else {
+                        "export"
+                    },
+                    line(text, n.start_byte())
+                ),
+                "select statements without imports or exports",
+            ));
+        }
+    }
+    let flow = control_flow(text, &nodes, &sel)?;
+    let mut is_async = flow.awaits;
+    // Returning for its function, the new one returns what that one does: as a promise when
+    // that one is async; not for a generator, whose `return` ends its iteration.
+    let outer_fn = if flow.returns {
+        ends_body(&nodes)
+    } else {
+        None
+    };
+    if let Some(f) = outer_fn {
+        let mut c = f.walk();
+        let kids: Vec<Node> = f.children(&mut c).collect();
+        if kids.iter().any(|k| k.kind() == "*") || f.kind().starts_with("generator") {
+            return Err(invalid(
+                format!(
+                    "the selection has `return` in a generator (line {}): a function cannot return for it",
+                    line(text, f.start_byte())
+                ),
+                "select statements without a `return`",
+            ));
+        }
+        if kids.iter().any(|k| k.kind() == "async") {
+            is_async = true;
+        }
+    }
+
+    // The new function's place.
+    let home = if method {
+        let Some(body) = ancestor_of(nodes[0], &["class_body"]) else {
+            return Err(invalid(
+                format!("the selection at line {first_line} is not inside a class"),
+                "use extract_function",
+            ));
+        };
+        let mut member = nodes[0];
+        while member.parent().is_some_and(|p| p.id() != body.id()) {
+            member = member.parent().expect("inside the class body");
+        }
+        if !matches!(
+            member.kind(),
+            "method_definition" | "public_field_definition" | "field_definition"
+        ) {
+            return Err(invalid(
+                format!(
+                    "the selection at line {first_line} is in a {} of the class, not in a method",
+                    member.kind().replace('_', " ")
+                ),
+                "select statements inside a method",
+            ));
+        }
+        Home {
+            sees: body,
+            member: Some(member),
+            after: member,
+        }
+    } else {
+        Home {
+            sees: root,
+            member: None,
+            after: top_statement(*nodes.last().expect("a selection")),
+        }
+    };
+
+    // `this` and its kin.
+    // Every name in it: references, and the names its patterns declare or assign
+    // (`const { a } = o`, `({ a } = o)`).
+    let mut refs = Vec::new();
+    for n in &nodes {
+        let mut stack = vec![*n];
+        while let Some(x) = stack.pop() {
+            if matches!(
+                x.kind(),
+                "identifier"
+                    | "shorthand_property_identifier"
+                    | "shorthand_property_identifier_pattern"
+                    | "this"
+                    | "super"
+                    | "meta_property"
+            ) {
+                refs.push(x);
+                continue;
+            }
+            let mut c = x.walk();
+            let ch: Vec<Node> = x.named_children(&mut c).collect();
+            stack.extend(ch.into_iter().rev());
+        }
+    }
+    for r in &refs {
+        let rn = &text[r.byte_range()];
+        let kin = matches!(r.kind(), "this" | "super" | "meta_property")
+            || (rn == "arguments" && r.kind() == "identifier" && {
+                let occ = occurrences(&tree, text, rn);
+                bound_from(&scopes_for(&tree, text, &occ), *r, rn).is_none()
+            });
+        if !kin {
+            continue;
+        }
+        let owner = {
+            let mut p = r.parent();
+            let mut found = None;
+            while let Some(x) = p {
+                if OWN_THIS.contains(&x.kind()) || x.kind() == "class_body" {
+                    found = Some(x);
+                    break;
+                }
+                p = x.parent();
+            }
+            found
+        };
+        if owner.is_some_and(|o| in_range(o, &sel)) {
+            continue; // a function of the selection's own
+        }
+        let at = line(text, r.start_byte());
+        let word = if r.kind() == "meta_property" {
+            "new.target"
+        } else {
+            rn
+        };
+        match (&home.member, owner) {
+            (None, _) => {
+                return Err(invalid(
+                    format!(
+                        "the selection uses `{word}` at line {at}: a function at module level would have its own"
+                    ),
+                    if word == "this" || word == "super" {
+                        "use extract_method"
+                    } else {
+                        "select statements that do not use it"
+                    },
+                ));
+            }
+            (Some(m), Some(o))
+                if (o.id() == m.id() || o.id() == home.sees.id())
+                    && matches!(word, "this" | "super") => {}
+            (Some(_), _) => {
+                return Err(invalid(
+                    format!(
+                        "the selection uses `{word}` at line {at}, which is not the method's: a new method would have its own"
+                    ),
+                    "select statements that do not use it",
+                ));
+            }
+        }
+    }
+
+    // The locals.
+    let mut by_name: HashMap<String, (Vec<Node>, Scopes)> = HashMap::new();
+    let mut params: Vec<Local> = Vec::new();
+    // (name, outer scope when it is assigned, keyword, declared type)
+    let mut returns: Vec<(String, Option<Node>, &'static str, Option<String>)> = Vec::new();
+    for r in &refs {
+        if !matches!(
+            r.kind(),
+            "identifier"
+                | "shorthand_property_identifier"
+                | "shorthand_property_identifier_pattern"
+        ) || in_type(*r)
+        {
+            continue;
+        }
+        let nm = text[r.byte_range()].to_string();
+        let (occ, scopes) = by_name.entry(nm.clone()).or_insert_with(|| {
+            let occ = occurrences(&tree, text, &nm);
+            let scopes = scopes_for(&tree, text, &occ);
+            (occ, scopes)
+        });
+        let Some(scope) = bound_from(scopes, *r, &nm) else {
+            continue; // a global
+        };
+        if in_range(scope, &sel) {
+            continue; // declared and used inside
+        }
+        let decls: Vec<usize> = scopes
+            .decls
+            .get(&(scope.id(), nm.clone()))
+            .cloned()
+            .unwrap_or_default();
+        let same: Vec<Node> = occ
+            .iter()
+            .copied()
+            .filter(|o| bound_from(scopes, *o, &nm).map(|b| b.id()) == Some(scope.id()))
+            .collect();
+        let outside: Vec<Node> = same
+            .iter()
+            .copied()
+            .filter(|o| !in_range(*o, &sel))
+            .collect();
+        let declared_inside =
+            !decls.is_empty() && decls.iter().all(|d| sel.start <= *d && *d < sel.end);
+        if declared_inside {
+            if let Some(o) = outside.iter().find(|o| o.start_byte() < sel.start) {
+                return Err(invalid(
+                    format!(
+                        "`{nm}` is declared in the selection but used before it, at line {}",
+                        line(text, o.start_byte())
+                    ),
+                    "select from before its first use",
+                ));
+            }
+            // `f.x = ...` on a function's `const`: TypeScript allows it only on the
+            // declaration that has the function.
+            let function_init = same
+                .iter()
+                .find(|o| decls.contains(&o.start_byte()))
+                .and_then(|d| d.parent())
+                .filter(|h| h.kind() == "variable_declarator")
+                .and_then(|h| h.child_by_field_name("value"))
+                .is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
+                });
+            if typed
+                && function_init
+                && let Some(o) = outside.iter().find(|o| {
+                    o.parent().is_some_and(|m| {
+                        m.kind() == "member_expression"
+                            && field_is(m, "object", **o)
+                            && m.parent().is_some_and(|a| {
+                                a.kind() == "assignment_expression" && field_is(a, "left", m)
+                            })
+                    })
+                })
+            {
+                return Err(invalid(
+                    format!(
+                        "`{nm}` is declared in the selection and gets a property assigned after it (line {}), which TypeScript allows only on the declaration of a function",
+                        line(text, o.start_byte())
+                    ),
+                    "select the property assignments too",
+                ));
+            }
+            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
+                let decl = same
+                    .iter()
+                    .copied()
+                    .find(|o| decls.contains(&o.start_byte()))
+                    .expect("a declaration");
+                let declarator = decl
+                    .parent()
+                    .filter(|h| h.kind() == "variable_declarator" && field_is(*h, "name", decl));
+                if let Some(d) = declarator
+                    && d.child_by_field_name("value").is_none()
+                    && assigned_at(
+                        &same
+                            .iter()
+                            .copied()
+                            .filter(|o| in_range(*o, &sel))
+                            .collect::<Vec<_>>(),
+                    )
+                    .is_none()
+                {
+                    return Err(invalid(
+                        format!(
+                            "`{nm}` is declared without a value in the selection (line {}) and used after it: the new function would return it unassigned",
+                            line(text, decl.start_byte())
+                        ),
+                        "select its first assignment too, or leave its declaration out",
+                    ));
+                }
+                // A `const` keeps a literal's own type (`0`); returned from a function it
+                // is widened (`number`), and a test of it no longer narrows.
+                if typed
+                    && declared_with(decl) == "const"
+                    && let Some(d) = declarator
+                    && d.child_by_field_name("type").is_none()
+                    && let Some(lit) = d.child_by_field_name("value").and_then(literal_at_top)
+                {
+                    return Err(invalid(
+                        format!(
+                            "`{nm}` is declared in the selection with the literal `{}` (line {}) among its values: returned, its type would widen",
+                            quote(text, lit),
+                            line(text, lit.start_byte())
+                        ),
+                        "give it a type annotation first, or select the statements that use it too",
+                    ));
+                }
+                let ty = declarator
+                    .and_then(|d| d.child_by_field_name("type"))
+                    .map(|t| {
+                        text[t.byte_range()]
+                            .trim_start_matches(':')
+                            .trim()
+                            .to_string()
+                    });
+                returns.push((nm.clone(), None, declared_with(decl), ty));
+            }
+            continue;
+        }
+        if within(home.sees, scope) {
+            continue; // the new place sees it
+        }
+        let inside: Vec<Node> = same
+            .iter()
+            .copied()
+            .filter(|o| in_range(*o, &sel))
+            .collect();
+        // A function made in the selection that uses it keeps the parameter, a copy: it would
+        // neither see the local assigned later nor assign the local itself.
+        if let Some(o) = inside
+            .iter()
+            .find(|o| in_nested_function(**o, &sel, FUNCTIONS))
+            && let Some(a) = assigned_at(&same)
+        {
+            return Err(invalid(
+                format!(
+                    "`{nm}` is used by a function made in the selection (line {}) and assigned at line {}: passed in, that function would have a copy of it",
+                    line(text, o.start_byte()),
+                    line(text, a.start_byte())
+                ),
+                "select the statements that assign it too, or leave that function out",
+            ));
+        }
+        if let Some(a) = assigned_at(&inside) {
+            if matches!(selected, Selected::Expression(_)) {
+                return Err(invalid(
+                    format!(
+                        "the expression assigns `{nm}` (line {}), a local the new function could only change a copy of",
+                        line(text, a.start_byte())
+                    ),
+                    "select the whole statement instead",
+                ));
+            }
+            // Passed in, it is read at the call: one declared without a value may not be
+            // assigned yet there, which the selection itself never reads.
+            let read_inside = inside.iter().any(|o| {
+                assigned_at(&[*o]).is_none()
+                    || o.parent().is_some_and(|p| {
+                        matches!(
+                            p.kind(),
+                            "augmented_assignment_expression" | "update_expression"
+                        )
+                    })
+            });
+            let unset = same.iter().any(|o| {
+                o.parent().is_some_and(|d| {
+                    d.kind() == "variable_declarator"
+                        && field_is(d, "name", *o)
+                        && d.child_by_field_name("value").is_none()
+                })
+            });
+            if unset && !read_inside {
+                return Err(invalid(
+                    format!(
+                        "the selection assigns `{nm}` (line {}), declared without a value outside it: passed in, it would be read before it may be assigned",
+                        line(text, a.start_byte())
+                    ),
+                    "select its declaration too, or give it a value where it is declared",
+                ));
+            }
+            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
+                returns.push((nm.clone(), Some(scope), "let", None));
+            }
+        }
+        if !params.iter().any(|p| p.name == nm) {
+            params.push(Local { name: nm, scope });
+        }
+    }
+    let outer_returns = returns.iter().filter(|r| r.1.is_some()).count();
+    if outer_returns > 0 && outer_returns < returns.len() {
+        let (a, b) = (
+            returns.iter().find(|r| r.1.is_some()).expect("one"),
+            returns.iter().find(|r| r.1.is_none()).expect("one"),
+        );
+        return Err(invalid(
+            format!(
+                "the selection declares `{}` and assigns `{}`, both used after it: one call cannot both declare and assign",
+                b.0, a.0
+            ),
+            "select the declaration and the assignment apart",
+        ));
+    }
+
+    if returns.len() > 1
+        && let Some(r) = returns.iter().find(|r| r.3.is_some() && r.2 != "const")
+    {
+        return Err(invalid(
+            format!(
+                "the selection declares `{}` with a type and other names used after it: destructured from one result, its type would be narrowed to the value it has there",
+                r.0
+            ),
+            "select fewer statements, so that one name is used after them",
+        ));
+    }
+
+    // A constructor's `super(...)` and its fields stay in it.
+    if let Some(m) = home.member
+        && m.child_by_field_name("name")
+            .is_some_and(|n| &text[n.byte_range()] == "constructor")
+    {
+        let super_call = all_nodes(&tree).into_iter().find(|n| {
+            within(*n, m)
+                && n.kind() == "call_expression"
+                && n.child_by_field_name("function")
+                    .is_some_and(|f| f.kind() == "super")
+        });
+        if let Some(c) = super_call
+            && c.start_byte() >= sel.start
+        {
+            return Err(invalid(
+                format!(
+                    "the selection {} `super(...)` of the constructor (line {}): a method cannot be called before it, and it must stay in the constructor",
+                    if in_range(c, &sel) {
+                        "has"
+                    } else {
+                        "runs before"
+                    },
+                    line(text, c.start_byte())
+                ),
+                "select statements after the `super(...)` call",
+            ));
+        }
+        if typed
+            && let Some(a) = nodes
+                .iter()
+                .flat_map(|n| {
+                    let mut v = Vec::new();
+                    let mut st = vec![*n];
+                    while let Some(x) = st.pop() {
+                        v.push(x);
+                        let mut c = x.walk();
+                        st.extend(x.named_children(&mut c));
+                    }
+                    v
+                })
+                .find(|x| {
+                    x.kind() == "assignment_expression"
+                        && x.child_by_field_name("left").is_some_and(|l| {
+                            l.kind() == "member_expression"
+                                && l.child_by_field_name("object")
+                                    .is_some_and(|o| o.kind() == "this")
+                        })
+                })
+        {
+            return Err(invalid(
+                format!(
+                    "the selection sets `{}` in the constructor (line {}): TypeScript checks that fields are set (and read-only ones only set) in the constructor itself",
+                    quote(text, a.child_by_field_name("left").expect("checked")),
+                    line(text, a.start_byte())
+                ),
+                "select statements that do not set fields",
+            ));
+        }
+    }
+
+    if flow.returns && !returns.is_empty() {
+        return Err(invalid(
+            format!(
+                "the selection returns for its function and `{}` it sets is used outside it too",
+                returns[0].0
+            ),
+            "select statements without a `return`",
+        ));
+    }
+
+    // Type parameters of the functions around it that the selection uses.
+    let mut generics: Vec<Node> = Vec::new();
+    // Returning for its function, it returns that function's declared type (a literal it
+    // returns would otherwise be widened).
+    let mut return_type = None;
+    if typed
+        && let Some(f) = outer_fn
+        && f.child_by_field_name("return_type").is_none()
+        && matches!(
+            f.kind(),
+            "arrow_function" | "function_expression" | "function"
+        )
+    {
+        return Err(invalid(
+            format!(
+                "the selection returns for the function at line {}, whose return type comes from where it is passed: the new function would infer its own",
+                line(text, f.start_byte())
+            ),
+            "give that function a return type first, or select statements without a `return`",
+        ));
+    }
+    if typed && let Some(ann) = outer_fn.and_then(|f| f.child_by_field_name("return_type")) {
+        if let Err((nm, at)) = type_names(&tree, text, ann, &home, &sel, &mut generics) {
+            return Err(invalid(
+                format!(
+                    "the function's return type uses `{nm}`, declared at line {at} where the new function cannot see it"
+                ),
+                "select statements without a `return`",
+            ));
+        }
+        return_type = Some(
+            text[ann.byte_range()]
+                .trim_start_matches(':')
+                .trim()
+                .to_string(),
+        );
+    }
+    if typed {
+        for n in &nodes {
+            if let Err((nm, at)) = type_names(&tree, text, *n, &home, &sel, &mut generics) {
+                return Err(invalid(
+                    format!(
+                        "the selection uses the type `{nm}`, declared at line {at} where the new function cannot see it"
+                    ),
+                    "move the type to module level first, or select statements that do not use it",
+                ));
+            }
+        }
+    }
+
+    // The name.
+    let mut warnings = Vec::new();
+    match &home.member {
+        None => {
+            if let Some(o) = occurrences(&tree, text, name).first() {
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{name}` is already declared or used at line {} of this file",
+                        line(text, o.start_byte())
+                    ),
+                )
+                .with_hint("choose a name the file does not use"));
+            }
+        }
+        Some(_) => {
+            let class = home.sees.parent().expect("a class body has a class");
+            // A member of that name, or a use of one through `this`.
+            if let Some(o) = all_nodes(&tree).into_iter().find(|n| {
+                within(*n, class)
+                    && matches!(
+                        n.kind(),
+                        "property_identifier" | "private_property_identifier"
+                    )
+                    && &text[n.byte_range()] == name
+                    && n.parent().is_some_and(|p| match p.kind() {
+                        "member_expression" => p
+                            .child_by_field_name("object")
+                            .is_some_and(|o| o.kind() == "this"),
+                        _ => field_is(p, "name", *n),
+                    })
+            }) {
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{name}` is already a member or a name used at line {} of the class",
+                        line(text, o.start_byte())
+                    ),
+                )
+                .with_hint("choose a name the class does not use"));
+            }
+            let mut c = class.walk();
+            if let Some(h) = class
+                .named_children(&mut c)
+                .find(|x| x.kind() == "class_heritage")
+            {
+                warnings.push(format!(
+                    "the class {}: a member `{name}` there would be overridden",
+                    quote(text, h)
+                ));
+            }
+        }
+    }
+
+    // The parameters' types.
+    let mut untyped = Vec::new();
+    let mut param_texts = Vec::new();
+    for p in &params {
+        if !typed {
+            param_texts.push(p.name.clone());
+            continue;
+        }
+        let (occ, scopes) = &by_name[&p.name];
+        let same: Vec<Node> = occ
+            .iter()
+            .copied()
+            .filter(|o| bound_from(scopes, *o, &p.name).map(|b| b.id()) == Some(p.scope.id()))
+            .collect();
+        let decl = same
+            .iter()
+            .copied()
+            .find(|o| scopes.declaring_scope(*o).is_some());
+        let ty = match decl {
+            None => Err("its declaration was not found".to_string()),
+            Some(d) => {
+                // A test or an assignment before the selection may have narrowed it.
+                let narrowed = same.iter().any(|o| {
+                    o.start_byte() > d.start_byte()
+                        && o.start_byte() < sel.start
+                        && tested(text, *o)
+                });
+                declared_type(&tree, text, d, &home, narrowed, &mut generics)
+            }
+        };
+        match ty {
+            Ok(t) => param_texts.push(format!("{}: {t}", p.name)),
+            Err(why) => {
+                untyped.push(format!("`{}`: {why}", p.name));
+                param_texts.push(p.name.clone());
+            }
+        }
+    }
+
+    // The new function.
+    let semi = if uses_semicolons(&tree, text) {
+        ";"
+    } else {
+        ""
+    };
+    let unit = indent_unit(text);
+    let outer_indent = match home.member {
+        Some(m) => line_head(text, m.start_byte()).1.to_string(),
+        None => String::new(),
+    };
+    let body_indent = format!("{outer_indent}{unit}");
+    let mut body = match &selected {
+        Selected::Statements(_) => reindent(text, &tree, sel.clone(), &body_indent),
+        Selected::Expression(e) => {
+            let mut t = reindent(text, &tree, e.byte_range(), &body_indent);
+            let expr_start = body_indent.len();
+            t.insert_str(expr_start, "return ");
+            if e.kind() == "sequence_expression" {
+                t.insert(expr_start + "return ".len(), '(');
+                t.push(')');
+            }
+            t.push_str(semi);
+            t
+        }
+    };
+    let names: Vec<String> = returns.iter().map(|r| r.0.clone()).collect();
+    match names.len() {
+        0 => {}
+        1 => body.push_str(&format!("\n{body_indent}return {}{semi}", names[0])),
+        _ => body.push_str(&format!(
+            "\n{body_indent}return {{ {} }}{semi}",
+            names.join(", ")
+        )),
+    }
+    let asyncness = if is_async { "async " } else { "" };
+    // Ending in `throw`, the selection ended its function there: the compiler knows a call
+    // stops there too only when the function says it never returns.
+    let never = typed
+        && !is_async
+        && !flow.returns
+        && names.is_empty()
+        && matches!(&selected, Selected::Statements(s) if s.last().is_some_and(|l| l.kind() == "throw_statement"));
+    let annotation = match (&return_type, never) {
+        (Some(t), _) => format!(": {t}"),
+        (None, true) => ": never".to_string(),
+        (None, false) => String::new(),
+    };
+    let params_text = format!("{}){annotation}", param_texts.join(", "));
+    generics.sort_by_key(|g| g.start_byte());
+    let (type_params, type_args) = if generics.is_empty() {
+        (String::new(), String::new())
+    } else {
+        let decl: Vec<&str> = generics.iter().map(|g| &text[g.byte_range()]).collect();
+        let args: Vec<&str> = generics
+            .iter()
+            .map(|g| {
+                g.child_by_field_name("name")
+                    .map_or("", |n| &text[n.byte_range()])
+            })
+            .collect();
+        (
+            format!("<{}>", decl.join(", ")),
+            format!("<{}>", args.join(", ")),
+        )
+    };
+    let decl = match home.member {
+        Some(m) => {
+            let is_static = {
+                let mut c = m.walk();
+                m.children(&mut c).any(|x| x.kind() == "static")
+            };
+            // A class that `implements` another class's type must match its private members:
+            // a new private one would break that, a public one does not.
+            let implements = home.sees.parent().is_some_and(|class| {
+                let mut c = class.walk();
+                class
+                    .named_children(&mut c)
+                    .filter(|h| h.kind() == "class_heritage")
+                    .any(|h| text[h.byte_range()].contains("implements"))
+            });
+            let private = if typed && !implements { "private " } else { "" };
+            let stat = if is_static { "static " } else { "" };
+            format!(
+                "\n\n{outer_indent}{private}{stat}{asyncness}{name}{type_params}({params_text} {{\n{body}\n{outer_indent}}}"
+            )
+        }
+        None => {
+            format!("\n\n{asyncness}function {name}{type_params}({params_text} {{\n{body}\n}}")
+        }
+    };
+
+    // The call.
+    let args = params
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let callee = if home.member.is_some() {
+        format!("this.{name}")
+    } else {
+        name.to_string()
+    };
+    let awaited = if is_async { "await " } else { "" };
+    let call = format!("{awaited}{callee}{type_args}({args})");
+    let replacement = match &selected {
+        Selected::Statements(_) => {
+            let kw = if returns.iter().any(|r| r.2 == "var") {
+                "var"
+            } else if returns.iter().any(|r| r.2 == "let") {
+                "let"
+            } else {
+                "const"
+            };
+            match (names.len(), outer_returns > 0) {
+                (0, _) if flow.returns => format!("return {call}{semi}"),
+                (0, _) => format!("{call}{semi}"),
+                (1, false) => match &returns[0].3 {
+                    Some(ty) => format!("{kw} {}: {ty} = {call}{semi}", names[0]),
+                    None => format!("{kw} {} = {call}{semi}", names[0]),
+                },
+                (1, true) => format!("{} = {call}{semi}", names[0]),
+                (_, false) => format!("{kw} {{ {} }} = {call}{semi}", names.join(", ")),
+                (_, true) => format!("({{ {} }} = {call}){semi}", names.join(", ")),
+            }
+        }
+        Selected::Expression(e) => {
+            let plain = e.parent().is_some_and(|p| {
+                matches!(
+                    p.kind(),
+                    "expression_statement"
+                        | "variable_declarator"
+                        | "return_statement"
+                        | "arguments"
+                        | "parenthesized_expression"
+                        | "array"
+                        | "pair"
+                        | "template_substitution"
+                        | "arrow_function"
+                        | "assignment_expression"
+                )
+            });
+            if is_async && !plain {
+                format!("({call})")
+            } else {
+                call
+            }
+        }
+    };
+    let at = after_node(text, home.after);
+    let splices = vec![
+        Splice::new(sel.start, sel.end, replacement),
+        Splice::insert(at, decl),
+    ];
+    Ok(ExtractedFunction {
+        splices: to_splices(text, splices)?,
+        params: params.into_iter().map(|p| p.name).collect(),
+        returns: names,
+        untyped,
+        is_async,
+        warnings,
+        class: match home.member {
+            Some(_) if typed => home
+                .sees
+                .parent()
+                .and_then(|c| c.child_by_field_name("name"))
+                .map(|n| text[n.byte_range()].to_string()),
+            _ => None,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(src: &str, what: &str) -> Range<usize> {
+        let s = src.find(what).expect("selection in source");
+        s..s + what.len()
+    }
+
+    fn fun(lang: Lang, src: &str, what: &str, method: bool) -> Result<String, FkError> {
+        extract_function(lang, src, sel(src, what), "extracted", method)
+            .map(|x| x.splices.apply(src).unwrap())
+    }
+
+    fn ts(src: &str, what: &str) -> Result<String, FkError> {
+        fun(Lang::TypeScript, src, what, false)
+    }
+
+    #[test]
+    fn statements_become_a_function_with_parameters_and_a_result() {
+        let src = "export function total(items: number[], rate: number) {\n  let sum = 0;\n  for (const i of items) {\n    sum += i;\n  }\n  const taxed = sum * rate;\n  return taxed;\n}\n";
+        let out = extract_function(
+            Lang::TypeScript,
+            src,
+            sel(src, "let sum = 0;\n  for (const i of items) {\n    sum += i;\n  }\n  const taxed = sum * rate;"),
+            "computeTaxed",
+            false,
+        )
+        .unwrap();
+        assert_eq!(out.params, ["items", "rate"]);
+        assert_eq!(out.returns, ["taxed"]);
+        assert!(out.untyped.is_empty(), "{:?}", out.untyped);
+        assert_eq!(
+            out.splices.apply(src).unwrap(),
+            "export function total(items: number[], rate: number) {\n  const taxed = computeTaxed(items, rate);\n  return taxed;\n}\n\nfunction computeTaxed(items: number[], rate: number) {\n  let sum = 0;\n  for (const i of items) {\n    sum += i;\n  }\n  const taxed = sum * rate;\n  return taxed;\n}\n"
+        );
+    }
+
+    #[test]
+    fn several_results_are_an_object_destructured() {
+        let src = "function f(n: number) {\n  const a = n + 1;\n  let b = n * 2;\n  b++;\n  console.log(a, b);\n}\n";
+        assert_eq!(
+            ts(src, "const a = n + 1;\n  let b = n * 2;").unwrap(),
+            "function f(n: number) {\n  let { a, b } = extracted(n);\n  b++;\n  console.log(a, b);\n}\n\nfunction extracted(n: number) {\n  const a = n + 1;\n  let b = n * 2;\n  return { a, b };\n}\n"
+        );
+    }
+
+    #[test]
+    fn an_assigned_local_is_passed_and_assigned_back() {
+        let src = "function f(xs: number[]) {\n  let max = 0;\n  for (const x of xs) {\n    if (x > max) {\n      max = x;\n    }\n  }\n  return max;\n}\n";
+        assert_eq!(
+            ts(src, "if (x > max) {\n      max = x;\n    }").unwrap(),
+            "function f(xs: number[]) {\n  let max = 0;\n  for (const x of xs) {\n    max = extracted(x, max);\n  }\n  return max;\n}\n\nfunction extracted(x, max) {\n  if (x > max) {\n    max = x;\n  }\n  return max;\n}\n"
+        );
+        let out = extract_function(
+            Lang::TypeScript,
+            src,
+            sel(src, "if (x > max) {\n      max = x;\n    }"),
+            "e",
+            false,
+        )
+        .unwrap();
+        assert_eq!(out.untyped.len(), 2, "{:?}", out.untyped);
+        assert!(out.untyped[0].starts_with("`x`"), "{:?}", out.untyped);
+    }
+
+    #[test]
+    fn an_expression_becomes_a_returned_value() {
+        let src = "const k = 3;\nfunction f(a: number, b: number) {\n  return g(a * b + k);\n}\n";
+        assert_eq!(
+            ts(src, "a * b + k").unwrap(),
+            "const k = 3;\nfunction f(a: number, b: number) {\n  return g(extracted(a, b));\n}\n\nfunction extracted(a: number, b: number) {\n  return a * b + k;\n}\n"
+        );
+    }
+
+    #[test]
+    fn await_makes_it_async_and_the_call_awaited() {
+        let src = "async function f(url: string) {\n  const r = await fetch(url);\n  return r.json();\n}\n";
+        assert_eq!(
+            ts(src, "const r = await fetch(url);").unwrap(),
+            "async function f(url: string) {\n  const r = await extracted(url);\n  return r.json();\n}\n\nasync function extracted(url: string) {\n  const r = await fetch(url);\n  return r;\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_method_uses_this_and_is_called_through_it() {
+        let src = "class Cart {\n  items: number[] = [];\n  total(rate: number) {\n    const sum = this.items.reduce((a, b) => a + b, 0);\n    return sum * rate;\n  }\n}\n";
+        assert_eq!(
+            fun(
+                Lang::TypeScript,
+                src,
+                "const sum = this.items.reduce((a, b) => a + b, 0);",
+                true
+            )
+            .unwrap(),
+            "class Cart {\n  items: number[] = [];\n  total(rate: number) {\n    const sum = this.extracted();\n    return sum * rate;\n  }\n\n  private extracted() {\n    const sum = this.items.reduce((a, b) => a + b, 0);\n    return sum;\n  }\n}\n"
+        );
+        // JavaScript: no `private`.
+        let js = "class A {\n  static run(x) {\n    console.log(this.name, x);\n  }\n}\n";
+        assert_eq!(
+            fun(Lang::JavaScript, js, "console.log(this.name, x);", true).unwrap(),
+            "class A {\n  static run(x) {\n    this.extracted(x);\n  }\n\n  static extracted(x) {\n    console.log(this.name, x);\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn this_in_a_free_function_is_refused() {
+        let src = "class A {\n  n = 1;\n  f() {\n    console.log(this.n);\n  }\n}\n";
+        let e = ts(src, "console.log(this.n);").unwrap_err();
+        assert!(e.message.contains("`this` at line 4"), "{}", e.message);
+        assert_eq!(e.hint.as_deref(), Some("use extract_method"));
+        // `this` of a function inside the selection is its own.
+        let src = "function f() {\n  const o = { g() { return this; } };\n  return o;\n}\n";
+        assert!(ts(src, "const o = { g() { return this; } };").is_ok());
+    }
+
+    #[test]
+    fn leaving_the_selection_is_refused_with_the_reason() {
+        for (src, what, says) in [
+            (
+                "function f(a: number) {\n  if (a) {\n    return 1;\n  }\n  return 2;\n}\n",
+                "if (a) {\n    return 1;\n  }",
+                "`return` at line 3",
+            ),
+            (
+                "function f(xs: number[]) {\n  for (const x of xs) {\n    if (x) {\n      break;\n    }\n  }\n}\n",
+                "if (x) {\n      break;\n    }",
+                "`break` at line 4",
+            ),
+            (
+                "function f(xs: number[]) {\n  for (const x of xs) {\n    if (x) continue;\n    g(x);\n  }\n}\n",
+                "if (x) continue;",
+                "`continue` at line 3",
+            ),
+            (
+                "function* f() {\n  yield 1;\n  g();\n}\n",
+                "yield 1;",
+                "`yield` at line 2",
+            ),
+        ] {
+            let e = ts(src, what).unwrap_err();
+            assert!(e.message.contains(says), "{src}: {}", e.message);
+        }
+        // A loop wholly inside, with its `break`, and a `return` of a function inside: fine.
+        let src = "function f(xs: number[]) {\n  for (const x of xs) {\n    if (x) break;\n  }\n  const g = () => { return 1; };\n  return g;\n}\n";
+        assert!(ts(src, "for (const x of xs) {\n    if (x) break;\n  }").is_ok());
+        assert!(ts(src, "const g = () => { return 1; };").is_ok());
+    }
+
+    #[test]
+    fn names_of_patterns_are_declared_or_assigned_too() {
+        let src = "function f(o: { a: number }, p: { b: number }) {\n  let b = 0;\n  const { a } = o;\n  ({ b } = p);\n  return a + b;\n}\n";
+        assert_eq!(
+            ts(src, "const { a } = o;").unwrap(),
+            "function f(o: { a: number }, p: { b: number }) {\n  let b = 0;\n  const a = extracted(o);\n  ({ b } = p);\n  return a + b;\n}\n\nfunction extracted(o: { a: number }) {\n  const { a } = o;\n  return a;\n}\n"
+        );
+        let out =
+            extract_function(Lang::TypeScript, src, sel(src, "({ b } = p);"), "e", false).unwrap();
+        assert_eq!(out.params, ["b", "p"]);
+        assert_eq!(out.returns, ["b"]);
+    }
+
+    #[test]
+    fn an_optional_function_parameter_keeps_its_type_whole() {
+        let src = "function f(cb?: (n: number) => string) {\n  g(cb);\n}\n";
+        assert!(
+            ts(src, "g(cb);")
+                .unwrap()
+                .contains("function extracted(cb: ((n: number) => string) | undefined)")
+        );
+        // assigned in the selection, declared without a value before it: refused
+        let src = "function f(c: boolean) {\n  let v: number;\n  if (c) {\n    v = 1;\n  } else {\n    v = 2;\n  }\n  return v;\n}\n";
+        let e = ts(src, "if (c) {\n    v = 1;\n  } else {\n    v = 2;\n  }").unwrap_err();
+        assert!(
+            e.message.contains("declared without a value"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_selection_that_is_not_statements_or_an_expression_is_refused() {
+        let src = "function f(a: number, b: number) {\n  const x = a + b * 2;\n  g(x);\n}\n";
+        let e = ts(src, "a + b").unwrap_err();
+        assert!(
+            e.message
+                .contains("neither whole statements nor one expression"),
+            "{}",
+            e.message
+        );
+        let e = ts(src, "2;\n  g(x)").unwrap_err();
+        assert!(
+            e.message
+                .contains("neither whole statements nor one expression"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn returns_at_the_end_of_the_body_are_returned_by_the_call() {
+        let src = "async function f(n: number): Promise<'a' | 'b'> {\n  log(n);\n  if (n > 0) {\n    return 'a';\n  }\n  return 'b';\n}\n";
+        assert_eq!(
+            ts(src, "if (n > 0) {\n    return 'a';\n  }\n  return 'b';").unwrap(),
+            "async function f(n: number): Promise<'a' | 'b'> {\n  log(n);\n  return await extracted(n);\n}\n\nasync function extracted(n: number): Promise<'a' | 'b'> {\n  if (n > 0) {\n    return 'a';\n  }\n  return 'b';\n}\n"
+        );
+        let src = "function* g(n: number) {\n  yield n;\n  return n;\n}\n";
+        assert!(
+            ts(src, "return n;")
+                .unwrap_err()
+                .message
+                .contains("generator")
+        );
+    }
+
+    #[test]
+    fn a_closure_over_an_assigned_local_is_refused() {
+        let src =
+            "function f() {\n  let n = 0;\n  const get = () => n;\n  n++;\n  return get();\n}\n";
+        let e = ts(src, "const get = () => n;").unwrap_err();
+        assert!(
+            e.message
+                .contains("used by a function made in the selection (line 3)"),
+            "{}",
+            e.message
+        );
+        let src = "function f() {\n  let it: number;\n  later(() => {\n    it = 1;\n  });\n  return () => it;\n}\n";
+        assert!(ts(src, "later(() => {\n    it = 1;\n  });").is_err());
+        // A const it closes over is the same value.
+        let src = "function f(k: number) {\n  const get = () => k;\n  return get;\n}\n";
+        assert!(ts(src, "const get = () => k;").is_ok());
+    }
+
+    #[test]
+    fn returns_for_a_contextually_typed_function_are_refused() {
+        let src = "const f: (n: number) => 'a' | 'b' = (n) => {\n  log(n);\n  return n > 0 ? 'a' : 'b';\n};\n";
+        let e = ts(src, "return n > 0 ? 'a' : 'b';").unwrap_err();
+        assert!(
+            e.message
+                .contains("return type comes from where it is passed"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_returned_const_with_a_literal_value_is_refused() {
+        let src = "function f(k: string) {\n  const r = k === 'a' ? g() : 0;\n  if (!r) {\n    throw new Error();\n  }\n  return r;\n}\n";
+        let e = ts(src, "const r = k === 'a' ? g() : 0;").unwrap_err();
+        assert!(e.message.contains("the literal `0`"), "{}", e.message);
+        // JavaScript has no types to widen.
+        assert!(
+            fun(
+                Lang::JavaScript,
+                src.replace(": string", "").as_str(),
+                "const r = k === 'a' ? g() : 0;",
+                false
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_selection_ending_in_throw_never_returns() {
+        let src = "function f(n: number, why: string): number {\n  if (n > 0) {\n    return n;\n  }\n  throw new Error(why);\n}\n";
+        let out = ts(src, "throw new Error(why);").unwrap();
+        assert!(
+            out.contains("function extracted(why: string): never {"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_clashing_name_is_refused() {
+        let src = "function extracted() {}\nfunction f(a: number) {\n  g(a);\n}\n";
+        let e = ts(src, "g(a);").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        assert!(e.message.contains("line 1"), "{}", e.message);
+        let src = "class A {\n  extracted = 1;\n  f() {\n    g(1);\n  }\n}\n";
+        let e = fun(Lang::TypeScript, src, "g(1);", true).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        let src = "class A {\n  f() {\n    g(this.extracted);\n  }\n}\n";
+        let e = fun(Lang::TypeScript, src, "g(this.extracted);", true).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        // A property of something else is no member.
+        let src = "class A {\n  f(xs: number[]) {\n    xs.extracted(1);\n  }\n}\n";
+        assert!(fun(Lang::TypeScript, src, "xs.extracted(1);", true).is_ok());
+        let e = fun(
+            Lang::TypeScript,
+            "function f() {\n  g(1);\n}\n",
+            "g(1);",
+            true,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("not inside a class"), "{}", e.message);
+    }
+
+    #[test]
+    fn declared_inside_used_before_and_assigning_expressions_are_refused() {
+        let src = "function f() {\n  h();\n  function h() { return 1; }\n}\n";
+        let e = ts(src, "function h() { return 1; }").unwrap_err();
+        assert!(
+            e.message.contains("used before it, at line 2"),
+            "{}",
+            e.message
+        );
+        let src = "function f() {\n  let n = 0;\n  g(n++ + 1);\n  return n;\n}\n";
+        let e = ts(src, "n++ + 1").unwrap_err();
+        assert!(e.message.contains("assigns `n`"), "{}", e.message);
+    }
+
+    #[test]
+    fn types_that_may_be_narrowed_or_not_visible_are_left_out() {
+        let src = "function f(v: string | undefined) {\n  if (!v) {\n    return;\n  }\n  g(v.length);\n}\n";
+        let out =
+            extract_function(Lang::TypeScript, src, sel(src, "g(v.length);"), "e", false).unwrap();
+        assert!(out.untyped[0].contains("narrowed"), "{:?}", out.untyped);
+        // A local type is not visible at module level.
+        let src = "function f(v: number) {\n  type Local = { n: number };\n  const o: Local = { n: v };\n  g(o);\n}\n";
+        let out = extract_function(Lang::TypeScript, src, sel(src, "g(o);"), "e", false).unwrap();
+        assert!(out.untyped[0].contains("`Local`"), "{:?}", out.untyped);
+        let e = ts(src, "const o: Local = { n: v };").unwrap_err();
+        assert!(e.message.contains("the type `Local`"), "{}", e.message);
+    }
+
+    #[test]
+    fn type_parameters_around_become_the_functions_own() {
+        let src = "function f<T extends object>(v: T) {\n  const xs: T[] = [v];\n  g(xs);\n}\n";
+        assert_eq!(
+            ts(src, "const xs: T[] = [v];").unwrap(),
+            "function f<T extends object>(v: T) {\n  const xs: T[] = extracted<T>(v);\n  g(xs);\n}\n\nfunction extracted<T extends object>(v: T) {\n  const xs: T[] = [v];\n  return xs;\n}\n"
+        );
+    }
+
+    #[test]
+    fn type_parameters_of_the_selection_stay_its_own_and_expandos_are_refused() {
+        let src =
+            "function f() {\n  const id = <T>(x: T) => x;\n  id.tag = 'id';\n  return id;\n}\n";
+        let e = ts(src, "const id = <T>(x: T) => x;").unwrap_err();
+        assert!(
+            e.message.contains("property assigned after it (line 3)"),
+            "{}",
+            e.message
+        );
+        let out = ts(src, "const id = <T>(x: T) => x;\n  id.tag = 'id';").unwrap();
+        assert!(out.contains("function extracted() {"), "{out}");
+        // An object's properties are no expando.
+        let src = "function f() {\n  const o = { n: 1 };\n  o.n = 2;\n  return o;\n}\n";
+        assert!(ts(src, "const o = { n: 1 };").is_ok());
+    }
+
+    #[test]
+    fn constructors_keep_super_and_their_fields() {
+        let src = "class B extends A {\n  x: number;\n  constructor(n: number) {\n    log(n);\n    super(n);\n    this.x = n;\n    log(this.x);\n  }\n}\n";
+        let e = fun(Lang::TypeScript, src, "log(n);", true).unwrap_err();
+        assert!(
+            e.message.contains("runs before `super(...)`"),
+            "{}",
+            e.message
+        );
+        let e = fun(Lang::TypeScript, src, "this.x = n;", true).unwrap_err();
+        assert!(e.message.contains("sets `this.x`"), "{}", e.message);
+        assert!(fun(Lang::TypeScript, src, "log(this.x);", true).is_ok());
+    }
+
+    #[test]
+    fn a_returned_declaration_keeps_its_type_or_is_refused_unassigned() {
+        let src = "function f() {\n  let c: string | null = null;\n  c = g(c);\n}\n";
+        assert_eq!(
+            ts(src, "let c: string | null = null;").unwrap(),
+            "function f() {\n  let c: string | null = extracted();\n  c = g(c);\n}\n\nfunction extracted() {\n  let c: string | null = null;\n  return c;\n}\n"
+        );
+        let src = "function f() {\n  let c: string;\n  c = g();\n}\n";
+        let e = ts(src, "let c: string;").unwrap_err();
+        assert!(e.message.contains("without a value"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_is_refused() {
+        let e = ts("function f() {\n  g(;\n}\n", "g(").unwrap_err();
+        assert_eq!(e.code, ErrorCode::ParseError);
+    }
+}
