@@ -8,9 +8,7 @@
 //! pyflakes must report nothing new (an undefined name, an unused local), and both packages
 //! must import. The counts are printed (`--nocapture`).
 
-#[path = "support/test_data.rs"]
-#[allow(dead_code)]
-mod test_data;
+use crate::test_data;
 
 use filekit_semantic::ops::Splices;
 use filekit_semantic::python_extract_function::extract_function;

@@ -16,9 +16,7 @@
 //! The counts per kind (tried, applied with types, applied with untyped parameters, refused
 //! by reason, broken) are printed (`--nocapture`).
 
-#[path = "support/test_data.rs"]
-#[allow(dead_code)]
-mod test_data;
+use crate::test_data;
 
 use filekit_semantic::Lang;
 use filekit_semantic::extract_function::{ExtractedFunction, extract_function};

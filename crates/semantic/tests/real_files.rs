@@ -26,8 +26,7 @@ use filekit_semantic::yaml::YamlDoc;
 use filekit_semantic::{Lang, markdown};
 use std::path::{Path, PathBuf};
 
-#[path = "support/test_data.rs"]
-mod test_data;
+use crate::test_data;
 use test_data::{krate, need, repo, site_packages};
 
 /// Files under `dir` (recursively) ending in `ext`, sorted, at most `max`.
