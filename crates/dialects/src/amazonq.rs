@@ -7,9 +7,11 @@
 //! on the engine's search module; `pattern_replace` is the engine's tree-wide replace
 //! ([`filekit_core::replace`]), with the sed rules of [`filekit_core::sed`].
 
+use crate::Call;
 use crate::args::{missing_for, object, parse, parse_ref, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
+use filekit_core::FkError;
 use filekit_core::edit::{
     Edit, EditOptions, EditRequest, Expected, FileEdits, FileReport, FileStatus,
 };
@@ -18,7 +20,6 @@ use filekit_core::replace::TreeReplaceReport;
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
-use filekit_core::{FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -217,7 +218,7 @@ const TOP_LEVEL_READ: &[&str] = &[
 
 static FS_READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FsReadArgs>);
 
-fn fs_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let given: Vec<&str> = TOP_LEVEL_READ
         .iter()
         .copied()
@@ -320,7 +321,7 @@ fn fs_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 }
 
 /// One read. `at` is where its arguments are in the call (`operations[1].`), for messages.
-fn read_one(ws: &Workspace, op: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_one(ws: &Call, op: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     let at = at.trim_end_matches('.');
     match op.mode {
         ReadMode::Directory => read_directory(ws, op, at),
@@ -330,7 +331,7 @@ fn read_one(ws: &Workspace, op: &FsReadOp, at: &str) -> Result<ToolReply, FkErro
     }
 }
 
-fn read_lines(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_lines(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     let (paths, single) = match (&args.path, &args.paths) {
         (Some(_), Some(_)) => {
             return Err(
@@ -434,7 +435,7 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
     }
 }
 
-fn read_images(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_images(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     // The document's Image mode takes image_paths; path/paths are accepted as well because
     // models often send them.
     let paths: Vec<String> = match (&args.image_paths, &args.paths, &args.path) {
@@ -722,7 +723,7 @@ static FS_WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
     schema
 });
 
-fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     // serde loses the argument path inside a flattened struct, so the top-level edit
     // fields are checked on their own first: a mistyped `old_str` is then named as such.
     parse_ref::<EditArgs>("fs_write", &FS_WRITE_SCHEMA, &args)?;
@@ -806,7 +807,7 @@ fn fs_write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..Default::default()
         },
     };
-    let mut report = crate::apply(ws, request);
+    let mut report = ws.apply(request);
     shape::word_report(&mut report, &FS_WRITE_WORDS);
     if !single {
         // Which edit failed, as the model wrote it: its place in the arguments.
@@ -877,7 +878,7 @@ const FS_WRITE_WORDS: shape::Words = shape::Words {
     ),
 };
 
-fn pattern_replace(ws: &Workspace, args: FsWriteArgs) -> Result<ToolReply, FkError> {
+fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
     if args.file_edits.is_some() {
         return Err(FkError::invalid(
             "fs_write: pattern_replace works on a directory and cannot be combined with fileEdits",
@@ -1092,7 +1093,7 @@ fn to_edit(command: WriteCommand, e: &EditArgs, at: &str, single: bool) -> Resul
 /// Entries (Directory) and lines (Search) fs_read shows before it cuts the reply.
 const SEARCH_LIMIT: usize = 1000;
 
-fn read_directory(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_directory(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     use filekit_core::search::list::{ListOptions, list, render_long};
     let Some(path) = args.path.clone() else {
         return Err(missing_for(
@@ -1167,7 +1168,7 @@ fn read_directory(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply
     Ok(ToolReply::new(value, false, text))
 }
 
-fn search(ws: &Workspace, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn search(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
     use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
     let Some(path) = args.path.clone() else {
         return Err(missing_for(

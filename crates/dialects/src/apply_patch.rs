@@ -11,13 +11,14 @@
 //! text is Codex's applier's (`Success. Updated the following files:` / `A`, `M`, `D`), with a
 //! line per hunk placed with tolerance, and its failures in its words plus the near miss.
 
+use crate::Call;
 use crate::args::{parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits};
 use filekit_core::fsops::{self, FsRequest, Rewrite};
 use filekit_core::text::TextDoc;
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use filekit_patch::{FileOp, Format, HunkOutcome, HunkReport, Placement, Splices, Tolerance};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -136,7 +137,7 @@ impl Kind {
     }
 }
 
-fn apply_patch(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn apply_patch(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: Args = parse("apply_patch", &SCHEMA, args)?;
     let dry_run = args.dry_run.unwrap_or(false);
     let format = args.format.map(|f| match f {
@@ -177,7 +178,7 @@ fn apply_patch(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 }
 
 /// Reads and places every file of the patch; nothing is written.
-fn plan(ws: &Workspace, patch: &filekit_patch::Patch) -> Vec<Planned> {
+fn plan(ws: &Call, patch: &filekit_patch::Patch) -> Vec<Planned> {
     let mut out: Vec<Planned> = Vec::new();
     for fp in &patch.files {
         let kind = match &fp.op {
@@ -456,13 +457,13 @@ fn planned_index(planned: &[Planned], p: &Planned) -> usize {
 }
 
 fn commit(
-    ws: &Workspace,
+    ws: &Call,
     patch: &filekit_patch::Patch,
     planned: Vec<Planned>,
     dry_run: bool,
     update_imports: bool,
 ) -> Result<ToolReply, FkError> {
-    let tool = Some(crate::current_tool_name());
+    let tool = Some(ws.tool_name());
     let needs_fs = planned.iter().any(|p| {
         matches!(
             p.kind,
@@ -548,18 +549,15 @@ fn commit(
     let mut entries: Vec<i64> = Vec::new();
     let mut edit_entry = None;
     if !edits.is_empty() {
-        let report = crate::apply(
-            ws,
-            EditRequest {
-                files: edits,
-                options: EditOptions {
-                    dry_run,
-                    atomic: true,
-                    tool: tool.clone(),
-                    ..EditOptions::default()
-                },
+        let report = ws.apply(EditRequest {
+            files: edits,
+            options: EditOptions {
+                dry_run,
+                atomic: true,
+                tool: tool.clone(),
+                ..EditOptions::default()
             },
-        );
+        });
         for f in &report.files {
             diffs.push((f.path.clone(), f.diff.clone()));
             if let Some(e) = shape::first_error(f) {

@@ -3,13 +3,14 @@
 //! `{success, content, shortResult?, error?, images?, filePath?}` (plus `contentHash` and,
 //! on failure, `errorCode`/`details`). The read-only LS, Glob and Grep are in `claude_search`.
 
+use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileStatus};
 use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
 use filekit_core::text::LineIndex;
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -125,7 +126,7 @@ struct ReadArgs {
 
 static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
 
-fn read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("Read", &READ_SCHEMA, args)?;
     if args.limit == Some(0) {
         return Err(FkError::invalid("Read: argument `limit` is 0")
@@ -278,7 +279,7 @@ fn empty_or_short(file_path: &str, t: &TextRead, start: i64) -> ToolReply {
 /// A read that the engine refused with an offset past the end: when that is what happened
 /// (the file is shorter than `start`), the warning reply; otherwise `None` and the refusal
 /// stands.
-fn past_the_end(ws: &Workspace, path: &str, file_path: &str, start: i64) -> Option<ToolReply> {
+fn past_the_end(ws: &Call, path: &str, file_path: &str, start: i64) -> Option<ToolReply> {
     let probe = ReadOptions {
         since_hash: None,
         start_line: Some(-1),
@@ -314,7 +315,7 @@ struct WriteArgs {
 
 static WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteArgs>);
 
-fn write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: WriteArgs = parse("Write", &WRITE_SCHEMA, args)?;
     let lines = LineIndex::new(&args.content).len();
     let request = EditRequest::one_file(
@@ -325,7 +326,7 @@ fn write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }],
         EditOptions::default(),
     );
-    let report = crate::apply(ws, request);
+    let report = ws.apply(request);
     let f = &report.files[0];
     let file_path = display_path(f);
     if let Some(err) = shape::first_error(f) {
@@ -354,7 +355,7 @@ fn write(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 /// The edit an empty old_string stands for: create the file with `content`. Refused, as in
 /// the familiar tool, when the file exists and has content (only white space counts as
 /// none).
-fn create_with(ws: &Workspace, tool: &str, path: &str, content: String) -> Result<Edit, FkError> {
+fn create_with(ws: &Call, tool: &str, path: &str, content: String) -> Result<Edit, FkError> {
     let whole = ReadOptions {
         since_hash: None,
         start_line: None,
@@ -461,7 +462,7 @@ struct MultiEditArgs {
 static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
 static MULTI_EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<MultiEditArgs>);
 
-fn edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("Edit", &EDIT_SCHEMA, args)?;
     let edit = OneEdit {
         old_string: args.old_string,
@@ -471,7 +472,7 @@ fn edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     replace_strings(ws, "Edit", args.file_path, vec![edit])
 }
 
-fn multi_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn multi_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: MultiEditArgs = parse("MultiEdit", &MULTI_EDIT_SCHEMA, args)?;
     if args.edits.is_empty() {
         return Err(FkError::invalid("MultiEdit: `edits` is empty")
@@ -508,7 +509,7 @@ const MULTI_EDIT_WORDS: shape::Words = shape::Words {
 };
 
 fn replace_strings(
-    ws: &Workspace,
+    ws: &Call,
     tool: &str,
     file_path: String,
     edits: Vec<OneEdit>,
@@ -561,7 +562,7 @@ fn replace_strings(
             ..EditOptions::default()
         },
     );
-    let mut report = crate::apply(ws, request);
+    let mut report = ws.apply(request);
     shape::word_report(
         &mut report,
         if tool == "MultiEdit" {

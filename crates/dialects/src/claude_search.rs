@@ -2,14 +2,15 @@
 //! the familiar argument shapes and the `ToolResult` reply. Paths in replies are absolute, as
 //! the familiar tools give them; every reply says whether it was cut and how to see the rest.
 
+use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
+use filekit_core::FkError;
 use filekit_core::search::WalkFilter;
 use filekit_core::search::glob::{GlobOptions, glob};
 use filekit_core::search::grep::{GrepOptions, GrepResult, OutputMode, grep};
 use filekit_core::search::list::{ListOptions, list, render_tree};
-use filekit_core::{FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -114,7 +115,7 @@ struct LsArgs {
 
 static LS_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<LsArgs>);
 
-fn ls(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn ls(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: LsArgs = parse("LS", &LS_SCHEMA, args)?;
     let opts = ListOptions {
         path: Some(args.path),
@@ -185,7 +186,7 @@ struct GlobArgs {
 
 static GLOB_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GlobArgs>);
 
-fn glob_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn glob_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: GlobArgs = parse("Glob", &GLOB_SCHEMA, args)?;
     let opts = GlobOptions {
         pattern: args.pattern,
@@ -303,7 +304,7 @@ struct GrepArgs {
 
 static GREP_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GrepArgs>);
 
-fn grep_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn grep_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: GrepArgs = parse("Grep", &GREP_SCHEMA, args)?;
     let mode = match args.output_mode.unwrap_or_default() {
         GrepMode::Content => OutputMode::Content,

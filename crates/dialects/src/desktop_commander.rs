@@ -2,12 +2,13 @@
 //! and `write_from_line`, with Desktop Commander's argument names (camelCase in the ADR's
 //! tools, snake_case in edit_block) and the ADR's result shapes.
 
+use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected};
 use filekit_core::text::{LineIndex, split_new_lines};
-use filekit_core::{Fact, FkError, Workspace};
+use filekit_core::{Fact, FkError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -124,7 +125,7 @@ const FUZZY_THRESHOLD: f64 = 0.7;
 
 static EDIT_BLOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditBlockArgs>);
 
-fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn edit_block(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: EditBlockArgs = parse("edit_block", &EDIT_BLOCK_SCHEMA, args)?;
     let given = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null() && v != "");
     if args.range.as_deref().is_some_and(|r| !r.is_empty()) && given(&args.content) {
@@ -149,7 +150,7 @@ fn edit_block(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }],
         EditOptions::default(),
     );
-    let report = crate::apply(ws, request);
+    let report = ws.apply(request);
     let f = &report.files[0];
     let Some(err) = shape::first_error(f) else {
         let o = &f.edits[0];
@@ -416,7 +417,7 @@ struct BatchArgs {
 
 static BATCH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<BatchArgs>);
 
-fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn batch_edit_blocks(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: BatchArgs = parse("batch_edit_blocks", &BATCH_SCHEMA, args)?;
     if args.edits.is_empty() {
         return Err(FkError::invalid("batch_edit_blocks: `edits` is empty")
@@ -454,7 +455,7 @@ fn batch_edit_blocks(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> 
             ..Default::default()
         },
     );
-    let mut report = crate::apply(ws, request);
+    let mut report = ws.apply(request);
     shape::word_report(&mut report, &BATCH_WORDS);
     let f = &report.files[0];
     let results: Vec<Value> = f
@@ -554,7 +555,7 @@ struct WriteFromLineArgs {
 
 static WRITE_FROM_LINE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteFromLineArgs>);
 
-fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn write_from_line(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: WriteFromLineArgs = parse("write_from_line", &WRITE_FROM_LINE_SCHEMA, args)?;
     let dry_run = args.dry_run.unwrap_or(false);
     let new_line_count = split_new_lines(&args.content).len();
@@ -572,7 +573,7 @@ fn write_from_line(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..EditOptions::default()
         },
     );
-    let mut report = crate::apply(ws, request);
+    let mut report = ws.apply(request);
     shape::word_report(&mut report, &FROM_LINE_WORDS);
     let f = &report.files[0];
     if let Some(err) = shape::first_error(f) {

@@ -11,6 +11,7 @@
 //! sheets and ranges, PDF and DOCX conversion; Desktop Commander's process, terminal and
 //! search-session tools are not served at all.
 
+use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::desktop_commander::Origin;
 use crate::shape::{self, Case};
@@ -21,7 +22,7 @@ use filekit_core::read::{ReadContent, ReadOptions, STREAMING_THRESHOLD, TextRead
 use filekit_core::search::WalkFilter;
 use filekit_core::search::list::{EntryKind, ListOptions, list};
 use filekit_core::splices::Splice;
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -196,7 +197,7 @@ enum Read {
     },
 }
 
-fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadFileArgs = parse("read_file", &READ_FILE_SCHEMA, args)?;
     if args.is_url == Some(true) {
         return Err(FkError::invalid(format!(
@@ -235,7 +236,7 @@ fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 /// Reads `path` as Desktop Commander's `readFileFromDisk` does: a directory answers with its
 /// listing, an image as an image, a binary file with a description, text with a status line
 /// and the lines asked for.
-fn read_one(ws: &Workspace, path: &str, offset: i64, length: i64) -> Result<Read, FkError> {
+fn read_one(ws: &Call, path: &str, offset: i64, length: i64) -> Result<Read, FkError> {
     let p = ws.resolve(path)?;
     let meta = ws.metadata(&p)?.ok_or_else(|| ws.missing(&p))?;
     if meta.is_dir {
@@ -430,7 +431,7 @@ struct ReadMultipleArgs {
 
 static READ_MULTIPLE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadMultipleArgs>);
 
-fn read_multiple_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn read_multiple_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadMultipleArgs = parse("read_multiple_files", &READ_MULTIPLE_SCHEMA, args)?;
     let mut summary: Vec<String> = Vec::new();
     let mut contents = String::new();
@@ -529,7 +530,7 @@ enum WriteMode {
 
 static WRITE_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteFileArgs>);
 
-fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn write_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: WriteFileArgs = parse("write_file", &WRITE_FILE_SCHEMA, args)?;
     let extension = std::path::Path::new(&args.path)
         .extension()
@@ -601,10 +602,11 @@ fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             overwrite: true,
         }
     };
-    let report = crate::apply(
-        ws,
-        EditRequest::one_file(args.path.clone(), vec![edit], EditOptions::default()),
-    );
+    let report = ws.apply(EditRequest::one_file(
+        args.path.clone(),
+        vec![edit],
+        EditOptions::default(),
+    ));
     let f = &report.files[0];
     if let Some(err) = shape::first_error(f) {
         return Ok(failed(err));
@@ -661,7 +663,7 @@ struct PathArgs {
 
 static PATH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<PathArgs>);
 
-fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn create_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse("create_directory", &PATH_SCHEMA, args)?;
     // Whether it is there already (`mkdir -p` then makes nothing): for the reply only.
     let existed = ws
@@ -675,7 +677,7 @@ fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ops: vec![FileOp::MakeDir {
                 path: args.path.clone(),
             }],
-            tool: Some(crate::current_tool_name()),
+            tool: Some(ws.tool_name()),
             ..FsRequest::default()
         },
     );
@@ -727,7 +729,7 @@ struct ListDirectoryArgs {
 
 static LIST_DIRECTORY_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ListDirectoryArgs>);
 
-fn list_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn list_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ListDirectoryArgs = parse("list_directory", &LIST_DIRECTORY_SCHEMA, args)?;
     let depth = args.depth.unwrap_or(2);
     match listing(ws, &args.path, depth) {
@@ -746,7 +748,7 @@ fn list_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 /// The lines Desktop Commander's `listDirectory` answers: entries in walk order (each
 /// directory's own entries right after it, here sorted by name), a warning for a nested
 /// directory over [`MAX_NESTED_ITEMS`] entries, `[NOT_FOUND]` for a path that is not there.
-fn listing(ws: &Workspace, path: &str, depth: i64) -> Result<String, FkError> {
+fn listing(ws: &Call, path: &str, depth: i64) -> Result<String, FkError> {
     let p = ws.resolve(path)?;
     let Some(meta) = ws.metadata(&p)? else {
         let name = p
@@ -859,7 +861,7 @@ struct MoveFileArgs {
 
 static MOVE_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<MoveFileArgs>);
 
-fn move_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn move_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: MoveFileArgs = parse("move_file", &MOVE_FILE_SCHEMA, args)?;
     let report = fsops::apply(
         ws,
@@ -869,7 +871,7 @@ fn move_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
                 to: args.destination.clone(),
                 overwrite: true,
             }],
-            tool: Some(crate::current_tool_name()),
+            tool: Some(ws.tool_name()),
             ..FsRequest::default()
         },
     );
@@ -901,7 +903,7 @@ appendPosition; isBinary or isImage for those files.
 
 Example: {\"path\": \"package.json\"}";
 
-fn get_file_info(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse("get_file_info", &PATH_SCHEMA, args)?;
     let p = match ws.resolve(&args.path) {
         Ok(p) => p,
@@ -1012,6 +1014,7 @@ fn iso_millis(t: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use filekit_core::Workspace;
 
     #[test]
     fn lines_are_counted_as_readline_yields_them() {

@@ -7,13 +7,14 @@
 //! asks. `file:list_files` lists through the engine's search module. Delete, rename and copy
 //! are in [`crate::file_ops`].
 
+use crate::Call;
 use crate::args::{missing_for, object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::text::number_lines;
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -96,7 +97,7 @@ struct ReadArgs {
 
 static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
 
-fn read_file_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file:read_file", &READ_SCHEMA, args)?;
     let opts = ReadOptions {
         since_hash: None,
@@ -212,7 +213,7 @@ struct EditArgs {
 
 static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
 
-fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("file:edit_file", &EDIT_SCHEMA, args)?;
     let single_given =
         args.start_line.is_some() || args.end_line.is_some() || args.new_content.is_some();
@@ -260,7 +261,7 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         ..EditOptions::default()
     };
     let request = EditRequest::one_file(args.path.clone(), edits, options);
-    let mut report = crate::apply(ws, request);
+    let mut report = ws.apply(request);
     shape::word_report(&mut report, &FILE_WORDS);
     let f = &report.files[0];
     let err = shape::first_error(f)
@@ -325,7 +326,7 @@ struct CreateArgs {
 
 static CREATE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<CreateArgs>);
 
-fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn create_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: CreateArgs = parse("file:create_file", &CREATE_SCHEMA, args)?;
     let lines = filekit_core::text::LineIndex::new(&args.content).len();
     let create = Edit::Create {
@@ -333,7 +334,7 @@ fn create_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         overwrite: false,
     };
     let request = EditRequest::one_file(args.path, vec![create], EditOptions::default());
-    let mut report = crate::apply(ws, request);
+    let mut report = ws.apply(request);
     shape::word_report(&mut report, &FILE_WORDS);
     let f = &report.files[0];
     let err = shape::first_error(f).cloned();
@@ -390,7 +391,7 @@ struct ListArgs {
 
 static LIST_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ListArgs>);
 
-fn list_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn list_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     use filekit_core::search::list::{ListOptions, list, render_long};
     let args: ListArgs = parse("file:list_files", &LIST_SCHEMA, args)?;
     let depth = if args.recursive.unwrap_or(false) {

@@ -13,13 +13,14 @@
 //! (`filekit_refactor::symbols`). `file_duplicate`'s `symbolMapping` and `renameSymbols`
 //! rename in the copy, scope-aware in TS/JS files, whole words in others (said so).
 
+use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::templates;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsReport, FsRequest, OpReport};
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use filekit_refactor::ops::Options;
 use filekit_refactor::symbols::Renames;
 use schemars::JsonSchema;
@@ -120,13 +121,13 @@ fn reject_camel(err: &FkError) -> Value {
     shape::failure(vec![], err, Case::Camel)
 }
 
-fn run(ws: &Workspace, ops: Vec<FileOp>, dry_run: bool) -> FsReport {
+fn run(ws: &Call, ops: Vec<FileOp>, dry_run: bool) -> FsReport {
     fsops::apply(
         ws,
         &FsRequest {
             ops,
             dry_run,
-            tool: Some(crate::current_tool_name()),
+            tool: Some(ws.tool_name()),
             ..FsRequest::default()
         },
     )
@@ -213,7 +214,7 @@ struct DeleteFileArgs {
 
 static DELETE_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<DeleteFileArgs>);
 
-fn delete_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn delete_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: DeleteFileArgs = parse("file:delete_file", &DELETE_FILE_SCHEMA, args)?;
     let mut report = run(
         ws,
@@ -255,7 +256,7 @@ struct RenameFileArgs {
 
 static RENAME_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<RenameFileArgs>);
 
-fn rename_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn rename_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: RenameFileArgs = parse("file:rename_file", &RENAME_FILE_SCHEMA, args)?;
     // Seed 001 has no flag for it: imports are always kept right, and the reply says where.
     let (mut report, applied) = run_with_imports(
@@ -349,7 +350,7 @@ struct CopyFileArgs {
 
 static COPY_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<CopyFileArgs>);
 
-fn copy_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn copy_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: CopyFileArgs = parse("file:copy_file", &COPY_FILE_SCHEMA, args)?;
     let mut report = run(
         ws,
@@ -384,7 +385,7 @@ fn copy_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 
 /// Runs file operations with their import updates (see `filekit_refactor::ops`).
 fn run_with_imports(
-    ws: &Workspace,
+    ws: &Call,
     ops: Vec<FileOp>,
     dry_run: bool,
     opts: Options,
@@ -394,7 +395,7 @@ fn run_with_imports(
         FsRequest {
             ops,
             dry_run,
-            tool: Some(crate::current_tool_name()),
+            tool: Some(ws.tool_name()),
             ..FsRequest::default()
         },
         &opts,
@@ -475,7 +476,7 @@ fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Value, usize) {
 }
 
 /// The diffs of the rewritten files (what a dry run would write).
-fn rewrite_diffs(ws: &Workspace, report: &FsReport) -> Option<Value> {
+fn rewrite_diffs(ws: &Call, report: &FsReport) -> Option<Value> {
     (!report.rewrites.is_empty()).then(|| {
         json!(
             report
@@ -534,7 +535,7 @@ fn yes() -> bool {
 
 static FILE_CREATE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileCreateArgs>);
 
-fn file_create(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn file_create(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: FileCreateArgs = parse("file_create", &FILE_CREATE_SCHEMA, args)?;
     let _ = args.open_in_editor;
     let template = args.template.clone().unwrap_or_else(|| "empty".into());
@@ -560,7 +561,7 @@ fn file_create(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..EditOptions::default()
         },
     );
-    let report = crate::apply(ws, request);
+    let report = ws.apply(request);
     let f = &report.files[0];
     if let Some(e) = shape::first_error(f) {
         let e = &shape::op_in_words(e, &FILE_CREATE_WORDS);
@@ -602,7 +603,7 @@ fn named(paths: &[String]) -> String {
 }
 
 /// `path` relative to the first root that holds it, for replies in seed 004's style.
-pub(crate) fn relative(ws: &Workspace, path: &str) -> String {
+pub(crate) fn relative(ws: &Call, path: &str) -> String {
     ws.roots()
         .iter()
         .find_map(|r| std::path::Path::new(path).strip_prefix(r).ok())
@@ -644,7 +645,7 @@ struct FileDeleteArgs {
 
 static FILE_DELETE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileDeleteArgs>);
 
-fn file_delete(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn file_delete(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: FileDeleteArgs = parse("file_delete", &FILE_DELETE_SCHEMA, args)?;
     let mut paths = args.paths.clone();
     if let Some(p) = &args.path {
@@ -845,7 +846,7 @@ struct FileMoveArgs {
 
 static FILE_MOVE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileMoveArgs>);
 
-fn file_move(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn file_move(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: FileMoveArgs = parse("file_move", &FILE_MOVE_SCHEMA, args)?;
     let (mut report, applied) = run_with_imports(
         ws,
@@ -991,7 +992,7 @@ struct FileRenameArgs {
 
 static FILE_RENAME_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileRenameArgs>);
 
-fn file_rename(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn file_rename(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: FileRenameArgs = parse("file_rename", &FILE_RENAME_SCHEMA, args)?;
     if args.new_name.is_empty()
         || args.new_name.contains('/')
@@ -1133,7 +1134,7 @@ struct FileDuplicateArgs {
 
 static FILE_DUPLICATE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FileDuplicateArgs>);
 
-fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: FileDuplicateArgs = parse("file_duplicate", &FILE_DUPLICATE_SCHEMA, args)?;
     let mut mapping: Vec<(String, String)> = args.symbol_mapping.clone().into_iter().collect();
     if args.rename_symbols {
@@ -1244,7 +1245,7 @@ fn file_duplicate(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             }],
             EditOptions::default(),
         );
-        let report = crate::apply(ws, request);
+        let report = ws.apply(request);
         let f = &report.files[0];
         (
             f.written,

@@ -12,16 +12,17 @@
 //! is lost in translation; the text a model reads is numbered lines for reads and a summary
 //! plus diffs for edits.
 
+use crate::Call;
 use crate::args::{parse, schema_for};
 use crate::plan::Plan;
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
+use filekit_core::FkError;
 use filekit_core::edit::FileStatus;
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
-use filekit_core::{FkError, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -136,7 +137,7 @@ struct ReadSpec {
 
 static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadFilesArgs>);
 
-fn read_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadFilesArgs = parse("read_files", &READ_SCHEMA, args)?;
     if args.files.is_empty() {
         return Err(FkError::invalid("read_files: `files` is empty")
@@ -277,7 +278,7 @@ Example: {\"files\": [{\"path\": \"src/app.py\", \"edits\": [{\"replace_lines\":
 
 static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Plan>);
 
-fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn edit_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let plan: Plan = parse("edit_files", &EDIT_SCHEMA, args)?;
     let request = plan.into_request(false, false, false);
     if request.files.is_empty() {
@@ -285,7 +286,7 @@ fn edit_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             "list the files to edit, e.g. {\"files\": [{\"path\": \"a.txt\", \"edits\": [...]}]}",
         ));
     }
-    let mut report = crate::apply(ws, request);
+    let mut report = ws.apply(request);
     // The plan's words: `old`, `expected`, `start`, `after`, ...
     shape::word_report(&mut report, &crate::plan::PLAN_WORDS);
     let text = shape::write_summary(&report, true);
@@ -348,7 +349,7 @@ struct ReplaceArgs {
 
 static REPLACE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReplaceArgs>);
 
-fn replace_in_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReplaceArgs = parse("replace_in_files", &REPLACE_SCHEMA, args)?;
     let substitution = Substitution::parse(&args.expression, args.literal.unwrap_or(false))?;
     let selection = FileSelection {
@@ -673,7 +674,7 @@ struct UnlockArgs {
 static LOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<LockArgs>);
 static UNLOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<UnlockArgs>);
 
-fn lease_holder(ws: &Workspace, given: Option<String>, tool: &str) -> Result<String, FkError> {
+fn lease_holder(ws: &Call, given: Option<String>, tool: &str) -> Result<String, FkError> {
     given.or_else(|| ws.holder().map(str::to_string)).ok_or_else(|| {
         FkError::invalid(format!("{tool}: no holder: this session has no name"))
             .with_hint("give `holder` (a name for yourself, the same on your edits' options.holder), or run filekit with --holder NAME")
@@ -707,7 +708,7 @@ fn lease_json(l: &filekit_core::leases::Lease) -> Value {
     json!({"path": l.path, "holder": l.holder, "expires": l.expires_rfc3339()})
 }
 
-fn lock_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn lock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: LockArgs = parse("lock", &LOCK_SCHEMA, args)?;
     lease_paths(&args.paths, "lock")?;
     let holder = lease_holder(ws, args.holder, "lock")?;
@@ -744,7 +745,7 @@ fn lock_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
     Ok(ToolReply::new(value, failed > 0, text))
 }
 
-fn unlock_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn unlock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: UnlockArgs = parse("unlock", &UNLOCK_SCHEMA, args)?;
     lease_paths(&args.paths, "unlock")?;
     let holder = lease_holder(ws, args.holder, "unlock")?;

@@ -5,6 +5,7 @@
 //! case, paths relative to the first root (usable as they are by read_files and edit_files),
 //! and every cut reply says how to get the rest (`next_offset`).
 
+use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::claude_search::skip_rows;
 use crate::shape::{self, Case};
@@ -13,7 +14,7 @@ use filekit_core::search::WalkFilter;
 use filekit_core::search::glob::{GlobOptions, glob};
 use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
 use filekit_core::search::list::{EntryKind, ListOptions, list};
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -102,7 +103,7 @@ struct Shown<'a> {
 }
 
 impl<'a> Shown<'a> {
-    fn new(ws: &Workspace, root: &'a Path) -> Shown<'a> {
+    fn new(ws: &Call, root: &'a Path) -> Shown<'a> {
         Shown {
             root,
             first: ws.roots().first().is_some_and(|r| r == root),
@@ -202,7 +203,7 @@ struct GrepArgs {
 
 static GREP_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GrepArgs>);
 
-fn grep_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: GrepArgs = parse("grep_files", &GREP_SCHEMA, args)?;
     let mode = args.output_mode.unwrap_or_default();
     let limit = row_limit(
@@ -404,7 +405,7 @@ struct FindArgs {
 
 static FIND_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<FindArgs>);
 
-fn find_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn find_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: FindArgs = parse("find_files", &FIND_SCHEMA, args)?;
     let limit = row_limit(
         "find_files",
@@ -476,7 +477,7 @@ fn find_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
 }
 
 /// An absolute path of a search result as the curated tools show it (see [`Shown`]).
-fn shown_abs(ws: &Workspace, absolute: &str) -> String {
+fn shown_abs(ws: &Call, absolute: &str) -> String {
     let abs = Path::new(absolute);
     match ws.roots().first().and_then(|r| abs.strip_prefix(r).ok()) {
         Some(rel) if rel.as_os_str().is_empty() => ".".to_string(),
@@ -524,7 +525,7 @@ struct ListArgs {
 
 static LIST_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ListArgs>);
 
-fn list_dir(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn list_dir(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ListArgs = parse("list_dir", &LIST_SCHEMA, args)?;
     let limit = row_limit(
         "list_dir",

@@ -2,12 +2,13 @@
 //! engine's edit history ([`filekit_core::history`], [`filekit_core::undo`]), and
 //! `manage_files` for deletes, moves and copies in one request ([`filekit_core::fsops`]).
 
+use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::fsops::{FileOp, FsRequest};
 use filekit_core::history::ListFilter;
-use filekit_core::{ErrorCode, FkError, Workspace, undo};
+use filekit_core::{ErrorCode, FkError, undo};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -147,7 +148,7 @@ const MANAGE_WORDS: shape::OpWords = shape::OpWords {
     not_empty: "set that operation's `recursive` to true to delete it with everything in it",
 };
 
-fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn manage_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ManageArgs = parse("manage_files", &MANAGE_SCHEMA, args)?;
     if args.operations.is_empty() {
         return Err(
@@ -187,7 +188,7 @@ fn manage_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ops,
             dry_run: args.dry_run,
             atomic: args.atomic,
-            tool: Some(crate::current_tool_name()),
+            tool: Some(ws.tool_name()),
             ..FsRequest::default()
         },
         args.update_imports,
@@ -328,7 +329,7 @@ struct HistoryArgs {
 
 static HISTORY_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<HistoryArgs>);
 
-fn history_of(ws: &Workspace) -> Result<&filekit_core::history::History, FkError> {
+fn history_of<'a>(ws: &'a Call) -> Result<&'a filekit_core::history::History, FkError> {
     ws.history().map(|h| h.as_ref()).ok_or_else(|| {
         FkError::new(
             ErrorCode::InvalidArgument,
@@ -338,7 +339,7 @@ fn history_of(ws: &Workspace) -> Result<&filekit_core::history::History, FkError
     })
 }
 
-fn history(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn history(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: HistoryArgs = parse("history", &HISTORY_SCHEMA, args)?;
     let h = history_of(ws)?;
     if let Some(id) = args.entry {
@@ -434,7 +435,7 @@ struct UndoArgs {
 
 static UNDO_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<UndoArgs>);
 
-fn undo_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn undo_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: UndoArgs = parse("undo", &UNDO_SCHEMA, args)?;
     if args.entry.is_some() && args.last.is_some() {
         return Err(FkError::invalid("undo: give `entry` or `last`, not both")
@@ -481,7 +482,7 @@ struct RedoArgs {
 
 static REDO_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<RedoArgs>);
 
-fn redo_tool(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn redo_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: RedoArgs = parse("redo", &REDO_SCHEMA, args)?;
     history_of(ws)?;
     Ok(match undo::redo(ws, args.entry, args.force, args.dry_run) {

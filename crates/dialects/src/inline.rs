@@ -6,9 +6,10 @@
 //! graph and resolution; the plan is written by `refactor::write` like every refactor (one
 //! request, one history entry, dry run with diffs).
 
+use crate::Call;
 use crate::refactor::{Plan, Request, byte_at, walk_name};
 use crate::semantic::{Source, load};
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use filekit_refactor::graph;
 use filekit_refactor::paths::dir_of;
 use filekit_refactor::python::is_python;
@@ -20,7 +21,7 @@ use filekit_semantic::refactor::Target;
 use std::collections::BTreeMap;
 
 pub(crate) fn inline_function(
-    ws: &Workspace,
+    ws: &Call,
     req: &Request,
     lang: Lang,
     src: &Source,

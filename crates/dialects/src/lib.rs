@@ -66,17 +66,7 @@ mod templates;
 use filekit_core::edit::{EditReport, EditRequest};
 use filekit_core::{Control, ErrorCode, FkError, Workspace, pipeline};
 use serde_json::{Value, json};
-use std::cell::RefCell;
 use std::sync::LazyLock;
-
-thread_local! {
-    /// The control of the tool call running on this thread (see [`call_with_control`]). A
-    /// thread-local rather than a parameter of every tool: only the edit requests the tools
-    /// build need it, and they all go through [`apply`].
-    static CALL_CONTROL: RefCell<Control> = RefCell::new(Control::default());
-    /// The name of the tool running on this thread, for the history.
-    static CALL_TOOL: RefCell<&'static str> = const { RefCell::new("") };
-}
 
 /// The failures of `filekit mv`, `cp` and `rm` said with the CLI's flags (the engine's
 /// facts: an existing destination, a directory with entries).
@@ -90,11 +80,6 @@ pub fn word_cli_fs_report(report: &mut filekit_core::fsops::FsReport) {
     );
 }
 
-/// The name of the tool running on this thread.
-pub(crate) fn current_tool_name() -> String {
-    CALL_TOOL.with(|t| t.borrow().to_string())
-}
-
 /// Runs one call of `tool` (a tool of the tables a front end serves, from [`tools`] or
 /// [`find_tool_in`]) under `control`: the edit request the tool makes reports each planned file
 /// to it, and stops, writing nothing, when it is cancelled before writing starts (once writing
@@ -104,16 +89,40 @@ pub fn call_tool(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control)
     dispatch(ws, tool, args, control)
 }
 
-/// The control of the current call, for requests that do not go through [`apply`].
-pub(crate) fn call_control() -> Control {
-    CALL_CONTROL.with(|c| c.borrow().clone())
+/// One tool call as a tool sees it: the workspace it runs in (`Call` dereferences to it), the
+/// control of the call (progress, cancellation) and the tool's name, which the requests it
+/// makes carry to the engine (the history records the name).
+pub struct Call<'a> {
+    ws: &'a Workspace,
+    control: Control,
+    tool: &'static str,
 }
 
-/// Applies an edit request under the control of the current call.
-pub(crate) fn apply(ws: &Workspace, mut request: EditRequest) -> EditReport {
-    request.options.control = call_control();
-    request.options.tool = Some(current_tool_name());
-    pipeline::apply(ws, &request)
+impl std::ops::Deref for Call<'_> {
+    type Target = Workspace;
+
+    fn deref(&self) -> &Workspace {
+        self.ws
+    }
+}
+
+impl Call<'_> {
+    /// The tool's name, for the history of requests that do not go through [`Call::apply`].
+    pub(crate) fn tool_name(&self) -> String {
+        self.tool.to_string()
+    }
+
+    /// The call's control, for requests that do not go through [`Call::apply`].
+    pub(crate) fn control(&self) -> Control {
+        self.control.clone()
+    }
+
+    /// Applies an edit request under the call's control and name.
+    pub(crate) fn apply(&self, mut request: EditRequest) -> EditReport {
+        request.options.control = self.control();
+        request.options.tool = Some(self.tool_name());
+        pipeline::apply(self.ws, &request)
+    }
 }
 
 /// Stops the language servers that refactors started (a CLI process's end, a server's).
@@ -141,7 +150,7 @@ pub struct ToolSpec {
     pub idempotent: bool,
     /// Parses the arguments and runs the tool. `Err` means the call itself was rejected
     /// (arguments that do not parse or do not fit): nothing was attempted.
-    pub(crate) run: fn(&Workspace, Value) -> Result<ToolReply, FkError>,
+    pub(crate) run: fn(&Call, Value) -> Result<ToolReply, FkError>,
     /// The dialect's reply for a rejected call, in that dialect's shape.
     pub(crate) reject: fn(&FkError) -> Value,
 }
@@ -368,9 +377,12 @@ fn dispatch(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> T
         &mut args,
     ) {
         Ok(()) => guarded(tool.name, move || {
-            CALL_CONTROL.with(|c| *c.borrow_mut() = control);
-            CALL_TOOL.with(|t| *t.borrow_mut() = tool.name);
-            (tool.run)(ws, args)
+            let call = Call {
+                ws,
+                control,
+                tool: tool.name,
+            };
+            (tool.run)(&call, args)
         }),
         Err(err) => Err(err),
     };

@@ -11,6 +11,7 @@
 //! failed edit shows its near miss, unknown arguments are refused, binary files are not read
 //! as text, listings are sorted, `tail` counts lines.
 
+use crate::Call;
 use crate::args::{parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
@@ -20,7 +21,7 @@ use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
 use filekit_core::search::WalkFilter;
 use filekit_core::search::list::{EntryKind, ListOptions, Listing, list};
 use filekit_core::splices::Splice;
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use filekit_patch::{Format, Hunk, HunkLine};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -178,7 +179,7 @@ fn failed(text: String, err: &FkError) -> ToolReply {
 
 /// The absolute path the server would name for `given`: `~` expanded, relative paths taken
 /// against the first allowed directory, `.` and `..` folded (Node's `path.resolve`).
-fn requested(ws: &Workspace, given: &str) -> String {
+fn requested(ws: &Call, given: &str) -> String {
     let expanded = match given.strip_prefix('~') {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => match std::env::var_os("HOME") {
             Some(home) => PathBuf::from(home).join(rest.trim_start_matches('/')),
@@ -204,7 +205,7 @@ fn requested(ws: &Workspace, given: &str) -> String {
     out.display().to_string()
 }
 
-fn allowed(ws: &Workspace) -> String {
+fn allowed(ws: &Call) -> String {
     ws.roots()
         .iter()
         .map(|r| r.display().to_string())
@@ -217,7 +218,7 @@ fn allowed(ws: &Workspace) -> String {
 /// message (with its hint) for what it refuses that the server does not (binary files, files
 /// over the size bound, filekit's own data). A missing path keeps the engine's hint when it
 /// names paths of similar names that do exist.
-fn server_words(ws: &Workspace, err: &FkError, syscall: &str, given: &str) -> String {
+fn server_words(ws: &Call, err: &FkError, syscall: &str, given: &str) -> String {
     let abs = requested(ws, given);
     let with_hint = |text: String| match &err.hint {
         Some(h) if h.starts_with("did you mean") => {
@@ -304,7 +305,7 @@ fn whole() -> ReadOptions {
 
 /// A text read of a file, or the reply of the failure: what is not text is refused with
 /// what it is.
-fn text_read(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<TextRead, Box<ToolReply>> {
+fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<TextRead, Box<ToolReply>> {
     let r = read_file(ws, path, opts);
     match r.result {
         Ok(ReadContent::Text(t)) => Ok(t),
@@ -331,7 +332,7 @@ fn text_read(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<TextRead,
 /// The text of a file as the server's text tools give it, or the reply of the failure. A file
 /// larger than the engine reads at once comes back cut, and says where (the server sends all
 /// of it, whatever its size).
-fn read_text_of(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<String, Box<ToolReply>> {
+fn read_text_of(ws: &Call, path: &str, opts: &ReadOptions) -> Result<String, Box<ToolReply>> {
     let t = text_read(ws, path, opts)?;
     let mut text = t.content;
     if t.truncated && opts.max_lines.is_none() {
@@ -348,7 +349,7 @@ fn read_text_of(ws: &Workspace, path: &str, opts: &ReadOptions) -> Result<String
 
 /// The last `n` lines of a file the engine does not count from the end: from its whole text,
 /// refused when the file is larger than the engine reads at once.
-fn tail_of_whole(ws: &Workspace, path: &str, n: usize) -> Result<String, Box<ToolReply>> {
+fn tail_of_whole(ws: &Call, path: &str, n: usize) -> Result<String, Box<ToolReply>> {
     let t = text_read(ws, path, &whole())?;
     if t.truncated {
         let err = FkError::new(
@@ -380,8 +381,8 @@ fn lines_given(n: Option<f64>, name: &str) -> Result<Option<usize>, FkError> {
     }
 }
 
-fn read_text(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
-    let name = crate::current_tool_name();
+fn read_text(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
+    let name = ws.tool_name();
     let args: ReadArgs = parse(&name, &READ_SCHEMA, args)?;
     let head = lines_given(args.head, "head")?;
     let tail = lines_given(args.tail, "tail")?;
@@ -441,7 +442,7 @@ struct ReadMultipleArgs {
 
 static READ_MULTIPLE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadMultipleArgs>);
 
-fn read_multiple(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadMultipleArgs = parse("read_multiple_files", &READ_MULTIPLE_SCHEMA, args)?;
     if args.paths.is_empty() {
         return Err(FkError::invalid(
@@ -503,7 +504,7 @@ struct PathArgs {
 
 static PATH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<PathArgs>);
 
-fn read_media(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn read_media(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse("read_media_file", &PATH_SCHEMA, args)?;
     let opts = ReadOptions {
         images: true,
@@ -558,7 +559,7 @@ struct WriteArgs {
 
 static WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteArgs>);
 
-fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn write_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: WriteArgs = parse("write_file", &WRITE_SCHEMA, args)?;
     // Where filekit may not write is said first (a missing `.git/` directory is still
     // `.git/`).
@@ -577,7 +578,7 @@ fn write_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ..EditOptions::default()
         },
     );
-    let report = crate::apply(ws, request);
+    let report = ws.apply(request);
     let f = &report.files[0];
     Ok(match shape::first_error(f) {
         Some(err) if err.code == ErrorCode::IsDirectory => failed(
@@ -632,7 +633,7 @@ struct EditArgs {
 
 static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
 
-fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("edit_file", &EDIT_SCHEMA, args)?;
     // A file that may not be written (filekit's own data, `.git/`, a read-only session) is
     // refused for that before its edits are matched, as every other editing tool refuses it.
@@ -693,7 +694,7 @@ fn edit_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
         }],
         EditOptions::default(),
     );
-    let report = crate::apply(ws, request);
+    let report = ws.apply(request);
     let f = &report.files[0];
     Ok(match shape::first_error(f) {
         Some(err) => failed(server_words(ws, err, "open", &args.path), err),
@@ -865,7 +866,7 @@ Only works within allowed directories.
 
 Example: {\"path\": \"src/components/forms\"}";
 
-fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn create_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse("create_directory", &PATH_SCHEMA, args)?;
     let report = fsops::apply(
         ws,
@@ -873,7 +874,7 @@ fn create_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             ops: vec![FileOp::MakeDir {
                 path: args.path.clone(),
             }],
-            tool: Some(crate::current_tool_name()),
+            tool: Some(ws.tool_name()),
             ..FsRequest::default()
         },
     );
@@ -917,7 +918,7 @@ struct MoveArgs {
 
 static MOVE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<MoveArgs>);
 
-fn move_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn move_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: MoveArgs = parse("move_file", &MOVE_SCHEMA, args)?;
     let report = fsops::apply(
         ws,
@@ -929,7 +930,7 @@ fn move_file(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
             }],
             // The server renames into an existing directory only.
             no_create_parents: true,
-            tool: Some(crate::current_tool_name()),
+            tool: Some(ws.tool_name()),
             ..FsRequest::default()
         },
     );
@@ -978,7 +979,7 @@ Example: {\"path\": \"src\"}";
 /// Every entry below `path` to `depth` levels (hidden and git-ignored ones too: the server
 /// shows everything), leaving out what `ignore` matches; or the reply of the failure.
 fn entries(
-    ws: &Workspace,
+    ws: &Call,
     path: &str,
     depth: usize,
     ignore: Vec<String>,
@@ -1024,7 +1025,7 @@ fn is_dir(kind: EntryKind) -> bool {
     kind == EntryKind::Dir
 }
 
-fn list_directory(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn list_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse("list_directory", &PATH_SCHEMA, args)?;
     let listing = match entries(ws, &args.path, 1, Vec::new()) {
         Ok(l) => l,
@@ -1087,7 +1088,7 @@ fn format_size(bytes: u64) -> String {
     )
 }
 
-fn list_with_sizes(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn list_with_sizes(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ListSizesArgs = parse("list_directory_with_sizes", &LIST_SIZES_SCHEMA, args)?;
     let listing = match entries(ws, &args.path, 1, Vec::new()) {
         Ok(l) => l,
@@ -1159,7 +1160,7 @@ struct TreeArgs {
 
 static TREE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<TreeArgs>);
 
-fn directory_tree(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn directory_tree(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: TreeArgs = parse("directory_tree", &TREE_SCHEMA, args)?;
     let listing = match entries(ws, &args.path, MAX_DEPTH, args.exclude_patterns) {
         Ok(l) => l,
@@ -1225,7 +1226,7 @@ struct SearchArgs {
 
 static SEARCH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<SearchArgs>);
 
-fn search_files(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn search_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: SearchArgs = parse("search_files", &SEARCH_SCHEMA, args)?;
     let matcher = filekit_core::search::path_glob("pattern", &args.pattern)?;
     let listing = match entries(ws, &args.path, MAX_DEPTH, args.exclude_patterns) {
@@ -1291,7 +1292,7 @@ fn js_date(t: SystemTime) -> String {
     )
 }
 
-fn get_file_info(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse("get_file_info", &PATH_SCHEMA, args)?;
     let meta = ws.resolve(&args.path).and_then(|p| match ws.metadata(&p)? {
         Some(m) => Ok(m),
@@ -1329,7 +1330,7 @@ struct NoArgs {}
 static NO_ARGS_SCHEMA: LazyLock<Value> =
     LazyLock::new(|| json!({"type": "object", "properties": {}, "additionalProperties": false}));
 
-fn list_allowed(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn list_allowed(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let _: NoArgs = parse("list_allowed_directories", &NO_ARGS_SCHEMA, args)?;
     let dirs: Vec<String> = ws.roots().iter().map(|r| r.display().to_string()).collect();
     Ok(done(format!("Allowed directories:\n{}", dirs.join("\n"))))

@@ -6,9 +6,10 @@
 //! resolution. The plan is written by `refactor::write`, like every other refactor: one
 //! request through the pipeline, one history entry.
 
+use crate::Call;
 use crate::refactor::{Plan, RefactorKind, Request, byte_at, walk_name};
 use crate::semantic::{Source, load};
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use filekit_refactor::graph;
 use filekit_refactor::python;
 use filekit_refactor::resolve::FileSet;
@@ -42,7 +43,7 @@ fn section(files: &dyn FileSet, importer: &str, module: &str) -> Section {
     }
 }
 
-pub(crate) fn syntactic(ws: &Workspace, req: &Request, src: &Source) -> Result<Plan, FkError> {
+pub(crate) fn syntactic(ws: &Call, req: &Request, src: &Source) -> Result<Plan, FkError> {
     let mut plan = Plan {
         precision: "syntactic",
         server: None,
@@ -81,7 +82,7 @@ pub(crate) fn syntactic(ws: &Workspace, req: &Request, src: &Source) -> Result<P
 }
 
 fn rename(
-    ws: &Workspace,
+    ws: &Call,
     req: &Request,
     src: &Source,
     graph: &graph::Graph,

@@ -16,11 +16,12 @@
 //! dry run with diffs. Paths of a server's edit are resolved by `Workspace::resolve`, so an
 //! edit outside the roots is refused.
 
+use crate::Call;
+use crate::ToolReply;
 use crate::semantic::{Source, failed, load};
 use crate::shape;
-use crate::{ToolReply, apply};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use filekit_lsp::{Client, Launch, ServerKind, WsEdit};
 use filekit_semantic::Lang;
 use filekit_semantic::ops::{self, Splice, Splices};
@@ -253,7 +254,7 @@ fn check(req: &Request) -> Result<(), FkError> {
 }
 
 /// Runs a refactor and answers with 004's FileEditResult.
-pub fn run(ws: &Workspace, req: Request) -> Result<ToolReply, FkError> {
+pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     check(&req)?;
     let resolved = ws.resolve(&req.file)?;
     if !req.dry_run {
@@ -385,7 +386,7 @@ enum Server {
 }
 
 impl Server {
-    fn for_file(ws: &Workspace, file: &str) -> Server {
+    fn for_file(ws: &Call, file: &str) -> Server {
         let Some(kind) = ServerKind::for_path(file) else {
             return Server::NotUsed;
         };
@@ -465,7 +466,7 @@ fn graph_source(
 }
 
 /// The path of `file` as the file walk names it (relative to the first root, `/`-separated).
-pub(crate) fn walk_name(ws: &Workspace, file: &str) -> Result<String, FkError> {
+pub(crate) fn walk_name(ws: &Call, file: &str) -> Result<String, FkError> {
     let p = ws.resolve(file)?;
     Ok(if p.root_index() == 0 {
         p.relative().to_string_lossy().replace('\\', "/")
@@ -474,7 +475,7 @@ pub(crate) fn walk_name(ws: &Workspace, file: &str) -> Result<String, FkError> {
     })
 }
 
-fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<Plan, FkError> {
+fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan, FkError> {
     let mut plan = Plan {
         precision: "syntactic",
         server: None,
@@ -658,7 +659,7 @@ fn syntactic(ws: &Workspace, req: &Request, lang: Lang, src: &Source) -> Result<
 
 /// Refuses a new method of `class` when a TS class of the workspace `implements` it: that
 /// class would then lack the method.
-fn implemented_elsewhere(ws: &Workspace, class: &str, name: &str) -> Result<(), FkError> {
+fn implemented_elsewhere(ws: &Call, class: &str, name: &str) -> Result<(), FkError> {
     use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
     let found = grep(
         ws,
@@ -793,7 +794,7 @@ fn title_of(a: &Value) -> String {
 }
 
 fn semantic(
-    ws: &Workspace,
+    ws: &Call,
     req: &Request,
     src: &Source,
     abs: PathBuf,
@@ -977,12 +978,7 @@ fn word_at(text: &str, at: usize) -> String {
 
 /// Where a named symbol is declared in a file: the name of its definition (by path, as
 /// `file_read` names symbols, `Class.method` too), else its module-level binding.
-fn declaration_offset(
-    _ws: &Workspace,
-    file: &str,
-    text: &str,
-    name: &str,
-) -> Result<usize, FkError> {
+fn declaration_offset(_ws: &Call, file: &str, text: &str, name: &str) -> Result<usize, FkError> {
     let lang = Lang::of_path(file)?;
     let code = filekit_semantic::code::Code::parse(lang, text)?;
     let found = match code.find(name) {
@@ -1069,7 +1065,7 @@ fn rename_extracted(e: &mut WsEdit, defaults: &[&str], name: &str) {
 
 /// Re-sends the documents the server has open with their text on disk now (another process,
 /// or an earlier call, may have changed them); closes those that are gone.
-fn resync(ws: &Workspace, c: &mut Client) -> Result<(), FkError> {
+fn resync(ws: &Call, c: &mut Client) -> Result<(), FkError> {
     for p in c.open_documents() {
         let s = p.to_string_lossy().to_string();
         match load(ws, &s) {
@@ -1082,7 +1078,7 @@ fn resync(ws: &Workspace, c: &mut Client) -> Result<(), FkError> {
 
 /// A server's workspace edit as splices of the files as read.
 fn to_plan(
-    ws: &Workspace,
+    ws: &Call,
     abs: &std::path::Path,
     src: &Source,
     file: &str,
@@ -1162,7 +1158,7 @@ fn to_plan(
 // ---------------------------------------------------------------------------------------------
 // Writing and the reply
 
-fn write(ws: &Workspace, req: &Request, plan: Plan) -> Result<ToolReply, FkError> {
+fn write(ws: &Call, req: &Request, plan: Plan) -> Result<ToolReply, FkError> {
     let Plan {
         precision,
         server,
@@ -1253,7 +1249,7 @@ fn write(ws: &Workspace, req: &Request, plan: Plan) -> Result<ToolReply, FkError
             ..EditOptions::default()
         },
     };
-    let report = apply(ws, request);
+    let report = ws.apply(request);
     for fr in &report.files {
         if let Some(err) = shape::first_error(fr) {
             let err = FkError {

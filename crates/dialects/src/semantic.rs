@@ -7,13 +7,14 @@
 //! through the one write pipeline as `Edit::Ranges` tied to the `content_hash` it read (so a
 //! file changed in between is refused, never overwritten).
 
+use crate::Call;
 use crate::args::{parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileStatus};
 use filekit_core::read::{ReadOptions, read_file};
 use filekit_core::text::number_lines;
-use filekit_core::{ErrorCode, FkError, Workspace, limits};
+use filekit_core::{ErrorCode, FkError, limits};
 use filekit_semantic::code::Code;
 use filekit_semantic::html::HtmlDoc;
 use filekit_semantic::json::{JsonDoc, JsonlDoc};
@@ -66,7 +67,7 @@ pub(crate) struct Source {
 
 /// Reads `file` whole, to be parsed: a file larger than the engine's bound of whole-file
 /// operations is refused (TOO_LARGE) before it is read.
-pub(crate) fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
+pub(crate) fn load(ws: &Call, file: &str) -> Result<Source, FkError> {
     let p = ws.resolve(file)?;
     if let Some(meta) = ws.metadata(&p)?
         && meta.len > limits::MAX_FILE_SIZE
@@ -261,7 +262,7 @@ fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::
     s..e
 }
 
-fn file_read(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
@@ -725,7 +726,7 @@ fn to_planned(spec: EditSpec, index: usize, listed: bool) -> Result<Planned, FkE
     })
 }
 
-fn file_edit(ws: &Workspace, args: Value) -> Result<ToolReply, FkError> {
+fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
     if let Some(kind) = args.refactor {
         let direct = [
@@ -1014,7 +1015,7 @@ fn overlap_in_words(err: FkError, planned: &[Planned]) -> FkError {
 }
 
 fn write(
-    ws: &Workspace,
+    ws: &Call,
     file: &str,
     src: &Source,
     planned: &[Planned],
@@ -1053,7 +1054,7 @@ fn write(
             ..EditOptions::default()
         },
     );
-    let report = crate::apply(ws, request);
+    let report = ws.apply(request);
     let Some(fr) = report.files.first() else {
         let err = FkError::new(ErrorCode::Io, "the engine reported no file");
         return failed(file, &err);

@@ -248,7 +248,7 @@ fn capped_diff_at(diff: &str, max: usize) -> (&str, Option<String>) {
 /// Runs a tree-wide replace for a tool call: with the call's progress and cancellation, and a
 /// lean report (the replies show diffs, never the files' texts).
 pub(crate) fn run_tree_replace(
-    ws: &filekit_core::Workspace,
+    ws: &crate::Call,
     selection: filekit_core::select::FileSelection,
     substitution: filekit_core::sed::Substitution,
     dry_run: bool,
@@ -260,8 +260,8 @@ pub(crate) fn run_tree_replace(
         options: filekit_core::EditOptions {
             dry_run,
             atomic,
-            control: crate::call_control(),
-            tool: Some(crate::current_tool_name()),
+            control: ws.control(),
+            tool: Some(ws.tool_name()),
             lean: true,
             ..Default::default()
         },

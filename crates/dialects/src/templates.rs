@@ -6,8 +6,9 @@
 //! its extension; `Name` (PascalCase), `camelName` and `kebabName` are derived from it.
 //! A placeholder with no value is an error that lists what the template needs.
 
+use crate::Call;
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
-use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_core::{ErrorCode, FkError};
 use std::collections::BTreeMap;
 
 /// The built-in templates, by the names seed 004 gives them.
@@ -67,7 +68,7 @@ pub(crate) fn names() -> Vec<&'static str> {
 
 /// The text of template `name` for a new file at `path`, with its placeholders filled.
 pub(crate) fn render(
-    ws: &Workspace,
+    ws: &Call,
     name: &str,
     path: &str,
     vars: &BTreeMap<String, String>,
@@ -115,7 +116,7 @@ pub(crate) fn render(
 
 /// A user's template: `.filekit/templates/<name>`, or `<name>.<ext>` with the new file's
 /// extension.
-fn user_template(ws: &Workspace, name: &str, path: &str) -> Result<String, FkError> {
+fn user_template(ws: &Call, name: &str, path: &str) -> Result<String, FkError> {
     let unknown = || {
         FkError::new(ErrorCode::NotFound, format!("there is no template '{name}'")).with_hint(format!(
             "use one of: {}; or put your own in .filekit/templates/{name} (or {name}.<ext>) in the first root",
