@@ -25,10 +25,12 @@ pub const REFACTOR_AFTER_HELP: &str = "\
 KIND, done on the syntax trees without a language server (\"syntactic\"):
   extract_function, extract_method   TS/JS and Python; --range on whole statements or one
                                      expression, --name
-  extract_variable, extract_constant TS/JS and Python; --range on the expression, --name
+  extract_variable, extract_constant TS/JS and Python; --range on the expression, --name,
+                                     --replace-all for every identical occurrence
   extract_type                       TS/TSX; --range on the type, --name,
                                      --type-kind type|interface
-  inline_variable, convert_to_arrow  TS/JS; --range starting on the variable or function
+  inline_variable                    TS/JS; --range starting on the variable, or --symbol
+  convert_to_arrow                   TS/JS; --range starting on the function
   convert_to_async                   TS/JS; --range in the function
   inline_function                    TS/JS; --range on the function's name or a call
   organize_imports, remove_unused_imports   TS/JS and Python
@@ -75,6 +77,12 @@ pub struct RefactorArgs {
     /// extract_type: declare a type alias (default) or, for an object type, an interface.
     #[arg(long, value_parser = ["type", "interface"])]
     type_kind: Option<String>,
+    /// extract_variable, extract_constant: replace every identical occurrence in the scope.
+    #[arg(long)]
+    replace_all: bool,
+    /// inline_variable, inline_function: the name of what is inlined (instead of --range).
+    #[arg(long)]
+    symbol: Option<String>,
     /// Show the diffs; write nothing.
     #[arg(long)]
     dry_run: bool,
@@ -136,6 +144,12 @@ pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
     }
     if let Some(k) = args.type_kind {
         call["typeKind"] = json!(k);
+    }
+    if args.replace_all {
+        call["replaceAll"] = json!(true);
+    }
+    if let Some(s) = args.symbol {
+        call["symbol"] = json!(s);
     }
     run(global, json || args.json, call)
 }

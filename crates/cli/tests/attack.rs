@@ -556,6 +556,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "selectionRange",
             "extractedName",
             "typeKind",
+            "replaceAll",
             "dryRun",
             "preview",
             "force",

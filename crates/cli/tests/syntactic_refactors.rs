@@ -168,3 +168,83 @@ fn python_extract_with_pyright_on_path_is_syntactic() {
         "def area(w, h):\n    size = w * h\n    return size + 1\n"
     );
 }
+
+/// `replaceAll` extracts every identical occurrence in the scope (TS and Python), and
+/// inline_variable takes the variable's name as `symbol`; both refused where they do not
+/// apply, with nothing written.
+#[test]
+fn every_occurrence_and_inline_by_name() {
+    let sb = Sandbox::new();
+    let ts = "function f(a: number[]) {\n  const n = a.length;\n  console.log(a.length * 2, a.length + 1);\n  return n;\n}\nconst total = 2 + 3;\nconsole.log(total * total);\n";
+    sb.write("t.ts", ts);
+    let run = edit(
+        &sb,
+        json!({"file": "t.ts", "refactor": "extract_variable", "selectionRange": range(3, 14, 3, 22),
+               "extractedName": "len", "replaceAll": true}),
+    );
+    ok(&run);
+    assert_eq!(
+        sb.read("t.ts"),
+        ts.replace(
+            "  const n = a.length;\n  console.log(a.length * 2, a.length + 1);",
+            "  const len = a.length;\n  const n = len;\n  console.log(len * 2, len + 1);"
+        )
+    );
+    sb.write("t.ts", ts);
+    let run = edit(
+        &sb,
+        json!({"file": "t.ts", "refactor": "inline_variable", "symbol": "total"}),
+    );
+    ok(&run);
+    assert!(
+        sb.read("t.ts")
+            .ends_with("}\nconsole.log((2 + 3) * (2 + 3));\n"),
+        "{}",
+        sb.read("t.ts")
+    );
+
+    sb.write("m.py", "def f(x):\n    y = x * 2\n    return x * 2 + y\n");
+    let run = edit(
+        &sb,
+        json!({"file": "m.py", "refactor": "extract_variable", "selectionRange": range(2, 8, 2, 13),
+               "extractedName": "double", "replaceAll": true}),
+    );
+    ok(&run);
+    assert_eq!(
+        sb.read("m.py"),
+        "def f(x):\n    double = x * 2\n    y = double\n    return double + y\n"
+    );
+    // A call may have effects: extracting every occurrence is refused with why.
+    sb.write(
+        "n.py",
+        "def f(xs):\n    print(len(xs))\n    return len(xs) + 1\n",
+    );
+    let run = edit(
+        &sb,
+        json!({"file": "n.py", "refactor": "extract_variable", "selectionRange": range(2, 10, 2, 17),
+               "extractedName": "count", "replaceAll": true}),
+    );
+    assert!(
+        run.stdout.contains("replacing every occurrence"),
+        "{}",
+        run.stdout
+    );
+
+    // replaceAll belongs to the two extracts; an unknown name to inline is refused by name.
+    sb.write("t.ts", ts);
+    let run = sb.call_fails(
+        "file_edit",
+        json!({"file": "t.ts", "refactor": "extract_type", "selectionRange": range(1, 14, 1, 22),
+               "replaceAll": true}),
+        2,
+        &["replaceAll"],
+    );
+    assert_eq!(run.json["success"], json!(false));
+    let run = edit(
+        &sb,
+        json!({"file": "t.ts", "refactor": "inline_variable", "symbol": "missing"}),
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("missing"), "{}", run.stdout);
+    assert_eq!(sb.read("t.ts"), ts);
+}

@@ -119,6 +119,9 @@ pub struct Request {
     pub extracted_name: Option<String>,
     /// extract_type: a `type` alias (default) or an `interface`.
     pub type_kind: Option<filekit_semantic::extract_type::TypeKind>,
+    /// extract_variable / extract_constant: replace every identical occurrence in the same
+    /// scope too, not only the selected one.
+    pub replace_all: bool,
     pub dry_run: bool,
     pub preview: bool,
 }
@@ -212,8 +215,11 @@ fn check(req: &Request) -> Result<(), FkError> {
             }
         }
         _ => {
-            // inline_function also takes the function's name.
-            let named = k == RefactorKind::InlineFunction && req.symbol.is_some();
+            // inline_function and inline_variable also take the name.
+            let named = matches!(
+                k,
+                RefactorKind::InlineFunction | RefactorKind::InlineVariable
+            ) && req.symbol.is_some();
             if req.selection.is_none() && !named {
                 return Err(FkError::invalid(format!(
                     "{} needs `selectionRange`: {{startLine, startColumn, endLine, endColumn}}",
@@ -244,6 +250,14 @@ fn check(req: &Request) -> Result<(), FkError> {
     }
     if req.type_kind.is_some() && k != RefactorKind::ExtractType {
         return wrong("typeKind");
+    }
+    if req.replace_all
+        && !matches!(
+            k,
+            RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
+        )
+    {
+        return wrong("replaceAll");
     }
     if let Some(s) = req.selection
         && (s.end_line, s.end_column) < (s.start_line, s.start_column)
@@ -284,9 +298,15 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     // tsserver's extract to a type alias is the server's; an interface is asked for by name.
     let interface_ts = req.type_kind == Some(filekit_semantic::extract_type::TypeKind::Interface)
         && matches!(lang, Lang::TypeScript | Lang::Tsx);
+    // Every occurrence, and an inline by name, are this layer's own: the servers extract the
+    // selection only and inline at a position.
+    let own = req.replace_all
+        || (req.refactor == RefactorKind::InlineVariable
+            && req.selection.is_none()
+            && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript));
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
-        _ if interface_ts => syntactic(ws, &req, lang, &src),
+        _ if interface_ts || own => syntactic(ws, &req, lang, &src),
         // pyright offers no extract refactors: Python's are done on the syntax trees, server
         // or not (issue 28).
         _ if lang == Lang::Python
@@ -575,13 +595,17 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
             let name = req.extracted_name.clone().unwrap_or_else(|| default.into());
             let x = match (lang, constant) {
                 (Lang::Python, false) => {
-                    python_extract::extract_variable(text, start..end, &name, false)?
+                    python_extract::extract_variable(text, start..end, &name, req.replace_all)?
                 }
                 (Lang::Python, true) => {
-                    python_extract::extract_constant(text, start..end, &name, false)?
+                    python_extract::extract_constant(text, start..end, &name, req.replace_all)?
                 }
-                (_, false) => extract::extract_variable(lang, text, start..end, &name, false)?,
-                (_, true) => extract::extract_constant(lang, text, start..end, &name, false)?,
+                (_, false) => {
+                    extract::extract_variable(lang, text, start..end, &name, req.replace_all)?
+                }
+                (_, true) => {
+                    extract::extract_constant(lang, text, start..end, &name, req.replace_all)?
+                }
             };
             plan.symbol = Some(name);
             plan.files
@@ -630,10 +654,14 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         RefactorKind::InlineVariable => {
-            let sel = req.selection.expect("checked");
-            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
-            let x =
-                filekit_semantic::inline_variable::inline_variable(lang, text, &Target::At(at))?;
+            let target = match (req.selection, &req.symbol) {
+                (Some(sel), _) => {
+                    Target::At(byte_at(text, sel.start_line, sel.start_column, "start")?)
+                }
+                (None, Some(name)) => Target::Name(name.clone()),
+                (None, None) => unreachable!("checked"),
+            };
+            let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
             plan.symbol = Some(x.name);
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
