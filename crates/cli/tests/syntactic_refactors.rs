@@ -248,3 +248,44 @@ fn every_occurrence_and_inline_by_name() {
     assert!(run.stdout.contains("missing"), "{}", run.stdout);
     assert_eq!(sb.read("t.ts"), ts);
 }
+
+/// `extractedName` is checked by the file's language: `delete` names a Python variable but
+/// not a JavaScript one, `$total` the reverse.
+#[test]
+fn the_extracted_name_follows_the_files_language() {
+    let sb = Sandbox::new();
+    sb.write("m.py", "def f(x):\n    return x * 2 + 1\n");
+    let run = edit(
+        &sb,
+        json!({"file": "m.py", "refactor": "extract_variable", "selectionRange": range(2, 11, 2, 16),
+               "extractedName": "delete"}),
+    );
+    ok(&run);
+    assert_eq!(
+        sb.read("m.py"),
+        "def f(x):\n    delete = x * 2\n    return delete + 1\n"
+    );
+    sb.write("m.js", "function f(x) {\n  return x * 2 + 1;\n}\n");
+    let run = sb.call_fails(
+        "file_edit",
+        json!({"file": "m.js", "refactor": "extract_variable", "selectionRange": range(2, 9, 2, 14),
+               "extractedName": "delete"}),
+        2,
+        &["extractedName"],
+    );
+    assert_eq!(run.json["success"], json!(false));
+    let run = edit(
+        &sb,
+        json!({"file": "m.js", "refactor": "extract_variable", "selectionRange": range(2, 9, 2, 14),
+               "extractedName": "$total"}),
+    );
+    ok(&run);
+    let run = sb.call_fails(
+        "file_edit",
+        json!({"file": "m.py", "refactor": "extract_variable", "selectionRange": range(3, 11, 3, 17),
+               "extractedName": "$total"}),
+        2,
+        &["extractedName"],
+    );
+    assert_eq!(run.json["success"], json!(false));
+}

@@ -241,7 +241,13 @@ fn check(req: &Request) -> Result<(), FkError> {
                 ) {
                     return wrong("extractedName");
                 }
-                syn::check_identifier(n).map_err(|e| FkError {
+                // Each language's own rules: `delete` is a fine Python name, `$x` a JS one.
+                let checked = if crate::python_refactor::is_python(&req.file) {
+                    filekit_semantic::python_refactor::check_identifier(n)
+                } else {
+                    syn::check_identifier(n)
+                };
+                checked.map_err(|e| FkError {
                     message: format!("extractedName: {}", e.message),
                     ..e
                 })?;
