@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, HashSet};
 use tree_sitter::{Node, Tree};
 
 mod imports;
+pub mod inline_variable;
 mod rename;
 mod scopes;
 
