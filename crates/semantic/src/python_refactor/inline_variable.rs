@@ -724,7 +724,8 @@ mod tests {
         refused(&f("    v = 2\n"), "v", "assigned again at line 3");
         refused(&f("    if (v := 2):\n        pass\n"), "v", "`:=`");
         refused(&f("    del v\n"), "v", "`del`");
-        refused(&f("    def g():\n        nonlocal v\n        v = 1\n"), "f.v", "`nonlocal`");
+        refused(&f("    def g():\n        nonlocal v\n        v = 1\n"), "f.v", "assigned again at line 5");
+        refused(&f("    def g():\n        nonlocal v\n        print(v)\n"), "v", "`nonlocal`");
         refused(&f("    try:\n        pass\n    except E as v:\n        pass\n"), "v", "`except");
         refused(&f("    import v\n"), "v", "imported");
         refused("LIMIT = 3\nprint(LIMIT)\n", "LIMIT", "public module-level name");
