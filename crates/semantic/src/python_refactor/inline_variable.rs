@@ -43,6 +43,9 @@ fn binding_construct(n: Node) -> &'static str {
             "as_pattern" if p.parent().is_some_and(|g| g.kind() == "with_item") => {
                 return "bound by `with ... as`";
             }
+            "as_pattern" if p.parent().is_some_and(|g| g.kind() == "except_clause") => {
+                return "bound by `except ... as`";
+            }
             "as_pattern" | "case_clause" | "case_pattern" => return "bound by a `case` pattern",
             "named_expression" => return "assigned by `:=`",
             "function_definition" => {
@@ -112,9 +115,9 @@ fn first_iterable(c: Node, child: Node) -> bool {
         .named_children(&mut cur)
         .find(|x| x.kind() == "for_in_clause");
     first.is_some_and(|f| {
-        f.child_by_field_name("right")
-            .is_some_and(|r| r.start_byte() <= child.start_byte() && child.end_byte() <= r.end_byte())
-            && f.start_byte() <= child.start_byte()
+        f.child_by_field_name("right").is_some_and(|r| {
+            r.start_byte() <= child.start_byte() && child.end_byte() <= r.end_byte()
+        }) && f.start_byte() <= child.start_byte()
             && child.end_byte() <= f.end_byte()
     })
 }
@@ -175,8 +178,13 @@ fn is_primary(kind: &str) -> bool {
 fn is_open_context(p: Node, u: Node) -> bool {
     match p.kind() {
         "assignment" => field_is(p, "right", u),
-        "return_statement" | "argument_list" | "parenthesized_expression" | "list" | "set"
-        | "tuple" | "expression_list" => true,
+        "return_statement"
+        | "argument_list"
+        | "parenthesized_expression"
+        | "list"
+        | "set"
+        | "tuple"
+        | "expression_list" => true,
         "keyword_argument" | "pair" => field_is(p, "value", u),
         "subscript" => field_is(p, "subscript", u),
         "if_statement" | "while_statement" | "elif_clause" => field_is(p, "condition", u),
@@ -214,11 +222,16 @@ fn replacement(text: &str, init: Node, u: Node) -> Result<String, FkError> {
             init.kind(),
             "identifier" | "call" | "attribute" | "subscript" | "integer" | "float"
         );
-        return Ok(if plain { t.to_string() } else { format!("({t})") });
+        return Ok(if plain {
+            t.to_string()
+        } else {
+            format!("({t})")
+        });
     }
     let paren = match init.kind() {
-        "expression_list" => !(matches!(p.kind(), "assignment" | "return_statement")
-            && is_open_context(p, u)),
+        "expression_list" => {
+            !(matches!(p.kind(), "assignment" | "return_statement") && is_open_context(p, u))
+        }
         "named_expression" | "yield" => true,
         "lambda" => !matches!(
             p.kind(),
@@ -228,7 +241,11 @@ fn replacement(text: &str, init: Node, u: Node) -> Result<String, FkError> {
         "concatenated_string" => !is_open_context(p, u),
         k => !is_primary(k) && !is_open_context(p, u),
     };
-    Ok(if paren { format!("({t})") } else { t.to_string() })
+    Ok(if paren {
+        format!("({t})")
+    } else {
+        t.to_string()
+    })
 }
 
 /// The assignment statement's removal: its lines when it is alone on them (a `pass` when its
@@ -304,7 +321,9 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         Binding::Name(s) => s,
         Binding::ClassAttr(_) => {
             return Err(invalid(
-                format!("`{name}` is a class attribute: other code reads it through the class or its instances"),
+                format!(
+                    "`{name}` is a class attribute: other code reads it through the class or its instances"
+                ),
                 HINT,
             ));
         }
@@ -316,11 +335,17 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         .filter(|o| o.binding)
         .collect();
     let Some(first) = bindings.first() else {
-        return Err(invalid(format!("`{name}` is not assigned in this file"), HINT));
+        return Err(invalid(
+            format!("`{name}` is not assigned in this file"),
+            HINT,
+        ));
     };
     let decl = node_at(&tree, first).ok_or_else(|| {
         invalid(
-            format!("`{name}` (line {}) is imported, not assigned", line(text, first.start)),
+            format!(
+                "`{name}` (line {}) is imported, not assigned",
+                line(text, first.start)
+            ),
             HINT,
         )
     })?;
@@ -358,8 +383,7 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             HINT,
         ));
     }
-    if scope == 0 && (!name.starts_with('_') || (name.starts_with("__") && name.ends_with("__")))
-    {
+    if scope == 0 && (!name.starts_with('_') || (name.starts_with("__") && name.ends_with("__"))) {
         return Err(invalid(
             format!(
                 "`{name}` (line {at_line}) is a public module-level name: other modules may import it"
@@ -425,7 +449,10 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             "nonlocal_statement" => return refuse("declared `nonlocal`"),
             "dotted_name" => {
                 return Err(invalid(
-                    format!("`{name}` is used in a `case` pattern at line {}", line(text, o.start)),
+                    format!(
+                        "`{name}` is used in a `case` pattern at line {}",
+                        line(text, o.start)
+                    ),
                     "keep the variable",
                 ));
             }
@@ -460,7 +487,8 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             ));
         }
     }
-    let effect = crate::python_extract::effect_at(init).or_else(|| crate::python_extract::fresh_at(init));
+    let effect =
+        crate::python_extract::effect_at(init).or_else(|| crate::python_extract::fresh_at(init));
     if let Some(e) = effect {
         if uses.len() != 1 {
             return Err(invalid(
@@ -533,9 +561,8 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         }
         found
     };
-    let mutable = effect.is_some()
-        || reads_objects
-        || reads.iter().any(|(o, r)| rebound_at(o, *r).len() > 1);
+    let mutable =
+        effect.is_some() || reads_objects || reads.iter().any(|(o, r)| rebound_at(o, *r).len() > 1);
     if mutable {
         // From the assignment to the last use, and through every loop a use is in.
         let mut end = 0;
@@ -557,7 +584,11 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
                         "`{name}`'s value may change before its use inside a nested function at line {}: `{}` reads {}",
                         line(text, u.start_byte()),
                         quote(text, init),
-                        if reads_objects { "an attribute or item" } else { "a name that is assigned again" }
+                        if reads_objects {
+                            "an attribute or item"
+                        } else {
+                            "a name that is assigned again"
+                        }
                     ),
                     "inline a variable whose initializer reads nothing that changes",
                 ));
@@ -625,9 +656,9 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             if here != *there {
                 let decl_line = here
                     .and_then(|h| {
-                        a.occs
-                            .iter()
-                            .find(|x| x.binding && x.name == o.name && a.resolve(x.scope, &x.name) == Some(h))
+                        a.occs.iter().find(|x| {
+                            x.binding && x.name == o.name && a.resolve(x.scope, &x.name) == Some(h)
+                        })
                     })
                     .map_or(0, |x| line(text, x.start));
                 return Err(FkError::new(
@@ -645,7 +676,11 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
     }
     let mut cuts = Vec::new();
     for (u, _) in &uses {
-        cuts.push(Cut::new(u.start_byte(), u.end_byte(), replacement(text, init, *u)?));
+        cuts.push(Cut::new(
+            u.start_byte(),
+            u.end_byte(),
+            replacement(text, init, *u)?,
+        ));
     }
     cuts.push(removal(text, stmt));
     Ok(Inlined {
@@ -685,7 +720,10 @@ mod tests {
             "def f(a):\n    n = 1\n    return n.real, (a, n), g((a, n))\n"
         );
         let src = "def f(a):\n    pair = a, 1\n    return g(pair)\n";
-        assert_eq!(inline(src, "pair").unwrap(), "def f(a):\n    return g((a, 1))\n");
+        assert_eq!(
+            inline(src, "pair").unwrap(),
+            "def f(a):\n    return g((a, 1))\n"
+        );
         let src = "def f(c):\n    k = lambda v: v if c else 0\n    return k(1)\n";
         assert_eq!(
             inline(src, "k").unwrap(),
@@ -724,11 +762,27 @@ mod tests {
         refused(&f("    v = 2\n"), "v", "assigned again at line 3");
         refused(&f("    if (v := 2):\n        pass\n"), "v", "`:=`");
         refused(&f("    del v\n"), "v", "`del`");
-        refused(&f("    def g():\n        nonlocal v\n        v = 1\n"), "f.v", "assigned again at line 5");
-        refused(&f("    def g():\n        nonlocal v\n        print(v)\n"), "v", "`nonlocal`");
-        refused(&f("    try:\n        pass\n    except E as v:\n        pass\n"), "v", "`except");
+        refused(
+            &f("    def g():\n        nonlocal v\n        v = 1\n"),
+            "f.v",
+            "assigned again at line 5",
+        );
+        refused(
+            &f("    def g():\n        nonlocal v\n        print(v)\n"),
+            "v",
+            "`nonlocal`",
+        );
+        refused(
+            &f("    try:\n        pass\n    except E as v:\n        pass\n"),
+            "v",
+            "`except",
+        );
         refused(&f("    import v\n"), "v", "imported");
-        refused("LIMIT = 3\nprint(LIMIT)\n", "LIMIT", "public module-level name");
+        refused(
+            "LIMIT = 3\nprint(LIMIT)\n",
+            "LIMIT",
+            "public module-level name",
+        );
         refused("_n = 3\n__all__ = ['_n']\n", "_n", "`__all__`");
         refused("class C:\n    x = 1\n    y = x\n", "x", "class attribute");
         refused("def f(a):\n    return a\n", "a", "not assigned by a plain");
@@ -736,33 +790,89 @@ mod tests {
 
     #[test]
     fn uses_before_or_outside_the_block_are_refused() {
-        refused("def f(c):\n    if c:\n        v = 1\n    return v\n", "v", "outside the block");
-        refused("def f():\n    def g():\n        return v\n    v = 1\n    return g\n", "v", "before its assignment");
+        refused(
+            "def f(c):\n    if c:\n        v = 1\n    return v\n",
+            "v",
+            "outside the block",
+        );
+        refused(
+            "def f():\n    def g():\n        return v\n    v = 1\n    return g\n",
+            "v",
+            "before its assignment",
+        );
     }
 
     #[test]
     fn effects_used_other_than_once_or_deferred_are_refused() {
-        refused("def f(it):\n    v = next(it)\n    return v, v\n", "v", "used 2 times");
+        refused(
+            "def f(it):\n    v = next(it)\n    return v, v\n",
+            "v",
+            "used 2 times",
+        );
         refused("def f():\n    v = []\n    return v, v\n", "v", "new object");
         assert_eq!(
             inline("def f(it):\n    v = next(it)\n    return g(v)\n", "v").unwrap(),
             "def f(it):\n    return g(next(it))\n"
         );
-        refused("def f(it):\n    v = next(it)\n    step()\n    return v\n", "v", "`step()`");
-        refused("def f(it):\n    v = next(it)\n    return lambda: v\n", "v", "a function");
-        refused("def f(it, xs):\n    v = next(it)\n    for x in xs:\n        g(v)\n", "v", "a loop");
-        refused("def f(it, c):\n    v = next(it)\n    return c and v\n", "v", "`and`/`or`");
-        refused("def f(it):\n    v = next(it)\n    return [v for _ in range(3)]\n", "v", "comprehension");
-        refused("async def f(t):\n    v = await t\n    return v + v\n", "v", "used 2 times");
+        refused(
+            "def f(it):\n    v = next(it)\n    step()\n    return v\n",
+            "v",
+            "`step()`",
+        );
+        refused(
+            "def f(it):\n    v = next(it)\n    return lambda: v\n",
+            "v",
+            "a function",
+        );
+        refused(
+            "def f(it, xs):\n    v = next(it)\n    for x in xs:\n        g(v)\n",
+            "v",
+            "a loop",
+        );
+        refused(
+            "def f(it, c):\n    v = next(it)\n    return c and v\n",
+            "v",
+            "`and`/`or`",
+        );
+        refused(
+            "def f(it):\n    v = next(it)\n    return [v for _ in range(3)]\n",
+            "v",
+            "comprehension",
+        );
+        refused(
+            "async def f(t):\n    v = await t\n    return v + v\n",
+            "v",
+            "used 2 times",
+        );
     }
 
     #[test]
     fn values_that_may_change_before_a_use_are_refused() {
-        refused("def f(o):\n    n = o.count\n    bump(o)\n    return n\n", "n", "`bump(o)`");
-        refused("def f(o):\n    n = o.count\n    o.count = 2\n    return n\n", "n", "o.count = 2");
-        refused("def f(o):\n    n = o.count\n    return lambda: n\n", "n", "nested function");
-        refused("def f(o, xs):\n    n = o[0]\n    for x in xs:\n        g(n)\n        o[0] = x\n", "n", "o[0] = x");
-        refused("def f(a):\n    n = a\n    a = 2\n    return n\n", "n", "rebound at line 3");
+        refused(
+            "def f(o):\n    n = o.count\n    bump(o)\n    return n\n",
+            "n",
+            "`bump(o)`",
+        );
+        refused(
+            "def f(o):\n    n = o.count\n    o.count = 2\n    return n\n",
+            "n",
+            "o.count = 2",
+        );
+        refused(
+            "def f(o):\n    n = o.count\n    return lambda: n\n",
+            "n",
+            "nested function",
+        );
+        refused(
+            "def f(o, xs):\n    n = o[0]\n    for x in xs:\n        g(n)\n        o[0] = x\n",
+            "n",
+            "o[0] = x",
+        );
+        refused(
+            "def f(a):\n    n = a\n    a = 2\n    return n\n",
+            "n",
+            "rebound at line 3",
+        );
         assert_eq!(
             inline("def f(o):\n    n = o.count\n    return g(n)\n", "n").unwrap(),
             "def f(o):\n    return g(o.count)\n"
@@ -785,10 +895,20 @@ mod tests {
             inline("def f(:\n    x = 1\n", "x").unwrap_err().code,
             ErrorCode::ParseError
         );
-        assert_eq!(inline("x = 1\n", "nope").unwrap_err().code, ErrorCode::NotFound);
-        assert_eq!(inline("x = 1\n", "1x").unwrap_err().code, ErrorCode::InvalidArgument);
+        assert_eq!(
+            inline("x = 1\n", "nope").unwrap_err().code,
+            ErrorCode::NotFound
+        );
+        assert_eq!(
+            inline("x = 1\n", "1x").unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
         let e = inline_variable("print(len)\n", &Target::At(7)).unwrap_err();
         assert_eq!(e.code, ErrorCode::NotFound);
-        refused("def f(s):\n    q = 'a'\n    return f\"{q}\"\n", "q", "f-string");
+        refused(
+            "def f(s):\n    q = 'a'\n    return f\"{q}\"\n",
+            "q",
+            "f-string",
+        );
     }
 }
