@@ -391,7 +391,7 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             "inline a function's local variable, or a module-level name starting with `_`",
         ));
     }
-    for o in &bindings[1..] {
+    if let Some(o) = bindings.get(1) {
         let what = node_at(&tree, o).map_or("bound again", binding_construct);
         return Err(invalid(
             format!(
