@@ -356,7 +356,7 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         .ok_or_else(|| {
             invalid(
                 format!(
-                    "`{name}` (line {at_line}) is not assigned by a plain `{name} = value`: it is {}",
+                    "`{name}` is {} at line {at_line}: only a name whose one binding is a plain `{name} = value` is inlined",
                     binding_construct(decl)
                 ),
                 HINT,
@@ -785,7 +785,7 @@ mod tests {
         );
         refused("_n = 3\n__all__ = ['_n']\n", "_n", "`__all__`");
         refused("class C:\n    x = 1\n    y = x\n", "x", "class attribute");
-        refused("def f(a):\n    return a\n", "a", "not assigned by a plain");
+        refused("def f(a):\n    return a\n", "a", "a parameter at line 1");
     }
 
     #[test]
