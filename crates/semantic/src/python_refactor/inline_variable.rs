@@ -566,6 +566,7 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
     if mutable {
         // From the assignment to the last use, and through every loop a use is in.
         let mut end = 0;
+        let mut in_loop = false;
         for (u, s) in &uses {
             end = end.max(u.start_byte());
             let mut cur = u.parent();
@@ -575,6 +576,7 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
                 }
                 if LOOPS.contains(&x.kind()) || is_comprehension(x.kind()) {
                     end = end.max(x.end_byte());
+                    in_loop = true;
                 }
                 cur = x.parent();
             }
@@ -630,14 +632,31 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
                     }
                     hit
                 });
-            // `f(name)`: the call runs after its arguments, as the initializer did.
+            // `f(name)` as the last use: the call runs after its arguments, as the initializer
+            // did (a use after it, or in the loop's next round, would see what it changed).
             let encloses_use = n.kind() == "call"
+                && !in_loop
                 && uses.iter().any(|(u, _)| {
                     n.child_by_field_name("arguments").is_some_and(|args| {
                         args.start_byte() <= u.start_byte() && u.end_byte() <= args.end_byte()
                     })
+                })
+                && !uses.iter().any(|(u, _)| u.start_byte() >= n.end_byte());
+            // With effects, the initializer ran before what reads state between it and its
+            // use; inlined, it runs after (`v = xs.pop(); return xs[0] + v`).
+            let read_before = effect.is_some()
+                && matches!(n.kind(), "attribute" | "subscript")
+                && uses.iter().any(|(u, _)| n.end_byte() <= u.start_byte())
+                && !n.parent().is_some_and(|p| {
+                    p.kind() == "call"
+                        && field_is(p, "function", n)
+                        && uses.iter().any(|(u, _)| {
+                            p.child_by_field_name("arguments").is_some_and(|a| {
+                                a.start_byte() <= u.start_byte() && u.end_byte() <= a.end_byte()
+                            })
+                        })
                 });
-            if (effect_node(n) && !encloses_use) || writes_object {
+            if (effect_node(n) && !encloses_use) || writes_object || read_before {
                 return Err(invalid(
                     format!(
                         "`{name}`'s value may change before its use: `{}` (line {}) runs between the assignment and a use",
@@ -872,6 +891,26 @@ mod tests {
             "def f(a):\n    n = a\n    a = 2\n    return n\n",
             "n",
             "rebound at line 3",
+        );
+        refused(
+            "def f(o, xs):\n    n = o.count\n    for x in xs:\n        log(n)\n",
+            "n",
+            "`log(n)`",
+        );
+        refused(
+            "def f(xs):\n    v = xs.pop()\n    return xs[0] + v\n",
+            "v",
+            "`xs[0]`",
+        );
+        assert_eq!(
+            inline("def f(xs):\n    v = xs.pop()\n    self.log(v)\n", "v").unwrap(),
+            "def f(xs):\n    self.log(xs.pop())\n"
+        );
+        // A call around the first use runs before the second.
+        refused(
+            "def f(o):\n    n = o.count\n    log(n)\n    return n\n",
+            "n",
+            "`log(n)`",
         );
         assert_eq!(
             inline("def f(o):\n    n = o.count\n    return g(n)\n", "n").unwrap(),
