@@ -202,6 +202,7 @@ class Python:
         self.dir = dir
         if not (URLLIB3 / "__init__.py").is_file():
             sys.exit(f"{URLLIB3} is missing: run scripts/setup-test-deps")
+        self.package = "urllib3"
         shutil.copytree(URLLIB3, dir / "urllib3", ignore=shutil.ignore_patterns("__pycache__"))
         self.files = sorted(str(p.relative_to(dir)) for p in (dir / "urllib3").rglob("*.py"))
         self.modules = [
@@ -263,11 +264,11 @@ class Python:
     def problems(self) -> collections.Counter:
         found = collections.Counter()
         py = sys.executable
-        c = subprocess.run([py, "-m", "compileall", "-q", "urllib3"], cwd=self.dir, capture_output=True, text=True)
+        c = subprocess.run([py, "-m", "compileall", "-q", self.package], cwd=self.dir, capture_output=True, text=True)
         for line in c.stdout.splitlines():
             if line.startswith("***") or "Error" in line:
                 found[("compileall", re.sub(r"line \d+", "line N", line))] += 1
-        f = subprocess.run([py, "-m", "pyflakes", "urllib3"], cwd=self.dir, capture_output=True, text=True)
+        f = subprocess.run([py, "-m", "pyflakes", self.package], cwd=self.dir, capture_output=True, text=True)
         for line in (f.stdout + f.stderr).splitlines():
             m = re.match(r"^([^:]+):\d+:(?:\d+:)? (.*)$", line)
             # Messages name other lines ("redefinition of unused 'x' from line 539"), which move.
@@ -379,9 +380,10 @@ class Coroutines(Python):
 
     def __init__(self, dir: Path):
         self.dir = dir
-        (dir / "urllib3").mkdir(parents=True)
-        (dir / "urllib3/coroutines.py").write_text(coroutine_program())
-        self.files = ["urllib3/coroutines.py"]
+        self.package = "coroutines"
+        (dir / "coroutines").mkdir(parents=True)
+        (dir / "coroutines/program.py").write_text(coroutine_program())
+        self.files = ["coroutines/program.py"]
         self.modules = []
 
     def candidates(self) -> list[Selection]:
