@@ -487,6 +487,26 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             ));
         }
     }
+    // `x = (y := f())`: inlined, `y` would be bound later, after code that may read it.
+    let mut stack = vec![init];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "named_expression" {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s initializer binds a name by `:=` (`{}`, line {}): inlined, it would bind it later",
+                    quote(text, x),
+                    line(text, x.start_byte())
+                ),
+                "keep the variable, or move the `:=` out of its initializer first",
+            ));
+        }
+        // A lambda's `:=` binds in the lambda; a comprehension's binds here.
+        if x.kind() == "lambda" {
+            continue;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
     let effect =
         crate::python_extract::effect_at(init).or_else(|| crate::python_extract::fresh_at(init));
     if let Some(e) = effect {
@@ -905,6 +925,11 @@ mod tests {
         assert_eq!(
             inline("def f(xs):\n    v = xs.pop()\n    self.log(v)\n", "v").unwrap(),
             "def f(xs):\n    self.log(xs.pop())\n"
+        );
+        refused(
+            "def f():\n    x = (y := 1)\n    z = y\n    return x, z\n",
+            "x",
+            "by `:=`",
         );
         // A call around the first use runs before the second.
         refused(
