@@ -288,6 +288,27 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
                 HINT,
             ));
         };
+        if matches!(
+            operand.kind(),
+            "list"
+                | "tuple"
+                | "set"
+                | "dictionary"
+                | "string"
+                | "concatenated_string"
+                | "list_comprehension"
+                | "set_comprehension"
+                | "dictionary_comprehension"
+                | "generator_expression"
+        ) {
+            return Err(invalid(
+                format!(
+                    "`{}` at line {yl} delegates to an iterable, not an awaitable: `{name}` is a generator",
+                    quote(text, *y)
+                ),
+                HINT,
+            ));
+        }
         if operand.kind() == "call"
             && let Some(f) = operand.child_by_field_name("function")
             && f.kind() == "identifier"
@@ -473,6 +494,9 @@ mod tests {
         let src = "import types\n@types.coroutine\ndef f():\n    yield from g()\ndef caller():\n    yield from f()\n";
         let e = convert(src, "def f").unwrap_err();
         assert!(e.message.contains("delegated to"), "{}", e.message);
+        let src = "import types\n@types.coroutine\ndef f():\n    yield from [1, 2]\n";
+        let e = convert(src, "def").unwrap_err();
+        assert!(e.message.contains("an iterable"), "{}", e.message);
         let e = convert("async def f():\n    pass\n", "f").unwrap_err();
         assert!(e.message.contains("already `async`"), "{}", e.message);
         assert_eq!(
