@@ -197,7 +197,13 @@ fn is_open_context(p: Node, u: Node) -> bool {
 fn replacement(text: &str, init: Node, u: Node) -> Result<String, FkError> {
     let t = &text[init.byte_range()];
     let p = u.parent().expect("a use has a parent");
-    if p.kind() == "interpolation" {
+    let mut in_fstring = false;
+    let mut cur = Some(p);
+    while let Some(x) = cur.filter(|x| !matches!(x.kind(), "block" | "module")) {
+        in_fstring |= x.kind() == "interpolation";
+        cur = x.parent();
+    }
+    if in_fstring {
         let mut strings = Vec::new();
         let mut stack = vec![init];
         while let Some(x) = stack.pop() {
@@ -222,11 +228,13 @@ fn replacement(text: &str, init: Node, u: Node) -> Result<String, FkError> {
             init.kind(),
             "identifier" | "call" | "attribute" | "subscript" | "integer" | "float"
         );
-        return Ok(if plain {
-            t.to_string()
-        } else {
-            format!("({t})")
-        });
+        if p.kind() == "interpolation" {
+            return Ok(if plain {
+                t.to_string()
+            } else {
+                format!("({t})")
+            });
+        }
     }
     let paren = match init.kind() {
         "expression_list" => {
@@ -973,6 +981,19 @@ mod tests {
             "def f(s):\n    q = 'a'\n    return f\"{q}\"\n",
             "q",
             "f-string",
+        );
+        refused(
+            "def f(s):\n    q = 'a'\n    return f\"{q if s else 1}\"\n",
+            "q",
+            "f-string",
+        );
+        assert_eq!(
+            inline(
+                "def f(s):\n    q = s + 1\n    return f\"{q if s else 1}{q}\"\n",
+                "q"
+            )
+            .unwrap(),
+            "def f(s):\n    return f\"{(s + 1) if s else 1}{(s + 1)}\"\n"
         );
     }
 }
