@@ -94,6 +94,45 @@ fn inline_variable_in_python_by_position_and_by_name() {
     );
 }
 
+/// A private module-level name is inlined only when no other module imports it.
+#[test]
+fn a_module_level_name_is_inlined_unless_another_module_imports_it() {
+    let sb = Sandbox::new();
+    sb.write("pkg/__init__.py", "")
+        .write(
+            "pkg/conf.py",
+            "_RATE = 3\n_UNIT = 2\n\n\ndef cost(n):\n    return n * _RATE * _UNIT\n",
+        )
+        .write(
+            "pkg/use.py",
+            "from .conf import _RATE, cost\n\nprint(cost(2), _RATE)\n",
+        )
+        .write("main.py", "import pkg.conf\n\nprint(pkg.conf.cost(1))\n");
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "pkg/conf.py", "refactor": "inline_variable", "symbol": "_RATE"}),
+        1,
+        &["`_RATE` is imported by pkg/use.py"],
+    );
+    ok(&sb.call(
+        "file_edit",
+        json!({"file": "pkg/conf.py", "refactor": "inline_variable", "symbol": "_UNIT"}),
+    ));
+    assert_eq!(
+        sb.read("pkg/conf.py"),
+        "_RATE = 3\n\n\ndef cost(n):\n    return n * _RATE * 2\n"
+    );
+    assert_eq!(run_python(&sb, "main.py"), "6\n");
+    sb.write("main.py", "import pkg.conf\n\nprint(pkg.conf._RATE)\n");
+    sb.write("pkg/use.py", "");
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "pkg/conf.py", "refactor": "inline_variable", "symbol": "_RATE"}),
+        1,
+        &["`_RATE` is imported by main.py"],
+    );
+}
+
 #[test]
 fn convert_to_async_in_python_keeps_what_the_program_prints() {
     let sb = Sandbox::new();

@@ -669,19 +669,26 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
                 (None, Some(name)) => Target::Name(name.clone()),
                 (None, None) => unreachable!("checked"),
             };
-            let x = if lang == Lang::Python {
+            let (name, splices) = if lang == Lang::Python {
                 use filekit_semantic::python_refactor::Target as PyTarget;
                 let target = match target {
                     Target::At(at) => PyTarget::At(at),
                     Target::Name(n) => PyTarget::Name(n),
                 };
-                filekit_semantic::python_refactor::inline_variable::inline_variable(text, &target)?
+                let x = filekit_semantic::python_refactor::inline_variable::inline_variable(
+                    text, &target,
+                )?;
+                if x.module_level {
+                    crate::python_refactor::not_imported(ws, &req.file, &x.name)?;
+                }
+                (x.name, x.splices)
             } else {
-                filekit_semantic::inline_variable::inline_variable(lang, text, &target)?
+                let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
+                (x.name, x.splices)
             };
-            plan.symbol = Some(x.name);
+            plan.symbol = Some(name);
             plan.files
-                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+                .insert(req.file.clone(), (src.clone(), listed(&splices)));
         }
         RefactorKind::ConvertToArrow => {
             let sel = req.selection.expect("checked");

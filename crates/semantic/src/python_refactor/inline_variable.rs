@@ -18,7 +18,18 @@ use super::rename::Binding;
 use super::scopes::*;
 use super::*;
 use crate::extract::{field_is, invalid, line, quote, to_splices};
-pub use crate::inline_variable::Inlined;
+
+/// What inlining a variable did.
+#[derive(Debug, Clone)]
+pub struct Inlined {
+    pub splices: filekit_splices::Splices,
+    pub name: String,
+    /// Uses replaced.
+    pub uses: usize,
+    /// The name was a (private) module-level one: the caller checks that no other module
+    /// imports it.
+    pub module_level: bool,
+}
 use filekit_splices::Splice as Cut;
 
 const HINT: &str = "inline_variable inlines a name assigned once by `name = value`";
@@ -734,6 +745,7 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         splices: to_splices(text, cuts)?,
         name,
         uses: uses.len(),
+        module_level: scope == 0,
     })
 }
 
