@@ -31,6 +31,7 @@ pub struct Inlined {
     pub module_level: bool,
 }
 use filekit_splices::Splice as Cut;
+use std::collections::HashMap;
 
 const HINT: &str = "inline_variable inlines a name assigned once by `name = value`";
 
@@ -567,22 +568,38 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         // A name local to a lambda or comprehension of the initializer goes with it.
         .filter(|(o, r)| o.scope == decl_scope || *r == a.resolve(decl_scope, &o.name))
         .collect();
+    // Where each name the initializer reads is bound, augmented or deleted (computed once
+    // per name: an initializer may read thousands).
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, o) in a.occs.iter().enumerate() {
+        by_name.entry(o.name.as_str()).or_default().push(i);
+    }
+    let mut rebinds: HashMap<(&str, usize), Vec<usize>> = HashMap::new();
+    for (o, r) in &reads {
+        let Some(r) = *r else { continue };
+        rebinds.entry((o.name.as_str(), r)).or_insert_with(|| {
+            by_name[o.name.as_str()]
+                .iter()
+                .map(|&i| &a.occs[i])
+                .filter(|x| {
+                    x.kind != OccKind::All
+                        && a.resolve(x.scope, &x.name) == Some(r)
+                        && (x.binding
+                            || node_at(&tree, x).is_some_and(|n| {
+                                n.parent().is_some_and(|p| {
+                                    (p.kind() == "augmented_assignment" && field_is(p, "left", n))
+                                        || p.kind() == "delete_statement"
+                                })
+                            }))
+                })
+                .map(|x| x.start)
+                .collect()
+        });
+    }
     let rebound_at = |o: &Occ, r: Option<usize>| -> Vec<usize> {
-        let Some(r) = r else { return vec![] };
-        a.refs_of(r, &o.name)
-            .into_iter()
-            .filter(|&i| {
-                let x = &a.occs[i];
-                x.binding
-                    || node_at(&tree, x).is_some_and(|n| {
-                        n.parent().is_some_and(|p| {
-                            (p.kind() == "augmented_assignment" && field_is(p, "left", n))
-                                || p.kind() == "delete_statement"
-                        })
-                    })
-            })
-            .map(|i| a.occs[i].start)
-            .collect()
+        r.and_then(|r| rebinds.get(&(o.name.as_str(), r)))
+            .cloned()
+            .unwrap_or_default()
     };
     let reads_objects = {
         let mut stack = vec![init];
@@ -650,6 +667,22 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
                 ));
             }
         }
+        // The calls whose arguments hold a use, and where the last use starts.
+        let mut around_use = std::collections::HashSet::new();
+        for (u, _) in &uses {
+            let mut cur = u.parent();
+            while let Some(x) = cur.filter(|x| x.id() != block.id()) {
+                if x.kind() == "call"
+                    && x.child_by_field_name("arguments").is_some_and(|args| {
+                        args.start_byte() <= u.start_byte() && u.end_byte() <= args.end_byte()
+                    })
+                {
+                    around_use.insert(x.id());
+                }
+                cur = x.parent();
+            }
+        }
+        let last_use = uses.iter().map(|(u, _)| u.start_byte()).max().unwrap_or(0);
         let mut stack = vec![tree.root_node()];
         while let Some(n) = stack.pop() {
             if n.end_byte() <= stmt.end_byte() || n.start_byte() >= end {
@@ -673,28 +706,15 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
                 });
             // `f(name)` as the last use: the call runs after its arguments, as the initializer
             // did (a use after it, or in the loop's next round, would see what it changed).
-            let encloses_use = n.kind() == "call"
-                && !in_loop
-                && uses.iter().any(|(u, _)| {
-                    n.child_by_field_name("arguments").is_some_and(|args| {
-                        args.start_byte() <= u.start_byte() && u.end_byte() <= args.end_byte()
-                    })
-                })
-                && !uses.iter().any(|(u, _)| u.start_byte() >= n.end_byte());
+            let encloses_use = !in_loop && around_use.contains(&n.id()) && last_use < n.end_byte();
             // With effects, the initializer ran before what reads state between it and its
             // use; inlined, it runs after (`v = xs.pop(); return xs[0] + v`).
             let read_before = effect.is_some()
                 && matches!(n.kind(), "attribute" | "subscript")
-                && uses.iter().any(|(u, _)| n.end_byte() <= u.start_byte())
-                && !n.parent().is_some_and(|p| {
-                    p.kind() == "call"
-                        && field_is(p, "function", n)
-                        && uses.iter().any(|(u, _)| {
-                            p.child_by_field_name("arguments").is_some_and(|a| {
-                                a.start_byte() <= u.start_byte() && u.end_byte() <= a.end_byte()
-                            })
-                        })
-                });
+                && n.end_byte() <= last_use
+                && !n
+                    .parent()
+                    .is_some_and(|p| field_is(p, "function", n) && around_use.contains(&p.id()));
             if (effect_node(n) && !encloses_use) || writes_object || read_before {
                 return Err(invalid(
                     format!(
@@ -707,9 +727,17 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             }
         }
     }
-    // Shadowing: every name of the initializer means the same at each use.
-    for (o, there) in &reads {
-        for (u, s) in &uses {
+    // Shadowing: every name of the initializer means the same at each use (each name and
+    // each scope of a use once).
+    let mut seen = std::collections::HashSet::new();
+    let distinct_reads: Vec<&(&Occ, Option<usize>)> = reads
+        .iter()
+        .filter(|(o, r)| seen.insert((o.name.as_str(), *r)))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    let use_scopes: Vec<&(Node, usize)> = uses.iter().filter(|(_, s)| seen.insert(*s)).collect();
+    for (o, there) in distinct_reads {
+        for (u, s) in use_scopes.iter().copied() {
             let here = a.resolve(*s, &o.name);
             if here != *there {
                 let decl_line = here
@@ -733,6 +761,23 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         }
     }
     let mut cuts = Vec::new();
+    // A long initializer used many times could make an edit of gigabytes: bounded here, the
+    // pipeline then holds the result to the size of a file.
+    let total = uses.len().saturating_mul(init.byte_range().len() + 2);
+    if total > crate::bounds::MAX_RESULT_BYTES {
+        return Err(FkError::too_large(
+            filekit_errors::Limit::ResultSize,
+            total as u64,
+            crate::bounds::MAX_RESULT_BYTES as u64,
+            format!(
+                "inlining `{name}` would write its {}-byte initializer at {} uses: {total} bytes, more than {}",
+                init.byte_range().len(),
+                uses.len(),
+                crate::bounds::MAX_RESULT_BYTES
+            ),
+        )
+        .with_hint("keep the variable"));
+    }
     for (u, _) in &uses {
         cuts.push(Cut::new(
             u.start_byte(),
@@ -971,6 +1016,15 @@ mod tests {
         assert!(e.message.contains("bound at line 3"), "{}", e.message);
         let src = "def f(x):\n    b = x\n    return [b for x in range(3)]\n";
         assert_eq!(inline(src, "b").unwrap_err().code, ErrorCode::Conflict);
+    }
+
+    #[test]
+    fn an_edit_past_the_result_bound_is_refused_before_it_is_built() {
+        let init = format!("({})", vec!["a"; 2100].join(", "));
+        let src = format!("def f(a):\n    v = {init}\n{}", "    g(v)\n".repeat(8000));
+        let e = inline(&src, "v").unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
+        assert!(e.message.contains("at 8000 uses"), "{}", e.message);
     }
 
     #[test]
