@@ -12,6 +12,8 @@ whether the code base still compiles:
   edit re-checks what the edit can affect, as `tsc --watch` does).
 - Python: urllib3 2.2.3's modules; `python -m compileall`, pyflakes (no new message) and
   importing every module of the package (no module that imported before fails).
+- Python's convert_to_async: a generated program of generator-based coroutines
+  (`coroutine_program`; urllib3 has none), judged the same way and by what it prints when run.
 
 Every selection is applied to the pristine corpus: selections are taken in batches of distinct
 files (so they cannot interact), each applied one at a time, the batch judged by one compiler
@@ -50,10 +52,10 @@ URLLIB3 = REPO / ".test-deps/python/urllib3-2.2.3/urllib3"
 KINDS = {
     "extract_variable": (("ts", "py"), "extractedValue"),
     "extract_constant": (("ts", "py"), "EXTRACTED_VALUE"),
-    "inline_variable": (("ts",), None),
+    "inline_variable": (("ts", "py"), None),
     "convert_to_arrow": (("ts",), None),
     "extract_type": (("ts",), "ExtractedType"),
-    "convert_to_async": (("ts",), None),
+    "convert_to_async": (("ts", "py"), None),
 }
 BATCH = 40
 
@@ -200,6 +202,7 @@ class Python:
         self.dir = dir
         if not (URLLIB3 / "__init__.py").is_file():
             sys.exit(f"{URLLIB3} is missing: run scripts/setup-test-deps")
+        self.package = "urllib3"
         shutil.copytree(URLLIB3, dir / "urllib3", ignore=shutil.ignore_patterns("__pycache__"))
         self.files = sorted(str(p.relative_to(dir)) for p in (dir / "urllib3").rglob("*.py"))
         self.modules = [
@@ -245,16 +248,27 @@ class Python:
                     # A module constant is evaluated once, at import: a call is always refused.
                     if not isinstance(n, ast.Call):
                         out.append(Selection("extract_constant", f, *s))
-        return out
+            # inline_variable: every simple local assignment (`name = value` in a function).
+            for fn in ast.walk(tree):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for n in ast.walk(fn):
+                    if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                        t = n.targets[0]
+                        s = (t.lineno, col(t.lineno, t.col_offset), t.end_lineno, col(t.end_lineno, t.end_col_offset))
+                        out.append(Selection("inline_variable", f, *s))
+        # A name assigned in a function nested in another is found twice by ast.walk.
+        unique = {(c.kind, c.file, c.start_line, c.start_column, c.end_line, c.end_column): c for c in out}
+        return list(unique.values())
 
     def problems(self) -> collections.Counter:
         found = collections.Counter()
         py = sys.executable
-        c = subprocess.run([py, "-m", "compileall", "-q", "urllib3"], cwd=self.dir, capture_output=True, text=True)
+        c = subprocess.run([py, "-m", "compileall", "-q", self.package], cwd=self.dir, capture_output=True, text=True)
         for line in c.stdout.splitlines():
             if line.startswith("***") or "Error" in line:
                 found[("compileall", re.sub(r"line \d+", "line N", line))] += 1
-        f = subprocess.run([py, "-m", "pyflakes", "urllib3"], cwd=self.dir, capture_output=True, text=True)
+        f = subprocess.run([py, "-m", "pyflakes", self.package], cwd=self.dir, capture_output=True, text=True)
         for line in (f.stdout + f.stderr).splitlines():
             m = re.match(r"^([^:]+):\d+:(?:\d+:)? (.*)$", line)
             # Messages name other lines ("redefinition of unused 'x' from line 539"), which move.
@@ -271,6 +285,119 @@ class Python:
         i = subprocess.run([py, "-c", probe, *self.modules], cwd=self.dir, capture_output=True, text=True)
         for line in i.stdout.splitlines():
             found[("import", line)] += 1
+        return found
+
+
+def coroutine_program(n: int = 36) -> str:
+    """A program of generator-based coroutines (`@types.coroutine`, `yield from`; asyncio's
+    decorator is gone since Python 3.11) of every shape convert_to_async converts or refuses,
+    each called from `main` and printing what it returns, so that a conversion that changes a
+    meaning changes what the program prints. Deterministic: the same program every run."""
+    import random
+
+    rnd = random.Random(28)
+    out = [
+        "import asyncio",
+        "import types",
+        "from types import coroutine",
+        "",
+        "LOG = []",
+        "",
+        "",
+        "def traced(f):",
+        "    LOG.append(f.__name__)",
+        "    return f",
+        "",
+        "",
+        "@types.coroutine",
+        "def tick():",
+        "    yield",
+        "",
+        "",
+        "def plain(n):",
+        "    yield n",
+        "",
+        "",
+        "@types.coroutine",
+        "def c0(x):",
+        "    yield from tick()",
+        "    return x + 1",
+    ]
+    runnable = ["c0"]
+    for i in range(1, n):
+        j, k = rnd.choice(runnable), rnd.choice(runnable)
+        shape = i % 12
+        deco = ["@types.coroutine"]
+        run = True
+        if shape == 0:
+            body = [f"v = yield from {j}(x + 1)", f"return v * 2 + {i}"]
+        elif shape == 1:
+            body = ["total = 0", "for k in range(2):", f"    total += yield from {j}(x + k)", f"return total - {i}"]
+        elif shape == 2:
+            body = [f"return (yield from {j}(x)) + (yield from {k}(x - 1))"]
+        elif shape == 3:
+            body = [f"v = yield from ({j}(x) if x % 2 else {k}(x))", f"return v + {i}"]
+        elif shape == 4:
+            body = [f"LOG.append({i})", "yield from tick()", "LOG.append(x)", "return len(LOG)"]
+        elif shape == 5:
+            # A bare yield: a generator, refused.
+            body = ["yield", f"return x + {i}"]
+        elif shape == 6:
+            # `yield from` in a nested function: refused.
+            body = ["def inner():", f"    yield from {j}(x)", f"return (yield from {j}(x)), inner"]
+            run = False
+        elif shape == 7:
+            body = [f"v = yield from {j}(x)", f"return -v + {i}"]
+            deco = ["@coroutine"]
+        elif shape == 8:
+            body = [f"v = yield from {j}(x)", f"return v * {i}"]
+            deco = ["@traced", "@types.coroutine"]
+        elif shape == 9:
+            body = ["try:", f"    v = yield from {j}(x)", "    if v % 3 == 0:", "        raise ValueError(v)",
+                    "except ValueError:", "    v = -1", f"return v + {i}"]
+        elif shape == 10:
+            # No `yield from`: `types.coroutine` leaves it a plain function; refused.
+            body = [f"return x * {i}"]
+            run = False
+        else:
+            # `yield from` a plain generator: refused (`await` takes no generator).
+            body = ["v = yield from plain(x)", "return v"]
+            run = False
+        out += ["", "", *deco, f"def c{i}(x):", *("    " + b for b in body)]
+        if run:
+            runnable.append(f"c{i}")
+    # A plain generator delegating to one of them: that one is refused.
+    out += ["", "", "def feeder(x):", f"    yield from {runnable[3]}(x)"]
+    out += ["", "", "async def main():"]
+    out += [f"    print({f!r}, await {f}({rnd.randint(1, 9)}))" for f in runnable]
+    out += ["    print(LOG)", "", "", "asyncio.run(main())", ""]
+    return "\n".join(out)
+
+
+class Coroutines(Python):
+    """A generated program of generator-based coroutines (`coroutine_program`): judged by
+    compileall, pyflakes and what the program prints when Python runs it, before and after."""
+
+    def __init__(self, dir: Path):
+        self.dir = dir
+        self.package = "coroutines"
+        (dir / "coroutines").mkdir(parents=True)
+        (dir / "coroutines/program.py").write_text(coroutine_program())
+        self.files = ["coroutines/program.py"]
+        self.modules = []
+
+    def candidates(self) -> list[Selection]:
+        tree = ast.parse((self.dir / self.files[0]).read_text())
+        return [
+            Selection("convert_to_async", self.files[0], n.lineno, n.col_offset + 4, n.lineno, n.col_offset + 4)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+
+    def problems(self) -> collections.Counter:
+        found = super().problems()
+        run = subprocess.run([sys.executable, self.files[0]], cwd=self.dir, capture_output=True, text=True, timeout=60)
+        found[("python prints", run.stdout + run.stderr)] += 1
         return found
 
 
@@ -402,7 +529,8 @@ def main() -> int:
     tallies = {(k, lang): Tally() for k in kinds for lang in KINDS[k][0] if lang in langs}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        for i, (lang, Corpus) in enumerate((("ts", TypeScript), ("ts", Chains), ("py", Python))):
+        corpora = (("ts", TypeScript), ("ts", Chains), ("py", Python), ("py", Coroutines))
+        for i, (lang, Corpus) in enumerate(corpora):
             if lang not in langs:
                 continue
             corpus = Corpus(tmp / f"{lang}{i}")

@@ -29,9 +29,11 @@ KIND, done on the syntax trees without a language server (\"syntactic\"):
                                      --replace-all for every identical occurrence
   extract_type                       TS/TSX; --range on the type, --name,
                                      --type-kind type|interface
-  inline_variable                    TS/JS; --range starting on the variable, or --symbol
+  inline_variable                    TS/JS and Python; --range starting on the variable,
+                                     or --symbol
   convert_to_arrow                   TS/JS; --range starting on the function
-  convert_to_async                   TS/JS; --range in the function
+  convert_to_async                   TS/JS and Python (a @types.coroutine generator);
+                                     --range in the function
   inline_function                    TS/JS; --range on the function's name or a call
   organize_imports, remove_unused_imports   TS/JS and Python
 add_import needs typescript-language-server (`npm install -g typescript

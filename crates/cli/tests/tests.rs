@@ -35,6 +35,7 @@ mod move_imports;
 mod parser_bounds;
 mod planted_state;
 mod programs;
+mod python_inline_async;
 mod python_refactors;
 mod refactor_judged;
 mod refactor_tsc;

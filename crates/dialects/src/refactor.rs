@@ -313,8 +313,8 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
         _ if interface_ts || own => syntactic(ws, &req, lang, &src),
-        // pyright offers no extract refactors: Python's are done on the syntax trees, server
-        // or not (issue 28).
+        // pyright offers no extract, inline variable or convert to async refactors: Python's
+        // are done on the syntax trees, server or not (issue 28).
         _ if lang == Lang::Python
             && matches!(
                 req.refactor,
@@ -322,6 +322,8 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                     | RefactorKind::ExtractConstant
                     | RefactorKind::ExtractFunction
                     | RefactorKind::ExtractMethod
+                    | RefactorKind::InlineVariable
+                    | RefactorKind::ConvertToAsync
             ) =>
         {
             syntactic(ws, &req, lang, &src)
@@ -667,10 +669,26 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
                 (None, Some(name)) => Target::Name(name.clone()),
                 (None, None) => unreachable!("checked"),
             };
-            let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
-            plan.symbol = Some(x.name);
+            let (name, splices) = if lang == Lang::Python {
+                use filekit_semantic::python_refactor::Target as PyTarget;
+                let target = match target {
+                    Target::At(at) => PyTarget::At(at),
+                    Target::Name(n) => PyTarget::Name(n),
+                };
+                let x = filekit_semantic::python_refactor::inline_variable::inline_variable(
+                    text, &target,
+                )?;
+                if x.module_level {
+                    crate::python_refactor::not_imported(ws, &req.file, &x.name)?;
+                }
+                (x.name, x.splices)
+            } else {
+                let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
+                (x.name, x.splices)
+            };
+            plan.symbol = Some(name);
             plan.files
-                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+                .insert(req.file.clone(), (src.clone(), listed(&splices)));
         }
         RefactorKind::ConvertToArrow => {
             let sel = req.selection.expect("checked");
@@ -682,7 +700,11 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
         RefactorKind::ConvertToAsync => {
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
-            let x = filekit_semantic::convert_async::convert_to_async(lang, text, at)?;
+            let x = if lang == Lang::Python {
+                filekit_semantic::python_refactor::convert_async::convert_to_async(text, at)?
+            } else {
+                filekit_semantic::convert_async::convert_to_async(lang, text, at)?
+            };
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }

@@ -86,7 +86,7 @@ pub(crate) fn parse(text: &str) -> Result<Tree, FkError> {
     Ok(tree)
 }
 
-fn effect_at(n: Node) -> Option<Node> {
+pub(crate) fn effect_at(n: Node) -> Option<Node> {
     match n.kind() {
         "call" | "await" | "named_expression" | "yield" => return Some(n),
         "lambda" => return None,
@@ -97,7 +97,7 @@ fn effect_at(n: Node) -> Option<Node> {
     ch.into_iter().find_map(effect_at)
 }
 
-fn fresh_at(n: Node) -> Option<Node> {
+pub(crate) fn fresh_at(n: Node) -> Option<Node> {
     if matches!(
         n.kind(),
         "list"

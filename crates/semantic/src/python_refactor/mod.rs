@@ -17,7 +17,9 @@ use filekit_errors::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashSet};
 use tree_sitter::{Node, Tree};
 
+pub mod convert_async;
 mod imports;
+pub mod inline_variable;
 mod rename;
 mod scopes;
 
