@@ -56,6 +56,7 @@
 //! );
 //! ```
 
+pub mod add_import;
 pub mod barrels;
 pub mod graph;
 pub mod ops;
