@@ -54,6 +54,9 @@ KINDS = {
     "convert_to_arrow": (("ts",), None),
     "extract_type": (("ts",), "ExtractedType"),
     "convert_to_async": (("ts",), None),
+    # The selection is a name removed from a named import of a relative module (the whole
+    # declaration when it was the only name); add_import is asked to bring it back by name.
+    "add_import": (("ts", "py"), None),
 }
 BATCH = 40
 
@@ -66,8 +69,13 @@ class Selection:
     start_column: int
     end_line: int
     end_column: int
+    # add_import: the name asked for, and the file as the agent has it (the name's import gone).
+    symbol: str | None = None
+    prepared: str | None = None
 
     def args(self) -> dict:
+        if self.kind == "add_import":
+            return {"file": self.file, "refactor": "add_import", "symbol": self.symbol}
         name = KINDS[self.kind][1]
         a = {
             "file": self.file,
@@ -97,6 +105,16 @@ class Tally:
     failed: list = field(default_factory=list)
     # applied results by the reply's precision ("syntactic", or "semantic" from a server)
     precision: collections.Counter = field(default_factory=collections.Counter)
+
+
+def without(text: str, s: Selection) -> str:
+    """`text` without the characters of the selection's range (lines from 1, columns from 0)."""
+    lines = text.split("\n")
+
+    def index(line: int, column: int) -> int:
+        return sum(len(x) + 1 for x in lines[: line - 1]) + column
+
+    return text[: index(s.start_line, s.start_column)] + text[index(s.end_line, s.end_column):]
 
 
 def reason(message: str) -> str:
@@ -136,9 +154,16 @@ class TypeScript:
             capture_output=True, text=True, check=True,
         ).stdout
         sel = []
+        texts = {}
         for line in out.splitlines():
             c = json.loads(line)
-            sel.append(Selection(c["kind"], c["file"], c["startLine"], c["startColumn"], c["endLine"], c["endColumn"]))
+            s = Selection(c["kind"], c["file"], c["startLine"], c["startColumn"], c["endLine"], c["endColumn"],
+                          c.get("symbol"))
+            if s.kind == "add_import":
+                if s.file not in texts:
+                    texts[s.file] = (self.dir / s.file).read_text(encoding="utf-8")
+                s.prepared = without(texts[s.file], s)
+            sel.append(s)
         return sel
 
     def problems(self) -> collections.Counter:
@@ -245,6 +270,32 @@ class Python:
                     # A module constant is evaluated once, at import: a call is always refused.
                     if not isinstance(n, ast.Call):
                         out.append(Selection("extract_constant", f, *s))
+            out.extend(self.imported_names(f, raw.decode("utf-8"), tree))
+        return out
+
+    def imported_names(self, f: str, text: str, tree: ast.Module) -> list[Selection]:
+        """add_import: every name a top-level `from .x import ...` takes (not renamed), removed
+        from its statement (the statement, when it was the only name)."""
+        out = []
+        lines = text.split("\n")
+        for st in tree.body:
+            if not isinstance(st, ast.ImportFrom) or st.level == 0:
+                continue
+            names = [a.name for a in st.names]
+            for a in st.names:
+                if a.asname or a.name == "*":
+                    continue
+                rest = [n if x.asname is None else f"{n} as {x.asname}" for n, x in zip(names, st.names) if x is not a]
+                module = "." * st.level + (st.module or "")
+                one = f"from {module} import {', '.join(rest)}"
+                # Wrapped as black and isort write it when too long.
+                kept = [one] if len(one) <= 88 else (
+                    [f"from {module} import ("] + [f"    {r}," for r in rest] + [")"]
+                )
+                kept = kept if rest else []
+                prepared = "\n".join(lines[: st.lineno - 1] + kept + lines[st.end_lineno:])
+                sel = Selection("add_import", f, st.lineno, 0, st.end_lineno, 0, a.name, prepared)
+                out.append(sel)
         return out
 
     def problems(self) -> collections.Counter:
@@ -344,6 +395,8 @@ class Judge:
                 t.tried += 1
                 path = self.corpus.dir / s.file
                 old = path.read_text(encoding="utf-8")
+                if s.prepared is not None:
+                    path.write_text(s.prepared, encoding="utf-8")
                 outcome, detail = self.apply(s)
                 path.write_text(old, encoding="utf-8")
                 if outcome == "applied":

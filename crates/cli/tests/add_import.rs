@@ -291,7 +291,7 @@ fn python_relative_and_absolute() {
         sb.read("pkg/views.py"),
         "\"\"\"Views.\"\"\"\nfrom .models import Base, User\nfrom .util import slug\n\n\ndef show(u: User) -> str:\n    return slug(repr(u))\n"
     );
-    // Absolute, as the script's imports are.
+    // Absolute, as the script's imports are; at its place among the sorted ones of its package.
     sb.write(
         "main.py",
         "import sys\n\nfrom pkg.util import slug\n\nprint(slug(sys.argv[0]), User)\n",
@@ -302,13 +302,13 @@ fn python_relative_and_absolute() {
     ));
     assert_eq!(
         sb.read("main.py"),
-        "import sys\n\nfrom pkg.util import slug\nfrom pkg.models import User\n\nprint(slug(sys.argv[0]), User)\n"
+        "import sys\n\nfrom pkg.models import User\nfrom pkg.util import slug\n\nprint(slug(sys.argv[0]), User)\n"
     );
     // The Python refusals.
     refused(
         &sb,
         json!({"file": "main.py", "refactor": "add_import", "symbol": "slug"}),
-        &["`slug` is already imported at module level at line 3"],
+        &["`slug` is already imported at module level at line 4"],
     );
     refused(
         &sb,

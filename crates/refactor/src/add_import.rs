@@ -59,6 +59,8 @@ pub enum Export {
     Defined,
     /// Python: imported and listed in `__all__`.
     Listed,
+    /// Python: a module of a package (`from . import name`).
+    Submodule,
 }
 
 impl Export {
@@ -70,6 +72,7 @@ impl Export {
             Export::Package => "package export",
             Export::Defined => "top-level definition",
             Export::Listed => "listed in __all__",
+            Export::Submodule => "submodule",
         }
     }
 }
@@ -693,10 +696,27 @@ fn python_candidates(
             .find_map(|via| python::specifier(importer, target, via))
             .filter(|s| python::resolve(files, importer, s).is_some_and(|(f, _)| f == target))
     };
+    // `from package import name` of a module `package/name.py` (or `package/name/`).
+    for f in &modules {
+        let (package, stem) = match f.strip_suffix("/__init__.py") {
+            Some(d) => (dir_of(d), crate::paths::name_of(d)),
+            None => (dir_of(f), crate::paths::name_of(f).trim_end_matches(".py")),
+        };
+        let init = join(package, "__init__.py");
+        if stem == name && !package.is_empty() && files.has_file(&init) {
+            defining.push(((*f).clone(), Export::Submodule));
+        }
+    }
     let to_candidates = |list: &[(String, Export)]| -> Vec<Candidate> {
         list.iter()
             .filter_map(|(file, export)| {
-                spec_of(file).map(|module| Candidate {
+                let from = if *export == Export::Submodule {
+                    let d = file.strip_suffix("/__init__.py").unwrap_or(file);
+                    join(dir_of(d), "__init__.py")
+                } else {
+                    file.clone()
+                };
+                spec_of(&from).map(|module| Candidate {
                     module,
                     file: file.clone(),
                     export: *export,

@@ -4,7 +4,7 @@
 //! order when its names were sorted) or a new statement after the last top-level import (or
 //! the docstring and the header comments).
 
-use super::imports::{Item, indent_of, is_import, name_key, parse_stmt, render_stmt};
+use super::imports::{Item, indent_of, is_import, module_key, name_key, parse_stmt, render_stmt};
 use super::scopes::{Analysis, OccKind};
 use super::*;
 use filekit_splices::Splices;
@@ -81,7 +81,12 @@ pub fn missing_name(text: &str, target: &Target) -> Result<String, FkError> {
     let uses: Vec<_> = a
         .occs
         .iter()
-        .filter(|o| o.name == name && !o.binding && matches!(o.kind, OccKind::Name | OccKind::Str))
+        // `__all__` promises the name to importers: an entry is a use.
+        .filter(|o| {
+            o.name == name
+                && !o.binding
+                && matches!(o.kind, OccKind::Name | OccKind::Str | OccKind::All)
+        })
         .collect();
     if let Target::At(offset) = target
         && let Some(o) = uses.iter().find(|o| o.start <= *offset && *offset <= o.end)
@@ -168,7 +173,10 @@ pub fn import_edit(text: &str, name: &str, module: &str) -> Result<Splices, FkEr
     let same = top.iter().find(|n| {
         n.kind() == "import_from_statement" && {
             let st = parse_stmt(text, **n);
-            st.from.as_deref() == Some(module) && !st.star
+            // `as` imports keep a statement of their own, as isort writes them.
+            st.from.as_deref() == Some(module)
+                && !st.star
+                && st.items.iter().all(|i| i.alias.is_none())
         }
     });
     if let Some(n) = same {
@@ -194,6 +202,12 @@ pub fn import_edit(text: &str, name: &str, module: &str) -> Result<Splices, FkEr
         )?);
     }
     let line = format!("from {module} import {name}");
+    if let Some(at) = sorted_place(text, &top, module) {
+        return Ok(Splices::new(
+            text,
+            vec![Splice::new(at, at, format!("{line}\n"))],
+        )?);
+    }
     let last_import = top.iter().rev().find(|n| is_import(n.kind()));
     let splice = match last_import {
         Some(n) => {
@@ -250,6 +264,60 @@ pub fn import_edit(text: &str, name: &str, module: &str) -> Result<Splices, FkEr
     Ok(Splices::new(text, vec![splice])?)
 }
 
+/// Where a `from module import` statement goes among the file's own kind of it, when those
+/// are sorted (as isort leaves them): the first run of consecutive top-level imports whose
+/// `from` statements of the same kind (relative, or absolute of the same top package) are in
+/// isort's order; before the first that sorts after it, or after the last of them.
+fn sorted_place(text: &str, top: &[Node], module: &str) -> Option<usize> {
+    let relative = module.starts_with('.');
+    let package = module.split('.').next().unwrap_or("");
+    let same_kind = |m: &str| {
+        if relative {
+            m.starts_with('.')
+        } else {
+            !m.starts_with('.') && m.split('.').next() == Some(package)
+        }
+    };
+    let key = module_key(module);
+    let mut i = 0;
+    while i < top.len() {
+        if !is_import(top[i].kind()) {
+            i += 1;
+            continue;
+        }
+        // A run of imports: only comments and white space between them.
+        let mut run = Vec::new();
+        while i < top.len() && (is_import(top[i].kind()) || top[i].kind() == "comment") {
+            if is_import(top[i].kind()) {
+                run.push(top[i]);
+            }
+            i += 1;
+        }
+        let kin: Vec<(String, Node)> = run
+            .iter()
+            .filter(|n| n.kind() == "import_from_statement")
+            .filter_map(|n| parse_stmt(text, *n).from.map(|m| (m, *n)))
+            .filter(|(m, _)| same_kind(m))
+            .collect();
+        if kin.is_empty() {
+            continue;
+        }
+        let keys: Vec<String> = kin.iter().map(|(m, _)| module_key(m)).collect();
+        if !keys.windows(2).all(|w| w[0] <= w[1]) {
+            return None;
+        }
+        let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |j| j + 1);
+        return Some(match keys.iter().position(|k| *k > key) {
+            Some(p) => line_start(kin[p].1.start_byte()),
+            None => {
+                let end = parse_stmt(text, kin[kin.len() - 1].1).end;
+                text[end..].find('\n').map_or(text.len(), |j| end + j + 1)
+            }
+        });
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,6 +338,15 @@ mod tests {
         assert_eq!(
             edit("import os\n\nY(os)\n", "Y", "pkg.m"),
             "import os\nfrom pkg.m import Y\n\nY(os)\n"
+        );
+        // Among sorted imports of its kind, at its place.
+        assert_eq!(
+            edit(
+                "from .a import x\nfrom .c import z\n\nimport late\n\nx(Y, z)\n",
+                "Y",
+                ".b"
+            ),
+            "from .a import x\nfrom .b import Y\nfrom .c import z\n\nimport late\n\nx(Y, z)\n"
         );
         assert_eq!(
             edit("\"\"\"Doc.\"\"\"\nY()\n", "Y", ".m"),
