@@ -597,10 +597,11 @@ struct EditArgs {
     position: Option<PositionName>,
     /// Several edits of the same file, applied together or not at all.
     edits: Option<Vec<EditSpec>>,
-    /// Refactor mode: rename_symbol, organize_imports, remove_unused_imports (without a
-    /// language server too), extract_function, extract_method, extract_variable,
-    /// extract_constant, extract_type, inline_variable, inline_function, add_import,
-    /// convert_to_arrow, convert_to_async (with the file's language server).
+    /// Refactor mode: rename_symbol, organize_imports, remove_unused_imports,
+    /// extract_function, extract_method, extract_variable, extract_constant, extract_type,
+    /// inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async: on
+    /// the syntax trees without a language server (the description says for which
+    /// languages), by the file's language server in a trusted workspace.
     refactor: Option<crate::refactor::RefactorKind>,
     /// rename_symbol: the symbol to rename ("UserService"; with a server also "Class.method").
     symbol: Option<String>,
