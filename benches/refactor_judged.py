@@ -72,8 +72,15 @@ class Selection:
     # add_import: the name asked for, and the file as the agent has it (the name's import gone).
     symbol: str | None = None
     prepared: str | None = None
+    # add_import in TS: the first use of the name in the prepared file (line, column), asked
+    # for by position so that a trusted language server gets the same request.
+    use_at: tuple[int, int] | None = None
 
     def args(self) -> dict:
+        if self.kind == "add_import" and self.use_at:
+            line, column = self.use_at
+            return {"file": self.file, "refactor": "add_import", "selectionRange": {
+                "startLine": line, "startColumn": column, "endLine": line, "endColumn": column + len(self.symbol)}}
         if self.kind == "add_import":
             return {"file": self.file, "refactor": "add_import", "symbol": self.symbol}
         name = KINDS[self.kind][1]
@@ -115,6 +122,18 @@ def without(text: str, s: Selection) -> str:
         return sum(len(x) + 1 for x in lines[: line - 1]) + column
 
     return text[: index(s.start_line, s.start_column)] + text[index(s.end_line, s.end_column):]
+
+
+def first_use(text: str, name: str) -> tuple[int, int] | None:
+    """The first whole-word occurrence of `name` after the imports, not in a comment line."""
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.lstrip()
+        if stripped.startswith(("import ", "//", "*", "/*", "} from")) or re.match(r"^\s*\w+,?$", line):
+            continue
+        m = re.search(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", line)
+        if m:
+            return (i + 1, len(line[: m.start()]))
+    return None
 
 
 def reason(message: str) -> str:
@@ -163,6 +182,7 @@ class TypeScript:
                 if s.file not in texts:
                     texts[s.file] = (self.dir / s.file).read_text(encoding="utf-8")
                 s.prepared = without(texts[s.file], s)
+                s.use_at = first_use(s.prepared, s.symbol)
             sel.append(s)
         return sel
 

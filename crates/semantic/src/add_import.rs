@@ -500,5 +500,22 @@ mod tests {
         let ok = m("let v: Foo = new Foo();\n", Target::At(18)).unwrap();
         assert_eq!(ok.name, "Foo");
         assert!(!ok.type_only);
+        // A JSX element's name is a use.
+        let jsx = "export const App = () => <Button label=\"x\" />;\n";
+        let ok = missing_name(Lang::Tsx, jsx, &Target::Name("Button".into())).unwrap();
+        assert!(!ok.type_only);
+        // A CommonJS script gets no `import`.
+        let e = import_edit(
+            Lang::JavaScript,
+            "const fs = require('fs');\nmodule.exports = f;\n",
+            &ImportSpec {
+                name: "f",
+                module: "./f",
+                default: false,
+                type_only: false,
+            },
+        )
+        .unwrap_err();
+        assert!(e.message.contains("CommonJS"), "{}", e.message);
     }
 }
