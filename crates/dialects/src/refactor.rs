@@ -323,8 +323,8 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
         _ if interface_ts || own => syntactic(ws, &req, lang, &src),
-        // pyright offers no extract refactors: Python's are done on the syntax trees, server
-        // or not (issue 28).
+        // pyright offers no extract refactors and no import quick fix: Python's are done on
+        // the syntax trees, server or not (issue 28).
         _ if lang == Lang::Python
             && matches!(
                 req.refactor,
@@ -332,6 +332,7 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                     | RefactorKind::ExtractConstant
                     | RefactorKind::ExtractFunction
                     | RefactorKind::ExtractMethod
+                    | RefactorKind::AddImport
             ) =>
         {
             syntactic(ws, &req, lang, &src)

@@ -43,6 +43,9 @@ use std::collections::HashSet;
 const MAX_PACKAGES: usize = 256;
 /// Declaration files read for one package (its entry and the `export *` it follows).
 const MAX_PACKAGE_FILES: usize = 32;
+/// Declaration files read for one request, over all packages: each is bounded in size by the
+/// workspace's reads, this bounds their number.
+const MAX_DECLARATION_READS: usize = 512;
 
 /// How a module offers the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -463,12 +466,18 @@ fn package_candidates(
     }
     deps.truncate(MAX_PACKAGES);
     let mut out = Vec::new();
+    let mut reads = 0;
     for dep in &deps {
+        if reads >= MAX_DECLARATION_READS {
+            break;
+        }
         let Some(entry) = type_entry(ws, &d, dep) else {
             continue;
         };
         let mut seen = HashSet::new();
-        if declaration_exports(ws, &entry, name, &mut seen) {
+        let found = declaration_exports(ws, &entry, name, &mut seen);
+        reads += seen.len();
+        if found {
             out.push(Candidate {
                 module: dep.clone(),
                 file: entry,
