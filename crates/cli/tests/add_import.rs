@@ -304,6 +304,16 @@ fn python_relative_and_absolute() {
         sb.read("main.py"),
         "import sys\n\nfrom pkg.models import User\nfrom pkg.util import slug\n\nprint(slug(sys.argv[0]), User)\n"
     );
+    // A module of a package is imported from the package; an `__all__` entry is a use.
+    sb.write("pkg/api.py", "__all__ = [\"util\"]\n");
+    ok(&edit(
+        &sb,
+        json!({"file": "pkg/api.py", "refactor": "add_import", "symbol": "util"}),
+    ));
+    assert_eq!(
+        sb.read("pkg/api.py"),
+        "from . import util\n\n__all__ = [\"util\"]\n"
+    );
     // The Python refusals.
     refused(
         &sb,
@@ -390,5 +400,22 @@ fn bad_inputs_are_refused_and_change_nothing() {
         &sb,
         json!({"file": "src/main.ts", "target": "f", "operation": "delete", "module": "./shapes"}),
         &["`module` belongs to the refactor mode"],
+    );
+}
+
+/// A name no module declares but one re-exports (from a package outside the workspace) is
+/// imported through the re-export.
+#[test]
+fn a_re_export_when_nothing_declares_it() {
+    let sb = Sandbox::new();
+    sb.write("src/vendor.ts", "export { of } from 'outside-lib';\n");
+    sb.write("src/deep/use.ts", "export const xs = of(1);\n");
+    ok(&edit(
+        &sb,
+        json!({"file": "src/deep/use.ts", "refactor": "add_import", "symbol": "of"}),
+    ));
+    assert_eq!(
+        sb.read("src/deep/use.ts"),
+        "import { of } from '../vendor';\n\nexport const xs = of(1);\n"
     );
 }
