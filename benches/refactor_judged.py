@@ -56,6 +56,9 @@ KINDS = {
     "convert_to_arrow": (("ts",), None),
     "extract_type": (("ts",), "ExtractedType"),
     "convert_to_async": (("ts", "py"), None),
+    # The selection is a name removed from a named import of a relative module (the whole
+    # declaration when it was the only name); add_import is asked to bring it back by name.
+    "add_import": (("ts", "py"), None),
 }
 BATCH = 40
 
@@ -68,8 +71,20 @@ class Selection:
     start_column: int
     end_line: int
     end_column: int
+    # add_import: the name asked for, and the file as the agent has it (the name's import gone).
+    symbol: str | None = None
+    prepared: str | None = None
+    # add_import in TS: the first use of the name in the prepared file (line, column), asked
+    # for by position so that a trusted language server gets the same request.
+    use_at: tuple[int, int] | None = None
 
     def args(self) -> dict:
+        if self.kind == "add_import" and self.use_at:
+            line, column = self.use_at
+            return {"file": self.file, "refactor": "add_import", "selectionRange": {
+                "startLine": line, "startColumn": column, "endLine": line, "endColumn": column + len(self.symbol)}}
+        if self.kind == "add_import":
+            return {"file": self.file, "refactor": "add_import", "symbol": self.symbol}
         name = KINDS[self.kind][1]
         a = {
             "file": self.file,
@@ -99,6 +114,28 @@ class Tally:
     failed: list = field(default_factory=list)
     # applied results by the reply's precision ("syntactic", or "semantic" from a server)
     precision: collections.Counter = field(default_factory=collections.Counter)
+
+
+def without(text: str, s: Selection) -> str:
+    """`text` without the characters of the selection's range (lines from 1, columns from 0)."""
+    lines = text.split("\n")
+
+    def index(line: int, column: int) -> int:
+        return sum(len(x) + 1 for x in lines[: line - 1]) + column
+
+    return text[: index(s.start_line, s.start_column)] + text[index(s.end_line, s.end_column):]
+
+
+def first_use(text: str, name: str) -> tuple[int, int] | None:
+    """The first whole-word occurrence of `name` after the imports, not in a comment line."""
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.lstrip()
+        if stripped.startswith(("import ", "//", "*", "/*", "} from")) or re.match(r"^\s*\w+,?$", line):
+            continue
+        m = re.search(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", line)
+        if m:
+            return (i + 1, len(line[: m.start()]))
+    return None
 
 
 def reason(message: str) -> str:
@@ -138,9 +175,17 @@ class TypeScript:
             capture_output=True, text=True, check=True,
         ).stdout
         sel = []
+        texts = {}
         for line in out.splitlines():
             c = json.loads(line)
-            sel.append(Selection(c["kind"], c["file"], c["startLine"], c["startColumn"], c["endLine"], c["endColumn"]))
+            s = Selection(c["kind"], c["file"], c["startLine"], c["startColumn"], c["endLine"], c["endColumn"],
+                          c.get("symbol"))
+            if s.kind == "add_import":
+                if s.file not in texts:
+                    texts[s.file] = (self.dir / s.file).read_text(encoding="utf-8")
+                s.prepared = without(texts[s.file], s)
+                s.use_at = first_use(s.prepared, s.symbol)
+            sel.append(s)
         return sel
 
     def problems(self) -> collections.Counter:
@@ -257,9 +302,36 @@ class Python:
                         t = n.targets[0]
                         s = (t.lineno, col(t.lineno, t.col_offset), t.end_lineno, col(t.end_lineno, t.end_col_offset))
                         out.append(Selection("inline_variable", f, *s))
-        # A name assigned in a function nested in another is found twice by ast.walk.
-        unique = {(c.kind, c.file, c.start_line, c.start_column, c.end_line, c.end_column): c for c in out}
+            out.extend(self.imported_names(f, raw.decode("utf-8"), tree))
+        # A name assigned in a function nested in another is found twice by ast.walk (the
+        # names of one import statement share its range: the symbol tells them apart).
+        unique = {(c.kind, c.file, c.start_line, c.start_column, c.end_line, c.end_column, c.symbol): c for c in out}
         return list(unique.values())
+
+    def imported_names(self, f: str, text: str, tree: ast.Module) -> list[Selection]:
+        """add_import: every name a top-level `from .x import ...` takes (not renamed), removed
+        from its statement (the statement, when it was the only name)."""
+        out = []
+        lines = text.split("\n")
+        for st in tree.body:
+            if not isinstance(st, ast.ImportFrom) or st.level == 0:
+                continue
+            names = [a.name for a in st.names]
+            for a in st.names:
+                if a.asname or a.name == "*":
+                    continue
+                rest = [n if x.asname is None else f"{n} as {x.asname}" for n, x in zip(names, st.names) if x is not a]
+                module = "." * st.level + (st.module or "")
+                one = f"from {module} import {', '.join(rest)}"
+                # Wrapped as black and isort write it when too long.
+                kept = [one] if len(one) <= 88 else (
+                    [f"from {module} import ("] + [f"    {r}," for r in rest] + [")"]
+                )
+                kept = kept if rest else []
+                prepared = "\n".join(lines[: st.lineno - 1] + kept + lines[st.end_lineno:])
+                sel = Selection("add_import", f, st.lineno, 0, st.end_lineno, 0, a.name, prepared)
+                out.append(sel)
+        return out
 
     def problems(self) -> collections.Counter:
         found = collections.Counter()
@@ -471,6 +543,8 @@ class Judge:
                 t.tried += 1
                 path = self.corpus.dir / s.file
                 old = path.read_text(encoding="utf-8")
+                if s.prepared is not None:
+                    path.write_text(s.prepared, encoding="utf-8")
                 outcome, detail = self.apply(s)
                 path.write_text(old, encoding="utf-8")
                 if outcome == "applied":

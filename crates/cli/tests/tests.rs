@@ -6,6 +6,7 @@
 mod common;
 mod golden;
 
+mod add_import;
 mod amazonq;
 mod amazonq_golden;
 mod apply_patch;

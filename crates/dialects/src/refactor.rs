@@ -122,6 +122,8 @@ pub struct Request {
     /// extract_variable / extract_constant: replace every identical occurrence in the same
     /// scope too, not only the selected one.
     pub replace_all: bool,
+    /// add_import: the module specifier to import from, among the candidates.
+    pub module: Option<String>,
     pub dry_run: bool,
     pub preview: bool,
 }
@@ -218,7 +220,9 @@ fn check(req: &Request) -> Result<(), FkError> {
             // inline_function and inline_variable also take the name.
             let named = matches!(
                 k,
-                RefactorKind::InlineFunction | RefactorKind::InlineVariable
+                RefactorKind::InlineFunction
+                    | RefactorKind::InlineVariable
+                    | RefactorKind::AddImport
             ) && req.symbol.is_some();
             if req.selection.is_none() && !named {
                 return Err(FkError::invalid(format!(
@@ -256,6 +260,9 @@ fn check(req: &Request) -> Result<(), FkError> {
     }
     if req.type_kind.is_some() && k != RefactorKind::ExtractType {
         return wrong("typeKind");
+    }
+    if req.module.is_some() && k != RefactorKind::AddImport {
+        return wrong("module");
     }
     if req.replace_all
         && !matches!(
@@ -309,12 +316,15 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     let own = req.replace_all
         || (req.refactor == RefactorKind::InlineVariable
             && req.selection.is_none()
-            && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript));
+            && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript))
+        // The server's quick fix takes neither a name nor the module to import from.
+        || (req.refactor == RefactorKind::AddImport
+            && (req.selection.is_none() || req.module.is_some()));
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
         _ if interface_ts || own => syntactic(ws, &req, lang, &src),
-        // pyright offers no extract, inline variable or convert to async refactors: Python's
-        // are done on the syntax trees, server or not (issue 28).
+        // pyright offers no extract, inline variable or convert to async refactors and no
+        // import quick fix: Python's are done on the syntax trees, server or not (issue 28).
         _ if lang == Lang::Python
             && matches!(
                 req.refactor,
@@ -324,6 +334,7 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                     | RefactorKind::ExtractMethod
                     | RefactorKind::InlineVariable
                     | RefactorKind::ConvertToAsync
+                    | RefactorKind::AddImport
             ) =>
         {
             syntactic(ws, &req, lang, &src)
@@ -360,6 +371,7 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                         | RefactorKind::InlineVariable
                         | RefactorKind::ConvertToArrow
                         | RefactorKind::ConvertToAsync
+                        | RefactorKind::AddImport
                 ))
                 || (matches!(lang, Lang::TypeScript | Lang::Tsx)
                     && req.refactor == RefactorKind::ExtractType)
@@ -370,6 +382,7 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                             | RefactorKind::ExtractConstant
                             | RefactorKind::ExtractFunction
                             | RefactorKind::ExtractMethod
+                            | RefactorKind::AddImport
                     ));
             if !syntactic_ok {
                 let err = match other {
@@ -707,6 +720,32 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
             };
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
+        RefactorKind::AddImport => {
+            // The candidates are the refactor layer's (the import graph), the edit semantic's.
+            let target = match (req.selection, &req.symbol) {
+                (Some(sel), _) => {
+                    Target::At(byte_at(text, sel.start_line, sel.start_column, "start")?)
+                }
+                (None, Some(name)) => Target::Name(name.clone()),
+                (None, None) => unreachable!("checked"),
+            };
+            let me = walk_name(ws, &req.file)?;
+            let x = filekit_refactor::add_import::add_import(
+                ws,
+                &me,
+                text,
+                &target,
+                req.module.as_deref(),
+            )?;
+            plan.symbol = Some(x.name);
+            plan.title = Some(format!(
+                "import from '{}' ({})",
+                x.chosen.module,
+                x.chosen.export.as_str()
+            ));
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         _ => unreachable!("only the syntactic refactors come here"),
     }
