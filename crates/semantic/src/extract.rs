@@ -1,8 +1,14 @@
 //! `extract_variable` and `extract_constant` for TS/TSX/JS without a language server (issue
 //! 28): a selected expression becomes a `const` declared before the statement that contains it
-//! (`extract_variable`), or a module-level `const` (`extract_constant`, only when the
-//! expression uses nothing local), and the selection (optionally every identical occurrence in
-//! the same block) is replaced by the name.
+//! (`extract_variable`), and the selection (optionally every identical occurrence in the same
+//! block) is replaced by the name.
+//!
+//! `extract_constant` puts the `const` at module level when that keeps the meaning: the
+//! expression uses nothing local, has no effects, reads no module variable that is assigned
+//! again, and makes no new object in a function or loop. Otherwise it is a constant in the
+//! enclosing scope, declared before the statement that contains the selection exactly as
+//! `extract_variable` does (with the same refusals), which is where tsserver's "Extract to
+//! constant in enclosing scope" puts it.
 //!
 //! Refused, naming the construct and its line: a selection that is not exactly one expression;
 //! a place where evaluating the expression earlier changes what runs (the right of `&&`, `||`,
@@ -30,6 +36,9 @@ pub struct Extracted {
     pub replaced: usize,
     /// Identical occurrences left as they are, with the reason (with `all`).
     pub skipped: Vec<String>,
+    /// Declared at module level (a constant of the module), not before the statement in the
+    /// enclosing scope.
+    pub module_level: bool,
 }
 
 /// Parses a TS/TSX/JS text, refusing one with syntax errors (a refactor of a broken file could
@@ -894,12 +903,14 @@ pub fn extract_variable(
         splices: to_splices(text, splices)?,
         replaced: sites.len(),
         skipped,
+        module_level: false,
     })
 }
 
 /// Extracts the expression `range` covers into a module-level `const name = ...;`, when it
 /// uses nothing local and has no effects, and replaces it (with `all`: every identical
-/// occurrence in the file that means the same) by `name`.
+/// occurrence in the file that means the same) by `name`; otherwise into a `const` in the
+/// enclosing scope, before the statement that contains it ([`extract_variable`]).
 pub fn extract_constant(
     lang: Lang,
     text: &str,
@@ -910,16 +921,11 @@ pub fn extract_constant(
     check_identifier(name)?;
     let tree = parse_clean(lang, text)?;
     let root = tree.root_node();
-    let expr = expression_at(&tree, text, range)?;
-    let what = quote(text, expr);
-    if let Some(e) = effect_at(expr) {
-        return Err(invalid(
-            format!(
-                "`{what}` has effects (`{}`): a module constant would run it once, when the module loads",
-                quote(text, e)
-            ),
-            "use extract_variable, which declares it where it runs",
-        ));
+    let expr = expression_at(&tree, text, range.clone())?;
+    // What one module constant cannot mean, a constant where the expression runs can.
+    let enclosing = || extract_variable(lang, text, range.clone(), name, all);
+    if effect_at(expr).is_some() {
+        return enclosing();
     }
     statement_of(text, expr, false)?;
     // What it uses: globals, imports, functions, and module-level constants only.
@@ -929,10 +935,7 @@ pub fn extract_constant(
     for r in &refs {
         let rn = &text[r.byte_range()];
         if matches!(r.kind(), "this" | "super" | "meta_property") || rn == "arguments" {
-            return Err(invalid(
-                format!("`{what}` uses `{rn}`, which is local to its function"),
-                "use extract_variable",
-            ));
+            return enclosing();
         }
         let occ = occurrences(&tree, text, rn);
         let scopes = scopes_for(&tree, text, &occ);
@@ -947,14 +950,8 @@ pub fn extract_constant(
                     .is_some_and(|d| d.id() == scope.id())
             })
             .copied();
-        let decl_line = decl.map_or(0, |d| line(text, d.start_byte()));
         if scope.id() != root.id() {
-            return Err(invalid(
-                format!(
-                    "`{what}` uses `{rn}`, a local declared at line {decl_line}: a module constant cannot see it"
-                ),
-                "use extract_variable, or select an expression that uses only module-level names",
-            ));
+            return enclosing();
         }
         let Some(decl) = decl else { continue };
         let top = top_statement(decl);
@@ -964,14 +961,9 @@ pub fn extract_constant(
                 && top.named_child(0).is_some_and(|d| {
                     matches!(d.kind(), "lexical_declaration" | "variable_declaration")
                 }));
-        if var_like && let Some(a) = assigned_at(&occ) {
-            return Err(invalid(
-                format!(
-                    "`{what}` uses `{rn}`, a module-level variable assigned at line {}: a constant would keep its first value",
-                    line(text, a.start_byte())
-                ),
-                "use extract_variable",
-            ));
+        // A module constant would keep the variable's first value.
+        if var_like && assigned_at(&occ).is_some() {
+            return enclosing();
         }
         let hoisted = matches!(kind, "function_declaration" | "import_statement")
             || (kind == "export_statement"
@@ -989,16 +981,11 @@ pub fn extract_constant(
         "while_statement",
         "do_statement",
     ];
-    if let Some(f) = fresh_at(expr)
+    // One module constant would share one object where each run made its own.
+    if fresh_at(expr).is_some()
         && (ancestor_in(expr, site_top, NESTED_FUNCTIONS) || ancestor_in(expr, site_top, LOOPS))
     {
-        return Err(invalid(
-            format!(
-                "`{what}` makes a new object (`{}`) each time it runs: one module constant would share one",
-                quote(text, f)
-            ),
-            "use extract_variable",
-        ));
+        return enclosing();
     }
     // The name: nowhere in the file.
     if let Some(o) = occurrences(&tree, text, name).first() {
@@ -1110,6 +1097,7 @@ pub fn extract_constant(
         splices: to_splices(text, splices)?,
         replaced: sites.len(),
         skipped,
+        module_level: true,
     })
 }
 
@@ -1348,26 +1336,86 @@ mod tests {
     }
 
     #[test]
-    fn constant_refuses_locals_effects_and_new_objects() {
-        let src = "function f(a: number) {\n  return a * 2;\n}\n";
-        let e = constant(src, "a * 2", "X", false).unwrap_err();
-        assert!(
-            e.message.contains("`a`, a local declared at line 1"),
-            "{}",
-            e.message
+    fn constant_of_locals_goes_before_the_statement_in_the_enclosing_scope() {
+        // A parameter: in the function, before the statement (in the innermost block).
+        let src = "function f(a: number) {\n  if (a) {\n    log(a * 2 + 1);\n  }\n}\n";
+        assert_eq!(
+            constant(src, "a * 2", "TWICE", false).unwrap(),
+            "function f(a: number) {\n  if (a) {\n    const TWICE = a * 2;\n    log(TWICE + 1);\n  }\n}\n"
         );
-        let e = constant("function f() { return g() + 1; }\n", "g() + 1", "X", false).unwrap_err();
-        assert!(e.message.contains("has effects"), "{}", e.message);
-        let e = constant("function f() { return [1, 2]; }\n", "[1, 2]", "X", false).unwrap_err();
-        assert!(e.message.contains("new object"), "{}", e.message);
+        // A block's own `const`, `this`, and a loop variable are visible only there.
+        let src = "class A {\n  n = 1;\n  m() {\n    for (const x of xs) {\n      log(x + this.n);\n    }\n  }\n}\n";
+        assert_eq!(
+            constant(src, "x + this.n", "SUM", false).unwrap(),
+            "class A {\n  n = 1;\n  m() {\n    for (const x of xs) {\n      const SUM = x + this.n;\n      log(SUM);\n    }\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn constant_with_effects_a_new_object_or_a_reassigned_module_variable_stays_where_it_runs() {
+        for (src, what, out) in [
+            (
+                "function f() {\n  return g() + 1;\n}\n",
+                "g() + 1",
+                "function f() {\n  const X = g() + 1;\n  return X;\n}\n",
+            ),
+            (
+                "function f() {\n  return [1, 2];\n}\n",
+                "[1, 2]",
+                "function f() {\n  const X = [1, 2];\n  return X;\n}\n",
+            ),
+            (
+                "let n = 1;\nn = 2;\nfunction f() {\n  return n + 1;\n}\n",
+                "n + 1",
+                "let n = 1;\nn = 2;\nfunction f() {\n  const X = n + 1;\n  return X;\n}\n",
+            ),
+        ] {
+            assert_eq!(constant(src, what, "X", false).unwrap(), out, "{src}");
+        }
+    }
+
+    #[test]
+    fn constant_in_the_enclosing_scope_keeps_the_refusals_of_a_variable() {
+        for (src, what, says) in [
+            (
+                "function f(a: number) {\n  return a > 0 && check(a * 2);\n}\n",
+                "a * 2",
+                "right of `&&`",
+            ),
+            (
+                "function f(a: number[]) {\n  while (a.length > 1) { a.pop(); }\n}\n",
+                "a.length > 1",
+                "loop condition",
+            ),
+            (
+                "function f(a: number) {\n  return next() + a * 3;\n}\n",
+                "a * 3",
+                "`next()`",
+            ),
+            (
+                "function f(a: number) {\n  return c ? a * 2 : 0;\n}\n",
+                "a * 2",
+                "branch of a conditional",
+            ),
+            (
+                "const f = (a: number) => a * 2;\n",
+                "a * 2",
+                "expression body",
+            ),
+        ] {
+            let e = constant(src, what, "X", false).unwrap_err();
+            assert!(e.message.contains(says), "{src}: {}", e.message);
+        }
+        // A name the block already has.
         let e = constant(
-            "let n = 1;\nn = 2;\nfunction f() { return n + 1; }\n",
-            "n + 1",
+            "function f(a: number) {\n  const X = 1;\n  return a * 2 + X;\n}\n",
+            "a * 2",
             "X",
             false,
         )
         .unwrap_err();
-        assert!(e.message.contains("assigned at line 2"), "{}", e.message);
+        assert_eq!(e.code, ErrorCode::Conflict);
+        // At module level, a name used anywhere in the file.
         let e = constant(
             "const X = 1;\nfunction f() { return 2 * 3; }\n",
             "2 * 3",
