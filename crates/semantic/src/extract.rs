@@ -927,7 +927,14 @@ pub fn extract_constant(
     if effect_at(expr).is_some() {
         return enclosing();
     }
-    statement_of(text, expr, false)?;
+    // Where it is evaluated (a branch, a loop condition, a `case` label, a default value, a
+    // class field) matters only when what it reads can change: a module constant of literals,
+    // operators and module-level names that are never assigned again is the same value
+    // wherever and however often it is evaluated. A property can change (or throw).
+    let stable = !reads_properties(expr);
+    if !stable {
+        statement_of(text, expr, false)?;
+    }
     // What it uses: globals, imports, functions, and module-level constants only.
     let mut refs = Vec::new();
     references(expr, &mut refs);
@@ -1079,6 +1086,7 @@ pub fn extract_constant(
                 continue;
             }
             match statement_of(text, n, false) {
+                Err(_) if stable => sites.push(n),
                 Ok(_) => sites.push(n),
                 Err(e) => skipped.push(format!(
                     "line {}: {}",
@@ -1318,6 +1326,43 @@ mod tests {
             constant(src, "Math.PI * K", "PI_K", false).unwrap(),
             "import { K } from './k';\n\nconst PI_K = Math.PI * K;\nexport class A {\n  area(r: number) {\n    return r * PI_K;\n  }\n}\n"
         );
+    }
+
+    #[test]
+    fn a_module_constant_that_reads_no_property_may_come_from_where_a_variable_may_not() {
+        for (src, what, out) in [
+            (
+                "function f(k: string) {\n  switch (k) {\n    case 'json': return 1;\n  }\n}\n",
+                "'json'",
+                "const X = 'json';\nfunction f(k: string) {\n  switch (k) {\n    case X: return 1;\n  }\n}\n",
+            ),
+            (
+                "export function f(n = 60 * 60) {\n  return n;\n}\n",
+                "60 * 60",
+                "const X = 60 * 60;\nexport function f(n = X) {\n  return n;\n}\n",
+            ),
+            (
+                "class A {\n  delay = 1;\n}\n",
+                "1",
+                "const X = 1;\nclass A {\n  delay = X;\n}\n",
+            ),
+            (
+                "const K = 2;\nexport const g = (ok: boolean) => ok && K * 3;\n",
+                "K * 3",
+                "const K = 2;\nconst X = K * 3;\nexport const g = (ok: boolean) => ok && X;\n",
+            ),
+        ] {
+            assert_eq!(constant(src, what, "X", false).unwrap(), out, "{src}");
+        }
+        // A property may change or throw: where it is read stays a refusal.
+        let e = constant(
+            "import { config } from './c';\nexport const g = (ok: boolean) => ok && config.on;\n",
+            "config.on",
+            "X",
+            false,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("right of `&&`"), "{}", e.message);
     }
 
     #[test]
