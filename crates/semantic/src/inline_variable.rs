@@ -395,7 +395,7 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             })
             .collect();
         for n in all_nodes(&tree) {
-            if n.start_byte() < stmt.end_byte() || !effect_at(n).is_some_and(|e| e.id() == n.id()) {
+            if n.start_byte() < stmt.end_byte() || effect_at(n).is_none_or(|e| e.id() != n.id()) {
                 continue;
             }
             // A function made after the declaration runs only where it is called, and a
