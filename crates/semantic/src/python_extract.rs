@@ -783,9 +783,18 @@ pub fn extract_constant(
     if in_function && fresh_at(expr).is_some() {
         return enclosing();
     }
+    // Where it is evaluated (the right of `and`, an `elif`, a default value, a lambda's body)
+    // matters only when what it reads can change: literals, operators and module-level names
+    // bound once are the same value wherever and however often they are evaluated. An
+    // attribute or an item can change (or raise).
+    let mut inside = Vec::new();
+    all_nodes(expr, &mut inside);
+    let stable = !inside
+        .iter()
+        .any(|n| matches!(n.kind(), "attribute" | "subscript"));
     match statement_of(text, expr, false) {
         // A class body is fine for a module constant.
-        Err(e) if !e.message.contains("class body") => return Err(e),
+        Err(e) if !stable && !e.message.contains("class body") => return Err(e),
         _ => {}
     }
     let mut refs = Vec::new();
@@ -1118,5 +1127,25 @@ mod tests {
         assert_eq!(e.code, ErrorCode::Conflict);
         let e = constant("X = 1\ndef f():\n    return 2 * 3\n", "2 * 3", "X").unwrap_err();
         assert_eq!(e.code, ErrorCode::Conflict);
+    }
+
+    #[test]
+    fn a_module_constant_that_reads_no_attribute_may_come_from_where_a_variable_may_not() {
+        assert_eq!(
+            constant("def f(ok):\n    return ok and 60 * 60\n", "60 * 60", "HOUR").unwrap(),
+            "HOUR = 60 * 60\n\ndef f(ok):\n    return ok and HOUR\n"
+        );
+        assert_eq!(
+            constant("def f(n=2 ** 10):\n    return n\n", "2 ** 10", "K").unwrap(),
+            "K = 2 ** 10\n\ndef f(n=K):\n    return n\n"
+        );
+        // An attribute may change or raise: where it is read stays a refusal.
+        let e = constant(
+            "import os\n\ndef f(ok):\n    return ok and os.sep\n",
+            "os.sep",
+            "SEP",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("right of `and`"), "{}", e.message);
     }
 }
