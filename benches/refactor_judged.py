@@ -248,7 +248,8 @@ class Python:
                 ):
                     s = (n.lineno, col(n.lineno, n.col_offset), n.end_lineno, col(n.end_lineno, n.end_col_offset))
                     out.append(Selection("extract_variable", f, *s))
-                    # A module constant is evaluated once, at import: a call is always refused.
+                    # A call is never a module constant: its constant is extract_variable's
+                    # (assigned where it runs), judged there.
                     if not isinstance(n, ast.Call):
                         out.append(Selection("extract_constant", f, *s))
         return out
