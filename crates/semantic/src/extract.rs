@@ -16,7 +16,9 @@
 //! without braces, a default parameter value, a `case` label, an arrow's expression body, an
 //! optional chain's arguments, a class field), an expression that would move before another
 //! with effects, a name that clashes in the block. An arrow's expression body is refused
-//! rather than converted to a block: the hint says to give it braces first.
+//! rather than converted to a block: the hint says to give it braces first. A value that
+//! reads no name and does nothing (a literal) is the same wherever it is evaluated: from
+//! those places it is declared before the statement of the enclosing block that holds them.
 //!
 //! The result is the engine's edit value, a [`Splices`] of the text as given.
 
@@ -495,6 +497,19 @@ pub(crate) fn statement_of<'a>(
     }
 }
 
+/// The statement of a statement list (a block, the module, a `case`) that contains `n`.
+fn listed_statement(n: Node) -> Option<Node> {
+    let mut child = n;
+    while let Some(parent) = child.parent() {
+        // A `case` label is not one of its statements.
+        if is_list(parent) && !field_is(parent, "value", child) {
+            return Some(child);
+        }
+        child = parent;
+    }
+    None
+}
+
 /// The expression a selection covers exactly (white space trimmed), or why it is not one.
 pub(crate) fn expression_at<'a>(
     tree: &'a Tree,
@@ -783,7 +798,14 @@ pub fn extract_variable(
     let mut refs = Vec::new();
     references(expr, &mut refs);
     let order = !refs.is_empty() || !pure;
-    let stmt = statement_of(text, expr, order)?;
+    let stmt = match statement_of(text, expr, order) {
+        Ok(stmt) => stmt,
+        // A value that reads no name and does nothing (a literal, operators on literals) is
+        // the same wherever and however often it is evaluated: a default value, a `case`
+        // label, a branch or a class field may name it from before their statement.
+        Err(e) if !order => listed_statement(expr).ok_or(e)?,
+        Err(e) => return Err(e),
+    };
     check_tdz(text, &tree, expr, stmt)?;
     let list = stmt.parent().expect("a statement is in a list");
     let block = if matches!(list.kind(), "switch_case" | "switch_default") {
@@ -1276,6 +1298,33 @@ mod tests {
         // The condition of an `if`, and the left of `&&`, are fine.
         assert!(var("if (f(x)) { g(); }\n", "f(x)", "c", false).is_ok());
         assert!(var("const r = f(x) && g();\n", "f(x)", "c", false).is_ok());
+    }
+
+    #[test]
+    fn a_literal_may_be_named_from_before_the_statement_of_its_default_value_or_case() {
+        assert_eq!(
+            var(
+                "class A {\n  m(x = 0, k = 'a') {\n    switch (k) { case 'json': return x; }\n  }\n}\n",
+                "0",
+                "zero",
+                false
+            )
+            .unwrap(),
+            "const zero = 0;\nclass A {\n  m(x = zero, k = 'a') {\n    switch (k) { case 'json': return x; }\n  }\n}\n"
+        );
+        assert_eq!(
+            var(
+                "function f(k: string) {\n  switch (k) { case 'json': return 1; }\n}\n",
+                "'json'",
+                "json",
+                false
+            )
+            .unwrap(),
+            "function f(k: string) {\n  const json = 'json';\n  switch (k) { case json: return 1; }\n}\n"
+        );
+        // What reads a name, or runs something, stays where it is.
+        let e = var("function f(a = b + 1) { return a; }\n", "b + 1", "x", false).unwrap_err();
+        assert!(e.message.contains("default"), "{}", e.message);
     }
 
     #[test]

@@ -107,6 +107,12 @@ fn extract_variable_keeps_output() {
             "s.toUpperCase()",
             false,
         ),
+        // A literal default value, named before its function.
+        (
+            "function d(x = 40 + 2) { return x; }\nconsole.log(d(), d(1));\n",
+            "40 + 2",
+            false,
+        ),
     ];
     for (src, what, all) in cases {
         let out = extract_variable(Lang::JavaScript, src, sel(src, what), "extracted", all)
