@@ -146,7 +146,8 @@ for (const file of files) {
     const start = n.getStart(sf);
     if (ts.isExpression(n) && extractable(n)) {
       emit("extract_variable", file, sf, text, start, n.end);
-      // A module constant is evaluated once, at load: a call or `new` is always refused.
+      // A call or `new` is never a module constant: its constant is extract_variable's
+      // (declared where it runs), judged there.
       if (!ts.isCallExpression(n) && !ts.isNewExpression(n)) {
         emit("extract_constant", file, sf, text, start, n.end);
       }

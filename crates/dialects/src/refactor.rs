@@ -628,6 +628,18 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
                     extract::extract_constant(lang, text, start..end, &name, req.replace_all)?
                 }
             };
+            if constant {
+                // Where the constant went, in tsserver's words for the same choice (in Python,
+                // "enclosing scope" is a local assignment: the language has no constants).
+                plan.title = Some(
+                    if x.module_level {
+                        "Extract to constant in module scope"
+                    } else {
+                        "Extract to constant in enclosing scope"
+                    }
+                    .into(),
+                );
+            }
             plan.symbol = Some(name);
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));

@@ -107,6 +107,12 @@ fn extract_variable_keeps_output() {
             "s.toUpperCase()",
             false,
         ),
+        // A literal default value, named before its function.
+        (
+            "function d(x = 40 + 2) { return x; }\nconsole.log(d(), d(1));\n",
+            "40 + 2",
+            false,
+        ),
     ];
     for (src, what, all) in cases {
         let out = extract_variable(Lang::JavaScript, src, sel(src, what), "extracted", all)
@@ -146,6 +152,16 @@ fn inline_variable_keeps_output() {
         (
             "const p = { a: 1 };\nconst q = p;\nconsole.log(JSON.stringify({ q }));\n",
             "q",
+        ),
+        // A closure called at each use; one counting through a variable it captures.
+        (
+            "let n = 0;\nconst bump = (k) => { n += k; return n; };\nconsole.log(bump(1), bump(2), [1, 2].map((x) => bump(x)), n);\n",
+            "bump",
+        ),
+        // A new object moved into a branch that runs once.
+        (
+            "const o = { a: [1] };\nif (process.argv.length > 0) {\n  console.log(JSON.stringify(o));\n}\n",
+            "o",
         ),
     ];
     for (src, name) in cases {
