@@ -12,9 +12,8 @@ use crate::args::{parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileStatus};
-use filekit_core::read::{ReadOptions, read_file};
 use filekit_core::text::number_lines;
-use filekit_core::{ErrorCode, FkError, limits};
+use filekit_core::{ErrorCode, FkError};
 use filekit_semantic::code::Code;
 use filekit_semantic::html::HtmlDoc;
 use filekit_semantic::json::{JsonDoc, JsonlDoc};
@@ -58,40 +57,7 @@ fn reject(err: &FkError) -> Value {
     shape::failure(vec![], err, Case::Camel)
 }
 
-/// A file's text as read, with its version.
-#[derive(Clone)]
-pub(crate) struct Source {
-    pub(crate) text: String,
-    pub(crate) hash: String,
-}
-
-/// Reads `file` whole, to be parsed: a file larger than the engine's bound of whole-file
-/// operations is refused (TOO_LARGE) before it is read.
-pub(crate) fn load(ws: &Call, file: &str) -> Result<Source, FkError> {
-    let p = ws.resolve(file)?;
-    if let Some(meta) = ws.metadata(&p)?
-        && meta.len > limits::MAX_FILE_SIZE
-    {
-        return Err(limits::too_large_to_parse(&ws.display(&p), meta.len));
-    }
-    let read = read_file(ws, file, &ReadOptions::default());
-    if let Some(err) = read.error() {
-        return Err(err.clone());
-    }
-    let t = read.text().ok_or_else(|| {
-        FkError::new(ErrorCode::Binary, format!("{file} is not a text file"))
-            .with_hint("semantic targeting reads source, JSON and Markdown files")
-    })?;
-    // Grown past the bound since it was measured: read in part, with no version.
-    let Some(hash) = t.content_hash.clone() else {
-        let shown = read.resolved_path.as_deref().unwrap_or(file);
-        return Err(limits::too_large_to_parse(shown, t.size));
-    };
-    Ok(Source {
-        text: t.content.clone(),
-        hash,
-    })
-}
+pub(crate) use filekit_refactor::source::{Source, load};
 
 /// A parsed file, whichever parser its type takes.
 enum Parsed<'t> {

@@ -59,6 +59,7 @@
 
 pub mod add_import;
 pub mod barrels;
+pub mod code_actions;
 pub mod graph;
 pub mod ops;
 pub mod packages;
@@ -67,6 +68,7 @@ pub mod plan;
 pub mod python;
 pub mod rename;
 pub mod resolve;
+pub mod source;
 pub mod symbols;
 pub mod tsconfig;
 pub mod watch;

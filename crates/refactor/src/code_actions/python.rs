@@ -1,25 +1,17 @@
-//! The refactor mode of `file_edit` for Python files without a language server
-//! (`precision: "syntactic"`): `rename_symbol` across the modules of the workspace,
-//! `organize_imports` and `remove_unused_imports`. The scopes and the edits of one file come
-//! from `filekit_semantic::python_refactor`; which files import the renamed module, and which
-//! section an import belongs to, from `filekit_refactor`'s import graph and Python module
-//! resolution. The plan is written by `refactor::write`, like every other refactor: one
-//! request through the pipeline, one history entry.
+//! Python's refactors without a language server (`precision: "syntactic"`):
+//! `rename_symbol` across the modules of the workspace, `organize_imports` and
+//! `remove_unused_imports`. The scopes and the edits of one file come from
+//! `filekit_semantic::python_refactor`; which files import the renamed module, and which
+//! section an import belongs to, from the import graph and Python module resolution.
 
-use crate::Call;
-use crate::refactor::{Plan, RefactorKind, Request, byte_at, walk_name};
-use crate::semantic::{Source, load};
-use filekit_core::{ErrorCode, FkError};
-use filekit_refactor::graph;
-use filekit_refactor::python;
-use filekit_refactor::resolve::FileSet;
+use super::{Draft, Kind, Precision, Request, byte_at, walk_name};
+use crate::graph;
+use crate::python;
+use crate::resolve::FileSet;
+use crate::source::{Source, load};
+use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::python_refactor::{self as py, ImportOptions, Section, Target, is_stdlib};
-use std::collections::{BTreeMap, HashSet};
-
-/// Whether a path names a Python file.
-pub(crate) fn is_python(path: &str) -> bool {
-    python::is_python(path)
-}
+use std::collections::HashSet;
 
 /// isort's section of a module name, from `importer`: relative names are local, the standard
 /// library's names are its own, names of the workspace's modules are first party, the rest
@@ -43,17 +35,8 @@ fn section(files: &dyn FileSet, importer: &str, module: &str) -> Section {
     }
 }
 
-pub(crate) fn syntactic(ws: &Call, req: &Request, src: &Source) -> Result<Plan, FkError> {
-    let mut plan = Plan {
-        precision: "syntactic",
-        server: None,
-        title: None,
-        files: BTreeMap::new(),
-        created: vec![],
-        symbol: None,
-        notify: None,
-        warnings: vec![],
-    };
+pub(super) fn syntactic(ws: &Workspace, req: &Request, src: &Source) -> Result<Draft, FkError> {
+    let mut draft = Draft::new(Precision::Syntactic);
     let text = src.text.as_str();
     let graph = graph::build(ws)?;
     let me = walk_name(ws, &req.file)?;
@@ -66,28 +49,28 @@ pub(crate) fn syntactic(ws: &Call, req: &Request, src: &Source) -> Result<Plan, 
         is_init,
         section: &classify,
     };
-    match req.refactor {
-        RefactorKind::OrganizeImports => {
+    match req.kind {
+        Kind::OrganizeImports => {
             let s = py::organize_imports(text, &opts)?;
-            plan.files.insert(req.file.clone(), (src.clone(), s));
+            draft.files.insert(req.file.clone(), (src.clone(), s));
         }
-        RefactorKind::RemoveUnusedImports => {
+        Kind::RemoveUnusedImports => {
             let s = py::remove_unused_imports(text, &opts)?;
-            plan.files.insert(req.file.clone(), (src.clone(), s));
+            draft.files.insert(req.file.clone(), (src.clone(), s));
         }
-        RefactorKind::RenameSymbol => rename(ws, req, src, &graph, me, &mut plan)?,
+        Kind::RenameSymbol => rename(ws, req, src, &graph, me, &mut draft)?,
         _ => unreachable!("only the syntactic refactors come here"),
     }
-    Ok(plan)
+    Ok(draft)
 }
 
 fn rename(
-    ws: &Call,
+    ws: &Workspace,
     req: &Request,
     src: &Source,
     graph: &graph::Graph,
     me: String,
-    plan: &mut Plan,
+    draft: &mut Draft,
 ) -> Result<(), FkError> {
     let new = req.new_name.as_deref().expect("checked");
     let text = src.text.as_str();
@@ -97,16 +80,16 @@ fn rename(
         (None, None) => unreachable!("checked"),
     };
     let mut r = py::rename_in_file(text, &target, new, !req.workspace_scope)?;
-    plan.symbol = Some(r.name.clone());
+    draft.symbol = Some(r.name.clone());
     if !req.workspace_scope {
         if r.module_level {
-            plan.warnings.push(format!(
+            draft.warnings.push(format!(
                 "`{}` is a module-level name: with scope \"file\" the modules that import it are not changed",
                 r.name
             ));
         }
-        plan.warnings.append(&mut r.warnings);
-        plan.files
+        draft.warnings.append(&mut r.warnings);
+        draft.files
             .insert(req.file.clone(), (src.clone(), r.splices));
         return Ok(());
     }
@@ -131,9 +114,9 @@ fn rename(
             })?;
         origin = def;
     }
-    plan.warnings.append(&mut r.warnings);
+    draft.warnings.append(&mut r.warnings);
     let old = r.name.clone();
-    plan.files
+    draft.files
         .insert(origin.clone(), (origin_src.clone(), r.splices));
     if !r.module_level {
         return Ok(());
@@ -152,7 +135,7 @@ fn rename(
             if **f == o || **f == origin {
                 continue;
             }
-            let fsrc = match plan.files.get(*f) {
+            let fsrc = match draft.files.get(*f) {
                 Some((s, _)) => s.clone(),
                 None => {
                     let parsed = &graph.code[*f];
@@ -184,7 +167,7 @@ fn rename(
             if ir.splices.is_empty() {
                 continue;
             }
-            let entry = plan
+            let entry = draft
                 .files
                 .entry((*f).clone())
                 .or_insert_with(|| (fsrc.clone(), vec![]));
@@ -201,7 +184,7 @@ fn rename(
 /// Refuses to inline a module-level `name` of `file` that another module of the workspace
 /// imports (`from m import name`, or `m.name` after `import m`): the import graph's modules
 /// that contain the name are asked where they refer to it.
-pub(crate) fn not_imported(ws: &Call, file: &str, name: &str) -> Result<(), FkError> {
+pub(super) fn not_imported(ws: &Workspace, file: &str, name: &str) -> Result<(), FkError> {
     let graph = graph::build(ws)?;
     let me = walk_name(ws, file)?;
     let mut files: Vec<&String> = graph

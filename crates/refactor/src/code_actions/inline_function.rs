@@ -1,31 +1,28 @@
-//! `inline_function` of `file_edit`'s refactor mode for TS/TSX/JS, computed on syntax trees
-//! (`precision: "syntactic"`) because tsserver offers no such refactor: the function's calls
-//! in its own file and, when it is exported, in every file that imports it by name are
-//! replaced by its expression (`filekit_semantic::inline`), the imports left unused go, and the
-//! declaration goes when no use remains. The importers come from `filekit_refactor`'s import
-//! graph and resolution; the plan is written by `refactor::write` like every refactor (one
-//! request, one history entry, dry run with diffs).
+//! `inline_function` for TS/TSX/JS, computed on syntax trees (`precision: "syntactic"`)
+//! because tsserver offers no such refactor: the function's calls in its own file and, when
+//! it is exported, in every file that imports it by name are replaced by its expression
+//! (`filekit_semantic::inline`), the imports left unused go, and the declaration goes when no
+//! use remains. The importers come from the import graph and its resolution.
 
-use crate::Call;
-use crate::refactor::{Plan, Request, byte_at, walk_name};
-use crate::semantic::{Source, load};
-use filekit_core::{ErrorCode, FkError};
-use filekit_refactor::graph;
-use filekit_refactor::paths::dir_of;
-use filekit_refactor::python::is_python;
-use filekit_refactor::resolve::resolve;
+use super::{Draft, Precision, Request, byte_at, walk_name};
+use crate::graph;
+use crate::paths::dir_of;
+use crate::python::is_python;
+use crate::resolve::resolve;
+use crate::source::{Source, load};
+use filekit_core::splices::Splice;
+use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::Lang;
 use filekit_semantic::inline::{self, Binding};
-use filekit_semantic::ops::Splice;
 use filekit_semantic::refactor::Target;
 use std::collections::BTreeMap;
 
-pub(crate) fn inline_function(
-    ws: &Call,
+pub(super) fn inline_function(
+    ws: &Workspace,
     req: &Request,
     lang: Lang,
     src: &Source,
-) -> Result<Plan, FkError> {
+) -> Result<Draft, FkError> {
     let text = src.text.as_str();
     let target = match (req.selection, &req.symbol) {
         (Some(s), _) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
@@ -185,9 +182,7 @@ pub(crate) fn inline_function(
     {
         files.insert(req.file.clone(), e);
     }
-    Ok(Plan {
-        precision: "syntactic",
-        server: None,
+    Ok(Draft {
         title: Some(format!(
             "Inline function '{}' ({calls} call{})",
             f.name,
@@ -196,7 +191,7 @@ pub(crate) fn inline_function(
         files,
         created: vec![],
         symbol: Some(f.name.clone()),
-        notify: None,
         warnings,
+        ..Draft::new(Precision::Syntactic)
     })
 }

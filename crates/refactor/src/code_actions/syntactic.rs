@@ -1,0 +1,310 @@
+//! The refactors computed on the syntax trees of TS/TSX/JS (and Python's of issue 28) without
+//! a language server (`precision: "syntactic"`): each is one call of `filekit-semantic` on the
+//! file's text; a workspace rename finds the files it changes with [`crate::rename`] on the
+//! import graph, add_import its candidates with [`crate::add_import`].
+
+use super::{Draft, Kind, Precision, Request, byte_at, walk_name};
+use crate::source::{Source, load};
+use filekit_core::splices::Splice;
+use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_semantic::Lang;
+use filekit_semantic::refactor::{self as syn, Target};
+use std::collections::HashSet;
+
+/// A file as the import graph parsed it, as the pipeline reads it (without a UTF-8 BOM, which
+/// the graph's text keeps), with `splices` on the graph's text moved onto it.
+fn graph_source(
+    p: &crate::graph::Parsed,
+    splices: Vec<Splice>,
+) -> (Source, Vec<Splice>) {
+    const BOM: &str = "\u{feff}";
+    let skip = if p.text.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
+    let src = Source {
+        text: p.text[skip..].to_string(),
+        hash: p.hash.clone(),
+    };
+    let splices = splices
+        .into_iter()
+        .map(|s| {
+            Splice::new(
+                s.start.saturating_sub(skip),
+                s.end.saturating_sub(skip),
+                s.text,
+            )
+        })
+        .collect();
+    (src, splices)
+}
+
+pub(super) fn syntactic(
+    ws: &Workspace,
+    req: &Request,
+    lang: Lang,
+    src: &Source,
+) -> Result<Draft, FkError> {
+    let mut draft = Draft::new(Precision::Syntactic);
+    let text = src.text.as_str();
+    match req.kind {
+        Kind::OrganizeImports => {
+            let s = syn::organize_imports(lang, text)?;
+            draft.files.insert(req.file.clone(), (src.clone(), s));
+        }
+        Kind::RemoveUnusedImports => {
+            let s = syn::remove_unused_imports(lang, text)?;
+            draft.files.insert(req.file.clone(), (src.clone(), s));
+        }
+        Kind::RenameSymbol => {
+            let new = req.new_name.as_deref().expect("checked");
+            let target = match (req.selection, &req.symbol) {
+                (Some(s), _) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
+                (None, Some(name)) => Target::Name(name.clone()),
+                (None, None) => unreachable!("checked"),
+            };
+            let keep_public = !req.workspace_scope;
+            let mut r = syn::rename_in_file(lang, text, &target, new, keep_public)?;
+            draft.symbol = Some(r.name.clone());
+            let mut origin = walk_name(ws, &req.file)?;
+            let mut origin_src = src.clone();
+            if !req.workspace_scope {
+                if r.exported {
+                    draft.warnings.push(format!(
+                        "`{}` is exported: with scope \"file\" the files that import it are not changed",
+                        r.name
+                    ));
+                }
+                draft.files
+                    .insert(req.file.clone(), (src.clone(), r.splices));
+                return Ok(draft);
+            }
+            // One walk and one resolver: the import graph's (kept warm by a server).
+            let graph = crate::graph::build(ws)?;
+            // An imported name is renamed where it is declared.
+            if let Some(spec) = r.imported_from.clone() {
+                let Some(def) = crate::rename::resolve_specifier(&graph, &origin, &spec) else {
+                    return Err(FkError::invalid(format!(
+                        "`{}` is imported from '{spec}', which is not a file of the workspace",
+                        r.name
+                    ))
+                    .with_hint("rename the local name only with scope \"file\""));
+                };
+                origin_src = match graph.code.get(&def) {
+                    Some(p) => graph_source(p, vec![]).0,
+                    None => load(ws, &def)?,
+                };
+                let def_lang = Lang::of_path(&def)?;
+                r = syn::rename_in_file(
+                    def_lang,
+                    &origin_src.text,
+                    &Target::Name(r.name.clone()),
+                    new,
+                    false,
+                )?;
+                origin = def;
+            }
+            let old = r.name.clone();
+            let exported = r.exported;
+            draft.files
+                .insert(origin.clone(), (origin_src.clone(), r.splices));
+            if exported {
+                // Importers by name, and through re-exports, their importers.
+                let changes = crate::rename::rename_in_importers(&graph, &origin, &old, new)?;
+                for (f, c) in changes {
+                    let (fsrc, splices) = graph_source(&c.parsed, c.splices);
+                    let entry = draft.files.entry(f).or_insert_with(|| (fsrc, vec![]));
+                    let have: HashSet<usize> = entry.1.iter().map(|s| s.start).collect();
+                    entry
+                        .1
+                        .extend(splices.into_iter().filter(|s| !have.contains(&s.start)));
+                    entry.1.sort_by_key(|s| s.start);
+                }
+            }
+        }
+        Kind::ExtractVariable | Kind::ExtractConstant => {
+            // issue 28: the engine's kinds, on the syntax tree.
+            use filekit_semantic::{extract, python_extract};
+            let sel = req.selection.expect("checked");
+            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
+            let constant = req.kind == Kind::ExtractConstant;
+            let default = if constant { "EXTRACTED" } else { "extracted" };
+            let name = req.extracted_name.clone().unwrap_or_else(|| default.into());
+            let x = match (lang, constant) {
+                (Lang::Python, false) => {
+                    python_extract::extract_variable(text, start..end, &name, req.replace_all)?
+                }
+                (Lang::Python, true) => {
+                    python_extract::extract_constant(text, start..end, &name, req.replace_all)?
+                }
+                (_, false) => {
+                    extract::extract_variable(lang, text, start..end, &name, req.replace_all)?
+                }
+                (_, true) => {
+                    extract::extract_constant(lang, text, start..end, &name, req.replace_all)?
+                }
+            };
+            if constant {
+                // Where the constant went, in tsserver's words for the same choice (in Python,
+                // "enclosing scope" is a local assignment: the language has no constants).
+                draft.title = Some(
+                    if x.module_level {
+                        "Extract to constant in module scope"
+                    } else {
+                        "Extract to constant in enclosing scope"
+                    }
+                    .into(),
+                );
+            }
+            draft.symbol = Some(name);
+            draft.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+        }
+        Kind::ExtractType => {
+            use filekit_semantic::extract_type::{TypeKind, extract_type};
+            let sel = req.selection.expect("checked");
+            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
+            let name = req
+                .extracted_name
+                .clone()
+                .unwrap_or_else(|| "ExtractedType".into());
+            let kind = req.type_kind.unwrap_or(TypeKind::Alias);
+            let x = extract_type(lang, text, start..end, &name, kind)?;
+            draft.symbol = Some(name);
+            draft.files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
+        Kind::ExtractFunction | Kind::ExtractMethod => {
+            use filekit_semantic::{extract_function, python_extract_function};
+            let sel = req.selection.expect("checked");
+            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
+            let method = req.kind == Kind::ExtractMethod;
+            let name = req
+                .extracted_name
+                .clone()
+                .unwrap_or_else(|| "extracted".into());
+            let x = match lang {
+                Lang::Python => {
+                    python_extract_function::extract_function(text, start..end, &name, method)?
+                }
+                _ => extract_function::extract_function(lang, text, start..end, &name, method)?,
+            };
+            if let Some(class) = &x.class {
+                implemented_elsewhere(ws, class, &name)?;
+            }
+            draft.warnings.extend(x.untyped.iter().map(|u| {
+                format!("parameter {u}: it is left untyped, which `noImplicitAny` (part of `strict`) refuses; give it its type")
+            }));
+            draft.warnings.extend(x.warnings);
+            draft.symbol = Some(name);
+            draft.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+        }
+        Kind::InlineVariable => {
+            let target = match (req.selection, &req.symbol) {
+                (Some(sel), _) => {
+                    Target::At(byte_at(text, sel.start_line, sel.start_column, "start")?)
+                }
+                (None, Some(name)) => Target::Name(name.clone()),
+                (None, None) => unreachable!("checked"),
+            };
+            let (name, splices) = if lang == Lang::Python {
+                use filekit_semantic::python_refactor::Target as PyTarget;
+                let target = match target {
+                    Target::At(at) => PyTarget::At(at),
+                    Target::Name(n) => PyTarget::Name(n),
+                };
+                let x = filekit_semantic::python_refactor::inline_variable::inline_variable(
+                    text, &target,
+                )?;
+                if x.module_level {
+                    super::python::not_imported(ws, &req.file, &x.name)?;
+                }
+                (x.name, x.splices)
+            } else {
+                let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
+                (x.name, x.splices)
+            };
+            draft.symbol = Some(name);
+            draft.files
+                .insert(req.file.clone(), (src.clone(), listed(&splices)));
+        }
+        Kind::ConvertToArrow => {
+            let sel = req.selection.expect("checked");
+            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let x = filekit_semantic::convert::convert_to_arrow(lang, text, at)?;
+            draft.files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
+        Kind::ConvertToAsync => {
+            let sel = req.selection.expect("checked");
+            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let x = if lang == Lang::Python {
+                filekit_semantic::python_refactor::convert_async::convert_to_async(text, at)?
+            } else {
+                filekit_semantic::convert_async::convert_to_async(lang, text, at)?
+            };
+            draft.files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
+        Kind::AddImport => {
+            // The candidates are the refactor layer's (the import graph), the edit semantic's.
+            let target = match (req.selection, &req.symbol) {
+                (Some(sel), _) => {
+                    Target::At(byte_at(text, sel.start_line, sel.start_column, "start")?)
+                }
+                (None, Some(name)) => Target::Name(name.clone()),
+                (None, None) => unreachable!("checked"),
+            };
+            let me = walk_name(ws, &req.file)?;
+            let x = crate::add_import::add_import(ws, &me, text, &target, req.module.as_deref())?;
+            draft.symbol = Some(x.name);
+            draft.title = Some(format!(
+                "import from '{}' ({})",
+                x.chosen.module,
+                x.chosen.export.as_str()
+            ));
+            draft.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+        }
+        _ => unreachable!("only the syntactic refactors come here"),
+    }
+    Ok(draft)
+}
+
+/// Refuses a new method of `class` when a TS class of the workspace `implements` it: that
+/// class would then lack the method.
+fn implemented_elsewhere(ws: &Workspace, class: &str, name: &str) -> Result<(), FkError> {
+    use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
+    let found = grep(
+        ws,
+        &GrepOptions {
+            pattern: filekit_semantic::extract_function::implements_pattern(class),
+            glob: Some("*.{ts,tsx,mts,cts}".into()),
+            mode: OutputMode::FilesWithMatches,
+            head_limit: Some(1),
+            ..Default::default()
+        },
+    )?;
+    if let Some(f) = found.files.first() {
+        return Err(FkError::new(
+            ErrorCode::Conflict,
+            format!(
+                "a class in {} implements `{class}`: it would lack the new method `{name}`",
+                f.path
+            ),
+        )
+        .with_hint("use extract_function, or add the method to the classes that implement it"));
+    }
+    Ok(())
+}
+
+/// The engine's edit value as the draft's list of splices (checked again as one edit when
+/// written).
+fn listed(s: &filekit_core::splices::Splices) -> Vec<Splice> {
+    s.iter().cloned().collect()
+}
