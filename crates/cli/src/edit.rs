@@ -1,4 +1,4 @@
-//! `filekit edit`: apply a plan (see [`filekit_dialects::plan`]) and show what it did: a colored diff per
+//! `filekit edit`: apply a plan (see [`filekit_dialects::edit_plan`]) and show what it did: a colored diff per
 //! file and one line per edit.
 
 use crate::style::Style;
@@ -6,7 +6,7 @@ use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::edit::{EditReport, FileReport, FileStatus};
 use filekit_core::pipeline;
-use filekit_dialects::plan::Plan;
+use filekit_dialects::edit_plan::EditPlan;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -37,7 +37,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
             return EXIT_BAD_REQUEST;
         }
     };
-    let plan = match Plan::parse(&source) {
+    let plan = match EditPlan::parse(&source) {
         Ok(p) => p,
         Err(msg) => {
             eprintln!("filekit: invalid plan: {msg}");
@@ -52,7 +52,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
     let mut request = plan.into_request(args.dry_run, args.atomic, args.stop_on_error);
     request.options.tool = Some("filekit edit".into());
     let mut report = pipeline::apply(&ws, &request);
-    filekit_dialects::plan::word_report(&mut report);
+    filekit_dialects::edit_plan::word_report(&mut report);
     crate::history_warning(&ws);
     if json || args.json {
         println!(

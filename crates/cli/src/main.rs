@@ -12,7 +12,7 @@ mod history;
 mod lease;
 mod patch;
 mod read;
-mod refactor;
+mod refactor_verbs;
 mod replace;
 mod review;
 mod search;
@@ -185,7 +185,7 @@ enum Verb {
     #[command(after_help = read::AFTER_HELP)]
     Read(read::ReadArgs),
     /// Apply an edit plan (JSON): colored diffs and a summary per edit.
-    #[command(after_help = filekit_dialects::plan::AFTER_HELP)]
+    #[command(after_help = filekit_dialects::edit_plan::AFTER_HELP)]
     Edit(edit::EditArgs),
     /// Replace across a tree with a sed expression: diffs, dry run, atomic, interactive review.
     #[command(after_help = replace::AFTER_HELP)]
@@ -212,11 +212,11 @@ enum Verb {
     #[command(after_help = fileops::AFTER_HELP)]
     Rm(fileops::RemoveArgs),
     /// Rename a symbol and its references (across the files that import it).
-    #[command(name = "rename-symbol", after_help = refactor::RENAME_AFTER_HELP)]
-    RenameSymbol(refactor::RenameArgs),
+    #[command(name = "rename-symbol", after_help = refactor_verbs::RENAME_AFTER_HELP)]
+    RenameSymbol(refactor_verbs::RenameArgs),
     /// Run a refactor (extract, inline, convert, imports) on a file's range.
-    #[command(after_help = refactor::REFACTOR_AFTER_HELP)]
-    Refactor(refactor::RefactorArgs),
+    #[command(after_help = refactor_verbs::REFACTOR_AFTER_HELP)]
+    Refactor(refactor_verbs::RefactorArgs),
     /// List the edit history, or show one entry's diff.
     #[command(after_help = history::HISTORY_AFTER_HELP)]
     History(history::HistoryArgs),
@@ -279,8 +279,8 @@ fn main() -> ExitCode {
         Verb::Mv(args) => fileops::run_move(&cli.global, cli.json, args, false),
         Verb::Cp(args) => fileops::run_move(&cli.global, cli.json, args, true),
         Verb::Rm(args) => fileops::run_remove(&cli.global, cli.json, args),
-        Verb::RenameSymbol(args) => refactor::run_rename(&cli.global, cli.json, args),
-        Verb::Refactor(args) => refactor::run_refactor(&cli.global, cli.json, args),
+        Verb::RenameSymbol(args) => refactor_verbs::run_rename(&cli.global, cli.json, args),
+        Verb::Refactor(args) => refactor_verbs::run_refactor(&cli.global, cli.json, args),
         Verb::History(args) => history::run_history(&cli.global, cli.json, args),
         Verb::Undo(args) => history::run_undo(&cli.global, cli.json, args),
         Verb::Redo(args) => history::run_redo(&cli.global, cli.json, args),

@@ -446,7 +446,7 @@ fn symbols_renamed(applied: &filekit_refactor::ops::Applied) -> (Value, Value, u
 }
 
 /// One entry per file: its path, where it moved, and each change with its line.
-fn changes_per_file(files: &[filekit_refactor::plan::FileChanges]) -> Vec<Value> {
+fn changes_per_file(files: &[filekit_refactor::import_rewrites::FileChanges]) -> Vec<Value> {
     files
         .iter()
         .map(|f| {

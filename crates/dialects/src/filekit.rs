@@ -3,7 +3,7 @@
 //!
 //! - `read_files`: many files (or line ranges of them) in one call, each with its version
 //!   (`content_hash`, `last_modified`) so that later line edits can be checked against it.
-//! - `edit_files`: the edit plan of `filekit edit` ([`crate::plan`]): many edits to many
+//! - `edit_files`: the edit plan of `filekit edit` ([`crate::edit_plan`]): many edits to many
 //!   files in one call, line edits all referring to the file as read, text replacements in
 //!   order, atomic per file (or for the whole request), with a dry run.
 //! - `replace_in_files`: a sed `s/…/…/` expression over the files a glob chooses in a tree.
@@ -14,7 +14,7 @@
 
 use crate::Call;
 use crate::args::{parse, schema_for};
-use crate::plan::Plan;
+use crate::edit_plan::EditPlan;
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::FkError;
@@ -276,10 +276,10 @@ another agent (tool lock) is refused with LOCKED.
 
 Example: {\"files\": [{\"path\": \"src/app.py\", \"edits\": [{\"replace_lines\": {\"start\": 10, \"end\": 12, \"new\": \"    return x\\n\", \"content_hash\": \"3f2a9c1e\"}}, {\"str_replace\": {\"old\": \"DEBUG = True\", \"new\": \"DEBUG = False\"}}]}], \"options\": {\"dry_run\": true}}";
 
-static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Plan>);
+static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditPlan>);
 
 fn edit_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let plan: Plan = parse("edit_files", &EDIT_SCHEMA, args)?;
+    let plan: EditPlan = parse("edit_files", &EDIT_SCHEMA, args)?;
     let request = plan.into_request(false, false, false);
     if request.files.is_empty() {
         return Err(FkError::invalid("edit_files: `files` is empty").with_hint(
@@ -288,7 +288,7 @@ fn edit_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     }
     let mut report = ws.apply(request);
     // The plan's words: `old`, `expected`, `start`, `after`, ...
-    shape::word_report(&mut report, &crate::plan::PLAN_WORDS);
+    shape::word_report(&mut report, &crate::edit_plan::PLAN_WORDS);
     let text = shape::write_summary(&report, true);
     let mut value =
         serde_json::to_value(&report).unwrap_or_else(|e| json!({"error": e.to_string()}));

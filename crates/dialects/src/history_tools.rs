@@ -241,7 +241,7 @@ fn manage_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel})
         }))
         .collect();
-    let left_behind: Vec<&filekit_refactor::plan::Leftover> =
+    let left_behind: Vec<&filekit_refactor::import_rewrites::Leftover> =
         applied.leftovers.iter().filter(|l| !l.removed).collect();
     for l in &left_behind {
         text.push_str(&format!(

@@ -568,7 +568,7 @@ struct EditArgs {
     /// inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async: on
     /// the syntax trees without a language server (the description says for which
     /// languages), by the file's language server in a trusted workspace.
-    refactor: Option<crate::refactor::RefactorKind>,
+    refactor: Option<crate::refactor_mode::RefactorKind>,
     /// rename_symbol: the symbol to rename ("UserService"; with a server also "Class.method").
     symbol: Option<String>,
     /// rename_symbol: the new name.
@@ -577,7 +577,7 @@ struct EditArgs {
     scope: Option<String>,
     /// The range a refactor works on (extract, inline, convert, add_import), or for
     /// rename_symbol the position of the name: 1-based lines, 0-based columns, end exclusive.
-    selection_range: Option<crate::refactor::SelectionRange>,
+    selection_range: Option<crate::refactor_mode::SelectionRange>,
     /// Extract refactors: the name of the extracted function, constant or type.
     extracted_name: Option<String>,
     /// extract_type: declare a `type` alias (default) or, for an object type, an `interface`.
@@ -719,14 +719,14 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         let file = args.file.clone().ok_or_else(|| {
             FkError::invalid("file_edit: `file` is missing").with_hint("name the file to refactor")
         })?;
-        return crate::refactor::run(
+        return crate::refactor_mode::run(
             ws,
-            crate::refactor::Request {
+            crate::refactor_mode::Request {
                 file,
                 refactor: kind,
                 symbol: args.symbol,
                 new_name: args.new_name,
-                workspace_scope: crate::refactor::scope_is_workspace(args.scope.as_deref())?,
+                workspace_scope: crate::refactor_mode::scope_is_workspace(args.scope.as_deref())?,
                 selection: args.selection_range,
                 extracted_name: args.extracted_name,
                 type_kind: args.type_kind.map(|k| match k {

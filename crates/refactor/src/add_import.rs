@@ -35,7 +35,7 @@ use filekit_semantic::add_import::{self as ts, ImportSpec};
 use filekit_semantic::exports::exports;
 use filekit_semantic::imports::{RefKind, module_refs};
 use filekit_semantic::python_refactor as py;
-use filekit_semantic::refactor::Target;
+use filekit_semantic::ts_refactor::Target;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 

@@ -5,7 +5,7 @@
 //! uses are listed, at the places a compiler reports them (the imported name, the `ns.a`).
 
 use crate::graph::Graph;
-use crate::plan::{Leftover, resolve_any};
+use crate::import_rewrites::{Leftover, resolve_any};
 use filekit_semantic::Lang;
 use filekit_semantic::exports;
 use filekit_semantic::imports::RefKind;
@@ -59,7 +59,7 @@ fn exported(graph: &Graph, file: &str, seen: &mut HashSet<String>) -> HashSet<St
 }
 
 /// The uses left behind through barrels whose re-exports of `deleted` files the request
-/// removes (`leftovers` of [`crate::plan::plan_delete`] with `remove`).
+/// removes (`leftovers` of [`crate::import_rewrites::plan_delete`] with `remove`).
 pub fn uses_through(graph: &Graph, deleted: &[String], leftovers: &[Leftover]) -> Vec<BarrelUse> {
     let deleted: HashSet<&String> = deleted.iter().collect();
     // The names each barrel loses.

@@ -15,7 +15,7 @@
 //!   re-exports too), found with the graph and its resolver; [`symbols`]: export renames that
 //!   go with a move or copy.
 //! - [`add_import`]: the modules that export a name a file lacks, and its import from one.
-//! - [`plan`]: the import rewrites of a move/copy, the clean-up of a delete, as
+//! - [`import_rewrites`]: the import rewrites of a move/copy, the clean-up of a delete, as
 //!   [`filekit_core::fsops::Rewrite`]s that the caller commits in the same request as the
 //!   file operations (one commit step run, one history entry, one undo); [`barrels`]: what a
 //!   delete takes from the modules that re-export it; [`ops`]: the file operations with their
@@ -61,10 +61,10 @@ pub mod add_import;
 pub mod barrels;
 pub mod code_actions;
 pub mod graph;
+pub mod import_rewrites;
 pub mod ops;
 pub mod packages;
 pub mod paths;
-pub mod plan;
 pub mod python;
 pub mod rename;
 pub mod resolve;

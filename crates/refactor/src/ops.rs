@@ -1,7 +1,7 @@
 //! File operations with their import updates, in one request of the engine.
 
 use crate::graph::{self, Graph};
-use crate::plan::{self, FileChanges, ImportPlan, Leftover};
+use crate::import_rewrites::{self, FileChanges, ImportRewrites, Leftover};
 use crate::symbols::{self, Renames};
 use filekit_core::fsops::{self, FileOp, FsReport, FsRequest};
 use filekit_core::workspace::WsPath;
@@ -117,7 +117,7 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
                     let Some(dst) = destination(ws, &src, to) else {
                         continue;
                     };
-                    let m = plan::expand_move(&graph, &key(&src), &key(&dst));
+                    let m = import_rewrites::expand_move(&graph, &key(&src), &key(&dst));
                     if matches!(op, FileOp::Move { .. }) {
                         moves.extend(m);
                     } else {
@@ -129,7 +129,9 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
                 FileOp::Delete { path, .. } => {
                     if let Ok(p) = ws.resolve_entry(path) {
                         let k = key(&p);
-                        deleted.extend(plan::files_under(&graph, &k).map(|(f, _)| f.clone()));
+                        deleted.extend(
+                            import_rewrites::files_under(&graph, &k).map(|(f, _)| f.clone()),
+                        );
                     }
                 }
                 // A new directory holds no code yet: no import points into it.
@@ -138,15 +140,15 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
         }
         copies_or_deletes = copies.len() + deleted.len();
         moves_done = moves.clone();
-        let mut plans: Vec<ImportPlan> = Vec::new();
+        let mut plans: Vec<ImportRewrites> = Vec::new();
         if !moves.is_empty() {
-            plans.push(plan::plan_moves(&graph, &moves, false));
+            plans.push(import_rewrites::plan_moves(&graph, &moves, false));
         }
         if !copies.is_empty() {
-            plans.push(plan::plan_moves(&graph, &copies, true));
+            plans.push(import_rewrites::plan_moves(&graph, &copies, true));
         }
         if !deleted.is_empty() {
-            let (p, leftovers) = plan::plan_delete(&graph, &deleted, remove_on_delete);
+            let (p, leftovers) = import_rewrites::plan_delete(&graph, &deleted, remove_on_delete);
             if remove_on_delete {
                 applied.barrel_uses = crate::barrels::uses_through(&graph, &deleted, &leftovers);
             }
@@ -177,7 +179,7 @@ pub fn apply_with(ws: &Workspace, mut req: FsRequest, opts: &Options) -> Result<
             if !exists {
                 None
             } else {
-                if plan::files_under(&graph, &file).any(|(_, rest)| !rest.is_empty()) {
+                if import_rewrites::files_under(&graph, &file).any(|(_, rest)| !rest.is_empty()) {
                     return Err(FkError::invalid(format!(
                         "{}: {from} is a directory; symbols are renamed with one file",
                         opts.renames.what

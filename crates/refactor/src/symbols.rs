@@ -10,13 +10,13 @@
 //! `file_edit`'s refactor mode, whose functions it uses.
 
 use crate::graph::Graph;
+use crate::import_rewrites::{FileChanges, SpecifierChange};
 use crate::paths::name_of;
-use crate::plan::{FileChanges, SpecifierChange};
 use filekit_core::{ErrorCode, FkError};
 use filekit_semantic::Lang;
 use filekit_semantic::exports::{self, Exports};
 use filekit_semantic::imports::RefKind;
-use filekit_semantic::refactor::{self as syn, Target};
+use filekit_semantic::ts_refactor::{self as syn, Target};
 use std::collections::{BTreeMap, HashSet};
 
 use filekit_core::splices::Splice;
@@ -40,7 +40,7 @@ impl Renames {
 
 /// The renames of one request.
 #[derive(Debug, Default)]
-pub struct SymbolPlan {
+pub struct SymbolRewrites {
     /// Splices by file (as it is before the request), sorted, not overlapping.
     pub splices: BTreeMap<String, Vec<Splice>>,
     /// The renames made: (old, new, occurrences in the workspace).
@@ -186,8 +186,8 @@ pub fn plan(
     renames: &[(String, String)],
     importers: bool,
     what: &str,
-) -> Result<SymbolPlan, FkError> {
-    let mut out = SymbolPlan::default();
+) -> Result<SymbolRewrites, FkError> {
+    let mut out = SymbolRewrites::default();
     if renames.is_empty() {
         return Ok(out);
     }
@@ -237,7 +237,7 @@ pub fn plan(
                         continue;
                     }
                     let names_module = |r: &filekit_semantic::imports::ModuleRef| {
-                        crate::plan::resolve_any(&graph.files, &graph.configs, f, r)
+                        crate::import_rewrites::resolve_any(&graph.files, &graph.configs, f, r)
                             .is_some_and(|t| t.file() == module)
                     };
                     let refs: Vec<_> = parsed.refs.iter().filter(|r| names_module(r)).collect();
@@ -360,7 +360,7 @@ pub fn merge(v: &mut Vec<Splice>) -> Result<(), FkError> {
 /// 1-based line in the file as it is now).
 pub fn changes(
     graph: &Graph,
-    plan: &SymbolPlan,
+    plan: &SymbolRewrites,
     moves: &std::collections::HashMap<String, String>,
 ) -> Vec<FileChanges> {
     plan.splices

@@ -10,7 +10,7 @@
 
 use crate::Lang;
 use crate::extract::{bound_from, field_is, invalid, line, parse_clean, to_splices};
-use crate::refactor::{occurrences, scopes_for};
+use crate::ts_refactor::{occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use tree_sitter::{Node, Tree};

@@ -23,7 +23,9 @@
 //! The result is the engine's edit value, a [`Splices`] of the text as given.
 
 use crate::Lang;
-use crate::refactor::{OCCURRENCE_KINDS, Scopes, check_identifier, occurrences, parse, scopes_for};
+use crate::ts_refactor::{
+    OCCURRENCE_KINDS, Scopes, check_identifier, occurrences, parse, scopes_for,
+};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use std::ops::Range;

@@ -24,7 +24,7 @@ use crate::extract::{
     all_nodes, assigned_at, bound_from, expression_at, field_is, invalid, line, line_head,
     parse_clean, quote, to_splices, top_statement, uses_semicolons,
 };
-use crate::refactor::{Scopes, check_identifier, occurrences, scopes_for};
+use crate::ts_refactor::{Scopes, check_identifier, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use std::collections::HashMap;

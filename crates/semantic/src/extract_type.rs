@@ -13,7 +13,7 @@
 
 use crate::Lang;
 use crate::extract::{field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons};
-use crate::refactor::check_identifier;
+use crate::ts_refactor::check_identifier;
 use filekit_errors::FkError;
 use filekit_splices::{Splice, Splices};
 use std::ops::Range;

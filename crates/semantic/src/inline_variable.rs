@@ -20,7 +20,7 @@ use crate::extract::{
     quote, reads_properties, references, to_splices,
 };
 use crate::inline::{is_open_context, is_primary};
-use crate::refactor::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
+use crate::ts_refactor::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use tree_sitter::Node;

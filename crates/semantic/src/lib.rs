@@ -12,6 +12,8 @@
 //! - [`markdown`]: heading sections.
 //! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
 //!   the indentation of the place.
+//! - [`ts_refactor`], [`python_refactor`]: the scopes of TS/TSX/JS and Python, rename and the
+//!   import clean-ups on them.
 //! - [`extract`], [`python_extract`], [`inline_variable`], [`convert`], [`inline`]: the
 //!   refactors that need no language server, on the syntax tree.
 //!
@@ -55,8 +57,8 @@ pub mod ops;
 pub mod python_extract;
 pub mod python_extract_function;
 pub mod python_refactor;
-pub mod refactor;
 mod suggest;
+pub mod ts_refactor;
 pub mod xml;
 pub mod yaml;
 

@@ -9,7 +9,7 @@ use filekit_semantic::Lang;
 use filekit_semantic::convert::convert_to_arrow;
 use filekit_semantic::extract::extract_variable;
 use filekit_semantic::inline_variable::inline_variable;
-use filekit_semantic::refactor::Target;
+use filekit_semantic::ts_refactor::Target;
 use tree_sitter::Parser;
 
 const FILES: &[&str] = &[

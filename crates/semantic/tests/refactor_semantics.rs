@@ -13,7 +13,7 @@ use filekit_semantic::convert::convert_to_arrow;
 use filekit_semantic::extract::{extract_constant, extract_variable};
 use filekit_semantic::inline_variable::inline_variable;
 use filekit_semantic::python_extract;
-use filekit_semantic::refactor::Target;
+use filekit_semantic::ts_refactor::Target;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -14,7 +14,7 @@ use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::Lang;
 use filekit_semantic::inline::{self, Binding};
-use filekit_semantic::refactor::Target;
+use filekit_semantic::ts_refactor::Target;
 use std::collections::BTreeMap;
 
 pub(super) fn inline_function(

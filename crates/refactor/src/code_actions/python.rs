@@ -89,7 +89,8 @@ fn rename(
             ));
         }
         draft.warnings.append(&mut r.warnings);
-        draft.files
+        draft
+            .files
             .insert(req.file.clone(), (src.clone(), r.splices));
         return Ok(());
     }
@@ -116,7 +117,8 @@ fn rename(
     }
     draft.warnings.append(&mut r.warnings);
     let old = r.name.clone();
-    draft.files
+    draft
+        .files
         .insert(origin.clone(), (origin_src.clone(), r.splices));
     if !r.module_level {
         return Ok(());

@@ -10,7 +10,7 @@ use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_lsp::{Client, Launch, ServerKind, WsEdit};
 use filekit_semantic::Lang;
 use filekit_semantic::ops;
-use filekit_semantic::refactor::{self as syn, Target};
+use filekit_semantic::ts_refactor::{self as syn, Target};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::path::PathBuf;

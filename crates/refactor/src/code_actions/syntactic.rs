@@ -8,15 +8,12 @@ use crate::source::{Source, load};
 use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::Lang;
-use filekit_semantic::refactor::{self as syn, Target};
+use filekit_semantic::ts_refactor::{self as syn, Target};
 use std::collections::HashSet;
 
 /// A file as the import graph parsed it, as the pipeline reads it (without a UTF-8 BOM, which
 /// the graph's text keeps), with `splices` on the graph's text moved onto it.
-fn graph_source(
-    p: &crate::graph::Parsed,
-    splices: Vec<Splice>,
-) -> (Source, Vec<Splice>) {
+fn graph_source(p: &crate::graph::Parsed, splices: Vec<Splice>) -> (Source, Vec<Splice>) {
     const BOM: &str = "\u{feff}";
     let skip = if p.text.starts_with(BOM) {
         BOM.len()
@@ -76,7 +73,8 @@ pub(super) fn syntactic(
                         r.name
                     ));
                 }
-                draft.files
+                draft
+                    .files
                     .insert(req.file.clone(), (src.clone(), r.splices));
                 return Ok(draft);
             }
@@ -107,7 +105,8 @@ pub(super) fn syntactic(
             }
             let old = r.name.clone();
             let exported = r.exported;
-            draft.files
+            draft
+                .files
                 .insert(origin.clone(), (origin_src.clone(), r.splices));
             if exported {
                 // Importers by name, and through re-exports, their importers.
@@ -159,7 +158,8 @@ pub(super) fn syntactic(
                 );
             }
             draft.symbol = Some(name);
-            draft.files
+            draft
+                .files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         Kind::ExtractType => {
@@ -174,7 +174,8 @@ pub(super) fn syntactic(
             let kind = req.type_kind.unwrap_or(TypeKind::Alias);
             let x = extract_type(lang, text, start..end, &name, kind)?;
             draft.symbol = Some(name);
-            draft.files
+            draft
+                .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
         Kind::ExtractFunction | Kind::ExtractMethod => {
@@ -201,7 +202,8 @@ pub(super) fn syntactic(
             }));
             draft.warnings.extend(x.warnings);
             draft.symbol = Some(name);
-            draft.files
+            draft
+                .files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         Kind::InlineVariable => {
@@ -230,14 +232,16 @@ pub(super) fn syntactic(
                 (x.name, x.splices)
             };
             draft.symbol = Some(name);
-            draft.files
+            draft
+                .files
                 .insert(req.file.clone(), (src.clone(), listed(&splices)));
         }
         Kind::ConvertToArrow => {
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = filekit_semantic::convert::convert_to_arrow(lang, text, at)?;
-            draft.files
+            draft
+                .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
         Kind::ConvertToAsync => {
@@ -248,7 +252,8 @@ pub(super) fn syntactic(
             } else {
                 filekit_semantic::convert_async::convert_to_async(lang, text, at)?
             };
-            draft.files
+            draft
+                .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
         Kind::AddImport => {
@@ -268,7 +273,8 @@ pub(super) fn syntactic(
                 x.chosen.module,
                 x.chosen.export.as_str()
             ));
-            draft.files
+            draft
+                .files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         _ => unreachable!("only the syntactic refactors come here"),

@@ -62,8 +62,14 @@ fn a_workspace_rename_changes_the_importers_and_writes_nothing() {
     assert!(new_text(&change, "src/util.ts").starts_with("export function sum("));
     assert_eq!(change.files["src/util.ts"].source.hash, src.hash);
     // Computed, not written: the caller writes it through the pipeline.
-    assert_eq!(fs::read_to_string(dir.path().join("src/util.ts")).unwrap(), util);
-    assert_eq!(fs::read_to_string(dir.path().join("src/main.ts")).unwrap(), main);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("src/util.ts")).unwrap(),
+        util
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("src/main.ts")).unwrap(),
+        main
+    );
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub struct FileChanges {
 
 /// The import updates of a request.
 #[derive(Debug, Default)]
-pub struct ImportPlan {
+pub struct ImportRewrites {
     pub rewrites: Vec<Rewrite>,
     pub files: Vec<FileChanges>,
     /// References that could not be kept right, said plainly.
@@ -161,7 +161,7 @@ pub(crate) fn resolve_any(
 
 /// The import updates for moving (or, with `copy`, copying) files: `moves` maps every file
 /// that moves (a directory's files one by one) to its new path, workspace-relative.
-pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) -> ImportPlan {
+pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) -> ImportRewrites {
     let after = After {
         before: &graph.files,
         moves,
@@ -262,7 +262,7 @@ pub fn plan_moves(graph: &Graph, moves: &HashMap<String, String>, copy: bool) ->
             (out, warnings)
         })
         .collect();
-    let mut plan = ImportPlan::default();
+    let mut plan = ImportRewrites::default();
     for (out, mut warnings) in results {
         if let Some((rw, fc)) = out {
             plan.rewrites.push(rw);
@@ -367,7 +367,11 @@ pub struct Use {
 /// `remove`, import and re-export declarations of the deleted files are removed (and the
 /// uses of their names left behind are listed); `require()`, `import()` and references are
 /// always left and listed.
-pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPlan, Vec<Leftover>) {
+pub fn plan_delete(
+    graph: &Graph,
+    deleted: &[String],
+    remove: bool,
+) -> (ImportRewrites, Vec<Leftover>) {
     let set: std::collections::HashSet<&String> = deleted.iter().collect();
     let mut files: Vec<(&String, &Arc<Parsed>)> = graph
         .code
@@ -375,7 +379,7 @@ pub fn plan_delete(graph: &Graph, deleted: &[String], remove: bool) -> (ImportPl
         .filter(|(f, _)| !set.contains(f))
         .collect();
     files.sort_by(|a, b| a.0.cmp(b.0));
-    let mut plan = ImportPlan::default();
+    let mut plan = ImportRewrites::default();
     let mut leftovers = Vec::new();
     for (file, parsed) in files {
         let lines = LineIndex::new(&parsed.text);

@@ -17,7 +17,7 @@ use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_refactor::code_actions::{self, Change, Kind, Selection};
 use filekit_refactor::python::is_python;
 use filekit_semantic::Lang;
-use filekit_semantic::refactor as syn;
+use filekit_semantic::ts_refactor as syn;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -55,7 +55,7 @@ Exit codes: 0 every edit applied; 1 some edit or file failed; 2 the plan is not 
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Plan {
+pub struct EditPlan {
     /// The files to edit, each with its list of edits. Files are independent unless
     /// `options.atomic` is set.
     files: Vec<PlanFile>,
@@ -201,11 +201,11 @@ impl<'de> Deserialize<'de> for PlanExpected {
     }
 }
 
-impl Plan {
+impl EditPlan {
     /// Parses a plan; the error says where (argument path, line and column) and what is wrong.
-    pub fn parse(source: &str) -> Result<Plan, String> {
+    pub fn parse(source: &str) -> Result<EditPlan, String> {
         let mut de = serde_json::Deserializer::from_str(source);
-        let plan: Plan = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let plan: EditPlan = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let inner = e.inner();
             let message = inner.to_string();
             let message = message
@@ -329,7 +329,7 @@ mod tests {
 
     #[test]
     fn plans_map_to_requests() {
-        let plan = Plan::parse(
+        let plan = EditPlan::parse(
             r#"{"files": [{"path": "a", "edits": [
                 {"str_replace": {"old": "x", "new": "y", "expected": "all"}},
                 {"replace_lines": {"start": 3, "new": "z"}}]}],
@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn plan_errors_say_where() {
-        let e = Plan::parse(
+        let e = EditPlan::parse(
             "{\"files\": [{\"path\": \"a\", \"edits\": [{\"str_replace\": {\"old\": 1}}]}]}",
         )
         .err()
@@ -367,18 +367,18 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("line 1"), "{e}");
-        let e = Plan::parse("{\"files\": [], \"optoins\": {}}")
+        let e = EditPlan::parse("{\"files\": [], \"optoins\": {}}")
             .err()
             .unwrap();
         assert!(e.contains("unknown field `optoins`"), "{e}");
-        let e = Plan::parse("{\"files\": [{\"path\": \"a\", \"edits\": [{\"replace\": {}}]}]}")
+        let e = EditPlan::parse("{\"files\": [{\"path\": \"a\", \"edits\": [{\"replace\": {}}]}]}")
             .err()
             .unwrap();
         assert!(e.contains("unknown variant `replace`"), "{e}");
-        let e = Plan::parse(r#"{"files": [{"path": "a", "edits": [{"str_replace": {"old": "a", "new": "b", "expected": "many"}}]}]}"#)
+        let e = EditPlan::parse(r#"{"files": [{"path": "a", "edits": [{"str_replace": {"old": "a", "new": "b", "expected": "many"}}]}]}"#)
             .err()
             .unwrap();
         assert!(e.contains("\"all\""), "{e}");
-        assert!(Plan::parse(r#"{"files": []}"#).is_err());
+        assert!(EditPlan::parse(r#"{"files": []}"#).is_err());
     }
 }
