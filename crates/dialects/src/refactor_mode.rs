@@ -12,8 +12,8 @@ use crate::Call;
 use crate::ToolReply;
 use crate::semantic::{failed, load};
 use crate::shape;
-use filekit_core::FkError;
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
+use filekit_core::{ErrorCode, FkError};
 use filekit_refactor::code_actions::{self, Change, Kind, Selection};
 use filekit_refactor::python::is_python;
 use filekit_semantic::Lang;
@@ -260,6 +260,8 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     if !req.dry_run {
         ws.check_writable(&resolved)?;
     }
+    // An unsupported file is the call's error, before the file is read; what the file or the
+    // refactor refuses is the reply's.
     Lang::of_path(&req.file)?;
     let src = match load(ws, &req.file) {
         Ok(s) => s,
@@ -267,6 +269,9 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     };
     match code_actions::compute(ws, &req.to_engine(), &src) {
         Ok(change) => write(ws, &req, change),
+        // Edits that do not fit the text they were computed on are filekit's bug, not the
+        // file's: the call fails, as any internal error does.
+        Err(err) if err.code == ErrorCode::Internal => Err(err),
         Err(err) => Ok(failed(&req.file, &err)),
     }
 }
@@ -278,9 +283,9 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
     let precision = change.precision.as_str();
     let (server, title, symbol, warnings) = (
         change.server,
-        change.title.clone(),
-        change.symbol.clone(),
-        change.warnings.clone(),
+        &change.title,
+        &change.symbol,
+        &change.warnings,
     );
     let mut changes = Vec::new();
     let mut file_edits = Vec::new();
@@ -446,7 +451,7 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
         }
     }
     let mut text_out = format!("{summary}\n");
-    for w in &warnings {
+    for w in warnings {
         text_out.push_str(&format!("warning: {w}\n"));
     }
     text_out.push_str(capped);

@@ -1,7 +1,8 @@
 //! # filekit-refactor
 //!
-//! The refactoring engine: what moving, renaming, copying and deleting files does to the
-//! imports of a workspace, computed without a language server.
+//! The refactor layer: what moving, renaming, copying and deleting files does to the imports
+//! of a workspace, and the refactors of a file (`file_edit`'s refactor mode), computed and
+//! handed to the caller to write. Dialects translate, this layer orchestrates, semantic parses.
 //!
 //! - [`graph`]: the import graph (every file; every TS/TSX/JS and Python file's module
 //!   references), built with the engine's walk and reads, parsed in parallel, cached between
@@ -20,9 +21,14 @@
 //!   file operations (one commit step run, one history entry, one undo); [`barrels`]: what a
 //!   delete takes from the modules that re-export it; [`ops`]: the file operations with their
 //!   import updates, as one engine request.
+//! - [`code_actions`]: the refactor mode: which route a refactor takes (a language server
+//!   through `filekit-lsp`, or the syntax trees of `filekit-semantic`), the calls of each,
+//!   and the edits of every file gathered into one [`code_actions::Change`] that the caller
+//!   writes through the pipeline; [`source`]: a file read whole to be parsed.
 //!
-//! It sits between the engine and the parsers: it reads through the engine and parses with
-//! `filekit-semantic`, so that neither of those two needs the other's knowledge. It writes no
+//! It sits between the engine and the parsers: it reads through the engine, parses with
+//! `filekit-semantic` and asks language servers through `filekit-lsp` (only for a trusted
+//! workspace), so that none of those needs the others' knowledge. It writes no
 //! file of the workspace (the engine's `fsops::apply` does); the one thing it creates is the
 //! watcher's cookie files in the root's `.filekit/`, through a descriptor opened when the
 //! watch started, removed as soon as their event is seen.
