@@ -168,7 +168,7 @@ type ProgressFn = dyn Fn(Progress) + Send + Sync;
 /// flag that stops the request. A stop is honoured until writing starts: a cancelled request
 /// writes nothing, and once writing starts it finishes (each file's write is a rename, so
 /// there is never a half-written file either way). A tree-wide replace whose files are
-/// written as they are planned (not flushed, not atomic: see `pipeline::writes_as_planned`)
+/// written as they are planned (not flushed, not atomic: see `pipeline::Batch::streaming`)
 /// stops planning: the files written by then stay written, are reported as such and are one
 /// history entry; the rest are reported cancelled.
 #[derive(Clone, Default)]

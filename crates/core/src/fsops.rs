@@ -18,7 +18,6 @@
 
 use crate::error::{ErrorCode, FkError};
 use crate::history::{self, Change, EntryKind, Node};
-use crate::pipeline::missing_parents;
 use crate::transaction::{self, Durability, Op};
 use crate::workspace::{FileMeta, RESERVED_DIR, Workspace, WriteMode, WsPath};
 use serde::Serialize;
@@ -1236,7 +1235,7 @@ fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bo
 }
 
 fn parents_to_make(ws: &Workspace, dst: &WsPath, req: &FsRequest) -> Result<Vec<WsPath>, FkError> {
-    let dirs = missing_parents(ws, dst);
+    let dirs = ws.missing_parents(dst);
     if req.no_create_parents && !dirs.is_empty() {
         return Err(FkError::new(
             ErrorCode::NotFound,

@@ -46,25 +46,16 @@ pub(super) fn write_op<'a>(plan: &'a FilePlan, opts: &EditOptions) -> Op<'a> {
     }
 }
 
-/// Whether each file of a request with `opts` may be written as soon as it is planned
-/// ([`write_now`]) rather than all of them once every file is planned: when its files stand
-/// alone (not atomic, not a dry run) and are not flushed. A tree-wide replace then holds no
-/// file's new bytes beyond its own write. Flushed writes wait for the batch: its flushes run
-/// on many threads at once (a flush waits for the device) and its directories are flushed
-/// once each at the end, where the walk's few threads would flush file after file.
-pub(crate) fn writes_as_planned(opts: &EditOptions) -> bool {
-    !opts.dry_run && !opts.atomic && opts.no_fsync
-}
-
 /// Writes `plan` now, on the thread that planned it, through the commit step, and gives
 /// back the bytes it wrote (the plan keeps none); what it changed is recorded with the rest
-/// of its request ([`finish`]). Only for requests that [`writes_as_planned`] allows.
-pub(crate) fn write_now(
+/// of its request ([`super::Batch::finish`]). Only for a [`super::Batch::streaming`] that
+/// writes as it plans.
+pub(super) fn write_now(
     ws: &Workspace,
     plan: &mut FilePlan,
     opts: &EditOptions,
 ) -> Option<Vec<u8>> {
-    debug_assert!(writes_as_planned(opts));
+    debug_assert!(!opts.dry_run && !opts.atomic);
     plan.target.as_ref()?;
     plan.write.as_ref()?;
     let outcome = transaction::run(ws, &[write_op(plan, opts)], false, durability(opts, 1));
@@ -149,7 +140,7 @@ pub(super) fn commit(
         ) {
             continue;
         }
-        for d in missing_parents(ws, target) {
+        for d in ws.missing_parents(target) {
             if !dirs.contains(&d) {
                 dirs.push(d);
             }
@@ -237,19 +228,4 @@ pub(super) fn commit(
         });
     }
     entry
-}
-
-/// The directories above `target` that do not exist yet, outermost first.
-pub(crate) fn missing_parents(ws: &Workspace, target: &WsPath) -> Vec<WsPath> {
-    let mut out = Vec::new();
-    let mut cur = target.parent();
-    while let Some(dir) = cur {
-        if dir.is_root() || ws.metadata(&dir).ok().flatten().is_some() {
-            break;
-        }
-        cur = dir.parent();
-        out.push(dir);
-    }
-    out.reverse();
-    out
 }

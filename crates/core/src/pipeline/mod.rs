@@ -37,117 +37,165 @@ mod resolve;
 mod snapshot;
 
 use commit::commit;
-pub(crate) use commit::{missing_parents, write_now, writes_as_planned};
+use commit::write_now;
 use plan::{names_version, plan_file};
 use report::{cancelled_error, empty_report};
 
 /// Applies an edit request: every file is planned (in parallel), then, unless dry run or
 /// cancelled, written.
 pub fn apply(ws: &Workspace, req: &EditRequest) -> EditReport {
-    let opts = &req.options;
-    let total = req.files.len();
-    let planned = AtomicUsize::new(0);
-    let leases = leases_of(ws, opts);
+    let batch = Batch::begin(ws, &req.options, req.files.len());
     let plans: Vec<FilePlan> = req
         .files
         .par_iter()
-        .map(|fe| {
-            let plan = plan_one(ws, fe, opts, &leases, None);
-            let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
-            opts.control.report(Progress { done, total });
-            plan
-        })
+        .map(|fe| batch.plan(fe, None).0)
         .collect();
-    finish(ws, req, plans)
+    batch.finish(&req.files, plans)
+}
+
+/// A request run file by file: [`Batch::begin`] with its options, [`Batch::plan`] each file
+/// (from any thread, in any order), then [`Batch::finish`] with every file's plan. [`apply`]
+/// is one; a tree-wide replace is another, which plans each file as its walk finds it and,
+/// when the request allows ([`Batch::streaming`]), writes it there too.
+pub(crate) struct Batch<'a> {
+    ws: &'a Workspace,
+    opts: &'a EditOptions,
+    /// The leases as the request found them when it began.
+    leases: Snapshot,
+    /// Files in the request, for progress (0: not known while it runs).
+    total: usize,
+    planned: AtomicUsize,
+    /// Each file is written as soon as it is planned (see [`Batch::streaming`]).
+    write_as_planned: bool,
+}
+
+impl<'a> Batch<'a> {
+    /// A request of `total` files, written together once every file is planned.
+    pub(crate) fn begin(ws: &'a Workspace, opts: &'a EditOptions, total: usize) -> Self {
+        Batch {
+            ws,
+            opts,
+            leases: leases_of(ws, opts),
+            total,
+            planned: AtomicUsize::new(0),
+            write_as_planned: false,
+        }
+    }
+
+    /// A request whose number of files is not known until it ends, whose files are written
+    /// as soon as each is planned when they stand alone (not atomic, not a dry run) and are
+    /// not flushed: a tree-wide replace then holds no file's new bytes beyond its own write.
+    /// Flushed writes wait for the batch: its flushes run on many threads at once (a flush
+    /// waits for the device) and its directories are flushed once each at the end, where the
+    /// walk's few threads would flush file after file.
+    pub(crate) fn streaming(ws: &'a Workspace, opts: &'a EditOptions) -> Self {
+        Batch {
+            write_as_planned: !opts.dry_run && !opts.atomic && opts.no_fsync,
+            ..Batch::begin(ws, opts, 0)
+        }
+    }
+
+    /// The plan of one file of the request (cancelled when the request is). `known`: the
+    /// file as the caller read it, if it did; the edits then apply to those bytes, and the
+    /// commit step checks them against the file as it is then, as it does for a file read
+    /// here. When the batch writes as it plans, the file is written now, and the bytes it
+    /// wrote come back (the plan keeps none) for the caller to reuse their memory; what it
+    /// changed is recorded with the rest of the request ([`Batch::finish`]).
+    pub(crate) fn plan(&self, fe: &FileEdits, known: Option<Known>) -> (FilePlan, Option<Vec<u8>>) {
+        let mut plan = if self.opts.control.is_cancelled() {
+            let mut plan = FilePlan::new(&fe.path);
+            plan.fail(cancelled_error());
+            plan
+        } else {
+            plan_file(self.ws, fe, self.opts, &self.leases, known)
+        };
+        let done = self.planned.fetch_add(1, Ordering::Relaxed) + 1;
+        self.opts.control.report(Progress {
+            done,
+            total: self.total,
+        });
+        let written = if self.write_as_planned {
+            write_now(self.ws, &mut plan, self.opts)
+        } else {
+            None
+        };
+        (plan, written)
+    }
+
+    /// How many files were planned so far.
+    pub(crate) fn planned(&self) -> usize {
+        self.planned.load(Ordering::Relaxed)
+    }
+
+    /// The rest of the request once every file of `files` is planned (`plans` in the order
+    /// of `files`): the checks across files, the commit and the report.
+    pub(crate) fn finish(self, files: &[FileEdits], mut plans: Vec<FilePlan>) -> EditReport {
+        let (ws, opts) = (self.ws, self.opts);
+        let control = &opts.control;
+        // Keyed by the absolute path's bytes (resolved paths are normalized): `Path`'s own
+        // hash goes through the path byte by byte, which a tree of thousands of files feels.
+        let mut seen: HashMap<&std::ffi::OsStr, usize> = HashMap::new();
+        let mut twice: Vec<(usize, usize)> = Vec::new();
+        for (i, plan) in plans.iter().enumerate() {
+            if let Some(target) = &plan.target {
+                match seen.entry(target.absolute().as_os_str()) {
+                    Entry::Occupied(first) => twice.push((*first.get(), i)),
+                    Entry::Vacant(slot) => {
+                        slot.insert(i);
+                    }
+                }
+            }
+        }
+        drop(seen);
+        for (first, i) in twice {
+            plans[i].fail(
+                FkError::invalid(format!(
+                    "{} appears twice in this request (entries {first} and {i})",
+                    files[i].path
+                ))
+                .with_hint("put all edits of one file in one entry; they are applied in order"),
+            );
+        }
+
+        let cancelled = control.is_cancelled();
+        let any_failure = plans.iter().any(|p| !p.report.success());
+        let rolled_back = opts.atomic && any_failure;
+        // Files written as they were planned are recorded even when the rest is not written.
+        let write = !opts.dry_run && !rolled_back && !cancelled;
+        let mut history_entry = commit(ws, &mut plans, opts, write);
+        if write && !opts.atomic {
+            retry_stale_merges(ws, files, &mut plans, opts, &mut history_entry);
+        }
+        let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
+        let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
+        if rolled_back {
+            for f in &mut files {
+                f.written = false;
+            }
+        }
+        if cancelled {
+            for f in files.iter_mut().filter(|f| f.error.is_none() && !f.written) {
+                f.error = Some(cancelled_error());
+            }
+        }
+        EditReport {
+            cancelled,
+            files,
+            dry_run: opts.dry_run,
+            atomic: opts.atomic,
+            rolled_back,
+            history_entry,
+        }
+    }
 }
 
 /// The leases a request's writes are checked against: taken once, when it begins (none for
 /// a dry run, which writes nothing).
-pub(crate) fn leases_of(ws: &Workspace, opts: &EditOptions) -> Snapshot {
+fn leases_of(ws: &Workspace, opts: &EditOptions) -> Snapshot {
     if opts.dry_run {
         Snapshot::default()
     } else {
         Snapshot::take(ws)
-    }
-}
-
-/// The plan of one file of a request (cancelled when the request is). `leases`: as the
-/// request found them ([`leases_of`]). `known`: the file as the caller read it, if it did;
-/// the edits then apply to those bytes, and the commit step checks them against the file as
-/// it is then, as it does for a file read here.
-pub(crate) fn plan_one(
-    ws: &Workspace,
-    fe: &FileEdits,
-    opts: &EditOptions,
-    leases: &Snapshot,
-    known: Option<Known>,
-) -> FilePlan {
-    if opts.control.is_cancelled() {
-        let mut plan = FilePlan::new(&fe.path);
-        plan.fail(cancelled_error());
-        return plan;
-    }
-    plan_file(ws, fe, opts, leases, known)
-}
-
-/// The rest of [`apply`] once every file of `req` is planned (`plans` in the order of
-/// `req.files`): the checks across files, the commit and the report.
-pub(crate) fn finish(ws: &Workspace, req: &EditRequest, mut plans: Vec<FilePlan>) -> EditReport {
-    let opts = &req.options;
-    let control = &opts.control;
-    // Keyed by the absolute path's bytes (resolved paths are normalized): `Path`'s own hash
-    // goes through the path byte by byte, which a tree of thousands of files feels.
-    let mut seen: HashMap<&std::ffi::OsStr, usize> = HashMap::new();
-    let mut twice: Vec<(usize, usize)> = Vec::new();
-    for (i, plan) in plans.iter().enumerate() {
-        if let Some(target) = &plan.target {
-            match seen.entry(target.absolute().as_os_str()) {
-                Entry::Occupied(first) => twice.push((*first.get(), i)),
-                Entry::Vacant(slot) => {
-                    slot.insert(i);
-                }
-            }
-        }
-    }
-    drop(seen);
-    for (first, i) in twice {
-        plans[i].fail(
-            FkError::invalid(format!(
-                "{} appears twice in this request (entries {first} and {i})",
-                req.files[i].path
-            ))
-            .with_hint("put all edits of one file in one entry; they are applied in order"),
-        );
-    }
-
-    let cancelled = control.is_cancelled();
-    let any_failure = plans.iter().any(|p| !p.report.success());
-    let rolled_back = opts.atomic && any_failure;
-    // Files written as they were planned are recorded even when the rest is not written.
-    let write = !opts.dry_run && !rolled_back && !cancelled;
-    let mut history_entry = commit(ws, &mut plans, opts, write);
-    if write && !opts.atomic {
-        retry_stale_merges(ws, req, &mut plans, opts, &mut history_entry);
-    }
-    let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
-    let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
-    if rolled_back {
-        for f in &mut files {
-            f.written = false;
-        }
-    }
-    if cancelled {
-        for f in files.iter_mut().filter(|f| f.error.is_none() && !f.written) {
-            f.error = Some(cancelled_error());
-        }
-    }
-    EditReport {
-        cancelled,
-        files,
-        dry_run: opts.dry_run,
-        atomic: opts.atomic,
-        rolled_back,
-        history_entry,
     }
 }
 
@@ -161,12 +209,12 @@ const MERGE_RETRIES: usize = 8;
 /// Edits without a version keep their `STALE` (they were checked against what was read).
 fn retry_stale_merges(
     ws: &Workspace,
-    req: &EditRequest,
+    files: &[FileEdits],
     plans: &mut [FilePlan],
     opts: &EditOptions,
     history_entry: &mut Option<i64>,
 ) {
-    for (fe, plan) in req.files.iter().zip(plans.iter_mut()) {
+    for (fe, plan) in files.iter().zip(plans.iter_mut()) {
         for _ in 0..MERGE_RETRIES {
             if !plan.stale_at_commit {
                 break;

@@ -3,7 +3,6 @@
 //! that makes of it (preview), and what the commit step will need: the bytes to write and
 //! the before and after for the history.
 
-use super::commit::missing_parents;
 use super::preview::spliced_hash;
 use super::report::outcome;
 use super::resolve::{conflict_error, content_too_large, resolve_edits, result_too_large};
@@ -90,7 +89,7 @@ pub(super) fn plan_file_inner(
         Some(fb) => Some(fb.meta.clone()),
         None => ws.metadata(&target)?,
     };
-    if exists.is_none() && opts.no_create_parents && !missing_parents(ws, &target).is_empty() {
+    if exists.is_none() && opts.no_create_parents && !ws.missing_parents(&target).is_empty() {
         return Err(FkError::new(
             ErrorCode::NotFound,
             format!(
