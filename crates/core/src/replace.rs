@@ -184,13 +184,14 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     // bytes are read once and freed once planned, and the walk and the planning overlap.
     let limit = req
         .options
-        .max_file_size
+        .max_file_size()
         .map_or(DEFAULT_MAX_FILE_SIZE, |m| m.min(DEFAULT_MAX_FILE_SIZE));
-    let options = EditOptions {
-        skip_non_text: true,
-        max_file_size: Some(limit),
-        ..req.options.clone()
-    };
+    let options = req
+        .options
+        .to_builder()
+        .skip_non_text(true)
+        .max_file_size(Some(limit))
+        .build();
     let entry = |path: &str| FileEdits {
         base_hash: None,
         path: path.to_string(),
@@ -242,7 +243,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     let unmatched = selected.chosen - selected.files.len();
     // How many files there are is known now that the walk has ended.
     let done = batch.planned();
-    options.control.report(Progress { done, total: done });
+    options.control().report(Progress { done, total: done });
     // In the selection's (path) order: both sorted, then walked side by side.
     let mut plans = plans.into_inner().unwrap_or_else(|e| e.into_inner());
     plans.sort_unstable_by(|a, b| a.0.cmp(&b.0));

@@ -62,6 +62,7 @@ pub mod refactor;
 mod semantic;
 mod shape;
 mod templates;
+pub mod wire;
 
 use filekit_core::edit::{EditReport, EditRequest};
 use filekit_core::{Control, ErrorCode, FkError, Workspace, pipeline};
@@ -119,8 +120,12 @@ impl Call<'_> {
 
     /// Applies an edit request under the call's control and name.
     pub(crate) fn apply(&self, mut request: EditRequest) -> EditReport {
-        request.options.control = self.control();
-        request.options.tool = Some(self.tool_name());
+        request.options = request
+            .options
+            .to_builder()
+            .control(self.control())
+            .tool(Some(self.tool_name()))
+            .build();
         pipeline::apply(self.ws, &request)
     }
 }

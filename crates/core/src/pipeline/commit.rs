@@ -3,7 +3,7 @@
 //! version store.
 
 use super::FilePlan;
-use crate::edit::EditOptions;
+use crate::edit::{EditOptions, FileOutcome};
 use crate::error::{ErrorCode, FkError};
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
 use crate::transaction::{self, Durability, Op};
@@ -21,7 +21,7 @@ const VERSIONS_WITHOUT_HISTORY: usize = 256;
 
 /// How a commit of `files` files reaches the disk.
 pub(super) fn durability(opts: &EditOptions, files: usize) -> Durability {
-    if opts.no_fsync {
+    if opts.no_fsync() {
         Durability::None
     } else if files > BATCH_SYNC_FILES {
         Durability::Batched
@@ -34,7 +34,7 @@ pub(super) fn durability(opts: &EditOptions, files: usize) -> Durability {
 pub(super) fn write_op<'a>(plan: &'a FilePlan, opts: &EditOptions) -> Op<'a> {
     let (bytes, mode) = plan.write.as_ref().expect("a planned write");
     let mode = match mode {
-        WriteMode::Replace if opts.in_place => WriteMode::InPlace,
+        WriteMode::Replace if opts.in_place() => WriteMode::InPlace,
         other => *other,
     };
     Op::Write {
@@ -55,7 +55,7 @@ pub(super) fn write_now(
     plan: &mut FilePlan,
     opts: &EditOptions,
 ) -> Option<Vec<u8>> {
-    debug_assert!(!opts.dry_run && !opts.atomic);
+    debug_assert!(!opts.dry_run() && !opts.atomic());
     plan.target.as_ref()?;
     plan.write.as_ref()?;
     let outcome = transaction::run(ws, &[write_op(plan, opts)], false, durability(opts, 1));
@@ -84,7 +84,9 @@ pub(super) fn settle(
             return;
         }
     };
-    plan.report.written = true;
+    if let FileOutcome::Changed { written, .. } = &mut plan.report.outcome {
+        *written = true;
+    }
     if let Some(meta) = &meta {
         plan.report.last_modified = Some(rfc3339(meta.modified));
     }
@@ -158,7 +160,7 @@ pub(super) fn commit(
             })
             .collect();
         ops.extend(writing.iter().map(|&i| write_op(&plans[i], opts)));
-        let outcome = transaction::run(ws, &ops, opts.atomic, durability(opts, writing.len()));
+        let outcome = transaction::run(ws, &ops, opts.atomic(), durability(opts, writing.len()));
         drop(ops);
         rolled_back = outcome.rolled_back;
         let mut dir_results = outcome.results;
@@ -191,7 +193,7 @@ pub(super) fn commit(
     changes.extend(plans.iter_mut().filter_map(|p| p.change.take()));
     let mut entry = None;
     if !rolled_back && changes.len() > made_dirs {
-        let tool = opts.tool.as_deref().unwrap_or("edit");
+        let tool = opts.tool().unwrap_or("edit");
         let paths: Vec<&std::path::Path> = changes[made_dirs..]
             .iter()
             .map(|c| c.path.as_path())
@@ -216,7 +218,7 @@ pub(super) fn commit(
         let versions: Vec<(&[u8], Option<&str>)> = writing
             .iter()
             .map(|&i| &plans[i])
-            .filter(|p| p.report.written)
+            .filter(|p| p.report.written())
             .filter_map(|p| Some((p.write.as_ref()?.0.as_slice(), p.report.new_hash.as_deref())))
             .collect();
         versions.par_iter().for_each(|(bytes, h)| {

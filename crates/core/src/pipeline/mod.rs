@@ -19,7 +19,7 @@
 //! the steps in order), `snapshot`, `resolve`, `preview`, `commit`, `report`.
 
 use crate::edit::Progress;
-use crate::edit::{EditOptions, EditReport, EditRequest, FileEdits, FileReport, FileStatus};
+use crate::edit::{EditOptions, EditReport, EditRequest, FileEdits, FileOutcome, FileReport};
 use crate::error::FkError;
 use crate::history::{PreparedChange, StoredContent};
 use crate::leases::Snapshot;
@@ -39,7 +39,7 @@ mod snapshot;
 use commit::commit;
 use commit::write_now;
 use plan::{names_version, plan_file};
-use report::{cancelled_error, empty_report};
+use report::{cancelled_error, empty_report, not_written_as_cancelled};
 
 /// Applies an edit request: every file is planned (in parallel), then, unless dry run or
 /// cancelled, written.
@@ -90,7 +90,7 @@ impl<'a> Batch<'a> {
     /// walk's few threads would flush file after file.
     pub(crate) fn streaming(ws: &'a Workspace, opts: &'a EditOptions) -> Self {
         Batch {
-            write_as_planned: !opts.dry_run && !opts.atomic && opts.no_fsync,
+            write_as_planned: !opts.dry_run() && !opts.atomic() && opts.no_fsync(),
             ..Batch::begin(ws, opts, 0)
         }
     }
@@ -102,7 +102,7 @@ impl<'a> Batch<'a> {
     /// wrote come back (the plan keeps none) for the caller to reuse their memory; what it
     /// changed is recorded with the rest of the request ([`Batch::finish`]).
     pub(crate) fn plan(&self, fe: &FileEdits, known: Option<Known>) -> (FilePlan, Option<Vec<u8>>) {
-        let mut plan = if self.opts.control.is_cancelled() {
+        let mut plan = if self.opts.control().is_cancelled() {
             let mut plan = FilePlan::new(&fe.path);
             plan.fail(cancelled_error());
             plan
@@ -110,7 +110,7 @@ impl<'a> Batch<'a> {
             plan_file(self.ws, fe, self.opts, &self.leases, known)
         };
         let done = self.planned.fetch_add(1, Ordering::Relaxed) + 1;
-        self.opts.control.report(Progress {
+        self.opts.control().report(Progress {
             done,
             total: self.total,
         });
@@ -131,7 +131,7 @@ impl<'a> Batch<'a> {
     /// of `files`): the checks across files, the commit and the report.
     pub(crate) fn finish(self, files: &[FileEdits], mut plans: Vec<FilePlan>) -> EditReport {
         let (ws, opts) = (self.ws, self.opts);
-        let control = &opts.control;
+        let control = &opts.control();
         // Keyed by the absolute path's bytes (resolved paths are normalized): `Path`'s own
         // hash goes through the path byte by byte, which a tree of thousands of files feels.
         let mut seen: HashMap<&std::ffi::OsStr, usize> = HashMap::new();
@@ -159,30 +159,36 @@ impl<'a> Batch<'a> {
 
         let cancelled = control.is_cancelled();
         let any_failure = plans.iter().any(|p| !p.report.success());
-        let rolled_back = opts.atomic && any_failure;
+        let rolled_back = opts.atomic() && any_failure;
         // Files written as they were planned are recorded even when the rest is not written.
-        let write = !opts.dry_run && !rolled_back && !cancelled;
+        let write = !opts.dry_run() && !rolled_back && !cancelled;
         let mut history_entry = commit(ws, &mut plans, opts, write);
-        if write && !opts.atomic {
+        if write && !opts.atomic() {
             retry_stale_merges(ws, files, &mut plans, opts, &mut history_entry);
         }
-        let rolled_back = rolled_back || (opts.atomic && plans.iter().any(|p| !p.report.success()));
+        let rolled_back =
+            rolled_back || (opts.atomic() && plans.iter().any(|p| !p.report.success()));
         let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
         if rolled_back {
             for f in &mut files {
-                f.written = false;
+                if let FileOutcome::Changed { written, .. } = &mut f.outcome {
+                    *written = false;
+                }
             }
         }
         if cancelled {
-            for f in files.iter_mut().filter(|f| f.error.is_none() && !f.written) {
-                f.error = Some(cancelled_error());
+            for f in &mut files {
+                f.outcome = not_written_as_cancelled(std::mem::replace(
+                    &mut f.outcome,
+                    FileOutcome::Failed { error: None },
+                ));
             }
         }
         EditReport {
             cancelled,
             files,
-            dry_run: opts.dry_run,
-            atomic: opts.atomic,
+            dry_run: opts.dry_run(),
+            atomic: opts.atomic(),
             rolled_back,
             history_entry,
         }
@@ -192,7 +198,7 @@ impl<'a> Batch<'a> {
 /// The leases a request's writes are checked against: taken once, when it begins (none for
 /// a dry run, which writes nothing).
 fn leases_of(ws: &Workspace, opts: &EditOptions) -> Snapshot {
-    if opts.dry_run {
+    if opts.dry_run() {
         Snapshot::default()
     } else {
         Snapshot::take(ws)
@@ -219,7 +225,7 @@ fn retry_stale_merges(
             if !plan.stale_at_commit {
                 break;
             }
-            let names_version = plan.report.merged || names_version(fe);
+            let names_version = plan.report.merged() || names_version(fe);
             let base = fe
                 .base_hash
                 .clone()
@@ -289,14 +295,12 @@ impl FilePlan {
     }
 
     fn skip(&mut self, why: String) {
-        self.report.status = FileStatus::Skipped;
-        self.report.skipped = Some(why);
+        self.report.outcome = FileOutcome::Skipped { reason: why };
         self.write = None;
     }
 
     fn fail(&mut self, err: FkError) {
-        self.report.error = Some(err);
-        self.report.status = FileStatus::Failed;
+        self.report.outcome = FileOutcome::Failed { error: Some(err) };
         self.write = None;
     }
 }

@@ -9,7 +9,7 @@ use super::resolve::{conflict_error, content_too_large, resolve_edits, result_to
 use super::snapshot::{Before, check_create_base, find_merge_base, read_before};
 use super::{FilePlan, Known};
 use crate::diff;
-use crate::edit::{Edit, EditOptions, EditOutcome, FileEdits, FileStatus};
+use crate::edit::{Edit, EditOptions, EditOutcome, FileEdits, FileOutcome};
 use crate::error::{ErrorCode, Fact, FkError};
 use crate::hash;
 use crate::history::StoredContent;
@@ -63,7 +63,7 @@ pub(super) fn plan_file_inner(
         return Err(FkError::invalid(format!("no edits given for {}", fe.path))
             .with_hint("give at least one edit for each file"));
     }
-    if ws.read_only() && !opts.dry_run {
+    if ws.read_only() && !opts.dry_run() {
         return Err(FkError::new(
             ErrorCode::ReadOnly,
             format!("cannot edit {}: the workspace is read-only", fe.path),
@@ -82,14 +82,14 @@ pub(super) fn plan_file_inner(
     let display = ws.display(&target);
     plan.report.resolved_path = display.clone();
     plan.target = Some(target.clone());
-    if !opts.dry_run {
-        leases.check_write(ws, &target, opts.holder.as_deref().or(ws.holder()))?;
+    if !opts.dry_run() {
+        leases.check_write(ws, &target, opts.holder().or(ws.holder()))?;
     }
     let exists = match &known {
         Some(fb) => Some(fb.meta.clone()),
         None => ws.metadata(&target)?,
     };
-    if exists.is_none() && opts.no_create_parents && !ws.missing_parents(&target).is_empty() {
+    if exists.is_none() && opts.no_create_parents() && !ws.missing_parents(&target).is_empty() {
         return Err(FkError::new(
             ErrorCode::NotFound,
             format!(
@@ -109,7 +109,7 @@ pub(super) fn plan_file_inner(
         .with_hint("give the path of a file; list the directory to see its files"));
     }
 
-    let hashed = !opts.no_hashes || names_version(fe);
+    let hashed = !opts.no_hashes() || names_version(fe);
     let mut outcomes: Vec<EditOutcome> = fe
         .edits
         .iter()
@@ -167,7 +167,7 @@ pub(super) fn plan_file_inner(
                     FkError::new(ErrorCode::NotFound, format!("{display} does not exist"))
                 }));
             }
-            if let (Some(limit), Some(meta)) = (opts.max_file_size, &exists)
+            if let (Some(limit), Some(meta)) = (opts.max_file_size(), &exists)
                 && meta.len > limit
             {
                 plan.skip(format!(
@@ -178,7 +178,7 @@ pub(super) fn plan_file_inner(
             }
             let before = match read_before(ws, &target, &display, known, hashed) {
                 Err(e)
-                    if opts.skip_non_text
+                    if opts.skip_non_text()
                         && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
                 {
                     let why = if e.code == ErrorCode::Binary {
@@ -190,7 +190,7 @@ pub(super) fn plan_file_inner(
                     return Ok(());
                 }
                 // A FIFO, a socket or a device where the walk found a file: passed over.
-                Err(e) if opts.skip_non_text && e.details.get("not_regular").is_some() => {
+                Err(e) if opts.skip_non_text() && e.details.get("not_regular").is_some() => {
                     let what = e.details["not_regular"].as_str().unwrap_or("special file");
                     plan.skip(format!("not a regular file ({what})"));
                     return Ok(());
@@ -230,7 +230,7 @@ pub(super) fn plan_file_inner(
         for o in &mut outcomes {
             o.success = true;
         }
-        plan.report.status = FileStatus::Unchanged;
+        plan.report.outcome = FileOutcome::Unchanged;
         plan.report.edits_applied = outcomes.len();
         plan.report.edits = outcomes;
         plan.report.new_hash = before.hash.clone();
@@ -255,7 +255,6 @@ pub(super) fn plan_file_inner(
             match ours.map(|ours| crate::merge::merge(&from_doc.text, &ours, base)) {
                 Err(e) => Err(e),
                 Ok(Ok(splices)) => {
-                    plan.report.merged = true;
                     plan.report.merged_from = Some(from.clone());
                     splices.map_err(FkError::from)
                 }
@@ -310,7 +309,7 @@ pub(super) fn plan_file_inner(
     let untouched = !first_is_create && final_splices.is_empty();
     // A lean dry run (a tree-wide preview) needs the new text only for its hash, which the
     // splices give without building it.
-    let hash_only = opts.dry_run && opts.lean && !first_is_create;
+    let hash_only = opts.dry_run() && opts.lean() && !first_is_create;
     let new_text = if untouched || hash_only {
         String::new()
     } else {
@@ -329,7 +328,7 @@ pub(super) fn plan_file_inner(
         ("/dev/null".to_string(), format!("b/{diff_path}"))
     };
     let (diff_text, stats) = match old_text {
-        _ if untouched || opts.no_diffs => (String::new(), diff::DiffStats::default()),
+        _ if untouched || opts.no_diffs() => (String::new(), diff::DiffStats::default()),
         Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
         Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
         None => diff::unified_texts("", &new_text, &old_name, &new_name),
@@ -344,14 +343,16 @@ pub(super) fn plan_file_inner(
         } else {
             old_text != Some(new_text.as_str())
         };
-    plan.report.status = if applied == 0 && failed > 0 {
-        FileStatus::Failed
-    } else if !existed {
-        FileStatus::Created
-    } else if changed {
-        FileStatus::Modified
+    let failed_all = applied == 0 && failed > 0;
+    plan.report.outcome = if failed_all {
+        FileOutcome::Failed { error: None }
+    } else if !existed || changed {
+        FileOutcome::Changed {
+            created: !existed,
+            written: false,
+        }
     } else {
-        FileStatus::Unchanged
+        FileOutcome::Unchanged
     };
     plan.report.edits_applied = applied;
     plan.report.edits_failed = failed;
@@ -359,7 +360,7 @@ pub(super) fn plan_file_inner(
     plan.report.diff = diff_text;
     plan.report.lines_added = stats.added;
     plan.report.lines_removed = stats.removed;
-    if !changed || plan.report.status == FileStatus::Failed {
+    if !changed || failed_all {
         plan.report.new_hash = before.hash.clone();
         // Nothing to write: keep nothing of the file (a tree-wide request reads thousands).
         if existed {
@@ -377,11 +378,11 @@ pub(super) fn plan_file_inner(
     let bom_bytes = bom.then(|| base_doc.encode(&new_text));
     plan.report.new_hash =
         hashed.then(|| hash::content_hash(bom_bytes.as_deref().unwrap_or(new_text.as_bytes())));
-    if !opts.lean {
+    if !opts.lean() {
         plan.report.old_text = old_text.map(str::to_string);
     }
     // The history keeps what the file was.
-    if ws.history().is_some() && !opts.dry_run {
+    if ws.history().is_some() && !opts.dry_run() {
         // The text as read is those bytes (with its BOM put back).
         let old = if first_is_create {
             before.doc.map(TextDoc::into_bytes)
@@ -395,10 +396,10 @@ pub(super) fn plan_file_inner(
     }
     plan.old_meta = before.meta;
     // A dry run writes nothing: its bytes were only needed for the hash.
-    if applied > 0 && !opts.dry_run {
+    if applied > 0 && !opts.dry_run() {
         let bytes = match bom_bytes {
             Some(b) => b,
-            None if opts.lean => std::mem::take(&mut new_text).into_bytes(),
+            None if opts.lean() => std::mem::take(&mut new_text).into_bytes(),
             None => new_text.as_bytes().to_vec(),
         };
         if ws.history().is_some() {
@@ -414,7 +415,7 @@ pub(super) fn plan_file_inner(
         }
         plan.write = Some((bytes, mode));
     }
-    if !opts.lean {
+    if !opts.lean() {
         plan.report.new_text = Some(new_text);
     }
     Ok(())

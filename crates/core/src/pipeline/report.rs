@@ -1,7 +1,7 @@
 //! Report: the empty reports a plan starts from, and the errors that are the request's
 //! rather than one edit's.
 
-use crate::edit::{Edit, EditOutcome, FileReport, FileStatus};
+use crate::edit::{Edit, EditOutcome, FileOutcome, FileReport, Planned};
 use crate::error::{ErrorCode, FkError};
 
 pub(super) fn cancelled_error() -> FkError {
@@ -12,12 +12,36 @@ pub(super) fn cancelled_error() -> FkError {
     .with_hint("send it again to apply it")
 }
 
+/// `outcome` of a file of a request that was cancelled: a file not written says so (one
+/// written before the cancel, or failed for its own reason, stays as it is).
+pub(super) fn not_written_as_cancelled(outcome: FileOutcome) -> FileOutcome {
+    let planned = match outcome {
+        FileOutcome::Unchanged => Planned::Unchanged,
+        FileOutcome::Changed {
+            created,
+            written: false,
+        } => Planned::Changed { created },
+        FileOutcome::Skipped { reason } => Planned::Skipped { reason },
+        FileOutcome::Failed { error: None } => {
+            return FileOutcome::Failed {
+                error: Some(cancelled_error()),
+            };
+        }
+        done @ (FileOutcome::Changed { written: true, .. }
+        | FileOutcome::Failed { error: Some(_) }
+        | FileOutcome::Cancelled { .. }) => return done,
+    };
+    FileOutcome::Cancelled {
+        planned,
+        error: cancelled_error(),
+    }
+}
+
 pub(super) fn empty_report(path: &str) -> FileReport {
     FileReport {
         path: path.to_string(),
         resolved_path: String::new(),
-        status: FileStatus::Failed,
-        written: false,
+        outcome: FileOutcome::Failed { error: None },
         edits_applied: 0,
         edits_failed: 0,
         edits: Vec::new(),
@@ -27,10 +51,7 @@ pub(super) fn empty_report(path: &str) -> FileReport {
         old_hash: None,
         new_hash: None,
         last_modified: None,
-        error: None,
-        skipped: None,
         created_dirs: Vec::new(),
-        merged: false,
         merged_from: None,
         new_text: None,
         old_text: None,

@@ -164,7 +164,7 @@ pub(super) fn resolve_edits(
                 }
                 Err(e) => {
                     outcomes[i].error = Some(e);
-                    stopped = opts.stop_on_error;
+                    stopped = opts.stop_on_error();
                 }
             }
             continue;
@@ -181,7 +181,7 @@ pub(super) fn resolve_edits(
                     Ok(found) => found,
                     Err(len) => {
                         outcomes[i].error = Some(result_too_large(display, len));
-                        stopped = opts.stop_on_error;
+                        stopped = opts.stop_on_error();
                         continue;
                     }
                 };
@@ -196,7 +196,7 @@ pub(super) fn resolve_edits(
                 }
                 Err(e) => {
                     outcomes[i].error = Some(e);
-                    stopped = opts.stop_on_error;
+                    stopped = opts.stop_on_error();
                 }
             }
             continue;
@@ -252,7 +252,7 @@ pub(super) fn resolve_edits(
             }
             Err(e) => {
                 outcomes[i].error = Some(e);
-                stopped = opts.stop_on_error;
+                stopped = opts.stop_on_error();
             }
         }
     }
@@ -287,7 +287,7 @@ pub(super) fn resolve_edits(
         opts,
         display: display.to_string(),
         len,
-        near_miss: nearmiss::Work::new(opts.near_miss_budget.unwrap_or(NEAR_MISS_WORK)),
+        near_miss: nearmiss::Work::new(opts.near_miss_budget().unwrap_or(NEAR_MISS_WORK)),
     };
     for (i, edit) in fe.edits.iter().enumerate() {
         let Edit::ReplaceText {
@@ -318,7 +318,7 @@ pub(super) fn resolve_edits(
             }
             Err(e) => {
                 outcomes[i].error = Some(e);
-                stopped = opts.stop_on_error;
+                stopped = opts.stop_on_error();
             }
         }
     }
@@ -346,7 +346,7 @@ pub(super) fn resolve_edits(
             }
             if let Err(e) = scope.grow(1, 0, add.len()) {
                 outcomes[i].error = Some(e);
-                stopped = opts.stop_on_error;
+                stopped = opts.stop_on_error();
                 continue;
             }
             seq.push_end(&add);
@@ -462,7 +462,7 @@ fn apply_text_edit(
     if count_ok {
         scope.grow(occs.len(), wanted.len(), new.len())?;
         let line = seq.line_of(occs[0].start);
-        let diff = opts.per_edit_diffs.then(|| {
+        let diff = opts.per_edit_diffs().then(|| {
             let (before, after) = seq.line_context(&occs[0], 4096);
             edit_hunk(line, &before, &wanted, new, &after)
         });
@@ -512,7 +512,7 @@ fn apply_text_edit(
             ErrorCode::NotFound,
             format!(
                 "the search text was not found in {display} ({why}{})",
-                if opts.fuzzy_threshold.is_some() {
+                if opts.fuzzy_threshold().is_some() {
                     ", so fuzzy matching was not tried either"
                 } else {
                     ""
@@ -548,7 +548,7 @@ fn apply_text_edit(
         ));
     };
     if let (Some(threshold), Some(nm), Expected::Exactly(1)) =
-        (opts.fuzzy_threshold, &near, expected)
+        (opts.fuzzy_threshold(), &near, expected)
         && nm.similarity >= threshold
         && nm.end > nm.start
     {
@@ -558,7 +558,7 @@ fn apply_text_edit(
             last: map.pos_at(nm.end - 1),
         };
         let line = seq.line_of(occ.start);
-        let diff = opts.per_edit_diffs.then(|| {
+        let diff = opts.per_edit_diffs().then(|| {
             let (before, after) = seq.line_context(&occ, 4096);
             edit_hunk(line, &before, &nm.found, new, &after)
         });
@@ -601,7 +601,7 @@ fn apply_text_edit(
                     "near_miss": nm,
                     "wanted": old,
                 }));
-            if let Some(t) = opts.fuzzy_threshold {
+            if let Some(t) = opts.fuzzy_threshold() {
                 err.message
                     .push_str(&format!(" (below the fuzzy threshold {t})"));
             }
