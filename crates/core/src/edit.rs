@@ -141,8 +141,8 @@ struct Run {
 #[derive(Debug, Clone, Default)]
 struct Writing {
     /// Do not flush written files to disk. Each file is still replaced atomically (no reader
-    /// ever sees half of it), but a power cut right after the request may lose it, as with `sed
-    /// -i` or fastmod. For speed on trees that are under version control anyway.
+    /// ever sees half of it), but a power cut right after the request may lose it, as with
+    /// `sed -i` or fastmod. For speed on trees that are under version control anyway.
     no_fsync: bool,
     /// Overwrite existing files in place instead of writing a temporary file and renaming it
     /// (see [`crate::workspace::WriteMode::InPlace`]): faster where creating files is slow, but
@@ -171,8 +171,8 @@ struct Reporting {
 struct Caller {
     /// Progress reports and cancellation for long requests.
     control: Control,
-    /// The tool or verb that made the request, as the history names it (`fs_write`, `filekit
-    /// replace`).
+    /// The tool or verb that made the request, as the history names it (`fs_write`,
+    /// `filekit replace`).
     tool: Option<String>,
     /// Who writes, for advisory leases (`None`: the workspace's holder). A path leased by
     /// another holder is refused as `LOCKED`.
@@ -323,8 +323,8 @@ impl EditOptionsBuilder {
     }
 
     /// Do not flush written files to disk. Each file is still replaced atomically (no reader
-    /// ever sees half of it), but a power cut right after the request may lose it, as with `sed
-    /// -i` or fastmod. For speed on trees that are under version control anyway.
+    /// ever sees half of it), but a power cut right after the request may lose it, as with
+    /// `sed -i` or fastmod. For speed on trees that are under version control anyway.
     pub fn no_fsync(&mut self, no_fsync: bool) -> &mut Self {
         self.0.writing.no_fsync = no_fsync;
         self
@@ -371,8 +371,8 @@ impl EditOptionsBuilder {
         self
     }
 
-    /// The tool or verb that made the request, as the history names it (`fs_write`, `filekit
-    /// replace`).
+    /// The tool or verb that made the request, as the history names it (`fs_write`,
+    /// `filekit replace`).
     pub fn tool(&mut self, tool: Option<String>) -> &mut Self {
         self.0.caller.tool = tool;
         self
@@ -675,5 +675,23 @@ impl EditReport {
     /// The concatenated diffs of all files.
     pub fn combined_diff(&self) -> String {
         self.files.iter().map(|f| f.diff.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dry_run_has_no_durability_to_choose() {
+        let mut builder = EditOptions::builder();
+        builder.no_fsync(true).in_place(true).lean(true);
+        let opts = builder.build();
+        assert!(opts.no_fsync() && opts.in_place() && opts.lean());
+        let dry = opts.to_builder().dry_run(true).build();
+        assert!(dry.dry_run() && !dry.no_fsync() && !dry.in_place() && dry.lean());
+        // The builder keeps what was set: a later `dry_run(false)` gets the durability back.
+        let mut b = builder.clone();
+        assert!(b.dry_run(true).dry_run(false).build().in_place());
     }
 }

@@ -2,7 +2,7 @@
 //! at the durability the request asks for, and what they changed goes to the history and the
 //! version store.
 
-use super::FilePlan;
+use super::{FilePlan, PlannedWrite};
 use crate::edit::{EditOptions, FileOutcome};
 use crate::error::{ErrorCode, FkError};
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
@@ -30,19 +30,19 @@ pub(super) fn durability(opts: &EditOptions, files: usize) -> Durability {
     }
 }
 
-/// The write of a planned file (which has a target and bytes).
-pub(super) fn write_op<'a>(plan: &'a FilePlan, opts: &EditOptions) -> Op<'a> {
-    let (bytes, mode) = plan.write.as_ref().expect("a planned write");
-    let mode = match mode {
+/// The commit step's op for a planned write; `read_as`: the file as it was read, which it
+/// must still be.
+fn write_op<'a>(w: &'a PlannedWrite, read_as: Option<FileMeta>, opts: &EditOptions) -> Op<'a> {
+    let mode = match w.mode {
         WriteMode::Replace if opts.in_place() => WriteMode::InPlace,
-        other => *other,
+        other => other,
     };
     Op::Write {
-        path: plan.target.clone().expect("a planned write has its target"),
-        bytes,
+        path: w.target.clone(),
+        bytes: &w.bytes,
         mode,
         perm: None,
-        read_as: plan.old_meta.clone(),
+        read_as,
     }
 }
 
@@ -56,23 +56,24 @@ pub(super) fn write_now(
     opts: &EditOptions,
 ) -> Option<Vec<u8>> {
     debug_assert!(!opts.dry_run() && !opts.atomic());
-    plan.target.as_ref()?;
-    plan.write.as_ref()?;
-    let outcome = transaction::run(ws, &[write_op(plan, opts)], false, durability(opts, 1));
+    let w = plan.write.take()?;
+    let op = write_op(&w, plan.old_meta.clone(), opts);
+    let outcome = transaction::run(ws, &[op], false, durability(opts, 1));
     let result = outcome
         .results
         .into_iter()
         .next()
         .expect("one result per op");
-    settle(ws, plan, result, &[]);
-    plan.write.take().map(|(bytes, _)| bytes)
+    settle(ws, plan, &w, result, &[]);
+    Some(w.bytes)
 }
 
-/// Puts the commit step's result for `plan` in its report and, with a history, prepares
-/// its change for the history (`made`: directories the commit made).
-pub(super) fn settle(
+/// Puts the commit step's result for `plan`'s write `w` in its report and, with a history,
+/// prepares its change for the history (`made`: directories the commit made).
+fn settle(
     ws: &Workspace,
     plan: &mut FilePlan,
+    w: &PlannedWrite,
     result: Result<Option<FileMeta>, FkError>,
     made: &[&WsPath],
 ) {
@@ -90,7 +91,7 @@ pub(super) fn settle(
     if let Some(meta) = &meta {
         plan.report.last_modified = Some(rfc3339(meta.modified));
     }
-    let target = plan.target.as_ref().expect("written");
+    let target = &w.target;
     plan.report.created_dirs = made
         .iter()
         .filter(|d| target.is_within(d))
@@ -100,7 +101,7 @@ pub(super) fn settle(
         let after_mode = meta.as_ref().map_or(0o644, |m| m.mode);
         let new_content = match plan.new_content.take() {
             Some(c) => c,
-            None => StoredContent::of(&plan.write.as_ref().expect("written").0),
+            None => StoredContent::of(&w.bytes),
         };
         plan.change = Some(PreparedChange {
             path: target.absolute().to_path_buf(),
@@ -128,21 +129,23 @@ pub(super) fn commit(
     opts: &EditOptions,
     write: bool,
 ) -> Option<i64> {
-    let writing: Vec<usize> = (0..plans.len())
-        .filter(|&i| write && plans[i].target.is_some() && plans[i].write.is_some())
-        .collect();
+    // The writes leave their plans: each is the commit's now, its plan's index beside it.
+    let mut writes: Vec<(usize, PlannedWrite)> = if write {
+        (plans.iter_mut().enumerate())
+            .filter_map(|(i, p)| Some((i, p.write.take()?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let count = writes.len();
     let mut dirs: Vec<WsPath> = Vec::new();
-    for &i in &writing {
-        let target = plans[i].target.as_ref().expect("filtered");
+    for (_, w) in &writes {
         // A file that must exist has its directory (if it vanished, the write says so): only
         // new files look for directories to make, not every file of a tree-wide replace.
-        if matches!(
-            plans[i].write,
-            Some((_, WriteMode::Replace | WriteMode::InPlace))
-        ) {
+        if matches!(w.mode, WriteMode::Replace | WriteMode::InPlace) {
             continue;
         }
-        for d in ws.missing_parents(target) {
+        for d in ws.missing_parents(&w.target) {
             if !dirs.contains(&d) {
                 dirs.push(d);
             }
@@ -151,7 +154,7 @@ pub(super) fn commit(
     dirs.sort_by_key(|d| d.relative().components().count());
     let mut rolled_back = false;
     let mut changes: Vec<PreparedChange> = Vec::new();
-    if !writing.is_empty() {
+    if count > 0 {
         let mut ops: Vec<Op<'_>> = dirs
             .iter()
             .map(|d| Op::MakeDir {
@@ -159,8 +162,8 @@ pub(super) fn commit(
                 perm: None,
             })
             .collect();
-        ops.extend(writing.iter().map(|&i| write_op(&plans[i], opts)));
-        let outcome = transaction::run(ws, &ops, opts.atomic(), durability(opts, writing.len()));
+        ops.extend((writes.iter()).map(|(i, w)| write_op(w, plans[*i].old_meta.clone(), opts)));
+        let outcome = transaction::run(ws, &ops, opts.atomic(), durability(opts, count));
         drop(ops);
         rolled_back = outcome.rolled_back;
         let mut dir_results = outcome.results;
@@ -180,12 +183,12 @@ pub(super) fn commit(
         }));
         // Written files are kept until the version store has them; a large commit with a
         // history gives them up now (see below), before the history's transaction.
-        let keep_written = ws.history().is_none() || writing.len() <= BATCH_SYNC_FILES;
-        for (&i, result) in writing.iter().zip(write_results) {
-            settle(ws, &mut plans[i], result, &made);
-            if !keep_written {
-                plans[i].write = None;
-            }
+        let keep_written = ws.history().is_none() || count <= BATCH_SYNC_FILES;
+        for ((i, w), result) in writes.iter().zip(write_results) {
+            settle(ws, &mut plans[*i], w, result, &made);
+        }
+        if !keep_written {
+            writes = Vec::new();
         }
     }
     let made_dirs = changes.len();
@@ -210,16 +213,15 @@ pub(super) fn commit(
     // is refused as STALE once it has changed. (Files written as they were planned kept no
     // bytes for this.)
     let remember = match entry {
-        Some(_) => writing.len() <= BATCH_SYNC_FILES,
-        None => writing.len() <= VERSIONS_WITHOUT_HISTORY,
+        Some(_) => count <= BATCH_SYNC_FILES,
+        None => count <= VERSIONS_WITHOUT_HISTORY,
     };
-    if let Some(store) = ws.versions().filter(|_| remember && !writing.is_empty()) {
+    if let Some(store) = ws.versions().filter(|_| remember && !writes.is_empty()) {
         let recorded = entry.is_some();
-        let versions: Vec<(&[u8], Option<&str>)> = writing
+        let versions: Vec<(&[u8], Option<&str>)> = writes
             .iter()
-            .map(|&i| &plans[i])
-            .filter(|p| p.report.written())
-            .filter_map(|p| Some((p.write.as_ref()?.0.as_slice(), p.report.new_hash.as_deref())))
+            .filter(|(i, _)| plans[*i].report.written())
+            .map(|(i, w)| (w.bytes.as_slice(), plans[*i].report.new_hash.as_deref()))
             .collect();
         versions.par_iter().for_each(|(bytes, h)| {
             if recorded {

@@ -272,11 +272,19 @@ pub(crate) struct FilePlan {
     /// process changed the file since.
     old_meta: Option<FileMeta>,
     target: Option<WsPath>,
-    write: Option<(Vec<u8>, WriteMode)>,
+    /// What to write, when the file changes and the request writes; the commit step takes it.
+    write: Option<PlannedWrite>,
     /// The file changed between planning and writing (the commit step refused it).
     stale_at_commit: bool,
     /// Written, its change not recorded in the history yet.
     change: Option<PreparedChange>,
+}
+
+/// A planned file's new content, where it goes and how.
+struct PlannedWrite {
+    target: WsPath,
+    bytes: Vec<u8>,
+    mode: WriteMode,
 }
 
 impl FilePlan {

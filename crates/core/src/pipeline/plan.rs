@@ -7,7 +7,7 @@ use super::preview::spliced_hash;
 use super::report::outcome;
 use super::resolve::{conflict_error, content_too_large, resolve_edits, result_too_large};
 use super::snapshot::{Before, check_create_base, find_merge_base, read_before};
-use super::{FilePlan, Known};
+use super::{FilePlan, Known, PlannedWrite};
 use crate::diff;
 use crate::edit::{Edit, EditOptions, EditOutcome, FileEdits, FileOutcome};
 use crate::error::{ErrorCode, Fact, FkError};
@@ -413,7 +413,11 @@ pub(super) fn plan_file_inner(
                 StoredContent::spliced(&bytes, known, &final_splices, shift)
             });
         }
-        plan.write = Some((bytes, mode));
+        plan.write = Some(PlannedWrite {
+            target: target.clone(),
+            bytes,
+            mode,
+        });
     }
     if !opts.lean() {
         plan.report.new_text = Some(new_text);

@@ -72,3 +72,64 @@ pub(super) fn outcome(index: usize, edit: &Edit) -> EditOutcome {
         skipped: false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::FileStatus;
+
+    fn report(outcome: FileOutcome) -> FileReport {
+        FileReport {
+            outcome,
+            ..empty_report("f.txt")
+        }
+    }
+
+    #[test]
+    fn a_cancel_marks_what_was_not_written_and_keeps_what_was() {
+        let changed = |written| FileOutcome::Changed {
+            created: false,
+            written,
+        };
+        let skipped = FileOutcome::Skipped {
+            reason: "binary file".into(),
+        };
+        let own = FkError::invalid("no edits given for f.txt");
+        // (outcome, its status once cancelled, whether it then carries the cancel)
+        let cases = [
+            (FileOutcome::Unchanged, FileStatus::Unchanged, true),
+            (changed(false), FileStatus::Modified, true),
+            (skipped, FileStatus::Skipped, true),
+            (
+                FileOutcome::Failed { error: None },
+                FileStatus::Failed,
+                true,
+            ),
+            (changed(true), FileStatus::Modified, false),
+            (
+                FileOutcome::Failed {
+                    error: Some(own.clone()),
+                },
+                FileStatus::Failed,
+                false,
+            ),
+        ];
+        for (outcome, status, marked) in cases {
+            let before = report(outcome.clone());
+            let after = report(not_written_as_cancelled(outcome));
+            assert_eq!(after.status(), status, "{after:?}");
+            assert_eq!(after.written(), before.written(), "{after:?}");
+            assert_eq!(after.skipped(), before.skipped(), "{after:?}");
+            let code = after.error().map(|e| e.code);
+            if marked {
+                assert_eq!(code, Some(ErrorCode::Cancelled), "{after:?}");
+            } else {
+                assert_eq!(code, before.error().map(|e| e.code), "{after:?}");
+            }
+            // Cancelled twice is cancelled once.
+            let again = report(not_written_as_cancelled(after.outcome.clone()));
+            assert_eq!(again.status(), after.status());
+            assert_eq!(again.error().map(|e| e.code), code);
+        }
+    }
+}
