@@ -329,12 +329,12 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
     let tree = crate::python_extract::parse(text)?;
     let a = Analysis::new(text, &tree);
     let (binding, name) = a.find_target(target).map_err(|mut e| {
-        if e.code == ErrorCode::NotFound {
-            e.hint = Some(
-                "point selectionRange's start at the variable's name or a use of it, or give its name as symbol"
-                    .into(),
-            );
-        }
+        // find_target's hints speak of renames.
+        e.hint = Some(match e.code {
+            ErrorCode::Ambiguous => "name it by path (`function.local`, `Class.method.local`) or give selectionRange on the one to inline".into(),
+            ErrorCode::NotFound => "point selectionRange's start at the variable's name or a use of it, or give its name (or `function.local`) as symbol".into(),
+            _ => return e,
+        });
         e
     })?;
     let scope = match binding {
@@ -1025,6 +1025,18 @@ mod tests {
         let e = inline(&src, "v").unwrap_err();
         assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
         assert!(e.message.contains("at 8000 uses"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_name_bound_in_several_functions_is_named_by_path() {
+        let src = "def f():\n    v = 1\n    return v\n\n\ndef g():\n    v = 2\n    return v\n";
+        let e = inline(src, "v").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Ambiguous);
+        assert!(e.hint.unwrap().contains("the one to inline"));
+        assert_eq!(
+            inline(src, "g.v").unwrap(),
+            "def f():\n    v = 1\n    return v\n\n\ndef g():\n    return 2\n"
+        );
     }
 
     #[test]
