@@ -1,5 +1,6 @@
 //! `inline_variable` for Python without a language server (issue 28): a name assigned once
-//! (`name = expr` in a function, or a private module-level name) is replaced at every use by
+//! (`name = expr` in a function, or a private module-level name, which the caller checks no
+//! other module imports: `Inlined::module_level`) is replaced at every use by
 //! its initializer, parenthesized where precedence needs it, and its assignment removed (the
 //! block keeps a `pass` if it empties). The same rules as the TS/JS kind
 //! (`crate::inline_variable`), on Python's scopes (`scopes.rs`).
@@ -12,7 +13,10 @@
 //! `yield`, `:=`) or that makes a new object, used other than once or where its use runs
 //! later, repeatedly or conditionally; an initializer whose value may change before a use (an
 //! attribute or subscript read, a rebound name, with effects between, or a use in a nested
-//! function or a loop); a name of the initializer that means something else at a use.
+//! function or a loop); with effects, a read of an attribute or item before the use (it
+//! would then run first); an initializer that binds by `:=`; a name of the initializer that
+//! means something else at a use; a use in an f-string that its initializer's quotes, comments
+//! or line breaks would end (before Python 3.12).
 
 use super::rename::Binding;
 use super::scopes::*;
