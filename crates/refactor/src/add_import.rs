@@ -60,7 +60,7 @@ pub enum Export {
     Package,
     /// Python: defined at the module's top level.
     Defined,
-    /// Python: imported and listed in `__all__`.
+    /// Python: imported and re-exported (`__all__`, `import X as X`).
     Listed,
     /// Python: a module of a package (`from . import name`).
     Submodule,
@@ -74,7 +74,7 @@ impl Export {
             Export::ReExport => "re-export",
             Export::Package => "package export",
             Export::Defined => "top-level definition",
-            Export::Listed => "listed in __all__",
+            Export::Listed => "re-export",
             Export::Submodule => "submodule",
         }
     }
