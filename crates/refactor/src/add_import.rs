@@ -741,3 +741,53 @@ fn python_candidates(
     };
     (chosen, searched)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_names_are_names_not_paths() {
+        for ok in ["rxjs", "@scope/pkg", "lodash.merge", "a-b_c"] {
+            assert!(valid_package_name(ok), "{ok}");
+        }
+        for bad in [
+            "../x",
+            "a/../b",
+            "@scope/../x",
+            "@scope",
+            ".bin",
+            "",
+            "a/b",
+            "/etc",
+        ] {
+            assert!(!valid_package_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn where_a_packages_types_start() {
+        let v = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        assert_eq!(
+            types_of(&v(
+                r#"{"exports": {".": {"import": {"types": "./esm/index.d.ts", "default": "./esm/index.js"}}}, "types": "./old.d.ts"}"#
+            )),
+            Some("./esm/index.d.ts".into())
+        );
+        assert_eq!(
+            types_of(&v(r#"{"typings": "lib/main.d.ts"}"#)),
+            Some("lib/main.d.ts".into())
+        );
+        assert_eq!(types_of(&v(r#"{"main": "index.js"}"#)), None);
+        assert_eq!(declaration_files("p/dist/index.js"), ["p/dist/index.d.ts"]);
+        assert_eq!(
+            declaration_files("p/types"),
+            ["p/types.d.ts", "p/types/index.d.ts"]
+        );
+        assert_eq!(
+            package_root("node_modules/@s/p/dist/x.d.ts"),
+            "node_modules/@s/p/"
+        );
+        assert_eq!(package_root("a/node_modules/p/x.d.ts"), "a/node_modules/p/");
+    }
+}
