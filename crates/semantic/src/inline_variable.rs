@@ -267,19 +267,21 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
     let mut refs = Vec::new();
     references(init, &mut refs);
     // `this`, `arguments`, `super`, `new.target` are another function's inside a nested
-    // non-arrow function or a class body (an arrow takes its definer's).
+    // non-arrow function or a class body (an arrow takes its definer's); those of a function
+    // or class in the initializer are its own wherever it goes.
+    let own_context = |p: Node| {
+        p.kind() == "class_body" || (FUNCTIONS.contains(&p.kind()) && p.kind() != "arrow_function")
+    };
     let contextual = refs.iter().find(|r| {
-        matches!(r.kind(), "this" | "super" | "meta_property")
-            || &text[r.byte_range()] == "arguments"
+        (matches!(r.kind(), "this" | "super" | "meta_property")
+            || &text[r.byte_range()] == "arguments")
+            && crossed(**r, init, own_context).is_none()
+            && !own_context(init)
     });
     if let Some(c) = contextual
-        && let Some((u, f)) = uses.iter().find_map(|u| {
-            crossed(*u, scope, |p| {
-                p.kind() == "class_body"
-                    || (FUNCTIONS.contains(&p.kind()) && p.kind() != "arrow_function")
-            })
-            .map(|f| (u, f))
-        })
+        && let Some((u, f)) = uses
+            .iter()
+            .find_map(|u| crossed(*u, scope, own_context).map(|f| (u, f)))
     {
         return Err(invalid(
             format!(
@@ -686,6 +688,12 @@ mod tests {
         let src = "class A {\n  x = 1;\n  m() {\n    const f = () => this.x;\n    return function () { return f(); };\n  }\n}\n";
         let e = inline(src, "f").unwrap_err();
         assert!(e.message.contains("own `this`"), "{}", e.message);
+        // A function expression's `this` is its own wherever it is made.
+        let src = "class A {\n  m() {\n    const f = function () { return this; };\n    return function () { return f(); };\n  }\n}\n";
+        assert_eq!(
+            inline(src, "f").unwrap(),
+            "class A {\n  m() {\n    return function () { return (function () { return this; })(); };\n  }\n}\n"
+        );
     }
 
     #[test]
