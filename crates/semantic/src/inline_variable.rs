@@ -480,6 +480,23 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
         }
     }
     let init_text = &text[init.byte_range()];
+    // A long initializer used many times could make an edit of gigabytes: bounded here, the
+    // pipeline then holds the result to the size of a file.
+    let total = uses.len().saturating_mul(init_text.len() + 2);
+    if total > crate::bounds::MAX_RESULT_BYTES {
+        return Err(FkError::too_large(
+            filekit_errors::Limit::ResultSize,
+            total as u64,
+            crate::bounds::MAX_RESULT_BYTES as u64,
+            format!(
+                "inlining `{name}` would write its {}-byte initializer at {} uses: {total} bytes, more than {}",
+                init_text.len(),
+                uses.len(),
+                crate::bounds::MAX_RESULT_BYTES
+            ),
+        )
+        .with_hint("keep the variable"));
+    }
     let mut splices = Vec::new();
     for u in &uses {
         let p = u.parent().expect("a use has a parent");
@@ -584,6 +601,18 @@ mod tests {
     fn inline(src: &str, name: &str) -> Result<String, FkError> {
         inline_variable(Lang::TypeScript, src, &Target::Name(name.into()))
             .map(|x| x.splices.apply(src).unwrap())
+    }
+
+    #[test]
+    fn an_edit_past_the_result_bound_is_refused_before_it_is_built() {
+        let init = format!("'{}'", "x".repeat(5000));
+        let src = format!(
+            "function f() {{\n  const v = {init};\n{}}}\n",
+            "  g(v);\n".repeat(8000)
+        );
+        let e = inline_variable(Lang::TypeScript, &src, &Target::Name("v".into())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
+        assert!(e.message.contains("at 8000 uses"), "{}", e.message);
     }
 
     #[test]
