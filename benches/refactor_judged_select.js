@@ -22,12 +22,40 @@ function position(sf, text, pos) {
   return [lc.line + 1, column];
 }
 
-function emit(kind, file, sf, text, start, end) {
+function emit(kind, file, sf, text, start, end, extra) {
   const [startLine, startColumn] = position(sf, text, start);
   const [endLine, endColumn] = position(sf, text, end);
   process.stdout.write(
-    JSON.stringify({ kind, file, startLine, startColumn, endLine, endColumn }) + "\n",
+    JSON.stringify({ kind, file, startLine, startColumn, endLine, endColumn, ...extra }) + "\n",
   );
+}
+
+// add_import: every name a named import takes from a relative module (not renamed). The range
+// emitted is what is removed from the file before add_import is asked to bring the name back:
+// the name with its comma, or the whole declaration (and its line end) when it is the only one.
+function namedImports(sf, text, file) {
+  for (const st of sf.statements) {
+    if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+    if (!st.moduleSpecifier.text.startsWith(".")) continue;
+    const clause = st.importClause;
+    if (!clause || clause.name || !clause.namedBindings || !ts.isNamedImports(clause.namedBindings)) continue;
+    const els = clause.namedBindings.elements;
+    els.forEach((el, i) => {
+      if (el.propertyName) return;
+      let start, end;
+      if (els.length === 1) {
+        start = st.getStart(sf);
+        end = text[st.end] === "\n" ? st.end + 1 : st.end;
+      } else if (i < els.length - 1) {
+        start = el.getStart(sf);
+        end = els[i + 1].getStart(sf);
+      } else {
+        start = els[i - 1].end;
+        end = el.end;
+      }
+      emit("add_import", file, sf, text, start, end, { symbol: el.name.text });
+    });
+  }
 }
 
 // Is `n` in a place where an expression is evaluated (not a type, an import, a property name,
@@ -113,11 +141,13 @@ for (const file of files) {
   const text = fs.readFileSync(path.join(root, file), "utf8");
   const kind = file.endsWith(".tsx") ? ts.ScriptKind.TSX : file.endsWith(".ts") ? ts.ScriptKind.TS : ts.ScriptKind.JS;
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+  namedImports(sf, text, file);
   const visit = (n) => {
     const start = n.getStart(sf);
     if (ts.isExpression(n) && extractable(n)) {
       emit("extract_variable", file, sf, text, start, n.end);
-      // A module constant is evaluated once, at load: a call or `new` is always refused.
+      // A call or `new` is never a module constant: its constant is extract_variable's
+      // (declared where it runs), judged there.
       if (!ts.isCallExpression(n) && !ts.isNewExpression(n)) {
         emit("extract_constant", file, sf, text, start, n.end);
       }

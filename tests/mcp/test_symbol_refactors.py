@@ -86,7 +86,7 @@ async def test_warm_server_renames_twice_and_undo_reverts(connect, workspace, mo
     type_check(workspace)
 
 
-async def test_without_the_server_renames_syntactically_and_refuses_extracts(connect, workspace, monkeypatch):
+async def test_without_the_server_renames_and_imports_syntactically(connect, workspace, monkeypatch):
     monkeypatch.setenv("PATH", path_without_server())
     project(workspace)
     async with connect("--tools", "semantic") as session:
@@ -101,14 +101,14 @@ async def test_without_the_server_renames_syntactically_and_refuses_extracts(con
             "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum"})
         assert not renamed.isError, text_of(renamed)
         assert renamed.structuredContent["totalEdits"] == 3
-        extract = await session.call_tool("file_edit", {
-            "file": "src/app.ts", "refactor": "add_import",
-            "selectionRange": {"startLine": 4, "startColumn": 2, "endLine": 4, "endColumn": 24}})
+        (workspace / "src" / "use.ts").write_text("export const v = sum(1, 2);\n")
+        imported = await session.call_tool("file_edit", {
+            "file": "src/use.ts", "refactor": "add_import", "symbol": "sum"})
+    # Not trusted: add_import too is done on the syntax trees, and type-checks.
+    assert not imported.isError, text_of(imported)
+    assert imported.structuredContent["precision"] == "syntactic"
+    assert (workspace / "src/use.ts").read_text().startswith("import { sum } from './lib/math';\n")
     type_check(workspace)
-    # Not trusted: no server is looked for, and the reply says how to opt in.
-    assert extract.isError
-    assert extract.structuredContent["errorCode"] == "NOT_TRUSTED", text_of(extract)
-    assert "--trust-workspace" in text_of(extract)
 
 
 async def test_bad_refactor_arguments_are_rejected(connect, workspace, monkeypatch):

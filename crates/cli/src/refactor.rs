@@ -29,19 +29,24 @@ KIND, done on the syntax trees without a language server (\"syntactic\"):
                                      --replace-all for every identical occurrence
   extract_type                       TS/TSX; --range on the type, --name,
                                      --type-kind type|interface
-  inline_variable                    TS/JS; --range starting on the variable, or --symbol
+  inline_variable                    TS/JS and Python; --range starting on the variable,
+                                     or --symbol
   convert_to_arrow                   TS/JS; --range starting on the function
-  convert_to_async                   TS/JS; --range in the function
+  convert_to_async                   TS/JS and Python (a @types.coroutine generator);
+                                     --range in the function
   inline_function                    TS/JS; --range on the function's name or a call
   organize_imports, remove_unused_imports   TS/JS and Python
-add_import needs typescript-language-server (`npm install -g typescript
-typescript-language-server`) and --trust-workspace, since a language server runs the
-workspace's code; with both, the server does the other kinds too (\"semantic\"). --range is
+  add_import                         TS/JS and Python; --range starting on the name, or
+                                     --symbol; --module when several modules export it
+With --trust-workspace and typescript-language-server on PATH (`npm install -g typescript
+typescript-language-server`; a language server runs the workspace's code) the server does
+the kinds it offers (\"semantic\"). --range is
 START_LINE:START_COLUMN-END_LINE:END_COLUMN, lines from 1, columns from 0, end exclusive.
 
 Examples:
   filekit refactor extract_function src/calc.ts --range 4:2-6:30 --name computeTotal --dry-run
-  filekit refactor organize_imports src/app.ts";
+  filekit refactor organize_imports src/app.ts
+  filekit refactor add_import src/app.ts --symbol Observable --module ./Observable";
 
 #[derive(Args)]
 pub struct RenameArgs {
@@ -80,9 +85,12 @@ pub struct RefactorArgs {
     /// extract_variable, extract_constant: replace every identical occurrence in the scope.
     #[arg(long)]
     replace_all: bool,
-    /// inline_variable, inline_function: the name of what is inlined (instead of --range).
+    /// inline_variable, inline_function, add_import: the name (instead of --range).
     #[arg(long)]
     symbol: Option<String>,
+    /// add_import: the module to import from, one of the candidates listed without it.
+    #[arg(long)]
+    module: Option<String>,
     /// Show the diffs; write nothing.
     #[arg(long)]
     dry_run: bool,
@@ -150,6 +158,9 @@ pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
     }
     if let Some(s) = args.symbol {
         call["symbol"] = json!(s);
+    }
+    if let Some(m) = args.module {
+        call["module"] = json!(m);
     }
     run(global, json || args.json, call)
 }

@@ -557,6 +557,9 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "extractedName",
             "typeKind",
             "replaceAll",
+            // A module specifier compared with the candidates the import graph found,
+            // never resolved as a path of its own.
+            "module",
             "dryRun",
             "preview",
             "force",

@@ -549,36 +549,28 @@ fn a_refactor_the_server_does_not_offer_there_lists_what_it_offers() {
     assert_eq!(before, sb.snapshot());
 }
 
+/// add_import was the last TS code action only a server did: without one (not trusted, or
+/// trusted with none on PATH) it is done on the syntax trees, and says so.
 #[test]
-fn without_the_server_code_actions_say_why_and_what_to_do() {
+fn without_the_server_code_actions_are_syntactic() {
     let sb = calc_project();
+    sb.write("src/use.ts", "export const three = twice(1);\n");
     let before = sb.snapshot();
-    let args = json!({"file": "src/calc.ts", "refactor": "add_import", "selectionRange": range(33, 2, 35, 3)});
-    // Not trusted: no server is looked for; the reply says why and how to opt in.
+    let args = json!({"file": "src/use.ts", "refactor": "add_import", "selectionRange": range(1, 21, 1, 26), "dryRun": true});
     let run = call(&sb, args.clone(), false);
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_eq!(run.json["errorCode"], "NOT_TRUSTED", "{}", run.stdout);
-    assert!(run.stdout.contains("--trust-workspace"), "{}", run.stdout);
+    assert_eq!(ok(&run)["precision"], "syntactic", "{}", run.stdout);
     assert!(
-        run.stdout.contains("typescript-language-server"),
+        run.stdout.contains("+import { twice } from './lib/math';"),
         "{}",
         run.stdout
     );
-    // Trusted, but no server on PATH: how to install it.
     let c = json!({"tool_name": "file_edit", "tool_args": args});
     let run = sb.filekit_env(
         &["--trust-workspace", "call"],
         Some(&c.to_string()),
         &[("PATH", &path_without_server())],
     );
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_eq!(run.json["errorCode"], "NOT_FOUND", "{}", run.stdout);
-    let all = run.stdout.clone();
-    assert!(all.contains("typescript-language-server"), "{all}");
-    assert!(
-        all.contains("npm install -g typescript typescript-language-server"),
-        "{all}"
-    );
+    assert_eq!(ok(&run)["precision"], "syntactic", "{}", run.stdout);
     assert_eq!(before, sb.snapshot());
 }
 

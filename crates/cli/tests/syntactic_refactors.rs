@@ -43,14 +43,34 @@ fn extract_variable_and_constant_in_typescript() {
         sb.read("src/area.ts"),
         "export function area(w: number, h: number) {\n  const size = w * h;\n  return size + (60 * 60);\n}\n"
     );
-    ok(&edit(
+    let run = edit(
         &sb,
         json!({"file": "src/area.ts", "refactor": "extract_constant",
                "selectionRange": range(3, 17, 3, 24), "extractedName": "HOUR"}),
-    ));
+    );
+    ok(&run);
+    assert_eq!(
+        run.json["action"],
+        json!("Extract to constant in module scope")
+    );
     assert_eq!(
         sb.read("src/area.ts"),
         "const HOUR = 60 * 60;\nexport function area(w: number, h: number) {\n  const size = w * h;\n  return size + HOUR;\n}\n"
+    );
+    // It reads a local: a constant in the function, before its statement.
+    let run = edit(
+        &sb,
+        json!({"file": "src/area.ts", "refactor": "extract_constant",
+               "selectionRange": range(4, 9, 4, 20), "extractedName": "TOTAL"}),
+    );
+    ok(&run);
+    assert_eq!(
+        run.json["action"],
+        json!("Extract to constant in enclosing scope")
+    );
+    assert_eq!(
+        sb.read("src/area.ts"),
+        "const HOUR = 60 * 60;\nexport function area(w: number, h: number) {\n  const size = w * h;\n  const TOTAL = size + HOUR;\n  return TOTAL;\n}\n"
     );
 }
 
@@ -66,6 +86,21 @@ fn extract_in_python() {
     assert_eq!(
         sb.read("calc.py"),
         "def area(w, h):\n    size = w * h\n    return size + 1\n"
+    );
+    // Python has no constants: one that reads a local is assigned in the function.
+    let run = edit(
+        &sb,
+        json!({"file": "calc.py", "refactor": "extract_constant",
+               "selectionRange": range(3, 11, 3, 19), "extractedName": "AREA"}),
+    );
+    ok(&run);
+    assert_eq!(
+        run.json["action"],
+        json!("Extract to constant in enclosing scope")
+    );
+    assert_eq!(
+        sb.read("calc.py"),
+        "def area(w, h):\n    size = w * h\n    AREA = size + 1\n    return AREA\n"
     );
 }
 
@@ -101,7 +136,7 @@ fn refusals_name_what_forbids_them_and_change_nothing() {
         "src/a.ts",
         "console.log(f(1));\nfunction f(n: number) {\n  return n > 0 && g(n + 1);\n}\nfunction g(n: number) { return n; }\n",
     );
-    sb.write("b.py", "def f(a):\n    return a * 2\n");
+    sb.write("b.py", "def f(a):\n    return a and g(a * 2)\n");
     sb.write("broken.ts", "const x = (1 + ;\n");
     for (args, needle) in [
         (
@@ -117,8 +152,8 @@ fn refusals_name_what_forbids_them_and_change_nothing() {
             "before its declaration",
         ),
         (
-            json!({"file": "b.py", "refactor": "extract_constant", "selectionRange": range(2, 11, 2, 16)}),
-            "`a`, a local bound at line 1",
+            json!({"file": "b.py", "refactor": "extract_constant", "selectionRange": range(2, 19, 2, 24)}),
+            "the right of `and` (line 2)",
         ),
         (
             json!({"file": "broken.ts", "refactor": "extract_variable", "selectionRange": range(1, 11, 1, 12)}),

@@ -6,6 +6,7 @@
 mod common;
 mod golden;
 
+mod add_import;
 mod amazonq;
 mod amazonq_golden;
 mod apply_patch;
@@ -35,9 +36,11 @@ mod move_imports;
 mod parser_bounds;
 mod planted_state;
 mod programs;
+mod python_inline_async;
 mod python_refactors;
 mod refactor_judged;
 mod refactor_tsc;
+mod refactor_verb;
 mod replace_verb;
 mod search;
 mod semantic;

@@ -197,3 +197,34 @@ fn rename(
     }
     Ok(())
 }
+
+/// Refuses to inline a module-level `name` of `file` that another module of the workspace
+/// imports (`from m import name`, or `m.name` after `import m`): the import graph's modules
+/// that contain the name are asked where they refer to it.
+pub(crate) fn not_imported(ws: &Call, file: &str, name: &str) -> Result<(), FkError> {
+    let graph = graph::build(ws)?;
+    let me = walk_name(ws, file)?;
+    let mut files: Vec<&String> = graph
+        .code
+        .keys()
+        .filter(|f| python::is_python(f) && **f != me)
+        .collect();
+    files.sort();
+    for f in files {
+        let parsed = &graph.code[f];
+        if !parsed.text.contains(name) {
+            continue;
+        }
+        let resolves =
+            |spec: &str| python::resolve(&graph.files, f, spec).is_some_and(|(t, _)| t == me);
+        // The references a rename would change are the module's uses of the name.
+        let uses = py::rename_in_importer(&parsed.text, &resolves, name, "__filekit_probe__");
+        if uses.is_ok_and(|u| !u.splices.is_empty() || u.re_exports) {
+            return Err(FkError::invalid(format!(
+                "`{name}` is imported by {f}: inlined, that import would fail"
+            ))
+            .with_hint("inline it where it is imported first, or keep the variable"));
+        }
+    }
+    Ok(())
+}

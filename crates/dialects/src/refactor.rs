@@ -122,6 +122,8 @@ pub struct Request {
     /// extract_variable / extract_constant: replace every identical occurrence in the same
     /// scope too, not only the selected one.
     pub replace_all: bool,
+    /// add_import: the module specifier to import from, among the candidates.
+    pub module: Option<String>,
     pub dry_run: bool,
     pub preview: bool,
 }
@@ -218,7 +220,9 @@ fn check(req: &Request) -> Result<(), FkError> {
             // inline_function and inline_variable also take the name.
             let named = matches!(
                 k,
-                RefactorKind::InlineFunction | RefactorKind::InlineVariable
+                RefactorKind::InlineFunction
+                    | RefactorKind::InlineVariable
+                    | RefactorKind::AddImport
             ) && req.symbol.is_some();
             if req.selection.is_none() && !named {
                 return Err(FkError::invalid(format!(
@@ -256,6 +260,9 @@ fn check(req: &Request) -> Result<(), FkError> {
     }
     if req.type_kind.is_some() && k != RefactorKind::ExtractType {
         return wrong("typeKind");
+    }
+    if req.module.is_some() && k != RefactorKind::AddImport {
+        return wrong("module");
     }
     if req.replace_all
         && !matches!(
@@ -309,12 +316,15 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     let own = req.replace_all
         || (req.refactor == RefactorKind::InlineVariable
             && req.selection.is_none()
-            && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript));
+            && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript))
+        // The server's quick fix takes neither a name nor the module to import from.
+        || (req.refactor == RefactorKind::AddImport
+            && (req.selection.is_none() || req.module.is_some()));
     let result = match server {
         _ if inline_ts => crate::inline::inline_function(ws, &req, lang, &src),
         _ if interface_ts || own => syntactic(ws, &req, lang, &src),
-        // pyright offers no extract refactors: Python's are done on the syntax trees, server
-        // or not (issue 28).
+        // pyright offers no extract, inline variable or convert to async refactors and no
+        // import quick fix: Python's are done on the syntax trees, server or not (issue 28).
         _ if lang == Lang::Python
             && matches!(
                 req.refactor,
@@ -322,6 +332,9 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                     | RefactorKind::ExtractConstant
                     | RefactorKind::ExtractFunction
                     | RefactorKind::ExtractMethod
+                    | RefactorKind::InlineVariable
+                    | RefactorKind::ConvertToAsync
+                    | RefactorKind::AddImport
             ) =>
         {
             syntactic(ws, &req, lang, &src)
@@ -358,6 +371,7 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                         | RefactorKind::InlineVariable
                         | RefactorKind::ConvertToArrow
                         | RefactorKind::ConvertToAsync
+                        | RefactorKind::AddImport
                 ))
                 || (matches!(lang, Lang::TypeScript | Lang::Tsx)
                     && req.refactor == RefactorKind::ExtractType)
@@ -368,6 +382,7 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
                             | RefactorKind::ExtractConstant
                             | RefactorKind::ExtractFunction
                             | RefactorKind::ExtractMethod
+                            | RefactorKind::AddImport
                     ));
             if !syntactic_ok {
                 let err = match other {
@@ -613,6 +628,18 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
                     extract::extract_constant(lang, text, start..end, &name, req.replace_all)?
                 }
             };
+            if constant {
+                // Where the constant went, in tsserver's words for the same choice (in Python,
+                // "enclosing scope" is a local assignment: the language has no constants).
+                plan.title = Some(
+                    if x.module_level {
+                        "Extract to constant in module scope"
+                    } else {
+                        "Extract to constant in enclosing scope"
+                    }
+                    .into(),
+                );
+            }
             plan.symbol = Some(name);
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
@@ -667,10 +694,26 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
                 (None, Some(name)) => Target::Name(name.clone()),
                 (None, None) => unreachable!("checked"),
             };
-            let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
-            plan.symbol = Some(x.name);
+            let (name, splices) = if lang == Lang::Python {
+                use filekit_semantic::python_refactor::Target as PyTarget;
+                let target = match target {
+                    Target::At(at) => PyTarget::At(at),
+                    Target::Name(n) => PyTarget::Name(n),
+                };
+                let x = filekit_semantic::python_refactor::inline_variable::inline_variable(
+                    text, &target,
+                )?;
+                if x.module_level {
+                    crate::python_refactor::not_imported(ws, &req.file, &x.name)?;
+                }
+                (x.name, x.splices)
+            } else {
+                let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
+                (x.name, x.splices)
+            };
+            plan.symbol = Some(name);
             plan.files
-                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
+                .insert(req.file.clone(), (src.clone(), listed(&splices)));
         }
         RefactorKind::ConvertToArrow => {
             let sel = req.selection.expect("checked");
@@ -682,9 +725,39 @@ fn syntactic(ws: &Call, req: &Request, lang: Lang, src: &Source) -> Result<Plan,
         RefactorKind::ConvertToAsync => {
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
-            let x = filekit_semantic::convert_async::convert_to_async(lang, text, at)?;
+            let x = if lang == Lang::Python {
+                filekit_semantic::python_refactor::convert_async::convert_to_async(text, at)?
+            } else {
+                filekit_semantic::convert_async::convert_to_async(lang, text, at)?
+            };
             plan.files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
+        RefactorKind::AddImport => {
+            // The candidates are the refactor layer's (the import graph), the edit semantic's.
+            let target = match (req.selection, &req.symbol) {
+                (Some(sel), _) => {
+                    Target::At(byte_at(text, sel.start_line, sel.start_column, "start")?)
+                }
+                (None, Some(name)) => Target::Name(name.clone()),
+                (None, None) => unreachable!("checked"),
+            };
+            let me = walk_name(ws, &req.file)?;
+            let x = filekit_refactor::add_import::add_import(
+                ws,
+                &me,
+                text,
+                &target,
+                req.module.as_deref(),
+            )?;
+            plan.symbol = Some(x.name);
+            plan.title = Some(format!(
+                "import from '{}' ({})",
+                x.chosen.module,
+                x.chosen.export.as_str()
+            ));
+            plan.files
+                .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         _ => unreachable!("only the syntactic refactors come here"),
     }

@@ -575,7 +575,7 @@ not at all. A result that would no longer parse is refused with the error's line
 unless `force` is true. `dryRun` shows the diff without writing; `preview` adds the diff and \
 old/new text to a real edit.
 
-Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`, `replaceAll` true for every identical occurrence in the scope), extract_function and extract_method (TS/JS and Python; `selectionRange` on whole statements or one expression, `extractedName`; the locals it uses become parameters, what it declares or assigns that is used after it the result), inline_variable (TS/JS; `selectionRange` starting on the variable, or its name as `symbol`) and convert_to_arrow (TS/JS; `selectionRange` starting on the function), extract_type (TS/TSX; `selectionRange` on the type, `extractedName`, `typeKind` \"type\" or \"interface\"; type parameters it uses become the alias's), convert_to_async (TS/JS; `selectionRange` starting in the function: a function ending in `return p.then(...)...[.catch(...)][.finally(...)]` becomes async with await and try/catch); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
+Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`, `replaceAll` true for every identical occurrence in the scope), extract_function and extract_method (TS/JS and Python; `selectionRange` on whole statements or one expression, `extractedName`; the locals it uses become parameters, what it declares or assigns that is used after it the result), inline_variable (TS/JS and Python; `selectionRange` starting on the variable, or its name as `symbol`; Python: a name assigned once by `name = value`, in a function, or a private module-level one no other module imports) and convert_to_arrow (TS/JS; `selectionRange` starting on the function), extract_type (TS/TSX; `selectionRange` on the type, `extractedName`, `typeKind` \"type\" or \"interface\"; type parameters it uses become the alias's), convert_to_async (TS/JS and Python; `selectionRange` starting in the function: a function ending in `return p.then(...)...[.catch(...)][.finally(...)]` becomes async with await and try/catch; a Python `@asyncio.coroutine`/`@types.coroutine` generator becomes `async def` with `await` for `yield from`), add_import (TS/JS and Python; `selectionRange` starting on a name the file uses without declaring it, or the name as `symbol`: imported from the one module of the workspace (or package with types in node_modules) that exports it, merged into an existing import of that module; several candidates are listed and nothing is written: pass one as `module`); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
 
 Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}
 Refactor: {\"file\": \"src/user.ts\", \"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}";
@@ -597,10 +597,11 @@ struct EditArgs {
     position: Option<PositionName>,
     /// Several edits of the same file, applied together or not at all.
     edits: Option<Vec<EditSpec>>,
-    /// Refactor mode: rename_symbol, organize_imports, remove_unused_imports (without a
-    /// language server too), extract_function, extract_method, extract_variable,
-    /// extract_constant, extract_type, inline_variable, inline_function, add_import,
-    /// convert_to_arrow, convert_to_async (with the file's language server).
+    /// Refactor mode: rename_symbol, organize_imports, remove_unused_imports,
+    /// extract_function, extract_method, extract_variable, extract_constant, extract_type,
+    /// inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async: on
+    /// the syntax trees without a language server (the description says for which
+    /// languages), by the file's language server in a trusted workspace.
     refactor: Option<crate::refactor::RefactorKind>,
     /// rename_symbol: the symbol to rename ("UserService"; with a server also "Class.method").
     symbol: Option<String>,
@@ -618,6 +619,9 @@ struct EditArgs {
     /// extract_variable, extract_constant: replace every identical occurrence in the same
     /// scope too (default false: the selected one only).
     replace_all: Option<bool>,
+    /// add_import: the module to import from ("./util", "@app/util", "rxjs", ".models"),
+    /// one of the candidates a call without it listed.
+    module: Option<String>,
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
     /// Also return the diff and the old and new text of each change.
@@ -743,7 +747,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ];
         if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
             return Err(FkError::invalid(format!(
-                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName, typeKind, replaceAll"
+                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName, typeKind, replaceAll, module"
             )));
         }
         let file = args.file.clone().ok_or_else(|| {
@@ -764,6 +768,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                     TypeKindName::Interface => filekit_semantic::extract_type::TypeKind::Interface,
                 }),
                 replace_all: args.replace_all.unwrap_or(false),
+                module: args.module,
                 dry_run: args.dry_run.unwrap_or(false),
                 preview: args.preview.unwrap_or(false),
             },
@@ -777,6 +782,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ("extractedName", args.extracted_name.is_some()),
         ("typeKind", args.type_kind.is_some()),
         ("replaceAll", args.replace_all.is_some()),
+        ("module", args.module.is_some()),
     ];
     if let Some((name, _)) = refactor_args.iter().find(|(_, given)| *given) {
         return Err(FkError::invalid(format!(

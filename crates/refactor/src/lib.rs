@@ -14,6 +14,7 @@
 //! - [`rename`]: the files that a rename of an exported symbol changes (importers, through
 //!   re-exports too), found with the graph and its resolver; [`symbols`]: export renames that
 //!   go with a move or copy.
+//! - [`add_import`]: the modules that export a name a file lacks, and its import from one.
 //! - [`plan`]: the import rewrites of a move/copy, the clean-up of a delete, as
 //!   [`filekit_core::fsops::Rewrite`]s that the caller commits in the same request as the
 //!   file operations (one commit step run, one history entry, one undo); [`barrels`]: what a
@@ -56,6 +57,7 @@
 //! );
 //! ```
 
+pub mod add_import;
 pub mod barrels;
 pub mod graph;
 pub mod ops;

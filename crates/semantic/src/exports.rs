@@ -82,6 +82,11 @@ fn unquote(s: &str) -> String {
 /// The names a declaration binds (`const a = 1, { b } = x` binds `a`; patterns are left out).
 fn declared(decl: Node, text: &str) -> Vec<String> {
     match decl.kind() {
+        // `export declare function f(): void;`, as declaration files write their exports.
+        "ambient_declaration" => decl
+            .named_child(0)
+            .map(|d| declared(d, text))
+            .unwrap_or_default(),
         "lexical_declaration" | "variable_declaration" => {
             let mut c = decl.walk();
             decl.named_children(&mut c)
@@ -368,6 +373,11 @@ mod tests {
         );
         assert_eq!(ex.star_from, ["./y"]);
         assert_eq!(ex.default_named("g").unwrap().name, "default");
+        // Declaration files: `export declare ...`.
+        let d = "export declare function f(): void;\nexport declare class K {}\nexport declare const v: number, w: string;\n";
+        let ex = exports(Lang::TypeScript, d).unwrap();
+        let names: Vec<&str> = ex.names.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["f", "K", "v", "w"]);
     }
 
     #[test]

@@ -1,8 +1,14 @@
 //! `extract_variable` and `extract_constant` for TS/TSX/JS without a language server (issue
 //! 28): a selected expression becomes a `const` declared before the statement that contains it
-//! (`extract_variable`), or a module-level `const` (`extract_constant`, only when the
-//! expression uses nothing local), and the selection (optionally every identical occurrence in
-//! the same block) is replaced by the name.
+//! (`extract_variable`), and the selection (optionally every identical occurrence in the same
+//! block) is replaced by the name.
+//!
+//! `extract_constant` puts the `const` at module level when that keeps the meaning: the
+//! expression uses nothing local, has no effects, reads no module variable that is assigned
+//! again, and makes no new object in a function or loop. Otherwise it is a constant in the
+//! enclosing scope, declared before the statement that contains the selection exactly as
+//! `extract_variable` does (with the same refusals), which is where tsserver's "Extract to
+//! constant in enclosing scope" puts it.
 //!
 //! Refused, naming the construct and its line: a selection that is not exactly one expression;
 //! a place where evaluating the expression earlier changes what runs (the right of `&&`, `||`,
@@ -10,7 +16,9 @@
 //! without braces, a default parameter value, a `case` label, an arrow's expression body, an
 //! optional chain's arguments, a class field), an expression that would move before another
 //! with effects, a name that clashes in the block. An arrow's expression body is refused
-//! rather than converted to a block: the hint says to give it braces first.
+//! rather than converted to a block: the hint says to give it braces first. A value that
+//! reads no name and does nothing (a literal) is the same wherever it is evaluated: from
+//! those places it is declared before the statement of the enclosing block that holds them.
 //!
 //! The result is the engine's edit value, a [`Splices`] of the text as given.
 
@@ -30,6 +38,9 @@ pub struct Extracted {
     pub replaced: usize,
     /// Identical occurrences left as they are, with the reason (with `all`).
     pub skipped: Vec<String>,
+    /// Declared at module level (a constant of the module), not before the statement in the
+    /// enclosing scope.
+    pub module_level: bool,
 }
 
 /// Parses a TS/TSX/JS text, refusing one with syntax errors (a refactor of a broken file could
@@ -486,6 +497,19 @@ pub(crate) fn statement_of<'a>(
     }
 }
 
+/// The statement of a statement list (a block, the module, a `case`) that contains `n`.
+fn listed_statement(n: Node) -> Option<Node> {
+    let mut child = n;
+    while let Some(parent) = child.parent() {
+        // A `case` label is not one of its statements.
+        if is_list(parent) && !field_is(parent, "value", child) {
+            return Some(child);
+        }
+        child = parent;
+    }
+    None
+}
+
 /// The expression a selection covers exactly (white space trimmed), or why it is not one.
 pub(crate) fn expression_at<'a>(
     tree: &'a Tree,
@@ -774,7 +798,14 @@ pub fn extract_variable(
     let mut refs = Vec::new();
     references(expr, &mut refs);
     let order = !refs.is_empty() || !pure;
-    let stmt = statement_of(text, expr, order)?;
+    let stmt = match statement_of(text, expr, order) {
+        Ok(stmt) => stmt,
+        // A value that reads no name and does nothing (a literal, operators on literals) is
+        // the same wherever and however often it is evaluated: a default value, a `case`
+        // label, a branch or a class field may name it from before their statement.
+        Err(e) if !order => listed_statement(expr).ok_or(e)?,
+        Err(e) => return Err(e),
+    };
     check_tdz(text, &tree, expr, stmt)?;
     let list = stmt.parent().expect("a statement is in a list");
     let block = if matches!(list.kind(), "switch_case" | "switch_default") {
@@ -894,12 +925,14 @@ pub fn extract_variable(
         splices: to_splices(text, splices)?,
         replaced: sites.len(),
         skipped,
+        module_level: false,
     })
 }
 
 /// Extracts the expression `range` covers into a module-level `const name = ...;`, when it
 /// uses nothing local and has no effects, and replaces it (with `all`: every identical
-/// occurrence in the file that means the same) by `name`.
+/// occurrence in the file that means the same) by `name`; otherwise into a `const` in the
+/// enclosing scope, before the statement that contains it ([`extract_variable`]).
 pub fn extract_constant(
     lang: Lang,
     text: &str,
@@ -910,18 +943,20 @@ pub fn extract_constant(
     check_identifier(name)?;
     let tree = parse_clean(lang, text)?;
     let root = tree.root_node();
-    let expr = expression_at(&tree, text, range)?;
-    let what = quote(text, expr);
-    if let Some(e) = effect_at(expr) {
-        return Err(invalid(
-            format!(
-                "`{what}` has effects (`{}`): a module constant would run it once, when the module loads",
-                quote(text, e)
-            ),
-            "use extract_variable, which declares it where it runs",
-        ));
+    let expr = expression_at(&tree, text, range.clone())?;
+    // What one module constant cannot mean, a constant where the expression runs can.
+    let enclosing = || extract_variable(lang, text, range.clone(), name, all);
+    if effect_at(expr).is_some() {
+        return enclosing();
     }
-    statement_of(text, expr, false)?;
+    // Where it is evaluated (a branch, a loop condition, a `case` label, a default value, a
+    // class field) matters only when what it reads can change: a module constant of literals,
+    // operators and module-level names that are never assigned again is the same value
+    // wherever and however often it is evaluated. A property can change (or throw).
+    let stable = !reads_properties(expr);
+    if !stable {
+        statement_of(text, expr, false)?;
+    }
     // What it uses: globals, imports, functions, and module-level constants only.
     let mut refs = Vec::new();
     references(expr, &mut refs);
@@ -929,10 +964,7 @@ pub fn extract_constant(
     for r in &refs {
         let rn = &text[r.byte_range()];
         if matches!(r.kind(), "this" | "super" | "meta_property") || rn == "arguments" {
-            return Err(invalid(
-                format!("`{what}` uses `{rn}`, which is local to its function"),
-                "use extract_variable",
-            ));
+            return enclosing();
         }
         let occ = occurrences(&tree, text, rn);
         let scopes = scopes_for(&tree, text, &occ);
@@ -947,14 +979,8 @@ pub fn extract_constant(
                     .is_some_and(|d| d.id() == scope.id())
             })
             .copied();
-        let decl_line = decl.map_or(0, |d| line(text, d.start_byte()));
         if scope.id() != root.id() {
-            return Err(invalid(
-                format!(
-                    "`{what}` uses `{rn}`, a local declared at line {decl_line}: a module constant cannot see it"
-                ),
-                "use extract_variable, or select an expression that uses only module-level names",
-            ));
+            return enclosing();
         }
         let Some(decl) = decl else { continue };
         let top = top_statement(decl);
@@ -964,14 +990,9 @@ pub fn extract_constant(
                 && top.named_child(0).is_some_and(|d| {
                     matches!(d.kind(), "lexical_declaration" | "variable_declaration")
                 }));
-        if var_like && let Some(a) = assigned_at(&occ) {
-            return Err(invalid(
-                format!(
-                    "`{what}` uses `{rn}`, a module-level variable assigned at line {}: a constant would keep its first value",
-                    line(text, a.start_byte())
-                ),
-                "use extract_variable",
-            ));
+        // A module constant would keep the variable's first value.
+        if var_like && assigned_at(&occ).is_some() {
+            return enclosing();
         }
         let hoisted = matches!(kind, "function_declaration" | "import_statement")
             || (kind == "export_statement"
@@ -989,16 +1010,11 @@ pub fn extract_constant(
         "while_statement",
         "do_statement",
     ];
-    if let Some(f) = fresh_at(expr)
+    // One module constant would share one object where each run made its own.
+    if fresh_at(expr).is_some()
         && (ancestor_in(expr, site_top, NESTED_FUNCTIONS) || ancestor_in(expr, site_top, LOOPS))
     {
-        return Err(invalid(
-            format!(
-                "`{what}` makes a new object (`{}`) each time it runs: one module constant would share one",
-                quote(text, f)
-            ),
-            "use extract_variable",
-        ));
+        return enclosing();
     }
     // The name: nowhere in the file.
     if let Some(o) = occurrences(&tree, text, name).first() {
@@ -1092,6 +1108,7 @@ pub fn extract_constant(
                 continue;
             }
             match statement_of(text, n, false) {
+                Err(_) if stable => sites.push(n),
                 Ok(_) => sites.push(n),
                 Err(e) => skipped.push(format!(
                     "line {}: {}",
@@ -1110,6 +1127,7 @@ pub fn extract_constant(
         splices: to_splices(text, splices)?,
         replaced: sites.len(),
         skipped,
+        module_level: true,
     })
 }
 
@@ -1283,6 +1301,33 @@ mod tests {
     }
 
     #[test]
+    fn a_literal_may_be_named_from_before_the_statement_of_its_default_value_or_case() {
+        assert_eq!(
+            var(
+                "class A {\n  m(x = 0, k = 'a') {\n    switch (k) { case 'json': return x; }\n  }\n}\n",
+                "0",
+                "zero",
+                false
+            )
+            .unwrap(),
+            "const zero = 0;\nclass A {\n  m(x = zero, k = 'a') {\n    switch (k) { case 'json': return x; }\n  }\n}\n"
+        );
+        assert_eq!(
+            var(
+                "function f(k: string) {\n  switch (k) { case 'json': return 1; }\n}\n",
+                "'json'",
+                "json",
+                false
+            )
+            .unwrap(),
+            "function f(k: string) {\n  const json = 'json';\n  switch (k) { case json: return 1; }\n}\n"
+        );
+        // What reads a name, or runs something, stays where it is.
+        let e = var("function f(a = b + 1) { return a; }\n", "b + 1", "x", false).unwrap_err();
+        assert!(e.message.contains("default"), "{}", e.message);
+    }
+
+    #[test]
     fn refuses_moving_before_an_earlier_effect() {
         let src = "const r = next() + y;\n";
         let e = var(src, "y", "v", false).unwrap_err();
@@ -1333,6 +1378,43 @@ mod tests {
     }
 
     #[test]
+    fn a_module_constant_that_reads_no_property_may_come_from_where_a_variable_may_not() {
+        for (src, what, out) in [
+            (
+                "function f(k: string) {\n  switch (k) {\n    case 'json': return 1;\n  }\n}\n",
+                "'json'",
+                "const X = 'json';\nfunction f(k: string) {\n  switch (k) {\n    case X: return 1;\n  }\n}\n",
+            ),
+            (
+                "export function f(n = 60 * 60) {\n  return n;\n}\n",
+                "60 * 60",
+                "const X = 60 * 60;\nexport function f(n = X) {\n  return n;\n}\n",
+            ),
+            (
+                "class A {\n  delay = 1;\n}\n",
+                "1",
+                "const X = 1;\nclass A {\n  delay = X;\n}\n",
+            ),
+            (
+                "const K = 2;\nexport const g = (ok: boolean) => ok && K * 3;\n",
+                "K * 3",
+                "const K = 2;\nconst X = K * 3;\nexport const g = (ok: boolean) => ok && X;\n",
+            ),
+        ] {
+            assert_eq!(constant(src, what, "X", false).unwrap(), out, "{src}");
+        }
+        // A property may change or throw: where it is read stays a refusal.
+        let e = constant(
+            "import { config } from './c';\nexport const g = (ok: boolean) => ok && config.on;\n",
+            "config.on",
+            "X",
+            false,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("right of `&&`"), "{}", e.message);
+    }
+
+    #[test]
     fn constant_of_a_hoisted_function_goes_after_the_imports() {
         let src = "import x from 'x';\nmain();\nfunction main() {\n  return 60 * 60;\n}\n";
         assert_eq!(
@@ -1348,26 +1430,86 @@ mod tests {
     }
 
     #[test]
-    fn constant_refuses_locals_effects_and_new_objects() {
-        let src = "function f(a: number) {\n  return a * 2;\n}\n";
-        let e = constant(src, "a * 2", "X", false).unwrap_err();
-        assert!(
-            e.message.contains("`a`, a local declared at line 1"),
-            "{}",
-            e.message
+    fn constant_of_locals_goes_before_the_statement_in_the_enclosing_scope() {
+        // A parameter: in the function, before the statement (in the innermost block).
+        let src = "function f(a: number) {\n  if (a) {\n    log(a * 2 + 1);\n  }\n}\n";
+        assert_eq!(
+            constant(src, "a * 2", "TWICE", false).unwrap(),
+            "function f(a: number) {\n  if (a) {\n    const TWICE = a * 2;\n    log(TWICE + 1);\n  }\n}\n"
         );
-        let e = constant("function f() { return g() + 1; }\n", "g() + 1", "X", false).unwrap_err();
-        assert!(e.message.contains("has effects"), "{}", e.message);
-        let e = constant("function f() { return [1, 2]; }\n", "[1, 2]", "X", false).unwrap_err();
-        assert!(e.message.contains("new object"), "{}", e.message);
+        // A block's own `const`, `this`, and a loop variable are visible only there.
+        let src = "class A {\n  n = 1;\n  m() {\n    for (const x of xs) {\n      log(x + this.n);\n    }\n  }\n}\n";
+        assert_eq!(
+            constant(src, "x + this.n", "SUM", false).unwrap(),
+            "class A {\n  n = 1;\n  m() {\n    for (const x of xs) {\n      const SUM = x + this.n;\n      log(SUM);\n    }\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn constant_with_effects_a_new_object_or_a_reassigned_module_variable_stays_where_it_runs() {
+        for (src, what, out) in [
+            (
+                "function f() {\n  return g() + 1;\n}\n",
+                "g() + 1",
+                "function f() {\n  const X = g() + 1;\n  return X;\n}\n",
+            ),
+            (
+                "function f() {\n  return [1, 2];\n}\n",
+                "[1, 2]",
+                "function f() {\n  const X = [1, 2];\n  return X;\n}\n",
+            ),
+            (
+                "let n = 1;\nn = 2;\nfunction f() {\n  return n + 1;\n}\n",
+                "n + 1",
+                "let n = 1;\nn = 2;\nfunction f() {\n  const X = n + 1;\n  return X;\n}\n",
+            ),
+        ] {
+            assert_eq!(constant(src, what, "X", false).unwrap(), out, "{src}");
+        }
+    }
+
+    #[test]
+    fn constant_in_the_enclosing_scope_keeps_the_refusals_of_a_variable() {
+        for (src, what, says) in [
+            (
+                "function f(a: number) {\n  return a > 0 && check(a * 2);\n}\n",
+                "a * 2",
+                "right of `&&`",
+            ),
+            (
+                "function f(a: number[]) {\n  while (a.length > 1) { a.pop(); }\n}\n",
+                "a.length > 1",
+                "loop condition",
+            ),
+            (
+                "function f(a: number) {\n  return next() + a * 3;\n}\n",
+                "a * 3",
+                "`next()`",
+            ),
+            (
+                "function f(a: number) {\n  return c ? a * 2 : 0;\n}\n",
+                "a * 2",
+                "branch of a conditional",
+            ),
+            (
+                "const f = (a: number) => a * 2;\n",
+                "a * 2",
+                "expression body",
+            ),
+        ] {
+            let e = constant(src, what, "X", false).unwrap_err();
+            assert!(e.message.contains(says), "{src}: {}", e.message);
+        }
+        // A name the block already has.
         let e = constant(
-            "let n = 1;\nn = 2;\nfunction f() { return n + 1; }\n",
-            "n + 1",
+            "function f(a: number) {\n  const X = 1;\n  return a * 2 + X;\n}\n",
+            "a * 2",
             "X",
             false,
         )
         .unwrap_err();
-        assert!(e.message.contains("assigned at line 2"), "{}", e.message);
+        assert_eq!(e.code, ErrorCode::Conflict);
+        // At module level, a name used anywhere in the file.
         let e = constant(
             "const X = 1;\nfunction f() { return 2 * 3; }\n",
             "2 * 3",

@@ -4,11 +4,15 @@
 //!
 //! Refused, naming the construct and its line: a `var`, a destructuring, a declaration without
 //! initializer; a `let` assigned somewhere; an exported binding; a use before the declaration;
-//! an initializer with effects (or one that makes a new object) used other than once, or whose
-//! single use runs later, repeatedly or after other effects; an initializer whose value may
-//! change before a use (a property read or a reassigned variable, with effects between); a
-//! name of the initializer that means something else at a use (shadowing); a use as the callee
-//! of a call when the initializer is a method (`const m = o.m; m()` would change `this`).
+//! an initializer with effects used other than once, or whose single use runs later,
+//! repeatedly, conditionally or after other effects; an initializer that makes a new object
+//! used other than once or inside a loop or function (a branch is fine: making an object has
+//! no effect), except a function that is only called (a closure made at each call does the
+//! same); an initializer whose value may change before a use (a property read or a reassigned
+//! variable, with an effect completed before the use, or anywhere in a loop around it); a
+//! name of the initializer that means something else at a use (shadowing), or `this`,
+//! `arguments`, `super` at a use inside a function with its own; a use as the callee of a call
+//! when the initializer is a method (`const m = o.m; m()` would change `this`).
 
 use crate::Lang;
 use crate::extract::{
@@ -254,12 +258,62 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             "move the use after the declaration first",
         ));
     }
-    let effect = effect_at(init).or_else(|| fresh_at(init));
+    let effect = effect_at(init);
+    let fresh = if effect.is_none() {
+        fresh_at(init)
+    } else {
+        None
+    };
+    let mut refs = Vec::new();
+    references(init, &mut refs);
+    // `this`, `arguments`, `super`, `new.target` are another function's inside a nested
+    // non-arrow function or a class body (an arrow takes its definer's); those of a function
+    // or class in the initializer are its own wherever it goes.
+    let own_context = |p: Node| {
+        p.kind() == "class_body" || (FUNCTIONS.contains(&p.kind()) && p.kind() != "arrow_function")
+    };
+    let contextual = refs.iter().find(|r| {
+        (matches!(r.kind(), "this" | "super" | "meta_property")
+            || &text[r.byte_range()] == "arguments")
+            && crossed(**r, init, own_context).is_none()
+            && !own_context(init)
+    });
+    if let Some(c) = contextual
+        && let Some((u, f)) = uses
+            .iter()
+            .find_map(|u| crossed(*u, scope, own_context).map(|f| (u, f)))
+    {
+        return Err(invalid(
+            format!(
+                "`{}` in `{name}`'s initializer means another value at the use on line {}, inside {} (line {})",
+                quote(text, *c),
+                line(text, u.start_byte()),
+                if f.kind() == "class_body" {
+                    "a class"
+                } else {
+                    "a function with its own `this`"
+                },
+                line(text, f.start_byte())
+            ),
+            "keep the variable",
+        ));
+    }
+    // A function only called: a closure made at each call does what the one made before did
+    // (it captures the same variables, by reference), so it may be inlined at every call.
+    let called_function = effect.is_none()
+        && matches!(
+            unparenthesized(init).kind(),
+            "arrow_function" | "function_expression" | "function"
+        )
+        && uses.iter().all(|u| {
+            u.parent()
+                .is_some_and(|p| p.kind() == "call_expression" && field_is(p, "function", *u))
+        });
     if let Some(e) = effect {
         if uses.len() != 1 {
             return Err(invalid(
                 format!(
-                    "`{name}`'s initializer has effects or makes a new object (`{}`), and it is used {} times: inlined, it would run {} times instead of once",
+                    "`{name}`'s initializer has effects (`{}`), and it is used {} times: inlined, it would run {} times instead of once",
                     quote(text, e),
                     uses.len(),
                     uses.len()
@@ -278,31 +332,90 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
                 "inline it only where the use runs once, right after the declaration",
             ));
         }
+    } else if let Some(f) = fresh
+        && !called_function
+    {
+        // A new object where the declaration made one: the same only where the use runs at
+        // most once (a branch is fine: making an object has no effect).
+        if uses.len() != 1 {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s initializer makes a new object (`{}`), and it is used {} times: inlined, each use would get its own",
+                    quote(text, f),
+                    uses.len()
+                ),
+                "inline a variable whose initializer makes no object, or that is used once (a function: only called)",
+            ));
+        }
+        if let Some(d) = crossed(uses[0], scope, |p| {
+            FUNCTIONS.contains(&p.kind()) || LOOPS.contains(&p.kind())
+        }) {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s initializer makes a new object (`{}`), and its use at line {} is inside {} (line {}), which may run several times: each run would get its own",
+                    quote(text, f),
+                    line(text, uses[0].start_byte()),
+                    if LOOPS.contains(&d.kind()) {
+                        "a loop"
+                    } else {
+                        "a function"
+                    },
+                    line(text, d.start_byte())
+                ),
+                "inline it only where the use runs once",
+            ));
+        }
     }
-    // Whether the value may change between the declaration and a use.
-    let mut refs = Vec::new();
-    references(init, &mut refs);
+    // Whether the value may change between the declaration and a use (a function's body reads
+    // at each call, whether made before or at the call).
     let mutable = effect.is_some()
-        || reads_properties(init)
-        || refs.iter().any(|r| {
-            r.kind() == "this" || {
-                let n = &text[r.byte_range()];
-                assigned_at(&occurrences(&tree, text, n)).is_some()
-            }
-        });
-    if mutable && let Some(last) = uses.iter().map(|u| u.start_byte()).max() {
+        || (!called_function
+            && (reads_properties(init)
+                || refs.iter().any(|r| {
+                    r.kind() == "this" || {
+                        let n = &text[r.byte_range()];
+                        assigned_at(&occurrences(&tree, text, n)).is_some()
+                    }
+                })));
+    if mutable {
+        // A loop around a use (after the declaration) runs an effect anywhere in it before
+        // the use of its next iteration.
+        let loops: Vec<Node> = uses
+            .iter()
+            .flat_map(|u| {
+                let mut found = vec![];
+                let mut p = u.parent();
+                while let Some(x) = p
+                    && x.id() != scope.id()
+                {
+                    if LOOPS.contains(&x.kind()) && x.start_byte() >= stmt.end_byte() {
+                        found.push(x);
+                    }
+                    p = x.parent();
+                }
+                found
+            })
+            .collect();
         for n in all_nodes(&tree) {
-            if n.start_byte() < stmt.end_byte() || n.start_byte() >= last {
+            if n.start_byte() < stmt.end_byte() || effect_at(n).is_none_or(|e| e.id() != n.id()) {
                 continue;
             }
-            if effect_at(n).is_some_and(|e| e.id() == n.id())
-                && !uses.iter().any(|u| {
-                    n.start_byte() <= u.start_byte()
-                        && u.end_byte() <= n.end_byte()
-                        && n.kind() == "call_expression"
-                        && is_argument_of(*u, n)
-                })
+            // A function made after the declaration runs only where it is called, and a
+            // call is an effect of its own.
+            if crossed(n, root, |p| {
+                FUNCTIONS.contains(&p.kind()) && p.start_byte() >= stmt.end_byte()
+            })
+            .is_some()
             {
+                continue;
+            }
+            // An effect takes place once its operands are evaluated: before a use after it,
+            // not before one inside it.
+            let before_a_use = uses.iter().any(|u| u.start_byte() >= n.end_byte())
+                || loops
+                    .iter()
+                    .any(|l| l.start_byte() <= n.start_byte() && n.end_byte() <= l.end_byte());
+            if before_a_use {
                 return Err(invalid(
                     format!(
                         "`{name}`'s value may change before its use: `{}` (line {}) runs between the declaration and the use",
@@ -314,12 +427,13 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             }
         }
         if effect.is_none()
-            && let Some((d, why)) = uses.iter().find_map(|u| deferred_by(*u, scope))
-            && why.starts_with("a function")
+            && let Some(d) = uses
+                .iter()
+                .find_map(|u| crossed(*u, scope, |p| FUNCTIONS.contains(&p.kind())))
         {
             return Err(invalid(
                 format!(
-                    "`{name}`'s value may change before its use inside {why} (line {})",
+                    "`{name}`'s value may change before its use inside a function, which runs later or several times (line {})",
                     line(text, d.start_byte())
                 ),
                 "inline a variable whose initializer reads nothing that changes",
@@ -334,7 +448,14 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
         let rn = &text[r.byte_range()];
         let rocc = occurrences(&tree, text, rn);
         let rscopes = scopes_for(&tree, text, &rocc);
-        let there = bound_from(&rscopes, *r, rn).map(|s| s.id());
+        let bound = bound_from(&rscopes, *r, rn);
+        // A name the initializer declares itself (a parameter of a function in it) goes along.
+        if bound
+            .is_some_and(|b| init.start_byte() <= b.start_byte() && b.end_byte() <= init.end_byte())
+        {
+            continue;
+        }
+        let there = bound.map(|s| s.id());
         for u in &uses {
             let here = bound_from(&rscopes, *u, rn);
             if here.map(|s| s.id()) != there {
@@ -359,6 +480,23 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
         }
     }
     let init_text = &text[init.byte_range()];
+    // A long initializer used many times could make an edit of gigabytes: bounded here, the
+    // pipeline then holds the result to the size of a file.
+    let total = uses.len().saturating_mul(init_text.len() + 2);
+    if total > crate::bounds::MAX_RESULT_BYTES {
+        return Err(FkError::too_large(
+            filekit_errors::Limit::ResultSize,
+            total as u64,
+            crate::bounds::MAX_RESULT_BYTES as u64,
+            format!(
+                "inlining `{name}` would write its {}-byte initializer at {} uses: {total} bytes, more than {}",
+                init_text.len(),
+                uses.len(),
+                crate::bounds::MAX_RESULT_BYTES
+            ),
+        )
+        .with_hint("keep the variable"));
+    }
     let mut splices = Vec::new();
     for u in &uses {
         let p = u.parent().expect("a use has a parent");
@@ -398,9 +536,28 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
     })
 }
 
-fn is_argument_of(u: Node, call: Node) -> bool {
-    call.child_by_field_name("arguments")
-        .is_some_and(|a| a.start_byte() <= u.start_byte() && u.end_byte() <= a.end_byte())
+/// The first node between `use_` and the block `scope` for which `stop` holds.
+fn crossed<'a>(use_: Node<'a>, scope: Node<'a>, stop: impl Fn(Node) -> bool) -> Option<Node<'a>> {
+    let mut p = use_.parent();
+    while let Some(x) = p {
+        if x.id() == scope.id() {
+            return None;
+        }
+        if stop(x) {
+            return Some(x);
+        }
+        p = x.parent();
+    }
+    None
+}
+
+fn unparenthesized(mut n: Node) -> Node {
+    while n.kind() == "parenthesized_expression"
+        && let Some(c) = n.named_child(0)
+    {
+        n = c;
+    }
+    n
 }
 
 /// The splice that removes a declarator: its whole statement's lines when it is alone, else
@@ -444,6 +601,18 @@ mod tests {
     fn inline(src: &str, name: &str) -> Result<String, FkError> {
         inline_variable(Lang::TypeScript, src, &Target::Name(name.into()))
             .map(|x| x.splices.apply(src).unwrap())
+    }
+
+    #[test]
+    fn an_edit_past_the_result_bound_is_refused_before_it_is_built() {
+        let init = format!("'{}'", "x".repeat(5000));
+        let src = format!(
+            "function f() {{\n  const v = {init};\n{}}}\n",
+            "  g(v);\n".repeat(8000)
+        );
+        let e = inline_variable(Lang::TypeScript, &src, &Target::Name("v".into())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
+        assert!(e.message.contains("at 8000 uses"), "{}", e.message);
     }
 
     #[test]
@@ -496,6 +665,67 @@ mod tests {
     }
 
     #[test]
+    fn a_function_only_called_is_inlined_at_every_call() {
+        assert_eq!(
+            inline(
+                "const inc = (n: number) => n + 1;\nlog(inc(1), inc(2));\n",
+                "inc"
+            )
+            .unwrap(),
+            "log(((n: number) => n + 1)(1), ((n: number) => n + 1)(2));\n"
+        );
+        // Inside a callback and a branch too: a closure made there does the same.
+        assert_eq!(
+            inline(
+                "function f(xs: number[]) {\n  const done = () => log(xs);\n  xs.forEach((x) => { if (x) { done(); } });\n}\n",
+                "done"
+            )
+            .unwrap(),
+            "function f(xs: number[]) {\n  xs.forEach((x) => { if (x) { (() => log(xs))(); } });\n}\n"
+        );
+        // Passed as a value twice, it would be two functions (removeEventListener misses).
+        let e = inline("const h = () => 1;\nel.on('x', h);\nel.off('x', h);\n", "h").unwrap_err();
+        assert!(e.message.contains("makes a new object"), "{}", e.message);
+        assert!(e.message.contains("used 2 times"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_new_object_used_once_may_move_into_a_branch_not_a_loop_or_function() {
+        assert_eq!(
+            inline("const o = { a: 1 };\nif (c) {\n  log(o);\n}\n", "o").unwrap(),
+            "if (c) {\n  log({ a: 1 });\n}\n"
+        );
+        let e = inline(
+            "const o = [];\nfor (const x of xs) {\n  push(o, x);\n}\n",
+            "o",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("a loop (line 2)"), "{}", e.message);
+        let e = inline("const o = [];\nxs.forEach((x) => push(o, x));\n", "o").unwrap_err();
+        assert!(e.message.contains("a function (line 2)"), "{}", e.message);
+    }
+
+    #[test]
+    fn names_the_initializer_declares_go_along_and_this_stays_its_functions() {
+        assert_eq!(
+            inline("const t = { set: (h: () => void) => h() };\nlog(t);\n", "t").unwrap(),
+            "log({ set: (h: () => void) => h() });\n"
+        );
+        let src = "class A {\n  x = 1;\n  m() {\n    const n = this.x;\n    return function () { return n; };\n  }\n}\n";
+        let e = inline(src, "n").unwrap_err();
+        assert!(e.message.contains("own `this`"), "{}", e.message);
+        let src = "class A {\n  x = 1;\n  m() {\n    const f = () => this.x;\n    return function () { return f(); };\n  }\n}\n";
+        let e = inline(src, "f").unwrap_err();
+        assert!(e.message.contains("own `this`"), "{}", e.message);
+        // A function expression's `this` is its own wherever it is made.
+        let src = "class A {\n  m() {\n    const f = function () { return this; };\n    return function () { return f(); };\n  }\n}\n";
+        assert_eq!(
+            inline(src, "f").unwrap(),
+            "class A {\n  m() {\n    return function () { return (function () { return this; })(); };\n  }\n}\n"
+        );
+    }
+
+    #[test]
     fn shadowing_at_a_use_is_refused() {
         let src = "const a = 1;\nconst b = a + 1;\nfunction f(a: number) {\n  return b * a;\n}\n";
         let e = inline(src, "b").unwrap_err();
@@ -530,6 +760,26 @@ mod tests {
         assert_eq!(
             inline("const n = o.count;\nlog(n);\n", "n").unwrap(),
             "log(o.count);\n"
+        );
+        // A call with one use as argument runs before the next use.
+        let e = inline("const n = o.count;\nbump(n);\nlog(n);\n", "n").unwrap_err();
+        assert!(e.message.contains("`bump(n)`"), "{}", e.message);
+        // In a loop, an effect (even the call of the use) runs before the next iteration's.
+        let e = inline(
+            "const n = o.count;\nfor (const x of xs) {\n  log(n, x);\n}\n",
+            "n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("`log(n, x)`"), "{}", e.message);
+        // An assignment of the value itself, and a function only made in between, change
+        // nothing before the use.
+        assert_eq!(
+            inline(
+                "const n = o.count;\nconst later = () => bump(o);\ntotal = n;\n",
+                "n"
+            )
+            .unwrap(),
+            "const later = () => bump(o);\ntotal = o.count;\n"
         );
     }
 }

@@ -35,6 +35,7 @@
 //! );
 //! ```
 
+pub mod add_import;
 pub mod bounds;
 pub mod code;
 pub mod convert;

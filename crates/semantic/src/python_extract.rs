@@ -1,9 +1,15 @@
 //! `extract_variable` and `extract_constant` for Python without a language server (issue 28):
 //! a selected expression becomes `name = <expr>` on the line before the statement that
 //! contains it (`extract_variable`; the name becomes local to the enclosing function, so it
-//! must be unused in all of it), or a module-level `NAME = <expr>` (`extract_constant`, only
-//! when the expression uses nothing local and has no effects) before the module-level
+//! must be unused in all of it), or a module-level `NAME = <expr>` (`extract_constant`, when
+//! the expression uses nothing local, has no effects, reads no name the module binds more
+//! than once and makes no new object in a function or loop) before the module-level
 //! statement that contains it, after the module-level names it uses.
+//!
+//! Python has no constants: an `extract_constant` that one module-level name cannot mean (it
+//! reads a local, or runs something) is a local assignment where the expression runs, exactly
+//! `extract_variable`'s (its refusals too); [`Extracted::module_level`] says which one it was,
+//! and the reply names it ("in enclosing scope", as tsserver words the same choice).
 //!
 //! Refused, naming the construct and its line: a selection that is not exactly one
 //! expression; the right of `and`/`or`, a branch of `x if c else y`, an `elif` or loop
@@ -86,7 +92,7 @@ pub(crate) fn parse(text: &str) -> Result<Tree, FkError> {
     Ok(tree)
 }
 
-fn effect_at(n: Node) -> Option<Node> {
+pub(crate) fn effect_at(n: Node) -> Option<Node> {
     match n.kind() {
         "call" | "await" | "named_expression" | "yield" => return Some(n),
         "lambda" => return None,
@@ -97,7 +103,7 @@ fn effect_at(n: Node) -> Option<Node> {
     ch.into_iter().find_map(effect_at)
 }
 
-fn fresh_at(n: Node) -> Option<Node> {
+pub(crate) fn fresh_at(n: Node) -> Option<Node> {
     if matches!(
         n.kind(),
         "list"
@@ -725,6 +731,7 @@ pub fn extract_variable(
         splices: to_splices(text, splices)?,
         replaced: sites.len(),
         skipped,
+        module_level: false,
     })
 }
 
@@ -741,7 +748,7 @@ fn top_statement(n: Node) -> Node {
 
 /// Extracts the expression `range` covers into a module-level `NAME = ...`, when it uses
 /// nothing local and has no effects; with `all`, every identical occurrence in the file that
-/// means the same is replaced too.
+/// means the same is replaced too. Otherwise `NAME = ...` where it runs ([`extract_variable`]).
 pub fn extract_constant(
     text: &str,
     range: Range<usize>,
@@ -751,16 +758,11 @@ pub fn extract_constant(
     check_name(name)?;
     let tree = parse(text)?;
     let root = tree.root_node();
-    let expr = expression_at(&tree, text, range)?;
-    let what = quote(text, expr);
-    if let Some(e) = effect_at(expr) {
-        return Err(invalid(
-            format!(
-                "`{what}` has effects (`{}`): a module constant would run it once, when the module is imported",
-                quote(text, e)
-            ),
-            "use extract_variable, which assigns it where it runs",
-        ));
+    let expr = expression_at(&tree, text, range.clone())?;
+    // What one module-level name cannot mean, a local assigned where it runs can.
+    let enclosing = || extract_variable(text, range.clone(), name, all);
+    if effect_at(expr).is_some() {
+        return enclosing();
     }
     let site_top = top_statement(expr);
     let in_function = {
@@ -777,18 +779,22 @@ pub fn extract_constant(
         }
         f
     };
-    if in_function && let Some(f) = fresh_at(expr) {
-        return Err(invalid(
-            format!(
-                "`{what}` makes a new object (`{}`) each time it runs: one module constant would share one",
-                quote(text, f)
-            ),
-            "use extract_variable",
-        ));
+    // One module-level object shared where each run made its own.
+    if in_function && fresh_at(expr).is_some() {
+        return enclosing();
     }
+    // Where it is evaluated (the right of `and`, an `elif`, a default value, a lambda's body)
+    // matters only when what it reads can change: literals, operators and module-level names
+    // bound once are the same value wherever and however often they are evaluated. An
+    // attribute or an item can change (or raise).
+    let mut inside = Vec::new();
+    all_nodes(expr, &mut inside);
+    let stable = !inside
+        .iter()
+        .any(|n| matches!(n.kind(), "attribute" | "subscript"));
     match statement_of(text, expr, false) {
         // A class body is fine for a module constant.
-        Err(e) if !e.message.contains("class body") => return Err(e),
+        Err(e) if !stable && !e.message.contains("class body") => return Err(e),
         _ => {}
     }
     let mut refs = Vec::new();
@@ -799,16 +805,8 @@ pub fn extract_constant(
         // Enclosing scopes, innermost first: a binding in any but the module is local.
         let mut p = r.parent();
         while let Some(x) = p {
-            if SCOPES.contains(&x.kind())
-                && let Some(b) = bound_in(text, x, rn)
-            {
-                return Err(invalid(
-                    format!(
-                        "`{what}` uses `{rn}`, a local bound at line {}: a module constant cannot see it",
-                        line(text, b.start_byte())
-                    ),
-                    "use extract_variable, or select an expression that uses only module-level names",
-                ));
+            if SCOPES.contains(&x.kind()) && bound_in(text, x, rn).is_some() {
+                return enclosing();
             }
             p = x.parent();
         }
@@ -825,26 +823,12 @@ pub fn extract_constant(
                 }
             })
             .collect();
-        if binders.len() > 1 {
-            return Err(invalid(
-                format!(
-                    "`{what}` uses `{rn}`, which the module binds more than once (lines {} and {}): a constant would keep one value",
-                    line(text, binders[0].start_byte()),
-                    line(text, binders[1].start_byte())
-                ),
-                "use extract_variable",
-            ));
+        // Bound more than once, a module-level name would keep one of its values; bound by
+        // the statement itself, it is not bound yet before it.
+        if binders.len() > 1 || binders.first().is_some_and(|b| b.id() == site_top.id()) {
+            return enclosing();
         }
         if let Some(b) = binders.first() {
-            if b.id() == site_top.id() {
-                return Err(invalid(
-                    format!(
-                        "`{what}` uses `{rn}`, which the same statement binds (line {})",
-                        line(text, b.start_byte())
-                    ),
-                    "use extract_variable",
-                ));
-            }
             after = after.max(b.end_byte());
         }
     }
@@ -927,6 +911,7 @@ pub fn extract_constant(
         splices: to_splices(text, splices)?,
         replaced: sites.len(),
         skipped,
+        module_level: true,
     })
 }
 
@@ -1076,22 +1061,91 @@ mod tests {
     }
 
     #[test]
-    fn module_constant_refuses_locals_effects_and_rebinding() {
-        let e = constant("def f(r):\n    return r * 2\n", "r * 2", "X").unwrap_err();
+    fn a_constant_of_locals_effects_or_rebound_names_is_assigned_where_it_runs() {
+        for (src, what, out) in [
+            (
+                "def f(r):\n    return r * 2\n",
+                "r * 2",
+                "def f(r):\n    X = r * 2\n    return X\n",
+            ),
+            (
+                "def f():\n    n = 3\n    if n:\n        print(n * 2)\n",
+                "n * 2",
+                "def f():\n    n = 3\n    if n:\n        X = n * 2\n        print(X)\n",
+            ),
+            (
+                "def f():\n    return g() + 1\n",
+                "g() + 1",
+                "def f():\n    X = g() + 1\n    return X\n",
+            ),
+            (
+                "def f():\n    return [1, 2]\n",
+                "[1, 2]",
+                "def f():\n    X = [1, 2]\n    return X\n",
+            ),
+            (
+                "n = 1\nn = 2\ndef f():\n    return n + 1\n",
+                "n + 1",
+                "n = 1\nn = 2\ndef f():\n    X = n + 1\n    return X\n",
+            ),
+        ] {
+            assert_eq!(constant(src, what, "X").unwrap(), out, "{src}");
+            let x = extract_constant(src, sel(src, what), "X", false).unwrap();
+            assert!(!x.module_level);
+        }
+        let src = "def circle(r):\n    return r * (2 * 3)\n";
         assert!(
-            e.message.contains("`r`, a local bound at line 1"),
-            "{}",
-            e.message
+            extract_constant(src, sel(src, "2 * 3"), "X", false)
+                .unwrap()
+                .module_level
         );
-        let e = constant("def f():\n    n = 3\n    return n * 2\n", "n * 2", "X").unwrap_err();
-        assert!(e.message.contains("local bound at line 2"), "{}", e.message);
-        let e = constant("def f():\n    return g() + 1\n", "g() + 1", "X").unwrap_err();
-        assert!(e.message.contains("has effects"), "{}", e.message);
-        let e = constant("def f():\n    return [1, 2]\n", "[1, 2]", "X").unwrap_err();
-        assert!(e.message.contains("new object"), "{}", e.message);
-        let e = constant("n = 1\nn = 2\ndef f():\n    return n + 1\n", "n + 1", "X").unwrap_err();
-        assert!(e.message.contains("more than once"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_constant_where_it_runs_keeps_the_refusals_of_a_variable() {
+        for (src, what, says) in [
+            (
+                "def f(a):\n    return a and check(a * 2)\n",
+                "a * 2",
+                "right of `and`",
+            ),
+            (
+                "def f(a):\n    while len(a) > 1:\n        a.pop()\n",
+                "len(a) > 1",
+                "loop condition",
+            ),
+            (
+                "def f(a):\n    return step() + a * 3\n",
+                "a * 3",
+                "`step()`",
+            ),
+        ] {
+            let e = constant(src, what, "X").unwrap_err();
+            assert!(e.message.contains(says), "{src}: {}", e.message);
+        }
+        let e = constant("def f(a):\n    X = 0\n    return a + 1\n", "a + 1", "X").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
         let e = constant("X = 1\ndef f():\n    return 2 * 3\n", "2 * 3", "X").unwrap_err();
         assert_eq!(e.code, ErrorCode::Conflict);
+    }
+
+    #[test]
+    fn a_module_constant_that_reads_no_attribute_may_come_from_where_a_variable_may_not() {
+        assert_eq!(
+            constant("def f(ok):\n    return ok and 60 * 60\n", "60 * 60", "HOUR").unwrap(),
+            "HOUR = 60 * 60\n\ndef f(ok):\n    return ok and HOUR\n"
+        );
+        assert_eq!(
+            constant("def f(n=2 ** 10):\n    return n\n", "2 ** 10", "K").unwrap(),
+            "K = 2 ** 10\n\ndef f(n=K):\n    return n\n"
+        );
+        // An attribute may change or raise: where it is read stays a refusal.
+        let e = constant(
+            "import os\n\ndef f(ok):\n    return ok and os.sep\n",
+            "os.sep",
+            "SEP",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("right of `and`"), "{}", e.message);
     }
 }

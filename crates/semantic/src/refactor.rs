@@ -227,7 +227,7 @@ impl<'t> Scopes<'t> {
 
     /// Whether an occurrence is a use of a local binding at all (not an imported or
     /// re-exported name that merely looks like one).
-    fn is_reference(&self, id: Node) -> bool {
+    pub(crate) fn is_reference(&self, id: Node) -> bool {
         let Some(parent) = id.parent() else {
             return false;
         };

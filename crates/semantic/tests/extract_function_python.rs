@@ -8,6 +8,7 @@
 //! pyflakes must report nothing new (an undefined name, an unused local), and both packages
 //! must import. The counts are printed (`--nocapture`).
 
+use crate::judge::{copy_dir, reason};
 use crate::test_data;
 
 use filekit_semantic::ops::Splices;
@@ -18,6 +19,10 @@ use std::process::Command;
 use tree_sitter::{Node, Parser};
 
 const PER_MODULE: usize = 12;
+/// The constructs a refusal names that are counted by name (others are `_`).
+const KEYWORDS: &[&str] = &[
+    "return", "break", "continue", "yield", "self", "global", "nonlocal",
+];
 /// Rounds of writing (one result per module each) without FILEKIT_JUDGE_ALL.
 const ROUNDS: usize = 6;
 
@@ -36,21 +41,6 @@ fn site_packages() -> PathBuf {
         })
         .expect("a python3.x folder in .venv/lib");
     py.join("site-packages")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "__pycache__" {
-                copy_dir(&e.path(), &target);
-            }
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 fn modules(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -131,39 +121,6 @@ fn selections(text: &str, in_class: bool) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-fn reason(msg: &str) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut word = String::new();
-    for ch in msg.chars() {
-        match ch {
-            '`' => {
-                quoted = !quoted;
-                if quoted {
-                    word.clear();
-                } else if matches!(
-                    word.as_str(),
-                    "return" | "break" | "continue" | "yield" | "self"
-                ) || word.starts_with("global")
-                    || word.starts_with("nonlocal")
-                {
-                    out.push_str(&format!("`{}`", word.split(' ').next().unwrap_or("")));
-                } else {
-                    out.push('_');
-                }
-            }
-            c if quoted => word.push(c),
-            c if c.is_ascii_digit() => {
-                if !out.ends_with('N') {
-                    out.push('N');
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.split(':').next().unwrap_or("").trim().to_string()
-}
-
 #[test]
 fn extracted_python_functions_and_methods_compile_lint_and_import() {
     let site = site_packages();
@@ -202,7 +159,7 @@ fn extracted_python_functions_and_methods_compile_lint_and_import() {
                         applied[k] += 1;
                         found[k].push(x.splices);
                     }
-                    Err(e) => *refused[k].entry(reason(&e.message)).or_default() += 1,
+                    Err(e) => *refused[k].entry(reason(&e.message, KEYWORDS)).or_default() += 1,
                 }
             }
         }

@@ -16,6 +16,7 @@
 //! The counts per kind (tried, applied with types, applied with untyped parameters, refused
 //! by reason, broken) are printed (`--nocapture`).
 
+use crate::judge::{copy_dir, reason};
 use crate::test_data;
 
 use filekit_semantic::Lang;
@@ -26,22 +27,22 @@ use std::process::Command;
 use tree_sitter::{Node, Parser};
 
 const SAMPLE: usize = 40;
+/// The constructs a refusal names that are counted by name (others are `_`).
+const KEYWORDS: &[&str] = &[
+    "return",
+    "break",
+    "continue",
+    "yield",
+    "this",
+    "super",
+    "arguments",
+    "new.target",
+    "import",
+    "export",
+];
 /// Rounds of writing typed results (one per file each), in CI and with FILEKIT_JUDGE_ALL=1.
 const ROUNDS: usize = 3;
 const ROUNDS_ALL: usize = 12;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
 
 fn ts_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
@@ -136,50 +137,6 @@ fn selections(text: &str, in_class: bool) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-/// A refusal's reason without its names and numbers, to count them.
-fn reason(msg: &str) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut word = String::new();
-    for ch in msg.chars() {
-        match ch {
-            '`' => {
-                quoted = !quoted;
-                if quoted {
-                    word.clear();
-                } else {
-                    // keywords stay (`return`, `this`); names become `_`
-                    const KEYWORDS: &[&str] = &[
-                        "return",
-                        "break",
-                        "continue",
-                        "yield",
-                        "this",
-                        "super",
-                        "arguments",
-                        "new.target",
-                        "import",
-                        "export",
-                    ];
-                    if KEYWORDS.contains(&word.as_str()) {
-                        out.push_str(&format!("`{word}`"));
-                    } else {
-                        out.push('_');
-                    }
-                }
-            }
-            c if quoted => word.push(c),
-            c if c.is_ascii_digit() => {
-                if !out.ends_with('N') {
-                    out.push('N')
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.split(':').next().unwrap_or("").trim().to_string()
-}
-
 #[derive(Default)]
 struct Tally {
     tried: usize,
@@ -261,7 +218,7 @@ fn extracted_functions_and_methods_in_rxjs_type_check() {
                     }
                     Err(e) => {
                         assert!(!e.message.is_empty());
-                        *t.refused.entry(reason(&e.message)).or_default() += 1;
+                        *t.refused.entry(reason(&e.message, KEYWORDS)).or_default() += 1;
                     }
                 }
             }

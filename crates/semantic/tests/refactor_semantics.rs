@@ -107,6 +107,12 @@ fn extract_variable_keeps_output() {
             "s.toUpperCase()",
             false,
         ),
+        // A literal default value, named before its function.
+        (
+            "function d(x = 40 + 2) { return x; }\nconsole.log(d(), d(1));\n",
+            "40 + 2",
+            false,
+        ),
     ];
     for (src, what, all) in cases {
         let out = extract_variable(Lang::JavaScript, src, sel(src, what), "extracted", all)
@@ -146,6 +152,16 @@ fn inline_variable_keeps_output() {
         (
             "const p = { a: 1 };\nconst q = p;\nconsole.log(JSON.stringify({ q }));\n",
             "q",
+        ),
+        // A closure called at each use; one counting through a variable it captures.
+        (
+            "let n = 0;\nconst bump = (k) => { n += k; return n; };\nconsole.log(bump(1), bump(2), [1, 2].map((x) => bump(x)), n);\n",
+            "bump",
+        ),
+        // A new object moved into a branch that runs once.
+        (
+            "const o = { a: [1] };\nif (process.argv.length > 0) {\n  console.log(JSON.stringify(o));\n}\n",
+            "o",
         ),
     ];
     for (src, name) in cases {
@@ -259,4 +275,86 @@ fn python_extractions_keep_output() {
     assert_ne!(run_py(program), run_py(naive));
     let s = program.find("x.y").unwrap();
     assert!(python_extract::extract_variable(program, s..s + 3, "v", false).is_err());
+}
+
+#[test]
+fn python_inline_variable_keeps_output_and_refuses_what_would_change_it() {
+    use filekit_semantic::python_refactor::{Target as PyTarget, inline_variable as py_inline};
+    let inline =
+        |src: &str, name: &str| py_inline::inline_variable(src, &PyTarget::Name(name.into()));
+    let cases = [
+        (
+            "def f(a, b):\n    s = a + b\n    return s * s - s, -s, s.bit_length()\n\nprint(f(2, 3))\n",
+            "f.s",
+        ),
+        (
+            "def f(xs):\n    v = xs.pop()\n    print(v, xs)\n\nf([1, 2])\n",
+            "v",
+        ),
+        (
+            "def f(c):\n    t = 1 if c else 2\n    return t + 1, f\"{t}!\"\n\nprint(f(True), f(False))\n",
+            "t",
+        ),
+        (
+            "def f(a):\n    pair = a, a + 1\n    return len(pair), pair\n\nprint(f(3))\n",
+            "pair",
+        ),
+        (
+            "def f(c):\n    k = lambda v: v * 2 if c else v\n    return k(3)\n\nprint(f(True), f(False))\n",
+            "k",
+        ),
+    ];
+    for (src, name) in cases {
+        let out = inline(src, name).unwrap_or_else(|e| panic!("{src}: {}", e.message));
+        same_output_with(run_py, src, &out.splices.apply(src).unwrap());
+    }
+    // (program, the naive inline of `v`, which prints something else: the refactor refuses it)
+    let refused = [
+        (
+            "def f(xs):\n    v = xs.pop()\n    return v, v\n\nprint(f([1, 2, 3]))\n",
+            "def f(xs):\n    return xs.pop(), xs.pop()\n\nprint(f([1, 2, 3]))\n",
+        ),
+        (
+            "def f(xs):\n    v = xs.pop()\n    return xs[-1] + v\n\nprint(f([1, 2, 3]))\n",
+            "def f(xs):\n    return xs[-1] + xs.pop()\n\nprint(f([1, 2, 3]))\n",
+        ),
+        (
+            "class O:\n    n = 1\ndef f(o):\n    v = o.n\n    o.n = 5\n    return v\n\nprint(f(O()))\n",
+            "class O:\n    n = 1\ndef f(o):\n    o.n = 5\n    return o.n\n\nprint(f(O()))\n",
+        ),
+        (
+            "def f(o):\n    v = o[0]\n    out = []\n    for x in range(3):\n        out.append(v)\n        o[0] = x\n    return out\n\nprint(f([9]))\n",
+            "def f(o):\n    out = []\n    for x in range(3):\n        out.append(o[0])\n        o[0] = x\n    return out\n\nprint(f([9]))\n",
+        ),
+        (
+            "def f(x):\n    v = x\n    return [v for x in range(2)]\n\nprint(f(7))\n",
+            "def f(x):\n    return [x for x in range(2)]\n\nprint(f(7))\n",
+        ),
+        (
+            "def f(it):\n    v = next(it)\n    return [v for _ in range(2)]\n\nprint(f(iter([1, 2, 3])))\n",
+            "def f(it):\n    return [next(it) for _ in range(2)]\n\nprint(f(iter([1, 2, 3])))\n",
+        ),
+    ];
+    for (program, naive) in refused {
+        assert_ne!(
+            run_py(program),
+            run_py(naive),
+            "the naive edit keeps the output:\n{naive}"
+        );
+        assert!(
+            inline(program, "v").is_err(),
+            "the refactor does not refuse:\n{program}"
+        );
+    }
+}
+
+#[test]
+fn python_convert_to_async_keeps_output() {
+    use filekit_semantic::python_refactor::convert_async::convert_to_async;
+    let src = "import asyncio\nimport types\n\n\n@types.coroutine\ndef tick():\n    yield\n\n\n@types.coroutine\ndef add(a, b):\n    yield from tick()\n    return a + b\n\n\n@types.coroutine\ndef total(xs):\n    s = 0\n    for x in xs:\n        s += yield from add(s, x)\n    return (yield from add(s, 0 if s else 1)) * 2\n\n\nasync def main():\n    print(await total([1, 2, 3]), await add(2, 2))\n\n\nasyncio.run(main())\n";
+    for at in ["def add", "def total"] {
+        let out = convert_to_async(src, src.find(at).unwrap() + 4)
+            .unwrap_or_else(|e| panic!("{at}: {}", e.message));
+        same_output_with(run_py, src, &out.apply(src).unwrap());
+    }
 }

@@ -6,6 +6,9 @@
 #[path = "support/test_data.rs"]
 mod test_data;
 
+#[path = "support/judge.rs"]
+mod judge;
+
 mod extract_function_programs;
 mod extract_function_python;
 mod extract_function_tsc;

@@ -17,10 +17,14 @@ use filekit_errors::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashSet};
 use tree_sitter::{Node, Tree};
 
+mod add_import;
+pub mod convert_async;
 mod imports;
+pub mod inline_variable;
 mod rename;
 mod scopes;
 
+pub use add_import::{Offered, import_edit, missing_name, offers};
 pub use imports::*;
 pub use rename::*;
 
