@@ -7,6 +7,7 @@ use clap::Args;
 use filekit_core::edit::{EditReport, FileReport, FileStatus};
 use filekit_core::pipeline;
 use filekit_dialects::edit_plan::EditPlan;
+use filekit_dialects::wire::EditReportJson;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -50,14 +51,18 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
         Err(e) => return crate::fail_early(&e),
     };
     let mut request = plan.into_request(args.dry_run, args.atomic, args.stop_on_error);
-    request.options.tool = Some("filekit edit".into());
+    request.options = request
+        .options
+        .to_builder()
+        .tool(Some("filekit edit".into()))
+        .build();
     let mut report = pipeline::apply(&ws, &request);
     filekit_dialects::edit_plan::word_report(&mut report);
     crate::history_warning(&ws);
     if json || args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
+            serde_json::to_string_pretty(&EditReportJson::from(&report)).unwrap_or_default()
         );
     } else {
         print_report(&Style::new(global.color), &report);
@@ -102,7 +107,7 @@ fn print_report(style: &Style, report: &EditReport) {
     for f in &report.files {
         print_file(style, report, f);
     }
-    let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
+    let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
     let mut summary = format!(
         "{} file{}: {} created, {} modified, {} unchanged, {} failed",
         report.files.len(),
@@ -121,7 +126,7 @@ fn print_report(style: &Style, report: &EditReport) {
 }
 
 fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
-    let status = match f.status {
+    let status = match f.status() {
         FileStatus::Created => "created",
         FileStatus::Modified => "modified",
         FileStatus::Unchanged => "unchanged",
@@ -136,10 +141,10 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         ));
     }
     match (&f.old_hash, &f.new_hash) {
-        (Some(old), Some(new)) if f.written && old != new => {
+        (Some(old), Some(new)) if f.written() && old != new => {
             head.push_str(&format!(", content_hash {old} -> {new}"))
         }
-        (None, Some(new)) if f.written => head.push_str(&format!(", content_hash {new}")),
+        (None, Some(new)) if f.written() => head.push_str(&format!(", content_hash {new}")),
         _ => {}
     }
     if let Some(from) = &f.merged_from {
@@ -153,7 +158,7 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         style.red(&head)
     };
     println!("{head}");
-    if let Some(err) = &f.error {
+    if let Some(err) = f.error() {
         println!("  {} {err}", style.red("error:"));
     }
     if !f.diff.is_empty() {

@@ -5,6 +5,7 @@ use crate::style::Style;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::fsops::{FileOp, FsReport, FsRequest};
+use filekit_dialects::wire::FsReportJson;
 
 pub const AFTER_HELP: &str = "\
 Paths must be inside the workspace roots. Nothing is replaced unless --overwrite; a directory
@@ -145,7 +146,7 @@ fn run(
     crate::history_warning(&ws);
     if json {
         // The engine's report, with the import updates beside it.
-        let mut value = serde_json::to_value(&report).unwrap_or_default();
+        let mut value = serde_json::to_value(FsReportJson::from(&report)).unwrap_or_default();
         if let Some(map) = value.as_object_mut() {
             map.insert("imports".into(), serde_json::json!(applied.files));
             map.insert("leftovers".into(), serde_json::json!(applied.leftovers));

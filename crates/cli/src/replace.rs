@@ -9,6 +9,7 @@ use filekit_core::edit::{EditOptions, FileStatus};
 use filekit_core::replace::{TreeReplace, TreeReplaceReport, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
+use filekit_dialects::wire::EditReportJson;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
@@ -173,21 +174,20 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
     let request = TreeReplace {
         selection,
         substitution,
-        options: EditOptions {
-            dry_run: args.dry_run,
-            atomic: args.atomic,
-            no_fsync: args.no_fsync,
-            in_place: args.in_place,
+        options: EditOptions::builder()
+            .dry_run(args.dry_run)
+            .atomic(args.atomic)
+            .no_fsync(args.no_fsync)
+            .in_place(args.in_place)
             // Nothing here shows the texts; a real run without --diff prints counts only,
             // and computing thousands of diffs nobody reads would cost more than the replace.
-            lean: true,
-            no_diffs: !args.dry_run && !args.diff && !json,
+            .lean(true)
+            .no_diffs(!args.dry_run && !args.diff && !json)
             // Only --json shows the files' versions.
-            no_hashes: !json,
-            control,
-            tool: Some("filekit replace".into()),
-            ..EditOptions::default()
-        },
+            .no_hashes(!json)
+            .control(control)
+            .tool(Some("filekit replace".into()))
+            .build(),
     };
     let result = tree_replace(&ws, &request);
     bar.finish_and_clear();
@@ -245,7 +245,7 @@ fn print_json(out: &TreeReplaceReport) {
         "files_unmatched": out.unmatched,
         "replacements": out.replacements(),
         "walk_skipped": out.walk_skipped.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
-        "report": out.report,
+        "report": EditReportJson::from(&out.report),
     });
     println!(
         "{}",
@@ -263,15 +263,15 @@ fn print_human(style: &Style, out: &TreeReplaceReport) {
 fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> std::io::Result<()> {
     let report = &out.report;
     for f in &report.files {
-        match f.status {
+        match f.status() {
             FileStatus::Unchanged => continue,
             FileStatus::Skipped => {
-                let why = f.skipped.as_deref().unwrap_or("");
+                let why = f.skipped().unwrap_or("");
                 writeln!(w, "{} {}: skipped ({why})", style.dim("skip"), f.path)?;
             }
             _ => {
                 let n: usize = f.edits.iter().map(|o| o.replacements).sum();
-                if let Some(err) = f.error.as_ref().or_else(|| f.edits[0].error.as_ref()) {
+                if let Some(err) = f.error().or_else(|| f.edits[0].error.as_ref()) {
                     writeln!(w, "{} {}: {err}", style.red("FAIL"), f.path)?;
                 } else {
                     writeln!(
@@ -290,7 +290,7 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
             }
         }
     }
-    let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
+    let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
     let mut summary = format!(
         "{} replacement(s) in {} file(s); {} unchanged, {} skipped, {} failed, of {} matched",
         out.replacements(),

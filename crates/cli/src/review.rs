@@ -38,10 +38,7 @@ pub fn run(
     let plan = TreeReplace {
         selection,
         substitution: substitution.clone(),
-        options: EditOptions {
-            dry_run: true,
-            ..EditOptions::default()
-        },
+        options: EditOptions::builder().dry_run(true).build(),
     };
     let planned = match tree_replace(ws, &plan) {
         Ok(p) => p,
@@ -53,7 +50,7 @@ pub fn run(
         .report
         .files
         .iter()
-        .filter(|f| f.status == FileStatus::Modified)
+        .filter(|f| f.status() == FileStatus::Modified)
         .filter_map(|f| f.old_text.as_deref())
         .map(|text| {
             substitution
@@ -72,7 +69,7 @@ pub fn run(
         if quit {
             break;
         }
-        if f.status != FileStatus::Modified {
+        if f.status() != FileStatus::Modified {
             continue;
         }
         let (Some(text), Some(hash)) = (&f.old_text, &f.old_hash) else {
@@ -166,16 +163,15 @@ pub fn run(
         ws,
         &EditRequest {
             files,
-            options: EditOptions {
-                atomic,
-                tool: Some("filekit replace -i".into()),
-                ..EditOptions::default()
-            },
+            options: EditOptions::builder()
+                .atomic(atomic)
+                .tool(Some("filekit replace -i".into()))
+                .build(),
         },
     );
     crate::history_warning(ws);
     for f in &report.files {
-        match f.error.as_ref().or_else(|| f.edits[0].error.as_ref()) {
+        match f.error().or_else(|| f.edits[0].error.as_ref()) {
             Some(err) => println!("{} {}: {err}", style.red("FAIL"), f.path),
             None => println!("{}: written", f.path),
         }

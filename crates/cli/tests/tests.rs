@@ -40,6 +40,7 @@ mod python_inline_async;
 mod python_refactors;
 mod refactor_judged;
 mod refactor_tsc;
+mod refactor_verb;
 mod replace_verb;
 mod search;
 mod semantic;

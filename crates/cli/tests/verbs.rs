@@ -380,3 +380,133 @@ fn every_verb_ends_quietly_when_its_output_pipe_is_closed() {
         );
     }
 }
+
+/// The whole of `filekit edit --json` (field order included) for a file modified with an
+/// edit that failed, one created in a new directory and one missing: what a script reads.
+/// The sandbox's path and the files' times are the only parts that vary between runs.
+#[test]
+fn edit_json_is_pinned() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "one\ntwo\nthree\n");
+    let plan = r#"{"files": [
+        {"path": "a.txt", "edits": [
+            {"replace_lines": {"start": 1, "end": 1, "new": "ONE"}},
+            {"str_replace": {"old": "three", "new": "THREE"}},
+            {"str_replace": {"old": "tow", "new": "2"}}
+        ]},
+        {"path": "b/new.txt", "edits": [{"create": {"content": "hi\n"}}]},
+        {"path": "gone.txt", "edits": [{"str_replace": {"old": "x", "new": "y"}}]}
+    ]}"#;
+    let run = sb.filekit(&["--json", "edit"], Some(plan));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let root = sb.root().canonicalize().unwrap();
+    let mut text = run.stdout.replace(root.to_str().unwrap(), "<root>");
+    // Each `"last_modified": "<a time>"` becomes `"last_modified": "<time>"`.
+    let key = "\"last_modified\": \"";
+    let mut at = 0;
+    while let Some(found) = text[at..].find(key) {
+        let start = at + found + key.len();
+        let end = start + text[start..].find('"').unwrap();
+        text.replace_range(start..end, "<time>");
+        at = start;
+    }
+    assert_eq!(text, PINNED_EDIT_JSON, "{text}");
+}
+
+const PINNED_EDIT_JSON: &str = r#"{
+  "files": [
+    {
+      "path": "a.txt",
+      "resolved_path": "<root>/a.txt",
+      "status": "modified",
+      "written": true,
+      "edits_applied": 2,
+      "edits_failed": 1,
+      "edits": [
+        {
+          "index": 0,
+          "command": "replace_lines",
+          "success": true,
+          "replacements": 1,
+          "line": 1
+        },
+        {
+          "index": 1,
+          "command": "str_replace",
+          "success": true,
+          "replacements": 1,
+          "line": 3
+        },
+        {
+          "index": 2,
+          "command": "str_replace",
+          "success": false,
+          "replacements": 0,
+          "error": {
+            "code": "NOT_FOUND",
+            "message": "`old` was not found in <root>/a.txt",
+            "hint": "nothing similar is in the file: read it again and copy the text exactly, including indentation",
+            "details": {
+              "fact": "search_text_not_found",
+              "near_miss": null,
+              "wanted": "tow"
+            }
+          }
+        }
+      ],
+      "diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-one\n+ONE\n two\n-three\n+THREE\n",
+      "lines_added": 2,
+      "lines_removed": 2,
+      "old_hash": "8ba6dab5185db767",
+      "new_hash": "702273c83c32c4e0",
+      "last_modified": "<time>"
+    },
+    {
+      "path": "b/new.txt",
+      "resolved_path": "<root>/b/new.txt",
+      "status": "created",
+      "written": true,
+      "edits_applied": 1,
+      "edits_failed": 0,
+      "edits": [
+        {
+          "index": 0,
+          "command": "create",
+          "success": true,
+          "replacements": 1,
+          "line": 1
+        }
+      ],
+      "diff": "--- /dev/null\n+++ b/b/new.txt\n@@ -0,0 +1,1 @@\n+hi\n",
+      "lines_added": 1,
+      "lines_removed": 0,
+      "new_hash": "b34d1a3ab2bece70",
+      "last_modified": "<time>",
+      "created_dirs": [
+        "<root>/b"
+      ]
+    },
+    {
+      "path": "gone.txt",
+      "resolved_path": "<root>/gone.txt",
+      "status": "failed",
+      "written": false,
+      "edits_applied": 0,
+      "edits_failed": 0,
+      "edits": [],
+      "diff": "",
+      "lines_added": 0,
+      "lines_removed": 0,
+      "error": {
+        "code": "NOT_FOUND",
+        "message": "<root>/gone.txt does not exist",
+        "hint": "nothing with a similar name is in <root>; list that directory to see what is there"
+      }
+    }
+  ],
+  "dry_run": false,
+  "atomic": false,
+  "rolled_back": false,
+  "history_entry": 1
+}
+"#;

@@ -44,10 +44,7 @@ fn bench_blocks(c: &mut Criterion, lines: usize, count: usize) {
             path: "doc.md".into(),
             edits: blocks(count),
         }],
-        options: EditOptions {
-            dry_run: true,
-            ..Default::default()
-        },
+        options: EditOptions::builder().dry_run(true).build(),
     };
     c.bench_function(
         &format!("{count} edit blocks on {lines} lines (dry run)"),
@@ -128,10 +125,7 @@ fn merges(c: &mut Criterion) {
             path: "doc.md".into(),
             edits: edits.clone(),
         }],
-        options: EditOptions {
-            dry_run: true,
-            ..Default::default()
-        },
+        options: EditOptions::builder().dry_run(true).build(),
     };
     let merged = request(Some(filekit_core::hash::content_hash(base.as_bytes())));
     let plain = request(None);
@@ -140,14 +134,14 @@ fn merges(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let r = pipeline::apply(&ws, black_box(&merged));
-                assert!(r.success() && r.files[0].merged);
+                assert!(r.success() && r.files[0].merged());
             })
         },
     );
     c.bench_function("200 line edits on 100000 lines, no version", |b| {
         b.iter(|| {
             let r = pipeline::apply(&ws, black_box(&plain));
-            assert!(r.success() && !r.files[0].merged);
+            assert!(r.success() && !r.files[0].merged());
         })
     });
     let small: Vec<String> = (0..1000)

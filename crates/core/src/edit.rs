@@ -5,7 +5,6 @@
 //! [`EditRequest`], applied by [`crate::pipeline::apply`], and answered from the [`EditReport`].
 
 use crate::error::FkError;
-use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -100,56 +99,310 @@ pub struct FileEdits {
     pub base_hash: Option<String>,
 }
 
-/// Options that apply to the whole request.
+/// Options that apply to the whole request, in groups: what it does, how durable its writes
+/// are, what it reports, who asks, and which files it takes on. Built with
+/// [`EditOptions::builder`] (or [`EditOptions::to_builder`] from other options), which
+/// normalises them: a dry run writes nothing, so it has no durability to choose (`no_fsync`
+/// and `in_place` are off). Read through the methods of the same names.
 #[derive(Debug, Clone, Default)]
 pub struct EditOptions {
+    /// What the request does.
+    run: Run,
+    /// How its writes reach the disk, and what of the files it keeps in memory.
+    writing: Writing,
+    /// What it reports.
+    reporting: Reporting,
+    /// Who asks.
+    caller: Caller,
+    /// Which files it takes on, and what it may make for them.
+    limits: FileLimits,
+}
+
+/// What the request does (see [`EditOptions`]).
+#[derive(Debug, Clone, Default)]
+struct Run {
     /// Compute everything, write nothing.
-    pub dry_run: bool,
+    dry_run: bool,
     /// All or nothing: if any edit of any file fails, no file is written.
-    pub atomic: bool,
+    atomic: bool,
     /// Stop at the first failed edit of a file; edits before it are kept.
-    pub stop_on_error: bool,
-    /// When set, a search text that is not found exactly may apply to its closest near miss
-    /// if the similarity (0..1) reaches this threshold. The report says it was fuzzy.
-    pub fuzzy_threshold: Option<f64>,
-    /// Include a diff per text edit in the report.
-    pub per_edit_diffs: bool,
-    /// Work the near-miss searches of one file may do in this request, in comparisons
-    /// (`None`: [`crate::limits::NEAR_MISS_WORK`]). Bounds the time of a request whose edits
-    /// all fail, or of one search text of thousands of lines; a search that runs out says so.
-    pub near_miss_budget: Option<u64>,
-    /// Progress reports and cancellation for long requests.
-    pub control: Control,
-    /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
-    /// failing on them: for edits over many files chosen by pattern.
-    pub skip_non_text: bool,
-    /// Skip files larger than this many bytes.
-    pub max_file_size: Option<u64>,
+    stop_on_error: bool,
+    /// When set, a search text that is not found exactly may apply to its closest near miss if
+    /// the similarity (0..1) reaches this threshold. The report says it was fuzzy.
+    fuzzy_threshold: Option<f64>,
+    /// Work the near-miss searches of one file may do in this request, in comparisons (`None`:
+    /// [`crate::limits::NEAR_MISS_WORK`]). Bounds the time of a request whose edits all fail,
+    /// or of one search text of thousands of lines; a search that runs out says so.
+    near_miss_budget: Option<u64>,
+}
+
+/// How its writes reach the disk, and what of the files it keeps in memory (see
+/// [`EditOptions`]).
+#[derive(Debug, Clone, Default)]
+struct Writing {
     /// Do not flush written files to disk. Each file is still replaced atomically (no reader
     /// ever sees half of it), but a power cut right after the request may lose it, as with
     /// `sed -i` or fastmod. For speed on trees that are under version control anyway.
-    pub no_fsync: bool,
+    no_fsync: bool,
     /// Overwrite existing files in place instead of writing a temporary file and renaming it
-    /// (see [`crate::workspace::WriteMode::InPlace`]): faster where creating files is slow,
-    /// but a crash mid-write can leave a file half-written. Not with `atomic`.
-    pub in_place: bool,
+    /// (see [`crate::workspace::WriteMode::InPlace`]): faster where creating files is slow, but
+    /// a crash mid-write can leave a file half-written. Not with `atomic`.
+    in_place: bool,
     /// Keep no texts in the report (`old_text`, `new_text`): for requests over many files,
     /// whose reports would otherwise hold every changed file twice.
-    pub lean: bool,
+    lean: bool,
+}
+
+/// What it reports (see [`EditOptions`]).
+#[derive(Debug, Clone, Default)]
+struct Reporting {
+    /// Include a diff per text edit in the report.
+    per_edit_diffs: bool,
     /// Compute no diffs: for unattended runs where nobody reads them.
-    pub no_diffs: bool,
+    no_diffs: bool,
     /// Report no content hashes (`old_hash`, `new_hash`) unless the request names a version:
-    /// for runs whose reports nobody reads as versions. The history and the version store
-    /// hash what they keep themselves.
-    pub no_hashes: bool,
-    /// Refuse to make missing parent directories of created files.
-    pub no_create_parents: bool,
+    /// for runs whose reports nobody reads as versions. The history and the version store hash
+    /// what they keep themselves.
+    no_hashes: bool,
+}
+
+/// Who asks (see [`EditOptions`]).
+#[derive(Debug, Clone, Default)]
+struct Caller {
+    /// Progress reports and cancellation for long requests.
+    control: Control,
     /// The tool or verb that made the request, as the history names it (`fs_write`,
     /// `filekit replace`).
-    pub tool: Option<String>,
+    tool: Option<String>,
     /// Who writes, for advisory leases (`None`: the workspace's holder). A path leased by
     /// another holder is refused as `LOCKED`.
-    pub holder: Option<String>,
+    holder: Option<String>,
+}
+
+/// Which files it takes on, and what it may make for them (see [`EditOptions`]).
+#[derive(Debug, Clone, Default)]
+struct FileLimits {
+    /// Skip files larger than this many bytes.
+    max_file_size: Option<u64>,
+    /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
+    /// failing on them: for edits over many files chosen by pattern.
+    skip_non_text: bool,
+    /// Refuse to make missing parent directories of created files.
+    no_create_parents: bool,
+}
+
+impl EditOptions {
+    /// Options with every default: apply the edits (not a dry run), each file on its own,
+    /// flushed, reported in full, for the workspace's holder.
+    pub fn builder() -> EditOptionsBuilder {
+        EditOptionsBuilder::default()
+    }
+
+    /// A builder that starts from these options.
+    pub fn to_builder(&self) -> EditOptionsBuilder {
+        EditOptionsBuilder(self.clone())
+    }
+
+    pub fn dry_run(&self) -> bool {
+        self.run.dry_run
+    }
+
+    pub fn atomic(&self) -> bool {
+        self.run.atomic
+    }
+
+    pub fn stop_on_error(&self) -> bool {
+        self.run.stop_on_error
+    }
+
+    pub fn fuzzy_threshold(&self) -> Option<f64> {
+        self.run.fuzzy_threshold
+    }
+
+    pub fn near_miss_budget(&self) -> Option<u64> {
+        self.run.near_miss_budget
+    }
+
+    pub fn no_fsync(&self) -> bool {
+        self.writing.no_fsync
+    }
+
+    pub fn in_place(&self) -> bool {
+        self.writing.in_place
+    }
+
+    pub fn lean(&self) -> bool {
+        self.writing.lean
+    }
+
+    pub fn per_edit_diffs(&self) -> bool {
+        self.reporting.per_edit_diffs
+    }
+
+    pub fn no_diffs(&self) -> bool {
+        self.reporting.no_diffs
+    }
+
+    pub fn no_hashes(&self) -> bool {
+        self.reporting.no_hashes
+    }
+
+    pub fn control(&self) -> &Control {
+        &self.caller.control
+    }
+
+    pub fn tool(&self) -> Option<&str> {
+        self.caller.tool.as_deref()
+    }
+
+    pub fn holder(&self) -> Option<&str> {
+        self.caller.holder.as_deref()
+    }
+
+    pub fn max_file_size(&self) -> Option<u64> {
+        self.limits.max_file_size
+    }
+
+    pub fn skip_non_text(&self) -> bool {
+        self.limits.skip_non_text
+    }
+
+    pub fn no_create_parents(&self) -> bool {
+        self.limits.no_create_parents
+    }
+}
+
+/// Builds [`EditOptions`] (see there): each setter sets one option; [`build`] normalises.
+///
+/// [`build`]: EditOptionsBuilder::build
+#[derive(Debug, Clone, Default)]
+pub struct EditOptionsBuilder(EditOptions);
+
+impl EditOptionsBuilder {
+    /// The options as set, normalised.
+    pub fn build(&self) -> EditOptions {
+        let mut opts = self.0.clone();
+        if opts.run.dry_run {
+            opts.writing.no_fsync = false;
+            opts.writing.in_place = false;
+        }
+        opts
+    }
+
+    /// Compute everything, write nothing.
+    pub fn dry_run(&mut self, dry_run: bool) -> &mut Self {
+        self.0.run.dry_run = dry_run;
+        self
+    }
+
+    /// All or nothing: if any edit of any file fails, no file is written.
+    pub fn atomic(&mut self, atomic: bool) -> &mut Self {
+        self.0.run.atomic = atomic;
+        self
+    }
+
+    /// Stop at the first failed edit of a file; edits before it are kept.
+    pub fn stop_on_error(&mut self, stop_on_error: bool) -> &mut Self {
+        self.0.run.stop_on_error = stop_on_error;
+        self
+    }
+
+    /// When set, a search text that is not found exactly may apply to its closest near miss if
+    /// the similarity (0..1) reaches this threshold. The report says it was fuzzy.
+    pub fn fuzzy_threshold(&mut self, fuzzy_threshold: Option<f64>) -> &mut Self {
+        self.0.run.fuzzy_threshold = fuzzy_threshold;
+        self
+    }
+
+    /// Work the near-miss searches of one file may do in this request, in comparisons (`None`:
+    /// [`crate::limits::NEAR_MISS_WORK`]). Bounds the time of a request whose edits all fail,
+    /// or of one search text of thousands of lines; a search that runs out says so.
+    pub fn near_miss_budget(&mut self, near_miss_budget: Option<u64>) -> &mut Self {
+        self.0.run.near_miss_budget = near_miss_budget;
+        self
+    }
+
+    /// Do not flush written files to disk. Each file is still replaced atomically (no reader
+    /// ever sees half of it), but a power cut right after the request may lose it, as with
+    /// `sed -i` or fastmod. For speed on trees that are under version control anyway.
+    pub fn no_fsync(&mut self, no_fsync: bool) -> &mut Self {
+        self.0.writing.no_fsync = no_fsync;
+        self
+    }
+
+    /// Overwrite existing files in place instead of writing a temporary file and renaming it
+    /// (see [`crate::workspace::WriteMode::InPlace`]): faster where creating files is slow, but
+    /// a crash mid-write can leave a file half-written. Not with `atomic`.
+    pub fn in_place(&mut self, in_place: bool) -> &mut Self {
+        self.0.writing.in_place = in_place;
+        self
+    }
+
+    /// Keep no texts in the report (`old_text`, `new_text`): for requests over many files,
+    /// whose reports would otherwise hold every changed file twice.
+    pub fn lean(&mut self, lean: bool) -> &mut Self {
+        self.0.writing.lean = lean;
+        self
+    }
+
+    /// Include a diff per text edit in the report.
+    pub fn per_edit_diffs(&mut self, per_edit_diffs: bool) -> &mut Self {
+        self.0.reporting.per_edit_diffs = per_edit_diffs;
+        self
+    }
+
+    /// Compute no diffs: for unattended runs where nobody reads them.
+    pub fn no_diffs(&mut self, no_diffs: bool) -> &mut Self {
+        self.0.reporting.no_diffs = no_diffs;
+        self
+    }
+
+    /// Report no content hashes (`old_hash`, `new_hash`) unless the request names a version:
+    /// for runs whose reports nobody reads as versions. The history and the version store hash
+    /// what they keep themselves.
+    pub fn no_hashes(&mut self, no_hashes: bool) -> &mut Self {
+        self.0.reporting.no_hashes = no_hashes;
+        self
+    }
+
+    /// Progress reports and cancellation for long requests.
+    pub fn control(&mut self, control: Control) -> &mut Self {
+        self.0.caller.control = control;
+        self
+    }
+
+    /// The tool or verb that made the request, as the history names it (`fs_write`,
+    /// `filekit replace`).
+    pub fn tool(&mut self, tool: Option<String>) -> &mut Self {
+        self.0.caller.tool = tool;
+        self
+    }
+
+    /// Who writes, for advisory leases (`None`: the workspace's holder). A path leased by
+    /// another holder is refused as `LOCKED`.
+    pub fn holder(&mut self, holder: Option<String>) -> &mut Self {
+        self.0.caller.holder = holder;
+        self
+    }
+
+    /// Skip files larger than this many bytes.
+    pub fn max_file_size(&mut self, max_file_size: Option<u64>) -> &mut Self {
+        self.0.limits.max_file_size = max_file_size;
+        self
+    }
+
+    /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
+    /// failing on them: for edits over many files chosen by pattern.
+    pub fn skip_non_text(&mut self, skip_non_text: bool) -> &mut Self {
+        self.0.limits.skip_non_text = skip_non_text;
+        self
+    }
+
+    /// Refuse to make missing parent directories of created files.
+    pub fn no_create_parents(&mut self, no_create_parents: bool) -> &mut Self {
+        self.0.limits.no_create_parents = no_create_parents;
+        self
+    }
 }
 
 /// How far a request is, as reported to [`Control`]'s callback.
@@ -168,7 +421,7 @@ type ProgressFn = dyn Fn(Progress) + Send + Sync;
 /// flag that stops the request. A stop is honoured until writing starts: a cancelled request
 /// writes nothing, and once writing starts it finishes (each file's write is a rename, so
 /// there is never a half-written file either way). A tree-wide replace whose files are
-/// written as they are planned (not flushed, not atomic: see `pipeline::writes_as_planned`)
+/// written as they are planned (not flushed, not atomic: see `pipeline::Batch::streaming`)
 /// stops planning: the files written by then stay written, are reported as such and are one
 /// history entry; the rest are reported cancelled.
 #[derive(Clone, Default)]
@@ -233,34 +486,27 @@ impl EditRequest {
 }
 
 /// What happened to one edit.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct EditOutcome {
     /// Position of the edit in its file's list, from 0.
     pub index: usize,
     pub command: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     pub success: bool,
     /// How many places this edit changed (matches replaced, or 1 for a line edit).
     pub replacements: usize,
     /// Set when the edit applied to a near miss: the similarity of what was found.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fuzzy_similarity: Option<f64>,
     /// The 1-based line where the edit took effect, in the text as it was when the edit applied.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FkError>,
     /// Set when the edit was not attempted because an earlier one failed with `stop_on_error`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
 }
 
 /// What happened to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileStatus {
     Created,
     Modified,
@@ -273,16 +519,42 @@ pub enum FileStatus {
     Skipped,
 }
 
+/// What became of one file: one of these, so that a file cannot be both written and failed,
+/// or skipped with an error.
+#[derive(Debug, Clone)]
+pub enum FileOutcome {
+    /// Every edit succeeded and the text is the same as before.
+    Unchanged,
+    /// The edits change the file (`created`: it did not exist). `written`: the change is on
+    /// disk (not in a dry run, nor when an atomic request was rolled back).
+    Changed { created: bool, written: bool },
+    /// Nothing of the file was written: `error` is the file's own failure (missing, binary,
+    /// outside the roots, write refused); without one, every edit failed and says why.
+    Failed { error: Option<FkError> },
+    /// Left alone on purpose (not text, or over the size limit) when the request asked to
+    /// skip such files rather than fail on them: `reason` says which.
+    Skipped { reason: String },
+    /// The request was cancelled before this file was written: `planned` is what its edits
+    /// made of it, `error` says it was not written.
+    Cancelled { planned: Planned, error: FkError },
+}
+
+/// What a file's edits made of it when the request was cancelled before it was written.
+#[derive(Debug, Clone)]
+pub enum Planned {
+    Unchanged,
+    Changed { created: bool },
+    Skipped { reason: String },
+}
+
 /// The engine's report on one file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct FileReport {
     /// The path as the caller gave it.
     pub path: String,
     /// The absolute path inside the workspace.
     pub resolved_path: String,
-    pub status: FileStatus,
-    /// Whether the new content was written to disk (false for dry runs and failures).
-    pub written: bool,
+    pub outcome: FileOutcome,
     pub edits_applied: usize,
     pub edits_failed: usize,
     pub edits: Vec<EditOutcome>,
@@ -290,49 +562,100 @@ pub struct FileReport {
     pub diff: String,
     pub lines_added: usize,
     pub lines_removed: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub old_hash: Option<String>,
     /// The version after this request: hand it to the next line edit.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub new_hash: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_modified: Option<String>,
-    /// A failure of the file as a whole (missing, binary, outside the roots, write refused).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<FkError>,
-    /// Why the file was skipped (status `Skipped`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
     /// Directories that were made to hold the file (absolute, outermost first).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<String>,
-    /// Set when the edits were made on an older version (`merged_from`) and merged into the
-    /// file as it was: `diff` is then from the file as it was to the result.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub merged: bool,
-    /// The version the edits were made on, when they were merged.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The version the edits were made on, when they were made on an older version and
+    /// merged into the file as it was: `diff` is then from the file as it was to the result.
     pub merged_from: Option<String>,
     /// The file's text after the request (decoded, without BOM). Not serialized: dialects
     /// that show updated lines take them from here.
-    #[serde(skip)]
     pub new_text: Option<String>,
     /// The file's text before the request, when it existed.
-    #[serde(skip)]
     pub old_text: Option<String>,
 }
 
 impl FileReport {
     pub fn success(&self) -> bool {
-        self.error.is_none() && self.edits_failed == 0
+        self.error().is_none() && self.edits_failed == 0
+    }
+
+    /// The outcome in one word.
+    pub fn status(&self) -> FileStatus {
+        match &self.outcome {
+            FileOutcome::Unchanged
+            | FileOutcome::Cancelled {
+                planned: Planned::Unchanged,
+                ..
+            } => FileStatus::Unchanged,
+            FileOutcome::Changed { created, .. }
+            | FileOutcome::Cancelled {
+                planned: Planned::Changed { created },
+                ..
+            } => {
+                if *created {
+                    FileStatus::Created
+                } else {
+                    FileStatus::Modified
+                }
+            }
+            FileOutcome::Failed { .. } => FileStatus::Failed,
+            FileOutcome::Skipped { .. }
+            | FileOutcome::Cancelled {
+                planned: Planned::Skipped { .. },
+                ..
+            } => FileStatus::Skipped,
+        }
+    }
+
+    /// Whether the new content was written to disk (false for dry runs and failures).
+    pub fn written(&self) -> bool {
+        matches!(self.outcome, FileOutcome::Changed { written: true, .. })
+    }
+
+    /// A failure of the file as a whole (missing, binary, outside the roots, write refused,
+    /// request cancelled).
+    pub fn error(&self) -> Option<&FkError> {
+        match &self.outcome {
+            FileOutcome::Failed { error } => error.as_ref(),
+            FileOutcome::Cancelled { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    pub fn error_mut(&mut self) -> Option<&mut FkError> {
+        match &mut self.outcome {
+            FileOutcome::Failed { error } => error.as_mut(),
+            FileOutcome::Cancelled { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Why the file was skipped (status `Skipped`).
+    pub fn skipped(&self) -> Option<&str> {
+        match &self.outcome {
+            FileOutcome::Skipped { reason }
+            | FileOutcome::Cancelled {
+                planned: Planned::Skipped { reason },
+                ..
+            } => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// Whether the edits were made on an older version and merged (see `merged_from`).
+    pub fn merged(&self) -> bool {
+        self.merged_from.is_some()
     }
 }
 
 /// The engine's report on a whole request.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct EditReport {
     /// True when the caller cancelled the request before anything was written.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
     pub files: Vec<FileReport>,
     pub dry_run: bool,
@@ -340,7 +663,6 @@ pub struct EditReport {
     /// Set when `atomic` kept every file unwritten because something failed.
     pub rolled_back: bool,
     /// The history entry that records this request's writes (to undo it).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub history_entry: Option<i64>,
 }
 
@@ -353,5 +675,23 @@ impl EditReport {
     /// The concatenated diffs of all files.
     pub fn combined_diff(&self) -> String {
         self.files.iter().map(|f| f.diff.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dry_run_has_no_durability_to_choose() {
+        let mut builder = EditOptions::builder();
+        builder.no_fsync(true).in_place(true).lean(true);
+        let opts = builder.build();
+        assert!(opts.no_fsync() && opts.in_place() && opts.lean());
+        let dry = opts.to_builder().dry_run(true).build();
+        assert!(dry.dry_run() && !dry.no_fsync() && !dry.in_place() && dry.lean());
+        // The builder keeps what was set: a later `dry_run(false)` gets the durability back.
+        let mut b = builder.clone();
+        assert!(b.dry_run(true).dry_run(false).build().in_place());
     }
 }

@@ -18,10 +18,8 @@
 
 use crate::error::{ErrorCode, FkError};
 use crate::history::{self, Change, EntryKind, Node};
-use crate::pipeline::missing_parents;
 use crate::transaction::{self, Durability, Op};
 use crate::workspace::{FileMeta, RESERVED_DIR, Workspace, WriteMode, WsPath};
-use serde::Serialize;
 use std::io;
 use std::path::Path;
 
@@ -100,7 +98,7 @@ pub struct Rewrite {
 }
 
 /// What happened to one [`Rewrite`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct RewriteReport {
     /// The file as given.
     pub path: String,
@@ -112,20 +110,17 @@ pub struct RewriteReport {
     pub success: bool,
     /// True when written (false for dry runs and failures).
     pub done: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FkError>,
 }
 
 /// What happened to one operation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct OpReport {
     pub op: &'static str,
     /// The source (or the deleted path), absolute, once resolved; else as given.
     pub source: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub destination: Option<String>,
     /// `file`, `directory` or `symlink`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<&'static str>,
     pub success: bool,
     /// True when the change was made (false for dry runs and failures).
@@ -135,28 +130,23 @@ pub struct OpReport {
     /// Their bytes.
     pub bytes: u64,
     /// Destination directories made.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<String>,
     /// An existing destination file was replaced.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub overwrote: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FkError>,
 }
 
 /// What a request did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct FsReport {
     pub ops: Vec<OpReport>,
     /// One per [`FsRequest::rewrites`], in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rewrites: Vec<RewriteReport>,
     pub dry_run: bool,
     pub atomic: bool,
     /// An atomic request that failed and changed nothing.
     pub rolled_back: bool,
     /// The history entry of this request.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub history_entry: Option<i64>,
 }
 
@@ -1236,7 +1226,7 @@ fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bo
 }
 
 fn parents_to_make(ws: &Workspace, dst: &WsPath, req: &FsRequest) -> Result<Vec<WsPath>, FkError> {
-    let dirs = missing_parents(ws, dst);
+    let dirs = ws.missing_parents(dst);
     if req.no_create_parents && !dirs.is_empty() {
         return Err(FkError::new(
             ErrorCode::NotFound,

@@ -92,7 +92,8 @@ pub mod versions;
 pub mod workspace;
 
 pub use edit::{
-    Control, Edit, EditOptions, EditReport, EditRequest, Expected, FileEdits, FileReport, Progress,
+    Control, Edit, EditOptions, EditOptionsBuilder, EditReport, EditRequest, Expected, FileEdits,
+    FileOutcome, FileReport, Progress,
 };
 pub use error::{ErrorCode, Fact, FkError, Limit, LimitFacts};
 pub use workspace::Workspace;

@@ -4,9 +4,9 @@
 //! as the walk finds it; where the request allows, it is written there too.
 
 use crate::edit::Progress;
-use crate::edit::{Edit, EditOptions, EditReport, EditRequest, FileEdits};
+use crate::edit::{Edit, EditOptions, EditReport, FileEdits};
 use crate::error::{ErrorCode, FkError};
-use crate::pipeline::{self, FilePlan, Known};
+use crate::pipeline::{Batch, FilePlan, Known};
 use crate::sed::Substitution;
 use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
@@ -14,7 +14,6 @@ use crate::workspace::{FileBytes, FileMeta};
 use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What one look at a chosen file found.
 enum Look {
@@ -185,35 +184,31 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     // bytes are read once and freed once planned, and the walk and the planning overlap.
     let limit = req
         .options
-        .max_file_size
+        .max_file_size()
         .map_or(DEFAULT_MAX_FILE_SIZE, |m| m.min(DEFAULT_MAX_FILE_SIZE));
-    let options = EditOptions {
-        skip_non_text: true,
-        max_file_size: Some(limit),
-        ..req.options.clone()
-    };
+    let options = req
+        .options
+        .to_builder()
+        .skip_non_text(true)
+        .max_file_size(Some(limit))
+        .build();
     let entry = |path: &str| FileEdits {
         base_hash: None,
         path: path.to_string(),
         edits: vec![Edit::Substitute(req.substitution.clone())],
     };
-    let leases = pipeline::leases_of(ws, &options);
     // Files that stand alone are written as soon as they are planned: nothing of them is
-    // held until the walk ends (see `pipeline::writes_as_planned`).
-    let as_planned = pipeline::writes_as_planned(&options);
+    // held until the walk ends (see `Batch::streaming`).
+    let batch = Batch::streaming(ws, &options);
     let plans: Mutex<Vec<(String, FilePlan)>> = Mutex::new(Vec::new());
-    let planned = AtomicUsize::new(0);
     let keep = |path: &str| {
         let known = match look(ws, &req.substitution, path, limit) {
             Look::NoMatch => return false,
             Look::Read(bytes) => Some(bytes),
             Look::Undecided => None,
         };
-        let mut plan = pipeline::plan_one(ws, &entry(path), &options, &leases, known);
-        // How many files there are is known when the walk ends (total 0: not known yet).
-        let done = planned.fetch_add(1, Ordering::Relaxed) + 1;
-        options.control.report(Progress { done, total: 0 });
-        if as_planned && let Some(written) = pipeline::write_now(ws, &mut plan, &options) {
+        let (plan, written) = batch.plan(&entry(path), known);
+        if let Some(written) = written {
             recycle(written);
         }
         if let Ok(mut plans) = plans.lock() {
@@ -246,8 +241,9 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         })));
     }
     let unmatched = selected.chosen - selected.files.len();
-    let done = planned.into_inner();
-    options.control.report(Progress { done, total: done });
+    // How many files there are is known now that the walk has ended.
+    let done = batch.planned();
+    options.control().report(Progress { done, total: done });
     // In the selection's (path) order: both sorted, then walked side by side.
     let mut plans = plans.into_inner().unwrap_or_else(|e| e.into_inner());
     plans.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -258,12 +254,12 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         .map(|path| {
             let plan = match plans.next_if(|(planned, _)| planned == path) {
                 Some((_, plan)) => plan,
-                None => pipeline::plan_one(ws, &entry(path), &options, &leases, None),
+                None => batch.plan(&entry(path), None).0,
             };
             (entry(path), plan)
         })
         .unzip();
-    let report = pipeline::finish(ws, &EditRequest { files, options }, plans);
+    let report = batch.finish(&files, plans);
     Ok(TreeReplaceReport {
         chosen: selected.chosen,
         unmatched,

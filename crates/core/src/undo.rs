@@ -8,7 +8,6 @@
 use crate::error::{ErrorCode, FkError};
 use crate::fsops::node_at;
 use crate::history::{self, Change, EntryKind, History, Node};
-use crate::pipeline::missing_parents;
 use crate::transaction::{self, Durability, Op};
 use crate::workspace::{Workspace, WriteMode, WsPath};
 use serde::Serialize;
@@ -225,7 +224,7 @@ fn revert(
     }
     // Parents that vanished outside filekit since.
     for op in &put {
-        for d in missing_parents(ws, op.path()) {
+        for d in ws.missing_parents(op.path()) {
             if !make.iter().any(|(m, _)| *m == d) {
                 make.push((d, 0o755));
             }

@@ -603,6 +603,21 @@ impl Workspace {
         }
     }
 
+    /// The directories above `target` that do not exist yet, outermost first.
+    pub(crate) fn missing_parents(&self, target: &WsPath) -> Vec<WsPath> {
+        let mut out = Vec::new();
+        let mut cur = target.parent();
+        while let Some(dir) = cur {
+            if dir.is_root() || self.metadata(&dir).ok().flatten().is_some() {
+                break;
+            }
+            cur = dir.parent();
+            out.push(dir);
+        }
+        out.reverse();
+        out
+    }
+
     /// Reads a whole file: one of at most [`MAX_FILE_SIZE`](crate::limits::MAX_FILE_SIZE)
     /// bytes (a larger one is refused before it is read, and one that grows past the bound
     /// while it is read is refused too).

@@ -119,10 +119,7 @@ fn files_swapped_for_fifos_between_the_walk_and_the_open_are_skipped_by_a_replac
             ..FileSelection::default()
         },
         substitution: Substitution::parse("s/old/new/", false).unwrap(),
-        options: EditOptions {
-            control,
-            ..EditOptions::default()
-        },
+        options: EditOptions::builder().control(control).build(),
     };
     let r2 = root.clone();
     let out = within(60, "a replace over files swapped for FIFOs", move || {
@@ -133,7 +130,7 @@ fn files_swapped_for_fifos_between_the_walk_and_the_open_are_skipped_by_a_replac
         .report
         .files
         .iter()
-        .filter(|f| f.status == FileStatus::Skipped)
+        .filter(|f| f.status() == FileStatus::Skipped)
         .collect();
     // Each thread opened at most one file before the swap; the rest met FIFOs at their
     // open (or, listed after it, in the walk itself).
@@ -153,13 +150,9 @@ fn files_swapped_for_fifos_between_the_walk_and_the_open_are_skipped_by_a_replac
         "no file was listed as a file and met as a FIFO"
     );
     for f in &skipped {
-        assert_eq!(
-            f.skipped.as_deref(),
-            Some("not a regular file (a FIFO)"),
-            "{f:?}"
-        );
+        assert_eq!(f.skipped(), Some("not a regular file (a FIFO)"), "{f:?}");
     }
-    assert!(out.report.files.iter().all(|f| f.error.is_none()));
+    assert!(out.report.files.iter().all(|f| f.error().is_none()));
     // What was skipped is left as it is: still a FIFO, nothing written to it.
     for f in &skipped {
         let ft = fs::symlink_metadata(root.join(&f.path))
@@ -259,14 +252,14 @@ fn many_replacements_on_one_line_and_long_replacements_cost_linear_work() {
         let empty = pipeline::apply(&ws, &one("empty.txt", vec![sed(&amps)]));
         (single, empty)
     });
-    assert!(one.success(), "{:?}", one.files[0].error);
+    assert!(one.success(), "{:?}", one.files[0].error());
     assert_eq!(one.files[0].edits[0].replacements, line.len());
     assert_eq!(
         fs::read_to_string(root.join("one.txt")).unwrap(),
         "y".repeat(line.len())
     );
-    assert!(empty.success(), "{:?}", empty.files[0].error);
-    assert_eq!(empty.files[0].status, FileStatus::Unchanged);
+    assert!(empty.success(), "{:?}", empty.files[0].error());
+    assert_eq!(empty.files[0].status(), FileStatus::Unchanged);
 }
 
 /// A file, a new content or an edit's result over the bound: refused (TOO_LARGE, with the
@@ -292,10 +285,10 @@ fn whole_file_operations_stop_at_max_file_size() {
             vec![replace_text("a", "b", Expected::Exactly(1))],
         ),
     );
-    too_large(r.files[0].error.as_ref().unwrap(), 100 << 30);
+    too_large(r.files[0].error().unwrap(), 100 << 30);
     assert!(
         r.files[0]
-            .error
+            .error()
             .as_ref()
             .unwrap()
             .full_message()
@@ -312,7 +305,7 @@ fn whole_file_operations_stop_at_max_file_size() {
         overwrite: true,
     };
     let r = pipeline::apply(&ws, &one("new.txt", vec![create(&over)]));
-    too_large(r.files[0].error.as_ref().unwrap(), MAX_FILE_SIZE + 1);
+    too_large(r.files[0].error().unwrap(), MAX_FILE_SIZE + 1);
     assert!(!root.join("new.txt").exists());
     let r = pipeline::apply(&ws, &one("new.txt", vec![create(&over[1..])]));
     assert!(r.success(), "{:?}", r.files[0]);
@@ -356,21 +349,15 @@ fn whole_file_operations_stop_at_max_file_size() {
             ..FileSelection::default()
         },
         substitution: Substitution::parse("s/a/b/", false).unwrap(),
-        options: EditOptions {
-            max_file_size: Some(u64::MAX),
-            ..EditOptions::default()
-        },
+        options: EditOptions::builder().max_file_size(Some(u64::MAX)).build(),
     };
     let out = within(60, "a replace of a 100 GB file", move || {
         tree_replace(&ws, &req).unwrap()
     });
     let f = &out.report.files[0];
-    assert_eq!(f.status, FileStatus::Skipped);
+    assert_eq!(f.status(), FileStatus::Skipped);
     assert!(
-        f.skipped
-            .as_deref()
-            .unwrap()
-            .contains(&MAX_FILE_SIZE.to_string()),
+        f.skipped().unwrap().contains(&MAX_FILE_SIZE.to_string()),
         "{f:?}"
     );
 }

@@ -67,17 +67,16 @@ fn apply_with_fault(
                 edits,
             })
             .collect(),
-        options: EditOptions {
-            atomic,
-            control,
-            ..EditOptions::default()
-        },
+        options: EditOptions::builder()
+            .atomic(atomic)
+            .control(control)
+            .build(),
     };
     pipeline::apply(&ws, &request).files
 }
 
 fn error_of(r: &FileReport) -> String {
-    r.error
+    r.error()
         .as_ref()
         .map(|e| format!("{} {}", e.code.as_str(), e.full_message()))
         .unwrap_or_default()
@@ -108,19 +107,19 @@ fn files_deleted_changed_or_replaced_by_a_directory_mid_batch() {
     // The others are written.
     for (i, name) in [(0, "a"), (4, "e")] {
         assert_eq!(
-            reports[i].status,
+            reports[i].status(),
             FileStatus::Modified,
             "{name}: {}",
             error_of(&reports[i])
         );
-        assert!(reports[i].written);
+        assert!(reports[i].written());
         assert_eq!(
             std::fs::read_to_string(root.join(format!("{name}.txt"))).unwrap(),
             "new\n"
         );
     }
     // Deleted: reported, and not brought back.
-    assert_eq!(reports[1].status, FileStatus::Failed);
+    assert_eq!(reports[1].status(), FileStatus::Failed);
     assert!(
         error_of(&reports[1]).starts_with("NOT_FOUND"),
         "{}",
@@ -128,7 +127,7 @@ fn files_deleted_changed_or_replaced_by_a_directory_mid_batch() {
     );
     assert!(!root.join("b.txt").exists(), "a deleted file came back");
     // Replaced by a directory: reported, the directory left alone.
-    assert_eq!(reports[2].status, FileStatus::Failed);
+    assert_eq!(reports[2].status(), FileStatus::Failed);
     assert!(
         error_of(&reports[2]).contains("is a directory"),
         "{}",
@@ -136,7 +135,7 @@ fn files_deleted_changed_or_replaced_by_a_directory_mid_batch() {
     );
     assert!(root.join("c.txt").is_dir());
     // Changed: reported as stale, the other process's change kept.
-    assert_eq!(reports[3].status, FileStatus::Failed);
+    assert_eq!(reports[3].status(), FileStatus::Failed);
     let e = error_of(&reports[3]);
     assert!(
         e.starts_with("STALE") && e.contains("changed by another process"),
@@ -171,7 +170,7 @@ fn atomic_batch_with_a_file_changed_mid_batch_writes_nothing() {
         "{}",
         error_of(&reports[1])
     );
-    assert!(!reports[0].written);
+    assert!(!reports[0].written());
     assert_eq!(
         std::fs::read_to_string(root.join("a.txt")).unwrap(),
         "old\n"
@@ -249,13 +248,13 @@ fn disk_full_reports_the_file_and_leaves_it_whole() {
         );
         assert!(temp_files(&root).is_empty(), "{:?}", temp_files(&root));
         if atomic {
-            assert!(!reports[1].written);
+            assert!(!reports[1].written());
             assert_eq!(
                 std::fs::read_to_string(root.join("small.txt")).unwrap(),
                 "old\n"
             );
         } else {
-            assert!(reports[1].written, "{}", error_of(&reports[1]));
+            assert!(reports[1].written(), "{}", error_of(&reports[1]));
             assert_eq!(
                 std::fs::read_to_string(root.join("small.txt")).unwrap(),
                 "new\n"

@@ -189,10 +189,10 @@ fn merges_of_real_releases_agree_with_git_merge_file() {
                 let on_disk = std::fs::read_to_string(&path).unwrap();
                 let (git_clean, git_text) = git_merge_file(scratch.path(), &ours, &base, &theirs);
                 let what = format!("{}/{} trial {trial}", old, rel.display());
-                match &f.error {
+                match f.error() {
                     None => {
                         merged += 1;
-                        assert!(f.merged && f.written, "{what}");
+                        assert!(f.merged() && f.written(), "{what}");
                         assert!(
                             git_clean,
                             "{what}: filekit merged where git merge-file finds a conflict:\n{}",

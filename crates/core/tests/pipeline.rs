@@ -67,7 +67,7 @@ fn line_edits_refer_to_the_file_as_read_then_text_edits_apply_in_order() {
     assert!(report.success(), "{report:#?}");
     assert_eq!(read(dir.path(), "f.txt"), "1\n1.5\ntwo\n3\nFOUR\n5\n6\n");
     let f = &report.files[0];
-    assert_eq!(f.status, FileStatus::Modified);
+    assert_eq!(f.status(), FileStatus::Modified);
     assert_eq!(f.edits_applied, 5);
     assert!(
         f.diff.contains("-2\n") && f.diff.contains("+two\n"),
@@ -118,15 +118,12 @@ fn atomic_requests_write_nothing_when_anything_fails() {
                 edits: vec![replace("gamma", "GAMMA")],
             },
         ],
-        options: EditOptions {
-            atomic: true,
-            ..Default::default()
-        },
+        options: EditOptions::builder().atomic(true).build(),
     };
     let report = pipeline::apply(&ws(dir.path()), &req);
     assert!(report.rolled_back && !report.success());
     assert_eq!(read(dir.path(), "a.txt"), "alpha\n");
-    req.options.atomic = false;
+    req.options = req.options.to_builder().atomic(false).build();
     let report = pipeline::apply(&ws(dir.path()), &req);
     assert!(!report.success());
     assert_eq!(read(dir.path(), "a.txt"), "ALPHA\n");
@@ -149,7 +146,7 @@ fn not_found_reports_the_closest_near_miss() {
     assert!(err.message.contains("line 2"), "{}", err.message);
     assert_eq!(err.details["near_miss"]["line"], 2);
     assert!(err.details["near_miss"]["similarity"].as_f64().unwrap() > 0.7);
-    assert_eq!(report.files[0].status, FileStatus::Failed);
+    assert_eq!(report.files[0].status(), FileStatus::Failed);
 
     // Whitespace-only differences are named as such.
     let report = pipeline::apply(
@@ -167,7 +164,7 @@ fn fuzzy_applies_only_when_asked_and_says_so() {
     fs::write(dir.path().join("f.txt"), "colour = red\nsize = 3\n").unwrap();
     let mut req = one("f.txt", vec![replace("color = red", "colour = blue")]);
     assert!(!pipeline::apply(&ws(dir.path()), &req).success());
-    req.options.fuzzy_threshold = Some(0.8);
+    req.options = req.options.to_builder().fuzzy_threshold(Some(0.8)).build();
     let report = pipeline::apply(&ws(dir.path()), &req);
     assert!(report.success(), "{report:#?}");
     assert!(report.files[0].edits[0].fuzzy_similarity.unwrap() >= 0.8);
@@ -249,7 +246,7 @@ fn without_hashes_nothing_is_hashed_yet_named_versions_are_still_checked() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.txt"), "a\nb\nc\n").unwrap();
     let no_hashes = |mut req: EditRequest| {
-        req.options.no_hashes = true;
+        req.options = req.options.to_builder().no_hashes(true).build();
         req
     };
     let report = pipeline::apply(
@@ -340,13 +337,10 @@ fn create_refuses_existing_files_unless_asked_and_makes_parents() {
         )
     };
     let report = pipeline::apply(&w, &create(false));
-    assert_eq!(report.files[0].status, FileStatus::Created);
+    assert_eq!(report.files[0].status(), FileStatus::Created);
     assert!(report.files[0].diff.starts_with("--- /dev/null"));
     let report = pipeline::apply(&w, &create(false));
-    assert_eq!(
-        report.files[0].error.as_ref().unwrap().code,
-        ErrorCode::Conflict
-    );
+    assert_eq!(report.files[0].error().unwrap().code, ErrorCode::Conflict);
     let report = pipeline::apply(
         &w,
         &one(
@@ -372,7 +366,7 @@ fn stop_on_error_keeps_what_was_done_and_skips_the_rest() {
         "f.txt",
         vec![replace("a", "A"), replace("zzz", "Z"), replace("c", "C")],
     );
-    req.options.stop_on_error = true;
+    req.options = req.options.to_builder().stop_on_error(true).build();
     let report = pipeline::apply(&ws(dir.path()), &req);
     let f = &report.files[0];
     assert!(f.edits[0].success && f.edits[1].error.is_some() && f.edits[2].skipped);
@@ -384,17 +378,14 @@ fn dry_runs_and_read_only_workspaces_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.txt"), "a\n").unwrap();
     let mut req = one("f.txt", vec![replace("a", "b")]);
-    req.options.dry_run = true;
+    req.options = req.options.to_builder().dry_run(true).build();
     let report = pipeline::apply(&ws(dir.path()), &req);
-    assert!(report.success() && !report.files[0].written);
+    assert!(report.success() && !report.files[0].written());
     assert!(report.files[0].diff.contains("+b"));
     let ro = Workspace::new(&[dir.path().to_path_buf()], true).unwrap();
-    req.options.dry_run = false;
+    req.options = req.options.to_builder().dry_run(false).build();
     let report = pipeline::apply(&ro, &req);
-    assert_eq!(
-        report.files[0].error.as_ref().unwrap().code,
-        ErrorCode::ReadOnly
-    );
+    assert_eq!(report.files[0].error().unwrap().code, ErrorCode::ReadOnly);
     assert_eq!(read(dir.path(), "f.txt"), "a\n");
 }
 
@@ -427,7 +418,7 @@ fn bad_files_fail_alone_with_clear_codes() {
     let codes: Vec<Option<ErrorCode>> = report
         .files
         .iter()
-        .map(|f| f.error.as_ref().map(|e| e.code))
+        .map(|f| f.error().map(|e| e.code))
         .collect();
     assert_eq!(
         codes,
@@ -487,7 +478,7 @@ fn a_path_given_twice_in_one_request_is_refused() {
     let report = pipeline::apply(&ws(dir.path()), &req);
     assert!(
         report.files[1]
-            .error
+            .error()
             .as_ref()
             .unwrap()
             .message
@@ -538,7 +529,11 @@ fn near_miss_searches_stop_at_their_budget_and_say_so() {
     // Room for three searches of this file: each costs a pass to build the text, two for
     // the white-space match and one for the word windows, and a little for the diffs.
     let budget = text.len() as u64 * 13;
-    req.options.near_miss_budget = Some(budget);
+    req.options = req
+        .options
+        .to_builder()
+        .near_miss_budget(Some(budget))
+        .build();
     let report = pipeline::apply(&ws(dir.path()), &req);
     let edits = &report.files[0].edits;
     assert_eq!(edits.len(), 10);
@@ -648,7 +643,7 @@ fn pattern_replace_goes_through_the_pipeline_like_any_edit() {
     let before = read(dir.path(), "f.txt");
     let report = pipeline::apply(&ws(dir.path()), &one("f.txt", vec![sed("s/zzz/y/g")]));
     assert!(report.success());
-    assert_eq!(report.files[0].status, FileStatus::Unchanged);
+    assert_eq!(report.files[0].status(), FileStatus::Unchanged);
     assert_eq!(report.files[0].edits[0].replacements, 0);
     assert_eq!(read(dir.path(), "f.txt"), before);
 }
@@ -658,7 +653,7 @@ fn pattern_replace_overlapping_a_line_edit_is_refused_whole() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("f.txt"), "a1\na2\na3\n").unwrap();
     let mut req = one("f.txt", vec![lines(2, 2, "b2"), sed("s/a/x/")]);
-    req.options.atomic = true;
+    req.options = req.options.to_builder().atomic(true).build();
     let report = pipeline::apply(&ws(dir.path()), &req);
     assert!(!report.success());
     let err = report.files[0].edits[1].error.as_ref().unwrap();
@@ -695,10 +690,7 @@ fn progress_is_reported_per_file_and_cancel_writes_nothing() {
                 edits: vec![replace("old", "new")],
             })
             .collect(),
-        options: EditOptions {
-            control,
-            ..EditOptions::default()
-        },
+        options: EditOptions::builder().control(control).build(),
     };
 
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -732,8 +724,8 @@ fn progress_is_reported_per_file_and_cancel_writes_nothing() {
     let report = pipeline::apply(&ws(dir.path()), &req);
     assert!(report.cancelled);
     assert!(!report.success());
-    assert!(report.files.iter().all(|f| !f.written));
-    let err = report.files[39].error.as_ref().unwrap();
+    assert!(report.files.iter().all(|f| !f.written()));
+    let err = report.files[39].error().unwrap();
     assert_eq!(err.code, ErrorCode::Cancelled, "{err}");
     assert!(names.iter().all(|n| read(dir.path(), n) == "new\n"));
 }
@@ -792,7 +784,7 @@ fn overlapping_byte_ranges_are_refused_naming_the_range_and_nothing_is_written()
     assert_eq!(err.code, ErrorCode::InvalidArgument, "{err}");
     assert!(err.message.contains("range 1 (3..9) does not fit"), "{err}");
     assert!(err.message.contains("overlapping"), "{err}");
-    assert!(!report.files[0].written);
+    assert!(!report.files[0].written());
     assert_eq!(read(dir.path(), "f.txt"), "héllo world\n");
 }
 
@@ -825,7 +817,7 @@ fn one_file_named_twice_is_refused_for_the_second_entry() {
     let errors: Vec<Option<String>> = report
         .files
         .iter()
-        .map(|f| f.error.as_ref().map(|e| e.message.clone()))
+        .map(|f| f.error().map(|e| e.message.clone()))
         .collect();
     assert_eq!(errors[0], None);
     assert_eq!(errors[3], None);

@@ -81,12 +81,9 @@ fn chooses_by_name_recursively_and_skips_what_is_not_source_text() {
             .find(|f| f.path.ends_with(name))
             .unwrap()
     };
-    assert_eq!(status("bin.js").status, FileStatus::Skipped);
-    assert_eq!(status("bin.js").skipped.as_deref(), Some("binary file"));
-    assert_eq!(
-        status("latin.js").skipped.as_deref(),
-        Some("not UTF-8 text")
-    );
+    assert_eq!(status("bin.js").status(), FileStatus::Skipped);
+    assert_eq!(status("bin.js").skipped(), Some("binary file"));
+    assert_eq!(status("latin.js").skipped(), Some("not UTF-8 text"));
     assert_eq!(status("a.js").edits[0].replacements, 2);
     assert_eq!(out.replacements(), 4);
     // sub/none.js was chosen, and ruled out by a search of its bytes.
@@ -118,7 +115,7 @@ fn non_recursive_path_patterns_and_dry_runs() {
     let dir = tree();
     let root = dir.path().canonicalize().unwrap();
     let mut req = request(&root, "*.js", false, "s/const/let/");
-    req.options.dry_run = true;
+    req.options = req.options.to_builder().dry_run(true).build();
     let out = tree_replace(&ws(&root), &req).unwrap();
     let chosen = names(&out.report.files);
     assert_eq!(chosen, ["a.js", "bin.js", "latin.js"]);
@@ -128,7 +125,7 @@ fn non_recursive_path_patterns_and_dry_runs() {
         "{}",
         a.diff
     );
-    assert!(!a.written);
+    assert!(!a.written());
     assert!(
         fs::read_to_string(root.join("a.js"))
             .unwrap()
@@ -151,14 +148,18 @@ fn a_file_that_vanishes_mid_run_fails_alone_or_undoes_an_atomic_run() {
         let dir = tree();
         let root = dir.path().canonicalize().unwrap();
         let mut req = request(&root, "*.js", true, "s/const/let/g");
-        req.options.atomic = atomic;
+        req.options = req.options.to_builder().atomic(atomic).build();
         // Once every file is planned, and before anything is written, one file disappears.
         let doomed = root.join("sub/deep/c.js");
-        req.options.control = filekit_core::Control::with_progress(move |p| {
-            if p.done == p.total {
-                let _ = fs::remove_file(&doomed);
-            }
-        });
+        req.options = req
+            .options
+            .to_builder()
+            .control(filekit_core::Control::with_progress(move |p| {
+                if p.done == p.total {
+                    let _ = fs::remove_file(&doomed);
+                }
+            }))
+            .build();
         let out = tree_replace(&ws(&root), &req).unwrap();
         let report = &out.report;
         assert!(!report.success());
@@ -167,7 +168,7 @@ fn a_file_that_vanishes_mid_run_fails_alone_or_undoes_an_atomic_run() {
             .iter()
             .find(|f| f.path.ends_with("c.js"))
             .unwrap();
-        assert!(c.error.is_some(), "{c:?}");
+        assert!(c.error().is_some(), "{c:?}");
         assert!(
             !root.join("sub/deep/c.js").exists(),
             "a vanished file is not brought back"
@@ -226,27 +227,31 @@ fn a_file_rewritten_to_the_same_size_meanwhile_is_stale_in_every_write_mode() {
             let path = root.join("sub/b.js");
             fs::write(&path, "const c = 3;\r\n").unwrap();
             let mut req = request(&root, "b.js", true, "s/const/let/g");
-            req.options.in_place = in_place;
-            req.options.no_fsync = no_fsync;
+            req.options = req.options.to_builder().in_place(in_place).build();
+            req.options = req.options.to_builder().no_fsync(no_fsync).build();
             let target = path.clone();
-            req.options.control = filekit_core::Control::with_progress(move |p| {
-                if p.done == 1 && p.total == 0 {
-                    let before = fs::metadata(&target).unwrap().modified().unwrap();
-                    let file = fs::OpenOptions::new().write(true).open(&target).unwrap();
-                    std::io::Write::write_all(&mut &file, theirs.as_bytes()).unwrap();
-                    file.set_modified(before + std::time::Duration::from_secs(1))
-                        .unwrap();
-                }
-            });
+            req.options = req
+                .options
+                .to_builder()
+                .control(filekit_core::Control::with_progress(move |p| {
+                    if p.done == 1 && p.total == 0 {
+                        let before = fs::metadata(&target).unwrap().modified().unwrap();
+                        let file = fs::OpenOptions::new().write(true).open(&target).unwrap();
+                        std::io::Write::write_all(&mut &file, theirs.as_bytes()).unwrap();
+                        file.set_modified(before + std::time::Duration::from_secs(1))
+                            .unwrap();
+                    }
+                }))
+                .build();
             let out = tree_replace(&ws(&root), &req).unwrap();
             let b = &out.report.files[0];
             let mode = format!("in_place {in_place}, no_fsync {no_fsync}");
             assert_eq!(
-                b.error.as_ref().map(|e| e.code),
+                b.error().map(|e| e.code),
                 Some(ErrorCode::Stale),
                 "{mode}: {b:?}"
             );
-            assert!(!b.written, "{mode}");
+            assert!(!b.written(), "{mode}");
             assert_eq!(fs::read_to_string(&path).unwrap(), theirs, "{mode}");
         }
     }
@@ -258,17 +263,17 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
     let dir = tree();
     let root = dir.path().canonicalize().unwrap();
     let mut req = request(&root, "*.js", true, "s/const/let/g");
-    req.options.in_place = true;
-    req.options.atomic = true;
+    req.options = req.options.to_builder().in_place(true).build();
+    req.options = req.options.to_builder().atomic(true).build();
     let out = tree_replace(&ws(&root), &req).unwrap();
     assert!(out.report.rolled_back);
     for f in out
         .report
         .files
         .iter()
-        .filter(|f| f.status != FileStatus::Skipped)
+        .filter(|f| f.status() != FileStatus::Skipped)
     {
-        let e = f.error.as_ref().unwrap_or_else(|| panic!("{f:?}"));
+        let e = f.error().unwrap_or_else(|| panic!("{f:?}"));
         assert!(
             e.message
                 .contains("in-place writes cannot be part of an atomic"),
@@ -286,13 +291,17 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
     // soon as it is planned.
     let between = |pattern: &str, no_fsync: bool, act: Box<dyn Fn() + Send + Sync>| {
         let mut req = request(&root, pattern, true, "s/const/let/g");
-        req.options.in_place = true;
-        req.options.no_fsync = no_fsync;
-        req.options.control = filekit_core::Control::with_progress(move |p| {
-            if p.done == 1 && p.total == 0 {
-                act();
-            }
-        });
+        req.options = req.options.to_builder().in_place(true).build();
+        req.options = req.options.to_builder().no_fsync(no_fsync).build();
+        req.options = req
+            .options
+            .to_builder()
+            .control(filekit_core::Control::with_progress(move |p| {
+                if p.done == 1 && p.total == 0 {
+                    act();
+                }
+            }))
+            .build();
         let out = tree_replace(&ws(&root), &req).unwrap();
         assert_eq!(out.report.files.len(), 1, "{:?}", out.report.files);
         out.report.files[0].clone()
@@ -306,7 +315,7 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
             Box::new(move || fs::remove_file(&doomed).unwrap()),
         );
         assert!(
-            c.error.is_some() && !c.written,
+            c.error().is_some() && !c.written(),
             "no_fsync {no_fsync}: {c:?}"
         );
         assert!(!root.join("sub/deep/c.js").exists());
@@ -318,18 +327,18 @@ fn in_place_runs_refuse_atomic_and_stale_files_and_report_vanished_ones() {
             Box::new(move || fs::write(&changed, "const theirs = 1;\n").unwrap()),
         );
         assert_eq!(
-            b.error.map(|e| e.code),
+            b.error().map(|e| e.code),
             Some(ErrorCode::Stale),
             "{no_fsync}"
         );
-        assert!(!b.written);
+        assert!(!b.written());
         assert_eq!(
             fs::read_to_string(root.join("sub/b.js")).unwrap(),
             "const theirs = 1;\n"
         );
         fs::write(root.join("a.js"), "const a = 1;\nconst b = 2;\n").unwrap();
         let a = between("a.js", no_fsync, Box::new(|| {}));
-        assert!(a.written && a.error.is_none(), "{a:?}");
+        assert!(a.written() && a.error().is_none(), "{a:?}");
         assert_eq!(
             fs::read_to_string(root.join("a.js")).unwrap(),
             "let a = 1;\nlet b = 2;\n"
@@ -357,8 +366,8 @@ fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled
             1 << 30,
         )));
         let mut req = request(&root, "*.js", false, "s/const/let/");
-        req.options.in_place = in_place;
-        req.options.no_fsync = true;
+        req.options = req.options.to_builder().in_place(in_place).build();
+        req.options = req.options.to_builder().no_fsync(true).build();
         // Cancelled once ten files are planned: those written stay written and are reported
         // and recorded as such; the others are left as they were, reported as cancelled.
         let slot: Arc<std::sync::OnceLock<filekit_core::Control>> = Arc::default();
@@ -372,7 +381,7 @@ fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled
             }
         });
         slot.set(control.clone()).unwrap();
-        req.options.control = control;
+        req.options = req.options.to_builder().control(control).build();
         let out = tree_replace(&ws, &req).unwrap();
         let report = &out.report;
         let mode = format!("in_place {in_place}");
@@ -381,12 +390,12 @@ fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled
         let mut written = 0;
         for f in &report.files {
             let now = fs::read_to_string(root.join(&f.path)).unwrap();
-            if f.written {
+            if f.written() {
                 written += 1;
-                assert!(f.error.is_none(), "{mode}: {f:?}");
+                assert!(f.error().is_none(), "{mode}: {f:?}");
                 assert!(now.starts_with("let "), "{mode}: {}: {now}", f.path);
             } else {
-                assert_eq!(f.error.as_ref().map(|e| e.code), Some(ErrorCode::Cancelled));
+                assert_eq!(f.error().map(|e| e.code), Some(ErrorCode::Cancelled));
                 assert!(now.starts_with("const "), "{mode}: {}: {now}", f.path);
             }
         }
@@ -472,10 +481,10 @@ fn previews_of_files_with_lone_carriage_returns_count_lines_at_line_feeds() {
         true,
         r"s/start\n((?:l[0-9]\r.\n)+)end/begin\nz\n${1}fin/m",
     );
-    req.options.dry_run = true;
+    req.options = req.options.to_builder().dry_run(true).build();
     let out = tree_replace(&ws(&root), &req).unwrap();
     let f = &out.report.files[0];
-    assert!(f.success(), "{:?}", f.error);
+    assert!(f.success(), "{:?}", f.error());
     assert_eq!(
         f.diff,
         "--- a/g.txt\n+++ b/g.txt\n\
@@ -497,45 +506,49 @@ fn an_in_place_write_waits_for_a_writer_holding_the_file_then_keeps_its_change()
         let target = root.join("a.js");
         fs::write(&target, "const a = 1;\n").unwrap();
         let mut req = request(&root, "a.js", true, "s/const/let/");
-        req.options.in_place = true;
-        req.options.no_fsync = no_fsync;
+        req.options = req.options.to_builder().in_place(true).build();
+        req.options = req.options.to_builder().no_fsync(no_fsync).build();
         let holder = target.clone();
         let other: std::sync::Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>> =
             Default::default();
         let other_in_hook = other.clone();
-        req.options.control = filekit_core::Control::with_progress(move |p| {
-            // The request's one file is planned, not written yet (an in-place write follows
-            // its planning at once): take the lock here, change the file a little later.
-            if p.done != 1 || p.total != 0 {
-                return;
-            }
-            let file = fs::File::open(&holder).unwrap();
-            flock(&file, FlockOperation::LockExclusive).unwrap();
-            let path = holder.clone();
-            let thread = std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(300));
-                if renames {
-                    let temp = path.with_extension("tmp");
-                    fs::write(&temp, "const theirs = 2;\n").unwrap();
-                    fs::rename(&temp, &path).unwrap();
-                } else {
-                    fs::write(&path, "const theirs = 2;\n").unwrap();
+        req.options = req
+            .options
+            .to_builder()
+            .control(filekit_core::Control::with_progress(move |p| {
+                // The request's one file is planned, not written yet (an in-place write follows
+                // its planning at once): take the lock here, change the file a little later.
+                if p.done != 1 || p.total != 0 {
+                    return;
                 }
-                drop(file);
-            });
-            *other_in_hook.lock().unwrap() = Some(thread);
-        });
+                let file = fs::File::open(&holder).unwrap();
+                flock(&file, FlockOperation::LockExclusive).unwrap();
+                let path = holder.clone();
+                let thread = std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                    if renames {
+                        let temp = path.with_extension("tmp");
+                        fs::write(&temp, "const theirs = 2;\n").unwrap();
+                        fs::rename(&temp, &path).unwrap();
+                    } else {
+                        fs::write(&path, "const theirs = 2;\n").unwrap();
+                    }
+                    drop(file);
+                });
+                *other_in_hook.lock().unwrap() = Some(thread);
+            }))
+            .build();
         let out = tree_replace(&ws(&root), &req).unwrap();
         if let Some(thread) = other.lock().unwrap().take() {
             thread.join().unwrap();
         }
         let f = &out.report.files[0];
         assert_eq!(
-            f.error.as_ref().map(|e| e.code),
+            f.error().map(|e| e.code),
             Some(ErrorCode::Stale),
             "renames {renames}, no_fsync {no_fsync}: {f:?}"
         );
-        assert!(!f.written);
+        assert!(!f.written());
         assert_eq!(fs::read_to_string(&target).unwrap(), "const theirs = 2;\n");
     }
 }
@@ -569,16 +582,13 @@ fn a_leased_file_is_refused_alone_and_its_holder_still_writes_it() {
             .unwrap_or_else(|| panic!("{name} in {:?}", names(&out.report.files)))
     };
     let locked = file("b.js");
-    assert_eq!(
-        locked.error.as_ref().map(|e| e.code),
-        Some(ErrorCode::Locked)
-    );
-    assert!(!locked.written);
+    assert_eq!(locked.error().map(|e| e.code), Some(ErrorCode::Locked));
+    assert!(!locked.written());
     assert_eq!(
         fs::read_to_string(root.join("sub/b.js")).unwrap(),
         "const c = 3;\r\n"
     );
-    assert!(file("a.js").written && file("c.js").written);
+    assert!(file("a.js").written() && file("c.js").written());
     assert_eq!(
         fs::read_to_string(root.join("a.js")).unwrap(),
         "let a = 1;\nlet b = 2;\n"

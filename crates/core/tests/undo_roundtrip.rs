@@ -449,7 +449,7 @@ fn contents_stored_as_splices_come_back_whole() {
                 },
             )
         };
-        assert!(r.files.iter().all(|f| f.written), "{:?}", r.files);
+        assert!(r.files.iter().all(|f| f.written()), "{:?}", r.files);
         entries.push(r.history_entry.unwrap());
         states.push(snapshot(&root));
     }

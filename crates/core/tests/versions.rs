@@ -93,9 +93,9 @@ fn a_stale_line_edit_is_merged_into_the_changed_file() {
         None,
         vec![replace_lines(8, 8, "EIGHT", Some(&v1))],
     );
-    assert!(r.success(), "{:?}", r.files[0].error);
+    assert!(r.success(), "{:?}", r.files[0].error());
     let f = &r.files[0];
-    assert!(f.merged);
+    assert!(f.merged());
     assert_eq!(f.merged_from.as_deref(), Some(v1.as_str()));
     assert!(f.diff.contains("-line 8\n+EIGHT\n"), "{}", f.diff);
     let now = std::fs::read_to_string(d.path().join("f.txt")).unwrap();
@@ -115,7 +115,11 @@ fn a_stale_line_edit_is_merged_into_the_changed_file() {
             label: None,
         }],
     );
-    assert!(r.success() && r.files[0].merged, "{:?}", r.files[0].error);
+    assert!(
+        r.success() && r.files[0].merged(),
+        "{:?}",
+        r.files[0].error()
+    );
     let now = std::fs::read_to_string(d.path().join("f.txt")).unwrap();
     assert!(
         now.starts_with("a\nb\nline 1\nTWO\nline 3\n") && now.contains("EIGHT\n"),
@@ -146,10 +150,10 @@ fn an_overlapping_stale_edit_is_a_conflict_with_both_sides() {
         vec![replace_lines(4, 5, "ours four\nours five", None)],
     );
     let f = &r.files[0];
-    let err = f.error.as_ref().expect("a conflict");
+    let err = f.error().expect("a conflict");
     assert_eq!(err.code, ErrorCode::Conflict);
-    assert_eq!(f.status, FileStatus::Failed);
-    assert!(!f.written);
+    assert_eq!(f.status(), FileStatus::Failed);
+    assert!(!f.written());
     assert_eq!(f.edits_failed, 1);
     assert_eq!(f.edits[0].error.as_ref().unwrap().code, ErrorCode::Conflict);
     assert!(
@@ -179,7 +183,7 @@ fn an_unknown_base_is_stale_and_bad_hashes_are_refused() {
         Some("0123456789abcdef"),
         vec![replace_lines(1, 1, "x", None)],
     );
-    let err = r.files[0].error.as_ref().unwrap();
+    let err = r.files[0].error().unwrap();
     assert_eq!(err.code, ErrorCode::Stale);
     assert!(
         err.message.contains("not among those filekit kept"),
@@ -192,20 +196,14 @@ fn an_unknown_base_is_stale_and_bad_hashes_are_refused() {
         Some("12"),
         vec![replace_lines(1, 1, "x", None)],
     );
-    assert_eq!(
-        r.files[0].error.as_ref().unwrap().code,
-        ErrorCode::InvalidArgument
-    );
+    assert_eq!(r.files[0].error().unwrap().code, ErrorCode::InvalidArgument);
     let r = edit(
         &ws,
         "f.txt",
         Some("zzzzzzzzzz"),
         vec![replace_lines(1, 1, "x", None)],
     );
-    assert_eq!(
-        r.files[0].error.as_ref().unwrap().code,
-        ErrorCode::InvalidArgument
-    );
+    assert_eq!(r.files[0].error().unwrap().code, ErrorCode::InvalidArgument);
     assert_eq!(
         std::fs::read_to_string(d.path().join("f.txt")).unwrap(),
         numbered(3)
@@ -213,7 +211,7 @@ fn an_unknown_base_is_stale_and_bad_hashes_are_refused() {
     // A base that is the file as it is: applied as usual, not a merge.
     let h = hash::content_hash(numbered(3).as_bytes());
     let r = edit(&ws, "f.txt", Some(&h), vec![replace_lines(1, 1, "x", None)]);
-    assert!(r.success() && !r.files[0].merged);
+    assert!(r.success() && !r.files[0].merged());
 }
 
 #[test]
@@ -233,7 +231,11 @@ fn versions_persist_for_another_process() {
         Some(&v1),
         vec![replace_lines(1, 1, "one", None)],
     );
-    assert!(r.success() && r.files[0].merged, "{:?}", r.files[0].error);
+    assert!(
+        r.success() && r.files[0].merged(),
+        "{:?}",
+        r.files[0].error()
+    );
     assert_eq!(
         std::fs::read_to_string(d.path().join("f.txt")).unwrap(),
         "one\nline 2\nline 3\nline 4\nline 5\nsix\n"
@@ -283,7 +285,7 @@ fn leases_refuse_other_holders_and_expire() {
     let lease = leases::lock(&a, &p, "agent-a", 60).unwrap();
     assert_eq!(lease.holder, "agent-a");
     let r = edit(&b, "f.txt", None, vec![replace_lines(1, 1, "b", None)]);
-    let err = r.files[0].error.as_ref().unwrap();
+    let err = r.files[0].error().unwrap();
     assert_eq!(err.code, ErrorCode::Locked);
     assert!(err.message.contains("agent-a"), "{}", err.message);
     assert!(leases::lock(&b, &p, "agent-b", 60).is_err());
@@ -307,7 +309,11 @@ fn leases_refuse_other_holders_and_expire() {
     );
     assert!(!delete.success());
     assert!(d.path().join("f.txt").exists());
-    assert!(serde_json::to_string(&delete).unwrap().contains("LOCKED"));
+    assert_eq!(
+        delete.ops[0].error.as_ref().map(|e| e.code),
+        Some(ErrorCode::Locked),
+        "{delete:?}"
+    );
     assert!(leases::unlock(&a, &p, "agent-a", false).unwrap().is_some());
     assert!(edit(&b, "f.txt", None, vec![replace_lines(2, 2, "b", None)]).success());
     // An expired lease is ignored: write one that ended a minute ago.
@@ -431,11 +437,11 @@ fn concurrent_clients_editing_from_stale_versions_lose_nothing() {
                             )],
                         );
                         let f = &r.files[0];
-                        let outcome = match &f.error {
+                        let outcome = match f.error() {
                             None => Outcome::Applied {
                                 from: f.old_hash.clone().unwrap(),
                                 to: f.new_hash.clone().unwrap(),
-                                merged: f.merged,
+                                merged: f.merged(),
                             },
                             Some(e) if e.code == ErrorCode::Conflict => Outcome::Conflict {
                                 current: f.old_hash.clone().unwrap(),

@@ -798,14 +798,13 @@ fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 
     let request = EditRequest {
         files,
-        options: EditOptions {
-            dry_run: args.dry_run.unwrap_or(false),
-            atomic: args.atomic.unwrap_or(false),
-            stop_on_error: args.stop_on_error.unwrap_or(false),
-            fuzzy_threshold: None,
-            per_edit_diffs: false,
-            ..Default::default()
-        },
+        options: EditOptions::builder()
+            .dry_run(args.dry_run.unwrap_or(false))
+            .atomic(args.atomic.unwrap_or(false))
+            .stop_on_error(args.stop_on_error.unwrap_or(false))
+            .fuzzy_threshold(None)
+            .per_edit_diffs(false)
+            .build(),
     };
     let mut report = ws.apply(request);
     shape::word_report(&mut report, &FS_WRITE_WORDS);
@@ -844,7 +843,7 @@ fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 pairs.extend(shape::error_fields(err, Case::Snake));
             }
             pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
-            pairs.push(("merged", f.merged.then(|| json!(true))));
+            pairs.push(("merged", f.merged().then(|| json!(true))));
             let (diff, note) = shape::capped_diff(&f.diff);
             pairs.push(("diff", (!diff.is_empty()).then(|| json!(diff))));
             pairs.push(("diff_truncated", note.map(|n| json!(n))));
@@ -944,12 +943,12 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
 /// skipped (unchanged files are only counted), diffs until the reply's diff budget is spent.
 fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let report = &out.report;
-    let count = |s: FileStatus| report.files.iter().filter(|f| f.status == s).count();
+    let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
     let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
     let mut budget = shape::DiffBudget::new();
     let mut entries = Vec::new();
     for f in &report.files {
-        if f.status == FileStatus::Unchanged && f.success() {
+        if f.status() == FileStatus::Unchanged && f.success() {
             continue;
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
@@ -958,7 +957,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
             ("path", Some(json!(f.path))),
             ("success", Some(json!(err.is_none()))),
             ("replacements", Some(json!(replacements))),
-            ("skipped", f.skipped.as_ref().map(|s| json!(s))),
+            ("skipped", f.skipped().map(|s| json!(s))),
         ];
         if let Some(err) = &err {
             pairs.extend(shape::error_fields(err, Case::Snake));
@@ -967,7 +966,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         pairs.push((
             "content_hash",
             shape::current_hash(f)
-                .filter(|_| f.skipped.is_none())
+                .filter(|_| f.skipped().is_none())
                 .map(|h| json!(h)),
         ));
         entries.push(object(pairs));

@@ -551,12 +551,11 @@ fn commit(
     if !edits.is_empty() {
         let report = ws.apply(EditRequest {
             files: edits,
-            options: EditOptions {
-                dry_run,
-                atomic: true,
-                tool: tool.clone(),
-                ..EditOptions::default()
-            },
+            options: EditOptions::builder()
+                .dry_run(dry_run)
+                .atomic(true)
+                .tool(tool.clone())
+                .build(),
         });
         for f in &report.files {
             diffs.push((f.path.clone(), f.diff.clone()));

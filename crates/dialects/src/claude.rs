@@ -336,7 +336,7 @@ fn write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             err.full_message(),
         ));
     }
-    let verb = if f.status == FileStatus::Created {
+    let verb = if f.status() == FileStatus::Created {
         "Created"
     } else {
         "Wrote"
@@ -557,10 +557,7 @@ fn replace_strings(
     let request = EditRequest::one_file(
         file_path,
         planned,
-        EditOptions {
-            atomic: true,
-            ..EditOptions::default()
-        },
+        EditOptions::builder().atomic(true).build(),
     );
     let mut report = ws.apply(request);
     shape::word_report(
@@ -599,7 +596,7 @@ fn replace_strings(
     let content = format!(
         "The file {file_path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n{snippet}"
     );
-    let short = if f.status == FileStatus::Created {
+    let short = if f.status() == FileStatus::Created {
         format!("Created {file_path}")
     } else if tool == "MultiEdit" {
         format!("Applied {count} edits ({replaced} replacements)")

@@ -184,7 +184,7 @@ fn edit_block(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     };
     // A failure of the edit (not of the file) is told in Desktop Commander's words; the
     // engine's facts stay in `details`.
-    let err = if f.error.is_none() {
+    let err = if f.error().is_none() {
         in_dc_words(err, &args.file_path, &args.old_string)
     } else {
         err.clone()
@@ -196,7 +196,7 @@ fn edit_block(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     );
     // Desktop Commander's error responses: "Error: <message>"; its own search results
     // (not found, count) are its message as it is.
-    let text = if f.error.is_some() {
+    let text = if f.error().is_some() {
         format!("Error: {}", err.full_message())
     } else {
         err.full_message()
@@ -444,16 +444,15 @@ fn batch_edit_blocks(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 label: e.label,
             })
             .collect(),
-        EditOptions {
-            dry_run,
-            stop_on_error: args.stop_on_error.unwrap_or(false),
+        EditOptions::builder()
+            .dry_run(dry_run)
+            .stop_on_error(args.stop_on_error.unwrap_or(false))
             // DESIGN: fuzzy matching applies only when the caller asks for it.
-            fuzzy_threshold: args.fuzzy_threshold,
+            .fuzzy_threshold(args.fuzzy_threshold)
             // The final diff shows every change; a diff per edit helps only while they are few.
-            per_edit_diffs: total <= shape::MAX_PER_EDIT_DIFFS,
-            atomic: false,
-            ..Default::default()
-        },
+            .per_edit_diffs(total <= shape::MAX_PER_EDIT_DIFFS)
+            .atomic(false)
+            .build(),
     );
     let mut report = ws.apply(request);
     shape::word_report(&mut report, &BATCH_WORDS);
@@ -488,7 +487,7 @@ fn batch_edit_blocks(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let successful = f.edits.iter().filter(|o| o.success).count();
     let skipped = f.edits.iter().filter(|o| o.skipped).count();
     // A file that failed as a whole (missing, binary, ...) applied none of its edits.
-    let failed = if f.error.is_some() && f.edits.is_empty() {
+    let failed = if f.error().is_some() && f.edits.is_empty() {
         total
     } else {
         f.edits.iter().filter(|o| !o.success && !o.skipped).count()
@@ -506,7 +505,7 @@ fn batch_edit_blocks(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ("contentHash", shape::current_hash(f).map(|h| json!(h))),
         ("dryRun", dry_run.then(|| json!(true))),
     ];
-    if let Some(err) = &f.error {
+    if let Some(err) = f.error() {
         pairs.extend(shape::error_fields(err, Case::Camel));
     }
     // No Desktop Commander wording exists for this tool (ADR-002 defines its result as this
@@ -568,10 +567,7 @@ fn write_from_line(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             new: args.content,
             content_hash: args.content_hash,
         }],
-        EditOptions {
-            dry_run,
-            ..EditOptions::default()
-        },
+        EditOptions::builder().dry_run(dry_run).build(),
     );
     let mut report = ws.apply(request);
     shape::word_report(&mut report, &FROM_LINE_WORDS);

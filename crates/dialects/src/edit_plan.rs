@@ -251,15 +251,14 @@ impl EditPlan {
                     edits: f.edits.into_iter().map(PlanEdit::into_edit).collect(),
                 })
                 .collect(),
-            options: EditOptions {
-                dry_run: dry_run || self.options.dry_run,
-                atomic: atomic || self.options.atomic,
-                stop_on_error: stop_on_error || self.options.stop_on_error,
-                fuzzy_threshold: self.options.fuzzy_threshold,
-                per_edit_diffs: self.options.per_edit_diffs,
-                holder: self.options.holder,
-                ..Default::default()
-            },
+            options: EditOptions::builder()
+                .dry_run(dry_run || self.options.dry_run)
+                .atomic(atomic || self.options.atomic)
+                .stop_on_error(stop_on_error || self.options.stop_on_error)
+                .fuzzy_threshold(self.options.fuzzy_threshold)
+                .per_edit_diffs(self.options.per_edit_diffs)
+                .holder(self.options.holder)
+                .build(),
         }
     }
 }
@@ -337,7 +336,7 @@ mod tests {
         )
         .unwrap();
         let req = plan.into_request(true, false, false);
-        assert!(req.options.dry_run && req.options.atomic && !req.options.stop_on_error);
+        assert!(req.options.dry_run() && req.options.atomic() && !req.options.stop_on_error());
         assert!(matches!(
             req.files[0].edits[0],
             Edit::ReplaceText {

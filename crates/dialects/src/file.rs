@@ -256,10 +256,7 @@ fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         })
         .collect();
     // The document's multi-edit is one bottom-to-top operation: half of it is no use.
-    let options = EditOptions {
-        atomic: true,
-        ..EditOptions::default()
-    };
+    let options = EditOptions::builder().atomic(true).build();
     let request = EditRequest::one_file(args.path.clone(), edits, options);
     let mut report = ws.apply(request);
     shape::word_report(&mut report, &FILE_WORDS);
@@ -294,7 +291,7 @@ fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     pairs.push(("diff_truncated", diff_note.map(|n| json!(n))));
     pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
     pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
-    pairs.push(("merged", f.merged.then(|| json!(true))));
+    pairs.push(("merged", f.merged().then(|| json!(true))));
     let mut text = shape::write_summary(&report, false);
     if let Some(u) = updated.filter(|u| !u.is_empty()) {
         text.push_str("\nUpdated lines:\n");

@@ -556,10 +556,9 @@ fn file_create(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             content,
             overwrite: args.overwrite,
         }],
-        EditOptions {
-            no_create_parents: !args.create_directories,
-            ..EditOptions::default()
-        },
+        EditOptions::builder()
+            .no_create_parents(!args.create_directories)
+            .build(),
     );
     let report = ws.apply(request);
     let f = &report.files[0];
@@ -576,7 +575,7 @@ fn file_create(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let value = object(vec![
         ("success", Some(json!(true))),
         ("path", Some(json!(args.path))),
-        ("created", Some(json!(f.written))),
+        ("created", Some(json!(f.written()))),
         ("template", args.content.is_none().then(|| json!(template))),
         ("size", Some(json!(size))),
         ("directoriesCreated", Some(json!(created_dirs))),
@@ -1248,7 +1247,7 @@ fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         let report = ws.apply(request);
         let f = &report.files[0];
         (
-            f.written,
+            f.written(),
             size,
             renamed,
             report.history_entry,

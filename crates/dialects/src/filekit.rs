@@ -16,6 +16,7 @@ use crate::Call;
 use crate::args::{parse, schema_for};
 use crate::edit_plan::EditPlan;
 use crate::shape::{self, Case};
+use crate::wire::{EditReportJson, status_word};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::FkError;
 use filekit_core::edit::FileStatus;
@@ -290,8 +291,8 @@ fn edit_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     // The plan's words: `old`, `expected`, `start`, `after`, ...
     shape::word_report(&mut report, &crate::edit_plan::PLAN_WORDS);
     let text = shape::write_summary(&report, true);
-    let mut value =
-        serde_json::to_value(&report).unwrap_or_else(|e| json!({"error": e.to_string()}));
+    let mut value = serde_json::to_value(EditReportJson::from(&report))
+        .unwrap_or_else(|e| json!({"error": e.to_string()}));
     // Keep replies bounded: each file's diff is cut to its first hunks, with a note saying so.
     if let Some(files) = value.get_mut("files").and_then(Value::as_array_mut) {
         for (entry, file) in files.iter_mut().zip(&report.files) {
@@ -379,24 +380,24 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut entries = Vec::new();
     let mut budget = shape::DiffBudget::new();
     for f in &report.files {
-        if f.status == FileStatus::Unchanged && f.success() {
+        if f.status() == FileStatus::Unchanged && f.success() {
             continue; // counted, not listed
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
         let replacements: usize = f.edits.iter().map(|o| o.replacements).sum();
         let mut entry = serde_json::Map::new();
         entry.insert("path".into(), json!(f.path));
-        entry.insert("status".into(), json!(f.status));
+        entry.insert("status".into(), json!(status_word(f.status())));
         entry.insert("replacements".into(), json!(replacements));
         if let Some(err) = &err {
             text.push_str(&format!("{}: FAILED {}\n", f.path, err.full_message()));
             entry.insert("error".into(), json!(err));
-        } else if let Some(why) = &f.skipped {
+        } else if let Some(why) = f.skipped() {
             entry.insert("skipped".into(), json!(why));
         } else {
             text.push_str(&format!("{}: {replacements} replacement(s)\n", f.path));
         }
-        if let Some(hash) = shape::current_hash(f).filter(|_| f.skipped.is_none()) {
+        if let Some(hash) = shape::current_hash(f).filter(|_| f.skipped().is_none()) {
             entry.insert("content_hash".into(), json!(hash));
         }
         if let Some(diff) = budget.take(&f.diff) {
@@ -407,7 +408,7 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let changed = report
         .files
         .iter()
-        .filter(|f| matches!(f.status, FileStatus::Modified))
+        .filter(|f| matches!(f.status(), FileStatus::Modified))
         .count();
     let failed = report.files.iter().filter(|f| !f.success()).count();
     let mut summary = format!(
@@ -775,4 +776,142 @@ fn unlock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     }
     let value = json!({"success": failed == 0, "holder": holder, "leases": entries});
     Ok(ToolReply::new(value, failed > 0, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    /// One whole edit_files reply, as a client gets it (field order included): a file
+    /// modified with an edit that failed, one created in a new directory, one missing. The
+    /// workspace's path and the files' times are the only parts that vary between runs.
+    #[test]
+    fn an_edit_files_reply_is_pinned() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        let ws = filekit_core::Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        let reply = crate::call_in(
+            &ws,
+            Some(&["filekit"]),
+            "edit_files",
+            json!({"files": [
+                {"path": "a.txt", "edits": [
+                    {"replace_lines": {"start": 1, "end": 1, "new": "ONE"}},
+                    {"str_replace": {"old": "three", "new": "THREE"}},
+                    {"str_replace": {"old": "tow", "new": "2"}},
+                ]},
+                {"path": "b/new.txt", "edits": [{"create": {"content": "hi\n"}}]},
+                {"path": "gone.txt", "edits": [{"str_replace": {"old": "x", "new": "y"}}]},
+            ]}),
+        );
+        assert!(reply.is_error);
+        let mut value = reply.value;
+        for f in value["files"].as_array_mut().unwrap() {
+            if let Some(t) = f.get_mut("last_modified") {
+                *t = Value::from("<time>");
+            }
+        }
+        let text = serde_json::to_string_pretty(&value)
+            .unwrap()
+            .replace(root.to_str().unwrap(), "<root>");
+        assert_eq!(text, PINNED_EDIT_FILES, "{text}");
+    }
+
+    const PINNED_EDIT_FILES: &str = r#"{
+  "files": [
+    {
+      "path": "a.txt",
+      "resolved_path": "<root>/a.txt",
+      "status": "modified",
+      "written": true,
+      "edits_applied": 2,
+      "edits_failed": 1,
+      "edits": [
+        {
+          "index": 0,
+          "command": "replace_lines",
+          "success": true,
+          "replacements": 1,
+          "line": 1
+        },
+        {
+          "index": 1,
+          "command": "str_replace",
+          "success": true,
+          "replacements": 1,
+          "line": 3
+        },
+        {
+          "index": 2,
+          "command": "str_replace",
+          "success": false,
+          "replacements": 0,
+          "error": {
+            "code": "NOT_FOUND",
+            "message": "`old` was not found in <root>/a.txt",
+            "hint": "nothing similar is in the file: read it again and copy the text exactly, including indentation",
+            "details": {
+              "fact": "search_text_not_found",
+              "near_miss": null,
+              "wanted": "tow"
+            }
+          }
+        }
+      ],
+      "diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-one\n+ONE\n two\n-three\n+THREE\n",
+      "lines_added": 2,
+      "lines_removed": 2,
+      "old_hash": "8ba6dab5185db767",
+      "new_hash": "702273c83c32c4e0",
+      "last_modified": "<time>"
+    },
+    {
+      "path": "b/new.txt",
+      "resolved_path": "<root>/b/new.txt",
+      "status": "created",
+      "written": true,
+      "edits_applied": 1,
+      "edits_failed": 0,
+      "edits": [
+        {
+          "index": 0,
+          "command": "create",
+          "success": true,
+          "replacements": 1,
+          "line": 1
+        }
+      ],
+      "diff": "--- /dev/null\n+++ b/b/new.txt\n@@ -0,0 +1,1 @@\n+hi\n",
+      "lines_added": 1,
+      "lines_removed": 0,
+      "new_hash": "b34d1a3ab2bece70",
+      "last_modified": "<time>",
+      "created_dirs": [
+        "<root>/b"
+      ]
+    },
+    {
+      "path": "gone.txt",
+      "resolved_path": "<root>/gone.txt",
+      "status": "failed",
+      "written": false,
+      "edits_applied": 0,
+      "edits_failed": 0,
+      "edits": [],
+      "diff": "",
+      "lines_added": 0,
+      "lines_removed": 0,
+      "error": {
+        "code": "NOT_FOUND",
+        "message": "<root>/gone.txt does not exist",
+        "hint": "nothing with a similar name is in <root>; list that directory to see what is there"
+      }
+    }
+  ],
+  "dry_run": false,
+  "atomic": false,
+  "rolled_back": false,
+  "success": false
+}"#;
 }

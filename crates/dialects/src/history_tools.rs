@@ -5,6 +5,7 @@
 use crate::Call;
 use crate::args::{object, parse, schema_for};
 use crate::shape::{self, Case};
+use crate::wire::OpReportJson;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::fsops::{FileOp, FsRequest};
 use filekit_core::history::ListFilter;
@@ -265,7 +266,16 @@ fn manage_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ("dry_run", Some(json!(report.dry_run))),
         ("atomic", Some(json!(report.atomic))),
         ("rolled_back", Some(json!(report.rolled_back))),
-        ("operations", Some(json!(report.ops))),
+        (
+            "operations",
+            Some(json!(
+                report
+                    .ops
+                    .iter()
+                    .map(OpReportJson::from)
+                    .collect::<Vec<_>>()
+            )),
+        ),
         (
             "imports_updated",
             (report.success() && !applied.files.is_empty()).then(|| json!(applied.files)),

@@ -60,6 +60,7 @@ pub mod refactor_mode;
 mod semantic;
 mod shape;
 mod templates;
+pub mod wire;
 
 use filekit_core::edit::{EditReport, EditRequest};
 use filekit_core::{Control, ErrorCode, FkError, Workspace, pipeline};
@@ -117,8 +118,12 @@ impl Call<'_> {
 
     /// Applies an edit request under the call's control and name.
     pub(crate) fn apply(&self, mut request: EditRequest) -> EditReport {
-        request.options.control = self.control();
-        request.options.tool = Some(self.tool_name());
+        request.options = request
+            .options
+            .to_builder()
+            .control(self.control())
+            .tool(Some(self.tool_name()))
+            .build();
         pipeline::apply(self.ws, &request)
     }
 }

@@ -573,10 +573,7 @@ fn write_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             overwrite: true,
         }],
         // The server writes into an existing directory only.
-        EditOptions {
-            no_create_parents: true,
-            ..EditOptions::default()
-        },
+        EditOptions::builder().no_create_parents(true).build(),
     );
     let report = ws.apply(request);
     let f = &report.files[0];

@@ -352,11 +352,10 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
     }
     let request = EditRequest {
         files: file_edits,
-        options: EditOptions {
-            dry_run: req.dry_run,
-            atomic: true,
-            ..EditOptions::default()
-        },
+        options: EditOptions::builder()
+            .dry_run(req.dry_run)
+            .atomic(true)
+            .build(),
     };
     let report = ws.apply(request);
     for fr in &report.files {
@@ -377,7 +376,7 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
     let affected: Vec<String> = report
         .files
         .iter()
-        .filter(|f| f.status != FileStatus::Unchanged)
+        .filter(|f| f.status() != FileStatus::Unchanged)
         .map(|f| f.path.clone())
         .collect();
     let n = affected.len();

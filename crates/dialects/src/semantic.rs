@@ -1025,11 +1025,7 @@ fn write(
             ranges: splices.into_iter().map(|(_, s)| s).collect(),
             content_hash: src.hash.clone(),
         }],
-        EditOptions {
-            dry_run,
-            atomic: true,
-            ..EditOptions::default()
-        },
+        EditOptions::builder().dry_run(dry_run).atomic(true).build(),
     );
     let report = ws.apply(request);
     let Some(fr) = report.files.first() else {
@@ -1047,7 +1043,7 @@ fn write(
     };
     let targets: Vec<&str> = planned.iter().map(|p| p.target.as_str()).collect();
     let verb = if dry_run { "Would apply" } else { "Applied" };
-    let summary = if fr.status == FileStatus::Unchanged {
+    let summary = if fr.status() == FileStatus::Unchanged {
         format!("{file}: the edit leaves the file as it was")
     } else {
         format!(
@@ -1063,7 +1059,7 @@ fn write(
         "operation": operation,
         "file": file,
         "target": if targets.len() == 1 { json!(targets[0]) } else { json!(targets) },
-        "filesAffected": if fr.status == FileStatus::Modified { 1 } else { 0 },
+        "filesAffected": if fr.status() == FileStatus::Modified { 1 } else { 0 },
         "totalEdits": total,
         "changes": [{"file": file, "edits": changes}],
         "summary": summary,

@@ -58,7 +58,7 @@ pub(crate) fn failure(
 /// The content hash of the file as it is on disk after the request: the new version when it
 /// was written, otherwise the version that is still there (dry run, failure).
 pub(crate) fn current_hash(file: &FileReport) -> Option<String> {
-    if file.written {
+    if file.written() {
         file.new_hash.clone()
     } else {
         file.old_hash.clone()
@@ -82,8 +82,7 @@ pub(crate) fn rolled_back_error(report: &EditReport, file: &FileReport) -> Optio
 
 /// The first failure of a file: its own error, or its first failed edit's.
 pub(crate) fn first_error(file: &FileReport) -> Option<&FkError> {
-    file.error
-        .as_ref()
+    file.error()
         .or_else(|| file.edits.iter().find_map(|e| e.error.as_ref()))
 }
 
@@ -257,14 +256,13 @@ pub(crate) fn run_tree_replace(
     let request = filekit_core::replace::TreeReplace {
         selection,
         substitution,
-        options: filekit_core::EditOptions {
-            dry_run,
-            atomic,
-            control: ws.control(),
-            tool: Some(ws.tool_name()),
-            lean: true,
-            ..Default::default()
-        },
+        options: filekit_core::EditOptions::builder()
+            .dry_run(dry_run)
+            .atomic(atomic)
+            .control(ws.control())
+            .tool(Some(ws.tool_name()))
+            .lean(true)
+            .build(),
     };
     filekit_core::replace::tree_replace(ws, &request)
 }
@@ -305,12 +303,7 @@ impl DiffBudget {
 pub(crate) fn write_summary(report: &EditReport, commands: bool) -> String {
     let mut out = String::new();
     for f in &report.files {
-        let state = if let Some(err) = f
-            .error
-            .as_ref()
-            .cloned()
-            .or_else(|| rolled_back_error(report, f))
-        {
+        let state = if let Some(err) = f.error().cloned().or_else(|| rolled_back_error(report, f)) {
             format!("FAILED: {}", err.full_message())
         } else if unwritten(report, f) {
             // An all-or-nothing request whose edit failed: nothing of the file changed, so
@@ -381,7 +374,7 @@ pub(crate) fn write_summary(report: &EditReport, commands: bool) -> String {
 
 /// A file whose edits did not all succeed and that was not written (not a dry run).
 fn unwritten(report: &EditReport, f: &FileReport) -> bool {
-    !report.dry_run && !f.written && f.edits_failed > 0
+    !report.dry_run && !f.written() && f.edits_failed > 0
 }
 
 /// "lines 3-5 of 120" for a read's header; a file too large to be read whole has no known
@@ -604,7 +597,7 @@ pub(crate) fn word_report(report: &mut EditReport, w: &Words) {
                 *err = in_words(err, &path, w);
             }
         }
-        if let Some(err) = &mut f.error {
+        if let Some(err) = f.error_mut() {
             *err = in_words(err, &path, w);
         }
     }

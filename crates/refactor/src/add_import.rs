@@ -60,7 +60,7 @@ pub enum Export {
     Package,
     /// Python: defined at the module's top level.
     Defined,
-    /// Python: imported and listed in `__all__`.
+    /// Python: imported and re-exported (`__all__`, `import X as X`).
     Listed,
     /// Python: a module of a package (`from . import name`).
     Submodule,
@@ -74,7 +74,7 @@ impl Export {
             Export::ReExport => "re-export",
             Export::Package => "package export",
             Export::Defined => "top-level definition",
-            Export::Listed => "listed in __all__",
+            Export::Listed => "re-export",
             Export::Submodule => "submodule",
         }
     }
@@ -740,4 +740,54 @@ fn python_candidates(
         to_candidates(&defining)
     };
     (chosen, searched)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_names_are_names_not_paths() {
+        for ok in ["rxjs", "@scope/pkg", "lodash.merge", "a-b_c"] {
+            assert!(valid_package_name(ok), "{ok}");
+        }
+        for bad in [
+            "../x",
+            "a/../b",
+            "@scope/../x",
+            "@scope",
+            ".bin",
+            "",
+            "a/b",
+            "/etc",
+        ] {
+            assert!(!valid_package_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn where_a_packages_types_start() {
+        let v = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        assert_eq!(
+            types_of(&v(
+                r#"{"exports": {".": {"import": {"types": "./esm/index.d.ts", "default": "./esm/index.js"}}}, "types": "./old.d.ts"}"#
+            )),
+            Some("./esm/index.d.ts".into())
+        );
+        assert_eq!(
+            types_of(&v(r#"{"typings": "lib/main.d.ts"}"#)),
+            Some("lib/main.d.ts".into())
+        );
+        assert_eq!(types_of(&v(r#"{"main": "index.js"}"#)), None);
+        assert_eq!(declaration_files("p/dist/index.js"), ["p/dist/index.d.ts"]);
+        assert_eq!(
+            declaration_files("p/types"),
+            ["p/types.d.ts", "p/types/index.d.ts"]
+        );
+        assert_eq!(
+            package_root("node_modules/@s/p/dist/x.d.ts"),
+            "node_modules/@s/p/"
+        );
+        assert_eq!(package_root("a/node_modules/p/x.d.ts"), "a/node_modules/p/");
+    }
 }

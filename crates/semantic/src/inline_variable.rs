@@ -267,19 +267,21 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
     let mut refs = Vec::new();
     references(init, &mut refs);
     // `this`, `arguments`, `super`, `new.target` are another function's inside a nested
-    // non-arrow function or a class body (an arrow takes its definer's).
+    // non-arrow function or a class body (an arrow takes its definer's); those of a function
+    // or class in the initializer are its own wherever it goes.
+    let own_context = |p: Node| {
+        p.kind() == "class_body" || (FUNCTIONS.contains(&p.kind()) && p.kind() != "arrow_function")
+    };
     let contextual = refs.iter().find(|r| {
-        matches!(r.kind(), "this" | "super" | "meta_property")
-            || &text[r.byte_range()] == "arguments"
+        (matches!(r.kind(), "this" | "super" | "meta_property")
+            || &text[r.byte_range()] == "arguments")
+            && crossed(**r, init, own_context).is_none()
+            && !own_context(init)
     });
     if let Some(c) = contextual
-        && let Some((u, f)) = uses.iter().find_map(|u| {
-            crossed(*u, scope, |p| {
-                p.kind() == "class_body"
-                    || (FUNCTIONS.contains(&p.kind()) && p.kind() != "arrow_function")
-            })
-            .map(|f| (u, f))
-        })
+        && let Some((u, f)) = uses
+            .iter()
+            .find_map(|u| crossed(*u, scope, own_context).map(|f| (u, f)))
     {
         return Err(invalid(
             format!(
@@ -478,6 +480,23 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
         }
     }
     let init_text = &text[init.byte_range()];
+    // A long initializer used many times could make an edit of gigabytes: bounded here, the
+    // pipeline then holds the result to the size of a file.
+    let total = uses.len().saturating_mul(init_text.len() + 2);
+    if total > crate::bounds::MAX_RESULT_BYTES {
+        return Err(FkError::too_large(
+            filekit_errors::Limit::ResultSize,
+            total as u64,
+            crate::bounds::MAX_RESULT_BYTES as u64,
+            format!(
+                "inlining `{name}` would write its {}-byte initializer at {} uses: {total} bytes, more than {}",
+                init_text.len(),
+                uses.len(),
+                crate::bounds::MAX_RESULT_BYTES
+            ),
+        )
+        .with_hint("keep the variable"));
+    }
     let mut splices = Vec::new();
     for u in &uses {
         let p = u.parent().expect("a use has a parent");
@@ -585,6 +604,18 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_past_the_result_bound_is_refused_before_it_is_built() {
+        let init = format!("'{}'", "x".repeat(5000));
+        let src = format!(
+            "function f() {{\n  const v = {init};\n{}}}\n",
+            "  g(v);\n".repeat(8000)
+        );
+        let e = inline_variable(Lang::TypeScript, &src, &Target::Name("v".into())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
+        assert!(e.message.contains("at 8000 uses"), "{}", e.message);
+    }
+
+    #[test]
     fn inlines_with_parentheses_where_precedence_needs_them() {
         let src = "function f(a: number, b: number) {\n  const sum = a + b;\n  return sum * 2 + g(sum) + { sum }.sum;\n}\n";
         assert_eq!(
@@ -686,6 +717,12 @@ mod tests {
         let src = "class A {\n  x = 1;\n  m() {\n    const f = () => this.x;\n    return function () { return f(); };\n  }\n}\n";
         let e = inline(src, "f").unwrap_err();
         assert!(e.message.contains("own `this`"), "{}", e.message);
+        // A function expression's `this` is its own wherever it is made.
+        let src = "class A {\n  m() {\n    const f = function () { return this; };\n    return function () { return f(); };\n  }\n}\n";
+        assert_eq!(
+            inline(src, "f").unwrap(),
+            "class A {\n  m() {\n    return function () { return (function () { return this; })(); };\n  }\n}\n"
+        );
     }
 
     #[test]

@@ -229,13 +229,10 @@ pub fn run(
         edits.push(Edit::Append { text: a.clone() });
     }
     let ws = Workspace::new(&[dir.to_path_buf()], false).unwrap();
-    let options = EditOptions {
-        no_fsync: true,
-        ..EditOptions::default()
-    };
+    let options = EditOptions::builder().no_fsync(true).build();
     let report = pipeline::apply(&ws, &EditRequest::one_file("f.txt", edits, options));
     let f = &report.files[0];
-    assert!(f.error.is_none(), "file error: {:?}", f.error);
+    assert!(f.error().is_none(), "file error: {:?}", f.error());
     let ok = f.edits.iter().map(|o| o.success).collect();
     (std::fs::read(&path).unwrap(), ok)
 }

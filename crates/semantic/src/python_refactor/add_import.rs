@@ -5,7 +5,7 @@
 //! the docstring and the header comments).
 
 use super::imports::{Item, indent_of, is_import, module_key, name_key, parse_stmt, render_stmt};
-use super::scopes::{Analysis, OccKind};
+use super::scopes::{Analysis, OccKind, squash};
 use super::*;
 use filekit_splices::Splices;
 
@@ -14,7 +14,7 @@ use filekit_splices::Splices;
 pub enum Offered {
     /// Bound at top level by a `def`, a `class` or an assignment.
     Defined,
-    /// Imported at top level and listed in `__all__` (a re-export).
+    /// Imported at top level and re-exported: listed in `__all__`, or imported `as` itself.
     Listed,
 }
 
@@ -145,7 +145,20 @@ pub fn offers(text: &str, name: &str) -> Option<Offered> {
                         }
                         false
                     });
-                if in_import {
+                // `from m import X as X`: the explicit re-export of typing's conventions.
+                let as_itself = tree
+                    .root_node()
+                    .descendant_for_byte_range(o.start, o.end)
+                    .and_then(|n| n.parent())
+                    .filter(|p| p.kind() == "aliased_import")
+                    .is_some_and(|p| {
+                        p.child_by_field_name("name")
+                            .is_some_and(|n| squash(&text[n.byte_range()]) == name)
+                    });
+                if as_itself {
+                    listed = true;
+                    imported = true;
+                } else if in_import {
                     imported = true;
                 } else {
                     defined = true;
@@ -367,6 +380,10 @@ mod tests {
             Some(Offered::Listed)
         );
         assert_eq!(offers("from .a import f\n", "f"), None);
+        assert_eq!(
+            offers("from http.client import E as E  # noqa: F401\n", "E"),
+            Some(Offered::Listed)
+        );
         assert_eq!(offers("def g():\n    f = 1\n", "f"), None);
         let e = missing_name("from .a import f\nf()\n", &Target::Name("f".into())).unwrap_err();
         assert!(e.message.contains("already imported"), "{}", e.message);

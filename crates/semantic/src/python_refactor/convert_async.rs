@@ -16,6 +16,7 @@
 use super::*;
 use crate::extract::{invalid, line, quote, to_splices};
 use filekit_splices::Splices;
+use std::collections::HashMap;
 
 const HINT: &str = "convert_to_async converts a generator-based coroutine: a `def` decorated `@asyncio.coroutine` or `@types.coroutine` that waits with `yield from`";
 
@@ -84,11 +85,14 @@ fn squash(s: &str) -> String {
 }
 
 /// The coroutine decorator among a definition's decorators, if any.
-fn coroutine_decorator<'a>(text: &str, root: Node, def: Node<'a>) -> Option<Decorator<'a>> {
+fn coroutine_decorator<'a>(
+    text: &str,
+    imports: &[(String, String, String)],
+    def: Node<'a>,
+) -> Option<Decorator<'a>> {
     let wrapper = def
         .parent()
         .filter(|p| p.kind() == "decorated_definition")?;
-    let imports = imported(text, root);
     let mut c = wrapper.walk();
     let decorators: Vec<Node<'a>> = wrapper
         .named_children(&mut c)
@@ -177,8 +181,8 @@ fn enclosing_function(n: Node) -> Option<Node> {
 
 /// Whether `def` is a plain generator: a `def` with a `yield` of its own, not `async`, not a
 /// coroutine by decorator.
-fn plain_generator(text: &str, root: Node, def: Node) -> bool {
-    if is_async(def) || coroutine_decorator(text, root, def).is_some() {
+fn plain_generator(text: &str, imports: &[(String, String, String)], def: Node) -> bool {
+    if is_async(def) || coroutine_decorator(text, imports, def).is_some() {
         return false;
     }
     let Some(body) = def.child_by_field_name("body") else {
@@ -245,7 +249,8 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
             HINT,
         ));
     }
-    let Some(dec) = coroutine_decorator(text, root, def) else {
+    let imports = imported(text, root);
+    let Some(dec) = coroutine_decorator(text, &imports, def) else {
         return Err(invalid(
             format!(
                 "`{name}` (line {fl}) is not decorated `@asyncio.coroutine` or `@types.coroutine`: making a plain `def` `async` would change what every caller gets (a coroutine to await instead of its value or a generator)"
@@ -253,18 +258,35 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
             HINT,
         ));
     };
+    // The module's functions by name, and which are plain generators (each asked once).
+    let mut top_defs: HashMap<&str, Vec<Node>> = HashMap::new();
+    let mut c = root.walk();
+    for st in root.named_children(&mut c) {
+        let d = match st.kind() {
+            "decorated_definition" => st.child_by_field_name("definition"),
+            _ => Some(st),
+        };
+        if let Some(d) = d.filter(|d| d.kind() == "function_definition")
+            && let Some(n) = d.child_by_field_name("name")
+        {
+            top_defs.entry(&text[n.byte_range()]).or_default().push(d);
+        }
+    }
+    let mut plain: HashMap<usize, bool> = HashMap::new();
     let body = def.child_by_field_name("body").expect("a def has a body");
     let mut ys = Vec::new();
     yields(body, None, &mut ys);
     let mut cuts = Vec::new();
     for (y, nested) in &ys {
-        let yl = line(text, y.start_byte());
+        // Counted only for a refusal: a line number costs a scan of the text before it.
+        let yl = || line(text, y.start_byte());
         if let Some(n) = nested {
             if is_yield_from(text, *y) {
                 return Err(invalid(
                     format!(
-                        "`{}` at line {yl} is inside {} (line {}), not `{name}` itself: `await` there would not wait in `{name}`",
+                        "`{}` at line {} is inside {} (line {}), not `{name}` itself: `await` there would not wait in `{name}`",
                         quote(text, *y),
+                        yl(),
                         kind_word(*n),
                         line(text, n.start_byte())
                     ),
@@ -276,15 +298,16 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
         if !is_yield_from(text, *y) {
             return Err(invalid(
                 format!(
-                    "`{}` at line {yl} is a bare `yield`: `{name}` is a generator, not a coroutine that waits only with `yield from`",
-                    quote(text, *y)
+                    "`{}` at line {} is a bare `yield`: `{name}` is a generator, not a coroutine that waits only with `yield from`",
+                    quote(text, *y),
+                    yl()
                 ),
                 HINT,
             ));
         }
         let Some(operand) = y.named_child(0) else {
             return Err(invalid(
-                format!("`yield from` at line {yl} has no operand"),
+                format!("`yield from` at line {} has no operand", yl()),
                 HINT,
             ));
         };
@@ -303,8 +326,9 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
         ) {
             return Err(invalid(
                 format!(
-                    "`{}` at line {yl} delegates to an iterable, not an awaitable: `{name}` is a generator",
-                    quote(text, *y)
+                    "`{}` at line {} delegates to an iterable, not an awaitable: `{name}` is a generator",
+                    quote(text, *y),
+                    yl()
                 ),
                 HINT,
             ));
@@ -314,25 +338,17 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
             && f.kind() == "identifier"
         {
             let callee = &text[f.byte_range()];
-            let mut c = root.walk();
-            let defs: Vec<Node> = root
-                .named_children(&mut c)
-                .filter_map(|s| match s.kind() {
-                    "function_definition" => Some(s),
-                    "decorated_definition" => s.child_by_field_name("definition"),
-                    _ => None,
-                })
-                .filter(|d| {
-                    d.kind() == "function_definition"
-                        && d.child_by_field_name("name")
-                            .is_some_and(|n| &text[n.byte_range()] == callee)
-                })
-                .collect();
-            if let Some(g) = defs.iter().find(|d| plain_generator(text, root, **d)) {
+            let defs = top_defs.get(callee).map_or(&[][..], Vec::as_slice);
+            if let Some(g) = defs.iter().find(|d| {
+                *plain
+                    .entry(d.id())
+                    .or_insert_with(|| plain_generator(text, &imports, **d))
+            }) {
                 return Err(invalid(
                     format!(
-                        "`{}` at line {yl}: `{callee}` (line {}) is a plain generator, which `await` cannot take",
+                        "`{}` at line {}: `{callee}` (line {}) is a plain generator, which `await` cannot take",
                         quote(text, *y),
+                        yl(),
                         line(text, g.start_byte())
                     ),
                     "convert or decorate that generator first",
@@ -371,7 +387,9 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
             && let Some(g) = enclosing_function(n)
             && g.kind() == "function_definition"
             && g.id() != def.id()
-            && plain_generator(text, root, g)
+            && *plain
+                .entry(g.id())
+                .or_insert_with(|| plain_generator(text, &imports, g))
         {
             return Err(invalid(
                 format!(

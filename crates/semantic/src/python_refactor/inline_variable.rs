@@ -1,5 +1,6 @@
 //! `inline_variable` for Python without a language server (issue 28): a name assigned once
-//! (`name = expr` in a function, or a private module-level name) is replaced at every use by
+//! (`name = expr` in a function, or a private module-level name, which the caller checks no
+//! other module imports: `Inlined::module_level`) is replaced at every use by
 //! its initializer, parenthesized where precedence needs it, and its assignment removed (the
 //! block keeps a `pass` if it empties). The same rules as the TS/JS kind
 //! (`crate::inline_variable`), on Python's scopes (`scopes.rs`).
@@ -12,7 +13,10 @@
 //! `yield`, `:=`) or that makes a new object, used other than once or where its use runs
 //! later, repeatedly or conditionally; an initializer whose value may change before a use (an
 //! attribute or subscript read, a rebound name, with effects between, or a use in a nested
-//! function or a loop); a name of the initializer that means something else at a use.
+//! function or a loop); with effects, a read of an attribute or item before the use (it
+//! would then run first); an initializer that binds by `:=`; a name of the initializer that
+//! means something else at a use; a use in an f-string that its initializer's quotes, comments
+//! or line breaks would end (before Python 3.12).
 
 use super::rename::Binding;
 use super::scopes::*;
@@ -329,12 +333,12 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
     let tree = crate::python_extract::parse(text)?;
     let a = Analysis::new(text, &tree);
     let (binding, name) = a.find_target(target).map_err(|mut e| {
-        if e.code == ErrorCode::NotFound {
-            e.hint = Some(
-                "point selectionRange's start at the variable's name or a use of it, or give its name as symbol"
-                    .into(),
-            );
-        }
+        // find_target's hints speak of renames.
+        e.hint = Some(match e.code {
+            ErrorCode::Ambiguous => "name it by path (`function.local`, `Class.method.local`) or give selectionRange on the one to inline".into(),
+            ErrorCode::NotFound => "point selectionRange's start at the variable's name or a use of it, or give its name (or `function.local`) as symbol".into(),
+            _ => return e,
+        });
         e
     })?;
     let scope = match binding {
@@ -1025,6 +1029,18 @@ mod tests {
         let e = inline(&src, "v").unwrap_err();
         assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
         assert!(e.message.contains("at 8000 uses"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_name_bound_in_several_functions_is_named_by_path() {
+        let src = "def f():\n    v = 1\n    return v\n\n\ndef g():\n    v = 2\n    return v\n";
+        let e = inline(src, "v").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Ambiguous);
+        assert!(e.hint.unwrap().contains("the one to inline"));
+        assert_eq!(
+            inline(src, "g.v").unwrap(),
+            "def f():\n    v = 1\n    return v\n\n\ndef g():\n    return 2\n"
+        );
     }
 
     #[test]

@@ -1,0 +1,426 @@
+//! Planning one file: its steps in order. The file as it is (snapshot), the edits as
+//! splices of its text (resolve, merged into the file when they name an older version), what
+//! that makes of it (preview), and what the commit step will need: the bytes to write and
+//! the before and after for the history.
+
+use super::preview::spliced_hash;
+use super::report::outcome;
+use super::resolve::{conflict_error, content_too_large, resolve_edits, result_too_large};
+use super::snapshot::{Before, check_create_base, find_merge_base, read_before};
+use super::{FilePlan, Known, PlannedWrite};
+use crate::diff;
+use crate::edit::{Edit, EditOptions, EditOutcome, FileEdits, FileOutcome};
+use crate::error::{ErrorCode, Fact, FkError};
+use crate::hash;
+use crate::history::StoredContent;
+use crate::leases::Snapshot;
+use crate::limits::MAX_FILE_SIZE;
+use crate::text::TextDoc;
+use crate::workspace::{Workspace, WriteMode, rfc3339};
+
+pub(super) fn plan_file(
+    ws: &Workspace,
+    fe: &FileEdits,
+    opts: &EditOptions,
+    leases: &Snapshot,
+    known: Option<Known>,
+) -> FilePlan {
+    let mut plan = FilePlan::new(&fe.path);
+    match plan_file_inner(ws, fe, opts, leases, known, &mut plan) {
+        Ok(()) => {}
+        Err(e) => plan.fail(e),
+    }
+    plan
+}
+
+/// Whether `fe` was made on a version of its file that it names: a `base_hash`, or a line
+/// edit's or range edit's `content_hash`. Such a request needs the file's hash to be checked.
+pub(super) fn names_version(fe: &FileEdits) -> bool {
+    fe.base_hash.is_some()
+        || fe.edits.iter().any(|e| {
+            matches!(
+                e,
+                Edit::ReplaceLines {
+                    content_hash: Some(_),
+                    ..
+                } | Edit::Insert {
+                    content_hash: Some(_),
+                    ..
+                } | Edit::Ranges { .. }
+            )
+        })
+}
+
+pub(super) fn plan_file_inner(
+    ws: &Workspace,
+    fe: &FileEdits,
+    opts: &EditOptions,
+    leases: &Snapshot,
+    known: Option<Known>,
+    plan: &mut FilePlan,
+) -> Result<(), FkError> {
+    if fe.edits.is_empty() {
+        return Err(FkError::invalid(format!("no edits given for {}", fe.path))
+            .with_hint("give at least one edit for each file"));
+    }
+    if ws.read_only() && !opts.dry_run() {
+        return Err(FkError::new(
+            ErrorCode::ReadOnly,
+            format!("cannot edit {}: the workspace is read-only", fe.path),
+        )
+        .with_hint(
+            "run filekit without --read-only to allow writes, or use a dry run to preview",
+        ));
+    }
+    let (target, known) = match known {
+        Some(Known {
+            target: Some(target),
+            bytes,
+        }) => (target, Some(bytes)),
+        other => (ws.resolve(&fe.path)?, other.map(|k| k.bytes)),
+    };
+    let display = ws.display(&target);
+    plan.report.resolved_path = display.clone();
+    plan.target = Some(target.clone());
+    if !opts.dry_run() {
+        leases.check_write(ws, &target, opts.holder().or(ws.holder()))?;
+    }
+    let exists = match &known {
+        Some(fb) => Some(fb.meta.clone()),
+        None => ws.metadata(&target)?,
+    };
+    if exists.is_none() && opts.no_create_parents() && !ws.missing_parents(&target).is_empty() {
+        return Err(FkError::new(
+            ErrorCode::NotFound,
+            format!(
+                "cannot create {display}: its directory {} does not exist",
+                target.parent().map(|p| ws.display(&p)).unwrap_or_default()
+            ),
+        )
+        .with_hint("create the directory first, or allow parent directories to be created"));
+    }
+    if let Some(meta) = &exists
+        && meta.is_dir
+    {
+        return Err(FkError::new(
+            ErrorCode::IsDirectory,
+            format!("{display} is a directory, not a file"),
+        )
+        .with_hint("give the path of a file; list the directory to see its files"));
+    }
+
+    let hashed = !opts.no_hashes() || names_version(fe);
+    let mut outcomes: Vec<EditOutcome> = fe
+        .edits
+        .iter()
+        .enumerate()
+        .map(|(i, e)| outcome(i, e))
+        .collect();
+
+    // Snapshot: the text the edits apply to, and what was on disk before.
+    let (before, base_doc, mode, first_is_create) = match &fe.edits[0] {
+        Edit::Create { content, overwrite } => {
+            if content.len() as u64 > MAX_FILE_SIZE {
+                let err = content_too_large(&display, content.len());
+                outcomes[0].error = Some(err.clone());
+                plan.report.edits = outcomes;
+                plan.report.edits_failed = 1;
+                return Err(err);
+            }
+            if exists.is_some() && !overwrite {
+                let err = FkError::new(
+                    ErrorCode::Conflict,
+                    format!("{display} already exists; a create does not replace it"),
+                )
+                .with_hint("edit the file instead")
+                .with_details(serde_json::json!({"fact": Fact::AlreadyExists, "path": display}));
+                outcomes[0].error = Some(err.clone());
+                plan.report.edits = outcomes;
+                plan.report.edits_failed = 1;
+                return Err(err);
+            }
+            let before = if exists.is_some() {
+                read_before(ws, &target, &display, known, hashed)?
+            } else {
+                Before {
+                    doc: None,
+                    hash: None,
+                    meta: None,
+                }
+            };
+            // The new content keeps the old file's BOM; line endings are the caller's.
+            let bom = before.doc.as_ref().is_some_and(|d| d.bom);
+            let doc = TextDoc::from_text(content.clone(), bom);
+            outcomes[0].success = true;
+            outcomes[0].replacements = 1;
+            outcomes[0].line = Some(1);
+            let mode = if exists.is_some() {
+                WriteMode::Replace
+            } else {
+                WriteMode::CreateNew
+            };
+            (before, doc, mode, true)
+        }
+        _ => {
+            if exists.is_none() {
+                return Err(ws.read(&target).err().unwrap_or_else(|| {
+                    FkError::new(ErrorCode::NotFound, format!("{display} does not exist"))
+                }));
+            }
+            if let (Some(limit), Some(meta)) = (opts.max_file_size(), &exists)
+                && meta.len > limit
+            {
+                plan.skip(format!(
+                    "larger than the limit of {limit} bytes ({} bytes)",
+                    meta.len
+                ));
+                return Ok(());
+            }
+            let before = match read_before(ws, &target, &display, known, hashed) {
+                Err(e)
+                    if opts.skip_non_text()
+                        && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
+                {
+                    let why = if e.code == ErrorCode::Binary {
+                        "binary file"
+                    } else {
+                        "not UTF-8 text"
+                    };
+                    plan.skip(why.to_string());
+                    return Ok(());
+                }
+                // A FIFO, a socket or a device where the walk found a file: passed over.
+                Err(e) if opts.skip_non_text() && e.details.get("not_regular").is_some() => {
+                    let what = e.details["not_regular"].as_str().unwrap_or("special file");
+                    plan.skip(format!("not a regular file ({what})"));
+                    return Ok(());
+                }
+                other => other?,
+            };
+            let mut before = before;
+            let doc = before.doc.take().expect("a read file is decoded");
+            (before, doc, WriteMode::Replace, false)
+        }
+    };
+    plan.report.old_hash = before.hash.clone();
+    plan.report.last_modified = before.meta.as_ref().map(|m| rfc3339(m.modified));
+
+    let base = base_doc.text.as_str();
+    let base_hash = if first_is_create {
+        hash::content_hash(&base_doc.encode(base))
+    } else {
+        before.hash.clone().unwrap_or_default()
+    };
+    // The version the edits were made on, when it is not the file as it is now.
+    let merge_base = if first_is_create {
+        check_create_base(fe, before.hash.as_deref(), &display)?;
+        None
+    } else {
+        find_merge_base(ws, fe, &base_hash, &display)?
+    };
+    // A tree-wide replace sends one substitution to thousands of files, most of which do not
+    // match: settle those with one search, before any index of the text is built.
+    if !first_is_create
+        && merge_base.is_none()
+        && fe
+            .edits
+            .iter()
+            .all(|e| matches!(e, Edit::Substitute(s) if !s.matches(base)))
+    {
+        for o in &mut outcomes {
+            o.success = true;
+        }
+        plan.report.outcome = FileOutcome::Unchanged;
+        plan.report.edits_applied = outcomes.len();
+        plan.report.edits = outcomes;
+        plan.report.new_hash = before.hash.clone();
+        return Ok(());
+    }
+    let start = usize::from(first_is_create);
+    let resolved = match &merge_base {
+        None => resolve_edits(
+            fe,
+            &base_doc,
+            &base_hash,
+            start,
+            opts,
+            &display,
+            &mut outcomes,
+        ),
+        Some((from, from_doc)) => {
+            // Merge: the edits apply to the version they were made on; the result is carried
+            // into the file as it is now.
+            let ours = resolve_edits(fe, from_doc, from, start, opts, &display, &mut outcomes)
+                .and_then(|ours| Ok(ours.apply(&from_doc.text)?));
+            match ours.map(|ours| crate::merge::merge(&from_doc.text, &ours, base)) {
+                Err(e) => Err(e),
+                Ok(Ok(splices)) => {
+                    plan.report.merged_from = Some(from.clone());
+                    splices.map_err(FkError::from)
+                }
+                Ok(Err(conflicts)) => {
+                    for o in outcomes.iter_mut().filter(|o| o.success) {
+                        o.success = false;
+                        o.error = Some(FkError::new(
+                            ErrorCode::Conflict,
+                            "not written: the edits of this file meet changes made since their version (see the file's error)",
+                        ));
+                    }
+                    plan.report.edits_failed =
+                        outcomes.iter().filter(|o| o.error.is_some()).count();
+                    plan.report.edits = outcomes;
+                    return Err(conflict_error(&display, from, &base_hash, &conflicts));
+                }
+            }
+        }
+    };
+
+    // What the edits would make of the file, refused before it is built when that is more
+    // than a file filekit holds whole; and edits filekit got wrong (that do not fit the text
+    // they were resolved on), refused before anything is written.
+    let refused = match resolved {
+        Ok(splices) if splices.result_len() as u64 > MAX_FILE_SIZE => {
+            Err(result_too_large(&display, splices.result_len() as u64))
+        }
+        other => other,
+    };
+    let final_splices = match refused {
+        Ok(splices) => splices,
+        Err(err) => {
+            for o in outcomes.iter_mut().filter(|o| o.success) {
+                o.success = false;
+                o.error = Some(err.clone());
+            }
+            plan.report.edits_failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+            plan.report.edits = outcomes;
+            return Err(err);
+        }
+    };
+
+    // Preview.
+    let existed = before.meta.is_some();
+    // The text before the request: the base, unless the base is a create's new content.
+    let old_text: Option<&str> = if first_is_create {
+        before.doc.as_ref().map(|d| d.text.as_str())
+    } else {
+        Some(base)
+    };
+    // Most files of a tree-wide request have nothing to change: no new text, diff or bytes.
+    let untouched = !first_is_create && final_splices.is_empty();
+    // A lean dry run (a tree-wide preview) needs the new text only for its hash, which the
+    // splices give without building it.
+    let hash_only = opts.dry_run() && opts.lean() && !first_is_create;
+    let new_text = if untouched || hash_only {
+        String::new()
+    } else {
+        final_splices.apply(base)?
+    };
+    // Diff headers name the file as `git diff` would: relative to the first root, so that
+    // `patch -p1` in that root applies it; files of other roots keep their absolute path.
+    let diff_path = if target.root_index() == 0 {
+        target.relative().display().to_string()
+    } else {
+        display.trim_start_matches('/').to_string()
+    };
+    let (old_name, new_name) = if existed {
+        (format!("a/{diff_path}"), format!("b/{diff_path}"))
+    } else {
+        ("/dev/null".to_string(), format!("b/{diff_path}"))
+    };
+    let (diff_text, stats) = match old_text {
+        _ if untouched || opts.no_diffs() => (String::new(), diff::DiffStats::default()),
+        Some(old) if first_is_create => diff::unified_texts(old, &new_text, &old_name, &new_name),
+        Some(_) => diff::unified(base, &final_splices, &old_name, &new_name),
+        None => diff::unified_texts("", &new_text, &old_name, &new_name),
+    };
+    let applied = outcomes.iter().filter(|o| o.success).count();
+    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+    let changed = !untouched
+        && if hash_only {
+            final_splices
+                .iter()
+                .any(|s| base[s.start..s.end] != *s.text)
+        } else {
+            old_text != Some(new_text.as_str())
+        };
+    let failed_all = applied == 0 && failed > 0;
+    plan.report.outcome = if failed_all {
+        FileOutcome::Failed { error: None }
+    } else if !existed || changed {
+        FileOutcome::Changed {
+            created: !existed,
+            written: false,
+        }
+    } else {
+        FileOutcome::Unchanged
+    };
+    plan.report.edits_applied = applied;
+    plan.report.edits_failed = failed;
+    plan.report.edits = outcomes;
+    plan.report.diff = diff_text;
+    plan.report.lines_added = stats.added;
+    plan.report.lines_removed = stats.removed;
+    if !changed || failed_all {
+        plan.report.new_hash = before.hash.clone();
+        // Nothing to write: keep nothing of the file (a tree-wide request reads thousands).
+        if existed {
+            plan.report.new_text = old_text.map(str::to_string).filter(|_| !untouched);
+        }
+        return Ok(());
+    }
+    if hash_only {
+        plan.report.new_hash = hashed.then(|| spliced_hash(base_doc.bom, base, &final_splices));
+        return Ok(());
+    }
+    // Without a BOM the file's bytes are its text: hashed and written without a copy.
+    let mut new_text = new_text;
+    let bom = base_doc.bom;
+    let bom_bytes = bom.then(|| base_doc.encode(&new_text));
+    plan.report.new_hash =
+        hashed.then(|| hash::content_hash(bom_bytes.as_deref().unwrap_or(new_text.as_bytes())));
+    if !opts.lean() {
+        plan.report.old_text = old_text.map(str::to_string);
+    }
+    // The history keeps what the file was.
+    if ws.history().is_some() && !opts.dry_run() {
+        // The text as read is those bytes (with its BOM put back).
+        let old = if first_is_create {
+            before.doc.map(TextDoc::into_bytes)
+        } else {
+            Some(base_doc.into_bytes())
+        };
+        plan.old_content = old
+            .as_deref()
+            .map(|old| StoredContent::with_content_hash(old, before.hash.clone()));
+        plan.old_mode = before.meta.as_ref().map(|m| m.mode);
+    }
+    plan.old_meta = before.meta;
+    // A dry run writes nothing: its bytes were only needed for the hash.
+    if applied > 0 && !opts.dry_run() {
+        let bytes = match bom_bytes {
+            Some(b) => b,
+            None if opts.lean() => std::mem::take(&mut new_text).into_bytes(),
+            None => new_text.as_bytes().to_vec(),
+        };
+        if ws.history().is_some() {
+            let known = plan.report.new_hash.clone();
+            plan.new_content = Some(if first_is_create || plan.old_content.is_none() {
+                StoredContent::with_content_hash(&bytes, known)
+            } else {
+                // The old content is stored as the text it was (after its BOM): these
+                // splices of it make the new one.
+                let shift = if bom { crate::text::UTF8_BOM.len() } else { 0 };
+                StoredContent::spliced(&bytes, known, &final_splices, shift)
+            });
+        }
+        plan.write = Some(PlannedWrite {
+            target: target.clone(),
+            bytes,
+            mode,
+        });
+    }
+    if !opts.lean() {
+        plan.report.new_text = Some(new_text);
+    }
+    Ok(())
+}

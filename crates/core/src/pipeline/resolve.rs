@@ -1,0 +1,631 @@
+//! Resolve: a file's edits become splices of the text they were made on, each edit with its
+//! outcome (line edits and substitutions against the text as read, text edits in order on
+//! the result of the ones before, appends last), or the error that refused it.
+
+use super::preview::edit_hunk;
+use crate::edit::{Edit, EditOptions, EditOutcome, Expected, FileEdits};
+use crate::error::{ErrorCode, Fact, FkError, Limit, LimitFacts};
+use crate::hash;
+use crate::limits::{MAX_FILE_SIZE, NEAR_MISS_WORK};
+use crate::lines::{LineTarget, SpliceSet};
+use crate::nearmiss::{self, Difference};
+use crate::sequential::{Occurrence, Sequential};
+use crate::text::{LineIndex, TextDoc};
+use filekit_splices::{Splice, Splices};
+use std::collections::HashMap;
+
+/// The splices of a `replace_ranges` edit, after checking that they are for this version of
+/// the file and fit its text (sorted, disjoint, inside it and on character boundaries): the
+/// caller's ranges are its input, refused with `INVALID_ARGUMENT` when they do not fit.
+fn check_ranges(
+    base: &str,
+    base_hash: &str,
+    ranges: &[Splice],
+    content_hash: &str,
+) -> Result<Splices, FkError> {
+    if !hash::matches(content_hash, base_hash) {
+        return Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "content_hash {content_hash} is not the file's ({base_hash}): the byte ranges were computed on another version"
+            ),
+        )
+        .with_hint("read the file again and compute the ranges on what it holds now"));
+    }
+    Splices::new(base, ranges.to_vec()).map_err(|e| FkError::caller_splices(&e, ranges, base.len()))
+}
+
+/// The refusal of edits whose changes meet changes made to the file since their version.
+pub(super) fn conflict_error(
+    display: &str,
+    from: &str,
+    current: &str,
+    conflicts: &[crate::merge::Conflict],
+) -> FkError {
+    let range = |start: usize, count: usize| match count {
+        0 => format!("after line {}", start - 1),
+        1 => format!("line {start}"),
+        n => format!("lines {start}-{}", start + n - 1),
+    };
+    let parts: Vec<String> = conflicts
+        .iter()
+        .map(|c| {
+            format!(
+                "your change of {} (of version {}) meets {} of the file now, which reads: {:?} (you wanted: {:?})",
+                range(c.base_start, c.base_count),
+                &from[..from.len().min(8)],
+                range(c.current_start, c.current_count),
+                shorten(&c.current, 300),
+                shorten(&c.yours, 300),
+            )
+        })
+        .collect();
+    FkError::new(
+        ErrorCode::Conflict,
+        format!(
+            "{display} changed since version {from} that the edits were made on, and {} of their changes meet changes made since: {}; nothing was written",
+            conflicts.len(),
+            parts.join("; ")
+        ),
+    )
+    .with_hint("read the file again (read with since_hash to see only what changed) and send the edits again on the text as it is now; the edits that did not meet a change were not written either")
+    .with_details(serde_json::json!({
+        "base_hash": from,
+        "current_hash": current,
+        "conflicts": conflicts,
+    }))
+}
+
+/// The splices of a file's only edit, a substitution (every file of a tree-wide replace).
+/// Its matches are sorted and disjoint by construction, so they need none of the overlap
+/// checks and sequential text that mixed edits do, nor an index of every line: on a frequent
+/// pattern those were most of the work.
+fn lone_substitution(
+    substitution: &crate::sed::Substitution,
+    base_doc: &TextDoc,
+    display: &str,
+    outcome: &mut EditOutcome,
+) -> Result<Splices, FkError> {
+    let base = base_doc.text.as_str();
+    // An empty match replaced by nothing changes nothing: `Splices` drops those.
+    let found = match substitution.splices_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
+        Ok(found) => found?,
+        Err(len) => {
+            outcome.error = Some(result_too_large(display, len));
+            return Ok(Splices::none(base));
+        }
+    };
+    outcome.success = true;
+    outcome.replacements = found.len();
+    outcome.line = found.iter().next().map(|s| {
+        let breaks = memchr::memchr_iter(b'\n', &base.as_bytes()[..s.start]).count();
+        // The end of a text that ends with a line break is on its last line, as
+        // `LineIndex::line_of` has it.
+        if s.start == base.len() && breaks > 0 && base.ends_with('\n') {
+            breaks
+        } else {
+            breaks + 1
+        }
+    });
+    Ok(found)
+}
+
+/// Resolves the edits of one file against `base_doc` (phases 1 to 3): the splices of its
+/// text, and each edit's outcome in `outcomes`. An error is filekit's own (splices it
+/// computed that do not fit): the edits' own failures are in `outcomes`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn resolve_edits(
+    fe: &FileEdits,
+    base_doc: &TextDoc,
+    base_hash: &str,
+    start: usize,
+    opts: &EditOptions,
+    display: &str,
+    outcomes: &mut [EditOutcome],
+) -> Result<Splices, FkError> {
+    let base = base_doc.text.as_str();
+    if start == 0
+        && let [Edit::Substitute(substitution)] = fe.edits.as_slice()
+    {
+        return lone_substitution(substitution, base_doc, display, &mut outcomes[0]);
+    }
+    let index = LineIndex::new(base);
+    let target_lines = LineTarget {
+        text: base,
+        index: &index,
+        eol: base_doc.eol,
+        file_hash: base_hash,
+    };
+    let mut stopped = false;
+
+    // Resolve, phase 1: line edits, all against the text as read.
+    let mut splices = SpliceSet::default();
+    for (i, edit) in fe.edits.iter().enumerate().skip(start) {
+        if let Edit::Ranges {
+            ranges,
+            content_hash,
+        } = edit
+        {
+            if stopped {
+                outcomes[i].skipped = true;
+                continue;
+            }
+            let result = check_ranges(base, base_hash, ranges, content_hash).and_then(|found| {
+                let first_line = found.iter().next().map(|s| index.line_of(s.start));
+                splices
+                    .add_all(i, "replace_ranges".into(), found.into_iter().collect())
+                    .map(|()| first_line)
+            });
+            match result {
+                Ok(first_line) => {
+                    outcomes[i].success = true;
+                    outcomes[i].replacements = ranges.len();
+                    outcomes[i].line = first_line;
+                }
+                Err(e) => {
+                    outcomes[i].error = Some(e);
+                    stopped = opts.stop_on_error();
+                }
+            }
+            continue;
+        }
+        if let Edit::Substitute(substitution) = edit {
+            if stopped {
+                outcomes[i].skipped = true;
+                continue;
+            }
+            // As found, empty matches included: the splice set checks them against the
+            // other edits before they become splices of the text.
+            let found =
+                match substitution.replacements_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
+                    Ok(found) => found,
+                    Err(len) => {
+                        outcomes[i].error = Some(result_too_large(display, len));
+                        stopped = opts.stop_on_error();
+                        continue;
+                    }
+                };
+            let count = found.len();
+            let first_line = found.first().map(|s| index.line_of(s.start));
+            let what = format!("substitution {}", substitution.expression());
+            match splices.add_all(i, what, found) {
+                Ok(()) => {
+                    outcomes[i].success = true;
+                    outcomes[i].replacements = count;
+                    outcomes[i].line = first_line;
+                }
+                Err(e) => {
+                    outcomes[i].error = Some(e);
+                    stopped = opts.stop_on_error();
+                }
+            }
+            continue;
+        }
+        let resolved = match edit {
+            Edit::ReplaceLines {
+                start,
+                end,
+                new,
+                content_hash,
+            } => {
+                let what = match end {
+                    Some(e) => format!("lines {start}-{e}"),
+                    None => format!("lines {start}-end"),
+                };
+                Some((
+                    what,
+                    target_lines.replace_lines(*start, *end, new, content_hash.as_deref()),
+                    *start,
+                ))
+            }
+            Edit::Insert {
+                after,
+                text,
+                content_hash,
+            } => Some((
+                format!("insert after line {after}"),
+                target_lines.insert_after(*after, text, content_hash.as_deref()),
+                after + 1,
+            )),
+            Edit::Create { .. } => Some((
+                "create".into(),
+                Err(
+                    FkError::invalid("create must be the first edit of its file")
+                        .with_hint("put create first, followed by edits of the new content"),
+                ),
+                0,
+            )),
+            _ => None,
+        };
+        let Some((what, result, line)) = resolved else {
+            continue;
+        };
+        if stopped {
+            outcomes[i].skipped = true;
+            continue;
+        }
+        match result.and_then(|s| splices.add(i, what, s)) {
+            Ok(()) => {
+                outcomes[i].success = true;
+                outcomes[i].replacements = 1;
+                outcomes[i].line = Some(resolve_line(line, index.len()));
+            }
+            Err(e) => {
+                outcomes[i].error = Some(e);
+                stopped = opts.stop_on_error();
+            }
+        }
+    }
+    let initial = splices.into_splices(base)?;
+
+    // Resolve, phase 2: text edits in order, each on the result of the one before.
+    let eol = base_doc.eol;
+    let mut pattern_ids: HashMap<String, usize> = HashMap::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut edit_pattern: Vec<Option<usize>> = vec![None; fe.edits.len()];
+    for (i, edit) in fe.edits.iter().enumerate() {
+        if let Edit::ReplaceText { old, .. } = edit
+            && !old.is_empty()
+        {
+            let p = eol.convert(old);
+            let id = *pattern_ids.entry(p.clone()).or_insert_with(|| {
+                patterns.push(p);
+                patterns.len() - 1
+            });
+            edit_pattern[i] = Some(id);
+        }
+    }
+    // The longest pattern of the edits after each one: how much context a new block needs.
+    let mut longest_after = vec![0usize; fe.edits.len() + 1];
+    for i in (0..fe.edits.len()).rev() {
+        let here = edit_pattern[i].map_or(0, |p| patterns[p].len());
+        longest_after[i] = longest_after[i + 1].max(here);
+    }
+    let len = initial.result_len() as u64;
+    let mut seq = Sequential::new(base, initial, patterns);
+    let mut scope = TextEditScope {
+        opts,
+        display: display.to_string(),
+        len,
+        near_miss: nearmiss::Work::new(opts.near_miss_budget().unwrap_or(NEAR_MISS_WORK)),
+    };
+    for (i, edit) in fe.edits.iter().enumerate() {
+        let Edit::ReplaceText {
+            old, new, expected, ..
+        } = edit
+        else {
+            continue;
+        };
+        if stopped {
+            outcomes[i].skipped = true;
+            continue;
+        }
+        seq.set_context(longest_after[i + 1]);
+        match apply_text_edit(
+            &mut seq,
+            edit_pattern[i],
+            old,
+            &eol.convert(new),
+            *expected,
+            &mut scope,
+        ) {
+            Ok(done) => {
+                outcomes[i].success = true;
+                outcomes[i].replacements = done.count;
+                outcomes[i].line = Some(done.line);
+                outcomes[i].fuzzy_similarity = done.fuzzy;
+                outcomes[i].diff = done.diff;
+            }
+            Err(e) => {
+                outcomes[i].error = Some(e);
+                stopped = opts.stop_on_error();
+            }
+        }
+    }
+
+    // Resolve, phase 3: appends.
+    for (i, edit) in fe.edits.iter().enumerate() {
+        let Edit::Append { text } = edit else {
+            continue;
+        };
+        if stopped {
+            outcomes[i].skipped = true;
+            continue;
+        }
+        let lines = crate::text::split_new_lines(text);
+        if !lines.is_empty() {
+            let mut add = String::new();
+            let ends_nl = seq.ends_with_newline();
+            let joined = lines.join(eol.as_str());
+            if ends_nl {
+                add.push_str(&joined);
+                add.push_str(eol.as_str());
+            } else {
+                add.push_str(eol.as_str());
+                add.push_str(&joined);
+            }
+            if let Err(e) = scope.grow(1, 0, add.len()) {
+                outcomes[i].error = Some(e);
+                stopped = opts.stop_on_error();
+                continue;
+            }
+            seq.push_end(&add);
+        }
+        outcomes[i].success = true;
+        outcomes[i].replacements = 1;
+    }
+
+    Ok(seq.into_splices()?)
+}
+
+fn resolve_line(n: i64, count: usize) -> usize {
+    if n < 0 {
+        (count as i64 + 1 + n).max(1) as usize
+    } else {
+        n.max(1) as usize
+    }
+}
+
+/// A create or write of `len` bytes, over [`MAX_FILE_SIZE`].
+pub(super) fn content_too_large(display: &str, len: usize) -> FkError {
+    FkError::too_large(
+        Limit::FileSize,
+        len as u64,
+        MAX_FILE_SIZE,
+        format!(
+            "the new content of {display} is {len} bytes, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+        ),
+    )
+    .with_hint("write a smaller file, for example by splitting the content across several files")
+}
+
+/// Edits that would make a file of `len` bytes, over [`MAX_FILE_SIZE`].
+pub(super) fn result_too_large(display: &str, len: u64) -> FkError {
+    FkError::too_large(
+        Limit::FileSize,
+        len,
+        MAX_FILE_SIZE,
+        format!(
+            "the edits would make {display} {len} bytes long, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+        ),
+    )
+    .with_hint("replace fewer matches, or with shorter text, in one request")
+}
+
+struct TextEditDone {
+    count: usize,
+    line: usize,
+    fuzzy: Option<f64>,
+    diff: Option<String>,
+}
+
+/// What the text edits of one file share: the request's options, the file's name for
+/// messages, and what is left of its near-miss budget (comparisons, [`NEAR_MISS_WORK`] unless
+/// the request sets its own): a near miss costs a few scans of the whole text and diffs of the
+/// search text with the best candidates; without a bound, thousands of failing edits, or one
+/// search text of thousands of lines, would take minutes. Within it, every failure of a
+/// typical request gets its near miss; past it, failures say the search gave up and why.
+struct TextEditScope<'o> {
+    opts: &'o EditOptions,
+    display: String,
+    /// The length of the text as the edits so far made it: an edit that would make it larger
+    /// than [`MAX_FILE_SIZE`] is refused before it is made.
+    len: u64,
+    near_miss: nearmiss::Work,
+}
+
+impl TextEditScope<'_> {
+    /// Accounts for `count` replacements of `old_len` bytes by `new_len` bytes each, unless
+    /// that makes the text larger than [`MAX_FILE_SIZE`].
+    fn grow(&mut self, count: usize, old_len: usize, new_len: usize) -> Result<(), FkError> {
+        let len = self.len as u128 + count as u128 * new_len as u128;
+        let len = len.saturating_sub(count as u128 * old_len as u128);
+        let len = u64::try_from(len).unwrap_or(u64::MAX);
+        if len > MAX_FILE_SIZE {
+            return Err(result_too_large(&self.display, len));
+        }
+        self.len = len;
+        Ok(())
+    }
+}
+
+fn apply_text_edit(
+    seq: &mut Sequential,
+    pattern: Option<usize>,
+    old: &str,
+    new: &str,
+    expected: Expected,
+    scope: &mut TextEditScope,
+) -> Result<TextEditDone, FkError> {
+    let opts = scope.opts;
+    let display = scope.display.as_str();
+    let Some(pi) = pattern else {
+        return Err(
+            FkError::invalid("the search text is empty: there is nothing to search for")
+                .with_hint(
+                    "give the exact text to replace, with enough surrounding lines to be unique",
+                )
+                .with_details(serde_json::json!({"fact": Fact::SearchTextEmpty})),
+        );
+    };
+    if expected == Expected::Exactly(0) {
+        return Err(FkError::invalid("the expected count of matches is 0")
+            .with_hint("expect at least 1 match, or leave the count out for exactly one")
+            .with_details(serde_json::json!({"fact": Fact::ExpectedCountZero})));
+    }
+    let occs = seq.find(pi);
+    let wanted = seq.patterns()[pi].clone();
+    let count_ok = match expected {
+        Expected::All => !occs.is_empty(),
+        Expected::Exactly(n) => occs.len() == n,
+    };
+    if count_ok {
+        scope.grow(occs.len(), wanted.len(), new.len())?;
+        let line = seq.line_of(occs[0].start);
+        let diff = opts.per_edit_diffs().then(|| {
+            let (before, after) = seq.line_context(&occs[0], 4096);
+            edit_hunk(line, &before, &wanted, new, &after)
+        });
+        seq.replace(&occs, new);
+        return Ok(TextEditDone {
+            count: occs.len(),
+            line,
+            fuzzy: None,
+            diff,
+        });
+    }
+    if !occs.is_empty() {
+        let lines: Vec<usize> = occs.iter().take(50).map(|o| seq.line_of(o.start)).collect();
+        let want = match expected {
+            Expected::Exactly(n) => n,
+            Expected::All => 1,
+        };
+        let list = lines
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(FkError::new(
+            ErrorCode::Ambiguous,
+            format!(
+                "the search text matches {} times in {display} (at lines {list}{}), but {want} {} expected",
+                occs.len(),
+                if occs.len() > lines.len() { ", ..." } else { "" },
+                if want == 1 { "match was" } else { "matches were" },
+            ),
+        )
+        .with_hint(if want == 1 {
+            format!("add surrounding lines to the search text so that it matches once, or expect all {} matches", occs.len())
+        } else {
+            format!("expect {} matches, or make the search text more specific", occs.len())
+        })
+        .with_details(serde_json::json!({
+            "fact": Fact::MatchCount,
+            "count": occs.len(),
+            "lines": lines,
+            "expected": want,
+        })));
+    }
+    // Not found: the closest near miss, applied only if the caller asked for fuzzy matching.
+    let gave_up = |why: &str, hint: &str, work: &nearmiss::Work| {
+        FkError::new(
+            ErrorCode::NotFound,
+            format!(
+                "the search text was not found in {display} ({why}{})",
+                if opts.fuzzy_threshold().is_some() {
+                    ", so fuzzy matching was not tried either"
+                } else {
+                    ""
+                }
+            ),
+        )
+        .with_hint(hint)
+        .with_details(serde_json::json!({
+            "fact": Fact::SearchTextNotFound,
+            "near_miss": null,
+            "near_miss_skipped": "budget",
+            "limit": LimitFacts::new(Limit::SearchWork, work.spent(), work.max()),
+            "wanted": old,
+        }))
+    };
+    // Building the current text costs a pass over it.
+    if scope.near_miss.exhausted() || scope.near_miss.spend(seq.base_len() as u64).is_err() {
+        return Err(gave_up(
+            "no near miss searched: earlier failures of this request used up the near-miss search",
+            "fix the earlier failed edits first (their errors show the near misses), then send this one again",
+            &scope.near_miss,
+        ));
+    }
+    let (text, map) = seq.current_with_map();
+    let Ok(near) = nearmiss::closest_within(&text, &wanted, &mut scope.near_miss) else {
+        return Err(gave_up(
+            &format!(
+                "the search for a near miss gave up: it would have taken more than {} comparisons",
+                scope.near_miss.max()
+            ),
+            "read the lines you meant to change again and copy them exactly; a shorter search text (a few lines that are unique in the file) is checked faster",
+            &scope.near_miss,
+        ));
+    };
+    if let (Some(threshold), Some(nm), Expected::Exactly(1)) =
+        (opts.fuzzy_threshold(), &near, expected)
+        && nm.similarity >= threshold
+        && nm.end > nm.start
+    {
+        scope.grow(1, nm.end - nm.start, new.len())?;
+        let occ = Occurrence {
+            start: map.pos_at(nm.start),
+            last: map.pos_at(nm.end - 1),
+        };
+        let line = seq.line_of(occ.start);
+        let diff = opts.per_edit_diffs().then(|| {
+            let (before, after) = seq.line_context(&occ, 4096);
+            edit_hunk(line, &before, &nm.found, new, &after)
+        });
+        seq.replace(&[occ], new);
+        return Ok(TextEditDone {
+            count: 1,
+            line,
+            fuzzy: Some(nm.similarity),
+            diff,
+        });
+    }
+    drop(map);
+    let mut err = FkError::new(
+        ErrorCode::NotFound,
+        format!("the search text was not found in {display}"),
+    );
+    match near {
+        Some(nm) => {
+            let what = match nm.difference {
+                Difference::LineEndings => "differs only in line endings".to_string(),
+                Difference::Whitespace => "differs only in white space".to_string(),
+                Difference::Text => format!("similarity {:.2}", nm.similarity),
+            };
+            let lines = if nm.end_line > nm.line {
+                format!("lines {}-{}", nm.line, nm.end_line)
+            } else {
+                format!("line {}", nm.line)
+            };
+            err.message.push_str(&format!(
+                "; the closest near miss is at {lines} ({what}); wanted vs found: {}",
+                shorten(&nm.diff, 600)
+            ));
+            err = err
+                .with_hint(format!(
+                    "copy the text exactly as the file has it at {lines}: {:?}, or read those lines again",
+                    shorten(&nm.found, 300)
+                ))
+                .with_details(serde_json::json!({
+                    "fact": Fact::SearchTextNotFound,
+                    "near_miss": nm,
+                    "wanted": old,
+                }));
+            if let Some(t) = opts.fuzzy_threshold() {
+                err.message
+                    .push_str(&format!(" (below the fuzzy threshold {t})"));
+            }
+        }
+        None => {
+            err = err
+                .with_hint("nothing similar is in the file: read it again and copy the text exactly, including indentation")
+                .with_details(serde_json::json!({
+                    "fact": Fact::SearchTextNotFound,
+                    "near_miss": null,
+                    "wanted": old,
+                }));
+        }
+    }
+    Err(err)
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut cut = max;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
+}
