@@ -187,6 +187,18 @@ pub(crate) fn reindent_in_place(content: &str, indent: &str, style: BodyStyle) -
     }
 }
 
+/// Whether `content` is the symbol's text as the file has it, columns included: its first line
+/// starts at the symbol (no indentation) and it ends on the symbol's own last line. Such text
+/// is written as it is: `reindent_in_place` judges columns by the last line, which a
+/// multi-line string closing at another column (a raw string ending at column 0 inside a
+/// module) would mislead.
+fn copied_from(content: &str, current: &str) -> bool {
+    let content = content.trim_end_matches(['\n', '\r']);
+    content.contains('\n')
+        && ws_len(content) == 0
+        && content.lines().last() == current.trim_end_matches(['\n', '\r']).lines().last()
+}
+
 /// `range` widened to whole lines when nothing but white space shares its lines.
 fn whole_lines(text: &str, range: &std::ops::Range<usize>) -> Option<(usize, usize)> {
     let ls = line_start(text, range.start);
@@ -264,6 +276,12 @@ pub fn plan(
         Operation::Replace => {
             if style == BodyStyle::Section {
                 Splice::new(r.start, r.end, section_text(text, r.end, content))
+            } else if copied_from(content, &text[r.clone()]) {
+                Splice::new(
+                    r.start,
+                    r.end,
+                    content.trim_end_matches(['\n', '\r']).to_string(),
+                )
             } else {
                 Splice::new(r.start, r.end, reindent_in_place(content, &indent, style))
             }
@@ -534,6 +552,35 @@ pub(crate) fn apply(text: &str, splices: &[Splice]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_symbol_written_back_as_the_file_has_it_is_unchanged() {
+        // A const in a module whose raw string closes at column 0.
+        let text = "mod t {\n    const J: &str = r#\"{\n  \"a\": 1\n}\"#;\n}\n";
+        let start = text.find("const").unwrap();
+        let end = text.find("#;").unwrap() + 2;
+        let found = Found {
+            kind: "const".into(),
+            path: "t.J".into(),
+            name: "J".into(),
+            range: start..end,
+            body: None,
+            signature: None,
+            depth: 1,
+        };
+        let own = &text[start..end];
+        let splice = plan(
+            text,
+            &found,
+            &Operation::Replace,
+            own,
+            BodyStyle::Braced,
+            &[],
+            "    ",
+        )
+        .unwrap();
+        assert_eq!(splice.text, own);
+    }
 
     #[test]
     fn reindent_moves_the_common_indentation() {
