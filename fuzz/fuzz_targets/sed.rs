@@ -1,4 +1,4 @@
-//! The sed-expression parser (crates/core/src/sed.rs): any expression either parses or is
+//! The sed-expression parser (crates/core/src/pipeline/sed.rs): any expression either parses or is
 //! refused with a message; a parsed one applies to any text without panicking, and its
 //! splices are sorted, disjoint, on character boundaries, and give what `apply` gives.
 #![no_main]

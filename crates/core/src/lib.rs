@@ -64,8 +64,6 @@
 /// The edit value every writer produces: see the `filekit-splices` crate.
 pub use filekit_splices as splices;
 
-pub mod diff;
-pub mod edit;
 /// What every failure is: see the `filekit-errors` crate.
 pub use filekit_errors as error;
 pub mod fsops;
@@ -73,17 +71,15 @@ pub mod hash;
 pub mod history;
 pub mod leases;
 pub mod limits;
-pub mod lines;
 pub mod merge;
-pub mod nearmiss;
 pub mod pipeline;
+// The pipeline's vocabulary and its resolvers live in its folder; their paths stay the crate's.
+pub use pipeline::{diff, edit, lines, nearmiss, sed, sequential};
 pub mod read;
 mod removable;
 pub mod replace;
 pub mod search;
-pub mod sed;
 pub mod select;
-pub mod sequential;
 pub mod state;
 pub mod text;
 pub mod transaction;

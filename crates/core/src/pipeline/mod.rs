@@ -15,8 +15,11 @@
 //! 5. Report: an [`EditReport`] that the dialects shape into their replies.
 //!
 //! This module runs a request (its files planned in parallel, the checks across files, the
-//! commit, retries of merges that went stale); its files are the steps: `plan` (one file,
-//! the steps in order), `snapshot`, `resolve`, `preview`, `commit`, `report`.
+//! commit, retries of merges that went stale); its private files are the steps: `plan` (one
+//! file, the steps in order), `snapshot`, `resolve`, `preview`, `commit`, `report`. Its
+//! public ones are its vocabulary ([`edit`]) and the resolvers the steps use, which other
+//! parts of the engine use too (re-exported at the crate's root): [`lines`], [`sequential`],
+//! [`sed`], [`nearmiss`], [`diff`].
 
 use crate::edit::Progress;
 use crate::edit::{EditOptions, EditReport, EditRequest, FileEdits, FileOutcome, FileReport};
@@ -28,6 +31,13 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub mod diff;
+pub mod edit;
+pub mod lines;
+pub mod nearmiss;
+pub mod sed;
+pub mod sequential;
 
 mod commit;
 mod plan;
