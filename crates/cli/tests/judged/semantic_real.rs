@@ -9,9 +9,7 @@ use common::*;
 use serde_json::json;
 use std::path::PathBuf;
 
-#[path = "../../semantic/tests/support/test_data.rs"]
-mod test_data;
-use test_data::{krate, need, repo, site_packages};
+use filekit_testkit::{krate, need, repo, site_packages};
 
 /// Copies `src` into a sandbox as `name`, writes every target of one outline level back
 /// through `file_edit`, and checks the file is unchanged. Returns how many were written.
