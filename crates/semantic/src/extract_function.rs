@@ -1210,10 +1210,7 @@ pub fn extract_function(
         match ty {
             Ok(t) => param_texts.push(format!("{}: {t}", p.name)),
             Err(why) => {
-                untyped.push(Untyped {
-                    name: p.name.clone(),
-                    why,
-                });
+                untyped.push(Untyped::parameter(&p.name, why));
                 param_texts.push(p.name.clone());
             }
         }

@@ -13,16 +13,135 @@ use std::fmt;
 use tree_sitter::{Node, Tree};
 
 /// A name a refactor declares without a type (a parameter of an extracted function, or of a
-/// function expression moved away from the place that typed it), and why no type is known.
+/// function expression moved away from the place that typed it, or a variable whose value
+/// states none), and why no type is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Untyped {
     pub name: String,
+    pub declared: Declared,
     pub why: String,
+}
+
+/// What an [`Untyped`] name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Declared {
+    Parameter,
+    Variable,
+}
+
+impl Declared {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Declared::Parameter => "parameter",
+            Declared::Variable => "variable",
+        }
+    }
+}
+
+impl Untyped {
+    pub(crate) fn parameter(name: impl Into<String>, why: impl Into<String>) -> Untyped {
+        Untyped {
+            name: name.into(),
+            declared: Declared::Parameter,
+            why: why.into(),
+        }
+    }
 }
 
 impl fmt::Display for Untyped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`: {}", self.name, self.why)
+        write!(
+            f,
+            "{} `{}`: {}",
+            self.declared.as_str(),
+            self.name,
+            self.why
+        )
+    }
+}
+
+/// What `const name = <expr>` (no annotation) would leave without a type that had one where
+/// `expr` was written: the parameters of a function that took their types from that place
+/// (an argument, a property of an object passed, a value assigned to a typed place), and an
+/// empty array, whose element type the compiler cannot know apart from its uses.
+pub(crate) fn declared_apart(text: &str, expr: Node, name: &str) -> Vec<Untyped> {
+    let mut out = Vec::new();
+    if expr.kind() == "array" && expr.named_child_count() == 0 {
+        out.push(Untyped {
+            name: name.to_string(),
+            declared: Declared::Variable,
+            why: "its value `[]` is an array whose element type the compiler cannot know".into(),
+        });
+    }
+    // Down the nodes that pass their place's type on to what they hold.
+    let mut stack = vec![expr];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        match n.kind() {
+            "parenthesized_expression" | "array" => stack.extend(kids),
+            "object" => {
+                for k in kids {
+                    match k.kind() {
+                        "pair" => stack.extend(k.child_by_field_name("value")),
+                        "method_definition" => untyped_parameters(text, k, &mut out),
+                        _ => {}
+                    }
+                }
+            }
+            "ternary_expression" => {
+                stack.extend(n.child_by_field_name("consequence"));
+                stack.extend(n.child_by_field_name("alternative"));
+            }
+            "binary_expression"
+                if n.child_by_field_name("operator")
+                    .is_some_and(|o| matches!(o.kind(), "||" | "&&" | "??")) =>
+            {
+                stack.extend(n.child_by_field_name("left"));
+                stack.extend(n.child_by_field_name("right"));
+            }
+            "arrow_function" | "function_expression" | "function" => {
+                untyped_parameters(text, n, &mut out);
+                // An expression body returns into the same lost place.
+                stack.extend(
+                    n.child_by_field_name("body")
+                        .filter(|b| b.kind() != "statement_block"),
+                );
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The parameters of `f` written without a type or a default.
+fn untyped_parameters(text: &str, f: Node, out: &mut Vec<Untyped>) {
+    let why = format!(
+        "it is a parameter of the function at line {}, which takes its type from where that function is written; declared apart, it has none",
+        line(text, f.start_byte())
+    );
+    if let Some(p) = f.child_by_field_name("parameter") {
+        out.push(Untyped::parameter(&text[p.byte_range()], why.clone()));
+    }
+    let Some(ps) = f.child_by_field_name("parameters") else {
+        return;
+    };
+    let mut c = ps.walk();
+    for p in ps.named_children(&mut c) {
+        if !matches!(p.kind(), "required_parameter" | "optional_parameter")
+            || p.child_by_field_name("type").is_some()
+            || p.child_by_field_name("value").is_some()
+        {
+            continue;
+        }
+        if let Some(pattern) = p.child_by_field_name("pattern")
+            && pattern.kind() != "this"
+        {
+            out.push(Untyped::parameter(
+                crate::extract::quote(text, pattern),
+                why.clone(),
+            ));
+        }
     }
 }
 

@@ -157,6 +157,7 @@ pub(super) fn syntactic(
                     .into(),
                 );
             }
+            super::untyped::check(ws, req, lang, &x.untyped, &mut draft.warnings)?;
             draft.symbol = Some(name);
             draft
                 .files

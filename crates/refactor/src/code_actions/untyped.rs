@@ -29,7 +29,7 @@ pub(super) fn check(
         warnings.extend(
             untyped
                 .iter()
-                .map(|u| format!("parameter {u}: it is left untyped, as asked")),
+                .map(|u| format!("{u}: it is left untyped, as asked")),
         );
         return Ok(());
     }
@@ -37,7 +37,7 @@ pub(super) fn check(
     if !rule.refused {
         warnings.extend(untyped.iter().map(|u| {
             format!(
-                "parameter {u}: it is left untyped (implicitly `any`, which the project allows: {})",
+                "{u}: it is left untyped (implicitly `any`, which the project allows: {})",
                 rule.because
             )
         }));
@@ -51,12 +51,17 @@ pub(super) fn check(
 fn refusal(untyped: &[Untyped], rule: &ImplicitAny) -> FkError {
     let (what, them) = match untyped {
         [u] => (
-            format!("parameter `{}` would have no type: {}", u.name, u.why),
+            format!(
+                "{} `{}` would have no type: {}",
+                u.declared.as_str(),
+                u.name,
+                u.why
+            ),
             "it",
         ),
         _ => (
             format!(
-                "parameters {} would have no type ({})",
+                "{} would have no type ({})",
                 untyped
                     .iter()
                     .map(|u| format!("`{}`", u.name))
@@ -86,7 +91,7 @@ fn refusal(untyped: &[Untyped], rule: &ImplicitAny) -> FkError {
         "fact": Fact::UntypedParameters,
         "parameters": untyped
             .iter()
-            .map(|u| json!({"name": u.name, "why": u.why}))
+            .map(|u| json!({"name": u.name, "declared": u.declared.as_str(), "why": u.why}))
             .collect::<Vec<_>>(),
         "because": rule.because,
     }))
