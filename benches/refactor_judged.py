@@ -21,7 +21,10 @@ run, and a batch with new errors bisected down to the selections that caused the
 is restored after its batch.
 
 Per kind: selections tried, applied, refused (reasons counted) and broken (applied, but the
-compiler finds a new error: a bug to fix, or a case to refuse). `--sample N` takes N
+compiler finds a new error: a bug to fix, or a case to refuse). extract_function and
+extract_method are asked without `untypedParameters`: under rxjs's `strict` a parameter whose
+type cannot be known is refused, and a refusal that names a parameter the selection does not
+use counts as failed. `--sample N` takes N
 selections per kind spread evenly over the candidates (what CI runs, through
 crates/cli/tests/refactor_judged.rs); without it every candidate is tried.
 
