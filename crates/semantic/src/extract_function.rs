@@ -640,6 +640,23 @@ pub fn extract_function(
                 "select statements inside a method",
             ));
         }
+        // The call is `this.name(...)`: inside a function with its own `this` (an object
+        // literal's method, a `function` expression) that is not the class instance.
+        let mut p = nodes[0].parent();
+        while let Some(x) = p
+            && x.id() != member.id()
+        {
+            if OWN_THIS.contains(&x.kind()) {
+                return Err(invalid(
+                    format!(
+                        "the selection at line {first_line} is inside the function at line {}, which has its own `this`: the new method could not be called there as `this.{name}(...)`",
+                        line(text, x.start_byte())
+                    ),
+                    "use extract_function, or select statements of the method itself",
+                ));
+            }
+            p = x.parent();
+        }
         Home {
             sees: body,
             member: Some(member),
@@ -1667,6 +1684,28 @@ mod tests {
         assert_eq!(
             fun(Lang::JavaScript, js, "console.log(this.name, x);", true).unwrap(),
             "class A {\n  static run(x) {\n    this.extracted(x);\n  }\n\n  static extracted(x) {\n    console.log(this.name, x);\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_method_is_not_extracted_from_a_function_with_its_own_this() {
+        // Found by the judge on rxjs (TestScheduler): an object literal's method in a method.
+        let src = "class S {\n  run(flag: boolean) {\n    return {\n      toBe(v: string) {\n        const x = v.trim();\n        log(x, flag);\n      },\n    };\n  }\n}\n";
+        let e = fun(Lang::TypeScript, src, "const x = v.trim();", true).unwrap_err();
+        assert!(
+            e.message
+                .contains("inside the function at line 4, which has its own `this`"),
+            "{}",
+            e.message
+        );
+        let src = "class S {\n  run(xs: number[]) {\n    xs.forEach(function (x) {\n      log(x);\n    });\n  }\n}\n";
+        assert!(fun(Lang::TypeScript, src, "log(x);", true).is_err());
+        // An arrow's `this` is the method's.
+        let src = "class S {\n  run(xs: number[]) {\n    xs.forEach((x: number) => {\n      log(x);\n    });\n  }\n}\n";
+        assert!(
+            fun(Lang::TypeScript, src, "log(x);", true)
+                .unwrap()
+                .contains("this.extracted(x);")
         );
     }
 
