@@ -17,6 +17,7 @@ mod mcp_clients;
 mod programs;
 mod python_inline_async;
 mod python_refactors;
+mod readme_install;
 mod refactor_judged;
 mod refactor_tsc;
 mod refactor_verb;
