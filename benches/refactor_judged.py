@@ -26,7 +26,7 @@ extract_method are asked without `untypedParameters`: under rxjs's `strict` a pa
 type cannot be known is refused, and a refusal that names a parameter the selection does not
 use counts as failed. `--sample N` takes N
 selections per kind spread evenly over the candidates (what CI runs, through
-crates/cli/tests/refactor_judged.rs); without it every candidate is tried.
+crates/cli/tests/judged/refactor_judged.rs); without it every candidate is tried.
 
 With `--trust`, every TS selection is also applied with the workspace trusted (filekit serve
 --trust-workspace: typescript-language-server from .test-deps does the kinds it offers) and

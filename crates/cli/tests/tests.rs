@@ -5,7 +5,7 @@
 //!
 //! This is the hermetic stage: it needs nothing but the repository and the binary. Suites
 //! that a real tool judges (the TypeScript compiler, language servers, Python, the MCP SDK
-//! clients) are the `judged` binary (`tests/judged/`, `--features judged`).
+//! clients) are the `judged` binary (`tests/judged/`, `cargo test --test judged`).
 
 mod common;
 mod golden;

@@ -4,7 +4,7 @@
 //! thread of its process may read meanwhile.
 //!
 //! This is the hermetic stage; suites judged by a real tool or corpus (GNU sed, two npm
-//! releases of real packages) are the `judged` binary (`tests/judged/`, `--features judged`).
+//! releases of real packages) are the `judged` binary (`tests/judged/`, `cargo test --test judged`).
 
 mod model;
 

@@ -3,7 +3,7 @@
 //! `cargo test -p filekit-semantic --test semantic roundtrip::` runs one suite.
 //!
 //! This is the hermetic stage; suites that a real tool judges (tsc, Node.js, Python, real
-//! registry sources) are the `judged` binary (`tests/judged/`, `--features judged`).
+//! registry sources) are the `judged` binary (`tests/judged/`, `cargo test --test judged`).
 
 mod roundtrip;
 

@@ -4,7 +4,7 @@
 //! clients, real registry packages as corpora. `scripts/setup-test-deps` installs them into
 //! `.test-deps/` and `.venv/`; a missing one fails its test with what to run, never skips it.
 //!
-//! `cargo test -p filekit --features judged --test judged` (after `scripts/setup-test-deps`);
+//! `cargo test -p filekit --test judged` (after `scripts/setup-test-deps`);
 //! one suite: `... --test judged refactor_tsc::`.
 
 #[path = "../common/mod.rs"]
@@ -18,6 +18,7 @@ mod mcp_clients;
 mod programs;
 mod python_inline_async;
 mod python_refactors;
+mod readme_install;
 mod refactor_judged;
 mod refactor_tsc;
 mod refactor_verb;

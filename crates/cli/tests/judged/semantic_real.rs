@@ -1,5 +1,5 @@
 //! Real files through the real tools: for one file per language and format (from registry
-//! packages, see crates/semantic/tests/real_files.rs for the exhaustive table), `file_read`
+//! packages, see crates/semantic/tests/judged/real_files.rs for the exhaustive table), `file_read`
 //! gives the outline, every target of one outline level is read with `file_read`, and one
 //! `file_edit` call writes them all back with `replace`, through the one write pipeline. The
 //! file must be byte-identical afterwards.

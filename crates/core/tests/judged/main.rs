@@ -2,7 +2,7 @@
 //! hermetic stage does not have: GNU sed as the reference of `sed.rs`, and consecutive npm
 //! releases of real packages (`scripts/setup-test-deps`) as the merge's corpus.
 //!
-//! `cargo test -p filekit-core --features judged --test judged`.
+//! `cargo test -p filekit-core --test judged`.
 
 mod merge_real;
 mod sed_vs_gnu;

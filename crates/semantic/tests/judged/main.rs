@@ -3,7 +3,7 @@
 //! running refactored programs, pyflakes, the JSONPath compliance suite, registry sources in
 //! twelve languages), installed by `scripts/setup-test-deps`.
 //!
-//! `cargo test -p filekit-semantic --features judged --test judged` (one suite:
+//! `cargo test -p filekit-semantic --test judged` (one suite:
 //! `... --test judged real_files::`).
 
 mod judge;
