@@ -39,6 +39,9 @@
 
 mod parse;
 mod place;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod testing;
 #[cfg(test)]
 mod tests;
 
