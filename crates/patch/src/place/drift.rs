@@ -56,12 +56,37 @@ impl Drift {
     }
 }
 
+/// The tab widths a drift is tried with, in order.
+const TABS: [usize; 3] = [4, 8, 2];
+
+/// A line's indentation as the drift compares it, worked out once: its width at each tab
+/// width, whether it starts with a tab, and whether the line is blank.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Indent {
+    widths: [u32; 3],
+    starts_with_tab: bool,
+    unindented: bool,
+    blank: bool,
+}
+
+impl Indent {
+    pub(super) fn of(line: &str) -> Indent {
+        let ind = indent_of(line);
+        Indent {
+            widths: TABS.map(|tab| width(ind, tab) as u32),
+            starts_with_tab: ind.starts_with('\t'),
+            unindented: ind.is_empty(),
+            blank: line.trim().is_empty(),
+        }
+    }
+}
+
 /// Finds a drift under which the indentation of every pair (patch line, file line) agrees.
-pub(super) fn find_drift<'a>(
-    pairs: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+pub(super) fn find_drift(
+    pairs: impl Iterator<Item = (Indent, Indent)> + Clone,
     file_uses_tabs: bool,
 ) -> Option<Drift> {
-    let nonblank = pairs.filter(|(p, f)| !p.trim().is_empty() && !f.trim().is_empty());
+    let nonblank = pairs.filter(|(p, f)| !p.blank && !f.blank);
     let Some((p0, f0)) = nonblank.clone().next() else {
         return Some(Drift {
             active: true,
@@ -71,22 +96,21 @@ pub(super) fn find_drift<'a>(
             tabs: file_uses_tabs,
         });
     };
-    for tab in [4, 8, 2] {
-        let pw0 = width(indent_of(p0), tab) as isize;
-        let fw0 = width(indent_of(f0), tab) as isize;
-        if nonblank.clone().all(|(p, f)| {
-            width(indent_of(p), tab) as isize - pw0 == width(indent_of(f), tab) as isize - fw0
-        }) {
-            let f_ind = indent_of(f0);
+    for (t, tab) in TABS.into_iter().enumerate() {
+        let (pw0, fw0) = (p0.widths[t] as i64, f0.widths[t] as i64);
+        if nonblank
+            .clone()
+            .all(|(p, f)| p.widths[t] as i64 - pw0 == f.widths[t] as i64 - fw0)
+        {
             return Some(Drift {
                 active: true,
                 patch0: pw0 as usize,
                 file0: fw0 as usize,
                 tab,
-                tabs: if f_ind.is_empty() {
+                tabs: if f0.unindented {
                     file_uses_tabs
                 } else {
-                    f_ind.starts_with('\t')
+                    f0.starts_with_tab
                 },
             });
         }

@@ -621,7 +621,8 @@ fn place_one(
         .filter(|&k| !old[k].trim().is_empty())
         .collect();
     let wanted = Wanted {
-        changes: change_positions(hunk),
+        gaps: Wanted::gaps(&nonblank, old.len(), &change_positions(hunk)),
+        indents: old.iter().map(|l| drift::Indent::of(l)).collect(),
         end_of_file: hunk.end_of_file,
         nonblank,
         old,
@@ -743,6 +744,7 @@ fn rival(
     };
     let same_shape = occurrences(&index.numbered(level).ids, &pat, 0, work)?;
     let start = from.min(chosen.first);
+    index.indents(work)?;
     let Some(runs) = blank_runs(index, wanted, start, work)? else {
         return Ok(None);
     };

@@ -4,7 +4,7 @@
 //! repetitions. What each place costs beyond that (the indentation check, the blank lines
 //! between lines) is paid from the placement's budget.
 
-use super::drift::{Drift, find_drift};
+use super::drift::{Drift, Indent, find_drift};
 use super::{Around, Failure};
 use filekit_core::nearmiss::Work;
 use std::borrow::Cow;
@@ -154,6 +154,8 @@ pub(super) struct Index<'t> {
     pub(super) lines: Vec<FLine>,
     pub(super) levels: [Option<Numbered<'t>>; LINE_LEVELS],
     pub(super) nonblank: Option<NonBlank>,
+    /// Each line's indentation, made when a tolerant level first needs it.
+    pub(super) indents: Option<Vec<Indent>>,
     pub(super) file_uses_tabs: bool,
     /// The line end added lines take: the file's.
     pub(super) eol: &'static str,
@@ -175,6 +177,7 @@ impl<'t> Index<'t> {
             lines,
             levels: Default::default(),
             nonblank: None,
+            indents: None,
             file_uses_tabs,
             eol: if crlf { "\r\n" } else { "\n" },
             ends_without_newline: !text.is_empty() && !text.ends_with('\n'),
@@ -225,6 +228,19 @@ impl<'t> Index<'t> {
             self.nonblank = Some(NonBlank { at, ids: nb_ids });
         }
         Ok(self.nonblank.as_ref().expect("made above"))
+    }
+
+    /// Each line's indentation, for the tolerant levels' drift check.
+    pub(super) fn indents(&mut self, work: &mut Work) -> Result<&[Indent], Spent> {
+        if self.indents.is_none() {
+            work.spend(self.text.len() as u64)?;
+            self.indents = Some(
+                (0..self.lines.len())
+                    .map(|k| Indent::of(self.line(k)))
+                    .collect(),
+            );
+        }
+        Ok(self.indents.as_deref().expect("made above"))
     }
 }
 
@@ -284,10 +300,12 @@ pub(super) struct Found {
 /// A hunk's old lines and what is known of them, for the searches of each level.
 pub(super) struct Wanted<'h> {
     pub(super) old: Vec<&'h str>,
-    pub(super) changes: Vec<isize>,
     pub(super) end_of_file: bool,
     /// The old lines that are not blank, by their index.
     pub(super) nonblank: Vec<usize>,
+    /// The old lines' indentation.
+    pub(super) indents: Vec<Indent>,
+    pub(super) gaps: Vec<Gap>,
 }
 
 /// The places a hunk fits at `level`, from `from` (or, when none, anywhere that does not
@@ -312,6 +330,9 @@ pub(super) fn find(
     let clear_of_cursor = |first: usize, last_excl: usize| {
         around.in_sequence || last_excl <= around.cursor || first >= around.cursor
     };
+    if level >= 2 {
+        index.indents(work)?;
+    }
     if level < BLANK_LEVEL {
         let Some(pat) = index.level(level, work)?.pattern(&wanted.old, level) else {
             return Ok(found);
@@ -422,13 +443,16 @@ pub(super) fn line_place(
 ) -> Result<Option<Place>, Failure> {
     let m = wanted.old.len();
     let drift = if level >= 2 {
-        work.spend(m as u64)?;
+        let file = index
+            .indents
+            .as_deref()
+            .expect("made for the tolerant levels");
         let pairs = wanted
-            .old
+            .indents
             .iter()
             .enumerate()
-            .map(|(k, p)| (*p, index.line(s + k)));
-        match find_drift(pairs, index.file_uses_tabs) {
+            .map(|(k, p)| (*p, file[s + k]));
+        match checked_drift(pairs, index.file_uses_tabs, work)? {
             Some(d) => d,
             None => return Ok(None),
         }
@@ -443,6 +467,19 @@ pub(super) fn line_place(
     }))
 }
 
+/// [`find_drift`], paying for the lines it compared.
+fn checked_drift(
+    pairs: impl Iterator<Item = (Indent, Indent)> + Clone,
+    file_uses_tabs: bool,
+    work: &mut Work,
+) -> Result<Option<Drift>, Failure> {
+    let compared = std::cell::Cell::new(0u64);
+    let pairs = pairs.inspect(|_| compared.set(compared.get() + 1));
+    let drift = find_drift(pairs, file_uses_tabs);
+    work.spend(compared.get())?;
+    Ok(drift)
+}
+
 /// The hunk at line `s` at line level `level`, if it fits there.
 pub(super) fn place_at(
     index: &mut Index,
@@ -454,6 +491,9 @@ pub(super) fn place_at(
     let m = wanted.old.len();
     if s + m > index.lines.len() {
         return Ok(None);
+    }
+    if level >= 2 {
+        index.indents(work)?;
     }
     let Some(pat) = index.level(level, work)?.pattern(&wanted.old, level) else {
         return Ok(None);
@@ -488,8 +528,43 @@ pub(super) fn blank_runs(
     Ok(Some(occurrences(&nb.ids, &pat, nb_from, work)?))
 }
 
+/// The blank lines the hunk has in each gap between two of its non-blank lines (and before
+/// the first, after the last), and whether a change falls in the gap: where the file has
+/// another number of blank lines there, the patch does not say where among them its change
+/// goes, and the place is refused.
+pub(super) struct Gap {
+    /// The old line before the gap (-1 before the first).
+    pub(super) before: isize,
+    pub(super) blank: usize,
+    pub(super) changed: bool,
+}
+
+impl Wanted<'_> {
+    pub(super) fn gaps(nonblank: &[usize], old_len: usize, changes: &[isize]) -> Vec<Gap> {
+        let count = nonblank.len();
+        (0..=count)
+            .map(|g| {
+                let before = if g == 0 { -1 } else { nonblank[g - 1] as isize };
+                let after = if g == count {
+                    old_len as isize
+                } else {
+                    nonblank[g] as isize
+                };
+                Gap {
+                    before,
+                    blank: (after - before - 1) as usize,
+                    changed: changes
+                        .iter()
+                        .any(|&c| c > 2 * before + 1 && c < 2 * after + 1),
+                }
+            })
+            .collect()
+    }
+}
+
 /// The place of the run of non-blank lines starting at non-blank line `s` (of [`blank_runs`]
-/// from line `from`), if the blank lines around and between them allow it.
+/// from line `from`), if the blank lines around and between them allow it. A gap with a change
+/// is checked first, in constant work; only a place that passes pays for its map.
 pub(super) fn blank_place(
     index: &Index,
     wanted: &Wanted,
@@ -498,65 +573,67 @@ pub(super) fn blank_place(
     work: &mut Work,
 ) -> Result<Option<Place>, Failure> {
     let old = &wanted.old;
-    let pat_at = &wanted.nonblank;
-    work.spend(old.len() as u64)?;
     let n = index.lines.len();
     let nb = index.nonblank.as_ref().expect("made");
+    let count = wanted.nonblank.len();
     let file_at = |k: usize| nb.at[s + k];
-    let mut map = vec![None; old.len()];
-    for (k, &p) in pat_at.iter().enumerate() {
-        map[p] = Some(file_at(k));
-    }
-    // The blank lines of each gap between two non-blank old lines (and before the first,
-    // after the last): mapped one to one when the patch and the file have as many there.
-    // Where they differ, the patch does not say where among the file's blank lines its
-    // changes go: a change in such a gap refuses this place.
-    let count = pat_at.len();
-    for g in 0..=count {
-        let k1: isize = if g == 0 { -1 } else { pat_at[g - 1] as isize };
-        let k2: isize = if g == count {
-            old.len() as isize
-        } else {
-            pat_at[g] as isize
-        };
-        let pblank = (k2 - k1 - 1) as usize;
-        let fblank: Vec<usize> = match (g > 0, g < count) {
-            (true, true) => ((file_at(g - 1) + 1)..file_at(g)).collect(),
+    // The file's blank lines in gap `g` (at the ends, at most as many as the hunk has there).
+    let file_blank = |g: usize, want: usize| -> std::ops::Range<usize> {
+        match (g > 0, g < count) {
+            (true, true) => (file_at(g - 1) + 1)..file_at(g),
             (false, true) => {
                 let b = file_at(0);
-                let mut v: Vec<usize> = (from.min(b)..b)
-                    .rev()
-                    .take_while(|&k| index.blank(k))
-                    .take(pblank)
-                    .collect();
-                v.reverse();
-                v
+                let lo = from.min(b);
+                let mut a = b;
+                while a > lo && b - a < want && index.blank(a - 1) {
+                    a -= 1;
+                }
+                a..b
             }
-            (true, false) => ((file_at(count - 1) + 1)..n)
-                .take_while(|&k| index.blank(k))
-                .take(pblank)
-                .collect(),
-            (false, false) => Vec::new(),
-        };
-        if pblank == fblank.len() {
-            for (j, f) in fblank.iter().enumerate() {
-                map[(k1 + 1) as usize + j] = Some(*f);
+            (true, false) => {
+                let a = file_at(count - 1) + 1;
+                let mut b = a;
+                while b < n && b - a < want && index.blank(b) {
+                    b += 1;
+                }
+                a..b
             }
-        } else if wanted
-            .changes
-            .iter()
-            .any(|&c| c > 2 * k1 + 1 && c < 2 * k2 + 1)
-        {
+            (false, false) => 0..0,
+        }
+    };
+    work.spend(wanted.gaps.iter().filter(|g| g.changed).count() as u64 + 1)?;
+    for (g, gap) in wanted.gaps.iter().enumerate() {
+        if gap.changed && file_blank(g, gap.blank).len() != gap.blank {
             return Ok(None);
+        }
+    }
+    work.spend(old.len() as u64)?;
+    let mut map = vec![None; old.len()];
+    for (k, &p) in wanted.nonblank.iter().enumerate() {
+        map[p] = Some(file_at(k));
+    }
+    // The blank lines of a gap are mapped one to one when the patch and the file have as many
+    // there.
+    for (g, gap) in wanted.gaps.iter().enumerate() {
+        let blank = file_blank(g, gap.blank);
+        if blank.len() == gap.blank {
+            for (j, f) in blank.enumerate() {
+                map[(gap.before + 1) as usize + j] = Some(f);
+            }
         }
     }
     let first = map.iter().flatten().min().copied().unwrap_or(file_at(0));
     let last = map.iter().flatten().max().copied().unwrap_or(file_at(0));
-    let pairs = old
+    let file = index
+        .indents
+        .as_deref()
+        .expect("made for the tolerant levels");
+    let pairs = wanted
+        .indents
         .iter()
         .zip(&map)
-        .filter_map(|(p, f)| f.map(|f| (*p, index.line(f))));
-    let Some(drift) = find_drift(pairs, index.file_uses_tabs) else {
+        .filter_map(|(p, f)| f.map(|f| (*p, file[f])));
+    let Some(drift) = checked_drift(pairs, index.file_uses_tabs, work)? else {
         return Ok(None);
     };
     Ok(Some(Place {
