@@ -60,10 +60,14 @@ Give about 3 lines of context around each change; line numbers in `@@ -12,5 +12,
 hints. A hunk is placed where its context and removed lines are, exactly or allowing for \
 white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own \
 context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are \
-in several places goes to the first after the hunk before it (the reply names the others); \
-in a diff, one whose line number names none of its places is refused with them, as is a \
-hunk found nowhere (with the closest text), and then nothing is written. The patch is applied to all \
-its files at once, or not at all. `dry_run` shows the diffs and writes nothing. Adding a \
+in several places goes to the first after the hunk before it (the reply names the others). \
+SEARCH blocks apply one after another, each to the text the blocks before it left, so a block \
+may edit what an earlier one wrote. In a diff, a hunk whose line number names none of its \
+places is refused with them, as is a hunk found nowhere (with the closest text), or one that \
+a dropped or added blank line lets fit a second place, and then nothing is written. The patch \
+is applied to all its files at once, or not at all; sections that meet at one path (two \
+moves to one destination, a move onto a file the patch deletes, adds or changes, a swap) are \
+refused, naming both. `dry_run` shows the diffs and writes nothing. Adding a \
 file that exists replaces it (the reply says so). Moving a TS/JS/Python file (`*** Move to:`, a \
 rename) updates the imports that name it, unless `update_imports` is false.
 Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    \
