@@ -34,6 +34,7 @@ mod mcp_clients;
 mod mcp_filesystem_golden;
 mod move_imports;
 mod parser_bounds;
+mod patch_work;
 mod planted_state;
 mod programs;
 mod python_inline_async;
