@@ -96,3 +96,31 @@ fn a_hunk_whose_places_cost_more_than_the_budget_is_refused_with_the_fact() {
     assert!(m.peak_mib() < 256, "{} MiB", m.peak_mib());
     assert_eq!(sb.read("big.txt"), file);
 }
+
+#[test]
+fn the_mcp_filesystem_edit_file_placement_is_bounded_the_same_way() {
+    let sb = Sandbox::new();
+    // The same million places, through the drop-in's edit_file, which places an oldText it
+    // does not find exactly with the same placer.
+    // Its lines are indented where the file's are not, so that it is nowhere as written.
+    let file: String = (0..LINES)
+        .map(|k| if k % 1_000 == 999 { "    a\n" } else { "a\n" })
+        .collect();
+    sb.write("big.txt", &file);
+    let old_text = "  a\n".repeat(1_000);
+    let new_text = format!("{}  b\n{}", "  a\n".repeat(500), "  a\n".repeat(499));
+    let call = serde_json::json!({"tool_name": "edit_file", "tool_args": {
+        "path": sb.path("big.txt"),
+        "edits": [{"oldText": old_text, "newText": new_text}],
+    }});
+    let m = run_measured(
+        sb.command(&["call", "--tools", "mcp-filesystem"]),
+        call.to_string().into_bytes(),
+        COMMAND_TIMEOUT,
+    );
+    let all = format!("{}\n{}", m.run.stdout, m.run.stderr);
+    assert_ne!(m.run.code, 0, "{all}");
+    assert!(all.contains("comparisons a file's hunks may take"), "{all}");
+    assert!(m.peak_mib() < 256, "{} MiB", m.peak_mib());
+    assert_eq!(sb.read("big.txt"), file);
+}

@@ -232,7 +232,7 @@ fn plan(ws: &Call, patch: &filekit_patch::Patch) -> Vec<Planned> {
                         "{} is named by two sections of the patch: {} and {}",
                         p.path, q.section, p.section
                     ),
-                    [&*q, &p],
+                    [q, &p],
                 )
                 .with_hint("put all the changes to one file in one section of the patch"),
             );
