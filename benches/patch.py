@@ -3,7 +3,8 @@
 in the three formats models emit, clean and with each model mistake, applied by filekit and by
 the peers agents use. Counts per format and mistake class: files byte-identical to the next
 release, and silent wrong applications (the applier said it applied, the file is not the next
-release).
+release). `in_sequence` renders each hunk as two SEARCH/REPLACE blocks, the second one's SEARCH
+holding what the first wrote (blocks apply one after another in aider, Cline and Roo Code).
 
 Corpus (fetched by scripts/setup-test-deps into .test-deps): lodash 4.17.20 -> 4.17.21 and
 underscore 1.13.6 -> 1.13.7 (npm, .test-deps/merge), urllib3 2.2.2 -> 2.2.3 (PyPI,

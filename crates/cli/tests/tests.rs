@@ -34,7 +34,6 @@ mod kill;
 mod mcp_filesystem_golden;
 mod move_imports;
 mod parser_bounds;
-mod patch_work;
 mod planted_state;
 mod replace_verb;
 mod search;

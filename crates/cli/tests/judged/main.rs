@@ -14,6 +14,7 @@ mod convert_async;
 mod export_renames;
 mod inline_function;
 mod mcp_clients;
+mod patch_work;
 mod programs;
 mod python_inline_async;
 mod python_refactors;
