@@ -348,7 +348,7 @@ impl Placer {
     }
 
     fn refuse_spent(&mut self, k: usize, hunk: &Hunk, work: &Work) {
-        let mut report = blank_report(k, hunk);
+        let mut report = unplaced_report(k, hunk);
         let refusal = Refusal::spent(work);
         report.reason = Some(refusal.reason);
         report.limit = refusal.limit;
@@ -365,7 +365,7 @@ impl Placer {
         work: &mut Work,
         near_miss_work: &mut Work,
     ) -> Option<Vec<Splice>> {
-        let mut report = blank_report(k, hunk);
+        let mut report = unplaced_report(k, hunk);
         // Codex's envelope and SEARCH/REPLACE blocks have no line numbers: their hunks are
         // in file order.
         let around = Around {
@@ -461,11 +461,13 @@ impl Placer {
     }
 }
 
+/// The hunk only adds lines: it has no old lines to be found by.
 fn old_is_empty(hunk: &Hunk) -> bool {
     hunk.lines.iter().all(|l| matches!(l, HunkLine::Added(_)))
 }
 
-fn blank_report(k: usize, hunk: &Hunk) -> HunkReport {
+/// The report of hunk `k` before it is placed: refused, until it is.
+fn unplaced_report(k: usize, hunk: &Hunk) -> HunkReport {
     HunkReport {
         hunk: k + 1,
         patch_line: hunk.patch_line,
