@@ -124,3 +124,27 @@ fn the_mcp_filesystem_edit_file_placement_is_bounded_the_same_way() {
     assert!(m.peak_mib() < 256, "{} MiB", m.peak_mib());
     assert_eq!(sb.read("big.txt"), file);
 }
+
+#[test]
+fn sixty_search_replace_blocks_on_a_2_mb_file_apply_within_the_budget() {
+    let sb = Sandbox::new();
+    // Each block is placed on the text the ones before it left: a pass over 2 MB per block.
+    let file: String = (0..40_000)
+        .map(|k| format!("line {k:05} of a large file, padded out to fifty\n"))
+        .collect();
+    sb.write("big.txt", &file);
+    let blocks: String = (0..60)
+        .map(|b| {
+            let k = 300 + b * 600;
+            format!(
+                "big.txt\n<<<<<<< SEARCH\nline {k:05} of a large file, padded out to fifty\n=======\nline {k:05} changed\n>>>>>>> REPLACE\n\n"
+            )
+        })
+        .collect();
+    let m = patch_measured(&sb, &blocks);
+    assert_eq!(m.run.code, 0, "{}\n{}", m.run.stdout, m.run.stderr);
+    let out = sb.read("big.txt");
+    assert_eq!(out.matches(" changed\n").count(), 60);
+    assert!(out.contains("line 35700 changed\n"));
+    assert!(m.peak_mib() < 256, "{} MiB", m.peak_mib());
+}

@@ -28,6 +28,11 @@ use search::{
 };
 use serde::Serialize;
 
+/// Hunks whose passes over the text (numbering its lines at each level, reading the text a
+/// SEARCH block left) the budget allows for on top of [`PLACEMENT_WORK`]; past them, the rest
+/// share the fixed budget.
+const PASSED_HUNKS: usize = 32;
+
 /// What a hunk's old lines were allowed to differ by from the file's, in the order tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -176,9 +181,11 @@ pub fn place_with(
     format: Format,
     convention: Option<IndentConvention>,
 ) -> Placement {
-    // The work a placement may do: a pass over the text per level, and the budget for the
-    // places a hunk's lines fit.
-    let budget = PLACEMENT_WORK.saturating_add(8 * text.len() as u64);
+    // The work a placement may do: passes over the text (its levels, and for blocks applied
+    // in sequence the text each block leaves) for each of the first hunks, and the budget for
+    // the places a hunk's lines fit.
+    let passes = 8 * hunks.len().clamp(1, PASSED_HUNKS) as u64;
+    let budget = PLACEMENT_WORK.saturating_add(passes.saturating_mul(text.len() as u64));
     place_within(text, hunks, format, convention, budget)
 }
 
