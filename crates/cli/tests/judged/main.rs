@@ -15,6 +15,7 @@ mod export_renames;
 mod extract_strict;
 mod inline_function;
 mod mcp_clients;
+mod patch_work;
 mod programs;
 mod python_inline_async;
 mod python_refactors;
