@@ -69,7 +69,7 @@ pub struct SetupArgs {
     #[arg(long)]
     write: bool,
     /// The configuration file to write (default: the client's; see below).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::home_path)]
     config: Option<PathBuf>,
     /// claude-code only: the --scope of the printed `claude mcp add` line.
     #[arg(long, value_enum, default_value_t = Scope::Local)]

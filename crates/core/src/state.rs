@@ -231,6 +231,43 @@ pub(crate) fn write_private_file(path: &Path, data: &[u8]) -> io::Result<()> {
         .write_all(data)
 }
 
+/// Puts `data` at `path`, a file of a state folder already checked, whole: written under a
+/// temporary name beside it (created new, 0600, so never through a link), flushed, then
+/// renamed over the old file, so that no reader sees half of it (not flushed to the disk). Every file of the state
+/// that filekit replaces is written here (SQLite writes its own).
+pub fn replace_private_file(path: &Path, data: &[u8]) -> io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static TEMPS: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("a state file needs a name"))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(
+        ".{}.{}.tmp",
+        std::process::id(),
+        TEMPS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let temp = path.with_file_name(temp_name);
+    // Not flushed: every such file is a cache or lives as long as its process.
+    let written = write_private_file(&temp, data).and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+/// Writes `data` as the file `name` of the state base itself (the HTTP bearer token), after
+/// the same checks as every folder of the state: a real directory of this user that nobody
+/// else may write (a shared `/tmp`-like folder is refused, never made private behind its
+/// owner's back). Returns the file's path.
+pub fn write_in_base(base: &Path, name: &str, data: &[u8]) -> Result<PathBuf, FkError> {
+    ensure_private_dir(base, base)?;
+    let file = base.join(name);
+    replace_private_file(&file, data).map_err(|e| state_error(&file, e))?;
+    Ok(file)
+}
+
 /// Opens a file of the state for reading: never through a symbolic link at its name, never a
 /// FIFO, socket or device (which could block or never end), and at most `max` bytes (a larger
 /// one is `None`, as a missing one). The state directory is the user's, but a cache must not
