@@ -365,7 +365,17 @@ impl Guards {
     /// Takes filekit's state at `place` (a folder, or the file of a history named elsewhere)
     /// out of every root that holds it.
     pub(crate) fn add_state(&mut self, roots: &[RootId], place: &Path, folder: bool) {
-        let real = std::fs::canonicalize(place).unwrap_or_else(|_| place.to_path_buf());
+        let Ok(place) = std::path::absolute(place) else {
+            return;
+        };
+        // Its real path, or (a file not made yet) its folder's real path and its name.
+        let real = std::fs::canonicalize(&place)
+            .ok()
+            .or_else(|| {
+                let real_dir = std::fs::canonicalize(place.parent()?).ok()?;
+                Some(real_dir.join(place.file_name()?))
+            })
+            .unwrap_or(place);
         self.add_place(roots, &real, folder, Reason::State);
     }
 
@@ -456,6 +466,27 @@ mod tests {
         assert!(by_name(Path::new("mcp.json")).is_none());
         assert!(by_name(Path::new(".claude/commands/x.md")).is_none());
         assert!(by_name(Path::new(".envrc.example")).is_none());
+    }
+
+    #[test]
+    fn the_state_is_found_by_identity_whatever_the_roots_spelling() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().canonicalize().unwrap().join("home");
+        std::fs::create_dir_all(real.join(".local/state/filekit")).unwrap();
+        let alias = t.path().join("alias");
+        std::os::unix::fs::symlink(&real, &alias).unwrap();
+        // The root as another spelling of the same folder: its device and inode are the same.
+        let roots = [RootId::of(&alias).unwrap()];
+        let mut g = Guards::new(1);
+        g.add_state(&roots, &real.join(".local/state/filekit"), true);
+        let probe = Probe::new(Path::new(".LOCAL/state/filekit/workspaces/x/history.db"));
+        assert!(g.covering(0, &probe, |g| g.reason == Reason::State).is_some());
+        assert!(g.within(0, &Probe::new(Path::new(".local")), |_| true).is_some());
+        assert_eq!(g.state_places(), vec![(0, PathBuf::from(".local/state/filekit"))]);
+        // A history named elsewhere, not made yet, relative to no root: nothing is guarded.
+        let mut g = Guards::new(1);
+        g.add_state(&roots, &t.path().join("elsewhere/history.db"), false);
+        assert!(g.none_in(0));
     }
 
     #[test]
