@@ -221,21 +221,41 @@ fn ensure_private_dir(dir: &Path, base: &Path) -> Result<(), FkError> {
 /// Creates a new file readable by its owner only; an existing name (a file or a link) is an
 /// error, never written through.
 pub(crate) fn write_private_file(path: &Path, data: &[u8]) -> io::Result<()> {
+    create_private_file(path, data, false)
+}
+
+fn create_private_file(path: &Path, data: &[u8], flush: bool) -> io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+    let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(path)?
-        .write_all(data)
+        .open(path)?;
+    f.write_all(data)?;
+    if flush {
+        f.sync_all()?;
+    }
+    Ok(())
 }
 
 /// Puts `data` at `path`, a file of a state folder already checked, whole: written under a
-/// temporary name beside it (created new, 0600, so never through a link), flushed, then
-/// renamed over the old file, so that no reader sees half of it (not flushed to the disk). Every file of the state
-/// that filekit replaces is written here (SQLite writes its own).
+/// temporary name beside it (created new, 0600, so never through a link), then renamed over
+/// the old file, so that no reader sees half of it. Every file of the state that filekit
+/// replaces is written here (SQLite writes its own). Not flushed: for caches and files that
+/// live as long as their process (see [`replace_private_file_durably`]).
 pub fn replace_private_file(path: &Path, data: &[u8]) -> io::Result<()> {
+    replace_private(path, data, false)
+}
+
+/// [`replace_private_file`], with the file flushed to the disk before it is renamed into
+/// place (the caller flushes the folder): for a record a crash must not lose, such as an
+/// atomic run's manifest.
+pub fn replace_private_file_durably(path: &Path, data: &[u8]) -> io::Result<()> {
+    replace_private(path, data, true)
+}
+
+fn replace_private(path: &Path, data: &[u8], flush: bool) -> io::Result<()> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static TEMPS: AtomicU64 = AtomicU64::new(0);
     let name = path
@@ -249,8 +269,7 @@ pub fn replace_private_file(path: &Path, data: &[u8]) -> io::Result<()> {
         TEMPS.fetch_add(1, Ordering::Relaxed)
     ));
     let temp = path.with_file_name(temp_name);
-    // Not flushed: every such file is a cache or lives as long as its process.
-    let written = write_private_file(&temp, data).and_then(|()| std::fs::rename(&temp, path));
+    let written = create_private_file(&temp, data, flush).and_then(|()| std::fs::rename(&temp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }

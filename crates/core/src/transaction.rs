@@ -30,7 +30,7 @@ use cap_std::fs::Dir;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -668,16 +668,7 @@ impl Journal {
         };
         let io = |e: io::Error| FkError::from_io(&e, &dir.display().to_string());
         let bytes = serde_json::to_vec(manifest).map_err(|e| io(io::Error::other(e)))?;
-        let temp = dir.join("manifest.tmp");
-        let _ = std::fs::remove_file(&temp);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .map_err(io)?;
-        f.write_all(&bytes).map_err(io)?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&temp, dir.join("manifest")).map_err(io)?;
+        crate::state::replace_private_file_durably(&dir.join("manifest"), &bytes).map_err(io)?;
         sync_path(dir);
         let _ = ws;
         Ok(())
