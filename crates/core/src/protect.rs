@@ -480,9 +480,18 @@ mod tests {
         let mut g = Guards::new(1);
         g.add_state(&roots, &real.join(".local/state/filekit"), true);
         let probe = Probe::new(Path::new(".LOCAL/state/filekit/workspaces/x/history.db"));
-        assert!(g.covering(0, &probe, |g| g.reason == Reason::State).is_some());
-        assert!(g.within(0, &Probe::new(Path::new(".local")), |_| true).is_some());
-        assert_eq!(g.state_places(), vec![(0, PathBuf::from(".local/state/filekit"))]);
+        assert!(
+            g.covering(0, &probe, |g| g.reason == Reason::State)
+                .is_some()
+        );
+        assert!(
+            g.within(0, &Probe::new(Path::new(".local")), |_| true)
+                .is_some()
+        );
+        assert_eq!(
+            g.state_places(),
+            vec![(0, PathBuf::from(".local/state/filekit"))]
+        );
         // A history named elsewhere, not made yet, relative to no root: nothing is guarded.
         let mut g = Guards::new(1);
         g.add_state(&roots, &t.path().join("elsewhere/history.db"), false);

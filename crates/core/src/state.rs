@@ -269,7 +269,8 @@ fn replace_private(path: &Path, data: &[u8], flush: bool) -> io::Result<()> {
         TEMPS.fetch_add(1, Ordering::Relaxed)
     ));
     let temp = path.with_file_name(temp_name);
-    let written = create_private_file(&temp, data, flush).and_then(|()| std::fs::rename(&temp, path));
+    let written =
+        create_private_file(&temp, data, flush).and_then(|()| std::fs::rename(&temp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
