@@ -419,7 +419,7 @@ fn write_keeps_other_entries_numbers_and_keys_as_written() {
     let run = setup(&sb, &["claude-desktop", "--config", &config, "--write"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let first = std::fs::read_to_string(&file).unwrap();
-    assert!(first.contains(&other), "{first}");
+    assert!(first.contains(other), "{first}");
     assert!(first.contains("\"n\": -0.0e-7"), "{first}");
     let (command, args, _) = server_in(&first, "json", "filekit");
     assert!(command.ends_with("filekit"), "{command}");
@@ -438,7 +438,7 @@ fn write_keeps_other_entries_numbers_and_keys_as_written() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let second = std::fs::read_to_string(&file).unwrap();
-    assert!(second.contains(&other), "{second}");
+    assert!(second.contains(other), "{second}");
     assert_eq!(second.matches("\"filekit\"").count(), 1, "{second}");
     let (_, args, _) = server_in(&second, "json", "filekit");
     assert!(args.contains(&"claude".to_string()), "{args:?}");
