@@ -42,6 +42,7 @@ mod refactor_judged;
 mod refactor_tsc;
 mod refactor_verb;
 mod replace_verb;
+mod scale;
 mod search;
 mod semantic;
 mod semantic_golden;
