@@ -43,6 +43,7 @@ mod refactor_tsc;
 mod refactor_verb;
 mod replace_verb;
 mod scale;
+mod scale_judged;
 mod search;
 mod semantic;
 mod semantic_golden;

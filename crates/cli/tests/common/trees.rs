@@ -221,6 +221,53 @@ pub fn interrupt_when(
     (code, out.join().unwrap(), err.join().unwrap(), sent)
 }
 
+/// The paths of the newest history entry, relative to the root, sorted.
+pub fn newest_entry_paths(sb: &Sandbox) -> Vec<String> {
+    let run = sb.filekit(&["history", "--json", "--limit", "1"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let root = format!("{}/", sb.root().display());
+    let mut paths: Vec<String> = run.json[0]["paths"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no entry: {}", run.stdout))
+        .iter()
+        .map(|p| p.as_str().unwrap().trim_start_matches(&root).to_string())
+        .collect();
+    paths.sort();
+    paths
+}
+
+pub fn history_len(sb: &Sandbox) -> usize {
+    let run = sb.filekit(&["history", "--json", "--limit", "1000"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.json.as_array().map_or(0, Vec::len)
+}
+
+/// The files of the tree that are new now, relative to the root, sorted.
+pub fn new_files(sb: &Sandbox, tree: &Tree) -> Vec<String> {
+    let mut out: Vec<String> = (0..tree.files)
+        .filter(|&i| sb.read(&tree.rel(i)) == Tree::new_text(i))
+        .map(|i| tree.rel(i))
+        .collect();
+    out.sort();
+    out
+}
+
+/// After a request that wrote some files and was stopped (or not): the newest history entry
+/// names exactly the files that are new, and one undo puts every file back.
+pub fn written_files_are_recorded_and_undone(sb: &Sandbox, tree: &Tree, entries_before: usize) {
+    let new = new_files(sb, tree);
+    if new.is_empty() {
+        assert_eq!(history_len(sb), entries_before, "an entry for nothing");
+        return;
+    }
+    assert_eq!(history_len(sb), entries_before + 1, "one entry for the request");
+    assert_eq!(newest_entry_paths(sb), new, "the entry is what was written");
+    let run = sb.filekit(&["undo"], None);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(tree.census(sb), (tree.files, 0), "undo put every file back");
+    assert_no_litter(sb, "after the undo");
+}
+
 /// An MCP client over stdio, JSON-RPC lines to `filekit serve`.
 pub struct Mcp {
     pub child: Child,
