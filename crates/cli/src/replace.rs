@@ -4,11 +4,11 @@
 use crate::style::Style;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
-use filekit_core::{Control, ErrorCode};
 use filekit_core::edit::{EditOptions, FileReport, FileStatus};
 use filekit_core::replace::{TreeReplace, TreeReplaceReport, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
+use filekit_core::{Control, ErrorCode};
 use filekit_dialects::wire::EditReportJson;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;

@@ -120,8 +120,6 @@ pub fn end_by(signal: i32) -> ! {
             let _ = std::fs::remove_file(&path);
         }
     }
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
     // SAFETY: the default action is restored and the signal unblocked in this thread, then
     // raised at it: the process ends as the signal's default action ends it.
     unsafe {

@@ -649,7 +649,10 @@ fn reads_leave_no_history_and_no_history_records_nothing() {
         ["journal", "root", "versions"],
         "no history was recorded"
     );
-    assert_eq!(std::fs::read_dir(sb.state_path("journal")).unwrap().count(), 0);
+    assert_eq!(
+        std::fs::read_dir(sb.state_path("journal")).unwrap().count(),
+        0
+    );
     let run = sb.filekit(&["--no-history", "undo"], None);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--no-history"), "{}", run.stderr);

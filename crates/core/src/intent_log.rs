@@ -195,7 +195,6 @@ impl<'w> Intent<'w> {
             false
         }
     }
-
 }
 
 impl Drop for Intent<'_> {
@@ -280,16 +279,16 @@ pub(crate) fn finish_dead(ws: &Workspace, dir: &Path, tx: &str) -> Finished {
             ws.may_write_relative(&e.path)
                 && e.temp.parent() == e.path.parent()
                 && temp_name_is_ours(&e.temp)
-                && e.backup.as_ref().is_none_or(|b| b.parent() == Some(&staging))
+                && e.backup
+                    .as_ref()
+                    .is_none_or(|b| b.parent() == Some(&staging))
         });
     if !sane {
         return Finished::Refused;
     }
     for e in &entries {
         if let Some(root) = roots.dir(ws, e.root)
-            && root
-                .symlink_metadata(&e.temp)
-                .is_ok_and(|m| m.is_file())
+            && root.symlink_metadata(&e.temp).is_ok_and(|m| m.is_file())
         {
             let _ = root.remove_file(&e.temp);
         }
@@ -336,8 +335,19 @@ pub(crate) fn finish_dead(ws: &Workspace, dir: &Path, tx: &str) -> Finished {
         });
     }
     let files = changes.len();
-    let summary = history::summarize(ws, "stopped part way (recorded at the next start), changed", &changes);
-    let entry = history::record_commit(ws, &header.tool, &summary, EntryKind::Change, None, &changes);
+    let summary = history::summarize(
+        ws,
+        "stopped part way (recorded at the next start), changed",
+        &changes,
+    );
+    let entry = history::record_commit(
+        ws,
+        &header.tool,
+        &summary,
+        EntryKind::Change,
+        None,
+        &changes,
+    );
     Finished::Recorded { files, entry }
 }
 

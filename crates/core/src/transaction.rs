@@ -406,9 +406,9 @@ fn run_plain(
     };
     // A run of its own (not in a caller's record) that stages files records them itself, so
     // that a kill leaves no temporary file behind.
-    let stages = ops.iter().any(|op| {
-        matches!(op, Op::Write { mode, .. } if *mode != WriteMode::InPlace)
-    });
+    let stages = ops
+        .iter()
+        .any(|op| matches!(op, Op::Write { mode, .. } if *mode != WriteMode::InPlace));
     let own = match intent {
         Some(_) => None,
         None if stages => match Intent::begin(ws, "", false) {
@@ -491,7 +491,9 @@ fn write_window() -> usize {
         let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
             .current
             .unwrap_or(u64::MAX);
-        usize::try_from(limit / 8).unwrap_or(usize::MAX).clamp(4, 256)
+        usize::try_from(limit / 8)
+            .unwrap_or(usize::MAX)
+            .clamp(4, 256)
     })
 }
 

@@ -6,7 +6,7 @@
 use super::Sandbox;
 use super::trees::{
     Mcp, Tree, assert_no_litter, history_len, interrupt_when, limit_open_files, replace_command,
-    run_to_end, written_files_are_recorded_and_undone,
+    replace_command_with, run_to_end, written_files_are_recorded_and_undone,
 };
 use rustix::process::Signal;
 use serde_json::json;
@@ -42,26 +42,32 @@ fn tail(out: &str) -> &str {
     &out[out.len().saturating_sub(2000)..]
 }
 
-/// `filekit replace` over `files` files, atomic and not, sent `signal` once its first file is
-/// in place: it ends by the signal (or had ended already), an atomic request rolled back, a
-/// plain one's written files recorded; returns how many plain runs stopped part way.
-pub fn replace_interrupted(files: usize, signals: &[Signal], timeout: Duration) -> usize {
+/// `filekit replace` over `files` files, atomic and not, sent `signal` a quarter of the way
+/// through its writes: it ends by the signal (or had ended already), an atomic request rolled back, a
+/// plain one's written files recorded; returns how many plain runs stopped part way. `more`:
+/// more arguments of the replace.
+pub fn replace_interrupted(
+    files: usize,
+    signals: &[Signal],
+    more: &[&str],
+    timeout: Duration,
+) -> usize {
     let sb = Sandbox::new();
     let tree = Tree::new(files);
-    let (first, first_new) = tree.first_written();
+    let (first, first_new) = tree.written_early();
     let mut part_way = 0;
     for &signal in signals {
         for atomic in [false, true] {
             tree.write_old(&sb);
             let entries = history_len(&sb);
             let (code, out, err, sent) = interrupt_when(
-                replace_command(&sb, atomic),
+                replace_command_with(&sb, atomic, more),
                 &sb,
                 Some((&first, &first_new)),
                 signal,
                 timeout,
             );
-            let what = format!("{files} files, {signal:?}, atomic {atomic}");
+            let what = format!("{files} files, {signal:?}, atomic {atomic} {more:?}");
             let by_signal = 128 + signal.as_raw();
             assert!(
                 code == 0 || (sent && code == by_signal),
@@ -87,15 +93,16 @@ pub fn replace_interrupted(files: usize, signals: &[Signal], timeout: Duration) 
     part_way
 }
 
-/// A plain `filekit replace` over `files` files killed (SIGKILL) once its first file is in
-/// place; the next start, whatever its verb, removes what it left and records what it wrote.
-pub fn replace_killed_then_rerun(files: usize, timeout: Duration) {
+/// A plain `filekit replace` over `files` files killed (SIGKILL) a quarter of the way
+/// through its writes; the next start, whatever its verb, removes what it left and records
+/// what it wrote. `more`: more arguments of the replace.
+pub fn replace_killed_then_rerun(files: usize, more: &[&str], timeout: Duration) {
     let sb = Sandbox::new();
     let tree = Tree::new(files);
-    let (first, first_new) = tree.first_written();
+    let (first, first_new) = tree.written_early();
     tree.write_old(&sb);
     let (code, out, err, _) = interrupt_when(
-        replace_command(&sb, false),
+        replace_command_with(&sb, false, more),
         &sb,
         Some((&first, &first_new)),
         Signal::KILL,
@@ -111,26 +118,28 @@ pub fn replace_killed_then_rerun(files: usize, timeout: Duration) {
     assert_no_litter(&sb, "after the next start");
     let (old, new) = tree.census(&sb);
     eprintln!(
-        "{files} files, killed with {new} written and {old} not: {}",
+        "{files} files {more:?}, killed with {new} written and {old} not: {}",
         run.stderr.trim()
     );
     written_files_are_recorded_and_undone(&sb, &tree, 0);
 }
 
 /// `replace_in_files` over MCP (stdio) on `files` files, atomic and not, cancelled
-/// (`notifications/cancelled`) once its first file is in place.
+/// (`notifications/cancelled`) a quarter of the way through its writes.
 pub fn replace_cancelled_over_mcp(files: usize, timeout: Duration) {
     let sb = Sandbox::new();
     let tree = Tree::new(files);
-    let (first, first_new) = tree.first_written();
+    let (first, first_new) = tree.written_early();
     for atomic in [false, true] {
         tree.write_old(&sb);
         let entries = history_len(&sb);
         let mut mcp = Mcp::start(sb.command(&["serve", "--tools", "filekit"]));
         let id = mcp.send_request("tools/call", replace_call(atomic));
         wait_until_written(&sb, &first, &first_new, timeout);
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                         "params": {"requestId": id, "reason": "test"}}));
+        mcp.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": id, "reason": "test"}}),
+        );
         // The server ends once the call has stopped (or finished).
         assert_eq!(mcp.finish(timeout), 0);
         let what = format!("{files} files, cancelled, atomic {atomic}");
@@ -149,7 +158,7 @@ pub fn replace_cancelled_over_mcp(files: usize, timeout: Duration) {
 pub fn server_ended_mid_replace(files: usize, timeout: Duration) {
     let sb = Sandbox::new();
     let tree = Tree::new(files);
-    let (first, first_new) = tree.first_written();
+    let (first, first_new) = tree.written_early();
     for atomic in [false, true] {
         tree.write_old(&sb);
         let entries = history_len(&sb);

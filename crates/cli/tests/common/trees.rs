@@ -63,13 +63,14 @@ impl Tree {
         (old, new)
     }
 
-    /// The file the commit step renames into place first (the selection is in path order),
-    /// and its new text.
-    pub fn first_written(&self) -> (String, String) {
-        let first = (0..self.files)
-            .min_by_key(|&i| self.rel(i))
-            .expect("a tree of files");
-        (self.rel(first), Tree::new_text(first))
+    /// The file the commit step renames into place a quarter of the way through its run
+    /// (the selection is in path order), and its new text: once it is new, the run is
+    /// writing, with most of it still to do.
+    pub fn written_early(&self) -> (String, String) {
+        let mut order: Vec<usize> = (0..self.files).collect();
+        order.sort_by_key(|&i| self.rel(i));
+        let i = order[self.files / 4];
+        (self.rel(i), Tree::new_text(i))
     }
 }
 
@@ -135,10 +136,16 @@ pub fn limit_open_files(cmd: &mut Command, soft: u64, hard: u64) {
 /// `filekit replace 's/colour/color/g' .` in the sandbox (`--atomic` when asked), its
 /// streams piped.
 pub fn replace_command(sb: &Sandbox, atomic: bool) -> Command {
+    replace_command_with(sb, atomic, &[])
+}
+
+/// [`replace_command`] with more arguments (`--no-fsync`: files written as they are found).
+pub fn replace_command_with(sb: &Sandbox, atomic: bool, more: &[&str]) -> Command {
     let mut args = vec!["replace", "s/colour/color/g", "."];
     if atomic {
         args.push("--atomic");
     }
+    args.extend(more);
     sb.command(&args)
 }
 
@@ -260,7 +267,11 @@ pub fn written_files_are_recorded_and_undone(sb: &Sandbox, tree: &Tree, entries_
         assert_eq!(history_len(sb), entries_before, "an entry for nothing");
         return;
     }
-    assert_eq!(history_len(sb), entries_before + 1, "one entry for the request");
+    assert_eq!(
+        history_len(sb),
+        entries_before + 1,
+        "one entry for the request"
+    );
     assert_eq!(newest_entry_paths(sb), new, "the entry is what was written");
     let run = sb.filekit(&["undo"], None);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);

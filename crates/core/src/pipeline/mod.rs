@@ -339,7 +339,10 @@ impl FilePlan {
     /// Not written because the request was stopped before its turn (`err` says so).
     fn cancel(&mut self, err: FkError) {
         self.report.outcome = report::not_written_as_cancelled_with(
-            std::mem::replace(&mut self.report.outcome, FileOutcome::Failed { error: None }),
+            std::mem::replace(
+                &mut self.report.outcome,
+                FileOutcome::Failed { error: None },
+            ),
             err,
         );
         self.write = None;
