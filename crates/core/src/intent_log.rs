@@ -135,33 +135,40 @@ impl<'w> Intent<'w> {
     /// file it replaces is to be kept (if it is).
     pub(crate) fn log(&self, writes: &[Planned<'_>]) -> Vec<Option<PathBuf>> {
         let ws = self.ws;
+        let none = || writes.iter().map(|_| None).collect();
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(file) = log.file.as_ref().and_then(|f| f.try_clone().ok()) else {
-            return writes.iter().map(|_| None).collect();
-        };
+        if log.file.is_none() {
+            return none();
+        }
         let mut lines = Vec::new();
         let mut kept_at = Vec::with_capacity(writes.len());
         for w in writes {
-            let existed = match w.mode {
-                WriteMode::CreateNew => false,
-                WriteMode::Replace | WriteMode::InPlace => true,
-                WriteMode::CreateOrReplace => {
-                    w.read_as_known || ws.metadata(w.path).ok().flatten().is_some()
-                }
-            };
+            // What a file was there and what was written matter only to a record that keeps
+            // the old files for the history; without one, the log names temporary files.
+            let existed = self.keep_old_files
+                && match w.mode {
+                    WriteMode::CreateNew => false,
+                    WriteMode::Replace | WriteMode::InPlace => true,
+                    WriteMode::CreateOrReplace => {
+                        w.read_as_known || ws.metadata(w.path).ok().flatten().is_some()
+                    }
+                };
             let root = w.path.root_index();
-            let backup = (existed && self.keep_old_files && self.stage_in(ws, &mut log, root))
-                .then(|| {
-                    log.kept += 1;
-                    self.staging.join(format!("b{}", log.kept))
-                });
+            let backup = (existed && self.stage_in(ws, &mut log, root)).then(|| {
+                log.kept += 1;
+                self.staging.join(format!("b{}", log.kept))
+            });
             let entry = Entry {
                 root,
                 path: w.path.relative().to_path_buf(),
                 temp: w.temp.clone(),
                 existed,
                 backup: backup.clone(),
-                hash: crate::hash::content_hash(w.bytes),
+                hash: if self.keep_old_files {
+                    crate::hash::content_hash(w.bytes)
+                } else {
+                    String::new()
+                },
             };
             if serde_json::to_writer(&mut lines, &entry).is_ok() {
                 lines.push(b'\n');
@@ -170,11 +177,11 @@ impl<'w> Intent<'w> {
         }
         // One write of whole lines to a file opened for appending: a kill leaves whole lines
         // (at worst a last line cut short, which recovery passes over).
-        let mut file = file;
-        if file.write_all(&lines).is_err() {
+        let written = log.file.as_ref().map(|mut f| f.write_all(&lines));
+        if !matches!(written, Some(Ok(()))) {
             // Without its log the run cannot be finished after a kill: keep no old files
             // that nothing would name.
-            return writes.iter().map(|_| None).collect();
+            return none();
         }
         kept_at
     }
@@ -372,4 +379,135 @@ fn read_linkless(root: &cap_std::fs::Dir, rel: &Path) -> Option<(Vec<u8>, u32)> 
     let mut bytes = Vec::with_capacity(m.len() as usize);
     f.read_to_end(&mut bytes).ok()?;
     Some((bytes, m.permissions().mode() & 0o7777))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::history::History;
+    use crate::state::StateDir;
+    use crate::transaction::recover;
+    use crate::workspace::Workspace;
+    use serde_json::json;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// A workspace over a fresh root, its state in a private folder beside it, with a history.
+    fn workspace(tmp: &Path) -> Workspace {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tmp.join("root");
+        let state = tmp.join("state");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let mut ws = Workspace::new(&[root], false).unwrap();
+        ws.set_history(Arc::new(History::new(&state.join("history.db"), 1 << 30)));
+        ws.set_state(StateDir::at(&state));
+        ws
+    }
+
+    /// A dead request's record: its lock (not held) and its log, `lines` after the header.
+    fn plant(ws: &Workspace, tx: &str, lines: &[serde_json::Value]) {
+        let dir = ws.state().unwrap().journal_dir().join(tx);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("lock"), "").unwrap();
+        let mut log = json!({"format": 1, "tool": "filekit replace", "roots": ws.roots(),
+            "staging": format!(".filekit/journal/{tx}"), "record": true})
+        .to_string();
+        for l in lines {
+            log.push('\n');
+            log.push_str(&l.to_string());
+        }
+        std::fs::write(dir.join(super::LOG), log).unwrap();
+    }
+
+    #[test]
+    fn a_killed_requests_writes_are_recorded_and_its_temporary_files_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = workspace(tmp.path());
+        let root = ws.roots()[0].clone();
+        let tx = "1-999999-0";
+        // a.txt was written (its old bytes kept), b.txt was not (its temporary file is
+        // there), c.txt was created, d.txt was changed since by someone else.
+        std::fs::create_dir_all(root.join(".filekit/journal").join(tx)).unwrap();
+        std::fs::write(root.join(".filekit/journal").join(tx).join("b1"), "old a\n").unwrap();
+        std::fs::write(root.join("a.txt"), "new a\n").unwrap();
+        std::fs::write(root.join("b.txt"), "old b\n").unwrap();
+        std::fs::write(root.join(".filekit.t.1.tmp"), "new b\n").unwrap();
+        std::fs::write(root.join("c.txt"), "new c\n").unwrap();
+        std::fs::write(root.join("d.txt"), "someone else's\n").unwrap();
+        let hash = |t: &str| crate::hash::content_hash(t.as_bytes());
+        plant(
+            &ws,
+            tx,
+            &[
+                json!({"root": 0, "path": "a.txt", "temp": ".filekit.t.0.tmp", "existed": true,
+                       "backup": format!(".filekit/journal/{tx}/b1"), "hash": hash("new a\n")}),
+                json!({"root": 0, "path": "b.txt", "temp": ".filekit.t.1.tmp", "existed": true,
+                       "backup": format!(".filekit/journal/{tx}/b2"), "hash": hash("new b\n")}),
+                json!({"root": 0, "path": "c.txt", "temp": ".filekit.t.2.tmp", "existed": false,
+                       "backup": null, "hash": hash("new c\n")}),
+                json!({"root": 0, "path": "d.txt", "temp": ".filekit.t.3.tmp", "existed": true,
+                       "backup": format!(".filekit/journal/{tx}/b3"), "hash": hash("new d\n")}),
+            ],
+        );
+        let done = recover(&ws).unwrap();
+        assert_eq!(done.finished.len(), 1, "{done:?}");
+        assert_eq!(done.finished[0].files, 2, "{done:?}");
+        assert!(!root.join(".filekit.t.1.tmp").exists());
+        assert!(!root.join(".filekit/journal").join(tx).exists());
+        assert!(!ws.state().unwrap().journal_dir().join(tx).exists());
+        let entry = done.finished[0].entry.expect("an entry");
+        crate::undo::undo(&ws, Some(entry), false, false).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.txt")).unwrap(),
+            "old a\n"
+        );
+        assert!(!root.join("c.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(root.join("b.txt")).unwrap(),
+            "old b\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("d.txt")).unwrap(),
+            "someone else's\n"
+        );
+    }
+
+    #[test]
+    fn a_log_naming_what_no_write_may_reach_is_cleared_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = workspace(tmp.path());
+        let root = ws.roots()[0].clone();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::fs::write(root.join("keep.txt"), "the project's file\n").unwrap();
+        std::fs::write(root.join(".filekit.x.0.tmp"), "a file named like ours\n").unwrap();
+        let forged = [
+            // A temporary file that is not named as filekit names them.
+            json!({"root": 0, "path": "a.txt", "temp": "keep.txt", "existed": false,
+                   "backup": null, "hash": ""}),
+            // A path inside .git/.
+            json!({"root": 0, "path": ".git/config", "temp": ".git/.filekit.x.0.tmp",
+                   "existed": false, "backup": null, "hash": ""}),
+            // A temporary file away from its target.
+            json!({"root": 0, "path": "sub/a.txt", "temp": ".filekit.x.0.tmp",
+                   "existed": false, "backup": null, "hash": ""}),
+            // A path that climbs out.
+            json!({"root": 0, "path": "../a.txt", "temp": "../.filekit.x.0.tmp",
+                   "existed": false, "backup": null, "hash": ""}),
+        ];
+        for (i, line) in forged.iter().enumerate() {
+            let tx = format!("{i}-999999-0");
+            plant(&ws, &tx, std::slice::from_ref(line));
+            let done = recover(&ws).unwrap();
+            assert_eq!(done.refused, [tx.clone()], "{line}: {done:?}");
+            assert!(!ws.state().unwrap().journal_dir().join(&tx).exists());
+        }
+        assert!(root.join("keep.txt").exists());
+        assert!(root.join(".git/config").exists());
+        assert!(
+            root.join(".filekit.x.0.tmp").exists(),
+            "a sane log's file only"
+        );
+    }
 }
