@@ -4,7 +4,7 @@
 //! cancel and a server ended mid-replace, each leaving every file entirely old or entirely
 //! new, no temporary file, a history entry of exactly what was written and an undo that
 //! puts back every file (`common/scenarios.rs`). The same at 20,000 files is in
-//! `scale_judged.rs`.
+//! `judged/scale.rs`.
 
 use crate::common;
 

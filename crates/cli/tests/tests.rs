@@ -37,7 +37,6 @@ mod parser_bounds;
 mod planted_state;
 mod replace_verb;
 mod scale;
-mod scale_judged;
 mod search;
 mod semantic;
 mod semantic_golden;

@@ -1,6 +1,6 @@
 //! The scenarios of tree-wide writes under limits and interruptions, at a size the caller
 //! chooses: a few hundred files in the quick suite (`scale.rs`), 20,000 in the judged one
-//! (`scale_judged.rs`). Each leaves every file entirely old or entirely new, no temporary
+//! (`judged/scale.rs`). Each leaves every file entirely old or entirely new, no temporary
 //! file, a history entry of exactly what was written, and an undo that puts every file back.
 
 use super::Sandbox;
