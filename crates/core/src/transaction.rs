@@ -169,7 +169,7 @@ pub(crate) fn run_in(
 }
 
 /// The error of an op a run did not do because it was stopped.
-fn stopped_error(ws: &Workspace, op: &Op<'_>, control: &Control) -> FkError {
+fn stopped_error(ws: &Workspace, op: &Op<'_>) -> FkError {
     let shown = ws.display(op.path());
     if crate::interrupt::stop_requested() {
         FkError::new(
@@ -178,7 +178,6 @@ fn stopped_error(ws: &Workspace, op: &Op<'_>, control: &Control) -> FkError {
         )
         .with_hint("send the request again to do the rest")
     } else {
-        let _ = control;
         FkError::new(
             ErrorCode::Cancelled,
             format!("{shown} was not changed: the request was cancelled before it got to it"),
@@ -398,10 +397,7 @@ fn run_plain(
     intent: Option<&Intent<'_>>,
 ) -> Outcome {
     let stopped = |ops: &[Op<'_>]| Outcome {
-        results: ops
-            .iter()
-            .map(|op| Err(stopped_error(ws, op, control)))
-            .collect(),
+        results: ops.iter().map(|op| Err(stopped_error(ws, op))).collect(),
         rolled_back: false,
     };
     // A run of its own (not in a caller's record) that stages files records them itself, so
@@ -549,7 +545,7 @@ fn execute(
     let stop = |results: &mut Results| {
         for (i, op) in ops.iter().enumerate() {
             if results[i].is_none() {
-                results[i] = Some(Err(stopped_error(ws, op, control)));
+                results[i] = Some(Err(stopped_error(ws, op)));
             }
         }
     };
@@ -584,7 +580,7 @@ fn execute(
         })
         .collect();
     let overwrite = |i: usize| match &ops[i] {
-        _ if control.is_cancelled() => Err(stopped_error(ws, &ops[i], control)),
+        _ if control.is_cancelled() => Err(stopped_error(ws, &ops[i])),
         Op::Write {
             path,
             bytes,
@@ -693,9 +689,11 @@ fn execute(
                                     keep_backup(ws, path, *existed, backup)?;
                                 }
                                 if let Some(kept_at) = &kept_at {
-                                    // Kept only so that a kill can be finished: a write
-                                    // goes on without it.
-                                    let _ = keep_backup(ws, path, true, kept_at);
+                                    // Kept only so that a kill can be finished (a link, never
+                                    // a copy a kill could cut short): a write goes on
+                                    // without it.
+                                    let dir = ws.root_dir(path.root_index());
+                                    let _ = dir.hard_link(path.relative(), dir, kept_at);
                                 }
                                 pending.commit()
                             })
@@ -1135,13 +1133,9 @@ fn run_journaled(
                     cause.message
                 ),
             )
-            .with_hint(format!(
-                "{}, then send the whole request again",
-                cause
-                    .hint
-                    .clone()
-                    .unwrap_or_else(|| "fix the failed part".to_string())
-            )),
+            .with_hint(cause.hint.clone().unwrap_or_else(|| {
+                "fix the failed part, then send the whole request again".to_string()
+            })),
         };
         return Outcome {
             results: results
