@@ -300,6 +300,11 @@ pub enum Fact {
     /// A directory to delete (`details.path`) has entries in it (`details.entries`, when
     /// counted), and the request did not ask to delete them with it.
     DirectoryNotEmpty,
+    /// A refactor would declare parameters without a type (`details.parameters`: each
+    /// `name` and `why` no type is known), which the project's compiler refuses
+    /// (`details.because`: the setting and the file that says so), and the request did not
+    /// ask for them untyped. Whether and how a caller may ask is the caller's.
+    UntypedParameters,
 }
 
 impl FkError {
@@ -342,7 +347,7 @@ pub enum Limit {
     RequestSize,
     /// Leases held in one workspace, or paths in one lease request.
     Leases,
-    /// Work a search for a near miss may do.
+    /// Work a search may do: for a near miss, or for the place of a patch's hunk.
     SearchWork,
     /// Nesting of a pattern a request gives: a glob's braces, a query's brackets.
     Pattern,
