@@ -18,6 +18,7 @@ mod review;
 mod search;
 mod serve;
 mod setup;
+mod signals;
 mod state;
 mod style;
 mod tooldocs;
@@ -273,7 +274,11 @@ struct ToolsArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(cli.verb, Verb::Serve(_)) {
+    signals::raise_open_file_limit();
+    if matches!(cli.verb, Verb::Serve(_)) {
+        signals::install(signals::Ending::OnceWritesStop);
+    } else {
+        signals::install(signals::Ending::AfterTheVerb);
         keep_freed_memory();
         use_small_pages();
         end_quietly_on_a_closed_pipe();
@@ -308,6 +313,11 @@ fn main() -> ExitCode {
     };
     // Language servers started for this process end with it.
     filekit_dialects::stop_language_servers();
+    // Asked to end while writing: the request stopped and said so; the process now ends by
+    // the signal, as a shell expects of an interrupted program.
+    if let Some(signal) = signals::received_signal() {
+        signals::end_by(signal);
+    }
     ExitCode::from(code)
 }
 
@@ -377,6 +387,16 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         Ok(r) => {
             for tx in &r.rolled_back {
                 eprintln!("filekit: rolled back an interrupted atomic request (journal {tx})");
+            }
+            for done in r.finished.iter().filter(|d| d.files > 0) {
+                let entry = done
+                    .entry
+                    .map(|e| format!(" as history entry {e} (undo reverts it)"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "filekit: finished a request stopped part way (journal {}): its temporary files removed, the {} files it had written recorded{entry}",
+                    done.journal, done.files
+                );
             }
             for tx in &r.refused {
                 eprintln!(

@@ -36,6 +36,7 @@ mod move_imports;
 mod parser_bounds;
 mod planted_state;
 mod replace_verb;
+mod scale;
 mod search;
 mod semantic;
 mod semantic_golden;

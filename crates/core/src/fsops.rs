@@ -283,6 +283,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         .collect();
     let any_failed = planned.iter().any(Result::is_err) || prepared.iter().any(Result::is_err);
     let mut rolled_back = req.atomic && any_failed;
+    let mut _writing = None;
     let mut history_entry = None;
     if !req.dry_run && !rolled_back {
         let mut ops: Vec<Op<'_>> = Vec::new();
@@ -366,6 +367,8 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         } else {
             Durability::PerFile
         };
+        // Until the history has the changes: a front end that stops waits for it.
+        _writing = crate::interrupt::Writing::begin();
         let outcome = transaction::run(ws, &ops, req.atomic, durability);
         drop(ops);
         rolled_back = outcome.rolled_back;

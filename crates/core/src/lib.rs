@@ -69,6 +69,8 @@ pub use filekit_errors as error;
 pub mod fsops;
 pub mod hash;
 pub mod history;
+mod intent_log;
+pub mod interrupt;
 pub mod leases;
 pub mod limits;
 pub mod merge;

@@ -260,6 +260,8 @@ fn revert(
     } else {
         Durability::PerFile
     };
+    // Until the history has the undo: a front end that stops waits for it.
+    let _writing = crate::interrupt::Writing::begin();
     let outcome = transaction::run(ws, &ops, true, durability);
     drop(ops);
     if let Some(err) = outcome.results.into_iter().find_map(Result::err) {

@@ -1630,49 +1630,93 @@ pub(crate) struct PendingWrite {
     written: FileMeta,
 }
 
-/// The directories that hold a set of staged writes, flushed once each after the renames
-/// (the files themselves were flushed when staged), so that the renames are durable too. A
-/// run of thousands of files in a few directories costs a few directory flushes, and never
-/// waits for other programs' unwritten data as a whole-filesystem sync would.
+/// The directories that hold the staged writes of a run, flushed once each after their
+/// renames (the files themselves were flushed when staged), so that the renames are durable
+/// too. A run of thousands of files in a few directories costs a few directory flushes, and
+/// never waits for other programs' unwritten data as a whole-filesystem sync would. The
+/// commit step flushes them when it holds as many as its window of writes, so that a run of
+/// any size holds a bounded number of descriptors; a directory written again after that is
+/// flushed again at the end.
 pub(crate) struct DirectorySync {
+    enabled: bool,
     dirs: Vec<std::fs::File>,
+    seen: std::collections::HashSet<(u64, u64)>,
 }
 
 impl DirectorySync {
-    pub(crate) fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> DirectorySync {
-        use std::os::unix::fs::MetadataExt;
-        let mut seen = std::collections::HashSet::new();
-        // cap-std's directory handles are path-only descriptors, which fsync refuses: open
-        // each directory for reading through its handle.
-        let dirs = writes
-            .into_iter()
-            .filter_map(|w| {
-                rustix::fs::openat(
-                    &w.parent,
-                    ".",
-                    rustix::fs::OFlags::RDONLY
-                        | rustix::fs::OFlags::DIRECTORY
-                        | rustix::fs::OFlags::CLOEXEC,
-                    rustix::fs::Mode::empty(),
-                )
-                .ok()
-            })
-            .map(std::fs::File::from)
-            .filter(|d| d.metadata().is_ok_and(|m| seen.insert((m.dev(), m.ino()))))
-            .collect();
-        DirectorySync { dirs }
+    /// A set that flushes nothing unless `enabled`.
+    pub(crate) fn new(enabled: bool) -> DirectorySync {
+        DirectorySync {
+            enabled,
+            dirs: Vec::new(),
+            seen: std::collections::HashSet::new(),
+        }
     }
 
-    /// Flushes every directory, several at once (the time is the device's, not the CPU's).
-    pub(crate) fn sync(&self, pool: &rayon::ThreadPool) {
+    /// Adds the directory of `write` (before its rename), unless it is in the set already.
+    pub(crate) fn add(&mut self, write: &PendingWrite) {
+        use cap_std::fs::MetadataExt;
+        if !self.enabled {
+            return;
+        }
+        let Ok(m) = write.parent.dir_metadata() else {
+            return;
+        };
+        if !self.seen.insert((m.dev(), m.ino())) {
+            return;
+        }
+        // cap-std's directory handles are path-only descriptors, which fsync refuses: open
+        // the directory for reading through its handle. Out of descriptors, the set is
+        // flushed (after the renames made so far) to free its own.
+        let open = || {
+            rustix::fs::openat(
+                &write.parent,
+                ".",
+                rustix::fs::OFlags::RDONLY
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+        };
+        let fd = match open() {
+            Err(rustix::io::Errno::MFILE | rustix::io::Errno::NFILE) => {
+                self.flush_all();
+                self.seen.insert((m.dev(), m.ino()));
+                open()
+            }
+            other => other,
+        };
+        if let Ok(fd) = fd {
+            self.dirs.push(std::fs::File::from(fd));
+        }
+    }
+
+    /// How many directories wait for their flush.
+    pub(crate) fn len(&self) -> usize {
+        self.dirs.len()
+    }
+
+    /// Flushes every directory in the set, several at once (the time is the device's, not the
+    /// CPU's), and empties it.
+    pub(crate) fn sync_now(&mut self, pool: &rayon::ThreadPool) {
         use rayon::prelude::*;
+        let dirs = std::mem::take(&mut self.dirs);
+        self.seen.clear();
         pool.install(|| {
-            self.dirs.par_iter().for_each(|d| {
+            dirs.par_iter().for_each(|d| {
                 // A filesystem that cannot sync a directory leaves the files in place all
                 // the same.
                 let _ = d.sync_all();
             })
         });
+    }
+
+    /// [`DirectorySync::sync_now`] on this thread.
+    fn flush_all(&mut self) {
+        for d in std::mem::take(&mut self.dirs) {
+            let _ = d.sync_all();
+        }
+        self.seen.clear();
     }
 }
 

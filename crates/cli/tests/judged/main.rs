@@ -26,6 +26,7 @@ mod readme_install;
 mod refactor_judged;
 mod refactor_tsc;
 mod refactor_verb;
+mod scale;
 mod semantic_real;
 mod symbol_refactors;
 

@@ -418,12 +418,12 @@ pub struct Progress {
 type ProgressFn = dyn Fn(Progress) + Send + Sync;
 
 /// A caller's hold on a running request: a callback that hears of each planned file, and a
-/// flag that stops the request. A stop is honoured until writing starts: a cancelled request
-/// writes nothing, and once writing starts it finishes (each file's write is a rename, so
-/// there is never a half-written file either way). A tree-wide replace whose files are
-/// written as they are planned (not flushed, not atomic: see `pipeline::Batch::streaming`)
-/// stops planning: the files written by then stay written, are reported as such and are one
-/// history entry; the rest are reported cancelled.
+/// flag that stops the request. A request cancelled before it writes writes nothing; one
+/// cancelled while writing stops before its next file (never inside one: a staged file is
+/// put in place or removed): an atomic request is rolled back, a plain one keeps what it
+/// wrote, reports it as written and records it as one history entry, and reports the rest
+/// cancelled. A tree-wide replace whose files are written as they are planned (not flushed,
+/// not atomic: see `pipeline::Batch::streaming`) stops planning the same way.
 #[derive(Clone, Default)]
 pub struct Control {
     progress: Option<Arc<ProgressFn>>,
@@ -444,8 +444,10 @@ impl Control {
         self.cancelled.store(true, Ordering::Relaxed);
     }
 
+    /// Whether the request was cancelled, or this process asked to stop writing
+    /// ([`crate::interrupt::request_stop`]).
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Relaxed)
+        self.cancelled.load(Ordering::Relaxed) || crate::interrupt::stop_requested()
     }
 
     pub(crate) fn report(&self, progress: Progress) {
@@ -655,7 +657,9 @@ impl FileReport {
 /// The engine's report on a whole request.
 #[derive(Debug, Clone)]
 pub struct EditReport {
-    /// True when the caller cancelled the request before anything was written.
+    /// True when the request was cancelled (or the process asked to stop writing) before it
+    /// was done: the files written by then are reported written (a plain request), the rest
+    /// cancelled.
     pub cancelled: bool,
     pub files: Vec<FileReport>,
     pub dry_run: bool,
