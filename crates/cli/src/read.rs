@@ -193,18 +193,28 @@ fn print_read(style: &Style, r: &FileRead) {
             let range = match t.total_lines {
                 Some(0) => "empty".to_string(),
                 Some(n) => format!("lines {}-{} of {n}", t.start_line, t.end_line),
+                None if t.from_end => format!(
+                    "lines {}..{} (from the end) of a {}-byte file",
+                    t.first_number(),
+                    t.last_number(),
+                    t.size
+                ),
                 None => format!(
                     "lines {}-{} of a {}-byte file",
                     t.start_line, t.end_line, t.size
                 ),
             };
-            let version = match (&t.content_hash, &t.unversioned) {
-                (Some(h), _) => format!("content_hash {h}"),
-                (None, Some(l)) => format!(
-                    "no content_hash (over the {} bytes filekit reads whole: read by line range, no edits)",
+            let version = match (&t.content_hash, &t.unversioned, &t.range_hash) {
+                (Some(h), _, _) => format!("content_hash {h}"),
+                (None, Some(l), Some(r)) => format!(
+                    "range_hash {r} (over the {} bytes filekit holds whole: streamed; edit these lines with this hash)",
                     l.max
                 ),
-                (None, None) => "no content_hash".to_string(),
+                (None, Some(l), None) => format!(
+                    "no content_hash (over the {} bytes filekit holds whole: streamed; read a line range for a hash to edit it with)",
+                    l.max
+                ),
+                (None, None, _) => "no content_hash".to_string(),
             };
             println!(
                 "{} {}",
@@ -229,9 +239,17 @@ fn print_read(style: &Style, r: &FileRead) {
                     style.dim("the version given is not one filekit kept; the whole file:")
                 );
             }
-            print!("{}", number_lines(&t.content, t.start_line));
+            if t.from_end {
+                print!("{}", number_lines_from_end(&t.content, t.start_line));
+            } else {
+                print!("{}", number_lines(&t.content, t.start_line));
+            }
             if t.truncated {
-                println!("{}", style.dim("... (truncated)"));
+                let on = match t.next_line {
+                    Some(n) => format!("... (truncated: read on with --lines={n}:)"),
+                    None => "... (truncated)".to_string(),
+                };
+                println!("{}", style.dim(&on));
             }
         }
         Ok(ReadContent::Image(i)) => println!(
@@ -262,6 +280,20 @@ fn print_read(style: &Style, r: &FileRead) {
             eprintln!("filekit: {}: {e}", r.path);
         }
     }
+}
+
+/// [`number_lines`] of lines counted from the end of the file: `first` is how far from the
+/// end the first one is (1 is the last line), and each is numbered as a caller names it,
+/// negative.
+fn number_lines_from_end(text: &str, first: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let n = -(first as i64 - i as i64);
+        out.push_str(&format!("{n:>6}\t{line}\n"));
+    }
+    out
 }
 
 /// `A:B`, `A:`, `:B` or `A` -> (start, end).

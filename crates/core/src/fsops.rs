@@ -952,14 +952,14 @@ fn plan_inner(
         } => {
             let at = ws.resolve(path)?;
             writable(ws, &at, req)?;
-            if content.len() as u64 > crate::limits::MAX_FILE_SIZE {
+            if content.len() as u64 > ws.max_file_size() {
                 return Err(FkError::new(
                     ErrorCode::TooLarge,
                     format!(
                         "{} would be {} bytes, more than filekit writes ({} bytes)",
                         ws.display(&at),
                         content.len(),
-                        crate::limits::MAX_FILE_SIZE
+                        ws.max_file_size()
                     ),
                 )
                 .with_hint("write a smaller file"));

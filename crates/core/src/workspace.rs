@@ -77,6 +77,8 @@ pub struct Workspace {
     trusted: bool,
     /// Where leases and the journals of atomic runs are kept (see [`crate::state`]).
     state: Option<crate::state::StateDir>,
+    /// The largest file held whole; larger ones stream (see [`crate::limits`]).
+    max_file_size: u64,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -276,7 +278,20 @@ impl Workspace {
             holder: None,
             trusted: false,
             state: None,
+            max_file_size: crate::limits::DEFAULT_MAX_FILE_SIZE,
         })
+    }
+
+    /// Holds files of up to `bytes` whole and streams larger ones (see [`crate::limits`]);
+    /// never less than [`MIN_MAX_FILE_SIZE`](crate::limits::MIN_MAX_FILE_SIZE).
+    pub fn with_max_file_size(mut self, bytes: u64) -> Workspace {
+        self.max_file_size = bytes.max(crate::limits::MIN_MAX_FILE_SIZE);
+        self
+    }
+
+    /// The largest file this workspace holds whole.
+    pub fn max_file_size(&self) -> u64 {
+        self.max_file_size
     }
 
     /// Keeps this workspace's leases and the journals of its atomic runs in `state` (the
@@ -618,21 +633,22 @@ impl Workspace {
         out
     }
 
-    /// Reads a whole file: one of at most [`MAX_FILE_SIZE`](crate::limits::MAX_FILE_SIZE)
-    /// bytes (a larger one is refused before it is read, and one that grows past the bound
-    /// while it is read is refused too).
+    /// Reads a whole file: one of at most [`Workspace::max_file_size`] bytes (a larger one is
+    /// refused before it is read, and one that grows past the bound while it is read is
+    /// refused too).
     pub fn read(&self, p: &WsPath) -> Result<FileBytes, FkError> {
-        use crate::limits::{MAX_FILE_SIZE, too_large_to_edit};
+        use crate::limits::too_large_to_edit;
+        let max = self.max_file_size;
         let (file, meta) = self.open(p)?;
-        if meta.len > MAX_FILE_SIZE {
-            return Err(too_large_to_edit(&self.display(p), meta.len));
+        if meta.len > max {
+            return Err(too_large_to_edit(&self.display(p), meta.len, max));
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
-        file.take(MAX_FILE_SIZE + 1)
+        file.take(max + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| self.io_error(p, &e))?;
-        if bytes.len() as u64 > MAX_FILE_SIZE {
-            return Err(too_large_to_edit(&self.display(p), bytes.len() as u64));
+        if bytes.len() as u64 > max {
+            return Err(too_large_to_edit(&self.display(p), bytes.len() as u64, max));
         }
         Ok(FileBytes { bytes, meta })
     }

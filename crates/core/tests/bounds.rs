@@ -3,7 +3,6 @@
 //! that could hang runs under a watchdog.
 
 use filekit_core::edit::{Edit, EditRequest, Expected, FileEdits, FileStatus};
-use filekit_core::limits::MAX_FILE_SIZE;
 use filekit_core::replace::{TreeReplace, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
@@ -45,8 +44,13 @@ fn root() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// The bound of files held whole in these tests.
+const MAX_FILE_SIZE: u64 = 2 << 20;
+
 fn ws(root: &Path) -> Workspace {
-    Workspace::new(&[root.to_path_buf()], false).unwrap()
+    Workspace::new(&[root.to_path_buf()], false)
+        .unwrap()
+        .with_max_file_size(MAX_FILE_SIZE)
 }
 
 /// A FIFO and a socket, opened every way the engine opens a file for reading: each is

@@ -68,6 +68,7 @@ impl SessionWorkspace {
                     .map(|ws| {
                         ws.with_git_writes(guard.git_writes())
                             .with_trust(guard.is_trusted())
+                            .with_max_file_size(guard.max_file_size())
                     }) {
                     Ok(mut ws) => {
                         carry_history(&guard, &mut ws);

@@ -14,7 +14,6 @@ use crate::error::{ErrorCode, Fact, FkError};
 use crate::hash;
 use crate::history::StoredContent;
 use crate::leases::Snapshot;
-use crate::limits::MAX_FILE_SIZE;
 use crate::text::TextDoc;
 use crate::workspace::{Workspace, WriteMode, rfc3339};
 
@@ -120,8 +119,8 @@ pub(super) fn plan_file_inner(
     // Snapshot: the text the edits apply to, and what was on disk before.
     let (before, base_doc, mode, first_is_create) = match &fe.edits[0] {
         Edit::Create { content, overwrite } => {
-            if content.len() as u64 > MAX_FILE_SIZE {
-                let err = content_too_large(&display, content.len());
+            if content.len() as u64 > ws.max_file_size() {
+                let err = content_too_large(&display, content.len(), ws.max_file_size());
                 outcomes[0].error = Some(err.clone());
                 plan.report.edits = outcomes;
                 plan.report.edits_failed = 1;
@@ -244,14 +243,24 @@ pub(super) fn plan_file_inner(
             &base_hash,
             start,
             opts,
+            ws.max_file_size(),
             &display,
             &mut outcomes,
         ),
         Some((from, from_doc)) => {
             // Merge: the edits apply to the version they were made on; the result is carried
             // into the file as it is now.
-            let ours = resolve_edits(fe, from_doc, from, start, opts, &display, &mut outcomes)
-                .and_then(|ours| Ok(ours.apply(&from_doc.text)?));
+            let ours = resolve_edits(
+                fe,
+                from_doc,
+                from,
+                start,
+                opts,
+                ws.max_file_size(),
+                &display,
+                &mut outcomes,
+            )
+            .and_then(|ours| Ok(ours.apply(&from_doc.text)?));
             match ours.map(|ours| crate::merge::merge(&from_doc.text, &ours, base)) {
                 Err(e) => Err(e),
                 Ok(Ok(splices)) => {
@@ -278,12 +287,13 @@ pub(super) fn plan_file_inner(
     // What the edits would make of the file, refused before it is built when that is more
     // than a file filekit holds whole; and edits filekit got wrong (that do not fit the text
     // they were resolved on), refused before anything is written.
-    let refused = match resolved {
-        Ok(splices) if splices.result_len() as u64 > MAX_FILE_SIZE => {
-            Err(result_too_large(&display, splices.result_len() as u64))
-        }
-        other => other,
-    };
+    let refused =
+        match resolved {
+            Ok(splices) if splices.result_len() as u64 > ws.max_file_size() => Err(
+                result_too_large(&display, splices.result_len() as u64, ws.max_file_size()),
+            ),
+            other => other,
+        };
     let final_splices = match refused {
         Ok(splices) => splices,
         Err(err) => {

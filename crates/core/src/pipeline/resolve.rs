@@ -6,7 +6,7 @@ use super::preview::edit_hunk;
 use crate::edit::{Edit, EditOptions, EditOutcome, Expected, FileEdits};
 use crate::error::{ErrorCode, Fact, FkError, Limit, LimitFacts};
 use crate::hash;
-use crate::limits::{MAX_FILE_SIZE, NEAR_MISS_WORK};
+use crate::limits::NEAR_MISS_WORK;
 use crate::lines::{LineTarget, SpliceSet};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{Occurrence, Sequential};
@@ -83,15 +83,16 @@ pub(super) fn conflict_error(
 fn lone_substitution(
     substitution: &crate::sed::Substitution,
     base_doc: &TextDoc,
+    max: u64,
     display: &str,
     outcome: &mut EditOutcome,
 ) -> Result<Splices, FkError> {
     let base = base_doc.text.as_str();
     // An empty match replaced by nothing changes nothing: `Splices` drops those.
-    let found = match substitution.splices_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
+    let found = match substitution.splices_within(base, max, Some(base_doc.eol)) {
         Ok(found) => found?,
         Err(len) => {
-            outcome.error = Some(result_too_large(display, len));
+            outcome.error = Some(result_too_large(display, len, max));
             return Ok(Splices::none(base));
         }
     };
@@ -111,8 +112,9 @@ fn lone_substitution(
 }
 
 /// Resolves the edits of one file against `base_doc` (phases 1 to 3): the splices of its
-/// text, and each edit's outcome in `outcomes`. An error is filekit's own (splices it
-/// computed that do not fit): the edits' own failures are in `outcomes`.
+/// text, and each edit's outcome in `outcomes`; edits that would make the text longer than
+/// `max` bytes are refused. An error is filekit's own (splices it computed that do not
+/// fit): the edits' own failures are in `outcomes`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn resolve_edits(
     fe: &FileEdits,
@@ -120,6 +122,7 @@ pub(super) fn resolve_edits(
     base_hash: &str,
     start: usize,
     opts: &EditOptions,
+    max: u64,
     display: &str,
     outcomes: &mut [EditOutcome],
 ) -> Result<Splices, FkError> {
@@ -127,7 +130,7 @@ pub(super) fn resolve_edits(
     if start == 0
         && let [Edit::Substitute(substitution)] = fe.edits.as_slice()
     {
-        return lone_substitution(substitution, base_doc, display, &mut outcomes[0]);
+        return lone_substitution(substitution, base_doc, max, display, &mut outcomes[0]);
     }
     let index = LineIndex::new(base);
     let target_lines = LineTarget {
@@ -176,15 +179,14 @@ pub(super) fn resolve_edits(
             }
             // As found, empty matches included: the splice set checks them against the
             // other edits before they become splices of the text.
-            let found =
-                match substitution.replacements_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
-                    Ok(found) => found,
-                    Err(len) => {
-                        outcomes[i].error = Some(result_too_large(display, len));
-                        stopped = opts.stop_on_error();
-                        continue;
-                    }
-                };
+            let found = match substitution.replacements_within(base, max, Some(base_doc.eol)) {
+                Ok(found) => found,
+                Err(len) => {
+                    outcomes[i].error = Some(result_too_large(display, len, max));
+                    stopped = opts.stop_on_error();
+                    continue;
+                }
+            };
             let count = found.len();
             let first_line = found.first().map(|s| index.line_of(s.start));
             let what = format!("substitution {}", substitution.expression());
@@ -287,6 +289,7 @@ pub(super) fn resolve_edits(
         opts,
         display: display.to_string(),
         len,
+        max,
         near_miss: nearmiss::Work::new(opts.near_miss_budget().unwrap_or(NEAR_MISS_WORK)),
     };
     for (i, edit) in fe.edits.iter().enumerate() {
@@ -366,30 +369,30 @@ fn resolve_line(n: i64, count: usize) -> usize {
     }
 }
 
-/// A create or write of `len` bytes, over [`MAX_FILE_SIZE`].
-pub(super) fn content_too_large(display: &str, len: usize) -> FkError {
+/// A create or write of `len` bytes, over the `max` bytes a request writes whole.
+pub(super) fn content_too_large(display: &str, len: usize, max: u64) -> FkError {
     FkError::too_large(
         Limit::FileSize,
         len as u64,
-        MAX_FILE_SIZE,
+        max,
         format!(
-            "the new content of {display} is {len} bytes, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+            "the new content of {display} is {len} bytes, larger than the {max} bytes filekit writes whole"
         ),
     )
     .with_hint("write a smaller file, for example by splitting the content across several files")
 }
 
-/// Edits that would make a file of `len` bytes, over [`MAX_FILE_SIZE`].
-pub(super) fn result_too_large(display: &str, len: u64) -> FkError {
+/// Edits that would make a file held whole `len` bytes long, over the workspace's bound `max`.
+pub(super) fn result_too_large(display: &str, len: u64, max: u64) -> FkError {
     FkError::too_large(
         Limit::FileSize,
         len,
-        MAX_FILE_SIZE,
+        max,
         format!(
-            "the edits would make {display} {len} bytes long, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+            "the edits would make {display} {len} bytes long, larger than the {max} bytes filekit holds whole"
         ),
     )
-    .with_hint("replace fewer matches, or with shorter text, in one request")
+    .with_hint("replace fewer matches, or with shorter text, in one request (or raise the bound with --max-file-size)")
 }
 
 struct TextEditDone {
@@ -409,20 +412,21 @@ struct TextEditScope<'o> {
     opts: &'o EditOptions,
     display: String,
     /// The length of the text as the edits so far made it: an edit that would make it larger
-    /// than [`MAX_FILE_SIZE`] is refused before it is made.
+    /// than `max` is refused before it is made.
     len: u64,
+    max: u64,
     near_miss: nearmiss::Work,
 }
 
 impl TextEditScope<'_> {
     /// Accounts for `count` replacements of `old_len` bytes by `new_len` bytes each, unless
-    /// that makes the text larger than [`MAX_FILE_SIZE`].
+    /// that makes the text larger than its bound.
     fn grow(&mut self, count: usize, old_len: usize, new_len: usize) -> Result<(), FkError> {
         let len = self.len as u128 + count as u128 * new_len as u128;
         let len = len.saturating_sub(count as u128 * old_len as u128);
         let len = u64::try_from(len).unwrap_or(u64::MAX);
-        if len > MAX_FILE_SIZE {
-            return Err(result_too_large(&self.display, len));
+        if len > self.max {
+            return Err(result_too_large(&self.display, len, self.max));
         }
         self.len = len;
         Ok(())
