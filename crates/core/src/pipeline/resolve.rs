@@ -9,7 +9,7 @@ use crate::hash;
 use crate::limits::NEAR_MISS_WORK;
 use crate::lines::{LineTarget, SpliceSet};
 use crate::nearmiss::{self, Difference};
-use crate::sequential::{Occurrence, Sequential};
+use crate::sequential::{BaseText, Occurrence, Sequential};
 use crate::text::{LineIndex, TextDoc};
 use filekit_splices::{Splice, Splices};
 use std::collections::HashMap;
@@ -395,6 +395,32 @@ pub(super) fn result_too_large(display: &str, len: u64, max: u64) -> FkError {
     .with_hint("replace fewer matches, or with shorter text, in one request (or raise the bound with --max-file-size)")
 }
 
+/// Matches whose lines an ambiguous search text's refusal lists.
+const LISTED_MATCHES: usize = 50;
+
+/// The refusal of a search text that occurs more often in a streamed file than its matches
+/// are kept ([`crate::limits::MAX_STREAMED_MATCHES`]).
+fn too_frequent(display: &str, expected: Expected) -> FkError {
+    use crate::limits::MAX_STREAMED_MATCHES;
+    let found = MAX_STREAMED_MATCHES as u64 + 1;
+    let err = FkError::too_large(
+        Limit::Targets,
+        found,
+        MAX_STREAMED_MATCHES as u64,
+        format!(
+            "the search text occurs more than {MAX_STREAMED_MATCHES} times in {display}, a file streamed for its size: more matches than filekit keeps track of in one"
+        ),
+    );
+    match expected {
+        Expected::Exactly(_) => err.with_hint(
+            "add surrounding lines to the search text so that it matches once",
+        ),
+        Expected::All => err.with_hint(
+            "replace it with a pattern replacement (a substitution), which works through the file line by line, or with a more specific search text",
+        ),
+    }
+}
+
 struct TextEditDone {
     count: usize,
     line: usize,
@@ -433,8 +459,8 @@ impl TextEditScope<'_> {
     }
 }
 
-fn apply_text_edit(
-    seq: &mut Sequential,
+fn apply_text_edit<B: BaseText>(
+    seq: &mut Sequential<B>,
     pattern: Option<usize>,
     old: &str,
     new: &str,
@@ -457,12 +483,20 @@ fn apply_text_edit(
             .with_hint("expect at least 1 match, or leave the count out for exactly one")
             .with_details(serde_json::json!({"fact": Fact::ExpectedCountZero})));
     }
-    let occs = seq.find(pi);
+    // All of them to replace, or the first few to list.
+    let keep = match expected {
+        Expected::All => usize::MAX,
+        Expected::Exactly(n) => n.max(LISTED_MATCHES),
+    };
+    let Ok(found) = seq.find(pi, keep) else {
+        return Err(too_frequent(display, expected));
+    };
     let wanted = seq.patterns()[pi].clone();
     let count_ok = match expected {
-        Expected::All => !occs.is_empty(),
-        Expected::Exactly(n) => occs.len() == n,
+        Expected::All => found.count > 0,
+        Expected::Exactly(n) => found.count == n,
     };
+    let occs = found.first;
     if count_ok {
         scope.grow(occs.len(), wanted.len(), new.len())?;
         let line = seq.line_of(occs[0].start);
@@ -478,8 +512,12 @@ fn apply_text_edit(
             diff,
         });
     }
-    if !occs.is_empty() {
-        let lines: Vec<usize> = occs.iter().take(50).map(|o| seq.line_of(o.start)).collect();
+    if found.count > 0 {
+        let lines: Vec<usize> = occs
+            .iter()
+            .take(LISTED_MATCHES)
+            .map(|o| seq.line_of(o.start))
+            .collect();
         let want = match expected {
             Expected::Exactly(n) => n,
             Expected::All => 1,
@@ -493,19 +531,19 @@ fn apply_text_edit(
             ErrorCode::Ambiguous,
             format!(
                 "the search text matches {} times in {display} (at lines {list}{}), but {want} {} expected",
-                occs.len(),
-                if occs.len() > lines.len() { ", ..." } else { "" },
+                found.count,
+                if found.count > lines.len() { ", ..." } else { "" },
                 if want == 1 { "match was" } else { "matches were" },
             ),
         )
         .with_hint(if want == 1 {
-            format!("add surrounding lines to the search text so that it matches once, or expect all {} matches", occs.len())
+            format!("add surrounding lines to the search text so that it matches once, or expect all {} matches", found.count)
         } else {
-            format!("expect {} matches, or make the search text more specific", occs.len())
+            format!("expect {} matches, or make the search text more specific", found.count)
         })
         .with_details(serde_json::json!({
             "fact": Fact::MatchCount,
-            "count": occs.len(),
+            "count": found.count,
             "lines": lines,
             "expected": want,
         })));
@@ -532,6 +570,20 @@ fn apply_text_edit(
             "wanted": old,
         }))
     };
+    // A streamed file is not held whole to be searched for a near miss.
+    if !seq.in_memory() {
+        return Err(FkError::new(
+            ErrorCode::NotFound,
+            format!("the search text was not found in {display}"),
+        )
+        .with_hint("read the lines you meant to change again and copy them exactly (the file is streamed for its size, so no near miss was searched)")
+        .with_details(serde_json::json!({
+            "fact": Fact::SearchTextNotFound,
+            "near_miss": null,
+            "near_miss_skipped": "streamed",
+            "wanted": old,
+        })));
+    }
     // Building the current text costs a pass over it.
     if scope.near_miss.exhausted() || scope.near_miss.spend(seq.base_len() as u64).is_err() {
         return Err(gave_up(
