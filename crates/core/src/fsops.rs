@@ -315,7 +315,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
             let Ok(p) = &prepared[i] else { continue };
             ops.push(Op::Write {
                 path: p.at.clone(),
-                bytes: &p.new,
+                bytes: (&p.new).into(),
                 mode: WriteMode::Replace,
                 perm: None,
                 read_as: Some(p.meta.clone()),
@@ -334,7 +334,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                         read_as,
                     } => Op::Write {
                         path: path.clone(),
-                        bytes,
+                        bytes: bytes.into(),
                         mode: *mode,
                         perm: Some(*perm),
                         read_as: read_as.clone(),

@@ -21,6 +21,7 @@
 //! where a repository cannot ship or redirect one. Each undo step checks the disk first, so a rollback of steps that
 //! never ran is harmless, and a rollback interrupted in turn can simply be run again.
 
+use crate::content::Content;
 use crate::error::{ErrorCode, FkError};
 use crate::workspace::{
     DirectorySync, FileMeta, PendingWrite, RESERVED_DIR, Workspace, WriteMode, WsPath,
@@ -38,10 +39,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Debug)]
 pub enum Op<'a> {
     /// Put `bytes` at `path` (a temporary file renamed over it). `perm` sets the permission
-    /// bits; otherwise an existing file's are kept.
+    /// bits; otherwise an existing file's are kept. Bytes not held in memory (a streamed
+    /// file's, [`Content::Spliced`]) are never written in place.
     Write {
         path: WsPath,
-        bytes: &'a [u8],
+        bytes: Content<'a>,
         mode: WriteMode,
         perm: Option<u32>,
         /// The file as the writer read it: if it is no longer that file when the write is
@@ -413,6 +415,7 @@ fn execute(
                 ops[i],
                 Op::Write {
                     mode: WriteMode::InPlace,
+                    bytes: Content::Bytes(_),
                     ..
                 }
             ) && results[i].is_none()
@@ -423,7 +426,7 @@ fn execute(
     let overwrite = |i: usize| match &ops[i] {
         Op::Write {
             path,
-            bytes,
+            bytes: Content::Bytes(bytes),
             read_as,
             ..
         } => {
@@ -468,7 +471,7 @@ fn execute(
             perm,
             ..
         } => ws
-            .stage_named(path, bytes, *mode, sync, &temp_name(tx, i), *perm)
+            .stage_named(path, *bytes, *mode, sync, &temp_name(tx, i), *perm)
             .map(|mut p| {
                 if durability == Durability::Batched {
                     p.defer_directory_sync();

@@ -203,7 +203,7 @@ fn revert(
             }
             (_, Node::File { bytes, mode }) => put.push(Op::Write {
                 path: p.clone(),
-                bytes,
+                bytes: bytes.into(),
                 mode: WriteMode::CreateOrReplace,
                 perm: Some(*mode),
                 // Checked just now to be as the entry left it: a change since is not undone.

@@ -754,7 +754,7 @@ impl Workspace {
         mode: WriteMode,
         create_parents: bool,
     ) -> Result<PendingWrite, FkError> {
-        self.stage_with(p, bytes, mode, create_parents, true, None)
+        self.stage_with(p, bytes.into(), mode, create_parents, true, None)
     }
 
     /// Stages like [`Workspace::stage`] into a temporary file of the given name, so that a
@@ -763,7 +763,7 @@ impl Workspace {
     pub(crate) fn stage_named(
         &self,
         p: &WsPath,
-        bytes: &[u8],
+        bytes: crate::content::Content<'_>,
         mode: WriteMode,
         sync: bool,
         temp: &OsStr,
@@ -783,7 +783,7 @@ impl Workspace {
     fn stage_with(
         &self,
         p: &WsPath,
-        bytes: &[u8],
+        bytes: crate::content::Content<'_>,
         mode: WriteMode,
         create_parents: bool,
         sync: bool,
@@ -839,7 +839,7 @@ impl Workspace {
         }
         .map_err(|e| FkError::from_io(&e, &shown))?;
         let written = (|| -> io::Result<Metadata> {
-            file.write_all(bytes)?;
+            bytes.write_to(&mut file)?;
             // What the file will be at its name: a rename or a hard link keeps the inode,
             // its size and its modification time.
             let mut written = file.metadata()?;

@@ -426,6 +426,7 @@ pub(super) fn plan_file_inner(
         plan.write = Some(PlannedWrite {
             target: target.clone(),
             bytes,
+            spliced: None,
             mode,
         });
     }
