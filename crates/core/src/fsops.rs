@@ -920,6 +920,9 @@ fn plan_inner(
                         target: t.clone(),
                     }),
                     Node::Absent => {}
+                    Node::Ranges { .. } => {
+                        unreachable!("a walk finds files whole; only the history keeps ranges")
+                    }
                 }
                 if record {
                     changes.push(Change {

@@ -62,6 +62,11 @@ pub const NEAR_MISS_WORK: u64 = 50_000_000;
 /// splice per match. Past it the edits are refused, saying how many they were.
 pub const MAX_STREAMED_EDITS: u64 = 64 << 20;
 
+/// Bytes of the diff an edit of a streamed file reports: one that would be longer (a
+/// substitution on every line of a file of gigabytes) stops after the hunk that passes it,
+/// and says so.
+pub const MAX_STREAMED_DIFF: u64 = 16 << 20;
+
 /// Occurrences of one search text a text edit of a streamed file keeps track of: one past
 /// it, the search text is too frequent for an exact count of its matches.
 pub const MAX_STREAMED_MATCHES: usize = 1 << 20;

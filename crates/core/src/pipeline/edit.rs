@@ -560,6 +560,10 @@ pub struct FileReport {
     pub edits: Vec<EditOutcome>,
     /// Unified diff from the file as read to the file as it is after this request.
     pub diff: String,
+    /// Set when `diff` covers only the first of the file's changes: a streamed file's diff
+    /// stops at a bound ([`crate::limits::MAX_STREAMED_DIFF`]); `lines_added` and
+    /// `lines_removed` count what it shows.
+    pub diff_truncated: bool,
     pub lines_added: usize,
     pub lines_removed: usize,
     pub old_hash: Option<String>,

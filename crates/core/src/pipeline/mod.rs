@@ -40,11 +40,13 @@ pub mod sed;
 pub mod sequential;
 
 mod commit;
+mod excerpts;
 mod plan;
 mod preview;
 mod report;
 mod resolve;
 mod snapshot;
+mod streamed;
 
 use commit::commit;
 use commit::write_now;

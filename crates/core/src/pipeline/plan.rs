@@ -50,6 +50,26 @@ pub(super) fn names_version(fe: &FileEdits) -> bool {
         })
 }
 
+/// Marks `plan` skipped when `err` says its file is not text (binary, not UTF-8, not a
+/// regular file where a walk found one), for a request that skips such files; whether it
+/// did.
+fn skipped_as_not_text(err: &FkError, plan: &mut FilePlan) -> bool {
+    let why = match err.code {
+        ErrorCode::Binary => "binary file".to_string(),
+        ErrorCode::Encoding => "not UTF-8 text".to_string(),
+        // A FIFO, a socket or a device where the walk found a file: passed over.
+        _ => match err.details.get("not_regular") {
+            Some(what) => format!(
+                "not a regular file ({})",
+                what.as_str().unwrap_or("special file")
+            ),
+            None => return false,
+        },
+    };
+    plan.skip(why);
+    true
+}
+
 pub(super) fn plan_file_inner(
     ws: &Workspace,
     fe: &FileEdits,
@@ -109,6 +129,23 @@ pub(super) fn plan_file_inner(
     }
 
     let hashed = !opts.no_hashes() || names_version(fe);
+    // A file over the workspace's bound is streamed, never held whole.
+    if known.is_none()
+        && let Some(meta) = exists.as_ref().filter(|m| m.len > ws.max_file_size())
+    {
+        let create = matches!(fe.edits[0], Edit::Create { .. });
+        if let Some(limit) = opts.max_file_size().filter(|l| !create && meta.len > *l) {
+            plan.skip(format!(
+                "larger than the limit of {limit} bytes ({} bytes)",
+                meta.len
+            ));
+            return Ok(());
+        }
+        return match super::streamed::plan_streamed(ws, fe, opts, &target, &display, hashed, plan) {
+            Err(e) if opts.skip_non_text() && skipped_as_not_text(&e, plan) => Ok(()),
+            other => other,
+        };
+    }
     let mut outcomes: Vec<EditOutcome> = fe
         .edits
         .iter()
@@ -176,22 +213,7 @@ pub(super) fn plan_file_inner(
                 return Ok(());
             }
             let before = match read_before(ws, &target, &display, known, hashed) {
-                Err(e)
-                    if opts.skip_non_text()
-                        && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
-                {
-                    let why = if e.code == ErrorCode::Binary {
-                        "binary file"
-                    } else {
-                        "not UTF-8 text"
-                    };
-                    plan.skip(why.to_string());
-                    return Ok(());
-                }
-                // A FIFO, a socket or a device where the walk found a file: passed over.
-                Err(e) if opts.skip_non_text() && e.details.get("not_regular").is_some() => {
-                    let what = e.details["not_regular"].as_str().unwrap_or("special file");
-                    plan.skip(format!("not a regular file ({what})"));
+                Err(e) if opts.skip_non_text() && skipped_as_not_text(&e, plan) => {
                     return Ok(());
                 }
                 other => other?,

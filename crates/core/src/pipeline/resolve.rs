@@ -7,32 +7,26 @@ use crate::edit::{Edit, EditOptions, EditOutcome, Expected, FileEdits};
 use crate::error::{ErrorCode, Fact, FkError, Limit, LimitFacts};
 use crate::hash;
 use crate::limits::NEAR_MISS_WORK;
-use crate::lines::{LineTarget, SpliceSet};
+use crate::lines::{IndexedText, LineTarget, SpliceSet, TextLines};
 use crate::nearmiss::{self, Difference};
 use crate::sequential::{BaseText, Occurrence, Sequential};
-use crate::text::{LineIndex, TextDoc};
+use crate::text::{Eol, LineIndex, TextDoc};
 use filekit_splices::{Splice, Splices};
 use std::collections::HashMap;
 
-/// The splices of a `replace_ranges` edit, after checking that they are for this version of
-/// the file and fit its text (sorted, disjoint, inside it and on character boundaries): the
-/// caller's ranges are its input, refused with `INVALID_ARGUMENT` when they do not fit.
-fn check_ranges(
-    base: &str,
-    base_hash: &str,
-    ranges: &[Splice],
-    content_hash: &str,
-) -> Result<Splices, FkError> {
-    if !hash::matches(content_hash, base_hash) {
-        return Err(FkError::new(
-            ErrorCode::Stale,
-            format!(
-                "content_hash {content_hash} is not the file's ({base_hash}): the byte ranges were computed on another version"
-            ),
-        )
-        .with_hint("read the file again and compute the ranges on what it holds now"));
+/// A `replace_ranges` edit's offsets mean something only for the version of the file they
+/// were computed on: `content_hash` must be the file's.
+fn check_version(base_hash: &str, content_hash: &str) -> Result<(), FkError> {
+    if hash::matches(content_hash, base_hash) {
+        return Ok(());
     }
-    Splices::new(base, ranges.to_vec()).map_err(|e| FkError::caller_splices(&e, ranges, base.len()))
+    Err(FkError::new(
+        ErrorCode::Stale,
+        format!(
+            "content_hash {content_hash} is not the file's ({base_hash}): the byte ranges were computed on another version"
+        ),
+    )
+    .with_hint("read the file again and compute the ranges on what it holds now"))
 }
 
 /// The refusal of edits whose changes meet changes made to the file since their version.
@@ -133,10 +127,150 @@ pub(super) fn resolve_edits(
         return lone_substitution(substitution, base_doc, max, display, &mut outcomes[0]);
     }
     let index = LineIndex::new(base);
+    let whole = WholeText {
+        doc: base_doc,
+        indexed: IndexedText {
+            text: base,
+            index: &index,
+        },
+        max,
+    };
+    let limits = Growth {
+        max_len: max,
+        max_held: u64::MAX,
+    };
+    let blocks = resolve_with(
+        &whole, fe, base_hash, start, opts, limits, display, outcomes,
+    )?;
+    Ok(Splices::new(base, blocks)?)
+}
+
+/// What the edits of one file are resolved against: its text held whole, or a streamed
+/// file read through its index of line breaks ([`super::streamed`]).
+pub(super) trait EditBase {
+    type Text: BaseText;
+    fn lines(&self) -> &dyn TextLines;
+    fn eol(&self) -> Eol;
+    /// The 1-based line that holds byte `offset` (the last line for the end of the text).
+    fn line_of(&self, offset: usize) -> usize;
+    /// The replacements of edit `index`, a substitution, as found (empty matches
+    /// included), their texts in the file's line breaks; refused when they make the text
+    /// longer than a whole text may be, or hold more than a streamed file's edits may.
+    fn substitution(
+        &self,
+        index: usize,
+        substitution: &crate::sed::Substitution,
+        display: &str,
+    ) -> Result<Vec<Splice>, FkError>;
+    /// The splices of a `replace_ranges` edit, checked to fit the text.
+    fn ranges(&self, ranges: &[Splice]) -> Result<Vec<Splice>, FkError>;
+    /// The editor of the text edits, over `initial` (sorted, disjoint splices of the text).
+    fn sequential(
+        &self,
+        initial: Vec<Splice>,
+        patterns: Vec<String>,
+    ) -> Result<Sequential<Self::Text>, FkError>;
+}
+
+/// A text held whole, with its line index.
+struct WholeText<'a> {
+    doc: &'a TextDoc,
+    indexed: IndexedText<'a>,
+    max: u64,
+}
+
+impl<'a> EditBase for WholeText<'a> {
+    type Text = crate::sequential::MemText<'a>;
+
+    fn lines(&self) -> &dyn TextLines {
+        &self.indexed
+    }
+
+    fn eol(&self) -> Eol {
+        self.doc.eol
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        self.indexed.index.line_of(offset)
+    }
+
+    fn substitution(
+        &self,
+        _index: usize,
+        substitution: &crate::sed::Substitution,
+        display: &str,
+    ) -> Result<Vec<Splice>, FkError> {
+        substitution
+            .replacements_within(&self.doc.text, self.max, Some(self.doc.eol))
+            .map_err(|len| result_too_large(display, len, self.max))
+    }
+
+    fn ranges(&self, ranges: &[Splice]) -> Result<Vec<Splice>, FkError> {
+        let base = self.doc.text.as_str();
+        Splices::new(base, ranges.to_vec())
+            .map(|s| s.into_iter().collect())
+            .map_err(|e| FkError::caller_splices(&e, ranges, base.len()))
+    }
+
+    fn sequential(
+        &self,
+        initial: Vec<Splice>,
+        patterns: Vec<String>,
+    ) -> Result<Sequential<Self::Text>, FkError> {
+        let base = self.indexed.text;
+        Ok(Sequential::new(
+            base,
+            Splices::new(base, initial)?,
+            patterns,
+        ))
+    }
+}
+
+/// How much a file's text edits may make of it: its length (a text held whole), and the
+/// bytes of new text they hold (a streamed file's, [`crate::limits::MAX_STREAMED_EDITS`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Growth {
+    pub max_len: u64,
+    pub max_held: u64,
+}
+
+/// The search texts of a file's text edits, each once, in the file's line breaks: the
+/// patterns, and which one each edit searches for.
+pub(super) fn text_patterns(fe: &FileEdits, eol: Eol) -> (Vec<String>, Vec<Option<usize>>) {
+    let mut pattern_ids: HashMap<String, usize> = HashMap::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut edit_pattern: Vec<Option<usize>> = vec![None; fe.edits.len()];
+    for (i, edit) in fe.edits.iter().enumerate() {
+        if let Edit::ReplaceText { old, .. } = edit
+            && !old.is_empty()
+        {
+            let p = eol.convert(old);
+            let id = *pattern_ids.entry(p.clone()).or_insert_with(|| {
+                patterns.push(p);
+                patterns.len() - 1
+            });
+            edit_pattern[i] = Some(id);
+        }
+    }
+    (patterns, edit_pattern)
+}
+
+/// [`resolve_edits`] against any [`EditBase`]: the splices of the text (sorted, disjoint),
+/// each edit's outcome in `outcomes`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn resolve_with<E: EditBase>(
+    base: &E,
+    fe: &FileEdits,
+    base_hash: &str,
+    start: usize,
+    opts: &EditOptions,
+    growth: Growth,
+    display: &str,
+    outcomes: &mut [EditOutcome],
+) -> Result<Vec<Splice>, FkError> {
     let target_lines = LineTarget {
-        text: base,
-        index: &index,
-        eol: base_doc.eol,
+        lines: base.lines(),
+        eol: base.eol(),
         file_hash: base_hash,
     };
     let mut stopped = false;
@@ -153,12 +287,14 @@ pub(super) fn resolve_edits(
                 outcomes[i].skipped = true;
                 continue;
             }
-            let result = check_ranges(base, base_hash, ranges, content_hash).and_then(|found| {
-                let first_line = found.iter().next().map(|s| index.line_of(s.start));
-                splices
-                    .add_all(i, "replace_ranges".into(), found.into_iter().collect())
-                    .map(|()| first_line)
-            });
+            let result = check_version(base_hash, content_hash)
+                .and_then(|()| base.ranges(ranges))
+                .and_then(|found| {
+                    let first_line = found.first().map(|s| base.line_of(s.start));
+                    splices
+                        .add_all(i, "replace_ranges".into(), found)
+                        .map(|()| first_line)
+                });
             match result {
                 Ok(first_line) => {
                     outcomes[i].success = true;
@@ -179,16 +315,16 @@ pub(super) fn resolve_edits(
             }
             // As found, empty matches included: the splice set checks them against the
             // other edits before they become splices of the text.
-            let found = match substitution.replacements_within(base, max, Some(base_doc.eol)) {
+            let found = match base.substitution(i, substitution, display) {
                 Ok(found) => found,
-                Err(len) => {
-                    outcomes[i].error = Some(result_too_large(display, len, max));
+                Err(e) => {
+                    outcomes[i].error = Some(e);
                     stopped = opts.stop_on_error();
                     continue;
                 }
             };
             let count = found.len();
-            let first_line = found.first().map(|s| index.line_of(s.start));
+            let first_line = found.first().map(|s| base.line_of(s.start));
             let what = format!("substitution {}", substitution.expression());
             match splices.add_all(i, what, found) {
                 Ok(()) => {
@@ -250,7 +386,7 @@ pub(super) fn resolve_edits(
             Ok(()) => {
                 outcomes[i].success = true;
                 outcomes[i].replacements = 1;
-                outcomes[i].line = Some(resolve_line(line, index.len()));
+                outcomes[i].line = Some(resolve_line(line, base.lines().line_count()));
             }
             Err(e) => {
                 outcomes[i].error = Some(e);
@@ -258,38 +394,29 @@ pub(super) fn resolve_edits(
             }
         }
     }
-    let initial = splices.into_splices(base)?;
+    let initial = splices.into_sorted();
 
     // Resolve, phase 2: text edits in order, each on the result of the one before.
-    let eol = base_doc.eol;
-    let mut pattern_ids: HashMap<String, usize> = HashMap::new();
-    let mut patterns: Vec<String> = Vec::new();
-    let mut edit_pattern: Vec<Option<usize>> = vec![None; fe.edits.len()];
-    for (i, edit) in fe.edits.iter().enumerate() {
-        if let Edit::ReplaceText { old, .. } = edit
-            && !old.is_empty()
-        {
-            let p = eol.convert(old);
-            let id = *pattern_ids.entry(p.clone()).or_insert_with(|| {
-                patterns.push(p);
-                patterns.len() - 1
-            });
-            edit_pattern[i] = Some(id);
-        }
-    }
+    let eol = base.eol();
+    let (patterns, edit_pattern) = text_patterns(fe, eol);
     // The longest pattern of the edits after each one: how much context a new block needs.
     let mut longest_after = vec![0usize; fe.edits.len() + 1];
     for i in (0..fe.edits.len()).rev() {
         let here = edit_pattern[i].map_or(0, |p| patterns[p].len());
         longest_after[i] = longest_after[i + 1].max(here);
     }
-    let len = initial.result_len() as u64;
-    let mut seq = Sequential::new(base, initial, patterns);
+    let len = base.lines().len() as u64;
+    let len = initial.iter().fold(len, |l, s| {
+        l + s.text.len() as u64 - (s.end - s.start) as u64
+    });
+    let held = initial.iter().map(|s| s.text.len() as u64).sum();
+    let mut seq = base.sequential(initial, patterns)?;
     let mut scope = TextEditScope {
         opts,
         display: display.to_string(),
         len,
-        max,
+        growth,
+        held,
         near_miss: nearmiss::Work::new(opts.near_miss_budget().unwrap_or(NEAR_MISS_WORK)),
     };
     for (i, edit) in fe.edits.iter().enumerate() {
@@ -358,7 +485,7 @@ pub(super) fn resolve_edits(
         outcomes[i].replacements = 1;
     }
 
-    Ok(seq.into_splices()?)
+    Ok(seq.into_blocks())
 }
 
 fn resolve_line(n: i64, count: usize) -> usize {
@@ -438,25 +565,48 @@ struct TextEditScope<'o> {
     opts: &'o EditOptions,
     display: String,
     /// The length of the text as the edits so far made it: an edit that would make it larger
-    /// than `max` is refused before it is made.
+    /// than its bound is refused before it is made.
     len: u64,
-    max: u64,
+    growth: Growth,
+    /// Bytes of new text the edits so far hold.
+    held: u64,
     near_miss: nearmiss::Work,
 }
 
 impl TextEditScope<'_> {
     /// Accounts for `count` replacements of `old_len` bytes by `new_len` bytes each, unless
-    /// that makes the text larger than its bound.
+    /// that makes the text larger than its bound, or its edits hold more than theirs.
     fn grow(&mut self, count: usize, old_len: usize, new_len: usize) -> Result<(), FkError> {
         let len = self.len as u128 + count as u128 * new_len as u128;
         let len = len.saturating_sub(count as u128 * old_len as u128);
         let len = u64::try_from(len).unwrap_or(u64::MAX);
-        if len > self.max {
-            return Err(result_too_large(&self.display, len, self.max));
+        if len > self.growth.max_len {
+            return Err(result_too_large(&self.display, len, self.growth.max_len));
+        }
+        // Each replacement is a splice of its own, besides its text.
+        let held = self.held as u128 + count as u128 * (new_len as u128 + 32);
+        let held = u64::try_from(held).unwrap_or(u64::MAX);
+        if held > self.growth.max_held {
+            return Err(edits_too_large(&self.display, held, self.growth.max_held));
         }
         self.len = len;
+        self.held = held;
         Ok(())
     }
+}
+
+/// The refusal of edits of a streamed file that would hold more than `max` bytes (the
+/// ranges they replace and their new text).
+pub(super) fn edits_too_large(display: &str, held: u64, max: u64) -> FkError {
+    FkError::too_large(
+        Limit::FileSize,
+        held,
+        max,
+        format!(
+            "the edits of {display}, a file streamed for its size, would hold {held} bytes of ranges and new text, more than the {max} bytes filekit holds for one file's edits"
+        ),
+    )
+    .with_hint("make fewer or smaller replacements in one request (a narrower pattern, fewer lines at a time)")
 }
 
 fn apply_text_edit<B: BaseText>(
