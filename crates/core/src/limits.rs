@@ -26,8 +26,8 @@ use crate::error::{FkError, Limit};
 /// sources, fixtures and logs of ordinary projects stay well below it. Larger files stream.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 64 << 20;
 
-/// The smallest bound a front end may set: below it every source file would stream, which
-/// gains nothing (tests use it to stream small files).
+/// The smallest bound a front end lets a person set: below it every source file would
+/// stream, which gains nothing (the engine's own tests stream files of a few bytes).
 pub const MIN_MAX_FILE_SIZE: u64 = 1 << 10;
 
 /// The most text one read returns: a read that would return more stops at a whole line

@@ -282,10 +282,9 @@ impl Workspace {
         })
     }
 
-    /// Holds files of up to `bytes` whole and streams larger ones (see [`crate::limits`]);
-    /// never less than [`MIN_MAX_FILE_SIZE`](crate::limits::MIN_MAX_FILE_SIZE).
+    /// Holds files of up to `bytes` whole and streams larger ones (see [`crate::limits`]).
     pub fn with_max_file_size(mut self, bytes: u64) -> Workspace {
-        self.max_file_size = bytes.max(crate::limits::MIN_MAX_FILE_SIZE);
+        self.max_file_size = bytes;
         self
     }
 

@@ -37,13 +37,14 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-/// Bytes a pass reads at once (more for a longer line, up to [`MAX_SEARCH_BUFFER`]).
-const WINDOW: usize = 1 << 20;
+/// Bytes a pass reads at once (more for a longer line, up to [`MAX_SEARCH_BUFFER`]). The
+/// unit tests' are a few bytes, so that their small files have many windows and seams.
+const WINDOW: usize = if cfg!(test) { 16 } else { 1 << 20 };
 
 /// Bytes per granule of the index of line breaks, at least (as a power of two): a line's
 /// place is found by reading at most one granule. More for a file so large that the index
-/// would pass a million granules.
-const MIN_GRANULE_SHIFT: u32 = 12;
+/// would pass a million granules. The unit tests' are 8 bytes.
+const MIN_GRANULE_SHIFT: u32 = if cfg!(test) { 3 } else { 12 };
 
 /// A text file over the workspace's bound, read a window at a time through its descriptor,
 /// with an index of its line breaks: how many come before each granule of its text.
@@ -810,4 +811,254 @@ fn lone_substitution(base: &Streamed, outcome: &mut EditOutcome) -> Vec<Splice> 
     outcome.replacements = found.len();
     outcome.line = found.first().map(|s| base.line_of(s.start));
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::{EditRequest, Expected};
+    use crate::text::LineIndex;
+    use proptest::prelude::*;
+
+    /// A file over its workspace's bound, streamed, and the same file in a workspace that
+    /// holds it whole.
+    struct Twins {
+        _dirs: (tempfile::TempDir, tempfile::TempDir),
+        streamed: Workspace,
+        whole: Workspace,
+    }
+
+    impl Twins {
+        fn new(bytes: &[u8]) -> Twins {
+            let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+            std::fs::write(a.path().join("f.txt"), bytes).unwrap();
+            std::fs::write(b.path().join("f.txt"), bytes).unwrap();
+            let root = |d: &tempfile::TempDir| d.path().canonicalize().unwrap();
+            // Every test file is longer.
+            let streamed = Workspace::new(&[root(&a)], false)
+                .unwrap()
+                .with_max_file_size(8);
+            let whole = Workspace::new(&[root(&b)], false).unwrap();
+            Twins {
+                _dirs: (a, b),
+                streamed,
+                whole,
+            }
+        }
+
+        fn bytes(ws: &Workspace) -> Vec<u8> {
+            std::fs::read(ws.roots()[0].join("f.txt")).unwrap()
+        }
+    }
+
+    /// What a report says, as both paths must say it (a near miss is not searched in a
+    /// streamed file: only the code of a failure is compared).
+    fn summary(r: &crate::edit::EditReport) -> Vec<String> {
+        let f = &r.files[0];
+        let mut out = vec![
+            format!("{:?} {:?}", f.status(), f.error().map(|e| e.code)),
+            format!("+{} -{}", f.lines_added, f.lines_removed),
+            f.diff.clone(),
+            format!("{:?}", f.new_hash),
+        ];
+        for o in &f.edits {
+            out.push(format!(
+                "{} {} {} {:?} {:?}",
+                o.command,
+                o.success,
+                o.replacements,
+                o.line,
+                o.error.as_ref().map(|e| e.code)
+            ));
+        }
+        out
+    }
+
+    fn text_edit() -> impl Strategy<Value = Edit> {
+        let expected = prop_oneof![(1usize..3).prop_map(Expected::Exactly), Just(Expected::All)];
+        ("[ab\n]{1,4}", "[abxé\n]{0,4}", expected).prop_map(|(old, new, expected)| {
+            Edit::ReplaceText {
+                old,
+                new,
+                expected,
+                label: None,
+            }
+        })
+    }
+
+    fn line_edit() -> impl Strategy<Value = Edit> {
+        let n = prop_oneof![-40i64..-1, 1i64..40];
+        prop_oneof![
+            (n.clone(), 0i64..3, "[xy\n]{0,6}").prop_map(|(start, len, new)| {
+                Edit::ReplaceLines {
+                    start,
+                    end: Some(if start < 0 {
+                        (start + len).min(-1)
+                    } else {
+                        start + len
+                    }),
+                    new,
+                    content_hash: None,
+                }
+            }),
+            (n.clone(), "[xy\n]{0,6}").prop_map(|(start, new)| Edit::ReplaceLines {
+                start,
+                end: None,
+                new,
+                content_hash: None,
+            }),
+            (prop_oneof![-40i64..0, 0i64..40], "[xy\n]{0,6}").prop_map(|(after, text)| {
+                Edit::Insert {
+                    after,
+                    text,
+                    content_hash: None,
+                }
+            }),
+            "[xy\n]{0,6}".prop_map(|text| Edit::Append { text }),
+        ]
+    }
+
+    fn substitution() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            Just("s/a/Z/g"),
+            Just("s/^b/Q/"),
+            Just("s/ab$/<&>/g"),
+            Just("s/b*/-/g"),
+            Just("s/é/e/2"),
+        ]
+        .prop_map(|e| Edit::Substitute(Substitution::parse(e, false).unwrap()))
+    }
+
+    fn file() -> impl Strategy<Value = Vec<u8>> {
+        (
+            any::<bool>(),
+            any::<bool>(),
+            prop::collection::vec("[ab é]{0,12}", 20..60),
+            any::<bool>(),
+        )
+            .prop_map(|(bom, crlf, lines, final_newline)| {
+                let eol = if crlf { "\r\n" } else { "\n" };
+                let mut text = lines.join(eol);
+                if final_newline {
+                    text.push_str(eol);
+                }
+                let mut bytes = if bom { UTF8_BOM.to_vec() } else { Vec::new() };
+                bytes.extend_from_slice(text.as_bytes());
+                bytes
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 400,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(20_251_127),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Streamed, a file's edits make what they make of it held whole: the same bytes,
+        /// outcomes, diff and version (windows of a few bytes, so every edit meets seams).
+        #[test]
+        fn a_streamed_file_is_edited_as_a_file_held_whole(
+            bytes in file(),
+            edits in prop::collection::vec(
+                prop_oneof![4 => text_edit(), 3 => line_edit(), 1 => substitution()],
+                1..6,
+            ),
+            lone in prop::option::of(substitution()),
+        ) {
+            let edits = match lone {
+                Some(s) => vec![s],
+                None => edits,
+            };
+            let twins = Twins::new(&bytes);
+            prop_assert!(bytes.len() as u64 > twins.streamed.max_file_size());
+            let req = EditRequest::one_file("f.txt", edits, EditOptions::default());
+            let streamed = crate::pipeline::apply(&twins.streamed, &req);
+            let whole = crate::pipeline::apply(&twins.whole, &req);
+            prop_assert_eq!(summary(&streamed), summary(&whole));
+            // Held whole, the report keeps the texts; streamed, it has none.
+            prop_assert!(streamed.files[0].old_text.is_none());
+            prop_assert_eq!(Twins::bytes(&twins.streamed), Twins::bytes(&twins.whole));
+        }
+
+        /// Search texts cut from the file itself, up to several windows long: found across
+        /// the seams between windows, and made unique or ambiguous by what surrounds them.
+        #[test]
+        fn search_texts_longer_than_a_window_are_found_across_its_seams(
+            (bytes, cuts) in file().prop_flat_map(|b| {
+                let n = b.len();
+                (Just(b), prop::collection::vec((0..n, 1usize..60, "[xé\n]{0,3}"), 1..5))
+            }),
+        ) {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let body = text.trim_start_matches('\u{feff}');
+            let edits: Vec<Edit> = cuts
+                .into_iter()
+                .filter_map(|(at, len, new)| {
+                    let at = (0..=at.min(body.len())).rev().find(|&i| body.is_char_boundary(i))?;
+                    let end = (at + len).min(body.len());
+                    let end = (end..=body.len()).find(|&i| body.is_char_boundary(i))?;
+                    (end > at).then(|| Edit::ReplaceText {
+                        old: body[at..end].to_string(),
+                        new,
+                        expected: Expected::Exactly(1),
+                        label: None,
+                    })
+                })
+                .collect();
+            prop_assume!(!edits.is_empty());
+            let twins = Twins::new(&bytes);
+            let req = EditRequest::one_file("f.txt", edits, EditOptions::default());
+            let streamed = crate::pipeline::apply(&twins.streamed, &req);
+            let whole = crate::pipeline::apply(&twins.whole, &req);
+            prop_assert_eq!(summary(&streamed), summary(&whole));
+            prop_assert_eq!(Twins::bytes(&twins.streamed), Twins::bytes(&twins.whole));
+        }
+    }
+
+    #[test]
+    fn a_files_lines_are_found_through_its_index_as_a_line_index_finds_them() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "\n\n",
+            "ab\ncd\nef",
+            "é\nxyzxyzxyz\n\n\nlong line here\nq",
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f");
+            std::fs::write(&path, text).unwrap();
+            let file = File::open(&path).unwrap();
+            let pass = pass(&file, text.len() as u64, 0, "f", None, &[], &[], 0).unwrap();
+            let ft = &pass.text;
+            let li = LineIndex::new(text);
+            assert_eq!(TextLines::line_count(ft), li.len(), "{text:?}");
+            for n in 1..=li.len() {
+                assert_eq!(TextLines::start(ft, n), li.start(n), "{text:?} start {n}");
+                assert_eq!(TextLines::end(ft, n), li.end(n), "{text:?} end {n}");
+            }
+            for at in 0..=text.len() {
+                let want = text[..]
+                    .as_bytes()
+                    .iter()
+                    .take(at)
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                assert_eq!(BaseText::newlines_before(ft, at), want, "{text:?} at {at}");
+                let floor = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+                assert_eq!(
+                    BaseText::floor_boundary(ft, at),
+                    floor,
+                    "{text:?} floor {at}"
+                );
+                let ceil = (at..=text.len())
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap();
+                assert_eq!(BaseText::ceil_boundary(ft, at), ceil, "{text:?} ceil {at}");
+            }
+            assert_eq!(pass.hash, hash::content_hash(text.as_bytes()));
+        }
+    }
 }
