@@ -30,6 +30,7 @@ mod first_run;
 mod history;
 mod inline_function;
 mod kill;
+mod large_files;
 mod mcp_clients;
 mod mcp_filesystem_golden;
 mod move_imports;
