@@ -23,7 +23,7 @@ is restored after its batch.
 Per kind: selections tried, applied, refused (reasons counted) and broken (applied, but the
 compiler finds a new error: a bug to fix, or a case to refuse). `--sample N` takes N
 selections per kind spread evenly over the candidates (what CI runs, through
-crates/cli/tests/refactor_judged.rs); without it every candidate is tried.
+crates/cli/tests/judged/refactor_judged.rs); without it every candidate is tried.
 
 With `--trust`, every TS selection is also applied with the workspace trusted (filekit serve
 --trust-workspace: typescript-language-server from .test-deps does the kinds it offers) and

@@ -1,7 +1,7 @@
 """Fixtures for the MCP end-to-end suite: start `filekit serve` as a subprocess, the way MCP
 clients run it, and drive it with the official Python MCP SDK.
 
-The binary comes from FILEKIT_BIN (crates/cli/tests/mcp_clients.rs sets it to the binary
+The binary comes from FILEKIT_BIN (crates/cli/tests/judged/mcp_clients.rs sets it to the binary
 cargo just built)."""
 
 import contextlib
@@ -26,7 +26,7 @@ TABLES = ["filekit", "amazonq", "file", "claude", "desktop-commander", "semantic
 def filekit_bin() -> str:
     path = os.environ.get("FILEKIT_BIN")
     if not path:
-        pytest.exit("FILEKIT_BIN is not set: run this suite through `cargo test --workspace`", 2)
+        pytest.exit("FILEKIT_BIN is not set: run this suite through `cargo test --workspace --test judged`", 2)
     return path
 
 

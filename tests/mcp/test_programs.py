@@ -6,7 +6,7 @@ rust-toolchain.toml whose toolchain is <root>/tc, write src/lib.rs and ask file_
 rename. A rustup proxy started in the root runs the script. Without --trust-workspace no
 server is started at all (NOT_TRUSTED); with it the user's toolchain is pinned, so the
 toolchain file chooses nothing. A server planted in <root>/node_modules/.bin on PATH (as
-`npm run` puts it there) is never started either. crates/cli/tests/programs.rs runs the same
+`npm run` puts it there) is never started either. crates/cli/tests/judged/programs.rs runs the same
 through `filekit call`, and more."""
 
 import os

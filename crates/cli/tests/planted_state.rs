@@ -475,15 +475,16 @@ fn a_recursive_delete_with_a_read_only_folder_deletes_nothing() {
 }
 
 #[test]
+#[ignore = "needs root (chattr +i); .ci/run runs the ignored tests as root"]
 fn a_recursive_delete_with_an_immutable_file_deletes_nothing() {
     let sb = Sandbox::new();
     tree_of_twenty(&sb);
     let locked = sb.path("tree/d2/f2.txt");
     let chattr = Command::new("chattr").arg("+i").arg(&locked).output();
-    if !chattr.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: chattr +i is not possible here (not root, or no such attribute)");
-        return;
-    }
+    assert!(
+        chattr.is_ok_and(|o| o.status.success()),
+        "chattr +i failed: this test needs root and a file system with the immutable attribute"
+    );
     let run = sb.call(
         "manage_files",
         json!({"operations": [{"op": "delete", "path": "tree", "recursive": true}]}),
@@ -499,6 +500,7 @@ fn a_recursive_delete_with_an_immutable_file_deletes_nothing() {
 }
 
 #[test]
+#[ignore = "needs root (mount --bind); .ci/run runs the ignored tests as root"]
 fn a_recursive_delete_over_a_mount_point_deletes_nothing() {
     let sb = Sandbox::new();
     tree_of_twenty(&sb);
@@ -510,10 +512,10 @@ fn a_recursive_delete_over_a_mount_point_deletes_nothing() {
         .arg(elsewhere.path())
         .arg(sb.path("tree/d1/mnt"))
         .output();
-    if !mounted.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: cannot bind-mount here (not root, or no CAP_SYS_ADMIN)");
-        return;
-    }
+    assert!(
+        mounted.is_ok_and(|o| o.status.success()),
+        "mount --bind failed: this test needs root with CAP_SYS_ADMIN"
+    );
     let run = sb.call(
         "manage_files",
         json!({"operations": [{"op": "delete", "path": "tree", "recursive": true}]}),

@@ -172,38 +172,6 @@ fn refusals_name_what_forbids_them_and_change_nothing() {
     }
 }
 
-/// pyright offers no extract refactors: with the workspace trusted and pyright-langserver on
-/// PATH, a Python extract is still done on the syntax tree.
-#[test]
-fn python_extract_with_pyright_on_path_is_syntactic() {
-    let bin =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.test-deps/node_modules/.bin");
-    assert!(
-        bin.join("pyright-langserver").exists(),
-        "pyright-langserver is missing from {}: run scripts/setup-test-deps",
-        bin.display()
-    );
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let sb = Sandbox::new();
-    sb.write("calc.py", "def area(w, h):\n    return w * h + 1\n");
-    let c = json!({"tool_name": "file_edit", "tool_args": {"file": "calc.py",
-        "refactor": "extract_variable", "selectionRange": range(2, 11, 2, 16), "extractedName": "size"}});
-    let run = sb.filekit_env(
-        &["--trust-workspace", "call"],
-        Some(&c.to_string()),
-        &[("PATH", &path)],
-    );
-    ok(&run);
-    assert_eq!(
-        sb.read("calc.py"),
-        "def area(w, h):\n    size = w * h\n    return size + 1\n"
-    );
-}
-
 /// `replaceAll` extracts every identical occurrence in the scope (TS and Python), and
 /// inline_variable takes the variable's name as `symbol`; both refused where they do not
 /// apply, with nothing written.

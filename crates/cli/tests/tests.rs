@@ -2,6 +2,10 @@
 //! a suite that runs the built binary the way a user, a script or an agent does. One binary
 //! instead of one per file: each linked a ~160 MB debug executable, which cost CI minutes of
 //! linking and gigabytes of disk. `cargo test -p filekit --test cli attack::` runs one suite.
+//!
+//! This is the hermetic stage: it needs nothing but the repository and the binary. Suites
+//! that a real tool judges (the TypeScript compiler, language servers, Python, the MCP SDK
+//! clients) are the `judged` binary (`tests/judged/`, `cargo test --test judged`).
 
 mod common;
 mod golden;
@@ -15,11 +19,9 @@ mod bad_input;
 mod bounds;
 mod claude;
 mod claude_golden;
-mod convert_async;
 mod curated_search;
 mod desktop_commander;
 mod desktop_commander_golden;
-mod export_renames;
 mod extract_function;
 mod extract_type;
 mod faults;
@@ -28,29 +30,19 @@ mod file_tools;
 mod filekit_golden;
 mod first_run;
 mod history;
-mod inline_function;
 mod kill;
 mod large_files;
-mod mcp_clients;
 mod mcp_filesystem_golden;
 mod move_imports;
 mod parser_bounds;
 mod planted_state;
-mod programs;
-mod python_inline_async;
-mod python_refactors;
-mod refactor_judged;
-mod refactor_tsc;
-mod refactor_verb;
 mod replace_verb;
 mod search;
 mod semantic;
 mod semantic_golden;
 mod semantic_markup;
-mod semantic_real;
 mod setup;
 mod strict_args;
-mod symbol_refactors;
 mod syntactic_refactors;
 mod verbs;
 mod versions;
@@ -61,16 +53,5 @@ mod words;
 #[test]
 fn every_test_file_is_a_module_of_this_binary() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let declared = include_str!("tests.rs");
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if let Some(module) = name.strip_suffix(".rs")
-            && module != "tests"
-        {
-            assert!(
-                declared.contains(&format!("\nmod {module};\n")),
-                "tests/{name} is not a module of tests/tests.rs: add `mod {module};` there"
-            );
-        }
-    }
+    filekit_testkit::assert_every_test_file_declared(&dir, include_str!("tests.rs"), &["tests"]);
 }

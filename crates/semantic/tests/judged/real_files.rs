@@ -26,7 +26,7 @@ use filekit_semantic::yaml::YamlDoc;
 use filekit_semantic::{Lang, markdown};
 use std::path::{Path, PathBuf};
 
-use crate::test_data;
+use filekit_testkit as test_data;
 use test_data::{krate, need, repo, site_packages};
 
 /// Files under `dir` (recursively) ending in `ext`, sorted, at most `max`.

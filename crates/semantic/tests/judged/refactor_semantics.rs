@@ -6,7 +6,7 @@
 //! Node is the one `scripts/setup-test-deps` installs (`.test-deps/mcp-node`, Node 22), as CI
 //! runs it before the tests.
 
-use crate::test_data;
+use filekit_testkit as test_data;
 
 use filekit_semantic::Lang;
 use filekit_semantic::convert::convert_to_arrow;

@@ -3,7 +3,7 @@
 //! `scripts/setup-test-deps` installs), print the same. For the rules the extraction refuses,
 //! the naive edit it refuses does change what the program prints.
 
-use crate::test_data;
+use filekit_testkit as test_data;
 
 use filekit_semantic::Lang;
 use filekit_semantic::extract_function::extract_function;

@@ -1,23 +1,5 @@
-//! What the compiler-judged suites share: a scratch copy of a package's sources, and a
-//! refusal's reason reduced to its shape, so that refusals can be counted by kind.
-
-use std::path::Path;
-
-/// Copies `from` to `to` (Python's `__pycache__` left out: the judge compiles afresh).
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            if e.file_name() != "__pycache__" {
-                copy_dir(&e.path(), &target);
-            }
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
+//! What the compiler-judged suites share: a refusal's reason reduced to its shape, so that
+//! refusals can be counted by kind.
 
 /// A refusal's reason without its names and numbers: a quoted name becomes `_`, a quoted
 /// construct whose first word is one of `keywords` (`return`, `global x`) stays as that

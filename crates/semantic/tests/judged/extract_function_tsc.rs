@@ -16,8 +16,9 @@
 //! The counts per kind (tried, applied with types, applied with untyped parameters, refused
 //! by reason, broken) are printed (`--nocapture`).
 
-use crate::judge::{copy_dir, reason};
-use crate::test_data;
+use crate::judge::reason;
+use filekit_testkit as test_data;
+use filekit_testkit::copy_dir;
 
 use filekit_semantic::Lang;
 use filekit_semantic::extract_function::{ExtractedFunction, extract_function};

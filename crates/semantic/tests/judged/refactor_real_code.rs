@@ -3,7 +3,7 @@
 //! a few files, each refactor either refuses with a message or gives a text that still parses
 //! without a syntax error. Counts are printed (`--nocapture`).
 
-use crate::test_data;
+use filekit_testkit as test_data;
 
 use filekit_semantic::Lang;
 use filekit_semantic::convert::convert_to_arrow;

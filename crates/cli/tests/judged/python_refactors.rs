@@ -821,3 +821,94 @@ fn the_cli_verbs_on_python() {
         "from __future__ import annotations\n\nimport os\nimport sys\n\nimport requests\n\nfrom app.core import Box\n\nfrom .core import helper\n\nprint(sys, os, requests, Box, helper)\n"
     );
 }
+
+#[test]
+fn python_modules_follow_a_move_and_python_still_imports_them() {
+    let sb = Sandbox::new();
+    sb.write("app/__init__.py", "");
+    sb.write("app/util.py", "def helper():\n    return 1\n");
+    sb.write("app/core/__init__.py", "");
+    sb.write(
+        "app/core/models.py",
+        "from ..util import helper\n\nclass User:\n    id = helper()\n",
+    );
+    sb.write("app/api/__init__.py", "");
+    sb.write(
+        "app/api/views.py",
+        "from ..core.models import User\nimport app.core.models as m\nimport app.core.models\n\nVIEW = (User, m)\n",
+    );
+    sb.write(
+        "main.py",
+        "from app.core.models import User\nfrom app.api.views import VIEW\nprint(User.id, len(VIEW))\n",
+    );
+    let run = sb.call(
+        "file_move",
+        json!({"source": "app/core/models.py", "destination": "app/domain/models.py"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        sb.read("app/api/views.py"),
+        "from ..domain.models import User\nimport app.domain.models as m\nimport app.core.models\n\nVIEW = (User, m)\n"
+    );
+    assert_eq!(
+        sb.read("main.py"),
+        "from app.domain.models import User\nfrom app.api.views import VIEW\nprint(User.id, len(VIEW))\n"
+    );
+    // `import app.core.models` binds `app`: left, and said so.
+    let warnings = run.json["warnings"].to_string();
+    assert!(
+        warnings.contains("import app.core.models"),
+        "{}",
+        run.stdout
+    );
+    // Python is the judge for the rest: with the unaliased import fixed by hand, it runs.
+    let views = sb
+        .read("app/api/views.py")
+        .replace("import app.core.models\n", "");
+    sb.write("app/api/views.py", &views);
+    sb.write("app/domain/__init__.py", "");
+    let out = std::process::Command::new("python3")
+        .arg("main.py")
+        .current_dir(sb.root())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1 2\n");
+}
+
+/// pyright offers no extract refactors: with the workspace trusted and pyright-langserver on
+/// PATH, a Python extract is still done on the syntax tree.
+#[test]
+fn python_extract_with_pyright_on_path_is_syntactic() {
+    let bin = filekit_testkit::test_dep("node_modules/.bin");
+    assert!(
+        bin.join("pyright-langserver").exists(),
+        "pyright-langserver is missing from {}: run scripts/setup-test-deps",
+        bin.display()
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sb = Sandbox::new();
+    sb.write("calc.py", "def area(w, h):\n    return w * h + 1\n");
+    let c = json!({"tool_name": "file_edit", "tool_args": {"file": "calc.py",
+        "refactor": "extract_variable", "selectionRange": {"startLine": 2, "startColumn": 11, "endLine": 2, "endColumn": 16}, "extractedName": "size"}});
+    let run = sb.filekit_env(
+        &["--trust-workspace", "call"],
+        Some(&c.to_string()),
+        &[("PATH", &path)],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["precision"], json!("syntactic"), "{}", run.stdout);
+    assert_eq!(
+        sb.read("calc.py"),
+        "def area(w, h):\n    size = w * h\n    return size + 1\n"
+    );
+}

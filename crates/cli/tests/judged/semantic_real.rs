@@ -1,5 +1,5 @@
 //! Real files through the real tools: for one file per language and format (from registry
-//! packages, see crates/semantic/tests/real_files.rs for the exhaustive table), `file_read`
+//! packages, see crates/semantic/tests/judged/real_files.rs for the exhaustive table), `file_read`
 //! gives the outline, every target of one outline level is read with `file_read`, and one
 //! `file_edit` call writes them all back with `replace`, through the one write pipeline. The
 //! file must be byte-identical afterwards.
@@ -9,9 +9,7 @@ use common::*;
 use serde_json::json;
 use std::path::PathBuf;
 
-#[path = "../../semantic/tests/support/test_data.rs"]
-mod test_data;
-use test_data::{krate, need, repo, site_packages};
+use filekit_testkit::{krate, need, repo, site_packages};
 
 /// Copies `src` into a sandbox as `name`, writes every target of one outline level back
 /// through `file_edit`, and checks the file is unchanged. Returns how many were written.

@@ -8,8 +8,9 @@
 //! pyflakes must report nothing new (an undefined name, an unused local), and both packages
 //! must import. The counts are printed (`--nocapture`).
 
-use crate::judge::{copy_dir, reason};
-use crate::test_data;
+use crate::judge::reason;
+use filekit_testkit as test_data;
+use filekit_testkit::copy_dir;
 
 use filekit_semantic::ops::Splices;
 use filekit_semantic::python_extract_function::extract_function;
