@@ -5,7 +5,6 @@ use crate::style::Style;
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
-use filekit_core::text::number_lines;
 
 pub const AFTER_HELP: &str = "\
 Line numbers are 1-based and ranges inclusive; negative numbers count from the end (-1 is the
@@ -239,11 +238,7 @@ fn print_read(style: &Style, r: &FileRead) {
                     style.dim("the version given is not one filekit kept; the whole file:")
                 );
             }
-            if t.from_end {
-                print!("{}", number_lines_from_end(&t.content, t.start_line));
-            } else {
-                print!("{}", number_lines(&t.content, t.start_line));
-            }
+            print!("{}", t.numbered());
             if t.truncated {
                 let on = match t.next_line {
                     Some(n) => format!("... (truncated: read on with --lines={n}:)"),
@@ -280,20 +275,6 @@ fn print_read(style: &Style, r: &FileRead) {
             eprintln!("filekit: {}: {e}", r.path);
         }
     }
-}
-
-/// [`number_lines`] of lines counted from the end of the file: `first` is how far from the
-/// end the first one is (1 is the last line), and each is numbered as a caller names it,
-/// negative.
-fn number_lines_from_end(text: &str, first: usize) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 4);
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let n = -(first as i64 - i as i64);
-        out.push_str(&format!("{n:>6}\t{line}\n"));
-    }
-    out
 }
 
 /// `A:B`, `A:`, `:B` or `A` -> (start, end).

@@ -2,7 +2,7 @@
 //! 64 KiB here, so that a megabyte streams) is read from either end, edited by text, lines
 //! and pattern, replaced across a tree and undone, through the verbs and `filekit call` the
 //! way people and agents drive them. The same at 300 MB, with its peak memory, is in the
-//! judged stage (`judged_large_files.rs`).
+//! judged stage (`tests/judged/large_files.rs`).
 
 use crate::common;
 use common::*;

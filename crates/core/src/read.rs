@@ -187,6 +187,22 @@ impl TextRead {
     pub fn last_number(&self) -> i64 {
         signed(self.end_line, self.from_end)
     }
+
+    /// The content with its line numbers, `cat -n` style ([`text::number_lines`]): negative
+    /// when the read counted from the end, as a caller names those lines.
+    pub fn numbered(&self) -> String {
+        if !self.from_end {
+            return text::number_lines(&self.content, self.start_line);
+        }
+        let mut out = String::with_capacity(self.content.len() + self.content.len() / 4);
+        for (i, line) in self.content.split_inclusive('\n').enumerate() {
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let n = self.first_number() + i as i64;
+            out.push_str(&format!("{n:>6}\t{line}\n"));
+        }
+        out
+    }
 }
 
 fn signed(n: usize, from_end: bool) -> i64 {

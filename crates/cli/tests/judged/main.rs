@@ -13,6 +13,7 @@ mod common;
 mod convert_async;
 mod export_renames;
 mod inline_function;
+mod large_files;
 mod mcp_clients;
 mod programs;
 mod python_inline_async;
