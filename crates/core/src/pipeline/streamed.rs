@@ -380,12 +380,17 @@ fn pass(
                 "filekit edits UTF-8 text; convert the file to UTF-8 first (for example with iconv)",
             )
         })?;
-        for i in memchr::memchr_iter(b'\n', window) {
-            let g = (at + i) >> shift;
-            while breaks.len() <= g {
+        // Line breaks counted a granule at a time (memchr counts with vector instructions);
+        // each granule that ends in the window records the count before the next one.
+        let mut from = 0;
+        while from < window.len() {
+            let granule_end = (((at + from) >> shift) + 1) << shift;
+            let to = (granule_end - at).min(window.len());
+            newlines += memchr::memchr_iter(b'\n', &window[from..to]).count() as u64;
+            if to == granule_end - at {
                 breaks.push(newlines);
             }
-            newlines += 1;
+            from = to;
         }
         last_byte = window.last().copied().or(last_byte);
         if let Some(ac) = automaton {
@@ -408,9 +413,20 @@ fn pass(
                     }
                 }
             }
-            for m in ac.find_overlapping_iter(text) {
-                let p = m.pattern().as_usize();
-                sequential::record_hit(&mut hits, p, at + m.start(), MAX_STREAMED_MATCHES);
+            if let [one] = patterns {
+                // One search text: its occurrences found with memchr's vector search.
+                let finder = memchr::memmem::Finder::new(one.as_bytes());
+                let mut from = 0;
+                while let Some(i) = finder.find(&window[from..]) {
+                    let start = at + from + i;
+                    sequential::record_hit(&mut hits, 0, start, MAX_STREAMED_MATCHES);
+                    from += i + 1;
+                }
+            } else {
+                for m in ac.find_overlapping_iter(text) {
+                    let p = m.pattern().as_usize();
+                    sequential::record_hit(&mut hits, p, at + m.start(), MAX_STREAMED_MATCHES);
+                }
             }
             // The text so far keeps its last characters, as many bytes as a match may
             // need before the next window.
@@ -447,6 +463,8 @@ fn pass(
             break;
         }
     }
+    // The granule the text ends in has no end in it: its entry is the count before it.
+    breaks.truncate((len >> shift) + 1);
     while breaks.len() <= (len >> shift) {
         breaks.push(newlines);
     }
