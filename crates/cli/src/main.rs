@@ -167,7 +167,7 @@ pub struct GlobalArgs {
     /// `serve`: `filekit-serve-<pid>`).
     #[arg(long, value_name = "NAME", global = true)]
     holder: Option<String>,
-    /// The largest file filekit holds whole (bytes, or with K, M or G; default 64M). Larger
+    /// The largest file filekit holds whole (bytes, or with K, M or G; default 32M). Larger
     /// files are streamed: read by line ranges (from either end), edited by lines, text and
     /// patterns, and replaced across a tree in bounded memory, without merges of older
     /// versions or near-miss suggestions.

@@ -176,13 +176,16 @@ impl TreeReplaceReport {
 pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceReport, FkError> {
     // Each file is looked at and planned on the walk's threads as the walk finds it: a file's
     // bytes are read once and freed once planned, and the walk and the planning overlap.
-    // Files up to the workspace's bound are read whole here; larger ones stream through the
-    // pipeline's own reads.
-    let limit = req
+    // Files up to a few megabytes are read whole here; larger ones stream through the
+    // pipeline's own reads, so that the walk's threads do not hold several large files.
+    let whole = ws.max_file_size().min(crate::limits::MAX_REPLACE_WHOLE);
+    let limit = req.options.max_file_size().map_or(whole, |m| m.min(whole));
+    let options = req
         .options
-        .max_file_size()
-        .map_or(ws.max_file_size(), |m| m.min(ws.max_file_size()));
-    let options = req.options.to_builder().skip_non_text(true).build();
+        .to_builder()
+        .skip_non_text(true)
+        .stream_above(Some(whole))
+        .build();
     let entry = |path: &str| FileEdits {
         base_hash: None,
         path: path.to_string(),

@@ -129,9 +129,12 @@ pub(super) fn plan_file_inner(
     }
 
     let hashed = !opts.no_hashes() || names_version(fe);
-    // A file over the workspace's bound is streamed, never held whole.
+    // A file over the workspace's bound (or the request's) is streamed, never held whole.
+    let whole = ws
+        .max_file_size()
+        .min(opts.stream_above().unwrap_or(u64::MAX));
     if known.is_none()
-        && let Some(meta) = exists.as_ref().filter(|m| m.len > ws.max_file_size())
+        && let Some(meta) = exists.as_ref().filter(|m| m.len > whole)
     {
         let create = matches!(fe.edits[0], Edit::Create { .. });
         if let Some(limit) = opts.max_file_size().filter(|l| !create && meta.len > *l) {
