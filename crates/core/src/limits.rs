@@ -65,10 +65,15 @@ pub const MAX_REQUEST_SIZE: u64 = 2 * MAX_WRITE_SIZE + (1 << 20);
 /// search text of thousands of lines against a large file stops here and says it gave up.
 pub const NEAR_MISS_WORK: u64 = 50_000_000;
 
-/// Bytes the edits of one streamed file may hold (each replaced range and its new text):
-/// a substitution of a frequent pattern in a file of gigabytes would otherwise hold one
-/// splice per match. Past it the edits are refused, saying how many they were.
+/// Bytes the edits of one streamed file may hold (each replaced range and its new text, and
+/// [`SPLICE_COST`] for each): a substitution of a frequent pattern in a file of gigabytes
+/// would otherwise hold one splice per match. Past it the edits are refused, saying how much
+/// they would hold.
 pub const MAX_STREAMED_EDITS: u64 = 64 << 20;
+
+/// What one splice of a streamed file's edits costs in memory besides its text (its offsets,
+/// its string and the allocation of its text), as [`MAX_STREAMED_EDITS`] counts it.
+pub const SPLICE_COST: u64 = 64;
 
 /// Bytes of the diff an edit of a streamed file reports: one that would be longer (a
 /// substitution on every line of a file of gigabytes) stops after the hunk that passes it,

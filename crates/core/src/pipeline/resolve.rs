@@ -584,7 +584,8 @@ impl TextEditScope<'_> {
             return Err(result_too_large(&self.display, len, self.growth.max_len));
         }
         // Each replacement is a splice of its own, besides its text.
-        let held = self.held as u128 + count as u128 * (new_len as u128 + 32);
+        let cost = crate::limits::SPLICE_COST as u128;
+        let held = self.held as u128 + count as u128 * (new_len as u128 + cost);
         let held = u64::try_from(held).unwrap_or(u64::MAX);
         if held > self.growth.max_held {
             return Err(edits_too_large(&self.display, held, self.growth.max_held));

@@ -25,7 +25,7 @@ use crate::edit::{Edit, EditOptions, EditOutcome, FileEdits, FileOutcome};
 use crate::error::{ErrorCode, FkError, Limit};
 use crate::hash;
 use crate::history::StoredContent;
-use crate::limits::{MAX_SEARCH_BUFFER, MAX_STREAMED_EDITS, MAX_STREAMED_MATCHES};
+use crate::limits::{MAX_SEARCH_BUFFER, MAX_STREAMED_EDITS, MAX_STREAMED_MATCHES, SPLICE_COST};
 use crate::lines::TextLines;
 use crate::sed::Substitution;
 use crate::sequential::{self, BaseText, Hits, Sequential};
@@ -449,7 +449,7 @@ fn pass(
                 .replacements_within(text, u64::MAX, None)
                 .unwrap_or_default();
             for s in more {
-                held[*i] += s.text.len() as u64 + 32;
+                held[*i] += s.text.len() as u64 + SPLICE_COST;
                 found.push(Splice::new(s.start + at, s.end + at, s.text));
             }
             if held[*i] > MAX_STREAMED_EDITS {
@@ -712,7 +712,10 @@ pub(super) fn plan_streamed(
         })
         .collect();
     let replaced: u64 = edits.iter().map(|e| e.end - e.start).sum();
-    let added: u64 = edits.iter().map(|e| e.text.len() as u64 + 32).sum();
+    let added: u64 = edits
+        .iter()
+        .map(|e| e.text.len() as u64 + SPLICE_COST)
+        .sum();
     if replaced + added > MAX_STREAMED_EDITS {
         let err = edits_too_large(display, replaced + added, MAX_STREAMED_EDITS);
         return Err(fail_edits(plan, outcomes, err));
