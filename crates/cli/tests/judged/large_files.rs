@@ -29,6 +29,7 @@ fn line(i: usize) -> String {
 }
 
 fn write_log(sb: &Sandbox, rel: &str) -> u64 {
+    std::fs::create_dir_all(sb.path(rel).parent().unwrap()).unwrap();
     let f = std::fs::File::create(sb.path(rel)).unwrap();
     let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
     for i in 1..=LINES {
