@@ -21,7 +21,10 @@ run, and a batch with new errors bisected down to the selections that caused the
 is restored after its batch.
 
 Per kind: selections tried, applied, refused (reasons counted) and broken (applied, but the
-compiler finds a new error: a bug to fix, or a case to refuse). `--sample N` takes N
+compiler finds a new error: a bug to fix, or a case to refuse). extract_function and
+extract_method are asked without `untypedParameters`: under rxjs's `strict` a parameter whose
+type cannot be known is refused, and a refusal that names a parameter the selection does not
+use counts as failed. `--sample N` takes N
 selections per kind spread evenly over the candidates (what CI runs, through
 crates/cli/tests/judged/refactor_judged.rs); without it every candidate is tried.
 
@@ -65,6 +68,11 @@ KINDS = {
     # The selection is a name removed from a named import of a relative module (the whole
     # declaration when it was the only name); add_import is asked to bring it back by name.
     "add_import": (("ts", "py"), None),
+    # Statements of a function's body (a method's: extract_method), under rxjs's `strict`:
+    # a parameter whose type cannot be known is refused, naming it (checked: the names are
+    # the selection's), never written untyped.
+    "extract_function": (("ts",), "fkExtractedFn"),
+    "extract_method": (("ts",), "fkExtractedMethod"),
 }
 BATCH = 40
 
@@ -102,6 +110,10 @@ class Selection:
                 "endColumn": self.end_column,
             },
         }
+        if name and self.kind == "extract_method":
+            # One name per file: the same new method in a class and in its subclass (judged
+            # in one batch) would be one member declared twice.
+            name = name + "_" + re.sub(r"\W", "_", Path(self.file).stem)
         if name:
             a["extractedName"] = name
         return a
@@ -130,6 +142,16 @@ def without(text: str, s: Selection) -> str:
         return sum(len(x) + 1 for x in lines[: line - 1]) + column
 
     return text[: index(s.start_line, s.start_column)] + text[index(s.end_line, s.end_column):]
+
+
+def selected(text: str, s: Selection) -> str:
+    """The text of the selection's range."""
+    lines = text.split("\n")
+
+    def index(line: int, column: int) -> int:
+        return sum(len(x) + 1 for x in lines[: line - 1]) + column
+
+    return text[index(s.start_line, s.start_column): index(s.end_line, s.end_column)]
 
 
 def first_use(text: str, name: str) -> tuple[int, int] | None:
@@ -561,6 +583,14 @@ class Judge:
         self.precision = reply.get("precision", "")
         if reply.get("success") is True:
             return "applied", (self.corpus.dir / s.file).read_text(encoding="utf-8")
+        details = reply.get("details") or {}
+        if details.get("fact") == "untyped_parameters":
+            # A refusal for parameters without a type names them: names the selection uses.
+            text = s.prepared if s.prepared is not None else (self.corpus.dir / s.file).read_text(encoding="utf-8")
+            used = set(re.findall(r"[\w$]+", selected(text, s)))
+            named = [p.get("name") for p in details.get("parameters", [])]
+            if not named or any(n not in used for n in named):
+                return "failed", f"the refusal names {named}, not all used by the selection: {reply.get('error')}"
         return "refused", reply.get("error") or reply.get("message") or json.dumps(reply)[:300]
 
     def new_problems(self) -> list:

@@ -132,6 +132,24 @@ function returnsChain(fn) {
   return found;
 }
 
+// extract_function / extract_method: every statement of a function's or method's body, and
+// every two consecutive ones (a method's in a class: extract_method; elsewhere
+// extract_function), as an agent selects code to move out.
+function inClass(n) {
+  for (let p = n.parent; p; p = p.parent) if (ts.isClassLike(p)) return true;
+  return false;
+}
+function statementRuns(fn, sf, text, file) {
+  const body = fn.body;
+  if (!body || !ts.isBlock(body)) return;
+  const kind = inClass(fn) ? "extract_method" : "extract_function";
+  const st = body.statements.filter((s) => !ts.isEmptyStatement(s));
+  st.forEach((s, i) => {
+    emit(kind, file, sf, text, s.getStart(sf), s.end);
+    if (i + 1 < st.length) emit(kind, file, sf, text, s.getStart(sf), st[i + 1].end);
+  });
+}
+
 function keywordStart(n, sf) {
   const kw = n.getChildren(sf).find((c) => c.kind === K.FunctionKeyword);
   return kw ? kw.getStart(sf) : n.getStart(sf);
@@ -162,6 +180,10 @@ for (const file of files) {
       emit("convert_to_arrow", file, sf, text, at, at);
     }
     if (annotation(n)) emit("extract_type", file, sf, text, start, n.end);
+    if (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) ||
+        ts.isFunctionExpression(n)) {
+      statementRuns(n, sf, text, file);
+    }
     if (ts.isFunctionLike(n) && n.body && returnsChain(n)) {
       const at = ts.isMethodDeclaration(n) ? n.name.getStart(sf) : ts.isArrowFunction(n) ? start : keywordStart(n, sf);
       emit("convert_to_async", file, sf, text, at, at);

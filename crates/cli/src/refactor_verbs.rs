@@ -24,7 +24,9 @@ Examples:
 pub const REFACTOR_AFTER_HELP: &str = "\
 KIND, done on the syntax trees without a language server (\"syntactic\"):
   extract_function, extract_method   TS/JS and Python; --range on whole statements or one
-                                     expression, --name
+                                     expression, --name; in TS a parameter whose type
+                                     cannot be known is refused where the tsconfig has
+                                     `strict` or `noImplicitAny`, unless --untyped-parameters
   extract_variable, extract_constant TS/JS and Python; --range on the expression, --name,
                                      --replace-all for every identical occurrence
   extract_type                       TS/TSX; --range on the type, --name,
@@ -91,6 +93,10 @@ pub struct RefactorArgs {
     /// add_import: the module to import from, one of the candidates listed without it.
     #[arg(long)]
     module: Option<String>,
+    /// extract_*: write a parameter whose type cannot be known untyped, even where the
+    /// project's tsconfig (`strict`, `noImplicitAny`) refuses that.
+    #[arg(long)]
+    untyped_parameters: bool,
     /// Show the diffs; write nothing.
     #[arg(long)]
     dry_run: bool,
@@ -162,6 +168,9 @@ pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
     if let Some(m) = args.module {
         call["module"] = json!(m);
     }
+    if args.untyped_parameters {
+        call["untypedParameters"] = json!(true);
+    }
     run(global, json || args.json, call)
 }
 
@@ -186,6 +195,12 @@ fn run(global: &GlobalArgs, json: bool, call: Value) -> u8 {
             eprintln!("{} {msg}", style.red("error:"));
             if let Some(h) = v.get("hint").and_then(Value::as_str) {
                 eprintln!("{} {h}", style.dim("hint:"));
+            }
+            if v["details"]["fact"] == "untyped_parameters" {
+                eprintln!(
+                    "{} --untyped-parameters writes them untyped",
+                    style.dim("hint:")
+                );
             }
         } else {
             if let Some(d) = v.get("diff").and_then(Value::as_str) {

@@ -560,6 +560,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             // A module specifier compared with the candidates the import graph found,
             // never resolved as a path of its own.
             "module",
+            "untypedParameters",
             "dryRun",
             "preview",
             "force",

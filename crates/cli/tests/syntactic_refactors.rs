@@ -292,3 +292,51 @@ fn the_extracted_name_follows_the_files_language() {
     );
     assert_eq!(run.json["success"], json!(false));
 }
+
+/// extract_variable and extract_constant hold to the project's `strict` too: a callback moved
+/// out of the call that typed its parameters would leave them implicitly `any`, so it is
+/// refused, naming them, unless untyped parameters are asked for; `untypedParameters` is
+/// refused where nothing declares parameters.
+#[test]
+fn extracting_a_callback_under_strict_names_the_parameters_it_would_lose() {
+    let sb = Sandbox::new();
+    sb.write(
+        "tsconfig.json",
+        r#"{ "compilerOptions": { "strict": true } }"#,
+    );
+    let src =
+        "export function each(xs: number[]) {\n  xs.forEach((x, i) => console.log(x, i));\n}\n";
+    sb.write("src/each.ts", src);
+    for kind in ["extract_variable", "extract_constant"] {
+        let run = sb.call_fails(
+            "file_edit",
+            json!({"file": "src/each.ts", "refactor": kind,
+                   "selectionRange": range(2, 13, 2, 40), "extractedName": "log"}),
+            1,
+            &["`x`, `i` would have no type", "`strict` in tsconfig.json"],
+        );
+        assert_eq!(
+            run.json["details"]["parameters"][1]["name"],
+            json!("i"),
+            "{}",
+            run.stdout
+        );
+    }
+    ok(&edit(
+        &sb,
+        json!({"file": "src/each.ts", "refactor": "extract_variable",
+               "selectionRange": range(2, 13, 2, 40), "extractedName": "log",
+               "untypedParameters": true}),
+    ));
+    assert!(
+        sb.read("src/each.ts")
+            .contains("const log = (x, i) => console.log(x, i);")
+    );
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "src/each.ts", "refactor": "inline_variable", "symbol": "log",
+               "untypedParameters": true}),
+        2,
+        &["`untypedParameters` does not apply to inline_variable"],
+    );
+}

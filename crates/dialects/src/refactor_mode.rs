@@ -107,6 +107,9 @@ pub struct Request {
     pub replace_all: bool,
     /// add_import: the module specifier to import from, among the candidates.
     pub module: Option<String>,
+    /// extract_function, extract_method, extract_variable, extract_constant: write a
+    /// parameter whose type is not known untyped even under `noImplicitAny`.
+    pub untyped_parameters: bool,
     pub dry_run: bool,
     pub preview: bool,
 }
@@ -130,6 +133,7 @@ impl Request {
             type_kind: self.type_kind,
             replace_all: self.replace_all,
             module: self.module.clone(),
+            untyped_parameters: self.untyped_parameters,
         }
     }
 }
@@ -245,6 +249,17 @@ fn check(req: &Request) -> Result<(), FkError> {
     {
         return wrong("replaceAll");
     }
+    if req.untyped_parameters
+        && !matches!(
+            k,
+            RefactorKind::ExtractFunction
+                | RefactorKind::ExtractMethod
+                | RefactorKind::ExtractVariable
+                | RefactorKind::ExtractConstant
+        )
+    {
+        return wrong("untypedParameters");
+    }
     if let Some(s) = req.selection
         && (s.end_line, s.end_column) < (s.start_line, s.start_column)
     {
@@ -272,7 +287,14 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
         // Edits that do not fit the text they were computed on are filekit's bug, not the
         // file's: the call fails, as any internal error does.
         Err(err) if err.code == ErrorCode::Internal => Err(err),
-        Err(err) => Ok(failed(&req.file, &err)),
+        Err(mut err) => {
+            if err.fact() == Some(filekit_core::Fact::UntypedParameters) {
+                err.hint = err
+                    .hint
+                    .map(|h| format!("{h} with `untypedParameters: true`"));
+            }
+            Ok(failed(&req.file, &err))
+        }
     }
 }
 

@@ -588,6 +588,10 @@ struct EditArgs {
     /// add_import: the module to import from ("./util", "@app/util", "rxjs", ".models"),
     /// one of the candidates a call without it listed.
     module: Option<String>,
+    /// extract_function, extract_method, extract_variable, extract_constant in TS: write a
+    /// parameter whose type cannot be known without a type, even where the project's
+    /// tsconfig (`strict`, `noImplicitAny`) refuses that (default false: refused, naming it).
+    untyped_parameters: Option<bool>,
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
     /// Also return the diff and the old and new text of each change.
@@ -713,7 +717,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ];
         if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
             return Err(FkError::invalid(format!(
-                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName, typeKind, replaceAll, module"
+                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName, typeKind, replaceAll, module, untypedParameters"
             )));
         }
         let file = args.file.clone().ok_or_else(|| {
@@ -735,6 +739,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 }),
                 replace_all: args.replace_all.unwrap_or(false),
                 module: args.module,
+                untyped_parameters: args.untyped_parameters.unwrap_or(false),
                 dry_run: args.dry_run.unwrap_or(false),
                 preview: args.preview.unwrap_or(false),
             },
@@ -749,6 +754,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ("typeKind", args.type_kind.is_some()),
         ("replaceAll", args.replace_all.is_some()),
         ("module", args.module.is_some()),
+        ("untypedParameters", args.untyped_parameters.is_some()),
     ];
     if let Some((name, _)) = refactor_args.iter().find(|(_, given)| *given) {
         return Err(FkError::invalid(format!(

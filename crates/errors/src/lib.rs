@@ -272,6 +272,11 @@ pub enum Fact {
     /// A directory to delete (`details.path`) has entries in it (`details.entries`, when
     /// counted), and the request did not ask to delete them with it.
     DirectoryNotEmpty,
+    /// A refactor would declare parameters without a type (`details.parameters`: each
+    /// `name` and `why` no type is known), which the project's compiler refuses
+    /// (`details.because`: the setting and the file that says so), and the request did not
+    /// ask for them untyped. Whether and how a caller may ask is the caller's.
+    UntypedParameters,
 }
 
 impl FkError {

@@ -250,7 +250,7 @@ fn load_configs(
         .map(|f| (f.clone(), stamp_of(f)))
         .collect();
     if config_stamps != cache.config_stamps {
-        let read = |p: &str| read_text(ws, p).ok();
+        let read = |p: &str| Ok(read_text(ws, p).ok());
         cache.configs = Arc::new(Configs::new(&config_files, &package_files, &read));
         cache.config_stamps = config_stamps;
     }

@@ -43,6 +43,9 @@ pub struct Extracted {
     /// Declared at module level (a constant of the module), not before the statement in the
     /// enclosing scope.
     pub module_level: bool,
+    /// TS names the declaration leaves without the type they had where the expression was
+    /// written (a callback's parameters, an empty array), each with the reason.
+    pub untyped: Vec<crate::ts_types::Untyped>,
 }
 
 /// Parses a TS/TSX/JS text, refusing one with syntax errors (a refactor of a broken file could
@@ -911,6 +914,12 @@ pub fn extract_variable(
         ""
     };
     let annotation = return_context(text, expr).unwrap_or_default();
+    // A declared type gives the expression the same place's type it had.
+    let untyped = if annotation.is_empty() && matches!(lang, Lang::TypeScript | Lang::Tsx) {
+        crate::ts_types::declared_apart(text, expr, name)
+    } else {
+        Vec::new()
+    };
     let mut splices = vec![insertion(
         text,
         first_stmt.start_byte(),
@@ -928,6 +937,7 @@ pub fn extract_variable(
         replaced: sites.len(),
         skipped,
         module_level: false,
+        untyped,
     })
 }
 
@@ -1125,11 +1135,17 @@ pub fn extract_constant(
         let r = replaced_range(*n);
         splices.push(Splice::new(r.start, r.end, name));
     }
+    let untyped = if matches!(lang, Lang::TypeScript | Lang::Tsx) {
+        crate::ts_types::declared_apart(text, expr, name)
+    } else {
+        Vec::new()
+    };
     Ok(Extracted {
         splices: to_splices(text, splices)?,
         replaced: sites.len(),
         skipped,
         module_level: true,
+        untyped,
     })
 }
 
@@ -1191,6 +1207,73 @@ mod tests {
     fn var(src: &str, what: &str, name: &str, all: bool) -> Result<String, FkError> {
         extract_variable(Lang::TypeScript, src, sel(src, what), name, all)
             .map(|x| x.splices.apply(src).unwrap())
+    }
+
+    /// The names `extract_variable` (and, at module level, `extract_constant`) would leave
+    /// without the type the place of the expression gave them.
+    fn untyped(src: &str, what: &str) -> Vec<String> {
+        let x = extract_variable(Lang::TypeScript, src, sel(src, what), "e", false).unwrap();
+        let c = extract_constant(Lang::TypeScript, src, sel(src, what), "E", false).unwrap();
+        let names = |u: &[crate::ts_types::Untyped]| {
+            u.iter()
+                .map(|u| format!("{} {}", u.declared.as_str(), u.name))
+                .collect::<Vec<_>>()
+        };
+        let (a, mut b) = (names(&x.untyped), names(&c.untyped));
+        // The constant's own name is its own.
+        for n in &mut b {
+            *n = n.replace(" E", " e");
+        }
+        assert_eq!(a, b, "{src}");
+        a
+    }
+
+    #[test]
+    fn a_function_declared_apart_loses_the_parameter_types_of_its_place() {
+        let decl = "declare function g(o: { next: (v: number) => number; done(n: number): void }): void;\n";
+        let src = format!(
+            "{decl}export function f(xs: number[]) {{\n  xs.forEach((x) => console.log(x));\n  g({{ next: (v) => v, done(n) {{}} }});\n  g(xs.length ? {{ next: v => v, done() {{}} }} : null!);\n  return xs.map((y) => y);\n}}\n"
+        );
+        assert_eq!(untyped(&src, "(x) => console.log(x)"), ["parameter x"]);
+        assert_eq!(
+            untyped(&src, "{ next: (v) => v, done(n) {} }"),
+            ["parameter n", "parameter v"]
+        );
+        assert_eq!(
+            untyped(&src, "xs.length ? { next: v => v, done() {} } : null!"),
+            ["parameter v"]
+        );
+        // Typed by the call it is part of, by its own annotations, or by the declared type of
+        // the return it came from: nothing lost.
+        assert!(untyped(&src, "xs.map((y) => y)").is_empty());
+        let src = "export function f(xs: number[]) {\n  xs.forEach((x: number, i = 0) => console.log(x, i));\n}\n";
+        assert!(untyped(src, "(x: number, i = 0) => console.log(x, i)").is_empty());
+        let x = extract_variable(
+            Lang::TypeScript,
+            "function f(): (n: number) => number {\n  return (n) => n;\n}\n",
+            sel(
+                "function f(): (n: number) => number {\n  return (n) => n;\n}\n",
+                "(n) => n",
+            ),
+            "e",
+            false,
+        )
+        .unwrap();
+        assert!(x.untyped.is_empty(), "{:?}", x.untyped);
+        // An empty array has no element type apart from its uses.
+        let src = "export function f() {\n  g([]);\n}\ndeclare function g(xs: number[]): void;\n";
+        assert_eq!(untyped(src, "[]"), ["variable e"]);
+        // JavaScript has no types to lose.
+        let js = "export function f(xs) {\n  xs.forEach((x) => console.log(x));\n}\n";
+        let x = extract_variable(
+            Lang::JavaScript,
+            js,
+            sel(js, "(x) => console.log(x)"),
+            "e",
+            false,
+        )
+        .unwrap();
+        assert!(x.untyped.is_empty());
     }
 
     #[test]

@@ -25,6 +25,7 @@ use crate::extract::{
     parse_clean, quote, to_splices, top_statement, uses_semicolons,
 };
 use crate::ts_refactor::{Scopes, check_identifier, occurrences, scopes_for};
+use crate::ts_types::{Place, Untyped, declared_type, type_names};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use std::collections::HashMap;
@@ -41,7 +42,7 @@ pub struct ExtractedFunction {
     /// What it returns to the call site.
     pub returns: Vec<String>,
     /// TS parameters left without a type, each with the reason.
-    pub untyped: Vec<String>,
+    pub untyped: Vec<Untyped>,
     /// Whether it is `async` (the selection awaits).
     pub is_async: bool,
     /// What the caller should know (e.g. a base class that may have a member of that name).
@@ -462,107 +463,6 @@ fn declared_with(decl: Node) -> &'static str {
     "const"
 }
 
-/// The type annotation (without `: `) a parameter can copy from the declaration of `decl`, or
-/// why there is none.
-fn declared_type<'a>(
-    tree: &'a Tree,
-    text: &str,
-    decl: Node<'a>,
-    home: &Home<'a>,
-    narrowed: bool,
-    generics: &mut Vec<Node<'a>>,
-) -> Result<String, String> {
-    let mut holder = decl.parent();
-    if holder.is_some_and(|h| h.kind() == "rest_pattern") {
-        holder = holder.and_then(|h| h.parent());
-    }
-    let Some(holder) = holder else {
-        return Err("its declaration has no type annotation".into());
-    };
-    let optional = holder.kind() == "optional_parameter";
-    let ann = match holder.kind() {
-        "required_parameter" | "optional_parameter" | "variable_declarator" => {
-            holder.child_by_field_name("type")
-        }
-        _ => None,
-    };
-    let Some(ann) = ann else {
-        return Err("its declaration has no type annotation".into());
-    };
-    let ty = text[ann.byte_range()]
-        .trim_start()
-        .trim_start_matches(':')
-        .trim()
-        .to_string();
-    // Every type name in it must mean the same at the new place (a type parameter becomes
-    // one of the new function's).
-    if let Err((nm, at)) = type_names(tree, text, ann, home, &(0..0), generics) {
-        return Err(format!(
-            "its type uses `{nm}`, declared at line {at} where the new function cannot see it"
-        ));
-    }
-    let narrowable = optional || ty.contains('|') || ty == "unknown";
-    if narrowable && narrowed {
-        return Err(format!(
-            "its declared type `{ty}` may be narrowed by a condition before the selection"
-        ));
-    }
-    let simple = ty.chars().all(|c| {
-        c.is_alphanumeric() || matches!(c, '_' | '$' | '.' | '<' | '>' | '[' | ']' | ',' | ' ')
-    });
-    Ok(match (optional, simple) {
-        (false, _) => ty,
-        (true, true) => format!("{ty} | undefined"),
-        // `(a) => b | undefined` would be a function returning `b | undefined`
-        (true, false) => format!("({ty}) | undefined"),
-    })
-}
-
-/// Checks that every type name under `n` means the same where the new function goes: a type
-/// parameter of a function around the selection is added to `generics` (the new function
-/// declares it too); another type the new place cannot see is returned with its line.
-fn type_names<'a>(
-    tree: &'a Tree,
-    text: &str,
-    n: Node<'a>,
-    home: &Home<'a>,
-    sel: &Range<usize>,
-    generics: &mut Vec<Node<'a>>,
-) -> Result<(), (String, usize)> {
-    let mut stack = vec![n];
-    while let Some(x) = stack.pop() {
-        let mut c = x.walk();
-        stack.extend(x.named_children(&mut c));
-        if x.kind() != "type_identifier" {
-            continue;
-        }
-        let nm = &text[x.byte_range()];
-        let occ = occurrences(tree, text, nm);
-        let scopes = scopes_for(tree, text, &occ);
-        let Some(b) = bound_from(&scopes, x, nm) else {
-            continue;
-        };
-        if within(home.sees, b) || in_range(b, sel) {
-            continue; // seen from the new place, or declared in the selection that moves
-        }
-        let starts = scopes
-            .decls
-            .get(&(b.id(), nm.to_string()))
-            .cloned()
-            .unwrap_or_default();
-        let decl = occ.iter().find(|o| starts.contains(&o.start_byte()));
-        match decl.and_then(|d| d.parent()) {
-            Some(tp) if tp.kind() == "type_parameter" => {
-                if !generics.iter().any(|g| g.id() == tp.id()) {
-                    generics.push(tp);
-                }
-            }
-            _ => return Err((nm.to_string(), line(text, b.start_byte()))),
-        }
-    }
-    Ok(())
-}
-
 /// Whether an identifier is part of a type (a parameter name of a function type, ...), not a
 /// value the code reads; `typeof x` reads `x`.
 fn in_type(n: Node) -> bool {
@@ -739,6 +639,23 @@ pub fn extract_function(
                 ),
                 "select statements inside a method",
             ));
+        }
+        // The call is `this.name(...)`: inside a function with its own `this` (an object
+        // literal's method, a `function` expression) that is not the class instance.
+        let mut p = nodes[0].parent();
+        while let Some(x) = p
+            && x.id() != member.id()
+        {
+            if OWN_THIS.contains(&x.kind()) {
+                return Err(invalid(
+                    format!(
+                        "the selection at line {first_line} is inside the function at line {}, which has its own `this`: the new method could not be called there as `this.{name}(...)`",
+                        line(text, x.start_byte())
+                    ),
+                    "use extract_function, or select statements of the method itself",
+                ));
+            }
+            p = x.parent();
         }
         Home {
             sees: body,
@@ -1168,7 +1085,16 @@ pub fn extract_function(
         ));
     }
     if typed && let Some(ann) = outer_fn.and_then(|f| f.child_by_field_name("return_type")) {
-        if let Err((nm, at)) = type_names(&tree, text, ann, &home, &sel, &mut generics) {
+        if let Err((nm, at)) = type_names(
+            &tree,
+            text,
+            ann,
+            &mut Place {
+                sees: home.sees,
+                generics: &mut generics,
+            },
+            &sel,
+        ) {
             return Err(invalid(
                 format!(
                     "the function's return type uses `{nm}`, declared at line {at} where the new function cannot see it"
@@ -1185,7 +1111,16 @@ pub fn extract_function(
     }
     if typed {
         for n in &nodes {
-            if let Err((nm, at)) = type_names(&tree, text, *n, &home, &sel, &mut generics) {
+            if let Err((nm, at)) = type_names(
+                &tree,
+                text,
+                *n,
+                &mut Place {
+                    sees: home.sees,
+                    generics: &mut generics,
+                },
+                &sel,
+            ) {
                 return Err(invalid(
                     format!(
                         "the selection uses the type `{nm}`, declared at line {at} where the new function cannot see it"
@@ -1277,13 +1212,22 @@ pub fn extract_function(
                         && o.start_byte() < sel.start
                         && tested(text, *o)
                 });
-                declared_type(&tree, text, d, &home, narrowed, &mut generics)
+                declared_type(
+                    &tree,
+                    text,
+                    d,
+                    &mut Place {
+                        sees: home.sees,
+                        generics: &mut generics,
+                    },
+                    narrowed,
+                )
             }
         };
         match ty {
             Ok(t) => param_texts.push(format!("{}: {t}", p.name)),
             Err(why) => {
-                untyped.push(format!("`{}`: {why}", p.name));
+                untyped.push(Untyped::parameter(&p.name, why));
                 param_texts.push(p.name.clone());
             }
         }
@@ -1513,18 +1457,195 @@ mod tests {
         let src = "function f(xs: number[]) {\n  let max = 0;\n  for (const x of xs) {\n    if (x > max) {\n      max = x;\n    }\n  }\n  return max;\n}\n";
         assert_eq!(
             ts(src, "if (x > max) {\n      max = x;\n    }").unwrap(),
-            "function f(xs: number[]) {\n  let max = 0;\n  for (const x of xs) {\n    max = extracted(x, max);\n  }\n  return max;\n}\n\nfunction extracted(x, max) {\n  if (x > max) {\n    max = x;\n  }\n  return max;\n}\n"
+            "function f(xs: number[]) {\n  let max = 0;\n  for (const x of xs) {\n    max = extracted(x, max);\n  }\n  return max;\n}\n\nfunction extracted(x: number, max: number) {\n  if (x > max) {\n    max = x;\n  }\n  return max;\n}\n"
         );
+        // An element of an iterable whose element type is not written: left untyped, named.
+        let src = src.replace("number[]", "Iterable<number>");
         let out = extract_function(
             Lang::TypeScript,
-            src,
-            sel(src, "if (x > max) {\n      max = x;\n    }"),
+            &src,
+            sel(&src, "if (x > max) {\n      max = x;\n    }"),
             "e",
             false,
         )
         .unwrap();
-        assert_eq!(out.untyped.len(), 2, "{:?}", out.untyped);
-        assert!(out.untyped[0].starts_with("`x`"), "{:?}", out.untyped);
+        assert_eq!(out.untyped.len(), 1, "{:?}", out.untyped);
+        assert_eq!(out.untyped[0].name, "x", "{:?}", out.untyped);
+    }
+
+    /// The signature of the function extracted from `what`, and its untyped parameters.
+    fn signature(src: &str, what: &str) -> (String, Vec<Untyped>) {
+        let x = extract_function(Lang::TypeScript, src, sel(src, what), "extracted", false)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        let out = x.splices.apply(src).unwrap();
+        let at = out.find("function extracted").expect("the new function");
+        let sig = out[at..].lines().next().unwrap().to_string();
+        (sig, x.untyped)
+    }
+
+    #[test]
+    fn parameters_get_the_type_their_declaration_makes_evident() {
+        for (src, what, expected) in [
+            (
+                "class Box<T> {\n  constructor(public v: T) {}\n}\nfunction f<T>(v: T) {\n  const b = new Box<T>(v);\n  g(b);\n}\n",
+                "g(b);",
+                "function extracted<T>(b: Box<T>) {",
+            ),
+            (
+                "class Plain {}\nfunction f() {\n  const p = new Plain();\n  g(p);\n}\n",
+                "g(p);",
+                "function extracted(p: Plain) {",
+            ),
+            (
+                "function f() {\n  const e = new Error('x');\n  g(e);\n}\n",
+                "g(e);",
+                "function extracted(e: Error) {",
+            ),
+            (
+                "function f() {\n  const k = 'a';\n  let s = 'b';\n  const n = -1;\n  let on = true;\n  var big = 10n;\n  g(k, s, n, on, big);\n}\n",
+                "g(k, s, n, on, big);",
+                "function extracted(k: 'a', s: string, n: -1, on: boolean, big: bigint) {",
+            ),
+            (
+                "interface Options {\n  a: number;\n}\nfunction f(u: unknown) {\n  const o = u as unknown as Options;\n  const p = <Options>u;\n  g(o, p);\n}\n",
+                "g(o, p);",
+                "function extracted(o: Options, p: Options) {",
+            ),
+            (
+                "interface Options {\n  a: number;\n}\nfunction load(): Options {\n  return { a: 1 };\n}\nfunction f() {\n  const o = load();\n  g(o);\n}\n",
+                "g(o);",
+                "function extracted(o: Options) {",
+            ),
+            (
+                "interface Options {\n  a: number;\n}\nasync function load(): Promise<Options> {\n  return { a: 1 };\n}\nasync function f() {\n  const o = await load();\n  g(o);\n}\n",
+                "g(o);",
+                "function extracted(o: Options) {",
+            ),
+            (
+                "interface P {\n  a: string;\n  b: { c: number };\n  d?: number;\n}\nfunction f({ a, b: { c }, d = 1 }: P) {\n  g(a, c, d);\n}\n",
+                "g(a, c, d);",
+                "function extracted(a: P['a'], c: P['b']['c'], d: Exclude<P['d'], undefined>) {",
+            ),
+            (
+                "interface P {\n  a: string;\n}\nfunction f(p: P) {\n  const { a: renamed } = p;\n  g(renamed);\n}\n",
+                "g(renamed);",
+                "function extracted(renamed: P['a']) {",
+            ),
+            (
+                "interface Item {\n  n: number;\n}\nfunction f(xs: readonly Item[], ys: Array<Item>) {\n  for (const x of xs) {\n    for (const y of ys) {\n      g(x, y);\n    }\n  }\n}\n",
+                "g(x, y);",
+                "function extracted(x: Item, y: Item) {",
+            ),
+            (
+                "function f(n = 3, ...rest: number[]) {\n  g(n, rest);\n}\n",
+                "g(n, rest);",
+                "function extracted(n: number, rest: number[]) {",
+            ),
+        ] {
+            let (sig, untyped) = signature(src, what);
+            assert_eq!(sig, expected, "{src}");
+            assert!(untyped.is_empty(), "{src}: {untyped:?}");
+        }
+    }
+
+    #[test]
+    fn a_type_that_cannot_be_known_is_left_out_with_the_reason() {
+        for (src, what, name, why) in [
+            // Found on rxjs: a callback's parameter, typed by where the callback is passed.
+            (
+                "import { Observable } from './Observable';\nexport function tap<T>(source: Observable<T>): Observable<T> {\n  return new Observable<T>((subscriber) => {\n    source.subscribe(subscriber);\n  });\n}\n",
+                "source.subscribe(subscriber);",
+                "subscriber",
+                "a parameter of the function at line 3, which takes its type from where that function is passed",
+            ),
+            (
+                "function f(xs: number[]) {\n  xs.forEach(x => {\n    g(x);\n  });\n}\n",
+                "g(x);",
+                "x",
+                "takes its type from where that function is passed",
+            ),
+            (
+                "function f() {\n  const m = new Map();\n  g(m);\n}\n",
+                "g(m);",
+                "m",
+                "infers the type arguments of `Map`",
+            ),
+            (
+                "import { Subject } from './Subject';\nfunction f() {\n  const s = new Subject();\n  g(s);\n}\n",
+                "g(s);",
+                "s",
+                "infers the type arguments of `Subject`",
+            ),
+            (
+                "function f() {\n  class Local {}\n  const l = new Local();\n  g(l);\n}\n",
+                "g(l);",
+                "l",
+                "declared at line 2 where the new function cannot see it",
+            ),
+            (
+                "const K = pick();\nfunction f() {\n  const k = new K();\n  g(k);\n}\n",
+                "g(k);",
+                "k",
+                "not declared as a class",
+            ),
+            (
+                "function f() {\n  const o = { a: 1 } as const;\n  g(o);\n}\n",
+                "g(o);",
+                "o",
+                "`as const`",
+            ),
+            (
+                "function f() {\n  const r = compute();\n  g(r);\n}\n",
+                "g(r);",
+                "r",
+                "return type is not stated here",
+            ),
+            (
+                "function id<T>(v: T): T {\n  return v;\n}\nfunction f() {\n  const r = id(1);\n  g(r);\n}\n",
+                "g(r);",
+                "r",
+                "return type is not stated here",
+            ),
+            (
+                "function f() {\n  try {\n    h();\n  } catch (e) {\n    g(e);\n  }\n}\n",
+                "g(e);",
+                "e",
+                "the error of a `catch`",
+            ),
+            (
+                "function f(ps: [number, string]) {\n  const [a] = ps;\n  g(a);\n}\n",
+                "g(a);",
+                "a",
+                "destructured from an array",
+            ),
+            (
+                "function f(o: { a?: { b: number } }) {\n  const { a: { b } = { b: 1 } } = o;\n  g(b);\n}\n",
+                "g(b);",
+                "b",
+                "with a default",
+            ),
+            (
+                "interface P {\n  a: string;\n}\nfunction f(p: P | undefined) {\n  if (!p) {\n    return;\n  }\n  const { a } = p;\n  g(a);\n}\n",
+                "g(a);",
+                "a",
+                "whose type is not known",
+            ),
+        ] {
+            let (_, untyped) = signature(src, what);
+            let u = untyped
+                .iter()
+                .find(|u| u.name == name)
+                .unwrap_or_else(|| panic!("{src}: `{name}` typed: {untyped:?}"));
+            assert!(u.why.contains(why), "{src}: {}", u.why);
+        }
+        // The reported case: the declared parameter keeps its type, the callback's is named.
+        let src = "import { Observable } from './Observable';\nexport function tap<T>(source: Observable<T>): Observable<T> {\n  return new Observable<T>((subscriber) => {\n    source.subscribe(subscriber);\n  });\n}\n";
+        let (sig, untyped) = signature(src, "source.subscribe(subscriber);");
+        assert_eq!(
+            sig,
+            "function extracted<T>(source: Observable<T>, subscriber) {"
+        );
+        assert_eq!(untyped.len(), 1, "{untyped:?}");
     }
 
     #[test]
@@ -1563,6 +1684,28 @@ mod tests {
         assert_eq!(
             fun(Lang::JavaScript, js, "console.log(this.name, x);", true).unwrap(),
             "class A {\n  static run(x) {\n    this.extracted(x);\n  }\n\n  static extracted(x) {\n    console.log(this.name, x);\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_method_is_not_extracted_from_a_function_with_its_own_this() {
+        // Found by the judge on rxjs (TestScheduler): an object literal's method in a method.
+        let src = "class S {\n  run(flag: boolean) {\n    return {\n      toBe(v: string) {\n        const x = v.trim();\n        log(x, flag);\n      },\n    };\n  }\n}\n";
+        let e = fun(Lang::TypeScript, src, "const x = v.trim();", true).unwrap_err();
+        assert!(
+            e.message
+                .contains("inside the function at line 4, which has its own `this`"),
+            "{}",
+            e.message
+        );
+        let src = "class S {\n  run(xs: number[]) {\n    xs.forEach(function (x) {\n      log(x);\n    });\n  }\n}\n";
+        assert!(fun(Lang::TypeScript, src, "log(x);", true).is_err());
+        // An arrow's `this` is the method's.
+        let src = "class S {\n  run(xs: number[]) {\n    xs.forEach((x: number) => {\n      log(x);\n    });\n  }\n}\n";
+        assert!(
+            fun(Lang::TypeScript, src, "log(x);", true)
+                .unwrap()
+                .contains("this.extracted(x);")
         );
     }
 
@@ -1777,11 +1920,11 @@ mod tests {
         let src = "function f(v: string | undefined) {\n  if (!v) {\n    return;\n  }\n  g(v.length);\n}\n";
         let out =
             extract_function(Lang::TypeScript, src, sel(src, "g(v.length);"), "e", false).unwrap();
-        assert!(out.untyped[0].contains("narrowed"), "{:?}", out.untyped);
+        assert!(out.untyped[0].why.contains("narrowed"), "{:?}", out.untyped);
         // A local type is not visible at module level.
         let src = "function f(v: number) {\n  type Local = { n: number };\n  const o: Local = { n: v };\n  g(o);\n}\n";
         let out = extract_function(Lang::TypeScript, src, sel(src, "g(o);"), "e", false).unwrap();
-        assert!(out.untyped[0].contains("`Local`"), "{:?}", out.untyped);
+        assert!(out.untyped[0].why.contains("`Local`"), "{:?}", out.untyped);
         let e = ts(src, "const o: Local = { n: v };").unwrap_err();
         assert!(e.message.contains("the type `Local`"), "{}", e.message);
     }

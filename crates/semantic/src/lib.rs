@@ -59,6 +59,7 @@ pub mod python_extract_function;
 pub mod python_refactor;
 mod suggest;
 pub mod ts_refactor;
+pub mod ts_types;
 pub mod xml;
 pub mod yaml;
 

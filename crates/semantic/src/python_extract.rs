@@ -732,6 +732,7 @@ pub fn extract_variable(
         replaced: sites.len(),
         skipped,
         module_level: false,
+        untyped: Vec::new(),
     })
 }
 
@@ -912,6 +913,7 @@ pub fn extract_constant(
         replaced: sites.len(),
         skipped,
         module_level: true,
+        untyped: Vec::new(),
     })
 }
 

@@ -12,6 +12,7 @@ mod common;
 
 mod convert_async;
 mod export_renames;
+mod extract_strict;
 mod inline_function;
 mod large_files;
 mod mcp_clients;

@@ -20,6 +20,7 @@ mod inline_function;
 mod python;
 mod server;
 mod syntactic;
+mod untyped;
 
 use crate::source::Source;
 use filekit_core::splices::{Splice, Splices};
@@ -115,6 +116,9 @@ pub struct Request {
     pub replace_all: bool,
     /// add_import: the module specifier to import from, among the candidates.
     pub module: Option<String>,
+    /// Refactors that declare parameters: write a parameter whose type is not known without
+    /// one even where the project's compiler refuses an implicit `any` ([`untyped`]).
+    pub untyped_parameters: bool,
 }
 
 /// How a change was computed: by a language server, or on the syntax trees.

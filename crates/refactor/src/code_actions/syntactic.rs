@@ -157,6 +157,7 @@ pub(super) fn syntactic(
                     .into(),
                 );
             }
+            super::untyped::check(ws, req, lang, &x.untyped, &mut draft.warnings)?;
             draft.symbol = Some(name);
             draft
                 .files
@@ -197,9 +198,7 @@ pub(super) fn syntactic(
             if let Some(class) = &x.class {
                 implemented_elsewhere(ws, class, &name)?;
             }
-            draft.warnings.extend(x.untyped.iter().map(|u| {
-                format!("parameter {u}: it is left untyped, which `noImplicitAny` (part of `strict`) refuses; give it its type")
-            }));
+            super::untyped::check(ws, req, lang, &x.untyped, &mut draft.warnings)?;
             draft.warnings.extend(x.warnings);
             draft.symbol = Some(name);
             draft

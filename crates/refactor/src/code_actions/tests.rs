@@ -28,6 +28,7 @@ fn request(file: &str, kind: Kind) -> Request {
         type_kind: None,
         replace_all: false,
         module: None,
+        untyped_parameters: false,
     }
 }
 
@@ -120,4 +121,97 @@ fn a_position_past_the_file_is_refused() {
     assert!(byte_at(text, 2, 3, "end").is_err());
     assert!(byte_at(text, 0, 0, "start").is_err());
     assert!(byte_at(text, 4, 0, "start").is_err());
+}
+
+/// A callback's parameter has no type the extracted function can state: the tsconfig chain
+/// above the file, read through the workspace, decides whether it may be written untyped.
+#[test]
+fn untyped_parameters_follow_the_project_settings_read_through_the_workspace() {
+    let text = "export function each(xs: number[]) {\n  xs.forEach((x) => {\n    console.log(x);\n  });\n}\n";
+    let strict = r#"{ "compilerOptions": { "strict": true } }"#;
+    let (dir, ws) = workspace(&[("tsconfig.json", strict), ("src/each.ts", text)]);
+    let req = Request {
+        selection: Some(Selection {
+            start_line: 3,
+            start_column: 4,
+            end_line: 3,
+            end_column: 19,
+        }),
+        extracted_name: Some("show".into()),
+        ..request("src/each.ts", Kind::ExtractFunction)
+    };
+    let src = load(&ws, &req.file).unwrap();
+    let err = compute(&ws, &req, &src).unwrap_err();
+    assert_eq!(err.fact(), Some(filekit_core::Fact::UntypedParameters));
+    assert_eq!(err.details["parameters"][0]["name"], "x", "{err:?}");
+    assert!(
+        err.message.contains("`strict` in tsconfig.json"),
+        "{}",
+        err.message
+    );
+    assert!(err.hint.as_deref().unwrap().contains("untyped"), "{err:?}");
+
+    // Asked for, it is written untyped and the warning names it.
+    let asked = Request {
+        untyped_parameters: true,
+        ..req.clone()
+    };
+    let change = compute(&ws, &asked, &src).unwrap();
+    assert!(new_text(&change, "src/each.ts").contains("function show(x) {"));
+    assert!(
+        change.warnings.iter().any(|w| w.contains("parameter `x`")),
+        "{:?}",
+        change.warnings
+    );
+
+    // A config that links out of the roots is not read: its settings are not known, and the
+    // rule holds (even though the file outside says `strict: false`).
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(
+        outside.path().join("tsconfig.json"),
+        r#"{ "compilerOptions": { "strict": false } }"#,
+    )
+    .unwrap();
+    fs::remove_file(dir.path().join("tsconfig.json")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("tsconfig.json"),
+        dir.path().join("tsconfig.json"),
+    )
+    .unwrap();
+    let err = compute(&ws, &req, &src).unwrap_err();
+    assert!(
+        err.message.contains("tsconfig.json cannot be read"),
+        "{}",
+        err.message
+    );
+
+    // A file of a second root is governed by the configs of its own root.
+    let second = tempfile::tempdir().unwrap();
+    fs::create_dir_all(second.path().join("lib")).unwrap();
+    fs::write(second.path().join("lib/each.ts"), text).unwrap();
+    fs::write(
+        second.path().join("tsconfig.json"),
+        r#"{ "compilerOptions": { "noImplicitAny": false } }"#,
+    )
+    .unwrap();
+    let ws = Workspace::new(
+        &[dir.path().to_path_buf(), second.path().to_path_buf()],
+        false,
+    )
+    .unwrap();
+    let file = second.path().join("lib/each.ts");
+    let other = Request {
+        file: file.to_string_lossy().into(),
+        ..req.clone()
+    };
+    let src = load(&ws, &other.file).unwrap();
+    let change = compute(&ws, &other, &src).unwrap();
+    assert!(
+        change
+            .warnings
+            .iter()
+            .any(|w| w.contains("`noImplicitAny` is false in tsconfig.json")),
+        "{:?}",
+        change.warnings
+    );
 }

@@ -319,7 +319,7 @@ fn extracted_functions_and_methods_in_rxjs_type_check() {
             .filter(|e| !baseline.contains(e) && f.ends_with(&e.0))
             .collect();
         for u in &x.untyped {
-            let name = u.split('`').nth(1).unwrap_or("");
+            let name = &u.name;
             assert!(
                 mine.iter()
                     .any(|e| e.1 == "TS7006" && e.2.contains(&format!("'{name}'"))),
