@@ -69,7 +69,7 @@ pub const NEAR_MISS_WORK: u64 = 50_000_000;
 /// [`SPLICE_COST`] for each): a substitution of a frequent pattern in a file of gigabytes
 /// would otherwise hold one splice per match. Past it the edits are refused, saying how much
 /// they would hold.
-pub const MAX_STREAMED_EDITS: u64 = 64 << 20;
+pub const MAX_STREAMED_EDITS: u64 = 32 << 20;
 
 /// What one splice of a streamed file's edits costs in memory besides its text (its offsets,
 /// its string and the allocation of its text), as [`MAX_STREAMED_EDITS`] counts it.

@@ -72,7 +72,7 @@ impl StoredContent {
     /// `content_hash`, `new_hash` the hash of the result.
     pub fn ranges_pair(
         file: &crate::content::SplicedFile,
-        old: &[Vec<u8>],
+        old: Vec<Vec<u8>>,
         before: (u64, String),
         new_hash: String,
     ) -> (StoredContent, StoredContent) {
@@ -88,7 +88,7 @@ impl StoredContent {
                 RangeEdit {
                     start,
                     end: start + e.text.len() as u64,
-                    text: old.clone(),
+                    text: old,
                 }
             })
             .collect();

@@ -171,13 +171,17 @@ fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
 }
 
+/// Per edit: a substitution's replacements as the pass made them, or why it made none.
+type Substituted = Vec<Option<Result<Vec<Splice>, FkError>>>;
+
 /// A streamed file's text as its edits resolve against it (see [`EditBase`]): the
 /// substitutions were made by the pass, the occurrences of the search texts found by it.
 struct Streamed<'a> {
     text: &'a FileText,
     eol: Eol,
-    /// Per edit: a substitution's replacements, or why it has none.
-    substituted: Vec<Option<Result<Vec<Splice>, FkError>>>,
+    /// Per edit: a substitution's replacements, or why it has none (taken when resolved:
+    /// they may be most of what the edits hold).
+    substituted: std::cell::RefCell<Substituted>,
     automaton: Option<AhoCorasick>,
     hits: std::cell::RefCell<Option<Hits>>,
 }
@@ -210,9 +214,8 @@ impl<'a> EditBase for Streamed<'a> {
         _substitution: &Substitution,
         _display: &str,
     ) -> Result<Vec<Splice>, FkError> {
-        match &self.substituted[index] {
-            Some(Ok(found)) => Ok(found.clone()),
-            Some(Err(e)) => Err(e.clone()),
+        match self.substituted.borrow_mut()[index].take() {
+            Some(found) => found,
             None => Ok(Vec::new()),
         }
     }
@@ -286,7 +289,7 @@ struct Pass {
     hash: String,
     text: FileText,
     hits: Hits,
-    substituted: Vec<Option<Result<Vec<Splice>, FkError>>>,
+    substituted: Substituted,
 }
 
 /// The pass over `file` (`size` bytes, a text after `body` bytes of BOM): see the module
@@ -317,7 +320,7 @@ fn pass(
     let longest = patterns.iter().map(String::len).max().unwrap_or(0);
     // The end of the text before the window: what a match across the seam starts in.
     let mut seam: Vec<u8> = Vec::new();
-    let mut substituted: Vec<Option<Result<Vec<Splice>, FkError>>> = vec![None; edits];
+    let mut substituted: Substituted = vec![None; edits];
     let mut held = vec![0u64; edits];
     for (i, _) in subs {
         substituted[*i] = Some(Ok(Vec::new()));
@@ -672,7 +675,7 @@ pub(super) fn plan_streamed(
     let base = Streamed {
         text,
         eol,
-        substituted: std::mem::take(&mut found.substituted),
+        substituted: std::cell::RefCell::new(std::mem::take(&mut found.substituted)),
         automaton,
         hits: std::cell::RefCell::new(Some(std::mem::take(&mut found.hits))),
     };
@@ -785,7 +788,7 @@ pub(super) fn plan_streamed(
     plan.report.new_hash = new_hash.clone().filter(|_| hashed);
     if with_history && let Some(new_hash) = new_hash {
         let (before, after) =
-            StoredContent::ranges_pair(&spliced, &old_bytes, (size, base_hash), new_hash);
+            StoredContent::ranges_pair(&spliced, old_bytes, (size, base_hash), new_hash);
         plan.old_content = Some(before);
         plan.new_content = Some(after);
         plan.old_mode = Some(meta.mode);
@@ -816,10 +819,10 @@ fn fail_edits(plan: &mut FilePlan, mut outcomes: Vec<EditOutcome>, err: FkError)
 /// A streamed file's only edit, a substitution: its replacements as the pass made them,
 /// those that change nothing (an empty match replaced by nothing) left out.
 fn lone_substitution(base: &Streamed, outcome: &mut EditOutcome) -> Vec<Splice> {
-    let found = match &base.substituted[0] {
-        Some(Ok(found)) => found.clone(),
+    let found = match base.substituted.borrow_mut()[0].take() {
+        Some(Ok(found)) => found,
         Some(Err(e)) => {
-            outcome.error = Some(e.clone());
+            outcome.error = Some(e);
             return Vec::new();
         }
         None => Vec::new(),
