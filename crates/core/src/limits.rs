@@ -65,6 +65,12 @@ pub const MAX_REQUEST_SIZE: u64 = 2 * MAX_WRITE_SIZE + (1 << 20);
 /// search text of thousands of lines against a large file stops here and says it gave up.
 pub const NEAR_MISS_WORK: u64 = 50_000_000;
 
+/// Comparisons the placement of one file's patch hunks may make beyond its passes over the
+/// file (a few per level of tolerance for each of its first hunks): checking the places a
+/// hunk's lines fit (indentation, blank lines between them). A hunk whose lines fit too many
+/// places stops here and is refused saying so.
+pub const PLACEMENT_WORK: u64 = 100_000_000;
+
 /// Bytes the edits of one streamed file may hold (each replaced range and its new text, and
 /// [`SPLICE_COST`] for each): a substitution of a frequent pattern in a file of gigabytes
 /// would otherwise hold one splice per match. Past it the edits are refused, saying how much
