@@ -288,6 +288,13 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
                             w.write_all(f.diff.as_bytes())?;
                         }
                     }
+                    if f.diff_truncated {
+                        writeln!(
+                            w,
+                            "{}",
+                            style.dim("... (the diff of this large file stops here; its other changes are made all the same)")
+                        )?;
+                    }
                 }
             }
         }

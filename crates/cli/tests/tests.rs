@@ -31,6 +31,7 @@ mod filekit_golden;
 mod first_run;
 mod history;
 mod kill;
+mod large_files;
 mod mcp_filesystem_golden;
 mod move_imports;
 mod parser_bounds;

@@ -85,7 +85,7 @@ pub(crate) struct Planned<'a> {
     pub temp: PathBuf,
     pub mode: WriteMode,
     pub read_as_known: bool,
-    pub bytes: &'a [u8],
+    pub bytes: &'a crate::content::Content<'a>,
 }
 
 impl<'w> Intent<'w> {
@@ -165,7 +165,7 @@ impl<'w> Intent<'w> {
                 existed,
                 backup: backup.clone(),
                 hash: if self.keep_old_files {
-                    crate::hash::content_hash(w.bytes)
+                    w.bytes.content_hash().unwrap_or_default()
                 } else {
                     String::new()
                 },

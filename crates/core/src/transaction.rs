@@ -21,6 +21,7 @@
 //! where a repository cannot ship or redirect one. Each undo step checks the disk first, so a rollback of steps that
 //! never ran is harmless, and a rollback interrupted in turn can simply be run again.
 
+use crate::content::Content;
 use crate::edit::Control;
 use crate::error::{ErrorCode, FkError};
 use crate::intent_log::{self, Intent, Planned};
@@ -42,10 +43,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Debug)]
 pub enum Op<'a> {
     /// Put `bytes` at `path` (a temporary file renamed over it). `perm` sets the permission
-    /// bits; otherwise an existing file's are kept.
+    /// bits; otherwise an existing file's are kept. Bytes not held in memory (a streamed
+    /// file's, [`Content::Spliced`]) are never written in place.
     Write {
         path: WsPath,
-        bytes: &'a [u8],
+        bytes: Content<'a>,
         mode: WriteMode,
         perm: Option<u32>,
         /// The file as the writer read it: if it is no longer that file when the write is
@@ -584,6 +586,7 @@ fn execute(
                 ops[i],
                 Op::Write {
                     mode: WriteMode::InPlace,
+                    bytes: Content::Bytes(_),
                     ..
                 }
             ) && results[i].is_none()
@@ -599,7 +602,7 @@ fn execute(
         }
         let Op::Write {
             path,
-            bytes,
+            bytes: Content::Bytes(bytes),
             read_as,
             ..
         } = &ops[i]
@@ -807,7 +810,7 @@ fn stage_all(
             perm,
             ..
         } => ws
-            .stage_named(path, bytes, *mode, sync, &temp_name(tx, i), *perm)
+            .stage_named(path, *bytes, *mode, sync, &temp_name(tx, i), *perm)
             .map(|mut p| {
                 if durability == Durability::Batched {
                     p.defer_directory_sync();

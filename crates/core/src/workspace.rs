@@ -86,6 +86,8 @@ pub struct Workspace {
     protected_writes: bool,
     /// Whether tools may read the credentials under the home folder (off by default).
     secret_reads: bool,
+    /// The largest file held whole; larger ones stream (see [`crate::limits`]).
+    max_file_size: u64,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -321,6 +323,7 @@ impl Workspace {
             root_ids,
             protected_writes: false,
             secret_reads: false,
+            max_file_size: crate::limits::DEFAULT_MAX_FILE_SIZE,
         })
     }
 
@@ -348,6 +351,17 @@ impl Workspace {
     /// True when tools may read credentials.
     pub fn secret_reads(&self) -> bool {
         self.secret_reads
+    }
+
+    /// Holds files of up to `bytes` whole and streams larger ones (see [`crate::limits`]).
+    pub fn with_max_file_size(mut self, bytes: u64) -> Workspace {
+        self.max_file_size = bytes;
+        self
+    }
+
+    /// The largest file this workspace holds whole.
+    pub fn max_file_size(&self) -> u64 {
+        self.max_file_size
     }
 
     /// The places filekit's state takes in root `i` (absolute), which no walk enters.
@@ -738,21 +752,22 @@ impl Workspace {
         out
     }
 
-    /// Reads a whole file: one of at most [`MAX_FILE_SIZE`](crate::limits::MAX_FILE_SIZE)
-    /// bytes (a larger one is refused before it is read, and one that grows past the bound
-    /// while it is read is refused too).
+    /// Reads a whole file: one of at most [`Workspace::max_file_size`] bytes (a larger one is
+    /// refused before it is read, and one that grows past the bound while it is read is
+    /// refused too).
     pub fn read(&self, p: &WsPath) -> Result<FileBytes, FkError> {
-        use crate::limits::{MAX_FILE_SIZE, too_large_to_edit};
+        use crate::limits::too_large_to_edit;
+        let max = self.max_file_size;
         let (file, meta) = self.open(p)?;
-        if meta.len > MAX_FILE_SIZE {
-            return Err(too_large_to_edit(&self.display(p), meta.len));
+        if meta.len > max {
+            return Err(too_large_to_edit(&self.display(p), meta.len, max));
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
-        file.take(MAX_FILE_SIZE + 1)
+        file.take(max + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| self.io_error(p, &e))?;
-        if bytes.len() as u64 > MAX_FILE_SIZE {
-            return Err(too_large_to_edit(&self.display(p), bytes.len() as u64));
+        if bytes.len() as u64 > max {
+            return Err(too_large_to_edit(&self.display(p), bytes.len() as u64, max));
         }
         Ok(FileBytes { bytes, meta })
     }
@@ -861,7 +876,7 @@ impl Workspace {
         mode: WriteMode,
         create_parents: bool,
     ) -> Result<PendingWrite, FkError> {
-        self.stage_with(p, bytes, mode, create_parents, true, None)
+        self.stage_with(p, bytes.into(), mode, create_parents, true, None)
     }
 
     /// Stages like [`Workspace::stage`] into a temporary file of the given name, so that a
@@ -870,7 +885,7 @@ impl Workspace {
     pub(crate) fn stage_named(
         &self,
         p: &WsPath,
-        bytes: &[u8],
+        bytes: crate::content::Content<'_>,
         mode: WriteMode,
         sync: bool,
         temp: &OsStr,
@@ -890,7 +905,7 @@ impl Workspace {
     fn stage_with(
         &self,
         p: &WsPath,
-        bytes: &[u8],
+        bytes: crate::content::Content<'_>,
         mode: WriteMode,
         create_parents: bool,
         sync: bool,
@@ -946,7 +961,7 @@ impl Workspace {
         }
         .map_err(|e| FkError::from_io(&e, &shown))?;
         let written = (|| -> io::Result<Metadata> {
-            file.write_all(bytes)?;
+            bytes.write_to(&mut file)?;
             // What the file will be at its name: a rename or a hard link keeps the inode,
             // its size and its modification time.
             let mut written = file.metadata()?;

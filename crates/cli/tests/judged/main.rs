@@ -17,6 +17,7 @@ mod convert_async;
 mod export_renames;
 mod extract_strict;
 mod inline_function;
+mod large_files;
 mod mcp_clients;
 mod patch_work;
 mod programs;

@@ -36,12 +36,12 @@ pub(super) fn durability(opts: &EditOptions, files: usize) -> Durability {
 /// must still be.
 fn write_op<'a>(w: &'a PlannedWrite, read_as: Option<FileMeta>, opts: &EditOptions) -> Op<'a> {
     let mode = match w.mode {
-        WriteMode::Replace if opts.in_place() => WriteMode::InPlace,
+        WriteMode::Replace if opts.in_place() && w.spliced.is_none() => WriteMode::InPlace,
         other => other,
     };
     Op::Write {
         path: w.target.clone(),
-        bytes: &w.bytes,
+        bytes: w.content(),
         mode,
         perm: None,
         read_as,
@@ -252,7 +252,7 @@ pub(super) fn commit(
         let recorded = entry.is_some();
         let versions: Vec<(&[u8], Option<&str>)> = writes
             .iter()
-            .filter(|(i, _)| plans[*i].report.written())
+            .filter(|(i, w)| plans[*i].report.written() && w.spliced.is_none())
             .map(|(i, w)| (w.bytes.as_slice(), plans[*i].report.new_hash.as_deref()))
             .collect();
         versions.par_iter().for_each(|(bytes, h)| {

@@ -184,6 +184,8 @@ struct Caller {
 struct FileLimits {
     /// Skip files larger than this many bytes.
     max_file_size: Option<u64>,
+    /// Stream files larger than this many bytes, even under the workspace's bound.
+    stream_above: Option<u64>,
     /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
     /// failing on them: for edits over many files chosen by pattern.
     skip_non_text: bool,
@@ -261,6 +263,10 @@ impl EditOptions {
 
     pub fn max_file_size(&self) -> Option<u64> {
         self.limits.max_file_size
+    }
+
+    pub fn stream_above(&self) -> Option<u64> {
+        self.limits.stream_above
     }
 
     pub fn skip_non_text(&self) -> bool {
@@ -388,6 +394,13 @@ impl EditOptionsBuilder {
     /// Skip files larger than this many bytes.
     pub fn max_file_size(&mut self, max_file_size: Option<u64>) -> &mut Self {
         self.0.limits.max_file_size = max_file_size;
+        self
+    }
+
+    /// Stream files larger than this many bytes, even under the workspace's bound: for a
+    /// request that plans many files at once (a tree-wide replace).
+    pub fn stream_above(&mut self, stream_above: Option<u64>) -> &mut Self {
+        self.0.limits.stream_above = stream_above;
         self
     }
 
@@ -562,6 +575,10 @@ pub struct FileReport {
     pub edits: Vec<EditOutcome>,
     /// Unified diff from the file as read to the file as it is after this request.
     pub diff: String,
+    /// Set when `diff` covers only the first of the file's changes: a streamed file's diff
+    /// stops at a bound ([`crate::limits::MAX_STREAMED_DIFF`]); `lines_added` and
+    /// `lines_removed` count what it shows.
+    pub diff_truncated: bool,
     pub lines_added: usize,
     pub lines_removed: usize,
     pub old_hash: Option<String>,

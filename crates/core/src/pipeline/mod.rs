@@ -41,11 +41,13 @@ pub mod sed;
 pub mod sequential;
 
 mod commit;
+mod excerpts;
 mod plan;
 mod preview;
 mod report;
 mod resolve;
 mod snapshot;
+mod streamed;
 
 use commit::commit;
 use commit::write_now;
@@ -308,7 +310,20 @@ pub(crate) struct FilePlan {
 struct PlannedWrite {
     target: WsPath,
     bytes: Vec<u8>,
+    /// A streamed file's new content, instead of `bytes`: the file as read with its edited
+    /// ranges replaced, copied as it is written.
+    spliced: Option<crate::content::SplicedFile>,
     mode: WriteMode,
+}
+
+impl PlannedWrite {
+    /// What the commit step writes.
+    fn content(&self) -> crate::content::Content<'_> {
+        match &self.spliced {
+            Some(s) => crate::content::Content::Spliced(s),
+            None => (&self.bytes).into(),
+        }
+    }
 }
 
 impl FilePlan {

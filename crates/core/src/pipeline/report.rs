@@ -50,6 +50,7 @@ pub(super) fn empty_report(path: &str) -> FileReport {
         edits_failed: 0,
         edits: Vec::new(),
         diff: String::new(),
+        diff_truncated: false,
         lines_added: 0,
         lines_removed: 0,
         old_hash: None,
