@@ -48,10 +48,11 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use filekit_core::splices::Splices;
+pub use filekit_splices::Splices;
 pub use parse::{ParseError, parse};
 pub use place::{
-    HunkOutcome, HunkReport, IndentConvention, Placement, Tolerance, place, place_with,
+    HunkOutcome, HunkReport, IndentConvention, PLACEMENT_WORK, Placement, Tolerance, place,
+    place_with,
 };
 
 use serde::Serialize;

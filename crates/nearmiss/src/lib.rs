@@ -13,10 +13,18 @@
 //! count); a diff that shows the alignment is run only when its cost, known from the distance,
 //! is within what is left. When the budget runs out the search gives up ([`GaveUp`]) and the
 //! caller says so, instead of answering late.
+//!
+//! A leaf crate: it takes two texts and knows no files, errors or engine, so that the engine's
+//! edits and the patch placement (which links no engine) find near misses alike.
 
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 use std::collections::HashSet;
+
+/// Character comparisons the near-miss search of one failed edit may make (line-ending and
+/// white-space matches, the word windows, the character diffs of the best candidates): a
+/// search text of thousands of lines against a large file stops here and says it gave up.
+pub const NEAR_MISS_WORK: u64 = 50_000_000;
 
 /// How a near miss differs from what was wanted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
