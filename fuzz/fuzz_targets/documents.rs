@@ -5,11 +5,12 @@
 #![no_main]
 
 use filekit_semantic::code::Code;
-use filekit_semantic::html::HtmlDoc;
-use filekit_semantic::json::{JsonDoc, JsonlDoc};
-use filekit_semantic::xml::XmlDoc;
-use filekit_semantic::yaml::YamlDoc;
-use filekit_semantic::{Lang, markdown};
+use filekit_documents::html::HtmlDoc;
+use filekit_documents::json::{JsonDoc, JsonlDoc};
+use filekit_documents::markdown;
+use filekit_documents::xml::XmlDoc;
+use filekit_documents::yaml::YamlDoc;
+use filekit_semantic::Lang;
 use libfuzzer_sys::fuzz_target;
 
 const FILES: &[&str] = &[

@@ -14,13 +14,14 @@ use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileStatus};
 use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError};
+use filekit_documents::html::HtmlDoc;
+use filekit_documents::json::{JsonDoc, JsonlDoc};
+use filekit_documents::markdown;
+use filekit_documents::xml::XmlDoc;
+use filekit_documents::yaml::YamlDoc;
 use filekit_semantic::code::Code;
-use filekit_semantic::html::HtmlDoc;
-use filekit_semantic::json::{JsonDoc, JsonlDoc};
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
-use filekit_semantic::xml::XmlDoc;
-use filekit_semantic::yaml::YamlDoc;
-use filekit_semantic::{Found, Lang, Lines, markdown};
+use filekit_semantic::{Found, Lang, Lines};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -925,7 +926,7 @@ fn plan_edits(
     if !force {
         let was_ok = match &parsed {
             Parsed::Code(c) => c.syntax_error().is_none(),
-            Parsed::Html(_) => filekit_semantic::html::check(text).is_none(),
+            Parsed::Html(_) => filekit_documents::html::check(text).is_none(),
             _ => true,
         };
         let new_text = checked.apply(text)?;
@@ -933,12 +934,12 @@ fn plan_edits(
             Parsed::Code(c) => c
                 .reparse(&new_text, &checked)
                 .map_or_else(Some, |edited| edited.syntax_error()),
-            Parsed::Json(_) => filekit_semantic::json::check(&new_text),
+            Parsed::Json(_) => filekit_documents::json::check(&new_text),
             Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
             Parsed::Markdown(_) => None,
-            Parsed::Yaml(_) => filekit_semantic::yaml::check(&new_text),
-            Parsed::Html(_) => filekit_semantic::html::check(&new_text),
-            Parsed::Xml(_) => filekit_semantic::xml::check(&new_text),
+            Parsed::Yaml(_) => filekit_documents::yaml::check(&new_text),
+            Parsed::Html(_) => filekit_documents::html::check(&new_text),
+            Parsed::Xml(_) => filekit_documents::xml::check(&new_text),
         };
         if let Some(err) = err.as_ref().filter(|e| e.code == ErrorCode::TooLarge) {
             // The result parses, but deeper than semantic targeting reads.

@@ -62,7 +62,7 @@ fn first_error(node: Node) -> Option<(usize, String)> {
 }
 
 /// The first syntax error of a tree-sitter tree, with its line and column.
-pub(crate) fn syntax_error_at(text: &str, root: Node) -> Option<FkError> {
+pub fn syntax_error_at(text: &str, root: Node) -> Option<FkError> {
     let (at, what) = first_error(root)?;
     let pos = crate::position(text, at);
     Some(

@@ -65,12 +65,13 @@ pub enum BodyStyle {
 /// produce these one by one; [`order`] makes a call's splices one checked [`Splices`].
 pub use filekit_splices::{Splice, Splices};
 
-pub(crate) fn line_start(text: &str, at: usize) -> usize {
+/// The offset where the line holding `at` starts.
+pub fn line_start(text: &str, at: usize) -> usize {
     text[..at].rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// The offset just past the newline ending the line that holds `at` (or the text's end).
-pub(crate) fn after_line(text: &str, at: usize) -> usize {
+pub fn after_line(text: &str, at: usize) -> usize {
     text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
 }
 
@@ -151,7 +152,7 @@ pub fn reindent(content: &str, indent: &str) -> String {
 /// content copied from the file (first line cut at the target, its last line at or below
 /// `indent`) goes back verbatim, so reading a symbol and writing it back changes nothing;
 /// other content is re-indented to `indent`.
-pub(crate) fn reindent_in_place(content: &str, indent: &str, style: BodyStyle) -> String {
+pub fn reindent_in_place(content: &str, indent: &str, style: BodyStyle) -> String {
     let trimmed = content.trim_end_matches(['\n', '\r']);
     let mut lines = trimmed.lines().filter(|l| !l.trim().is_empty());
     let first = lines.next().unwrap_or("");

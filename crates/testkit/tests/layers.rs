@@ -15,6 +15,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Parsers and the language-server bridge take texts and return data: no engine.
     ("filekit-semantic", &["filekit-errors", "filekit-splices"]),
     ("filekit-lsp", &["filekit-errors", "filekit-splices"]),
+    // Document targeting stands on the parsers' shared steps (bounded parses, edit
+    // operations, targets): no engine either.
+    (
+        "filekit-documents",
+        &["filekit-semantic", "filekit-errors", "filekit-splices"],
+    ),
     (
         "filekit-core",
         &["filekit-errors", "filekit-splices", "filekit-nearmiss"],
@@ -40,6 +46,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "filekit-core",
             "filekit-patch",
             "filekit-semantic",
+            "filekit-documents",
             "filekit-refactor",
             "filekit-lsp",
             "filekit-errors",

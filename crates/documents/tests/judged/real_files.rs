@@ -17,13 +17,14 @@
 //! what is checked (applying each of tens of thousands of splices to a 9 MB text would
 //! only copy it around).
 
+use filekit_documents::html::HtmlDoc;
+use filekit_documents::json::JsonDoc;
+use filekit_documents::markdown;
+use filekit_documents::xml::XmlDoc;
+use filekit_documents::yaml::YamlDoc;
+use filekit_semantic::Lang;
 use filekit_semantic::code::Code;
-use filekit_semantic::html::HtmlDoc;
-use filekit_semantic::json::JsonDoc;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Splice};
-use filekit_semantic::xml::XmlDoc;
-use filekit_semantic::yaml::YamlDoc;
-use filekit_semantic::{Lang, markdown};
 use std::path::{Path, PathBuf};
 
 use filekit_testkit as test_data;
@@ -293,7 +294,7 @@ fn xml_and_svg_files() {
     let f: Vec<PathBuf> = f
         .into_iter()
         .filter(|p| {
-            std::fs::read_to_string(p).is_ok_and(|t| filekit_semantic::xml::check(&t).is_none())
+            std::fs::read_to_string(p).is_ok_and(|t| filekit_documents::xml::check(&t).is_none())
         })
         .collect();
     assert!(f.len() >= 20, "only {} XML files", f.len());

@@ -12,9 +12,11 @@
 //! (space), child `>`, adjacent `+`, sibling `~`; lists `a, b`. Anything else is an error
 //! with its position.
 
-use crate::ops::{Operation, Position, Splice, after_line, indent_at, line_start, reindent};
-use crate::{Found, suggest};
 use filekit_errors::{ErrorCode, FkError};
+use filekit_semantic::ops::{
+    Operation, Position, Splice, after_line, indent_at, line_start, reindent,
+};
+use filekit_semantic::{Found, suggest};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -91,15 +93,15 @@ pub fn check(text: &str) -> Option<FkError> {
         Ok(t) => t,
         Err(e) => return Some(e),
     };
-    crate::code::syntax_error_at(text, tree.root_node()).map(|e| FkError {
+    filekit_semantic::code::syntax_error_at(text, tree.root_node()).map(|e| FkError {
         message: format!("the HTML does not parse: {}", e.message),
         ..e
     })
 }
 
-/// The syntax tree, refused past [`crate::bounds::MAX_DEPTH`] levels.
+/// The syntax tree, refused past [`filekit_semantic::bounds::MAX_DEPTH`] levels.
 fn parse_tree(text: &str) -> Result<tree_sitter::Tree, FkError> {
-    crate::bounds::parse(crate::Lang::Html, text, None, false)
+    filekit_semantic::bounds::parse(filekit_semantic::Lang::Html, text, None, false)
 }
 
 impl<'t> HtmlDoc<'t> {
@@ -199,7 +201,11 @@ impl<'t> HtmlDoc<'t> {
             .filter(|&i| list.iter().any(|c| self.matches_complex(i, c, &memo)))
             .collect();
         let depth = self.depths.iter().max().map_or(0, |d| d + 1);
-        crate::bounds::check_targets(&format!("the selector '{selector}'"), hits.len(), depth)?;
+        filekit_semantic::bounds::check_targets(
+            &format!("the selector '{selector}'"),
+            hits.len(),
+            depth,
+        )?;
         let hits: Vec<Found> = hits.into_iter().map(|i| self.found(i)).collect();
         if hits.is_empty() {
             let all: Vec<Found> = (0..self.elements.len())
@@ -217,9 +223,9 @@ impl<'t> HtmlDoc<'t> {
     }
 
     /// Every element, as an outline entry whose path selects it again (refused past
-    /// [`crate::bounds::MAX_RESULT_BYTES`] of paths).
+    /// [`filekit_semantic::bounds::MAX_RESULT_BYTES`] of paths).
     pub fn outline(&self) -> Result<Vec<Found>, FkError> {
-        let mut budget = crate::bounds::ResultBudget::default();
+        let mut budget = filekit_semantic::bounds::ResultBudget::default();
         (0..self.elements.len())
             .map(|i| {
                 let f = self.found(i);
@@ -605,10 +611,10 @@ pub(crate) fn plan_markup(
                 Position::First => children.first(),
                 Position::Last => None,
                 Position::Sorted => {
-                    let key = crate::ops::first_name(content).to_lowercase();
-                    children
-                        .iter()
-                        .find(|c| crate::ops::first_name(&text[(*c).clone()]).to_lowercase() > key)
+                    let key = filekit_semantic::ops::first_name(content).to_lowercase();
+                    children.iter().find(|c| {
+                        filekit_semantic::ops::first_name(&text[(*c).clone()]).to_lowercase() > key
+                    })
                 }
             };
             if !inner.contains('\n') {
@@ -677,12 +683,12 @@ pub(crate) fn plan_markup(
                 Ok(Splice::new(r.start, r.end, c.to_string()))
             }
         }
-        _ => crate::ops::plan(
+        _ => filekit_semantic::ops::plan(
             text,
             target,
             op,
             content,
-            crate::ops::BodyStyle::Braced,
+            filekit_semantic::ops::BodyStyle::Braced,
             &[],
             unit,
         ),
@@ -769,7 +775,7 @@ fn sel_error(src: &str, at: usize, msg: &str) -> FkError {
 
 /// A selector list, or its error with the character where it went wrong.
 fn parse_selector(src: &str) -> Result<Vec<Complex>, FkError> {
-    crate::bounds::check_query("selector", src)?;
+    filekit_semantic::bounds::check_query("selector", src)?;
     let mut p = SelParser {
         chars: src.chars().collect(),
         at: 0,
@@ -1046,7 +1052,7 @@ fn parse_nth(arg: &str) -> Option<(i64, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::apply;
+    use crate::apply;
 
     const PAGE: &str = "<!DOCTYPE html>\n<html>\n<body>\n  <div id=\"main\" class=\"a b\">\n    <p>Hi &amp; <b>x</b></p>\n    <img src=x.png>\n    <p class=\"note\">two</p>\n  </div>\n  <ul><li>1</li><li>2</li></ul>\n</body>\n</html>\n";
 

@@ -3,9 +3,9 @@
 //! `jsonc-parser`'s syntax tree to find the match's exact bytes. Edits splice those bytes, so
 //! comments and formatting elsewhere are kept.
 
-use crate::ops::{Position, Splice, indent_at, line_start, reindent};
-use crate::{Found, suggest};
 use filekit_errors::{ErrorCode, FkError, Limit};
+use filekit_semantic::ops::{Position, Splice, indent_at, line_start, reindent};
+use filekit_semantic::{Found, suggest};
 use jsonc_parser::ast::{ObjectPropName, Value as Ast};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
@@ -174,7 +174,7 @@ impl<'t> JsonDoc<'t> {
         Ok(JsonDoc { text, ast, value })
     }
 
-    /// Every match of `path`, in the query's order (bounded: [`crate::bounds::check_targets`]).
+    /// Every match of `path`, in the query's order (bounded: [`filekit_semantic::bounds::check_targets`]).
     pub fn query(&self, path: &str) -> Result<Vec<Match>, FkError> {
         self.query_with(path, true)
     }
@@ -340,11 +340,11 @@ impl<'t> JsonDoc<'t> {
     pub fn plan(
         &self,
         m: &Match,
-        op: &crate::ops::Operation,
+        op: &filekit_semantic::ops::Operation,
         content: &str,
         unit: &str,
     ) -> Result<Splice, FkError> {
-        use crate::ops::Operation as Op;
+        use filekit_semantic::ops::Operation as Op;
         let text = self.text;
         let r = &m.found.range;
         let root_refused = |what: &str| {
@@ -357,10 +357,10 @@ impl<'t> JsonDoc<'t> {
             Op::Replace => Splice::new(
                 r.start,
                 r.end,
-                crate::ops::reindent_in_place(
+                filekit_semantic::ops::reindent_in_place(
                     content,
                     indent_at(text, r.start),
-                    crate::ops::BodyStyle::Braced,
+                    filekit_semantic::ops::BodyStyle::Braced,
                 ),
             ),
             Op::Delete => {
@@ -554,7 +554,7 @@ impl<'t> JsonlDoc<'t> {
     }
 
     /// Every match of `path` over the records, with ranges in the whole text (bounded:
-    /// [`crate::bounds::check_targets`]).
+    /// [`filekit_semantic::bounds::check_targets`]).
     pub fn query(&self, path: &str) -> Result<Vec<(usize, Match)>, FkError> {
         self.query_with(path, true)
     }
@@ -637,10 +637,10 @@ impl<'t> JsonlDoc<'t> {
         &self,
         record: usize,
         m: &Match,
-        op: &crate::ops::Operation,
+        op: &filekit_semantic::ops::Operation,
         content: &str,
     ) -> Result<Splice, FkError> {
-        use crate::ops::Operation as Op;
+        use filekit_semantic::ops::Operation as Op;
         let line = &self.records[record].0;
         let one_line = || -> Result<String, FkError> {
             let v: Value = jsonc_parser::parse_to_serde_value(content, &ParseOptions::default())
@@ -674,7 +674,7 @@ impl<'t> JsonlDoc<'t> {
         &self,
         record: usize,
         m: &Match,
-        op: &crate::ops::Operation,
+        op: &filekit_semantic::ops::Operation,
         content: &str,
     ) -> Result<Splice, FkError> {
         let (line, doc) = &self.records[record];
@@ -741,9 +741,24 @@ pub(crate) fn normalized(location: &serde_json_path::NormalizedPath) -> String {
     s
 }
 
+/// How deep a JSON value nests (0 for a scalar), measured without recursion.
+fn value_depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+            Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// The matches of `parsed` (the text `path`) with their locations. Each location is a list as
 /// long as the match is deep, so a bounded query is counted first (without locations) and
-/// refused past [`crate::bounds::check_targets`].
+/// refused past [`filekit_semantic::bounds::check_targets`].
 pub(crate) fn located<'v>(
     parsed: &JsonPath,
     value: &'v Value,
@@ -752,14 +767,14 @@ pub(crate) fn located<'v>(
 ) -> Result<serde_json_path::LocatedNodeList<'v>, FkError> {
     if bounded {
         let count = parsed.query(value).len();
-        let depth = crate::bounds::value_depth(value);
-        crate::bounds::check_targets(&format!("the path '{path}'"), count, depth)?;
+        let depth = value_depth(value);
+        filekit_semantic::bounds::check_targets(&format!("the path '{path}'"), count, depth)?;
     }
     Ok(parsed.query_located(value))
 }
 
 pub(crate) fn parse_path(path: &str) -> Result<JsonPath, FkError> {
-    crate::bounds::check_query("JSONPath", path)?;
+    filekit_semantic::bounds::check_query("JSONPath", path)?;
     JsonPath::parse(path).map_err(|e| {
         let pos = e.position();
         FkError::new(
@@ -774,7 +789,8 @@ pub(crate) fn parse_path(path: &str) -> Result<JsonPath, FkError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::{Operation, apply};
+    use crate::apply;
+    use filekit_semantic::ops::Operation;
 
     #[test]
     fn jsonl_records_are_lines() {

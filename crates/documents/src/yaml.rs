@@ -11,11 +11,13 @@
 //! (a mapping as a key is named by its text), and walking *through* an alias (`$.copy.x`
 //! where `copy: *base`): the error names the anchor to target instead.
 
-use crate::bounds::MAX_DEPTH;
 use crate::json::display_path;
-use crate::ops::{Operation, Position, Splice, after_line, indent_at, line_start, reindent};
-use crate::{Found, suggest};
 use filekit_errors::{ErrorCode, FkError, Limit};
+use filekit_semantic::bounds::MAX_DEPTH;
+use filekit_semantic::ops::{
+    Operation, Position, Splice, after_line, indent_at, line_start, reindent,
+};
+use filekit_semantic::{Found, suggest};
 use serde_json::{Map, Number, Value};
 use serde_json_path::PathElement;
 use std::collections::HashMap;
@@ -74,9 +76,9 @@ pub struct Match {
     value_seq: bool,
 }
 
-/// The syntax tree, refused past [`crate::bounds::MAX_DEPTH`] levels.
+/// The syntax tree, refused past [`filekit_semantic::bounds::MAX_DEPTH`] levels.
 fn parse_tree(text: &str) -> Result<Tree, FkError> {
-    crate::bounds::parse(crate::Lang::Yaml, text, None, false)
+    filekit_semantic::bounds::parse(filekit_semantic::Lang::Yaml, text, None, false)
 }
 
 /// The most lines tree-sitter-yaml reads: its scanner keeps rows in 16 bits.
@@ -113,7 +115,7 @@ fn check_tree(text: &str, tree: Option<&Tree>) -> Option<FkError> {
             &parsed
         }
     };
-    crate::code::syntax_error_at(text, tree.root_node()).map(|e| FkError {
+    filekit_semantic::code::syntax_error_at(text, tree.root_node()).map(|e| FkError {
         message: format!("the YAML does not parse: {}", e.message),
         ..e
     })
@@ -484,7 +486,7 @@ pub const MAX_ALIAS_TEXT: usize = 4 << 20;
 
 /// The JSON value of a parsed YAML file, built once with its aliases expanded: what each
 /// alias copies is counted and held to [`MAX_ALIAS_NODES`] and [`MAX_ALIAS_TEXT`], and the
-/// value's depth (aliases make it deeper than the file) to [`crate::bounds::MAX_DEPTH`].
+/// value's depth (aliases make it deeper than the file) to [`filekit_semantic::bounds::MAX_DEPTH`].
 struct Expand<'a> {
     /// Anchored nodes by name, in the order they end (an alias refers to the last anchor of
     /// its name that ends before it: never one it is inside of).
@@ -559,7 +561,7 @@ filekit expands at most {MAX_ALIAS_TEXT}"
     /// The value of `n` at `depth`; `copied` when it is reached through an alias.
     fn value(&mut self, n: &'a YNode, depth: usize, copied: bool) -> Result<Value, FkError> {
         if depth > MAX_DEPTH {
-            return Err(crate::bounds::too_deep(
+            return Err(filekit_semantic::bounds::too_deep(
                 "the value of this YAML file (aliases expanded)",
                 depth,
                 None,
@@ -678,7 +680,7 @@ impl<'t> YamlDoc<'t> {
         Ok(YamlDoc { text, root, value })
     }
 
-    /// Every match of `path`, in the query's order (bounded: [`crate::bounds::check_targets`]).
+    /// Every match of `path`, in the query's order (bounded: [`filekit_semantic::bounds::check_targets`]).
     pub fn query(&self, path: &str) -> Result<Vec<Match>, FkError> {
         self.query_with(path, true)
     }
@@ -1163,7 +1165,7 @@ fn whole_lines(text: &str, range: &Range<usize>) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::apply;
+    use crate::apply;
 
     const DOC: &str = "# settings\nname: demo  # the name\nversion: 1.2\nlist:\n  - a\n  - b: 1\n    c: [1, 2]\nempty:\nblock: |\n  line1\n  line2\nanch: &x {k: v}\nali: *x\nquoted: \"a\\tb\"\nhex: 0x1F\n";
 

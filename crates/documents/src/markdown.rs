@@ -2,9 +2,9 @@
 //! leaves `#` lines inside code blocks alone). A section runs from its heading to the next
 //! heading of the same or a higher level.
 
-use crate::ops::after_line;
-use crate::{Found, suggest};
 use filekit_errors::{ErrorCode, FkError};
+use filekit_semantic::ops::after_line;
+use filekit_semantic::{Found, suggest};
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
 /// Every section of the text, in order: `range` from the heading to the section's end,
@@ -24,7 +24,7 @@ pub fn sections(text: &str) -> Vec<Found> {
                     .map_or(range.start, |(i, _)| range.start + i);
                 let body_start = after_line(text, last);
                 // An indented heading (up to three spaces) starts at its line's start.
-                let start = crate::ops::line_start(text, range.start);
+                let start = filekit_semantic::ops::line_start(text, range.start);
                 let start = if text[start..range.start].trim().is_empty() {
                     start
                 } else {
@@ -87,7 +87,7 @@ pub fn find(text: &str, heading: &str) -> Result<Found, FkError> {
                 "heading '{heading}' matches {} sections: {}",
                 many.len(),
                 many.iter()
-                    .map(|s| format!("{} (line {})", s.signature.as_deref().unwrap_or(""), crate::position(text, s.range.start).line))
+                    .map(|s| format!("{} (line {})", s.signature.as_deref().unwrap_or(""), filekit_semantic::position(text, s.range.start).line))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

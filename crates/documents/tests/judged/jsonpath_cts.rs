@@ -8,10 +8,10 @@
 //! Known failures are listed in `KNOWN_FAILURES` with the reason; the test fails if any other
 //! case fails, and also if a listed case starts passing (so the list stays true).
 
+use filekit_documents::json::JsonDoc;
+use filekit_documents::yaml::YamlDoc;
 use filekit_errors::ErrorCode;
 use filekit_errors::FkError;
-use filekit_semantic::json::JsonDoc;
-use filekit_semantic::yaml::YamlDoc;
 use serde_json::Value;
 use std::path::Path;
 

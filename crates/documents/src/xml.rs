@@ -9,11 +9,11 @@
 //! (`xmlns="…"`, as in SVG or old MSBuild files) is bound to the prefix `d`
 //! (`//d:rect`), since XPath 1.0 names without a prefix never match namespaced elements.
 
-use crate::bounds::MAX_DEPTH;
 use crate::html::plan_markup;
-use crate::ops::{Operation, Splice};
-use crate::{Found, suggest};
 use filekit_errors::{ErrorCode, FkError, Limit};
+use filekit_semantic::bounds::MAX_DEPTH;
+use filekit_semantic::ops::{Operation, Splice};
+use filekit_semantic::{Found, suggest};
 use serde_json::json;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -54,7 +54,7 @@ pub const MAX_ENTITY_TEXT: usize = 4 << 20;
 
 /// `roxmltree`'s document of `text`, refused before parsing when its entity references
 /// would add more than [`MAX_ENTITY_TEXT`] bytes, and after when its elements nest deeper than
-/// [`crate::bounds::MAX_DEPTH`] (measured without recursion; every later walk, and
+/// [`filekit_semantic::bounds::MAX_DEPTH`] (measured without recursion; every later walk, and
 /// `sxd-document`'s parser, recurses).
 fn parse_doc(text: &str) -> Result<(roxmltree::Document<'_>, usize), FkError> {
     let added = entity_text(text);
@@ -93,7 +93,7 @@ filekit expands at most {MAX_ENTITY_TEXT}"
         }
     }
     if deepest > MAX_DEPTH {
-        return Err(crate::bounds::too_deep(
+        return Err(filekit_semantic::bounds::too_deep(
             "this XML file",
             deepest,
             first_past,
@@ -387,7 +387,7 @@ impl<'t> XmlDoc<'t> {
     /// Every node `xpath` selects, in document order. A query that evaluates to a number,
     /// string or boolean is refused with its value (there are no bytes to point at).
     pub fn query(&self, xpath: &str) -> Result<Vec<Found>, FkError> {
-        crate::bounds::check_query("XPath", xpath)?;
+        filekit_semantic::bounds::check_query("XPath", xpath)?;
         let factory = sxd_xpath::Factory::new();
         let compiled = factory
             .build(xpath)
@@ -427,7 +427,11 @@ impl<'t> XmlDoc<'t> {
                 .with_hint("select nodes to read or edit them, e.g. //item[@id='x']"));
             }
         };
-        crate::bounds::check_targets(&format!("the XPath '{xpath}'"), nodes.len(), self.depth)?;
+        filekit_semantic::bounds::check_targets(
+            &format!("the XPath '{xpath}'"),
+            nodes.len(),
+            self.depth,
+        )?;
         let mut map = HashMap::new();
         if !nodes.is_empty() {
             self.pair(XNode::Root(sdoc.root()), self.doc.root(), &mut map);
@@ -443,7 +447,7 @@ impl<'t> XmlDoc<'t> {
                 .doc
                 .descendants()
                 .filter(|n| n.is_element())
-                .take(crate::suggest::CANDIDATES)
+                .take(filekit_semantic::suggest::CANDIDATES)
                 .map(|n| self.found(n))
                 .collect();
             let ns_hint = if self.prefixes.values().any(|p| p == DEFAULT_PREFIX) {
@@ -569,9 +573,9 @@ impl<'t> XmlDoc<'t> {
     }
 
     /// Every element, as an outline entry whose path selects it again (refused past
-    /// [`crate::bounds::MAX_RESULT_BYTES`] of paths).
+    /// [`filekit_semantic::bounds::MAX_RESULT_BYTES`] of paths).
     pub fn outline(&self) -> Result<Vec<Found>, FkError> {
-        let mut budget = crate::bounds::ResultBudget::default();
+        let mut budget = filekit_semantic::bounds::ResultBudget::default();
         self.doc
             .descendants()
             .filter(|n| n.is_element())
@@ -690,7 +694,8 @@ fn blank_doctype(text: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::{Position, apply};
+    use crate::apply;
+    use filekit_semantic::ops::Position;
 
     const POM: &str = "<?xml version=\"1.0\"?>\n<!-- the project -->\n<project id=\"p\">\n  <name>demo</name>\n  <deps>\n    <dep id=\"a\" version=\"1\"/>\n    <dep id=\"b\" version=\"2\"/>\n  </deps>\n</project>\n";
 
