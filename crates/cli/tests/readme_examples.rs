@@ -225,3 +225,55 @@ fn every_shell_example_of_the_documentation_runs() {
         "only {ran} examples ran: the blocks were not found"
     );
 }
+
+/// The README's table of tool tables names every table the code has and every tool of each
+/// (by its name or its MCP name), so that a tool added or renamed cannot go unmentioned.
+#[test]
+fn the_readme_names_every_table_and_tool() {
+    let readme = std::fs::read_to_string(filekit_testkit::repo().join("README.md")).unwrap();
+    let section = &readme[readme
+        .find("\n## The tools\n")
+        .expect("a section The tools")..];
+    let mut rows = std::collections::BTreeMap::new();
+    for line in section
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.starts_with("## "))
+    {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        if !line.starts_with("| `") || cells.len() < 2 {
+            continue;
+        }
+        let table = cells[0]
+            .trim_start_matches("| ")
+            .trim_matches('`')
+            .to_string();
+        let named: Vec<String> = cells[1]
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect();
+        rows.insert(table, named);
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["tools", "--json"])
+        .output()
+        .unwrap();
+    let tools: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut missing = Vec::new();
+    for t in &tools {
+        let table = t["dialect"].as_str().unwrap();
+        let Some(named) = rows.get(table) else {
+            missing.push(format!("the table `{table}` has no row"));
+            continue;
+        };
+        let name = t["name"].as_str().unwrap();
+        let mcp = t["mcp_name"].as_str().unwrap();
+        if !named.iter().any(|n| n == name || n == mcp) {
+            missing.push(format!("`{table}` row lacks `{name}`"));
+        }
+    }
+    missing.dedup();
+    assert!(missing.is_empty(), "README.md's The tools: {missing:#?}");
+}
