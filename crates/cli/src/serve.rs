@@ -87,11 +87,17 @@ Without --root, the client's MCP roots are used when it offers them (and followe
 change), else the current directory. Logging goes to stderr; stdout carries only the
 protocol.";
 
+/// `--tools`'s help, naming the tables the code has.
+fn tables_help() -> String {
+    format!(
+        "Tool tables to serve, comma-separated ({}, all; their tools are listed below)",
+        filekit_dialects::DIALECTS.join(", ")
+    )
+}
+
 #[derive(Args)]
 pub struct ServeArgs {
-    /// Tool tables to serve, comma-separated (filekit, amazonq, file, claude,
-    /// desktop-commander, semantic, all; their tools are listed below).
-    #[arg(long, value_name = "LIST", default_value = "filekit")]
+    #[arg(long, value_name = "LIST", default_value = "filekit", help = tables_help())]
     tools: String,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is PORT (loopback) or
     /// HOST:PORT; port 0 picks a free port. The address is printed on stderr.

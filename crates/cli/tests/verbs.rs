@@ -257,7 +257,11 @@ fn tools_lists_every_dialect() {
     }
     let run = sb.filekit(&["tools", "--dialect", "klingon"], None);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("unknown dialect"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("invalid value 'klingon'") && run.stderr.contains("mcp-filesystem"),
+        "the error names the tables: {}",
+        run.stderr
+    );
 }
 
 /// A verb whose reader stops early (`filekit read big.txt | head -c5`) ends quietly, as `cat`
