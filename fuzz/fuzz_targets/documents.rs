@@ -83,13 +83,13 @@ fuzz_target!(|data: &[u8]| {
                     .map_err(said);
                 }
                 if lang == Lang::Python {
-                    use filekit_semantic::python_refactor::{ImportOptions, Section};
+                    use filekit_semantic::python::{ImportOptions, Section};
                     let section = |_: &str| Section::ThirdParty;
                     let opts = ImportOptions {
                         is_init: false,
                         section: &section,
                     };
-                    let _ = filekit_semantic::python_refactor::organize_imports(text, &opts)
+                    let _ = filekit_semantic::python::organize_imports(text, &opts)
                         .map_err(said);
                 }
             }

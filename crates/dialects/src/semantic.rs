@@ -21,6 +21,7 @@ use filekit_documents::xml::XmlDoc;
 use filekit_documents::yaml::YamlDoc;
 use filekit_semantic::code::Code;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
+use filekit_semantic::ts::extract_type::TypeKind;
 use filekit_semantic::{Found, Lang, Lines};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -735,8 +736,8 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 selection: args.selection_range,
                 extracted_name: args.extracted_name,
                 type_kind: args.type_kind.map(|k| match k {
-                    TypeKindName::Type => filekit_semantic::extract_type::TypeKind::Alias,
-                    TypeKindName::Interface => filekit_semantic::extract_type::TypeKind::Interface,
+                    TypeKindName::Type => TypeKind::Alias,
+                    TypeKindName::Interface => TypeKind::Interface,
                 }),
                 replace_all: args.replace_all.unwrap_or(false),
                 module: args.module,

@@ -14,13 +14,13 @@
 //! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
 //!   the indentation of the place.
 //! - [`suggest`]: the not-found error that lists the nearest targets.
-//! - [`ts_refactor`], [`python_refactor`]: the scopes of TS/TSX/JS and Python, rename and the
-//!   import clean-ups on them.
-//! - [`extract`], [`python_extract`], [`inline_variable`], [`convert`], [`inline`]: the
-//!   refactors that need no language server, on the syntax tree.
+//! - [`imports`]: every module reference of TS/TSX/JS and Python, with its specifier's bytes.
+//! - [`ts`] and [`python`]: the code refactors that need no language server, by language, on
+//!   the syntax tree: each language's scopes, rename and import clean-ups, then one module per
+//!   refactor (extract, inline, convert, add an import).
 //!
 //! ```
-//! use filekit_semantic::{Lang, extract};
+//! use filekit_semantic::{Lang, ts::extract};
 //!
 //! let text = "function total(a: number[]) {\n  return a.length * 2;\n}\n";
 //! let selected = text.find("a.length").unwrap();
@@ -39,26 +39,14 @@
 //! );
 //! ```
 
-pub mod add_import;
 pub mod bounds;
 pub mod code;
-pub mod convert;
-pub mod convert_async;
-pub mod exports;
-pub mod extract;
-pub mod extract_function;
-pub mod extract_type;
 pub mod imports;
-pub mod inline;
-pub mod inline_variable;
 pub mod lang;
 pub mod ops;
-pub mod python_extract;
-pub mod python_extract_function;
-pub mod python_refactor;
+pub mod python;
 pub mod suggest;
-pub mod ts_refactor;
-pub mod ts_types;
+pub mod ts;
 
 use serde::Serialize;
 use std::ops::Range;

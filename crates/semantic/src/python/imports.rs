@@ -14,7 +14,7 @@ pub enum Section {
     Local,
 }
 
-include!("../python_stdlib.rs");
+include!("stdlib.rs");
 
 /// Whether a top-level module name is in Python's standard library.
 pub fn is_stdlib(top: &str) -> bool {

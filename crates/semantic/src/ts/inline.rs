@@ -10,9 +10,7 @@
 
 use crate::Lang;
 use crate::ops::{Splice, Splices};
-use crate::ts_refactor::{
-    OCCURRENCE_KINDS, Scopes, Target, ancestor, occurrences, parse, scopes_for,
-};
+use crate::ts::{OCCURRENCE_KINDS, Scopes, Target, ancestor, occurrences, parse, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use std::collections::HashSet;
 use tree_sitter::{Node, Tree};

@@ -20,12 +20,12 @@
 //! used before it; an expression that assigns a local; a name that clashes.
 
 use crate::Lang;
-use crate::extract::{
+use crate::ts::extract::{
     all_nodes, assigned_at, bound_from, expression_at, field_is, invalid, line, line_head,
     parse_clean, quote, to_splices, top_statement, uses_semicolons,
 };
-use crate::ts_refactor::{Scopes, check_identifier, occurrences, scopes_for};
-use crate::ts_types::{Place, Untyped, declared_type, type_names};
+use crate::ts::types::{Place, Untyped, declared_type, type_names};
+use crate::ts::{Scopes, check_identifier, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use std::collections::HashMap;

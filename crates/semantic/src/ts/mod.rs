@@ -1,8 +1,13 @@
-//! Syntactic refactors of TS/TSX/JS without a language server (issue 8 item 3): rename a
-//! declaration and its references in their scope (and, across files, in the files that import
-//! it by name), organize imports, remove unused imports. Everything is computed on tree-sitter
-//! trees as splices of the text as read; nothing here reads files or resolves paths beyond the
-//! string arithmetic of relative import specifiers over a list of known paths.
+//! Syntactic refactors of TS/TSX/JS without a language server. This module holds the scopes
+//! and what stands on them alone: rename a declaration and its references in their scope
+//! (and, across files, in the files that import it by name), organize imports, remove unused
+//! imports. The other refactors are its modules, one per kind: [`extract`]
+//! (extract_variable, extract_constant), [`extract_function`], [`extract_type`],
+//! [`inline`] (inline_function), [`inline_variable`], [`convert`] (convert_to_arrow),
+//! [`convert_async`], [`add_import`]; [`exports`] is what a module exports, [`types`] the
+//! types a parameter can be given. Everything is computed on tree-sitter trees as splices of
+//! the text as read; nothing here reads files or resolves paths beyond the string arithmetic
+//! of relative import specifiers over a list of known paths.
 //!
 //! Scopes are lexical: `var` and parameters belong to their function, `let`/`const`/classes/
 //! types to their block, imports to the module. A reference is bound to the nearest enclosing
@@ -15,6 +20,17 @@ use crate::ops::Splice;
 use filekit_errors::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use tree_sitter::{Node, Tree};
+
+pub mod add_import;
+pub mod convert;
+pub mod convert_async;
+pub mod exports;
+pub mod extract;
+pub mod extract_function;
+pub mod extract_type;
+pub mod inline;
+pub mod inline_variable;
+pub mod types;
 
 pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, FkError> {
     if !matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) {

@@ -7,8 +7,8 @@
 //! refuses under `noImplicitAny` (part of `strict`): the caller decides with the project's
 //! settings, this module only says which names have no known type and why.
 
-use crate::extract::{bound_from, field_is, line};
-use crate::ts_refactor::{occurrences, scopes_for};
+use crate::ts::extract::{bound_from, field_is, line};
+use crate::ts::{occurrences, scopes_for};
 use std::fmt;
 use tree_sitter::{Node, Tree};
 
@@ -138,7 +138,7 @@ fn untyped_parameters(text: &str, f: Node, out: &mut Vec<Untyped>) {
             && pattern.kind() != "this"
         {
             out.push(Untyped::parameter(
-                crate::extract::quote(text, pattern),
+                crate::ts::extract::quote(text, pattern),
                 why.clone(),
             ));
         }
@@ -438,7 +438,7 @@ fn evident<'a>(
         }
         _ => Err(format!(
             "its declaration has no type annotation, and its value `{}` states no type",
-            crate::extract::quote(text, v)
+            crate::ts::extract::quote(text, v)
         )),
     }
 }
@@ -475,7 +475,7 @@ fn constructed<'a>(
         }
         h
     };
-    let shown = crate::extract::quote(text, new);
+    let shown = crate::ts::extract::quote(text, new);
     if head.kind() != "identifier" {
         return Err(format!("its value `{shown}` does not name its class"));
     }
@@ -538,7 +538,7 @@ fn returned<'a>(
     let no_type = || {
         format!(
             "its value `{}` is a call whose return type is not stated here",
-            crate::extract::quote(text, call)
+            crate::ts::extract::quote(text, call)
         )
     };
     if f.kind() != "identifier" {

@@ -14,7 +14,7 @@
 //! generator of this file (that cannot delegate to a native coroutine).
 
 use super::*;
-use crate::extract::{invalid, line, quote, to_splices};
+use crate::ts::extract::{invalid, line, quote, to_splices};
 use filekit_splices::Splices;
 use std::collections::HashMap;
 
@@ -230,7 +230,7 @@ fn primary(kind: &str) -> bool {
 /// Converts the generator-based coroutine at `at` (inside it or on a decorator) to
 /// `async def`.
 pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
-    let tree = crate::python_extract::parse(text)?;
+    let tree = crate::python::extract::parse(text)?;
     let root = tree.root_node();
     let def = function_at(root, at).ok_or_else(|| {
         let p = crate::position(text, at);

@@ -16,16 +16,16 @@
 //! `global`/`nonlocal`; an expression that binds a name (`:=`); a method's selection in a
 //! nested function or a `@staticmethod`; a name that clashes.
 
-use crate::extract::{field_is, invalid, line, line_head, quote, to_splices};
-use crate::python_extract::{SCOPES, bindings_in, expression_at, parse, reads};
-use crate::python_refactor::check_identifier;
+use crate::python::check_identifier;
+use crate::python::extract::{SCOPES, bindings_in, expression_at, parse, reads};
+use crate::ts::extract::{field_is, invalid, line, line_head, quote, to_splices};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::Splice;
 use std::collections::HashMap;
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
 
-pub use crate::extract_function::ExtractedFunction;
+pub use crate::ts::extract_function::ExtractedFunction;
 
 fn in_range(n: Node, r: &Range<usize>) -> bool {
     r.start <= n.start_byte() && n.end_byte() <= r.end

@@ -19,7 +19,9 @@
 //! one whose declared return type is not a `Promise`.
 
 use crate::Lang;
-use crate::extract::{field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons};
+use crate::ts::extract::{
+    field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons,
+};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use tree_sitter::Node;
@@ -1005,7 +1007,7 @@ fn settled(text: &str, n: Node) -> bool {
 }
 
 fn primary(n: Node) -> bool {
-    crate::inline::is_primary(n.kind()) || n.kind() == "new_expression"
+    crate::ts::inline::is_primary(n.kind()) || n.kind() == "new_expression"
 }
 
 fn await_text(t: &str, primary: bool) -> String {

@@ -1,6 +1,8 @@
-//! Syntactic refactors of Python without a language server: rename a binding and its
-//! references by Python's scoping rules, organize imports (isort's layout) and remove unused
-//! imports. Everything is computed on tree-sitter-python trees as splices of the text as read;
+//! Syntactic refactors of Python without a language server. This module holds rename (a
+//! binding and its references by Python's scoping rules), organize imports (isort's layout)
+//! and remove unused imports; the other refactors are its modules: [`extract`]
+//! (extract_variable, extract_constant), [`extract_function`], [`inline_variable`],
+//! [`convert_async`], and add_import (re-exported here). Everything is computed on tree-sitter-python trees as splices of the text as read;
 //! nothing here reads files or resolves module names (callers pass closures that do).
 //!
 //! Scopes are Python's: the module, functions and lambdas, class bodies (not seen from the
@@ -19,6 +21,8 @@ use tree_sitter::{Node, Tree};
 
 mod add_import;
 pub mod convert_async;
+pub mod extract;
+pub mod extract_function;
 mod imports;
 pub mod inline_variable;
 mod rename;

@@ -3,7 +3,7 @@
 //! other module imports: `Inlined::module_level`) is replaced at every use by
 //! its initializer, parenthesized where precedence needs it, and its assignment removed (the
 //! block keeps a `pass` if it empties). The same rules as the TS/JS kind
-//! (`crate::inline_variable`), on Python's scopes (`scopes.rs`).
+//! (`crate::ts::inline_variable`), on Python's scopes (`scopes.rs`).
 //!
 //! Refused, naming the construct and its line: any other binding of the name (assigned again,
 //! augmented assignment, a `for` target, `with`/`except ... as`, unpacking, `:=`, an import,
@@ -21,7 +21,7 @@
 use super::rename::Binding;
 use super::scopes::*;
 use super::*;
-use crate::extract::{field_is, invalid, line, quote, to_splices};
+use crate::ts::extract::{field_is, invalid, line, quote, to_splices};
 
 /// What inlining a variable did.
 #[derive(Debug, Clone)]
@@ -330,7 +330,7 @@ impl Analysis<'_> {
 
 /// Inlines the variable a target names (its assignment, or a use of it).
 pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> {
-    let tree = crate::python_extract::parse(text)?;
+    let tree = crate::python::extract::parse(text)?;
     let a = Analysis::new(text, &tree);
     let (binding, name) = a.find_target(target).map_err(|mut e| {
         // find_target's hints speak of renames.
@@ -532,7 +532,7 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
         stack.extend(x.named_children(&mut c));
     }
     let effect =
-        crate::python_extract::effect_at(init).or_else(|| crate::python_extract::fresh_at(init));
+        crate::python::extract::effect_at(init).or_else(|| crate::python::extract::fresh_at(init));
     if let Some(e) = effect {
         if uses.len() != 1 {
             return Err(invalid(

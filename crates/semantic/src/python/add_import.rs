@@ -26,7 +26,7 @@ fn at(text: &str, offset: usize) -> String {
 /// The name `target` points at, checked: the module parses, reads the name where nothing
 /// of the module binds it, and does not bind it at module level.
 pub fn missing_name(text: &str, target: &Target) -> Result<String, FkError> {
-    let tree = crate::python_extract::parse(text)?;
+    let tree = crate::python::extract::parse(text)?;
     let a = Analysis::new(text, &tree);
     let name = match target {
         Target::Name(n) => {
@@ -179,7 +179,7 @@ pub fn offers(text: &str, name: &str) -> Option<Offered> {
 
 /// The splices that import `name` from `module` (as written after `from`) into `text`.
 pub fn import_edit(text: &str, name: &str, module: &str) -> Result<Splices, FkError> {
-    let tree = crate::python_extract::parse(text)?;
+    let tree = crate::python::extract::parse(text)?;
     let root = tree.root_node();
     let mut c = root.walk();
     let top: Vec<Node> = root.named_children(&mut c).collect();

@@ -7,8 +7,8 @@
 //! `filekit-refactor`'s question (this crate takes no paths).
 
 use crate::Lang;
-use crate::extract::parse_clean;
-use crate::ts_refactor::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
+use crate::ts::extract::parse_clean;
+use crate::ts::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use tree_sitter::Node;
@@ -35,7 +35,7 @@ pub fn missing_name(lang: Lang, text: &str, target: &Target) -> Result<Missing, 
     let tree = parse_clean(lang, text)?;
     let name = match target {
         Target::Name(n) => {
-            crate::ts_refactor::check_identifier(n)?;
+            crate::ts::check_identifier(n)?;
             n.clone()
         }
         Target::At(offset) => {
@@ -80,7 +80,7 @@ pub fn missing_name(lang: Lang, text: &str, target: &Target) -> Result<Missing, 
         }
     }
     if let Some(d) = declared_at_module {
-        let what = if crate::ts_refactor::ancestor(d, &["import_statement"]).is_some() {
+        let what = if crate::ts::ancestor(d, &["import_statement"]).is_some() {
             "imported"
         } else {
             "declared"

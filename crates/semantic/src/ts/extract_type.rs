@@ -12,8 +12,10 @@
 //! object type.
 
 use crate::Lang;
-use crate::extract::{field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons};
-use crate::ts_refactor::check_identifier;
+use crate::ts::check_identifier;
+use crate::ts::extract::{
+    field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons,
+};
 use filekit_errors::FkError;
 use filekit_splices::{Splice, Splices};
 use std::ops::Range;
@@ -86,7 +88,7 @@ pub fn extract_type(
             "use typeKind \"type\" for a type alias",
         ));
     }
-    if let Some(n) = crate::extract::all_nodes(&tree).into_iter().find(|n| {
+    if let Some(n) = crate::ts::extract::all_nodes(&tree).into_iter().find(|n| {
         matches!(
             n.kind(),
             "identifier" | "type_identifier" | "property_identifier"

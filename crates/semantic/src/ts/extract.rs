@@ -23,9 +23,7 @@
 //! The result is the engine's edit value, a [`Splices`] of the text as given.
 
 use crate::Lang;
-use crate::ts_refactor::{
-    OCCURRENCE_KINDS, Scopes, check_identifier, occurrences, parse, scopes_for,
-};
+use crate::ts::{OCCURRENCE_KINDS, Scopes, check_identifier, occurrences, parse, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use std::ops::Range;
@@ -45,7 +43,7 @@ pub struct Extracted {
     pub module_level: bool,
     /// TS names the declaration leaves without the type they had where the expression was
     /// written (a callback's parameters, an empty array), each with the reason.
-    pub untyped: Vec<crate::ts_types::Untyped>,
+    pub untyped: Vec<crate::ts::types::Untyped>,
 }
 
 /// Parses a TS/TSX/JS text, refusing one with syntax errors (a refactor of a broken file could
@@ -916,7 +914,7 @@ pub fn extract_variable(
     let annotation = return_context(text, expr).unwrap_or_default();
     // A declared type gives the expression the same place's type it had.
     let untyped = if annotation.is_empty() && matches!(lang, Lang::TypeScript | Lang::Tsx) {
-        crate::ts_types::declared_apart(text, expr, name)
+        crate::ts::types::declared_apart(text, expr, name)
     } else {
         Vec::new()
     };
@@ -1136,7 +1134,7 @@ pub fn extract_constant(
         splices.push(Splice::new(r.start, r.end, name));
     }
     let untyped = if matches!(lang, Lang::TypeScript | Lang::Tsx) {
-        crate::ts_types::declared_apart(text, expr, name)
+        crate::ts::types::declared_apart(text, expr, name)
     } else {
         Vec::new()
     };
@@ -1214,7 +1212,7 @@ mod tests {
     fn untyped(src: &str, what: &str) -> Vec<String> {
         let x = extract_variable(Lang::TypeScript, src, sel(src, what), "e", false).unwrap();
         let c = extract_constant(Lang::TypeScript, src, sel(src, what), "E", false).unwrap();
-        let names = |u: &[crate::ts_types::Untyped]| {
+        let names = |u: &[crate::ts::types::Untyped]| {
             u.iter()
                 .map(|u| format!("{} {}", u.declared.as_str(), u.name))
                 .collect::<Vec<_>>()

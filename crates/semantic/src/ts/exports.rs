@@ -1,11 +1,11 @@
 //! The names a TS/TSX/JS module exports, and the renaming of one of them inside the module
 //! (its declaration and every use, or the alias that makes it public). The renames at the
-//! import sites of other modules are `ts_refactor::rename_in_importer`'s; putting both together
+//! import sites of other modules are `ts::rename_in_importer`'s; putting both together
 //! across a workspace is `filekit-refactor`'s job (this crate takes no paths).
 
 use crate::Lang;
 use crate::ops::Splice;
-use crate::ts_refactor::{Target, check_identifier, rename_in_file};
+use crate::ts::{Target, check_identifier, rename_in_file};
 use filekit_errors::{ErrorCode, FkError};
 use std::ops::Range;
 use tree_sitter::Node;
@@ -71,7 +71,7 @@ fn parse(lang: Lang, text: &str) -> Result<tree_sitter::Tree, FkError> {
         ))
         .with_hint("rename the file without renameExports/exportMapping"));
     }
-    crate::ts_refactor::parse(lang, text)
+    crate::ts::parse(lang, text)
 }
 
 fn unquote(s: &str) -> String {

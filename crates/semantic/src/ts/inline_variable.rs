@@ -15,12 +15,12 @@
 //! when the initializer is a method (`const m = o.m; m()` would change `this`).
 
 use crate::Lang;
-use crate::extract::{
+use crate::ts::extract::{
     all_nodes, assigned_at, bound_from, effect_at, field_is, fresh_at, invalid, line, parse_clean,
     quote, reads_properties, references, to_splices,
 };
-use crate::inline::{is_open_context, is_primary};
-use crate::ts_refactor::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
+use crate::ts::inline::{is_open_context, is_primary};
+use crate::ts::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use tree_sitter::Node;
