@@ -514,3 +514,18 @@ const PINNED_EDIT_JSON: &str = r#"{
   "history_entry": 1
 }
 "#;
+
+/// `filekit call '{...}'`, the call as an argument (as people type it), is the same call as
+/// `--json '{...}'`; giving both is refused, naming them.
+#[test]
+fn call_takes_the_call_as_an_argument() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "one\n");
+    let call = r#"{"tool_name": "Read", "tool_args": {"file_path": "a.txt"}}"#;
+    let run = sb.filekit(&["call", call], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json["content"], "     1\tone\n", "{}", run.stdout);
+    let both = sb.filekit(&["call", call, "--json", call], None);
+    assert_eq!(both.code, 2);
+    assert!(both.stderr.contains("--json"), "{}", both.stderr);
+}
