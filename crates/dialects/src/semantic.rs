@@ -21,6 +21,7 @@ use filekit_documents::xml::XmlDoc;
 use filekit_documents::yaml::YamlDoc;
 use filekit_semantic::code::Code;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
+use filekit_semantic::style;
 use filekit_semantic::ts::extract_type::TypeKind;
 use filekit_semantic::{Found, Lang, Lines};
 use schemars::JsonSchema;
@@ -824,7 +825,7 @@ fn plan_edits(
     force: bool,
 ) -> Result<Vec<(usize, Splice)>, FkError> {
     let parsed = parse_file(lang, text)?;
-    let unit = ops::indent_unit(text, lang.default_indent());
+    let unit = style::indent_unit(text, lang.default_indent());
     let mut splices = Vec::new();
     for (i, p) in planned.iter().enumerate() {
         let in_edit = |e: FkError| {

@@ -13,9 +13,8 @@
 //! with its position.
 
 use filekit_errors::{ErrorCode, FkError};
-use filekit_semantic::ops::{
-    Operation, Position, Splice, after_line, indent_at, line_start, reindent,
-};
+use filekit_semantic::ops::{Operation, Position, Splice, after_line, line_start};
+use filekit_semantic::style::{indent_at, reindent};
 use filekit_semantic::{Found, suggest};
 use serde_json::json;
 use std::cell::RefCell;

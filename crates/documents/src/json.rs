@@ -4,7 +4,8 @@
 //! comments and formatting elsewhere are kept.
 
 use filekit_errors::{ErrorCode, FkError, Limit};
-use filekit_semantic::ops::{Position, Splice, indent_at, line_start, reindent};
+use filekit_semantic::ops::{Position, Splice, line_start};
+use filekit_semantic::style::{indent_at, reindent};
 use filekit_semantic::{Found, suggest};
 use jsonc_parser::ast::{ObjectPropName, Value as Ast};
 use jsonc_parser::common::Ranged;
@@ -357,7 +358,7 @@ impl<'t> JsonDoc<'t> {
             Op::Replace => Splice::new(
                 r.start,
                 r.end,
-                filekit_semantic::ops::reindent_in_place(
+                filekit_semantic::style::reindent_in_place(
                     content,
                     indent_at(text, r.start),
                     filekit_semantic::ops::BodyStyle::Braced,

@@ -14,9 +14,8 @@
 use crate::json::display_path;
 use filekit_errors::{ErrorCode, FkError, Limit};
 use filekit_semantic::bounds::MAX_DEPTH;
-use filekit_semantic::ops::{
-    Operation, Position, Splice, after_line, indent_at, line_start, reindent,
-};
+use filekit_semantic::ops::{Operation, Position, Splice, after_line, line_start};
+use filekit_semantic::style::{indent_at, reindent};
 use filekit_semantic::{Found, suggest};
 use serde_json::{Map, Number, Value};
 use serde_json_path::PathElement;

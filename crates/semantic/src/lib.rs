@@ -6,13 +6,14 @@
 //! callers hand it the text they read through the engine and send the ranges it computes
 //! back through the one write pipeline (`Edit::Ranges`, tied to the file's `content_hash`).
 //! Documents (JSON, YAML, XML, HTML, Markdown) are `filekit-documents`', built on the steps
-//! this crate shares: [`lang`], [`bounds`], [`ops`], [`suggest`] and [`Found`].
+//! this crate shares: [`lang`], [`bounds`], [`ops`], [`style`], [`suggest`] and [`Found`].
 //!
 //! - [`lang`]: which parser a file name gets, and what is supported.
 //! - [`bounds`]: every tree-sitter parse, refused past the nesting a walk can take.
 //! - [`code`]: tree-sitter symbols (TS/TSX/JS, Python, Rust, Go, Java, CSS), regions, imports.
 //! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
 //!   the indentation of the place.
+//! - [`style`]: a file's style as writers read it: indentation, quotes, semicolons.
 //! - [`suggest`]: the not-found error that lists the nearest targets.
 //! - [`imports`]: every module reference of TS/TSX/JS and Python, with its specifier's bytes.
 //! - [`ts`] and [`python`]: the code refactors that need no language server, by language, on
@@ -45,6 +46,8 @@ pub mod imports;
 pub mod lang;
 pub mod ops;
 pub mod python;
+mod steps;
+pub mod style;
 pub mod suggest;
 pub mod ts;
 

@@ -5,6 +5,7 @@
 //! may send code indented any way (or not at all).
 
 use crate::Found;
+use crate::style::{indent_at, is_closer, reindent, reindent_in_place, ws_len};
 use filekit_errors::{ErrorCode, FkError};
 
 /// Where `insert_into` puts the new member.
@@ -73,119 +74,6 @@ pub fn line_start(text: &str, at: usize) -> usize {
 /// The offset just past the newline ending the line that holds `at` (or the text's end).
 pub fn after_line(text: &str, at: usize) -> usize {
     text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
-}
-
-/// The leading white space of the line holding `at`.
-pub fn indent_at(text: &str, at: usize) -> &str {
-    let ls = line_start(text, at);
-    let line = &text[ls..];
-    let n = line.len() - line.trim_start_matches([' ', '\t']).len();
-    &line[..n]
-}
-
-/// The file's indentation step: a tab if lines are tab-indented, else the smallest space
-/// indentation in use, else `default`.
-pub fn indent_unit(text: &str, default: &str) -> String {
-    let mut smallest = usize::MAX;
-    for line in text.lines().take(2000) {
-        if line.starts_with('\t') {
-            return "\t".to_string();
-        }
-        let n = line.len() - line.trim_start_matches(' ').len();
-        if n > 0 && n < line.len() && n < smallest {
-            smallest = n;
-        }
-    }
-    if smallest == usize::MAX || smallest > 8 {
-        default.to_string()
-    } else {
-        " ".repeat(smallest)
-    }
-}
-
-fn ws_len(line: &str) -> usize {
-    line.len() - line.trim_start_matches([' ', '\t']).len()
-}
-
-fn is_closer(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with(['}', ')', ']']) || t.starts_with("</")
-}
-
-/// `content` with its common indentation replaced by `indent` on every non-empty line,
-/// without a trailing newline. A first line without indentation followed by lines that end
-/// in an indented closer (`}`) is taken as copied from a file at the closer's column (its
-/// first line was cut at the symbol), so copied and freshly written code both land right.
-pub fn reindent(content: &str, indent: &str) -> String {
-    let content = content.trim_end_matches(['\n', '\r']);
-    let content = content.trim_start_matches(['\n', '\r']);
-    let non_empty: Vec<&str> = content.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut first_indent = non_empty.first().map_or(0, |l| ws_len(l));
-    if first_indent == 0
-        && non_empty.len() > 1
-        && let Some(last) = non_empty.last()
-        && is_closer(last)
-    {
-        first_indent = ws_len(last);
-    }
-    let common = non_empty
-        .iter()
-        .skip(1)
-        .map(|l| ws_len(l))
-        .chain(std::iter::once(first_indent))
-        .min()
-        .unwrap_or(0);
-    content
-        .lines()
-        .map(|l| {
-            if l.trim().is_empty() {
-                String::new()
-            } else {
-                format!("{indent}{}", &l[common.min(ws_len(l))..])
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// `content` for a place whose first line starts mid-line at a target's start (a replace):
-/// content copied from the file (first line cut at the target, its last line at or below
-/// `indent`) goes back verbatim, so reading a symbol and writing it back changes nothing;
-/// other content is re-indented to `indent`.
-pub fn reindent_in_place(content: &str, indent: &str, style: BodyStyle) -> String {
-    let trimmed = content.trim_end_matches(['\n', '\r']);
-    let mut lines = trimmed.lines().filter(|l| !l.trim().is_empty());
-    let first = lines.next().unwrap_or("");
-    let rest: Vec<&str> = lines.collect();
-    // Judged by the last line only: lines inside multi-line strings may sit anywhere.
-    let absolute = ws_len(first) == 0
-        && rest.last().is_some_and(|last| {
-            last.starts_with(indent)
-                && if is_closer(last) || style != BodyStyle::Block {
-                    ws_len(last) >= indent.len()
-                } else {
-                    // A Python block's last line is deeper than its head: one at the head's
-                    // column is relative content.
-                    ws_len(last) > indent.len()
-                }
-        });
-    // A decorated Python definition copied from the file: its `def`/`class` line sits at the
-    // decorator's column.
-    let decorated = style == BodyStyle::Block
-        && first.starts_with('@')
-        && rest.iter().all(|l| ws_len(l) >= indent.len())
-        && rest.iter().any(|l| {
-            let t = l.trim_start();
-            ws_len(l) == indent.len()
-                && ["def ", "async def ", "class ", "@"]
-                    .iter()
-                    .any(|k| t.starts_with(k))
-        });
-    if absolute || decorated || (indent.is_empty() && ws_len(first) == 0) {
-        trimmed.to_string()
-    } else {
-        reindent(content, indent).trim_start().to_string()
-    }
 }
 
 /// Whether `content` is the symbol's text as the file has it, columns included: its first line
@@ -584,16 +472,7 @@ mod tests {
     }
 
     #[test]
-    fn reindent_moves_the_common_indentation() {
-        assert_eq!(
-            reindent("\n    a\n      b\n\n    c\n", "  "),
-            "  a\n    b\n\n  c"
-        );
-        // Copied from a file: the first line was cut at the symbol, the closer keeps its column.
-        assert_eq!(
-            reindent("f() {\n      x;\n    }", "  "),
-            "  f() {\n    x;\n  }"
-        );
+    fn copied_code_goes_back_at_its_columns() {
         assert_eq!(
             reindent_in_place("f() {\n      x;\n    }", "    ", BodyStyle::Braced),
             "f() {\n      x;\n    }"
@@ -610,8 +489,6 @@ mod tests {
             reindent_in_place("def f():\n    pass", "    ", BodyStyle::Block),
             "def f():\n        pass"
         );
-        assert_eq!(indent_unit("a\n    b\n  c\n", "\t"), "  ");
-        assert_eq!(indent_unit("a\n\tb\n", "  "), "\t");
         assert_eq!(first_name("export async function zeta() {}"), "zeta");
     }
 

@@ -71,7 +71,7 @@ fn check(path: &Path, text: &str, what: &str, splice: Result<Splice, filekit_err
 fn roundtrip(lang: Lang, path: &Path) -> usize {
     let text = std::fs::read_to_string(path).unwrap();
     let text = text.as_str();
-    let unit = ops::indent_unit(text, lang.default_indent());
+    let unit = filekit_semantic::style::indent_unit(text, lang.default_indent());
     let replace = Operation::Replace;
     match lang {
         Lang::Json => {

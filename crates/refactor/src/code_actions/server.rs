@@ -9,7 +9,7 @@ use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_lsp::{Client, Launch, ServerKind, WsEdit};
 use filekit_semantic::Lang;
-use filekit_semantic::ops;
+use filekit_semantic::style;
 use filekit_semantic::ts::{self as syn, Target};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -128,7 +128,7 @@ pub(super) fn semantic(
     let server_name = kind.command().0;
     filekit_lsp::with_client(launch, &root, |c| {
         resync(ws, c)?;
-        let unit = ops::indent_unit(text, "  ");
+        let unit = style::indent_unit(text, "  ");
         if unit.starts_with('\t') {
             c.set_indent(4, false);
         } else {

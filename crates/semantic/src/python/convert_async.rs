@@ -14,7 +14,7 @@
 //! generator of this file (that cannot delegate to a native coroutine).
 
 use super::*;
-use crate::ts::extract::{invalid, line, quote, to_splices};
+use crate::steps::{invalid, line, quote, to_splices};
 use filekit_splices::Splices;
 use std::collections::HashMap;
 

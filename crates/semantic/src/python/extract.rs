@@ -18,7 +18,7 @@
 //! attribute), a place after an earlier part of the statement that has effects, a name that
 //! clashes.
 
-use crate::ts::extract::{Extracted, field_is, invalid, line, quote, to_splices};
+use crate::steps::{Extracted, field_is, invalid, line, quote, to_splices};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::Splice;
 use std::ops::Range;
@@ -581,7 +581,7 @@ fn statement_of<'a>(text: &str, expr: Node<'a>, order: bool) -> Result<Node<'a>,
 }
 
 fn insertion(text: &str, at: usize, decl: String) -> Splice {
-    let (ls, indent, first) = crate::ts::extract::line_head(text, at);
+    let (ls, indent, first) = crate::style::line_head(text, at);
     if first {
         Splice::insert(ls, format!("{indent}{decl}\n"))
     } else {

@@ -18,14 +18,15 @@
 
 use crate::python::check_identifier;
 use crate::python::extract::{SCOPES, bindings_in, expression_at, parse, reads};
-use crate::ts::extract::{field_is, invalid, line, line_head, quote, to_splices};
+use crate::steps::{field_is, invalid, line, quote, to_splices};
+use crate::style::{indent_unit, line_head, multiline_strings, reindent_range};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::Splice;
 use std::collections::HashMap;
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
 
-pub use crate::ts::extract_function::ExtractedFunction;
+pub use crate::steps::ExtractedFunction;
 
 fn in_range(n: Node, r: &Range<usize>) -> bool {
     r.start <= n.start_byte() && n.end_byte() <= r.end
@@ -119,64 +120,6 @@ fn binding_scope<'a>(
         p = x.parent();
     }
     (n, vec![])
-}
-
-/// The indentation one level adds in this file (four spaces when none is indented).
-fn indent_unit(text: &str) -> String {
-    let mut min = usize::MAX;
-    for l in text.lines().take(2000) {
-        let body = l.trim_start();
-        if body.is_empty() || body.len() == l.len() || body.starts_with('#') {
-            continue;
-        }
-        if l.starts_with('\t') {
-            return "\t".into();
-        }
-        min = min.min(l.len() - body.len());
-    }
-    if min == usize::MAX {
-        "    ".into()
-    } else {
-        " ".repeat(min)
-    }
-}
-
-/// `range` re-indented to `indent`, the lines inside a multi-line string left as they are.
-fn reindent(text: &str, tree: &Tree, range: Range<usize>, indent: &str) -> String {
-    let (_, old, _) = line_head(text, range.start);
-    let mut strings = Vec::new();
-    let mut stack = vec![tree.root_node()];
-    while let Some(n) = stack.pop() {
-        if n.end_byte() <= range.start || n.start_byte() >= range.end {
-            continue;
-        }
-        if n.kind() == "string" && text[n.byte_range()].contains('\n') {
-            strings.push(n.byte_range());
-            continue;
-        }
-        let mut c = n.walk();
-        stack.extend(n.children(&mut c));
-    }
-    let mut out = String::new();
-    let mut at = range.start;
-    for (i, l) in text[range.clone()].split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        if i > 0 && strings.iter().any(|s| s.start < at && at < s.end) {
-            out.push_str(l);
-        } else if !l.trim().is_empty() {
-            let common = l
-                .bytes()
-                .zip(old.bytes())
-                .take_while(|(a, b)| a == b)
-                .count();
-            out.push_str(indent);
-            out.push_str(&l[if i == 0 { 0 } else { common }..]);
-        }
-        at += l.len() + 1;
-    }
-    out
 }
 
 /// Extracts the statements or the expression `range` covers into a `def name`: with `method`,
@@ -663,7 +606,12 @@ pub fn extract_function(
     }
 
     // The new function.
-    let unit = indent_unit(text);
+    let unit = indent_unit(text, "    ");
+    // Lines inside a multi-line string are the string's: they stay as they are.
+    let reindent = |range: Range<usize>, indent: &str| {
+        let strings = multiline_strings(&tree, text, &range, "string");
+        reindent_range(text, range, indent, &strings)
+    };
     let outer = if method {
         line_head(text, after.start_byte()).1.to_string()
     } else {
@@ -671,11 +619,11 @@ pub fn extract_function(
     };
     let body_indent = format!("{outer}{unit}");
     let mut body = if expression {
-        let mut t = reindent(text, &tree, sel.clone(), &body_indent);
+        let mut t = reindent(sel.clone(), &body_indent);
         t.insert_str(body_indent.len(), "return ");
         t
     } else {
-        reindent(text, &tree, sel.clone(), &body_indent)
+        reindent(sel.clone(), &body_indent)
     };
     if !returns.is_empty() {
         body.push_str(&format!("\n{body_indent}return {}", returns.join(", ")));

@@ -21,7 +21,7 @@
 use super::rename::Binding;
 use super::scopes::*;
 use super::*;
-use crate::ts::extract::{field_is, invalid, line, quote, to_splices};
+use crate::steps::{field_is, invalid, line, quote, to_splices};
 
 /// What inlining a variable did.
 #[derive(Debug, Clone)]

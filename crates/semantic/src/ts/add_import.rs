@@ -7,6 +7,7 @@
 //! `filekit-refactor`'s question (this crate takes no paths).
 
 use crate::Lang;
+use crate::style::{first_string_quote, uses_semicolons};
 use crate::ts::extract::parse_clean;
 use crate::ts::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
@@ -387,34 +388,6 @@ fn new_declaration(
             Splice::new(text.len(), text.len(), format!("{prefix}{line}\n"))
         }
     }
-}
-
-fn first_string_quote(root: Node, text: &str) -> Option<char> {
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "string" {
-            return text[n.byte_range()].chars().next();
-        }
-        let mut c = n.walk();
-        let kids: Vec<Node> = n.named_children(&mut c).collect();
-        stack.extend(kids.into_iter().rev());
-    }
-    None
-}
-
-/// Whether the file ends its statements with `;` (the first top-level statement that is not
-/// a declaration with a body tells).
-fn uses_semicolons(root: Node, text: &str) -> bool {
-    let mut c = root.walk();
-    for n in root.named_children(&mut c) {
-        if matches!(
-            n.kind(),
-            "expression_statement" | "lexical_declaration" | "variable_declaration"
-        ) {
-            return text[n.byte_range()].trim_end().ends_with(';');
-        }
-    }
-    true
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@
 //! expression that calls itself by its own name.
 
 use crate::Lang;
-use crate::ts::extract::{bound_from, field_is, invalid, line, parse_clean, to_splices};
+use crate::steps::{field_is, invalid, line, to_splices};
+use crate::ts::extract::{bound_from, parse_clean};
 use crate::ts::{occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
@@ -241,7 +242,7 @@ pub fn convert_to_arrow(lang: Lang, text: &str, at: usize) -> Result<Splices, Fk
             prev = p.prev_named_sibling();
         }
         check_uses(text, &tree, name, Some(stmt.start_byte()))?;
-        let semi = if crate::ts::extract::uses_semicolons(&tree, text) {
+        let semi = if crate::style::uses_semicolons(tree.root_node(), text) {
             ";"
         } else {
             ""

@@ -19,9 +19,9 @@
 //! one whose declared return type is not a `Promise`.
 
 use crate::Lang;
-use crate::ts::extract::{
-    field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons,
-};
+use crate::steps::{field_is, invalid, line, quote, to_splices};
+use crate::style::{indent_at, indent_unit, uses_semicolons};
+use crate::ts::extract::parse_clean;
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
 use tree_sitter::Node;
@@ -94,7 +94,7 @@ pub fn convert_to_async(lang: Lang, text: &str, at: usize) -> Result<Splices, Fk
     let shape = Shape::of(text, &links)?;
     check_names(text, func, &links)?;
 
-    let semi = if uses_semicolons(&tree, text) {
+    let semi = if uses_semicolons(tree.root_node(), text) {
         ";"
     } else {
         ""
@@ -108,16 +108,17 @@ pub fn convert_to_async(lang: Lang, text: &str, at: usize) -> Result<Splices, Fk
     };
     let stmts = g.chain(base, &shape)?;
     let (stmt_start, indent) = match ret {
-        Some(r) => (
-            r.start_byte(),
-            indentation(text, r.start_byte()).to_string(),
-        ),
+        Some(r) => (r.start_byte(), indent_at(text, r.start_byte()).to_string()),
         None => (
             body.start_byte(),
-            indentation(text, func.start_byte()).to_string(),
+            indent_at(text, func.start_byte()).to_string(),
         ),
     };
-    let unit = indent_unit(text, func, &indent);
+    // One level of indentation as the function's body has it, else as the file has it.
+    let unit = match indent.strip_prefix(indent_at(text, func.start_byte())) {
+        Some(step) if !step.is_empty() => step.to_string(),
+        _ => indent_unit(text, "  "),
+    };
     let mut out = String::new();
     let inner = match ret {
         Some(_) => indent.clone(),
@@ -706,7 +707,7 @@ impl<'a> Gen<'a> {
     fn stmt(&self, s: String, at: Node) -> Stmt {
         Stmt::Text {
             text: s,
-            indent: indentation(self.text, at.start_byte()).to_string(),
+            indent: indent_at(self.text, at.start_byte()).to_string(),
         }
     }
 
@@ -1038,25 +1039,6 @@ fn assigns(text: &str, n: Node, names: &[String]) -> bool {
         stack.extend(named(x));
     }
     false
-}
-
-fn indentation(text: &str, at: usize) -> &str {
-    let ls = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let head = &text[ls..];
-    &head[..head.len() - head.trim_start_matches([' ', '\t']).len()]
-}
-
-/// One level of indentation, as the function's body has it.
-fn indent_unit(text: &str, func: Node, inner: &str) -> String {
-    let outer = indentation(text, func.start_byte());
-    if inner.len() > outer.len() && inner.starts_with(outer) {
-        return inner[outer.len()..].to_string();
-    }
-    if text.contains("\n\t") && !text.contains("\n  ") {
-        "\t".into()
-    } else {
-        "  ".into()
-    }
 }
 
 fn render(stmts: &[Stmt], indent: &str, unit: &str, out: &mut String) {

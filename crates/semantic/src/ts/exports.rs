@@ -5,6 +5,7 @@
 
 use crate::Lang;
 use crate::ops::Splice;
+use crate::style::unquote;
 use crate::ts::{Target, check_identifier, rename_in_file};
 use filekit_errors::{ErrorCode, FkError};
 use std::ops::Range;
@@ -72,11 +73,6 @@ fn parse(lang: Lang, text: &str) -> Result<tree_sitter::Tree, FkError> {
         .with_hint("rename the file without renameExports/exportMapping"));
     }
     crate::ts::parse(lang, text)
-}
-
-fn unquote(s: &str) -> String {
-    s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
-        .to_string()
 }
 
 /// The names a declaration binds (`const a = 1, { b } = x` binds `a`; patterns are left out).

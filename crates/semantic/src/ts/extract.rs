@@ -23,28 +23,14 @@
 //! The result is the engine's edit value, a [`Splices`] of the text as given.
 
 use crate::Lang;
+pub use crate::steps::Extracted;
+use crate::steps::{field_is, invalid, line, quote, to_splices};
+use crate::style::{line_head, uses_semicolons};
 use crate::ts::{OCCURRENCE_KINDS, Scopes, check_identifier, occurrences, parse, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
-use filekit_splices::{Splice, Splices};
+use filekit_splices::Splice;
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
-
-/// What an extraction produced.
-#[derive(Debug, Clone)]
-pub struct Extracted {
-    /// The edit of the text as given.
-    pub splices: Splices,
-    /// How many occurrences were replaced by the name.
-    pub replaced: usize,
-    /// Identical occurrences left as they are, with the reason (with `all`).
-    pub skipped: Vec<String>,
-    /// Declared at module level (a constant of the module), not before the statement in the
-    /// enclosing scope.
-    pub module_level: bool,
-    /// TS names the declaration leaves without the type they had where the expression was
-    /// written (a callback's parameters, an empty array), each with the reason.
-    pub untyped: Vec<crate::ts::types::Untyped>,
-}
 
 /// Parses a TS/TSX/JS text, refusing one with syntax errors (a refactor of a broken file could
 /// not be checked).
@@ -72,40 +58,6 @@ pub(crate) fn parse_clean(lang: Lang, text: &str) -> Result<Tree, FkError> {
         .with_hint("fix the syntax error first; refactors work on files that parse"));
     }
     Ok(tree)
-}
-
-pub(crate) fn invalid(msg: impl Into<String>, hint: &str) -> FkError {
-    FkError::new(ErrorCode::InvalidArgument, msg.into()).with_hint(hint.to_string())
-}
-
-pub(crate) fn line(text: &str, at: usize) -> usize {
-    crate::position(text, at).line
-}
-
-/// A short one-line quote of a node's text.
-pub(crate) fn quote(text: &str, n: Node) -> String {
-    let s: String = text[n.byte_range()]
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
-    } else {
-        s
-    }
-}
-
-pub(crate) fn field_is(parent: Node, field: &str, child: Node) -> bool {
-    parent.child_by_field_name(field).map(|c| c.id()) == Some(child.id())
-}
-
-pub(crate) fn to_splices(text: &str, list: Vec<Splice>) -> Result<Splices, FkError> {
-    Splices::sorted(text, list).map_err(|e| {
-        FkError::new(
-            ErrorCode::Conflict,
-            format!("the refactor computed overlapping edits: {e}"),
-        )
-    })
 }
 
 /// Expression node kinds (TS/TSX/JS grammars).
@@ -700,35 +652,6 @@ fn return_context(text: &str, expr: Node) -> Option<String> {
     Some(text[rt.byte_range()].to_string())
 }
 
-/// Whether the file ends its statements with `;` (most of them; yes when it has none).
-pub(crate) fn uses_semicolons(tree: &Tree, text: &str) -> bool {
-    let (mut with, mut without) = (0, 0);
-    for n in all_nodes(tree) {
-        if matches!(
-            n.kind(),
-            "expression_statement"
-                | "lexical_declaration"
-                | "variable_declaration"
-                | "return_statement"
-        ) {
-            if text[n.byte_range()].ends_with(';') {
-                with += 1;
-            } else {
-                without += 1;
-            }
-        }
-    }
-    with >= without
-}
-
-/// The indentation of the line `at` is on, and whether `at` is its first non-blank byte.
-pub(crate) fn line_head(text: &str, at: usize) -> (usize, &str, bool) {
-    let ls = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let head = &text[ls..at];
-    let indent_len = head.len() - head.trim_start().len();
-    (ls, &text[ls..ls + indent_len], head.trim().is_empty())
-}
-
 /// The declaration text for `name = expr` inserted before `stmt`.
 fn insertion(text: &str, at: usize, decl: String) -> Splice {
     let (ls, indent, first) = line_head(text, at);
@@ -906,7 +829,7 @@ pub fn extract_variable(
             }
         }
     }
-    let semi = if uses_semicolons(&tree, text) {
+    let semi = if uses_semicolons(tree.root_node(), text) {
         ";"
     } else {
         ""
@@ -1067,7 +990,7 @@ pub fn extract_constant(
     if after > 0 {
         place = Some(place.map_or(after, |p| p.max(after)));
     }
-    let semi = if uses_semicolons(&tree, text) {
+    let semi = if uses_semicolons(tree.root_node(), text) {
         ";"
     } else {
         ""

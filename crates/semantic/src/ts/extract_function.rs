@@ -20,38 +20,19 @@
 //! used before it; an expression that assigns a local; a name that clashes.
 
 use crate::Lang;
+pub use crate::steps::ExtractedFunction;
+use crate::steps::{field_is, invalid, line, quote, to_splices};
+use crate::style::{indent_unit, line_head, multiline_strings, reindent_range, uses_semicolons};
 use crate::ts::extract::{
-    all_nodes, assigned_at, bound_from, expression_at, field_is, invalid, line, line_head,
-    parse_clean, quote, to_splices, top_statement, uses_semicolons,
+    all_nodes, assigned_at, bound_from, expression_at, parse_clean, top_statement,
 };
 use crate::ts::types::{Place, Untyped, declared_type, type_names};
 use crate::ts::{Scopes, check_identifier, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
-use filekit_splices::{Splice, Splices};
+use filekit_splices::Splice;
 use std::collections::HashMap;
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
-
-/// What an extraction of a function produced.
-#[derive(Debug, Clone)]
-pub struct ExtractedFunction {
-    /// The edit of the text as given.
-    pub splices: Splices,
-    /// The new function's parameters, in order.
-    pub params: Vec<String>,
-    /// What it returns to the call site.
-    pub returns: Vec<String>,
-    /// TS parameters left without a type, each with the reason.
-    pub untyped: Vec<Untyped>,
-    /// Whether it is `async` (the selection awaits).
-    pub is_async: bool,
-    /// What the caller should know (e.g. a base class that may have a member of that name).
-    pub warnings: Vec<String>,
-    /// For a method added to a named TS class: its name. A class of another file that
-    /// `implements` it would then lack the method (and a private one breaks it at all), which
-    /// only a look at the other files tells: [`implements_pattern`] finds them.
-    pub class: Option<String>,
-}
 
 /// A regex of a declaration that `implements` the class `name` (for a search of the
 /// workspace: such a class must have every member of `name`).
@@ -220,66 +201,6 @@ fn ancestor_of<'a>(n: Node<'a>, kinds: &[&str]) -> Option<Node<'a>> {
         p = x.parent();
     }
     None
-}
-
-/// The indentation one level adds in this file: a tab, or the smallest indentation of a code
-/// line (two spaces when none is indented).
-fn indent_unit(text: &str) -> String {
-    let mut min = usize::MAX;
-    for l in text.lines().take(2000) {
-        let body = l.trim_start();
-        if body.is_empty() || body.starts_with('*') || body.len() == l.len() {
-            continue;
-        }
-        if l.starts_with('\t') {
-            return "\t".into();
-        }
-        min = min.min(l.len() - body.len());
-    }
-    if min == usize::MAX {
-        "  ".into()
-    } else {
-        " ".repeat(min)
-    }
-}
-
-/// The text of `range` re-indented from its first line's indentation to `indent`, leaving the
-/// lines inside a multi-line template string as they are (their white space is the string's).
-fn reindent(text: &str, tree: &Tree, range: Range<usize>, indent: &str) -> String {
-    let (_, old, _) = line_head(text, range.start);
-    let strings: Vec<Range<usize>> = all_nodes(tree)
-        .into_iter()
-        .filter(|n| {
-            n.kind() == "template_string"
-                && n.start_byte() < range.end
-                && n.end_byte() > range.start
-                && text[n.byte_range()].contains('\n')
-        })
-        .map(|n| n.byte_range())
-        .collect();
-    let mut out = String::new();
-    let mut at = range.start;
-    for (i, l) in text[range.clone()].split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let inside_string = i > 0 && strings.iter().any(|s| s.start < at && at < s.end);
-        if inside_string {
-            out.push_str(l);
-        } else if l.trim().is_empty() {
-            // an empty line stays empty
-        } else {
-            let common = l
-                .bytes()
-                .zip(old.bytes())
-                .take_while(|(a, b)| a == b)
-                .count();
-            out.push_str(indent);
-            out.push_str(&l[if i == 0 { 0 } else { common }..]);
-        }
-        at += l.len() + 1;
-    }
-    out
 }
 
 /// Where to insert text after a node: at the end of its line when only white space or a line
@@ -1234,21 +1155,26 @@ pub fn extract_function(
     }
 
     // The new function.
-    let semi = if uses_semicolons(&tree, text) {
+    let semi = if uses_semicolons(tree.root_node(), text) {
         ";"
     } else {
         ""
     };
-    let unit = indent_unit(text);
+    let unit = indent_unit(text, "  ");
+    // Lines inside a multi-line template string are the string's: they stay as they are.
+    let reindent = |range: Range<usize>, indent: &str| {
+        let strings = multiline_strings(&tree, text, &range, "template_string");
+        reindent_range(text, range, indent, &strings)
+    };
     let outer_indent = match home.member {
         Some(m) => line_head(text, m.start_byte()).1.to_string(),
         None => String::new(),
     };
     let body_indent = format!("{outer_indent}{unit}");
     let mut body = match &selected {
-        Selected::Statements(_) => reindent(text, &tree, sel.clone(), &body_indent),
+        Selected::Statements(_) => reindent(sel.clone(), &body_indent),
         Selected::Expression(e) => {
-            let mut t = reindent(text, &tree, e.byte_range(), &body_indent);
+            let mut t = reindent(e.byte_range(), &body_indent);
             let expr_start = body_indent.len();
             t.insert_str(expr_start, "return ");
             if e.kind() == "sequence_expression" {

@@ -12,10 +12,10 @@
 //! object type.
 
 use crate::Lang;
+use crate::steps::{field_is, invalid, line, quote, to_splices};
+use crate::style::uses_semicolons;
 use crate::ts::check_identifier;
-use crate::ts::extract::{
-    field_is, invalid, line, parse_clean, quote, to_splices, uses_semicolons,
-};
+use crate::ts::extract::parse_clean;
 use filekit_errors::FkError;
 use filekit_splices::{Splice, Splices};
 use std::ops::Range;
@@ -151,7 +151,7 @@ pub fn extract_type(
     let export = if exported { "export " } else { "" };
     let decl = match kind {
         TypeKind::Alias => {
-            let semi = if uses_semicolons(&tree, text) {
+            let semi = if uses_semicolons(tree.root_node(), text) {
                 ";"
             } else {
                 ""

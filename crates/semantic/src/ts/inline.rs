@@ -10,6 +10,7 @@
 
 use crate::Lang;
 use crate::ops::{Splice, Splices};
+use crate::style::one_line;
 use crate::ts::{OCCURRENCE_KINDS, Scopes, Target, ancestor, occurrences, parse, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use std::collections::HashSet;
@@ -904,10 +905,6 @@ pub fn import_locals(
         }
     }
     Ok(out)
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn effects(name: &str, line: usize, arg: &str, what: &str) -> FkError {

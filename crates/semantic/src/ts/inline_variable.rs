@@ -15,9 +15,10 @@
 //! when the initializer is a method (`const m = o.m; m()` would change `this`).
 
 use crate::Lang;
+use crate::steps::{field_is, invalid, line, quote, to_splices};
 use crate::ts::extract::{
-    all_nodes, assigned_at, bound_from, effect_at, field_is, fresh_at, invalid, line, parse_clean,
-    quote, reads_properties, references, to_splices,
+    all_nodes, assigned_at, bound_from, effect_at, fresh_at, parse_clean, reads_properties,
+    references,
 };
 use crate::ts::inline::{is_open_context, is_primary};
 use crate::ts::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};

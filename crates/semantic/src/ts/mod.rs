@@ -17,6 +17,7 @@
 
 use crate::Lang;
 use crate::ops::Splice;
+use crate::style::{one_line, unquote};
 use filekit_errors::{ErrorCode, FkError};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use tree_sitter::{Node, Tree};
@@ -560,11 +561,6 @@ fn import_source(text: &str, n: Node) -> Option<String> {
     Some(unquote(&text[src.byte_range()]))
 }
 
-fn unquote(s: &str) -> String {
-    s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
-        .to_string()
-}
-
 /// What renaming an export changes in a file that imports from the renamed module.
 #[derive(Debug, Clone, Default)]
 pub struct ImporterRename {
@@ -808,10 +804,6 @@ fn parse_imports(text: &str, tree: &Tree) -> Vec<Import> {
         out.push(imp);
     }
     out
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn render(imp: &Import) -> String {

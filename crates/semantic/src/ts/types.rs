@@ -7,7 +7,8 @@
 //! refuses under `noImplicitAny` (part of `strict`): the caller decides with the project's
 //! settings, this module only says which names have no known type and why.
 
-use crate::ts::extract::{bound_from, field_is, line};
+use crate::steps::{field_is, line};
+use crate::ts::extract::bound_from;
 use crate::ts::{occurrences, scopes_for};
 use std::fmt;
 use tree_sitter::{Node, Tree};
@@ -138,7 +139,7 @@ fn untyped_parameters(text: &str, f: Node, out: &mut Vec<Untyped>) {
             && pattern.kind() != "this"
         {
             out.push(Untyped::parameter(
-                crate::ts::extract::quote(text, pattern),
+                crate::steps::quote(text, pattern),
                 why.clone(),
             ));
         }
@@ -438,7 +439,7 @@ fn evident<'a>(
         }
         _ => Err(format!(
             "its declaration has no type annotation, and its value `{}` states no type",
-            crate::ts::extract::quote(text, v)
+            crate::steps::quote(text, v)
         )),
     }
 }
@@ -475,7 +476,7 @@ fn constructed<'a>(
         }
         h
     };
-    let shown = crate::ts::extract::quote(text, new);
+    let shown = crate::steps::quote(text, new);
     if head.kind() != "identifier" {
         return Err(format!("its value `{shown}` does not name its class"));
     }
@@ -538,7 +539,7 @@ fn returned<'a>(
     let no_type = || {
         format!(
             "its value `{}` is a call whose return type is not stated here",
-            crate::ts::extract::quote(text, call)
+            crate::steps::quote(text, call)
         )
     };
     if f.kind() != "identifier" {
