@@ -18,6 +18,7 @@
 //! attribute), a place after an earlier part of the statement that has effects, a name that
 //! clashes.
 
+use super::scopes::Analysis;
 use crate::steps::{Extracted, field_is, invalid, line, quote, to_splices};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::Splice;
@@ -142,147 +143,57 @@ pub(crate) fn reads<'a>(n: Node<'a>, out: &mut Vec<Node<'a>>) {
     }
 }
 
-/// Where `name` is bound directly in `scope` (not in scopes nested in it), if anywhere.
-fn bound_in<'a>(text: &str, scope: Node<'a>, name: &str) -> Option<Node<'a>> {
-    bindings_in(text, scope, name).into_iter().next()
+/// Where `name` is bound in the scope `scope` opens (a def, lambda, class, comprehension or
+/// the module), by the scope model of renames ([`Analysis`]: `global` and `nonlocal`
+/// followed), in the text's order, as syntax nodes.
+pub(super) fn bindings_in<'a>(analysis: &Analysis, scope: Node<'a>, name: &str) -> Vec<Node<'a>> {
+    match analysis.scope_opened_by(scope) {
+        Some(s) => binding_nodes(analysis, scope, s, name, None),
+        None => Vec::new(),
+    }
 }
 
-/// Every place `name` is bound directly in `scope` (not in scopes nested in it), in order.
-pub(crate) fn bindings_in<'a>(text: &str, scope: Node<'a>, name: &str) -> Vec<Node<'a>> {
-    fn targets<'a>(text: &str, n: Node<'a>, name: &str, out: &mut Vec<Node<'a>>) {
-        if n.kind() == "identifier" {
-            if &text[n.byte_range()] == name {
-                out.push(n);
-            }
-            return;
-        }
-        if n.kind() == "attribute" || n.kind() == "subscript" {
-            return;
-        }
-        let mut c = n.walk();
-        let ch: Vec<Node> = n.named_children(&mut c).collect();
-        for x in ch {
-            targets(text, x, name, out);
-        }
-    }
-    fn walk<'a>(text: &str, n: Node<'a>, name: &str, top: bool, out: &mut Vec<Node<'a>>) {
-        if !top && SCOPES.contains(&n.kind()) {
-            // A nested def/class binds its name here; the rest is its own scope.
-            if matches!(n.kind(), "function_definition" | "class_definition")
-                && let Some(nm) = n.child_by_field_name("name")
-                && &text[nm.byte_range()] == name
-            {
-                out.push(nm);
-            }
-            return;
-        }
-        let before = out.len();
-        match n.kind() {
-            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
-                if let Some(l) = n.child_by_field_name("left") {
-                    targets(text, l, name, out);
-                }
-            }
-            "named_expression" => out.extend(
-                n.child_by_field_name("name")
-                    .filter(|x| &text[x.byte_range()] == name),
-            ),
-            "as_pattern_target" | "dotted_name"
-                if n.parent().is_some_and(|p| {
-                    matches!(
-                        p.kind(),
-                        "import_statement" | "as_pattern" | "aliased_import"
-                    )
-                }) =>
-            {
-                out.extend(n.named_child(0).filter(|x| &text[x.byte_range()] == name))
-            }
-            "aliased_import" => out.extend(
-                n.child_by_field_name("alias")
-                    .filter(|x| &text[x.byte_range()] == name),
-            ),
-            "import_from_statement" => {
-                let mut c = n.walk();
-                out.extend(
-                    n.children_by_field_name("name", &mut c)
-                        .find(|x| x.kind() == "dotted_name" && &text[x.byte_range()] == name),
-                )
-            }
-            "parameters" | "lambda_parameters"
-                if top
-                    || n.parent()
-                        .is_some_and(|p| p.kind() == "function_definition") =>
-            {
-                targets(text, n, name, out)
-            }
-            _ => {}
-        }
-        if out.len() > before
-            && !matches!(
-                n.kind(),
-                "assignment" | "augmented_assignment" | "for_statement"
-            )
-        {
-            return;
-        }
-        let mut c = n.walk();
-        let ch: Vec<Node> = n.named_children(&mut c).collect();
-        for x in ch {
-            // default values are evaluated in the enclosing scope
-            if x.kind() == "parameters" && !top {
-                continue;
-            }
-            // the targets were taken above
-            if matches!(
-                n.kind(),
-                "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause"
-            ) && field_is(n, "left", x)
-            {
-                continue;
-            }
-            walk(text, x, name, false, out);
-        }
-    }
-    let mut out = Vec::new();
-    if matches!(scope.kind(), "function_definition" | "lambda") {
-        if let Some(p) = scope.child_by_field_name("parameters")
-            && let Some(x) = params_bind(text, p, name)
-        {
-            out.push(x);
-        }
-        if let Some(b) = scope.child_by_field_name("body") {
-            walk(text, b, name, true, &mut out);
-        }
-        return out;
-    }
-    walk(text, scope, name, true, &mut out);
-    out
+fn bound_in(analysis: &Analysis, scope: Node, name: &str) -> bool {
+    !bindings_in(analysis, scope, name).is_empty()
 }
 
-fn params_bind<'a>(text: &str, params: Node<'a>, name: &str) -> Option<Node<'a>> {
-    let mut c = params.walk();
-    for p in params.named_children(&mut c) {
-        let id = match p.kind() {
-            "identifier" => Some(p),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
-            "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
-                p.named_child(0).and_then(|x| {
-                    if x.kind() == "identifier" {
-                        Some(x)
-                    } else {
-                        x.named_child(0)
-                    }
-                })
-            }
-            _ => None,
-        };
-        if let Some(id) = id
-            && &text[id.byte_range()] == name
-        {
-            return Some(id);
+/// Whether `statement` binds `name` in the scope it is in (a `def` binds its name there, not
+/// what its body binds).
+fn binds_in_statement(analysis: &Analysis, statement: Node, name: &str) -> bool {
+    let mut p = statement.parent();
+    while let Some(x) = p {
+        if let Some(s) = analysis.scope_opened_by(x) {
+            let within = statement.byte_range();
+            return !binding_nodes(analysis, x, s, name, Some(within)).is_empty();
         }
+        p = x.parent();
     }
-    None
+    false
+}
+
+/// The nodes of the bindings of `name` in scope `s` (opened by `scope`), those inside `within`
+/// only when given.
+fn binding_nodes<'a>(
+    analysis: &Analysis,
+    scope: Node<'a>,
+    s: usize,
+    name: &str,
+    within: Option<Range<usize>>,
+) -> Vec<Node<'a>> {
+    let mut root = scope;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    analysis
+        .bindings(s, name)
+        .into_iter()
+        .filter(|o| {
+            within
+                .as_ref()
+                .is_none_or(|r| r.start <= o.start && o.end <= r.end)
+        })
+        .filter_map(|o| root.named_descendant_for_byte_range(o.start, o.end))
+        .collect()
 }
 
 /// The enclosing function (or module) scope of a node.
@@ -760,6 +671,7 @@ pub fn extract_constant(
     let tree = parse(text)?;
     let root = tree.root_node();
     let expr = expression_at(&tree, text, range.clone())?;
+    let analysis = Analysis::new(text, &tree);
     // What one module-level name cannot mean, a local assigned where it runs can.
     let enclosing = || extract_variable(text, range.clone(), name, all);
     if effect_at(expr).is_some() {
@@ -806,7 +718,7 @@ pub fn extract_constant(
         // Enclosing scopes, innermost first: a binding in any but the module is local.
         let mut p = r.parent();
         while let Some(x) = p {
-            if SCOPES.contains(&x.kind()) && bound_in(text, x, rn).is_some() {
+            if SCOPES.contains(&x.kind()) && bound_in(&analysis, x, rn) {
                 return enclosing();
             }
             p = x.parent();
@@ -816,7 +728,7 @@ pub fn extract_constant(
         let binders: Vec<Node> = root
             .named_children(&mut c)
             .filter(|s| {
-                bound_in(text, *s, rn).is_some() || {
+                binds_in_statement(&analysis, *s, rn) || {
                     matches!(
                         s.kind(),
                         "function_definition" | "class_definition" | "decorated_definition"
@@ -885,7 +797,7 @@ pub fn extract_constant(
                 let rn = &text[r.byte_range()];
                 let mut p = r.parent();
                 while let Some(x) = p {
-                    if SCOPES.contains(&x.kind()) && bound_in(text, x, rn).is_some() {
+                    if SCOPES.contains(&x.kind()) && bound_in(&analysis, x, rn) {
                         return true;
                     }
                     p = x.parent();
@@ -1060,6 +972,23 @@ mod tests {
             constant(src, "K + 1", "K1").unwrap(),
             "def f(r):\n    return r * K1\n\nK = 2\nK1 = K + 1\n"
         );
+    }
+
+    #[test]
+    fn module_bindings_are_the_scope_models() {
+        // Another function's parameter of the same name binds nothing of the module's.
+        let src = "K = 2\n\ndef g(K):\n    return K\n\ndef f(r):\n    return r * (K + 1)\n";
+        let x = extract_constant(src, sel(src, "K + 1"), "K1", false).unwrap();
+        assert!(x.module_level);
+        assert_eq!(
+            x.splices.apply(src).unwrap(),
+            "K = 2\n\ndef g(K):\n    return K\n\nK1 = K + 1\n\ndef f(r):\n    return r * K1\n"
+        );
+        // A function that declares it `global` and assigns it binds the module's again.
+        let src =
+            "K = 2\n\ndef bump():\n    global K\n    K = 3\n\ndef f(r):\n    return r * (K + 1)\n";
+        let x = extract_constant(src, sel(src, "K + 1"), "K1", false).unwrap();
+        assert!(!x.module_level);
     }
 
     #[test]

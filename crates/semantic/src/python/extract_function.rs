@@ -16,6 +16,7 @@
 //! `global`/`nonlocal`; an expression that binds a name (`:=`); a method's selection in a
 //! nested function or a `@staticmethod`; a name that clashes.
 
+use super::scopes::Analysis;
 use crate::python::check_identifier;
 use crate::python::extract::{SCOPES, bindings_in, expression_at, parse, reads};
 use crate::steps::{field_is, invalid, line, quote, to_splices};
@@ -102,6 +103,7 @@ fn descendants<'a>(nodes: &[Node<'a>]) -> Vec<Node<'a>> {
 /// selection directly in a class body is refused before).
 fn binding_scope<'a>(
     text: &str,
+    analysis: &Analysis,
     n: Node<'a>,
     cache: &mut HashMap<(usize, String), Vec<Node<'a>>>,
 ) -> (Node<'a>, Vec<Node<'a>>) {
@@ -111,7 +113,7 @@ fn binding_scope<'a>(
         if (SCOPES.contains(&x.kind()) && x.kind() != "class_definition") || x.kind() == "module" {
             let b = cache
                 .entry((x.id(), name.clone()))
-                .or_insert_with(|| bindings_in(text, x, &name))
+                .or_insert_with(|| bindings_in(analysis, x, &name))
                 .clone();
             if !b.is_empty() || x.kind() == "module" {
                 return (x, b);
@@ -354,7 +356,8 @@ pub fn extract_function(
         (root, top)
     };
 
-    // The names.
+    // The names, bound as the scope model of renames says.
+    let analysis = Analysis::new(text, &tree);
     let mut cache = HashMap::new();
     let mut ids = Vec::new();
     for n in &nodes {
@@ -393,7 +396,7 @@ pub fn extract_function(
     }
     for id in &ids {
         let nm = text[id.byte_range()].to_string();
-        let (scope, binds) = binding_scope(text, *id, &mut cache);
+        let (scope, binds) = binding_scope(text, &analysis, *id, &mut cache);
         if scope.kind() == "module" || in_range(scope, &sel) {
             continue;
         }

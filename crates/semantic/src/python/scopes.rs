@@ -20,6 +20,9 @@ pub(super) struct Scope {
     pub(super) nonlocals: HashSet<String>,
     /// A method's first parameter (`self`, `cls`), when the scope is a method of a class.
     pub(super) first_param: Option<String>,
+    /// The syntax node that opens it (its `id`): the module, a def, lambda, class or
+    /// comprehension.
+    pub(super) node: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +101,9 @@ pub(super) struct Analysis<'t> {
     pub(super) star_from: Vec<String>,
     pub(super) straight: Vec<StraightItem>,
     pub(super) kwargs: Vec<Kwarg>,
+    /// Where the targets of augmented assignments (`x += 1`) start: occurrences that read
+    /// their name and bind it.
+    pub(super) augmented: HashSet<usize>,
 }
 
 /// `f(name=...)`: the callee (a plain name's occurrence, or an attribute) and the keyword.
@@ -162,6 +168,7 @@ impl<'t> Analysis<'t> {
                 globals: HashSet::new(),
                 nonlocals: HashSet::new(),
                 first_param: None,
+                node: tree.root_node().id(),
             }],
             occs: Vec::new(),
             attrs: Vec::new(),
@@ -170,6 +177,7 @@ impl<'t> Analysis<'t> {
             star_from: Vec::new(),
             straight: Vec::new(),
             kwargs: Vec::new(),
+            augmented: HashSet::new(),
         };
         a.visit(tree.root_node(), 0, false);
         // A name a function declares `global` and binds is a module binding.
@@ -189,7 +197,52 @@ impl<'t> Analysis<'t> {
         &self.text[n.byte_range()]
     }
 
-    pub(super) fn new_scope(&mut self, kind: ScopeKind, parent: usize) -> usize {
+    /// The scope `node` opens (the module, a def, lambda, class or comprehension), if it
+    /// opens one.
+    pub(super) fn scope_opened_by(&self, node: Node) -> Option<usize> {
+        self.scopes.iter().position(|s| s.node == node.id())
+    }
+
+    /// The scope a binding of `name` made in scope `s` binds in: its own, or the module's
+    /// when `s` declares it `global`, or the nearest enclosing function's that binds it when
+    /// `s` declares it `nonlocal`.
+    pub(super) fn binding_scope(&self, s: usize, name: &str) -> usize {
+        let scope = &self.scopes[s];
+        if scope.globals.contains(name) {
+            return 0;
+        }
+        if scope.nonlocals.contains(name) {
+            let mut p = scope.parent;
+            while let Some(x) = p {
+                if self.scopes[x].kind == ScopeKind::Function && self.scopes[x].bound.contains(name)
+                {
+                    return x;
+                }
+                p = self.scopes[x].parent;
+            }
+        }
+        s
+    }
+
+    /// The occurrences that bind `name` in scope `s` (its own bindings, those of the scopes
+    /// that declare it `global` or `nonlocal` there, and the targets of `+=`, which read and
+    /// bind), in the text's order.
+    pub(super) fn bindings(&self, s: usize, name: &str) -> Vec<&Occ> {
+        self.occs
+            .iter()
+            .filter(|o| {
+                o.name == name
+                    && matches!(
+                        o.kind,
+                        OccKind::Name | OccKind::FromImport | OccKind::ModuleImport
+                    )
+                    && (o.binding || self.augmented.contains(&o.start))
+                    && self.binding_scope(o.scope, name) == s
+            })
+            .collect()
+    }
+
+    pub(super) fn new_scope(&mut self, kind: ScopeKind, parent: usize, node: Node) -> usize {
         self.scopes.push(Scope {
             kind,
             parent: Some(parent),
@@ -197,6 +250,7 @@ impl<'t> Analysis<'t> {
             globals: HashSet::new(),
             nonlocals: HashSet::new(),
             first_param: None,
+            node: node.id(),
         });
         self.scopes.len() - 1
     }
@@ -421,7 +475,7 @@ impl<'t> Analysis<'t> {
                     return;
                 };
                 self.occ(name, s, true, OccKind::Name);
-                let f = self.new_scope(ScopeKind::Function, s);
+                let f = self.new_scope(ScopeKind::Function, s, n);
                 if let Some(tp) = n.child_by_field_name("type_parameters") {
                     self.visit(tp, f, true);
                 }
@@ -445,7 +499,7 @@ impl<'t> Analysis<'t> {
                 }
             }
             "lambda" => {
-                let f = self.new_scope(ScopeKind::Function, s);
+                let f = self.new_scope(ScopeKind::Function, s, n);
                 if let Some(p) = n.child_by_field_name("parameters") {
                     self.params(p, s, f);
                 }
@@ -461,7 +515,7 @@ impl<'t> Analysis<'t> {
                 if let Some(sc) = n.child_by_field_name("superclasses") {
                     self.visit(sc, s, false);
                 }
-                let c = self.new_scope(ScopeKind::Class, s);
+                let c = self.new_scope(ScopeKind::Class, s, n);
                 if let Some(tp) = n.child_by_field_name("type_parameters") {
                     self.visit(tp, c, true);
                 }
@@ -476,7 +530,7 @@ impl<'t> Analysis<'t> {
                 }
             }
             k if is_comprehension(k) => {
-                let c = self.new_scope(ScopeKind::Comprehension, s);
+                let c = self.new_scope(ScopeKind::Comprehension, s, n);
                 let mut cur = n.walk();
                 let ch: Vec<Node> = n.named_children(&mut cur).collect();
                 let mut first = true;
@@ -527,6 +581,7 @@ impl<'t> Analysis<'t> {
                         let name = self.t(l).to_string();
                         self.scopes[s].bound.insert(name);
                         self.occ(l, s, false, OccKind::Name);
+                        self.augmented.insert(l.start_byte());
                         if s == 0
                             && self.t(l) == "__all__"
                             && let Some(r) = n.child_by_field_name("right")
