@@ -475,6 +475,258 @@ fn tested(text: &str, o: Node) -> bool {
     false
 }
 
+/// Where the new function goes: before the method the selection is in (extract_method,
+/// refused outside a method or where `this` is another's), or after the top-level statement
+/// that holds it.
+fn home_of<'a>(
+    text: &str,
+    root: Node<'a>,
+    nodes: &[Node<'a>],
+    method: bool,
+    name: &str,
+    first_line: usize,
+) -> Result<Home<'a>, FkError> {
+    Ok(if method {
+        let Some(body) = ancestor_of(nodes[0], &["class_body"]) else {
+            return Err(invalid(
+                format!("the selection at line {first_line} is not inside a class"),
+                "use extract_function",
+            ));
+        };
+        let mut member = nodes[0];
+        while member.parent().is_some_and(|p| p.id() != body.id()) {
+            member = member.parent().expect("inside the class body");
+        }
+        if !matches!(
+            member.kind(),
+            "method_definition" | "public_field_definition" | "field_definition"
+        ) {
+            return Err(invalid(
+                format!(
+                    "the selection at line {first_line} is in a {} of the class, not in a method",
+                    member.kind().replace('_', " ")
+                ),
+                "select statements inside a method",
+            ));
+        }
+        // The call is `this.name(...)`: inside a function with its own `this` (an object
+        // literal's method, a `function` expression) that is not the class instance.
+        let mut p = nodes[0].parent();
+        while let Some(x) = p
+            && x.id() != member.id()
+        {
+            if OWN_THIS.contains(&x.kind()) {
+                return Err(invalid(
+                    format!(
+                        "the selection at line {first_line} is inside the function at line {}, which has its own `this`: the new method could not be called there as `this.{name}(...)`",
+                        line(text, x.start_byte())
+                    ),
+                    "use extract_function, or select statements of the method itself",
+                ));
+            }
+            p = x.parent();
+        }
+        Home {
+            sees: body,
+            member: Some(member),
+            after: member,
+        }
+    } else {
+        Home {
+            sees: root,
+            member: None,
+            after: top_statement(*nodes.last().expect("a selection")),
+        }
+    })
+}
+
+/// Refuses a name the new function's place already has (the file's names for a function, the
+/// class's members and `this.` uses for a method); for a method of a class that extends
+/// another, the warning that a member of that name there would be overridden.
+fn name_is_free(tree: &Tree, text: &str, name: &str, home: &Home) -> Result<Vec<String>, FkError> {
+    let mut warnings = Vec::new();
+    match &home.member {
+        None => {
+            if let Some(o) = occurrences(tree, text, name).first() {
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{name}` is already declared or used at line {} of this file",
+                        line(text, o.start_byte())
+                    ),
+                )
+                .with_hint("choose a name the file does not use"));
+            }
+        }
+        Some(_) => {
+            let class = home.sees.parent().expect("a class body has a class");
+            // A member of that name, or a use of one through `this`.
+            if let Some(o) = all_nodes(tree).into_iter().find(|n| {
+                within(*n, class)
+                    && matches!(
+                        n.kind(),
+                        "property_identifier" | "private_property_identifier"
+                    )
+                    && &text[n.byte_range()] == name
+                    && n.parent().is_some_and(|p| match p.kind() {
+                        "member_expression" => p
+                            .child_by_field_name("object")
+                            .is_some_and(|o| o.kind() == "this"),
+                        _ => field_is(p, "name", *n),
+                    })
+            }) {
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{name}` is already a member or a name used at line {} of the class",
+                        line(text, o.start_byte())
+                    ),
+                )
+                .with_hint("choose a name the class does not use"));
+            }
+            let mut c = class.walk();
+            if let Some(h) = class
+                .named_children(&mut c)
+                .find(|x| x.kind() == "class_heritage")
+            {
+                warnings.push(format!(
+                    "the class {}: a member `{name}` there would be overridden",
+                    quote(text, h)
+                ));
+            }
+        }
+    }
+    Ok(warnings)
+}
+
+/// The new function's TS parameters as written: with their declared types (each type the
+/// declaration gives, unless a test before the selection narrowed it; the type parameters it
+/// uses join `generics`), and the parameters left untyped with the reason.
+fn typed_parameters<'a>(
+    tree: &'a Tree,
+    text: &str,
+    params: &[Local<'a>],
+    by_name: &HashMap<String, (Vec<Node<'a>>, Scopes<'a>)>,
+    sel: &Range<usize>,
+    sees: Node<'a>,
+    generics: &mut Vec<Node<'a>>,
+) -> (Vec<String>, Vec<Untyped>) {
+    let mut untyped = Vec::new();
+    let mut param_texts = Vec::new();
+    for p in params {
+        let (occ, scopes) = &by_name[&p.name];
+        let same: Vec<Node> = occ
+            .iter()
+            .copied()
+            .filter(|o| bound_from(scopes, *o, &p.name).map(|b| b.id()) == Some(p.scope.id()))
+            .collect();
+        let decl = same
+            .iter()
+            .copied()
+            .find(|o| scopes.declaring_scope(*o).is_some());
+        let ty = match decl {
+            None => Err("its declaration was not found".to_string()),
+            Some(d) => {
+                // A test or an assignment before the selection may have narrowed it.
+                let narrowed = same.iter().any(|o| {
+                    o.start_byte() > d.start_byte()
+                        && o.start_byte() < sel.start
+                        && tested(text, *o)
+                });
+                declared_type(tree, text, d, &mut Place { sees, generics }, narrowed)
+            }
+        };
+        match ty {
+            Ok(t) => param_texts.push(format!("{}: {t}", p.name)),
+            Err(why) => {
+                untyped.push(Untyped::parameter(&p.name, why));
+                param_texts.push(p.name.clone());
+            }
+        }
+    }
+    (param_texts, untyped)
+}
+
+/// The new function's type parameters as declared (`<T extends U>`) and as passed at the call
+/// (`<T>`), from the type parameters of the functions around the selection that it uses.
+fn type_parameters(text: &str, generics: &[Node]) -> (String, String) {
+    if generics.is_empty() {
+        return (String::new(), String::new());
+    }
+    let decl: Vec<&str> = generics.iter().map(|g| &text[g.byte_range()]).collect();
+    let args: Vec<&str> = generics
+        .iter()
+        .map(|g| {
+            g.child_by_field_name("name")
+                .map_or("", |n| &text[n.byte_range()])
+        })
+        .collect();
+    (
+        format!("<{}>", decl.join(", ")),
+        format!("<{}>", args.join(", ")),
+    )
+}
+
+/// What replaces the selection: the call, with the statement that takes what it returns
+/// (declared with the strongest keyword of the names it returns, or assigned when they are
+/// the outer function's); for an expression, the call (parenthesized when awaited where an
+/// operator would bind tighter).
+fn call_in_place(
+    selected: &Selected,
+    call: String,
+    returns: &[(String, Option<Node>, &'static str, Option<String>)],
+    outer_returns: usize,
+    returns_for_its_function: bool,
+    is_async: bool,
+    semi: &str,
+) -> String {
+    let names: Vec<&str> = returns.iter().map(|r| r.0.as_str()).collect();
+    match selected {
+        Selected::Statements(_) => {
+            let kw = if returns.iter().any(|r| r.2 == "var") {
+                "var"
+            } else if returns.iter().any(|r| r.2 == "let") {
+                "let"
+            } else {
+                "const"
+            };
+            match (names.len(), outer_returns > 0) {
+                (0, _) if returns_for_its_function => format!("return {call}{semi}"),
+                (0, _) => format!("{call}{semi}"),
+                (1, false) => match &returns[0].3 {
+                    Some(ty) => format!("{kw} {}: {ty} = {call}{semi}", names[0]),
+                    None => format!("{kw} {} = {call}{semi}", names[0]),
+                },
+                (1, true) => format!("{} = {call}{semi}", names[0]),
+                (_, false) => format!("{kw} {{ {} }} = {call}{semi}", names.join(", ")),
+                (_, true) => format!("({{ {} }} = {call}){semi}", names.join(", ")),
+            }
+        }
+        Selected::Expression(e) => {
+            let plain = e.parent().is_some_and(|p| {
+                matches!(
+                    p.kind(),
+                    "expression_statement"
+                        | "variable_declarator"
+                        | "return_statement"
+                        | "arguments"
+                        | "parenthesized_expression"
+                        | "array"
+                        | "pair"
+                        | "template_substitution"
+                        | "arrow_function"
+                        | "assignment_expression"
+                )
+            });
+            if is_async && !plain {
+                format!("({call})")
+            } else {
+                call
+            }
+        }
+    }
+}
+
 /// Extracts the statements or the expression `range` covers into a function named `name`:
 /// with `method`, a method of the enclosing class; otherwise a function at module level.
 pub fn extract_function(
@@ -537,59 +789,7 @@ pub fn extract_function(
         }
     }
 
-    // The new function's place.
-    let home = if method {
-        let Some(body) = ancestor_of(nodes[0], &["class_body"]) else {
-            return Err(invalid(
-                format!("the selection at line {first_line} is not inside a class"),
-                "use extract_function",
-            ));
-        };
-        let mut member = nodes[0];
-        while member.parent().is_some_and(|p| p.id() != body.id()) {
-            member = member.parent().expect("inside the class body");
-        }
-        if !matches!(
-            member.kind(),
-            "method_definition" | "public_field_definition" | "field_definition"
-        ) {
-            return Err(invalid(
-                format!(
-                    "the selection at line {first_line} is in a {} of the class, not in a method",
-                    member.kind().replace('_', " ")
-                ),
-                "select statements inside a method",
-            ));
-        }
-        // The call is `this.name(...)`: inside a function with its own `this` (an object
-        // literal's method, a `function` expression) that is not the class instance.
-        let mut p = nodes[0].parent();
-        while let Some(x) = p
-            && x.id() != member.id()
-        {
-            if OWN_THIS.contains(&x.kind()) {
-                return Err(invalid(
-                    format!(
-                        "the selection at line {first_line} is inside the function at line {}, which has its own `this`: the new method could not be called there as `this.{name}(...)`",
-                        line(text, x.start_byte())
-                    ),
-                    "use extract_function, or select statements of the method itself",
-                ));
-            }
-            p = x.parent();
-        }
-        Home {
-            sees: body,
-            member: Some(member),
-            after: member,
-        }
-    } else {
-        Home {
-            sees: root,
-            member: None,
-            after: top_statement(*nodes.last().expect("a selection")),
-        }
-    };
+    let home = home_of(text, root, &nodes, method, name, first_line)?;
 
     // `this` and its kin.
     // Every name in it: references, and the names its patterns declare or assign
@@ -1052,107 +1252,21 @@ pub fn extract_function(
         }
     }
 
-    // The name.
-    let mut warnings = Vec::new();
-    match &home.member {
-        None => {
-            if let Some(o) = occurrences(&tree, text, name).first() {
-                return Err(FkError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "`{name}` is already declared or used at line {} of this file",
-                        line(text, o.start_byte())
-                    ),
-                )
-                .with_hint("choose a name the file does not use"));
-            }
-        }
-        Some(_) => {
-            let class = home.sees.parent().expect("a class body has a class");
-            // A member of that name, or a use of one through `this`.
-            if let Some(o) = all_nodes(&tree).into_iter().find(|n| {
-                within(*n, class)
-                    && matches!(
-                        n.kind(),
-                        "property_identifier" | "private_property_identifier"
-                    )
-                    && &text[n.byte_range()] == name
-                    && n.parent().is_some_and(|p| match p.kind() {
-                        "member_expression" => p
-                            .child_by_field_name("object")
-                            .is_some_and(|o| o.kind() == "this"),
-                        _ => field_is(p, "name", *n),
-                    })
-            }) {
-                return Err(FkError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "`{name}` is already a member or a name used at line {} of the class",
-                        line(text, o.start_byte())
-                    ),
-                )
-                .with_hint("choose a name the class does not use"));
-            }
-            let mut c = class.walk();
-            if let Some(h) = class
-                .named_children(&mut c)
-                .find(|x| x.kind() == "class_heritage")
-            {
-                warnings.push(format!(
-                    "the class {}: a member `{name}` there would be overridden",
-                    quote(text, h)
-                ));
-            }
-        }
-    }
+    let warnings = name_is_free(&tree, text, name, &home)?;
 
-    // The parameters' types.
-    let mut untyped = Vec::new();
-    let mut param_texts = Vec::new();
-    for p in &params {
-        if !typed {
-            param_texts.push(p.name.clone());
-            continue;
-        }
-        let (occ, scopes) = &by_name[&p.name];
-        let same: Vec<Node> = occ
-            .iter()
-            .copied()
-            .filter(|o| bound_from(scopes, *o, &p.name).map(|b| b.id()) == Some(p.scope.id()))
-            .collect();
-        let decl = same
-            .iter()
-            .copied()
-            .find(|o| scopes.declaring_scope(*o).is_some());
-        let ty = match decl {
-            None => Err("its declaration was not found".to_string()),
-            Some(d) => {
-                // A test or an assignment before the selection may have narrowed it.
-                let narrowed = same.iter().any(|o| {
-                    o.start_byte() > d.start_byte()
-                        && o.start_byte() < sel.start
-                        && tested(text, *o)
-                });
-                declared_type(
-                    &tree,
-                    text,
-                    d,
-                    &mut Place {
-                        sees: home.sees,
-                        generics: &mut generics,
-                    },
-                    narrowed,
-                )
-            }
-        };
-        match ty {
-            Ok(t) => param_texts.push(format!("{}: {t}", p.name)),
-            Err(why) => {
-                untyped.push(Untyped::parameter(&p.name, why));
-                param_texts.push(p.name.clone());
-            }
-        }
-    }
+    let (param_texts, untyped) = if typed {
+        typed_parameters(
+            &tree,
+            text,
+            &params,
+            &by_name,
+            &sel,
+            home.sees,
+            &mut generics,
+        )
+    } else {
+        (params.iter().map(|p| p.name.clone()).collect(), Vec::new())
+    };
 
     // The new function.
     let semi = if uses_semicolons(tree.root_node(), text) {
@@ -1209,22 +1323,7 @@ pub fn extract_function(
     };
     let params_text = format!("{}){annotation}", param_texts.join(", "));
     generics.sort_by_key(|g| g.start_byte());
-    let (type_params, type_args) = if generics.is_empty() {
-        (String::new(), String::new())
-    } else {
-        let decl: Vec<&str> = generics.iter().map(|g| &text[g.byte_range()]).collect();
-        let args: Vec<&str> = generics
-            .iter()
-            .map(|g| {
-                g.child_by_field_name("name")
-                    .map_or("", |n| &text[n.byte_range()])
-            })
-            .collect();
-        (
-            format!("<{}>", decl.join(", ")),
-            format!("<{}>", args.join(", ")),
-        )
-    };
+    let (type_params, type_args) = type_parameters(text, &generics);
     let decl = match home.member {
         Some(m) => {
             let is_static = {
@@ -1264,50 +1363,15 @@ pub fn extract_function(
     };
     let awaited = if is_async { "await " } else { "" };
     let call = format!("{awaited}{callee}{type_args}({args})");
-    let replacement = match &selected {
-        Selected::Statements(_) => {
-            let kw = if returns.iter().any(|r| r.2 == "var") {
-                "var"
-            } else if returns.iter().any(|r| r.2 == "let") {
-                "let"
-            } else {
-                "const"
-            };
-            match (names.len(), outer_returns > 0) {
-                (0, _) if flow.returns => format!("return {call}{semi}"),
-                (0, _) => format!("{call}{semi}"),
-                (1, false) => match &returns[0].3 {
-                    Some(ty) => format!("{kw} {}: {ty} = {call}{semi}", names[0]),
-                    None => format!("{kw} {} = {call}{semi}", names[0]),
-                },
-                (1, true) => format!("{} = {call}{semi}", names[0]),
-                (_, false) => format!("{kw} {{ {} }} = {call}{semi}", names.join(", ")),
-                (_, true) => format!("({{ {} }} = {call}){semi}", names.join(", ")),
-            }
-        }
-        Selected::Expression(e) => {
-            let plain = e.parent().is_some_and(|p| {
-                matches!(
-                    p.kind(),
-                    "expression_statement"
-                        | "variable_declarator"
-                        | "return_statement"
-                        | "arguments"
-                        | "parenthesized_expression"
-                        | "array"
-                        | "pair"
-                        | "template_substitution"
-                        | "arrow_function"
-                        | "assignment_expression"
-                )
-            });
-            if is_async && !plain {
-                format!("({call})")
-            } else {
-                call
-            }
-        }
-    };
+    let replacement = call_in_place(
+        &selected,
+        call,
+        &returns,
+        outer_returns,
+        flow.returns,
+        is_async,
+        semi,
+    );
     let at = after_node(text, home.after);
     let splices = vec![
         Splice::new(sel.start, sel.end, replacement),
