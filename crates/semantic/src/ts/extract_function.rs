@@ -727,6 +727,257 @@ fn call_in_place(
     }
 }
 
+/// Refuses a selection of a constructor (extract_method) that holds or runs before its
+/// `super(...)` call, or, in TS, sets a field: both must stay in the constructor.
+fn constructor_keeps_its_start(
+    tree: &Tree,
+    text: &str,
+    home: &Home,
+    nodes: &[Node],
+    sel: &Range<usize>,
+    typed: bool,
+) -> Result<(), FkError> {
+    if let Some(m) = home.member
+        && m.child_by_field_name("name")
+            .is_some_and(|n| &text[n.byte_range()] == "constructor")
+    {
+        let super_call = all_nodes(tree).into_iter().find(|n| {
+            within(*n, m)
+                && n.kind() == "call_expression"
+                && n.child_by_field_name("function")
+                    .is_some_and(|f| f.kind() == "super")
+        });
+        if let Some(c) = super_call
+            && c.start_byte() >= sel.start
+        {
+            return Err(invalid(
+                format!(
+                    "the selection {} `super(...)` of the constructor (line {}): a method cannot be called before it, and it must stay in the constructor",
+                    if in_range(c, sel) {
+                        "has"
+                    } else {
+                        "runs before"
+                    },
+                    line(text, c.start_byte())
+                ),
+                "select statements after the `super(...)` call",
+            ));
+        }
+        if typed
+            && let Some(a) = nodes
+                .iter()
+                .flat_map(|n| {
+                    let mut v = Vec::new();
+                    let mut st = vec![*n];
+                    while let Some(x) = st.pop() {
+                        v.push(x);
+                        let mut c = x.walk();
+                        st.extend(x.named_children(&mut c));
+                    }
+                    v
+                })
+                .find(|x| {
+                    x.kind() == "assignment_expression"
+                        && x.child_by_field_name("left").is_some_and(|l| {
+                            l.kind() == "member_expression"
+                                && l.child_by_field_name("object")
+                                    .is_some_and(|o| o.kind() == "this")
+                        })
+                })
+        {
+            return Err(invalid(
+                format!(
+                    "the selection sets `{}` in the constructor (line {}): TypeScript checks that fields are set (and read-only ones only set) in the constructor itself",
+                    quote(text, a.child_by_field_name("left").expect("checked")),
+                    line(text, a.start_byte())
+                ),
+                "select statements that do not set fields",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The types the new function states, in TS: the type parameters of the functions around
+/// the selection that it uses (sorted later) and, returning for its function, that
+/// function's declared return type. Refused when a type it uses is declared where the new
+/// function cannot see it, or when the function it returns for takes its return type from
+/// where it is passed.
+fn types_it_states<'a>(
+    tree: &'a Tree,
+    text: &str,
+    nodes: &[Node<'a>],
+    sel: &Range<usize>,
+    sees: Node<'a>,
+    outer_fn: Option<Node<'a>>,
+    typed: bool,
+) -> Result<(Vec<Node<'a>>, Option<String>), FkError> {
+    let mut generics: Vec<Node> = Vec::new();
+    // Returning for its function, it returns that function's declared type (a literal it
+    // returns would otherwise be widened).
+    let mut return_type = None;
+    if typed
+        && let Some(f) = outer_fn
+        && f.child_by_field_name("return_type").is_none()
+        && matches!(
+            f.kind(),
+            "arrow_function" | "function_expression" | "function"
+        )
+    {
+        return Err(invalid(
+            format!(
+                "the selection returns for the function at line {}, whose return type comes from where it is passed: the new function would infer its own",
+                line(text, f.start_byte())
+            ),
+            "give that function a return type first, or select statements without a `return`",
+        ));
+    }
+    if typed && let Some(ann) = outer_fn.and_then(|f| f.child_by_field_name("return_type")) {
+        if let Err((nm, at)) = type_names(
+            tree,
+            text,
+            ann,
+            &mut Place {
+                sees,
+                generics: &mut generics,
+            },
+            sel,
+        ) {
+            return Err(invalid(
+                format!(
+                    "the function's return type uses `{nm}`, declared at line {at} where the new function cannot see it"
+                ),
+                "select statements without a `return`",
+            ));
+        }
+        return_type = Some(
+            text[ann.byte_range()]
+                .trim_start_matches(':')
+                .trim()
+                .to_string(),
+        );
+    }
+    if typed {
+        for n in nodes {
+            if let Err((nm, at)) = type_names(
+                tree,
+                text,
+                *n,
+                &mut Place {
+                    sees,
+                    generics: &mut generics,
+                },
+                sel,
+            ) {
+                return Err(invalid(
+                    format!(
+                        "the selection uses the type `{nm}`, declared at line {at} where the new function cannot see it"
+                    ),
+                    "move the type to module level first, or select statements that do not use it",
+                ));
+            }
+        }
+    }
+    Ok((generics, return_type))
+}
+
+/// Every name in the selection: references, the names its patterns declare or assign
+/// (`const { a } = o`, `({ a } = o)`), and `this` and its kin.
+fn names_in<'a>(nodes: &[Node<'a>]) -> Vec<Node<'a>> {
+    let mut refs = Vec::new();
+    for n in nodes {
+        let mut stack = vec![*n];
+        while let Some(x) = stack.pop() {
+            if matches!(
+                x.kind(),
+                "identifier"
+                    | "shorthand_property_identifier"
+                    | "shorthand_property_identifier_pattern"
+                    | "this"
+                    | "super"
+                    | "meta_property"
+            ) {
+                refs.push(x);
+                continue;
+            }
+            let mut c = x.walk();
+            let ch: Vec<Node> = x.named_children(&mut c).collect();
+            stack.extend(ch.into_iter().rev());
+        }
+    }
+    refs
+}
+
+/// Refuses `this`, `super`, `new.target` or `arguments` of the function around the selection
+/// where the new function would have its own: anywhere for a function at module level, and
+/// for a method, all but the method's own `this` and `super`.
+fn this_stays_the_same(
+    tree: &Tree,
+    text: &str,
+    refs: &[Node],
+    sel: &Range<usize>,
+    home: &Home,
+) -> Result<(), FkError> {
+    for r in refs {
+        let rn = &text[r.byte_range()];
+        let kin = matches!(r.kind(), "this" | "super" | "meta_property")
+            || (rn == "arguments" && r.kind() == "identifier" && {
+                let occ = occurrences(tree, text, rn);
+                bound_from(&scopes_for(tree, text, &occ), *r, rn).is_none()
+            });
+        if !kin {
+            continue;
+        }
+        let owner = {
+            let mut p = r.parent();
+            let mut found = None;
+            while let Some(x) = p {
+                if OWN_THIS.contains(&x.kind()) || x.kind() == "class_body" {
+                    found = Some(x);
+                    break;
+                }
+                p = x.parent();
+            }
+            found
+        };
+        if owner.is_some_and(|o| in_range(o, sel)) {
+            continue; // a function of the selection's own
+        }
+        let at = line(text, r.start_byte());
+        let word = if r.kind() == "meta_property" {
+            "new.target"
+        } else {
+            rn
+        };
+        match (&home.member, owner) {
+            (None, _) => {
+                return Err(invalid(
+                    format!(
+                        "the selection uses `{word}` at line {at}: a function at module level would have its own"
+                    ),
+                    if word == "this" || word == "super" {
+                        "use extract_method"
+                    } else {
+                        "select statements that do not use it"
+                    },
+                ));
+            }
+            (Some(m), Some(o))
+                if (o.id() == m.id() || o.id() == home.sees.id())
+                    && matches!(word, "this" | "super") => {}
+            (Some(_), _) => {
+                return Err(invalid(
+                    format!(
+                        "the selection uses `{word}` at line {at}, which is not the method's: a new method would have its own"
+                    ),
+                    "select statements that do not use it",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Extracts the statements or the expression `range` covers into a function named `name`:
 /// with `method`, a method of the enclosing class; otherwise a function at module level.
 pub fn extract_function(
@@ -791,87 +1042,8 @@ pub fn extract_function(
 
     let home = home_of(text, root, &nodes, method, name, first_line)?;
 
-    // `this` and its kin.
-    // Every name in it: references, and the names its patterns declare or assign
-    // (`const { a } = o`, `({ a } = o)`).
-    let mut refs = Vec::new();
-    for n in &nodes {
-        let mut stack = vec![*n];
-        while let Some(x) = stack.pop() {
-            if matches!(
-                x.kind(),
-                "identifier"
-                    | "shorthand_property_identifier"
-                    | "shorthand_property_identifier_pattern"
-                    | "this"
-                    | "super"
-                    | "meta_property"
-            ) {
-                refs.push(x);
-                continue;
-            }
-            let mut c = x.walk();
-            let ch: Vec<Node> = x.named_children(&mut c).collect();
-            stack.extend(ch.into_iter().rev());
-        }
-    }
-    for r in &refs {
-        let rn = &text[r.byte_range()];
-        let kin = matches!(r.kind(), "this" | "super" | "meta_property")
-            || (rn == "arguments" && r.kind() == "identifier" && {
-                let occ = occurrences(&tree, text, rn);
-                bound_from(&scopes_for(&tree, text, &occ), *r, rn).is_none()
-            });
-        if !kin {
-            continue;
-        }
-        let owner = {
-            let mut p = r.parent();
-            let mut found = None;
-            while let Some(x) = p {
-                if OWN_THIS.contains(&x.kind()) || x.kind() == "class_body" {
-                    found = Some(x);
-                    break;
-                }
-                p = x.parent();
-            }
-            found
-        };
-        if owner.is_some_and(|o| in_range(o, &sel)) {
-            continue; // a function of the selection's own
-        }
-        let at = line(text, r.start_byte());
-        let word = if r.kind() == "meta_property" {
-            "new.target"
-        } else {
-            rn
-        };
-        match (&home.member, owner) {
-            (None, _) => {
-                return Err(invalid(
-                    format!(
-                        "the selection uses `{word}` at line {at}: a function at module level would have its own"
-                    ),
-                    if word == "this" || word == "super" {
-                        "use extract_method"
-                    } else {
-                        "select statements that do not use it"
-                    },
-                ));
-            }
-            (Some(m), Some(o))
-                if (o.id() == m.id() || o.id() == home.sees.id())
-                    && matches!(word, "this" | "super") => {}
-            (Some(_), _) => {
-                return Err(invalid(
-                    format!(
-                        "the selection uses `{word}` at line {at}, which is not the method's: a new method would have its own"
-                    ),
-                    "select statements that do not use it",
-                ));
-            }
-        }
-    }
+    let refs = names_in(&nodes);
+    this_stays_the_same(&tree, text, &refs, &sel, &home)?;
 
     // The locals.
     let mut by_name: HashMap<String, (Vec<Node>, Scopes)> = HashMap::new();
@@ -1114,65 +1286,7 @@ pub fn extract_function(
         ));
     }
 
-    // A constructor's `super(...)` and its fields stay in it.
-    if let Some(m) = home.member
-        && m.child_by_field_name("name")
-            .is_some_and(|n| &text[n.byte_range()] == "constructor")
-    {
-        let super_call = all_nodes(&tree).into_iter().find(|n| {
-            within(*n, m)
-                && n.kind() == "call_expression"
-                && n.child_by_field_name("function")
-                    .is_some_and(|f| f.kind() == "super")
-        });
-        if let Some(c) = super_call
-            && c.start_byte() >= sel.start
-        {
-            return Err(invalid(
-                format!(
-                    "the selection {} `super(...)` of the constructor (line {}): a method cannot be called before it, and it must stay in the constructor",
-                    if in_range(c, &sel) {
-                        "has"
-                    } else {
-                        "runs before"
-                    },
-                    line(text, c.start_byte())
-                ),
-                "select statements after the `super(...)` call",
-            ));
-        }
-        if typed
-            && let Some(a) = nodes
-                .iter()
-                .flat_map(|n| {
-                    let mut v = Vec::new();
-                    let mut st = vec![*n];
-                    while let Some(x) = st.pop() {
-                        v.push(x);
-                        let mut c = x.walk();
-                        st.extend(x.named_children(&mut c));
-                    }
-                    v
-                })
-                .find(|x| {
-                    x.kind() == "assignment_expression"
-                        && x.child_by_field_name("left").is_some_and(|l| {
-                            l.kind() == "member_expression"
-                                && l.child_by_field_name("object")
-                                    .is_some_and(|o| o.kind() == "this")
-                        })
-                })
-        {
-            return Err(invalid(
-                format!(
-                    "the selection sets `{}` in the constructor (line {}): TypeScript checks that fields are set (and read-only ones only set) in the constructor itself",
-                    quote(text, a.child_by_field_name("left").expect("checked")),
-                    line(text, a.start_byte())
-                ),
-                "select statements that do not set fields",
-            ));
-        }
-    }
+    constructor_keeps_its_start(&tree, text, &home, &nodes, &sel, typed)?;
 
     if flow.returns && !returns.is_empty() {
         return Err(invalid(
@@ -1184,73 +1298,8 @@ pub fn extract_function(
         ));
     }
 
-    // Type parameters of the functions around it that the selection uses.
-    let mut generics: Vec<Node> = Vec::new();
-    // Returning for its function, it returns that function's declared type (a literal it
-    // returns would otherwise be widened).
-    let mut return_type = None;
-    if typed
-        && let Some(f) = outer_fn
-        && f.child_by_field_name("return_type").is_none()
-        && matches!(
-            f.kind(),
-            "arrow_function" | "function_expression" | "function"
-        )
-    {
-        return Err(invalid(
-            format!(
-                "the selection returns for the function at line {}, whose return type comes from where it is passed: the new function would infer its own",
-                line(text, f.start_byte())
-            ),
-            "give that function a return type first, or select statements without a `return`",
-        ));
-    }
-    if typed && let Some(ann) = outer_fn.and_then(|f| f.child_by_field_name("return_type")) {
-        if let Err((nm, at)) = type_names(
-            &tree,
-            text,
-            ann,
-            &mut Place {
-                sees: home.sees,
-                generics: &mut generics,
-            },
-            &sel,
-        ) {
-            return Err(invalid(
-                format!(
-                    "the function's return type uses `{nm}`, declared at line {at} where the new function cannot see it"
-                ),
-                "select statements without a `return`",
-            ));
-        }
-        return_type = Some(
-            text[ann.byte_range()]
-                .trim_start_matches(':')
-                .trim()
-                .to_string(),
-        );
-    }
-    if typed {
-        for n in &nodes {
-            if let Err((nm, at)) = type_names(
-                &tree,
-                text,
-                *n,
-                &mut Place {
-                    sees: home.sees,
-                    generics: &mut generics,
-                },
-                &sel,
-            ) {
-                return Err(invalid(
-                    format!(
-                        "the selection uses the type `{nm}`, declared at line {at} where the new function cannot see it"
-                    ),
-                    "move the type to module level first, or select statements that do not use it",
-                ));
-            }
-        }
-    }
+    let (mut generics, return_type) =
+        types_it_states(&tree, text, &nodes, &sel, home.sees, outer_fn, typed)?;
 
     let warnings = name_is_free(&tree, text, name, &home)?;
 
