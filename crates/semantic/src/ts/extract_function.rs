@@ -606,7 +606,7 @@ fn typed_parameters<'a>(
     tree: &'a Tree,
     text: &str,
     params: &[Local<'a>],
-    by_name: &HashMap<String, (Vec<Node<'a>>, Scopes<'a>)>,
+    by_name: &ByName<'a>,
     sel: &Range<usize>,
     sees: Node<'a>,
     generics: &mut Vec<Node<'a>>,
@@ -978,6 +978,239 @@ fn this_stays_the_same(
     Ok(())
 }
 
+/// A name the selection sets that is used after it: (name, the outer scope when the
+/// selection assigns a local of it, the keyword that declares it, its declared type).
+type Returned<'a> = (String, Option<Node<'a>>, &'static str, Option<String>);
+
+/// Each name's occurrences in the file and the scopes they make.
+type ByName<'a> = HashMap<String, (Vec<Node<'a>>, Scopes<'a>)>;
+
+/// The names of the selection bound outside it: the new function's parameters (each with
+/// the scope that binds it) and what it returns (what the selection sets that is read after
+/// it), with the occurrences and scopes of each name. Refused where passing a name in or out
+/// would change what the code does (a name set before it that a nested function reads, a
+/// declaration without a value, an expression that assigns, ...).
+fn locals<'a>(
+    tree: &'a Tree,
+    text: &'a str,
+    refs: &[Node<'a>],
+    sel: &Range<usize>,
+    selected: &Selected<'a>,
+    home: &Home<'a>,
+    typed: bool,
+) -> Result<(ByName<'a>, Vec<Local<'a>>, Vec<Returned<'a>>), FkError> {
+    let mut by_name: ByName<'a> = HashMap::new();
+    let mut params: Vec<Local<'a>> = Vec::new();
+    // (name, outer scope when it is assigned, keyword, declared type)
+    let mut returns: Vec<Returned<'a>> = Vec::new();
+    for r in refs {
+        if !matches!(
+            r.kind(),
+            "identifier"
+                | "shorthand_property_identifier"
+                | "shorthand_property_identifier_pattern"
+        ) || in_type(*r)
+        {
+            continue;
+        }
+        let nm = text[r.byte_range()].to_string();
+        let (occ, scopes) = by_name.entry(nm.clone()).or_insert_with(|| {
+            let occ = occurrences(tree, text, &nm);
+            let scopes = scopes_for(tree, text, &occ);
+            (occ, scopes)
+        });
+        let Some(scope) = bound_from(scopes, *r, &nm) else {
+            continue; // a global
+        };
+        if in_range(scope, sel) {
+            continue; // declared and used inside
+        }
+        let decls: Vec<usize> = scopes
+            .decls
+            .get(&(scope.id(), nm.clone()))
+            .cloned()
+            .unwrap_or_default();
+        let same: Vec<Node> = occ
+            .iter()
+            .copied()
+            .filter(|o| bound_from(scopes, *o, &nm).map(|b| b.id()) == Some(scope.id()))
+            .collect();
+        let outside: Vec<Node> = same
+            .iter()
+            .copied()
+            .filter(|o| !in_range(*o, sel))
+            .collect();
+        let declared_inside =
+            !decls.is_empty() && decls.iter().all(|d| sel.start <= *d && *d < sel.end);
+        if declared_inside {
+            if let Some(o) = outside.iter().find(|o| o.start_byte() < sel.start) {
+                return Err(invalid(
+                    format!(
+                        "`{nm}` is declared in the selection but used before it, at line {}",
+                        line(text, o.start_byte())
+                    ),
+                    "select from before its first use",
+                ));
+            }
+            // `f.x = ...` on a function's `const`: TypeScript allows it only on the
+            // declaration that has the function.
+            let function_init = same
+                .iter()
+                .find(|o| decls.contains(&o.start_byte()))
+                .and_then(|d| d.parent())
+                .filter(|h| h.kind() == "variable_declarator")
+                .and_then(|h| h.child_by_field_name("value"))
+                .is_some_and(|v| {
+                    matches!(
+                        v.kind(),
+                        "arrow_function" | "function_expression" | "function"
+                    )
+                });
+            if typed
+                && function_init
+                && let Some(o) = outside.iter().find(|o| {
+                    o.parent().is_some_and(|m| {
+                        m.kind() == "member_expression"
+                            && field_is(m, "object", **o)
+                            && m.parent().is_some_and(|a| {
+                                a.kind() == "assignment_expression" && field_is(a, "left", m)
+                            })
+                    })
+                })
+            {
+                return Err(invalid(
+                    format!(
+                        "`{nm}` is declared in the selection and gets a property assigned after it (line {}), which TypeScript allows only on the declaration of a function",
+                        line(text, o.start_byte())
+                    ),
+                    "select the property assignments too",
+                ));
+            }
+            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
+                let decl = same
+                    .iter()
+                    .copied()
+                    .find(|o| decls.contains(&o.start_byte()))
+                    .expect("a declaration");
+                let declarator = decl
+                    .parent()
+                    .filter(|h| h.kind() == "variable_declarator" && field_is(*h, "name", decl));
+                if let Some(d) = declarator
+                    && d.child_by_field_name("value").is_none()
+                    && assigned_at(
+                        &same
+                            .iter()
+                            .copied()
+                            .filter(|o| in_range(*o, sel))
+                            .collect::<Vec<_>>(),
+                    )
+                    .is_none()
+                {
+                    return Err(invalid(
+                        format!(
+                            "`{nm}` is declared without a value in the selection (line {}) and used after it: the new function would return it unassigned",
+                            line(text, decl.start_byte())
+                        ),
+                        "select its first assignment too, or leave its declaration out",
+                    ));
+                }
+                // A `const` keeps a literal's own type (`0`); returned from a function it
+                // is widened (`number`), and a test of it no longer narrows.
+                if typed
+                    && declared_with(decl) == "const"
+                    && let Some(d) = declarator
+                    && d.child_by_field_name("type").is_none()
+                    && let Some(lit) = d.child_by_field_name("value").and_then(literal_at_top)
+                {
+                    return Err(invalid(
+                        format!(
+                            "`{nm}` is declared in the selection with the literal `{}` (line {}) among its values: returned, its type would widen",
+                            quote(text, lit),
+                            line(text, lit.start_byte())
+                        ),
+                        "give it a type annotation first, or select the statements that use it too",
+                    ));
+                }
+                let ty = declarator
+                    .and_then(|d| d.child_by_field_name("type"))
+                    .map(|t| {
+                        text[t.byte_range()]
+                            .trim_start_matches(':')
+                            .trim()
+                            .to_string()
+                    });
+                returns.push((nm.clone(), None, declared_with(decl), ty));
+            }
+            continue;
+        }
+        if within(home.sees, scope) {
+            continue; // the new place sees it
+        }
+        let inside: Vec<Node> = same.iter().copied().filter(|o| in_range(*o, sel)).collect();
+        // A function made in the selection that uses it keeps the parameter, a copy: it would
+        // neither see the local assigned later nor assign the local itself.
+        if let Some(o) = inside
+            .iter()
+            .find(|o| in_nested_function(**o, sel, FUNCTIONS))
+            && let Some(a) = assigned_at(&same)
+        {
+            return Err(invalid(
+                format!(
+                    "`{nm}` is used by a function made in the selection (line {}) and assigned at line {}: passed in, that function would have a copy of it",
+                    line(text, o.start_byte()),
+                    line(text, a.start_byte())
+                ),
+                "select the statements that assign it too, or leave that function out",
+            ));
+        }
+        if let Some(a) = assigned_at(&inside) {
+            if matches!(selected, Selected::Expression(_)) {
+                return Err(invalid(
+                    format!(
+                        "the expression assigns `{nm}` (line {}), a local the new function could only change a copy of",
+                        line(text, a.start_byte())
+                    ),
+                    "select the whole statement instead",
+                ));
+            }
+            // Passed in, it is read at the call: one declared without a value may not be
+            // assigned yet there, which the selection itself never reads.
+            let read_inside = inside.iter().any(|o| {
+                assigned_at(&[*o]).is_none()
+                    || o.parent().is_some_and(|p| {
+                        matches!(
+                            p.kind(),
+                            "augmented_assignment_expression" | "update_expression"
+                        )
+                    })
+            });
+            let unset = same.iter().any(|o| {
+                o.parent().is_some_and(|d| {
+                    d.kind() == "variable_declarator"
+                        && field_is(d, "name", *o)
+                        && d.child_by_field_name("value").is_none()
+                })
+            });
+            if unset && !read_inside {
+                return Err(invalid(
+                    format!(
+                        "the selection assigns `{nm}` (line {}), declared without a value outside it: passed in, it would be read before it may be assigned",
+                        line(text, a.start_byte())
+                    ),
+                    "select its declaration too, or give it a value where it is declared",
+                ));
+            }
+            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
+                returns.push((nm.clone(), Some(scope), "let", None));
+            }
+        }
+        if !params.iter().any(|p| p.name == nm) {
+            params.push(Local { name: nm, scope });
+        }
+    }
+    Ok((by_name, params, returns))
+}
+
 /// Extracts the statements or the expression `range` covers into a function named `name`:
 /// with `method`, a method of the enclosing class; otherwise a function at module level.
 pub fn extract_function(
@@ -1045,220 +1278,7 @@ pub fn extract_function(
     let refs = names_in(&nodes);
     this_stays_the_same(&tree, text, &refs, &sel, &home)?;
 
-    // The locals.
-    let mut by_name: HashMap<String, (Vec<Node>, Scopes)> = HashMap::new();
-    let mut params: Vec<Local> = Vec::new();
-    // (name, outer scope when it is assigned, keyword, declared type)
-    let mut returns: Vec<(String, Option<Node>, &'static str, Option<String>)> = Vec::new();
-    for r in &refs {
-        if !matches!(
-            r.kind(),
-            "identifier"
-                | "shorthand_property_identifier"
-                | "shorthand_property_identifier_pattern"
-        ) || in_type(*r)
-        {
-            continue;
-        }
-        let nm = text[r.byte_range()].to_string();
-        let (occ, scopes) = by_name.entry(nm.clone()).or_insert_with(|| {
-            let occ = occurrences(&tree, text, &nm);
-            let scopes = scopes_for(&tree, text, &occ);
-            (occ, scopes)
-        });
-        let Some(scope) = bound_from(scopes, *r, &nm) else {
-            continue; // a global
-        };
-        if in_range(scope, &sel) {
-            continue; // declared and used inside
-        }
-        let decls: Vec<usize> = scopes
-            .decls
-            .get(&(scope.id(), nm.clone()))
-            .cloned()
-            .unwrap_or_default();
-        let same: Vec<Node> = occ
-            .iter()
-            .copied()
-            .filter(|o| bound_from(scopes, *o, &nm).map(|b| b.id()) == Some(scope.id()))
-            .collect();
-        let outside: Vec<Node> = same
-            .iter()
-            .copied()
-            .filter(|o| !in_range(*o, &sel))
-            .collect();
-        let declared_inside =
-            !decls.is_empty() && decls.iter().all(|d| sel.start <= *d && *d < sel.end);
-        if declared_inside {
-            if let Some(o) = outside.iter().find(|o| o.start_byte() < sel.start) {
-                return Err(invalid(
-                    format!(
-                        "`{nm}` is declared in the selection but used before it, at line {}",
-                        line(text, o.start_byte())
-                    ),
-                    "select from before its first use",
-                ));
-            }
-            // `f.x = ...` on a function's `const`: TypeScript allows it only on the
-            // declaration that has the function.
-            let function_init = same
-                .iter()
-                .find(|o| decls.contains(&o.start_byte()))
-                .and_then(|d| d.parent())
-                .filter(|h| h.kind() == "variable_declarator")
-                .and_then(|h| h.child_by_field_name("value"))
-                .is_some_and(|v| {
-                    matches!(
-                        v.kind(),
-                        "arrow_function" | "function_expression" | "function"
-                    )
-                });
-            if typed
-                && function_init
-                && let Some(o) = outside.iter().find(|o| {
-                    o.parent().is_some_and(|m| {
-                        m.kind() == "member_expression"
-                            && field_is(m, "object", **o)
-                            && m.parent().is_some_and(|a| {
-                                a.kind() == "assignment_expression" && field_is(a, "left", m)
-                            })
-                    })
-                })
-            {
-                return Err(invalid(
-                    format!(
-                        "`{nm}` is declared in the selection and gets a property assigned after it (line {}), which TypeScript allows only on the declaration of a function",
-                        line(text, o.start_byte())
-                    ),
-                    "select the property assignments too",
-                ));
-            }
-            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
-                let decl = same
-                    .iter()
-                    .copied()
-                    .find(|o| decls.contains(&o.start_byte()))
-                    .expect("a declaration");
-                let declarator = decl
-                    .parent()
-                    .filter(|h| h.kind() == "variable_declarator" && field_is(*h, "name", decl));
-                if let Some(d) = declarator
-                    && d.child_by_field_name("value").is_none()
-                    && assigned_at(
-                        &same
-                            .iter()
-                            .copied()
-                            .filter(|o| in_range(*o, &sel))
-                            .collect::<Vec<_>>(),
-                    )
-                    .is_none()
-                {
-                    return Err(invalid(
-                        format!(
-                            "`{nm}` is declared without a value in the selection (line {}) and used after it: the new function would return it unassigned",
-                            line(text, decl.start_byte())
-                        ),
-                        "select its first assignment too, or leave its declaration out",
-                    ));
-                }
-                // A `const` keeps a literal's own type (`0`); returned from a function it
-                // is widened (`number`), and a test of it no longer narrows.
-                if typed
-                    && declared_with(decl) == "const"
-                    && let Some(d) = declarator
-                    && d.child_by_field_name("type").is_none()
-                    && let Some(lit) = d.child_by_field_name("value").and_then(literal_at_top)
-                {
-                    return Err(invalid(
-                        format!(
-                            "`{nm}` is declared in the selection with the literal `{}` (line {}) among its values: returned, its type would widen",
-                            quote(text, lit),
-                            line(text, lit.start_byte())
-                        ),
-                        "give it a type annotation first, or select the statements that use it too",
-                    ));
-                }
-                let ty = declarator
-                    .and_then(|d| d.child_by_field_name("type"))
-                    .map(|t| {
-                        text[t.byte_range()]
-                            .trim_start_matches(':')
-                            .trim()
-                            .to_string()
-                    });
-                returns.push((nm.clone(), None, declared_with(decl), ty));
-            }
-            continue;
-        }
-        if within(home.sees, scope) {
-            continue; // the new place sees it
-        }
-        let inside: Vec<Node> = same
-            .iter()
-            .copied()
-            .filter(|o| in_range(*o, &sel))
-            .collect();
-        // A function made in the selection that uses it keeps the parameter, a copy: it would
-        // neither see the local assigned later nor assign the local itself.
-        if let Some(o) = inside
-            .iter()
-            .find(|o| in_nested_function(**o, &sel, FUNCTIONS))
-            && let Some(a) = assigned_at(&same)
-        {
-            return Err(invalid(
-                format!(
-                    "`{nm}` is used by a function made in the selection (line {}) and assigned at line {}: passed in, that function would have a copy of it",
-                    line(text, o.start_byte()),
-                    line(text, a.start_byte())
-                ),
-                "select the statements that assign it too, or leave that function out",
-            ));
-        }
-        if let Some(a) = assigned_at(&inside) {
-            if matches!(selected, Selected::Expression(_)) {
-                return Err(invalid(
-                    format!(
-                        "the expression assigns `{nm}` (line {}), a local the new function could only change a copy of",
-                        line(text, a.start_byte())
-                    ),
-                    "select the whole statement instead",
-                ));
-            }
-            // Passed in, it is read at the call: one declared without a value may not be
-            // assigned yet there, which the selection itself never reads.
-            let read_inside = inside.iter().any(|o| {
-                assigned_at(&[*o]).is_none()
-                    || o.parent().is_some_and(|p| {
-                        matches!(
-                            p.kind(),
-                            "augmented_assignment_expression" | "update_expression"
-                        )
-                    })
-            });
-            let unset = same.iter().any(|o| {
-                o.parent().is_some_and(|d| {
-                    d.kind() == "variable_declarator"
-                        && field_is(d, "name", *o)
-                        && d.child_by_field_name("value").is_none()
-                })
-            });
-            if unset && !read_inside {
-                return Err(invalid(
-                    format!(
-                        "the selection assigns `{nm}` (line {}), declared without a value outside it: passed in, it would be read before it may be assigned",
-                        line(text, a.start_byte())
-                    ),
-                    "select its declaration too, or give it a value where it is declared",
-                ));
-            }
-            if !outside.is_empty() && !returns.iter().any(|r| r.0 == nm) {
-                returns.push((nm.clone(), Some(scope), "let", None));
-            }
-        }
-        if !params.iter().any(|p| p.name == nm) {
-            params.push(Local { name: nm, scope });
-        }
-    }
+    let (by_name, params, returns) = locals(&tree, text, &refs, &sel, &selected, &home, typed)?;
     let outer_returns = returns.iter().filter(|r| r.1.is_some()).count();
     if outer_returns > 0 && outer_returns < returns.len() {
         let (a, b) = (
