@@ -124,49 +124,26 @@ fn binding_scope<'a>(
     (n, vec![])
 }
 
-/// Extracts the statements or the expression `range` covers into a `def name`: with `method`,
-/// a method of the enclosing class; otherwise a module-level function.
-pub fn extract_function(
-    text: &str,
-    range: Range<usize>,
-    name: &str,
-    method: bool,
-) -> Result<ExtractedFunction, FkError> {
-    check_identifier(name)?;
-    let tree = parse(text)?;
-    let root = tree.root_node();
-    let stmts = if range.end <= text.len()
-        && text.is_char_boundary(range.start)
-        && text.is_char_boundary(range.end)
-        && range.start < range.end
-    {
-        let s = &text[range.clone()];
-        let a = range.start + (s.len() - s.trim_start().len());
-        let b = range.end - (s.len() - s.trim_end().len());
-        if a < b {
-            statements_at(&tree, a, b)
-        } else {
-            None
-        }
-    } else {
-        None
-    };
-    let (nodes, expression) = match stmts {
-        Some(s) => (s, false),
-        None => {
-            let e = expression_at(&tree, text, range).map_err(|mut err| {
-                err.message = err.message.replace(
-                    "is not one expression",
-                    "is neither whole statements nor one expression",
-                );
-                err
-            })?;
-            (vec![e], true)
-        }
-    };
-    let sel = nodes[0].start_byte()..nodes[nodes.len() - 1].end_byte();
-    let first_line = line(text, sel.start);
+/// How control leaves the selection.
+struct Flow<'a> {
+    /// The function whose body the selection ends, when it does.
+    tail_of: Option<Node<'a>>,
+    /// The selection returns for that function: the call is returned.
+    returns_for_it: bool,
+    /// It awaits (or loops or enters asynchronously): the new function is async.
+    is_async: bool,
+}
 
+/// The selection's control flow, refused where it could not leave a function the same way
+/// (`return` but at the end of its function's body, `yield`, `break` or `continue` out of it,
+/// `global`, a class body, `:=` in an expression).
+fn control_flow<'a>(
+    text: &str,
+    nodes: &[Node<'a>],
+    sel: &Range<usize>,
+    expression: bool,
+    first_line: usize,
+) -> Result<Flow<'a>, FkError> {
     // Control flow, and what cannot move into a function. At the end of its function's body
     // the selection may return: the call is returned (`None` where it runs to its end, as the
     // body did), unless that function is a generator.
@@ -190,11 +167,11 @@ pub fn extract_function(
         })
     });
     let mut returns_for_it = false;
-    let all = descendants(&nodes);
+    let all = descendants(nodes);
     let mut is_async = false;
     for n in &all {
         let at = line(text, n.start_byte());
-        let nested = in_nested(*n, &sel, &["function_definition", "lambda"]);
+        let nested = in_nested(*n, sel, &["function_definition", "lambda"]);
         match n.kind() {
             "return_statement" if !nested && tail_of.is_some() && !generator => {
                 returns_for_it = true;
@@ -226,7 +203,7 @@ pub fn extract_function(
                     }
                     p = x.parent();
                 }
-                if !target.is_some_and(|t| in_range(t, &sel)) {
+                if !target.is_some_and(|t| in_range(t, sel)) {
                     let word = if n.kind() == "break_statement" {
                         "break"
                     } else {
@@ -267,7 +244,7 @@ pub fn extract_function(
             _ => {}
         }
     }
-    for n in &nodes {
+    for n in nodes {
         if n.parent().is_some_and(|p| {
             p.kind() == "block" && p.parent().is_some_and(|g| g.kind() == "class_definition")
         }) {
@@ -279,8 +256,36 @@ pub fn extract_function(
             ));
         }
     }
+    Ok(Flow {
+        tail_of,
+        returns_for_it,
+        is_async,
+    })
+}
 
-    // The enclosing function, and for a method its class and receiver.
+/// Where the new function goes and what it sees.
+struct Home<'a> {
+    /// The function around the selection, if any.
+    enclosing: Option<Node<'a>>,
+    /// The method's receiver (`self`, `cls`).
+    receiver: Option<String>,
+    class_method: bool,
+    /// The scope the new function sees: the module, or the method.
+    sees: Node<'a>,
+    /// Insert after this node.
+    after: Node<'a>,
+}
+
+/// At module level after the statement that holds the selection, or (a method) after the
+/// method the selection is in, called through its receiver; refused outside a method, in a
+/// `@staticmethod`, or without a receiver.
+fn home_of<'a>(
+    text: &str,
+    root: Node<'a>,
+    nodes: &[Node<'a>],
+    method: bool,
+    first_line: usize,
+) -> Result<Home<'a>, FkError> {
     let enclosing = {
         let mut p = nodes[0].parent();
         let mut f = None;
@@ -355,215 +360,25 @@ pub fn extract_function(
         }
         (root, top)
     };
+    Ok(Home {
+        enclosing,
+        receiver,
+        class_method,
+        sees,
+        after,
+    })
+}
 
-    // The names, bound as the scope model of renames says.
-    let analysis = Analysis::new(text, &tree);
-    let mut cache = HashMap::new();
-    let mut ids = Vec::new();
-    for n in &nodes {
-        reads(*n, &mut ids);
-    }
-    let mut params: Vec<String> = Vec::new();
-    let mut returns: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    // A name the function around declares `global` or `nonlocal` is not its local: moved, the
-    // selection would bind a local of the new function instead.
-    if let Some(f) = enclosing {
-        for st in descendants(&[f]).into_iter().filter(|n| {
-            matches!(n.kind(), "global_statement" | "nonlocal_statement") && !in_range(*n, &sel)
-        }) {
-            let mut c = st.walk();
-            let declared: Vec<Node> = st.named_children(&mut c).collect();
-            if let Some(d) = declared.iter().find(|d| {
-                ids.iter()
-                    .any(|i| text[i.byte_range()] == text[d.byte_range()])
-            }) {
-                return Err(invalid(
-                    format!(
-                        "the selection uses `{}`, declared `{}` at line {}: the new function would not have that declaration",
-                        &text[d.byte_range()],
-                        if st.kind() == "global_statement" {
-                            "global"
-                        } else {
-                            "nonlocal"
-                        },
-                        line(text, st.start_byte())
-                    ),
-                    "select statements that do not use it",
-                ));
-            }
-        }
-    }
-    for id in &ids {
-        let nm = text[id.byte_range()].to_string();
-        let (scope, binds) = binding_scope(text, &analysis, *id, &mut cache);
-        if scope.kind() == "module" || in_range(scope, &sel) {
-            continue;
-        }
-        if !seen.insert((scope.id(), nm.clone())) {
-            continue;
-        }
-        // A method sees what its class's enclosing functions bind, as the selection did.
-        if method && !in_range(sees, &scope.byte_range()) {
-            continue;
-        }
-        if receiver.as_deref() == Some(nm.as_str()) && scope.id() == sees.id() {
-            continue;
-        }
-        let inside = binds.iter().any(|b| in_range(*b, &sel));
-        // In a loop, a binding after the selection gives a value at the next turn.
-        let looping = {
-            let mut p = nodes[0].parent();
-            let mut hit = false;
-            while let Some(x) = p {
-                if x.id() == scope.id() {
-                    break;
-                }
-                hit |= matches!(x.kind(), "for_statement" | "while_statement");
-                p = x.parent();
-            }
-            hit
-        };
-        // A value bound outside that the selection may see: before it (or anywhere, in a
-        // loop); `x: int` alone declares a type, no value.
-        let outside = binds.iter().any(|b| {
-            !in_range(*b, &sel)
-                && (b.start_byte() < sel.start || looping)
-                && !b.parent().is_some_and(|a| {
-                    a.kind() == "assignment" && a.child_by_field_name("right").is_none()
-                })
-        });
-        // `+=` reads its target too.
-        let read_inside = ids.iter().any(|i| {
-            text[i.byte_range()] == nm
-                && (!binds.iter().any(|b| b.id() == i.id())
-                    || i.parent().is_some_and(|p| {
-                        p.kind() == "augmented_assignment" && field_is(p, "left", *i)
-                    }))
-        });
-        // Read in the scope outside the selection (not where it is bound).
-        let read_after = {
-            let mut stack = vec![scope];
-            let mut found = false;
-            while let Some(x) = stack.pop() {
-                if found {
-                    break;
-                }
-                if in_range(x, &sel) {
-                    continue;
-                }
-                if x.kind() == "identifier"
-                    && text[x.byte_range()] == nm
-                    && !binds.iter().any(|b| b.id() == x.id())
-                    && x.start_byte() >= sel.end
-                    && !x.parent().is_some_and(|p| {
-                        (p.kind() == "attribute" && field_is(p, "attribute", x))
-                            || (p.kind() == "keyword_argument" && field_is(p, "name", x))
-                    })
-                {
-                    found = true;
-                }
-                let mut c = x.walk();
-                stack.extend(x.named_children(&mut c));
-            }
-            found
-        };
-        // In a loop, what the selection binds may be read before it at the next turn.
-        let in_loop_read = inside && {
-            let mut p = nodes[0].parent();
-            let mut hit = false;
-            while let Some(x) = p {
-                if x.id() == scope.id() {
-                    break;
-                }
-                if matches!(x.kind(), "for_statement" | "while_statement")
-                    && descendants(&[x]).iter().any(|i| {
-                        i.kind() == "identifier"
-                            && text[i.byte_range()] == nm
-                            && !in_range(*i, &sel)
-                    })
-                {
-                    hit = true;
-                }
-                p = x.parent();
-            }
-            hit
-        };
-        // A function made in the selection that uses it would close over the parameter, a
-        // copy: not the local bound again later.
-        if binds.len() > 1
-            && binds.iter().any(|b| !in_range(*b, &sel))
-            && let Some(o) = ids.iter().find(|i| {
-                text[i.byte_range()] == nm
-                    && in_nested(**i, &sel, &["function_definition", "lambda"])
-            })
-        {
-            return Err(invalid(
-                format!(
-                    "`{nm}` is used by a function made in the selection (line {}) and bound more than once: passed in, that function would have a copy of it",
-                    line(text, o.start_byte())
-                ),
-                "select the statements that bind it too, or leave that function out",
-            ));
-        }
-        let returned = inside && (read_after || in_loop_read);
-        // `x: int` before the selection, bound only in it: the annotation would stay alone.
-        if inside
-            && !returned
-            && let Some(a) = binds.iter().find(|b| {
-                !in_range(**b, &sel)
-                    && b.parent().is_some_and(|a| {
-                        a.kind() == "assignment" && a.child_by_field_name("right").is_none()
-                    })
-            })
-        {
-            return Err(invalid(
-                format!(
-                    "`{nm}` is annotated at line {} and bound only in the selection: the annotation would be left alone",
-                    line(text, a.start_byte())
-                ),
-                "select the annotation too",
-            ));
-        }
-        // Bound by a statement of the selection itself (not under a condition or a loop) and
-        // not read in it: the value from before is never seen.
-        let always_bound = !read_inside
-            && nodes.iter().any(|n| {
-                n.kind() == "expression_statement"
-                    && n.named_child(0).is_some_and(|a| {
-                        a.kind() == "assignment"
-                            && a.child_by_field_name("left").is_some_and(|l| {
-                                l.kind() == "identifier" && text[l.byte_range()] == nm
-                            })
-                    })
-            });
-        if (read_inside && outside) || (returned && outside && !always_bound) {
-            params.push(nm.clone());
-        }
-        if returned && !expression {
-            returns.push(nm);
-        }
-    }
-
-    if returns_for_it && !returns.is_empty() {
-        return Err(invalid(
-            format!(
-                "the selection returns for its function and `{}` it binds is used outside it too",
-                returns[0]
-            ),
-            "select statements without a `return`",
-        ));
-    }
-    if returns_for_it
-        && tail_of.is_some_and(|f| {
-            let mut c = f.walk();
-            f.children(&mut c).any(|k| k.kind() == "async")
-        })
-    {
-        is_async = true;
-    }
-
-    // The name.
+/// Refuses a name the place already has (any name of the file for a function, of the class
+/// for a method); for a method of a class with bases, the warning that one of them may have
+/// a member of that name.
+fn name_is_free(
+    text: &str,
+    root: Node,
+    sees: Node,
+    name: &str,
+    method: bool,
+) -> Result<Vec<String>, FkError> {
     let mut warnings = Vec::new();
     if method {
         let class = {
@@ -607,6 +422,299 @@ pub fn extract_function(
         )
         .with_hint("choose a name the file does not use"));
     }
+    Ok(warnings)
+}
+
+/// The new function's parameters (the names the selection reads that are bound before it,
+/// or anywhere in a loop around it) and what it returns (what it binds that is read after
+/// it), each name bound where the scope model of renames says. Refused for a name the
+/// function around declares `global` or `nonlocal`.
+fn parameters_and_results(
+    text: &str,
+    tree: &Tree,
+    nodes: &[Node],
+    sel: &Range<usize>,
+    enclosing: Option<Node>,
+    home: (Node, Option<&str>),
+    expression: bool,
+) -> Result<(Vec<String>, Vec<String>), FkError> {
+    // A method's home has its receiver; a function's has none.
+    let (sees, receiver) = home;
+    let method = receiver.is_some();
+    let analysis = Analysis::new(text, tree);
+    let mut cache = HashMap::new();
+    let mut ids = Vec::new();
+    for n in nodes {
+        reads(*n, &mut ids);
+    }
+    let mut params: Vec<String> = Vec::new();
+    let mut returns: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    // A name the function around declares `global` or `nonlocal` is not its local: moved, the
+    // selection would bind a local of the new function instead.
+    if let Some(f) = enclosing {
+        for st in descendants(&[f]).into_iter().filter(|n| {
+            matches!(n.kind(), "global_statement" | "nonlocal_statement") && !in_range(*n, sel)
+        }) {
+            let mut c = st.walk();
+            let declared: Vec<Node> = st.named_children(&mut c).collect();
+            if let Some(d) = declared.iter().find(|d| {
+                ids.iter()
+                    .any(|i| text[i.byte_range()] == text[d.byte_range()])
+            }) {
+                return Err(invalid(
+                    format!(
+                        "the selection uses `{}`, declared `{}` at line {}: the new function would not have that declaration",
+                        &text[d.byte_range()],
+                        if st.kind() == "global_statement" {
+                            "global"
+                        } else {
+                            "nonlocal"
+                        },
+                        line(text, st.start_byte())
+                    ),
+                    "select statements that do not use it",
+                ));
+            }
+        }
+    }
+    for id in &ids {
+        let nm = text[id.byte_range()].to_string();
+        let (scope, binds) = binding_scope(text, &analysis, *id, &mut cache);
+        if scope.kind() == "module" || in_range(scope, sel) {
+            continue;
+        }
+        if !seen.insert((scope.id(), nm.clone())) {
+            continue;
+        }
+        // A method sees what its class's enclosing functions bind, as the selection did.
+        if method && !in_range(sees, &scope.byte_range()) {
+            continue;
+        }
+        if receiver == Some(nm.as_str()) && scope.id() == sees.id() {
+            continue;
+        }
+        let inside = binds.iter().any(|b| in_range(*b, sel));
+        // In a loop, a binding after the selection gives a value at the next turn.
+        let looping = {
+            let mut p = nodes[0].parent();
+            let mut hit = false;
+            while let Some(x) = p {
+                if x.id() == scope.id() {
+                    break;
+                }
+                hit |= matches!(x.kind(), "for_statement" | "while_statement");
+                p = x.parent();
+            }
+            hit
+        };
+        // A value bound outside that the selection may see: before it (or anywhere, in a
+        // loop); `x: int` alone declares a type, no value.
+        let outside = binds.iter().any(|b| {
+            !in_range(*b, sel)
+                && (b.start_byte() < sel.start || looping)
+                && !b.parent().is_some_and(|a| {
+                    a.kind() == "assignment" && a.child_by_field_name("right").is_none()
+                })
+        });
+        // `+=` reads its target too.
+        let read_inside = ids.iter().any(|i| {
+            text[i.byte_range()] == nm
+                && (!binds.iter().any(|b| b.id() == i.id())
+                    || i.parent().is_some_and(|p| {
+                        p.kind() == "augmented_assignment" && field_is(p, "left", *i)
+                    }))
+        });
+        // Read in the scope outside the selection (not where it is bound).
+        let read_after = {
+            let mut stack = vec![scope];
+            let mut found = false;
+            while let Some(x) = stack.pop() {
+                if found {
+                    break;
+                }
+                if in_range(x, sel) {
+                    continue;
+                }
+                if x.kind() == "identifier"
+                    && text[x.byte_range()] == nm
+                    && !binds.iter().any(|b| b.id() == x.id())
+                    && x.start_byte() >= sel.end
+                    && !x.parent().is_some_and(|p| {
+                        (p.kind() == "attribute" && field_is(p, "attribute", x))
+                            || (p.kind() == "keyword_argument" && field_is(p, "name", x))
+                    })
+                {
+                    found = true;
+                }
+                let mut c = x.walk();
+                stack.extend(x.named_children(&mut c));
+            }
+            found
+        };
+        // In a loop, what the selection binds may be read before it at the next turn.
+        let in_loop_read = inside && {
+            let mut p = nodes[0].parent();
+            let mut hit = false;
+            while let Some(x) = p {
+                if x.id() == scope.id() {
+                    break;
+                }
+                if matches!(x.kind(), "for_statement" | "while_statement")
+                    && descendants(&[x]).iter().any(|i| {
+                        i.kind() == "identifier" && text[i.byte_range()] == nm && !in_range(*i, sel)
+                    })
+                {
+                    hit = true;
+                }
+                p = x.parent();
+            }
+            hit
+        };
+        // A function made in the selection that uses it would close over the parameter, a
+        // copy: not the local bound again later.
+        if binds.len() > 1
+            && binds.iter().any(|b| !in_range(*b, sel))
+            && let Some(o) = ids.iter().find(|i| {
+                text[i.byte_range()] == nm
+                    && in_nested(**i, sel, &["function_definition", "lambda"])
+            })
+        {
+            return Err(invalid(
+                format!(
+                    "`{nm}` is used by a function made in the selection (line {}) and bound more than once: passed in, that function would have a copy of it",
+                    line(text, o.start_byte())
+                ),
+                "select the statements that bind it too, or leave that function out",
+            ));
+        }
+        let returned = inside && (read_after || in_loop_read);
+        // `x: int` before the selection, bound only in it: the annotation would stay alone.
+        if inside
+            && !returned
+            && let Some(a) = binds.iter().find(|b| {
+                !in_range(**b, sel)
+                    && b.parent().is_some_and(|a| {
+                        a.kind() == "assignment" && a.child_by_field_name("right").is_none()
+                    })
+            })
+        {
+            return Err(invalid(
+                format!(
+                    "`{nm}` is annotated at line {} and bound only in the selection: the annotation would be left alone",
+                    line(text, a.start_byte())
+                ),
+                "select the annotation too",
+            ));
+        }
+        // Bound by a statement of the selection itself (not under a condition or a loop) and
+        // not read in it: the value from before is never seen.
+        let always_bound = !read_inside
+            && nodes.iter().any(|n| {
+                n.kind() == "expression_statement"
+                    && n.named_child(0).is_some_and(|a| {
+                        a.kind() == "assignment"
+                            && a.child_by_field_name("left").is_some_and(|l| {
+                                l.kind() == "identifier" && text[l.byte_range()] == nm
+                            })
+                    })
+            });
+        if (read_inside && outside) || (returned && outside && !always_bound) {
+            params.push(nm.clone());
+        }
+        if returned && !expression {
+            returns.push(nm);
+        }
+    }
+    Ok((params, returns))
+}
+
+/// Extracts the statements or the expression `range` covers into a `def name`: with `method`,
+/// a method of the enclosing class; otherwise a module-level function.
+pub fn extract_function(
+    text: &str,
+    range: Range<usize>,
+    name: &str,
+    method: bool,
+) -> Result<ExtractedFunction, FkError> {
+    check_identifier(name)?;
+    let tree = parse(text)?;
+    let root = tree.root_node();
+    let stmts = if range.end <= text.len()
+        && text.is_char_boundary(range.start)
+        && text.is_char_boundary(range.end)
+        && range.start < range.end
+    {
+        let s = &text[range.clone()];
+        let a = range.start + (s.len() - s.trim_start().len());
+        let b = range.end - (s.len() - s.trim_end().len());
+        if a < b {
+            statements_at(&tree, a, b)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    let (nodes, expression) = match stmts {
+        Some(s) => (s, false),
+        None => {
+            let e = expression_at(&tree, text, range).map_err(|mut err| {
+                err.message = err.message.replace(
+                    "is not one expression",
+                    "is neither whole statements nor one expression",
+                );
+                err
+            })?;
+            (vec![e], true)
+        }
+    };
+    let sel = nodes[0].start_byte()..nodes[nodes.len() - 1].end_byte();
+    let first_line = line(text, sel.start);
+
+    let Flow {
+        tail_of,
+        returns_for_it,
+        mut is_async,
+    } = control_flow(text, &nodes, &sel, expression, first_line)?;
+
+    let Home {
+        enclosing,
+        receiver,
+        class_method,
+        sees,
+        after,
+    } = home_of(text, root, &nodes, method, first_line)?;
+
+    let (params, returns) = parameters_and_results(
+        text,
+        &tree,
+        &nodes,
+        &sel,
+        enclosing,
+        (sees, receiver.as_deref()),
+        expression,
+    )?;
+
+    if returns_for_it && !returns.is_empty() {
+        return Err(invalid(
+            format!(
+                "the selection returns for its function and `{}` it binds is used outside it too",
+                returns[0]
+            ),
+            "select statements without a `return`",
+        ));
+    }
+    if returns_for_it
+        && tail_of.is_some_and(|f| {
+            let mut c = f.walk();
+            f.children(&mut c).any(|k| k.kind() == "async")
+        })
+    {
+        is_async = true;
+    }
+
+    let warnings = name_is_free(text, root, sees, name, method)?;
 
     // The new function.
     let unit = indent_unit(text, "    ");
