@@ -24,7 +24,7 @@ use crate::ts::inline::{is_open_context, is_primary};
 use crate::ts::{OCCURRENCE_KINDS, Target, occurrences, scopes_for};
 use filekit_errors::{ErrorCode, FkError};
 use filekit_splices::{Splice, Splices};
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 /// What inlining a variable did.
 #[derive(Debug, Clone)]
@@ -90,11 +90,11 @@ fn deferred_by<'a>(use_: Node<'a>, scope: Node<'a>) -> Option<(Node<'a>, &'stati
     None
 }
 
-/// Inlines the variable a target names (its declaration, or a use of it).
-pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inlined, FkError> {
-    let tree = parse_clean(lang, text)?;
+/// The name of the declaration `target` names: the declaration a use at a position resolves
+/// to, or the one declaration of a name (refused when there is none or several).
+fn declared_name<'a>(tree: &'a Tree, text: &str, target: &Target) -> Result<Node<'a>, FkError> {
     let root = tree.root_node();
-    let name_node = match target {
+    Ok(match target {
         Target::At(at) => {
             let n = root
                 .descendant_for_byte_range(*at, *at)
@@ -108,8 +108,8 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
                     .with_hint("point selectionRange's start at the variable's name or a use of it")
                 })?;
             let name = &text[n.byte_range()];
-            let occ = occurrences(&tree, text, name);
-            let scopes = scopes_for(&tree, text, &occ);
+            let occ = occurrences(tree, text, name);
+            let scopes = scopes_for(tree, text, &occ);
             let scope = bound_from(&scopes, n, name).ok_or_else(|| {
                 FkError::new(
                     ErrorCode::NotFound,
@@ -129,8 +129,8 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
                 })?
         }
         Target::Name(name) => {
-            let occ = occurrences(&tree, text, name);
-            let scopes = scopes_for(&tree, text, &occ);
+            let occ = occurrences(tree, text, name);
+            let scopes = scopes_for(tree, text, &occ);
             let decls: Vec<Node> = occ
                 .iter()
                 .copied()
@@ -162,7 +162,13 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
                 }
             }
         }
-    };
+    })
+}
+
+/// Inlines the variable a target names (its declaration, or a use of it).
+pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inlined, FkError> {
+    let tree = parse_clean(lang, text)?;
+    let name_node = declared_name(&tree, text, target)?;
     let name = text[name_node.byte_range()].to_string();
     let at_line = line(text, name_node.start_byte());
     let declarator = name_node
@@ -310,6 +316,102 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             u.parent()
                 .is_some_and(|p| p.kind() == "call_expression" && field_is(p, "function", *u))
         });
+    let variable = Variable {
+        name: &name,
+        init,
+        stmt,
+        scope,
+        uses: &uses,
+        refs: &refs,
+    };
+    runs_as_often(text, &variable, effect, fresh, called_function)?;
+    value_holds(&tree, text, &variable, effect, called_function)?;
+    // Shadowing: every name of the initializer means the same at each use.
+    names_mean_the_same(&tree, text, &variable)?;
+    let init_text = &text[init.byte_range()];
+    // A long initializer used many times could make an edit of gigabytes: bounded here, the
+    // pipeline then holds the result to the size of a file.
+    let total = uses.len().saturating_mul(init_text.len() + 2);
+    if total > crate::bounds::MAX_RESULT_BYTES {
+        return Err(FkError::too_large(
+            filekit_errors::Limit::ResultSize,
+            total as u64,
+            crate::bounds::MAX_RESULT_BYTES as u64,
+            format!(
+                "inlining `{name}` would write its {}-byte initializer at {} uses: {total} bytes, more than {}",
+                init_text.len(),
+                uses.len(),
+                crate::bounds::MAX_RESULT_BYTES
+            ),
+        )
+        .with_hint("keep the variable"));
+    }
+    let mut splices = Vec::new();
+    for u in &uses {
+        let p = u.parent().expect("a use has a parent");
+        if p.kind() == "call_expression"
+            && field_is(p, "function", *u)
+            && matches!(init.kind(), "member_expression" | "subscript_expression")
+        {
+            return Err(invalid(
+                format!(
+                    "`{name}` is called at line {}: inlined, `{}(...)` would be a method call with another `this`",
+                    line(text, u.start_byte()),
+                    quote(text, init)
+                ),
+                "keep the variable, or call the method on its object yourself",
+            ));
+        }
+        let new = if u.kind() == "shorthand_property_identifier" {
+            format!("{name}: {init_text}")
+        } else if init.kind() == "sequence_expression"
+            || (!is_primary(init.kind()) && !u.parent().is_some_and(|p| is_open_context(p, *u)))
+            || (matches!(
+                init.kind(),
+                "object" | "function_expression" | "function" | "class"
+            ) && p.kind() == "expression_statement")
+        {
+            format!("({init_text})")
+        } else {
+            init_text.to_string()
+        };
+        splices.push(Splice::new(u.start_byte(), u.end_byte(), new));
+    }
+    splices.push(removal(text, decl, declarator));
+    Ok(Inlined {
+        splices: to_splices(text, splices)?,
+        name,
+        uses: uses.len(),
+    })
+}
+
+/// The variable being inlined, as the checks see it.
+struct Variable<'v, 'a> {
+    name: &'v str,
+    /// Its initializer.
+    init: Node<'a>,
+    /// The declaration statement.
+    stmt: Node<'a>,
+    /// The block it is declared in.
+    scope: Node<'a>,
+    uses: &'v [Node<'a>],
+    /// The names the initializer reads (and `this` and its kin).
+    refs: &'v [Node<'a>],
+}
+
+/// Refuses an initializer with effects that would not run exactly once, right after the
+/// declaration, or one that makes a new object where a use may run several times (a function
+/// only called is the same closure at each call).
+fn runs_as_often(
+    text: &str,
+    v: &Variable,
+    effect: Option<Node>,
+    fresh: Option<Node>,
+    called_function: bool,
+) -> Result<(), FkError> {
+    let Variable {
+        name, uses, scope, ..
+    } = *v;
     if let Some(e) = effect {
         if uses.len() != 1 {
             return Err(invalid(
@@ -367,6 +469,28 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             ));
         }
     }
+    Ok(())
+}
+
+/// Refuses an initializer whose value may change between the declaration and a use: an
+/// effect that runs in between (or in a loop around a use), or a use inside a function that
+/// runs later.
+fn value_holds(
+    tree: &Tree,
+    text: &str,
+    v: &Variable,
+    effect: Option<Node>,
+    called_function: bool,
+) -> Result<(), FkError> {
+    let Variable {
+        name,
+        init,
+        stmt,
+        scope,
+        uses,
+        refs,
+    } = *v;
+    let root = tree.root_node();
     // Whether the value may change between the declaration and a use (a function's body reads
     // at each call, whether made before or at the call).
     let mutable = effect.is_some()
@@ -375,7 +499,7 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
                 || refs.iter().any(|r| {
                     r.kind() == "this" || {
                         let n = &text[r.byte_range()];
-                        assigned_at(&occurrences(&tree, text, n)).is_some()
+                        assigned_at(&occurrences(tree, text, n)).is_some()
                     }
                 })));
     if mutable {
@@ -397,7 +521,7 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
                 found
             })
             .collect();
-        for n in all_nodes(&tree) {
+        for n in all_nodes(tree) {
             if n.start_byte() < stmt.end_byte() || effect_at(n).is_none_or(|e| e.id() != n.id()) {
                 continue;
             }
@@ -441,14 +565,26 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             ));
         }
     }
-    // Shadowing: every name of the initializer means the same at each use.
-    for r in &refs {
+    Ok(())
+}
+
+/// Refuses an initializer a name of which means something else at a use (another
+/// declaration of it in between): renaming that one comes first.
+fn names_mean_the_same(tree: &Tree, text: &str, v: &Variable) -> Result<(), FkError> {
+    let Variable {
+        name,
+        init,
+        uses,
+        refs,
+        ..
+    } = *v;
+    for r in refs {
         if !OCCURRENCE_KINDS.contains(&r.kind()) {
             continue;
         }
         let rn = &text[r.byte_range()];
-        let rocc = occurrences(&tree, text, rn);
-        let rscopes = scopes_for(&tree, text, &rocc);
+        let rocc = occurrences(tree, text, rn);
+        let rscopes = scopes_for(tree, text, &rocc);
         let bound = bound_from(&rscopes, *r, rn);
         // A name the initializer declares itself (a parameter of a function in it) goes along.
         if bound
@@ -457,7 +593,7 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             continue;
         }
         let there = bound.map(|s| s.id());
-        for u in &uses {
+        for u in uses {
             let here = bound_from(&rscopes, *u, rn);
             if here.map(|s| s.id()) != there {
                 let decl_line = here
@@ -480,61 +616,7 @@ pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inline
             }
         }
     }
-    let init_text = &text[init.byte_range()];
-    // A long initializer used many times could make an edit of gigabytes: bounded here, the
-    // pipeline then holds the result to the size of a file.
-    let total = uses.len().saturating_mul(init_text.len() + 2);
-    if total > crate::bounds::MAX_RESULT_BYTES {
-        return Err(FkError::too_large(
-            filekit_errors::Limit::ResultSize,
-            total as u64,
-            crate::bounds::MAX_RESULT_BYTES as u64,
-            format!(
-                "inlining `{name}` would write its {}-byte initializer at {} uses: {total} bytes, more than {}",
-                init_text.len(),
-                uses.len(),
-                crate::bounds::MAX_RESULT_BYTES
-            ),
-        )
-        .with_hint("keep the variable"));
-    }
-    let mut splices = Vec::new();
-    for u in &uses {
-        let p = u.parent().expect("a use has a parent");
-        if p.kind() == "call_expression"
-            && field_is(p, "function", *u)
-            && matches!(init.kind(), "member_expression" | "subscript_expression")
-        {
-            return Err(invalid(
-                format!(
-                    "`{name}` is called at line {}: inlined, `{}(...)` would be a method call with another `this`",
-                    line(text, u.start_byte()),
-                    quote(text, init)
-                ),
-                "keep the variable, or call the method on its object yourself",
-            ));
-        }
-        let new = if u.kind() == "shorthand_property_identifier" {
-            format!("{name}: {init_text}")
-        } else if init.kind() == "sequence_expression"
-            || (!is_primary(init.kind()) && !u.parent().is_some_and(|p| is_open_context(p, *u)))
-            || (matches!(
-                init.kind(),
-                "object" | "function_expression" | "function" | "class"
-            ) && p.kind() == "expression_statement")
-        {
-            format!("({init_text})")
-        } else {
-            init_text.to_string()
-        };
-        splices.push(Splice::new(u.start_byte(), u.end_byte(), new));
-    }
-    splices.push(removal(text, decl, declarator));
-    Ok(Inlined {
-        splices: to_splices(text, splices)?,
-        name,
-        uses: uses.len(),
-    })
+    Ok(())
 }
 
 /// The first node between `use_` and the block `scope` for which `stop` holds.
