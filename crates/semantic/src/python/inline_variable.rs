@@ -328,6 +328,196 @@ impl Analysis<'_> {
     }
 }
 
+/// What the checks of a Python variable's inlining share.
+struct Variable<'v, 'a> {
+    name: &'v str,
+    /// Its initializer, the assignment statement and the block it is in.
+    init: Node<'a>,
+    stmt: Node<'a>,
+    block: Node<'a>,
+    /// The scope it is bound in.
+    decl_scope: usize,
+    /// Each use, with its scope.
+    uses: &'v [(Node<'a>, usize)],
+    /// The names the initializer reads, each with the scope it resolves to there.
+    reads: &'v [(&'v Occ, Option<usize>)],
+}
+
+/// Refuses an initializer whose value may change between the assignment and a use (from the
+/// assignment to the last use, and through every loop a use is in): a use in a nested
+/// function, a name it reads bound again, an effect, a write to an object, or (with effects)
+/// a read of state that the initializer would now follow instead of precede.
+fn value_holds(
+    tree: &Tree,
+    text: &str,
+    a: &Analysis,
+    v: &Variable,
+    effect: Option<Node>,
+    reads_objects: bool,
+    rebound_at: &dyn Fn(&Occ, Option<usize>) -> Vec<usize>,
+) -> Result<(), FkError> {
+    let Variable {
+        name,
+        init,
+        stmt,
+        block,
+        decl_scope,
+        uses,
+        reads,
+    } = *v;
+    // From the assignment to the last use, and through every loop a use is in.
+    let mut end = 0;
+    let mut in_loop = false;
+    for (u, s) in uses {
+        end = end.max(u.start_byte());
+        let mut cur = u.parent();
+        while let Some(x) = cur {
+            if x.id() == block.id() {
+                break;
+            }
+            if LOOPS.contains(&x.kind()) || is_comprehension(x.kind()) {
+                end = end.max(x.end_byte());
+                in_loop = true;
+            }
+            cur = x.parent();
+        }
+        if effect.is_none() && a.in_function_below(*s, decl_scope) {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s value may change before its use inside a nested function at line {}: `{}` reads {}",
+                    line(text, u.start_byte()),
+                    quote(text, init),
+                    if reads_objects {
+                        "an attribute or item"
+                    } else {
+                        "a name that is assigned again"
+                    }
+                ),
+                "inline a variable whose initializer reads nothing that changes",
+            ));
+        }
+    }
+    for (o, r) in reads {
+        if let Some(at) = rebound_at(o, *r)
+            .into_iter()
+            .find(|&at| at >= stmt.end_byte() && at < end)
+        {
+            return Err(invalid(
+                format!(
+                    "`{}` in `{name}`'s initializer is rebound at line {} before a use",
+                    o.name,
+                    line(text, at)
+                ),
+                "inline a variable whose initializer reads nothing that changes",
+            ));
+        }
+    }
+    // The calls whose arguments hold a use, and where the last use starts.
+    let mut around_use = std::collections::HashSet::new();
+    for (u, _) in uses {
+        let mut cur = u.parent();
+        while let Some(x) = cur.filter(|x| x.id() != block.id()) {
+            if x.kind() == "call"
+                && x.child_by_field_name("arguments").is_some_and(|args| {
+                    args.start_byte() <= u.start_byte() && u.end_byte() <= args.end_byte()
+                })
+            {
+                around_use.insert(x.id());
+            }
+            cur = x.parent();
+        }
+    }
+    let last_use = uses.iter().map(|(u, _)| u.start_byte()).max().unwrap_or(0);
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.end_byte() <= stmt.end_byte() || n.start_byte() >= end {
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+        if n.start_byte() < stmt.end_byte() {
+            continue;
+        }
+        let writes_object = matches!(n.kind(), "assignment" | "augmented_assignment")
+            && n.child_by_field_name("left").is_some_and(|l| {
+                let mut st = vec![l];
+                let mut hit = false;
+                while let Some(x) = st.pop() {
+                    hit |= matches!(x.kind(), "attribute" | "subscript");
+                    let mut c = x.walk();
+                    st.extend(x.named_children(&mut c));
+                }
+                hit
+            });
+        // `f(name)` as the last use: the call runs after its arguments, as the initializer
+        // did (a use after it, or in the loop's next round, would see what it changed).
+        let encloses_use = !in_loop && around_use.contains(&n.id()) && last_use < n.end_byte();
+        // With effects, the initializer ran before what reads state between it and its
+        // use; inlined, it runs after (`v = xs.pop(); return xs[0] + v`).
+        let read_before = effect.is_some()
+            && matches!(n.kind(), "attribute" | "subscript")
+            && n.end_byte() <= last_use
+            && !n
+                .parent()
+                .is_some_and(|p| field_is(p, "function", n) && around_use.contains(&p.id()));
+        if (effect_node(n) && !encloses_use) || writes_object || read_before {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s value may change before its use: `{}` (line {}) runs between the assignment and a use",
+                    quote(text, n),
+                    line(text, n.start_byte())
+                ),
+                "inline a variable whose initializer reads nothing that changes",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an initializer a name of which means something else at a use (another binding of
+/// it in the use's scope): renaming that one comes first. Each name and each scope of a use
+/// is compared once.
+fn names_mean_the_same(
+    a: &Analysis,
+    text: &str,
+    name: &str,
+    reads: &[(&Occ, Option<usize>)],
+    uses: &[(Node, usize)],
+) -> Result<(), FkError> {
+    let mut seen = std::collections::HashSet::new();
+    let distinct_reads: Vec<&(&Occ, Option<usize>)> = reads
+        .iter()
+        .filter(|(o, r)| seen.insert((o.name.as_str(), *r)))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    let use_scopes: Vec<&(Node, usize)> = uses.iter().filter(|(_, s)| seen.insert(*s)).collect();
+    for (o, there) in distinct_reads {
+        for (u, s) in use_scopes.iter().copied() {
+            let here = a.resolve(*s, &o.name);
+            if here != *there {
+                let decl_line = here
+                    .and_then(|h| {
+                        a.occs.iter().find(|x| {
+                            x.binding && x.name == o.name && a.resolve(x.scope, &x.name) == Some(h)
+                        })
+                    })
+                    .map_or(0, |x| line(text, x.start));
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "`{}` in `{name}`'s initializer means something else at the use on line {}: another `{}` is bound at line {decl_line}",
+                        o.name,
+                        line(text, u.start_byte()),
+                        o.name
+                    ),
+                )
+                .with_hint("rename the inner binding first"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Inlines the variable a target names (its assignment, or a use of it).
 pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> {
     let tree = crate::python::extract::parse(text)?;
@@ -624,146 +814,27 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
     let mutable =
         effect.is_some() || reads_objects || reads.iter().any(|(o, r)| rebound_at(o, *r).len() > 1);
     if mutable {
-        // From the assignment to the last use, and through every loop a use is in.
-        let mut end = 0;
-        let mut in_loop = false;
-        for (u, s) in &uses {
-            end = end.max(u.start_byte());
-            let mut cur = u.parent();
-            while let Some(x) = cur {
-                if x.id() == block.id() {
-                    break;
-                }
-                if LOOPS.contains(&x.kind()) || is_comprehension(x.kind()) {
-                    end = end.max(x.end_byte());
-                    in_loop = true;
-                }
-                cur = x.parent();
-            }
-            if effect.is_none() && a.in_function_below(*s, decl_scope) {
-                return Err(invalid(
-                    format!(
-                        "`{name}`'s value may change before its use inside a nested function at line {}: `{}` reads {}",
-                        line(text, u.start_byte()),
-                        quote(text, init),
-                        if reads_objects {
-                            "an attribute or item"
-                        } else {
-                            "a name that is assigned again"
-                        }
-                    ),
-                    "inline a variable whose initializer reads nothing that changes",
-                ));
-            }
-        }
-        for (o, r) in &reads {
-            if let Some(at) = rebound_at(o, *r)
-                .into_iter()
-                .find(|&at| at >= stmt.end_byte() && at < end)
-            {
-                return Err(invalid(
-                    format!(
-                        "`{}` in `{name}`'s initializer is rebound at line {} before a use",
-                        o.name,
-                        line(text, at)
-                    ),
-                    "inline a variable whose initializer reads nothing that changes",
-                ));
-            }
-        }
-        // The calls whose arguments hold a use, and where the last use starts.
-        let mut around_use = std::collections::HashSet::new();
-        for (u, _) in &uses {
-            let mut cur = u.parent();
-            while let Some(x) = cur.filter(|x| x.id() != block.id()) {
-                if x.kind() == "call"
-                    && x.child_by_field_name("arguments").is_some_and(|args| {
-                        args.start_byte() <= u.start_byte() && u.end_byte() <= args.end_byte()
-                    })
-                {
-                    around_use.insert(x.id());
-                }
-                cur = x.parent();
-            }
-        }
-        let last_use = uses.iter().map(|(u, _)| u.start_byte()).max().unwrap_or(0);
-        let mut stack = vec![tree.root_node()];
-        while let Some(n) = stack.pop() {
-            if n.end_byte() <= stmt.end_byte() || n.start_byte() >= end {
-                continue;
-            }
-            let mut c = n.walk();
-            stack.extend(n.named_children(&mut c));
-            if n.start_byte() < stmt.end_byte() {
-                continue;
-            }
-            let writes_object = matches!(n.kind(), "assignment" | "augmented_assignment")
-                && n.child_by_field_name("left").is_some_and(|l| {
-                    let mut st = vec![l];
-                    let mut hit = false;
-                    while let Some(x) = st.pop() {
-                        hit |= matches!(x.kind(), "attribute" | "subscript");
-                        let mut c = x.walk();
-                        st.extend(x.named_children(&mut c));
-                    }
-                    hit
-                });
-            // `f(name)` as the last use: the call runs after its arguments, as the initializer
-            // did (a use after it, or in the loop's next round, would see what it changed).
-            let encloses_use = !in_loop && around_use.contains(&n.id()) && last_use < n.end_byte();
-            // With effects, the initializer ran before what reads state between it and its
-            // use; inlined, it runs after (`v = xs.pop(); return xs[0] + v`).
-            let read_before = effect.is_some()
-                && matches!(n.kind(), "attribute" | "subscript")
-                && n.end_byte() <= last_use
-                && !n
-                    .parent()
-                    .is_some_and(|p| field_is(p, "function", n) && around_use.contains(&p.id()));
-            if (effect_node(n) && !encloses_use) || writes_object || read_before {
-                return Err(invalid(
-                    format!(
-                        "`{name}`'s value may change before its use: `{}` (line {}) runs between the assignment and a use",
-                        quote(text, n),
-                        line(text, n.start_byte())
-                    ),
-                    "inline a variable whose initializer reads nothing that changes",
-                ));
-            }
-        }
+        let variable = Variable {
+            name: &name,
+            init,
+            stmt,
+            block,
+            decl_scope,
+            uses: &uses,
+            reads: &reads,
+        };
+        value_holds(
+            &tree,
+            text,
+            &a,
+            &variable,
+            effect,
+            reads_objects,
+            &rebound_at,
+        )?;
     }
-    // Shadowing: every name of the initializer means the same at each use (each name and
-    // each scope of a use once).
-    let mut seen = std::collections::HashSet::new();
-    let distinct_reads: Vec<&(&Occ, Option<usize>)> = reads
-        .iter()
-        .filter(|(o, r)| seen.insert((o.name.as_str(), *r)))
-        .collect();
-    let mut seen = std::collections::HashSet::new();
-    let use_scopes: Vec<&(Node, usize)> = uses.iter().filter(|(_, s)| seen.insert(*s)).collect();
-    for (o, there) in distinct_reads {
-        for (u, s) in use_scopes.iter().copied() {
-            let here = a.resolve(*s, &o.name);
-            if here != *there {
-                let decl_line = here
-                    .and_then(|h| {
-                        a.occs.iter().find(|x| {
-                            x.binding && x.name == o.name && a.resolve(x.scope, &x.name) == Some(h)
-                        })
-                    })
-                    .map_or(0, |x| line(text, x.start));
-                return Err(FkError::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "`{}` in `{name}`'s initializer means something else at the use on line {}: another `{}` is bound at line {decl_line}",
-                        o.name,
-                        line(text, u.start_byte()),
-                        o.name
-                    ),
-                )
-                .with_hint("rename the inner binding first"));
-            }
-        }
-    }
+    // Shadowing: every name of the initializer means the same at each use.
+    names_mean_the_same(&a, text, &name, &reads, &uses)?;
     let mut cuts = Vec::new();
     // A long initializer used many times could make an edit of gigabytes: bounded here, the
     // pipeline then holds the result to the size of a file.
