@@ -518,7 +518,175 @@ fn names_mean_the_same(
     Ok(())
 }
 
+/// The uses of the variable (each with its scope), refused where a use is no plain read its
+/// initializer can replace: `__all__`, a string annotation, `+=`, `global`, `nonlocal`, a
+/// `case` pattern, `del`.
+fn plain_uses<'a>(
+    tree: &'a Tree,
+    text: &str,
+    a: &Analysis,
+    refs: &[usize],
+    name: &str,
+) -> Result<Vec<(Node<'a>, usize)>, FkError> {
+    let mut uses = Vec::new();
+    for &i in refs {
+        let o = &a.occs[i];
+        if o.binding {
+            continue;
+        }
+        let refuse = |what: &str| {
+            Err(invalid(
+                format!(
+                    "`{name}` is {what} at line {}: its value is not its initializer everywhere",
+                    line(text, o.start)
+                ),
+                "inline a variable that is assigned once and never rebound",
+            ))
+        };
+        match o.kind {
+            OccKind::All => {
+                return Err(invalid(
+                    format!(
+                        "`{name}` is listed in `__all__` at line {}: other modules import it",
+                        line(text, o.start)
+                    ),
+                    "remove it from `__all__` first",
+                ));
+            }
+            OccKind::Str => {
+                return Err(invalid(
+                    format!(
+                        "`{name}` is used in a string annotation at line {}",
+                        line(text, o.start)
+                    ),
+                    "keep the variable, or write the annotation without quotes",
+                ));
+            }
+            _ => {}
+        }
+        let Some(n) = node_at(tree, o) else {
+            return refuse("named in a way the inline cannot replace");
+        };
+        let p = n.parent().expect("a name has a parent");
+        match p.kind() {
+            "augmented_assignment" if field_is(p, "left", n) => {
+                return refuse("changed by an augmented assignment");
+            }
+            "global_statement" => return refuse("declared `global`"),
+            "nonlocal_statement" => return refuse("declared `nonlocal`"),
+            "dotted_name" => {
+                return Err(invalid(
+                    format!(
+                        "`{name}` is used in a `case` pattern at line {}",
+                        line(text, o.start)
+                    ),
+                    "keep the variable",
+                ));
+            }
+            _ => {}
+        }
+        if p.kind() == "delete_statement"
+            || (p.kind() == "expression_list"
+                && p.parent().is_some_and(|g| g.kind() == "delete_statement"))
+        {
+            return refuse("deleted by `del`");
+        }
+        uses.push((n, o.scope));
+    }
+    Ok(uses)
+}
+
+/// Refuses a use before the assignment or outside its block (it may run when the assignment
+/// did not), and an initializer that binds a name by `:=` (inlined, later).
+fn uses_follow_the_assignment(text: &str, v: &Variable, at_line: usize) -> Result<(), FkError> {
+    let Variable {
+        name,
+        init,
+        stmt,
+        block,
+        uses,
+        ..
+    } = *v;
+    for (u, _) in uses {
+        if u.start_byte() < stmt.end_byte() {
+            return Err(invalid(
+                format!(
+                    "`{name}` is used at line {} before its assignment (line {at_line})",
+                    line(text, u.start_byte())
+                ),
+                "move the use after the assignment first",
+            ));
+        }
+        if !is_ancestor(block, *u) {
+            return Err(invalid(
+                format!(
+                    "`{name}` is used at line {} outside the block it is assigned in (line {at_line}): that use may run when the assignment did not",
+                    line(text, u.start_byte())
+                ),
+                "inline a variable whose uses follow its assignment in the same block",
+            ));
+        }
+    }
+    // `x = (y := f())`: inlined, `y` would be bound later, after code that may read it.
+    let mut stack = vec![init];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "named_expression" {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s initializer binds a name by `:=` (`{}`, line {}): inlined, it would bind it later",
+                    quote(text, x),
+                    line(text, x.start_byte())
+                ),
+                "keep the variable, or move the `:=` out of its initializer first",
+            ));
+        }
+        // A lambda's `:=` binds in the lambda; a comprehension's binds here.
+        if x.kind() == "lambda" {
+            continue;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+    Ok(())
+}
+
+/// Refuses an initializer with effects (or that makes a new object) that would not run
+/// exactly once, right after the assignment.
+fn runs_once(text: &str, v: &Variable, effect: Option<Node>) -> Result<(), FkError> {
+    let Variable {
+        name, block, uses, ..
+    } = *v;
+    if let Some(e) = effect {
+        if uses.len() != 1 {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s initializer has effects or makes a new object (`{}`), and it is used {} times: inlined, it would run {} times instead of once",
+                    quote(text, e),
+                    uses.len(),
+                    uses.len()
+                ),
+                "inline a variable whose initializer has no effects, or that is used once",
+            ));
+        }
+        if let Some((d, why)) = deferred_by(uses[0].0, block) {
+            return Err(invalid(
+                format!(
+                    "`{name}`'s initializer has effects (`{}`), and its use at line {} is inside {why} (line {})",
+                    quote(text, e),
+                    line(text, uses[0].0.start_byte()),
+                    line(text, d.start_byte())
+                ),
+                "inline it only where the use runs once, right after the assignment",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Inlines the variable a target names (its assignment, or a use of it).
+// Over 200 lines: the steps in order; what stays inline is the assignment's shape (read
+// once, and every later step needs it), where the names it reads are bound again, and the
+// splices at the uses.
 pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> {
     let tree = crate::python::extract::parse(text)?;
     let a = Analysis::new(text, &tree);
@@ -615,138 +783,21 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
             "inline a variable that is assigned once and never rebound",
         ));
     }
-    let mut uses = Vec::new();
-    for &i in &refs {
-        let o = &a.occs[i];
-        if o.binding {
-            continue;
-        }
-        let refuse = |what: &str| {
-            Err(invalid(
-                format!(
-                    "`{name}` is {what} at line {}: its value is not its initializer everywhere",
-                    line(text, o.start)
-                ),
-                "inline a variable that is assigned once and never rebound",
-            ))
-        };
-        match o.kind {
-            OccKind::All => {
-                return Err(invalid(
-                    format!(
-                        "`{name}` is listed in `__all__` at line {}: other modules import it",
-                        line(text, o.start)
-                    ),
-                    "remove it from `__all__` first",
-                ));
-            }
-            OccKind::Str => {
-                return Err(invalid(
-                    format!(
-                        "`{name}` is used in a string annotation at line {}",
-                        line(text, o.start)
-                    ),
-                    "keep the variable, or write the annotation without quotes",
-                ));
-            }
-            _ => {}
-        }
-        let Some(n) = node_at(&tree, o) else {
-            return refuse("named in a way the inline cannot replace");
-        };
-        let p = n.parent().expect("a name has a parent");
-        match p.kind() {
-            "augmented_assignment" if field_is(p, "left", n) => {
-                return refuse("changed by an augmented assignment");
-            }
-            "global_statement" => return refuse("declared `global`"),
-            "nonlocal_statement" => return refuse("declared `nonlocal`"),
-            "dotted_name" => {
-                return Err(invalid(
-                    format!(
-                        "`{name}` is used in a `case` pattern at line {}",
-                        line(text, o.start)
-                    ),
-                    "keep the variable",
-                ));
-            }
-            _ => {}
-        }
-        if p.kind() == "delete_statement"
-            || (p.kind() == "expression_list"
-                && p.parent().is_some_and(|g| g.kind() == "delete_statement"))
-        {
-            return refuse("deleted by `del`");
-        }
-        uses.push((n, o.scope));
-    }
+    let uses = plain_uses(&tree, text, &a, &refs, &name)?;
     let block = stmt.parent().expect("a statement is in a block");
-    for (u, _) in &uses {
-        if u.start_byte() < stmt.end_byte() {
-            return Err(invalid(
-                format!(
-                    "`{name}` is used at line {} before its assignment (line {at_line})",
-                    line(text, u.start_byte())
-                ),
-                "move the use after the assignment first",
-            ));
-        }
-        if !is_ancestor(block, *u) {
-            return Err(invalid(
-                format!(
-                    "`{name}` is used at line {} outside the block it is assigned in (line {at_line}): that use may run when the assignment did not",
-                    line(text, u.start_byte())
-                ),
-                "inline a variable whose uses follow its assignment in the same block",
-            ));
-        }
-    }
-    // `x = (y := f())`: inlined, `y` would be bound later, after code that may read it.
-    let mut stack = vec![init];
-    while let Some(x) = stack.pop() {
-        if x.kind() == "named_expression" {
-            return Err(invalid(
-                format!(
-                    "`{name}`'s initializer binds a name by `:=` (`{}`, line {}): inlined, it would bind it later",
-                    quote(text, x),
-                    line(text, x.start_byte())
-                ),
-                "keep the variable, or move the `:=` out of its initializer first",
-            ));
-        }
-        // A lambda's `:=` binds in the lambda; a comprehension's binds here.
-        if x.kind() == "lambda" {
-            continue;
-        }
-        let mut c = x.walk();
-        stack.extend(x.named_children(&mut c));
-    }
+    let early = Variable {
+        name: &name,
+        init,
+        stmt,
+        block,
+        decl_scope: first.scope,
+        uses: &uses,
+        reads: &[],
+    };
+    uses_follow_the_assignment(text, &early, at_line)?;
     let effect =
         crate::python::extract::effect_at(init).or_else(|| crate::python::extract::fresh_at(init));
-    if let Some(e) = effect {
-        if uses.len() != 1 {
-            return Err(invalid(
-                format!(
-                    "`{name}`'s initializer has effects or makes a new object (`{}`), and it is used {} times: inlined, it would run {} times instead of once",
-                    quote(text, e),
-                    uses.len(),
-                    uses.len()
-                ),
-                "inline a variable whose initializer has no effects, or that is used once",
-            ));
-        }
-        if let Some((d, why)) = deferred_by(uses[0].0, block) {
-            return Err(invalid(
-                format!(
-                    "`{name}`'s initializer has effects (`{}`), and its use at line {} is inside {why} (line {})",
-                    quote(text, e),
-                    line(text, uses[0].0.start_byte()),
-                    line(text, d.start_byte())
-                ),
-                "inline it only where the use runs once, right after the assignment",
-            ));
-        }
-    }
+    runs_once(text, &early, effect)?;
     // The names the initializer reads, each with the scope it resolves to there.
     let decl_scope = first.scope;
     let reads: Vec<(&Occ, Option<usize>)> = a

@@ -990,6 +990,8 @@ type ByName<'a> = HashMap<String, (Vec<Node<'a>>, Scopes<'a>)>;
 /// it), with the occurrences and scopes of each name. Refused where passing a name in or out
 /// would change what the code does (a name set before it that a nested function reads, a
 /// declaration without a value, an expression that assigns, ...).
+// Over 200 lines: one pass over the selection's names, each name's checks on the occurrences
+// and scopes that pass found for it (a split would find them again or pass them all).
 fn locals<'a>(
     tree: &'a Tree,
     text: &'a str,
@@ -1213,6 +1215,9 @@ fn locals<'a>(
 
 /// Extracts the statements or the expression `range` covers into a function named `name`:
 /// with `method`, a method of the enclosing class; otherwise a function at module level.
+// Over 200 lines: the steps in order, each a named function or one check worded for the
+// selection; the new function's text and its call are rendered here from the dozen values
+// those steps computed, which a further split would only pass around.
 pub fn extract_function(
     lang: Lang,
     text: &str,

@@ -166,6 +166,8 @@ fn declared_name<'a>(tree: &'a Tree, text: &str, target: &Target) -> Result<Node
 }
 
 /// Inlines the variable a target names (its declaration, or a use of it).
+// Over 200 lines: the steps in order; what stays inline is the declaration's shape (read
+// once, and every later step needs it) and the splices at the uses.
 pub fn inline_variable(lang: Lang, text: &str, target: &Target) -> Result<Inlined, FkError> {
     let tree = parse_clean(lang, text)?;
     let name_node = declared_name(&tree, text, target)?;
