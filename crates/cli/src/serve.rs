@@ -132,7 +132,8 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         }
     };
     let mut workspace = match crate::workspace(global) {
-        Ok(ws) => ws,
+        // An agent cannot add a root: its hint names none of the command line's flags.
+        Ok(ws) => ws.with_add_root_hint(None),
         Err(err) => return crate::fail_early(&err),
     };
     // A root that holds filekit's state (root = the home folder, or --state-dir inside a
