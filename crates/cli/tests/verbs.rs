@@ -555,3 +555,42 @@ fn a_path_outside_the_roots_names_root_on_the_command_line_only() {
     assert!(text.contains("outside the workspace"), "{text}");
     assert!(!text.contains("--root"), "{text}");
 }
+
+/// `filekit serve` started by hand on a terminal says on stderr what it is, what it serves
+/// and how to stop it, instead of waiting in silence; a client's pipe gets no such line.
+#[test]
+fn serve_on_a_terminal_says_what_it_is() {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::BufRead;
+    let sb = Sandbox::new();
+    let state = tempfile::tempdir().unwrap();
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .arg("--root")
+        .arg(sb.root())
+        .env("XDG_STATE_HOME", state.path())
+        .arg("serve")
+        .stdin(terminal)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.contains("an MCP server"), "{first}");
+    assert!(first.contains("Tables: filekit"), "{first}");
+    assert!(first.contains("Ctrl-C"), "{first}");
+    drop(master);
+}
