@@ -367,6 +367,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         .with_protected_writes(global.allow_protected_writes)
         .with_secret_reads(global.allow_secret_reads)
         .with_trust(global.trust_workspace)
+        .with_add_root_hint(Some("add its folder with --root DIR"))
         .with_max_file_size(
             global
                 .max_file_size
