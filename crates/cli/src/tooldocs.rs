@@ -69,7 +69,7 @@ pub fn page(table: &str) -> String {
                 );
             }
         }
-        let output = filekit_dialects::output_schema(t);
+        let output = filekit_dialects::documented_output_schema(t);
         let outputs = rows(&output);
         out.push_str("\n**Returns**");
         if let Some(d) = output.get("description").and_then(Value::as_str) {

@@ -37,6 +37,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: fs_read,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "fs_write",
@@ -48,6 +49,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: fs_write,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }

@@ -36,6 +36,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
         idempotent: false,
         run: apply_patch,
         reject,
+        reply: crate::ReplySchema::Listed,
     }]
 }
 

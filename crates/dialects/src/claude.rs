@@ -34,6 +34,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "Write",
@@ -45,6 +46,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: write,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "Edit",
@@ -56,6 +58,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "MultiEdit",
@@ -67,6 +70,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: multi_edit,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }

@@ -37,6 +37,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         idempotent: true,
         run,
         reject,
+        reply: crate::ReplySchema::Listed,
     };
     vec![
         spec("LS", LS_DESCRIPTION, &LS_SCHEMA, ls),

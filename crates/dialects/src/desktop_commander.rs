@@ -26,6 +26,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_block,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "batch_edit_blocks",
@@ -37,6 +38,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: batch_edit_blocks,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "write_from_line",
@@ -48,6 +50,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: write_from_line,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }

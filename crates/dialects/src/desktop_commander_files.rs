@@ -41,6 +41,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: read_only,
             run,
             reject,
+            reply: crate::ReplySchema::Listed,
         };
     vec![
         spec(

@@ -32,6 +32,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read_file_tool,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file:edit_file",
@@ -43,6 +44,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_file,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file:create_file",
@@ -54,6 +56,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: create_file,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file:list_files",
@@ -65,6 +68,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: list_files,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }
@@ -292,7 +296,7 @@ fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
     pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
     pairs.push(("merged", f.merged().then(|| json!(true))));
-    let mut text = shape::write_summary(&report, false);
+    let mut text = shape::write_summary(&report, false, shape::Diffs::All);
     if let Some(u) = updated.filter(|u| !u.is_empty()) {
         text.push_str("\nUpdated lines:\n");
         text.push_str(&u);

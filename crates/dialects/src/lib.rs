@@ -57,10 +57,13 @@ mod filekit_search;
 mod history_tools;
 mod mcp_filesystem;
 pub mod refactor_mode;
+mod reply;
 mod semantic;
 mod shape;
 mod templates;
 pub mod wire;
+
+pub use reply::SchemaForm;
 
 use filekit_core::edit::{EditReport, EditRequest};
 use filekit_core::{Control, ErrorCode, FkError, Workspace, pipeline};
@@ -156,6 +159,19 @@ pub struct ToolSpec {
     pub(crate) run: fn(&Call, Value) -> Result<ToolReply, FkError>,
     /// The dialect's reply for a rejected call, in that dialect's shape.
     pub(crate) reject: fn(&FkError) -> Value,
+    /// Where the JSON Schema of its reply (MCP's `outputSchema`) comes from.
+    pub reply: ReplySchema,
+}
+
+/// Where a tool's output schema comes from.
+#[derive(Clone, Copy)]
+pub enum ReplySchema {
+    /// Generated from the Rust type of its reply (`reply::schema::<T>`): the reply and its
+    /// schema cannot drift apart.
+    Typed(fn(SchemaForm) -> Value),
+    /// Written by hand in `output_schemas.json`: the tables whose replies are still built as
+    /// JSON values, until each moves onto typed replies.
+    Listed,
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -272,23 +288,29 @@ static OUTPUT_SCHEMAS: LazyLock<serde_json::Map<String, Value>> = LazyLock::new(
         .expect("output_schemas.json is a JSON object of schemas")
 });
 
-/// The JSON Schema of a tool's reply (MCP's `outputSchema`): the curated table's own, written
-/// with its tools, or the dialect tables' ([`OUTPUT_SCHEMAS`]).
+/// The JSON Schema of a tool's reply (MCP's `outputSchema`): generated from its reply's type,
+/// or, for the tables not yet moved onto typed replies, [`OUTPUT_SCHEMAS`].
 pub fn output_schema(tool: &ToolSpec) -> Value {
-    let curated = match tool.dialect {
-        "filekit" => filekit::output_schema(tool.name),
-        _ => None,
-    };
-    // A table whose tool names other tables use too keys its schemas `table:name`.
-    curated
-        .or_else(|| {
-            OUTPUT_SCHEMAS
-                .get(&format!("{}:{}", tool.dialect, tool.name))
-                .cloned()
-        })
-        .or_else(|| OUTPUT_SCHEMAS.get(tool.name).cloned())
-        // Every tool has one (a unit test checks it); an object is still a valid schema.
-        .unwrap_or_else(|| json!({"type": "object"}))
+    match tool.reply {
+        ReplySchema::Typed(schema) => schema(SchemaForm::Listed),
+        // A table whose tool names other tables use too keys its schemas `table:name`.
+        ReplySchema::Listed => OUTPUT_SCHEMAS
+            .get(&format!("{}:{}", tool.dialect, tool.name))
+            .or_else(|| OUTPUT_SCHEMAS.get(tool.name))
+            .cloned()
+            // Every tool has one (a unit test checks it); an object is still a valid schema.
+            .unwrap_or_else(|| json!({"type": "object"})),
+    }
+}
+
+/// The JSON Schema of a tool's reply with the descriptions of its fields: the long form, for
+/// the documentation pages. The same as [`output_schema`] for the tables whose replies are
+/// not typed yet.
+pub fn documented_output_schema(tool: &ToolSpec) -> Value {
+    match tool.reply {
+        ReplySchema::Typed(schema) => schema(SchemaForm::Documented),
+        ReplySchema::Listed => output_schema(tool),
+    }
 }
 
 /// The tool called `name` (its document name or its MCP name), in the first table that has
@@ -742,22 +764,25 @@ mod tests {
             );
             typed(t.name, "outputSchema", &schema);
         }
-        assert_eq!(
-            OUTPUT_SCHEMAS.len(),
-            tools(None)
-                .iter()
-                .filter(|t| t.dialect != "filekit" || filekit::output_schema(t.name).is_none())
-                .map(|t| {
-                    let qualified = format!("{}:{}", t.dialect, t.name);
-                    if OUTPUT_SCHEMAS.contains_key(&qualified) {
-                        qualified
-                    } else {
-                        t.name.to_string()
-                    }
-                })
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
-            "output_schemas.json holds a schema for a tool that does not exist"
+        let listed: std::collections::BTreeSet<String> = tools(None)
+            .iter()
+            .filter(|t| matches!(t.reply, ReplySchema::Listed))
+            .map(|t| {
+                let qualified = format!("{}:{}", t.dialect, t.name);
+                if OUTPUT_SCHEMAS.contains_key(&qualified) {
+                    qualified
+                } else {
+                    t.name.to_string()
+                }
+            })
+            .collect();
+        let unused: Vec<&String> = OUTPUT_SCHEMAS
+            .keys()
+            .filter(|k| !listed.contains(*k))
+            .collect();
+        assert!(
+            unused.is_empty(),
+            "output_schemas.json holds schemas of tools that do not use it: {unused:?}"
         );
     }
 

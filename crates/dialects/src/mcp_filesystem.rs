@@ -53,6 +53,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent,
             run,
             reject,
+            reply: crate::ReplySchema::Listed,
         };
     let reader = |name, description, schema: &Value, run| {
         spec(name, description, schema, run, true, false, true)

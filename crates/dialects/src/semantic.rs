@@ -38,6 +38,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
             idempotent: true,
             run: file_read,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file_edit",
@@ -49,6 +50,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
             idempotent: false,
             run: file_edit,
             reject,
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }
