@@ -555,7 +555,7 @@ struct EditNote {
     fuzzy_similarity: Option<f64>,
     /// Not tried: an earlier edit failed and stop_on_error is set.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    skipped: bool,
+    not_tried: bool,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     failure: Option<PartError>,
 }
@@ -567,7 +567,7 @@ impl EditNote {
             command: o.command,
             label: o.label.clone(),
             fuzzy_similarity: o.fuzzy_similarity,
-            skipped: o.skipped,
+            not_tried: o.skipped,
             failure: o.error.as_ref().map(PartError::of),
         }
     }
@@ -622,9 +622,10 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         exclude_patterns: args.exclude.unwrap_or_default(),
         ..FileSelection::default()
     };
+    let literal = args.literal.unwrap_or(false);
     let run = shape::run_tree_replace(
         ws,
-        selection,
+        selection.clone(),
         substitution,
         args.dry_run.unwrap_or(false),
         args.atomic.unwrap_or(false),
@@ -697,6 +698,12 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if let Some(entry) = report.history_entry {
         summary.push_str(&format!("; history_entry {entry}"));
     }
+    let hint = (out.replacements() == 0 && !literal)
+        .then(|| occurs_literally(ws, selection, &args.expression))
+        .flatten();
+    if let Some(hint) = &hint {
+        summary.push_str(&format!("; {hint}"));
+    }
     if budget.cut > 0 {
         summary.push_str(&format!(
             "; {} diff(s) left out of this reply to keep it short (the changes are made as reported)",
@@ -720,8 +727,24 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         rolled_back: report.rolled_back,
         history_entry: report.history_entry,
         files: entries,
+        hint,
     };
     Ok(ToolReply::typed(&value, !report.success(), text))
+}
+
+/// For an expression that replaced nothing: what to do when its pattern, taken as plain
+/// text, would replace something (`s/Version(parts[1])/.../` meant the text): the agent is
+/// told, instead of being left with no replacement and no reason.
+fn occurs_literally(ws: &Call, selection: FileSelection, expression: &str) -> Option<String> {
+    let literal = Substitution::parse(expression, true).ok()?;
+    let probe = shape::run_tree_replace(ws, selection, literal, true, false).ok()?;
+    (probe.replacements() > 0).then(|| {
+        format!(
+            "taken as plain text the pattern would replace {} place(s): it is read as a regular \
+             expression, so pass literal: true (or escape ( [ . * and the like)",
+            probe.replacements()
+        )
+    })
 }
 
 /// What replace_in_files answers.
@@ -742,6 +765,9 @@ pub(crate) struct ReplaceReply {
     history_entry: Option<i64>,
     /// The files changed, failed or skipped (unchanged ones are only counted).
     files: Vec<ReplacedFile>,
+    /// Replaced nothing, but the pattern occurs as plain text: what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
 }
 
 #[derive(Serialize, JsonSchema)]

@@ -323,11 +323,29 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     } else {
         "files"
     };
+    let hint = (result.total_files == 0)
+        .then(|| occurs_literally(ws, &opts))
+        .flatten()
+        .map(|files| {
+            format!(
+                "as plain text it occurs in {files}{} file(s): the pattern is read as a regular \
+                 expression, so pass literal: true (or escape ( [ . * and the like)",
+                if files >= LITERAL_PROBE_FILES {
+                    "+"
+                } else {
+                    ""
+                }
+            )
+        });
     let mut summary = if result.total_files == 0 {
-        format!(
+        let mut none = format!(
             "No match for {} in {} files searched",
             args.pattern, result.searched
-        )
+        );
+        if let Some(hint) = &hint {
+            none.push_str(&format!("; {hint}"));
+        }
+        none
     } else {
         format!(
             "{} matching lines in {} files ({} files searched)",
@@ -365,9 +383,32 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         binary_skipped: result.binary_skipped,
         next_offset: (more > 0).then_some(next),
         truncated: result.truncated && more == 0,
-        skipped: Unread::of(&result.skipped),
+        unreadable: Unread::of(&result.skipped),
+        hint,
     };
     Ok(ToolReply::typed(&value, false, text))
+}
+
+/// The most files the literal probe of a regex that found nothing counts.
+const LITERAL_PROBE_FILES: usize = 20;
+
+/// In how many files the pattern of a regex search that found nothing occurs as plain text,
+/// when it does and reads differently as a regex (`Version(parts[1])`): the agent meant the
+/// text, and is told so instead of being left with "no match".
+fn occurs_literally(ws: &Call, opts: &GrepOptions) -> Option<usize> {
+    if opts.fixed_strings || regex::escape(&opts.pattern) == opts.pattern {
+        return None;
+    }
+    let probe = GrepOptions {
+        fixed_strings: true,
+        mode: OutputMode::FilesWithMatches,
+        head_limit: Some(LITERAL_PROBE_FILES),
+        ..opts.clone()
+    };
+    grep(ws, &probe)
+        .ok()
+        .map(|r| r.total_files)
+        .filter(|&n| n > 0)
 }
 
 /// What grep_files answers.
@@ -392,7 +433,10 @@ pub(crate) struct GrepReply {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    skipped: Option<Unread>,
+    unreadable: Option<Unread>,
+    /// Found nothing, but the pattern occurs as plain text: what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -534,7 +578,7 @@ fn find_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         files,
         total: result.total,
         next_offset: (more > 0).then_some(next),
-        skipped: Unread::of(&result.skipped),
+        unreadable: Unread::of(&result.skipped),
     };
     Ok(ToolReply::typed(&value, false, text))
 }
@@ -551,7 +595,7 @@ pub(crate) struct FindReply {
     #[serde(skip_serializing_if = "Option::is_none")]
     next_offset: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    skipped: Option<Unread>,
+    unreadable: Option<Unread>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -705,7 +749,7 @@ fn list_dir(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         entries,
         total: listing.total,
         truncated: listing.truncated,
-        skipped: Unread::of(&listing.skipped),
+        unreadable: Unread::of(&listing.skipped),
     };
     Ok(ToolReply::typed(&value, false, text))
 }
@@ -724,7 +768,7 @@ pub(crate) struct ListReply {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    skipped: Option<Unread>,
+    unreadable: Option<Unread>,
 }
 
 #[derive(Serialize, JsonSchema)]

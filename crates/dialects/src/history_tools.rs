@@ -291,7 +291,7 @@ fn manage_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 op: o.op,
                 path: shape::shown_path(ws, &o.source),
                 to: o.destination.as_deref().map(|d| shape::shown_path(ws, d)),
-                files: o.files,
+                file_count: o.files,
                 overwrote: o.overwrote,
                 failure: o.error.as_ref().map(PartError::of),
             })
@@ -366,8 +366,8 @@ struct OpEntry {
     /// Where it went (move, copy).
     #[serde(skip_serializing_if = "Option::is_none")]
     to: Option<String>,
-    /// Files it held (1 for a file).
-    files: usize,
+    /// Files it covered (1 for a file).
+    file_count: usize,
     /// An existing destination was replaced.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     overwrote: bool,
@@ -678,29 +678,29 @@ fn redo_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     })
 }
 
-fn undo_text(ws: &Call, r: &undo::UndoReport) -> String {
-    let did = what_it_did(&format!("undo of entry {}: {}", r.undone, r.summary));
-    let did = match (r.kind, r.dry_run) {
-        (_, true) => format!("would revert: {}", r.summary),
-        (filekit_core::history::EntryKind::Redo, _) => {
-            what_it_did(&format!("redo of entry {}: {}", r.undone, r.summary))
-        }
-        _ => did,
+/// What one undo or redo step did, in a line: "undid: ..." or "redid: ..." and the change it
+/// was about (a dry run: "would undo: ...").
+fn undo_did(r: &undo::UndoReport) -> String {
+    let verb = match r.kind {
+        filekit_core::history::EntryKind::Redo => "redo",
+        _ => "undo",
     };
-    let mut s = format!(
-        "{did} ({} path{}: {})",
-        r.paths.len(),
-        if r.paths.len() == 1 { "" } else { "s" },
-        r.paths
-            .iter()
-            .map(|p| shape::shown_path(ws, p))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if let Some(e) = r.entry {
-        s.push_str(&format!("; history_entry {e}"));
+    let did = what_it_did(&format!("{verb} of entry {}: {}", r.undone, r.summary));
+    if !r.dry_run {
+        return did;
     }
-    s
+    match did.split_once(": ") {
+        Some(("undid", rest)) => format!("would undo: {rest}"),
+        Some(("redid", rest)) => format!("would redo: {rest}"),
+        _ => format!("would revert: {did}"),
+    }
+}
+
+fn undo_text(r: &undo::UndoReport) -> String {
+    match r.entry {
+        Some(e) => format!("{}; history_entry {e}", undo_did(r)),
+        None => undo_did(r),
+    }
 }
 
 /// What undo and redo answer: what each step put back, in order.
@@ -732,11 +732,7 @@ struct Reverted {
 fn reverted(ws: &Call, done: &[undo::UndoReport]) -> Vec<Reverted> {
     done.iter()
         .map(|r| Reverted {
-            did: undo_text(ws, r)
-                .split(" (")
-                .next()
-                .unwrap_or_default()
-                .to_string(),
+            did: undo_did(r),
             entry_reverted: r.undone,
             history_entry: r.entry,
             paths: r.paths.iter().map(|p| shape::shown_path(ws, p)).collect(),
@@ -746,11 +742,7 @@ fn reverted(ws: &Call, done: &[undo::UndoReport]) -> Vec<Reverted> {
 }
 
 fn undo_reply(ws: &Call, done: Vec<undo::UndoReport>) -> ToolReply {
-    let text = done
-        .iter()
-        .map(|r| undo_text(ws, r))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = done.iter().map(undo_text).collect::<Vec<_>>().join("\n");
     let value = UndoReply {
         success: true,
         dry_run: done.iter().any(|r| r.dry_run),
@@ -760,11 +752,7 @@ fn undo_reply(ws: &Call, done: Vec<undo::UndoReport>) -> ToolReply {
 }
 
 fn undo_failure(ws: &Call, done: Vec<undo::UndoReport>, e: &FkError) -> ToolReply {
-    let mut text = done
-        .iter()
-        .map(|r| undo_text(ws, r))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut text = done.iter().map(undo_text).collect::<Vec<_>>().join("\n");
     if !text.is_empty() {
         text.push('\n');
     }

@@ -170,9 +170,10 @@ impl FilekitServer {
     }
 }
 
-/// The MCP listing of one tool: its MCP name, the model-facing description, the input schema,
-/// an output schema (replies are objects, see [`structured`]) and the annotations.
-fn mcp_tool(spec: &ToolSpec) -> Tool {
+/// The MCP listing of one tool (what `tools/list` serves): its MCP name, the model-facing
+/// description, the input schema, an output schema (replies are objects, see [`structured`])
+/// and the annotations.
+pub fn mcp_tool(spec: &ToolSpec) -> Tool {
     let input_schema = match &spec.input_schema {
         Value::Object(map) => map.clone(),
         // The dialects crate tests that every schema is an object; this keeps the listing
