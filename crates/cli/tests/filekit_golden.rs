@@ -36,6 +36,7 @@ const PATCH_FORMATS: &str = "apply_patch description: \"in any of these formats 
 const PATCH_PLACE: &str = "apply_patch description: \"exactly or allowing for white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are in several places goes to the first after the hunk before it (the reply names the others); in a diff, one whose line number names none of its places is refused with them\"";
 const PATCH_MISC: &str = "apply_patch description: \"Adding a file that exists replaces it (the reply says so)\"; \"`dry_run` shows the diffs and writes nothing\"; issue 25 part 1, bad inputs (malformed envelope, unknown file, delete of a missing file, .git/)";
 const WORDS_LITERAL: &str = "issue 36, words that do not mislead: \"zero matches of a regex whose text occurs literally says so (and literal: true)\"";
+const WORDS_SHAPE: &str = "issue 36, words that do not mislead: \"misplaced arguments get the right shape as an example\" (read_files {\"path\": ...})";
 const WORDS_HISTORY: &str = "issue 36, words that do not mislead: \"history and undo say what the agent did (undid: ...), not the chain of entries\"";
 const MAIN_PY: &str = "def main():\n    debug = True\n    run()\n";
 
@@ -65,6 +66,11 @@ fn cases() -> Vec<Case> {
             json!({"paths": ["src/app.py"]}))
             .file("src/app.py", APP_PY).rejected()
             .shows(&["unknown argument `paths`", "read_files takes: files"]),
+        case("read_with_a_misplaced_path_gets_the_right_shape", WORDS_SHAPE, "read_files",
+            json!({"path": "src/app.py"}))
+            .file("src/app.py", APP_PY).rejected()
+            .shows(&["unknown argument `path`", "`path` goes inside `files`: {\"files\":[{\"path\":\"src/app.py\"}]}"])
+            .hides(&["did you mean"]),
         // ---- edit_files
         case("edit_str_replace_dry_run", EDIT_EX, "edit_files",
             json!({"files": [{"path": "src/util.py", "edits": [{"str_replace": {"old": "DEBUG = True", "new": "DEBUG = False"}}]}], "options": {"dry_run": true}}))

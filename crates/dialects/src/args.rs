@@ -152,6 +152,9 @@ struct Unknown {
     parent: String,
     closest: Option<String>,
     valid: Vec<String>,
+    /// Where the key belongs when it is an argument one level down (`path` of `read_files`
+    /// goes in each of `files`): the containing argument, and the call's shape with it there.
+    inside: Option<(String, String)>,
 }
 
 fn unknown_error(tool: &str, unknown: &[Unknown]) -> FkError {
@@ -196,7 +199,20 @@ fn unknown_error(tool: &str, unknown: &[Unknown]) -> FkError {
                 .map(|c| format!("`{c}` instead of `{}`", u.path))
         })
         .collect();
-    let hint = if renames.is_empty() {
+    let moves: Vec<String> = unknown
+        .iter()
+        .filter_map(|u| {
+            u.inside
+                .as_ref()
+                .map(|(arg, shape)| format!("`{}` goes inside `{arg}`: {shape}", u.path))
+        })
+        .collect();
+    let hint = if !moves.is_empty() {
+        format!(
+            "nothing was done: {}; send the call again in that shape",
+            moves.join("; ")
+        )
+    } else if renames.is_empty() {
         "nothing was done: leave out what the tool does not take and send the call again"
             .to_string()
     } else {
@@ -430,11 +446,18 @@ fn find_unknown_in(schemas: &[&Value], value: &Value, path: &str, out: &mut Vec<
                     None => {
                         let valid: Vec<String> =
                             view.keys.iter().map(|(k, _)| k.to_string()).collect();
+                        let inside = belongs_inside(&view, k, v);
                         out.push(Unknown {
-                            closest: closest_key(k, &valid),
+                            // A key that belongs one level down is not a misspelling here.
+                            closest: if inside.is_some() {
+                                None
+                            } else {
+                                closest_key(k, &valid)
+                            },
                             path: child_path,
                             parent: path.to_string(),
                             valid,
+                            inside,
                         });
                     }
                 }
@@ -451,6 +474,34 @@ fn find_unknown_in(schemas: &[&Value], value: &Value, path: &str, out: &mut Vec<
         }
         _ => {}
     }
+}
+
+/// The argument of `view` whose value (an object, or a list of objects) takes `key`, and the
+/// shape of the call with `key` there, `value` as its value: `{"files": [{"path": "a.py"}]}`.
+fn belongs_inside(view: &ObjectView, key: &str, value: &Value) -> Option<(String, String)> {
+    let takes = |s: &Value| {
+        s.get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.contains_key(key))
+    };
+    let shown = match value {
+        Value::String(t) if t.chars().count() > 40 => Value::from("..."),
+        Value::String(_) | Value::Number(_) | Value::Bool(_) => value.clone(),
+        _ => Value::from("..."),
+    };
+    view.keys.iter().find_map(|(name, schemas)| {
+        schemas.iter().find_map(|s| {
+            let inner = serde_json::json!({ key: shown.clone() });
+            if takes(s) {
+                Some(serde_json::json!({ *name: inner }))
+            } else if s.get("items").is_some_and(takes) {
+                Some(serde_json::json!({ *name: [inner] }))
+            } else {
+                None
+            }
+            .map(|shape| (name.to_string(), shape.to_string()))
+        })
+    })
 }
 
 fn find_unknown(schema: &Value, value: &Value, path: &str, out: &mut Vec<Unknown>) {
@@ -940,6 +991,19 @@ mod tests {
         // Known keys pass, whatever their values (serde checks those).
         let mut ok = serde_json::json!({"path": 1, "fileEdits": "nope"});
         prepare("t", &s, false, &mut ok).unwrap();
+    }
+
+    #[test]
+    fn a_key_of_an_inner_object_sent_at_the_top_gets_the_right_shape() {
+        let s = schema_for::<Outer>();
+        let e = refused(&s, serde_json::json!({"path": "a", "start_line": 3}));
+        assert!(
+            e.hint.as_deref().is_some_and(|h| h.contains(
+                "`start_line` goes inside `fileEdits`: {\"fileEdits\":[{\"start_line\":3}]}"
+            )),
+            "{e:?}"
+        );
+        assert_eq!(e.details["unknown_arguments"][0]["closest"], Value::Null);
     }
 
     #[test]

@@ -229,6 +229,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                     description: b.description.clone(),
                     content_hash: b.content_hash.clone(),
                     last_modified: b.last_modified.clone(),
+                    unversioned: b.unversioned.as_ref().map(LimitJson::of),
                 }
             }
             Err(err) => {
@@ -290,6 +291,8 @@ enum ReadBody {
         #[serde(skip_serializing_if = "Option::is_none")]
         content_hash: Option<String>,
         last_modified: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        unversioned: Option<LimitJson>,
     },
     Failed(PartError),
 }
@@ -324,6 +327,33 @@ struct TextBody {
     /// With since_hash: that version is not one filekit kept, so the content is whole.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     since_unknown: bool,
+    /// A file too large to be read whole has no version: the bound it is over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unversioned: Option<LimitJson>,
+}
+
+/// A bound a request went past: what (`file_size`, ...), how much was found, the most allowed
+/// and in what unit.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct LimitJson {
+    kind: String,
+    found: u64,
+    max: u64,
+    unit: &'static str,
+}
+
+impl LimitJson {
+    pub(crate) fn of(l: &filekit_core::LimitFacts) -> LimitJson {
+        LimitJson {
+            kind: serde_json::to_value(l.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            found: l.found,
+            max: l.max,
+            unit: l.unit,
+        }
+    }
 }
 
 impl TextBody {
@@ -342,6 +372,7 @@ impl TextBody {
             unchanged: t.unchanged,
             diff: t.diff.clone(),
             since_unknown: t.since_unknown,
+            unversioned: t.unversioned.as_ref().map(LimitJson::of),
         }
     }
 }

@@ -540,8 +540,8 @@ insert_before, insert_after, insert_into (a member into a class, object, array o
 `content` is indented to its place: send it indented any way. Several targets of one file go \
 in `edits` (a list of {target, operation, content?, wrapper?, position?}), applied together or \
 not at all. A result that would no longer parse is refused with the error's line and column \
-unless `force` is true. `dryRun` shows the diff without writing; `preview` adds the diff and \
-old/new text to a real edit.
+unless `force` is true. `dryRun` shows the diff and writes nothing; `preview` writes the \
+edit too (it only adds the old/new text to the reply).
 
 Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`, `replaceAll` true for every identical occurrence in the scope), extract_function and extract_method (TS/JS and Python; `selectionRange` on whole statements or one expression, `extractedName`; the locals it uses become parameters, what it declares or assigns that is used after it the result), inline_variable (TS/JS and Python; `selectionRange` starting on the variable, or its name as `symbol`; Python: a name assigned once by `name = value`, in a function, or a private module-level one no other module imports) and convert_to_arrow (TS/JS; `selectionRange` starting on the function), extract_type (TS/TSX; `selectionRange` on the type, `extractedName`, `typeKind` \"type\" or \"interface\"; type parameters it uses become the alias's), convert_to_async (TS/JS and Python; `selectionRange` starting in the function: a function ending in `return p.then(...)...[.catch(...)][.finally(...)]` becomes async with await and try/catch; a Python `@asyncio.coroutine`/`@types.coroutine` generator becomes `async def` with `await` for `yield from`), add_import (TS/JS and Python; `selectionRange` starting on a name the file uses without declaring it, or the name as `symbol`: imported from the one module of the workspace (or package with types in node_modules) that exports it, merged into an existing import of that module; several candidates are listed and nothing is written: pass one as `module`); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
 
@@ -596,7 +596,8 @@ struct EditArgs {
     untyped_parameters: Option<bool>,
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
-    /// Also return the diff and the old and new text of each change.
+    /// Writes the edit and also returns the old and new text of each change; to see a
+    /// change without writing it, use dryRun.
     preview: Option<bool>,
     /// Write even if the result no longer parses.
     force: Option<bool>,

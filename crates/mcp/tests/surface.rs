@@ -185,3 +185,25 @@ fn a_reply_field_has_one_type_across_the_curated_table() {
         }
     }
 }
+
+/// `preview` on `file_edit` writes the edit (the design's "detailed preview"); an agent that
+/// took it for a dry run lost its file. The listing says so where the model reads it.
+#[test]
+fn preview_says_it_writes() {
+    for table in ["filekit", "semantic"] {
+        let tools = select_tools(table).unwrap();
+        let spec = tools.iter().find(|t| t.name == "file_edit").unwrap();
+        let tool = serde_json::to_value(mcp_tool(spec)).unwrap();
+        let preview = tool["inputSchema"]["properties"]["preview"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(
+            preview.starts_with("Writes the edit") && preview.contains("use dryRun"),
+            "{table}: {preview}"
+        );
+        assert!(
+            spec.description.contains("`preview` writes the edit too"),
+            "{table}"
+        );
+    }
+}
