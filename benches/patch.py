@@ -3,7 +3,8 @@
 in the three formats models emit, clean and with each model mistake, applied by filekit and by
 the peers agents use. Counts per format and mistake class: files byte-identical to the next
 release, and silent wrong applications (the applier said it applied, the file is not the next
-release).
+release). `in_sequence` renders each hunk as two SEARCH/REPLACE blocks, the second one's SEARCH
+holding what the first wrote (blocks apply one after another in aider, Cline and Roo Code).
 
 Corpus (fetched by scripts/setup-test-deps into .test-deps): lodash 4.17.20 -> 4.17.21 and
 underscore 1.13.6 -> 1.13.7 (npm, .test-deps/merge), urllib3 2.2.2 -> 2.2.3 (PyPI,
@@ -36,7 +37,10 @@ PAIRS = [
 ]
 TEXT = {".js", ".ts", ".py", ".md", ".json", ".txt", ".cfg", ".toml", ".mjs", ".cjs", ".d.ts"}
 MISTAKES = ["clean", "trailing_ws", "indentation", "tabs", "punctuation", "blank_dropped",
-            "fewer_context", "line_numbers"]
+            "fewer_context", "line_numbers", "in_sequence"]
+# Mistakes that only one format can make: line numbers are a diff's; blocks that build on what
+# the block before them wrote are SEARCH/REPLACE's (applied one after another).
+ONLY = {"line_numbers": "unified", "in_sequence": "search_replace"}
 FORMATS = ["unified", "v4a", "search_replace"]
 
 
@@ -108,8 +112,28 @@ def mistake(hs, kind):
                 lines = lines[:k] + lines[k + 1:]
         elif kind == "line_numbers":
             start += 7
+        elif kind == "in_sequence":
+            out += in_two_steps(start, lines)
+            continue
         out.append((start, lines))
     return out
+
+
+def in_two_steps(start, lines):
+    """One hunk as two blocks, the second one's SEARCH holding what the first wrote: the first
+    makes every change but one (the last added line, or else the first removed one), the second
+    makes that one on the text the first left."""
+    plus = [i for i, (t, _) in enumerate(lines) if t == "+"]
+    if plus:
+        j = plus[-1]
+        first = [x for i, x in enumerate(lines) if i != j]
+        second = [("+" if i == j else " ", l) for i, (t, l) in enumerate(lines) if t != "-"]
+    else:
+        j = next(i for i, (t, _) in enumerate(lines) if t == "-")
+        first = [(" " if i == j else t, l) for i, (t, l) in enumerate(lines)]
+        second = [("-" if i == j else " ", l) for i, (t, l) in enumerate(lines)
+                  if t != "-" or i == j]
+    return [(start, first), (start, second)]
 
 
 def render(fmt, path, hs):
@@ -263,7 +287,7 @@ def main():
         for kind in MISTAKES:
             hs = mistake(hunks(a, b, 1 if kind == "fewer_context" else 3), kind)
             for fmt in FORMATS:
-                if kind == "line_numbers" and fmt != "unified":
+                if ONLY.get(kind, fmt) != fmt:
                     continue
                 text = render(fmt, name, hs)
                 total[(fmt, kind)] += 1

@@ -291,3 +291,94 @@ async def test_every_tool_refuses_every_escape(arena, open_session):
         watch.close()
     assert attempts > 300
     assert guarded_state(base) == before
+
+
+PROTECTED = [".mcp.json", ".vscode/tasks.json", ".VSCode/MCP.json", "sub/.envrc",
+             ".claude/settings.json", ".Claude/settings.local.json", ".cursor/mcp.json", "alias.json"]
+
+
+@pytest.fixture
+def protected_root(tmp_path, state_home):
+    """A project whose root also holds filekit's state (XDG_STATE_HOME is tmp_path/state), with
+    the files whose content makes programs run later."""
+    root = tmp_path.resolve()
+    for d in (".vscode", "sub", ".claude", ".cursor"):
+        (root / d).mkdir()
+    for f in (".mcp.json", ".vscode/tasks.json", "sub/.envrc", ".claude/settings.json", "notes.txt"):
+        (root / f).write_bytes(SECRET)
+    os.symlink("../notes.txt", root / ".cursor" / "mcp.json")
+    os.symlink(".mcp.json", root / "alias.json")
+    return root
+
+
+def tree_bytes(root, skip=("state", ".filekit")):
+    out = {}
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if os.path.relpath(os.path.join(dirpath, d), root) not in skip]
+        out[dirpath] = "<dir>"
+        for f in files:
+            p = os.path.join(dirpath, f)
+            out[p] = os.readlink(p) if os.path.islink(p) else open(p, "rb").read()
+    return out
+
+
+async def test_protected_files_and_state_over_mcp(protected_root, state_home, open_session):
+    """The protected set and filekit's state over MCP (stdio and HTTP): writes, creates,
+    moves and deletes of the agent clients' configurations, tasks.json and .envrc (in another
+    case, through a link) are refused with the way to allow them; the state folder, inside
+    the root here, is neither read, listed, searched nor removed, and the server says so at
+    start."""
+    root = protected_root
+    before = tree_bytes(root)
+    async with open_session(root, "--tools", "claude,filekit,semantic") as session:
+        for path in PROTECTED:
+            for name, args in [
+                ("Write", {"file_path": path, "content": "pwned\n"}),
+                ("Edit", {"file_path": path, "old_string": "SECRET", "new_string": "pwned"}),
+                ("edit_files", {"files": [{"path": path, "edits": [{"create": {"content": "x\n", "overwrite": True}}]}]}),
+                ("file_move", {"source": "notes.txt", "destination": path, "overwrite": True}),
+                ("file_delete", {"path": path}),
+            ]:
+                if path == "alias.json" and name.startswith("file_"):
+                    # A move or a delete of a link acts on the link, not on what it names.
+                    continue
+                result = await session.call_tool(name, args)
+                text = text_of(result)
+                assert result.isError, f"{name} {args}: not refused: {text[:400]}"
+                if not ("does not exist" in text and name in ("Edit", "file_delete")):
+                    assert "--allow-protected-writes" in text, f"{name} {args}: {text[-400:]}"
+                assert tree_bytes(root) == before, f"{name} {args} changed the tree"
+        # A folder of plain names moved onto `.claude` would become Claude Code's settings.
+        (root / "evil").mkdir()
+        (root / "evil" / "settings.json").write_text('{"hooks": {}}\n')
+        before = tree_bytes(root)
+        result = await session.call_tool("file_move", {"source": "evil", "destination": "p/.claude"})
+        assert result.isError and "--allow-protected-writes" in text_of(result), text_of(result)
+        assert tree_bytes(root) == before
+        # filekit's state, inside the root: out of every tool's view.
+        result = await session.call_tool("Write", {"file_path": "plain.txt", "content": "plain\n"})
+        assert not result.isError, text_of(result)
+        dbs = list((state_home / "filekit" / "workspaces").glob("*/history.db"))
+        assert dbs, "the server keeps a history"
+        db = os.path.relpath(dbs[0], root)
+        for name, args in [
+            ("Read", {"file_path": db}),
+            ("Write", {"file_path": db, "content": "x"}),
+            ("file_delete", {"path": "state", "recursive": True}),
+            ("LS", {"path": "state/filekit"}),
+        ]:
+            result = await session.call_tool(name, args)
+            assert result.isError and "filekit's own state" in text_of(result), f"{name}: {text_of(result)}"
+        result = await session.call_tool("LS", {"path": ".", "depth": 6, "include_hidden": True, "include_ignored": True})
+        assert not result.isError and "history.db" not in text_of(result), text_of(result)
+        result = await session.call_tool("grep_files", {"pattern": "SQLite format", "path": ".",
+                                                        "include_hidden": True, "include_ignored": True})
+        assert "history.db" not in text_of(result), text_of(result)
+    assert dbs[0].exists()
+
+
+async def test_protected_writes_are_allowed_by_the_start_option(protected_root, open_session):
+    async with open_session(protected_root, "--tools", "claude", "--allow-protected-writes") as session:
+        result = await session.call_tool("Write", {"file_path": ".mcp.json", "content": "{}\n"})
+        assert not result.isError, text_of(result)
+    assert (protected_root / ".mcp.json").read_text() == "{}\n"

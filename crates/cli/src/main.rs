@@ -124,7 +124,7 @@ struct Cli {
 pub struct GlobalArgs {
     /// A directory filekit may read and write in (repeatable; default: the current directory).
     /// Relative paths resolve against the first root; nothing outside the roots is touched.
-    #[arg(long = "root", value_name = "DIR", global = true)]
+    #[arg(long = "root", value_name = "DIR", global = true, value_parser = home_path)]
     roots: Vec<PathBuf>,
     /// Refuse every write (dry runs still work).
     #[arg(long, global = true)]
@@ -133,6 +133,17 @@ pub struct GlobalArgs {
     /// hooks and config are not the project's files).
     #[arg(long, global = true)]
     allow_git_writes: bool,
+    /// Allow tools to write the files whose content makes programs run later, refused by
+    /// default: MCP and agent clients' configurations (.mcp.json, .vscode/mcp.json,
+    /// .cursor/mcp.json, .claude/settings*.json, ~/.claude.json, ~/.codex/config.toml, ...),
+    /// .vscode/tasks.json, .envrc, shell start-up files, ~/.ssh/ (SECURITY.md lists them).
+    /// filekit's own state stays out of reach either way.
+    #[arg(long, global = true)]
+    allow_protected_writes: bool,
+    /// Allow tools to read credentials under the home folder (~/.ssh/ but its public keys,
+    /// ~/.aws/, ~/.netrc, ~/.git-credentials, ...), refused by default when a root holds them.
+    #[arg(long, global = true)]
+    allow_secret_reads: bool,
     /// Trust the workspace's code: allow the language servers of the semantic refactors
     /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
     /// language server runs the workspace's code (its configuration, toolchain, compiler,
@@ -151,7 +162,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     no_history: bool,
     /// The edit history database (default: history.db in the workspace's state directory).
-    #[arg(long = "history", value_name = "FILE", global = true)]
+    #[arg(long = "history", value_name = "FILE", global = true, value_parser = home_path)]
     history: Option<PathBuf>,
     /// Keep versions in memory only, not in the state directory (edits made on an older
     /// version can then be merged only within this process).
@@ -160,7 +171,7 @@ pub struct GlobalArgs {
     /// Where filekit keeps its state: history, versions, leases, journals, one folder per
     /// workspace, and the bearer token of `serve --http` (default: $XDG_STATE_HOME/filekit,
     /// else ~/.local/state/filekit). Never inside a workspace: see `filekit state --help`.
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR", global = true, value_parser = home_path)]
     state_dir: Option<PathBuf>,
     /// Your name as a lease holder (see `filekit lock`): your writes pass your own leases.
     /// Default: the FILEKIT_HOLDER environment variable, else `filekit-cli-<user>` (for
@@ -325,6 +336,8 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
     };
     let mut ws = Workspace::new(&roots, global.read_only)?
         .with_git_writes(global.allow_git_writes)
+        .with_protected_writes(global.allow_protected_writes)
+        .with_secret_reads(global.allow_secret_reads)
         .with_trust(global.trust_workspace);
     let state = match workspace_state(global, &ws.roots()[0], !global.read_only) {
         Ok(state) => state,
@@ -374,6 +387,13 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         Err(e) => eprintln!("filekit: warning: {e}"),
     }
     Ok(ws)
+}
+
+/// A path option as given, with `~` and `~/...` expanded as in every path filekit takes
+/// (`filekit_core::workspace::expand_home`): an MCP client's configuration passes
+/// `--root ~/src/app` to filekit with no shell to expand it.
+pub fn home_path(given: &str) -> Result<PathBuf, String> {
+    filekit_core::workspace::expand_home(given).map_err(|e| e.message)
 }
 
 /// The folder under which filekit keeps the state of every workspace: `--state-dir`, else

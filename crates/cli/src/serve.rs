@@ -129,6 +129,14 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         Ok(ws) => ws,
         Err(err) => return crate::fail_early(&err),
     };
+    // A root that holds filekit's state (root = the home folder, or --state-dir inside a
+    // root) is served with the state out of every tool's view; said once, at start.
+    for place in workspace.state_in_roots() {
+        filekit_mcp::log_line!(
+            "filekit serve: filekit's state {} is inside a root; no tool can read, list, change or remove it",
+            place.display()
+        );
+    }
     // The server is one lease holder unless named: a client may still name itself per call.
     if crate::holder_name(global).is_none() {
         workspace.set_holder(format!("filekit-serve-{}", std::process::id()));
@@ -231,40 +239,24 @@ fn new_token() -> std::io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Writes the token to `<state>/http-token-<port>` (folder 0700, file 0600, replaced by rename
-/// so that no reader sees half a token).
+/// Writes the token to `<state>/http-token-<port>` as every file of the state is written
+/// (`filekit_core::state::write_in_base`: the folder checked as private, the file 0600 and
+/// replaced whole): a state folder others may write is refused, not made private.
 fn write_token(state: &Path, port: u16, token: &str) -> std::io::Result<PathBuf> {
-    use std::io::Write;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-    let context = |what: &str, p: &Path, e: std::io::Error| {
-        std::io::Error::new(e.kind(), format!("cannot {what} {}: {e}", p.display()))
-    };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(state)
-        .map_err(|e| context("create the state directory", state, e))?;
-    let meta = std::fs::metadata(state).map_err(|e| context("read", state, e))?;
-    if meta.permissions().mode() & 0o077 != 0 {
-        std::fs::set_permissions(state, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| context("make private", state, e))?;
-    }
-    let file = state.join(format!("http-token-{port}"));
-    let temp = state.join(format!(".http-token-{port}.{}.tmp", std::process::id()));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temp)
-        .map_err(|e| context("create", &temp, e))?;
-    f.write_all(format!("{token}\n").as_bytes())
-        .and_then(|()| f.sync_all())
-        .map_err(|e| context("write", &temp, e))?;
-    std::fs::rename(&temp, &file).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        context("put the token in", &file, e)
-    })?;
-    Ok(file)
+    filekit_core::state::write_in_base(
+        state,
+        &format!("http-token-{port}"),
+        format!("{token}\n").as_bytes(),
+    )
+    .map_err(|e| {
+        std::io::Error::other(format!(
+            "cannot keep the bearer token: {} ({})",
+            e.message,
+            e.hint
+                .as_deref()
+                .unwrap_or("give --state-dir a private folder of yours")
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -28,8 +28,9 @@ The command is the absolute path of this filekit binary; the arguments are `serv
 as an absolute --root (default: the current directory), --tools, and --read-only,
 --trust-workspace and --state-dir when given. --write keeps every other entry of the file (a
 server of the same name is replaced), writes it atomically, keeps the file's mode, and leaves
-the old file next to it as FILE.bak (FILE.bak.1, ... when that exists). Comments in a JSON
-file are not kept (they are in the backup); a TOML file keeps them.
+the old file next to it as FILE.bak (FILE.bak.1, ... when that exists). Only the server's own
+entry is written: the rest of the file (other servers' numbers and keys as written, comments,
+trailing commas) stays byte for byte.
 
 Examples:
   filekit setup claude-code --root ~/src/app
@@ -68,7 +69,7 @@ pub struct SetupArgs {
     #[arg(long)]
     write: bool,
     /// The configuration file to write (default: the client's; see below).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::home_path)]
     config: Option<PathBuf>,
     /// claude-code only: the --scope of the printed `claude mcp add` line.
     #[arg(long, value_enum, default_value_t = Scope::Local)]
@@ -301,7 +302,7 @@ fn setup(global: &GlobalArgs, args: &SetupArgs) -> Result<Report, SetupError> {
     }
     let mut text = String::new();
     if args.write {
-        let outcome = write_config(args.client, &config, &entry, &mut warnings)?;
+        let outcome = write_config(args.client, &config, &entry)?;
         json_report["written"] = json!(outcome.changed);
         json_report["replaced"] = json!(outcome.replaced);
         json_report["backup"] = json!(outcome.backup.as_ref().map(|b| b.to_string_lossy()));
@@ -470,12 +471,7 @@ struct Outcome {
 }
 
 /// Merges the entry into `path` (made when missing), atomically, with a backup of the old file.
-fn write_config(
-    client: Client,
-    path: &Path,
-    entry: &Entry,
-    warnings: &mut Vec<String>,
-) -> Result<Outcome, SetupError> {
+fn write_config(client: Client, path: &Path, entry: &Entry) -> Result<Outcome, SetupError> {
     // A configuration file kept as a link (dotfiles) stays one: the file it names is written.
     let path = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| {
@@ -506,7 +502,7 @@ fn write_config(
     let (new_text, replaced) = if client == Client::Codex {
         merged_toml(path, old.as_deref(), entry)?
     } else {
-        merged_json(client, path, old.as_deref(), entry, warnings)?
+        merged_json(client, path, old.as_deref(), entry)?
     };
     if old.as_deref() == Some(new_text.as_str()) {
         return Ok(Outcome {
@@ -581,74 +577,109 @@ fn backup(path: &Path) -> Result<PathBuf, SetupError> {
     )))
 }
 
+/// Merges the entry into a JSON (or JSONC) file by editing its text: only the server's own
+/// entry (and, when missing, the servers' object) is written; every other byte stays as the
+/// user wrote it (numbers of any size or form, comments, trailing commas, duplicate keys).
 fn merged_json(
     client: Client,
     path: &Path,
     old: Option<&str>,
     entry: &Entry,
-    warnings: &mut Vec<String>,
 ) -> Result<(String, bool), SetupError> {
-    let mut doc = match old.filter(|t| !t.trim().is_empty()) {
-        None => json!({}),
-        Some(text) => match serde_json::from_str::<Value>(text) {
-            Ok(v) => v,
-            Err(strict) => {
-                // VS Code's and Cursor's files may have comments and trailing commas.
-                let options = jsonc_parser::ParseOptions::default();
-                match jsonc_parser::parse_to_serde_value::<Value>(text, &options) {
-                    Ok(v) => {
-                        warnings.push(format!(
-                            "{} has comments or trailing commas, which JSON output cannot \
-                             keep; they are in the backup",
-                            path.display()
-                        ));
-                        v
-                    }
-                    Err(_) => {
-                        return Err(SetupError::Bad(format!(
-                            "{} is not valid JSON ({strict}); fix it (nothing was written), or \
-                             give another file with --config",
-                            path.display()
-                        )));
-                    }
-                }
-            }
-        },
+    use jsonc_parser::cst::{CstInputValue, CstRootNode};
+    let Some(text) = old.filter(|t| !t.trim().is_empty()) else {
+        return Ok((entry.document(client), false));
     };
-    let Some(top) = doc.as_object_mut() else {
+    let root = CstRootNode::parse(text, &jsonc_parser::ParseOptions::default()).map_err(|e| {
+        SetupError::Bad(format!(
+            "{} is not valid JSON ({e}); fix it (nothing was written), or give another file \
+             with --config",
+            path.display()
+        ))
+    })?;
+    let Some(top) = root.value().and_then(|v| v.as_object()) else {
+        let found = root.value().map_or("nothing", |v| node_kind(&v));
         return Err(SetupError::Bad(format!(
-            "{} holds a JSON {} where {} expects an object; fix it (nothing was written)",
+            "{} holds a JSON {found} where {} expects an object; fix it (nothing was written)",
             path.display(),
-            kind(&doc),
             client.label()
         )));
     };
     let key = client.servers_key();
-    let servers = top
-        .entry(key)
-        .or_insert_with(|| Value::Object(Default::default()));
-    let Some(servers) = servers.as_object_mut() else {
-        return Err(SetupError::Bad(format!(
-            "\"{key}\" in {} is a JSON {}, not an object of servers; fix it (nothing was \
-             written)",
-            path.display(),
-            kind(servers)
-        )));
+    // Where a key is written twice, the last one counts (as JavaScript reads it).
+    let named = |o: &jsonc_parser::cst::CstObject, name: &str| {
+        o.properties()
+            .into_iter()
+            .filter(|p| p.decoded_name().as_deref() == Some(name))
+            .collect::<Vec<_>>()
     };
-    let replaced = servers.contains_key(&entry.name);
-    servers.insert(entry.name.clone(), entry.json(client));
-    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-    Ok((text, replaced))
+    let servers = match named(&top, key).pop() {
+        Some(prop) => match prop.value().and_then(|v| v.as_object()) {
+            Some(servers) => servers,
+            None => {
+                let found = prop.value().map_or("nothing", |v| node_kind(&v));
+                return Err(SetupError::Bad(format!(
+                    "\"{key}\" in {} is a JSON {found}, not an object of servers; fix it \
+                     (nothing was written)",
+                    path.display()
+                )));
+            }
+        },
+        None => top.object_value_or_set(key),
+    };
+    let value = || {
+        let mut fields = Vec::new();
+        if matches!(client, Client::Vscode | Client::ClaudeCode) {
+            fields.push(("type".to_string(), CstInputValue::String("stdio".into())));
+        }
+        fields.push((
+            "command".to_string(),
+            CstInputValue::String(entry.command.clone()),
+        ));
+        fields.push((
+            "args".to_string(),
+            CstInputValue::Array(
+                entry
+                    .args
+                    .iter()
+                    .map(|a| CstInputValue::String(a.clone()))
+                    .collect(),
+            ),
+        ));
+        CstInputValue::Object(fields)
+    };
+    let ours = named(&servers, &entry.name);
+    let replaced = !ours.is_empty();
+    if replaced {
+        for prop in ours {
+            prop.set_value(value());
+        }
+    } else {
+        servers.append(&entry.name, value());
+    }
+    let mut out = root.to_string();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok((out, replaced))
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+/// What a JSON value of the document is, for a refusal.
+fn node_kind(n: &jsonc_parser::cst::CstNode) -> &'static str {
+    if n.as_object().is_some() {
+        "object"
+    } else if n.as_array().is_some() {
+        "array"
+    } else if n.as_string_lit().is_some() {
+        "string"
+    } else if n.as_number_lit().is_some() {
+        "number"
+    } else if n.as_boolean_lit().is_some() {
+        "boolean"
+    } else if n.as_null_keyword().is_some() {
+        "null"
+    } else {
+        "value"
     }
 }
 

@@ -476,3 +476,190 @@ fn the_codex_table_serves_apply_patch() {
         .collect();
     assert_eq!(names, vec!["apply_patch"]);
 }
+
+/// `filekit call apply_patch` that must be refused with `needles` in its reply, writing
+/// nothing and recording no history entry.
+fn refused(sb: &Sandbox, input: &str, needles: &[&str]) -> Run {
+    let entries = history_len(sb);
+    let run = sb.call_fails("apply_patch", json!({ "input": input }), 1, needles);
+    assert_eq!(history_len(sb), entries);
+    run
+}
+
+#[test]
+fn two_moves_to_one_destination_are_refused_naming_both_sections() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("b.txt", "b\n");
+    let run = refused(
+        &sb,
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to: d.txt\n@@\n-a\n+A\n\
+         *** Update File: b.txt\n*** Move to: d.txt\n@@\n-b\n+B\n*** End Patch",
+        &[
+            "two sections of the patch move a file to d.txt",
+            "`*** Update File: a.txt` with `*** Move to: d.txt` (patch line 2)",
+            "`*** Update File: b.txt` with `*** Move to: d.txt` (patch line 7)",
+            "a destination of its own",
+        ],
+    );
+    assert_eq!(run.json["error_code"], "CONFLICT");
+    assert!(!sb.exists("d.txt"));
+}
+
+#[test]
+fn a_move_onto_a_file_the_patch_deletes_is_refused() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("d.txt", "d\n");
+    let run = refused(
+        &sb,
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to: d.txt\n@@\n-a\n+A\n\
+         *** Delete File: d.txt\n*** End Patch",
+        &[
+            "moves a.txt to d.txt, which `*** Delete File: d.txt` (patch line 7) deletes",
+            "the moved file would be lost",
+        ],
+    );
+    assert_eq!(run.json["error_code"], "CONFLICT");
+    assert_eq!(sb.read("a.txt"), "a\n");
+    assert_eq!(sb.read("d.txt"), "d\n");
+}
+
+#[test]
+fn a_swap_is_refused_saying_why_not_as_another_process_change() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("b.txt", "b\n");
+    // Moves onto each other's paths: which content ends where would depend on an order the
+    // patch does not state, so the patch is refused before anything runs.
+    let run = refused(
+        &sb,
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n\
+         *** Update File: b.txt\n*** Move to: a.txt\n@@\n-b\n+B\n*** End Patch",
+        &[
+            "moves a.txt to b.txt",
+            "moves away",
+            "a swap",
+            "in a patch of its own first",
+        ],
+    );
+    assert!(!run.stdout.contains("another process"), "{}", run.stdout);
+    // A unified diff's renames say the same.
+    refused(
+        &sb,
+        "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n\
+         diff --git a/b.txt b/a.txt\nsimilarity index 100%\nrename from b.txt\nrename to a.txt\n",
+        &["the diff renaming a.txt to b.txt", "a swap"],
+    );
+    assert_eq!(sb.read("a.txt"), "a\n");
+    assert_eq!(sb.read("b.txt"), "b\n");
+}
+
+#[test]
+fn a_move_onto_a_path_the_patch_adds_is_refused() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n");
+    refused(
+        &sb,
+        "*** Begin Patch\n*** Add File: n.txt\n+new\n*** Update File: a.txt\n*** Move to: n.txt\n@@\n-a\n+A\n*** End Patch",
+        &[
+            "moves a.txt to n.txt, which `*** Add File: n.txt` (patch line 2) adds",
+            "both would write it",
+        ],
+    );
+    assert!(!sb.exists("n.txt"));
+}
+
+#[test]
+fn a_move_onto_a_file_the_patch_leaves_alone_replaces_it_and_one_undo_restores_both() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("d.txt", "old d\n");
+    let run = patch(
+        &sb,
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to: d.txt\n@@\n-a\n+A\n*** End Patch",
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("d.txt"), "A\n");
+    assert!(!sb.exists("a.txt"));
+    let undo = sb.filekit(&["undo"], None);
+    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    assert_eq!(sb.read("a.txt"), "a\n");
+    assert_eq!(sb.read("d.txt"), "old d\n");
+}
+
+#[test]
+fn the_wrong_application_the_property_test_found_is_refused_as_ambiguous() {
+    let sb = Sandbox::new();
+    sb.write("f.txt", "}\n}\n\n}\n\n");
+    // With its blank context line dropped, the hunk fits exactly one line above its line
+    // number and at it only allowing for blank lines.
+    let run = sb.filekit(
+        &["patch", "-", "--json"],
+        Some("--- a/f.txt\n+++ b/f.txt\n@@ -2,4 +2,3 @@\n }\n }\n-\n"),
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["error_code"], "AMBIGUOUS");
+    assert_eq!(
+        run.json["files"][0]["hunks"][0]["candidates"],
+        json!([1, 2])
+    );
+    assert_eq!(sb.read("f.txt"), "}\n}\n\n}\n\n");
+}
+
+#[test]
+fn search_replace_blocks_apply_in_sequence_through_the_patch_verb() {
+    let sb = Sandbox::new();
+    sb.write("src/app.py", APP);
+    // The second block edits what the first one wrote, as aider, Cline and Roo Code allow.
+    let blocks = "src/app.py\n<<<<<<< SEARCH\n    debug = True\n=======\n    debug = False\n    verbose = True\n>>>>>>> REPLACE\n\n\
+                  src/app.py\n<<<<<<< SEARCH\n    debug = False\n    verbose = True\n    name = \"app\"\n=======\n    debug = False\n    verbose = False\n    name = \"app\"\n>>>>>>> REPLACE\n";
+    let run = sb.filekit(&["patch", "-", "--json"], Some(blocks));
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        sb.read("src/app.py"),
+        APP.replace(
+            "    debug = True\n",
+            "    debug = False\n    verbose = False\n"
+        )
+    );
+    assert_eq!(run.json["files"][0]["hunks"][1]["outcome"], "exact");
+    assert_eq!(history_len(&sb), 1);
+}
+
+#[test]
+fn codex_hunks_with_one_line_of_context_go_where_codex_places_them() {
+    let sb = Sandbox::new();
+    let file = "def a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n";
+    sb.write("m.py", file);
+    // `    pass` is in three places: each hunk goes to the first after the one before it.
+    let run = patch(
+        &sb,
+        "*** Begin Patch\n*** Update File: m.py\n@@\n     pass\n+    return 1\n@@\n     pass\n+    return 2\n*** End Patch",
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        sb.read("m.py"),
+        "def a():\n    pass\n    return 1\n\n\ndef b():\n    pass\n    return 2\n\n\ndef c():\n    pass\n"
+    );
+    let hunks = &run.json["files"][0]["hunks"];
+    assert_eq!(hunks[0]["candidates"], json!([2, 6, 10]));
+    assert_eq!(hunks[0]["tolerances"], json!(["first_in_order"]));
+    assert_eq!(hunks[1]["line"], 6);
+}
+
+#[test]
+fn git_quoted_paths_in_a_diff_name_the_files_they_spell() {
+    let sb = Sandbox::new();
+    let run = patch(
+        &sb,
+        "diff --git \"a/caf\\303\\251.txt\" \"b/caf\\303\\251.txt\"\nnew file mode 100644\n--- /dev/null\n+++ \"b/caf\\303\\251.txt\"\n@@ -0,0 +1 @@\n+cr\u{e8}me\n",
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("caf\u{e9}.txt"), "cr\u{e8}me\n");
+    assert!(!sb.exists("caf\\303\\251.txt"));
+    // Escapes that decode to no UTF-8 name are refused at their line.
+    let run = sb.call_fails(
+        "apply_patch",
+        json!({"input": "--- /dev/null\n+++ \"b/\\377.txt\"\n@@ -0,0 +1 @@\n+x\n"}),
+        2,
+        &["line 2", "git's quoting"],
+    );
+    assert_eq!(run.json["error_code"], "PARSE_ERROR");
+}

@@ -1480,3 +1480,849 @@ fn symlink_swapped_between_check_and_use() {
     );
     assert!(refused > 0, "no call ever met a swapped-in link");
 }
+
+/// `filekit replace --in-place` on a hard link to a file outside the root (as `sed -i` or
+/// fastmod would be asked): the file has another name, so it is written by replacing its name
+/// in the root, never through the shared inode; the outside name keeps its bytes. Alone, and
+/// inside a tree-wide replace.
+#[test]
+fn in_place_writes_never_reach_a_shared_inode() {
+    use std::os::unix::fs::MetadataExt;
+    let a = Arena::new();
+    let outside = a.base.join("outside/secret.txt");
+    let inside = a.root.join("sub/inside.txt");
+    let before = a.guarded_state();
+    for target in ["sub/inside.txt", "sub"] {
+        let _ = std::fs::remove_file(&inside);
+        std::fs::hard_link(&outside, &inside).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+            .current_dir(&a.root)
+            .env("XDG_STATE_HOME", a.base.join("state"))
+            .args(["replace", "--in-place", "s/SECRET/edited/", target])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{target}: {said}");
+        assert_eq!(
+            std::fs::read(&inside).unwrap(),
+            b"edited outside the workspace\n",
+            "{target}: the name in the root was not written"
+        );
+        assert_eq!(std::fs::metadata(&inside).unwrap().nlink(), 1, "{target}");
+        assert_eq!(
+            before,
+            a.guarded_state(),
+            "{target}: the outside name changed through the shared inode"
+        );
+    }
+}
+
+/// The files whose content makes a program run later, in a root: each path and how it is
+/// reached (its name in another case, a link at the protected name, a link to it, a linked
+/// folder on the way). Every one holds [`SECRET`], so that the edits of the slots apply and
+/// only the write policy can refuse them.
+fn protected_arena() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for d in [
+        "app/.vscode",
+        "sub/deep",
+        ".claude",
+        ".cursor",
+        "proj2",
+        "realclaude",
+    ] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    for f in [
+        "ok.txt",
+        ".mcp.json",
+        "app/.vscode/tasks.json",
+        "sub/deep/.envrc",
+        ".claude/settings.local.json",
+        "linked.txt",
+        "realclaude/settings.json",
+    ] {
+        std::fs::write(root.join(f), SECRET).unwrap();
+    }
+    std::os::unix::fs::symlink("../linked.txt", root.join(".cursor/mcp.json")).unwrap();
+    std::os::unix::fs::symlink(".mcp.json", root.join("alias.json")).unwrap();
+    std::os::unix::fs::symlink("../realclaude", root.join("proj2/.claude")).unwrap();
+    (dir, root)
+}
+
+/// Every path of [`protected_arena`] the tools are pointed at.
+const PROTECTED_PATHS: &[&str] = &[
+    ".mcp.json",
+    "app/.vscode/tasks.json",
+    "app/.VSCODE/MCP.json",
+    "sub/deep/.envrc",
+    ".claude/settings.local.json",
+    ".Claude/Settings.json",
+    ".cursor/mcp.json",
+    "proj2/.claude/settings.json",
+];
+
+/// Every file and link under `root` with its bytes (a link as its target).
+fn tree_state(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        if m.file_type().is_symlink() {
+            out.insert(
+                p.clone(),
+                std::fs::read_link(&p)
+                    .unwrap()
+                    .into_os_string()
+                    .into_encoded_bytes(),
+            );
+        } else if m.is_dir() {
+            if p.file_name().is_some_and(|n| n == ".filekit") {
+                continue;
+            }
+            out.insert(p.clone(), b"<dir>".to_vec());
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            out.insert(p.clone(), std::fs::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+/// Fails naming the paths that differ between two [`tree_state`]s.
+#[track_caller]
+fn assert_same_tree(
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+    after: &BTreeMap<PathBuf, Vec<u8>>,
+    label: &str,
+) {
+    let differ: Vec<String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| match (before.contains_key(k), after.contains_key(k)) {
+            (true, true) => format!("changed {}", k.display()),
+            (true, false) => format!("removed {}", k.display()),
+            _ => format!("created {}", k.display()),
+        })
+        .collect();
+    assert!(differ.is_empty(), "{label}:\n{}", differ.join("\n"));
+}
+
+/// The protected set (SECURITY.md): every writing tool of every table, in each of its path
+/// arguments, pointed at each protected file of a project (in another letter case, through a
+/// link at the protected name, through a link to it, through a linked folder): refused, with
+/// the way to allow it named, and nothing in the tree changed. Reading them is allowed.
+#[test]
+fn protected_files_refuse_every_writing_tool() {
+    let (_dir, root) = protected_arena();
+    let ws = filekit_core::Workspace::new(std::slice::from_ref(&root), false).unwrap();
+    let before = tree_state(&root);
+    let mut refusals = 0;
+    let mut unexplained = Vec::new();
+    for tool in tool_table() {
+        if tool["read_only"] == true {
+            continue;
+        }
+        let name = tool["name"].as_str().unwrap();
+        let table = tool["dialect"].as_str().unwrap();
+        for s in path_slots(&key_of(&tool)).unwrap() {
+            if s.copied_from {
+                continue;
+            }
+            for path in PROTECTED_PATHS {
+                let args = (s.build)(path);
+                let reply = filekit_dialects::call_in(&ws, Some(&[table]), name, args.clone());
+                let text = format!("{} {}", reply.text, reply.value);
+                assert_same_tree(
+                    &before,
+                    &tree_state(&root),
+                    &format!("{table}:{name} {args} changed the tree:\n{text}"),
+                );
+                // A path that names no file (another case, a file given as a folder) is
+                // refused for that before the policy is asked.
+                let elsewise = [
+                    "does not exist",
+                    "not a directory",
+                    "is there",
+                    "EEXIST",
+                    "ENOENT",
+                ];
+                if reply.is_error && text.contains("--allow-protected-writes") {
+                    refusals += 1;
+                } else if !elsewise.iter().any(|w| text.contains(w)) {
+                    unexplained.push(format!("{table}:{name} {args}: {}", short(&text)));
+                }
+            }
+        }
+    }
+    // A link to a protected file is a way to write it, not to move or delete it: a move or a
+    // delete of `alias.json` acts on the link itself.
+    for (tool, args) in [
+        (
+            "Write",
+            json!({"file_path": "alias.json", "content": "pwned\n"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "alias.json", "old_string": "SECRET", "new_string": "pwned"}),
+        ),
+        (
+            "edit_files",
+            json!({"files": [{"path": "alias.json", "edits": [{"str_replace": {"old": "SECRET", "new": "pwned"}}]}]}),
+        ),
+        (
+            "fs_write",
+            json!({"command": "str_replace", "path": "alias.json", "old_str": "SECRET", "new_str": "pwned"}),
+        ),
+    ] {
+        let reply = filekit_dialects::call(&ws, tool, args.clone());
+        let text = format!("{} {}", reply.text, reply.value);
+        assert!(
+            text.contains("--allow-protected-writes"),
+            "{tool} {args}: {}",
+            short(&text)
+        );
+        assert_same_tree(&before, &tree_state(&root), &format!("{tool} {args}"));
+    }
+    assert!(
+        unexplained.is_empty(),
+        "not refused as protected:\n{}",
+        unexplained.join("\n")
+    );
+    assert!(refusals > 300, "only {refusals} refusals");
+    for path in PROTECTED_PATHS
+        .iter()
+        .filter(|p| !p.contains("MCP") && !p.contains("Settings"))
+    {
+        let reply = filekit_dialects::call(&ws, "Read", json!({"file_path": path}));
+        assert!(!reply.is_error, "reading {path}: {}", reply.text);
+    }
+    // The person who starts filekit may allow it.
+    let allowed = filekit_core::Workspace::new(std::slice::from_ref(&root), false)
+        .unwrap()
+        .with_protected_writes(true);
+    let reply = filekit_dialects::call(
+        &allowed,
+        "Write",
+        json!({"file_path": ".mcp.json", "content": "{}\n"}),
+    );
+    assert!(!reply.is_error, "{}", reply.text);
+    assert_eq!(std::fs::read(root.join(".mcp.json")).unwrap(), b"{}\n");
+}
+
+/// A protected file is not reached by moving or removing a folder whole: a folder made of
+/// plain names moved onto `.claude` (its `settings.json` would become Claude Code's settings),
+/// the folder holding one moved away or removed, a link made at `.vscode`. Through the tools
+/// and the CLI's verbs.
+#[test]
+fn folders_holding_protected_files_are_not_moved_or_removed() {
+    let (_dir, root) = protected_arena();
+    std::fs::create_dir_all(root.join("evil")).unwrap();
+    std::fs::write(root.join("evil/settings.json"), "{\"hooks\": {}}\n").unwrap();
+    std::fs::create_dir_all(root.join("plain")).unwrap();
+    std::fs::write(root.join("plain/notes.txt"), "notes\n").unwrap();
+    let before = tree_state(&root);
+    let ws = filekit_core::Workspace::new(std::slice::from_ref(&root), false).unwrap();
+    for (tool, args) in [
+        (
+            "file_move",
+            json!({"source": "evil", "destination": "proj3/.claude"}),
+        ),
+        (
+            "file_move",
+            json!({"source": "evil", "destination": "proj3/.CLAUDE"}),
+        ),
+        ("file_move", json!({"source": "app", "destination": "app2"})),
+        (
+            "file_move",
+            json!({"source": "sub", "destination": "elsewhere"}),
+        ),
+        ("file_delete", json!({"path": "app", "recursive": true})),
+        ("file_delete", json!({"path": ".claude", "recursive": true})),
+        (
+            "file_move",
+            json!({"source": "alias.json", "destination": "app3/.vscode"}),
+        ),
+        (
+            "manage_files",
+            json!({"operations": [{"op": "copy", "from": "evil", "to": "x/.claude"}]}),
+        ),
+    ] {
+        let reply = filekit_dialects::call(&ws, tool, args.clone());
+        assert!(reply.is_error, "{tool} {args}: {}", reply.text);
+        let text = format!("{} {}", reply.text, reply.value);
+        assert!(
+            text.contains("--allow-protected-writes"),
+            "{tool} {args}: the refusal should say how to allow it: {text}"
+        );
+        assert_same_tree(&before, &tree_state(&root), &format!("{tool} {args}"));
+    }
+    // A folder with no protected file in it moves as ever.
+    let reply = filekit_dialects::call(
+        &ws,
+        "file_move",
+        json!({"source": "plain", "destination": "plain2"}),
+    );
+    assert!(!reply.is_error, "{}", reply.text);
+    for verb in [
+        vec!["mv", "evil", "proj4/.claude"],
+        vec!["rm", "-r", "sub"],
+        vec!["cp", "evil", "proj5/.claude"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+            .current_dir(&root)
+            .env("XDG_STATE_HOME", root.join("../state-of-verbs"))
+            .args(&verb)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.status.success(), "{verb:?}: {said}");
+        assert!(
+            said.contains("--allow-protected-writes"),
+            "{verb:?}: {said}"
+        );
+    }
+    assert!(root.join("sub/deep/.envrc").exists() && !root.join("proj4").exists());
+    assert!(!root.join("proj5/.claude").exists());
+}
+
+/// A root that holds the home folder (root = $HOME, as desktop clients are often set up):
+/// the clients' user configurations, shell start-up files and `~/.ssh/` are not written,
+/// created, moved or deleted through tools or verbs, in any case and through links; the
+/// credentials are not read (their public keys are), by a read, a search or a copy; a start
+/// option allows each.
+#[test]
+fn a_root_holding_the_home_folder_protects_its_configuration_and_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap().join("home");
+    for d in [
+        ".ssh",
+        ".codex",
+        ".config/Claude",
+        ".aws",
+        "dotfiles",
+        "src",
+    ] {
+        std::fs::create_dir_all(home.join(d)).unwrap();
+    }
+    for f in [
+        ".bashrc.real",
+        ".ssh/authorized_keys",
+        ".codex/config.toml",
+        ".claude.json",
+        ".config/Claude/claude_desktop_config.json",
+        "dotfiles/zshrc",
+        "src/ok.txt",
+    ] {
+        std::fs::write(home.join(f), SECRET).unwrap();
+    }
+    std::fs::rename(home.join(".bashrc.real"), home.join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink(home.join("dotfiles/zshrc"), home.join(".zshrc")).unwrap();
+    let key = b"-----BEGIN OPENSSH PRIVATE KEY-----\nKEYMATERIAL\n";
+    std::fs::write(home.join(".ssh/id_ed25519"), key).unwrap();
+    std::fs::write(
+        home.join(".ssh/id_ed25519.pub"),
+        b"ssh-ed25519 AAAA public\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".aws/credentials"),
+        b"aws_secret_access_key = KEYMATERIAL\n",
+    )
+    .unwrap();
+    std::fs::write(home.join(".netrc"), b"machine x password KEYMATERIAL\n").unwrap();
+    let state = dir.path().join("state");
+    let call = |extra: &[&str], tool: &str, args: Value| -> Reply {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
+        cmd.current_dir(&home)
+            .env("HOME", &home)
+            .env("XDG_STATE_HOME", &state)
+            .arg("--root")
+            .arg(&home)
+            .args(extra)
+            .arg("call")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&call_bytes(tool, &args))
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        Reply {
+            code: out.status.code().unwrap_or(-1),
+            json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            text: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+        }
+    };
+    let before = tree_state(&home);
+    for path in [
+        ".bashrc",
+        ".BASHRC",
+        ".zshrc",
+        "dotfiles/zshrc",
+        ".ssh/authorized_keys",
+        ".ssh/new_key",
+        ".codex/config.toml",
+        ".claude.json",
+        ".config/Claude/claude_desktop_config.json",
+        ".config/fish/config.fish",
+        ".local/bin/git",
+        ".profile",
+    ] {
+        for (tool, args) in [
+            ("Write", json!({"file_path": path, "content": "pwned\n"})),
+            (
+                "Edit",
+                json!({"file_path": path, "old_string": "SECRET", "new_string": "pwned"}),
+            ),
+            (
+                "file_move",
+                json!({"source": "src/ok.txt", "destination": path, "overwrite": true}),
+            ),
+            ("file_delete", json!({"path": path})),
+            (
+                "file_move",
+                json!({"source": path, "destination": "src/moved.txt"}),
+            ),
+        ] {
+            let reply = call(&[], tool, args.clone());
+            assert_ne!(reply.code, 0, "{tool} {args}: not refused:\n{}", reply.text);
+            // `~/.ssh/` holds credentials too: a tool that reads before it writes is refused
+            // the read.
+            assert!(
+                reply.text.contains("--allow-protected-writes")
+                    || (path.starts_with(".ssh/") && reply.text.contains("--allow-secret-reads"))
+                    || (tool != "Write" && reply.text.contains("does not exist")),
+                "{tool} {args}: {}",
+                short(&reply.text)
+            );
+            assert_same_tree(
+                &before,
+                &tree_state(&home),
+                &format!("{tool} {args}: the home folder changed"),
+            );
+        }
+    }
+    for folder in [".ssh", ".config", "dotfiles"] {
+        let reply = call(
+            &[],
+            "file_delete",
+            json!({"path": folder, "recursive": true}),
+        );
+        assert_ne!(reply.code, 0, "{folder}: {}", reply.text);
+        assert_same_tree(&before, &tree_state(&home), &format!("{folder} removed"));
+    }
+    // Credentials are not read, searched or copied; public keys are read.
+    for (tool, args) in [
+        ("Read", json!({"file_path": ".ssh/id_ed25519"})),
+        ("Read", json!({"file_path": ".Ssh/id_ed25519"})),
+        ("Read", json!({"file_path": ".aws/credentials"})),
+        ("Read", json!({"file_path": ".netrc"})),
+        (
+            "file:copy_file",
+            json!({"source_path": ".ssh/id_ed25519", "dest_path": "src/k.txt"}),
+        ),
+        (
+            "Grep",
+            json!({"pattern": "KEYMATERIAL", "path": ".", "output_mode": "content", "include_hidden": true, "include_ignored": true}),
+        ),
+        (
+            "grep_files",
+            json!({"pattern": "KEYMATERIAL", "path": ".", "include_hidden": true}),
+        ),
+    ] {
+        let reply = call(&[], tool, args.clone());
+        assert!(
+            !reply.text.contains("KEYMATERIAL\n")
+                && !reply.text.contains("= KEYMATERIAL")
+                && !reply.text.contains("password KEYMATERIAL"),
+            "{tool} {args} read a credential:\n{}",
+            short(&reply.text)
+        );
+        if tool == "Read" || tool == "file:copy_file" {
+            assert_ne!(reply.code, 0, "{tool} {args}");
+            assert!(
+                reply.text.contains("--allow-secret-reads"),
+                "{tool} {args}: {}",
+                short(&reply.text)
+            );
+        }
+    }
+    assert!(!home.join("src/k.txt").exists());
+    let reply = call(&[], "Read", json!({"file_path": ".ssh/id_ed25519.pub"}));
+    assert_eq!(reply.code, 0, "{}", reply.text);
+    let reply = call(
+        &["--allow-secret-reads"],
+        "Read",
+        json!({"file_path": ".ssh/id_ed25519"}),
+    );
+    assert_eq!(reply.code, 0, "{}", reply.text);
+    assert!(reply.text.contains("KEYMATERIAL"));
+    let reply = call(
+        &["--allow-protected-writes"],
+        "Write",
+        json!({"file_path": ".bashrc", "content": "allowed\n"}),
+    );
+    assert_eq!(reply.code, 0, "{}", reply.text);
+    assert_eq!(std::fs::read(home.join(".bashrc")).unwrap(), b"allowed\n");
+}
+
+/// filekit's state inside a root, found by identity, whatever its path: root = the home
+/// folder with the default state folder in it (another project's history there), or
+/// `--state-dir` inside the root. No tool reads, lists, searches, writes, moves or removes
+/// it, nor a folder that holds it; `serve` says so at start.
+#[test]
+fn state_inside_a_root_is_out_of_every_tools_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap().join("home");
+    std::fs::create_dir_all(home.join("proj")).unwrap();
+    std::fs::write(home.join("proj/a.txt"), "STATEWORD one\n").unwrap();
+    let filekit = |args: &[&str], stdin: &[u8]| -> Reply {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
+            .current_dir(&home)
+            .env("HOME", &home)
+            .env_remove("XDG_STATE_HOME")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        Reply {
+            code: out.status.code().unwrap_or(-1),
+            json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            text: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+        }
+    };
+    // Another project's history, in the default state folder under the home folder.
+    let r = filekit(
+        &["--root", "proj", "call"],
+        &call_bytes(
+            "Edit",
+            &json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"}),
+        ),
+    );
+    assert_eq!(r.code, 0, "{}", r.text);
+    let base = home.join(".local/state/filekit");
+    let workspaces: Vec<PathBuf> = std::fs::read_dir(base.join("workspaces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(workspaces.len(), 1);
+    let db = workspaces[0].join("history.db");
+    assert!(db.exists());
+    let rel_db = db
+        .strip_prefix(&home)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    // The other project's state (this root's own folder is made beside it by each run).
+    let snapshot = || tree_state(&workspaces[0]);
+    let before = snapshot();
+    let root = home.to_string_lossy().into_owned();
+    for (tool, args) in [
+        ("Read", json!({"file_path": rel_db})),
+        ("Read", json!({"file_path": rel_db.to_uppercase()})),
+        ("Write", json!({"file_path": rel_db, "content": "x"})),
+        ("file_delete", json!({"path": rel_db})),
+        ("file_delete", json!({"path": ".local", "recursive": true})),
+        (
+            "file_delete",
+            json!({"path": ".local/state/filekit/workspaces", "recursive": true}),
+        ),
+        (
+            "file_move",
+            json!({"source": ".local/state", "destination": "moved"}),
+        ),
+        (
+            "file_create",
+            json!({"path": ".local/state/filekit/http-token-1", "content": "x"}),
+        ),
+        ("LS", json!({"path": ".local/state/filekit"})),
+    ] {
+        let r = filekit(&["--root", &root, "call"], &call_bytes(tool, &args));
+        assert_ne!(r.code, 0, "{tool} {args}: not refused: {}", short(&r.text));
+        assert!(
+            r.text.contains("filekit's own state") || r.text.contains("does not exist"),
+            "{tool} {args}: {}",
+            short(&r.text)
+        );
+        assert_same_tree(
+            &before,
+            &snapshot(),
+            &format!("{tool} {args}: the state changed"),
+        );
+    }
+    // Walks pass over it: a listing, a search and a tree-wide replace from the home folder.
+    for (tool, args) in [
+        (
+            "LS",
+            json!({"path": ".", "depth": 6, "include_hidden": true, "include_ignored": true}),
+        ),
+        (
+            "Glob",
+            json!({"pattern": "**/*.db", "path": ".", "include_hidden": true, "include_ignored": true}),
+        ),
+        (
+            "grep_files",
+            json!({"pattern": "STATEWORD", "path": ".", "include_hidden": true, "include_ignored": true}),
+        ),
+        (
+            "replace_in_files",
+            json!({"expression": "s/STATEWORD/replaced/", "files": "**", "directory": "."}),
+        ),
+    ] {
+        let r = filekit(&["--root", &root, "call"], &call_bytes(tool, &args));
+        assert!(
+            !r.text.contains("history.db") && !r.text.contains("workspaces/"),
+            "{tool} {args} showed the state: {}",
+            short(&r.text)
+        );
+        assert_same_tree(
+            &before,
+            &snapshot(),
+            &format!("{tool} {args}: the state changed"),
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(home.join("proj/a.txt")).unwrap(),
+        "replaced two\n"
+    );
+    // `--state-dir` inside a root: the same.
+    let r = filekit(
+        &["--root", &root, "--state-dir", "st", "call"],
+        &call_bytes(
+            "Write",
+            &json!({"file_path": "proj/b.txt", "content": "b\n"}),
+        ),
+    );
+    assert_eq!(r.code, 0, "{}", r.text);
+    assert!(home.join("st/workspaces").is_dir());
+    let r = filekit(
+        &["--root", &root, "--state-dir", "st", "call"],
+        &call_bytes("file_delete", &json!({"path": "st", "recursive": true})),
+    );
+    assert_ne!(r.code, 0, "{}", r.text);
+    assert!(r.text.contains("filekit's own state"), "{}", r.text);
+    assert!(home.join("st/workspaces").is_dir());
+    // serve says at start that the state is in a root and out of reach.
+    let r = filekit(&["--root", &root, "serve"], b"");
+    assert!(
+        r.text
+            .contains(&format!("{} is inside a root", base.display())),
+        "{}",
+        r.text
+    );
+}
+
+/// Runs `filekit ARGS` in `dir` with `env`, killed after a minute (a server that should
+/// have refused to start would serve for ever).
+fn run_filekit(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Reply {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
+    cmd.current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Reply {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        text: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+    }
+}
+
+/// A lease on `d/a.txt` covers the folders above it: another holder can neither delete nor
+/// move `d` (or its parent), through a tool or a verb; the holder itself can.
+#[test]
+fn a_lease_covers_the_folders_above_the_leased_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("root");
+    std::fs::create_dir_all(root.join("top/d")).unwrap();
+    std::fs::write(root.join("top/d/a.txt"), "leased\n").unwrap();
+    let state = dir.path().join("state");
+    let env = [("XDG_STATE_HOME", state.as_path())];
+    let r = run_filekit(&root, &["--holder", "alice", "lock", "top/d/a.txt"], &env);
+    assert_eq!(r.code, 0, "{}", r.text);
+    for args in [
+        vec!["--holder", "bob", "rm", "-r", "top/d"],
+        vec!["--holder", "bob", "rm", "-r", "top"],
+        vec!["--holder", "bob", "mv", "top/d", "e"],
+        vec!["--holder", "bob", "mv", "top", "e"],
+    ] {
+        let r = run_filekit(&root, &args, &env);
+        assert_ne!(r.code, 0, "{args:?}: not refused: {}", r.text);
+        assert!(
+            r.text.contains("leased by alice") && r.text.contains("top/d/a.txt"),
+            "{args:?}: {}",
+            r.text
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("top/d/a.txt")).unwrap(),
+            "leased\n"
+        );
+    }
+    let cmd_call = |holder: &str, tool: &str, args: Value| -> Reply {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
+            .current_dir(&root)
+            .env("XDG_STATE_HOME", &state)
+            .args(["--holder", holder, "call"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&call_bytes(tool, &args))
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        Reply {
+            code: out.status.code().unwrap_or(-1),
+            json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+            text: format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)),
+        }
+    };
+    for (tool, args) in [
+        ("file_delete", json!({"path": "top/d", "recursive": true})),
+        (
+            "file_move",
+            json!({"source": "top", "destination": "elsewhere"}),
+        ),
+        (
+            "manage_files",
+            json!({"operations": [{"op": "delete", "path": "top", "recursive": true}]}),
+        ),
+    ] {
+        let r = cmd_call("bob", tool, args.clone());
+        assert_ne!(r.code, 0, "{tool} {args}: {}", r.text);
+        assert!(
+            r.text.contains("LOCKED") || r.text.contains("leased by alice"),
+            "{tool} {args}: {}",
+            r.text
+        );
+        assert!(root.join("top/d/a.txt").exists());
+    }
+    // The holder moves its own folder.
+    let r = run_filekit(&root, &["--holder", "alice", "mv", "top", "moved"], &env);
+    assert_eq!(r.code, 0, "{}", r.text);
+    assert!(root.join("moved/d/a.txt").exists());
+}
+
+/// The bearer token of `serve --http` is written as every file of the state is, with the
+/// same checks: a `--state-dir` others may write (a shared 1777 folder) is refused at start,
+/// left as it was (not made private behind its owner's back), and holds no token.
+#[test]
+fn the_http_token_is_not_written_into_a_shared_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let shared_arg = shared.to_string_lossy().into_owned();
+    let r = run_filekit(
+        &root,
+        &[
+            "--root",
+            ".",
+            "--state-dir",
+            &shared_arg,
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+        ],
+        &[],
+    );
+    assert_ne!(r.code, 0, "the server started: {}", r.text);
+    assert!(r.text.contains("others may write"), "{}", r.text);
+    assert!(r.text.contains("bearer token"), "{}", r.text);
+    let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o1777, "the shared folder's mode was changed");
+    let tokens: Vec<_> = std::fs::read_dir(&shared)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("token"))
+        .collect();
+    assert!(tokens.is_empty(), "{tokens:?}");
+}
+
+/// `~` and `~/...` in `--root`, `--state-dir` and `--history` are the home folder (a client's
+/// configuration passes them with no shell to expand them).
+#[test]
+fn root_and_state_dir_expand_the_home_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap().join("home");
+    std::fs::create_dir_all(home.join("src/app")).unwrap();
+    std::fs::write(home.join("src/app/a.txt"), "one\n").unwrap();
+    let elsewhere = dir.path().join("cwd");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let r = run_filekit(
+        &elsewhere,
+        &[
+            "--root",
+            "~/src/app",
+            "--state-dir",
+            "~/st",
+            "replace",
+            "s/one/two/",
+            "a.txt",
+        ],
+        &[("HOME", home.as_path())],
+    );
+    assert_eq!(r.code, 0, "{}", r.text);
+    assert_eq!(
+        std::fs::read_to_string(home.join("src/app/a.txt")).unwrap(),
+        "two\n"
+    );
+    assert!(
+        home.join("st/workspaces").is_dir(),
+        "the state went elsewhere"
+    );
+    assert!(!elsewhere.join("~").exists());
+    let r = run_filekit(
+        &elsewhere,
+        &[
+            "--root",
+            "~/src/app",
+            "--state-dir",
+            "~/st",
+            "history",
+            "--json",
+        ],
+        &[("HOME", home.as_path())],
+    );
+    assert_eq!(r.code, 0, "{}", r.text);
+    assert!(r.text.contains("a.txt"), "{}", r.text);
+}

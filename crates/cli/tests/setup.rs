@@ -387,19 +387,95 @@ fn codex_write_keeps_the_toml_files_comments_and_tables() {
 }
 
 #[test]
-fn a_vscode_file_with_comments_is_merged_with_a_warning() {
+fn a_vscode_file_with_comments_keeps_them() {
     let sb = Sandbox::new();
     let old = "{\n  // my servers\n  \"servers\": {\n    \"other\": {\"type\": \"stdio\", \"command\": \"x\",},\n  },\n  \"inputs\": []\n}\n";
     sb.write(".vscode/mcp.json", old);
     let run = setup(&sb, &["vscode", "--write"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("comments"), "{}", run.stderr);
-    assert!(run.stderr.contains("backup"), "{}", run.stderr);
-    let new: Value = serde_json::from_str(&sb.read(".vscode/mcp.json")).unwrap();
+    let text = sb.read(".vscode/mcp.json");
+    assert!(text.starts_with("{\n  // my servers\n  \"servers\": {\n    \"other\": {\"type\": \"stdio\", \"command\": \"x\",},"), "{text}");
+    let new: Value = jsonc_parser::parse_to_serde_value(&text, &Default::default()).unwrap();
     assert_eq!(new["servers"]["other"]["command"], "x");
     assert_eq!(new["inputs"], json!([]));
     assert_eq!(new["servers"]["filekit"]["type"], "stdio");
     assert_eq!(sb.read(".vscode/mcp.json.bak"), old);
+}
+
+/// `--write` edits the file's text: another server's numbers of any size or form, its keys
+/// written twice, the spacing and the order stay byte for byte; only the server's own entry
+/// is written (and written again in place when it is there).
+#[test]
+fn write_keeps_other_entries_numbers_and_keys_as_written() {
+    let sb = Sandbox::new();
+    let other = "\"other\": {\"command\": \"x\", \"timeout\": 12345678901234567890123, \"ratio\": 1e5, \"tiny\": 1.50, \"env\": {\"A\": \"1\", \"A\": \"2\"}}";
+    let old = format!(
+        "{{\n  \"mcpServers\": {{\n    {other}\n  }},\n  \"globalShortcut\": \"\",\n  \"n\": -0.0e-7\n}}\n"
+    );
+    let file = sb.path("home/claude.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, &old).unwrap();
+    let config = file.to_string_lossy().into_owned();
+    let run = setup(&sb, &["claude-desktop", "--config", &config, "--write"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let first = std::fs::read_to_string(&file).unwrap();
+    assert!(first.contains(other), "{first}");
+    assert!(first.contains("\"n\": -0.0e-7"), "{first}");
+    let (command, args, _) = server_in(&first, "json", "filekit");
+    assert!(command.ends_with("filekit"), "{command}");
+    assert_eq!(args[0], "serve");
+    // Written again with other tables: only the entry changes.
+    let run = setup(
+        &sb,
+        &[
+            "claude-desktop",
+            "--config",
+            &config,
+            "--write",
+            "--tools",
+            "claude",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let second = std::fs::read_to_string(&file).unwrap();
+    assert!(second.contains(other), "{second}");
+    assert_eq!(second.matches("\"filekit\"").count(), 1, "{second}");
+    let (_, args, _) = server_in(&second, "json", "filekit");
+    assert!(args.contains(&"claude".to_string()), "{args:?}");
+    assert_eq!(
+        first.replace(
+            &first[first.find("\"filekit\"").unwrap()..first.rfind(']').unwrap()],
+            ""
+        ),
+        second.replace(
+            &second[second.find("\"filekit\"").unwrap()..second.rfind(']').unwrap()],
+            ""
+        ),
+        "anything but the entry changed"
+    );
+}
+
+/// `~` and `~/...` in `--root` (and `--config`) are the home folder, as in every path
+/// filekit takes: a client's configuration passes them unexpanded.
+#[test]
+fn setup_expands_the_home_folder_in_its_paths() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.path("home/src/app")).unwrap();
+    let run = setup(
+        &sb,
+        &[
+            "codex",
+            "--root",
+            "~/src/app",
+            "--config",
+            "~/codex.toml",
+            "--write",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(sb.path("home/codex.toml")).unwrap();
+    let (_, args, _) = server_in(&text, "toml", "filekit");
+    assert!(args.contains(&real(&sb.path("home/src/app"))), "{args:?}");
 }
 
 #[test]

@@ -19,7 +19,7 @@
 use crate::error::{ErrorCode, FkError};
 use crate::history::{self, Change, EntryKind, Node};
 use crate::transaction::{self, Durability, Op};
-use crate::workspace::{FileMeta, RESERVED_DIR, Workspace, WriteMode, WsPath};
+use crate::workspace::{FileMeta, RESERVED_DIR, TreeChange, Workspace, WriteMode, WsPath};
 use std::io;
 use std::path::Path;
 
@@ -634,6 +634,7 @@ fn plan_inner(
         FileOp::Delete { path, recursive } => {
             let p = source(ws, path, "delete")?;
             writable(ws, &p, req)?;
+            tree_writable(ws, &p, TreeChange::Remove)?;
             let tree = capture(ws, &p)?;
             let kind = tree[0].1.kind_name();
             if matches!(tree[0].1, Node::Dir { .. }) && tree.len() > 1 && !recursive {
@@ -697,6 +698,7 @@ fn plan_inner(
             let dst = destination(ws, &src, to, "move")?;
             writable(ws, &src, req)?;
             writable(ws, &dst, req)?;
+            tree_writable(ws, &src, TreeChange::Move(&dst))?;
             let overwrote = check_destination(ws, &dst, *overwrite)?;
             let dirs = parents_to_make(ws, &dst, req)?;
             let tree = capture(ws, &src)?;
@@ -866,9 +868,16 @@ fn plan_inner(
             let src = source(ws, from, "copy")?;
             let dst = destination(ws, &src, to, "copy")?;
             writable(ws, &dst, req)?;
+            ws.check_subtree(&src, TreeChange::Copy(&dst))?;
             let overwrote = check_destination(ws, &dst, *overwrite)?;
             let dirs = parents_to_make(ws, &dst, req)?;
             let tree = capture(ws, &src)?;
+            // A copy is a read that leaves the bytes elsewhere: a credential is not copied.
+            for (q, node) in &tree {
+                if matches!(node, Node::File { .. }) {
+                    ws.check_readable(q)?;
+                }
+            }
             let kind = tree[0].1.kind_name();
             let (files, bytes) = count(&tree);
             let mut ops = Vec::new();
@@ -1033,6 +1042,14 @@ fn writable(ws: &Workspace, p: &WsPath, req: &FsRequest) -> Result<(), FkError> 
     ws.check_writable(p)?;
     // A path another holder leased (a file; the contents of a directory are not checked).
     crate::leases::check_write(ws, p, ws.holder())
+}
+
+/// What a folder moved or removed whole reaches beyond its own path: the protected places
+/// and names inside it (see [`crate::protect`]), and the leases other holders have on what it
+/// holds.
+fn tree_writable(ws: &Workspace, p: &WsPath, change: TreeChange<'_>) -> Result<(), FkError> {
+    ws.check_subtree(p, change)?;
+    crate::leases::check_tree(ws, p, ws.holder())
 }
 
 fn report(

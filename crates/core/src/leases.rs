@@ -136,6 +136,44 @@ pub fn check_write(ws: &Workspace, p: &WsPath, holder: Option<&str>) -> Result<(
     }
 }
 
+/// Refuses a move or removal of the folder `dir` by `holder` when another holder has a live
+/// lease on something inside it: moving or removing the folder would move or remove the
+/// leased file.
+pub fn check_tree(ws: &Workspace, dir: &WsPath, holder: Option<&str>) -> Result<(), FkError> {
+    let Some(folder) = self::dir(ws) else {
+        return Ok(());
+    };
+    let has_leases = std::fs::read_dir(&folder).is_ok_and(|mut rd| {
+        rd.any(|e| e.is_ok_and(|e| e.file_name().as_encoded_bytes().ends_with(b".json")))
+    });
+    if !has_leases {
+        return Ok(());
+    }
+    let inside = list(ws).into_iter().find(|l| {
+        Some(l.holder.as_str()) != holder
+            && Path::new(&l.path).starts_with(dir.absolute())
+            && Path::new(&l.path) != dir.absolute()
+    });
+    match inside {
+        None => Ok(()),
+        Some(l) => {
+            let left = l.expires.saturating_sub(now());
+            Err(FkError::new(
+                ErrorCode::Locked,
+                format!(
+                    "{} holds {}, which is leased by {} until {} ({left} s from now); moving or deleting the folder is refused",
+                    ws.display(dir),
+                    l.path,
+                    l.holder,
+                    l.expires_rfc3339()
+                ),
+            )
+            .with_hint("wait for the lease to expire or be released (unlock), or ask its holder")
+            .with_details(serde_json::json!({"holder": l.holder, "expires": l.expires_rfc3339(), "leased": l.path})))
+        }
+    }
+}
+
 /// The leases of a workspace as a request found them when it began: which paths had a lease
 /// file then. A request of thousands of files asks the folder once, not once per file (a
 /// failed `open` of a long path each); a path that had a lease file is still read when it is
@@ -226,13 +264,8 @@ pub fn lock(ws: &Workspace, p: &WsPath, holder: &str, seconds: u64) -> Result<Le
         acquired: t,
         expires: t + seconds,
     };
-    let temp = file.with_extension(format!("{}.tmp", std::process::id()));
     let data = serde_json::to_vec(&lease).expect("a lease serializes");
-    std::fs::write(&temp, data).map_err(|e| io_error(e, &temp))?;
-    std::fs::rename(&temp, &file).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        io_error(e, &file)
-    })?;
+    crate::state::replace_private_file(&file, &data).map_err(|e| io_error(e, &file))?;
     Ok(lease)
 }
 

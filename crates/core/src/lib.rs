@@ -73,6 +73,7 @@ pub mod leases;
 pub mod limits;
 pub mod merge;
 pub mod pipeline;
+pub mod protect;
 // The pipeline's vocabulary and its resolvers live in its folder; their paths stay the crate's.
 pub use pipeline::{diff, edit, lines, nearmiss, sed, sequential};
 pub mod read;

@@ -31,6 +31,12 @@ pub const MAX_REQUEST_SIZE: u64 = 2 * MAX_FILE_SIZE + (1 << 20);
 /// search text of thousands of lines against a large file stops here and says it gave up.
 pub const NEAR_MISS_WORK: u64 = 50_000_000;
 
+/// Comparisons the placement of one file's patch hunks may make beyond its passes over the
+/// file (a few per level of tolerance for each of its first hunks): checking the places a
+/// hunk's lines fit (indentation, blank lines between them). A hunk whose lines fit too many
+/// places stops here and is refused saying so.
+pub const PLACEMENT_WORK: u64 = 100_000_000;
+
 /// `path` (shown as `shown`) is `size` bytes, over `max`, the bound for `what` (what filekit
 /// would do with it whole: "edit", "parse"); `instead` says what to do instead.
 pub fn file_too_large(shown: &str, size: u64, max: u64, what: &str, instead: &str) -> FkError {

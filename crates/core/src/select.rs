@@ -105,8 +105,12 @@ pub fn select(
     }
     let prune_root = root.clone();
     let prune = exclude.clone();
-    // This filter replaces the walk's own, so it keeps `.filekit/` out itself.
+    let hidden = base.hidden.clone();
+    // This filter replaces the walk's own, so it keeps `.filekit/` and the state out itself.
     walk.filter_entry(move |entry| {
+        if hidden.iter().any(|h| h == entry.path()) {
+            return false;
+        }
         let Some(rel) = search::below(entry.path(), &prune_root) else {
             return true;
         };

@@ -221,14 +221,71 @@ fn ensure_private_dir(dir: &Path, base: &Path) -> Result<(), FkError> {
 /// Creates a new file readable by its owner only; an existing name (a file or a link) is an
 /// error, never written through.
 pub(crate) fn write_private_file(path: &Path, data: &[u8]) -> io::Result<()> {
+    create_private_file(path, data, false)
+}
+
+fn create_private_file(path: &Path, data: &[u8], flush: bool) -> io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
+    let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(path)?
-        .write_all(data)
+        .open(path)?;
+    f.write_all(data)?;
+    if flush {
+        f.sync_all()?;
+    }
+    Ok(())
+}
+
+/// Puts `data` at `path`, a file of a state folder already checked, whole: written under a
+/// temporary name beside it (created new, 0600, so never through a link), then renamed over
+/// the old file, so that no reader sees half of it. Every file of the state that filekit
+/// replaces is written here (SQLite writes its own). Not flushed: for caches and files that
+/// live as long as their process (see [`replace_private_file_durably`]).
+pub fn replace_private_file(path: &Path, data: &[u8]) -> io::Result<()> {
+    replace_private(path, data, false)
+}
+
+/// [`replace_private_file`], with the file flushed to the disk before it is renamed into
+/// place (the caller flushes the folder): for a record a crash must not lose, such as an
+/// atomic run's manifest.
+pub fn replace_private_file_durably(path: &Path, data: &[u8]) -> io::Result<()> {
+    replace_private(path, data, true)
+}
+
+fn replace_private(path: &Path, data: &[u8], flush: bool) -> io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static TEMPS: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("a state file needs a name"))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(
+        ".{}.{}.tmp",
+        std::process::id(),
+        TEMPS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let temp = path.with_file_name(temp_name);
+    let written =
+        create_private_file(&temp, data, flush).and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+/// Writes `data` as the file `name` of the state base itself (the HTTP bearer token), after
+/// the same checks as every folder of the state: a real directory of this user that nobody
+/// else may write (a shared `/tmp`-like folder is refused, never made private behind its
+/// owner's back). Returns the file's path.
+pub fn write_in_base(base: &Path, name: &str, data: &[u8]) -> Result<PathBuf, FkError> {
+    ensure_private_dir(base, base)?;
+    let file = base.join(name);
+    replace_private_file(&file, data).map_err(|e| state_error(&file, e))?;
+    Ok(file)
 }
 
 /// Opens a file of the state for reading: never through a symbolic link at its name, never a

@@ -23,13 +23,14 @@
 
 use crate::error::{ErrorCode, FkError};
 use crate::workspace::{
-    DirectorySync, FileMeta, PendingWrite, RESERVED_DIR, Workspace, WriteMode, WsPath,
+    DirectorySync, FileMeta, InPlace, PendingWrite, RESERVED_DIR, TreeChange, Workspace, WriteMode,
+    WsPath,
 };
 use cap_std::fs::Dir;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -153,7 +154,14 @@ fn writable(ws: &Workspace, op: &Op<'_>) -> Result<(), FkError> {
     if let Op::Rename { from, .. } = op {
         ws.check_writable(from)?;
     }
-    ws.check_writable(op.path())
+    ws.check_writable(op.path())?;
+    // A folder moved or removed whole, or a link made, reaches more than its own path.
+    match op {
+        Op::Rename { from, to, .. } => ws.check_subtree(from, TreeChange::Move(to)),
+        Op::Remove { path, .. } => ws.check_subtree(path, TreeChange::Remove),
+        Op::Symlink { path, .. } => ws.check_link_at(path),
+        Op::Write { .. } | Op::MakeDir { .. } => Ok(()),
+    }
 }
 
 /// Serializes, within this process, the last check of a file and the rename that replaces
@@ -187,12 +195,12 @@ fn lock_across_processes(ws: &Workspace, path: &WsPath) -> Option<rustix::fd::Ow
 
 /// Puts a write in place (`put`: a staged file's rename, or an overwrite in place), unless
 /// the file is no longer the one read as `read_as`.
-fn put_in_place(
+fn put_in_place<T>(
     ws: &Workspace,
     path: &WsPath,
     read_as: Option<&FileMeta>,
-    put: impl FnOnce() -> Result<FileMeta, FkError>,
-) -> Result<FileMeta, FkError> {
+    put: impl FnOnce() -> Result<T, FkError>,
+) -> Result<T, FkError> {
     let _one_at_a_time = COMMIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let _across_processes = read_as.and_then(|_| lock_across_processes(ws, path));
     if let Some(old) = read_as
@@ -260,7 +268,7 @@ fn overwrite_through_one_descriptor(
     path: &WsPath,
     bytes: &[u8],
     read_as: Option<&FileMeta>,
-) -> Option<Result<(FileMeta, std::fs::File), FkError>> {
+) -> Option<Result<InPlace, FkError>> {
     use rustix::fs::{FlockOperation, Mode, OFlags, ResolveFlags, flock, openat2};
     use std::io::Write;
     let read_as = read_as?;
@@ -281,6 +289,9 @@ fn overwrite_through_one_descriptor(
     let now = cap_std::fs::Metadata::from_file(&file).ok()?;
     if !now.is_file() {
         return None;
+    }
+    if crate::workspace::has_other_names(&now) {
+        return Some(Ok(InPlace::Shared));
     }
     let now = FileMeta::from_cap(&now);
     let shown = || ws.display(path);
@@ -309,7 +320,7 @@ fn overwrite_through_one_descriptor(
             .map_err(|e| FkError::from_io(&e, &shown()))?;
         let meta =
             cap_std::fs::Metadata::from_file(&file).map_err(|e| FkError::from_io(&e, &shown()))?;
-        Ok((FileMeta::from_cap(&meta), file))
+        Ok(InPlace::Written(FileMeta::from_cap(&meta), file))
     })())
 }
 
@@ -419,43 +430,48 @@ fn execute(
         })
         .collect();
     // In-place writes (never in a journaled run) need their file to exist already and stage
-    // nothing: done first, several at once.
-    let overwrite = |i: usize| match &ops[i] {
-        Op::Write {
+    // nothing: done first, several at once. A file with other names is left to be staged
+    // and renamed like any write (`Ok(None)`): its other names keep their bytes.
+    let overwrite = |i: usize| -> Result<Option<FileMeta>, FkError> {
+        let Op::Write {
             path,
             bytes,
             read_as,
             ..
-        } => {
-            let mut file = None;
-            let meta = match overwrite_through_one_descriptor(ws, path, bytes, read_as.as_ref()) {
-                Some(done) => {
-                    let (meta, f) = done?;
-                    file = Some(f);
-                    meta
+        } = &ops[i]
+        else {
+            unreachable!("only writes are made in place")
+        };
+        let done = match overwrite_through_one_descriptor(ws, path, bytes, read_as.as_ref()) {
+            Some(done) => done?,
+            None => put_in_place(ws, path, read_as.as_ref(), || {
+                ws.overwrite_in_place(path, bytes)
+            })?,
+        };
+        match done {
+            InPlace::Shared => Ok(None),
+            InPlace::Written(meta, f) => {
+                if sync {
+                    f.sync_data()
+                        .map_err(|e| FkError::from_io(&e, &ws.display(path)))?;
                 }
-                None => put_in_place(ws, path, read_as.as_ref(), || {
-                    let (meta, f) = ws.overwrite_in_place(path, bytes)?;
-                    file = Some(f);
-                    Ok(meta)
-                })?,
-            };
-            if sync && let Some(f) = file {
-                f.sync_data()
-                    .map_err(|e| FkError::from_io(&e, &ws.display(path)))?;
+                Ok(Some(meta))
             }
-            Ok(meta)
         }
-        _ => unreachable!("only writes are made in place"),
     };
-    let overwritten: Vec<(usize, Result<FileMeta, FkError>)> = if in_place.len() > 1 {
+    let overwritten: Vec<(usize, Result<Option<FileMeta>, FkError>)> = if in_place.len() > 1 {
         io_pool().install(|| in_place.par_iter().map(|&i| (i, overwrite(i))).collect())
     } else {
         in_place.iter().map(|&i| (i, overwrite(i))).collect()
     };
     for (i, r) in overwritten {
-        failed |= r.is_err();
-        results[i] = Some(r.map(Some));
+        match r {
+            Ok(None) => {}
+            r => {
+                failed |= r.is_err();
+                results[i] = Some(r);
+            }
+        }
     }
     let to_stage: Vec<usize> = (0..ops.len())
         .filter(|&i| matches!(ops[i], Op::Write { .. }) && results[i].is_none())
@@ -652,16 +668,7 @@ impl Journal {
         };
         let io = |e: io::Error| FkError::from_io(&e, &dir.display().to_string());
         let bytes = serde_json::to_vec(manifest).map_err(|e| io(io::Error::other(e)))?;
-        let temp = dir.join("manifest.tmp");
-        let _ = std::fs::remove_file(&temp);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .map_err(io)?;
-        f.write_all(&bytes).map_err(io)?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&temp, dir.join("manifest")).map_err(io)?;
+        crate::state::replace_private_file_durably(&dir.join("manifest"), &bytes).map_err(io)?;
         sync_path(dir);
         let _ = ws;
         Ok(())

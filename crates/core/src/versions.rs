@@ -24,7 +24,6 @@ use crate::hash;
 use crate::history::History;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Bytes of versions kept in memory by default.
@@ -101,7 +100,6 @@ pub struct Versions {
     /// `versions/` of the workspace's state; `None` keeps versions in memory only.
     dir: Option<PathBuf>,
     disk_cap: u64,
-    writes: AtomicUsize,
     /// Bytes in the folder as this process counts them: measured before its first write,
     /// then kept up to date by its own writes and prunes (`None` until measured).
     disk_bytes: Mutex<Option<u64>>,
@@ -143,7 +141,6 @@ impl Versions {
             memory_cap,
             dir,
             disk_cap,
-            writes: AtomicUsize::new(0),
             disk_bytes: Mutex::new(None),
         }
     }
@@ -292,21 +289,12 @@ impl Versions {
             }
         }
         let data = crate::history::compress(bytes);
-        // Written under a temporary name and renamed: a reader never sees half a version.
-        let temp = dir.join(format!(
-            ".{h}.{}.{}.tmp",
-            std::process::id(),
-            self.writes.fetch_add(1, Ordering::Relaxed)
-        ));
         let mut counted = self.disk_bytes.lock().unwrap_or_else(|e| e.into_inner());
         let before = match *counted {
             Some(n) => n,
             None => folder_bytes(dir),
         };
-        if crate::state::write_private_file(&temp, &data).is_err()
-            || std::fs::rename(&temp, &path).is_err()
-        {
-            let _ = std::fs::remove_file(&temp);
+        if crate::state::replace_private_file(&path, &data).is_err() {
             *counted = Some(before);
             return;
         }

@@ -11,6 +11,7 @@
 //! are staged in a temporary file next to the target and renamed over it on commit.
 
 use crate::error::{ErrorCode, FkError};
+use crate::protect::{self, Guard, Guards, Probe, Reason, RootId};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, Metadata, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
 use std::ffi::{OsStr, OsString};
@@ -77,14 +78,41 @@ pub struct Workspace {
     trusted: bool,
     /// Where leases and the journals of atomic runs are kept (see [`crate::state`]).
     state: Option<crate::state::StateDir>,
+    /// The places of each root no tool may touch (see [`crate::protect`]).
+    guards: Guards,
+    /// The roots by device and inode, to find the places in them.
+    root_ids: Vec<RootId>,
+    /// Whether tools may write the files that make programs run later (off by default).
+    protected_writes: bool,
+    /// Whether tools may read the credentials under the home folder (off by default).
+    secret_reads: bool,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct WsPath {
     root: usize,
     rel: PathBuf,
     abs: PathBuf,
+    /// A protected name (relative to the root) that the path as given passed through before
+    /// its links led here: a write here is a write there (see [`crate::protect`]). Not part
+    /// of the path's identity.
+    via: Option<PathBuf>,
+}
+
+impl PartialEq for WsPath {
+    fn eq(&self, other: &WsPath) -> bool {
+        self.root == other.root && self.rel == other.rel
+    }
+}
+
+impl Eq for WsPath {}
+
+impl std::hash::Hash for WsPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.root.hash(state);
+        self.rel.hash(state);
+    }
 }
 
 impl WsPath {
@@ -96,6 +124,7 @@ impl WsPath {
             root: self.root,
             rel,
             abs,
+            via: None,
         })
     }
 
@@ -106,6 +135,7 @@ impl WsPath {
             root: self.root,
             rel: self.rel.join(name),
             abs: self.abs.join(name),
+            via: None,
         }
     }
 
@@ -200,6 +230,7 @@ impl Linkless<'_> {
             root: 0,
             abs: self.root.join(self.rel),
             rel: self.rel.to_path_buf(),
+            via: None,
         }
     }
 }
@@ -266,6 +297,16 @@ impl Workspace {
             }
             out.push(Root { path, aliases, dir });
         }
+        let root_ids: Vec<RootId> = out.iter().filter_map(|r| RootId::of(&r.path)).collect();
+        let mut guards = Guards::new(out.len());
+        if root_ids.len() == out.len()
+            && let Some(home) = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|h| h.is_absolute())
+                .and_then(|h| std::fs::canonicalize(h).ok())
+        {
+            guards.add_home(&root_ids, &home);
+        }
         Ok(Workspace {
             root_paths: out.iter().map(|r| r.path.clone()).collect(),
             roots: out,
@@ -276,13 +317,65 @@ impl Workspace {
             holder: None,
             trusted: false,
             state: None,
+            guards,
+            root_ids,
+            protected_writes: false,
+            secret_reads: false,
         })
+    }
+
+    /// Lets tools write the files that make programs run later (MCP clients' configurations,
+    /// shell start-up files, `~/.ssh/`, ...: see [`crate::protect`]), refused by default. The
+    /// person's choice, made when filekit starts, never a tool call's. filekit's own state
+    /// stays out of reach either way.
+    pub fn with_protected_writes(mut self, allow: bool) -> Workspace {
+        self.protected_writes = allow;
+        self
+    }
+
+    /// True when tools may write the protected files.
+    pub fn protected_writes(&self) -> bool {
+        self.protected_writes
+    }
+
+    /// Lets tools read the credentials under the home folder (`~/.ssh/`, `~/.aws/`, ...),
+    /// refused by default.
+    pub fn with_secret_reads(mut self, allow: bool) -> Workspace {
+        self.secret_reads = allow;
+        self
+    }
+
+    /// True when tools may read credentials.
+    pub fn secret_reads(&self) -> bool {
+        self.secret_reads
+    }
+
+    /// The places filekit's state takes in root `i` (absolute), which no walk enters.
+    pub fn state_in_root(&self, i: usize) -> Vec<PathBuf> {
+        self.guards
+            .state_places()
+            .into_iter()
+            .filter(|(r, _)| *r == i)
+            .map(|(_, rel)| self.roots[i].path.join(rel))
+            .collect()
+    }
+
+    /// The places inside the roots that filekit's state takes (its state base, a history
+    /// named inside a root), each out of every tool's reach: for a front end to report at
+    /// start.
+    pub fn state_in_roots(&self) -> Vec<PathBuf> {
+        self.guards
+            .state_places()
+            .into_iter()
+            .map(|(i, rel)| self.roots[i].path.join(rel))
+            .collect()
     }
 
     /// Keeps this workspace's leases and the journals of its atomic runs in `state` (the
     /// front end chose it; see [`crate::state`]). Without one, leases cannot be taken and an
     /// atomic run is still all or nothing, but not across a crash of the process.
     pub fn set_state(&mut self, state: crate::state::StateDir) {
+        self.guards.add_state(&self.root_ids, state.base(), true);
         self.state = Some(state);
     }
 
@@ -293,6 +386,15 @@ impl Workspace {
 
     /// Records every later commit in `history` (see [`crate::history`]).
     pub fn set_history(&mut self, history: std::sync::Arc<crate::history::History>) {
+        // A database named anywhere (`--history FILE`) is state too, with SQLite's files
+        // beside it.
+        let db = history.path().to_path_buf();
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = db.clone().into_os_string();
+            name.push(suffix);
+            self.guards
+                .add_state(&self.root_ids, Path::new(&name), false);
+        }
         self.history = Some(history);
     }
 
@@ -413,7 +515,7 @@ impl Workspace {
         let mut first_err = None;
         for (i, rel) in candidates {
             match self.resolve_in(i, &rel, path) {
-                Ok(p) => return Ok(p),
+                Ok(p) => return self.outside_state(p),
                 Err(e) => {
                     first_err.get_or_insert(e);
                 }
@@ -442,7 +544,15 @@ impl Workspace {
             return Ok(full);
         };
         let parent = self.resolve(&parent.to_string_lossy())?;
-        Ok(parent.child(name))
+        let mut entry = parent.child(name);
+        // The entry as named, when links on the way made it another: a protected name there
+        // protects the entry.
+        entry.via = parent.via.as_ref().map(|v| v.join(name)).or_else(|| {
+            self.roots[entry.root]
+                .relative(&norm)
+                .filter(|rel| *rel != entry.rel && self.is_protected_name(entry.root, rel))
+        });
+        Ok(entry)
     }
 
     /// NOT_FOUND for `p`, with similar paths that exist.
@@ -465,6 +575,7 @@ impl Workspace {
                 root: i,
                 abs: root.path.join(rel),
                 rel: rel.to_path_buf(),
+                via: None,
             });
         }
         // A stack of components still to walk, the next one last.
@@ -472,6 +583,8 @@ impl Workspace {
         pending.reverse();
         let mut done: Vec<OsString> = Vec::new();
         let mut hops = 0;
+        // A protected name on the way is remembered: a link must not be a way round it.
+        let mut via = self.is_protected_name(i, rel).then(|| rel.to_path_buf());
         let mut last_link: Option<(PathBuf, PathBuf)> = None;
         while let Some(c) = pending.pop() {
             if c == ".." {
@@ -546,12 +659,19 @@ impl Workspace {
             };
             parts.reverse();
             pending.extend(parts);
+            if via.is_none() && !pending.iter().any(|c| c == "..") {
+                let now: PathBuf = done.iter().chain(pending.iter().rev()).collect();
+                if self.is_protected_name(i, &now) {
+                    via = Some(now);
+                }
+            }
         }
         let rel: PathBuf = done.iter().collect();
         Ok(WsPath {
             root: i,
             abs: root.path.join(&rel),
             rel,
+            via,
         })
     }
 
@@ -641,6 +761,7 @@ impl Workspace {
     /// FIFO, a socket or a device is refused ("not a regular file"), found so by the opened
     /// descriptor (see `open_for_reading`), never by an earlier look at the path.
     pub fn open(&self, p: &WsPath) -> Result<(std::fs::File, FileMeta), FkError> {
+        self.check_readable(p)?;
         let dir = &self.roots[p.root].dir;
         let (file, m) = open_for_reading(dir, p.rel_or_dot()).map_err(|e| {
             match e.get_ref().and_then(|e| e.downcast_ref::<NotRegular>()) {
@@ -701,6 +822,7 @@ impl Workspace {
         if self.roots.len() != 1 || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
             return None;
         }
+        self.readable_found(0, rel).ok()?;
         let fd = self.open_linkless(0, rel, rustix::fs::OFlags::RDONLY | READ_FLAGS)?;
         let (file, meta) = regular(fd).ok()?;
         if !meta.is_file() {
@@ -716,6 +838,7 @@ impl Workspace {
     /// FIFO swapped in, a directory) is an error ([`NotRegular`] for a special file), never
     /// a read that waits.
     pub fn open_found(&self, root: usize, rel: &Path) -> io::Result<std::fs::File> {
+        self.readable_found(root, rel)?;
         let (file, meta) = open_for_reading(&self.roots[root].dir, rel)?;
         if meta.is_dir() {
             return Err(io::Error::new(
@@ -858,12 +981,9 @@ impl Workspace {
 
     /// Overwrites the existing regular file `p` with `bytes` in place (see
     /// [`WriteMode::InPlace`]). Returns its new metadata and the open file, for the caller
-    /// to flush (outside any lock it holds).
-    pub(crate) fn overwrite_in_place(
-        &self,
-        p: &WsPath,
-        bytes: &[u8],
-    ) -> Result<(FileMeta, std::fs::File), FkError> {
+    /// to flush (outside any lock it holds); or, for a file with other names, writes nothing
+    /// ([`InPlace::Shared`]).
+    pub(crate) fn overwrite_in_place(&self, p: &WsPath, bytes: &[u8]) -> Result<InPlace, FkError> {
         let shown = self.display(p);
         self.check_writable(p)?;
         let Some(name) = p.rel.file_name() else {
@@ -890,11 +1010,16 @@ impl Workspace {
         let mut file = parent
             .open_with(name, &options)
             .map_err(|e| FkError::from_io(&e, &shown))?;
+        // Decided on the descriptor about to be written, not on the name.
+        let opened = file.metadata().map_err(|e| FkError::from_io(&e, &shown))?;
+        if has_other_names(&opened) {
+            return Ok(InPlace::Shared);
+        }
         file.write_all(bytes)
             .and_then(|()| file.set_len(bytes.len() as u64))
             .map_err(|e| FkError::from_io(&e, &shown))?;
         let m = file.metadata().map_err(|e| FkError::from_io(&e, &shown))?;
-        Ok((FileMeta::from_cap(&m), file.into_std()))
+        Ok(InPlace::Written(FileMeta::from_cap(&m), file.into_std()))
     }
 
     /// Refuses a write to `p` when the workspace is read-only, or `p` is inside filekit's own
@@ -924,7 +1049,219 @@ impl Workspace {
             )
             .with_hint(format!("edit the project's files instead and let git record them; to write inside {GIT_DIR}/ on purpose, start filekit with --allow-git-writes")));
         }
+        self.check_unprotected(p)
+    }
+
+    /// Refuses a write to `p` when it is filekit's state, or (unless allowed) a protected
+    /// file, by its own name or by a name it was reached through.
+    fn check_unprotected(&self, p: &WsPath) -> Result<(), FkError> {
+        let shown = || self.display(p);
+        if self.guards.none_in(p.root) && (self.protected_writes || p.via.is_none()) {
+            // Most roots hold no guarded place: only the names in every folder remain.
+            return match (self.protected_writes, protect::by_name(&p.rel)) {
+                (false, Some(what)) => Err(protected_error(&shown(), what)),
+                _ => Ok(()),
+            };
+        }
+        for rel in std::iter::once(&p.rel).chain(&p.via) {
+            let probe = Probe::new(rel);
+            if let Some(g) = self
+                .guards
+                .covering(p.root, &probe, |g| g.reason == Reason::State)
+            {
+                return Err(self.state_error(&shown(), g));
+            }
+            if self.protected_writes {
+                continue;
+            }
+            if let Some(what) = protect::by_name(rel) {
+                return Err(protected_error(&shown(), what));
+            }
+            if let Some(g) = self.guards.covering(p.root, &probe, |_| true) {
+                return Err(protected_error(&shown(), reason_words(g.reason)));
+            }
+        }
         Ok(())
+    }
+
+    /// Refuses reading `p` when it is a credential under the home folder (unless allowed),
+    /// by its own name or by a name it was reached through. (filekit's state is refused
+    /// when a path is resolved.)
+    pub fn check_readable(&self, p: &WsPath) -> Result<(), FkError> {
+        if self.guards.none_in(p.root) {
+            return Ok(());
+        }
+        for rel in std::iter::once(&p.rel).chain(&p.via) {
+            if let Some(g) = self
+                .guards
+                .unreadable(p.root, &Probe::new(rel), self.secret_reads)
+            {
+                return Err(self.unreadable_error(&self.display(p), g));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Workspace::check_readable`] for a path a walk found (relative to root `root`).
+    fn readable_found(&self, root: usize, rel: &Path) -> io::Result<()> {
+        if self.guards.none_in(root) {
+            return Ok(());
+        }
+        match self
+            .guards
+            .unreadable(root, &Probe::new(rel), self.secret_reads)
+        {
+            None => Ok(()),
+            Some(g) => {
+                let e = self
+                    .unreadable_error(&self.roots[root].path.join(rel).display().to_string(), g);
+                Err(io::Error::new(io::ErrorKind::PermissionDenied, e.message))
+            }
+        }
+    }
+
+    /// Refuses a change of the whole tree at `from` that would reach a protected place: a
+    /// folder holding one (filekit's state, a guarded place of the home folder) moved or
+    /// removed, a protected name anywhere inside the tree where it is removed or where it
+    /// lands, or a link that would land at a folder name the protected files live in. A
+    /// `from` that is not a folder or a link needs nothing more than
+    /// [`Workspace::check_writable`].
+    pub fn check_subtree(&self, from: &WsPath, change: TreeChange<'_>) -> Result<(), FkError> {
+        let dir = &self.roots[from.root].dir;
+        let Ok(meta) = dir.symlink_metadata(from.rel_or_dot()) else {
+            return Ok(());
+        };
+        let (removed, to) = match change {
+            TreeChange::Remove => (true, None),
+            TreeChange::Move(to) => (true, Some(to)),
+            TreeChange::Copy(to) => (false, Some(to)),
+        };
+        if meta.file_type().is_symlink() {
+            return to.map_or(Ok(()), |to| self.check_link_at(to));
+        }
+        if !meta.is_dir() {
+            return Ok(());
+        }
+        let reaches = |g: &Guard| g.reason == Reason::State || !self.protected_writes;
+        let gone = removed.then_some(from);
+        for p in gone.into_iter().chain(to) {
+            if let Some(g) = self.guards.within(p.root, &Probe::new(&p.rel), reaches) {
+                let place = self.roots[p.root].path.join(&g.shown).display().to_string();
+                let mut e = match g.reason {
+                    Reason::State => self.state_error(&place, g),
+                    other => protected_error(&place, reason_words(other)),
+                };
+                e.message = format!("{} holds {place}: {}", self.display(p), e.message);
+                return Err(e);
+            }
+        }
+        if self.protected_writes {
+            return Ok(());
+        }
+        let mut stack = vec![from.rel.clone()];
+        while let Some(d) = stack.pop() {
+            let probe = if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d.as_path()
+            };
+            let Ok(entries) = dir.read_dir(probe) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let rel = d.join(entry.file_name());
+                let below = rel.strip_prefix(&from.rel).unwrap_or(&rel);
+                let kind = entry.file_type().ok();
+                let here = removed.then(|| (from.root, rel.clone()));
+                let there = to.map(|t| (t.root, t.rel.join(below)));
+                for (root, at) in here.into_iter().chain(there) {
+                    let shown = self.roots[root].path.join(&at).display().to_string();
+                    if let Some(what) = protect::by_name(&at) {
+                        return Err(protected_error(&shown, what));
+                    }
+                    if kind.is_some_and(|k| k.is_symlink())
+                        && protect::is_protected_folder_name(&at)
+                    {
+                        return Err(protected_link_error(&shown));
+                    }
+                }
+                if kind.is_some_and(|k| k.is_dir()) {
+                    stack.push(rel);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a symbolic link made (or moved) at `p` when it would lead protected names
+    /// elsewhere: at a folder name the protected files live in (`.claude`, `.vscode`,
+    /// `.cursor`) or at a folder that holds a protected place.
+    pub fn check_link_at(&self, p: &WsPath) -> Result<(), FkError> {
+        let shown = self.display(p);
+        if let Some(g) = self.guards.within(p.root, &Probe::new(&p.rel), |g| {
+            g.reason == Reason::State || !self.protected_writes
+        }) {
+            return Err(match g.reason {
+                Reason::State => self.state_error(&shown, g),
+                _ => protected_link_error(&shown),
+            });
+        }
+        if !self.protected_writes && protect::is_protected_folder_name(&p.rel) {
+            return Err(protected_link_error(&shown));
+        }
+        Ok(())
+    }
+
+    /// True when `rel` (of root `i`) is protected, by name or by place: a resolution that
+    /// passes through it remembers it.
+    fn is_protected_name(&self, i: usize, rel: &Path) -> bool {
+        protect::by_name(rel).is_some()
+            || (!self.guards.none_in(i)
+                && self
+                    .guards
+                    .covering(i, &Probe::new(rel), |_| true)
+                    .is_some())
+    }
+
+    /// `p`, unless it (or a name it was reached through) is filekit's state, which no tool
+    /// may see.
+    fn outside_state(&self, p: WsPath) -> Result<WsPath, FkError> {
+        if self.guards.none_in(p.root) {
+            return Ok(p);
+        }
+        for rel in std::iter::once(&p.rel).chain(&p.via) {
+            if let Some(g) = self
+                .guards
+                .covering(p.root, &Probe::new(rel), |g| g.reason == Reason::State)
+            {
+                return Err(self.state_error(&self.display(&p), g));
+            }
+        }
+        Ok(p)
+    }
+
+    fn state_error(&self, shown: &str, g: &Guard) -> FkError {
+        FkError::new(
+            ErrorCode::OutOfRoot,
+            format!("{shown} is filekit's own state (edit history, versions, leases, journals, access tokens), which no tool may read, list or change"),
+        )
+        .with_hint(format!(
+            "work on the project's files; filekit keeps its state in {} of this root and leaves it out of every tool's view (start filekit with --state-dir DIR outside the roots to keep it elsewhere)",
+            g.shown.display()
+        ))
+        .with_details(serde_json::json!({"protected": "filekit_state"}))
+    }
+
+    fn unreadable_error(&self, shown: &str, g: &Guard) -> FkError {
+        if g.reason == Reason::State {
+            return self.state_error(shown, g);
+        }
+        FkError::new(
+            ErrorCode::OutOfRoot,
+            format!("{shown} is {}: filekit does not let tools read credentials", reason_words(g.reason)),
+        )
+        .with_hint("read the project's files instead; to let tools read credentials on purpose, start filekit with --allow-secret-reads")
+        .with_details(serde_json::json!({"protected": "credential"}))
     }
 
     /// Whether the write policy lets a change reach `rel` (a path relative to a root, with
@@ -1194,6 +1531,31 @@ fn is_reserved(rel: &Path) -> bool {
     matches!(rel.components().next(), Some(Component::Normal(c)) if c.eq_ignore_ascii_case(RESERVED_DIR))
 }
 
+fn reason_words(r: Reason) -> &'static str {
+    match r {
+        Reason::State => "filekit's own state",
+        Reason::RunsLater(what) | Reason::Secret(what) => what,
+    }
+}
+
+fn protected_error(shown: &str, what: &str) -> FkError {
+    FkError::new(
+        ErrorCode::OutOfRoot,
+        format!("{shown} is {what}: its content makes programs run later, so filekit does not let tools write, create, move or delete it"),
+    )
+    .with_hint("make this change yourself if you want it; to let tools write the protected files (SECURITY.md lists them), start filekit with --allow-protected-writes")
+    .with_details(serde_json::json!({"protected": what}))
+}
+
+fn protected_link_error(shown: &str) -> FkError {
+    FkError::new(
+        ErrorCode::OutOfRoot,
+        format!("{shown} would be a symbolic link where protected files live (a client's or the shell's configuration): the link would make programs read files of its choosing, so filekit does not make or move it there"),
+    )
+    .with_hint("make a real folder there, or start filekit with --allow-protected-writes to allow it")
+    .with_details(serde_json::json!({"protected": "link"}))
+}
+
 /// True when a component of `rel` is `.git` (any case: case-insensitive filesystems).
 fn is_git_internal(rel: &Path) -> bool {
     rel.components()
@@ -1383,6 +1745,31 @@ impl Drop for PendingWrite {
     }
 }
 
+/// How a tree changes as a whole (see [`Workspace::check_subtree`]).
+#[derive(Debug, Clone, Copy)]
+pub enum TreeChange<'a> {
+    /// Removed.
+    Remove,
+    /// Moved to the path given.
+    Move(&'a WsPath),
+    /// Copied to the path given (the tree itself stays).
+    Copy(&'a WsPath),
+}
+
+/// What an overwrite in place did.
+pub(crate) enum InPlace {
+    /// Written: the file's new metadata, and the file, for the caller to flush.
+    Written(FileMeta, std::fs::File),
+    /// Nothing: the file has other names (hard links, perhaps outside the roots), which an
+    /// overwrite of its inode would change too. Write it by replacing its name instead.
+    Shared,
+}
+
+/// True for a regular file with more than one name.
+pub(crate) fn has_other_names(m: &Metadata) -> bool {
+    m.is_file() && cap_std::fs::MetadataExt::nlink(m) > 1
+}
+
 /// RFC 3339 UTC timestamp with seconds precision, e.g. `2025-05-11T10:15:30Z`.
 pub fn rfc3339(t: SystemTime) -> String {
     // humantime panics before 1970 and fails after 9999; file times can be anything.
@@ -1391,8 +1778,10 @@ pub fn rfc3339(t: SystemTime) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// `~` and `~/rest` with `$HOME`; anything else unchanged.
-fn expand_home(path: &str) -> Result<PathBuf, FkError> {
+/// `~` and `~/rest` with `$HOME`; anything else unchanged (`~user`, `$HOME` are names). The
+/// one expansion of every path filekit takes: a tool call's, and a root or folder given to a
+/// front end (an MCP client's configuration passes `~/src/app` to filekit unexpanded).
+pub fn expand_home(path: &str) -> Result<PathBuf, FkError> {
     let rest = match path.strip_prefix('~') {
         Some("") => "",
         Some(r) if r.starts_with('/') => r.trim_start_matches('/'),

@@ -61,10 +61,14 @@ Give about 3 lines of context around each change; line numbers in `@@ -12,5 +12,
 hints. A hunk is placed where its context and removed lines are, exactly or allowing for \
 white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own \
 context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are \
-in several places goes to the first after the hunk before it (the reply names the others); \
-in a diff, one whose line number names none of its places is refused with them, as is a \
-hunk found nowhere (with the closest text), and then nothing is written. The patch is applied to all \
-its files at once, or not at all. `dry_run` shows the diffs and writes nothing. Adding a \
+in several places goes to the first after the hunk before it (the reply names the others). \
+SEARCH blocks apply one after another, each to the text the blocks before it left, so a block \
+may edit what an earlier one wrote. In a diff, a hunk whose line number names none of its \
+places is refused with them, as is a hunk found nowhere (with the closest text), or one that \
+a dropped or added blank line lets fit a second place, and then nothing is written. The patch \
+is applied to all its files at once, or not at all; sections that meet at one path (two \
+moves to one destination, a move onto a file the patch deletes, adds or changes, a swap) are \
+refused, naming both. `dry_run` shows the diffs and writes nothing. Adding a \
 file that exists replaces it (the reply says so). Moving a TS/JS/Python file (`*** Move to:`, a \
 rename) updates the imports that name it, unless `update_imports` is false.
 Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    \
@@ -98,6 +102,10 @@ struct Planned {
     path: String,
     /// The file as resolved (absolute), to find a file named twice.
     shown: String,
+    /// Where it moves, as resolved: checked against every other path of the patch.
+    dest: Option<String>,
+    /// The section of the patch, in its own words, for a refusal that names it.
+    section: String,
     kind: Kind,
     hunks: Vec<HunkReport>,
     error: Option<FkError>,
@@ -198,6 +206,8 @@ fn plan(ws: &Call, patch: &filekit_patch::Patch) -> Vec<Planned> {
         let mut p = Planned {
             path: fp.path.clone(),
             shown: fp.path.clone(),
+            dest: None,
+            section: section(patch.format, fp),
             kind,
             hunks: Vec::new(),
             error: None,
@@ -215,10 +225,17 @@ fn plan(ws: &Call, patch: &filekit_patch::Patch) -> Vec<Planned> {
             }
         };
         p.shown = ws.display(&at);
-        if out.iter().any(|q| q.shown == p.shown) {
+        if let Some(q) = out.iter().find(|q| q.shown == p.shown) {
             p.error = Some(
-                FkError::invalid(format!("{} appears twice in the patch", p.path))
-                    .with_hint("put all the changes to one file in one section of the patch"),
+                meeting(
+                    &p.path,
+                    format!(
+                        "{} is named by two sections of the patch: {} and {}",
+                        p.path, q.section, p.section
+                    ),
+                    [q, &p],
+                )
+                .with_hint("put all the changes to one file in one section of the patch"),
             );
             out.push(p);
             continue;
@@ -289,11 +306,18 @@ fn plan(ws: &Call, patch: &filekit_patch::Patch) -> Vec<Planned> {
                     continue;
                 }
                 if let Some(dest) = move_to {
-                    let checked = ws.resolve(dest).and_then(|d| ws.check_writable(&d));
-                    if let Err(e) = checked {
-                        p.error = Some(e);
+                    let checked = ws.resolve(dest).and_then(|d| {
+                        ws.check_writable(&d)?;
+                        Ok(ws.display(&d))
+                    });
+                    match checked {
+                        Err(e) => p.error = Some(e),
+                        // A move to where the file is already is no move.
+                        Ok(d) if d == p.shown => {}
+                        Ok(d) => p.dest = Some(d),
                     }
                 }
+                let move_to = &move_to.clone().filter(|_| p.dest.is_some());
                 let bytes = match meta {
                     None => Err(FkError::new(
                         ErrorCode::NotFound,
@@ -341,7 +365,125 @@ fn plan(ws: &Call, patch: &filekit_patch::Patch) -> Vec<Planned> {
         }
         out.push(p);
     }
+    refuse_meetings(&mut out);
     out
+}
+
+/// A section of the patch as its format writes it, with its line.
+fn section(format: Format, fp: &filekit_patch::FilePatch) -> String {
+    let path = &fp.path;
+    let what = match (&fp.op, format) {
+        (FileOp::Add { .. }, Format::V4a) => format!("`*** Add File: {path}`"),
+        (FileOp::Delete, Format::V4a) => format!("`*** Delete File: {path}`"),
+        (
+            FileOp::Update {
+                move_to: Some(d), ..
+            },
+            Format::V4a,
+        ) => format!("`*** Update File: {path}` with `*** Move to: {d}`"),
+        (FileOp::Update { .. }, Format::V4a) => format!("`*** Update File: {path}`"),
+        (FileOp::Add { .. }, _) => format!("the diff creating {path}"),
+        (FileOp::Delete, _) => format!("the diff deleting {path}"),
+        (
+            FileOp::Update {
+                move_to: Some(d), ..
+            },
+            _,
+        ) => format!("the diff renaming {path} to {d}"),
+        (FileOp::Update { .. }, Format::SearchReplace) => format!("the blocks for {path}"),
+        (FileOp::Update { .. }, _) => format!("the diff of {path}"),
+    };
+    format!("{what} (patch line {})", fp.patch_line)
+}
+
+/// The refusal of two sections of one patch that meet at `path`.
+fn meeting(path: &str, message: String, sections: [&Planned; 2]) -> FkError {
+    FkError::new(ErrorCode::Conflict, message).with_details(json!({
+        "path": path,
+        "sections": sections.iter().map(|p| p.section.as_str()).collect::<Vec<_>>(),
+    }))
+}
+
+/// Checks every move's destination against every other path of the patch (each section's own
+/// path, and the other destinations) before anything runs: two sections that meet at one path
+/// would lose one's work (two moves to one destination, a move onto a file the patch deletes,
+/// adds or changes) or depend on an order the patch does not state (a swap, a chain of
+/// moves). The later section is refused, naming both.
+fn refuse_meetings(planned: &mut [Planned]) {
+    for k in 0..planned.len() {
+        let Some(dest) = planned[k].dest.clone() else {
+            continue;
+        };
+        let mover = &planned[k];
+        let other = (0..planned.len()).find(|&j| {
+            j != k
+                && (planned[j].shown == dest || (j < k && planned[j].dest.as_ref() == Some(&dest)))
+        });
+        let Some(j) = other else { continue };
+        let them = &planned[j];
+        let shown_dest = match &mover.kind {
+            Kind::Update {
+                move_to: Some(d), ..
+            } => d.clone(),
+            _ => dest.clone(),
+        };
+        let (message, hint) = if them.dest.as_ref() == Some(&dest) && them.shown != dest {
+            (
+                format!(
+                    "two sections of the patch move a file to {shown_dest}: {} and {}",
+                    them.section, mover.section
+                ),
+                "give each moved file a destination of its own".to_string(),
+            )
+        } else {
+            match &them.kind {
+                Kind::Delete => (
+                    format!(
+                        "{} moves {} to {shown_dest}, which {} deletes: the moved file would be lost",
+                        mover.section, mover.path, them.section
+                    ),
+                    format!(
+                        "leave out the section that deletes {shown_dest}, since the move replaces \
+                         it, or move to another path"
+                    ),
+                ),
+                Kind::Add { .. } => (
+                    format!(
+                        "{} moves {} to {shown_dest}, which {} adds: both would write it",
+                        mover.section, mover.path, them.section
+                    ),
+                    "add the file, or move the other one, under another path".to_string(),
+                ),
+                Kind::Update {
+                    move_to: Some(_), ..
+                } => (
+                    format!(
+                        "{} moves {} to {shown_dest}, which {} moves away: moves onto a path the \
+                         same patch moves (a swap, or a chain of moves) are not made in one patch, \
+                         since their order would decide what each file holds",
+                        mover.section, mover.path, them.section
+                    ),
+                    "move one of the files to a new name in a patch of its own first, then send \
+                     the rest"
+                        .to_string(),
+                ),
+                Kind::Update { .. } => (
+                    format!(
+                        "{} moves {} to {shown_dest}, which {} changes: the move would replace the \
+                         changed file",
+                        mover.section, mover.path, them.section
+                    ),
+                    format!("move to another path, or leave out the changes to {shown_dest}"),
+                ),
+            }
+        };
+        let later = k.max(j);
+        if planned[later].error.is_none() {
+            let err = meeting(&shown_dest, message, [&planned[j.min(k)], &planned[later]])
+                .with_hint(format!("{hint}; nothing was written"));
+            planned[later].error = Some(err);
+        }
+    }
 }
 
 /// How the language of `path` indents where its files agree (Python: PEP 8's four spaces),
@@ -407,9 +549,21 @@ fn refusal(patch: &filekit_patch::Patch, planned: &[Planned], dry_run: bool) -> 
         };
         for h in p.hunks.iter().filter(|h| h.outcome == HunkOutcome::Refused) {
             let ambiguous = !h.candidates.is_empty();
-            first_code.get_or_insert(if ambiguous { "AMBIGUOUS" } else { "NOT_FOUND" });
+            first_code.get_or_insert(if h.limit.is_some() {
+                "TOO_LARGE"
+            } else if ambiguous {
+                "AMBIGUOUS"
+            } else {
+                "NOT_FOUND"
+            });
             let old = hunks[h.hunk - 1].old_lines().join("\n");
-            if ambiguous {
+            if h.limit.is_some() {
+                text.push_str(&format!(
+                    "Hunk {} (patch line {}) of {} was not placed: checking where its lines fit \
+                     took more work than a patch may take.\n",
+                    h.hunk, h.patch_line, p.path
+                ));
+            } else if ambiguous {
                 text.push_str(&format!(
                     "Hunk {} (patch line {}) matches more than one place in {}:\n{}\n",
                     h.hunk, h.patch_line, p.path, old

@@ -776,6 +776,21 @@ fn apply_one(text: &str, edit: &EditOperation, k: usize, crlf: bool) -> Result<S
         return Ok(splices.apply(text)?);
     }
     let report = &placement.hunks[0];
+    if let Some(limit) = report.limit {
+        return Err(FkError::too_large(
+            limit.kind,
+            limit.found,
+            limit.max,
+            format!(
+                "Could not find exact match for edit:\n{}\n(edits[{k}]: {})",
+                edit.old_text,
+                report
+                    .reason
+                    .as_deref()
+                    .unwrap_or("the placement's work budget was spent")
+            ),
+        ));
+    }
     let mut message = format!("Could not find exact match for edit:\n{}", edit.old_text);
     if !report.candidates.is_empty() {
         let lines: Vec<String> = report.candidates.iter().map(|l| l.to_string()).collect();

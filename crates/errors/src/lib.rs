@@ -319,7 +319,7 @@ pub enum Limit {
     RequestSize,
     /// Leases held in one workspace, or paths in one lease request.
     Leases,
-    /// Work a search for a near miss may do.
+    /// Work a search may do: for a near miss, or for the place of a patch's hunk.
     SearchWork,
     /// Nesting of a pattern a request gives: a glob's braces, a query's brackets.
     Pattern,

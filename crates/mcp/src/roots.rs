@@ -67,6 +67,8 @@ impl SessionWorkspace {
                 Ok(roots) if !roots.is_empty() => match Workspace::new(&roots, guard.read_only())
                     .map(|ws| {
                         ws.with_git_writes(guard.git_writes())
+                            .with_protected_writes(guard.protected_writes())
+                            .with_secret_reads(guard.secret_reads())
                             .with_trust(guard.is_trusted())
                     }) {
                     Ok(mut ws) => {

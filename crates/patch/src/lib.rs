@@ -10,9 +10,12 @@
 //! [`place`] finds where each hunk of an update goes in a file's text: exactly first, then with
 //! the tolerances for what models get wrong, in order ([`Tolerance`]). The file keeps its own
 //! lines: only the lines a hunk removes and adds change, so a context line written with drift
-//! never overwrites the file's. A hunk found in several places, or nowhere, is refused with its
-//! candidates and the near miss. The result is the engine's edit value, [`Splices`], with a
-//! report for every hunk.
+//! never overwrites the file's. A hunk found in several places that neither its line number nor
+//! its format's order tells apart, or nowhere, is refused with its candidates and the near
+//! miss; SEARCH/REPLACE blocks apply one after another. The work is linear in the file, and
+//! what checking a hunk's places costs beyond that is bounded (a hunk that spends the budget is
+//! refused with the fact). The result is the engine's edit value, [`Splices`], with a report
+//! for every hunk.
 //!
 //! This crate knows no files, paths on disk, tools or protocols: the front ends read the files,
 //! and send the splices through the engine's one pipeline.
@@ -39,6 +42,9 @@
 
 mod parse;
 mod place;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod testing;
 #[cfg(test)]
 mod tests;
 

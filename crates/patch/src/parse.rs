@@ -351,18 +351,107 @@ fn parse_hunk_header(line: &str) -> Option<(usize, usize, String)> {
     Some((start(old)?, start(new)?, tail.trim().to_string()))
 }
 
-fn unified_path(raw: &str) -> Option<String> {
-    // `diff -u` writes a tab then the time; a path may be quoted by git.
-    let p = raw.split('\t').next().unwrap_or("").trim_end();
-    let p = p
-        .strip_prefix('"')
-        .and_then(|q| q.strip_suffix('"'))
-        .unwrap_or(p);
-    if p == "/dev/null" {
-        None
-    } else {
-        Some(p.to_string())
+/// What a path written in git's quoting must be, for a parse error.
+const QUOTED_PATH: &str = "a path in git's quoting: in double quotes, with `\\\"`, `\\\\`, `\\t`, \
+                           `\\n` or three-digit octal escapes (`\\303\\251` for é) of a UTF-8 \
+                           file name without NUL";
+
+/// A path as git writes it in a diff: quoted C-style (`"b/caf\303\251.txt"`, `"b/x\ny"`)
+/// when it has a quote, a backslash, a control character or a byte past ASCII, else as it is.
+/// For a quoted one: the path and what follows its closing quote; `Err` when the quoting is
+/// broken or the bytes it decodes to are no UTF-8 file name.
+fn unquote(raw: &str) -> Result<(String, &str), ()> {
+    let body = raw.strip_prefix('"').ok_or(())?;
+    let b = body.as_bytes();
+    let mut out: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let path = String::from_utf8(out).map_err(|_| ())?;
+                if path.is_empty() || path.contains('\0') {
+                    return Err(());
+                }
+                return Ok((path, &body[i + 1..]));
+            }
+            b'\\' => {
+                let c = *b.get(i + 1).ok_or(())?;
+                let byte = match c {
+                    b'a' => 0x07,
+                    b'b' => 0x08,
+                    b't' => b'\t',
+                    b'n' => b'\n',
+                    b'v' => 0x0b,
+                    b'f' => 0x0c,
+                    b'r' => b'\r',
+                    b'"' | b'\\' => c,
+                    b'0'..=b'3' => {
+                        let digits = b.get(i + 1..i + 4).ok_or(())?;
+                        if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+                            return Err(());
+                        }
+                        i += 2;
+                        digits
+                            .iter()
+                            .fold(0u8, |v, d| v.wrapping_mul(8) + (d - b'0'))
+                    }
+                    _ => return Err(()),
+                };
+                out.push(byte);
+                i += 2;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
     }
+    Err(())
+}
+
+/// A path of a `---`, `+++`, `rename from` or `copy to` line: `diff -u` writes a tab then the
+/// time after it; git quotes a path with special characters. `None` for /dev/null; `Err` for a
+/// quoted path that does not decode.
+fn unified_path(raw: &str) -> Result<Option<String>, ()> {
+    let p = raw.split('\t').next().unwrap_or("").trim_end();
+    let p = if p.starts_with('"') {
+        let (path, rest) = unquote(p)?;
+        if !rest.trim().is_empty() {
+            return Err(());
+        }
+        path
+    } else {
+        p.to_string()
+    };
+    Ok((p != "/dev/null").then_some(p))
+}
+
+/// The two paths of a `diff --git A B` line, each quoted or not. Unquoted paths are split where
+/// the second starts with `b/` (a name may have spaces).
+fn git_diff_paths(rest: &str) -> Result<Option<(String, String)>, ()> {
+    let second = |r: &str| -> Result<String, ()> {
+        if r.starts_with('"') {
+            match unquote(r)? {
+                (p, tail) if tail.trim().is_empty() => Ok(p),
+                _ => Err(()),
+            }
+        } else {
+            Ok(r.to_string())
+        }
+    };
+    if rest.starts_with('"') {
+        let (a, tail) = unquote(rest)?;
+        let tail = tail.strip_prefix(' ').ok_or(())?;
+        return Ok(Some((a, second(tail)?)));
+    }
+    if rest.ends_with('"')
+        && let Some(k) = rest.rfind(" \"b/").or_else(|| rest.rfind(" \""))
+    {
+        return Ok(Some((rest[..k].to_string(), second(&rest[k + 1..])?)));
+    }
+    Ok(rest
+        .split_once(" b/")
+        .map(|(a, b)| (a.to_string(), format!("b/{b}"))))
 }
 
 fn strip_prefix_ab(p: &str, prefix: &str) -> String {
@@ -469,10 +558,9 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
                 finish(c, &mut files, all)?;
             }
             // `diff --git a/x b/y`: the `---`/`+++` lines, when present, say the same.
-            let (a, b) = match rest.split_once(" b/") {
-                Some((a, b)) => (Some(a.to_string()), Some(format!("b/{b}"))),
-                None => (None, None),
-            };
+            let paths = git_diff_paths(rest).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
+            let headers = paths.is_some();
+            let (a, b) = paths.unzip();
             cur = Some(Cur {
                 old: a,
                 new: b,
@@ -482,7 +570,7 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
                 deleted: false,
                 hunks: Vec::new(),
                 at: i + 1,
-                headers: rest.contains(" b/"),
+                headers,
             });
             i += 1;
             continue;
@@ -497,9 +585,12 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
                 }
                 None => (i + 1, (None, None), false, false),
             };
+            let old = unified_path(&line[4..]).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
+            let new = unified_path(&all[i + 1][4..])
+                .map_err(|()| err(f, i + 2, all[i + 1], QUOTED_PATH))?;
             cur = Some(Cur {
-                old: unified_path(&line[4..]),
-                new: unified_path(&all[i + 1][4..]),
+                old,
+                new,
                 git,
                 rename,
                 created,
@@ -513,12 +604,14 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
         }
         if let Some(c) = cur.as_mut().filter(|c| c.git && c.hunks.is_empty()) {
             if let Some(p) = line.strip_prefix("rename from ") {
-                c.rename.0 = Some(p.trim().to_string());
+                c.rename.0 =
+                    unified_path(p.trim()).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
                 i += 1;
                 continue;
             }
             if let Some(p) = line.strip_prefix("rename to ") {
-                c.rename.1 = Some(p.trim().to_string());
+                c.rename.1 =
+                    unified_path(p.trim()).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
                 i += 1;
                 continue;
             }

@@ -3,6 +3,9 @@
 //! Node.js and Python running the refactored programs, pyflakes, the official MCP SDK's
 //! clients, real registry packages as corpora. `scripts/setup-test-deps` installs them into
 //! `.test-deps/` and `.venv/`; a missing one fails its test with what to run, never skips it.
+//! Heavy runs live here too (hunks of thousands of lines on megabyte files, trees of tens of
+//! thousands of files, the release build of the README's install command): the hermetic stage
+//! stays a quick loop.
 //!
 //! `cargo test -p filekit --test judged` (after `scripts/setup-test-deps`);
 //! one suite: `... --test judged refactor_tsc::`.
@@ -15,6 +18,7 @@ mod export_renames;
 mod extract_strict;
 mod inline_function;
 mod mcp_clients;
+mod patch_work;
 mod programs;
 mod python_inline_async;
 mod python_refactors;

@@ -85,6 +85,11 @@ pub(super) fn plan_file_inner(
     if !opts.dry_run() {
         leases.check_write(ws, &target, opts.holder().or(ws.holder()))?;
     }
+    // The write policy before anything is planned for the file (the folders it would make
+    // included), so that a dry run says what a real run would refuse.
+    if !ws.read_only() {
+        ws.check_writable(&target)?;
+    }
     let exists = match &known {
         Some(fb) => Some(fb.meta.clone()),
         None => ws.metadata(&target)?,

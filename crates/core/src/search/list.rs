@@ -117,17 +117,17 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
     builder.max_depth(Some(depth));
     if let Some(set) = ignore.clone() {
         let base_abs = base.abs.clone();
-        let reserved = base.root.join(crate::workspace::RESERVED_DIR);
+        let hidden = base.hidden.clone();
         builder.filter_entry(move |e| {
-            if e.path() == reserved {
+            if hidden.iter().any(|h| h == e.path()) {
                 return false;
             }
             let rel = super::below(e.path(), &base_abs).unwrap_or(e.path());
             e.depth() == 0 || !(set.is_match(e.file_name()) || set.is_match(rel))
         });
     }
-    // `filter_entry` replaces the builder's filter: keep `.filekit/` out here too.
-    let reserved = base.root.join(crate::workspace::RESERVED_DIR);
+    // `filter_entry` replaces the builder's filter: keep `.filekit/` and the state out here too.
+    let hidden = base.hidden.clone();
     let skipped = Mutex::new(Skipped::default());
     let mut heap: BinaryHeap<Found> = BinaryHeap::new();
     let mut total = 0usize;
@@ -139,7 +139,7 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
                 continue;
             }
         };
-        if entry.depth() == 0 || entry.path().starts_with(&reserved) {
+        if entry.depth() == 0 || hidden.iter().any(|h| entry.path().starts_with(h)) {
             continue;
         }
         if let Some(f) = &filter

@@ -67,6 +67,9 @@ pub(crate) struct Base {
     pub root_index: usize,
     /// True when the base is a directory (false: a single file).
     pub is_dir: bool,
+    /// What no walk enters: the root's `.filekit/`, and filekit's state where it lies in
+    /// the root (see [`crate::protect`]).
+    pub hidden: std::sync::Arc<Vec<PathBuf>>,
 }
 
 /// Resolves `path` (default: the first root) through the workspace and checks that it
@@ -100,6 +103,11 @@ pub(crate) fn resolve_base(ws: &Workspace, path: Option<&str>) -> Result<Base, F
         root: ws.roots()[resolved.root_index()].clone(),
         root_index: resolved.root_index(),
         is_dir: meta.is_dir,
+        hidden: std::sync::Arc::new(
+            std::iter::once(ws.roots()[resolved.root_index()].join(RESERVED_DIR))
+                .chain(ws.state_in_root(resolved.root_index()))
+                .collect(),
+        ),
     })
 }
 
@@ -122,8 +130,8 @@ pub(crate) fn walk_builder(base: &Base, filter: WalkFilter) -> ignore::WalkBuild
         .parents(!filter.ignored)
         // .gitignore counts even outside a git repository: agents work in plain folders too.
         .require_git(false);
-    let reserved = base.root.join(RESERVED_DIR);
-    b.filter_entry(move |e| e.path() != reserved);
+    let hidden = base.hidden.clone();
+    b.filter_entry(move |e| !hidden.iter().any(|h| h == e.path()));
     b
 }
 
