@@ -515,8 +515,11 @@ pub(crate) struct EditedFile {
     /// Why the diff is cut or left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     diff_note: Option<String>,
-    /// The file had changed since base_hash, which the edits were made on; they were merged
-    /// into it (the diff is what was written).
+    /// The file had changed since base_hash: the edits were merged into it (the diff is
+    /// what was written).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    merged: bool,
+    /// The version the merged edits were made on.
     #[serde(skip_serializing_if = "Option::is_none")]
     merged_from: Option<String>,
     /// Directories made for the file, relative to the workspace root.
@@ -560,6 +563,7 @@ impl EditedFile {
                 .collect(),
             diff,
             diff_note,
+            merged: f.merged(),
             merged_from: f.merged_from.clone(),
             created_dirs: f
                 .created_dirs
