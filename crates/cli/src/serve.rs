@@ -188,7 +188,8 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
 }
 
 /// `serve --http`: binds, makes the bearer token (unless `no_auth`), writes it into the state
-/// directory, says where it listens, serves until Ctrl-C, and removes the token file.
+/// directory, says where it listens, and serves until it is asked to end (SIGINT, SIGTERM,
+/// SIGHUP: see `signals`), which removes the token file.
 async fn serve_http(
     server: filekit_mcp::FilekitServer,
     addr: std::net::SocketAddr,
@@ -206,6 +207,8 @@ async fn serve_http(
     let token_file = match &token {
         Some(token) => {
             let file = write_token(state, bound.port(), token)?;
+            // Ended by a signal (SIGINT, SIGTERM, SIGHUP), the server removes it too.
+            crate::signals::remove_at_exit(file.clone(), token.clone());
             said.push_str(&format!(
                 "filekit serve: bearer token {token} (clients send \"Authorization: Bearer \
                  <token>\"; also in {})\n",
@@ -227,6 +230,7 @@ async fn serve_http(
         if std::fs::read_to_string(&file).is_ok_and(|t| t.trim() == token) {
             let _ = std::fs::remove_file(&file);
         }
+        crate::signals::keep_at_exit(&file);
     }
     served
 }

@@ -23,7 +23,6 @@ use filekit_core::edit::{EditReport, FileStatus};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
-use filekit_core::text::number_lines;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -202,8 +201,12 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                         shape::read_lines(t),
                         shape::read_version(t),
                         t.last_modified,
-                        number_lines(&t.content, t.start_line)
+                        t.numbered()
                     ));
+                }
+                if let Some(on) = shape::read_on(t, "start_line") {
+                    text.push_str(&on);
+                    text.push('\n');
                 }
                 ReadBody::Text(TextBody::of(t))
             }
@@ -303,8 +306,10 @@ struct TextBody {
     /// since `since_hash` is given, or nothing changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     content: Option<String>,
-    start_line: usize,
-    end_line: usize,
+    /// First line returned; negative when counted from the end (a file too large to be
+    /// counted from its start).
+    start_line: i64,
+    end_line: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_lines: Option<usize>,
     /// The file's version: give it to line edits. Absent for a file too large to be read
@@ -316,8 +321,14 @@ struct TextBody {
     range_hash: Option<String>,
     last_modified: String,
     size: u64,
+    /// The file starts with a byte order mark, which belongs to no line.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    bom: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
+    /// When truncated: the start_line to read on from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_line: Option<i64>,
     /// With since_hash: the file is still that version.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     unchanged: bool,
@@ -361,14 +372,16 @@ impl TextBody {
         let only_changes = t.unchanged || t.diff.is_some();
         TextBody {
             content: (!only_changes).then(|| t.content.clone()),
-            start_line: t.start_line,
-            end_line: t.end_line,
+            start_line: t.first_number(),
+            end_line: t.last_number(),
             total_lines: t.total_lines,
             content_hash: t.content_hash.clone(),
             range_hash: t.range_hash.clone(),
             last_modified: t.last_modified.clone(),
             size: t.size,
+            bom: t.bom,
             truncated: t.truncated,
+            next_line: t.next_line,
             unchanged: t.unchanged,
             diff: t.diff.clone(),
             since_unknown: t.since_unknown,

@@ -70,6 +70,7 @@ impl SessionWorkspace {
                             .with_protected_writes(guard.protected_writes())
                             .with_secret_reads(guard.secret_reads())
                             .with_trust(guard.is_trusted())
+                            .with_max_file_size(guard.max_file_size())
                     }) {
                     Ok(mut ws) => {
                         carry_history(&guard, &mut ws);

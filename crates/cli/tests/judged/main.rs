@@ -17,6 +17,7 @@ mod convert_async;
 mod export_renames;
 mod extract_strict;
 mod inline_function;
+mod large_files;
 mod mcp_clients;
 mod patch_work;
 mod programs;
@@ -26,6 +27,7 @@ mod readme_install;
 mod refactor_judged;
 mod refactor_tsc;
 mod refactor_verb;
+mod scale;
 mod semantic_real;
 mod symbol_refactors;
 
