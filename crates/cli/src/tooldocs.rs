@@ -52,6 +52,9 @@ pub fn page(table: &str) -> String {
             let _ = writeln!(out, "Served over MCP as `{}`.\n", t.mcp_name());
         }
         let _ = writeln!(out, "{}\n", t.description.trim_end());
+        if !t.guide.is_empty() {
+            let _ = writeln!(out, "{}\n", t.guide.trim_end());
+        }
         out.push_str("**Takes**\n\n");
         let inputs = rows(&t.input_schema);
         if inputs.is_empty() {

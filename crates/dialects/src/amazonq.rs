@@ -36,6 +36,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: fs_read,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -48,6 +49,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: fs_write,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
     ]

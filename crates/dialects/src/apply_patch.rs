@@ -29,13 +29,22 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
     vec![ToolSpec {
         name: "apply_patch",
         dialect,
-        description: DESCRIPTION,
+        description: if dialect == "filekit" {
+            CURATED_DESCRIPTION
+        } else {
+            DESCRIPTION
+        },
         input_schema: SCHEMA.clone(),
         read_only: false,
         destructive: true,
         idempotent: false,
         run: apply_patch,
         reject,
+        guide: if dialect == "filekit" {
+            DESCRIPTION
+        } else {
+            ""
+        },
         reply: crate::ReplySchema::Listed,
     }]
 }
@@ -43,6 +52,12 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
 fn reject(err: &FkError) -> Value {
     shape::failure(vec![], err, Case::Snake)
 }
+
+/// What the curated table lists; its guide is [`DESCRIPTION`], what the `codex` table lists.
+const CURATED_DESCRIPTION: &str = "\
+Apply a patch: add, delete, move and change files in one call, all or nothing. `input` is Codex's envelope (`*** Begin Patch`, `*** Update File: PATH`, `@@` hunks of ` `, `-` and `+` lines, `*** End Patch`), a unified diff (`git diff`), or SEARCH/REPLACE blocks (the path, `<<<<<<< SEARCH`, old lines, `=======`, new lines, `>>>>>>> REPLACE`). Give about 3 lines of context; line numbers are only hints. A hunk found nowhere is refused with the closest text. dry_run writes nothing.
+
+Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    debug = True\\n+    debug = False\\n*** End Patch\"}";
 
 const DESCRIPTION: &str = "\
 Apply a patch to files: add, delete, move and change them in one call. `input` is the patch, \

@@ -98,6 +98,91 @@ fn tidy(value: &mut Value) {
     }
 }
 
+/// An argument schema as a table that lists its arguments bare serves it ([`crate::BARE_ARGUMENTS`]):
+/// the names, types, enums and what is required, no descriptions (the tool's description says
+/// what a model must know, `docs/tools/` the rest), and the same constraints in fewer bytes:
+/// a choice of constants is one `enum`, a choice of one-key objects (an edit that is
+/// `{"create": ...}` or `{"str_replace": ...}`) one object that takes exactly one of the keys.
+/// It accepts exactly the arguments the full schema accepts, but for `minimum: 0`, which the
+/// parsing still enforces.
+pub(crate) fn bare(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    bare_in_place(&mut schema);
+    schema
+}
+
+fn bare_in_place(node: &mut Value) {
+    match node {
+        Value::Object(obj) => {
+            obj.remove("description");
+            obj.remove("examples");
+            if obj.get("minimum") == Some(&Value::from(0)) {
+                obj.remove("minimum");
+            }
+            for (k, v) in obj.iter_mut() {
+                match (k.as_str(), v) {
+                    // A map of argument names to schemas: the names are arguments, not keywords.
+                    ("properties", Value::Object(props)) => {
+                        props.values_mut().for_each(bare_in_place)
+                    }
+                    (_, v) => bare_in_place(v),
+                }
+            }
+            for key in ["oneOf", "anyOf"] {
+                let Some(Value::Array(branches)) = obj.get(key) else {
+                    continue;
+                };
+                if let Some(values) = constants(branches) {
+                    obj.remove(key);
+                    obj.insert("type".into(), Value::from("string"));
+                    obj.insert("enum".into(), Value::Array(values));
+                } else if let Some(props) = one_key_objects(branches) {
+                    obj.remove(key);
+                    obj.insert("type".into(), Value::from("object"));
+                    obj.insert("properties".into(), Value::Object(props));
+                    obj.insert("minProperties".into(), Value::from(1));
+                    obj.insert("maxProperties".into(), Value::from(1));
+                    obj.insert("additionalProperties".into(), Value::Bool(false));
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(bare_in_place),
+        _ => {}
+    }
+}
+
+/// The values of a choice of string constants.
+fn constants(branches: &[Value]) -> Option<Vec<Value>> {
+    branches
+        .iter()
+        .map(|b| {
+            let b = b.as_object()?;
+            let c = b.get("const").filter(|c| c.is_string())?;
+            b.keys()
+                .all(|k| k == "const" || k == "type")
+                .then(|| c.clone())
+        })
+        .collect()
+}
+
+/// The keys and schemas of a choice of objects that each have exactly one key, required, and
+/// refuse others.
+fn one_key_objects(branches: &[Value]) -> Option<serde_json::Map<String, Value>> {
+    let mut all = serde_json::Map::new();
+    for b in branches {
+        let b = b.as_object()?;
+        let props = b.get("properties")?.as_object()?;
+        let (key, schema) = props.iter().next().filter(|_| props.len() == 1)?;
+        let required = b.get("required")?.as_array()?;
+        let closed = b.get("additionalProperties") == Some(&Value::Bool(false));
+        if required.len() != 1 || required[0] != *key || !closed || all.contains_key(key) {
+            return None;
+        }
+        all.insert(key.clone(), schema.clone());
+    }
+    Some(all)
+}
+
 /// Joins the lines of a paragraph with spaces; blank lines and list items stay.
 fn unwrap_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -34,6 +34,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -46,6 +47,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: write,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -58,6 +60,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -70,6 +73,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: multi_edit,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
     ]

@@ -37,6 +37,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         idempotent: true,
         run,
         reject,
+        guide: "",
         reply: crate::ReplySchema::Listed,
     };
     vec![

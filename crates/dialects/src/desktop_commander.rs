@@ -26,6 +26,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_block,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -38,6 +39,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: batch_edit_blocks,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -50,6 +52,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: write_from_line,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
     ]

@@ -31,6 +31,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read_file_tool,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -43,6 +44,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_file,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -55,6 +57,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: create_file,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
@@ -67,6 +70,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: list_files,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         },
     ]

@@ -43,6 +43,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read_files,
             reject,
+            guide: READ_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<ReadFilesReply>),
         },
         ToolSpec {
@@ -55,6 +56,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_files,
             reject,
+            guide: EDIT_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<EditFilesReply>),
         },
         ToolSpec {
@@ -67,6 +69,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: replace_in_files,
             reject,
+            guide: REPLACE_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<ReplaceReply>),
         },
         ToolSpec {
@@ -79,6 +82,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: lock_tool,
             reject,
+            guide: LOCK_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<LeaseReply>),
         },
         ToolSpec {
@@ -91,6 +95,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: unlock_tool,
             reject,
+            guide: UNLOCK_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<LeaseReply>),
         },
     ]
@@ -104,6 +109,12 @@ fn reject(err: &FkError) -> Value {
 // read_files
 
 const READ_DESCRIPTION: &str = "\
+Read files, whole or by line range, many in one call: list every file you need in `files`. Lines come back numbered (line number, tab, line; the numbers are not part of the file) under a header with the file's content_hash: give it to edit_files' line edits, which are then refused if the file changed. start_line/end_line are 1-based and inclusive; negative counts from the end. A long read stops at a whole line and says where to read on. Read again with `since_hash` (the content_hash you have) to get only the diff since.
+
+Example: {\"files\": [{\"path\": \"src/app.py\"}, {\"path\": \"src/util.py\", \"start_line\": 40, \"end_line\": 80}]}";
+
+/// The long form of [`READ_DESCRIPTION`], for the documentation page.
+const READ_GUIDE: &str = "\
 Read one or many files in one call, whole or by line range. Use it instead of reading files \
 one by one: list every file (or range) you need in `files`.
 
@@ -394,6 +405,18 @@ impl TextBody {
 // edit_files
 
 const EDIT_DESCRIPTION: &str = "\
+Create and edit files: many edits to many files in one call; batch what belongs together. Each edit is an object with one key:
+- create {content, overwrite?}: the whole file
+- str_replace {old, new, expected?}: exact text, which must occur `expected` times (default 1, or \"all\")
+- replace_lines {start, end?, new, content_hash?}: lines start..end, inclusive
+- insert {after, text, content_hash?}: after line `after` (0: at the top)
+- append {text}
+Every line number refers to the file as you read it, whatever the order of the edits: never shift them for earlier edits. A failed edit is reported with the closest near miss; the others still apply unless options.atomic. options.dry_run shows the diffs and writes nothing. base_hash (the content_hash you read) merges your edits into changes made since.
+
+Example: {\"files\": [{\"path\": \"src/app.py\", \"edits\": [{\"replace_lines\": {\"start\": 10, \"end\": 12, \"new\": \"    return x\\n\", \"content_hash\": \"3f2a9c1e\"}}, {\"str_replace\": {\"old\": \"DEBUG = True\", \"new\": \"DEBUG = False\"}}]}], \"options\": {\"dry_run\": true}}";
+
+/// The long form of [`EDIT_DESCRIPTION`], for the documentation page.
+const EDIT_GUIDE: &str = "\
 Create and edit files: many edits to many files in one call. Use it for every change, from \
 one replacement to a refactor across files; batch what belongs together.
 
@@ -625,6 +648,12 @@ impl EditNote {
 // replace_in_files
 
 const REPLACE_DESCRIPTION: &str = "\
+Replace text across a tree with one sed expression, `s/pattern/replacement/flags`, in every file the glob `files` chooses under `directory`. The pattern is a regular expression (escape ( [ . * to match them as text) unless `literal`; captures are $1 or \\1; flags g, i, or a number. Ignored, hidden and binary files are left alone. Try wide changes with dry_run first.
+
+Example: {\"expression\": \"s/getUser/fetchUser/g\", \"files\": \"*.ts\", \"directory\": \"src\", \"dry_run\": true}";
+
+/// The long form of [`REPLACE_DESCRIPTION`], for the documentation page.
+const REPLACE_GUIDE: &str = "\
 Replace text across many files with one sed expression: `s/pattern/replacement/flags` over \
 every file that `files` (a glob) chooses under `directory`, recursively. Use it for renames \
 and mechanical changes across a tree; use edit_files for changes you can spell out per file.
@@ -837,6 +866,12 @@ struct ReplacedFile {
 // lock, unlock
 
 const LOCK_DESCRIPTION: &str = "\
+Lease files so that other agents' writes to them are refused (LOCKED) until you unlock them or ttl_seconds (default 300) pass. Only for a change that must not interleave with others': edits with base_hash are merged without it.
+
+Example: {\"paths\": [\"src/schema.sql\"], \"ttl_seconds\": 120}";
+
+/// The long form of [`LOCK_DESCRIPTION`], for the documentation page.
+const LOCK_GUIDE: &str = "\
 Lease files for a while so that other agents' writes to them are refused (advisory: every \
 filekit client respects it). Use it only for the rare change that must not be interleaved \
 with anyone else's (a rewrite of a whole file, a multi-step refactor); ordinary edits with \
@@ -847,6 +882,12 @@ locking again. Release it with unlock as soon as you are done.
 Example: {\"paths\": [\"src/schema.sql\"], \"ttl_seconds\": 120}";
 
 const UNLOCK_DESCRIPTION: &str = "\
+Release your leases (force: another's). A path without a lease is not an error.
+
+Example: {\"paths\": [\"src/schema.sql\"]}";
+
+/// The long form of [`UNLOCK_DESCRIPTION`], for the documentation page.
+const UNLOCK_GUIDE: &str = "\
 Release leases taken with lock. Only the holder releases a lease (force breaks another's). \
 Releasing a path that has no live lease is not an error.
 

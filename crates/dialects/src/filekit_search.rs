@@ -35,7 +35,7 @@ const MAX_DEPTH: usize = 64;
 const MAX_LINE_CHARS: usize = 1000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, description, schema: &Value, run, reply| ToolSpec {
+    let spec = |name, (description, guide), schema: &Value, run, reply| ToolSpec {
         name,
         dialect: "filekit",
         description,
@@ -45,26 +45,27 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         idempotent: true,
         run,
         reject,
+        guide,
         reply: ReplySchema::Typed(reply),
     };
     vec![
         spec(
             "grep_files",
-            GREP_DESCRIPTION,
+            (GREP_DESCRIPTION, GREP_GUIDE),
             &GREP_SCHEMA,
             grep_files,
             reply::schema::<GrepReply>,
         ),
         spec(
             "find_files",
-            FIND_DESCRIPTION,
+            (FIND_DESCRIPTION, FIND_GUIDE),
             &FIND_SCHEMA,
             find_files,
             reply::schema::<FindReply>,
         ),
         spec(
             "list_dir",
-            LIST_DESCRIPTION,
+            (LIST_DESCRIPTION, LIST_GUIDE),
             &LIST_SCHEMA,
             list_dir,
             reply::schema::<ListReply>,
@@ -144,6 +145,12 @@ impl<'a> Shown<'a> {
 // grep_files
 
 const GREP_DESCRIPTION: &str = "\
+Search file contents with a regular expression (ripgrep's engine; ignored, hidden and binary files skipped) under `path`, one file or a tree. Choose files with `glob` (`*.{ts,tsx}`, `!*.min.js`) or `type` (rust, py, ts, ...). Replies are `path:line:text` lines (`path-line-text` for context lines); line numbers are the file's, for read_files and edit_files as they are. output_mode files or count for less. A cut reply gives `next_offset` for `offset`.
+
+Example: {\"pattern\": \"def \\\\w+_handler\", \"path\": \"src\", \"type\": \"py\", \"context\": 2}";
+
+/// The long form of [`GREP_DESCRIPTION`], for the documentation page.
+const GREP_GUIDE: &str = "\
 Search the contents of files with a regular expression (ripgrep's engine and rules): every \
 file under `path` (default: the workspace root), or one file. .gitignore'd, hidden and binary \
 files are skipped (`include_ignored`, `include_hidden` add the first two). Choose files with \
@@ -475,6 +482,12 @@ fn is_zero(n: &usize) -> bool {
 // find_files
 
 const FIND_DESCRIPTION: &str = "\
+Find files by glob, newest first. `*` stays in one directory, `**` crosses any number: `**/*.rs` is every Rust file, `*.rs` only those at the top of `path`. Ignored and hidden files are left out unless asked for.
+
+Example: {\"pattern\": \"src/**/*.test.{ts,tsx}\"}";
+
+/// The long form of [`FIND_DESCRIPTION`], for the documentation page.
+const FIND_GUIDE: &str = "\
 Find files by path pattern, newest first (most recently modified first). `pattern` is a glob \
 matched against paths relative to `path` (default: the workspace root): `*` stays within one \
 directory, `**` crosses any number (`**/*.rs` finds every Rust file, `*.rs` only those at the \
@@ -620,6 +633,12 @@ fn shown_abs(ws: &Call, absolute: &str) -> String {
 // list_dir
 
 const LIST_DESCRIPTION: &str = "\
+List a directory's entries (directories end with /), sorted; `depth` descends as a tree (default 1). Ignored and hidden entries are left out unless asked for; `ignore` leaves out more. Use find_files or grep_files when you know what you are looking for.
+
+Example: {\"path\": \"src\", \"depth\": 2, \"ignore\": [\"__pycache__\", \"*.snap\"]}";
+
+/// The long form of [`LIST_DESCRIPTION`], for the documentation page.
+const LIST_GUIDE: &str = "\
 List a directory: its entries (directories end with /, symbolic links show their target and \
 are not followed), sorted by path. `depth` descends into subdirectories as a tree (1: the \
 directory's own entries, the default; 3: three levels). .gitignore'd and hidden entries are \

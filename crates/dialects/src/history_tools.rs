@@ -27,6 +27,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: manage_files,
             reject,
+            guide: MANAGE_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<ManageReply>),
         },
         ToolSpec {
@@ -39,6 +40,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: history,
             reject,
+            guide: HISTORY_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<HistoryReply>),
         },
         ToolSpec {
@@ -51,6 +53,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: undo_tool,
             reject,
+            guide: UNDO_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<UndoReply>),
         },
         ToolSpec {
@@ -63,6 +66,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: redo_tool,
             reject,
+            guide: REDO_GUIDE,
             reply: ReplySchema::Typed(reply::schema::<UndoReply>),
         },
     ]
@@ -76,6 +80,12 @@ fn reject(err: &FkError) -> Value {
 // manage_files
 
 const MANAGE_DESCRIPTION: &str = "\
+Delete, move (rename) and copy files and directories, many in one call; paths as the tree is before the call. A destination is never replaced unless `overwrite`, a directory deleted only when `recursive`. With atomic, all happen or none. Moves keep TS/JS and Python imports right (update_imports, default true). Each call is one entry in the edit history: undo reverts it.
+
+Example: {\"operations\": [{\"op\": \"move\", \"from\": \"src/old.ts\", \"to\": \"src/lib/new.ts\"}, {\"op\": \"delete\", \"path\": \"tmp\", \"recursive\": true}], \"atomic\": true}";
+
+/// The long form of [`MANAGE_DESCRIPTION`], for the documentation page.
+const MANAGE_GUIDE: &str = "\
 Delete, move (rename) and copy files and directories, many in one call. Every path must be \
 inside the workspace; a destination is never replaced unless `overwrite`; a directory is \
 deleted with its contents only when `recursive`. With atomic: true either every operation \
@@ -413,6 +423,12 @@ struct UseLeftBehind {
 // history
 
 const HISTORY_DESCRIPTION: &str = "\
+What filekit changed, newest first: each entry's id, what it did and its paths; `path` filters, `entry` shows one entry's diff. undo and redo take the ids.
+
+Example: {\"path\": \"src/app.ts\", \"limit\": 5}";
+
+/// The long form of [`HISTORY_DESCRIPTION`], for the documentation page.
+const HISTORY_GUIDE: &str = "\
 List the edit history: every change filekit made (edits, replaces, creates, deletes, moves, \
 undos), newest first, with its id, time, tool, summary and paths. Filter by `path` (a file or \
 a directory); give `entry` to see one entry's diff. Use the ids with `undo` and `redo`.
@@ -598,6 +614,12 @@ fn what_it_did(summary: &str) -> String {
 // undo, redo
 
 const UNDO_DESCRIPTION: &str = "\
+Undo a change filekit made (the newest, `last` N, or `entry`): its files are put back as they were, all or nothing. A file changed since is refused unless `force`. redo brings the change back.
+
+Example: {\"last\": 2}";
+
+/// The long form of [`UNDO_DESCRIPTION`], for the documentation page.
+const UNDO_GUIDE: &str = "\
 Undo a change filekit made: the files of a history entry are put back as they were before it \
 (created files removed, deleted ones restored, moves reversed), all or nothing. Without \
 `entry`, undoes the newest change not yet undone; `last` undoes that many, newest first. \
@@ -649,6 +671,12 @@ fn undo_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 }
 
 const REDO_DESCRIPTION: &str = "\
+Redo what the newest undo (or undo `entry`) reverted. A file changed since is refused unless `force`.
+
+Example: {\"dry_run\": true}";
+
+/// The long form of [`REDO_DESCRIPTION`], for the documentation page.
+const REDO_GUIDE: &str = "\
 Redo what an undo reverted: without `entry`, the newest undo since the last change; with it, \
 that undo entry (or the entry it undid). Refuses when the files changed since the undo, unless \
 `force`. Recorded as an entry of its own.

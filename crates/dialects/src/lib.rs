@@ -147,6 +147,11 @@ pub struct ToolSpec {
     /// Written for a model: what the tool does, when to prefer it, its line-number and
     /// ordering rules, and one short example.
     pub description: &'static str,
+    /// The long form for people and for a model that looks it up: what the description leaves
+    /// out (every rule, the edge cases, more examples). The documentation page
+    /// (`docs/tools/`) prints it after the description; `tools/list` does not carry it, since
+    /// every byte there is read in every session. Empty when the description says it all.
+    pub guide: &'static str,
     /// JSON Schema of the arguments, with exactly the document's argument names.
     pub input_schema: Value,
     /// True when the tool never writes.
@@ -289,28 +294,49 @@ static OUTPUT_SCHEMAS: LazyLock<serde_json::Map<String, Value>> = LazyLock::new(
         .expect("output_schemas.json is a JSON object of schemas")
 });
 
-/// The JSON Schema of a tool's reply (MCP's `outputSchema`): generated from its reply's type,
-/// or, for the tables not yet moved onto typed replies, [`OUTPUT_SCHEMAS`].
+/// The JSON Schema of a tool's reply as `tools/list` serves it (MCP's `outputSchema`, the
+/// listed form of [`reply::listed`]): generated from its reply's type, or, for the tables not
+/// yet moved onto typed replies, from [`OUTPUT_SCHEMAS`].
 pub fn output_schema(tool: &ToolSpec) -> Value {
     match tool.reply {
         ReplySchema::Typed(schema) => schema(SchemaForm::Listed),
         // A table whose tool names other tables use too keys its schemas `table:name`.
-        ReplySchema::Listed => OUTPUT_SCHEMAS
-            .get(&format!("{}:{}", tool.dialect, tool.name))
-            .or_else(|| OUTPUT_SCHEMAS.get(tool.name))
-            .cloned()
-            // Every tool has one (a unit test checks it); an object is still a valid schema.
-            .unwrap_or_else(|| json!({"type": "object"})),
+        ReplySchema::Listed => reply::listed(written_output_schema(tool)),
     }
 }
 
+/// The tables whose `tools/list` entries give their arguments bare ([`args::bare`]): the
+/// curated table, whose budget of listed bytes the descriptions of arguments would break. The
+/// drop-in tables list their real tools' argument schemas, descriptions and all.
+pub const BARE_ARGUMENTS: &[&str] = &["filekit"];
+
+/// A tool's argument schema as `tools/list` serves it (MCP's `inputSchema`): bare for the
+/// tables of [`BARE_ARGUMENTS`], otherwise [`ToolSpec::input_schema`] as it is (which the
+/// documentation pages and the argument checks use with its descriptions).
+pub fn input_schema(tool: &ToolSpec) -> Value {
+    if BARE_ARGUMENTS.contains(&tool.dialect) {
+        args::bare(&tool.input_schema)
+    } else {
+        tool.input_schema.clone()
+    }
+}
+
+/// A tool's reply schema as `output_schemas.json` writes it, with its descriptions.
+fn written_output_schema(tool: &ToolSpec) -> Value {
+    OUTPUT_SCHEMAS
+        .get(&format!("{}:{}", tool.dialect, tool.name))
+        .or_else(|| OUTPUT_SCHEMAS.get(tool.name))
+        .cloned()
+        // Every tool has one (a unit test checks it); an object is still a valid schema.
+        .unwrap_or_else(|| json!({"type": "object"}))
+}
+
 /// The JSON Schema of a tool's reply with the descriptions of its fields: the long form, for
-/// the documentation pages. The same as [`output_schema`] for the tables whose replies are
-/// not typed yet.
+/// the documentation pages, and every field at every depth.
 pub fn documented_output_schema(tool: &ToolSpec) -> Value {
     match tool.reply {
         ReplySchema::Typed(schema) => schema(SchemaForm::Documented),
-        ReplySchema::Listed => output_schema(tool),
+        ReplySchema::Listed => written_output_schema(tool),
     }
 }
 

@@ -53,6 +53,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent,
             run,
             reject,
+            guide: "",
             reply: crate::ReplySchema::Listed,
         };
     let reader = |name, description, schema: &Value, run| {

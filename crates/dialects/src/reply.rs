@@ -1,14 +1,16 @@
 //! Tool replies as Rust types. A typed tool's reply is a struct (or enum) that derives
-//! `Serialize` and `JsonSchema`: the JSON it answers with and the output schema it is listed
-//! with come from that one type, so a reply cannot carry a field its schema lacks, nor the
-//! schema promise a field no reply has.
+//! `Serialize` and `JsonSchema`: the JSON it answers with and its output schema come from that
+//! one type, so a reply cannot carry a field its schema lacks, nor the schema promise a field
+//! no reply has.
 //!
-//! [`schema`] is the one generator of output schemas. What it serves is what a model needs to
-//! read a reply and nothing else, because every byte of `tools/list` is paid for in every
-//! session: no titles, descriptions, formats or defaults (the doc comments stay on the types,
-//! for people, and in `docs/tools/` through [`SchemaForm::Documented`]), no `null` in the type of a field
-//! that is left out when empty, enums as `enum` lists, and a definition written out where it
-//! is used unless it is big and used more than once.
+//! [`schema`] is the one generator of output schemas, in two forms. The documented form
+//! ([`SchemaForm::Documented`], in `docs/tools/`) is the whole type with its doc comments. The
+//! listed form ([`listed`], what `tools/list` serves) is what a model needs to read a reply and
+//! no more, because every byte of `tools/list` is paid for in every session: the fields' names
+//! and types two levels deep (a reply's fields, and those of the objects it lists), no titles,
+//! descriptions, formats or defaults, no `null` in the type of a field that is left out when
+//! empty, enums as `enum` lists, a tagged enum's variants as one object. It accepts every
+//! reply the documented form accepts.
 //!
 //! Moving a table onto typed replies: give each tool a reply type (its fields snake_case or in
 //! the real tool's spelling, `Option` fields with `skip_serializing_if`), build the reply as a
@@ -127,7 +129,10 @@ pub enum SchemaForm {
 /// failure's fields, a call that ran with `T`'s.
 pub(crate) fn schema<T: JsonSchema>(form: SchemaForm) -> Value {
     match form {
-        SchemaForm::Listed => merge(compact(generate::<T>()), compact(generate::<Failure>())),
+        SchemaForm::Listed => listed(merge(
+            inline_all(generate::<T>()),
+            inline_all(generate::<Failure>()),
+        )),
         SchemaForm::Documented => {
             let mut own = inline_all(generate::<T>());
             if let Value::Object(root) = &mut own {
@@ -185,47 +190,127 @@ fn names(list: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// A definition at most this long (as compact JSON) is written out at each place it is used:
-/// its `$ref` and the `$defs` entry would cost about as much.
-const INLINE_BELOW: usize = 160;
+/// How deep the listed schema names a reply's fields: the reply's own fields, and the fields
+/// of the objects it lists (`files[].path`); deeper objects are listed as objects, and their
+/// fields are in the documented schema (`docs/tools/`).
+const LISTED_DEPTH: usize = 1;
 
-/// A generated schema with what a model does not need taken out (see the module's doc), and
-/// its definitions written out where they are used, except the big ones used more than once
-/// (and the recursive ones), which stay in `$defs`.
-pub(crate) fn compact(mut schema: Value) -> Value {
-    let mut defs = take_defs(&mut schema);
+/// What `tools/list` serves of a reply's schema (see the module's doc): its fields' names and
+/// types to [`LISTED_DEPTH`], the variants of a tagged reply as one object with every
+/// variant's fields (the tag an enum of their names), and only the reply's own `required`.
+/// Every reply the full schema accepts, this one accepts: it leaves out, never adds.
+pub(crate) fn listed(schema: Value) -> Value {
+    let mut schema = inline_all(schema);
     strip(&mut schema);
-    for def in defs.values_mut() {
-        strip(def);
-    }
-    let keep: Vec<String> = defs
-        .iter()
-        .filter(|(name, def)| {
-            let uses =
-                refs_to(&schema, name) + defs.values().map(|d| refs_to(d, name)).sum::<usize>();
-            let recursive = refs_to(def, name) > 0;
-            recursive || (uses > 1 && def.to_string().len() > INLINE_BELOW)
-        })
-        .map(|(name, _)| name.clone())
-        .collect();
-    // Written out from the innermost: a definition may use another.
-    for _ in 0..=defs.len() {
-        let snapshot = defs.clone();
-        let mut changed = write_out(&mut schema, &snapshot, &keep);
-        for def in defs.values_mut() {
-            changed |= write_out(def, &snapshot, &keep);
-        }
-        if !changed {
-            break;
-        }
-    }
-    defs.retain(|name, _| keep.contains(name));
-    if !defs.is_empty()
-        && let Value::Object(root) = &mut schema
-    {
-        root.insert("$defs".into(), Value::Object(defs));
-    }
+    one_object_of_variants(&mut schema);
+    cap(&mut schema, 0, true);
     schema
+}
+
+/// A `oneOf`/`anyOf` whose branches are all objects with fields (a tagged enum) as one object
+/// with the fields of them all: where two variants give one field different schemas, the
+/// field is either (the tag: an enum of the variants' names).
+fn one_object_of_variants(node: &mut Value) {
+    match node {
+        Value::Object(obj) => {
+            obj.values_mut().for_each(one_object_of_variants);
+            for key in ["oneOf", "anyOf"] {
+                let Some(Value::Array(branches)) = obj.get(key) else {
+                    continue;
+                };
+                if branches.is_empty()
+                    || !branches
+                        .iter()
+                        .all(|b| b.get("properties").is_some_and(Value::is_object))
+                {
+                    continue;
+                }
+                let Some(Value::Array(branches)) = obj.remove(key) else {
+                    continue;
+                };
+                let mut fields = match obj.remove("properties") {
+                    Some(Value::Object(p)) => p,
+                    _ => Map::new(),
+                };
+                for branch in branches {
+                    let Some(Value::Object(props)) = branch.get("properties").cloned() else {
+                        continue;
+                    };
+                    for (k, v) in props {
+                        match fields.get_mut(&k) {
+                            None => {
+                                fields.insert(k, v);
+                            }
+                            Some(mine) => either(mine, v),
+                        }
+                    }
+                }
+                obj.insert("type".into(), Value::from("object"));
+                obj.insert("properties".into(), Value::Object(fields));
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(one_object_of_variants),
+        _ => {}
+    }
+}
+
+/// `mine` widened to accept `theirs` too: constants as one enum, different schemas as `anyOf`.
+fn either(mine: &mut Value, theirs: Value) {
+    if *mine == theirs {
+        return;
+    }
+    let values = |v: &Value| -> Option<Vec<Value>> {
+        v.get("const")
+            .map(|c| vec![c.clone()])
+            .or_else(|| v.get("enum").and_then(Value::as_array).cloned())
+    };
+    if let (Some(mut a), Some(b)) = (values(mine), values(&theirs)) {
+        for v in b {
+            if !a.contains(&v) {
+                a.push(v);
+            }
+        }
+        let ty = mine.get("type").cloned();
+        let mut merged = Map::new();
+        if let Some(ty) = ty {
+            merged.insert("type".into(), ty);
+        }
+        merged.insert("enum".into(), Value::Array(a));
+        *mine = Value::Object(merged);
+        return;
+    }
+    match mine.get_mut("anyOf") {
+        Some(Value::Array(any)) if !any.contains(&theirs) => any.push(theirs),
+        Some(Value::Array(_)) => {}
+        _ => *mine = serde_json::json!({"anyOf": [mine.clone(), theirs]}),
+    }
+}
+
+/// Lists the objects below [`LISTED_DEPTH`] as objects, and drops `required` below the root.
+fn cap(node: &mut Value, depth: usize, root: bool) {
+    let Value::Object(obj) = node else {
+        return;
+    };
+    if !root {
+        obj.remove("required");
+    }
+    if obj.contains_key("properties") && depth >= LISTED_DEPTH {
+        obj.retain(|k, _| k == "type");
+        obj.insert("type".into(), Value::from("object"));
+        return;
+    }
+    for (k, v) in obj.iter_mut() {
+        match (k.as_str(), v) {
+            ("properties", Value::Object(props)) => {
+                props.values_mut().for_each(|p| cap(p, depth + 1, false));
+            }
+            ("anyOf" | "oneOf" | "allOf", Value::Array(branches)) => {
+                branches.iter_mut().for_each(|b| cap(b, depth, false));
+            }
+            ("items", items) => cap(items, depth, false),
+            _ => {}
+        }
+    }
 }
 
 /// The schema with every definition written out (no `$ref`): for documentation, where size
@@ -233,7 +318,7 @@ pub(crate) fn compact(mut schema: Value) -> Value {
 fn inline_all(mut schema: Value) -> Value {
     let defs = take_defs(&mut schema);
     for _ in 0..=defs.len() {
-        if !write_out(&mut schema, &defs, &[]) {
+        if !write_out(&mut schema, &defs) {
             break;
         }
     }
@@ -251,31 +336,15 @@ fn def_name(reference: &str) -> Option<&str> {
     reference.strip_prefix("#/$defs/")
 }
 
-fn refs_to(node: &Value, name: &str) -> usize {
-    match node {
-        Value::Object(obj) => {
-            let here = obj
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(def_name)
-                .is_some_and(|n| n == name) as usize;
-            here + obj.values().map(|v| refs_to(v, name)).sum::<usize>()
-        }
-        Value::Array(items) => items.iter().map(|v| refs_to(v, name)).sum(),
-        _ => 0,
-    }
-}
-
-/// Replaces each `$ref` to a definition not in `keep` by the definition (with the `$ref`'s
-/// sibling keywords over it). True when something was replaced.
-fn write_out(node: &mut Value, defs: &Map<String, Value>, keep: &[String]) -> bool {
+/// Replaces each `$ref` by the definition it names (with the `$ref`'s sibling keywords over
+/// it). True when something was replaced.
+fn write_out(node: &mut Value, defs: &Map<String, Value>) -> bool {
     match node {
         Value::Object(obj) => {
             let target = obj
                 .get("$ref")
                 .and_then(Value::as_str)
                 .and_then(def_name)
-                .filter(|n| !keep.iter().any(|k| k == n))
                 .and_then(|n| defs.get(n));
             if let Some(Value::Object(def)) = target {
                 let mut written = def.clone();
@@ -284,18 +353,18 @@ fn write_out(node: &mut Value, defs: &Map<String, Value>, keep: &[String]) -> bo
                     merge_keyword(&mut written, k, v);
                 }
                 *obj = written;
-                write_out(node, defs, keep);
+                write_out(node, defs);
                 return true;
             }
             let mut changed = false;
             for v in obj.values_mut() {
-                changed |= write_out(v, defs, keep);
+                changed |= write_out(v, defs);
             }
             changed
         }
         Value::Array(items) => items
             .iter_mut()
-            .fold(false, |changed, v| write_out(v, defs, keep) | changed),
+            .fold(false, |changed, v| write_out(v, defs) | changed),
         _ => false,
     }
 }
@@ -467,18 +536,21 @@ mod tests {
     }
 
     #[test]
-    fn fields_named_like_keywords_stay_and_a_variant_keeps_its_struct_fields() {
+    fn a_tagged_enum_is_listed_as_one_object_with_every_variants_fields() {
         let s = schema::<Tagged>(SchemaForm::Listed);
-        let described = &s["oneOf"][0];
         assert_eq!(
-            described["properties"],
-            json!({"description": {"type": "string"}, "title": {"type": "string"}, "kind": {"type": "string", "const": "described"}}),
+            s["properties"]["kind"],
+            json!({"type": "string", "enum": ["described", "other"]}),
             "{s}"
         );
-        assert_eq!(
-            described["required"],
-            json!(["description", "title", "kind"])
-        );
+        // Fields named like keywords stay fields.
+        for k in ["description", "title", "size"] {
+            assert!(s["properties"].get(k).is_some(), "{k}: {s}");
+        }
+        assert!(s.get("oneOf").is_none(), "{s}");
+        // Documented, the variants stay apart.
+        let d = schema::<Tagged>(SchemaForm::Documented);
+        assert_eq!(d["oneOf"].as_array().map(Vec::len), Some(2), "{d}");
     }
 
     #[derive(Serialize, JsonSchema)]
@@ -498,7 +570,14 @@ mod tests {
     fn a_reply_schema_carries_what_a_model_reads_and_no_more() {
         let s = schema::<Reply>(SchemaForm::Listed);
         let text = s.to_string();
-        for gone in ["title", "description", "format", "A long comment"] {
+        for gone in [
+            "title",
+            "description",
+            "format",
+            "A long comment",
+            "$ref",
+            "$defs",
+        ] {
             assert!(!text.contains(gone), "{gone} in {text}");
         }
         // The failure's fields are beside the reply's; only what both have is required.
@@ -508,29 +587,44 @@ mod tests {
         }
         // Left out when empty: never null. Always there: may be null.
         assert_eq!(s["properties"]["history_entry"], json!({"type": "integer"}));
-        assert_eq!(
-            s["$defs"]["Big"]["properties"]["note"]["type"],
-            json!(["string", "null"])
-        );
-        assert_eq!(
-            s["$defs"]["Big"]["properties"]["hash"],
-            json!({"type": "string"})
-        );
-        // A big definition used twice stays one definition; a small one is written out.
-        assert_eq!(
-            s["properties"]["files"]["items"],
-            json!({"$ref": "#/$defs/Big"})
-        );
-        assert_eq!(
-            s["properties"]["first"],
-            json!({"type": "object", "properties": {"line": {"type": "integer"}}, "required": ["line"]})
-        );
+        let big = &s["properties"]["files"]["items"];
+        assert_eq!(big["properties"]["note"]["type"], json!(["string", "null"]));
+        assert_eq!(big["properties"]["hash"], json!({"type": "string"}));
+        // Only the reply's own fields are required.
+        assert!(big.get("required").is_none(), "{big}");
         // An enum of documented unit variants is one enum list.
         assert_eq!(
-            s["$defs"]["Big"]["properties"]["status"],
+            big["properties"]["status"],
             json!({"type": "string", "enum": ["Written", "Unchanged"]})
         );
-        assert_eq!(s["$defs"].as_object().unwrap().len(), 1, "{text}");
+        // Two levels: the fields of a listed object's objects are in the documented form.
+        assert_eq!(
+            s["properties"]["first"]["properties"]["line"],
+            json!({"type": "integer"})
+        );
+        let d = schema::<Deep>(SchemaForm::Listed);
+        assert_eq!(
+            d["properties"]["outer"]["properties"]["inner"],
+            json!({"type": "object"}),
+            "{d}"
+        );
+        let full = schema::<Deep>(SchemaForm::Documented);
+        assert!(
+            full["properties"]["outer"]["properties"]["inner"]["properties"]["line"].is_object(),
+            "{full}"
+        );
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Outer {
+        inner: Small,
+    }
+
+    #[derive(Serialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Deep {
+        outer: Outer,
     }
 
     #[test]

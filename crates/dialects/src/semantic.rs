@@ -31,25 +31,43 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
         ToolSpec {
             name: "file_read",
             dialect,
-            description: READ_DESCRIPTION,
+            description: if dialect == "filekit" {
+                CURATED_READ_DESCRIPTION
+            } else {
+                READ_DESCRIPTION
+            },
             input_schema: READ_SCHEMA.clone(),
             read_only: true,
             destructive: false,
             idempotent: true,
             run: file_read,
             reject,
+            guide: if dialect == "filekit" {
+                READ_DESCRIPTION
+            } else {
+                ""
+            },
             reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file_edit",
             dialect,
-            description: EDIT_DESCRIPTION,
+            description: if dialect == "filekit" {
+                CURATED_EDIT_DESCRIPTION
+            } else {
+                EDIT_DESCRIPTION
+            },
             input_schema: EDIT_SCHEMA.clone(),
             read_only: false,
             destructive: true,
             idempotent: false,
             run: file_edit,
             reject,
+            guide: if dialect == "filekit" {
+                EDIT_DESCRIPTION
+            } else {
+                ""
+            },
             reply: crate::ReplySchema::Listed,
         },
     ]
@@ -123,6 +141,12 @@ fn locate_keyed(parsed: &Parsed, target: &str) -> Result<Vec<(Found, Option<usiz
 
 // ---------------------------------------------------------------------------------------------
 // file_read
+
+/// What the curated table lists; its guide is [`READ_DESCRIPTION`], the `semantic` table's.
+const CURATED_READ_DESCRIPTION: &str = "\
+Read part of a file by what it is, not by line numbers: a code symbol (`symbol`: \"UserService.findById\"; TS/JS, Python, Rust, Go, Java), a JSON or YAML value (`path`: a JSONPath like \"$.scripts.build\"), a CSS rule or HTML element (`selector`), an XML node (`xpath`), a Markdown section (`heading`), or the file's outline (`format`: \"summary\"). A target not found lists the nearest ones.
+
+Example: {\"file\": \"src/user.ts\", \"symbol\": \"UserService.findById\"}";
 
 const READ_DESCRIPTION: &str = "\
 Read part of a file by what it is instead of by line numbers: a code symbol, a JSON or YAML \
@@ -525,6 +549,14 @@ pub(crate) fn failed(file: &str, err: &FkError) -> ToolReply {
 
 // ---------------------------------------------------------------------------------------------
 // file_edit
+
+/// What the curated table lists; its guide is [`EDIT_DESCRIPTION`], the `semantic` table's.
+const CURATED_EDIT_DESCRIPTION: &str = "\
+Edit a file by what it is, not by line numbers. `target` names a code symbol (\"UserService.findById\"), a JSONPath, a CSS selector, an XPath or a Markdown heading; `operation` is replace, replace_body, insert_before, insert_after, insert_into (`position`), wrap (`wrapper`) or delete; `content` is indented to its place for you. Several targets of one file go in `edits`, applied together. A result that would not parse is refused unless `force`. `dryRun` writes nothing; `preview` writes the edit too.
+
+Refactors: `refactor` instead of `target`: rename_symbol (`symbol`, `newName`; its importers change too), extract_function/method/variable/constant/type (`selectionRange`, `extractedName`), inline_variable, inline_function, organize_imports, remove_unused_imports, add_import, convert_to_arrow, convert_to_async. Every file changes or none; undo reverts it all.
+
+Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}";
 
 const EDIT_DESCRIPTION: &str = "\
 Edit a file by what it is instead of by line numbers: replace a function, replace its body, \
