@@ -517,8 +517,17 @@ fn engine_splices(s: &Splices, shift: usize) -> Vec<filekit_core::splices::Splic
         .collect()
 }
 
+/// A hunk's report as the reply gives it: the placer's, with the closest text of a hunk found
+/// nowhere as `near_miss.text` (in the curated table, `found` is always a count: the size a
+/// bound was met at).
 fn hunk_json(h: &HunkReport) -> Value {
-    serde_json::to_value(h).unwrap_or_else(|e| json!({"error": e.to_string()}))
+    let mut v = serde_json::to_value(h).unwrap_or_else(|e| json!({"error": e.to_string()}));
+    if let Some(Value::Object(nm)) = v.get_mut("near_miss")
+        && let Some(text) = nm.remove("found")
+    {
+        nm.insert("text".into(), text);
+    }
+    v
 }
 
 fn file_json(p: &Planned) -> serde_json::Map<String, Value> {

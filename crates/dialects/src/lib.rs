@@ -844,8 +844,12 @@ mod tests {
                         t.name
                     );
                 } else {
-                    assert_eq!(
-                        first.description, t.description,
+                    // One tool, said in full in one table and in short (with the full text
+                    // as its guide) in the other.
+                    assert!(
+                        first.description == t.description
+                            || first.guide == t.description
+                            || t.guide == first.description,
                         "two different tools named {}",
                         t.name
                     );

@@ -237,3 +237,28 @@ fn preview_says_it_writes() {
         }
     }
 }
+
+/// Every curated tool that writes names the history entry of what it wrote (`undo` takes it),
+/// as `history_entry`, an integer: in the reply, or in each step of a reply that lists several
+/// (undo `last: 3`).
+#[test]
+fn every_curated_write_names_its_history_entry() {
+    let integer = |entry: &Value| {
+        entry["type"] == "integer"
+            || entry["type"]
+                .as_array()
+                .is_some_and(|t| t.contains(&Value::from("integer")))
+    };
+    for spec in select_tools("filekit").unwrap() {
+        if !spec.destructive || OFF_CONVENTION.contains(&spec.name) {
+            continue;
+        }
+        let schema = documented_output_schema(&spec);
+        let props = schema["properties"].as_object().unwrap();
+        let named = props.get("history_entry").is_some_and(integer)
+            || props
+                .values()
+                .any(|p| integer(&p["items"]["properties"]["history_entry"]));
+        assert!(named, "{}: no history_entry in {schema}", spec.name);
+    }
+}
