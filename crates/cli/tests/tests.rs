@@ -37,6 +37,7 @@ mod move_imports;
 mod parser_bounds;
 mod planted_state;
 mod replace_verb;
+mod reply_budgets;
 mod scale;
 mod search;
 mod semantic;

@@ -498,6 +498,11 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             obj.insert("truncated".into(), json!(true));
         }
         let first_line = lines_of.position(range.start).line;
+        // The numbered lines are the file's lines: the first keeps the indentation before the
+        // target, as every other line keeps its own.
+        let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let lead = &text[line_start..range.start];
+        let lead = if lead.trim().is_empty() { lead } else { "" };
         text_out.push_str(&format!(
             "==> {} {ty} {} ({}, lines {}-{}) <==\n{}",
             args.file,
@@ -505,7 +510,7 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             f.kind,
             first_line,
             last_line(text, &lines_of, &range),
-            number_lines(&content, first_line)
+            number_lines(&format!("{lead}{content}"), first_line)
         ));
         if !text_out.ends_with('\n') {
             text_out.push('\n');
@@ -1053,7 +1058,8 @@ fn write(
                 "target": planned[*i].target,
                 "range": {"start": [a.line, a.column], "end": [b.line, b.column]},
             });
-            if preview || dry_run {
+            // The diff says what each edit does; preview asks for the texts too.
+            if preview {
                 c["oldContent"] = json!(&text[*s..*e]);
                 c["newContent"] = json!(new);
             }
@@ -1109,12 +1115,11 @@ fn write(
     if let Some(h) = shape::current_hash(fr) {
         value["contentHash"] = json!(h);
     }
+    // A semantic edit is made without reading the lines it changes: its reply shows them.
     let (diff, cut) = shape::capped_diff(&fr.diff);
-    if dry_run || preview {
-        value["diff"] = json!(diff);
-        if let Some(c) = &cut {
-            value["diffTruncated"] = json!(c);
-        }
+    value["diff"] = json!(diff);
+    if let Some(c) = &cut {
+        value["diffTruncated"] = json!(c);
     }
     let text_out = format!("{summary}\n{diff}");
     ToolReply::new(value, false, text_out)

@@ -708,7 +708,9 @@ pub fn through_filekit_call(dialect: &str, all: &[Case]) {
 }
 
 /// Runs every case through `filekit call` like [`through_filekit_call`], and checks each
-/// reply against the output schema the table lists for its tool (`filekit tools --json`).
+/// reply against the output schema the table lists for its tool (`filekit tools --json`, the
+/// fields one level deep) and against its whole schema (every field at every depth, as
+/// `docs/tools/` gives it).
 pub fn through_filekit_call_against_schemas(dialect: &str, all: &[Case]) {
     let listing = Command::new(env!("CARGO_BIN_EXE_filekit"))
         .args(["tools", "--json", "--dialect", dialect])
@@ -728,21 +730,30 @@ pub fn through_filekit_call_against_schemas(dialect: &str, all: &[Case]) {
         let before = contents(&sb, c);
         let answer = via_call(&sb, dialect, c.tool, &rooted(&c.args, &root_of(&sb)));
         wrong.extend(check(c, "filekit call", &sb, &before, &answer));
-        let schema = schema_of(c.tool);
-        let validator = jsonschema::validator_for(&schema)
-            .unwrap_or_else(|e| panic!("{}: the output schema does not compile: {e}", c.tool));
-        let errors: Vec<String> = validator
-            .iter_errors(&answer.value)
-            .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect();
-        if !errors.is_empty() {
-            wrong.push(format!(
-                "{} [filekit call]: the reply does not fit {}'s output schema: {}\n{}",
-                c.name,
-                c.tool,
-                errors.join("; "),
-                answer.value
-            ));
+        let spec = filekit_dialects::tools(Some(dialect))
+            .into_iter()
+            .find(|t| t.name == c.tool)
+            .unwrap_or_else(|| panic!("{} is not a tool of {dialect}", c.tool));
+        for (form, schema) in [
+            ("listed", schema_of(c.tool)),
+            ("whole", filekit_dialects::documented_output_schema(&spec)),
+        ] {
+            let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| {
+                panic!("{}: the {form} output schema does not compile: {e}", c.tool)
+            });
+            let errors: Vec<String> = validator
+                .iter_errors(&answer.value)
+                .map(|e| format!("{} at {}", e, e.instance_path()))
+                .collect();
+            if !errors.is_empty() {
+                wrong.push(format!(
+                    "{} [filekit call]: the reply does not fit {}'s {form} output schema: {}\n{}",
+                    c.name,
+                    c.tool,
+                    errors.join("; "),
+                    answer.value
+                ));
+            }
         }
     }
     assert!(
