@@ -381,11 +381,11 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             }
         }
         let (content, truncated) = cap_lines(&lines, args.max_lines);
+        // The outline once: as lines in the text a model reads, as entries in the reply.
         let value = json!({
             "file": args.file,
             "target": {"type": targets.first().map_or("file", |t| t.0), "value": targets.first().map_or(args.file.clone(), |t| t.1.clone())},
             "format": "summary",
-            "content": content,
             "outline": entries,
             "truncated": truncated,
         });
