@@ -32,6 +32,9 @@ pub struct CallArgs {
     /// The tool call as JSON; without it the call is read from standard input.
     #[arg(long = "json", value_name = "CALL")]
     call: Option<String>,
+    /// The tool call as JSON, as --json takes it (`filekit call '{"tool_name": ...}'`).
+    #[arg(value_name = "CALL", conflicts_with = "call")]
+    call_given: Option<String>,
     /// Look the tool up in these tables only (comma-separated, as `serve --tools`): needed
     /// where two tables have a tool of one name that takes different arguments.
     #[arg(long = "tools", value_name = "TABLES")]
@@ -46,7 +49,7 @@ const NAME_KEYS: &[&str] = &["tool_name", "name", "tool"];
 const ARGS_KEYS: &[&str] = &["tool_args", "arguments", "parameters", "args"];
 
 pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
-    let source = match args.call {
+    let source = match args.call.or(args.call_given) {
         Some(s) => s,
         None => {
             if std::io::stdin().is_terminal() {

@@ -279,8 +279,8 @@ enum Verb {
 
 #[derive(Args)]
 struct ToolsArgs {
-    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit, codex).
-    #[arg(long)]
+    /// Only the tools of this dialect.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(filekit_dialects::DIALECTS))]
     dialect: Option<String>,
     /// Print the tool specs (names, descriptions, input and output schemas) as JSON.
     #[arg(long)]
@@ -367,6 +367,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         .with_protected_writes(global.allow_protected_writes)
         .with_secret_reads(global.allow_secret_reads)
         .with_trust(global.trust_workspace)
+        .with_add_root_hint(Some("add its folder with --root DIR"))
         .with_max_file_size(
             global
                 .max_file_size
@@ -526,15 +527,7 @@ pub fn fail_early(err: &FkError) -> u8 {
 }
 
 fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
-    if let Some(d) = dialect
-        && !filekit_dialects::DIALECTS.contains(&d)
-    {
-        eprintln!(
-            "filekit: unknown dialect '{d}' (dialects: {})",
-            filekit_dialects::DIALECTS.join(", ")
-        );
-        return EXIT_BAD_REQUEST;
-    }
+    // clap has checked `dialect` against the tables (possible values).
     if markdown && let Some(d) = dialect {
         print!("{}", tooldocs::page(d));
         return EXIT_OK;

@@ -36,6 +36,7 @@ mod mcp_filesystem_golden;
 mod move_imports;
 mod parser_bounds;
 mod planted_state;
+mod readme_examples;
 mod replace_verb;
 mod reply_budgets;
 mod scale;

@@ -533,15 +533,15 @@ fn ambiguous_tool(name: &str, tables: &[&str]) -> ToolReply {
 /// `read_file` or `fs_reed` is told what it meant.
 fn unknown_tool(name: &str) -> ToolReply {
     let close = closest_tool_names(name);
-    let all: Vec<&str> = TABLE.iter().map(|t| t.name).collect();
+    let mut all: Vec<&str> = TABLE.iter().map(|t| t.name).collect();
+    all.sort_unstable();
+    all.dedup();
+    // The whole list (over 60 names) would bury the answer: `filekit tools` shows it by table.
+    let list = "`filekit tools` lists every tool by table";
     let hint = if close.is_empty() {
-        format!("available tools: {}", all.join(", "))
+        list.to_string()
     } else {
-        format!(
-            "did you mean {}? (all tools: {})",
-            close.join(" or "),
-            all.join(", ")
-        )
+        format!("did you mean {}? ({list})", close.join(" or "))
     };
     let err = FkError::new(ErrorCode::UnknownTool, format!("unknown tool '{name}'"))
         .with_hint(hint)
@@ -588,7 +588,15 @@ pub fn closest_tool_names(name: &str) -> Vec<&'static str> {
         .filter(|(score, _)| *score >= 0.5)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored.into_iter().take(3).map(|(_, n)| n).collect()
+    // Two tables may have a tool of one name: it is one suggestion.
+    let mut names: Vec<&'static str> = Vec::new();
+    for (_, n) in scored {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names.truncate(3);
+    names
 }
 
 #[cfg(test)]

@@ -141,8 +141,9 @@ impl Sandbox {
                 }
                 let ft = e.file_type().unwrap();
                 if ft.is_dir() {
-                    // `.filekit/` appears with the cookies: only what is in it counts.
-                    if !p.ends_with(".filekit") {
+                    // `.filekit/` appears with the cookies and the (empty) journal folder
+                    // with the first write: only what is in them counts.
+                    if !p.ends_with(".filekit") && !p.ends_with(".filekit/journal") {
                         out.insert(p.clone(), b"<dir>".to_vec());
                     }
                     walk(&p, out);
