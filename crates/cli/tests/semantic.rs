@@ -1,4 +1,4 @@
-//! The `semantic` table (`file_read`, `file_edit` of document 004) through `filekit call`, the
+//! The `semantic` table (`file_read`, `file_edit`) through `filekit call`, the
 //! way an agent calls it, and `filekit read --symbol/--path/--heading/--outline`.
 
 use crate::common;
@@ -442,7 +442,7 @@ fn json_by_jsonpath_keeps_comments() {
         run.json["content"],
         "{\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  }"
     );
-    // The range of a member starts at its key (seed 004's JSON path read), the content is its value.
+    // The range of a member starts at its key (as a JSON path read shows it), the content is its value.
     assert_eq!(run.json["range"]["start"], json!({"line": 4, "column": 2}));
     assert_eq!(run.json["range"]["end"], json!({"line": 7, "column": 3}));
     assert_eq!(run.json["kind"], "object");
