@@ -542,7 +542,7 @@ fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
                     "mcp_name": t.mcp_name(),
                     "dialect": t.dialect,
                     "description": t.description,
-                    "input_schema": t.input_schema,
+                    "input_schema": filekit_dialects::input_schema(t),
                     "output_schema": filekit_dialects::output_schema(t),
                     "read_only": t.read_only,
                     "destructive": t.destructive,

@@ -38,6 +38,7 @@ mod parser_bounds;
 mod planted_state;
 mod readme_examples;
 mod replace_verb;
+mod reply_budgets;
 mod scale;
 mod search;
 mod semantic;

@@ -36,6 +36,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: fs_read,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "fs_write",
@@ -47,6 +49,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: fs_write,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }

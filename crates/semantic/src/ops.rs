@@ -5,7 +5,10 @@
 //! may send code indented any way (or not at all).
 
 use crate::Found;
-use crate::style::{indent_at, is_closer, reindent, reindent_in_place, ws_len};
+use crate::style::{
+    indent_at, is_closer, member_gap, only_comment, reindent, reindent_in_place, sibling_gap,
+    ws_len,
+};
 use filekit_errors::{ErrorCode, FkError};
 
 /// Where `insert_into` puts the new member.
@@ -199,12 +202,24 @@ pub fn plan(
             None => Splice::new(r.start, r.end, String::new()),
         },
         Operation::InsertBefore => match whole_lines(text, r) {
-            Some((s, _)) => Splice::new(s, s, format!("{}\n", reindent(content, &indent))),
+            Some((s, e)) => {
+                let gap = if only_comment(content) {
+                    String::new()
+                } else {
+                    "\n".repeat(sibling_gap(text, s, e))
+                };
+                Splice::new(s, s, format!("{}\n{gap}", reindent(content, &indent)))
+            }
             None => Splice::new(r.start, r.start, format!("{} ", content.trim())),
         },
         Operation::InsertAfter => match whole_lines(text, r) {
-            Some((_, e)) if text[..e].ends_with('\n') => {
-                Splice::new(e, e, format!("{}\n", reindent(content, &indent)))
+            Some((s, e)) if text[..e].ends_with('\n') => {
+                let gap = if only_comment(content) {
+                    String::new()
+                } else {
+                    "\n".repeat(sibling_gap(text, s, e))
+                };
+                Splice::new(e, e, format!("{gap}{}\n", reindent(content, &indent)))
             }
             Some((_, e)) => Splice::new(e, e, format!("\n{}", reindent(content, &indent))),
             None => Splice::new(r.end, r.end, format!(" {}", content.trim())),
@@ -237,6 +252,8 @@ pub fn plan(
         }
         Operation::InsertInto(pos) => {
             let b = target.body.clone().ok_or_else(no_body)?;
+            // A new member is set apart from the others as they are from each other.
+            let gap = "\n".repeat(member_gap(text, members));
             let pos = if *pos == Position::Sorted {
                 let name = first_name(content).to_lowercase();
                 if let Some(next) = members.iter().find(|m| m.name.to_lowercase() > name) {
@@ -248,7 +265,7 @@ pub fn plan(
                     return Ok(Splice::new(
                         at,
                         at,
-                        format!("{}\n", reindent(content, member_indent)),
+                        format!("{}\n{gap}", reindent(content, member_indent)),
                     ));
                 }
                 Position::Last
@@ -266,12 +283,12 @@ pub fn plan(
                     if inside.trim().is_empty() {
                         Splice::new(b.start + 1, b.end - 1, format!("\n{new}\n{indent}"))
                     } else if pos == Position::First {
-                        Splice::new(b.start + 1, b.start + 1, format!("\n{new}"))
+                        Splice::new(b.start + 1, b.start + 1, format!("\n{new}{gap}"))
                     } else {
                         let close = b.end - 1;
                         let ls = line_start(text, close);
                         if ls > b.start && text[ls..close].trim().is_empty() {
-                            Splice::new(ls, ls, format!("{new}\n"))
+                            Splice::new(ls, ls, format!("{gap}{new}\n"))
                         } else {
                             Splice::new(close, close, format!("\n{new}\n{indent}"))
                         }
@@ -300,11 +317,11 @@ pub fn plan(
                     let new = reindent(content, &inner);
                     if pos == Position::First {
                         let s = line_start(text, b.start);
-                        Splice::new(s, s, format!("{new}\n"))
+                        Splice::new(s, s, format!("{new}\n{gap}"))
                     } else {
                         let e = after_line(text, b.end);
                         if text[..e].ends_with('\n') {
-                            Splice::new(e, e, format!("{new}\n"))
+                            Splice::new(e, e, format!("{gap}{new}\n"))
                         } else {
                             Splice::new(e, e, format!("\n{new}"))
                         }

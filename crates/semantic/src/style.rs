@@ -1,9 +1,11 @@
 //! A file's style, as the code that writes into it reads it: its indentation (the step one
 //! level adds, the indentation of a line), how text moves from one indentation to another,
-//! its quotes and whether it ends statements with `;`. Every operation and refactor that
-//! writes code asks here, so that the file's own style wins the same way everywhere.
+//! the blank lines that set siblings apart, its quotes and whether it ends statements with
+//! `;`. Every operation and refactor that writes code asks here, so that the file's own style
+//! wins the same way everywhere.
 
-use crate::ops::BodyStyle;
+use crate::Found;
+use crate::ops::{BodyStyle, after_line};
 use std::ops::Range;
 use tree_sitter::{Node, Tree};
 
@@ -62,6 +64,87 @@ pub(crate) fn ws_len(line: &str) -> usize {
 pub(crate) fn is_closer(line: &str) -> bool {
     let t = line.trim_start();
     t.starts_with(['}', ')', ']']) || t.starts_with("</")
+}
+
+// Blank lines: a new sibling or member is set apart as the file sets its neighbours apart.
+
+/// A line that opens a block: what follows it is the block's first line, not a sibling.
+fn is_opener(line: &str) -> bool {
+    line.trim_end().ends_with(['{', '[', '(', ':'])
+}
+
+/// How many blank lines start at `at` (a line's start).
+fn blank_lines_from(text: &str, at: usize) -> usize {
+    text[at..]
+        .split_inclusive('\n')
+        .take_while(|l| l.ends_with('\n') && l.trim().is_empty())
+        .count()
+}
+
+/// How many blank lines end at `at` (a line's start), and the start of the first of them.
+fn blank_lines_before(text: &str, at: usize) -> (usize, usize) {
+    let (mut n, mut start) = (0, at);
+    while start > 0 {
+        let ls = line_start(text, start - 1);
+        if !text[ls..start].trim().is_empty() {
+            break;
+        }
+        n += 1;
+        start = ls;
+    }
+    (n, start)
+}
+
+/// The blank lines that set a new sibling of the whole lines `s..e` apart, as the file sets
+/// this one apart: the gap after it when a sibling follows, else the gap before it when one
+/// precedes, else none (a first member has no gap after its opening line).
+pub(crate) fn sibling_gap(text: &str, s: usize, e: usize) -> usize {
+    let after = blank_lines_from(text, e);
+    let next: usize = text[e..]
+        .split_inclusive('\n')
+        .take(after)
+        .map(str::len)
+        .sum::<usize>()
+        + e;
+    if next < text.len() && !is_closer(&text[next..after_line(text, next)]) {
+        return after;
+    }
+    let (before, first) = blank_lines_before(text, s);
+    if first > 0 && !is_opener(&text[line_start(text, first - 1)..first]) {
+        return before;
+    }
+    0
+}
+
+/// Content that is only a comment: it belongs to the line it is put beside, with no gap.
+pub(crate) fn only_comment(content: &str) -> bool {
+    let mut lines = content
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    lines.peek().is_some()
+        && lines.all(|l| {
+            ["//", "/*", "*", "#", "<!--", "-->"]
+                .iter()
+                .any(|c| l.starts_with(c))
+        })
+}
+
+/// The blank lines between a body's members (the first two), or none when it has fewer.
+pub(crate) fn member_gap(text: &str, members: &[Found]) -> usize {
+    let [a, b, ..] = members else {
+        return 0;
+    };
+    let end = after_line(text, a.range.end.saturating_sub(1).max(a.range.start));
+    let start = line_start(text, b.range.start);
+    if end > start {
+        return 0;
+    }
+    text[end..start]
+        .split_inclusive('\n')
+        .filter(|l| l.trim().is_empty())
+        .count()
 }
 
 /// `content` with its common indentation replaced by `indent` on every non-empty line,
