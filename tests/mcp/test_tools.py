@@ -23,9 +23,14 @@ def unique(tools):
 
 def clashing(tools):
     """The names that tables define differently (the MCP filesystem server's and Desktop
-    Commander's read_file): `--tools all` leaves them out."""
+    Commander's read_file): `--tools all` leaves them out. The curated `filekit` table lists
+    its arguments bare (no descriptions): a tool it shares with another table (file_read,
+    apply_patch) is the same tool, compared in the other table's described form."""
+    shared = {t["mcp_name"] for t in tools if t["dialect"] != "filekit"}
     schemas = {}
     for t in tools:
+        if t["dialect"] == "filekit" and t["mcp_name"] in shared:
+            continue
         schemas.setdefault(t["mcp_name"], set()).add(json.dumps(t["input_schema"], sort_keys=True))
     return {name for name, shapes in schemas.items() if len(shapes) > 1}
 
@@ -224,10 +229,11 @@ async def test_many_calls_in_flight_at_once(connect, workspace):
 
 
 async def test_a_call_of_many_megabytes_round_trips(connect, workspace):
-    # The largest file filekit writes whole (2 MiB), as "\n"-heavy JSON: 4 MiB on the wire.
+    # A 2 MiB file as "\n"-heavy JSON: 4 MiB on the wire. The server holds files of up to 4 MiB
+    # whole here (--max-file-size): a Write of more is refused, nothing written.
     big = "y\n" * (1024 * 1024)
     too_big = "y" * (6 * 1024 * 1024) + "\n"
-    async with connect("--tools", "claude") as session:
+    async with connect("--tools", "claude", "--max-file-size", "4M") as session:
         write = await session.call_tool("Write", {"file_path": "big.txt", "content": big})
         read = await session.call_tool("Read", {"file_path": "big.txt", "limit": 1})
         refused = await session.call_tool("Write", {"file_path": "huge.txt", "content": too_big})
@@ -248,7 +254,7 @@ async def test_curated_read_then_edit_with_the_version_read(connect, workspace):
         assert read.isError  # one file of three failed; the other two are there
         app, notes, gone = read.structuredContent["files"]
         assert app["content"] == "def main():\n    return 1\n" and app["start_line"] == 3
-        assert notes["success"] and not gone["success"]
+        assert "error" not in notes and gone["error_code"] == "NOT_FOUND"
         assert "     3\tdef main():" in text_of(read)
         edit = await session.call_tool("edit_files", {"files": [
             {"path": "src/app.py", "edits": [
@@ -266,7 +272,7 @@ async def test_curated_read_then_edit_with_the_version_read(connect, workspace):
         stale = await session.call_tool("edit_files", {"files": [{"path": "src/app.py", "edits": [
             {"replace_lines": {"start": 1, "end": 1, "new": "x", "content_hash": app["content_hash"]}}]}]})
         assert stale.isError and not (stale.meta or {}).get("filekit/rejected")
-        assert stale.structuredContent["files"][0]["error"]["code"] == "CONFLICT"
+        assert stale.structuredContent["files"][0]["error_code"] == "CONFLICT"
     assert (workspace / "src" / "app.py").read_text() == "import os\nimport sys\n\ndef main():\n    return 2\n"
     assert (workspace / "notes.md").read_text() == "# Notes\nDEBUG = False\n"
     assert (workspace / "new" / "file.txt").read_text() == "hello\n"

@@ -40,11 +40,11 @@ async def test_a_stale_edit_is_merged_and_an_overlapping_one_conflicts(connect, 
         conflict = await session.call_tool("edit_files", {"files": [{"path": "a.txt", "base_hash": v1, "edits": [
             {"replace_lines": {"start": 14, "end": 15, "new": "ours 14\nours 15"}}]}]})
         assert conflict.isError
-        err = conflict.structuredContent["files"][0]["error"]
-        assert err["code"] == "CONFLICT"
+        err = conflict.structuredContent["files"][0]
+        assert err["error_code"] == "CONFLICT"
         c = err["details"]["conflicts"][0]
         assert c["current"] == "theirs 15\n" and c["yours"] == "ours 14\nours 15\n"
-        assert "lines 14-15" in err["message"]
+        assert "lines 14-15" in err["error"]
     expected = "header\n" + NUMBERED.replace("line 5\n", "ours 5\n").replace(
         "line 10\n", "ours 10\n").replace("line 15\n", "theirs 15\n")
     assert (workspace / "a.txt").read_text() == expected
@@ -56,13 +56,13 @@ async def test_reads_since_a_version(connect, workspace):
         v1 = await read_hash(session, "a.txt")
         same = await session.call_tool("read_files", {"files": [{"path": "a.txt", "since_hash": v1[:8]}]})
         entry = same.structuredContent["files"][0]
-        assert entry["unchanged"] is True and entry["content"] == ""
+        assert entry["unchanged"] is True and "content" not in entry
         assert "unchanged since" in text_of(same)
         await session.call_tool("edit_files", {"files": [{"path": "a.txt", "edits": [
             {"str_replace": {"old": "line 12\n", "new": "twelve\n"}}]}]})
         changed = await session.call_tool("read_files", {"files": [{"path": "a.txt", "since_hash": v1}]})
         entry = changed.structuredContent["files"][0]
-        assert "-line 12\n+twelve\n" in entry["diff"] and entry["content"] == ""
+        assert "-line 12\n+twelve\n" in entry["diff"] and "content" not in entry
         assert "line 3\n" not in text_of(changed)
         unknown = await session.call_tool("read_files", {"files": [{"path": "a.txt", "since_hash": "0123456789abcdef"}]})
         entry = unknown.structuredContent["files"][0]
@@ -78,8 +78,8 @@ async def test_a_lease_of_one_server_is_respected_by_another(connect, workspace)
         edit = {"files": [{"path": "a.txt", "edits": [{"replace_lines": {"start": 1, "end": 1, "new": "bob"}}]}]}
         refused = await bob.call_tool("edit_files", edit)
         assert refused.isError
-        err = refused.structuredContent["files"][0]["error"]
-        assert err["code"] == "LOCKED" and holder in err["message"]
+        err = refused.structuredContent["files"][0]
+        assert err["error_code"] == "LOCKED" and holder in err["error"]
         assert (workspace / "a.txt").read_text() == NUMBERED
         not_his = await bob.call_tool("unlock", {"paths": ["a.txt"]})
         assert not_his.isError
