@@ -86,6 +86,8 @@ pub struct Workspace {
     protected_writes: bool,
     /// Whether tools may read the credentials under the home folder (off by default).
     secret_reads: bool,
+    /// The bytes one reply carries (see [`crate::limits::ReplyBudget`]).
+    max_reply_bytes: u64,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -321,6 +323,7 @@ impl Workspace {
             root_ids,
             protected_writes: false,
             secret_reads: false,
+            max_reply_bytes: crate::limits::MAX_REPLY_BYTES,
         })
     }
 
@@ -348,6 +351,23 @@ impl Workspace {
     /// True when tools may read credentials.
     pub fn secret_reads(&self) -> bool {
         self.secret_reads
+    }
+
+    /// Sets the bytes one reply carries ([`crate::limits::MAX_REPLY_BYTES`] unless the person
+    /// who starts filekit says otherwise).
+    pub fn with_max_reply_bytes(mut self, max: u64) -> Workspace {
+        self.max_reply_bytes = max.max(1);
+        self
+    }
+
+    /// The bytes one reply carries.
+    pub fn max_reply_bytes(&self) -> u64 {
+        self.max_reply_bytes
+    }
+
+    /// A budget for one reply: each call that returns files, entries or matches takes one.
+    pub fn reply_budget(&self) -> crate::limits::ReplyBudget {
+        crate::limits::ReplyBudget::new(self.max_reply_bytes)
     }
 
     /// The places filekit's state takes in root `i` (absolute), which no walk enters.

@@ -20,7 +20,7 @@ use crate::wire::{EditReportJson, status_word};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::FkError;
 use filekit_core::edit::FileStatus;
-use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::read::{ReadContent, ReadOptions, read_file_within};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use filekit_core::text::number_lines;
@@ -155,6 +155,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut images = Vec::new();
     let mut failed = 0;
+    let budget = ws.reply_budget();
     for spec in &args.files {
         let opts = ReadOptions {
             since_hash: spec.since_hash.clone(),
@@ -163,7 +164,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             images: true,
             max_lines: None,
         };
-        let read = read_file(ws, &spec.path, &opts);
+        let read = read_file_within(ws, &spec.path, &opts, &budget);
         let mut entry =
             serde_json::to_value(&read).unwrap_or_else(|e| json!({"error": e.to_string()}));
         match &read.result {
@@ -432,6 +433,13 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         summary.push_str(&format!(
             "; {} diff(s) left out of this reply to keep it short (the changes are made as reported)",
             budget.cut
+        ));
+    }
+    if out.previews_cut > 0 {
+        summary.push_str(&shape::previews_cut_note(
+            ws,
+            out.previews_cut,
+            "`files` or `directory`",
         ));
     }
     let diffs: String = entries

@@ -267,6 +267,16 @@ pub(crate) fn run_tree_replace(
     filekit_core::replace::tree_replace(ws, &request)
 }
 
+/// What a tree-wide dry run's reply says of the files whose diffs the reply's bytes left out
+/// (`narrow` names the tool's arguments that choose the files).
+pub(crate) fn previews_cut_note(ws: &filekit_core::Workspace, cut: usize, narrow: &str) -> String {
+    format!(
+        "; the diffs of {cut} more file(s) are not in this dry run's reply: the ones before them \
+         took the {} bytes one reply carries (narrow {narrow} to see them)",
+        ws.max_reply_bytes()
+    )
+}
+
 /// The diffs of a reply about many files: whole diffs while [`MAX_REPLY_DIFF`] lasts, then
 /// none, counting those left out.
 pub(crate) struct DiffBudget {
