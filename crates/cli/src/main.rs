@@ -20,6 +20,7 @@ mod serve;
 mod setup;
 mod state;
 mod style;
+mod terminal;
 mod tooldocs;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -144,6 +145,11 @@ pub struct GlobalArgs {
     /// ~/.aws/, ~/.netrc, ~/.git-credentials, ...), refused by default when a root holds them.
     #[arg(long, global = true)]
     allow_secret_reads: bool,
+    /// The most one reply carries, in bytes: the files a read of many returns, a listing's
+    /// entries, a search's matches, a dry run's diffs. Past it a reply is cut and says where
+    /// to go on.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = filekit_core::limits::MAX_REPLY_BYTES)]
+    max_reply_bytes: u64,
     /// Trust the workspace's code: allow the language servers of the semantic refactors
     /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
     /// language server runs the workspace's code (its configuration, toolchain, compiler,
@@ -338,6 +344,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         .with_git_writes(global.allow_git_writes)
         .with_protected_writes(global.allow_protected_writes)
         .with_secret_reads(global.allow_secret_reads)
+        .with_max_reply_bytes(global.max_reply_bytes)
         .with_trust(global.trust_workspace);
     let state = match workspace_state(global, &ws.roots()[0], !global.read_only) {
         Ok(state) => state,
@@ -478,7 +485,7 @@ pub fn history_warning(ws: &Workspace) {
 
 /// Prints a failure that stopped a verb before it ran, and gives the exit code for it.
 pub fn fail_early(err: &FkError) -> u8 {
-    eprintln!("filekit: {err}");
+    eprintln!("filekit: {}", terminal::text(&err.to_string()));
     EXIT_BAD_REQUEST
 }
 

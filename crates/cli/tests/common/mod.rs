@@ -1,6 +1,8 @@
 //! Shared helpers: a temporary workspace and ways to run the real `filekit` binary in it.
 #![allow(dead_code)] // each test file uses a different part of this module
 
+pub mod mcp;
+
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
