@@ -168,6 +168,12 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
     if !f.diff.is_empty() {
         print!("{}", style.diff(&f.diff));
     }
+    if f.diff_truncated {
+        println!(
+            "{}",
+            style.dim("... (the diff of this large file stops here; its other changes are made all the same)")
+        );
+    }
     for o in &f.edits {
         // Edits are numbered from 1, as a person counts them in the plan.
         let what = match &o.label {

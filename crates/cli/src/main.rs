@@ -18,6 +18,7 @@ mod review;
 mod search;
 mod serve;
 mod setup;
+mod signals;
 mod state;
 mod style;
 mod terminal;
@@ -145,11 +146,11 @@ pub struct GlobalArgs {
     /// ~/.aws/, ~/.netrc, ~/.git-credentials, ...), refused by default when a root holds them.
     #[arg(long, global = true)]
     allow_secret_reads: bool,
-    /// The most one reply carries, in bytes: the files a read of many returns, a listing's
-    /// entries, a search's matches, a dry run's diffs. Past it a reply is cut and says where
-    /// to go on.
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = filekit_core::limits::MAX_REPLY_BYTES)]
-    max_reply_bytes: u64,
+    /// The most one reply carries (bytes, or with K, M or G; default 4M): the files a read
+    /// of many returns, a listing's entries, a search's matches, a dry run's diffs. Past it a
+    /// reply is cut and says where to go on.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_max_reply_bytes)]
+    max_reply_bytes: Option<u64>,
     /// Trust the workspace's code: allow the language servers of the semantic refactors
     /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
     /// language server runs the workspace's code (its configuration, toolchain, compiler,
@@ -184,6 +185,35 @@ pub struct GlobalArgs {
     /// `serve`: `filekit-serve-<pid>`).
     #[arg(long, value_name = "NAME", global = true)]
     holder: Option<String>,
+    /// The largest file filekit holds whole (bytes, or with K, M or G; default 32M). Larger
+    /// files are streamed: read by line ranges (from either end), edited by lines, text and
+    /// patterns, and replaced across a tree in bounded memory, without merges of older
+    /// versions or near-miss suggestions.
+    #[arg(long, value_name = "SIZE", global = true, value_parser = parse_max_file_size)]
+    max_file_size: Option<u64>,
+}
+
+/// `--max-file-size`: a size, at least [`filekit_core::limits::MIN_MAX_FILE_SIZE`].
+fn parse_max_file_size(given: &str) -> Result<u64, String> {
+    use filekit_core::limits::{MIN_MAX_FILE_SIZE, parse_size};
+    let size = parse_size(given)?;
+    if size < MIN_MAX_FILE_SIZE {
+        return Err(format!(
+            "{size} bytes is less than the smallest bound, {MIN_MAX_FILE_SIZE} bytes (1K)"
+        ));
+    }
+    Ok(size)
+}
+
+/// `--max-reply-bytes`: a size, at least the 1K of a reply that still says where to go on.
+fn parse_max_reply_bytes(given: &str) -> Result<u64, String> {
+    let size = filekit_core::limits::parse_size(given)?;
+    if size < 1024 {
+        return Err(format!(
+            "{size} bytes is less than the smallest bound, 1024 bytes (1K)"
+        ));
+    }
+    Ok(size)
 }
 
 #[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]
@@ -279,7 +309,11 @@ struct ToolsArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(cli.verb, Verb::Serve(_)) {
+    signals::raise_open_file_limit();
+    if matches!(cli.verb, Verb::Serve(_)) {
+        signals::install(signals::Ending::OnceWritesStop);
+    } else {
+        signals::install(signals::Ending::AfterTheVerb);
         keep_freed_memory();
         use_small_pages();
         end_quietly_on_a_closed_pipe();
@@ -314,6 +348,11 @@ fn main() -> ExitCode {
     };
     // Language servers started for this process end with it.
     filekit_dialects::stop_language_servers();
+    // Asked to end while writing: the request stopped and said so; the process now ends by
+    // the signal, as a shell expects of an interrupted program.
+    if let Some(signal) = signals::received_signal() {
+        signals::end_by(signal);
+    }
     ExitCode::from(code)
 }
 
@@ -344,8 +383,17 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         .with_git_writes(global.allow_git_writes)
         .with_protected_writes(global.allow_protected_writes)
         .with_secret_reads(global.allow_secret_reads)
-        .with_max_reply_bytes(global.max_reply_bytes)
-        .with_trust(global.trust_workspace);
+        .with_max_reply_bytes(
+            global
+                .max_reply_bytes
+                .unwrap_or(filekit_core::limits::MAX_REPLY_BYTES),
+        )
+        .with_trust(global.trust_workspace)
+        .with_max_file_size(
+            global
+                .max_file_size
+                .unwrap_or(filekit_core::limits::DEFAULT_MAX_FILE_SIZE),
+        );
     let state = match workspace_state(global, &ws.roots()[0], !global.read_only) {
         Ok(state) => state,
         Err(e) => {
@@ -384,6 +432,16 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         Ok(r) => {
             for tx in &r.rolled_back {
                 eprintln!("filekit: rolled back an interrupted atomic request (journal {tx})");
+            }
+            for done in r.finished.iter().filter(|d| d.files > 0) {
+                let entry = done
+                    .entry
+                    .map(|e| format!(" as history entry {e} (undo reverts it)"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "filekit: finished a request stopped part way (journal {}): its temporary files removed, the {} files it had written recorded{entry}",
+                    done.journal, done.files
+                );
             }
             for tx in &r.refused {
                 eprintln!(

@@ -5,7 +5,6 @@ use crate::style::Style;
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
-use filekit_core::text::number_lines;
 
 pub const AFTER_HELP: &str = "\
 Line numbers are 1-based and ranges inclusive; negative numbers count from the end (-1 is the
@@ -193,18 +192,28 @@ fn print_read(style: &Style, r: &FileRead) {
             let range = match t.total_lines {
                 Some(0) => "empty".to_string(),
                 Some(n) => format!("lines {}-{} of {n}", t.start_line, t.end_line),
+                None if t.from_end => format!(
+                    "lines {}..{} (from the end) of a {}-byte file",
+                    t.first_number(),
+                    t.last_number(),
+                    t.size
+                ),
                 None => format!(
                     "lines {}-{} of a {}-byte file",
                     t.start_line, t.end_line, t.size
                 ),
             };
-            let version = match (&t.content_hash, &t.unversioned) {
-                (Some(h), _) => format!("content_hash {h}"),
-                (None, Some(l)) => format!(
-                    "no content_hash (over the {} bytes filekit reads whole: read by line range, no edits)",
+            let version = match (&t.content_hash, &t.unversioned, &t.range_hash) {
+                (Some(h), _, _) => format!("content_hash {h}"),
+                (None, Some(l), Some(r)) => format!(
+                    "range_hash {r} (over the {} bytes filekit holds whole: streamed; edit these lines with this hash)",
                     l.max
                 ),
-                (None, None) => "no content_hash".to_string(),
+                (None, Some(l), None) => format!(
+                    "no content_hash (over the {} bytes filekit holds whole: streamed; read a line range for a hash to edit it with)",
+                    l.max
+                ),
+                (None, None, _) => "no content_hash".to_string(),
             };
             println!(
                 "{} {}",
@@ -229,9 +238,13 @@ fn print_read(style: &Style, r: &FileRead) {
                     style.dim("the version given is not one filekit kept; the whole file:")
                 );
             }
-            print!("{}", number_lines(&t.content, t.start_line));
+            print!("{}", t.numbered());
             if t.truncated {
-                println!("{}", style.dim("... (truncated)"));
+                let on = match t.next_line {
+                    Some(n) => format!("... (truncated: read on with --lines={n}:)"),
+                    None => "... (truncated)".to_string(),
+                };
+                println!("{}", style.dim(&on));
             }
         }
         Ok(ReadContent::Image(i)) => println!(

@@ -5,11 +5,11 @@ use crate::style::Style;
 use crate::terminal;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
-use filekit_core::Control;
-use filekit_core::edit::{EditOptions, FileStatus};
+use filekit_core::edit::{EditOptions, FileReport, FileStatus};
 use filekit_core::replace::{TreeReplace, TreeReplaceReport, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
+use filekit_core::{Control, ErrorCode};
 use filekit_dialects::wire::EditReportJson;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -276,6 +276,8 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
                     terminal::text(why)
                 )?;
             }
+            // Not reached when the request was stopped: counted in the summary.
+            _ if f.error().is_some_and(|e| e.code == ErrorCode::Cancelled) => continue,
             _ => {
                 let n: usize = f.edits.iter().map(|o| o.replacements).sum();
                 if let Some(err) = f.error().or_else(|| f.edits[0].error.as_ref()) {
@@ -295,24 +297,52 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
                     if !f.diff.is_empty() {
                         w.write_all(style.diff(&f.diff).as_bytes())?;
                     }
+                    if f.diff_truncated {
+                        writeln!(
+                            w,
+                            "{}",
+                            style.dim("... (the diff of this large file stops here; its other changes are made all the same)")
+                        )?;
+                    }
                 }
             }
         }
     }
-    let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
+    let not_reached = |f: &&FileReport| f.error().is_some_and(|e| e.code == ErrorCode::Cancelled);
+    let count = |s: FileStatus| {
+        (report.files.iter())
+            .filter(|f| f.status() == s && !not_reached(f))
+            .count()
+    };
+    let replacements: usize = (report.files.iter())
+        .filter(|f| !not_reached(f))
+        .flat_map(|f| &f.edits)
+        .filter(|o| o.success)
+        .map(|o| o.replacements)
+        .sum();
     let mut summary = format!(
         "{} replacement(s) in {} file(s); {} unchanged, {} skipped, {} failed, of {} matched",
-        out.replacements(),
+        replacements,
         count(FileStatus::Modified),
         count(FileStatus::Unchanged) + out.unmatched,
         count(FileStatus::Skipped) + out.walk_skipped.len(),
-        report.files.iter().filter(|f| !f.success()).count(),
+        (report.files.iter())
+            .filter(|f| !f.success() && !not_reached(f))
+            .count(),
         out.chosen
     );
     if report.dry_run {
         summary.push_str(" (dry run: nothing written)");
+    } else if report.rolled_back && report.cancelled {
+        summary.push_str(" (atomic: stopped while writing, so what it had written was put back: nothing written)");
     } else if report.rolled_back {
         summary.push_str(" (atomic: nothing written because something failed)");
+    } else if report.cancelled {
+        let written = report.files.iter().filter(|f| f.written()).count();
+        let stopped = report.files.iter().filter(not_reached).count();
+        summary.push_str(&format!(
+            " (stopped part way: the {written} file(s) listed above were written and are one history entry, which undo reverts; {stopped} were not reached)"
+        ));
     }
     if out.previews_cut > 0 {
         summary.push_str(&format!(

@@ -216,7 +216,8 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
 }
 
 /// `serve --http`: binds, makes the bearer token (unless `no_auth`), writes it into the state
-/// directory, says where it listens, serves until Ctrl-C, and removes the token file.
+/// directory, says where it listens, and serves until it is asked to end (SIGINT, SIGTERM,
+/// SIGHUP: see `signals`), which removes the token file.
 async fn serve_http(
     server: filekit_mcp::FilekitServer,
     addr: std::net::SocketAddr,
@@ -236,6 +237,8 @@ async fn serve_http(
     let token_file = match &token {
         Some(token) => {
             let file = write_token(state, bound.port(), token)?;
+            // Ended by a signal (SIGINT, SIGTERM, SIGHUP), the server removes it too.
+            crate::signals::remove_at_exit(file.clone(), token.clone());
             said.push_str(&format!(
                 "filekit serve: bearer token {token} (clients send \"Authorization: Bearer \
                  <token>\"; also in {})\n",
@@ -257,6 +260,7 @@ async fn serve_http(
         if std::fs::read_to_string(&file).is_ok_and(|t| t.trim() == token) {
             let _ = std::fs::remove_file(&file);
         }
+        crate::signals::keep_at_exit(&file);
     }
     served
 }
@@ -265,32 +269,20 @@ async fn serve_http(
 /// the history, the watcher, the listener.
 const RESERVED_DESCRIPTORS: u64 = 64;
 
-/// `wanted` connections, or as many as the descriptor limit leaves room for once the soft
-/// limit is raised to the hard one (a server of many connections is what that limit is for):
-/// the cap is reached before the process runs out of descriptors, so the connection idle
-/// longest is closed to make room rather than a new one left waiting in the backlog.
+/// `wanted` connections, or as many as the descriptor limit leaves room for (the soft limit,
+/// raised to the hard one at start): the cap is reached before the process runs out of
+/// descriptors, so the connection idle longest is closed to make room rather than a new one
+/// left waiting in the backlog.
 fn connections_within_descriptors(wanted: usize) -> usize {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit read and write the plain struct given, nothing else.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return wanted;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit = raised;
-            }
+    #[cfg(target_os = "linux")]
+    {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+        if let Some(current) = limit.current {
+            let room = current.saturating_sub(RESERVED_DESCRIPTORS).max(1);
+            return wanted.min(usize::try_from(room).unwrap_or(usize::MAX));
         }
     }
-    let room = limit.rlim_cur.saturating_sub(RESERVED_DESCRIPTORS).max(1);
-    wanted.min(usize::try_from(room).unwrap_or(usize::MAX))
+    wanted
 }
 
 /// 32 bytes from the operating system's random source, in hex.

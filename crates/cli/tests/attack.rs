@@ -852,6 +852,58 @@ fn call_bytes(tool: &str, args: &Value) -> Vec<u8> {
         .into_bytes()
 }
 
+/// One `filekit --root ROOT serve --tools TABLE` per table, each an MCP stdio session for
+/// every attack on that table's tools: thousands of calls at a JSON-RPC round trip each, not
+/// a process start each. `HOME` is the guarded folder, so that a `~` that expanded would reach
+/// it.
+struct Sessions {
+    root: PathBuf,
+    home: PathBuf,
+    state: PathBuf,
+    by_table: BTreeMap<String, crate::common::McpStdio>,
+}
+
+impl Sessions {
+    fn new(a: &Arena) -> Sessions {
+        Sessions {
+            root: a.root.clone(),
+            home: a.base.join("outside"),
+            state: a.base.join("state"),
+            by_table: BTreeMap::new(),
+        }
+    }
+
+    /// Calls `tool` of `table`: the exit code `filekit call` would give (0 done, 1 failed,
+    /// 2 rejected), the structured reply, and everything the reply says.
+    fn call(&mut self, table: &str, tool: &str, args: &Value) -> Reply {
+        let session = self.by_table.entry(table.to_string()).or_insert_with(|| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
+            cmd.current_dir(&self.root)
+                .env("XDG_STATE_HOME", &self.state)
+                .env("HOME", &self.home)
+                .arg("--root")
+                .arg(&self.root)
+                .args(["serve", "--tools", table]);
+            crate::common::McpStdio::start(cmd)
+        });
+        let result = session.call_tool(tool, args);
+        let rejected = result["_meta"]["filekit/rejected"] == json!(true);
+        let code = match (result["isError"].as_bool().unwrap_or(false), rejected) {
+            (false, _) => 0,
+            (true, false) => 1,
+            (true, true) => 2,
+        };
+        let mut text = String::new();
+        for block in result["content"].as_array().into_iter().flatten() {
+            text.push_str(block["text"].as_str().unwrap_or_default());
+            text.push('\n');
+        }
+        let json = result["structuredContent"].clone();
+        text.push_str(&json.to_string());
+        Reply { code, json, text }
+    }
+}
+
 /// One attack: the path (or pattern) given, and what the refusal must say.
 struct Attack {
     what: &'static str,
@@ -1071,6 +1123,7 @@ fn short(text: &str) -> String {
 
 /// Runs one attack and checks the refusal and the guarded files.
 fn assert_refused(
+    sessions: &mut Sessions,
     a: &Arena,
     watch: &Watch,
     before: &BTreeMap<PathBuf, Vec<u8>>,
@@ -1078,13 +1131,7 @@ fn assert_refused(
     args: &Value,
     attack: &Attack,
 ) {
-    let outside = a.base.join("outside");
-    let reply = run_call_in(
-        &a.root,
-        Some(table),
-        &call_bytes(tool, args),
-        &[("HOME", outside.as_path())],
-    );
+    let reply = sessions.call(table, tool, args);
     let label: String = format!("{tool} {} ({})", args, attack.what)
         .chars()
         .take(400)
@@ -1142,6 +1189,7 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
     let a = Arena::new();
     let before = a.guarded_state();
     let watch = a.watch();
+    let mut sessions = Sessions::new(&a);
     let mut attempts = 0;
     for tool in tool_table() {
         let name = tool["name"].as_str().unwrap();
@@ -1153,13 +1201,14 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
                 // passes over it harmlessly. Either way the call must not hang on it.
                 if attack.what.contains("FIFO") {
                     let args = (s.build)(&attack.given);
-                    let reply = run_call_in(&a.root, Some(table), &call_bytes(name, &args), &[]);
+                    let reply = sessions.call(table, name, &args);
                     if reply.code != 0 {
                         assert!(reply.text.contains("fifo"), "{name} {args}: {}", reply.text);
                     }
                     continue;
                 }
                 assert_refused(
+                    &mut sessions,
                     &a,
                     &watch,
                     &before,
@@ -1177,7 +1226,7 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
                 // inside; it must find nothing and touch nothing outside.
                 if matches!(name, "Grep" | "grep_files") && attack.given.starts_with('/') {
                     let args = (s.build)(&attack.given);
-                    let reply = run_call_in(&a.root, Some(table), &call_bytes(name, &args), &[]);
+                    let reply = sessions.call(table, name, &args);
                     let found = if name == "Grep" {
                         &reply.json["numFiles"]
                     } else {
@@ -1190,6 +1239,7 @@ fn every_path_argument_of_every_tool_refuses_every_escape() {
                     continue;
                 }
                 assert_refused(
+                    &mut sessions,
                     &a,
                     &watch,
                     &before,
@@ -1246,6 +1296,7 @@ fn reserved_directories_refuse_writes() {
         all
     };
     let before = snapshot();
+    let mut sessions = Sessions::new(&a);
     for tool in tool_table() {
         if tool["read_only"] == true {
             continue;
@@ -1258,7 +1309,7 @@ fn reserved_directories_refuse_writes() {
             }
             for (path, dir) in protected {
                 let args = (s.build)(path);
-                let reply = run_call_in(&a.root, Some(table), &call_bytes(name, &args), &[]);
+                let reply = sessions.call(table, name, &args);
                 assert_ne!(
                     reply.code, 0,
                     "{name} {args}: wrote into {dir}/:\n{}",

@@ -7,7 +7,9 @@
 
 use crate::common;
 use common::*;
-use filekit_core::limits::{MAX_FILE_SIZE, MAX_REQUEST_SIZE, NEAR_MISS_WORK};
+use filekit_core::limits::{
+    DEFAULT_MAX_FILE_SIZE, MAX_PARSE_SIZE, MAX_REQUEST_SIZE, NEAR_MISS_WORK,
+};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -29,7 +31,14 @@ fn call_bytes(tool: &str, args: &Value) -> Vec<u8> {
 /// One call, measured; asserts the memory bound and says what it took (shown with
 /// `--nocapture`: these are the figures SECURITY.md quotes).
 fn measured(sb: &Sandbox, tool: &str, args: Value, what: &str) -> Run {
-    let m = run_measured(sb.command(&["call"]), call_bytes(tool, &args), TIMEOUT);
+    measured_with(sb, &[], tool, args, what)
+}
+
+/// [`measured`] with options of `filekit` before the verb (`--max-file-size`).
+fn measured_with(sb: &Sandbox, options: &[&str], tool: &str, args: Value, what: &str) -> Run {
+    let mut verb = options.to_vec();
+    verb.push("call");
+    let m = run_measured(sb.command(&verb), call_bytes(tool, &args), TIMEOUT);
     eprintln!("peak RSS {:>4} MiB: {what} ({tool})", m.peak_mib());
     assert!(
         m.peak_mib() < MAX_RSS_MIB,
@@ -66,8 +75,10 @@ fn lines(n: usize) -> String {
 }
 
 /// The attack: `truncate -s 100G big.txt`, then an edit (24 GB of memory and the kernel's
-/// OOM killer before). Every edit dialect is refused TOO_LARGE before the file is read, with
-/// the facts and a way on, and the file is as it was.
+/// OOM killer before). A file over the bound is streamed now, not refused, but this one is a
+/// hole of NUL bytes after its first lines: every text edit says it is binary from its first
+/// bytes, without reading on; a whole new content over it and a parse of it are refused
+/// TOO_LARGE with the facts and a way on. Memory stays bounded and the file is as it was.
 #[test]
 fn edits_of_a_sparse_100_gb_file_are_refused_before_it_is_read() {
     let sb = Sandbox::new();
@@ -116,17 +127,19 @@ fn edits_of_a_sparse_100_gb_file_are_refused_before_it_is_read() {
         let run = measured(&sb, tool, args.clone(), "an edit of a sparse 100 GB file");
         assert_eq!(run.code, 1, "{tool}: {}", run.stdout);
         let all = format!("{}{}", run.stdout, run.stderr);
-        assert!(all.contains("TOO_LARGE"), "{tool}: {all}");
+        let (why, way_on) = match tool {
+            "Write" => ("TOO_LARGE", "lines"),
+            "file_edit" | "file_read" => ("TOO_LARGE", "range"),
+            _ => ("BINARY", "binary"),
+        };
+        assert!(all.contains(why), "{tool}: {all}");
         assert!(all.contains(&HUNDRED_GB.to_string()), "{tool}: {all}");
-        assert!(all.contains("range"), "{tool}: says to read a range: {all}");
+        assert!(all.contains(way_on), "{tool}: {all}");
         for rel in ["big.txt", "big.ts"] {
             assert_eq!(std::fs::metadata(sb.path(rel)).unwrap().len(), HUNDRED_GB);
         }
     }
-    let run = sb.call(
-        "Edit",
-        json!({"file_path": "big.txt", "old_string": "line 1 of", "new_string": "x"}),
-    );
+    let run = sb.call("Write", json!({"file_path": "big.txt", "content": "x\n"}));
     assert_eq!(code(&run), "TOO_LARGE");
     let limit = &run.json["details"]["limit"];
     assert_eq!(
@@ -135,18 +148,26 @@ fn edits_of_a_sparse_100_gb_file_are_refused_before_it_is_read() {
             limit["found"].as_u64(),
             limit["max"].as_u64()
         ),
-        (Some("file_size"), Some(HUNDRED_GB), Some(MAX_FILE_SIZE))
+        (
+            Some("file_size"),
+            Some(HUNDRED_GB),
+            Some(DEFAULT_MAX_FILE_SIZE)
+        )
     );
 }
 
-/// A write of the largest content a file may have works; one byte more is refused with the
-/// facts, before anything is written (a 1 GB write through `call` reached 8.5 GB before).
+/// A write of the largest content a file held whole may have works; one byte more is refused
+/// with the facts, before anything is written (a 1 GB write through `call` reached 8.5 GB
+/// before). The bound set with `--max-file-size`.
 #[test]
 fn a_write_at_the_bound_works_and_one_byte_more_is_refused() {
+    const MAX_FILE_SIZE: u64 = 64 << 10;
+    let bound = ["--max-file-size=64K"];
     let sb = Sandbox::new();
     let at = "x".repeat(MAX_FILE_SIZE as usize - 1) + "\n";
-    let run = measured(
+    let run = measured_with(
         &sb,
+        &bound,
         "Write",
         json!({"file_path": "at.txt", "content": at}),
         "a write at the bound",
@@ -169,7 +190,7 @@ fn a_write_at_the_bound_works_and_one_byte_more_is_refused() {
             json!({"files": [{"path": "over.txt", "edits": [{"create": {"content": over}}]}]}),
         ),
     ] {
-        let run = measured(&sb, tool, args, "a write one byte over the bound");
+        let run = measured_with(&sb, &bound, tool, args, "a write one byte over the bound");
         assert_eq!(
             run.code,
             1,
@@ -184,7 +205,9 @@ fn a_write_at_the_bound_works_and_one_byte_more_is_refused() {
         );
         assert!(!sb.exists("over.txt"), "{tool}: nothing written");
     }
-    let run = sb.call("Write", json!({"file_path": "over.txt", "content": over}));
+    let call =
+        json!({"tool_name": "Write", "tool_args": {"file_path": "over.txt", "content": over}});
+    let run = sb.filekit(&[bound[0], "call"], Some(&call.to_string()));
     let limit = &run.json["details"]["limit"];
     assert_eq!(
         (
@@ -292,7 +315,7 @@ fn a_near_miss_search_of_thousands_of_lines_gives_up_and_says_so() {
     let sb = Sandbox::new();
     let mut text = String::new();
     let mut i = 0;
-    while (text.len() as u64) < MAX_FILE_SIZE - 100 {
+    while text.len() < (2 << 20) - 100 {
         text.push_str(&format!("    let value_{i} = compute(alpha, beta_{i});\n"));
         i += 1;
     }
@@ -330,7 +353,7 @@ fn a_semantic_read_of_every_export_of_a_large_file_ends_within_memory() {
     let sb = Sandbox::new();
     let mut text = String::from("import { helper } from \"./helper\";\n");
     let mut i = 0;
-    while (text.len() as u64) < MAX_FILE_SIZE - 200 {
+    while (text.len() as u64) < MAX_PARSE_SIZE - 200 {
         text.push_str(&format!(
             "export function f{i}(a: number): number {{\n  return helper(a) * {i};\n}}\n"
         ));

@@ -642,7 +642,17 @@ fn reads_leave_no_history_and_no_history_records_nothing() {
     let run = sb.filekit(&["--no-history", "--no-versions", "call", "--json", &json!({"tool_name": "Write", "tool_args": {"file_path": sb.path("a.txt"), "content": "b\n"}}).to_string()], None);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(!sb.exists(".filekit"));
-    assert_eq!(kept(), ["root", "versions"], "no history was recorded");
+    // The journal folder holds a write's record while it runs (its temporary file, for the
+    // next start to remove after a kill), and is empty after.
+    assert_eq!(
+        kept(),
+        ["journal", "root", "versions"],
+        "no history was recorded"
+    );
+    assert_eq!(
+        std::fs::read_dir(sb.state_path("journal")).unwrap().count(),
+        0
+    );
     let run = sb.filekit(&["--no-history", "undo"], None);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--no-history"), "{}", run.stderr);

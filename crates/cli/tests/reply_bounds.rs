@@ -6,7 +6,6 @@
 //! `server_memory` suite.
 
 use crate::common;
-use common::mcp::{Answer, StdioServer};
 use common::*;
 use serde_json::{Value, json};
 
@@ -312,7 +311,7 @@ fn a_server_answers_a_small_read_after_each_oversized_reply() {
         sb.write(&format!("tree/d{:02}/f{f:04}.txt", f % 15), "alpha\n");
     }
     let bound = MAX_REPLY.to_string();
-    let mut server = StdioServer::start(sb.command(&[
+    let mut server = McpStdio::start(sb.command(&[
         "--max-reply-bytes",
         &bound,
         "serve",
@@ -339,15 +338,11 @@ fn a_server_answers_a_small_read_after_each_oversized_reply() {
         ),
     ];
     for (tool, args) in attacks {
-        let result = match server.call(tool, args) {
-            Answer::Result(r) => r,
-            Answer::Error(e) => panic!("{tool}: {e}"),
-            Answer::Gone => panic!("{tool}: the server ended"),
-        };
+        let result = server.call_tool(tool, &args);
         let size = result.to_string().len();
         assert!(size < 12 * MAX_REPLY, "{tool}: a reply of {size} bytes");
         if tool == "replace_in_files" {
-            let text = StdioServer::text(&result);
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
             assert!(
                 text.contains("more file(s) are not in this dry run's reply")
                     && text.contains("narrow `files` or `directory`"),
@@ -355,13 +350,8 @@ fn a_server_answers_a_small_read_after_each_oversized_reply() {
                 &text[..text.len().min(1500)]
             );
         }
-        let small = server
-            .call("read_files", json!({"files": [{"path": "small.txt"}]}))
-            .result();
-        assert!(
-            StdioServer::text(&small).contains("hello"),
-            "after {tool}: {small}"
-        );
+        let small = server.call_tool("read_files", &json!({"files": [{"path": "small.txt"}]}));
+        assert!(small.to_string().contains("hello"), "after {tool}: {small}");
     }
     assert!(server.alive());
     assert_eq!(sb.read("tree/d00/f0000.txt"), "alpha\n");

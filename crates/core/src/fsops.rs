@@ -283,6 +283,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         .collect();
     let any_failed = planned.iter().any(Result::is_err) || prepared.iter().any(Result::is_err);
     let mut rolled_back = req.atomic && any_failed;
+    let mut _writing = None;
     let mut history_entry = None;
     if !req.dry_run && !rolled_back {
         let mut ops: Vec<Op<'_>> = Vec::new();
@@ -315,7 +316,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
             let Ok(p) = &prepared[i] else { continue };
             ops.push(Op::Write {
                 path: p.at.clone(),
-                bytes: &p.new,
+                bytes: (&p.new).into(),
                 mode: WriteMode::Replace,
                 perm: None,
                 read_as: Some(p.meta.clone()),
@@ -334,7 +335,7 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
                         read_as,
                     } => Op::Write {
                         path: path.clone(),
-                        bytes,
+                        bytes: bytes.into(),
                         mode: *mode,
                         perm: Some(*perm),
                         read_as: read_as.clone(),
@@ -366,6 +367,8 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         } else {
             Durability::PerFile
         };
+        // Until the history has the changes: a front end that stops waits for it.
+        _writing = crate::interrupt::Writing::begin();
         let outcome = transaction::run(ws, &ops, req.atomic, durability);
         drop(ops);
         rolled_back = outcome.rolled_back;
@@ -929,6 +932,9 @@ fn plan_inner(
                         target: t.clone(),
                     }),
                     Node::Absent => {}
+                    Node::Ranges { .. } => {
+                        unreachable!("a walk finds files whole; only the history keeps ranges")
+                    }
                 }
                 if record {
                     changes.push(Change {
@@ -961,14 +967,14 @@ fn plan_inner(
         } => {
             let at = ws.resolve(path)?;
             writable(ws, &at, req)?;
-            if content.len() as u64 > crate::limits::MAX_FILE_SIZE {
+            if content.len() as u64 > ws.max_file_size() {
                 return Err(FkError::new(
                     ErrorCode::TooLarge,
                     format!(
                         "{} would be {} bytes, more than filekit writes ({} bytes)",
                         ws.display(&at),
                         content.len(),
-                        crate::limits::MAX_FILE_SIZE
+                        ws.max_file_size()
                     ),
                 )
                 .with_hint("write a smaller file"));

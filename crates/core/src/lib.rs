@@ -66,9 +66,12 @@ pub use filekit_splices as splices;
 
 /// What every failure is: see the `filekit-errors` crate.
 pub use filekit_errors as error;
+pub mod content;
 pub mod fsops;
 pub mod hash;
 pub mod history;
+mod intent_log;
+pub mod interrupt;
 pub mod leases;
 pub mod limits;
 pub mod merge;

@@ -4,28 +4,29 @@
 //! agent can hand the version back with a line edit. A read of a line range also reports the
 //! range's own hash, computed exactly as the edit pipeline recomputes it (see [`TextRead`]).
 //! Images come back as images when asked for; other binary files are described, not shown.
+//! A read returns at most [`MAX_READ_BYTES`] of text: one that would return more stops at a
+//! whole line and says which line to read on from (`next_line`).
 //!
-//! Files above [`STREAMING_THRESHOLD`] (the bound of whole-file operations,
-//! [`MAX_FILE_SIZE`]) are streamed, and a read of one costs what its range costs: the file is
-//! read from its start to the last line asked for and no further, keeping only the lines
-//! asked for (at most [`MAX_FILE_SIZE`] bytes of them). Such a file has no whole-file version:
-//! no `content_hash`, no `total_lines` unless the read reached its end, and its reply says so
-//! (`unversioned`, with the size and the bound), so that nobody takes a merge or a
-//! `since_hash` for something that applies to it.
+//! Files above the workspace's bound ([`Workspace::max_file_size`]) are streamed, and a read
+//! of one costs what its range costs: lines counted from the start are read from its start
+//! to the last line asked for and no further; lines counted from the end are found by
+//! reading backwards from its end, a window at a time, and numbered from the end
+//! (`from_end`). Such a read has no whole-file version: no `content_hash`, no `total_lines`
+//! unless the read went through the whole file, and its reply says so (`unversioned`, with
+//! the size and the bound), so that nobody takes a merge or a `since_hash` for something
+//! that applies to it. Edits of such a file name the lines they change by their
+//! `range_hash`.
 
 use crate::error::{ErrorCode, FkError, Limit, LimitFacts};
 use crate::hash;
-use crate::limits::{MAX_FILE_SIZE, ReplyBudget};
+use crate::limits::{MAX_READ_BYTES, ReplyBudget};
 use crate::text::{self, LineIndex, TextDoc};
 use crate::workspace::{FileMeta, Workspace, rfc3339};
 use base64::Engine as _;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
-
-/// Files larger than this are streamed instead of read whole, and have no version: it is
-/// [`MAX_FILE_SIZE`].
-pub const STREAMING_THRESHOLD: u64 = MAX_FILE_SIZE;
+use std::os::unix::fs::FileExt;
 
 /// How much of a file is inspected to tell text from binary (as [`text::is_binary`] does).
 const HEAD_LEN: usize = 8192;
@@ -118,12 +119,14 @@ pub struct TextRead {
     /// The selected lines exactly as in the file: no line numbers, BOM stripped, line
     /// terminators kept.
     pub content: String,
-    /// First returned line (1-based); 1 for an empty read.
+    /// First returned line (1-based); 1 for an empty read. Counted from the end (1 is the
+    /// last line) when `from_end` is set.
     pub start_line: usize,
-    /// Last returned line (inclusive); 0 when nothing was returned.
+    /// Last returned line (inclusive); 0 when nothing was returned. Counted from the end
+    /// when `from_end` is set.
     pub end_line: usize,
     /// The file's number of lines; `None` for a file too large to be read whole
-    /// (`unversioned`) when the read stopped before its end.
+    /// (`unversioned`) when the read did not go through all of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_lines: Option<usize>,
     /// Hash of the whole file's raw bytes (BOM included); `None` for a file too large to be
@@ -139,8 +142,22 @@ pub struct TextRead {
     pub last_modified: String,
     /// Size of the file in bytes.
     pub size: u64,
-    /// Set when `max_lines` cut the selection short.
+    /// Whether the file starts with a UTF-8 byte order mark, which belongs to no line: its
+    /// text is `size` less its 3 bytes long.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bom: bool,
+    /// Set when the read stopped before the lines asked for ended: cut by `max_lines`, or at
+    /// [`MAX_READ_BYTES`] of text; `next_line` says where to read on.
     pub truncated: bool,
+    /// When `truncated`: the first line not returned, the start of the next read (negative,
+    /// counted from the end, when the read was counted from the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_line: Option<i64>,
+    /// A file over the bound read by lines counted from its end: `start_line` and `end_line`
+    /// count from the end (1 is the last line, which a caller names -1), because its lines
+    /// were not counted from its start.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub from_end: bool,
     /// With `since_hash`: the file is still that version; `content` is empty.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unchanged: bool,
@@ -151,11 +168,46 @@ pub struct TextRead {
     /// With `since_hash`: the version is not one filekit kept, so the content is whole.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub since_unknown: bool,
-    /// Set when the file is larger than [`MAX_FILE_SIZE`] (the facts: `kind` `file_size`,
-    /// `found` its size, `max` the bound): it was streamed, has no whole-file version (no
-    /// `content_hash`; `since_hash` and merges do not apply to it), and cannot be edited.
+    /// Set when the file is larger than the workspace's bound (the facts: `kind`
+    /// `file_size`, `found` its size, `max` the bound): it was streamed and has no whole-file
+    /// version (no `content_hash`; `since_hash` and merges do not apply to it). Its lines are
+    /// edited by number, with the `range_hash` of a read of them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unversioned: Option<LimitFacts>,
+}
+
+impl TextRead {
+    /// The number a caller gives for `start_line`: negative when the read counted from the
+    /// end.
+    pub fn first_number(&self) -> i64 {
+        signed(self.start_line, self.from_end)
+    }
+
+    /// The number a caller gives for `end_line` (see [`TextRead::first_number`]).
+    pub fn last_number(&self) -> i64 {
+        signed(self.end_line, self.from_end)
+    }
+
+    /// The content with its line numbers, `cat -n` style ([`text::number_lines`]): negative
+    /// when the read counted from the end, as a caller names those lines.
+    pub fn numbered(&self) -> String {
+        if !self.from_end {
+            return text::number_lines(&self.content, self.start_line);
+        }
+        let mut out = String::with_capacity(self.content.len() + self.content.len() / 4);
+        for (i, line) in self.content.split_inclusive('\n').enumerate() {
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let n = self.first_number() + i as i64;
+            out.push_str(&format!("{n:>6}\t{line}\n"));
+        }
+        out
+    }
+}
+
+fn signed(n: usize, from_end: bool) -> i64 {
+    let n = i64::try_from(n).unwrap_or(i64::MAX);
+    if from_end { -n } else { n }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -175,7 +227,7 @@ pub struct BinaryRead {
     pub mime: Option<String>,
     /// What the file is, e.g. "binary file (ELF executable), 12345 bytes; not shown".
     pub description: String,
-    /// `None` for a file larger than [`MAX_FILE_SIZE`] (`unversioned`): it is not read
+    /// `None` for a file larger than the workspace's bound (`unversioned`): it is not read
     /// whole to be hashed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_hash: Option<String>,
@@ -254,10 +306,10 @@ pub fn read_files_within(
 }
 
 /// What a read of a file of `size` bytes is expected to put in a reply, reserved before it is
-/// read: its text (a range of a file too large to hold whole keeps at most [`MAX_FILE_SIZE`]
-/// bytes of lines). An image's base64 is a third more, charged once it is made.
+/// read: its text, at most the [`MAX_READ_BYTES`] one read returns. An image's base64 is a
+/// third more, charged once it is made.
 fn reply_cost(size: u64) -> u64 {
-    size.min(MAX_FILE_SIZE)
+    size.min(MAX_READ_BYTES)
 }
 
 impl ReadContent {
@@ -282,46 +334,43 @@ fn read_open(
 ) -> Result<ReadContent, FkError> {
     let io_err = |e: io::Error| FkError::from_io(&e, shown);
     let last_modified = rfc3339(meta.modified);
-    if meta.len > STREAMING_THRESHOLD {
-        return read_unversioned(file, shown, opts, last_modified, meta.len);
+    let bound = ws.max_file_size();
+    if meta.len > bound {
+        return read_streamed(file, shown, opts, last_modified, meta.len, bound);
     }
     let mut bytes = Vec::with_capacity(meta.len as usize);
     file.by_ref()
-        .take(MAX_FILE_SIZE + 1)
+        .take(bound + 1)
         .read_to_end(&mut bytes)
         .map_err(io_err)?;
-    if bytes.len() as u64 > MAX_FILE_SIZE {
+    if bytes.len() as u64 > bound {
         // Grown past the bound since it was measured: read as the large file it now is.
         drop(bytes);
         file.seek(SeekFrom::Start(0)).map_err(io_err)?;
         let size = file.metadata().map_err(io_err)?.len();
-        return read_unversioned(
-            file,
-            shown,
-            opts,
-            last_modified,
-            size.max(MAX_FILE_SIZE + 1),
-        );
+        return read_streamed(file, shown, opts, last_modified, size.max(bound + 1), bound);
     }
     let size = bytes.len() as u64;
     let content_hash = hash::content_hash(&bytes);
 
     if let Some(kind) = classify_nontext(&bytes, shown)? {
         return Ok(match kind {
-            Kind::Image(img) if opts.images => ReadContent::Image(ImageRead {
-                mime: img.mime.to_string(),
-                data: base64::engine::general_purpose::STANDARD.encode(&bytes),
-                size,
-                content_hash,
-                last_modified,
-            }),
+            Kind::Image(img) if opts.images && size <= MAX_READ_BYTES => {
+                ReadContent::Image(ImageRead {
+                    mime: img.mime.to_string(),
+                    data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                    size,
+                    content_hash,
+                    last_modified,
+                })
+            }
             kind => ReadContent::Binary(describe(&kind, size, Some(content_hash), last_modified)),
         });
     }
 
     let doc = TextDoc::decode(&bytes, shown)?;
     let li = LineIndex::new(&doc.text);
-    let sel = select(li.len(), opts, shown)?;
+    let mut sel = select(li.len(), opts, shown)?;
     // A version served: an edit made on it can be merged later.
     if let Some(store) = ws.versions() {
         store.record(&bytes, Some(&content_hash));
@@ -329,13 +378,11 @@ fn read_open(
     if let Some(since) = &opts.since_hash {
         hash::validate(since)
             .map_err(|m| FkError::invalid(m.replace("content_hash", "since_hash")))?;
-        let mut read = sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
-        read.range_hash = None;
-        if read
-            .content_hash
-            .as_deref()
-            .is_some_and(|h| hash::matches(since, h))
-        {
+        if hash::matches(since, &content_hash) {
+            let mut read =
+                sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
+            read.bom = doc.bom;
+            read.range_hash = None;
             read.unchanged = true;
             return Ok(ReadContent::Text(read));
         }
@@ -348,69 +395,67 @@ fn read_open(
             }
             _ => None,
         };
-        match old {
-            Some(old) => {
-                let name = shown.trim_start_matches('/');
-                let (diff, _) = crate::diff::unified_texts(
-                    &old.text,
-                    &doc.text,
-                    &format!("a/{name}"),
-                    &format!("b/{name}"),
-                );
-                read.diff = Some(diff);
-            }
-            None => {
-                read.since_unknown = true;
-                read.content = if sel_end_zero(&read) {
-                    String::new()
-                } else {
-                    doc.text[li.start(read.start_line)..li.end(read.end_line)].to_string()
-                };
-                if read.start_line != 1 || read.end_line != li.len() || read.truncated {
-                    read.range_hash = Some(hash::content_hash(read.content.as_bytes()));
-                }
-            }
+        if let Some(old) = old {
+            let name = shown.trim_start_matches('/');
+            let (diff, _) = crate::diff::unified_texts(
+                &old.text,
+                &doc.text,
+                &format!("a/{name}"),
+                &format!("b/{name}"),
+            );
+            let mut read =
+                sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
+            read.bom = doc.bom;
+            read.range_hash = None;
+            read.diff = Some(diff);
+            return Ok(ReadContent::Text(read));
+        }
+        sel.cap_bytes(&li, shown)?;
+        let content = sel.content(&doc.text, &li);
+        let whole = sel.start == 1 && sel.end == li.len() && !sel.truncated;
+        let mut read = sel.into_read(content, li.len(), content_hash, last_modified, size);
+        read.bom = doc.bom;
+        read.since_unknown = true;
+        if whole {
+            read.range_hash = None;
         }
         return Ok(ReadContent::Text(read));
     }
-    let content = if sel.end == 0 {
-        String::new()
-    } else {
-        doc.text[li.start(sel.start)..li.end(sel.end)].to_string()
-    };
-    Ok(ReadContent::Text(sel.into_read(
-        content,
-        li.len(),
-        content_hash,
-        last_modified,
-        size,
-    )))
+    sel.cap_bytes(&li, shown)?;
+    let content = sel.content(&doc.text, &li);
+    let mut read = sel.into_read(content, li.len(), content_hash, last_modified, size);
+    read.bom = doc.bom;
+    Ok(ReadContent::Text(read))
 }
 
-/// A file larger than [`MAX_FILE_SIZE`]: read from its start to the last line asked for,
-/// keeping those lines (at most [`MAX_FILE_SIZE`] bytes of them), with no whole-file hash.
-/// Lines counted from the end would need a pass over the whole file: they are refused.
-fn read_unversioned(
+/// A file larger than the workspace's `bound`: the lines asked for, counted from its start
+/// (read from the start to the last of them) or from its end (found reading backwards from
+/// the end), at most [`MAX_READ_BYTES`] of them, with no whole-file hash.
+fn read_streamed(
     mut file: File,
     shown: &str,
     opts: &ReadOptions,
     last_modified: String,
     size: u64,
+    bound: u64,
 ) -> Result<ReadContent, FkError> {
     let io_err = |e: io::Error| FkError::from_io(&e, shown);
-    let facts = LimitFacts::new(Limit::FileSize, size, MAX_FILE_SIZE);
+    let facts = LimitFacts::new(Limit::FileSize, size, bound);
     // Refuse bad arguments before a pass over a big file, not after.
     check_args(opts, 0, shown)?;
-    if opts.start_line.is_some_and(|n| n < 0) || opts.end_line.is_some_and(|n| n < 0) {
+    let from_end = opts.start_line.is_some_and(|n| n < 0);
+    if from_end != opts.end_line.is_some_and(|n| n < 0) && opts.end_line.is_some() {
         return Err(FkError::too_large(
             Limit::FileSize,
             size,
-            MAX_FILE_SIZE,
+            bound,
             format!(
-                "{shown} is {size} bytes, larger than the {MAX_FILE_SIZE} bytes filekit reads whole: its lines cannot be counted from the end without reading all of it"
+                "{shown} is {size} bytes, larger than the {bound} bytes filekit reads whole, so its lines are counted either from its start or from its end, not both: lines {}..{} mix the two",
+                opts.start_line.unwrap_or(1),
+                opts.end_line.unwrap_or(-1)
             ),
         )
-        .with_hint("give line numbers counted from the start (1 is the first line)"));
+        .with_hint("give both line numbers from the start (1 is the first line) or both from the end (-1 is the last line)"));
     }
     if let Some(since) = &opts.since_hash {
         hash::validate(since)
@@ -423,13 +468,34 @@ fn read_unversioned(
         return Ok(ReadContent::Binary(described));
     }
     let bom = head.starts_with(UTF8_BOM);
+    let mut read = if from_end {
+        read_from_end(&file, shown, opts, size, bom)?
+    } else {
+        read_from_start(&mut file, shown, opts, bom)?
+    };
+    read.last_modified = last_modified;
+    read.size = size;
+    read.bom = bom;
+    read.since_unknown = opts.since_hash.is_some();
+    read.unversioned = Some(facts);
+    Ok(ReadContent::Text(read))
+}
+
+/// Lines counted from the start of a streamed file: read from its start to the last line
+/// asked for.
+fn read_from_start(
+    file: &mut File,
+    shown: &str,
+    opts: &ReadOptions,
+    bom: bool,
+) -> Result<TextRead, FkError> {
     let first = opts.start_line.unwrap_or(1).max(1) as usize;
     let asked = opts.end_line.map_or(usize::MAX, |e| e as usize);
     let mut last = asked;
     if let Some(max) = opts.max_lines.filter(|m| *m > 0) {
         last = last.min(first.saturating_add(max - 1));
     }
-    let scan = scan(&mut file, shown, (first, last), bom)?;
+    let scan = scan(file, shown, (first, last), bom)?;
     let content = String::from_utf8(scan.lines).map_err(|_| changed_while_reading(shown))?;
     let ranged = opts.start_line.is_some() || opts.end_line.is_some();
     let (start, end, total, truncated) = match scan.total_lines {
@@ -450,21 +516,233 @@ fn read_unversioned(
     };
     let range_hash = (ranged || truncated).then(|| hash::content_hash(content.as_bytes()));
     let (start, end) = if end < start { (1, 0) } else { (start, end) };
-    Ok(ReadContent::Text(TextRead {
+    Ok(text_read(
         content,
-        start_line: start,
-        end_line: end,
-        total_lines: total,
+        (start, end, false),
+        total,
+        range_hash,
+        truncated.then(|| signed(end + 1, false)),
+    ))
+}
+
+/// A text read of a streamed file, its version facts left for the caller to fill in.
+/// `lines`: the first and last line returned, and whether they count from the end.
+fn text_read(
+    content: String,
+    lines: (usize, usize, bool),
+    total_lines: Option<usize>,
+    range_hash: Option<String>,
+    next_line: Option<i64>,
+) -> TextRead {
+    TextRead {
+        content,
+        start_line: lines.0,
+        end_line: lines.1,
+        total_lines,
         content_hash: None,
         range_hash,
-        last_modified,
-        size,
-        truncated,
+        last_modified: String::new(),
+        size: 0,
+        bom: false,
+        truncated: next_line.is_some(),
+        next_line,
+        from_end: lines.2,
         unchanged: false,
         diff: None,
-        since_unknown: opts.since_hash.is_some(),
-        unversioned: Some(facts),
-    }))
+        since_unknown: false,
+        unversioned: None,
+    }
+}
+
+/// Lines counted from the end of a streamed file (`start_line` negative, `end_line` negative
+/// or none): their place found by reading backwards from the end, a window at a time,
+/// counting line breaks; they are numbered from the end. A read that reaches the top of the
+/// file has counted all its lines, and numbers them from the start as a small file's read
+/// does.
+fn read_from_end(
+    file: &File,
+    shown: &str,
+    opts: &ReadOptions,
+    size: u64,
+    bom: bool,
+) -> Result<TextRead, FkError> {
+    let io_err = |e: io::Error| FkError::from_io(&e, shown);
+    let first = opts.start_line.map_or(1, |n| n.unsigned_abs()) as usize;
+    let asked_last = opts.end_line.map_or(1, |n| n.unsigned_abs()) as usize;
+    if asked_last > first {
+        return Err(FkError::invalid(format!(
+            "lines {}..{} select nothing: the start (line -{first}) is after the end (line -{asked_last})",
+            opts.start_line.unwrap_or(-1),
+            opts.end_line.unwrap_or(-1)
+        ))
+        .with_hint("give the start first: -20..-1 are the last twenty lines"));
+    }
+    let body = if bom { UTF8_BOM.len() as u64 } else { 0 };
+    let lines = lines_from_end(file, body, size, first, asked_last).map_err(io_err)?;
+    // The lines to return, counted from the end (1 the last), and whether that is all the
+    // range asked for.
+    let (k_first, k_last, cut) = match lines.total {
+        // The top was reached: the range selects exactly what it selects in a small file.
+        Some(total) => {
+            let sel = select(total, opts, shown)?;
+            if sel.end == 0 {
+                let empty = text_read(String::new(), (1, 0, false), Some(total), None, None);
+                return Ok(empty);
+            }
+            (total + 1 - sel.start, total + 1 - sel.end, sel.truncated)
+        }
+        None => match opts.max_lines.filter(|m| *m > 0) {
+            Some(max) if first - asked_last + 1 > max => (first, first + 1 - max, true),
+            _ => (first, asked_last, false),
+        },
+    };
+    let start_at = lines.start_of(k_first).unwrap_or(body);
+    // At most MAX_READ_BYTES of it, cut after a whole line: an end not kept is further.
+    let want = lines
+        .end_of(k_last)
+        .map_or(MAX_READ_BYTES + 1, |end| end.saturating_sub(start_at));
+    let take = want.min(MAX_READ_BYTES);
+    let mut bytes = vec![0u8; take as usize];
+    file.read_exact_at(&mut bytes, start_at).map_err(io_err)?;
+    let mut kept_last = k_last;
+    if take < want {
+        let Some(nl) = memchr::memrchr(b'\n', &bytes) else {
+            return Err(FkError::too_large(
+                Limit::FileSize,
+                want,
+                MAX_READ_BYTES,
+                format!(
+                    "line -{k_first} of {shown} is longer than the {MAX_READ_BYTES} bytes a read returns"
+                ),
+            )
+            .with_hint("search the file for what you need in that line instead"));
+        };
+        bytes.truncate(nl + 1);
+        let kept = memchr::memchr_iter(b'\n', &bytes).count();
+        kept_last = k_first + 1 - kept;
+    }
+    let content = String::from_utf8(bytes).map_err(|e| {
+        let at = start_at - body + e.utf8_error().valid_up_to() as u64;
+        FkError::new(
+            ErrorCode::Encoding,
+            format!("{shown} is not valid UTF-8 (an invalid byte at offset {at})"),
+        )
+        .with_hint(
+            "filekit reads UTF-8 text; convert the file to UTF-8 first (for example with iconv)",
+        )
+    })?;
+    let range_hash = Some(hash::content_hash(content.as_bytes()));
+    let more = cut || kept_last > k_last;
+    Ok(match lines.total {
+        Some(total) => {
+            let (start, end) = (total + 1 - k_first, total + 1 - kept_last);
+            let next = more.then(|| signed(end + 1, false));
+            text_read(content, (start, end, false), Some(total), range_hash, next)
+        }
+        None => {
+            let next = more.then(|| signed(kept_last - 1, true));
+            text_read(content, (k_first, kept_last, true), None, range_hash, next)
+        }
+    })
+}
+
+/// The starts of the last lines of a file, found reading backwards from its end: those of
+/// the lines a read may return (it returns at most [`MAX_READ_BYTES`], so no more lines than
+/// that before the first one it returns, the furthest from the end) and of the line after
+/// the last one asked for.
+struct FromEnd {
+    /// `starts[i]`: where line `-(low + i)` starts (after the line break before it).
+    starts: std::collections::VecDeque<u64>,
+    low: usize,
+    /// Where line `-(last - 1)` starts, the end of line `-last`.
+    after_last: Option<u64>,
+    last: usize,
+    /// Where the text starts (after a BOM) and ends.
+    body: u64,
+    size: u64,
+    /// The file's lines, when the search reached its top.
+    total: Option<usize>,
+}
+
+impl FromEnd {
+    /// Where line `-k` starts (the top of the text for a line above the first); `None` for a
+    /// line not kept (too far below the first line asked for to be returned).
+    fn start_of(&self, k: usize) -> Option<u64> {
+        if k == self.last.wrapping_sub(1) && self.after_last.is_some() {
+            return self.after_last;
+        }
+        match k.checked_sub(self.low) {
+            Some(i) if i < self.starts.len() => Some(self.starts[i]),
+            Some(_) => Some(self.body),
+            None => None,
+        }
+    }
+
+    /// Where line `-k` ends, after its line break (`None`: see [`FromEnd::start_of`]).
+    fn end_of(&self, k: usize) -> Option<u64> {
+        if k <= 1 {
+            Some(self.size)
+        } else {
+            self.start_of(k - 1)
+        }
+    }
+}
+
+/// The starts of the last `first` lines of the text `body..size` of `file` (those a read of
+/// lines `-first..-last` needs), read backwards in windows of [`CHUNK`] bytes counting line
+/// breaks: line `-k` starts after the `k`th break before the end, not counting the break that
+/// ends the last line.
+fn lines_from_end(
+    file: &File,
+    body: u64,
+    size: u64,
+    first: usize,
+    last: usize,
+) -> io::Result<FromEnd> {
+    let mut last_byte = [0u8; 1];
+    let ends_with_break = size > body && {
+        file.read_exact_at(&mut last_byte, size - 1)?;
+        last_byte[0] == b'\n'
+    };
+    // A read returns at most MAX_READ_BYTES, so no more lines than that after its first.
+    let keep = MAX_READ_BYTES as usize + 2;
+    let mut found = FromEnd {
+        starts: std::collections::VecDeque::new(),
+        low: 1,
+        after_last: None,
+        last,
+        body,
+        size,
+        total: None,
+    };
+    let mut k = 0usize;
+    let mut buf = vec![0u8; CHUNK];
+    // Breaks are looked for below `at`: the last line's own break is not one before it.
+    let mut at = if ends_with_break { size - 1 } else { size };
+    'back: while at > body {
+        let from = at.saturating_sub(CHUNK as u64).max(body);
+        let window = &mut buf[..(at - from) as usize];
+        file.read_exact_at(window, from)?;
+        for i in memchr::memrchr_iter(b'\n', window) {
+            if k == first {
+                break 'back;
+            }
+            k += 1;
+            let start = from + i as u64 + 1;
+            found.starts.push_back(start);
+            if found.starts.len() > keep {
+                found.starts.pop_front();
+                found.low += 1;
+            }
+            if k + 1 == last {
+                found.after_last = Some(start);
+            }
+        }
+        at = from;
+    }
+    // A break above line -first was found (the loop stopped on it), or the top was reached.
+    found.total = (at <= body).then(|| if size > body { k + 1 } else { 0 });
+    Ok(found)
 }
 
 fn read_head(file: &mut File) -> io::Result<Vec<u8>> {
@@ -486,12 +764,12 @@ struct Scan {
     total_lines: Option<usize>,
     /// The collected lines' bytes (BOM stripped).
     lines: Vec<u8>,
-    /// When the lines asked for were more than [`MAX_FILE_SIZE`] bytes: the last line kept.
+    /// When the lines asked for were more than [`MAX_READ_BYTES`] bytes: the last line kept.
     cut_after: Option<usize>,
 }
 
 /// Reads `file` from its start in chunks, checking that it is UTF-8 text and keeping the
-/// lines `want` (1-based, inclusive) up to [`MAX_FILE_SIZE`] bytes of them; stops after the
+/// lines `want` (1-based, inclusive) up to [`MAX_READ_BYTES`] bytes of them; stops after the
 /// last line wanted, or at the end. `bom`: whether the file starts with a UTF-8 BOM, which
 /// belongs to no line.
 fn scan(file: &mut File, shown: &str, want: (usize, usize), bom: bool) -> Result<Scan, FkError> {
@@ -542,7 +820,7 @@ fn scan(file: &mut File, shown: &str, want: (usize, usize), bom: bool) -> Result
             newlines += 1;
             pos = nl + 1;
             if line >= a && line <= b {
-                if lines.len() as u64 > MAX_FILE_SIZE {
+                if lines.len() as u64 > MAX_READ_BYTES {
                     lines.truncate(line_start);
                     cut_after = Some(line - 1);
                     break 'read;
@@ -556,7 +834,7 @@ fn scan(file: &mut File, shown: &str, want: (usize, usize), bom: bool) -> Result
         let line = newlines + 1;
         if pos < seg.len() {
             keep(pos, seg.len(), line, &mut lines);
-            if line >= a && line <= b && lines.len() as u64 > MAX_FILE_SIZE {
+            if line >= a && line <= b && lines.len() as u64 > MAX_READ_BYTES {
                 lines.truncate(line_start);
                 cut_after = Some(line - 1);
                 break 'read;
@@ -573,8 +851,8 @@ fn scan(file: &mut File, shown: &str, want: (usize, usize), bom: bool) -> Result
         return Err(FkError::too_large(
             Limit::FileSize,
             lines.len() as u64,
-            MAX_FILE_SIZE,
-            format!("line {a} of {shown} is longer than the {MAX_FILE_SIZE} bytes a read returns"),
+            MAX_READ_BYTES,
+            format!("line {a} of {shown} is longer than the {MAX_READ_BYTES} bytes a read returns"),
         )
         .with_hint("search the file for what you need in that line instead"));
     }
@@ -608,10 +886,6 @@ fn encoding_error(shown: &str, offset: u64, line: usize, bom: bool) -> FkError {
     .with_hint("filekit reads UTF-8 text; convert the file to UTF-8 first (for example with iconv)")
 }
 
-fn sel_end_zero(r: &TextRead) -> bool {
-    r.end_line == 0
-}
-
 /// The lines a read returns, after negative numbers, defaults and `max_lines`.
 struct Selection {
     start: usize,
@@ -621,6 +895,53 @@ struct Selection {
 }
 
 impl Selection {
+    /// Cuts the selection after the last whole line that keeps what it returns within
+    /// [`MAX_READ_BYTES`]; refused when its first line alone is longer.
+    fn cap_bytes(&mut self, li: &LineIndex, shown: &str) -> Result<(), FkError> {
+        if self.end == 0 {
+            return Ok(());
+        }
+        let from = li.start(self.start);
+        let fits = |n: usize| (li.end(n) - from) as u64 <= MAX_READ_BYTES;
+        if fits(self.end) {
+            return Ok(());
+        }
+        if !fits(self.start) {
+            return Err(FkError::too_large(
+                Limit::FileSize,
+                (li.end(self.start) - from) as u64,
+                MAX_READ_BYTES,
+                format!(
+                    "line {} of {shown} is longer than the {MAX_READ_BYTES} bytes a read returns",
+                    self.start
+                ),
+            )
+            .with_hint("search the file for what you need in that line instead"));
+        }
+        // The last line that fits, by bisection: `fits` holds at `lo` and fails at `hi`.
+        let (mut lo, mut hi) = (self.start, self.end);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        self.end = lo;
+        self.truncated = true;
+        Ok(())
+    }
+
+    /// The selected lines of `text`.
+    fn content(&self, text: &str, li: &LineIndex) -> String {
+        if self.end == 0 {
+            String::new()
+        } else {
+            text[li.start(self.start)..li.end(self.end)].to_string()
+        }
+    }
+
     fn into_read(
         self,
         content: String,
@@ -640,7 +961,10 @@ impl Selection {
             range_hash,
             last_modified,
             size,
+            bom: false,
             truncated: self.truncated,
+            next_line: self.truncated.then(|| signed(self.end + 1, false)),
+            from_end: false,
             unchanged: false,
             diff: None,
             since_unknown: false,
@@ -984,7 +1308,7 @@ fn describe(
             let dims = img
                 .dims
                 .map_or(String::new(), |(w, h)| format!(", {w}x{h} pixels"));
-            let why = if size > STREAMING_THRESHOLD {
+            let why = if size > MAX_READ_BYTES {
                 "too large to return as an image"
             } else {
                 "ask for images to get it as an image"

@@ -134,19 +134,13 @@ fn read_whole(
     }
 }
 
-/// Files larger than this are skipped (reported, not failed) unless the request sets a lower
-/// limit: a tree-wide replace is for source text, and a stray dump or log should not stall it.
-/// It is the bound of every whole-file operation, [`crate::limits::MAX_FILE_SIZE`]: each file
-/// is read, searched and edited whole.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = crate::limits::MAX_FILE_SIZE;
-
 /// One substitution over a tree of files.
 #[derive(Debug, Clone)]
 pub struct TreeReplace {
     pub selection: FileSelection,
     pub substitution: Substitution,
-    /// `dry_run`, `atomic`, `control`, `max_file_size` (at most [`DEFAULT_MAX_FILE_SIZE`])
-    /// apply; binary and non-UTF-8 files, and special files met where the walk saw a file,
+    /// `dry_run`, `atomic`, `control`, `max_file_size` (files larger are skipped) apply;
+    /// files over the workspace's bound are streamed; binary and non-UTF-8 files, and special files met where the walk saw a file,
     /// are always skipped, not failed.
     pub options: EditOptions,
 }
@@ -187,15 +181,15 @@ impl TreeReplaceReport {
 pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceReport, FkError> {
     // Each file is looked at and planned on the walk's threads as the walk finds it: a file's
     // bytes are read once and freed once planned, and the walk and the planning overlap.
-    let limit = req
-        .options
-        .max_file_size()
-        .map_or(DEFAULT_MAX_FILE_SIZE, |m| m.min(DEFAULT_MAX_FILE_SIZE));
+    // Files up to a few megabytes are read whole here; larger ones stream through the
+    // pipeline's own reads, so that the walk's threads do not hold several large files.
+    let whole = ws.max_file_size().min(crate::limits::MAX_REPLACE_WHOLE);
+    let limit = req.options.max_file_size().map_or(whole, |m| m.min(whole));
     let options = req
         .options
         .to_builder()
         .skip_non_text(true)
-        .max_file_size(Some(limit))
+        .stream_above(Some(whole))
         .build();
     let entry = |path: &str| FileEdits {
         base_hash: None,

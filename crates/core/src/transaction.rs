@@ -21,7 +21,11 @@
 //! where a repository cannot ship or redirect one. Each undo step checks the disk first, so a rollback of steps that
 //! never ran is harmless, and a rollback interrupted in turn can simply be run again.
 
+use crate::content::Content;
+use crate::edit::Control;
 use crate::error::{ErrorCode, FkError};
+use crate::intent_log::{self, Intent, Planned};
+use crate::interrupt::Writing;
 use crate::workspace::{
     DirectorySync, FileMeta, InPlace, PendingWrite, RESERVED_DIR, TreeChange, Workspace, WriteMode,
     WsPath,
@@ -39,10 +43,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Debug)]
 pub enum Op<'a> {
     /// Put `bytes` at `path` (a temporary file renamed over it). `perm` sets the permission
-    /// bits; otherwise an existing file's are kept.
+    /// bits; otherwise an existing file's are kept. Bytes not held in memory (a streamed
+    /// file's, [`Content::Spliced`]) are never written in place.
     Write {
         path: WsPath,
-        bytes: &'a [u8],
+        bytes: Content<'a>,
         mode: WriteMode,
         perm: Option<u32>,
         /// The file as the writer read it: if it is no longer that file when the write is
@@ -109,6 +114,22 @@ impl Outcome {
 /// then every op is done. Without `atomic`, a failed op is reported and the others still
 /// happen; with it, the first failure undoes everything (see the module documentation).
 pub fn run(ws: &Workspace, ops: &[Op<'_>], atomic: bool, durability: Durability) -> Outcome {
+    run_in(ws, ops, atomic, durability, &Control::default(), None)
+}
+
+/// [`run`] under a caller's `control` (a cancel stops the run before its next op: an atomic
+/// run is rolled back, a plain one keeps what it did and reports the rest cancelled), and,
+/// for a plain run, in the caller's `intent`: the record of a request that writes through
+/// several runs, or records its changes in the history after the run (see
+/// [`crate::intent_log`]).
+pub(crate) fn run_in(
+    ws: &Workspace,
+    ops: &[Op<'_>],
+    atomic: bool,
+    durability: Durability,
+    control: &Control,
+    intent: Option<&Intent<'_>>,
+) -> Outcome {
     // Read-only sessions, filekit's own data and (unless allowed) `.git/` are refused here,
     // for every writer alike.
     let refused: Vec<Option<FkError>> = ops.iter().map(|op| writable(ws, op).err()).collect();
@@ -144,10 +165,37 @@ pub fn run(ws: &Workspace, ops: &[Op<'_>], atomic: bool, durability: Durability)
         };
     }
     if atomic && ops.len() > 1 {
-        run_journaled(ws, ops, durability)
+        run_journaled(ws, ops, durability, control)
     } else {
-        run_plain(ws, ops, durability, refused)
+        run_plain(ws, ops, durability, refused, control, intent)
     }
+}
+
+/// The error of an op a run did not do because it was stopped.
+fn stopped_error(ws: &Workspace, op: &Op<'_>) -> FkError {
+    let shown = ws.display(op.path());
+    if crate::interrupt::stop_requested() {
+        FkError::new(
+            ErrorCode::Cancelled,
+            format!("{shown} was not changed: filekit was asked to end (interrupted) before it got to it"),
+        )
+        .with_hint("send the request again to do the rest")
+    } else {
+        FkError::new(
+            ErrorCode::Cancelled,
+            format!("{shown} was not changed: the request was cancelled before it got to it"),
+        )
+        .with_hint("send the request again to do the rest")
+    }
+}
+
+/// The refusal of a write that would begin after this process was asked to stop writing.
+pub(crate) fn stopping_error() -> FkError {
+    FkError::new(
+        ErrorCode::Cancelled,
+        "nothing was written: filekit was asked to end (interrupted) before this request began writing",
+    )
+    .with_hint("send the request again")
 }
 
 fn writable(ws: &Workspace, op: &Op<'_>) -> Result<(), FkError> {
@@ -326,7 +374,7 @@ fn overwrite_through_one_descriptor(
 
 static TX_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-fn new_tx_name() -> String {
+pub(crate) fn new_tx_name() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -345,14 +393,56 @@ fn temp_name(tx: &str, i: usize) -> OsString {
     OsString::from(format!(".filekit.{tx}.{i}.tmp"))
 }
 
+/// Whether `temp` has the name of a temporary file of filekit's (a record names nothing else
+/// for removal).
+pub(crate) fn temp_name_is_ours(temp: &Path) -> bool {
+    temp.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(".filekit.") && n.ends_with(".tmp"))
+}
+
 fn run_plain(
     ws: &Workspace,
     ops: &[Op<'_>],
     durability: Durability,
     refused: Vec<Option<FkError>>,
+    control: &Control,
+    intent: Option<&Intent<'_>>,
 ) -> Outcome {
+    let stopped = |ops: &[Op<'_>]| Outcome {
+        results: ops.iter().map(|op| Err(stopped_error(ws, op))).collect(),
+        rolled_back: false,
+    };
+    // A run of its own (not in a caller's record) that may stage files (an in-place write
+    // of a file with other names is staged too) records them itself, so that a kill leaves
+    // no temporary file behind.
+    let stages = ops.iter().any(is_staged_write);
+    let own = match intent {
+        Some(_) => None,
+        None if stages => match Intent::begin(ws, "", false) {
+            Ok(own) => Some(own),
+            Err(_) => return stopped(ops),
+        },
+        None => None,
+    };
+    let _writing = match (intent, &own) {
+        (None, None) => match Writing::begin() {
+            Some(w) => Some(w),
+            None => return stopped(ops),
+        },
+        _ => None,
+    };
+    let intent = intent.or(own.as_ref());
     let results = refused.into_iter().map(|r| r.map(Err)).collect();
-    let (results, _) = execute(ws, ops, durability, &new_tx_name(), None, results);
+    let (results, _) = execute(
+        ws,
+        ops,
+        durability,
+        &new_tx_name(),
+        Run::Plain(intent),
+        control,
+        results,
+    );
     Outcome {
         results: results
             .into_iter()
@@ -386,26 +476,101 @@ fn io_pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// Carries out `ops`: directories first, then every write staged (and flushed), then each op
-/// in order. With `journal` (an atomic run), old files are kept where the manifest says
-/// before they are replaced or removed, and the first failure stops the run (the caller
-/// rolls back); without, a failed op is reported and the others still happen. `results`
-/// comes with the ops already refused filled in. Returns the results and whether an op
-/// failed.
+/// How a run's changes can be undone or finished after a crash.
+#[derive(Clone, Copy)]
+enum Run<'a> {
+    /// An atomic run: old files are kept where the manifest says before they are replaced or
+    /// removed, and the first failure stops the run (the caller rolls back).
+    Journaled(&'a Manifest),
+    /// A plain run: a failed op is reported and the others still happen; its writes are
+    /// logged in the record (when there is one) before their temporary files exist.
+    Plain(Option<&'a Intent<'a>>),
+}
+
+/// How many writes a run stages before it puts them in place, and how many directories wait
+/// for their flush: each staged write holds its directory open until its rename, so a run
+/// of any size holds at most this many descriptors (and as many directories), whatever the
+/// tree size. A share of the process's open-file limit (the front ends raise it to the hard
+/// limit at start): under a limit of 256, 32; from 2,048 up, 256, where a larger window
+/// would not be faster.
+fn write_window() -> usize {
+    static WINDOW: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *WINDOW.get_or_init(|| {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+            .current
+            .unwrap_or(u64::MAX);
+        usize::try_from(limit / 8)
+            .unwrap_or(usize::MAX)
+            .clamp(4, 256)
+    })
+}
+
+/// Whether `err` is the process or the system out of descriptors: a window of writes that
+/// meets it is staged again in smaller parts.
+fn out_of_descriptors(err: &FkError) -> bool {
+    const EMFILE: i32 = 24;
+    const ENFILE: i32 = 23;
+    err.source
+        .as_ref()
+        .and_then(|e| e.raw_os_error())
+        .is_some_and(|n| n == EMFILE || n == ENFILE)
+}
+
+/// The end of the window of ops that starts at `next`: up to the `window`-th write still to
+/// do, and the other ops up to the write after it.
+fn window_end(ops: &[Op<'_>], results: &Results, next: usize, window: usize) -> usize {
+    let mut writes = 0;
+    let mut end = next;
+    while end < ops.len() {
+        if is_staged_write(&ops[end]) && results[end].is_none() {
+            if writes == window {
+                break;
+            }
+            writes += 1;
+        }
+        end += 1;
+    }
+    end
+}
+
+/// A write still to do once the in-place ones are done is staged (an in-place write left
+/// undone is one of a file with other names: it is staged and renamed like any write).
+fn is_staged_write(op: &Op<'_>) -> bool {
+    matches!(op, Op::Write { .. })
+}
+
+/// Carries out `ops`: directories first, then in-place writes, then the rest in order, a
+/// window at a time: the window's writes staged (and flushed) on the I/O threads, then each
+/// op of the window done in order. `results` comes with the ops already refused filled in.
+/// A cancel (of the caller's `control`, or of the process: see [`crate::interrupt`]) stops
+/// the run before its next op: what is staged and not in place is removed, and every op not
+/// done is an error saying so. Returns the results and whether an op failed.
 fn execute(
     ws: &Workspace,
     ops: &[Op<'_>],
     durability: Durability,
     tx: &str,
-    journal: Option<&Manifest>,
+    how: Run<'_>,
+    control: &Control,
     mut results: Results,
 ) -> (Results, bool) {
-    let stop_at_failure = journal.is_some();
+    let stop_at_failure = matches!(how, Run::Journaled(_));
     let mut failed = false;
+    let stop = |results: &mut Results| {
+        for (i, op) in ops.iter().enumerate() {
+            if results[i].is_none() {
+                results[i] = Some(Err(stopped_error(ws, op)));
+            }
+        }
+    };
     for (i, op) in ops.iter().enumerate() {
         if let Op::MakeDir { path, perm } = op
             && results[i].is_none()
         {
+            if control.is_cancelled() {
+                stop(&mut results);
+                return (results, true);
+            }
             let r = make_dir(ws, path, *perm).map(|()| ws.metadata(path).ok().flatten());
             failed |= r.is_err();
             results[i] = Some(r);
@@ -414,9 +579,6 @@ fn execute(
             }
         }
     }
-    // Staging (create, write, maybe fsync a temporary file) is independent per file and,
-    // with thousands of files, most of a run: done on all cores. Only the renames below
-    // must happen in order.
     let sync = durability != Durability::None;
     let in_place: Vec<usize> = (0..ops.len())
         .filter(|&i| {
@@ -424,18 +586,23 @@ fn execute(
                 ops[i],
                 Op::Write {
                     mode: WriteMode::InPlace,
+                    bytes: Content::Bytes(_),
                     ..
                 }
             ) && results[i].is_none()
         })
         .collect();
     // In-place writes (never in a journaled run) need their file to exist already and stage
-    // nothing: done first, several at once. A file with other names is left to be staged
-    // and renamed like any write (`Ok(None)`): its other names keep their bytes.
+    // nothing: done first, several at once, each with one descriptor it closes. A file with
+    // other names is left to be staged and renamed like any write (`Ok(None)`): its other
+    // names keep their bytes.
     let overwrite = |i: usize| -> Result<Option<FileMeta>, FkError> {
+        if control.is_cancelled() {
+            return Err(stopped_error(ws, &ops[i]));
+        }
         let Op::Write {
             path,
-            bytes,
+            bytes: Content::Bytes(bytes),
             read_as,
             ..
         } = &ops[i]
@@ -473,9 +640,168 @@ fn execute(
             }
         }
     }
-    let to_stage: Vec<usize> = (0..ops.len())
-        .filter(|&i| matches!(ops[i], Op::Write { .. }) && results[i].is_none())
-        .collect();
+
+    let mut flush = DirectorySync::new(durability == Durability::Batched);
+    let mut window = write_window();
+    let mut next = 0;
+    while next < ops.len() {
+        if control.is_cancelled() {
+            break;
+        }
+        let end = window_end(ops, &results, next, window);
+        let to_stage: Vec<usize> = (next..end)
+            .filter(|&i| is_staged_write(&ops[i]) && results[i].is_none())
+            .collect();
+        let kept_at = match how {
+            Run::Plain(Some(intent)) if !to_stage.is_empty() => {
+                intent.log(&planned_for_log(ops, &to_stage, tx))
+            }
+            _ => to_stage.iter().map(|_| None).collect(),
+        };
+        let attempts = stage_all(ws, ops, &to_stage, tx, sync, durability);
+        if window > 1
+            && attempts
+                .iter()
+                .any(|(_, r)| r.as_ref().is_err_and(out_of_descriptors))
+        {
+            // Out of descriptors (other requests of the process, or a limit lower than it
+            // looked): the staged files are removed and the window is staged again in
+            // smaller parts, after the directories waiting for their flush let theirs go.
+            drop(attempts);
+            flush.sync_now(io_pool());
+            window = (window / 2).max(1);
+            continue;
+        }
+        let mut staged = Vec::with_capacity(attempts.len());
+        for ((i, attempt), kept_at) in attempts.into_iter().zip(kept_at) {
+            match attempt {
+                Ok(p) => staged.push((i, p, kept_at)),
+                Err(e) => {
+                    results[i] = Some(Err(e));
+                    failed = true;
+                }
+            }
+        }
+        if failed && stop_at_failure {
+            // The staged files are dropped here, removing their temporary files.
+            return (results, true);
+        }
+        let mut staged = staged.into_iter().peekable();
+        for i in next..end {
+            if results[i].is_some() {
+                continue;
+            }
+            if control.is_cancelled() {
+                // The window's staged files not in place yet are removed as they drop.
+                break;
+            }
+            let step = match how {
+                Run::Journaled(m) => Some(&m.steps[i]),
+                Run::Plain(_) => None,
+            };
+            let result = match (&ops[i], step) {
+                (Op::Write { path, read_as, .. }, step) => {
+                    match staged.next_if(|(j, _, _)| *j == i) {
+                        Some((_, pending, kept_at)) => {
+                            flush.add(&pending);
+                            put_in_place(ws, path, read_as.as_ref(), || {
+                                if let Some(Undo::Write {
+                                    existed, backup, ..
+                                }) = step
+                                {
+                                    keep_backup(ws, path, *existed, backup)?;
+                                }
+                                if let Some(kept_at) = &kept_at {
+                                    // Kept only so that a kill can be finished (a link, never
+                                    // a copy a kill could cut short): a write goes on
+                                    // without it.
+                                    let dir = ws.root_dir(path.root_index());
+                                    let _ = dir.hard_link(path.relative(), dir, kept_at);
+                                }
+                                pending.commit()
+                            })
+                            .map(Some)
+                        }
+                        None => continue,
+                    }
+                }
+                (Op::Remove { path, recursive }, step) => {
+                    let trash = match step {
+                        Some(Undo::Remove { trash, .. }) => Some(trash),
+                        _ => None,
+                    };
+                    remove(ws, path, *recursive, trash).map(|()| None)
+                }
+                (Op::Rename { from, to, replace }, step) => {
+                    let backup = match step {
+                        Some(Undo::Rename { backup, .. }) => Some(backup),
+                        _ => None,
+                    };
+                    rename(ws, from, to, *replace, backup).map(|()| ws.metadata(to).ok().flatten())
+                }
+                (Op::Symlink { path, target }, _) => symlink(ws, path, target).map(|()| None),
+                (Op::MakeDir { .. }, _) => continue,
+            };
+            failed |= result.is_err();
+            results[i] = Some(result);
+            if failed && stop_at_failure {
+                return (results, true);
+            }
+        }
+        drop(staged);
+        if flush.len() >= window {
+            flush.sync_now(io_pool());
+        }
+        next = end;
+    }
+    if results.iter().any(Option::is_none) {
+        stop(&mut results);
+        failed = true;
+        if stop_at_failure {
+            return (results, true);
+        }
+    }
+    flush.sync_now(io_pool());
+    (results, failed)
+}
+
+/// The writes of `to_stage` as the intent log names them.
+fn planned_for_log<'a>(ops: &'a [Op<'_>], to_stage: &[usize], tx: &str) -> Vec<Planned<'a>> {
+    to_stage
+        .iter()
+        .filter_map(|&i| match &ops[i] {
+            Op::Write {
+                path,
+                bytes,
+                mode,
+                read_as,
+                ..
+            } => Some(Planned {
+                path,
+                temp: path
+                    .relative()
+                    .parent()
+                    .unwrap_or(Path::new(""))
+                    .join(temp_name(tx, i)),
+                mode: *mode,
+                read_as_known: read_as.is_some(),
+                bytes,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Stages the writes `to_stage` of `ops` (created, written, flushed unless `!sync`), several
+/// at once on the I/O threads.
+fn stage_all(
+    ws: &Workspace,
+    ops: &[Op<'_>],
+    to_stage: &[usize],
+    tx: &str,
+    sync: bool,
+    durability: Durability,
+) -> Vec<(usize, Result<PendingWrite, FkError>)> {
     let stage = |i: usize| match &ops[i] {
         Op::Write {
             path,
@@ -484,7 +810,7 @@ fn execute(
             perm,
             ..
         } => ws
-            .stage_named(path, bytes, *mode, sync, &temp_name(tx, i), *perm)
+            .stage_named(path, *bytes, *mode, sync, &temp_name(tx, i), *perm)
             .map(|mut p| {
                 if durability == Durability::Batched {
                     p.defer_directory_sync();
@@ -493,74 +819,11 @@ fn execute(
             }),
         _ => unreachable!("only writes are staged"),
     };
-    let attempts: Vec<(usize, Result<PendingWrite, FkError>)> = if to_stage.len() > 1 {
+    if to_stage.len() > 1 {
         io_pool().install(|| to_stage.par_iter().map(|&i| (i, stage(i))).collect())
     } else {
         to_stage.iter().map(|&i| (i, stage(i))).collect()
-    };
-    let mut staged: Vec<(usize, PendingWrite)> = Vec::with_capacity(attempts.len());
-    for (i, attempt) in attempts {
-        match attempt {
-            Ok(p) => staged.push((i, p)),
-            Err(e) => {
-                results[i] = Some(Err(e));
-                failed = true;
-            }
-        }
     }
-    if failed && stop_at_failure {
-        // The staged files are dropped here, removing their temporary files.
-        return (results, true);
-    }
-    let flush = (durability == Durability::Batched)
-        .then(|| DirectorySync::of(staged.iter().map(|(_, w)| w)));
-    let mut staged = staged.into_iter().peekable();
-    for (i, op) in ops.iter().enumerate() {
-        if results[i].is_some() {
-            continue;
-        }
-        let step = journal.map(|m| &m.steps[i]);
-        let result = match (op, step) {
-            (Op::Write { path, read_as, .. }, step) => match staged.next_if(|(j, _)| *j == i) {
-                Some((_, pending)) => put_in_place(ws, path, read_as.as_ref(), || {
-                    if let Some(Undo::Write {
-                        existed, backup, ..
-                    }) = step
-                    {
-                        keep_backup(ws, path, *existed, backup)?;
-                    }
-                    pending.commit()
-                })
-                .map(Some),
-                None => continue,
-            },
-            (Op::Remove { path, recursive }, step) => {
-                let trash = match step {
-                    Some(Undo::Remove { trash, .. }) => Some(trash),
-                    _ => None,
-                };
-                remove(ws, path, *recursive, trash).map(|()| None)
-            }
-            (Op::Rename { from, to, replace }, step) => {
-                let backup = match step {
-                    Some(Undo::Rename { backup, .. }) => Some(backup),
-                    _ => None,
-                };
-                rename(ws, from, to, *replace, backup).map(|()| ws.metadata(to).ok().flatten())
-            }
-            (Op::Symlink { path, target }, _) => symlink(ws, path, target).map(|()| None),
-            (Op::MakeDir { .. }, _) => continue,
-        };
-        failed |= result.is_err();
-        results[i] = Some(result);
-        if failed && stop_at_failure {
-            return (results, true);
-        }
-    }
-    if let Some(f) = &flush {
-        f.sync(io_pool());
-    }
-    (results, failed)
 }
 
 /// The journal's record of one op: enough to undo it from the disk alone.
@@ -618,7 +881,7 @@ const MAKING_SUFFIX: &str = ".new";
 const JOURNAL_DIR: &str = "journal";
 
 /// The in-tree folder under which runs keep their backups: `.filekit/journal`.
-fn staging_base() -> PathBuf {
+pub(crate) fn staging_base() -> PathBuf {
     Path::new(RESERVED_DIR).join(JOURNAL_DIR)
 }
 
@@ -680,10 +943,15 @@ impl Journal {
             let _ = std::fs::remove_file(dir.join("manifest"));
             sync_path(dir);
         }
+        let mut cleared = true;
         for &r in &self.roots_used {
-            clear_staging(ws.root_dir(r), &self.staging);
+            cleared &= clear_staging(ws.root_dir(r), &self.staging);
         }
-        if let Some((dir, _lock)) = self.record {
+        // A staging folder that could not be cleared (out of descriptors, say) keeps the
+        // record, for the next start to clear it.
+        if let Some((dir, _lock)) = self.record
+            && cleared
+        {
             let _ = std::fs::remove_dir_all(&dir);
         }
         let _ = &self.tx;
@@ -693,7 +961,7 @@ impl Journal {
 /// Makes the run's record folder `<state>/journal/<tx>` and locks it: made under a name
 /// recovery passes over, and renamed once locked, so that a record under its final name is
 /// locked for as long as its run lives.
-fn begin_record(
+pub(crate) fn begin_record(
     state: &crate::state::StateDir,
     tx: &str,
 ) -> Result<(PathBuf, std::fs::File), FkError> {
@@ -715,7 +983,7 @@ fn begin_record(
 }
 
 /// Why the in-tree staging folder could not be used.
-enum StagingError {
+pub(crate) enum StagingError {
     /// `.filekit` or one of its folders is not a real directory (a link, a file).
     NotADirectory(PathBuf),
     Io(io::Error),
@@ -745,7 +1013,7 @@ impl StagingError {
 /// Makes `staging` (`.filekit/journal/<tx>`) beneath `root`, each folder on the way a real
 /// directory: a link planted at `.filekit` or `.filekit/journal` (even one inside the root) is
 /// refused, never followed. `.filekit/` gets a `.gitignore` when made.
-fn make_staging(root: &Dir, staging: &Path) -> Result<(), StagingError> {
+pub(crate) fn make_staging(root: &Dir, staging: &Path) -> Result<(), StagingError> {
     let mut at = PathBuf::new();
     for c in staging.components() {
         at.push(c);
@@ -767,16 +1035,16 @@ fn make_staging(root: &Dir, staging: &Path) -> Result<(), StagingError> {
 }
 
 /// Removes a run's staging folder, only when every folder on the way is still a real
-/// directory.
-fn clear_staging(root: &Dir, staging: &Path) {
+/// directory. Whether it is gone (or was never made).
+pub(crate) fn clear_staging(root: &Dir, staging: &Path) -> bool {
     let mut at = PathBuf::new();
     for c in staging.components() {
         at.push(c);
         if !is_real_dir(root, &at) {
-            return;
+            return root.symlink_metadata(&at).is_err();
         }
     }
-    let _ = root.remove_dir_all(staging);
+    root.remove_dir_all(staging).is_ok()
 }
 
 /// Clears the staging folders a run named `tx` (a record of ours) may have left in the roots.
@@ -800,12 +1068,20 @@ fn sync_path(dir: &Path) {
     }
 }
 
-fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outcome {
-    recover_quietly(ws);
+fn run_journaled(
+    ws: &Workspace,
+    ops: &[Op<'_>],
+    durability: Durability,
+    control: &Control,
+) -> Outcome {
     let fail_all = |err: FkError| Outcome {
         results: ops.iter().map(|_| Err(err.clone())).collect(),
         rolled_back: true,
     };
+    let Some(_writing) = Writing::begin() else {
+        return fail_all(stopping_error());
+    };
+    recover_quietly(ws);
     let mut roots_used: Vec<usize> = ops
         .iter()
         .flat_map(|op| match op {
@@ -840,31 +1116,47 @@ fn run_journaled(ws: &Workspace, ops: &[Op<'_>], durability: Durability) -> Outc
         ops,
         durability,
         &journal.tx,
-        Some(&manifest),
+        Run::Journaled(&manifest),
+        control,
         ops.iter().map(|_| None).collect(),
     );
     if failed {
         rollback(ws, &manifest.steps, &RootMap::same(ws));
         journal.finish(ws);
-        let first_error = results
+        let cause = results
             .iter()
             .flatten()
-            .find_map(|r| r.as_ref().err().cloned());
-        let why = first_error
-            .map(|e| e.message)
-            .unwrap_or_else(|| "another operation failed".to_string());
+            .find_map(|r| r.as_ref().err().cloned())
+            .unwrap_or_else(|| FkError::new(ErrorCode::Io, "another operation failed"));
+        // The ops that were done, or not reached, failed for the cause: said with its code
+        // (out of descriptors, a full disk, a cancel), which is what the caller acts on.
+        let not_done = match cause.code {
+            ErrorCode::Cancelled => FkError::new(
+                ErrorCode::Cancelled,
+                if crate::interrupt::stop_requested() {
+                    "not done: filekit was asked to end (interrupted) while this atomic request was writing; everything it had written was put back"
+                } else {
+                    "not done: the request was cancelled while writing; being atomic, everything it had written was put back"
+                },
+            )
+            .with_hint("send the request again"),
+            code => FkError::new(
+                code,
+                format!(
+                    "not done: the request is atomic and another part of it failed ({})",
+                    cause.message
+                ),
+            )
+            .with_hint(cause.hint.clone().unwrap_or_else(|| {
+                "fix the failed part, then send the whole request again".to_string()
+            })),
+        };
         return Outcome {
             results: results
                 .into_iter()
                 .map(|r| match r {
-                    Some(Err(e)) => Err(e),
-                    _ => Err(FkError::new(
-                        ErrorCode::Conflict,
-                        format!(
-                            "not done: the request is atomic and another part of it failed ({why})"
-                        ),
-                    )
-                    .with_hint("fix the failed part, then send the whole request again")),
+                    Some(Err(e)) if e.code != ErrorCode::Cancelled => Err(e),
+                    _ => Err(not_done.clone()),
                 })
                 .collect(),
             rolled_back: true,
@@ -1218,7 +1510,7 @@ fn rollback(ws: &Workspace, steps: &[Undo], roots: &RootMap) {
 }
 
 /// Which root of the workspace each root number of a journal names.
-struct RootMap(Vec<Option<usize>>);
+pub(crate) struct RootMap(Vec<Option<usize>>);
 
 impl RootMap {
     /// A run of this process: its numbers are the workspace's.
@@ -1227,7 +1519,7 @@ impl RootMap {
     }
 
     /// A recorded run's roots, found among the workspace's by path (`None`: not one of them).
-    fn of(ws: &Workspace, recorded: &[PathBuf]) -> RootMap {
+    pub(crate) fn of(ws: &Workspace, recorded: &[PathBuf]) -> RootMap {
         RootMap(
             recorded
                 .iter()
@@ -1236,12 +1528,17 @@ impl RootMap {
         )
     }
 
-    fn covers(&self, i: usize) -> bool {
+    pub(crate) fn covers(&self, i: usize) -> bool {
         self.0.get(i).is_some_and(Option::is_some)
     }
 
-    fn dir<'w>(&self, ws: &'w Workspace, i: usize) -> Option<&'w Dir> {
-        self.0.get(i).copied().flatten().map(|r| ws.root_dir(r))
+    /// The workspace's number of the recorded root `i`.
+    pub(crate) fn index(&self, i: usize) -> Option<usize> {
+        self.0.get(i).copied().flatten()
+    }
+
+    pub(crate) fn dir<'w>(&self, ws: &'w Workspace, i: usize) -> Option<&'w Dir> {
+        self.index(i).map(|r| ws.root_dir(r))
     }
 }
 
@@ -1260,6 +1557,19 @@ pub struct Recovery {
     /// Records that named a path no write may reach (`.git/`, `.filekit/`, outside the
     /// roots): cleared without replaying any of their steps.
     pub refused: Vec<String>,
+    /// Plain requests stopped part way (their process killed): their temporary files were
+    /// removed and the files they had written recorded in the history.
+    pub finished: Vec<FinishedRequest>,
+}
+
+/// A plain request whose process died part way, finished by [`recover`].
+#[derive(Debug, Clone, Serialize)]
+pub struct FinishedRequest {
+    pub journal: String,
+    /// Files it had written, now recorded in the history.
+    pub files: usize,
+    /// The history entry that records them (none without a history, or with no file).
+    pub entry: Option<i64>,
 }
 
 /// Rolls back every atomic request whose process died part way, from its record in the
@@ -1318,7 +1628,7 @@ pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
             continue;
         }
         let manifest: Option<Manifest> =
-            crate::state::read_state_file(&dir.join("manifest"), MAX_MANIFEST_BYTES)
+            crate::state::read_state_file(&dir.join("manifest"), MAX_RECORD_BYTES)
                 .and_then(|b| serde_json::from_slice(&b).ok())
                 .filter(|m: &Manifest| m.format == MANIFEST_FORMAT);
         if let Some(m) = &manifest {
@@ -1340,15 +1650,30 @@ pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
                 clear_staging(ws.root_dir(r), &m.staging);
             }
         }
-        // Without a manifest the run committed (the manifest goes first) or died before
-        // writing it: nothing to undo, only the folders to clear (its backups, made after its
-        // record, are under its name in the roots).
+        // Without a manifest the run committed (the manifest goes first), died before
+        // writing it, or was a plain request: nothing to undo; a plain request's log names
+        // its temporary files to remove and the writes to record. Then only the folders to
+        // clear (backups, made after its record, are under its name in the roots).
         if manifest.is_none() {
+            if std::fs::symlink_metadata(dir.join(intent_log::LOG)).is_ok() {
+                match intent_log::finish_dead(ws, &dir, &shown) {
+                    intent_log::Finished::NotOurs => continue,
+                    intent_log::Finished::Refused => out.refused.push(shown.clone()),
+                    intent_log::Finished::Recorded { files, entry } => {
+                        out.finished.push(FinishedRequest {
+                            journal: shown.clone(),
+                            files,
+                            entry,
+                        });
+                    }
+                }
+            }
             clear_all_staging(ws, &shown);
         }
         let _ = std::fs::remove_dir_all(&dir);
         match manifest {
-            Some(_) if out.refused.last() == Some(&shown) => {}
+            _ if out.refused.last() == Some(&shown) => {}
+            _ if out.finished.last().is_some_and(|f| f.journal == shown) => {}
             Some(_) => out.rolled_back.push(shown),
             None => out.cleared.push(shown),
         }
@@ -1357,8 +1682,9 @@ pub fn recover(ws: &Workspace) -> Result<Recovery, FkError> {
     Ok(out)
 }
 
-/// A manifest is far smaller; a larger file is not one.
-const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+/// A record's manifest or log is far smaller (a log line per write: about 200 bytes); a
+/// larger file is not one.
+pub(crate) const MAX_RECORD_BYTES: u64 = 256 << 20;
 
 /// The root numbers a step names.
 fn step_roots(step: &Undo) -> impl Iterator<Item = usize> {
@@ -1398,10 +1724,7 @@ fn manifest_is_sane(ws: &Workspace, m: &Manifest) -> bool {
                 target(path)
                     && kept(backup)
                     && temp.parent() == path.parent()
-                    && temp
-                        .file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with(".filekit.") && n.ends_with(".tmp"))
+                    && temp_name_is_ours(temp)
             }
             Undo::Remove { path, trash, .. } => target(path) && kept(trash),
             Undo::Rename {

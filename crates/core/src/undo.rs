@@ -5,6 +5,7 @@
 //! (another edit, a tool outside filekit), it refuses and names them, unless forced. A redo is
 //! the undo of an undo.
 
+use crate::content::{Content, SplicedFile};
 use crate::error::{ErrorCode, FkError};
 use crate::fsops::node_at;
 use crate::history::{self, Change, EntryKind, History, Node};
@@ -121,6 +122,9 @@ fn revert(
     let changes = h.changes(id)?;
     let mut targets: Vec<(WsPath, Node, Node)> = Vec::with_capacity(changes.len());
     let mut changed_since: Vec<String> = Vec::new();
+    // Paths whose entry kept only a streamed file's edited ranges, and that changed since:
+    // those cannot be put back, even when forced.
+    let mut unrecoverable: Vec<String> = Vec::new();
     for c in changes {
         let p = ws.resolve_entry(&c.path.to_string_lossy()).map_err(|e| {
             FkError::new(
@@ -133,7 +137,10 @@ fn revert(
             )
             .with_hint("open filekit on the roots the entry was made in")
         })?;
-        let now = node_at(ws, &p)?;
+        let now = match &c.after {
+            Node::Ranges { .. } => streamed_node_at(ws, &p, &c.after)?,
+            _ => node_at(ws, &p)?,
+        };
         if !same_state(&now, &c.after) {
             changed_since.push(format!(
                 "{} (now {}, the entry left {})",
@@ -141,8 +148,22 @@ fn revert(
                 describe(&now),
                 describe(&c.after)
             ));
+            if matches!(c.before, Node::Ranges { .. }) {
+                unrecoverable.push(c.path.display().to_string());
+            }
         }
         targets.push((p, now, c.before));
+    }
+    if !unrecoverable.is_empty() && force {
+        return Err(FkError::new(
+            ErrorCode::Stale,
+            format!(
+                "cannot {} entry {id}: it kept only the edited ranges of {} (streamed for its size), which can be put back only over the file as the entry left it, and it changed since",
+                if kind == EntryKind::Redo { "redo" } else { "undo" },
+                unrecoverable.join(", ")
+            ),
+        )
+        .with_hint("undo the later entries first (see the history of this path), so that the file is as the entry left it"));
     }
     if !changed_since.is_empty() && !force {
         return Err(FkError::new(
@@ -171,11 +192,33 @@ fn revert(
         return Ok(report);
     }
 
+    // A streamed file is put back from the file as the entry left it (checked above), its
+    // edited ranges replaced, copied as it is written.
+    let spliced: Vec<Option<SplicedFile>> = targets
+        .iter()
+        .map(|(p, _, want)| match want {
+            Node::Ranges { edits, .. } => {
+                let (file, meta) = ws.open(p)?;
+                SplicedFile::new(file, meta.len, edits.clone())
+                    .map(Some)
+                    .ok_or_else(|| {
+                        FkError::new(
+                            ErrorCode::Internal,
+                            format!(
+                                "the edited ranges entry {id} kept of {} do not fit it: a damaged history",
+                                ws.display(p)
+                            ),
+                        )
+                    })
+            }
+            _ => Ok(None),
+        })
+        .collect::<Result<_, FkError>>()?;
     // Directories to make (outermost first), then contents, then removals (innermost first).
     let mut make: Vec<(WsPath, u32)> = Vec::new();
     let mut put: Vec<Op<'_>> = Vec::new();
     let mut removals: Vec<(WsPath, bool)> = Vec::new();
-    for (p, now, want) in &targets {
+    for ((p, now, want), spliced) in targets.iter().zip(&spliced) {
         match (now, want) {
             (a, b) if same_state(a, b) && mode_of(a) == mode_of(b) => {}
             (Node::Dir { .. }, Node::Dir { .. }) => {}
@@ -201,9 +244,16 @@ fn revert(
                 )
                 .with_hint("move the directory out of the way, then undo again"));
             }
+            (_, Node::Ranges { mode, .. }) => put.push(Op::Write {
+                path: p.clone(),
+                bytes: Content::Spliced(spliced.as_ref().expect("opened above")),
+                mode: WriteMode::CreateOrReplace,
+                perm: Some(*mode),
+                read_as: ws.metadata(p).ok().flatten().filter(|m| m.is_file),
+            }),
             (_, Node::File { bytes, mode }) => put.push(Op::Write {
                 path: p.clone(),
-                bytes,
+                bytes: bytes.into(),
                 mode: WriteMode::CreateOrReplace,
                 perm: Some(*mode),
                 // Checked just now to be as the entry left it: a change since is not undone.
@@ -260,6 +310,8 @@ fn revert(
     } else {
         Durability::PerFile
     };
+    // Until the history has the undo: a front end that stops waits for it.
+    let _writing = crate::interrupt::Writing::begin();
     let outcome = transaction::run(ws, &ops, true, durability);
     drop(ops);
     if let Some(err) = outcome.results.into_iter().find_map(Result::err) {
@@ -305,9 +357,55 @@ fn revert(
 
 fn mode_of(n: &Node) -> Option<u32> {
     match n {
-        Node::File { mode, .. } | Node::Dir { mode } => Some(*mode),
+        Node::File { mode, .. } | Node::Ranges { mode, .. } | Node::Dir { mode } => Some(*mode),
         _ => None,
     }
+}
+
+/// What is at `p` now, where the entry left the streamed file `after`: that file (with the
+/// edits that make the other side of it) when its size and content hash are the entry's,
+/// hashed as it is read, never held; else what is there (a file by its size and hash).
+fn streamed_node_at(ws: &Workspace, p: &WsPath, after: &Node) -> Result<Node, FkError> {
+    let dir = ws.root_dir(p.root_index());
+    match dir.symlink_metadata(p.rel_or_dot()) {
+        Ok(m) if m.is_file() => {}
+        _ => return node_at(ws, p),
+    }
+    let (file, meta) = ws.open(p)?;
+    let mut h = crate::hash::StreamingHash::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = 0u64;
+    loop {
+        use std::os::unix::fs::FileExt;
+        let n = file
+            .read_at(&mut buf, at)
+            .map_err(|e| FkError::from_io(&e, &ws.display(p)))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        at += n as u64;
+    }
+    let hash = h.finish();
+    Ok(match after {
+        Node::Ranges {
+            size,
+            hash: left,
+            edits,
+            ..
+        } if *size == at && *left == hash => Node::Ranges {
+            size: at,
+            hash,
+            mode: meta.mode,
+            edits: edits.clone(),
+        },
+        _ => Node::Ranges {
+            size: at,
+            hash,
+            mode: meta.mode,
+            edits: Vec::new(),
+        },
+    })
 }
 
 /// Content equality: bytes for files, kind for directories, text for links.
@@ -315,6 +413,14 @@ fn same_state(a: &Node, b: &Node) -> bool {
     match (a, b) {
         (Node::Absent, Node::Absent) => true,
         (Node::File { bytes: x, .. }, Node::File { bytes: y, .. }) => x == y,
+        (
+            Node::Ranges {
+                size: a, hash: x, ..
+            },
+            Node::Ranges {
+                size: b, hash: y, ..
+            },
+        ) => a == b && x == y,
         (Node::Dir { .. }, Node::Dir { .. }) => true,
         (Node::Symlink { target: x }, Node::Symlink { target: y }) => x == y,
         _ => false,
@@ -329,6 +435,7 @@ fn describe(n: &Node) -> String {
             bytes.len(),
             crate::hash::content_hash(bytes)
         ),
+        Node::Ranges { size, hash, .. } => format!("a file of {size} bytes, hash {hash}"),
         Node::Dir { .. } => "a directory".to_string(),
         Node::Symlink { target } => format!("a link to {}", target.display()),
     }

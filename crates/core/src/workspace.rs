@@ -88,6 +88,8 @@ pub struct Workspace {
     secret_reads: bool,
     /// The bytes one reply carries (see [`crate::limits::ReplyBudget`]).
     max_reply_bytes: u64,
+    /// The largest file held whole; larger ones stream (see [`crate::limits`]).
+    max_file_size: u64,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -324,6 +326,7 @@ impl Workspace {
             protected_writes: false,
             secret_reads: false,
             max_reply_bytes: crate::limits::MAX_REPLY_BYTES,
+            max_file_size: crate::limits::DEFAULT_MAX_FILE_SIZE,
         })
     }
 
@@ -368,6 +371,17 @@ impl Workspace {
     /// A budget for one reply: each call that returns files, entries or matches takes one.
     pub fn reply_budget(&self) -> crate::limits::ReplyBudget {
         crate::limits::ReplyBudget::new(self.max_reply_bytes)
+    }
+
+    /// Holds files of up to `bytes` whole and streams larger ones (see [`crate::limits`]).
+    pub fn with_max_file_size(mut self, bytes: u64) -> Workspace {
+        self.max_file_size = bytes;
+        self
+    }
+
+    /// The largest file this workspace holds whole.
+    pub fn max_file_size(&self) -> u64 {
+        self.max_file_size
     }
 
     /// The places filekit's state takes in root `i` (absolute), which no walk enters.
@@ -758,21 +772,22 @@ impl Workspace {
         out
     }
 
-    /// Reads a whole file: one of at most [`MAX_FILE_SIZE`](crate::limits::MAX_FILE_SIZE)
-    /// bytes (a larger one is refused before it is read, and one that grows past the bound
-    /// while it is read is refused too).
+    /// Reads a whole file: one of at most [`Workspace::max_file_size`] bytes (a larger one is
+    /// refused before it is read, and one that grows past the bound while it is read is
+    /// refused too).
     pub fn read(&self, p: &WsPath) -> Result<FileBytes, FkError> {
-        use crate::limits::{MAX_FILE_SIZE, too_large_to_edit};
+        use crate::limits::too_large_to_edit;
+        let max = self.max_file_size;
         let (file, meta) = self.open(p)?;
-        if meta.len > MAX_FILE_SIZE {
-            return Err(too_large_to_edit(&self.display(p), meta.len));
+        if meta.len > max {
+            return Err(too_large_to_edit(&self.display(p), meta.len, max));
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
-        file.take(MAX_FILE_SIZE + 1)
+        file.take(max + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| self.io_error(p, &e))?;
-        if bytes.len() as u64 > MAX_FILE_SIZE {
-            return Err(too_large_to_edit(&self.display(p), bytes.len() as u64));
+        if bytes.len() as u64 > max {
+            return Err(too_large_to_edit(&self.display(p), bytes.len() as u64, max));
         }
         Ok(FileBytes { bytes, meta })
     }
@@ -881,7 +896,7 @@ impl Workspace {
         mode: WriteMode,
         create_parents: bool,
     ) -> Result<PendingWrite, FkError> {
-        self.stage_with(p, bytes, mode, create_parents, true, None)
+        self.stage_with(p, bytes.into(), mode, create_parents, true, None)
     }
 
     /// Stages like [`Workspace::stage`] into a temporary file of the given name, so that a
@@ -890,7 +905,7 @@ impl Workspace {
     pub(crate) fn stage_named(
         &self,
         p: &WsPath,
-        bytes: &[u8],
+        bytes: crate::content::Content<'_>,
         mode: WriteMode,
         sync: bool,
         temp: &OsStr,
@@ -910,7 +925,7 @@ impl Workspace {
     fn stage_with(
         &self,
         p: &WsPath,
-        bytes: &[u8],
+        bytes: crate::content::Content<'_>,
         mode: WriteMode,
         create_parents: bool,
         sync: bool,
@@ -966,7 +981,7 @@ impl Workspace {
         }
         .map_err(|e| FkError::from_io(&e, &shown))?;
         let written = (|| -> io::Result<Metadata> {
-            file.write_all(bytes)?;
+            bytes.write_to(&mut file)?;
             // What the file will be at its name: a rename or a hard link keeps the inode,
             // its size and its modification time.
             let mut written = file.metadata()?;
@@ -1650,49 +1665,93 @@ pub(crate) struct PendingWrite {
     written: FileMeta,
 }
 
-/// The directories that hold a set of staged writes, flushed once each after the renames
-/// (the files themselves were flushed when staged), so that the renames are durable too. A
-/// run of thousands of files in a few directories costs a few directory flushes, and never
-/// waits for other programs' unwritten data as a whole-filesystem sync would.
+/// The directories that hold the staged writes of a run, flushed once each after their
+/// renames (the files themselves were flushed when staged), so that the renames are durable
+/// too. A run of thousands of files in a few directories costs a few directory flushes, and
+/// never waits for other programs' unwritten data as a whole-filesystem sync would. The
+/// commit step flushes them when it holds as many as its window of writes, so that a run of
+/// any size holds a bounded number of descriptors; a directory written again after that is
+/// flushed again at the end.
 pub(crate) struct DirectorySync {
+    enabled: bool,
     dirs: Vec<std::fs::File>,
+    seen: std::collections::HashSet<(u64, u64)>,
 }
 
 impl DirectorySync {
-    pub(crate) fn of<'a>(writes: impl IntoIterator<Item = &'a PendingWrite>) -> DirectorySync {
-        use std::os::unix::fs::MetadataExt;
-        let mut seen = std::collections::HashSet::new();
-        // cap-std's directory handles are path-only descriptors, which fsync refuses: open
-        // each directory for reading through its handle.
-        let dirs = writes
-            .into_iter()
-            .filter_map(|w| {
-                rustix::fs::openat(
-                    &w.parent,
-                    ".",
-                    rustix::fs::OFlags::RDONLY
-                        | rustix::fs::OFlags::DIRECTORY
-                        | rustix::fs::OFlags::CLOEXEC,
-                    rustix::fs::Mode::empty(),
-                )
-                .ok()
-            })
-            .map(std::fs::File::from)
-            .filter(|d| d.metadata().is_ok_and(|m| seen.insert((m.dev(), m.ino()))))
-            .collect();
-        DirectorySync { dirs }
+    /// A set that flushes nothing unless `enabled`.
+    pub(crate) fn new(enabled: bool) -> DirectorySync {
+        DirectorySync {
+            enabled,
+            dirs: Vec::new(),
+            seen: std::collections::HashSet::new(),
+        }
     }
 
-    /// Flushes every directory, several at once (the time is the device's, not the CPU's).
-    pub(crate) fn sync(&self, pool: &rayon::ThreadPool) {
+    /// Adds the directory of `write` (before its rename), unless it is in the set already.
+    pub(crate) fn add(&mut self, write: &PendingWrite) {
+        use cap_std::fs::MetadataExt;
+        if !self.enabled {
+            return;
+        }
+        let Ok(m) = write.parent.dir_metadata() else {
+            return;
+        };
+        if !self.seen.insert((m.dev(), m.ino())) {
+            return;
+        }
+        // cap-std's directory handles are path-only descriptors, which fsync refuses: open
+        // the directory for reading through its handle. Out of descriptors, the set is
+        // flushed (after the renames made so far) to free its own.
+        let open = || {
+            rustix::fs::openat(
+                &write.parent,
+                ".",
+                rustix::fs::OFlags::RDONLY
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+        };
+        let fd = match open() {
+            Err(rustix::io::Errno::MFILE | rustix::io::Errno::NFILE) => {
+                self.flush_all();
+                self.seen.insert((m.dev(), m.ino()));
+                open()
+            }
+            other => other,
+        };
+        if let Ok(fd) = fd {
+            self.dirs.push(std::fs::File::from(fd));
+        }
+    }
+
+    /// How many directories wait for their flush.
+    pub(crate) fn len(&self) -> usize {
+        self.dirs.len()
+    }
+
+    /// Flushes every directory in the set, several at once (the time is the device's, not the
+    /// CPU's), and empties it.
+    pub(crate) fn sync_now(&mut self, pool: &rayon::ThreadPool) {
         use rayon::prelude::*;
+        let dirs = std::mem::take(&mut self.dirs);
+        self.seen.clear();
         pool.install(|| {
-            self.dirs.par_iter().for_each(|d| {
+            dirs.par_iter().for_each(|d| {
                 // A filesystem that cannot sync a directory leaves the files in place all
                 // the same.
                 let _ = d.sync_all();
             })
         });
+    }
+
+    /// [`DirectorySync::sync_now`] on this thread.
+    fn flush_all(&mut self) {
+        for d in std::mem::take(&mut self.dirs) {
+            let _ = d.sync_all();
+        }
+        self.seen.clear();
     }
 }
 

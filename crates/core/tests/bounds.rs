@@ -3,7 +3,6 @@
 //! that could hang runs under a watchdog.
 
 use filekit_core::edit::{Edit, EditRequest, Expected, FileEdits, FileStatus};
-use filekit_core::limits::MAX_FILE_SIZE;
 use filekit_core::replace::{TreeReplace, tree_replace};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
@@ -45,8 +44,13 @@ fn root() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// The bound of files held whole in these tests.
+const MAX_FILE_SIZE: u64 = 2 << 20;
+
 fn ws(root: &Path) -> Workspace {
-    Workspace::new(&[root.to_path_buf()], false).unwrap()
+    Workspace::new(&[root.to_path_buf()], false)
+        .unwrap()
+        .with_max_file_size(MAX_FILE_SIZE)
 }
 
 /// A FIFO and a socket, opened every way the engine opens a file for reading: each is
@@ -262,8 +266,10 @@ fn many_replacements_on_one_line_and_long_replacements_cost_linear_work() {
     assert_eq!(empty.files[0].status(), FileStatus::Unchanged);
 }
 
-/// A file, a new content or an edit's result over the bound: refused (TOO_LARGE, with the
-/// facts) before anything of that size is built, and nothing on disk changes.
+/// A new content or an edit's result over the bound of a file held whole: refused
+/// (TOO_LARGE, with the facts) before anything of that size is built, and nothing on disk
+/// changes. A file over it is streamed, not refused: a sparse one of 100 GB is a hole of NUL
+/// bytes, binary from its first bytes, and said so without reading on.
 #[test]
 fn whole_file_operations_stop_at_max_file_size() {
     let (_dir, root) = root();
@@ -275,27 +281,28 @@ fn whole_file_operations_stop_at_max_file_size() {
         assert_eq!(e.details["limit"]["found"], found, "{e}");
     };
 
-    // A sparse file far over the bound: an edit is refused before it is read.
+    // A sparse file far over the bound: an edit says it is binary from its head, and a
+    // whole read of it is refused before it is read, saying how to work with it.
     let big = root.join("big.txt");
     fs::File::create(&big).unwrap().set_len(100 << 30).unwrap();
-    let r = pipeline::apply(
-        &ws,
-        &one(
-            "big.txt",
-            vec![replace_text("a", "b", Expected::Exactly(1))],
-        ),
-    );
-    too_large(r.files[0].error().unwrap(), 100 << 30);
-    assert!(
-        r.files[0]
-            .error()
-            .as_ref()
-            .unwrap()
-            .full_message()
-            .contains("range of its lines")
-    );
+    let r = within(60, "an edit of a 100 GB hole", {
+        let ws = self::ws(&root);
+        move || {
+            pipeline::apply(
+                &ws,
+                &one(
+                    "big.txt",
+                    vec![replace_text("a", "b", Expected::Exactly(1))],
+                ),
+            )
+        }
+    });
+    let e = r.files[0].error().unwrap();
+    assert_eq!(e.code, ErrorCode::Binary, "{e}");
+    assert!(e.message.contains(&(100u64 << 30).to_string()), "{e}");
     let e = ws.read(&ws.resolve("big.txt").unwrap()).unwrap_err();
     too_large(&e, 100 << 30);
+    assert!(e.full_message().contains("range of its lines"), "{e}");
     assert_eq!(fs::metadata(&big).unwrap().len(), 100 << 30);
 
     // A new content one byte over the bound; at the bound it is written.
@@ -341,7 +348,7 @@ fn whole_file_operations_stop_at_max_file_size() {
     );
     assert_eq!(fs::read_to_string(root.join("f.txt")).unwrap(), text);
 
-    // A tree-wide replace passes over a file over the bound, whatever limit it is given.
+    // A tree-wide replace streams a file over the bound, and passes over it as binary.
     let req = TreeReplace {
         selection: FileSelection {
             directory: root.display().to_string(),
@@ -356,8 +363,5 @@ fn whole_file_operations_stop_at_max_file_size() {
     });
     let f = &out.report.files[0];
     assert_eq!(f.status(), FileStatus::Skipped);
-    assert!(
-        f.skipped().unwrap().contains(&MAX_FILE_SIZE.to_string()),
-        "{f:?}"
-    );
+    assert_eq!(f.skipped(), Some("binary file"), "{f:?}");
 }

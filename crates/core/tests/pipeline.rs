@@ -563,11 +563,11 @@ fn near_miss_searches_stop_at_their_budget_and_say_so() {
 /// so, and a similar search text that is close still gets its near miss.
 #[test]
 fn a_near_miss_search_of_thousands_of_lines_gives_up_at_its_work_budget() {
-    use filekit_core::limits::{MAX_FILE_SIZE, NEAR_MISS_WORK};
+    use filekit_core::limits::NEAR_MISS_WORK;
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
     let mut i = 0;
-    while (text.len() as u64) < MAX_FILE_SIZE - 100 {
+    while text.len() < (2 << 20) - 100 {
         text.push_str(&format!("    let value_{i} = compute(alpha, beta_{i});\n"));
         i += 1;
     }
@@ -905,4 +905,46 @@ fn text_edit_failures_are_facts_in_no_tool_s_words() {
         "{:?}",
         errors[2].hint
     );
+}
+
+/// The attack: 100,000 text edits of one long line (each token of a generated line renamed)
+/// took 61 s, every edit counting its line number through all the edits before it on that
+/// line. Each costs what its neighbourhood costs now; the result is the naive loop's.
+#[test]
+fn a_hundred_thousand_edits_on_one_line_apply_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 100_000;
+    let line: String = (0..n).map(|i| format!("[{i}]")).collect();
+    fs::write(dir.path().join("one.txt"), format!("head\n{line}\ntail\n")).unwrap();
+    let edits: Vec<Edit> = (0..n)
+        .map(|i| replace(&format!("[{i}]"), &format!("({i})")))
+        .collect();
+    let report = pipeline::apply(&ws(dir.path()), &one("one.txt", edits));
+    assert!(report.success(), "{:?}", report.files[0].error());
+    let f = &report.files[0];
+    assert_eq!(f.edits_applied, n);
+    assert!(f.edits.iter().all(|o| o.line == Some(2)));
+    let want: String = (0..n).map(|i| format!("({i})")).collect();
+    assert_eq!(read(dir.path(), "one.txt"), format!("head\n{want}\ntail\n"));
+}
+
+/// The attack: 1,000 edits of one character that is everywhere in a 1 MB line took 37 s,
+/// each listing a million matches before saying it is ambiguous. Each says so now with the
+/// count, and the file is untouched.
+#[test]
+fn a_thousand_ambiguous_one_character_edits_on_a_long_line_are_refused_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "ab".repeat(500_000);
+    fs::write(dir.path().join("one.txt"), &line).unwrap();
+    let edits: Vec<Edit> = (0..1000).map(|_| replace("a", "c")).collect();
+    let report = pipeline::apply(&ws(dir.path()), &one("one.txt", edits));
+    let f = &report.files[0];
+    assert_eq!(f.edits_failed, 1000);
+    for o in &f.edits {
+        let e = o.error.as_ref().unwrap();
+        assert_eq!(e.code, ErrorCode::Ambiguous, "{e}");
+        assert_eq!(e.details["count"], 500_000, "{e}");
+        assert_eq!(e.details["lines"][0], 1, "{e}");
+    }
+    assert_eq!(read(dir.path(), "one.txt"), line);
 }

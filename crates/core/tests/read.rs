@@ -2,16 +2,17 @@
 
 use base64::Engine as _;
 use filekit_core::hash::content_hash;
-use filekit_core::limits::MAX_FILE_SIZE;
-use filekit_core::read::{
-    FileRead, ReadContent, ReadOptions, STREAMING_THRESHOLD, TextRead, read_file, read_files,
-};
+use filekit_core::limits::MAX_READ_BYTES;
+use filekit_core::read::{FileRead, ReadContent, ReadOptions, TextRead, read_file, read_files};
 use filekit_core::text::{LineIndex, TextDoc};
 use filekit_core::workspace::{Workspace, rfc3339};
 use filekit_core::{ErrorCode, Limit};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The bound of files held whole in these tests: a file of a few megabytes streams.
+const BOUND: u64 = 64 << 10;
 
 struct Fx {
     _tmp: tempfile::TempDir,
@@ -23,7 +24,9 @@ impl Fx {
     fn new() -> Fx {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().canonicalize().unwrap();
-        let ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        let ws = Workspace::new(std::slice::from_ref(&root), false)
+            .unwrap()
+            .with_max_file_size(BOUND);
         Fx {
             _tmp: tmp,
             root,
@@ -584,31 +587,32 @@ fn write_big(path: &Path, prefix: &[u8], n: usize, line: impl Fn(usize) -> Strin
 #[test]
 fn big_files_are_streamed_a_range_costing_what_the_range_costs_with_no_version() {
     let fx = Fx::new();
-    let n = 1_000_000;
-    // 40 bytes a line: about 40 MB, far over the bound of whole-file operations.
+    let n = 100_000;
+    // 40 bytes a line: about 4 MB, far over the bound of whole-file operations and more
+    // than one read returns.
     let line = |i: usize| format!("line {i:09} of the big file, padded.\n");
     let bytes = write_big(&fx.root.join("big.txt"), b"", n, line);
-    assert!(bytes.len() as u64 > 8 * MAX_FILE_SIZE);
+    assert!(bytes.len() as u64 > 50 * BOUND && bytes.len() as u64 > MAX_READ_BYTES);
     let unversioned = |t: &TextRead| {
         let l = t
             .unversioned
             .expect("a file over the bound says it has no version");
         assert_eq!(
             (l.kind, l.found, l.max, l.unit),
-            (Limit::FileSize, bytes.len() as u64, MAX_FILE_SIZE, "bytes")
+            (Limit::FileSize, bytes.len() as u64, BOUND, "bytes")
         );
         assert_eq!(t.content_hash, None, "no whole-file hash");
     };
 
-    let t = fx.text("big.txt", Some(500_000), Some(500_002));
+    let t = fx.text("big.txt", Some(50_000), Some(50_002));
     assert_eq!(
         t.content,
-        format!("{}{}{}", line(500_000), line(500_001), line(500_002))
+        format!("{}{}{}", line(50_000), line(50_001), line(50_002))
     );
     // The read stopped after its last line: how many lines follow is not known.
     assert_eq!(
         (t.start_line, t.end_line, t.total_lines),
-        (500_000, 500_002, None)
+        (50_000, 50_002, None)
     );
     unversioned(&t);
     assert_eq!(t.range_hash, Some(content_hash(t.content.as_bytes())));
@@ -618,11 +622,11 @@ fn big_files_are_streamed_a_range_costing_what_the_range_costs_with_no_version()
     let li = LineIndex::new(text);
     assert_eq!(
         t.content.as_bytes(),
-        &bytes[li.start(500_000)..li.end(500_002)]
+        &bytes[li.start(50_000)..li.end(50_002)]
     );
 
     // A range that reaches the end counts the lines on its way.
-    let t = fx.text("big.txt", Some(999_999), Some(2_000_000));
+    let t = fx.text("big.txt", Some(99_999), Some(2_000_000));
     assert_eq!(t.content, format!("{}{}", line(n - 1), line(n)));
     assert_eq!(
         (t.start_line, t.end_line, t.total_lines),
@@ -630,13 +634,25 @@ fn big_files_are_streamed_a_range_costing_what_the_range_costs_with_no_version()
     );
     unversioned(&t);
 
-    // Lines counted from the end would need all of the file.
-    for (s, e) in [(Some(-2), None), (Some(1), Some(-1))] {
-        let e = fx.err("big.txt", s, e);
-        assert_eq!(e.code, ErrorCode::TooLarge);
-        assert_eq!(e.details["limit"]["kind"], "file_size");
-        assert!(e.full_message().contains("from the start"), "{e}");
-    }
+    // Lines counted from the end are found from the end, and numbered from it: the lines
+    // before them are not counted.
+    let t = fx.text("big.txt", Some(-2), None);
+    assert_eq!(t.content, format!("{}{}", line(n - 1), line(n)));
+    assert!(t.from_end);
+    assert_eq!(
+        (t.first_number(), t.last_number(), t.total_lines),
+        (-2, -1, None)
+    );
+    assert_eq!(t.range_hash, Some(content_hash(t.content.as_bytes())));
+    unversioned(&t);
+    let t = fx.text("big.txt", Some(-5), Some(-4));
+    assert_eq!(t.content, format!("{}{}", line(n - 4), line(n - 3)));
+    assert_eq!((t.first_number(), t.last_number()), (-5, -4));
+    // Both ends counted the same way, or the range would need the whole file.
+    let e = fx.err("big.txt", Some(1), Some(-1));
+    assert_eq!(e.code, ErrorCode::TooLarge);
+    assert_eq!(e.details["limit"]["kind"], "file_size");
+    assert!(e.full_message().contains("both from the end"), "{e}");
 
     let r = fx.read(
         "big.txt",
@@ -654,12 +670,14 @@ fn big_files_are_streamed_a_range_costing_what_the_range_costs_with_no_version()
     assert_eq!(t.range_hash, Some(content_hash(t.content.as_bytes())));
     unversioned(t);
 
-    // The whole file asked for: what a reply may hold (whole lines), and truncated.
+    // The whole file asked for: what a reply may hold (whole lines), and truncated, with
+    // the line to read on from.
     let t = fx.text("big.txt", None, None);
     assert!(t.truncated);
-    assert!(t.content.len() as u64 <= MAX_FILE_SIZE);
-    assert!(t.content.len() as u64 > MAX_FILE_SIZE - 100);
+    assert!(t.content.len() as u64 <= MAX_READ_BYTES);
+    assert!(t.content.len() as u64 > MAX_READ_BYTES - 100);
     assert_eq!(t.content, lines_of(&bytes, 1, t.end_line));
+    assert_eq!(t.next_line, Some(t.end_line as i64 + 1));
     unversioned(&t);
 
     // A since_hash does not apply: the lines come back, and the reply says why.
@@ -679,10 +697,10 @@ fn big_files_are_streamed_a_range_costing_what_the_range_costs_with_no_version()
     );
     unversioned(t);
 
-    let e = fx.err("big.txt", Some(1_000_001), None);
+    let e = fx.err("big.txt", Some(100_001), None);
     assert_eq!(e.code, ErrorCode::InvalidArgument);
     assert!(
-        e.full_message().contains("1000000 lines"),
+        e.full_message().contains("100000 lines"),
         "{}",
         e.full_message()
     );
@@ -698,7 +716,7 @@ fn lines_of(bytes: &[u8], from: usize, to: usize) -> String {
 #[test]
 fn big_files_with_bom_crlf_multibyte_text_and_no_final_newline() {
     let fx = Fx::new();
-    let n = 900_000;
+    let n = 90_000;
     // Multi-byte characters land on every chunk boundary sooner or later.
     let line = |i: usize| {
         if i == n {
@@ -708,11 +726,12 @@ fn big_files_with_bom_crlf_multibyte_text_and_no_final_newline() {
         }
     };
     let bytes = write_big(&fx.root.join("big.txt"), b"\xEF\xBB\xBF", n, line);
-    assert!(bytes.len() as u64 > STREAMING_THRESHOLD);
+    // Past the first window of a pass (1 MiB) both ways.
+    assert!(bytes.len() as u64 > 1 << 20);
     let doc = TextDoc::decode(&bytes, "big.txt").unwrap();
     let li = LineIndex::new(&doc.text);
     assert_eq!(li.len(), n);
-    for (s, e) in [(1, 2), (1, 1), (123_457, 123_460), (n - 1, n), (n, n)] {
+    for (s, e) in [(1, 2), (1, 1), (12_345, 12_348), (n - 1, n), (n, n)] {
         let t = fx.text("big.txt", Some(s as i64), Some(e as i64));
         let want = &doc.text.as_bytes()[li.start(s)..li.end(e)];
         assert_eq!(t.content.as_bytes(), want, "{s}..{e}");
@@ -724,13 +743,40 @@ fn big_files_with_bom_crlf_multibyte_text_and_no_final_newline() {
     }
     let t = fx.text("big.txt", None, Some(1));
     assert!(t.content.starts_with('\u{e9}'), "BOM stripped");
+    // From the end: the last line has no line break, and is line -1 all the same.
+    for (s, e) in [(1, 1), (2, 1), (4, 3), (60_000, 59_990), (n, n), (n, n - 1)] {
+        let t = fx.text("big.txt", Some(-(s as i64)), Some(-(e as i64)));
+        let (first, last) = (n + 1 - s, n + 1 - e);
+        let want = &doc.text.as_bytes()[li.start(first)..li.end(last)];
+        assert_eq!(t.content.as_bytes(), want, "-{s}..-{e}");
+        assert_eq!(t.range_hash, Some(content_hash(want)), "-{s}..-{e}");
+        if s < n {
+            assert!(t.from_end);
+            assert_eq!(
+                (t.first_number(), t.last_number()),
+                (-(s as i64), -(e as i64))
+            );
+        } else {
+            // The top was reached: every line was counted, and numbered from the start.
+            assert!(!t.from_end);
+            assert_eq!(
+                (t.start_line, t.end_line, t.total_lines),
+                (first, last, Some(n))
+            );
+        }
+    }
+    // More lines than the file has from the end: from its top, as `tail -n` reads.
+    let t = fx.text("big.txt", Some(-(n as i64) - 100), None);
+    assert_eq!(t.content, doc.text);
+    assert_eq!((t.start_line, t.end_line, t.total_lines), (1, n, Some(n)));
+    assert_eq!(t.next_line, None);
 }
 
 #[test]
 fn big_files_that_are_not_utf8_or_binary() {
     let fx = Fx::new();
     let line = |i: usize| format!("plain line number {i:08}\n");
-    let mut bytes = write_big(&fx.root.join("bad.txt"), b"", 700_000, line);
+    let mut bytes = write_big(&fx.root.join("bad.txt"), b"", 70_000, line);
     // An invalid byte deep in the file, after the first chunks.
     let at = bytes.len() - 1000;
     bytes[at] = 0xFF;
@@ -739,7 +785,7 @@ fn big_files_that_are_not_utf8_or_binary() {
     // A read is checked as far as it reads: the first line is text...
     assert_eq!(fx.text("bad.txt", Some(1), Some(1)).content, line(1));
     // ... and a read that passes the bad byte says where it is, as for a small file.
-    let e = fx.err("bad.txt", Some(699_990), None);
+    let e = fx.err("bad.txt", Some(69_990), None);
     assert_eq!(e.code, ErrorCode::Encoding);
     let small = TextDoc::decode(&bytes, &shown).unwrap_err();
     assert_eq!(
@@ -748,7 +794,7 @@ fn big_files_that_are_not_utf8_or_binary() {
     );
 
     let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0".to_vec();
-    elf.resize(STREAMING_THRESHOLD as usize + 12_345, 7);
+    elf.resize(BOUND as usize + 12_345, 7);
     fs::write(fx.root.join("huge.so"), &elf).unwrap();
     let r = fx.read("huge.so", &ReadOptions::default());
     let ReadContent::Binary(b) = r.result.unwrap() else {

@@ -399,7 +399,9 @@ fn files_written_as_planned_are_one_history_entry_even_when_the_run_is_cancelled
                 assert!(now.starts_with("const "), "{mode}: {}: {now}", f.path);
             }
         }
-        assert!((10..40).contains(&written), "{mode}: {written} written");
+        // The file whose planning the cancel came after is not written: the commit step
+        // stops before its next file.
+        assert!((9..40).contains(&written), "{mode}: {written} written");
         let entry = report
             .history_entry
             .expect("the files written are recorded");

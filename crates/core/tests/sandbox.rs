@@ -97,7 +97,7 @@ impl Fx {
         let p = self.ws.resolve(path).map_err(|e| e.code)?;
         let op = Op::Write {
             path: p,
-            bytes,
+            bytes: bytes.into(),
             mode,
             perm: None,
             read_as: None,

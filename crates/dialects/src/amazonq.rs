@@ -20,7 +20,6 @@ use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files_within};
 use filekit_core::replace::TreeReplaceReport;
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
-use filekit_core::text::number_lines;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -410,14 +409,12 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
         Ok(ReadContent::Text(t)) => object(vec![
             path,
             ("success", Some(json!(true))),
-            (
-                "content",
-                Some(json!(number_lines(&t.content, t.start_line))),
-            ),
+            ("content", Some(json!(t.numbered()))),
             ("content_hash", t.content_hash.as_ref().map(|h| json!(h))),
             ("last_modified", Some(json!(t.last_modified))),
-            ("start_line", Some(json!(t.start_line))),
-            ("end_line", Some(json!(t.end_line))),
+            // Counted from the end (negative) when the read was.
+            ("start_line", Some(json!(t.first_number()))),
+            ("end_line", Some(json!(t.last_number()))),
             ("total_lines", t.total_lines.map(|n| json!(n))),
             ("unversioned", t.unversioned.map(|l| json!(l))),
             (
@@ -428,6 +425,7 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
                     .map(|h| json!(h)),
             ),
             ("truncated", t.truncated.then(|| json!(true))),
+            ("next_start_line", t.next_line.map(|n| json!(n))),
         ]),
         Ok(ReadContent::Image(i)) => shape::failure(
             vec![path],

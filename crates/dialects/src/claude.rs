@@ -588,11 +588,7 @@ fn replace_strings(
         ));
     }
     let replaced: usize = f.edits.iter().map(|o| o.replacements).sum();
-    let snippet = f
-        .new_text
-        .as_deref()
-        .map(|t| shape::changed_regions(t, shape::capped_diff(&f.diff).0))
-        .unwrap_or_default();
+    let snippet = shape::updated_lines(f, shape::capped_diff(&f.diff).0);
     let content = format!(
         "The file {file_path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n{snippet}"
     );

@@ -18,7 +18,7 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsRequest};
-use filekit_core::read::{ReadContent, ReadOptions, STREAMING_THRESHOLD, TextRead, read_file};
+use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
 use filekit_core::search::WalkFilter;
 use filekit_core::search::list::{EntryKind, ListOptions, list};
 use filekit_core::splices::Splice;
@@ -249,9 +249,10 @@ fn read_one(ws: &Call, path: &str, offset: i64, length: i64) -> Result<Read, FkE
         ]);
         return Ok(Read::Text { text, value });
     }
-    // A file over the engine's bound is streamed: only the lines asked for are read, and its
-    // total is not known (Desktop Commander's status line then has no total either).
-    let opts = if meta.len > STREAMING_THRESHOLD {
+    // A file over the engine's bound (or more than a read returns) is streamed: only the
+    // lines asked for are read, and its total is not known (Desktop Commander's status line
+    // then has no total either).
+    let opts = if meta.len > ws.max_file_size().min(filekit_core::limits::MAX_READ_BYTES) {
         ReadOptions {
             start_line: Some(if offset < 0 { offset } else { offset + 1 }),
             end_line: (offset >= 0).then(|| offset.saturating_add(length.max(1))),
@@ -284,10 +285,6 @@ fn read_one(ws: &Call, path: &str, offset: i64, length: i64) -> Result<Read, FkE
         }
         // The engine does not count a large file's lines from its end without reading all of
         // it: said in read_file's terms.
-        Err(e) if offset < 0 && e.code == ErrorCode::TooLarge => Err(e.with_hint(
-            "read_file reads the tail of files up to that size only: give a positive offset \
-             (the 0-based line to start at), or get_file_info for its size",
-        )),
         Err(e) => Err(e),
         Ok(ReadContent::Image(i)) => {
             let value = object(vec![
@@ -587,10 +584,15 @@ fn write_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             Err(e) => return Ok(failed(e)),
         };
         let Some(hash) = t.content_hash.clone() else {
-            let err = filekit_core::limits::too_large_to_edit(&ws.display(&p), t.size);
+            let err = filekit_core::limits::too_large_to_edit(
+                &ws.display(&p),
+                t.size,
+                ws.max_file_size(),
+            );
             return Ok(failed(&err));
         };
-        let end = t.content.len();
+        // The text's end: a read returns at most MAX_READ_BYTES of it.
+        let end = (t.size - if t.bom { 3 } else { 0 }) as usize;
         Edit::Ranges {
             ranges: vec![Splice::new(end, end, args.content.clone())],
             content_hash: hash,
@@ -933,7 +935,7 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     // A directory is "text" to it.
     let mut kind = "text";
     if meta.is_file {
-        let whole = meta.len <= filekit_core::limits::MAX_FILE_SIZE;
+        let whole = meta.len <= ws.max_file_size().min(filekit_core::limits::MAX_READ_BYTES);
         let r = read_file(
             ws,
             &args.path,
@@ -1081,9 +1083,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let line = "x".repeat(99) + "\n";
-        let lines = (filekit_core::limits::MAX_FILE_SIZE as usize / line.len()) + 10;
+        let lines = ((64 << 10) / line.len()) + 10;
         std::fs::write(root.join("big.log"), line.repeat(lines)).unwrap();
-        let ws = Workspace::new(std::slice::from_ref(&root), false).unwrap();
+        let ws = Workspace::new(std::slice::from_ref(&root), false)
+            .unwrap()
+            .with_max_file_size(64 << 10);
         let read =
             |args: Value| crate::call_in(&ws, Some(&["desktop-commander"]), "read_file", args);
         let head = read(json!({"path": "big.log", "offset": 5, "length": 2}));
@@ -1115,12 +1119,12 @@ mod tests {
             "{}",
             past.text
         );
+        // Its last lines are found from its end, without counting the others.
         let tail = read(json!({"path": "big.log", "offset": -3}));
-        assert!(tail.is_error, "{}", tail.text);
-        assert!(
-            tail.text.contains("give a positive offset"),
-            "{}",
-            tail.text
+        assert!(!tail.is_error, "{}", tail.text);
+        assert_eq!(
+            tail.text,
+            format!("[Reading last 3 lines]\n\n{}", [&line[..99]; 3].join("\n"))
         );
     }
 

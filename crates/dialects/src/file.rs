@@ -13,7 +13,6 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
-use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -117,19 +116,25 @@ fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     };
     let (value, text) = match &r.result {
         Ok(ReadContent::Text(t)) => {
-            let numbered = number_lines(&t.content, t.start_line);
-            let text = format!(
+            let numbered = t.numbered();
+            let mut text = format!(
                 "{} ({}, {})\n{numbered}",
                 r.path,
                 shape::read_lines(t),
                 shape::read_version(t)
             );
+            if let Some(on) = shape::read_on(t, "start_line") {
+                text.push_str(&on);
+                text.push('\n');
+            }
             let value = object(vec![
                 path,
                 ("success", Some(json!(true))),
                 ("content", Some(json!(numbered))),
-                ("start_line", Some(json!(t.start_line))),
-                ("end_line", Some(json!(t.end_line))),
+                // Counted from the end (negative) when the read was.
+                ("start_line", Some(json!(t.first_number()))),
+                ("end_line", Some(json!(t.last_number()))),
+                ("next_start_line", t.next_line.map(|n| json!(n))),
                 ("total_lines", t.total_lines.map(|n| json!(n))),
                 ("content_hash", t.content_hash.as_ref().map(|h| json!(h))),
                 ("unversioned", t.unversioned.map(|l| json!(l))),
@@ -265,11 +270,8 @@ fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         .cloned()
         .or_else(|| shape::rolled_back_error(&report, f));
     let (diff, diff_note) = shape::capped_diff(&f.diff);
-    let updated = f
-        .new_text
-        .as_deref()
-        .filter(|_| err.is_none())
-        .map(|t| shape::changed_regions(t, diff));
+    let updated = (err.is_none() && (f.new_text.is_some() || !diff.is_empty()))
+        .then(|| shape::updated_lines(f, diff));
     let mut pairs = vec![
         ("path", Some(json!(f.path))),
         ("success", Some(json!(err.is_none()))),

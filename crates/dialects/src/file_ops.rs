@@ -1202,7 +1202,7 @@ fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             &filekit_core::read::ReadOptions::default(),
         );
         let text = match read.result {
-            Ok(filekit_core::read::ReadContent::Text(t)) if t.unversioned.is_none() => t.content,
+            Ok(filekit_core::read::ReadContent::Text(t)) if !t.truncated => t.content,
             Ok(filekit_core::read::ReadContent::Text(t)) => {
                 let shown = read.resolved_path.as_deref().unwrap_or(&args.source);
                 let e = filekit_core::limits::too_large_to_parse(shown, t.size);

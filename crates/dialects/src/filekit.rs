@@ -23,7 +23,6 @@ use filekit_core::edit::FileStatus;
 use filekit_core::read::{ReadContent, ReadOptions, read_file_within};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
-use filekit_core::text::number_lines;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -206,8 +205,12 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                     shape::read_lines(t),
                     shape::read_version(t),
                     t.last_modified,
-                    number_lines(&t.content, t.start_line)
+                    t.numbered()
                 ));
+                if let Some(on) = shape::read_on(t, "start_line") {
+                    text.push_str(&on);
+                    text.push('\n');
+                }
             }
             Ok(ReadContent::Image(i)) => {
                 text.push_str(&format!(

@@ -82,8 +82,9 @@ pub fn word_cli_fs_report(report: &mut filekit_core::fsops::FsReport) {
 /// Runs one call of `tool` (a tool of the tables a front end serves, from [`tools`] or
 /// [`find_tool_in`]) under `control`: the edit request the tool makes reports each planned file
 /// to it, and stops, writing nothing, when it is cancelled before writing starts (once writing
-/// starts it finishes; each file's write is atomic either way). Front ends that serve a set of
-/// tables call this with the spec they listed, so two tables' tools of one name never mix.
+/// starts it stops before its next file: see `filekit_core::Control`). Front ends that serve
+/// a set of tables call this with the spec they listed, so two tables' tools of one name never
+/// mix.
 pub fn call_tool(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> ToolReply {
     dispatch(ws, tool, args, control)
 }

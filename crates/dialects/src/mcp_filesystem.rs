@@ -362,7 +362,7 @@ fn read_text_within(
              a file at once; `head` reads its first lines]",
             t.end_line,
             t.size,
-            filekit_core::limits::MAX_FILE_SIZE
+            filekit_core::limits::MAX_READ_BYTES
         ));
     }
     Ok(text)
@@ -378,7 +378,7 @@ fn tail_of_whole(ws: &Call, path: &str, n: usize) -> Result<String, Box<ToolRepl
             format!(
                 "{path} is {} bytes: filekit finds the last lines of files of up to {} bytes",
                 t.size,
-                filekit_core::limits::MAX_FILE_SIZE
+                filekit_core::limits::MAX_READ_BYTES
             ),
         )
         .with_hint("read its first lines with `head`");

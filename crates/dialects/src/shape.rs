@@ -159,6 +159,28 @@ pub(crate) fn changed_regions(new_text: &str, diff: &str) -> String {
     out
 }
 
+/// [`changed_regions`] of a file's report: from its new text, or, for a file streamed for
+/// its size (whose report keeps no text), from the new side of the diff's hunks.
+pub(crate) fn updated_lines(file: &FileReport, diff: &str) -> String {
+    if let Some(text) = &file.new_text {
+        return changed_regions(text, diff);
+    }
+    let mut out = String::new();
+    let mut line = 0usize;
+    for l in diff.split_inclusive('\n') {
+        if l.starts_with("@@ ") {
+            line = hunk_new_ranges(l).first().map_or(0, |(start, _)| *start);
+            if !out.is_empty() {
+                out.push_str("   ...\n");
+            }
+        } else if line > 0 && (l.starts_with(' ') || l.starts_with('+')) && !l.starts_with("+++") {
+            out.push_str(&number_lines(&l[1..], line));
+            line += 1;
+        }
+    }
+    out
+}
+
 /// `(first line, line count)` of each hunk's new side, from `@@ -a,b +c,d @@` headers.
 fn hunk_new_ranges(diff: &str) -> Vec<(usize, usize)> {
     diff.lines()
@@ -392,11 +414,27 @@ fn unwritten(report: &EditReport, f: &FileReport) -> bool {
 pub(crate) fn read_lines(t: &TextRead) -> String {
     match t.total_lines {
         Some(n) => format!("lines {}-{} of {n}", t.start_line, t.end_line),
+        None if t.from_end => format!(
+            "lines {}..{} (counted from the end) of a {}-byte file",
+            t.first_number(),
+            t.last_number(),
+            t.size
+        ),
         None => format!(
             "lines {}-{} of a {}-byte file",
             t.start_line, t.end_line, t.size
         ),
     }
+}
+
+/// For a read cut short: where it stopped and how to read on, with the tool's argument that
+/// names the first line (`start_line`).
+pub(crate) fn read_on(t: &TextRead, start_arg: &str) -> Option<String> {
+    let next = t.next_line?;
+    Some(format!(
+        "[truncated after line {}: read on with {start_arg} {next}]",
+        t.last_number()
+    ))
 }
 
 /// "content_hash 3f2a9c1e" for a read's header, or, for a file too large to be read whole
@@ -405,7 +443,7 @@ pub(crate) fn read_version(t: &TextRead) -> String {
     match (&t.content_hash, &t.unversioned) {
         (Some(h), _) => format!("content_hash {h}"),
         (None, Some(l)) => format!(
-            "no content_hash: the file is {} bytes, over the {} bytes filekit reads whole, so it has no version and cannot be edited; read it by line range",
+            "no content_hash: the file is {} bytes, over the {} bytes filekit holds whole, so it is streamed and has no whole version; edit its lines with the range_hash of a read of them, or its text",
             l.found, l.max
         ),
         (None, None) => "no content_hash".to_string(),

@@ -142,11 +142,17 @@ fn user_template(ws: &Call, name: &str, path: &str) -> Result<String, FkError> {
     for c in candidates {
         let read = read_file(ws, &c, &ReadOptions::default());
         match read.result {
-            Ok(ReadContent::Text(t)) if t.unversioned.is_none() => return Ok(t.content),
+            Ok(ReadContent::Text(t)) if !t.truncated => return Ok(t.content),
             // Read in part only: a template is used whole.
             Ok(ReadContent::Text(t)) => {
                 let shown = read.resolved_path.as_deref().unwrap_or(&c);
-                return Err(filekit_core::limits::too_large_to_edit(shown, t.size));
+                return Err(filekit_core::limits::file_too_large(
+                    shown,
+                    t.size,
+                    filekit_core::limits::MAX_READ_BYTES,
+                    "use as a template",
+                    "make the template smaller",
+                ));
             }
             Ok(_) => {
                 return Err(FkError::new(

@@ -47,6 +47,9 @@ pub struct FileReportJson<'a> {
     edits_failed: usize,
     edits: Vec<EditOutcomeJson<'a>>,
     diff: &'a str,
+    /// The diff of a large (streamed) file stops at a bound: set when it did.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    diff_truncated: bool,
     lines_added: usize,
     lines_removed: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,6 +96,7 @@ impl<'a> From<&'a FileReport> for FileReportJson<'a> {
             edits_failed: f.edits_failed,
             edits: f.edits.iter().map(EditOutcomeJson::from).collect(),
             diff: &f.diff,
+            diff_truncated: f.diff_truncated,
             lines_added: f.lines_added,
             lines_removed: f.lines_removed,
             old_hash: f.old_hash.as_deref(),

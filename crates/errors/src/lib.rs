@@ -66,6 +66,9 @@ pub enum ErrorCode {
     UnknownTool,
     /// The caller stopped the request before it wrote anything.
     Cancelled,
+    /// The system ran out of something the request needs (open files, disk space, a quota):
+    /// nothing is wrong with the request; it can succeed once there is more of it.
+    ResourceExhausted,
     /// Any other input/output failure.
     Io,
     /// Another holder has a lease on the path (see `leases`).
@@ -98,6 +101,7 @@ impl ErrorCode {
             ErrorCode::ReadOnly => "READ_ONLY",
             ErrorCode::UnknownTool => "UNKNOWN_TOOL",
             ErrorCode::Cancelled => "CANCELLED",
+            ErrorCode::ResourceExhausted => "RESOURCE_EXHAUSTED",
             ErrorCode::Io => "IO",
             ErrorCode::Locked => "LOCKED",
             ErrorCode::TooLarge => "TOO_LARGE",
@@ -194,6 +198,30 @@ impl FkError {
 
     fn from_io_kind(err: &std::io::Error, what: &str) -> Self {
         use std::io::ErrorKind as K;
+        // Too many open files: of this process (EMFILE) or of the whole system (ENFILE).
+        const EMFILE: i32 = 24;
+        const ENFILE: i32 = 23;
+        match err.raw_os_error() {
+            Some(EMFILE) => {
+                return FkError::new(
+                    ErrorCode::ResourceExhausted,
+                    format!(
+                        "{what}: this process has as many files open as its limit allows ({err}); the file was left as it was"
+                    ),
+                )
+                .with_hint("raise the open-file limit (ulimit -n, up to its hard limit), or send the request again in smaller parts");
+            }
+            Some(ENFILE) => {
+                return FkError::new(
+                    ErrorCode::ResourceExhausted,
+                    format!(
+                        "{what}: the system has as many files open as it allows ({err}); the file was left as it was"
+                    ),
+                )
+                .with_hint("close programs that hold many files, or raise the system's limit (fs.file-max), then send the request again");
+            }
+            _ => {}
+        }
         match err.kind() {
             K::NotFound => FkError::new(
                 ErrorCode::NotFound,
@@ -210,7 +238,7 @@ impl FkError {
             )
             .with_hint("give the path of a file inside it; list the directory to see its files"),
             K::StorageFull | K::QuotaExceeded => FkError::new(
-                ErrorCode::Io,
+                ErrorCode::ResourceExhausted,
                 format!(
                     "{what}: the disk is full or over quota ({err}); the file was left as it was"
                 ),
@@ -400,6 +428,24 @@ impl From<filekit_splices::SpliceError> for FkError {
 mod tests {
     use super::*;
     use filekit_splices::{Splice, SpliceError, Splices};
+
+    #[test]
+    fn running_out_of_files_or_space_is_resource_exhausted_with_the_way_on() {
+        let too_many = std::io::Error::from_raw_os_error(24);
+        let e = FkError::from_io(&too_many, "/w/a.txt");
+        assert_eq!(e.code, ErrorCode::ResourceExhausted);
+        assert_eq!(e.code.as_str(), "RESOURCE_EXHAUSTED");
+        assert!(e.message.starts_with("/w/a.txt: "), "{e}");
+        assert!(e.message.contains("left as it was"), "{e}");
+        assert!(e.hint.as_deref().unwrap().contains("ulimit -n"), "{e:?}");
+        let system = FkError::from_io(&std::io::Error::from_raw_os_error(23), "/w/a.txt");
+        assert_eq!(system.code, ErrorCode::ResourceExhausted);
+        assert!(system.hint.as_deref().unwrap().contains("file-max"));
+        let full = FkError::from_io(&std::io::Error::from(std::io::ErrorKind::StorageFull), "x");
+        assert_eq!(full.code, ErrorCode::ResourceExhausted);
+        assert!(full.message.contains("disk is full"), "{full}");
+        assert!(std::error::Error::source(&e).is_some());
+    }
 
     #[test]
     fn splice_errors_are_the_callers_or_filekits_by_origin() {

@@ -309,10 +309,11 @@ impl ServerHandler for FilekitServer {
         let reply = tokio::select! {
             joined = run => joined,
             () = context.ct.cancelled() => {
-                // The engine stops before writing anything if it has not started writing yet;
-                // once writing has started it finishes (each file's write is atomic), so no
-                // file is ever left half-written. The client asked not to hear the answer,
-                // nor of the call's progress: the forwarding ends now, with what it had queued.
+                // The engine stops before writing anything if it has not started writing yet,
+                // and before its next file if it has (the file being written is put in place
+                // or removed; an atomic request is rolled back, a plain one records what it
+                // wrote). The client asked not to hear the answer, nor of the call's
+                // progress: the forwarding ends now, with what it had queued.
                 control.cancel();
                 if let Some(forwarding) = progress_sent {
                     forwarding.abort();

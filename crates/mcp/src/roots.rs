@@ -71,6 +71,7 @@ impl SessionWorkspace {
                             .with_secret_reads(guard.secret_reads())
                             .with_max_reply_bytes(guard.max_reply_bytes())
                             .with_trust(guard.is_trusted())
+                            .with_max_file_size(guard.max_file_size())
                     }) {
                     Ok(mut ws) => {
                         carry_history(&guard, &mut ws);

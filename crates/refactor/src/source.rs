@@ -11,12 +11,12 @@ pub struct Source {
     pub hash: String,
 }
 
-/// Reads `file` whole, to be parsed: a file larger than the engine's bound of whole-file
-/// operations is refused (TOO_LARGE) before it is read.
+/// Reads `file` whole, to be parsed: a file larger than the parsers' bound
+/// ([`limits::MAX_PARSE_SIZE`]) is refused (TOO_LARGE) before it is read.
 pub fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
     let p = ws.resolve(file)?;
     if let Some(meta) = ws.metadata(&p)?
-        && meta.len > limits::MAX_FILE_SIZE
+        && meta.len > limits::MAX_PARSE_SIZE
     {
         return Err(limits::too_large_to_parse(&ws.display(&p), meta.len));
     }
@@ -28,8 +28,8 @@ pub fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
         FkError::new(ErrorCode::Binary, format!("{file} is not a text file"))
             .with_hint("semantic targeting reads source, JSON and Markdown files")
     })?;
-    // Grown past the bound since it was measured: read in part, with no version.
-    let Some(hash) = t.content_hash.clone() else {
+    // Grown past the bound since it was measured: read in part, or with no version.
+    let Some(hash) = t.content_hash.clone().filter(|_| !t.truncated) else {
         let shown = read.resolved_path.as_deref().unwrap_or(file);
         return Err(limits::too_large_to_parse(shown, t.size));
     };

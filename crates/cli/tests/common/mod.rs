@@ -1,7 +1,8 @@
 //! Shared helpers: a temporary workspace and ways to run the real `filekit` binary in it.
 #![allow(dead_code)] // each test file uses a different part of this module
 
-pub mod mcp;
+pub mod scenarios;
+pub mod trees;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -140,8 +141,9 @@ impl Sandbox {
                 }
                 let ft = e.file_type().unwrap();
                 if ft.is_dir() {
-                    // `.filekit/` appears with the cookies: only what is in it counts.
-                    if !p.ends_with(".filekit") {
+                    // `.filekit/` appears with the cookies and the (empty) journal folder
+                    // with the first write: only what is in them counts.
+                    if !p.ends_with(".filekit") && !p.ends_with(".filekit/journal") {
                         out.insert(p.clone(), b"<dir>".to_vec());
                     }
                     walk(&p, out);
@@ -494,4 +496,122 @@ pub fn call_timed(sb: &Sandbox, tool: &str, args: Value) -> Run {
         stdout: out.join().unwrap(),
         stderr: err.join().unwrap(),
     })
+}
+
+/// An MCP client over stdio that speaks JSON-RPC lines to a `filekit serve` it starts: one
+/// process for many calls, as an agent's client runs it.
+pub struct McpStdio {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl McpStdio {
+    /// Starts `cmd` (a `filekit ... serve` command line) and initializes the session.
+    pub fn start(mut cmd: Command) -> McpStdio {
+        use std::io::BufRead;
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run filekit serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut mcp = McpStdio {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        let init = mcp.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "filekit-tests", "version": "1"}
+            }),
+        );
+        assert!(init.get("result").is_some(), "initialize: {init}");
+        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response (notifications in between are skipped); a
+    /// server that does not answer within [`CALL_TIMEOUT`] is killed and the test fails.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = std::time::Instant::now() + CALL_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait();
+                    panic!("filekit serve ended before it answered {method}: {status:?}");
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = self.child.kill();
+                    panic!("filekit serve: no answer to {method} within {CALL_TIMEOUT:?}");
+                }
+            };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                panic!("filekit serve wrote a line that is not JSON: {line}");
+            };
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+        }
+    }
+
+    /// The `result` of `tools/call` of `tool` with `args`.
+    pub fn call_tool(&mut self, tool: &str, args: &Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        response
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("tools/call {tool}: no result: {response}"))
+    }
+}
+
+impl McpStdio {
+    /// The server's peak resident memory so far (`VmHWM` of /proc), in MiB.
+    pub fn peak_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kib| kib / 1024)
+    }
+
+    /// True while the server process runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for McpStdio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -277,90 +277,10 @@ fn call_with(
     Answer { outcome, said }
 }
 
-/// An MCP client over stdio that speaks JSON-RPC lines to `filekit serve --tools <dialect>`.
-struct Mcp {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: u64,
-}
-
-impl Mcp {
-    fn start(sb: &Sandbox, dialect: &str) -> Mcp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filekit"))
-            .current_dir(sb.root())
-            .arg("--root")
-            .arg(sb.root())
-            .args(["serve", "--tools", dialect])
-            .env("XDG_STATE_HOME", sb.xdg_state_home())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run filekit serve");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut mcp = Mcp {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        };
-        let init = mcp.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "golden", "version": "1"}
-            }),
-        );
-        assert!(init.get("result").is_some(), "initialize: {init}");
-        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        mcp
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns its response (notifications in between are skipped).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(_) => {
-                    let _ = self.child.kill();
-                    panic!("filekit serve: no answer to {method} within {TIMEOUT:?}");
-                }
-            };
-            let Ok(message) = serde_json::from_str::<Value>(&line) else {
-                panic!("filekit serve wrote a line that is not JSON: {line}");
-            };
-            if message.get("id") == Some(&json!(id)) {
-                return message;
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, args: &Value, structured: Structured) -> Answer {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        answer_of(tool, &response, structured)
-    }
+/// `tools/call` of `tool` on a stdio session, as an answer.
+fn call_over(mcp: &mut McpStdio, tool: &str, args: &Value, structured: Structured) -> Answer {
+    let response = mcp.request("tools/call", json!({"name": tool, "arguments": args}));
+    answer_of(tool, &response, structured)
 }
 
 /// What a `tools/call` response says: its outcome, the text content (and its strings when it
@@ -392,13 +312,6 @@ fn answer_of(tool: &str, response: &Value, structured: Structured) -> Answer {
         strings(&result["structuredContent"], &mut said);
     }
     Answer { outcome, said }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// One `filekit serve --tools <dialect> --http 0` for a whole table, without `--root`: each
@@ -804,8 +717,13 @@ pub fn over_mcp_stdio_with(dialect: &str, all: &[Case], structured: Structured) 
     for c in all {
         let sb = setup(c);
         let before = contents(&sb, c);
-        let mut mcp = Mcp::start(&sb, dialect);
-        let answer = mcp.call(c.tool, &rooted(&c.args, &root_of(&sb)), structured);
+        let mut mcp = McpStdio::start(sb.command(&["serve", "--tools", dialect]));
+        let answer = call_over(
+            &mut mcp,
+            c.tool,
+            &rooted(&c.args, &root_of(&sb)),
+            structured,
+        );
         drop(mcp);
         wrong.extend(check(c, "MCP stdio", &sb, &before, &answer));
     }

@@ -3,6 +3,9 @@
 //! Node.js and Python running the refactored programs, pyflakes, the official MCP SDK's
 //! clients, real registry packages as corpora. `scripts/setup-test-deps` installs them into
 //! `.test-deps/` and `.venv/`; a missing one fails its test with what to run, never skips it.
+//! Heavy runs live here too (hunks of thousands of lines on megabyte files, trees of tens of
+//! thousands of files, the release build of the README's install command): the hermetic stage
+//! stays a quick loop.
 //!
 //! `cargo test -p filekit --test judged` (after `scripts/setup-test-deps`);
 //! one suite: `... --test judged refactor_tsc::`.
@@ -14,6 +17,7 @@ mod convert_async;
 mod export_renames;
 mod extract_strict;
 mod inline_function;
+mod large_files;
 mod mcp_clients;
 mod patch_work;
 mod programs;
@@ -23,6 +27,7 @@ mod readme_install;
 mod refactor_judged;
 mod refactor_tsc;
 mod refactor_verb;
+mod scale;
 mod semantic_real;
 mod symbol_refactors;
 

@@ -50,8 +50,10 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// 2 added `blobs.chash`, the `content_hash` of a blob, so that the version store can find
 /// the versions commits wrote here instead of keeping a second copy of each. 3 added
 /// `blobs.base` and `blobs.depth`: a blob with a base holds splices of the base's content
-/// (see [`encode_splices`]), `depth` blobs away from one stored whole.
-const SCHEMA_VERSION: i64 = 3;
+/// (see [`encode_splices`]), `depth` blobs away from one stored whole. 4 added the kind
+/// `ranges` of a change's side (a streamed file's edited ranges): an older filekit, which
+/// would take it for no file at all, refuses the database.
+const SCHEMA_VERSION: i64 = 4;
 
 /// The most blobs a content may be built through (the splices of the splices of ...) before
 /// it is stored whole: reading a content back decompresses and applies that many.
@@ -61,16 +63,32 @@ pub const MAX_DEPTH: i64 = 8;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
     Absent,
-    File { bytes: Vec<u8>, mode: u32 },
-    Dir { mode: u32 },
-    Symlink { target: PathBuf },
+    File {
+        bytes: Vec<u8>,
+        mode: u32,
+    },
+    Dir {
+        mode: u32,
+    },
+    Symlink {
+        target: PathBuf,
+    },
+    /// A file too large to hold (streamed), known by its size and `content_hash`, and by
+    /// the edits that make it of the other side of its change (which undo writes over that
+    /// side, found on disk as the change left it).
+    Ranges {
+        size: u64,
+        hash: String,
+        mode: u32,
+        edits: Vec<crate::content::RangeEdit>,
+    },
 }
 
 impl Node {
     pub fn kind(&self) -> &'static str {
         match self {
             Node::Absent => "absent",
-            Node::File { .. } => "file",
+            Node::File { .. } | Node::Ranges { .. } => "file",
             Node::Dir { .. } => "dir",
             Node::Symlink { .. } => "symlink",
         }

@@ -93,7 +93,7 @@ pub(super) fn connect(path: &Path) -> Result<Connection, FkError> {
              after_kind TEXT NOT NULL, after_blob INTEGER, after_mode INTEGER, after_link TEXT,
              PRIMARY KEY(entry, seq));
          CREATE INDEX IF NOT EXISTS changes_by_path ON changes(path);
-         INSERT OR IGNORE INTO meta(key, value) VALUES('schema', 3);
+         INSERT OR IGNORE INTO meta(key, value) VALUES('schema', 4);
          INSERT OR IGNORE INTO meta(key, value) VALUES('stored_bytes', 0);
          COMMIT;",
     )
@@ -104,7 +104,7 @@ pub(super) fn connect(path: &Path) -> Result<Connection, FkError> {
         })
     };
     let mut schema = schema_now(&conn).map_err(|e| db_error(path, e))?;
-    if schema == 1 || schema == 2 {
+    if (1..=3).contains(&schema) {
         // Blobs stored before version 2 have no content hash: they are not found as
         // versions, which only makes an edit on them stale, as a pruned version would.
         // Blobs stored before version 3 are all whole. Checked again under the write
@@ -123,6 +123,9 @@ pub(super) fn connect(path: &Path) -> Result<Connection, FkError> {
                      ALTER TABLE blobs ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
                      UPDATE meta SET value = 3 WHERE key = 'schema';",
                 )?;
+            }
+            if schema_now(&tx)? == 3 {
+                tx.execute_batch("UPDATE meta SET value = 4 WHERE key = 'schema';")?;
             }
             let now = schema_now(&tx)?;
             tx.commit()?;

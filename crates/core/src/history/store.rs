@@ -1,8 +1,14 @@
 //! The store of contents: each distinct content once, LZ4-compressed, or as the splices of
 //! the content before it (a chain at most `MAX_DEPTH` long); pruning the oldest entries past
 //! the cap, and freeing the contents no entry uses.
+//!
+//! A file too large to hold (streamed) is stored by its edited ranges only: each side of
+//! its change (kind `ranges`) is its size, its `content_hash` and the splices that make it
+//! of the other side, whose bytes are the file's. Such a side is no version of the file
+//! (its `chash` is empty): it is only undone and redone, over the file as the change left it.
 
 use super::*;
+use crate::content::RangeEdit;
 
 pub(super) type NodeRow = (&'static str, Option<i64>, Option<i64>, Option<String>);
 
@@ -24,6 +30,8 @@ pub(super) enum StoredForm {
     /// The LZ4 form of [`encode_splices`] of the content before it in the same change: only
     /// an "after" has this form.
     SplicesOfBefore(Vec<u8>),
+    /// The LZ4 form of a streamed file's side of a change ([`encode_ranges`]).
+    Ranges(Vec<u8>),
 }
 
 impl StoredContent {
@@ -59,6 +67,54 @@ impl StoredContent {
         )
     }
 
+    /// Both sides of a change of a streamed file, by its edited ranges: `file` is the file as
+    /// read with the edits (`old` holds the bytes each replaced), `before` its size and
+    /// `content_hash`, `new_hash` the hash of the result.
+    pub fn ranges_pair(
+        file: &crate::content::SplicedFile,
+        old: Vec<Vec<u8>>,
+        before: (u64, String),
+        new_hash: String,
+    ) -> (StoredContent, StoredContent) {
+        let edits = file.edits();
+        // The ranges of the result that the edits wrote, and what they replaced.
+        let mut shift: i64 = 0;
+        let back: Vec<RangeEdit> = edits
+            .iter()
+            .zip(old)
+            .map(|(e, old)| {
+                let start = (e.start as i64 + shift) as u64;
+                shift += e.text.len() as i64 - (e.end - e.start) as i64;
+                RangeEdit {
+                    start,
+                    end: start + e.text.len() as u64,
+                    text: old,
+                }
+            })
+            .collect();
+        (
+            StoredContent::ranges(before.0, &before.1, &back),
+            StoredContent::ranges(file.result_len(), &new_hash, edits),
+        )
+    }
+
+    /// One side of a streamed file's change: `size` bytes of `content_hash` `chash`, made of
+    /// the other side by `edits`.
+    pub fn ranges(size: u64, chash: &str, edits: &[RangeEdit]) -> StoredContent {
+        let payload = encode_ranges(size, chash, edits);
+        StoredContent {
+            hash: xxhash_rust::xxh3::xxh3_128(&payload).to_le_bytes(),
+            chash: chash.to_string(),
+            size: payload.len(),
+            form: StoredForm::Ranges(compress(&payload)),
+        }
+    }
+
+    /// Whether this is a side of a streamed file's change ([`StoredContent::ranges`]).
+    pub(super) fn is_ranges(&self) -> bool {
+        matches!(self.form, StoredForm::Ranges(_))
+    }
+
     fn hashed(bytes: &[u8], known: Option<String>, form: StoredForm) -> StoredContent {
         let chash = known.unwrap_or_else(|| crate::hash::content_hash(bytes));
         debug_assert_eq!(chash, crate::hash::content_hash(bytes));
@@ -69,6 +125,57 @@ impl StoredContent {
             form,
         }
     }
+}
+
+/// A streamed file's side of a change as its blob holds it: its size (8 bytes), its
+/// `content_hash` (16 hex digits), then [`encode_splices`] of the edits that make it of the
+/// other side.
+fn encode_ranges(size: u64, chash: &str, edits: &[RangeEdit]) -> Vec<u8> {
+    let mut out = size.to_le_bytes().to_vec();
+    let mut h = [b'0'; 16];
+    let given = chash.as_bytes();
+    h[..given.len().min(16)].copy_from_slice(&given[..given.len().min(16)]);
+    out.extend_from_slice(&h);
+    out.extend(encode_splices(
+        edits
+            .iter()
+            .map(|e| (e.start as usize, e.end as usize, e.text.as_slice())),
+    ));
+    out
+}
+
+/// [`encode_ranges`] read back: the size, the hash and the edits; `None` for data that is
+/// not one (a damaged database).
+fn decode_ranges(data: &[u8]) -> Option<(u64, String, Vec<RangeEdit>)> {
+    let size = u64::from_le_bytes(data.get(..8)?.try_into().ok()?);
+    let chash = std::str::from_utf8(data.get(8..24)?).ok()?.to_string();
+    let mut rest = data.get(24..)?;
+    let mut edits = Vec::new();
+    let mut at: u64 = 0;
+    while !rest.is_empty() {
+        let start = at.checked_add(leb128(&mut rest)?)?;
+        let end = start.checked_add(leb128(&mut rest)?)?;
+        let len = usize::try_from(leb128(&mut rest)?).ok()?;
+        let text = rest.get(..len)?.to_vec();
+        rest = &rest[len..];
+        edits.push(RangeEdit { start, end, text });
+        at = end;
+    }
+    Some((size, chash, edits))
+}
+
+/// One LEB128 number of [`encode_splices`], taken from the front of `input`.
+fn leb128(input: &mut &[u8]) -> Option<u64> {
+    let mut n: u64 = 0;
+    for shift in (0..u64::BITS).step_by(7) {
+        let (&byte, rest) = input.split_first()?;
+        *input = rest;
+        n |= u64::from(byte & 0x7f).checked_shl(shift)?;
+        if byte < 0x80 {
+            return Some(n);
+        }
+    }
+    None
 }
 
 /// What the data of a blob of splices starts with: the LZ4 form (size first) of no bytes, which
@@ -151,6 +258,15 @@ impl PreparedNode {
                 content: StoredContent::of(bytes),
                 mode: *mode,
             },
+            Node::Ranges {
+                size,
+                hash,
+                mode,
+                edits,
+            } => PreparedNode::File {
+                content: StoredContent::ranges(*size, hash, edits),
+                mode: *mode,
+            },
             Node::Dir { mode } => PreparedNode::Dir { mode: *mode },
             Node::Symlink { target } => PreparedNode::Symlink {
                 target: target.clone(),
@@ -227,6 +343,10 @@ pub(super) fn store_node(
             ),
             None,
         ),
+        PreparedNode::File { content, mode } if content.is_ranges() => {
+            let blob = store_blob(conn, content, None, added)?;
+            (("ranges", Some(blob.id), Some(*mode as i64), None), None)
+        }
         PreparedNode::File { content, mode } => {
             let blob = store_blob(conn, content, before, added)?;
             (
@@ -272,7 +392,7 @@ pub(super) fn store_blob(
     added: &mut i64,
 ) -> rusqlite::Result<BlobRef> {
     let (data, base) = match &content.form {
-        StoredForm::Whole(data) => (data, None),
+        StoredForm::Whole(data) | StoredForm::Ranges(data) => (data, None),
         StoredForm::SplicesOfBefore(data) => match before {
             Some(b) => (data, Some(b)),
             None => return Err(damaged("the splices of a content that was not stored")),
@@ -304,6 +424,8 @@ pub(super) fn store_blob(
             return Ok(BlobRef { id, depth });
         }
     }
+    // A streamed file's side is no version of it: not found by its content hash.
+    let chash = (!content.is_ranges()).then_some(&content.chash);
     let mut insert = |data: &[u8], base: Option<BlobRef>| -> rusqlite::Result<BlobRef> {
         let depth = base.map_or(0, |b| b.depth + 1);
         conn.prepare_cached(
@@ -315,7 +437,7 @@ pub(super) fn store_blob(
             content.size as i64,
             data.len() as i64,
             data,
-            &content.chash,
+            chash,
             base.map(|b| b.id),
             depth
         ])?;
@@ -373,6 +495,17 @@ pub(super) fn load_node(
             bytes: load_blob(conn, blob.unwrap_or(-1))?,
             mode,
         },
+        "ranges" => {
+            let data = load_blob(conn, blob.unwrap_or(-1))?;
+            let (size, hash, edits) =
+                decode_ranges(&data).ok_or_else(|| damaged("the ranges of a streamed file"))?;
+            Node::Ranges {
+                size,
+                hash,
+                mode,
+                edits,
+            }
+        }
         "dir" => Node::Dir { mode },
         "symlink" => Node::Symlink {
             target: PathBuf::from(link.unwrap_or_default()),

@@ -6,6 +6,8 @@ use super::{FilePlan, PlannedWrite};
 use crate::edit::{EditOptions, FileOutcome};
 use crate::error::{ErrorCode, FkError};
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
+use crate::intent_log::Intent;
+use crate::interrupt::Writing;
 use crate::transaction::{self, Durability, Op};
 use crate::workspace::{FileMeta, Workspace, WriteMode, WsPath, rfc3339};
 use rayon::prelude::*;
@@ -34,31 +36,39 @@ pub(super) fn durability(opts: &EditOptions, files: usize) -> Durability {
 /// must still be.
 fn write_op<'a>(w: &'a PlannedWrite, read_as: Option<FileMeta>, opts: &EditOptions) -> Op<'a> {
     let mode = match w.mode {
-        WriteMode::Replace if opts.in_place() => WriteMode::InPlace,
+        WriteMode::Replace if opts.in_place() && w.spliced.is_none() => WriteMode::InPlace,
         other => other,
     };
     Op::Write {
         path: w.target.clone(),
-        bytes: &w.bytes,
+        bytes: w.content(),
         mode,
         perm: None,
         read_as,
     }
 }
 
-/// Writes `plan` now, on the thread that planned it, through the commit step, and gives
-/// back the bytes it wrote (the plan keeps none); what it changed is recorded with the rest
-/// of its request ([`super::Batch::finish`]). Only for a [`super::Batch::streaming`] that
-/// writes as it plans.
+/// Writes `plan` now, on the thread that planned it, through the commit step in the
+/// request's `intent`, and gives back the bytes it wrote (the plan keeps none); what it
+/// changed is recorded with the rest of its request ([`super::Batch::finish`]). Only for a
+/// [`super::Batch::streaming`] that writes as it plans.
 pub(super) fn write_now(
     ws: &Workspace,
     plan: &mut FilePlan,
     opts: &EditOptions,
+    intent: Option<&Intent<'_>>,
 ) -> Option<Vec<u8>> {
     debug_assert!(!opts.dry_run() && !opts.atomic());
     let w = plan.write.take()?;
     let op = write_op(&w, plan.old_meta.clone(), opts);
-    let outcome = transaction::run(ws, &[op], false, durability(opts, 1));
+    let outcome = transaction::run_in(
+        ws,
+        &[op],
+        false,
+        durability(opts, 1),
+        opts.control(),
+        intent,
+    );
     let result = outcome
         .results
         .into_iter()
@@ -79,6 +89,10 @@ fn settle(
 ) {
     let meta = match result {
         Ok(meta) => meta,
+        Err(e) if e.code == ErrorCode::Cancelled => {
+            plan.cancel(e);
+            return;
+        }
         Err(e) => {
             plan.stale_at_commit = e.code == ErrorCode::Stale;
             plan.fail(e);
@@ -122,13 +136,19 @@ fn settle(
 
 /// Writes the planned files that are not written yet through the commit step
 /// ([`transaction::run`]), making missing parent directories first (unless `!write`), and
-/// records in the history what changed: those and the files written as they were planned.
+/// records in the history what changed: those and the files written as they were planned
+/// (in the request's `intent`). A plain request's writes are in an intent until the history
+/// has them (the caller's, or one of their own), so that a kill in between is finished by
+/// the next start; every request holds a [`Writing`] until then, so that a front end that
+/// stops waits for the history.
 pub(super) fn commit(
     ws: &Workspace,
     plans: &mut [FilePlan],
     opts: &EditOptions,
     write: bool,
+    intent: Option<&Intent<'_>>,
 ) -> Option<i64> {
+    let _writing = Writing::begin();
     // The writes leave their plans: each is the commit's now, its plan's index beside it.
     let mut writes: Vec<(usize, PlannedWrite)> = if write {
         (plans.iter_mut().enumerate())
@@ -154,6 +174,12 @@ pub(super) fn commit(
     dirs.sort_by_key(|d| d.relative().components().count());
     let mut rolled_back = false;
     let mut changes: Vec<PreparedChange> = Vec::new();
+    let tool = opts.tool().unwrap_or("edit");
+    let own = match intent {
+        None if count > 0 && !opts.atomic() => Intent::begin(ws, tool, true).ok(),
+        _ => None,
+    };
+    let intent = intent.or(own.as_ref());
     if count > 0 {
         let mut ops: Vec<Op<'_>> = dirs
             .iter()
@@ -163,7 +189,14 @@ pub(super) fn commit(
             })
             .collect();
         ops.extend((writes.iter()).map(|(i, w)| write_op(w, plans[*i].old_meta.clone(), opts)));
-        let outcome = transaction::run(ws, &ops, opts.atomic(), durability(opts, count));
+        let outcome = transaction::run_in(
+            ws,
+            &ops,
+            opts.atomic(),
+            durability(opts, count),
+            opts.control(),
+            intent,
+        );
         drop(ops);
         rolled_back = outcome.rolled_back;
         let mut dir_results = outcome.results;
@@ -196,7 +229,6 @@ pub(super) fn commit(
     changes.extend(plans.iter_mut().filter_map(|p| p.change.take()));
     let mut entry = None;
     if !rolled_back && changes.len() > made_dirs {
-        let tool = opts.tool().unwrap_or("edit");
         let paths: Vec<&std::path::Path> = changes[made_dirs..]
             .iter()
             .map(|c| c.path.as_path())
@@ -220,7 +252,7 @@ pub(super) fn commit(
         let recorded = entry.is_some();
         let versions: Vec<(&[u8], Option<&str>)> = writes
             .iter()
-            .filter(|(i, _)| plans[*i].report.written())
+            .filter(|(i, w)| plans[*i].report.written() && w.spliced.is_none())
             .map(|(i, w)| (w.bytes.as_slice(), plans[*i].report.new_hash.as_deref()))
             .collect();
         versions.par_iter().for_each(|(bytes, h)| {

@@ -49,6 +49,41 @@ fn diff_of_splices(
     new_name: &str,
     context: usize,
 ) -> (String, DiffStats) {
+    let mut out = String::new();
+    let stats = hunks(
+        base,
+        splices,
+        Place {
+            names: Some((old_name, new_name)),
+            lines_before: 0,
+            shift: 0,
+        },
+        context,
+        &mut out,
+    );
+    (out, stats)
+}
+
+/// Where the text a diff's hunks are made of stands in its file: the excerpt of a file that
+/// is not held whole starts after `lines_before` lines, with `shift` lines more before it in
+/// the new file than in the old one. `names`: the file names heading the diff, for its first
+/// hunks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place<'a> {
+    pub names: Option<(&'a str, &'a str)>,
+    pub lines_before: usize,
+    pub shift: i64,
+}
+
+/// Appends to `out` the hunks of `splices` (sorted, disjoint, inside `base`), with `context`
+/// lines around each, numbered as `place` says; returns what they add and remove.
+pub(crate) fn hunks(
+    base: &str,
+    splices: &[Splice],
+    place: Place<'_>,
+    context: usize,
+    out: &mut String,
+) -> DiffStats {
     let text = Text::new(base);
     // The new text of every region, one after the other.
     let mut news = String::new();
@@ -110,7 +145,7 @@ fn diff_of_splices(
             &mut changes,
         );
     }
-    render(&text, &news, &changes, old_name, new_name, context)
+    render(&text, &news, &changes, place, context, out)
 }
 
 /// The unified diff between two whole texts.
@@ -329,14 +364,14 @@ fn render(
     text: &Text,
     news: &str,
     changes: &[Change],
-    old_name: &str,
-    new_name: &str,
+    place: Place<'_>,
     context: usize,
-) -> (String, DiffStats) {
+    out: &mut String,
+) -> DiffStats {
     use std::fmt::Write;
     let mut stats = DiffStats::default();
     if changes.is_empty() {
-        return (String::new(), stats);
+        return stats;
     }
     let base = text.text;
     // Sized for the changed lines and a few lines of context around each: grown by doubling,
@@ -346,14 +381,16 @@ fn render(
     let changed: usize = changes.iter().map(|c| c.old.len() + c.new.len()).sum();
     let guess = changed + changes.len() * (2 * context * 40 + 32) + 256;
     let most = 2 * (base.len() + news.len()) + changes.len() * 48 + 256;
-    let mut out = String::with_capacity(guess.min(most));
-    let _ = write!(
-        out,
-        "--- {}\n+++ {}\n",
-        header_name(old_name),
-        header_name(new_name)
-    );
-    let mut shift: i64 = 0;
+    out.reserve(guess.min(most));
+    if let Some((old_name, new_name)) = place.names {
+        let _ = write!(
+            out,
+            "--- {}\n+++ {}\n",
+            header_name(old_name),
+            header_name(new_name)
+        );
+    }
+    let mut shift: i64 = place.shift;
     let mut c = 0;
     while c < changes.len() {
         let mut g = c + 1;
@@ -368,7 +405,7 @@ fn render(
         let (first, last) = (&group[0], &group[group.len() - 1]);
         let (before_at, before) = text.back(first.old.start, context.min(first.old_start));
         let (after_end, after) = text.forward(last.old.end, context);
-        let ctx_start = first.old_start - before;
+        let ctx_start = first.old_start - before + place.lines_before;
         // Lines kept between the changes, then the group's counts, all known before the body.
         let between: usize = group
             .windows(2)
@@ -392,18 +429,18 @@ fn render(
         let _ = writeln!(out, "@@ -{old_from},{old_count} +{new_from},{new_count} @@");
         let mut at = before_at;
         for ch in group {
-            push_lines(&mut out, ' ', &base[at..ch.old.start]);
-            push_lines(&mut out, '-', &base[ch.old.clone()]);
-            push_lines(&mut out, '+', &news[ch.new.clone()]);
+            push_lines(out, ' ', &base[at..ch.old.start]);
+            push_lines(out, '-', &base[ch.old.clone()]);
+            push_lines(out, '+', &news[ch.new.clone()]);
             at = ch.old.end;
         }
-        push_lines(&mut out, ' ', &base[at..after_end]);
+        push_lines(out, ' ', &base[at..after_end]);
         stats.removed += removed;
         stats.added += added;
         shift += added as i64 - removed as i64;
         c = g;
     }
-    (out, stats)
+    stats
 }
 
 /// A name in a diff's header as git writes one that holds a control character, a quote or

@@ -184,6 +184,8 @@ struct Caller {
 struct FileLimits {
     /// Skip files larger than this many bytes.
     max_file_size: Option<u64>,
+    /// Stream files larger than this many bytes, even under the workspace's bound.
+    stream_above: Option<u64>,
     /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
     /// failing on them: for edits over many files chosen by pattern.
     skip_non_text: bool,
@@ -261,6 +263,10 @@ impl EditOptions {
 
     pub fn max_file_size(&self) -> Option<u64> {
         self.limits.max_file_size
+    }
+
+    pub fn stream_above(&self) -> Option<u64> {
+        self.limits.stream_above
     }
 
     pub fn skip_non_text(&self) -> bool {
@@ -391,6 +397,13 @@ impl EditOptionsBuilder {
         self
     }
 
+    /// Stream files larger than this many bytes, even under the workspace's bound: for a
+    /// request that plans many files at once (a tree-wide replace).
+    pub fn stream_above(&mut self, stream_above: Option<u64>) -> &mut Self {
+        self.0.limits.stream_above = stream_above;
+        self
+    }
+
     /// Skip (status `Skipped`, not a failure) files that are binary or not UTF-8, instead of
     /// failing on them: for edits over many files chosen by pattern.
     pub fn skip_non_text(&mut self, skip_non_text: bool) -> &mut Self {
@@ -418,12 +431,12 @@ pub struct Progress {
 type ProgressFn = dyn Fn(Progress) + Send + Sync;
 
 /// A caller's hold on a running request: a callback that hears of each planned file, and a
-/// flag that stops the request. A stop is honoured until writing starts: a cancelled request
-/// writes nothing, and once writing starts it finishes (each file's write is a rename, so
-/// there is never a half-written file either way). A tree-wide replace whose files are
-/// written as they are planned (not flushed, not atomic: see `pipeline::Batch::streaming`)
-/// stops planning: the files written by then stay written, are reported as such and are one
-/// history entry; the rest are reported cancelled.
+/// flag that stops the request. A request cancelled before it writes writes nothing; one
+/// cancelled while writing stops before its next file (never inside one: a staged file is
+/// put in place or removed): an atomic request is rolled back, a plain one keeps what it
+/// wrote, reports it as written and records it as one history entry, and reports the rest
+/// cancelled. A tree-wide replace whose files are written as they are planned (not flushed,
+/// not atomic: see `pipeline::Batch::streaming`) stops planning the same way.
 #[derive(Clone, Default)]
 pub struct Control {
     progress: Option<Arc<ProgressFn>>,
@@ -444,8 +457,10 @@ impl Control {
         self.cancelled.store(true, Ordering::Relaxed);
     }
 
+    /// Whether the request was cancelled, or this process asked to stop writing
+    /// ([`crate::interrupt::request_stop`]).
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Relaxed)
+        self.cancelled.load(Ordering::Relaxed) || crate::interrupt::stop_requested()
     }
 
     pub(crate) fn report(&self, progress: Progress) {
@@ -560,6 +575,10 @@ pub struct FileReport {
     pub edits: Vec<EditOutcome>,
     /// Unified diff from the file as read to the file as it is after this request.
     pub diff: String,
+    /// Set when `diff` covers only the first of the file's changes: a streamed file's diff
+    /// stops at a bound ([`crate::limits::MAX_STREAMED_DIFF`]); `lines_added` and
+    /// `lines_removed` count what it shows.
+    pub diff_truncated: bool,
     pub lines_added: usize,
     pub lines_removed: usize,
     pub old_hash: Option<String>,
@@ -655,7 +674,9 @@ impl FileReport {
 /// The engine's report on a whole request.
 #[derive(Debug, Clone)]
 pub struct EditReport {
-    /// True when the caller cancelled the request before anything was written.
+    /// True when the request was cancelled (or the process asked to stop writing) before it
+    /// was done: the files written by then are reported written (a plain request), the rest
+    /// cancelled.
     pub cancelled: bool,
     pub files: Vec<FileReport>,
     pub dry_run: bool,

@@ -9,12 +9,59 @@ use crate::error::{ErrorCode, Fact, FkError};
 use crate::hash;
 use crate::text::{Eol, LineIndex, split_new_lines};
 use filekit_splices::{Splice, SpliceError, Splices};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+
+/// A text's lines as line edits address them (see [`LineIndex`]): held in memory, or a
+/// streamed file's, found through its index of line breaks.
+pub trait TextLines {
+    /// How many lines the text has.
+    fn line_count(&self) -> usize;
+    /// Its length in bytes.
+    fn len(&self) -> usize;
+    /// Where 1-based line `n` starts; `n = line_count() + 1` gives the end of the text.
+    fn start(&self, n: usize) -> usize;
+    /// Where line `n` ends, after its line break.
+    fn end(&self, n: usize) -> usize;
+    /// Bytes `a..b` of the text.
+    fn bytes(&self, a: usize, b: usize) -> Cow<'_, [u8]>;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A text in memory with its [`LineIndex`].
+pub struct IndexedText<'a> {
+    pub text: &'a str,
+    pub index: &'a LineIndex,
+}
+
+impl TextLines for IndexedText<'_> {
+    fn line_count(&self) -> usize {
+        self.index.len()
+    }
+
+    fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    fn start(&self, n: usize) -> usize {
+        self.index.start(n)
+    }
+
+    fn end(&self, n: usize) -> usize {
+        self.index.end(n)
+    }
+
+    fn bytes(&self, a: usize, b: usize) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&self.text.as_bytes()[a..b])
+    }
+}
 
 /// The text as read, with what line edits need to know about it.
 pub struct LineTarget<'a> {
-    pub text: &'a str,
-    pub index: &'a LineIndex,
+    pub lines: &'a dyn TextLines,
     pub eol: Eol,
     /// The whole file's content hash (of its bytes as stored, BOM included).
     pub file_hash: &'a str,
@@ -22,11 +69,12 @@ pub struct LineTarget<'a> {
 
 impl LineTarget<'_> {
     fn line_count(&self) -> usize {
-        self.index.len()
+        self.lines.line_count()
     }
 
     fn ends_with_newline(&self) -> bool {
-        self.text.is_empty() || self.text.ends_with('\n')
+        let len = self.lines.len();
+        len == 0 || *self.lines.bytes(len - 1, len) == *b"\n"
     }
 
     /// Turns a caller's line number (1-based, negative from the end) into 1-based, or says why not.
@@ -57,25 +105,19 @@ impl LineTarget<'_> {
         if hash::matches(given, self.file_hash) {
             return Ok(());
         }
-        let lines_hash = if first >= 1 && first <= last && last <= self.line_count() {
-            Some(hash::content_hash(
-                &self.text.as_bytes()[self.index.start(first)..self.index.end(last)],
-            ))
-        } else {
-            None
-        };
+        let addressed = (first >= 1 && first <= last && last <= self.line_count()).then(|| {
+            self.lines
+                .bytes(self.lines.start(first), self.lines.end(last))
+        });
+        let lines_hash = addressed.as_deref().map(hash::content_hash);
         if let Some(h) = &lines_hash
             && hash::matches(given, h)
         {
             return Ok(());
         }
-        let excerpt = if first >= 1 && first <= last && last <= self.line_count() {
-            crate::text::number_lines(
-                &self.text[self.index.start(first)..self.index.end(last)],
-                first,
-            )
-        } else {
-            String::new()
+        let excerpt = match &addressed {
+            Some(bytes) => crate::text::number_lines(&String::from_utf8_lossy(bytes), first),
+            None => String::new(),
         };
         Err(FkError::new(
             ErrorCode::Stale,
@@ -129,19 +171,17 @@ impl LineTarget<'_> {
         }
         self.check_hash(content_hash, s, e)?;
         let lines = split_new_lines(new);
-        let mut range = (self.index.start(s), self.index.end(e));
+        let mut range = (self.lines.start(s), self.lines.end(e));
         let mut text = self.whole_lines(&lines);
         if e == count && !self.ends_with_newline() {
             // The last line had no line break: the new last line gets none either.
             if lines.is_empty() {
                 if s > 1 {
                     // Deleting the tail: the new last line loses its break, as the old one had none.
-                    let prev_end = self.index.end(s - 1);
-                    let eol_len = if self.text[..prev_end].ends_with("\r\n") {
-                        2
-                    } else {
-                        1
-                    };
+                    let prev_end = self.lines.end(s - 1);
+                    let crlf =
+                        prev_end >= 2 && *self.lines.bytes(prev_end - 2, prev_end) == *b"\r\n";
+                    let eol_len = if crlf { 2 } else { 1 };
                     range.0 = prev_end - eol_len;
                 }
             } else {
@@ -179,7 +219,7 @@ impl LineTarget<'_> {
         }
         let lines = split_new_lines(new);
         if lines.is_empty() {
-            let at = if k == 0 { 0 } else { self.index.end(k) };
+            let at = if k == 0 { 0 } else { self.lines.end(k) };
             return Ok(Splice {
                 start: at,
                 end: at,
@@ -190,12 +230,12 @@ impl LineTarget<'_> {
             let mut text = String::from(self.eol.as_str());
             text.push_str(&lines.join(self.eol.as_str()));
             return Ok(Splice {
-                start: self.text.len(),
-                end: self.text.len(),
+                start: self.lines.len(),
+                end: self.lines.len(),
                 text,
             });
         }
-        let at = if k == 0 { 0 } else { self.index.end(k) };
+        let at = if k == 0 { 0 } else { self.lines.end(k) };
         Ok(Splice {
             start: at,
             end: at,
@@ -341,13 +381,16 @@ impl SpliceSet {
     /// at one place were joined in listed order, so they are in order and disjoint already:
     /// an error is filekit's own.
     pub fn into_splices(self, base: &str) -> Result<Splices, SpliceError> {
-        Splices::new(
-            base,
-            self.accepted
-                .into_iter()
-                .map(|((start, end), (_, text))| Splice { start, end, text })
-                .collect(),
-        )
+        Splices::new(base, self.into_sorted())
+    }
+
+    /// The accepted splices, sorted (and disjoint, the set saw to it): for a text that is not
+    /// held to check them against (a streamed file's, whose offsets its reads checked).
+    pub fn into_sorted(self) -> Vec<Splice> {
+        self.accepted
+            .into_iter()
+            .map(|((start, end), (_, text))| Splice { start, end, text })
+            .collect()
     }
 }
 
@@ -367,9 +410,12 @@ mod tests {
 
     fn run(text: &str, f: impl Fn(&LineTarget) -> Result<Splice, FkError>) -> String {
         let (index, eol) = target(text);
-        let t = LineTarget {
+        let lines = IndexedText {
             text,
             index: &index,
+        };
+        let t = LineTarget {
+            lines: &lines,
             eol,
             file_hash: &hash::content_hash(text.as_bytes()),
         };
@@ -426,9 +472,12 @@ mod tests {
         let text = "a\nb\nc\n";
         let (index, eol) = target(text);
         let h = hash::content_hash(text.as_bytes());
-        let t = LineTarget {
+        let lines = IndexedText {
             text,
             index: &index,
+        };
+        let t = LineTarget {
+            lines: &lines,
             eol,
             file_hash: &h,
         };

@@ -25,6 +25,7 @@ use crate::edit::Progress;
 use crate::edit::{EditOptions, EditReport, EditRequest, FileEdits, FileOutcome, FileReport};
 use crate::error::FkError;
 use crate::history::{PreparedChange, StoredContent};
+use crate::intent_log::Intent;
 use crate::leases::Snapshot;
 use crate::workspace::{FileBytes, FileMeta, Workspace, WriteMode, WsPath};
 use rayon::prelude::*;
@@ -40,11 +41,13 @@ pub mod sed;
 pub mod sequential;
 
 mod commit;
+mod excerpts;
 mod plan;
 mod preview;
 mod report;
 mod resolve;
 mod snapshot;
+mod streamed;
 
 use commit::commit;
 use commit::write_now;
@@ -75,8 +78,10 @@ pub(crate) struct Batch<'a> {
     /// Files in the request, for progress (0: not known while it runs).
     total: usize,
     planned: AtomicUsize,
-    /// Each file is written as soon as it is planned (see [`Batch::streaming`]).
+    /// Each file is written as soon as it is planned (see [`Batch::streaming`]), in this
+    /// record of the request's writes.
     write_as_planned: bool,
+    intent: Option<Intent<'a>>,
 }
 
 impl<'a> Batch<'a> {
@@ -89,6 +94,7 @@ impl<'a> Batch<'a> {
             total,
             planned: AtomicUsize::new(0),
             write_as_planned: false,
+            intent: None,
         }
     }
 
@@ -99,8 +105,12 @@ impl<'a> Batch<'a> {
     /// waits for the device) and its directories are flushed once each at the end, where the
     /// walk's few threads would flush file after file.
     pub(crate) fn streaming(ws: &'a Workspace, opts: &'a EditOptions) -> Self {
+        let write_as_planned = !opts.dry_run() && !opts.atomic() && opts.no_fsync();
         Batch {
-            write_as_planned: !opts.dry_run() && !opts.atomic() && opts.no_fsync(),
+            write_as_planned,
+            intent: write_as_planned
+                .then(|| Intent::begin(ws, opts.tool().unwrap_or("edit"), true).ok())
+                .flatten(),
             ..Batch::begin(ws, opts, 0)
         }
     }
@@ -125,7 +135,7 @@ impl<'a> Batch<'a> {
             total: self.total,
         });
         let written = if self.write_as_planned {
-            write_now(self.ws, &mut plan, self.opts)
+            write_now(self.ws, &mut plan, self.opts, self.intent.as_ref())
         } else {
             None
         };
@@ -141,6 +151,8 @@ impl<'a> Batch<'a> {
     /// of `files`): the checks across files, the commit and the report.
     pub(crate) fn finish(self, files: &[FileEdits], mut plans: Vec<FilePlan>) -> EditReport {
         let (ws, opts) = (self.ws, self.opts);
+        // Held until the history has what was written as it was planned.
+        let intent = self.intent;
         let control = &opts.control();
         // Keyed by the absolute path's bytes (resolved paths are normalized): `Path`'s own
         // hash goes through the path byte by byte, which a tree of thousands of files feels.
@@ -172,10 +184,14 @@ impl<'a> Batch<'a> {
         let rolled_back = opts.atomic() && any_failure;
         // Files written as they were planned are recorded even when the rest is not written.
         let write = !opts.dry_run() && !rolled_back && !cancelled;
-        let mut history_entry = commit(ws, &mut plans, opts, write);
+        let mut history_entry = commit(ws, &mut plans, opts, write, intent.as_ref());
+        drop(intent);
         if write && !opts.atomic() {
             retry_stale_merges(ws, files, &mut plans, opts, &mut history_entry);
         }
+        // Cancelled while writing: what was written stays (a plain request) and the rest is
+        // reported cancelled.
+        let cancelled = cancelled || (write && control.is_cancelled());
         let rolled_back =
             rolled_back || (opts.atomic() && plans.iter().any(|p| !p.report.success()));
         let mut files: Vec<FileReport> = plans.into_iter().map(|p| p.report).collect();
@@ -251,7 +267,7 @@ fn retry_stale_merges(
             };
             *plan = plan_file(ws, &again, opts, &leases_of(ws, opts), None);
             if plan.write.is_some() {
-                let entry = commit(ws, std::slice::from_mut(plan), opts, true);
+                let entry = commit(ws, std::slice::from_mut(plan), opts, true, None);
                 if history_entry.is_none() {
                     *history_entry = entry;
                 }
@@ -294,7 +310,20 @@ pub(crate) struct FilePlan {
 struct PlannedWrite {
     target: WsPath,
     bytes: Vec<u8>,
+    /// A streamed file's new content, instead of `bytes`: the file as read with its edited
+    /// ranges replaced, copied as it is written.
+    spliced: Option<crate::content::SplicedFile>,
     mode: WriteMode,
+}
+
+impl PlannedWrite {
+    /// What the commit step writes.
+    fn content(&self) -> crate::content::Content<'_> {
+        match &self.spliced {
+            Some(s) => crate::content::Content::Spliced(s),
+            None => (&self.bytes).into(),
+        }
+    }
 }
 
 impl FilePlan {
@@ -324,6 +353,18 @@ impl FilePlan {
 
     fn fail(&mut self, err: FkError) {
         self.report.outcome = FileOutcome::Failed { error: Some(err) };
+        self.write = None;
+    }
+
+    /// Not written because the request was stopped before its turn (`err` says so).
+    fn cancel(&mut self, err: FkError) {
+        self.report.outcome = report::not_written_as_cancelled_with(
+            std::mem::replace(
+                &mut self.report.outcome,
+                FileOutcome::Failed { error: None },
+            ),
+            err,
+        );
         self.write = None;
     }
 }

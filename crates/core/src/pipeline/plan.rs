@@ -14,7 +14,6 @@ use crate::error::{ErrorCode, Fact, FkError};
 use crate::hash;
 use crate::history::StoredContent;
 use crate::leases::Snapshot;
-use crate::limits::MAX_FILE_SIZE;
 use crate::text::TextDoc;
 use crate::workspace::{Workspace, WriteMode, rfc3339};
 
@@ -49,6 +48,26 @@ pub(super) fn names_version(fe: &FileEdits) -> bool {
                 } | Edit::Ranges { .. }
             )
         })
+}
+
+/// Marks `plan` skipped when `err` says its file is not text (binary, not UTF-8, not a
+/// regular file where a walk found one), for a request that skips such files; whether it
+/// did.
+fn skipped_as_not_text(err: &FkError, plan: &mut FilePlan) -> bool {
+    let why = match err.code {
+        ErrorCode::Binary => "binary file".to_string(),
+        ErrorCode::Encoding => "not UTF-8 text".to_string(),
+        // A FIFO, a socket or a device where the walk found a file: passed over.
+        _ => match err.details.get("not_regular") {
+            Some(what) => format!(
+                "not a regular file ({})",
+                what.as_str().unwrap_or("special file")
+            ),
+            None => return false,
+        },
+    };
+    plan.skip(why);
+    true
 }
 
 pub(super) fn plan_file_inner(
@@ -115,6 +134,26 @@ pub(super) fn plan_file_inner(
     }
 
     let hashed = !opts.no_hashes() || names_version(fe);
+    // A file over the workspace's bound (or the request's) is streamed, never held whole.
+    let whole = ws
+        .max_file_size()
+        .min(opts.stream_above().unwrap_or(u64::MAX));
+    if known.is_none()
+        && let Some(meta) = exists.as_ref().filter(|m| m.len > whole)
+    {
+        let create = matches!(fe.edits[0], Edit::Create { .. });
+        if let Some(limit) = opts.max_file_size().filter(|l| !create && meta.len > *l) {
+            plan.skip(format!(
+                "larger than the limit of {limit} bytes ({} bytes)",
+                meta.len
+            ));
+            return Ok(());
+        }
+        return match super::streamed::plan_streamed(ws, fe, opts, &target, &display, hashed, plan) {
+            Err(e) if opts.skip_non_text() && skipped_as_not_text(&e, plan) => Ok(()),
+            other => other,
+        };
+    }
     let mut outcomes: Vec<EditOutcome> = fe
         .edits
         .iter()
@@ -125,8 +164,8 @@ pub(super) fn plan_file_inner(
     // Snapshot: the text the edits apply to, and what was on disk before.
     let (before, base_doc, mode, first_is_create) = match &fe.edits[0] {
         Edit::Create { content, overwrite } => {
-            if content.len() as u64 > MAX_FILE_SIZE {
-                let err = content_too_large(&display, content.len());
+            if content.len() as u64 > ws.max_file_size() {
+                let err = content_too_large(&display, content.len(), ws.max_file_size());
                 outcomes[0].error = Some(err.clone());
                 plan.report.edits = outcomes;
                 plan.report.edits_failed = 1;
@@ -182,22 +221,7 @@ pub(super) fn plan_file_inner(
                 return Ok(());
             }
             let before = match read_before(ws, &target, &display, known, hashed) {
-                Err(e)
-                    if opts.skip_non_text()
-                        && matches!(e.code, ErrorCode::Binary | ErrorCode::Encoding) =>
-                {
-                    let why = if e.code == ErrorCode::Binary {
-                        "binary file"
-                    } else {
-                        "not UTF-8 text"
-                    };
-                    plan.skip(why.to_string());
-                    return Ok(());
-                }
-                // A FIFO, a socket or a device where the walk found a file: passed over.
-                Err(e) if opts.skip_non_text() && e.details.get("not_regular").is_some() => {
-                    let what = e.details["not_regular"].as_str().unwrap_or("special file");
-                    plan.skip(format!("not a regular file ({what})"));
+                Err(e) if opts.skip_non_text() && skipped_as_not_text(&e, plan) => {
                     return Ok(());
                 }
                 other => other?,
@@ -249,14 +273,24 @@ pub(super) fn plan_file_inner(
             &base_hash,
             start,
             opts,
+            ws.max_file_size(),
             &display,
             &mut outcomes,
         ),
         Some((from, from_doc)) => {
             // Merge: the edits apply to the version they were made on; the result is carried
             // into the file as it is now.
-            let ours = resolve_edits(fe, from_doc, from, start, opts, &display, &mut outcomes)
-                .and_then(|ours| Ok(ours.apply(&from_doc.text)?));
+            let ours = resolve_edits(
+                fe,
+                from_doc,
+                from,
+                start,
+                opts,
+                ws.max_file_size(),
+                &display,
+                &mut outcomes,
+            )
+            .and_then(|ours| Ok(ours.apply(&from_doc.text)?));
             match ours.map(|ours| crate::merge::merge(&from_doc.text, &ours, base)) {
                 Err(e) => Err(e),
                 Ok(Ok(splices)) => {
@@ -283,12 +317,13 @@ pub(super) fn plan_file_inner(
     // What the edits would make of the file, refused before it is built when that is more
     // than a file filekit holds whole; and edits filekit got wrong (that do not fit the text
     // they were resolved on), refused before anything is written.
-    let refused = match resolved {
-        Ok(splices) if splices.result_len() as u64 > MAX_FILE_SIZE => {
-            Err(result_too_large(&display, splices.result_len() as u64))
-        }
-        other => other,
-    };
+    let refused =
+        match resolved {
+            Ok(splices) if splices.result_len() as u64 > ws.max_file_size() => Err(
+                result_too_large(&display, splices.result_len() as u64, ws.max_file_size()),
+            ),
+            other => other,
+        };
     let final_splices = match refused {
         Ok(splices) => splices,
         Err(err) => {
@@ -421,6 +456,7 @@ pub(super) fn plan_file_inner(
         plan.write = Some(PlannedWrite {
             target: target.clone(),
             bytes,
+            spliced: None,
             mode,
         });
     }

@@ -22,6 +22,14 @@ pub(super) fn spliced_hash(bom: bool, base: &str, splices: &Splices) -> String {
     h.finish()
 }
 
+/// The content hash of what a streamed file becomes: its bytes read once more, around the
+/// edited ranges, never held.
+pub(super) fn spliced_hash_of_file(file: &crate::content::SplicedFile) -> std::io::Result<String> {
+    let mut h = hash::StreamingHash::new();
+    file.for_each_piece(|piece| h.update(piece))?;
+    Ok(h.finish())
+}
+
 /// A unified hunk for one text edit: the whole lines it stood in, before and after.
 pub(super) fn edit_hunk(line: usize, before: &str, old: &str, new: &str, after: &str) -> String {
     let old_text = format!("{before}{old}{after}");

@@ -7,7 +7,11 @@ use crate::error::{ErrorCode, FkError};
 pub(super) fn cancelled_error() -> FkError {
     FkError::new(
         ErrorCode::Cancelled,
-        "the request was cancelled before anything was written",
+        if crate::interrupt::stop_requested() {
+            "filekit was asked to end (interrupted) before this file was written"
+        } else {
+            "the request was cancelled before this file was written"
+        },
     )
     .with_hint("send it again to apply it")
 }
@@ -15,6 +19,11 @@ pub(super) fn cancelled_error() -> FkError {
 /// `outcome` of a file of a request that was cancelled: a file not written says so (one
 /// written before the cancel, or failed for its own reason, stays as it is).
 pub(super) fn not_written_as_cancelled(outcome: FileOutcome) -> FileOutcome {
+    not_written_as_cancelled_with(outcome, cancelled_error())
+}
+
+/// [`not_written_as_cancelled`], saying it with `error`.
+pub(super) fn not_written_as_cancelled_with(outcome: FileOutcome, error: FkError) -> FileOutcome {
     let planned = match outcome {
         FileOutcome::Unchanged => Planned::Unchanged,
         FileOutcome::Changed {
@@ -23,18 +32,13 @@ pub(super) fn not_written_as_cancelled(outcome: FileOutcome) -> FileOutcome {
         } => Planned::Changed { created },
         FileOutcome::Skipped { reason } => Planned::Skipped { reason },
         FileOutcome::Failed { error: None } => {
-            return FileOutcome::Failed {
-                error: Some(cancelled_error()),
-            };
+            return FileOutcome::Failed { error: Some(error) };
         }
         done @ (FileOutcome::Changed { written: true, .. }
         | FileOutcome::Failed { error: Some(_) }
         | FileOutcome::Cancelled { .. }) => return done,
     };
-    FileOutcome::Cancelled {
-        planned,
-        error: cancelled_error(),
-    }
+    FileOutcome::Cancelled { planned, error }
 }
 
 pub(super) fn empty_report(path: &str) -> FileReport {
@@ -46,6 +50,7 @@ pub(super) fn empty_report(path: &str) -> FileReport {
         edits_failed: 0,
         edits: Vec::new(),
         diff: String::new(),
+        diff_truncated: false,
         lines_added: 0,
         lines_removed: 0,
         old_hash: None,

@@ -6,33 +6,27 @@ use super::preview::edit_hunk;
 use crate::edit::{Edit, EditOptions, EditOutcome, Expected, FileEdits};
 use crate::error::{ErrorCode, Fact, FkError, Limit, LimitFacts};
 use crate::hash;
-use crate::limits::{MAX_FILE_SIZE, NEAR_MISS_WORK};
-use crate::lines::{LineTarget, SpliceSet};
+use crate::limits::NEAR_MISS_WORK;
+use crate::lines::{IndexedText, LineTarget, SpliceSet, TextLines};
 use crate::nearmiss::{self, Difference};
-use crate::sequential::{Occurrence, Sequential};
-use crate::text::{LineIndex, TextDoc};
+use crate::sequential::{BaseText, Occurrence, Sequential};
+use crate::text::{Eol, LineIndex, TextDoc};
 use filekit_splices::{Splice, Splices};
 use std::collections::HashMap;
 
-/// The splices of a `replace_ranges` edit, after checking that they are for this version of
-/// the file and fit its text (sorted, disjoint, inside it and on character boundaries): the
-/// caller's ranges are its input, refused with `INVALID_ARGUMENT` when they do not fit.
-fn check_ranges(
-    base: &str,
-    base_hash: &str,
-    ranges: &[Splice],
-    content_hash: &str,
-) -> Result<Splices, FkError> {
-    if !hash::matches(content_hash, base_hash) {
-        return Err(FkError::new(
-            ErrorCode::Stale,
-            format!(
-                "content_hash {content_hash} is not the file's ({base_hash}): the byte ranges were computed on another version"
-            ),
-        )
-        .with_hint("read the file again and compute the ranges on what it holds now"));
+/// A `replace_ranges` edit's offsets mean something only for the version of the file they
+/// were computed on: `content_hash` must be the file's.
+fn check_version(base_hash: &str, content_hash: &str) -> Result<(), FkError> {
+    if hash::matches(content_hash, base_hash) {
+        return Ok(());
     }
-    Splices::new(base, ranges.to_vec()).map_err(|e| FkError::caller_splices(&e, ranges, base.len()))
+    Err(FkError::new(
+        ErrorCode::Stale,
+        format!(
+            "content_hash {content_hash} is not the file's ({base_hash}): the byte ranges were computed on another version"
+        ),
+    )
+    .with_hint("read the file again and compute the ranges on what it holds now"))
 }
 
 /// The refusal of edits whose changes meet changes made to the file since their version.
@@ -83,15 +77,16 @@ pub(super) fn conflict_error(
 fn lone_substitution(
     substitution: &crate::sed::Substitution,
     base_doc: &TextDoc,
+    max: u64,
     display: &str,
     outcome: &mut EditOutcome,
 ) -> Result<Splices, FkError> {
     let base = base_doc.text.as_str();
     // An empty match replaced by nothing changes nothing: `Splices` drops those.
-    let found = match substitution.splices_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
+    let found = match substitution.splices_within(base, max, Some(base_doc.eol)) {
         Ok(found) => found?,
         Err(len) => {
-            outcome.error = Some(result_too_large(display, len));
+            outcome.error = Some(result_too_large(display, len, max));
             return Ok(Splices::none(base));
         }
     };
@@ -111,8 +106,9 @@ fn lone_substitution(
 }
 
 /// Resolves the edits of one file against `base_doc` (phases 1 to 3): the splices of its
-/// text, and each edit's outcome in `outcomes`. An error is filekit's own (splices it
-/// computed that do not fit): the edits' own failures are in `outcomes`.
+/// text, and each edit's outcome in `outcomes`; edits that would make the text longer than
+/// `max` bytes are refused. An error is filekit's own (splices it computed that do not
+/// fit): the edits' own failures are in `outcomes`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn resolve_edits(
     fe: &FileEdits,
@@ -120,6 +116,7 @@ pub(super) fn resolve_edits(
     base_hash: &str,
     start: usize,
     opts: &EditOptions,
+    max: u64,
     display: &str,
     outcomes: &mut [EditOutcome],
 ) -> Result<Splices, FkError> {
@@ -127,13 +124,153 @@ pub(super) fn resolve_edits(
     if start == 0
         && let [Edit::Substitute(substitution)] = fe.edits.as_slice()
     {
-        return lone_substitution(substitution, base_doc, display, &mut outcomes[0]);
+        return lone_substitution(substitution, base_doc, max, display, &mut outcomes[0]);
     }
     let index = LineIndex::new(base);
+    let whole = WholeText {
+        doc: base_doc,
+        indexed: IndexedText {
+            text: base,
+            index: &index,
+        },
+        max,
+    };
+    let limits = Growth {
+        max_len: max,
+        max_held: u64::MAX,
+    };
+    let blocks = resolve_with(
+        &whole, fe, base_hash, start, opts, limits, display, outcomes,
+    )?;
+    Ok(Splices::new(base, blocks)?)
+}
+
+/// What the edits of one file are resolved against: its text held whole, or a streamed
+/// file read through its index of line breaks ([`super::streamed`]).
+pub(super) trait EditBase {
+    type Text: BaseText;
+    fn lines(&self) -> &dyn TextLines;
+    fn eol(&self) -> Eol;
+    /// The 1-based line that holds byte `offset` (the last line for the end of the text).
+    fn line_of(&self, offset: usize) -> usize;
+    /// The replacements of edit `index`, a substitution, as found (empty matches
+    /// included), their texts in the file's line breaks; refused when they make the text
+    /// longer than a whole text may be, or hold more than a streamed file's edits may.
+    fn substitution(
+        &self,
+        index: usize,
+        substitution: &crate::sed::Substitution,
+        display: &str,
+    ) -> Result<Vec<Splice>, FkError>;
+    /// The splices of a `replace_ranges` edit, checked to fit the text.
+    fn ranges(&self, ranges: &[Splice]) -> Result<Vec<Splice>, FkError>;
+    /// The editor of the text edits, over `initial` (sorted, disjoint splices of the text).
+    fn sequential(
+        &self,
+        initial: Vec<Splice>,
+        patterns: Vec<String>,
+    ) -> Result<Sequential<Self::Text>, FkError>;
+}
+
+/// A text held whole, with its line index.
+struct WholeText<'a> {
+    doc: &'a TextDoc,
+    indexed: IndexedText<'a>,
+    max: u64,
+}
+
+impl<'a> EditBase for WholeText<'a> {
+    type Text = crate::sequential::MemText<'a>;
+
+    fn lines(&self) -> &dyn TextLines {
+        &self.indexed
+    }
+
+    fn eol(&self) -> Eol {
+        self.doc.eol
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        self.indexed.index.line_of(offset)
+    }
+
+    fn substitution(
+        &self,
+        _index: usize,
+        substitution: &crate::sed::Substitution,
+        display: &str,
+    ) -> Result<Vec<Splice>, FkError> {
+        substitution
+            .replacements_within(&self.doc.text, self.max, Some(self.doc.eol))
+            .map_err(|len| result_too_large(display, len, self.max))
+    }
+
+    fn ranges(&self, ranges: &[Splice]) -> Result<Vec<Splice>, FkError> {
+        let base = self.doc.text.as_str();
+        Splices::new(base, ranges.to_vec())
+            .map(|s| s.into_iter().collect())
+            .map_err(|e| FkError::caller_splices(&e, ranges, base.len()))
+    }
+
+    fn sequential(
+        &self,
+        initial: Vec<Splice>,
+        patterns: Vec<String>,
+    ) -> Result<Sequential<Self::Text>, FkError> {
+        let base = self.indexed.text;
+        Ok(Sequential::new(
+            base,
+            Splices::new(base, initial)?,
+            patterns,
+        ))
+    }
+}
+
+/// How much a file's text edits may make of it: its length (a text held whole), and the
+/// bytes of new text they hold (a streamed file's, [`crate::limits::MAX_STREAMED_EDITS`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Growth {
+    pub max_len: u64,
+    pub max_held: u64,
+}
+
+/// The search texts of a file's text edits, each once, in the file's line breaks: the
+/// patterns, and which one each edit searches for.
+pub(super) fn text_patterns(fe: &FileEdits, eol: Eol) -> (Vec<String>, Vec<Option<usize>>) {
+    let mut pattern_ids: HashMap<String, usize> = HashMap::new();
+    let mut patterns: Vec<String> = Vec::new();
+    let mut edit_pattern: Vec<Option<usize>> = vec![None; fe.edits.len()];
+    for (i, edit) in fe.edits.iter().enumerate() {
+        if let Edit::ReplaceText { old, .. } = edit
+            && !old.is_empty()
+        {
+            let p = eol.convert(old);
+            let id = *pattern_ids.entry(p.clone()).or_insert_with(|| {
+                patterns.push(p);
+                patterns.len() - 1
+            });
+            edit_pattern[i] = Some(id);
+        }
+    }
+    (patterns, edit_pattern)
+}
+
+/// [`resolve_edits`] against any [`EditBase`]: the splices of the text (sorted, disjoint),
+/// each edit's outcome in `outcomes`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn resolve_with<E: EditBase>(
+    base: &E,
+    fe: &FileEdits,
+    base_hash: &str,
+    start: usize,
+    opts: &EditOptions,
+    growth: Growth,
+    display: &str,
+    outcomes: &mut [EditOutcome],
+) -> Result<Vec<Splice>, FkError> {
     let target_lines = LineTarget {
-        text: base,
-        index: &index,
-        eol: base_doc.eol,
+        lines: base.lines(),
+        eol: base.eol(),
         file_hash: base_hash,
     };
     let mut stopped = false;
@@ -150,12 +287,14 @@ pub(super) fn resolve_edits(
                 outcomes[i].skipped = true;
                 continue;
             }
-            let result = check_ranges(base, base_hash, ranges, content_hash).and_then(|found| {
-                let first_line = found.iter().next().map(|s| index.line_of(s.start));
-                splices
-                    .add_all(i, "replace_ranges".into(), found.into_iter().collect())
-                    .map(|()| first_line)
-            });
+            let result = check_version(base_hash, content_hash)
+                .and_then(|()| base.ranges(ranges))
+                .and_then(|found| {
+                    let first_line = found.first().map(|s| base.line_of(s.start));
+                    splices
+                        .add_all(i, "replace_ranges".into(), found)
+                        .map(|()| first_line)
+                });
             match result {
                 Ok(first_line) => {
                     outcomes[i].success = true;
@@ -176,17 +315,16 @@ pub(super) fn resolve_edits(
             }
             // As found, empty matches included: the splice set checks them against the
             // other edits before they become splices of the text.
-            let found =
-                match substitution.replacements_within(base, MAX_FILE_SIZE, Some(base_doc.eol)) {
-                    Ok(found) => found,
-                    Err(len) => {
-                        outcomes[i].error = Some(result_too_large(display, len));
-                        stopped = opts.stop_on_error();
-                        continue;
-                    }
-                };
+            let found = match base.substitution(i, substitution, display) {
+                Ok(found) => found,
+                Err(e) => {
+                    outcomes[i].error = Some(e);
+                    stopped = opts.stop_on_error();
+                    continue;
+                }
+            };
             let count = found.len();
-            let first_line = found.first().map(|s| index.line_of(s.start));
+            let first_line = found.first().map(|s| base.line_of(s.start));
             let what = format!("substitution {}", substitution.expression());
             match splices.add_all(i, what, found) {
                 Ok(()) => {
@@ -248,7 +386,7 @@ pub(super) fn resolve_edits(
             Ok(()) => {
                 outcomes[i].success = true;
                 outcomes[i].replacements = 1;
-                outcomes[i].line = Some(resolve_line(line, index.len()));
+                outcomes[i].line = Some(resolve_line(line, base.lines().line_count()));
             }
             Err(e) => {
                 outcomes[i].error = Some(e);
@@ -256,37 +394,29 @@ pub(super) fn resolve_edits(
             }
         }
     }
-    let initial = splices.into_splices(base)?;
+    let initial = splices.into_sorted();
 
     // Resolve, phase 2: text edits in order, each on the result of the one before.
-    let eol = base_doc.eol;
-    let mut pattern_ids: HashMap<String, usize> = HashMap::new();
-    let mut patterns: Vec<String> = Vec::new();
-    let mut edit_pattern: Vec<Option<usize>> = vec![None; fe.edits.len()];
-    for (i, edit) in fe.edits.iter().enumerate() {
-        if let Edit::ReplaceText { old, .. } = edit
-            && !old.is_empty()
-        {
-            let p = eol.convert(old);
-            let id = *pattern_ids.entry(p.clone()).or_insert_with(|| {
-                patterns.push(p);
-                patterns.len() - 1
-            });
-            edit_pattern[i] = Some(id);
-        }
-    }
+    let eol = base.eol();
+    let (patterns, edit_pattern) = text_patterns(fe, eol);
     // The longest pattern of the edits after each one: how much context a new block needs.
     let mut longest_after = vec![0usize; fe.edits.len() + 1];
     for i in (0..fe.edits.len()).rev() {
         let here = edit_pattern[i].map_or(0, |p| patterns[p].len());
         longest_after[i] = longest_after[i + 1].max(here);
     }
-    let len = initial.result_len() as u64;
-    let mut seq = Sequential::new(base, initial, patterns);
+    let len = base.lines().len() as u64;
+    let len = initial.iter().fold(len, |l, s| {
+        l + s.text.len() as u64 - (s.end - s.start) as u64
+    });
+    let held = initial.iter().map(|s| s.text.len() as u64).sum();
+    let mut seq = base.sequential(initial, patterns)?;
     let mut scope = TextEditScope {
         opts,
         display: display.to_string(),
         len,
+        growth,
+        held,
         near_miss: nearmiss::Work::new(opts.near_miss_budget().unwrap_or(NEAR_MISS_WORK)),
     };
     for (i, edit) in fe.edits.iter().enumerate() {
@@ -355,7 +485,7 @@ pub(super) fn resolve_edits(
         outcomes[i].replacements = 1;
     }
 
-    Ok(seq.into_splices()?)
+    Ok(seq.into_blocks())
 }
 
 fn resolve_line(n: i64, count: usize) -> usize {
@@ -366,30 +496,56 @@ fn resolve_line(n: i64, count: usize) -> usize {
     }
 }
 
-/// A create or write of `len` bytes, over [`MAX_FILE_SIZE`].
-pub(super) fn content_too_large(display: &str, len: usize) -> FkError {
+/// A create or write of `len` bytes, over the `max` bytes a request writes whole.
+pub(super) fn content_too_large(display: &str, len: usize, max: u64) -> FkError {
     FkError::too_large(
         Limit::FileSize,
         len as u64,
-        MAX_FILE_SIZE,
+        max,
         format!(
-            "the new content of {display} is {len} bytes, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+            "the new content of {display} is {len} bytes, larger than the {max} bytes filekit writes whole"
         ),
     )
     .with_hint("write a smaller file, for example by splitting the content across several files")
 }
 
-/// Edits that would make a file of `len` bytes, over [`MAX_FILE_SIZE`].
-pub(super) fn result_too_large(display: &str, len: u64) -> FkError {
+/// Edits that would make a file held whole `len` bytes long, over the workspace's bound `max`.
+pub(super) fn result_too_large(display: &str, len: u64, max: u64) -> FkError {
     FkError::too_large(
         Limit::FileSize,
         len,
-        MAX_FILE_SIZE,
+        max,
         format!(
-            "the edits would make {display} {len} bytes long, larger than the {MAX_FILE_SIZE} bytes filekit writes whole"
+            "the edits would make {display} {len} bytes long, larger than the {max} bytes filekit holds whole"
         ),
     )
-    .with_hint("replace fewer matches, or with shorter text, in one request")
+    .with_hint("replace fewer matches, or with shorter text, in one request (or raise the bound with --max-file-size)")
+}
+
+/// Matches whose lines an ambiguous search text's refusal lists.
+const LISTED_MATCHES: usize = 50;
+
+/// The refusal of a search text that occurs more often in a streamed file than its matches
+/// are kept ([`crate::limits::MAX_STREAMED_MATCHES`]).
+fn too_frequent(display: &str, expected: Expected) -> FkError {
+    use crate::limits::MAX_STREAMED_MATCHES;
+    let found = MAX_STREAMED_MATCHES as u64 + 1;
+    let err = FkError::too_large(
+        Limit::Targets,
+        found,
+        MAX_STREAMED_MATCHES as u64,
+        format!(
+            "the search text occurs more than {MAX_STREAMED_MATCHES} times in {display}, a file streamed for its size: more matches than filekit keeps track of in one"
+        ),
+    );
+    match expected {
+        Expected::Exactly(_) => err.with_hint(
+            "add surrounding lines to the search text so that it matches once",
+        ),
+        Expected::All => err.with_hint(
+            "replace it with a pattern replacement (a substitution), which works through the file line by line, or with a more specific search text",
+        ),
+    }
 }
 
 struct TextEditDone {
@@ -409,28 +565,53 @@ struct TextEditScope<'o> {
     opts: &'o EditOptions,
     display: String,
     /// The length of the text as the edits so far made it: an edit that would make it larger
-    /// than [`MAX_FILE_SIZE`] is refused before it is made.
+    /// than its bound is refused before it is made.
     len: u64,
+    growth: Growth,
+    /// Bytes of new text the edits so far hold.
+    held: u64,
     near_miss: nearmiss::Work,
 }
 
 impl TextEditScope<'_> {
     /// Accounts for `count` replacements of `old_len` bytes by `new_len` bytes each, unless
-    /// that makes the text larger than [`MAX_FILE_SIZE`].
+    /// that makes the text larger than its bound, or its edits hold more than theirs.
     fn grow(&mut self, count: usize, old_len: usize, new_len: usize) -> Result<(), FkError> {
         let len = self.len as u128 + count as u128 * new_len as u128;
         let len = len.saturating_sub(count as u128 * old_len as u128);
         let len = u64::try_from(len).unwrap_or(u64::MAX);
-        if len > MAX_FILE_SIZE {
-            return Err(result_too_large(&self.display, len));
+        if len > self.growth.max_len {
+            return Err(result_too_large(&self.display, len, self.growth.max_len));
+        }
+        // Each replacement is a splice of its own, besides its text.
+        let cost = crate::limits::SPLICE_COST as u128;
+        let held = self.held as u128 + count as u128 * (new_len as u128 + cost);
+        let held = u64::try_from(held).unwrap_or(u64::MAX);
+        if held > self.growth.max_held {
+            return Err(edits_too_large(&self.display, held, self.growth.max_held));
         }
         self.len = len;
+        self.held = held;
         Ok(())
     }
 }
 
-fn apply_text_edit(
-    seq: &mut Sequential,
+/// The refusal of edits of a streamed file that would hold more than `max` bytes (the
+/// ranges they replace and their new text).
+pub(super) fn edits_too_large(display: &str, held: u64, max: u64) -> FkError {
+    FkError::too_large(
+        Limit::FileSize,
+        held,
+        max,
+        format!(
+            "the edits of {display}, a file streamed for its size, would hold {held} bytes of ranges and new text, more than the {max} bytes filekit holds for one file's edits"
+        ),
+    )
+    .with_hint("make fewer or smaller replacements in one request (a narrower pattern, fewer lines at a time)")
+}
+
+fn apply_text_edit<B: BaseText>(
+    seq: &mut Sequential<B>,
     pattern: Option<usize>,
     old: &str,
     new: &str,
@@ -453,12 +634,20 @@ fn apply_text_edit(
             .with_hint("expect at least 1 match, or leave the count out for exactly one")
             .with_details(serde_json::json!({"fact": Fact::ExpectedCountZero})));
     }
-    let occs = seq.find(pi);
+    // All of them to replace, or the first few to list.
+    let keep = match expected {
+        Expected::All => usize::MAX,
+        Expected::Exactly(n) => n.max(LISTED_MATCHES),
+    };
+    let Ok(found) = seq.find(pi, keep) else {
+        return Err(too_frequent(display, expected));
+    };
     let wanted = seq.patterns()[pi].clone();
     let count_ok = match expected {
-        Expected::All => !occs.is_empty(),
-        Expected::Exactly(n) => occs.len() == n,
+        Expected::All => found.count > 0,
+        Expected::Exactly(n) => found.count == n,
     };
+    let occs = found.first;
     if count_ok {
         scope.grow(occs.len(), wanted.len(), new.len())?;
         let line = seq.line_of(occs[0].start);
@@ -474,8 +663,12 @@ fn apply_text_edit(
             diff,
         });
     }
-    if !occs.is_empty() {
-        let lines: Vec<usize> = occs.iter().take(50).map(|o| seq.line_of(o.start)).collect();
+    if found.count > 0 {
+        let lines: Vec<usize> = occs
+            .iter()
+            .take(LISTED_MATCHES)
+            .map(|o| seq.line_of(o.start))
+            .collect();
         let want = match expected {
             Expected::Exactly(n) => n,
             Expected::All => 1,
@@ -489,19 +682,19 @@ fn apply_text_edit(
             ErrorCode::Ambiguous,
             format!(
                 "the search text matches {} times in {display} (at lines {list}{}), but {want} {} expected",
-                occs.len(),
-                if occs.len() > lines.len() { ", ..." } else { "" },
+                found.count,
+                if found.count > lines.len() { ", ..." } else { "" },
                 if want == 1 { "match was" } else { "matches were" },
             ),
         )
         .with_hint(if want == 1 {
-            format!("add surrounding lines to the search text so that it matches once, or expect all {} matches", occs.len())
+            format!("add surrounding lines to the search text so that it matches once, or expect all {} matches", found.count)
         } else {
-            format!("expect {} matches, or make the search text more specific", occs.len())
+            format!("expect {} matches, or make the search text more specific", found.count)
         })
         .with_details(serde_json::json!({
             "fact": Fact::MatchCount,
-            "count": occs.len(),
+            "count": found.count,
             "lines": lines,
             "expected": want,
         })));
@@ -528,6 +721,20 @@ fn apply_text_edit(
             "wanted": old,
         }))
     };
+    // A streamed file is not held whole to be searched for a near miss.
+    if !seq.in_memory() {
+        return Err(FkError::new(
+            ErrorCode::NotFound,
+            format!("the search text was not found in {display}"),
+        )
+        .with_hint("read the lines you meant to change again and copy them exactly (the file is streamed for its size, so no near miss was searched)")
+        .with_details(serde_json::json!({
+            "fact": Fact::SearchTextNotFound,
+            "near_miss": null,
+            "near_miss_skipped": "streamed",
+            "wanted": old,
+        })));
+    }
     // Building the current text costs a pass over it.
     if scope.near_miss.exhausted() || scope.near_miss.spend(seq.base_len() as u64).is_err() {
         return Err(gave_up(

@@ -329,6 +329,12 @@ impl Substitution {
         &self.expression
     }
 
+    /// Whether each match lies within one line (no `m` or `s` flag): the substitution can
+    /// then be made a run of whole lines at a time, as a streamed file is read.
+    pub fn line_by_line(&self) -> bool {
+        self.scope != Scope::WholeText
+    }
+
     /// The replacements this substitution makes in `text`. Empty when nothing matches.
     /// Matches are found in order and never overlap, so an error is filekit's own.
     pub fn splices(&self, text: &str) -> Result<Splices, SpliceError> {

@@ -1,0 +1,227 @@
+//! Every shell example of README.md and docs/ runs as written, in a fresh copy of the example
+//! project `examples/demo/` (the files the examples name), with `filekit` on PATH and a home
+//! folder of its own. A block whose first line starts with `$ ` is a session: its other
+//! lines are what the commands print, checked in order (times masked; `...` stands for lines
+//! left out). A block that cannot run here is preceded by `<!-- not run: REASON -->`, and the
+//! reason is checked to be given.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// One fenced `sh` block of a document.
+struct Block {
+    doc: String,
+    line: usize,
+    lines: Vec<String>,
+    not_run: Option<String>,
+}
+
+fn sh_blocks(doc: &Path) -> Vec<Block> {
+    let text = std::fs::read_to_string(doc).unwrap();
+    let name = doc
+        .strip_prefix(filekit_testkit::repo())
+        .unwrap_or(doc)
+        .display()
+        .to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_end() != "```sh" {
+            i += 1;
+            continue;
+        }
+        let not_run = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| l.trim().strip_prefix("<!-- not run:"))
+            .map(|r| r.trim_end_matches("-->").trim().to_string());
+        let start = i + 1;
+        let mut end = start;
+        while end < lines.len() && lines[end].trim_end() != "```" {
+            end += 1;
+        }
+        blocks.push(Block {
+            doc: name.clone(),
+            line: start,
+            lines: lines[start..end].iter().map(|l| l.to_string()).collect(),
+            not_run,
+        });
+        i = end + 1;
+    }
+    blocks
+}
+
+/// The commands of a block with what each is shown to print (sessions only). A command
+/// continues over lines while a quote is open or a line ends with `\`.
+fn commands(block: &Block) -> Vec<(String, Vec<String>)> {
+    let session = block.lines.first().is_some_and(|l| l.starts_with("$ "));
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut pending: Option<String> = None;
+    for line in &block.lines {
+        if let Some(p) = pending.as_mut() {
+            p.push('\n');
+            p.push_str(line);
+        } else if session {
+            match line.strip_prefix("$ ") {
+                Some(cmd) => pending = Some(cmd.to_string()),
+                None => {
+                    if line.trim() != "..." {
+                        out.last_mut()
+                            .expect("a session starts with a command")
+                            .1
+                            .push(line.trim_end().to_string());
+                    }
+                    continue;
+                }
+            }
+        } else if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        } else {
+            pending = Some(line.to_string());
+        }
+        let cmd = pending.as_ref().unwrap();
+        if !quote_open(cmd) && !cmd.trim_end().ends_with('\\') {
+            out.push((pending.take().unwrap(), Vec::new()));
+        }
+    }
+    assert!(
+        pending.is_none(),
+        "{}:{}: a command is not closed",
+        block.doc,
+        block.line
+    );
+    out
+}
+
+/// Whether a quote of `cmd` is still open at its end, as sh reads it (a `#` after a space,
+/// outside quotes, starts a comment).
+fn quote_open(cmd: &str) -> bool {
+    let mut quote = None;
+    let mut prev = ' ';
+    for c in cmd.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c == '#' && prev.is_whitespace() => {
+                // The comment runs to the end of its line: a later line may still continue.
+                return false;
+            }
+            None => {}
+        }
+        prev = c;
+    }
+    quote.is_some()
+}
+
+/// Times (`2026-11-23T01:10:54Z`) vary from run to run.
+fn mask_times(line: &str) -> String {
+    let b = line.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    let shape = b"dddd-dd-ddTdd:dd:ddZ";
+    while i < b.len() {
+        let fits = i + shape.len() <= b.len()
+            && shape.iter().zip(&b[i..]).all(|(s, c)| match s {
+                b'd' => c.is_ascii_digit(),
+                s => s == c,
+            });
+        if fits {
+            out.push_str("<time>");
+            i += shape.len();
+        } else {
+            let ch = line[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+fn docs() -> Vec<PathBuf> {
+    let repo = filekit_testkit::repo();
+    let mut docs = vec![repo.join("README.md")];
+    let mut stack = vec![repo.join("docs")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                docs.push(p);
+            }
+        }
+    }
+    docs
+}
+
+#[test]
+fn every_shell_example_of_the_documentation_runs() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_filekit")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let demo = filekit_testkit::repo().join("examples/demo");
+    let mut ran = 0;
+    for doc in docs() {
+        for block in sh_blocks(&doc) {
+            if let Some(reason) = &block.not_run {
+                assert!(
+                    reason.len() > 10,
+                    "{}:{}: say why the example is not run",
+                    block.doc,
+                    block.line
+                );
+                continue;
+            }
+            let scratch = tempfile::tempdir().unwrap();
+            let work = scratch.path().join("demo");
+            let home = scratch.path().join("home");
+            filekit_testkit::copy_dir(&demo, &work);
+            std::fs::create_dir_all(home.join("src/app")).unwrap();
+            for (cmd, shown) in commands(&block) {
+                let mut run = Command::new("sh");
+                run.args(["-c", &cmd])
+                    .current_dir(&work)
+                    .env("PATH", &path)
+                    .env("HOME", &home)
+                    .env("NO_COLOR", "1")
+                    .env_remove("XDG_STATE_HOME")
+                    .env_remove("XDG_CONFIG_HOME")
+                    .env_remove("FILEKIT_HOLDER")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                let mut child = run.spawn().unwrap();
+                // An interactive review (`-i`) is answered "yes to all".
+                let answers: &[u8] = if cmd.contains(" -i ") { b"A\n" } else { b"" };
+                std::io::Write::write_all(&mut child.stdin.take().unwrap(), answers).unwrap();
+                let out = child.wait_with_output().unwrap();
+                let printed = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let at = format!("{}:{}: `{cmd}`", block.doc, block.line);
+                assert!(out.status.success(), "{at} failed:\n{printed}");
+                let mut lines = printed.lines().map(|l| mask_times(l.trim_end()));
+                for want in &shown {
+                    let want = mask_times(want);
+                    assert!(
+                        lines.any(|l| l == want),
+                        "{at}: the documentation shows the line\n{want}\nwhich is not (in this order) in what it printed:\n{printed}"
+                    );
+                }
+                ran += 1;
+            }
+        }
+    }
+    assert!(
+        ran >= 20,
+        "only {ran} examples ran: the blocks were not found"
+    );
+}

@@ -1,0 +1,3 @@
+import { old } from './old';
+
+console.log(old());

@@ -1,0 +1,3 @@
+const answer = 42;
+const name = 'demo';
+module.exports = { answer, name };

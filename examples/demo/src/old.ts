@@ -1,0 +1,3 @@
+export function old(): string {
+  return 'old';
+}

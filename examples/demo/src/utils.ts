@@ -1,0 +1,3 @@
+export function calculateTotal(prices: number[]): number {
+  return prices.reduce((sum, p) => sum + p, 0);
+}
