@@ -167,6 +167,33 @@ fn listings_and_trees_stop_where_the_reply_is_full() {
     sorted.sort_by_key(|n| n.replace('/', "\0"));
     assert_eq!(names, sorted);
     assert_eq!(names[0], "dir00");
+    // A glob keeps the newest matches that fit.
+    let run = sb.filekit(
+        &[
+            "--max-reply-bytes",
+            &bound,
+            "glob",
+            "tree/**/*.txt",
+            "--limit",
+            "100000",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        run.json["truncated"],
+        true,
+        "{}",
+        &run.stdout[..run.stdout.len().min(500)]
+    );
+    assert_eq!(run.json["total"], 3000);
+    let kept = run.json["files"].as_array().unwrap().len();
+    assert!(kept > 0 && kept < 3000, "{kept} files kept");
+    assert!(
+        run.stdout.len() < 2 * MAX_REPLY,
+        "{} bytes",
+        run.stdout.len()
+    );
     let run = sb.filekit(
         &[
             "--max-reply-bytes",
