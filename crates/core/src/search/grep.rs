@@ -447,7 +447,7 @@ impl Kept {
     fn admits(&self, path: &str) -> bool {
         self.state
             .lock()
-            .map_or(false, |s| s.end.as_deref().is_none_or(|end| path < end))
+            .is_ok_and(|s| s.end.as_deref().is_none_or(|end| path < end))
     }
 
     /// Keeps `hits` (`bytes` of the reply) while the bytes allow; `partial` when its own rows
