@@ -310,6 +310,7 @@ struct ToolsArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     signals::raise_open_file_limit();
+    one_arena_for_the_c_allocator();
     if matches!(cli.verb, Verb::Serve(_)) {
         signals::install(signals::Ending::OnceWritesStop);
     } else {
@@ -600,6 +601,20 @@ fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Keeps the C library's allocator to one arena. filekit's own memory comes from mimalloc;
+/// glibc's malloc serves only the C code it links (SQLite's history), yet it gives each thread
+/// that calls it an arena of its own, 64 MiB of address space reserved apiece: a server's
+/// call, walk and blocking threads reserved some 900 MiB that way, and under an address-space
+/// limit (`ulimit -v`) a thread could then not be started, or an allocation failed and ended
+/// every session. One arena is what that little C code needs.
+fn one_arena_for_the_c_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt sets one of the allocator's parameters; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
 
 /// Tells the allocator to keep the memory freed in this process instead of giving it back to
 /// the system after a delay. A verb that runs once and ends gains nothing from giving it back,
