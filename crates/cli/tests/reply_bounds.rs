@@ -389,6 +389,7 @@ fn a_server_answers_a_small_read_after_each_oversized_reply() {
             let text = result["content"][0]["text"].as_str().unwrap_or_default();
             assert!(
                 text.contains("more file(s) are not in this dry run's reply")
+                    && text.contains("more file(s) not listed")
                     && text.contains("narrow `files` or `directory`"),
                 "{}",
                 &text[..text.len().min(1500)]

@@ -964,19 +964,20 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
             ));
         }
     };
-    Ok(shape_tree_replace(&out, &sed_pattern))
+    Ok(shape_tree_replace(ws, &out, &sed_pattern))
 }
 
 /// The pattern_replace reply: counts, then an entry for each file that changed, failed or was
 /// skipped (unchanged files are only counted), diffs until the reply's diff budget is spent.
-fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
+fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let report = &out.report;
     let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
     let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
     let mut budget = shape::DiffBudget::new();
+    let mut listed = shape::ListBudget::new(ws);
     let mut entries = Vec::new();
     for f in &report.files {
-        if f.status() == FileStatus::Unchanged && f.success() {
+        if f.status() == FileStatus::Unchanged && f.success() || !listed.take(&f.path) {
             continue;
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
@@ -1002,7 +1003,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let modified = count(FileStatus::Modified);
     let skipped = count(FileStatus::Skipped) + out.walk_skipped.len();
     let summary = format!(
-        "pattern_replace {sed_pattern}: {} replacement(s) in {modified} file(s){}; {} unchanged, {skipped} skipped, {} failed, of {} matched",
+        "pattern_replace {sed_pattern}: {} replacement(s) in {modified} file(s){}; {} unchanged, {skipped} skipped, {} failed, of {} matched{}",
         out.replacements(),
         if report.dry_run {
             " (dry run: nothing written)"
@@ -1012,6 +1013,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         count(FileStatus::Unchanged) + out.unmatched,
         failed.len(),
         out.chosen,
+        listed.note(ws, "directory or file_pattern"),
     );
     let cut_note = (budget.cut > 0 || out.previews_cut > 0).then(|| {
         format!(

@@ -383,8 +383,9 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut entries = Vec::new();
     let mut budget = shape::DiffBudget::new();
+    let mut listed = shape::ListBudget::new(ws);
     for f in &report.files {
-        if f.status() == FileStatus::Unchanged && f.success() {
+        if f.status() == FileStatus::Unchanged && f.success() || !listed.take(&f.path) {
             continue; // counted, not listed
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
@@ -438,6 +439,7 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             budget.cut
         ));
     }
+    summary.push_str(&listed.note(ws, "`files` or `directory`"));
     if out.previews_cut > 0 {
         summary.push_str(&shape::previews_cut_note(
             ws,
