@@ -7,7 +7,8 @@
 //!
 //! Measured with a release build: `cargo test --release -p filekit --test judged
 //! server_memory:: -- --nocapture` prints, per attack, the reply's size, the server's peak
-//! memory and how long the call took (never asserted: a loaded machine is slower).
+//! memory, how long the call took and the processor time it took (never asserted: a loaded
+//! machine is slower).
 
 use crate::common;
 
@@ -199,13 +200,14 @@ fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
     for (table, read_tool, read_args, attacks) in tables {
         let mut server = start(&sb, table);
         for a in attacks {
-            let began = Instant::now();
+            let (began, cpu) = (Instant::now(), server.cpu_seconds());
             let result = server.call_tool(a.tool, &a.args);
             let took = began.elapsed();
+            let cpu = server.cpu_seconds() - cpu;
             let size = result.to_string().len();
             let peak = server.peak_mib();
             eprintln!(
-                "{table} {}: {size} bytes in {took:.2?}, peak {peak} MiB",
+                "{table} {}: {size} bytes in {took:.2?} ({cpu:.2} s of processor time), peak {peak} MiB",
                 a.tool
             );
             let text = result["content"][0]["text"].as_str().unwrap_or_default();
