@@ -46,7 +46,9 @@ async def test_an_agent_with_the_default_table_finds_searches_and_edits(connect,
         assert "src/app.py:3:def handler(x):" in text_of(hits)
         assert "src/app.py-4-    return x + 1" in text_of(hits)
         hit = hits.structuredContent["files"][0]
-        line = next(l["line"] for l in hit["lines"] if l["match"])
+        # Lines as LINE:TEXT (a match) or LINE-TEXT (context), the path once per file.
+        line = next(int(l.split(":", 1)[0]) for l in hit["lines"]
+                    if l.split(":", 1)[0].isdigit())
         # The path and line go straight into read_files and edit_files.
         read = await session.call_tool(
             "read_files", {"files": [{"path": hit["path"], "start_line": line, "end_line": line}]})

@@ -23,7 +23,7 @@ Examples:
   echo '{\"tool_name\": \"file:read_file\", \"tool_args\": {\"path\": \"src/app.js\", \"start_line\": 40, \"end_line\": 60}}' | filekit call
   filekit call --json '{\"tool_name\": \"batch_edit_blocks\", \"tool_args\": {\"path\": \"doc.md\", \"edits\": [{\"search\": \"a\", \"replace\": \"b\"}], \"dryRun\": true}}'
 
-Prints the tool's reply as JSON. Exit codes: 0 success; 1 the tool ran and reported a failure
+Prints the tool's reply as compact JSON (indented with --pretty). Exit codes: 0 success; 1 the tool ran and reported a failure
 (success: false, or any failed edit); 2 the call was bad (malformed JSON, missing tool_name,
 unknown tool, bad arguments) and nothing was attempted.";
 
@@ -32,17 +32,24 @@ pub struct CallArgs {
     /// The tool call as JSON; without it the call is read from standard input.
     #[arg(long = "json", value_name = "CALL")]
     call: Option<String>,
+    /// The tool call as JSON, as --json takes it (`filekit call '{"tool_name": ...}'`).
+    #[arg(value_name = "CALL", conflicts_with = "call")]
+    call_given: Option<String>,
     /// Look the tool up in these tables only (comma-separated, as `serve --tools`): needed
     /// where two tables have a tool of one name that takes different arguments.
     #[arg(long = "tools", value_name = "TABLES")]
     tables: Option<String>,
+    /// Print the reply indented, for people; the default is compact JSON on one line, as a
+    /// program or a model reads it.
+    #[arg(long)]
+    pretty: bool,
 }
 
 const NAME_KEYS: &[&str] = &["tool_name", "name", "tool"];
 const ARGS_KEYS: &[&str] = &["tool_args", "arguments", "parameters", "args"];
 
 pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
-    let source = match args.call {
+    let source = match args.call.or(args.call_given) {
         Some(s) => s,
         None => {
             if std::io::stdin().is_terminal() {
@@ -103,7 +110,7 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
     }
     let reply = filekit_dialects::call_in(&ws, tables.as_deref(), &name, tool_args);
     crate::history_warning(&ws);
-    print_json(&reply.value);
+    print_json(&reply.value, args.pretty);
     let code = if reply.rejected {
         eprintln!("filekit: {}", crate::terminal::lines(&reply.text));
         EXIT_BAD_REQUEST
@@ -118,11 +125,17 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
     code
 }
 
-/// Pretty JSON on standard output, streamed rather than built as one string first.
-fn print_json(value: &Value) {
+/// The reply as JSON on standard output (indented with `pretty`), streamed rather than built
+/// as one string first.
+fn print_json(value: &Value, pretty: bool) {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if pretty {
+        serde_json::to_writer_pretty(&mut out, value)
+    } else {
+        serde_json::to_writer(&mut out, value)
+    };
     // Writing fails only when standard output is closed; there is no one left to tell.
-    let _ = serde_json::to_writer_pretty(&mut out, value)
+    let _ = written
         .map_err(std::io::Error::from)
         .and_then(|()| writeln!(out))
         .and_then(|()| out.flush());

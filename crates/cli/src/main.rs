@@ -296,8 +296,8 @@ enum Verb {
 
 #[derive(Args)]
 struct ToolsArgs {
-    /// Only the tools of this dialect (amazonq, file, claude, desktop-commander, filekit, codex).
-    #[arg(long)]
+    /// Only the tools of this dialect.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(filekit_dialects::DIALECTS))]
     dialect: Option<String>,
     /// Print the tool specs (names, descriptions, input and output schemas) as JSON.
     #[arg(long)]
@@ -390,6 +390,7 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
                 .unwrap_or(filekit_core::limits::MAX_REPLY_BYTES),
         )
         .with_trust(global.trust_workspace)
+        .with_add_root_hint(Some("add its folder with --root DIR"))
         .with_max_file_size(
             global
                 .max_file_size
@@ -549,15 +550,7 @@ pub fn fail_early(err: &FkError) -> u8 {
 }
 
 fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
-    if let Some(d) = dialect
-        && !filekit_dialects::DIALECTS.contains(&d)
-    {
-        eprintln!(
-            "filekit: unknown dialect '{d}' (dialects: {})",
-            filekit_dialects::DIALECTS.join(", ")
-        );
-        return EXIT_BAD_REQUEST;
-    }
+    // clap has checked `dialect` against the tables (possible values).
     if markdown && let Some(d) = dialect {
         print!("{}", tooldocs::page(d));
         return EXIT_OK;
@@ -572,7 +565,7 @@ fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
                     "mcp_name": t.mcp_name(),
                     "dialect": t.dialect,
                     "description": t.description,
-                    "input_schema": t.input_schema,
+                    "input_schema": filekit_dialects::input_schema(t),
                     "output_schema": filekit_dialects::output_schema(t),
                     "read_only": t.read_only,
                     "destructive": t.destructive,

@@ -1,5 +1,5 @@
-//! `filekit rename-symbol` and `filekit refactor`: the refactor mode of `file_edit` (seed 004
-//! section 4.2) for people, with colored diffs. Both build a `file_edit` call and go through
+//! `filekit rename-symbol` and `filekit refactor`: the refactor mode of `file_edit`
+//! for people, with colored diffs. Both build a `file_edit` call and go through
 //! `filekit_dialects::call`, like every other verb.
 
 use crate::GlobalArgs;

@@ -314,15 +314,20 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
             .filter(|f| f.status() == s && !not_reached(f))
             .count()
     };
-    let replacements: usize = (report.files.iter())
-        .filter(|f| !not_reached(f))
-        .flat_map(|f| &f.edits)
-        .filter(|o| o.success)
-        .map(|o| o.replacements)
-        .sum();
+    // Replacements that gave back the text they replaced change no file: counted apart, so
+    // that "N replacement(s) in 0 file(s)" never reads as a contradiction.
+    let replacements_in = |status: FileStatus| -> usize {
+        (report.files.iter())
+            .filter(|f| f.status() == status && !not_reached(f))
+            .flat_map(|f| &f.edits)
+            .filter(|o| o.success)
+            .map(|o| o.replacements)
+            .sum()
+    };
+    let same_text = replacements_in(FileStatus::Unchanged);
     let mut summary = format!(
-        "{} replacement(s) in {} file(s); {} unchanged, {} skipped, {} failed, of {} matched",
-        replacements,
+        "{} replacement(s) in {} file(s); {} unchanged, {} skipped, {} failed, of {} file(s) searched",
+        replacements_in(FileStatus::Modified) + replacements_in(FileStatus::Created),
         count(FileStatus::Modified),
         count(FileStatus::Unchanged) + out.unmatched,
         count(FileStatus::Skipped) + out.walk_skipped.len(),
@@ -331,6 +336,11 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
             .count(),
         out.chosen
     );
+    if same_text > 0 {
+        summary.push_str(&format!(
+            "; {same_text} replacement(s) gave back the text they replaced"
+        ));
+    }
     if report.dry_run {
         summary.push_str(" (dry run: nothing written)");
     } else if report.rolled_back && report.cancelled {

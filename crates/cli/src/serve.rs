@@ -2,6 +2,7 @@
 
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// `filekit serve --help`'s text after the options: the tool tables listed from the tables
@@ -92,11 +93,17 @@ Without --root, the client's MCP roots are used when it offers them (and followe
 change), else the current directory. Logging goes to stderr; stdout carries only the
 protocol.";
 
+/// `--tools`'s help, naming the tables the code has.
+fn tables_help() -> String {
+    format!(
+        "Tool tables to serve, comma-separated ({}, all; their tools are listed below)",
+        filekit_dialects::DIALECTS.join(", ")
+    )
+}
+
 #[derive(Args)]
 pub struct ServeArgs {
-    /// Tool tables to serve, comma-separated (filekit, amazonq, file, claude,
-    /// desktop-commander, semantic, all; their tools are listed below).
-    #[arg(long, value_name = "LIST", default_value = "filekit")]
+    #[arg(long, value_name = "LIST", default_value = "filekit", help = tables_help())]
     tools: String,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is PORT (loopback) or
     /// HOST:PORT; port 0 picks a free port. The address is printed on stderr.
@@ -141,7 +148,8 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         }
     };
     let mut workspace = match crate::workspace(global) {
-        Ok(ws) => ws,
+        // An agent cannot add a root: its hint names none of the command line's flags.
+        Ok(ws) => ws.with_add_root_hint(None),
         Err(err) => return crate::fail_early(&err),
     };
     // A root that holds filekit's state (root = the home folder, or --state-dir inside a
@@ -155,6 +163,21 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     // The server is one lease holder unless named: a client may still name itself per call.
     if crate::holder_name(global).is_none() {
         workspace.set_holder(format!("filekit-serve-{}", std::process::id()));
+    }
+    // Started by hand on a terminal, a stdio server would otherwise wait in silence, as if
+    // hung: say what it is, what it serves and how to stop it (stderr: stdout is the protocol).
+    if http.is_none() && std::io::stdin().is_terminal() {
+        let roots: Vec<String> = (workspace.roots().iter())
+            .map(|r| r.display().to_string())
+            .collect();
+        let state = (workspace.state())
+            .map(|s| s.path().display().to_string())
+            .unwrap_or_else(|| "none (read-only, or no home folder)".into());
+        filekit_mcp::log_line!(
+            "filekit serve: an MCP server, waiting for a client's JSON-RPC on standard input (MCP clients start it themselves: `filekit setup CLIENT` writes their configuration). Tables: {}; roots: {}; state: {state}. Ctrl-C or Ctrl-D stops it.",
+            args.tools,
+            roots.join(", ")
+        );
     }
     // A server lives across calls: its import graphs are kept current by a file watcher.
     filekit_refactor::graph::watch_between_calls(true);

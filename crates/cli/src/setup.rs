@@ -271,11 +271,41 @@ fn setup(global: &GlobalArgs, args: &SetupArgs) -> Result<Report, SetupError> {
     if global.trust_workspace {
         serve_args.push("--trust-workspace".into());
     }
-    if let Some(dir) = &global.state_dir {
-        let dir = std::path::absolute(dir)
-            .map_err(|e| SetupError::Bad(format!("--state-dir {}: {e}", dir.display())))?;
-        serve_args.push("--state-dir".into());
-        serve_args.push(dir.to_string_lossy().into_owned());
+    // Every start option given to `setup` is the server's too: a flag `setup` accepted and
+    // left out of the configuration would be silently lost.
+    for (given, flag) in [
+        (global.allow_git_writes, "--allow-git-writes"),
+        (global.allow_protected_writes, "--allow-protected-writes"),
+        (global.allow_secret_reads, "--allow-secret-reads"),
+        (global.no_history, "--no-history"),
+        (global.no_versions, "--no-versions"),
+    ] {
+        if given {
+            serve_args.push(flag.into());
+        }
+    }
+    for (path, flag) in [
+        (&global.state_dir, "--state-dir"),
+        (&global.history, "--history"),
+    ] {
+        if let Some(path) = path {
+            let path = std::path::absolute(path)
+                .map_err(|e| SetupError::Bad(format!("{flag} {}: {e}", path.display())))?;
+            serve_args.push(flag.into());
+            serve_args.push(path.to_string_lossy().into_owned());
+        }
+    }
+    if let Some(holder) = &global.holder {
+        serve_args.push("--holder".into());
+        serve_args.push(holder.clone());
+    }
+    if let Some(size) = global.max_file_size {
+        serve_args.push("--max-file-size".into());
+        serve_args.push(size.to_string());
+    }
+    if let Some(size) = global.max_reply_bytes {
+        serve_args.push("--max-reply-bytes".into());
+        serve_args.push(size.to_string());
     }
     let entry = Entry {
         name: args.name.clone(),

@@ -52,6 +52,9 @@ pub fn page(table: &str) -> String {
             let _ = writeln!(out, "Served over MCP as `{}`.\n", t.mcp_name());
         }
         let _ = writeln!(out, "{}\n", t.description.trim_end());
+        if !t.guide.is_empty() {
+            let _ = writeln!(out, "{}\n", t.guide.trim_end());
+        }
         out.push_str("**Takes**\n\n");
         let inputs = rows(&t.input_schema);
         if inputs.is_empty() {
@@ -69,7 +72,7 @@ pub fn page(table: &str) -> String {
                 );
             }
         }
-        let output = filekit_dialects::output_schema(t);
+        let output = filekit_dialects::documented_output_schema(t);
         let outputs = rows(&output);
         out.push_str("\n**Returns**");
         if let Some(d) = output.get("description").and_then(Value::as_str) {

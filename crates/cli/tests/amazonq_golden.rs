@@ -2,13 +2,13 @@
 //! Developer CLI makes (`fs_read`, `fs_write`), with the reply (the part that matters) and
 //! beside each the source it was taken from. Every row runs through `filekit call` and over
 //! MCP stdio (see `golden/mod.rs`). Where filekit deliberately differs from the Q CLI (it
-//! refuses unknown arguments, keeps the seed's line-edit rules, numbers lines, reports
+//! refuses unknown arguments, keeps its batch design's line-edit rules, numbers lines, reports
 //! versions), the row says so.
 //!
 //! Sources, named by the constants below: the Q CLI's source at aws/amazon-q-developer-cli
 //! 15cc8f3 (`crates/chat-cli/src/cli/chat/tools/fs_read.rs`, `fs_write.rs`, and the tool
-//! specs the model is given, `tool_index.json`), and seed 000 (the batch_file_operations RFC
-//! that filekit's amazonq dialect extends it with).
+//! specs the model is given, `tool_index.json`), and the batch shapes filekit's amazonq table
+//! adds (docs/tools/amazonq.md).
 
 use crate::common::*;
 use crate::golden::*;
@@ -34,9 +34,9 @@ const WRITE_REPLACE: &str = "Q CLI fs_write.rs, StrReplace: exactly one match is
 const WRITE_INSERT: &str = "Q CLI tool_index.json, insert_line: \"The `new_str` will be inserted AFTER the line `insert_line` of `path`.\" (fs_write.rs: 0 inserts at the top)";
 const WRITE_APPEND: &str = "Q CLI tool_index.json, fs_write: \"The `append` command will add content to the end of an existing file, automatically adding a newline if the file doesn't end with one. The file must exist.\"";
 const WRITE_EXISTS: &str = "Q CLI fs_write.rs, FsWrite::validate: \"The provided path must exist in order to replace or insert contents into it\"";
-const WRITE_COMMANDS: &str = "Q CLI tool_index.json, fs_write command: enum [\"create\", \"str_replace\", \"insert\", \"append\"], required [\"command\", \"path\"] (seed 000 adds replace_lines and pattern_replace)";
-const STRICT: &str = "filekit, deliberately stricter than the Q CLI (whose serde ignores unknown keys): an unknown argument is refused with the closest valid name and nothing is done (issue 24 item 1)";
-const SEED: &str = "seed 000 (batch_file_operations RFC): fileEdits, replace_lines and insert need content_hash; line numbers 1-based; replies carry content_hash";
+const WRITE_COMMANDS: &str = "Q CLI tool_index.json, fs_write command: enum [\"create\", \"str_replace\", \"insert\", \"append\"], required [\"command\", \"path\"] (filekit adds replace_lines and pattern_replace)";
+const STRICT: &str = "filekit, deliberately stricter than the Q CLI (whose serde ignores unknown keys): an unknown argument is refused with the closest valid name and nothing is done";
+const BATCH_SHAPE: &str = "filekit's batch shape: fileEdits, replace_lines and insert need content_hash; line numbers 1-based; replies carry content_hash";
 const SUMMARY: &str = "Q CLI tool_index.json: `summary` (fs_read: \"Optional description of the purpose of this batch operation\"; fs_write: \"A brief explanation of what the file change does\")";
 
 fn cases() -> Vec<Case> {
@@ -87,7 +87,7 @@ fn cases() -> Vec<Case> {
         case("read_summary_is_accepted", SUMMARY, "fs_read",
             json!({"operations": [{"mode": "Line", "path": "$ROOT/a.txt", "end_line": 1}], "summary": "look at the header"}))
             .file("a.txt", ten.clone()).shows(&["     1\tline 1\n"]).hides(&["     2\t"]),
-        case("read_seed_shape_mode_at_the_top", "seed 000: fs_read {mode: \"Line\", paths: [...]} answers one entry per path with its content_hash", "fs_read",
+        case("read_batch_shape_mode_at_the_top", "filekit's batch shape: fs_read {mode: \"Line\", paths: [...]} answers one entry per path with its content_hash", "fs_read",
             json!({"mode": "Line", "paths": ["$ROOT/a.txt", "$ROOT/b.txt"]}))
             .file("a.txt", "alpha\n").file("b.txt", "beta\n")
             .shows(&["     1\talpha\n", "     1\tbeta\n"]),
@@ -172,26 +172,26 @@ fn cases() -> Vec<Case> {
         case("insert_at_line_zero_goes_on_top", WRITE_INSERT, "fs_write",
             json!({"command": "insert", "path": "$ROOT/b.txt", "insert_line": 0, "new_str": "top"}))
             .file("b.txt", "one\ntwo\n").shows(&["+top"]).then("b.txt", Some("top\none\ntwo\n")),
-        case("insert_past_the_end_stays_an_error", "Q CLI fs_write.rs clamps insert_line to the line count; seed 000 and filekit refuse it (issue 24 item 4: \"an insert_line past the end stays an error\")", "fs_write",
+        case("insert_past_the_end_stays_an_error", "Q CLI fs_write.rs clamps insert_line to the line count; filekit refuses it (\"an insert_line past the end stays an error\")", "fs_write",
             json!({"command": "insert", "path": "$ROOT/b.txt", "insert_line": 9, "new_str": "x"}))
             .file("b.txt", "one\ntwo\n").fails()
             .shows(&["`insert_line` 9 is out of range", "the file has 2 lines"]),
         case("append_adds_a_line_break_first", WRITE_APPEND, "fs_write",
             json!({"command": "append", "path": "$ROOT/b.txt", "new_str": "three"}))
             .file("b.txt", "one\ntwo").shows(&["+three"]).then("b.txt", Some("one\ntwo\nthree")),
-        case("replace_lines_single_without_content_hash", "issue 24 item 4: a single replace_lines in the shipping shape (no fileEdits) needs no content_hash and gives the new one", "fs_write",
+        case("replace_lines_single_without_content_hash", "a single replace_lines in the shipping shape (no fileEdits) needs no content_hash and gives the new one", "fs_write",
             json!({"command": "replace_lines", "path": "$ROOT/a.txt", "start_line": 2, "end_line": 9, "new_str": "middle\n"}))
             .file("a.txt", ten.clone()).shows(&["+middle"])
             .then("a.txt", Some("line 1\nmiddle\nline 10\n")),
-        case("replace_lines_end_before_start", SEED, "fs_write",
+        case("replace_lines_end_before_start", BATCH_SHAPE, "fs_write",
             json!({"command": "replace_lines", "path": "$ROOT/a.txt", "start_line": 5, "end_line": 2, "new_str": "x"}))
             .file("a.txt", ten.clone()).fails()
             .shows(&["`end_line` 2 is before `start_line` 5"]).hides(&["startLine"]),
-        case("replace_lines_stale_content_hash", SEED, "fs_write",
+        case("replace_lines_stale_content_hash", BATCH_SHAPE, "fs_write",
             json!({"command": "replace_lines", "path": "$ROOT/a.txt", "start_line": 1, "end_line": 1, "new_str": "x", "content_hash": "0123456789abcdef"}))
             .file("a.txt", ten.clone()).fails()
             .shows(&["`content_hash` 0123456789abcdef names neither the file as it is now", "STALE"]),
-        case("batch_line_edits_need_content_hash", SEED, "fs_write",
+        case("batch_line_edits_need_content_hash", BATCH_SHAPE, "fs_write",
             json!({"command": "insert", "fileEdits": [{"path": "$ROOT/b.txt", "edits": [
                 {"command": "insert", "insert_line": 0, "new_str": "x"}]}]}))
             .file("b.txt", "one\n").rejected()

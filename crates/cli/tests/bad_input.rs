@@ -338,6 +338,16 @@ fn unknown_tool_suggests_the_closest_names() {
     // (`read_file` itself is a tool of the mcp-filesystem table.)
     let run = sb.call_fails("file_reed_file", json!({}), BAD_REQUEST, &["did you mean"]);
     assert_eq!(run.json["closest"][0], "file:read_file");
+    // A name two tables share is one suggestion, and the message stays short: the list of
+    // every tool is `filekit tools`.
+    let run = sb.call_fails("raed_file", json!({}), BAD_REQUEST, &["filekit tools"]);
+    let closest: Vec<&str> = (run.json["closest"].as_array().unwrap().iter())
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let mut unique = closest.clone();
+    unique.dedup();
+    assert_eq!(closest, unique, "{closest:?}");
+    assert!(run.stderr.len() < 300, "{}", run.stderr);
 }
 
 #[test]

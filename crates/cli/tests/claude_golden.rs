@@ -12,7 +12,7 @@
 //! - Claude Code's tool descriptions and messages as shipped in `@anthropic-ai/claude-code`
 //!   (`cli.js` of 2.1.112, the last release published as JavaScript), quoted in each row;
 //! - for `MultiEdit` and `LS`, which Claude Code no longer ships, their last documented shapes
-//!   (`MultiEditInput`, `LSInput` of the same SDK reference) and seed 002.
+//!   (`MultiEditInput`, `LSInput` of the same SDK reference).
 
 use crate::common::*;
 use crate::golden::*;
@@ -31,9 +31,9 @@ const GREP_RESULT: &str = "Claude Code 2.1.112 cli.js, Grep.mapToolResultToToolR
 const GLOB_DESC: &str = "Claude Code Glob description: \"Returns matching file paths sorted by modification time\"; result \"No files found\" when none";
 const MULTI_EDIT: &str = "MultiEditInput (Agent SDK reference, Claude Code 1.x-2.0): {file_path, edits: [{old_string, new_string, replace_all?}]}, edits applied in sequence, atomically; its description: to create a file, a first edit with an empty old_string";
 const LS_DOC: &str =
-    "LSInput (Agent SDK reference, Claude Code 1.x-2.0): {path, ignore?: string[]}; seed 002";
+    "LSInput (Agent SDK reference, Claude Code 1.x-2.0): {path, ignore?: string[]}";
 const SEED: &str =
-    "seed 002 (claude dialect): ToolResult {success, content, shortResult?, error?, filePath?}";
+    "the claude table's reply: ToolResult {success, content, shortResult?, error?, filePath?}";
 
 fn numbered(n: usize) -> String {
     (1..=n).map(|i| format!("line {i}\n")).collect()
@@ -253,7 +253,7 @@ fn golden_cases_through_filekit_call() {
 }
 
 /// Over MCP the rows are checked against the text content and the structured reply too: the
-/// claude dialect's reply fields (`content`, `error`, `filePath`) are what seed 002 defines.
+/// claude dialect's reply fields (`content`, `error`, `filePath`) are what the table's reference page gives.
 #[test]
 fn golden_cases_over_mcp_stdio() {
     over_mcp_stdio_with("claude", &cases(), Structured::Also);

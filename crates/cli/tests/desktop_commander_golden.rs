@@ -8,8 +8,9 @@
 //!
 //! Sources, named by the constants below: wonderwhy-er/DesktopCommanderMCP at 1eccc8b
 //! (`src/tools/edit.ts`: `performSearchReplace`, `handleEditBlock`; `src/tools/schemas.ts`:
-//! `EditBlockArgsSchema`; `src/error-handlers.ts`: `createErrorResponse`), and seed 003 (the
-//! ADR of batch_edit_blocks and write_from_line, which Desktop Commander has not shipped).
+//! `EditBlockArgsSchema`; `src/error-handlers.ts`: `createErrorResponse`), and for
+//! batch_edit_blocks and write_from_line, which Desktop Commander has not shipped, the shapes
+//! filekit's reference page (docs/tools/desktop-commander.md) gives them.
 
 use crate::common::*;
 use crate::golden::*;
@@ -24,10 +25,10 @@ const ERROR: &str = "DesktopCommanderMCP src/error-handlers.ts, createErrorRespo
 const RANGE: &str = "DesktopCommanderMCP src/tools/edit.ts, handleEditBlock: range and content count only when not \"\"; a range rewrite of a text file: \"Range-based editing not supported for {path}. For text files, use old_string and new_string parameters instead.\"";
 const SCHEMA: &str = "DesktopCommanderMCP src/tools/schemas.ts, EditBlockArgsSchema: {file_path, old_string?, new_string?, expected_replacements?, range?, content?, options?, origin?: 'ui'|'llm'}; \"Must provide either (old_string + new_string) or (range + content)\"";
 const LINE_ENDINGS: &str = "DesktopCommanderMCP src/tools/edit.ts: the search text is normalized to the file's line endings (normalizeLineEndings) before it is matched";
-const STRICT: &str = "filekit, deliberately stricter than Desktop Commander (whose zod schemas strip unknown keys): an unknown argument is refused with the closest valid name and nothing is written (issue 24 item 1)";
-const BATCH: &str = "seed 003 (ADR-002), batch_edit_blocks: edits apply in order, each to the result of the previous; a failed edit is reported and the others apply unless stopOnError; the file is written once; BatchEditBlocksResult {success, totalEdits, successfulEdits, failedEdits, results[{index, label, success, message}], finalDiff}";
-const BATCH_ARGS: &str = "seed 003 (ADR-002), BatchEditBlocksArgs {path, edits[{search, replace, label?, expectedReplacements?}], stopOnError?, dryRun?, fuzzyThreshold?}";
-const FROM_LINE: &str = "seed 003 (ADR-002), write_from_line: startLine 1-indexed inclusive, endLine optional (to EOF); message `Replaced lines ${startLine}-${endLine || 'EOF'}` / `DRY RUN: Would replace lines ...`; WriteFromLineResult {success, message, linesReplaced, newLineCount, diff}";
+const STRICT: &str = "filekit, deliberately stricter than Desktop Commander (whose zod schemas strip unknown keys): an unknown argument is refused with the closest valid name and nothing is written";
+const BATCH: &str = "batch_edit_blocks: edits apply in order, each to the result of the previous; a failed edit is reported and the others apply unless stopOnError; the file is written once; BatchEditBlocksResult {success, totalEdits, successfulEdits, failedEdits, results[{index, label, success, message}], finalDiff}";
+const BATCH_ARGS: &str = "BatchEditBlocksArgs {path, edits[{search, replace, label?, expectedReplacements?}], stopOnError?, dryRun?, fuzzyThreshold?}";
+const FROM_LINE: &str = "write_from_line: startLine 1-indexed inclusive, endLine optional (to EOF); message `Replaced lines ${startLine}-${endLine || 'EOF'}` / `DRY RUN: Would replace lines ...`; WriteFromLineResult {success, message, linesReplaced, newLineCount, diff}";
 
 const READ: &str = "DesktopCommanderMCP 1eccc8b (npm 0.2.46) src/utils/files/text.ts, readFileWithSmartPositioning and generateEnhancedStatusMessage: \"[Reading N lines from start|line K (total: T lines, R remaining)]\" or \"[Reading last N lines (total: T lines)]\", a blank line, the lines joined with \\n (readline: no line endings); offset 0-based, negative = tail (length ignored), length default 1000";
 const READ_DIR: &str = "DesktopCommanderMCP src/tools/filesystem.ts, readFileFromDisk: a directory answers \"This is a directory, not a file. Use the list_directory tool instead of read_file for directories.\" and its listing";
@@ -187,7 +188,7 @@ fn cases() -> Vec<Case> {
             json!({"path": "$ROOT/a.txt", "startLine": 10, "content": "last\n", "dryRun": true}))
             .file("a.txt", ten.clone()).shows(&["DRY RUN: Would replace lines 10-EOF", "+last"])
             .then("a.txt", Some(TEN_LINES)),
-        case("write_from_line_stale_content_hash", "filekit's addition to seed 003: contentHash ties the edit to the version read; a mismatch writes nothing", "write_from_line",
+        case("write_from_line_stale_content_hash", "filekit's addition: contentHash ties the edit to the version read; a mismatch writes nothing", "write_from_line",
             json!({"path": "$ROOT/a.txt", "startLine": 1, "content": "x", "contentHash": "0123456789abcdef"}))
             .file("a.txt", ten.clone()).fails()
             .shows(&["`contentHash` 0123456789abcdef names neither the file as it is now"])

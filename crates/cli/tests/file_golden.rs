@@ -1,11 +1,11 @@
 //! Golden cases of the `file` dialect (`file:read_file`, `file:edit_file`, `file:create_file`,
 //! `file:delete_file`, `file:rename_file`, `file:copy_file`, `file:list_files`): no real tool
-//! ships this set, so every row is an example of its design document, seed 001 ("File
-//! Management Subsystem"), named by its section beside it, or a bad input of that example.
+//! ships this set, so every row is an example of what the table's reference page
+//! (docs/tools/file.md) and descriptions promise, named beside it, or a bad input of it.
 //! Each row runs through `filekit call` and over MCP stdio (see `golden/mod.rs`); over MCP
 //! the row's text is checked in the text content the model reads.
 //!
-//! Where filekit answers beyond the seed (content hashes, the numbered updated content, did-you-
+//! Where filekit answers beyond the table's first design (content hashes, the numbered updated content, did-you-
 //! mean for a misspelled argument) the row checks it. Hints are checked word for word: they
 //! name only what these tools have (no `overwrite`, no recursive delete: the hint says what
 //! the agent can do instead), and edits are counted from 1.
@@ -13,21 +13,23 @@
 use crate::golden::*;
 use serde_json::json;
 
-const READ_WHOLE: &str = "seed 001 §file:read_file, \"Usage (read entire file)\": {\"path\": \"src/app.js\"}; \"Always displays content with line numbers\"";
-const READ_RANGE: &str = "seed 001 §file:read_file, \"Usage (read specific line range)\": {\"path\": \"middleware/auth.js\", \"start_line\": 40, \"end_line\": 60}; both 1-based, inclusive";
-const READ_ARGS: &str = "seed 001 §file:read_file, Arguments: path: str, start_line: int (Optional), end_line: int (Optional)";
-const EDIT_SINGLE: &str = "seed 001 §file:edit_file, \"Usage (single edit)\": {\"path\": \"config/api.js\", \"start_line\": 15, \"end_line\": 15, \"new_content\": ...}; \"Returns unified diff and shows updated content with line numbers\"";
-const EDIT_MULTI: &str = "seed 001 §file:edit_file, \"Usage (multiple edits)\": edits [{1-3}, {25-27}] on src/utils.js; \"Edits are applied bottom-to-top to preserve line numbers during multi-edit operations\"";
-const EDIT_ARGS: &str = "seed 001 §file:edit_file, Arguments: edits: list[dict] (multi-edit) or start_line, end_line (1-based, inclusive), new_content (single edit)";
-const CREATE: &str = "seed 001 §file:create_file, Usage: {\"path\": \"src/utils/validation.js\", \"content\": ...}; \"Automatically creates parent directories if they don't exist\"";
-const CREATE_ARGS: &str = "seed 001 §file:create_file, Arguments: content: str (Optional) - Initial file content (default: empty string)";
-const DELETE: &str = "seed 001 §file:delete_file, Usage: {\"path\": \"config/old-settings.json\"}; \"Delete an existing file. Provides confirmation of successful deletion.\"";
-const RENAME: &str = "seed 001 §file:rename_file, Usage: {\"old_path\": \"src/UserProfile.jsx\", \"new_path\": \"src/components/UserProfile.jsx\"}; \"Creates destination directories if needed\"";
-const COPY: &str = "seed 001 §file:copy_file, Usage: {\"source_path\": \"src/components/UserCard.jsx\", \"dest_path\": \"src/components/ProductCard.jsx\"}";
-const LIST: &str = "seed 001 §file:list_files, \"Usage (list project files)\": {\"path\": \"src\", \"filter\": \"*.js\"}";
-const LIST_REC: &str = "seed 001 §file:list_files, \"Usage (recursive listing)\": {\"path\": \"src\", \"filter\": \"*.jsx\", \"recursive\": true}";
-const LIST_ARGS: &str = "seed 001 §file:list_files, Arguments: path (Optional, \"defaults to project root\"), filter (default \"*\"), recursive: bool (default false)";
-const STRICT: &str = "issue 24 item 1 over seed 001's argument lists: an argument the tool does not have is refused, naming the closest one, and nothing is done";
+const READ_WHOLE: &str = "file:read_file, \"Usage (read entire file)\": {\"path\": \"src/app.js\"}; \"Always displays content with line numbers\"";
+const READ_RANGE: &str = "file:read_file, \"Usage (read specific line range)\": {\"path\": \"middleware/auth.js\", \"start_line\": 40, \"end_line\": 60}; both 1-based, inclusive";
+const READ_ARGS: &str =
+    "file:read_file, Arguments: path: str, start_line: int (Optional), end_line: int (Optional)";
+const EDIT_SINGLE: &str = "file:edit_file, \"Usage (single edit)\": {\"path\": \"config/api.js\", \"start_line\": 15, \"end_line\": 15, \"new_content\": ...}; \"Returns unified diff and shows updated content with line numbers\"";
+const EDIT_MULTI: &str = "file:edit_file, \"Usage (multiple edits)\": edits [{1-3}, {25-27}] on src/utils.js; \"Edits are applied bottom-to-top to preserve line numbers during multi-edit operations\"";
+const EDIT_ARGS: &str = "file:edit_file, Arguments: edits: list[dict] (multi-edit) or start_line, end_line (1-based, inclusive), new_content (single edit)";
+const CREATE: &str = "file:create_file, Usage: {\"path\": \"src/utils/validation.js\", \"content\": ...}; \"Automatically creates parent directories if they don't exist\"";
+const CREATE_ARGS: &str = "file:create_file, Arguments: content: str (Optional) - Initial file content (default: empty string)";
+const DELETE: &str = "file:delete_file, Usage: {\"path\": \"config/old-settings.json\"}; \"Delete an existing file. Provides confirmation of successful deletion.\"";
+const RENAME: &str = "file:rename_file, Usage: {\"old_path\": \"src/UserProfile.jsx\", \"new_path\": \"src/components/UserProfile.jsx\"}; \"Creates destination directories if needed\"";
+const COPY: &str = "file:copy_file, Usage: {\"source_path\": \"src/components/UserCard.jsx\", \"dest_path\": \"src/components/ProductCard.jsx\"}";
+const LIST: &str =
+    "file:list_files, \"Usage (list project files)\": {\"path\": \"src\", \"filter\": \"*.js\"}";
+const LIST_REC: &str = "file:list_files, \"Usage (recursive listing)\": {\"path\": \"src\", \"filter\": \"*.jsx\", \"recursive\": true}";
+const LIST_ARGS: &str = "file:list_files, Arguments: path (Optional, \"defaults to project root\"), filter (default \"*\"), recursive: bool (default false)";
+const STRICT: &str = "strict arguments: an argument the tool does not have is refused, naming the closest one, and nothing is done";
 
 /// `n` lines `line 1` .. `line n`, with some lines replaced (1-based).
 fn numbered(n: usize, with: &[(usize, &str)]) -> String {
@@ -103,7 +105,7 @@ fn cases() -> Vec<Case> {
             .file("middleware/auth.js", auth.clone())
             .shows(&["    40\tline 40\n", "    45\tfunction authenticate(req, res, next) {\n", "    60\tline 60\n"])
             .hides(&["    39\t", "    61\t"]),
-        case("read_absolute_path_inside_the_project", "seed 001 §file:read_file, Arguments: \"path: str - File path to read (relative to project or absolute)\"", "file:read_file",
+        case("read_absolute_path_inside_the_project", "file:read_file, Arguments: \"path: str - File path to read (relative to project or absolute)\"", "file:read_file",
             json!({"path": "$ROOT/src/app.js", "end_line": 1}))
             .file("src/app.js", "first\nsecond\n")
             .shows(&["     1\tfirst\n"]).hides(&["second"]),
@@ -118,7 +120,7 @@ fn cases() -> Vec<Case> {
         case("read_missing_file_fails", READ_WHOLE, "file:read_file",
             json!({"path": "src/app.js"}))
             .fails().shows(&["src/app.js does not exist"]),
-        case("read_outside_the_project_is_refused", "seed 001 §file:read_file, Arguments: path is \"relative to project or absolute\" (within it); SECURITY.md: nothing outside the roots", "file:read_file",
+        case("read_outside_the_project_is_refused", "file:read_file, Arguments: path is \"relative to project or absolute\" (within it); SECURITY.md: nothing outside the roots", "file:read_file",
             json!({"path": "../outside.txt"}))
             .fails().shows(&["is outside the workspace"]),
         case("read_without_path_is_refused", READ_ARGS, "file:read_file", json!({"start_line": 1}))
@@ -205,7 +207,7 @@ fn cases() -> Vec<Case> {
         case("create_without_content_is_empty", CREATE_ARGS, "file:create_file",
             json!({"path": "src/empty.js"}))
             .shows(&["src/empty.js"]).then("src/empty.js", Some("")),
-        case("create_over_an_existing_file_fails", "seed 001 §file:create_file: \"Create a new file\" (editing an existing one is file:edit_file's)", "file:create_file",
+        case("create_over_an_existing_file_fails", "file:create_file: \"Create a new file\" (editing an existing one is file:edit_file's)", "file:create_file",
             json!({"path": "src/utils/validation.js", "content": "x"}))
             .file("src/utils/validation.js", "keep\n").fails()
             .shows(&["already exists", "the file exists: change it with file:edit_file, or pick another path"])
@@ -230,7 +232,7 @@ fn cases() -> Vec<Case> {
             .shows(&["is a directory with 1 entry in it", "file:delete_file deletes a directory only when it is empty: delete the files in it first"])
             .hides(&["recursive delete"])
             .then("config/settings.json", Some("{}\n")),
-        case("delete_an_empty_directory", "seed 001 §file:delete_file, and filekit's description: \"Delete a file (or an empty directory)\"", "file:delete_file",
+        case("delete_an_empty_directory", "file:delete_file, and filekit's description: \"Delete a file (or an empty directory)\"", "file:delete_file",
             json!({"path": "config"}))
             .file("config/.keep", "").given("file:delete_file", json!({"path": "config/.keep"}))
             .shows(&["config"]).reads(&["deleted $ROOT/config"]),
@@ -263,7 +265,7 @@ fn cases() -> Vec<Case> {
             .shows(&["src/components/ProductCard.jsx"])
             .then("src/components/UserCard.jsx", Some("export function UserCard() {}\n"))
             .then("src/components/ProductCard.jsx", Some("export function UserCard() {}\n")),
-        case("copy_into_a_new_directory", "seed 001 §file:copy_file: \"Useful for creating templates or backups\" (a backup under a new directory; parents created as create_file and rename_file do)", "file:copy_file",
+        case("copy_into_a_new_directory", "file:copy_file: \"Useful for creating templates or backups\" (a backup under a new directory; parents created as create_file and rename_file do)", "file:copy_file",
             json!({"source_path": "src/components/UserCard.jsx", "dest_path": "backup/UserCard.jsx"}))
             .file("src/components/UserCard.jsx", "card\n")
             .shows(&["backup/UserCard.jsx"]).then("backup/UserCard.jsx", Some("card\n")),

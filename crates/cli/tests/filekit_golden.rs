@@ -35,6 +35,9 @@ const PATCH_EX: &str = "apply_patch description, Example: {\"input\": \"*** Begi
 const PATCH_FORMATS: &str = "apply_patch description: \"in any of these formats (detected; `format` forces one)\": Codex's envelope, a unified diff as git diff or diff -u write it, SEARCH/REPLACE blocks (aider's, Cline's, Roo Code's :start_line:)";
 const PATCH_PLACE: &str = "apply_patch description: \"exactly or allowing for white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are in several places goes to the first after the hunk before it (the reply names the others). SEARCH blocks apply one after another, each to the text the blocks before it left\"; \"In a diff, a hunk whose line number names none of its places is refused with them\"";
 const PATCH_MISC: &str = "apply_patch description: \"Adding a file that exists replaces it (the reply says so)\"; \"`dry_run` shows the diffs and writes nothing\"; issue 25 part 1, bad inputs (malformed envelope, unknown file, delete of a missing file, .git/)";
+const WORDS_LITERAL: &str = "issue 36, words that do not mislead: \"zero matches of a regex whose text occurs literally says so (and literal: true)\"";
+const WORDS_SHAPE: &str = "issue 36, words that do not mislead: \"misplaced arguments get the right shape as an example\" (read_files {\"path\": ...})";
+const WORDS_HISTORY: &str = "issue 36, words that do not mislead: \"history and undo say what the agent did (undid: ...), not the chain of entries\"";
 const MAIN_PY: &str = "def main():\n    debug = True\n    run()\n";
 
 const APP_PY: &str = "import os\n\ndef get_handler():\n    pass\n\ndef post_handler():\n    pass\n";
@@ -63,6 +66,11 @@ fn cases() -> Vec<Case> {
             json!({"paths": ["src/app.py"]}))
             .file("src/app.py", APP_PY).rejected()
             .shows(&["unknown argument `paths`", "read_files takes: files"]),
+        case("read_with_a_misplaced_path_gets_the_right_shape", WORDS_SHAPE, "read_files",
+            json!({"path": "src/app.py"}))
+            .file("src/app.py", APP_PY).rejected()
+            .shows(&["unknown argument `path`", "`path` goes inside `files`: {\"files\":[{\"path\":\"src/app.py\"}]}"])
+            .hides(&["did you mean"]),
         // ---- edit_files
         case("edit_str_replace_dry_run", EDIT_EX, "edit_files",
             json!({"files": [{"path": "src/util.py", "edits": [{"str_replace": {"old": "DEBUG = True", "new": "DEBUG = False"}}]}], "options": {"dry_run": true}}))
@@ -129,6 +137,11 @@ fn cases() -> Vec<Case> {
             json!({"expression": "getUser/fetchUser", "files": "*.ts"}))
             .file("src/a.ts", "const a = getUser();\n").rejected()
             .shows(&["a substitution starts with `s`", "write it as s/pattern/replacement/flags"]),
+        case("replace_a_regex_that_means_the_text", WORDS_LITERAL, "replace_in_files",
+            json!({"expression": "s/Version(parts[1])/Version(parts[2])/", "files": "*.py"}))
+            .file("v.py", "v = Version(parts[1])\n")
+            .shows(&["taken as plain text the pattern would replace 1 place(s)", "literal: true"])
+            .then("v.py", Some("v = Version(parts[1])\n")),
         // ---- grep_files
         case("grep_python_handlers_with_context", GREP_EX, "grep_files",
             json!({"pattern": "def \\w+_handler", "path": "src", "type": "py", "context": 1}))
@@ -136,6 +149,10 @@ fn cases() -> Vec<Case> {
             .shows(&["src/app.py", "def get_handler():", "def post_handler():"])
             .hides(&["handlers.js", "import os"])
             .reads(&["src/app.py:3:def get_handler():", "src/app.py:6:def post_handler():", "src/app.py-4-    pass"]),
+        case("grep_a_regex_that_means_the_text", WORDS_LITERAL, "grep_files",
+            json!({"pattern": "Version(parts[1])"}))
+            .file("v.py", "v = Version(parts[1])\n")
+            .shows(&["as plain text it occurs in 1 file(s)", "literal: true"]),
         case("grep_files_mode_lists_paths", GREP_MODES, "grep_files",
             json!({"pattern": "handler", "output_mode": "files"}))
             .file("src/app.py", APP_PY).file("src/util.py", UTIL_PY)
@@ -186,7 +203,7 @@ fn cases() -> Vec<Case> {
         case("manage_move_and_delete_atomically", MANAGE_EX, "manage_files",
             json!({"operations": [{"op": "move", "from": "src/old.ts", "to": "src/lib/new.ts"}, {"op": "delete", "path": "tmp", "recursive": true}], "atomic": true}))
             .file("src/old.ts", "export const x = 1;\n").file("tmp/a.log", "a\n")
-            .shows(&["src/lib/new.ts"]).reads(&["history entry 1 (undo reverts it)"])
+            .shows(&["src/lib/new.ts"]).reads(&["history_entry 1"])
             .then("src/old.ts", None).then("src/lib/new.ts", Some("export const x = 1;\n")).then("tmp/a.log", None),
         case("manage_move_and_copy_read_as_given", MANAGE_EX, "manage_files",
             json!({"operations": [{"op": "move", "from": "a.txt", "to": "c.txt"}, {"op": "copy", "from": "src/b.txt", "to": "d.txt"}]}))
@@ -235,12 +252,12 @@ fn cases() -> Vec<Case> {
         case("undo_the_newest_change", UNDO_EX, "undo", json!({}))
             .file("a.txt", "one\n")
             .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
-            .shows(&["a.txt"]).reads(&["undid entry 1"]).then("a.txt", Some("one\n")),
+            .shows(&["a.txt"]).reads(&["undid: changed 1 path: a.txt; history_entry 2"]).then("a.txt", Some("one\n")),
         case("undo_the_last_two", UNDO_EX, "undo", json!({"last": 2}))
             .file("a.txt", "one\n")
             .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
             .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "two", "new": "three"}}]}]}))
-            .shows(&["a.txt"]).reads(&["undid entry 2", "undid entry 1"]).then("a.txt", Some("one\n")),
+            .shows(&["a.txt"]).reads(&["undid: changed 1 path: a.txt; history_entry 3\nundid: changed 1 path: a.txt; history_entry 4"]).then("a.txt", Some("one\n")),
         case("undo_refuses_when_the_file_changed_since", "undo description: \"Refuses, naming the files, when a file changed after the entry, unless `force`\"", "undo", json!({"entry": 1}))
             .file("a.txt", "one\n")
             .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
@@ -251,17 +268,32 @@ fn cases() -> Vec<Case> {
             .file("a.txt", "one\n")
             .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
             .given("manage_files", json!({"operations": [{"op": "copy", "from": "a.txt", "to": "b.txt"}]}))
-            .shows(&["b.txt"]).reads(&["undid entry 2"]).then("b.txt", None).then("a.txt", Some("two\n")),
+            .shows(&["b.txt"]).reads(&["undid: copied a.txt to b.txt; history_entry 3"]).then("b.txt", None).then("a.txt", Some("two\n")),
         case("redo_dry_run_after_an_undo", REDO_EX, "redo", json!({"dry_run": true}))
             .file("a.txt", "one\n")
             .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
             .given("undo", json!({}))
-            .shows(&["a.txt"]).reads(&["would revert entry 2"]).then("a.txt", Some("one\n")),
+            .shows(&["a.txt"]).reads(&["would redo: changed 1 path: a.txt"]).then("a.txt", Some("one\n")),
         case("redo_brings_the_change_back", REDO_EX, "redo", json!({}))
             .file("a.txt", "one\n")
             .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
             .given("undo", json!({}))
-            .shows(&["a.txt"]).reads(&["redid entry 2"]).then("a.txt", Some("two\n")),
+            .shows(&["a.txt"]).reads(&["redid: changed 1 path: a.txt; history_entry 3"]).then("a.txt", Some("two\n")),
+        case("history_says_what_each_undo_and_redo_did", WORDS_HISTORY, "history", json!({}))
+            .file("a.txt", "one\n")
+            .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
+            .given("undo", json!({}))
+            .given("redo", json!({}))
+            .given("undo", json!({}))
+            .reads(&["undid: changed 1 path: a.txt", "redid: changed 1 path: a.txt", "changed 1 path: a.txt"])
+            .hides(&["of entry"]),
+        case("undo_after_a_redo_says_what_it_undid", WORDS_HISTORY, "undo", json!({}))
+            .file("a.txt", "one\n")
+            .given("edit_files", json!({"files": [{"path": "a.txt", "edits": [{"str_replace": {"old": "one", "new": "two"}}]}]}))
+            .given("undo", json!({}))
+            .given("redo", json!({}))
+            .reads(&["undid: changed 1 path: a.txt; history_entry 4"]).hides(&["of entry"])
+            .then("a.txt", Some("one\n")),
         // ---- lock, unlock
         // The descriptions' examples as written, without `holder`: `filekit serve` names its
         // session (filekit-serve-<pid>), `filekit call` its user (filekit-cli-<user>: each
@@ -367,7 +399,8 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn golden_cases_through_filekit_call() {
-    through_filekit_call("filekit", &cases());
+    // Each reply also fits the output schema its type generates.
+    through_filekit_call_against_schemas("filekit", &cases());
 }
 
 #[test]

@@ -425,20 +425,19 @@ fn bad_file_operations_are_refused_with_what_to_do() {
         let before = sb.snapshot();
         let run = sb.call("manage_files", json!({"operations": [op]}));
         assert_eq!(run.code, 1, "{op}: {}", run.stdout);
-        let error = run.json["operations"][0]["error"]["message"]
+        // The message, then what to do in parentheses.
+        let error = run.json["operations"][0]["error"]
             .as_str()
             .unwrap_or("")
-            .to_string()
-            + run.json["operations"][0]["error"]["hint"]
-                .as_str()
-                .unwrap_or("");
+            .to_string();
         assert!(
             error.contains(needle),
             "{op}: expected {needle:?} in {error}"
         );
         assert!(
-            run.json["operations"][0]["error"]["hint"].is_string(),
-            "{op}: no hint"
+            error.ends_with(')') && run.json["operations"][0]["error_code"].is_string(),
+            "{op}: no hint or code: {}",
+            run.json
         );
         assert_eq!(before, sb.snapshot(), "{op}: files changed");
     }

@@ -1,5 +1,5 @@
-//! Moves, renames, copies and deletes that keep imports right (issue 8), driven through
-//! `filekit call` (seed 004's file_move, file_rename, file_duplicate, file_delete) and the
+//! Moves, renames, copies and deletes that keep imports right, driven through
+//! `filekit call` (the semantic table's file_move, file_rename, file_duplicate, file_delete) and the
 //! `mv`/`cp`/`rm` verbs, each checked on disk.
 
 use crate::common;

@@ -225,3 +225,116 @@ fn every_shell_example_of_the_documentation_runs() {
         "only {ran} examples ran: the blocks were not found"
     );
 }
+
+/// The README's table of tool tables names every table the code has and every tool of each
+/// (by its name or its MCP name), so that a tool added or renamed cannot go unmentioned.
+#[test]
+fn the_readme_names_every_table_and_tool() {
+    let readme = std::fs::read_to_string(filekit_testkit::repo().join("README.md")).unwrap();
+    let section = &readme[readme
+        .find("\n## The tools\n")
+        .expect("a section The tools")..];
+    let mut rows = std::collections::BTreeMap::new();
+    for line in section
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.starts_with("## "))
+    {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        if !line.starts_with("| `") || cells.len() < 2 {
+            continue;
+        }
+        let table = cells[0]
+            .trim_start_matches("| ")
+            .trim_matches('`')
+            .to_string();
+        let named: Vec<String> = cells[1]
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect();
+        rows.insert(table, named);
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["tools", "--json"])
+        .output()
+        .unwrap();
+    let tools: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut missing = Vec::new();
+    for t in &tools {
+        let table = t["dialect"].as_str().unwrap();
+        let Some(named) = rows.get(table) else {
+            missing.push(format!("the table `{table}` has no row"));
+            continue;
+        };
+        let name = t["name"].as_str().unwrap();
+        let mcp = t["mcp_name"].as_str().unwrap();
+        if !named.iter().any(|n| n == name || n == mcp) {
+            missing.push(format!("`{table}` row lacks `{name}`"));
+        }
+    }
+    missing.dedup();
+    assert!(missing.is_empty(), "README.md's The tools: {missing:#?}");
+}
+
+/// docs/tables.md's figures are what `tools/list` of each table weighs now (whole KB), and it
+/// has a row for every table.
+#[test]
+fn the_table_guide_states_what_each_table_costs() {
+    let guide = std::fs::read_to_string(filekit_testkit::repo().join("docs/tables.md")).unwrap();
+    let section = &guide[guide.find("| `--tools` | tools |").expect("the cost table")..];
+    let root = tempfile::tempdir().unwrap();
+    let mut wrong = Vec::new();
+    let mut rows = std::collections::BTreeSet::new();
+    for line in section.lines().skip(2).take_while(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let table = cells[1].trim_matches('`');
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_filekit"));
+        cmd.arg("--root")
+            .arg(root.path())
+            .env("XDG_STATE_HOME", root.path().join("state"))
+            .args(["serve", "--tools", table]);
+        let mut session = crate::common::McpStdio::start(cmd);
+        let list = session.request("tools/list", serde_json::json!({}));
+        let tools = list["result"]["tools"].as_array().unwrap().clone();
+        let full = serde_json::to_string(&tools).unwrap().len();
+        let bare: Vec<serde_json::Value> = tools
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t.as_object_mut().unwrap().remove("outputSchema");
+                t
+            })
+            .collect();
+        let bare = serde_json::to_string(&bare).unwrap().len();
+        let kb = |n: usize| format!("{} KB", (n + 500) / 1000);
+        let measured = [tools.len().to_string(), kb(bare), kb(full)];
+        if cells[2..5] != measured {
+            wrong.push(format!(
+                "| `{table}` | {} | {} | {} |",
+                measured[0], measured[1], measured[2]
+            ));
+        }
+        rows.insert(table.to_string());
+    }
+    assert_eq!(rows, tables(), "docs/tables.md has a cost row per table");
+    assert!(
+        wrong.is_empty(),
+        "docs/tables.md's costs are out of date; measured now:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The tables the code serves, from `filekit tools --json`.
+fn tables() -> std::collections::BTreeSet<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["tools", "--json"])
+        .output()
+        .unwrap();
+    let tools: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    tools
+        .iter()
+        .map(|t| t["dialect"].as_str().unwrap().to_string())
+        .collect()
+}

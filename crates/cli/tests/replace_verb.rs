@@ -304,3 +304,18 @@ fn a_file_as_path_replaces_in_that_file_alone() {
     assert!(run.stderr.contains("--glob"), "{}", run.stderr);
     assert_eq!(sb.read("a1.txt"), "x\n");
 }
+
+/// A replacement that gives back the text it replaced changes no file, and the summary says
+/// so rather than "1 replacement(s) in 0 file(s)"; the files counted are the files searched.
+#[test]
+fn replacements_that_change_nothing_are_named_as_such() {
+    let sb = Sandbox::new();
+    sb.write("a.py", "def a():\n    return 1\n");
+    let run = sb.filekit(&["replace", "s/def/def/", "a.py"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("0 replacement(s) in 0 file(s); 1 unchanged, 0 skipped, 0 failed, of 1 file(s) searched; 1 replacement(s) gave back the text they replaced"),
+        "{}",
+        run.stdout
+    );
+}

@@ -1,4 +1,4 @@
-//! The `semantic` table (`file_read`, `file_edit` of document 004) through `filekit call`, the
+//! The `semantic` table (`file_read`, `file_edit`) through `filekit call`, the
 //! way an agent calls it, and `filekit read --symbol/--path/--heading/--outline`.
 
 use crate::common;
@@ -113,9 +113,17 @@ fn outline_regions_around_several_symbols_and_max_lines() {
             "function calculateTotal"
         ]
     );
-    assert!(run.json["content"].as_str().unwrap().contains(
-        "function calculateTotal (lines 17-21): function calculateTotal(items: number[]): number\n"
-    ));
+    // The outline's lines are the text a model reads; the reply does not say them again.
+    assert!(run.json.get("content").is_none(), "{}", run.stdout);
+    let text = sb
+        .filekit(&["read", "--outline", "src/user.ts"], None)
+        .stdout;
+    assert!(
+        text.contains(
+            "function calculateTotal (lines 17-21): function calculateTotal(items: number[]): number\n"
+        ),
+        "{text}"
+    );
 
     let run = sb.call(
         "file_read",
@@ -169,21 +177,30 @@ fn edits_take_the_indentation_of_their_place() {
         sb.read("src/user.ts")
             .ends_with("number {\n  return items.reduce((s, i) => s + i, 0);\n}\n")
     );
+    // Every semantic edit's reply carries its diff, written or not.
+    assert!(
+        run.json["diff"]
+            .as_str()
+            .is_some_and(|d| d.contains("+  return items.reduce((s, i) => s + i, 0);")),
+        "{}",
+        run.stdout
+    );
 
     // insert_into last, first and sorted; the content is sent unindented.
     let method = "remove(id: string) {\n  return this.db.users.delete(id);\n}";
     let run = sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "content": method}));
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(sb.read("src/user.ts").contains("    return this.db.users.findUnique({ where: { id } });\n  }\n  remove(id: string) {\n    return this.db.users.delete(id);\n  }\n}\n"));
+    // Set apart by a blank line, as the class's members are.
+    assert!(sb.read("src/user.ts").contains("    return this.db.users.findUnique({ where: { id } });\n  }\n\n  remove(id: string) {\n    return this.db.users.delete(id);\n  }\n}\n"));
     sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "position": "first", "content": "static count = 0;"}));
     assert!(
         sb.read("src/user.ts")
-            .contains("export class UserService {\n  static count = 0;\n  private db: Database;")
+            .contains("export class UserService {\n  static count = 0;\n\n  private db: Database;")
     );
     sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "position": "sorted", "content": "exists(id: string) { return true; }"}));
     assert!(
         sb.read("src/user.ts")
-            .contains("  exists(id: string) { return true; }\n  async findById"),
+            .contains("  exists(id: string) { return true; }\n\n  async findById"),
         "{}",
         sb.read("src/user.ts")
     );
@@ -209,7 +226,8 @@ fn before_after_wrap_delete_and_several_targets_in_one_call() {
         .replace("  constructor", "  /** Makes one. */\n  constructor")
         .replace("  async findById(id: string): Promise<User | null> {\n    return this.db.users.findUnique({ where: { id } });\n  }\n",
                  "  // begin\n  async findById(id: string): Promise<User | null> {\n    return this.db.users.findUnique({ where: { id } });\n  }\n  // end\n")
-        + "export const ZERO = 0;\n";
+        // After the last function, set apart as the file sets its declarations apart.
+        + "\nexport const ZERO = 0;\n";
     assert_eq!(sb.read("src/user.ts"), expected);
 }
 
@@ -227,6 +245,14 @@ fn dry_run_and_preview() {
             .contains("-  async findById(id: string): Promise<User | null> {")
     );
     assert_eq!(run.json["changes"][0]["edits"][0]["type"], "delete");
+    // The diff says what the edit does; the change does not say it again.
+    assert!(
+        run.json["changes"][0]["edits"][0]
+            .get("oldContent")
+            .is_none(),
+        "{}",
+        run.stdout
+    );
     assert_eq!(
         run.json["changes"][0]["edits"][0]["range"],
         // The last member goes with the blank line before it (none is left before `}`).
@@ -416,7 +442,7 @@ fn json_by_jsonpath_keeps_comments() {
         run.json["content"],
         "{\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  }"
     );
-    // The range of a member starts at its key (seed 004's JSON path read), the content is its value.
+    // The range of a member starts at its key (as a JSON path read shows it), the content is its value.
     assert_eq!(run.json["range"]["start"], json!({"line": 4, "column": 2}));
     assert_eq!(run.json["range"]["end"], json!({"line": 7, "column": 3}));
     assert_eq!(run.json["kind"], "object");
@@ -690,4 +716,87 @@ fn the_read_verb_takes_semantic_targets() {
     assert!(run.stderr.contains("not found"), "{}", run.stderr);
     let run = sb.filekit(&["read", "src/user.ts", "src/user.ts", "--outline"], None);
     assert_eq!(run.code, 2);
+}
+
+/// A new member or sibling is set apart by the blank lines its neighbours are set apart by:
+/// one between methods, two between Python's top-level functions, none where the file has
+/// none. (Inserted flush against its neighbour, it read as part of it.)
+#[test]
+fn inserts_follow_the_files_blank_line_convention() {
+    let sb = Sandbox::new();
+    sb.write(
+        "a.ts",
+        "export class A {\n  one() {\n    return 1;\n  }\n\n  two() {\n    return 2;\n  }\n}\n\nexport function f() {\n  return 0;\n}\n\nexport function g() {\n  return 1;\n}\n",
+    );
+    sb.write(
+        "a.py",
+        "class A:\n    def one(self):\n        return 1\n\n    def two(self):\n        return 2\n\n\ndef f():\n    return 0\n\n\ndef g():\n    return 1\n",
+    );
+    sb.write("tight.ts", "const a = 1;\nconst b = 2;\n");
+    for args in [
+        json!({"file": "a.ts", "target": "A", "operation": "insert_into", "content": "three() {\n  return 3;\n}"}),
+        json!({"file": "a.ts", "target": "A", "operation": "insert_into", "position": "first", "content": "zero() {\n  return 0;\n}"}),
+        json!({"file": "a.ts", "target": "f", "operation": "insert_after", "content": "export function h() {\n  return 2;\n}"}),
+        json!({"file": "a.py", "target": "A", "operation": "insert_into", "content": "def three(self):\n    return 3"}),
+        json!({"file": "a.py", "target": "f", "operation": "insert_after", "content": "def h():\n    return 2"}),
+        json!({"file": "a.py", "target": "g", "operation": "insert_before", "content": "def k():\n    return 5"}),
+        json!({"file": "tight.ts", "target": "a", "operation": "insert_after", "content": "const c = 3;"}),
+    ] {
+        let run = sb.call("file_edit", args.clone());
+        assert_eq!(run.code, 0, "{args}: {}", run.stdout);
+    }
+    assert_eq!(
+        sb.read("a.ts"),
+        "export class A {\n  zero() {\n    return 0;\n  }\n\n  one() {\n    return 1;\n  }\n\n  two() {\n    return 2;\n  }\n\n  three() {\n    return 3;\n  }\n}\n\nexport function f() {\n  return 0;\n}\n\nexport function h() {\n  return 2;\n}\n\nexport function g() {\n  return 1;\n}\n"
+    );
+    assert_eq!(
+        sb.read("a.py"),
+        "class A:\n    def one(self):\n        return 1\n\n    def two(self):\n        return 2\n\n    def three(self):\n        return 3\n\n\ndef f():\n    return 0\n\n\ndef h():\n    return 2\n\n\ndef k():\n    return 5\n\n\ndef g():\n    return 1\n"
+    );
+    assert_eq!(
+        sb.read("tight.ts"),
+        "const a = 1;\nconst c = 3;\nconst b = 2;\n"
+    );
+}
+
+/// `filekit read --symbol Class.method` showed the method's first line without its
+/// indentation, unlike every line after it: the numbered lines are the file's lines.
+#[test]
+fn a_symbol_read_keeps_its_first_lines_indentation() {
+    let sb = Sandbox::new();
+    sb.write("m.ts", "class A {\n  method() {\n    return 1;\n  }\n}\n");
+    let run = sb.filekit(&["read", "--symbol", "A.method", "m.ts"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        &lines[1..],
+        [
+            "     2\t  method() {",
+            "     3\t    return 1;",
+            "     4\t  }"
+        ],
+        "{}",
+        run.stdout
+    );
+}
+
+/// rename_symbol refused `_super` as "declared in 2 scopes": the parameter name inside a
+/// function type (`fn: (_super: number) => number`) was taken for a declaration of the
+/// function's scope. It names a slot of the type; the local is the one to rename.
+#[test]
+fn a_parameter_of_a_type_is_not_a_declaration() {
+    let sb = Sandbox::new();
+    sb.write(
+        "w.ts",
+        "export function wrap(fn: (_super: number) => number): number {\n  const _super = 2;\n  return fn(_super);\n}\n",
+    );
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "w.ts", "refactor": "rename_symbol", "symbol": "_super", "newName": "base"}),
+    );
+    assert_eq!(run.json["success"], true, "{}", run.stdout);
+    assert_eq!(
+        sb.read("w.ts"),
+        "export function wrap(fn: (_super: number) => number): number {\n  const base = 2;\n  return fn(base);\n}\n"
+    );
 }

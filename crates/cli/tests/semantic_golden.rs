@@ -1,7 +1,7 @@
 //! Golden cases of the `semantic` dialect (`file_read`, `file_edit`, `file_create`,
 //! `file_delete`, `file_move`, `file_rename`, `file_duplicate`): no real tool ships this set,
-//! so every row is an example of its design document, seed 004 ("File Tools Blueprint"),
-//! named by its section beside it, or a bad input of that example. Refactors that need a
+//! so every row is an example of what the table's reference page (docs/tools/semantic.md)
+//! and descriptions promise, named beside it, or a bad input of it. Refactors that need a
 //! language server are left out: the rename here is the syntactic one (its reply says so).
 //! Each row runs through `filekit call` and over MCP stdio (see `golden/mod.rs`); over MCP
 //! the text content the model reads is checked (`reads`).
@@ -12,26 +12,28 @@
 use crate::golden::*;
 use serde_json::json;
 
-const READ_SYMBOL: &str = "seed 004 §4.1 file_read, Output Examples, \"Symbol read (TypeScript)\": UserService in src/services/UserService.ts, lines 5-15, kind class, signature \"class UserService\"";
-const READ_JSON: &str = "seed 004 §4.1 file_read, Output Examples, \"JSON path read\": package.json, $.scripts, lines 8-11";
-const READ_CSS: &str = "seed 004 §4.1 file_read, Output Examples, \"CSS selector read\": src/styles/button.css, .button, lines 15-18";
-const TARGETS: &str = "seed 004 §3.2 Targeting Examples";
-const READ_PARAMS: &str = "seed 004 §4.1 file_read, Parameters: file (required); symbol, symbols, path, selector, xpath, heading (use one based on file type); around, region, format, includeMetadata, maxLines";
-const EDIT_BODY: &str = "seed 004 §4.2 file_edit, Output Examples, \"Replace body\": {operation: replace_body, file: src/utils.ts, target: calculateTotal, filesAffected: 1, totalEdits: 1}";
-const EDIT_PARAMS: &str = "seed 004 §4.2 file_edit, Parameters (Direct Edit Mode): file, target, operation (replace, replace_body, insert_before, insert_after, insert_into, wrap, delete), content, position; Options: dryRun";
-const EDIT_LIST: &str = "seed 004 §4.2 file_edit, Parameters (Direct Edit Mode: target, operation, content), several at once in filekit's `edits` list (its schema: \"Several edits of the same file, applied together or not at all\")";
-const EDIT_RENAME: &str = "seed 004 §4.2 file_edit, Output Examples, \"Multi-file rename\": rename_symbol UserService → AuthService, summary \"Renamed UserService → AuthService (3 files, 6 edits)\"";
-const CREATE: &str = "seed 004 §4.3 file_create, Returns: {path: src/services/PaymentService.ts, created: true, template: typescript-class, summary: \"Created src/services/PaymentService.ts (245 bytes)\"}";
-const CREATE_PARAMS: &str = "seed 004 §4.3 file_create, Parameters: path, content, template, templateVars, overwrite (default false), createDirectories (default true)";
-const DELETE: &str = "seed 004 §4.4 file_delete, Returns: deleted [src/services/OldService.ts], updatedFiles src/index.ts removedImports OldService, summary \"Deleted 1 file, removed 2 imports\"";
-const DELETE_PARAMS: &str = "seed 004 §4.4 file_delete, Parameters: path or paths, recursive (default false), updateImports (default true), dryRun";
-const MOVE: &str = "seed 004 §4.5 file_move, Returns: src/services/UserService.ts → src/auth/services/UserService.ts, importsUpdated in src/controllers/AuthController.ts (\"../services/UserService\" → \"../auth/services/UserService\")";
-const MOVE_PARAMS: &str = "seed 004 §4.5 file_move, Parameters: source, destination (required), updateImports, overwrite (default false), dryRun";
-const RENAME: &str = "seed 004 §4.6 file_rename, Returns: src/services/UserService.ts → src/services/AuthService.ts, import \"./UserService\" → \"./AuthService\", exportsRenamed \"class UserService\" → \"class AuthService\"";
-const RENAME_PARAMS: &str = "seed 004 §4.6 file_rename, Parameters: path, newName (\"New filename (not full path)\"), updateImports (default true), renameExports (default false)";
-const DUPLICATE: &str = "seed 004 §4.7 file_duplicate, Returns: src/services/UserService.ts → src/services/AdminService.ts, symbolsRenamed UserService → AdminService";
-const DUPLICATE_PARAMS: &str = "seed 004 §4.7 file_duplicate, Parameters: source, destination (required), renameSymbols (default false), overwrite (default false)";
-const STRICT: &str = "issue 24 item 1 over seed 004's parameter tables: an argument the tool does not have is refused, naming the closest one, and nothing is done";
+const READ_SYMBOL: &str = "file_read, Output Examples, \"Symbol read (TypeScript)\": UserService in src/services/UserService.ts, lines 5-15, kind class, signature \"class UserService\"";
+const READ_JSON: &str =
+    "file_read, Output Examples, \"JSON path read\": package.json, $.scripts, lines 8-11";
+const READ_CSS: &str = "file_read, Output Examples, \"CSS selector read\": src/styles/button.css, .button, lines 15-18";
+const TARGETS: &str =
+    "Targeting Examples: a target per file type (symbol, path, selector, xpath, heading)";
+const READ_PARAMS: &str = "file_read, Parameters: file (required); symbol, symbols, path, selector, xpath, heading (use one based on file type); around, region, format, includeMetadata, maxLines";
+const EDIT_BODY: &str = "file_edit, Output Examples, \"Replace body\": {operation: replace_body, file: src/utils.ts, target: calculateTotal, filesAffected: 1, totalEdits: 1}";
+const EDIT_PARAMS: &str = "file_edit, Parameters (Direct Edit Mode): file, target, operation (replace, replace_body, insert_before, insert_after, insert_into, wrap, delete), content, position; Options: dryRun";
+const EDIT_LIST: &str = "file_edit, Parameters (Direct Edit Mode: target, operation, content), several at once in filekit's `edits` list (its schema: \"Several edits of the same file, applied together or not at all\")";
+const EDIT_RENAME: &str = "file_edit, Output Examples, \"Multi-file rename\": rename_symbol UserService → AuthService, summary \"Renamed UserService → AuthService (3 files, 6 edits)\"";
+const CREATE: &str = "file_create, Returns: {path: src/services/PaymentService.ts, created: true, template: typescript-class, summary: \"Created src/services/PaymentService.ts (245 bytes)\"}";
+const CREATE_PARAMS: &str = "file_create, Parameters: path, content, template, templateVars, overwrite (default false), createDirectories (default true)";
+const DELETE: &str = "file_delete, Returns: deleted [src/services/OldService.ts], updatedFiles src/index.ts removedImports OldService, summary \"Deleted 1 file, removed 2 imports\"";
+const DELETE_PARAMS: &str = "file_delete, Parameters: path or paths, recursive (default false), updateImports (default true), dryRun";
+const MOVE: &str = "file_move, Returns: src/services/UserService.ts → src/auth/services/UserService.ts, importsUpdated in src/controllers/AuthController.ts (\"../services/UserService\" → \"../auth/services/UserService\")";
+const MOVE_PARAMS: &str = "file_move, Parameters: source, destination (required), updateImports, overwrite (default false), dryRun";
+const RENAME: &str = "file_rename, Returns: src/services/UserService.ts → src/services/AuthService.ts, import \"./UserService\" → \"./AuthService\", exportsRenamed \"class UserService\" → \"class AuthService\"";
+const RENAME_PARAMS: &str = "file_rename, Parameters: path, newName (\"New filename (not full path)\"), updateImports (default true), renameExports (default false)";
+const DUPLICATE: &str = "file_duplicate, Returns: src/services/UserService.ts → src/services/AdminService.ts, symbolsRenamed UserService → AdminService";
+const DUPLICATE_PARAMS: &str = "file_duplicate, Parameters: source, destination (required), renameSymbols (default false), overwrite (default false)";
+const STRICT: &str = "strict arguments: an argument the tool does not have is refused, naming the closest one, and nothing is done";
 
 /// src/services/UserService.ts of §4.1's example: the class on lines 5-15.
 const USER_SERVICE: &str = "import { Database } from '../db';\nimport { User } from '../types';\n\n// Users, by id\nexport class UserService {\n  private db: Database;\n\n  constructor(db: Database) {\n    this.db = db;\n  }\n\n  async findById(id: string): Promise<User | null> {\n    return this.db.users.findUnique({ where: { id } });\n  }\n}\n";
@@ -65,7 +67,7 @@ fn cases() -> Vec<Case> {
             .shows(&["export class UserService {", "async findById(id: string): Promise<User | null> {"])
             .hides(&["// Users, by id"])
             .reads(&["symbol UserService (class, lines 5-15)"]),
-        case("read_a_method_by_class_dot_method", "seed 004 §3.2 Targeting Examples, TypeScript: \"UserService.findById\"", "file_read",
+        case("read_a_method_by_class_dot_method", "Targeting Examples, TypeScript: \"UserService.findById\"", "file_read",
             json!({"file": "src/services/UserService.ts", "symbol": "UserService.findById"}))
             .file("src/services/UserService.ts", USER_SERVICE)
             .shows(&["return this.db.users.findUnique({ where: { id } });"])
@@ -80,11 +82,11 @@ fn cases() -> Vec<Case> {
             .file("package.json", PACKAGE_JSON)
             .shows(&["\"build\": \"tsc\",", "\"test\": \"vitest\""]).hides(&["express"])
             .reads(&["(object, lines 8-11)"]),
-        case("read_json_leaf_by_path", "seed 004 §3.2 Targeting Examples, JSON: \"$.scripts.build\"", "file_read",
+        case("read_json_leaf_by_path", "Targeting Examples, JSON: \"$.scripts.build\"", "file_read",
             json!({"file": "package.json", "path": "$.scripts.build"}))
             .file("package.json", PACKAGE_JSON)
             .shows(&["\"tsc\""]).hides(&["vitest"]),
-        case("read_yaml_by_path", "seed 004 §3.1 Targeting by File Type: YAML (.yaml, .yml) by JSONPath", "file_read",
+        case("read_yaml_by_path", "Targeting by File Type: YAML (.yaml, .yml) by JSONPath", "file_read",
             json!({"file": "config.yaml", "path": "$.scripts.build"}))
             .file("config.yaml", "name: app\nscripts:\n  build: tsc\n  test: vitest\n")
             .shows(&["tsc"]).hides(&["vitest"]).reads(&["(string, lines 3-3)"]),
@@ -133,7 +135,7 @@ fn cases() -> Vec<Case> {
             json!({"file": "package.json", "path": "$.script"}))
             .file("package.json", PACKAGE_JSON).fails()
             .shows(&["path '$.script' not found", "$.scripts (object)"]),
-        case("read_xpath_on_typescript_is_refused", "seed 004 §3.1 Targeting by File Type: TypeScript is targeted by Symbol, XML by XPath", "file_read",
+        case("read_xpath_on_typescript_is_refused", "Targeting by File Type: TypeScript is targeted by Symbol, XML by XPath", "file_read",
             json!({"file": "src/services/UserService.ts", "xpath": "//class"}))
             .file("src/services/UserService.ts", USER_SERVICE).rejected()
             .shows(&["`xpath` does not apply to src/services/UserService.ts: name its targets with `symbol`"]),
@@ -152,7 +154,7 @@ fn cases() -> Vec<Case> {
             .shows(&["replace_body", "calculateTotal", "src/utils.ts"])
             .reads(&["+  return items.reduce((a, b) => a + b, 0);"])
             .then("src/utils.ts", Some("export function calculateTotal(items: number[]): number {\n  return items.reduce((a, b) => a + b, 0);\n}\n")),
-        case("edit_insert_a_method_into_a_class", "seed 004 §4.2 file_edit, question patterns: \"Add a method to this class\" → insert operation (insert_into, position default \"last\")", "file_edit",
+        case("edit_insert_a_method_into_a_class", "file_edit, question patterns: \"Add a method to this class\" → insert operation (insert_into, position default \"last\")", "file_edit",
             json!({"file": "src/services/UserService.ts", "target": "UserService", "operation": "insert_into",
                 "content": "count(): number { return 0; }"}))
             .file("src/services/UserService.ts", SMALL_SERVICE)
@@ -244,7 +246,7 @@ fn cases() -> Vec<Case> {
             json!({"path": "src/utils.ts", "content": "export const x = 1;\n", "overwrite": true}))
             .file("src/utils.ts", UTILS_TS)
             .shows(&["src/utils.ts"]).then("src/utils.ts", Some("export const x = 1;\n")),
-        case("create_unknown_template_is_refused", "seed 004 §4.3 file_create, Templates: typescript-module, typescript-class, ..., markdown-readme", "file_create",
+        case("create_unknown_template_is_refused", "file_create, Templates: typescript-module, typescript-class, ..., markdown-readme", "file_create",
             json!({"path": "src/Pay.ts", "template": "typescript-klass"}))
             .rejected().shows(&["there is no template 'typescript-klass'", "typescript-class"])
             .then("src/Pay.ts", None),

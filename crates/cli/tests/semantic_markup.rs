@@ -81,11 +81,8 @@ fn yaml_reads_by_jsonpath_with_exact_ranges() {
     );
     assert_eq!(run.json["results"].as_array().unwrap().len(), 2);
     // The outline: keys two levels deep.
-    let run = sb.call(
-        "file_read",
-        json!({"file": "deploy.yaml", "format": "summary"}),
-    );
-    let content = run.json["content"].as_str().unwrap();
+    let run = sb.filekit(&["read", "--outline", "deploy.yaml"], None);
+    let content = &run.stdout;
     assert!(
         content.contains("string $['name'] (lines 2-2)"),
         "{content}"
@@ -219,11 +216,8 @@ fn html_reads_by_css_selector() {
         json!({"file": "site/index.html", "selector": "li, img"}),
     );
     assert_eq!(run.json["results"].as_array().unwrap().len(), 3);
-    let run = sb.call(
-        "file_read",
-        json!({"file": "site/index.html", "format": "summary"}),
-    );
-    let content = run.json["content"].as_str().unwrap();
+    let run = sb.filekit(&["read", "--outline", "site/index.html"], None);
+    let content = &run.stdout;
     assert!(
         content.contains("    element #top (lines 4-7): <nav id=\"top\" class=\"bar dark\">"),
         "{content}"
@@ -351,14 +345,9 @@ fn xml_reads_by_xpath() {
         json!({"file": "App.csproj", "xpath": "/Project/PropertyGroup/TargetFramework", "format": "body"}),
     );
     assert_eq!(run.json["content"], "net8.0");
-    let run = sb.call(
-        "file_read",
-        json!({"file": "App.csproj", "format": "summary"}),
-    );
+    let run = sb.filekit(&["read", "--outline", "App.csproj"], None);
     assert!(
-        run.json["content"]
-            .as_str()
-            .unwrap()
+        run.stdout
             .contains("  element /Project/ItemGroup (lines 7-10): <ItemGroup>"),
         "{}",
         run.stdout

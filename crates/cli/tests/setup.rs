@@ -610,3 +610,56 @@ fn a_planted_link_out_of_the_root_is_not_written_through() {
         "no backup, no temporary file"
     );
 }
+
+/// Every start option `setup` takes goes into the configuration it writes, and the server
+/// it configures starts with them: none is accepted and then lost.
+#[test]
+fn every_start_option_given_to_setup_is_in_the_servers_arguments() {
+    let sb = Sandbox::new();
+    let root = real(sb.root());
+    let history = format!("{root}/../history-elsewhere.db");
+    let run = setup(
+        &sb,
+        &[
+            "claude-desktop",
+            "--allow-git-writes",
+            "--allow-protected-writes",
+            "--allow-secret-reads",
+            "--no-versions",
+            "--history",
+            &history,
+            "--holder",
+            "bob",
+            "--max-file-size",
+            "8M",
+            "--json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (command, args, _) = server_in(run.json["config"].as_str().unwrap(), "json", "filekit");
+    for flag in [
+        "--allow-git-writes",
+        "--allow-protected-writes",
+        "--allow-secret-reads",
+        "--no-versions",
+    ] {
+        assert!(
+            args.iter().any(|a| a == flag),
+            "{flag} missing from {args:?}"
+        );
+    }
+    let after = |flag: &str| args[args.iter().position(|a| a == flag).unwrap() + 1].clone();
+    assert_eq!(after("--holder"), "bob");
+    assert_eq!(after("--max-file-size"), (8u64 << 20).to_string());
+    assert!(
+        after("--history").ends_with("history-elsewhere.db"),
+        "{args:?}"
+    );
+    // The configured server starts with them.
+    let (info, _) = start_server(&sb, &command, &args);
+    assert!(info.is_object(), "{info}");
+
+    let run = setup(&sb, &["claude-desktop", "--no-history", "--json"]);
+    let (_, args, _) = server_in(run.json["config"].as_str().unwrap(), "json", "filekit");
+    assert!(args.iter().any(|a| a == "--no-history"), "{args:?}");
+}

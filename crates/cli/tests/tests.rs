@@ -40,6 +40,7 @@ mod planted_state;
 mod readme_examples;
 mod replace_verb;
 mod reply_bounds;
+mod reply_budgets;
 mod scale;
 mod search;
 mod semantic;

@@ -257,7 +257,11 @@ fn tools_lists_every_dialect() {
     }
     let run = sb.filekit(&["tools", "--dialect", "klingon"], None);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("unknown dialect"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("invalid value 'klingon'") && run.stderr.contains("mcp-filesystem"),
+        "the error names the tables: {}",
+        run.stderr
+    );
 }
 
 /// A verb whose reader stops early (`filekit read big.txt | head -c5`) ends quietly, as `cat`
@@ -510,3 +514,83 @@ const PINNED_EDIT_JSON: &str = r#"{
   "history_entry": 1
 }
 "#;
+
+/// `filekit call '{...}'`, the call as an argument (as people type it), is the same call as
+/// `--json '{...}'`; giving both is refused, naming them.
+#[test]
+fn call_takes_the_call_as_an_argument() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "one\n");
+    let call = r#"{"tool_name": "Read", "tool_args": {"file_path": "a.txt"}}"#;
+    let run = sb.filekit(&["call", call], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json["content"], "     1\tone\n", "{}", run.stdout);
+    let both = sb.filekit(&["call", call, "--json", call], None);
+    assert_eq!(both.code, 2);
+    assert!(both.stderr.contains("--json"), "{}", both.stderr);
+}
+
+/// A path outside the roots, given to a verb, is told how to add a root (`--root`); an agent
+/// served over MCP, which cannot, is not.
+#[test]
+fn a_path_outside_the_roots_names_root_on_the_command_line_only() {
+    let sb = Sandbox::new();
+    let outside = tempfile::tempdir().unwrap();
+    let path = outside.path().join("x.txt");
+    std::fs::write(&path, "x\n").unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let run = sb.filekit(&["read", &path], None);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("OUT_OF_ROOT"), "{}", run.stderr);
+    assert!(run.stderr.contains("--root DIR"), "{}", run.stderr);
+
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_filekit"));
+    cmd.arg("--root")
+        .arg(sb.root())
+        .env("XDG_STATE_HOME", outside.path().join("state"))
+        .args(["serve", "--tools", "claude"]);
+    let mut session = crate::common::McpStdio::start(cmd);
+    let reply = session.call_tool("Read", &serde_json::json!({"file_path": path}));
+    let text = reply.to_string();
+    assert!(text.contains("outside the workspace"), "{text}");
+    assert!(!text.contains("--root"), "{text}");
+}
+
+/// `filekit serve` started by hand on a terminal says on stderr what it is, what it serves
+/// and how to stop it, instead of waiting in silence; a client's pipe gets no such line.
+#[test]
+fn serve_on_a_terminal_says_what_it_is() {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::BufRead;
+    let sb = Sandbox::new();
+    let state = tempfile::tempdir().unwrap();
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .arg("--root")
+        .arg(sb.root())
+        .env("XDG_STATE_HOME", state.path())
+        .arg("serve")
+        .stdin(terminal)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.contains("an MCP server"), "{first}");
+    assert!(first.contains("Tables: filekit"), "{first}");
+    assert!(first.contains("Ctrl-C"), "{first}");
+    drop(master);
+}

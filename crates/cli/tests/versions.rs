@@ -72,9 +72,9 @@ fn a_conflict_shows_both_sides_and_writes_nothing() {
             {"replace_lines": {"start": 3, "end": 4, "new": "ours 3\nours 4"}}]}]}),
     );
     assert_eq!(ours.code, 1, "{}", ours.stdout);
-    let err = &ours.json["files"][0]["error"];
-    assert_eq!(err["code"], "CONFLICT", "{}", ours.stdout);
-    assert!(err["message"].as_str().unwrap().contains("lines 3-4"));
+    let err = &ours.json["files"][0];
+    assert_eq!(err["error_code"], "CONFLICT", "{}", ours.stdout);
+    assert!(err["error"].as_str().unwrap().contains("lines 3-4"));
     assert_eq!(err["details"]["conflicts"][0]["current"], "theirs\n");
     assert_eq!(err["details"]["conflicts"][0]["yours"], "ours 3\nours 4\n");
     assert_eq!(err["details"]["conflicts"][0]["current_start"], 4);
@@ -85,13 +85,13 @@ fn a_conflict_shows_both_sides_and_writes_nothing() {
         json!({"files": [{"path": "a.txt", "base_hash": "0123456789abcdef", "edits": [
             {"replace_lines": {"start": 1, "end": 1, "new": "x"}}]}]}),
     );
-    assert_eq!(unknown.json["files"][0]["error"]["code"], "STALE");
+    assert_eq!(unknown.json["files"][0]["error_code"], "STALE");
     let bad = sb.call(
         "edit_files",
         json!({"files": [{"path": "a.txt", "base_hash": "12", "edits": [
             {"replace_lines": {"start": 1, "end": 1, "new": "x"}}]}]}),
     );
-    assert_eq!(bad.json["files"][0]["error"]["code"], "INVALID_ARGUMENT");
+    assert_eq!(bad.json["files"][0]["error_code"], "INVALID_ARGUMENT");
     assert!(
         bad.stdout.contains("base_hash '12' is too short"),
         "{}",
@@ -149,7 +149,11 @@ fn reads_since_a_version() {
         json!({"files": [{"path": "a.txt", "since_hash": v1}]}),
     );
     assert_eq!(same.json["files"][0]["unchanged"], true, "{}", same.stdout);
-    assert_eq!(same.json["files"][0]["content"], "");
+    assert!(
+        same.json["files"][0].get("content").is_none(),
+        "{}",
+        same.stdout
+    );
     sb.call(
         "edit_files",
         json!({"files": [{"path": "a.txt", "edits": [{"replace_lines": {"start": 20, "end": 20, "new": "twenty"}}]}]}),
@@ -205,9 +209,9 @@ fn leases_across_processes() {
         &[("FILEKIT_HOLDER", "bob")],
     );
     assert_eq!(bob.code, 1, "{}", bob.stdout);
-    let err = &bob.json["files"][0]["error"];
-    assert_eq!(err["code"], "LOCKED");
-    assert!(err["message"].as_str().unwrap().contains("leased by alice"));
+    let err = &bob.json["files"][0];
+    assert_eq!(err["error_code"], "LOCKED");
+    assert!(err["error"].as_str().unwrap().contains("leased by alice"));
     assert_eq!(sb.read("a.txt"), numbered(3));
     // Bob may not take or release it; alice may write.
     assert_eq!(
@@ -263,7 +267,7 @@ fn leases_across_processes() {
         &[("FILEKIT_HOLDER", "bob")],
     );
     assert_eq!(
-        by_bob.json["files"][0]["error"]["code"], "LOCKED",
+        by_bob.json["files"][0]["error_code"], "LOCKED",
         "{}",
         by_bob.stdout
     );
@@ -352,7 +356,7 @@ fn concurrent_processes_from_one_stale_version() {
         })
         .collect();
     let text = sb.read("shared.txt");
-    let code = |r: &Value| r["files"][0]["error"]["code"].as_str().map(str::to_string);
+    let code = |r: &Value| r["files"][0]["error_code"].as_str().map(str::to_string);
     for ((_, t), r) in jobs.iter().zip(&replies).take(4) {
         assert_eq!(code(r), None, "{t}: {r}");
         assert!(text.contains(&format!("{t}\n")), "{t} lost:\n{text}");
@@ -423,7 +427,7 @@ fn a_written_version_is_found_in_the_history_by_the_next_process() {
             {"str_replace": {"old": "line 2\n", "new": "TWO\n"}}]}]}});
         let ours = sb.filekit(&args, Some(&call.to_string()));
         assert_eq!(ours.code, 0, "{}", ours.stdout);
-        let written = ours.json["files"][0]["new_hash"]
+        let written = ours.json["files"][0]["content_hash"]
             .as_str()
             .unwrap()
             .to_string();

@@ -90,6 +90,9 @@ pub struct Workspace {
     max_reply_bytes: u64,
     /// The largest file held whole; larger ones stream (see [`crate::limits`]).
     max_file_size: u64,
+    /// How the person who started filekit adds a root, in the front end's words (a CLI flag),
+    /// for the hint of a path outside the roots; `None` where the caller cannot (an agent).
+    add_root_hint: Option<&'static str>,
 }
 
 /// A path inside the workspace, resolved: no `.`/`..`, no symbolic links.
@@ -327,6 +330,7 @@ impl Workspace {
             secret_reads: false,
             max_reply_bytes: crate::limits::MAX_REPLY_BYTES,
             max_file_size: crate::limits::DEFAULT_MAX_FILE_SIZE,
+            add_root_hint: None,
         })
     }
 
@@ -376,6 +380,13 @@ impl Workspace {
     /// Holds files of up to `bytes` whole and streams larger ones (see [`crate::limits`]).
     pub fn with_max_file_size(mut self, bytes: u64) -> Workspace {
         self.max_file_size = bytes;
+        self
+    }
+
+    /// Names how a root is added (such as "add its folder with --root DIR") in the hint of a
+    /// path outside the roots.
+    pub fn with_add_root_hint(mut self, hint: Option<&'static str>) -> Workspace {
+        self.add_root_hint = hint;
         self
     }
 
@@ -544,7 +555,10 @@ impl Workspace {
                     self.roots_list()
                 ),
             )
-            .with_hint("give a path inside one of the allowed roots"));
+            .with_hint(match self.add_root_hint {
+                Some(add) => format!("give a path inside one of the allowed roots, or {add}"),
+                None => "give a path inside one of the allowed roots".to_string(),
+            }));
         }
         let mut first_err = None;
         for (i, rel) in candidates {

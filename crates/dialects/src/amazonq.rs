@@ -37,6 +37,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: fs_read,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "fs_write",
@@ -48,6 +50,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: fs_write,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }

@@ -29,19 +29,35 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
     vec![ToolSpec {
         name: "apply_patch",
         dialect,
-        description: DESCRIPTION,
+        description: if dialect == "filekit" {
+            CURATED_DESCRIPTION
+        } else {
+            DESCRIPTION
+        },
         input_schema: SCHEMA.clone(),
         read_only: false,
         destructive: true,
         idempotent: false,
         run: apply_patch,
         reject,
+        guide: if dialect == "filekit" {
+            DESCRIPTION
+        } else {
+            ""
+        },
+        reply: crate::ReplySchema::Listed,
     }]
 }
 
 fn reject(err: &FkError) -> Value {
     shape::failure(vec![], err, Case::Snake)
 }
+
+/// What the curated table lists; its guide is [`DESCRIPTION`], what the `codex` table lists.
+const CURATED_DESCRIPTION: &str = "\
+Apply a patch: add, delete, move and change files in one call, all or nothing. `input` is Codex's envelope (`*** Begin Patch`, `*** Update File: PATH`, `@@` hunks of ` `, `-` and `+` lines, `*** End Patch`), a unified diff (`git diff`), or SEARCH/REPLACE blocks (the path, `<<<<<<< SEARCH`, old lines, `=======`, new lines, `>>>>>>> REPLACE`). Give about 3 lines of context; line numbers are only hints. A hunk found nowhere is refused with the closest text. dry_run writes nothing.
+
+Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    debug = True\\n+    debug = False\\n*** End Patch\"}";
 
 const DESCRIPTION: &str = "\
 Apply a patch to files: add, delete, move and change them in one call. `input` is the patch, \
@@ -501,8 +517,17 @@ fn engine_splices(s: &Splices, shift: usize) -> Vec<filekit_core::splices::Splic
         .collect()
 }
 
+/// A hunk's report as the reply gives it: the placer's, with the closest text of a hunk found
+/// nowhere as `near_miss.text` (in the curated table, `found` is always a count: the size a
+/// bound was met at).
 fn hunk_json(h: &HunkReport) -> Value {
-    serde_json::to_value(h).unwrap_or_else(|e| json!({"error": e.to_string()}))
+    let mut v = serde_json::to_value(h).unwrap_or_else(|e| json!({"error": e.to_string()}));
+    if let Some(Value::Object(nm)) = v.get_mut("near_miss")
+        && let Some(text) = nm.remove("found")
+    {
+        nm.insert("text".into(), text);
+    }
+    v
 }
 
 fn file_json(p: &Planned) -> serde_json::Map<String, Value> {

@@ -98,6 +98,91 @@ fn tidy(value: &mut Value) {
     }
 }
 
+/// An argument schema as a table that lists its arguments bare serves it ([`crate::BARE_ARGUMENTS`]):
+/// the names, types, enums and what is required, no descriptions (the tool's description says
+/// what a model must know, `docs/tools/` the rest), and the same constraints in fewer bytes:
+/// a choice of constants is one `enum`, a choice of one-key objects (an edit that is
+/// `{"create": ...}` or `{"str_replace": ...}`) one object that takes exactly one of the keys.
+/// It accepts exactly the arguments the full schema accepts, but for `minimum: 0`, which the
+/// parsing still enforces.
+pub(crate) fn bare(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    bare_in_place(&mut schema);
+    schema
+}
+
+fn bare_in_place(node: &mut Value) {
+    match node {
+        Value::Object(obj) => {
+            obj.remove("description");
+            obj.remove("examples");
+            if obj.get("minimum") == Some(&Value::from(0)) {
+                obj.remove("minimum");
+            }
+            for (k, v) in obj.iter_mut() {
+                match (k.as_str(), v) {
+                    // A map of argument names to schemas: the names are arguments, not keywords.
+                    ("properties", Value::Object(props)) => {
+                        props.values_mut().for_each(bare_in_place)
+                    }
+                    (_, v) => bare_in_place(v),
+                }
+            }
+            for key in ["oneOf", "anyOf"] {
+                let Some(Value::Array(branches)) = obj.get(key) else {
+                    continue;
+                };
+                if let Some(values) = constants(branches) {
+                    obj.remove(key);
+                    obj.insert("type".into(), Value::from("string"));
+                    obj.insert("enum".into(), Value::Array(values));
+                } else if let Some(props) = one_key_objects(branches) {
+                    obj.remove(key);
+                    obj.insert("type".into(), Value::from("object"));
+                    obj.insert("properties".into(), Value::Object(props));
+                    obj.insert("minProperties".into(), Value::from(1));
+                    obj.insert("maxProperties".into(), Value::from(1));
+                    obj.insert("additionalProperties".into(), Value::Bool(false));
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(bare_in_place),
+        _ => {}
+    }
+}
+
+/// The values of a choice of string constants.
+fn constants(branches: &[Value]) -> Option<Vec<Value>> {
+    branches
+        .iter()
+        .map(|b| {
+            let b = b.as_object()?;
+            let c = b.get("const").filter(|c| c.is_string())?;
+            b.keys()
+                .all(|k| k == "const" || k == "type")
+                .then(|| c.clone())
+        })
+        .collect()
+}
+
+/// The keys and schemas of a choice of objects that each have exactly one key, required, and
+/// refuse others.
+fn one_key_objects(branches: &[Value]) -> Option<serde_json::Map<String, Value>> {
+    let mut all = serde_json::Map::new();
+    for b in branches {
+        let b = b.as_object()?;
+        let props = b.get("properties")?.as_object()?;
+        let (key, schema) = props.iter().next().filter(|_| props.len() == 1)?;
+        let required = b.get("required")?.as_array()?;
+        let closed = b.get("additionalProperties") == Some(&Value::Bool(false));
+        if required.len() != 1 || required[0] != *key || !closed || all.contains_key(key) {
+            return None;
+        }
+        all.insert(key.clone(), schema.clone());
+    }
+    Some(all)
+}
+
 /// Joins the lines of a paragraph with spaces; blank lines and list items stay.
 fn unwrap_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -152,6 +237,9 @@ struct Unknown {
     parent: String,
     closest: Option<String>,
     valid: Vec<String>,
+    /// Where the key belongs when it is an argument one level down (`path` of `read_files`
+    /// goes in each of `files`): the containing argument, and the call's shape with it there.
+    inside: Option<(String, String)>,
 }
 
 fn unknown_error(tool: &str, unknown: &[Unknown]) -> FkError {
@@ -196,7 +284,20 @@ fn unknown_error(tool: &str, unknown: &[Unknown]) -> FkError {
                 .map(|c| format!("`{c}` instead of `{}`", u.path))
         })
         .collect();
-    let hint = if renames.is_empty() {
+    let moves: Vec<String> = unknown
+        .iter()
+        .filter_map(|u| {
+            u.inside
+                .as_ref()
+                .map(|(arg, shape)| format!("`{}` goes inside `{arg}`: {shape}", u.path))
+        })
+        .collect();
+    let hint = if !moves.is_empty() {
+        format!(
+            "nothing was done: {}; send the call again in that shape",
+            moves.join("; ")
+        )
+    } else if renames.is_empty() {
         "nothing was done: leave out what the tool does not take and send the call again"
             .to_string()
     } else {
@@ -430,11 +531,18 @@ fn find_unknown_in(schemas: &[&Value], value: &Value, path: &str, out: &mut Vec<
                     None => {
                         let valid: Vec<String> =
                             view.keys.iter().map(|(k, _)| k.to_string()).collect();
+                        let inside = belongs_inside(&view, k, v);
                         out.push(Unknown {
-                            closest: closest_key(k, &valid),
+                            // A key that belongs one level down is not a misspelling here.
+                            closest: if inside.is_some() {
+                                None
+                            } else {
+                                closest_key(k, &valid)
+                            },
                             path: child_path,
                             parent: path.to_string(),
                             valid,
+                            inside,
                         });
                     }
                 }
@@ -451,6 +559,34 @@ fn find_unknown_in(schemas: &[&Value], value: &Value, path: &str, out: &mut Vec<
         }
         _ => {}
     }
+}
+
+/// The argument of `view` whose value (an object, or a list of objects) takes `key`, and the
+/// shape of the call with `key` there, `value` as its value: `{"files": [{"path": "a.py"}]}`.
+fn belongs_inside(view: &ObjectView, key: &str, value: &Value) -> Option<(String, String)> {
+    let takes = |s: &Value| {
+        s.get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.contains_key(key))
+    };
+    let shown = match value {
+        Value::String(t) if t.chars().count() > 40 => Value::from("..."),
+        Value::String(_) | Value::Number(_) | Value::Bool(_) => value.clone(),
+        _ => Value::from("..."),
+    };
+    view.keys.iter().find_map(|(name, schemas)| {
+        schemas.iter().find_map(|s| {
+            let inner = serde_json::json!({ key: shown.clone() });
+            if takes(s) {
+                Some(serde_json::json!({ *name: inner }))
+            } else if s.get("items").is_some_and(takes) {
+                Some(serde_json::json!({ *name: [inner] }))
+            } else {
+                None
+            }
+            .map(|shape| (name.to_string(), shape.to_string()))
+        })
+    })
 }
 
 fn find_unknown(schema: &Value, value: &Value, path: &str, out: &mut Vec<Unknown>) {
@@ -940,6 +1076,19 @@ mod tests {
         // Known keys pass, whatever their values (serde checks those).
         let mut ok = serde_json::json!({"path": 1, "fileEdits": "nope"});
         prepare("t", &s, false, &mut ok).unwrap();
+    }
+
+    #[test]
+    fn a_key_of_an_inner_object_sent_at_the_top_gets_the_right_shape() {
+        let s = schema_for::<Outer>();
+        let e = refused(&s, serde_json::json!({"path": "a", "start_line": 3}));
+        assert!(
+            e.hint.as_deref().is_some_and(|h| h.contains(
+                "`start_line` goes inside `fileEdits`: {\"fileEdits\":[{\"start_line\":3}]}"
+            )),
+            "{e:?}"
+        );
+        assert_eq!(e.details["unknown_arguments"][0]["closest"], Value::Null);
     }
 
     #[test]

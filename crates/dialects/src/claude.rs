@@ -34,6 +34,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "Write",
@@ -45,6 +47,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: write,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "Edit",
@@ -56,6 +60,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "MultiEdit",
@@ -67,6 +73,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: multi_edit,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }

@@ -37,6 +37,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         idempotent: true,
         run,
         reject,
+        guide: "",
+        reply: crate::ReplySchema::Listed,
     };
     vec![
         spec("LS", LS_DESCRIPTION, &LS_SCHEMA, ls),

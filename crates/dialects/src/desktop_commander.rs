@@ -26,6 +26,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_block,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "batch_edit_blocks",
@@ -37,6 +39,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: batch_edit_blocks,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "write_from_line",
@@ -48,6 +52,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: write_from_line,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }

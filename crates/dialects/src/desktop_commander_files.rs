@@ -41,6 +41,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: read_only,
             run,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         };
     vec![
         spec(

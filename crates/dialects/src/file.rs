@@ -31,6 +31,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read_file_tool,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file:edit_file",
@@ -42,6 +44,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_file,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file:create_file",
@@ -53,6 +57,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: create_file,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file:list_files",
@@ -64,6 +70,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: list_files,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }
@@ -294,7 +302,7 @@ fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
     pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
     pairs.push(("merged", f.merged().then(|| json!(true))));
-    let mut text = shape::write_summary(&report, false);
+    let mut text = shape::write_summary(&report, false, shape::Diffs::All);
     if let Some(u) = updated.filter(|u| !u.is_empty()) {
         text.push_str("\nUpdated lines:\n");
         text.push_str(&u);

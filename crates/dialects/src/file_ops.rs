@@ -44,6 +44,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         } else {
             reject_camel
         },
+        guide: "",
+        reply: crate::ReplySchema::Listed,
     };
     vec![
         spec(

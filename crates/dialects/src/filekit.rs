@@ -15,17 +15,17 @@
 use crate::Call;
 use crate::args::{parse, schema_for};
 use crate::edit_plan::EditPlan;
-use crate::shape::{self, Case};
-use crate::wire::{EditReportJson, status_word};
-use crate::{ToolReply, ToolSpec};
+use crate::reply::{self, PartError};
+use crate::shape;
+use crate::{ReplySchema, ToolReply, ToolSpec};
 use filekit_core::FkError;
-use filekit_core::edit::FileStatus;
+use filekit_core::edit::{EditReport, FileStatus};
 use filekit_core::read::{ReadContent, ReadOptions, read_file_within};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 /// Files one `read_files` call may name: a bound on reply size, far above what a model needs.
@@ -43,6 +43,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: read_files,
             reject,
+            guide: READ_GUIDE,
+            reply: ReplySchema::Typed(reply::schema::<ReadFilesReply>),
         },
         ToolSpec {
             name: "edit_files",
@@ -54,6 +56,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: edit_files,
             reject,
+            guide: EDIT_GUIDE,
+            reply: ReplySchema::Typed(reply::schema::<EditFilesReply>),
         },
         ToolSpec {
             name: "replace_in_files",
@@ -65,6 +69,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: replace_in_files,
             reject,
+            guide: REPLACE_GUIDE,
+            reply: ReplySchema::Typed(reply::schema::<ReplaceReply>),
         },
         ToolSpec {
             name: "lock",
@@ -76,6 +82,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: lock_tool,
             reject,
+            guide: LOCK_GUIDE,
+            reply: ReplySchema::Typed(reply::schema::<LeaseReply>),
         },
         ToolSpec {
             name: "unlock",
@@ -87,18 +95,26 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: unlock_tool,
             reject,
+            guide: UNLOCK_GUIDE,
+            reply: ReplySchema::Typed(reply::schema::<LeaseReply>),
         },
     ]
 }
 
 fn reject(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Snake)
+    reply::failure(err)
 }
 
 // ---------------------------------------------------------------------------------------------
 // read_files
 
 const READ_DESCRIPTION: &str = "\
+Read files, whole or by line range, many in one call: list every file you need in `files`. Lines come back numbered (line number, tab, line; the numbers are not part of the file) under a header with the file's content_hash: give it to edit_files' line edits, which are then refused if the file changed. start_line/end_line are 1-based and inclusive; negative counts from the end. A long read stops at a whole line and says where to read on. Read again with `since_hash` (the content_hash you have) to get only the diff since.
+
+Example: {\"files\": [{\"path\": \"src/app.py\"}, {\"path\": \"src/util.py\", \"start_line\": 40, \"end_line\": 80}]}";
+
+/// The long form of [`READ_DESCRIPTION`], for the documentation page.
+const READ_GUIDE: &str = "\
 Read one or many files in one call, whole or by line range. Use it instead of reading files \
 one by one: list every file (or range) you need in `files`.
 
@@ -164,95 +180,244 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             max_lines: None,
         };
         let read = read_file_within(ws, &spec.path, &opts, &budget);
-        let mut entry =
-            serde_json::to_value(&read).unwrap_or_else(|e| json!({"error": e.to_string()}));
-        match &read.result {
-            Ok(ReadContent::Text(t)) if t.unchanged => {
-                text.push_str(&format!(
-                    "==> {} (unchanged since {}: {}, {} lines) <==\n",
-                    read.path,
-                    spec.since_hash.as_deref().unwrap_or_default(),
-                    shape::read_version(t),
-                    t.total_lines.unwrap_or_default()
-                ));
-            }
-            Ok(ReadContent::Text(t)) if t.diff.is_some() => {
-                text.push_str(&format!(
-                    "==> {} (changed since {}; now {}, {} lines; the diff from your version follows) <==\n{}",
-                    read.path,
-                    spec.since_hash.as_deref().unwrap_or_default(),
-                    shape::read_version(t),
-                    t.total_lines.unwrap_or_default(),
-                    t.diff.as_deref().unwrap_or_default()
-                ));
-            }
+        let path = shape::shown_path(ws, read.resolved_path.as_deref().unwrap_or(&read.path));
+        let body = match &read.result {
             Ok(ReadContent::Text(t)) => {
-                if t.since_unknown && t.unversioned.is_some() {
+                if t.unchanged {
                     text.push_str(&format!(
-                        "[{}: too large to have versions, so since_hash does not apply; the lines follow]\n",
-                        read.path,
+                        "==> {path} (unchanged since {}: {}, {} lines) <==\n",
+                        spec.since_hash.as_deref().unwrap_or_default(),
+                        shape::read_version(t),
+                        t.total_lines.unwrap_or_default()
                     ));
-                } else if t.since_unknown {
+                } else if let Some(diff) = &t.diff {
                     text.push_str(&format!(
-                        "[{}: version {} is not one filekit kept, so the whole content follows]\n",
-                        read.path,
-                        spec.since_hash.as_deref().unwrap_or_default()
+                        "==> {path} (changed since {}; now {}, {} lines; the diff from your version follows) <==\n{diff}",
+                        spec.since_hash.as_deref().unwrap_or_default(),
+                        shape::read_version(t),
+                        t.total_lines.unwrap_or_default(),
+                    ));
+                } else {
+                    if t.since_unknown && t.unversioned.is_some() {
+                        text.push_str(&format!(
+                            "[{path}: too large to have versions, so since_hash does not apply; the lines follow]\n",
+                        ));
+                    } else if t.since_unknown {
+                        text.push_str(&format!(
+                            "[{path}: version {} is not one filekit kept, so the whole content follows]\n",
+                            spec.since_hash.as_deref().unwrap_or_default()
+                        ));
+                    }
+                    text.push_str(&format!(
+                        "==> {path} ({}, {}, last_modified {}) <==\n{}",
+                        shape::read_lines(t),
+                        shape::read_version(t),
+                        t.last_modified,
+                        t.numbered()
                     ));
                 }
-                text.push_str(&format!(
-                    "==> {} ({}, {}, last_modified {}) <==\n{}",
-                    read.path,
-                    shape::read_lines(t),
-                    shape::read_version(t),
-                    t.last_modified,
-                    t.numbered()
-                ));
                 if let Some(on) = shape::read_on(t, "start_line") {
                     text.push_str(&on);
                     text.push('\n');
                 }
+                ReadBody::Text(TextBody::of(t))
             }
             Ok(ReadContent::Image(i)) => {
                 text.push_str(&format!(
-                    "==> {} (image {}, {} bytes, content_hash {}) <==\n",
-                    read.path, i.mime, i.size, i.content_hash
+                    "==> {path} (image {}, {} bytes, content_hash {}) <==\n",
+                    i.mime, i.size, i.content_hash
                 ));
+                // The image travels as image content; its base64 is not repeated here.
                 images.push((i.mime.clone(), i.data.clone()));
-                // The image travels as image content; repeating its base64 here would double
-                // the reply.
-                if let Some(obj) = entry.as_object_mut() {
-                    obj.remove("data");
+                ReadBody::Image {
+                    mime: i.mime.clone(),
+                    size: i.size,
+                    content_hash: i.content_hash.clone(),
+                    last_modified: i.last_modified.clone(),
                 }
             }
             Ok(ReadContent::Binary(b)) => {
-                text.push_str(&format!("==> {} <==\n{}\n", read.path, b.description));
+                text.push_str(&format!("==> {path} <==\n{}\n", b.description));
+                ReadBody::Binary {
+                    size: b.size,
+                    mime: b.mime.clone(),
+                    description: b.description.clone(),
+                    content_hash: b.content_hash.clone(),
+                    last_modified: b.last_modified.clone(),
+                    unversioned: b.unversioned.as_ref().map(LimitJson::of),
+                }
             }
             Err(err) => {
                 failed += 1;
-                text.push_str(&format!(
-                    "==> {} <==\nERROR {}\n",
-                    read.path,
-                    err.full_message()
-                ));
+                text.push_str(&format!("==> {path} <==\nERROR {}\n", err.full_message()));
+                ReadBody::Failed(PartError::of(err))
             }
-        }
-        entries.push(entry);
+        };
+        entries.push(ReadEntry { path, body });
     }
-    let value = json!({
-        "success": failed == 0,
-        "files_read": args.files.len() - failed,
-        "files_failed": failed,
-        "files": entries,
-    });
-    let mut reply = ToolReply::new(value, failed > 0, text);
+    let value = ReadFilesReply {
+        success: failed == 0,
+        files_read: args.files.len() - failed,
+        files_failed: failed,
+        files: entries,
+    };
+    let mut reply = ToolReply::typed(&value, failed > 0, text);
     reply.images = images;
     Ok(reply)
+}
+
+/// What read_files answers.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct ReadFilesReply {
+    /// True when every file was read.
+    success: bool,
+    files_read: usize,
+    files_failed: usize,
+    /// One entry per file asked for, in order.
+    files: Vec<ReadEntry>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct ReadEntry {
+    /// The file, relative to the workspace root.
+    path: String,
+    #[serde(flatten)]
+    body: ReadBody,
+}
+
+/// What a file held, by kind, or why it could not be read.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum ReadBody {
+    Text(TextBody),
+    /// An image: its data comes as image content beside the reply.
+    Image {
+        mime: String,
+        size: u64,
+        content_hash: String,
+        last_modified: String,
+    },
+    Binary {
+        size: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mime: Option<String>,
+        /// What the file is, since its bytes are not text.
+        description: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content_hash: Option<String>,
+        last_modified: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        unversioned: Option<LimitJson>,
+    },
+    Failed(PartError),
+}
+
+#[derive(Serialize, JsonSchema)]
+struct TextBody {
+    /// The lines read, exactly as in the file (no line numbers); absent when only the diff
+    /// since `since_hash` is given, or nothing changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<String>,
+    /// First line returned; negative when counted from the end (a file too large to be
+    /// counted from its start).
+    start_line: i64,
+    end_line: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_lines: Option<usize>,
+    /// The file's version: give it to line edits. Absent for a file too large to be read
+    /// whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// The version of exactly the lines read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range_hash: Option<String>,
+    last_modified: String,
+    size: u64,
+    /// The file starts with a byte order mark, which belongs to no line.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    bom: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+    /// When truncated: the start_line to read on from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_line: Option<i64>,
+    /// With since_hash: the file is still that version.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    unchanged: bool,
+    /// With since_hash: the unified diff from that version to the file now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// With since_hash: that version is not one filekit kept, so the content is whole.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    since_unknown: bool,
+    /// A file too large to be read whole has no version: the bound it is over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unversioned: Option<LimitJson>,
+}
+
+/// A bound a request went past: what (`file_size`, ...), how much was found, the most allowed
+/// and in what unit.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct LimitJson {
+    kind: String,
+    found: u64,
+    max: u64,
+    unit: &'static str,
+}
+
+impl LimitJson {
+    pub(crate) fn of(l: &filekit_core::LimitFacts) -> LimitJson {
+        LimitJson {
+            kind: serde_json::to_value(l.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            found: l.found,
+            max: l.max,
+            unit: l.unit,
+        }
+    }
+}
+
+impl TextBody {
+    fn of(t: &filekit_core::read::TextRead) -> TextBody {
+        let only_changes = t.unchanged || t.diff.is_some();
+        TextBody {
+            content: (!only_changes).then(|| t.content.clone()),
+            start_line: t.first_number(),
+            end_line: t.last_number(),
+            total_lines: t.total_lines,
+            content_hash: t.content_hash.clone(),
+            range_hash: t.range_hash.clone(),
+            last_modified: t.last_modified.clone(),
+            size: t.size,
+            bom: t.bom,
+            truncated: t.truncated,
+            next_line: t.next_line,
+            unchanged: t.unchanged,
+            diff: t.diff.clone(),
+            since_unknown: t.since_unknown,
+            unversioned: t.unversioned.as_ref().map(LimitJson::of),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // edit_files
 
 const EDIT_DESCRIPTION: &str = "\
+Create and edit files: many edits to many files in one call; batch what belongs together. Each edit is an object with one key:
+- create {content, overwrite?}: the whole file
+- str_replace {old, new, expected?}: exact text, which must occur `expected` times (default 1, or \"all\")
+- replace_lines {start, end?, new, content_hash?}: lines start..end, inclusive
+- insert {after, text, content_hash?}: after line `after` (0: at the top)
+- append {text}
+Every line number refers to the file as you read it, whatever the order of the edits: never shift them for earlier edits. A failed edit is reported with the closest near miss; the others still apply unless options.atomic. options.dry_run shows the diffs and writes nothing. base_hash (the content_hash you read) merges your edits into changes made since.
+
+Example: {\"files\": [{\"path\": \"src/app.py\", \"edits\": [{\"replace_lines\": {\"start\": 10, \"end\": 12, \"new\": \"    return x\\n\", \"content_hash\": \"3f2a9c1e\"}}, {\"str_replace\": {\"old\": \"DEBUG = True\", \"new\": \"DEBUG = False\"}}]}], \"options\": {\"dry_run\": true}}";
+
+/// The long form of [`EDIT_DESCRIPTION`], for the documentation page.
+const EDIT_GUIDE: &str = "\
 Create and edit files: many edits to many files in one call. Use it for every change, from \
 one replacement to a refactor across files; batch what belongs together.
 
@@ -294,31 +459,202 @@ fn edit_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut report = ws.apply(request);
     // The plan's words: `old`, `expected`, `start`, `after`, ...
     shape::word_report(&mut report, &crate::edit_plan::PLAN_WORDS);
-    let text = shape::write_summary(&report, true);
-    let mut value = serde_json::to_value(EditReportJson::from(&report))
-        .unwrap_or_else(|e| json!({"error": e.to_string()}));
-    // Keep replies bounded: each file's diff is cut to its first hunks, with a note saying so.
-    if let Some(files) = value.get_mut("files").and_then(Value::as_array_mut) {
-        for (entry, file) in files.iter_mut().zip(&report.files) {
-            let (diff, note) = shape::capped_diff(&file.diff);
-            if let Some(obj) = entry.as_object_mut() {
-                obj.insert("diff".into(), json!(diff));
-                if let Some(note) = note {
-                    obj.insert("diff_note".into(), json!(note));
-                }
-            }
+    let mut text = shape::write_summary(&report, true, shape::Diffs::Short);
+    if let Some(entry) = report.history_entry {
+        text.push_str(&format!("history_entry {entry}\n"));
+    }
+    let value = EditFilesReply::of(ws, &report);
+    Ok(ToolReply::typed(&value, !report.success(), text))
+}
+
+/// What edit_files answers: what changed, file by file; a dry run's diffs, an apply's when
+/// they are short (the text the model reads says the same).
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct EditFilesReply {
+    /// True when every edit of every file succeeded.
+    success: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+    /// True when the request was all or nothing and something failed: no file was written.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rolled_back: bool,
+    /// True when the call was cancelled before anything was written.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    cancelled: bool,
+    /// The history entry that records the change: `undo` takes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    /// One report per file, in order.
+    files: Vec<EditedFile>,
+}
+
+impl EditFilesReply {
+    pub(crate) fn of(ws: &filekit_core::Workspace, report: &EditReport) -> EditFilesReply {
+        EditFilesReply {
+            success: report.success(),
+            dry_run: report.dry_run,
+            rolled_back: report.rolled_back,
+            cancelled: report.cancelled,
+            history_entry: report.history_entry,
+            files: report
+                .files
+                .iter()
+                .map(|f| EditedFile::of(ws, report, f))
+                .collect(),
         }
     }
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("success".into(), json!(report.success()));
+}
+
+/// A file's status after a request.
+#[derive(Serialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Status {
+    Created,
+    Modified,
+    Unchanged,
+    Failed,
+    Skipped,
+}
+
+impl From<FileStatus> for Status {
+    fn from(s: FileStatus) -> Status {
+        match s {
+            FileStatus::Created => Status::Created,
+            FileStatus::Modified => Status::Modified,
+            FileStatus::Unchanged => Status::Unchanged,
+            FileStatus::Failed => Status::Failed,
+            FileStatus::Skipped => Status::Skipped,
+        }
     }
-    Ok(ToolReply::new(value, !report.success(), text))
+}
+
+/// One file of a write.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct EditedFile {
+    /// Relative to the workspace root.
+    path: String,
+    status: Status,
+    edits_applied: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    edits_failed: usize,
+    lines_added: usize,
+    lines_removed: usize,
+    /// The file's version now (after the write; before it when it was not written): give it
+    /// to the next line edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// The edits that failed, were not tried, or matched only approximately.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    edits: Vec<EditNote>,
+    /// The unified diff: always for a dry run, for a write when it is short.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// Why the diff is cut or left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_note: Option<String>,
+    /// The file had changed since base_hash: the edits were merged into it (the diff is
+    /// what was written).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    merged: bool,
+    /// The version the merged edits were made on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    merged_from: Option<String>,
+    /// Directories made for the file, relative to the workspace root.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    created_dirs: Vec<String>,
+    /// Why the file was left alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    failure: Option<PartError>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl EditedFile {
+    pub(crate) fn of(
+        ws: &filekit_core::Workspace,
+        report: &EditReport,
+        f: &filekit_core::edit::FileReport,
+    ) -> EditedFile {
+        let (diff, diff_note) = shape::reply_diff(report, f);
+        let failure = f
+            .error()
+            .cloned()
+            .or_else(|| shape::rolled_back_error(report, f));
+        EditedFile {
+            path: shape::shown_path(ws, &f.resolved_path),
+            status: f.status().into(),
+            edits_applied: f.edits_applied,
+            edits_failed: f.edits_failed,
+            lines_added: f.lines_added,
+            lines_removed: f.lines_removed,
+            content_hash: shape::current_hash(f),
+            edits: f
+                .edits
+                .iter()
+                .filter(|o| !o.success || o.skipped || o.fuzzy_similarity.is_some())
+                .map(EditNote::of)
+                .collect(),
+            diff,
+            diff_note,
+            merged: f.merged(),
+            merged_from: f.merged_from.clone(),
+            created_dirs: f
+                .created_dirs
+                .iter()
+                .map(|d| shape::shown_path(ws, d))
+                .collect(),
+            skipped: f.skipped().map(str::to_string),
+            failure: failure.as_ref().map(PartError::of),
+        }
+    }
+}
+
+/// An edit worth naming: one that failed, was not tried, or matched approximately.
+#[derive(Serialize, JsonSchema)]
+struct EditNote {
+    /// The edit's place in the file's list, from 0.
+    index: usize,
+    /// create, str_replace, replace_lines, insert or append.
+    command: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
+    /// How close an approximate match was (0 to 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fuzzy_similarity: Option<f64>,
+    /// Not tried: an earlier edit failed and stop_on_error is set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    not_tried: bool,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    failure: Option<PartError>,
+}
+
+impl EditNote {
+    fn of(o: &filekit_core::edit::EditOutcome) -> EditNote {
+        EditNote {
+            index: o.index,
+            command: o.command,
+            label: o.label.clone(),
+            fuzzy_similarity: o.fuzzy_similarity,
+            not_tried: o.skipped,
+            failure: o.error.as_ref().map(PartError::of),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // replace_in_files
 
 const REPLACE_DESCRIPTION: &str = "\
+Replace text across a tree with one sed expression, `s/pattern/replacement/flags`, in every file the glob `files` chooses under `directory`. The pattern is a regular expression (escape ( [ . * to match them as text) unless `literal`; captures are $1 or \\1; flags g, i, or a number. Ignored, hidden and binary files are left alone. Try wide changes with dry_run first.
+
+Example: {\"expression\": \"s/getUser/fetchUser/g\", \"files\": \"*.ts\", \"directory\": \"src\", \"dry_run\": true}";
+
+/// The long form of [`REPLACE_DESCRIPTION`], for the documentation page.
+const REPLACE_GUIDE: &str = "\
 Replace text across many files with one sed expression: `s/pattern/replacement/flags` over \
 every file that `files` (a glob) chooses under `directory`, recursively. Use it for renames \
 and mechanical changes across a tree; use edit_files for changes you can spell out per file.
@@ -364,9 +700,10 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         exclude_patterns: args.exclude.unwrap_or_default(),
         ..FileSelection::default()
     };
+    let literal = args.literal.unwrap_or(false);
     let run = shape::run_tree_replace(
         ws,
-        selection,
+        selection.clone(),
         substitution,
         args.dry_run.unwrap_or(false),
         args.atomic.unwrap_or(false),
@@ -375,8 +712,11 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         Ok(out) => out,
         // No file chosen, or a bad directory: an answer about the request, not a rejection.
         Err(err) => {
-            let value = shape::failure(vec![], &err, Case::Snake);
-            return Ok(ToolReply::new(value, true, err.full_message()));
+            return Ok(ToolReply::new(
+                reply::failure(&err),
+                true,
+                err.full_message(),
+            ));
         }
     };
     let report = &out.report;
@@ -384,31 +724,32 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut entries = Vec::new();
     let mut budget = shape::DiffBudget::new();
     let mut listed = shape::ListBudget::new(ws);
+    // A dry run is for its diffs; a write says what changed, with its diffs only when short.
+    let diff_lines: usize = report.files.iter().map(|f| f.diff.lines().count()).sum();
+    let show_diffs = report.dry_run || diff_lines <= shape::SHORT_DIFF_LINES;
     for f in &report.files {
         if f.status() == FileStatus::Unchanged && f.success() || !listed.take(&f.path) {
             continue; // counted, not listed
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
         let replacements: usize = f.edits.iter().map(|o| o.replacements).sum();
-        let mut entry = serde_json::Map::new();
-        entry.insert("path".into(), json!(f.path));
-        entry.insert("status".into(), json!(status_word(f.status())));
-        entry.insert("replacements".into(), json!(replacements));
+        let path = shape::shown_path(ws, &f.resolved_path);
         if let Some(err) = &err {
-            text.push_str(&format!("{}: FAILED {}\n", f.path, err.full_message()));
-            entry.insert("error".into(), json!(err));
-        } else if let Some(why) = f.skipped() {
-            entry.insert("skipped".into(), json!(why));
-        } else {
-            text.push_str(&format!("{}: {replacements} replacement(s)\n", f.path));
+            text.push_str(&format!("{path}: FAILED {}\n", err.full_message()));
+        } else if f.skipped().is_none() {
+            text.push_str(&format!("{path}: {replacements} replacement(s)\n"));
         }
-        if let Some(hash) = shape::current_hash(f).filter(|_| f.skipped().is_none()) {
-            entry.insert("content_hash".into(), json!(hash));
-        }
-        if let Some(diff) = budget.take(&f.diff) {
-            entry.insert("diff".into(), json!(diff));
-        }
-        entries.push(Value::Object(entry));
+        entries.push(ReplacedFile {
+            path,
+            status: f.status().into(),
+            replacements,
+            content_hash: shape::current_hash(f).filter(|_| f.skipped().is_none()),
+            diff: show_diffs
+                .then(|| budget.take(&f.diff).map(str::to_string))
+                .flatten(),
+            skipped: f.skipped().map(str::to_string),
+            failure: err.as_ref().map(PartError::of),
+        });
     }
     let changed = report
         .files
@@ -433,10 +774,24 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if report.rolled_back {
         summary.push_str(" (atomic: nothing written because something failed)");
     }
+    if let Some(entry) = report.history_entry {
+        summary.push_str(&format!("; history_entry {entry}"));
+    }
+    let hint = (out.replacements() == 0 && !literal)
+        .then(|| occurs_literally(ws, selection, &args.expression))
+        .flatten();
+    if let Some(hint) = &hint {
+        summary.push_str(&format!("; {hint}"));
+    }
     if budget.cut > 0 {
         summary.push_str(&format!(
             "; {} diff(s) left out of this reply to keep it short (the changes are made as reported)",
             budget.cut
+        ));
+    }
+    if !show_diffs {
+        summary.push_str(&format!(
+            "; the diffs ({diff_lines} lines) are left out: preview with dry_run to see them"
         ));
     }
     summary.push_str(&listed.note(ws, "`files` or `directory`"));
@@ -447,209 +802,86 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             "`files` or `directory`",
         ));
     }
-    let diffs: String = entries
-        .iter()
-        .filter_map(|e| e.get("diff").and_then(Value::as_str))
-        .collect();
+    let diffs: String = entries.iter().filter_map(|e| e.diff.as_deref()).collect();
     let text = format!("{summary}\n{text}{diffs}");
-    let value = json!({
-        "success": report.success(),
-        "replacements": out.replacements(),
-        "files_matched": out.chosen,
-        "files_changed": changed,
-        "files_failed": failed,
-        "dry_run": report.dry_run,
-        "rolled_back": report.rolled_back,
-        "files": entries,
-    });
-    Ok(ToolReply::new(value, !report.success(), text))
+    let value = ReplaceReply {
+        success: report.success(),
+        replacements: out.replacements(),
+        files_matched: out.chosen,
+        files_changed: changed,
+        files_failed: failed,
+        dry_run: report.dry_run,
+        rolled_back: report.rolled_back,
+        history_entry: report.history_entry,
+        files: entries,
+        hint,
+    };
+    Ok(ToolReply::typed(&value, !report.success(), text))
 }
 
-// ---------------------------------------------------------------------------------------------
-// Output schemas
+/// For an expression that replaced nothing: what to do when its pattern, taken as plain
+/// text, would replace something (`s/Version(parts[1])/.../` meant the text): the agent is
+/// told, instead of being left with no replacement and no reason.
+fn occurs_literally(ws: &Call, selection: FileSelection, expression: &str) -> Option<String> {
+    let literal = Substitution::parse(expression, true).ok()?;
+    let probe = shape::run_tree_replace(ws, selection, literal, true, false).ok()?;
+    (probe.replacements() > 0).then(|| {
+        format!(
+            "taken as plain text the pattern would replace {} place(s): it is read as a regular \
+             expression, so pass literal: true (or escape ( [ . * and the like)",
+            probe.replacements()
+        )
+    })
+}
 
-/// The JSON Schema of a curated tool's reply (what MCP serves as `outputSchema`). Only
-/// `success` is required: a rejected or failed call answers with `success: false` and the
-/// error fields, which fit the same schema.
-pub(crate) fn output_schema(tool: &str) -> Option<Value> {
-    let error_fields = json!({
-        "error": {"type": "string", "description": "What went wrong, with a hint of what to do."},
-        "error_code": {"type": "string", "description": "The error code, e.g. NOT_FOUND, STALE, INVALID_ARGUMENT."},
-        "details": {"type": "object", "description": "Structured details of the error (near miss, ambiguous lines, unknown arguments, ...)."},
-        "warning": {"type": "string", "description": "Something the caller should know that did not fail the call (e.g. the history could not record)."}
-    });
-    let engine_error = json!({
-        "type": "object",
-        "description": "The engine's error: code, message, hint and details.",
-        "properties": {
-            "code": {"type": "string"},
-            "message": {"type": "string"},
-            "hint": {"type": "string"},
-            "details": {"type": "object"}
-        }
-    });
-    let (required, mut properties) = match tool {
-        "read_files" => (
-            vec!["success"],
-            json!({
-                "success": {"type": "boolean", "description": "True when every file was read."},
-                "files_read": {"type": "integer"},
-                "files_failed": {"type": "integer"},
-                "files": {"type": "array", "description": "One entry per file asked for, in order.", "items": {
-                    "type": "object",
-                    "required": ["path", "success"],
-                    "properties": {
-                        "path": {"type": "string"},
-                        "resolved_path": {"type": "string"},
-                        "success": {"type": "boolean"},
-                        "kind": {"enum": ["text", "image", "binary"]},
-                        "content": {"type": "string", "description": "The lines read, exactly as in the file (no line numbers)."},
-                        "start_line": {"type": "integer"},
-                        "end_line": {"type": "integer"},
-                        "total_lines": {"type": "integer"},
-                        "content_hash": {"type": "string", "description": "The file's version: give it to line edits."},
-                        "range_hash": {"type": "string"},
-                        "last_modified": {"type": "string"},
-                        "size": {"type": "integer"},
-                        "truncated": {"type": "boolean"},
-                        "unchanged": {"type": "boolean", "description": "With since_hash: the file is still that version (no content)."},
-                        "diff": {"type": "string", "description": "With since_hash: the unified diff from that version to the file now (no content)."},
-                        "since_unknown": {"type": "boolean", "description": "With since_hash: that version is not one filekit kept; the content is whole."},
-                        "mime": {"type": "string"},
-                        "description": {"type": "string"},
-                        "error": engine_error
-                    }
-                }}
-            }),
-        ),
-        "edit_files" => (
-            vec!["success"],
-            json!({
-                "success": {"type": "boolean", "description": "True when every edit of every file succeeded."},
-                "dry_run": {"type": "boolean"},
-                "atomic": {"type": "boolean"},
-                "rolled_back": {"type": "boolean", "description": "True when atomic kept every file unwritten because something failed."},
-                "history_entry": {"type": "integer", "description": "The history entry that records the change (for undo)."},
-                "files": {"type": "array", "description": "One report per file, in order.", "items": {
-                    "type": "object",
-                    "required": ["path", "status", "written"],
-                    "properties": {
-                        "path": {"type": "string"},
-                        "resolved_path": {"type": "string"},
-                        "status": {"enum": ["created", "modified", "unchanged", "failed", "skipped"]},
-                        "written": {"type": "boolean"},
-                        "edits_applied": {"type": "integer"},
-                        "edits_failed": {"type": "integer"},
-                        "edits": {"type": "array", "description": "One outcome per edit, in the order given.", "items": {
-                            "type": "object",
-                            "properties": {
-                                "index": {"type": "integer", "description": "The edit's place in the file's list, from 0."},
-                                "command": {"type": "string", "description": "The kind of edit: create, str_replace, replace_lines, insert, append, ..."},
-                                "label": {"type": "string"},
-                                "success": {"type": "boolean"},
-                                "replacements": {"type": "integer", "description": "How many places the edit changed."},
-                                "fuzzy_similarity": {"type": "number", "description": "How close a fuzzy match was (0 to 1)."},
-                                "line": {"type": "integer", "description": "The first line the edit changed, in the file as read."},
-                                "diff": {"type": "string"},
-                                "skipped": {"type": "boolean", "description": "True when the edit was not tried (an earlier one failed with stop_on_error)."},
-                                "error": engine_error
-                            }
-                        }},
-                        "diff": {"type": "string"},
-                        "diff_note": {"type": "string"},
-                        "lines_added": {"type": "integer"},
-                        "lines_removed": {"type": "integer"},
-                        "old_hash": {"type": "string"},
-                        "new_hash": {"type": "string", "description": "The file's version after the edit: give it to the next line edit."},
-                        "merged": {"type": "boolean", "description": "The file had changed since base_hash; the edits were merged into it (diff: what was written)."},
-                        "merged_from": {"type": "string", "description": "The version the edits were made on, when merged."},
-                        "last_modified": {"type": "string"},
-                        "error": engine_error
-                    }
-                }}
-            }),
-        ),
-        "replace_in_files" => (
-            vec!["success"],
-            json!({
-                "success": {"type": "boolean"},
-                "replacements": {"type": "integer"},
-                "files_matched": {"type": "integer"},
-                "files_changed": {"type": "integer"},
-                "files_failed": {"type": "integer"},
-                "dry_run": {"type": "boolean"},
-                "rolled_back": {"type": "boolean"},
-                "history_entry": {"type": "integer", "description": "The history entry that records the change (for undo)."},
-                "files": {"type": "array", "description": "The files changed, failed or skipped (unchanged ones are only counted).", "items": {
-                    "type": "object",
-                    "required": ["path", "status", "replacements"],
-                    "properties": {
-                        "path": {"type": "string"},
-                        "status": {"enum": ["created", "modified", "unchanged", "failed", "skipped"]},
-                        "replacements": {"type": "integer"},
-                        "skipped": {"type": "string"},
-                        "content_hash": {"type": "string"},
-                        "diff": {"type": "string"},
-                        "error": engine_error
-                    }
-                }}
-            }),
-        ),
-        "lock" | "unlock" => (
-            vec!["success"],
-            json!({
-                "success": {"type": "boolean", "description": "True when every path was leased (or released)."},
-                "holder": {"type": "string", "description": "The lease holder the call acted for."},
-                "leases": {"type": "array", "description": "One entry per path, in order.", "items": {
-                    "type": "object",
-                    "required": ["path", "success"],
-                    "properties": {
-                        "path": {"type": "string"},
-                        "success": {"type": "boolean"},
-                        "holder": {"type": "string"},
-                        "expires": {"type": "string", "description": "When the lease ends (RFC 3339)."},
-                        "released": {"type": "boolean", "description": "unlock: a live lease was released."},
-                        "error": engine_error
-                    }
-                }}
-            }),
-        ),
-        _ => {
-            let (required, properties) = crate::filekit_search::output_schema(tool)?;
-            // A search that could not run answers with success false and the error fields
-            // only: the report's fields are required of a search that ran.
-            let mut all = properties.clone();
-            if let (Some(all), Value::Object(errors)) = (all.as_object_mut(), &error_fields) {
-                for (key, schema) in errors {
-                    all.entry(key.clone()).or_insert(schema.clone());
-                }
-            }
-            let mut schema = json!({
-                "type": "object",
-                "required": ["success"],
-                "properties": all,
-                "anyOf": [
-                    {"description": "The search ran.", "required": required, "properties": properties},
-                    {"description": "The search could not run.", "required": ["error", "error_code"], "properties": {"success": {"const": false}, "error": {"type": "string"}, "error_code": {"type": "string"}}}
-                ]
-            });
-            schema["properties"]["success"] =
-                json!({"type": "boolean", "description": "True when the call ran."});
-            return Some(schema);
-        }
-    };
-    if let (Some(props), Value::Object(errors)) = (properties.as_object_mut(), error_fields) {
-        for (key, schema) in errors {
-            props.entry(key).or_insert(schema);
-        }
-    }
-    Some(json!({"type": "object", "required": required, "properties": properties}))
+/// What replace_in_files answers.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct ReplaceReply {
+    success: bool,
+    replacements: usize,
+    files_matched: usize,
+    files_changed: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    files_failed: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rolled_back: bool,
+    /// The history entry that records the change: `undo` takes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    /// The files changed, failed or skipped (unchanged ones are only counted).
+    files: Vec<ReplacedFile>,
+    /// Replaced nothing, but the pattern occurs as plain text: what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct ReplacedFile {
+    path: String,
+    status: Status,
+    replacements: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    failure: Option<PartError>,
 }
 
 // ---------------------------------------------------------------------------------------------
 // lock, unlock
 
 const LOCK_DESCRIPTION: &str = "\
+Lease files so that other agents' writes to them are refused (LOCKED) until you unlock them or ttl_seconds (default 300) pass. Only for a change that must not interleave with others': edits with base_hash are merged without it.
+
+Example: {\"paths\": [\"src/schema.sql\"], \"ttl_seconds\": 120}";
+
+/// The long form of [`LOCK_DESCRIPTION`], for the documentation page.
+const LOCK_GUIDE: &str = "\
 Lease files for a while so that other agents' writes to them are refused (advisory: every \
 filekit client respects it). Use it only for the rare change that must not be interleaved \
 with anyone else's (a rewrite of a whole file, a multi-step refactor); ordinary edits with \
@@ -660,6 +892,12 @@ locking again. Release it with unlock as soon as you are done.
 Example: {\"paths\": [\"src/schema.sql\"], \"ttl_seconds\": 120}";
 
 const UNLOCK_DESCRIPTION: &str = "\
+Release your leases (force: another's). A path without a lease is not an error.
+
+Example: {\"paths\": [\"src/schema.sql\"]}";
+
+/// The long form of [`UNLOCK_DESCRIPTION`], for the documentation page.
+const UNLOCK_GUIDE: &str = "\
 Release leases taken with lock. Only the holder releases a lease (force breaks another's). \
 Releasing a path that has no live lease is not an error.
 
@@ -718,8 +956,28 @@ fn lease_paths(paths: &[String], tool: &str) -> Result<(), FkError> {
     Ok(())
 }
 
-fn lease_json(l: &filekit_core::leases::Lease) -> Value {
-    json!({"path": l.path, "holder": l.holder, "expires": l.expires_rfc3339()})
+/// What lock and unlock answer.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct LeaseReply {
+    /// True when every path was leased (or released).
+    success: bool,
+    /// The lease holder the call acted for.
+    holder: String,
+    /// One entry per path, in order.
+    leases: Vec<LeaseEntry>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct LeaseEntry {
+    path: String,
+    /// lock: when the lease ends (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires: Option<String>,
+    /// unlock: whether a live lease was released.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    released: Option<bool>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    failure: Option<PartError>,
 }
 
 fn lock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
@@ -733,30 +991,42 @@ fn lock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut failed = 0;
     for path in &args.paths {
-        match ws
+        let leased = ws
             .resolve(path)
-            .and_then(|p| filekit_core::leases::lock(ws, &p, &holder, ttl))
-        {
+            .and_then(|p| filekit_core::leases::lock(ws, &p, &holder, ttl));
+        let path = shape::shown_path(ws, path);
+        match leased {
             Ok(l) => {
                 text.push_str(&format!(
                     "{path}: leased to {} until {}\n",
                     l.holder,
                     l.expires_rfc3339()
                 ));
-                let mut e = lease_json(&l);
-                e["path"] = json!(path);
-                e["success"] = json!(true);
-                entries.push(e);
+                entries.push(LeaseEntry {
+                    path,
+                    expires: Some(l.expires_rfc3339()),
+                    released: None,
+                    failure: None,
+                });
             }
             Err(err) => {
                 failed += 1;
                 text.push_str(&format!("{path}: FAILED {}\n", err.full_message()));
-                entries.push(json!({"path": path, "success": false, "error": err}));
+                entries.push(LeaseEntry {
+                    path,
+                    expires: None,
+                    released: None,
+                    failure: Some(PartError::of(&err)),
+                });
             }
         }
     }
-    let value = json!({"success": failed == 0, "holder": holder, "leases": entries});
-    Ok(ToolReply::new(value, failed > 0, text))
+    let value = LeaseReply {
+        success: failed == 0,
+        holder,
+        leases: entries,
+    };
+    Ok(ToolReply::typed(&value, failed > 0, text))
 }
 
 fn unlock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
@@ -768,27 +1038,41 @@ fn unlock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut failed = 0;
     for path in &args.paths {
-        match ws
+        let released = ws
             .resolve(path)
-            .and_then(|p| filekit_core::leases::unlock(ws, &p, &holder, force))
-        {
+            .and_then(|p| filekit_core::leases::unlock(ws, &p, &holder, force));
+        let path = shape::shown_path(ws, path);
+        match released {
             Ok(released) => {
                 text.push_str(&match &released {
                     Some(l) => format!("{path}: released (was leased to {})\n", l.holder),
                     None => format!("{path}: had no live lease\n"),
                 });
-                entries
-                    .push(json!({"path": path, "success": true, "released": released.is_some()}));
+                entries.push(LeaseEntry {
+                    path,
+                    expires: None,
+                    released: Some(released.is_some()),
+                    failure: None,
+                });
             }
             Err(err) => {
                 failed += 1;
                 text.push_str(&format!("{path}: FAILED {}\n", err.full_message()));
-                entries.push(json!({"path": path, "success": false, "error": err}));
+                entries.push(LeaseEntry {
+                    path,
+                    expires: None,
+                    released: None,
+                    failure: Some(PartError::of(&err)),
+                });
             }
         }
     }
-    let value = json!({"success": failed == 0, "holder": holder, "leases": entries});
-    Ok(ToolReply::new(value, failed > 0, text))
+    let value = LeaseReply {
+        success: failed == 0,
+        holder,
+        leases: entries,
+    };
+    Ok(ToolReply::typed(&value, failed > 0, text))
 }
 
 #[cfg(test)]
@@ -832,99 +1116,52 @@ mod tests {
     }
 
     const PINNED_EDIT_FILES: &str = r#"{
+  "success": false,
   "files": [
     {
       "path": "a.txt",
-      "resolved_path": "<root>/a.txt",
       "status": "modified",
-      "written": true,
       "edits_applied": 2,
       "edits_failed": 1,
+      "lines_added": 2,
+      "lines_removed": 2,
+      "content_hash": "702273c83c32c4e0",
       "edits": [
-        {
-          "index": 0,
-          "command": "replace_lines",
-          "success": true,
-          "replacements": 1,
-          "line": 1
-        },
-        {
-          "index": 1,
-          "command": "str_replace",
-          "success": true,
-          "replacements": 1,
-          "line": 3
-        },
         {
           "index": 2,
           "command": "str_replace",
-          "success": false,
-          "replacements": 0,
-          "error": {
-            "code": "NOT_FOUND",
-            "message": "`old` was not found in <root>/a.txt",
-            "hint": "nothing similar is in the file: read it again and copy the text exactly, including indentation",
-            "details": {
-              "fact": "search_text_not_found",
-              "near_miss": null,
-              "wanted": "tow"
-            }
+          "error": "`old` was not found in <root>/a.txt (nothing similar is in the file: read it again and copy the text exactly, including indentation)",
+          "error_code": "NOT_FOUND",
+          "details": {
+            "fact": "search_text_not_found",
+            "near_miss": null,
+            "wanted": "tow"
           }
         }
       ],
-      "diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-one\n+ONE\n two\n-three\n+THREE\n",
-      "lines_added": 2,
-      "lines_removed": 2,
-      "old_hash": "8ba6dab5185db767",
-      "new_hash": "702273c83c32c4e0",
-      "last_modified": "<time>"
+      "diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n-one\n+ONE\n two\n-three\n+THREE\n"
     },
     {
       "path": "b/new.txt",
-      "resolved_path": "<root>/b/new.txt",
       "status": "created",
-      "written": true,
       "edits_applied": 1,
-      "edits_failed": 0,
-      "edits": [
-        {
-          "index": 0,
-          "command": "create",
-          "success": true,
-          "replacements": 1,
-          "line": 1
-        }
-      ],
-      "diff": "--- /dev/null\n+++ b/b/new.txt\n@@ -0,0 +1,1 @@\n+hi\n",
       "lines_added": 1,
       "lines_removed": 0,
-      "new_hash": "b34d1a3ab2bece70",
-      "last_modified": "<time>",
+      "content_hash": "b34d1a3ab2bece70",
+      "diff": "--- /dev/null\n+++ b/b/new.txt\n@@ -0,0 +1,1 @@\n+hi\n",
       "created_dirs": [
-        "<root>/b"
+        "b"
       ]
     },
     {
       "path": "gone.txt",
-      "resolved_path": "<root>/gone.txt",
       "status": "failed",
-      "written": false,
       "edits_applied": 0,
-      "edits_failed": 0,
-      "edits": [],
-      "diff": "",
       "lines_added": 0,
       "lines_removed": 0,
-      "error": {
-        "code": "NOT_FOUND",
-        "message": "<root>/gone.txt does not exist",
-        "hint": "nothing with a similar name is in <root>; list that directory to see what is there"
-      }
+      "error": "<root>/gone.txt does not exist (nothing with a similar name is in <root>; list that directory to see what is there)",
+      "error_code": "NOT_FOUND"
     }
-  ],
-  "dry_run": false,
-  "atomic": false,
-  "rolled_back": false,
-  "success": false
+  ]
 }"#;
 }

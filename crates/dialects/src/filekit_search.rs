@@ -6,18 +6,18 @@
 //! and every cut reply says how to get the rest (`next_offset`).
 
 use crate::Call;
-use crate::args::{object, parse, schema_for};
+use crate::args::{parse, schema_for};
 use crate::claude_search::skip_rows;
-use crate::shape::{self, Case};
-use crate::{ToolReply, ToolSpec};
+use crate::reply;
+use crate::{ReplySchema, ToolReply, ToolSpec};
 use filekit_core::search::WalkFilter;
 use filekit_core::search::glob::{GlobOptions, glob};
 use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
 use filekit_core::search::list::{EntryKind, ListOptions, list};
 use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -35,7 +35,7 @@ const MAX_DEPTH: usize = 64;
 const MAX_LINE_CHARS: usize = 1000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, description, schema: &Value, run| ToolSpec {
+    let spec = |name, (description, guide), schema: &Value, run, reply| ToolSpec {
         name,
         dialect: "filekit",
         description,
@@ -45,26 +45,42 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         idempotent: true,
         run,
         reject,
+        guide,
+        reply: ReplySchema::Typed(reply),
     };
     vec![
-        spec("grep_files", GREP_DESCRIPTION, &GREP_SCHEMA, grep_files),
-        spec("find_files", FIND_DESCRIPTION, &FIND_SCHEMA, find_files),
-        spec("list_dir", LIST_DESCRIPTION, &LIST_SCHEMA, list_dir),
+        spec(
+            "grep_files",
+            (GREP_DESCRIPTION, GREP_GUIDE),
+            &GREP_SCHEMA,
+            grep_files,
+            reply::schema::<GrepReply>,
+        ),
+        spec(
+            "find_files",
+            (FIND_DESCRIPTION, FIND_GUIDE),
+            &FIND_SCHEMA,
+            find_files,
+            reply::schema::<FindReply>,
+        ),
+        spec(
+            "list_dir",
+            (LIST_DESCRIPTION, LIST_GUIDE),
+            &LIST_SCHEMA,
+            list_dir,
+            reply::schema::<ListReply>,
+        ),
     ]
 }
 
 fn reject(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Snake)
+    reply::failure(err)
 }
 
 /// A search that could not run (bad regex or glob, missing path, path outside the roots): an
 /// answer about the request, with the error fields of the curated table.
 fn failed(err: &FkError) -> ToolReply {
-    ToolReply::new(
-        shape::failure(vec![], err, Case::Snake),
-        true,
-        err.full_message(),
-    )
+    ToolReply::new(reply::failure(err), true, err.full_message())
 }
 
 fn walk_filter(include_hidden: Option<bool>, include_ignored: Option<bool>) -> WalkFilter {
@@ -129,6 +145,12 @@ impl<'a> Shown<'a> {
 // grep_files
 
 const GREP_DESCRIPTION: &str = "\
+Search file contents with a regular expression (ripgrep's engine; ignored, hidden and binary files skipped) under `path`, one file or a tree. Choose files with `glob` (`*.{ts,tsx}`, `!*.min.js`) or `type` (rust, py, ts, ...). Replies are `path:line:text` lines (`path-line-text` for context lines); line numbers are the file's, for read_files and edit_files as they are. output_mode files or count for less. A cut reply gives `next_offset` for `offset`.
+
+Example: {\"pattern\": \"def \\\\w+_handler\", \"path\": \"src\", \"type\": \"py\", \"context\": 2}";
+
+/// The long form of [`GREP_DESCRIPTION`], for the documentation page.
+const GREP_GUIDE: &str = "\
 Search the contents of files with a regular expression (ripgrep's engine and rules): every \
 file under `path` (default: the workspace root), or one file. .gitignore'd, hidden and binary \
 files are skipped (`include_ignored`, `include_hidden` add the first two). Choose files with \
@@ -268,7 +290,7 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let next = offset.saturating_add(result.shown_rows);
     let more = result.total_rows.saturating_sub(next);
     let mut text = String::new();
-    let files: Vec<Value> = result
+    let files: Vec<GrepFile> = result
         .files
         .iter()
         .map(|f| {
@@ -288,15 +310,19 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                     }
                 }
             }
-            let mut entry = json!({"path": path, "count": f.count});
-            if mode == GrepMode::Content {
-                entry["lines"] = f
-                    .lines
-                    .iter()
-                    .map(|l| json!({"line": l.line, "text": l.text, "match": l.is_match}))
-                    .collect();
+            GrepFile {
+                path,
+                count: f.count,
+                lines: (mode == GrepMode::Content).then(|| {
+                    f.lines
+                        .iter()
+                        .map(|l| {
+                            let sep = if l.is_match { ':' } else { '-' };
+                            format!("{}{sep}{}", l.line, l.text)
+                        })
+                        .collect()
+                }),
             }
-            entry
         })
         .collect();
     let unit = if mode == GrepMode::Content {
@@ -304,11 +330,29 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     } else {
         "files"
     };
+    let hint = (result.total_files == 0)
+        .then(|| occurs_literally(ws, &opts))
+        .flatten()
+        .map(|files| {
+            format!(
+                "as plain text it occurs in {files}{} file(s): the pattern is read as a regular \
+                 expression, so pass literal: true (or escape ( [ . * and the like)",
+                if files >= LITERAL_PROBE_FILES {
+                    "+"
+                } else {
+                    ""
+                }
+            )
+        });
     let mut summary = if result.total_files == 0 {
-        format!(
+        let mut none = format!(
             "No match for {} in {} files searched",
             args.pattern, result.searched
-        )
+        );
+        if let Some(hint) = &hint {
+            none.push_str(&format!("; {hint}"));
+        }
+        none
     } else {
         format!(
             "{} matching lines in {} files ({} files searched)",
@@ -337,39 +381,113 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             result.skipped.messages.join("; ")
         ));
     }
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("output_mode", Some(json!(mode_name(mode)))),
-        ("files", Some(json!(files))),
-        ("total_files", Some(json!(result.total_files))),
-        ("total_matches", Some(json!(result.total_matches))),
-        ("total_rows", Some(json!(result.total_rows))),
-        ("shown_rows", Some(json!(result.shown_rows))),
-        ("files_searched", Some(json!(result.searched))),
-        ("binary_skipped", Some(json!(result.binary_skipped))),
-        ("truncated", Some(json!(more > 0 || result.truncated))),
-        ("next_offset", (more > 0).then(|| json!(next))),
-        ("skipped", skipped_value(&result.skipped)),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = GrepReply {
+        success: true,
+        files,
+        total_files: result.total_files,
+        total_matches: result.total_matches,
+        files_searched: result.searched,
+        binary_skipped: result.binary_skipped,
+        next_offset: (more > 0).then_some(next),
+        truncated: result.truncated && more == 0,
+        unreadable: Unread::of(&result.skipped),
+        hint,
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }
 
-fn mode_name(mode: GrepMode) -> &'static str {
-    match mode {
-        GrepMode::Content => "content",
-        GrepMode::Files => "files",
-        GrepMode::Count => "count",
+/// The most files the literal probe of a regex that found nothing counts.
+const LITERAL_PROBE_FILES: usize = 20;
+
+/// In how many files the pattern of a regex search that found nothing occurs as plain text,
+/// when it does and reads differently as a regex (`Version(parts[1])`): the agent meant the
+/// text, and is told so instead of being left with "no match".
+fn occurs_literally(ws: &Call, opts: &GrepOptions) -> Option<usize> {
+    if opts.fixed_strings || regex::escape(&opts.pattern) == opts.pattern {
+        return None;
+    }
+    let probe = GrepOptions {
+        fixed_strings: true,
+        mode: OutputMode::FilesWithMatches,
+        head_limit: Some(LITERAL_PROBE_FILES),
+        ..opts.clone()
+    };
+    grep(ws, &probe)
+        .ok()
+        .map(|r| r.total_files)
+        .filter(|&n| n > 0)
+}
+
+/// What grep_files answers.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct GrepReply {
+    /// True when the search ran (a search with no match succeeds too).
+    success: bool,
+    /// The files with a match, sorted by path (after offset, up to max_results rows).
+    files: Vec<GrepFile>,
+    /// Files with a match, in all.
+    total_files: usize,
+    /// Matching lines, in all.
+    total_matches: u64,
+    files_searched: usize,
+    /// Binary files passed over.
+    #[serde(skip_serializing_if = "is_zero")]
+    binary_skipped: usize,
+    /// Rows were left out: give this as `offset` for the next ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<usize>,
+    /// More matched than one search keeps in memory: narrow it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unreadable: Option<Unread>,
+    /// Found nothing, but the pattern occurs as plain text: what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct GrepFile {
+    /// Relative to the workspace root (absolute when in another root).
+    path: String,
+    /// Matching lines in the file.
+    count: u64,
+    /// content mode: the lines shown, in file order: `LINE:TEXT` for a match, `LINE-TEXT`
+    /// for a context line (cut past 1000 characters, saying so).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<Vec<String>>,
+}
+
+/// Files or directories that could not be read: how many, and the first few reasons.
+#[derive(Serialize, JsonSchema)]
+struct Unread {
+    count: usize,
+    messages: Vec<String>,
+}
+
+impl Unread {
+    fn of(s: &filekit_core::search::Skipped) -> Option<Unread> {
+        (s.count > 0).then(|| Unread {
+            count: s.count,
+            messages: s.messages.clone(),
+        })
     }
 }
 
-fn skipped_value(s: &filekit_core::search::Skipped) -> Option<Value> {
-    (s.count > 0).then(|| json!({"count": s.count, "messages": s.messages}))
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 // ---------------------------------------------------------------------------------------------
 // find_files
 
 const FIND_DESCRIPTION: &str = "\
+Find files by glob, newest first. `*` stays in one directory, `**` crosses any number: `**/*.rs` is every Rust file, `*.rs` only those at the top of `path`. Ignored and hidden files are left out unless asked for.
+
+Example: {\"pattern\": \"src/**/*.test.{ts,tsx}\"}";
+
+/// The long form of [`FIND_DESCRIPTION`], for the documentation page.
+const FIND_GUIDE: &str = "\
 Find files by path pattern, newest first (most recently modified first). `pattern` is a glob \
 matched against paths relative to `path` (default: the workspace root): `*` stays within one \
 directory, `**` crosses any number (`**/*.rs` finds every Rust file, `*.rs` only those at the \
@@ -426,14 +544,17 @@ fn find_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         Err(e) => return Ok(failed(&e)),
     };
     let mut text = String::new();
-    let files: Vec<Value> = result
+    let files: Vec<FoundFile> = result
         .files
         .iter()
         .skip(offset)
         .map(|f| {
             let path = shown_abs(ws, &f.absolute);
             text.push_str(&format!("{path}\n"));
-            json!({"path": path, "modified": f.modified})
+            FoundFile {
+                path,
+                modified: f.modified.clone(),
+            }
         })
         .collect();
     let next = offset.saturating_add(files.len());
@@ -465,15 +586,37 @@ fn find_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             result.skipped.messages.join("; ")
         ));
     }
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("files", Some(json!(files))),
-        ("total", Some(json!(result.total))),
-        ("truncated", Some(json!(more > 0))),
-        ("next_offset", (more > 0).then(|| json!(next))),
-        ("skipped", skipped_value(&result.skipped)),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = FindReply {
+        success: true,
+        files,
+        total: result.total,
+        next_offset: (more > 0).then_some(next),
+        unreadable: Unread::of(&result.skipped),
+    };
+    Ok(ToolReply::typed(&value, false, text))
+}
+
+/// What find_files answers.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct FindReply {
+    success: bool,
+    /// The matching files, newest first.
+    files: Vec<FoundFile>,
+    /// Files that match, in all.
+    total: usize,
+    /// Older matches were left out: give this as `offset` for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unreadable: Option<Unread>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct FoundFile {
+    /// Relative to the workspace root (absolute when in another root).
+    path: String,
+    /// Last modification, RFC 3339 UTC.
+    modified: String,
 }
 
 /// An absolute path of a search result as the curated tools show it (see [`Shown`]).
@@ -490,6 +633,12 @@ fn shown_abs(ws: &Call, absolute: &str) -> String {
 // list_dir
 
 const LIST_DESCRIPTION: &str = "\
+List a directory's entries (directories end with /), sorted; `depth` descends as a tree (default 1). Ignored and hidden entries are left out unless asked for; `ignore` leaves out more. Use find_files or grep_files when you know what you are looking for.
+
+Example: {\"path\": \"src\", \"depth\": 2, \"ignore\": [\"__pycache__\", \"*.snap\"]}";
+
+/// The long form of [`LIST_DESCRIPTION`], for the documentation page.
+const LIST_GUIDE: &str = "\
 List a directory: its entries (directories end with /, symbolic links show their target and \
 are not followed), sorted by path. `depth` descends into subdirectories as a tree (1: the \
 directory's own entries, the default; 3: three levels). .gitignore'd and hidden entries are \
@@ -575,29 +724,29 @@ fn list_dir(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         let kind = match e.kind {
             EntryKind::Dir => {
                 text.push('/');
-                "dir"
+                Kind::Dir
             }
             EntryKind::Symlink => {
                 text.push_str(" -> ");
                 text.push_str(e.link_target.as_deref().unwrap_or("?"));
-                "symlink"
+                Kind::Symlink
             }
-            EntryKind::File => "file",
-            EntryKind::Other => "other",
+            EntryKind::File => Kind::File,
+            EntryKind::Other => Kind::Other,
         };
         text.push('\n');
         let path = shown_abs(
             ws,
             &Path::new(&listing.path).join(&e.name).display().to_string(),
         );
-        entries.push(object(vec![
-            ("path", Some(json!(path))),
-            ("kind", Some(json!(kind))),
-            ("size", Some(json!(e.size))),
-            ("modified", Some(json!(e.modified))),
-            ("depth", Some(json!(e.depth))),
-            ("link_target", e.link_target.clone().map(Value::from)),
-        ]));
+        entries.push(ListedEntry {
+            path,
+            kind,
+            size: e.size,
+            modified: e.modified.clone(),
+            depth: e.depth,
+            link_target: e.link_target.clone(),
+        });
     }
     if listing.truncated {
         text.push_str(&format!(
@@ -613,117 +762,55 @@ fn list_dir(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             listing.skipped.messages.join("; ")
         ));
     }
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("path", Some(json!(dir))),
-        ("entries", Some(json!(entries))),
-        ("total", Some(json!(listing.total))),
-        ("truncated", Some(json!(listing.truncated))),
-        ("skipped", skipped_value(&listing.skipped)),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = ListReply {
+        success: true,
+        path: dir,
+        entries,
+        total: listing.total,
+        truncated: listing.truncated,
+        unreadable: Unread::of(&listing.skipped),
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }
 
-/// The JSON Schemas of the three replies (MCP's `outputSchema`).
-pub(crate) fn output_schema(tool: &str) -> Option<(Vec<&'static str>, Value)> {
-    let skipped = json!({
-        "type": "object",
-        "description": "Files or directories that could not be read: how many, and the first few reasons.",
-        "required": ["count", "messages"],
-        "properties": {
-            "count": {"type": "integer", "minimum": 1},
-            "messages": {"type": "array", "items": {"type": "string"}}
-        },
-        "additionalProperties": false
-    });
-    let next_offset = json!({"type": "integer", "minimum": 1, "description": "Present when rows were left out: give it as `offset` to get the next ones."});
-    Some(match tool {
-        "grep_files" => (
-            vec![
-                "success",
-                "output_mode",
-                "files",
-                "total_files",
-                "total_matches",
-                "total_rows",
-                "shown_rows",
-                "truncated",
-            ],
-            json!({
-                "success": {"type": "boolean", "description": "True when the search ran (a search with no match succeeds too)."},
-                "output_mode": {"enum": ["content", "files", "count"]},
-                "files": {"type": "array", "description": "The files with a match, sorted by path (after offset, up to max_results rows).", "items": {
-                    "type": "object",
-                    "required": ["path", "count"],
-                    "properties": {
-                        "path": {"type": "string", "description": "Relative to the workspace root (absolute when in another root)."},
-                        "count": {"type": "integer", "minimum": 1, "description": "Matching lines in the file."},
-                        "lines": {"type": "array", "description": "content mode: the lines shown, in file order.", "items": {
-                            "type": "object",
-                            "required": ["line", "text", "match"],
-                            "properties": {
-                                "line": {"type": "integer", "minimum": 1, "description": "1-based line number in the file."},
-                                "text": {"type": "string", "description": "The line, without its line break (cut past 1000 characters, saying so)."},
-                                "match": {"type": "boolean", "description": "False for a context line."}
-                            },
-                            "additionalProperties": false
-                        }}
-                    },
-                    "additionalProperties": false
-                }},
-                "total_files": {"type": "integer", "minimum": 0, "description": "Files with a match, in all."},
-                "total_matches": {"type": "integer", "minimum": 0, "description": "Matching lines, in all."},
-                "total_rows": {"type": "integer", "minimum": 0, "description": "Rows in all: lines (context included) in content mode, files otherwise."},
-                "shown_rows": {"type": "integer", "minimum": 0, "description": "Rows in this reply."},
-                "files_searched": {"type": "integer", "minimum": 0},
-                "binary_skipped": {"type": "integer", "minimum": 0, "description": "Binary files passed over."},
-                "truncated": {"type": "boolean", "description": "True when rows were left out."},
-                "next_offset": next_offset,
-                "skipped": skipped
-            }),
-        ),
-        "find_files" => (
-            vec!["success", "files", "total", "truncated"],
-            json!({
-                "success": {"type": "boolean"},
-                "files": {"type": "array", "description": "The matching files, newest first.", "items": {
-                    "type": "object",
-                    "required": ["path", "modified"],
-                    "properties": {
-                        "path": {"type": "string", "description": "Relative to the workspace root (absolute when in another root)."},
-                        "modified": {"type": "string", "description": "Last modification, RFC 3339 UTC."}
-                    },
-                    "additionalProperties": false
-                }},
-                "total": {"type": "integer", "minimum": 0, "description": "Files that match, in all."},
-                "truncated": {"type": "boolean", "description": "True when older matches were left out."},
-                "next_offset": next_offset,
-                "skipped": skipped
-            }),
-        ),
-        "list_dir" => (
-            vec!["success", "path", "entries", "total", "truncated"],
-            json!({
-                "success": {"type": "boolean"},
-                "path": {"type": "string", "description": "The directory listed."},
-                "entries": {"type": "array", "description": "The entries, sorted by path (a directory's children right after it).", "items": {
-                    "type": "object",
-                    "required": ["path", "kind", "size", "modified", "depth"],
-                    "properties": {
-                        "path": {"type": "string", "description": "Relative to the workspace root (absolute when in another root)."},
-                        "kind": {"enum": ["file", "dir", "symlink", "other"]},
-                        "size": {"type": "integer", "minimum": 0, "description": "Bytes (of the link itself for a symlink)."},
-                        "modified": {"type": "string", "description": "Last modification, RFC 3339 UTC."},
-                        "depth": {"type": "integer", "minimum": 1, "description": "1 for the directory's own entries, 2 for their children, ..."},
-                        "link_target": {"type": "string", "description": "Where a symbolic link points, as written in the link."}
-                    },
-                    "additionalProperties": false
-                }},
-                "total": {"type": "integer", "minimum": 0, "description": "Entries found in all."},
-                "truncated": {"type": "boolean", "description": "True when entries were left out (max_entries)."},
-                "skipped": skipped
-            }),
-        ),
-        _ => return None,
-    })
+/// What list_dir answers.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct ListReply {
+    success: bool,
+    /// The directory listed.
+    path: String,
+    /// The entries, sorted by path (a directory's children right after it).
+    entries: Vec<ListedEntry>,
+    /// Entries found in all.
+    total: usize,
+    /// Entries were left out (max_entries).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unreadable: Option<Unread>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct ListedEntry {
+    /// Relative to the workspace root (absolute when in another root).
+    path: String,
+    kind: Kind,
+    /// Bytes (of the link itself for a symlink).
+    size: u64,
+    /// Last modification, RFC 3339 UTC.
+    modified: String,
+    /// 1 for the directory's own entries, 2 for their children, ...
+    depth: usize,
+    /// Where a symbolic link points, as written in the link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    link_target: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    File,
+    Dir,
+    Symlink,
+    Other,
 }

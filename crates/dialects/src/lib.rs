@@ -57,10 +57,13 @@ mod filekit_search;
 mod history_tools;
 mod mcp_filesystem;
 pub mod refactor_mode;
+mod reply;
 mod semantic;
 mod shape;
 mod templates;
 pub mod wire;
+
+pub use reply::SchemaForm;
 
 use filekit_core::edit::{EditReport, EditRequest};
 use filekit_core::{Control, ErrorCode, FkError, Workspace, pipeline};
@@ -144,6 +147,11 @@ pub struct ToolSpec {
     /// Written for a model: what the tool does, when to prefer it, its line-number and
     /// ordering rules, and one short example.
     pub description: &'static str,
+    /// The long form for people and for a model that looks it up: what the description leaves
+    /// out (every rule, the edge cases, more examples). The documentation page
+    /// (`docs/tools/`) prints it after the description; `tools/list` does not carry it, since
+    /// every byte there is read in every session. Empty when the description says it all.
+    pub guide: &'static str,
     /// JSON Schema of the arguments, with exactly the document's argument names.
     pub input_schema: Value,
     /// True when the tool never writes.
@@ -157,6 +165,19 @@ pub struct ToolSpec {
     pub(crate) run: fn(&Call, Value) -> Result<ToolReply, FkError>,
     /// The dialect's reply for a rejected call, in that dialect's shape.
     pub(crate) reject: fn(&FkError) -> Value,
+    /// Where the JSON Schema of its reply (MCP's `outputSchema`) comes from.
+    pub reply: ReplySchema,
+}
+
+/// Where a tool's output schema comes from.
+#[derive(Clone, Copy)]
+pub enum ReplySchema {
+    /// Generated from the Rust type of its reply (`reply::schema::<T>`): the reply and its
+    /// schema cannot drift apart.
+    Typed(fn(SchemaForm) -> Value),
+    /// Written by hand in `output_schemas.json`: the tables whose replies are still built as
+    /// JSON values, until each moves onto typed replies.
+    Listed,
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -273,23 +294,50 @@ static OUTPUT_SCHEMAS: LazyLock<serde_json::Map<String, Value>> = LazyLock::new(
         .expect("output_schemas.json is a JSON object of schemas")
 });
 
-/// The JSON Schema of a tool's reply (MCP's `outputSchema`): the curated table's own, written
-/// with its tools, or the dialect tables' ([`OUTPUT_SCHEMAS`]).
+/// The JSON Schema of a tool's reply as `tools/list` serves it (MCP's `outputSchema`, the
+/// listed form of [`reply::listed`]): generated from its reply's type, or, for the tables not
+/// yet moved onto typed replies, from [`OUTPUT_SCHEMAS`].
 pub fn output_schema(tool: &ToolSpec) -> Value {
-    let curated = match tool.dialect {
-        "filekit" => filekit::output_schema(tool.name),
-        _ => None,
-    };
-    // A table whose tool names other tables use too keys its schemas `table:name`.
-    curated
-        .or_else(|| {
-            OUTPUT_SCHEMAS
-                .get(&format!("{}:{}", tool.dialect, tool.name))
-                .cloned()
-        })
-        .or_else(|| OUTPUT_SCHEMAS.get(tool.name).cloned())
+    match tool.reply {
+        ReplySchema::Typed(schema) => schema(SchemaForm::Listed),
+        // A table whose tool names other tables use too keys its schemas `table:name`.
+        ReplySchema::Listed => reply::listed(written_output_schema(tool)),
+    }
+}
+
+/// The tables whose `tools/list` entries give their arguments bare ([`args::bare`]): the
+/// curated table, whose budget of listed bytes the descriptions of arguments would break. The
+/// drop-in tables list their real tools' argument schemas, descriptions and all.
+pub const BARE_ARGUMENTS: &[&str] = &["filekit"];
+
+/// A tool's argument schema as `tools/list` serves it (MCP's `inputSchema`): bare for the
+/// tables of [`BARE_ARGUMENTS`], otherwise [`ToolSpec::input_schema`] as it is (which the
+/// documentation pages and the argument checks use with its descriptions).
+pub fn input_schema(tool: &ToolSpec) -> Value {
+    if BARE_ARGUMENTS.contains(&tool.dialect) {
+        args::bare(&tool.input_schema)
+    } else {
+        tool.input_schema.clone()
+    }
+}
+
+/// A tool's reply schema as `output_schemas.json` writes it, with its descriptions.
+fn written_output_schema(tool: &ToolSpec) -> Value {
+    OUTPUT_SCHEMAS
+        .get(&format!("{}:{}", tool.dialect, tool.name))
+        .or_else(|| OUTPUT_SCHEMAS.get(tool.name))
+        .cloned()
         // Every tool has one (a unit test checks it); an object is still a valid schema.
         .unwrap_or_else(|| json!({"type": "object"}))
+}
+
+/// The JSON Schema of a tool's reply with the descriptions of its fields: the long form, for
+/// the documentation pages, and every field at every depth.
+pub fn documented_output_schema(tool: &ToolSpec) -> Value {
+    match tool.reply {
+        ReplySchema::Typed(schema) => schema(SchemaForm::Documented),
+        ReplySchema::Listed => written_output_schema(tool),
+    }
 }
 
 /// The tool called `name` (its document name or its MCP name), in the first table that has
@@ -485,15 +533,15 @@ fn ambiguous_tool(name: &str, tables: &[&str]) -> ToolReply {
 /// `read_file` or `fs_reed` is told what it meant.
 fn unknown_tool(name: &str) -> ToolReply {
     let close = closest_tool_names(name);
-    let all: Vec<&str> = TABLE.iter().map(|t| t.name).collect();
+    let mut all: Vec<&str> = TABLE.iter().map(|t| t.name).collect();
+    all.sort_unstable();
+    all.dedup();
+    // The whole list (over 60 names) would bury the answer: `filekit tools` shows it by table.
+    let list = "`filekit tools` lists every tool by table";
     let hint = if close.is_empty() {
-        format!("available tools: {}", all.join(", "))
+        list.to_string()
     } else {
-        format!(
-            "did you mean {}? (all tools: {})",
-            close.join(" or "),
-            all.join(", ")
-        )
+        format!("did you mean {}? ({list})", close.join(" or "))
     };
     let err = FkError::new(ErrorCode::UnknownTool, format!("unknown tool '{name}'"))
         .with_hint(hint)
@@ -540,7 +588,15 @@ pub fn closest_tool_names(name: &str) -> Vec<&'static str> {
         .filter(|(score, _)| *score >= 0.5)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored.into_iter().take(3).map(|(_, n)| n).collect()
+    // Two tables may have a tool of one name: it is one suggestion.
+    let mut names: Vec<&'static str> = Vec::new();
+    for (_, n) in scored {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names.truncate(3);
+    names
 }
 
 #[cfg(test)]
@@ -743,22 +799,25 @@ mod tests {
             );
             typed(t.name, "outputSchema", &schema);
         }
-        assert_eq!(
-            OUTPUT_SCHEMAS.len(),
-            tools(None)
-                .iter()
-                .filter(|t| t.dialect != "filekit" || filekit::output_schema(t.name).is_none())
-                .map(|t| {
-                    let qualified = format!("{}:{}", t.dialect, t.name);
-                    if OUTPUT_SCHEMAS.contains_key(&qualified) {
-                        qualified
-                    } else {
-                        t.name.to_string()
-                    }
-                })
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
-            "output_schemas.json holds a schema for a tool that does not exist"
+        let listed: std::collections::BTreeSet<String> = tools(None)
+            .iter()
+            .filter(|t| matches!(t.reply, ReplySchema::Listed))
+            .map(|t| {
+                let qualified = format!("{}:{}", t.dialect, t.name);
+                if OUTPUT_SCHEMAS.contains_key(&qualified) {
+                    qualified
+                } else {
+                    t.name.to_string()
+                }
+            })
+            .collect();
+        let unused: Vec<&String> = OUTPUT_SCHEMAS
+            .keys()
+            .filter(|k| !listed.contains(*k))
+            .collect();
+        assert!(
+            unused.is_empty(),
+            "output_schemas.json holds schemas of tools that do not use it: {unused:?}"
         );
     }
 
@@ -793,8 +852,12 @@ mod tests {
                         t.name
                     );
                 } else {
-                    assert_eq!(
-                        first.description, t.description,
+                    // One tool, said in full in one table and in short (with the full text
+                    // as its guide) in the other.
+                    assert!(
+                        first.description == t.description
+                            || first.guide == t.description
+                            || t.guide == first.description,
                         "two different tools named {}",
                         t.name
                     );

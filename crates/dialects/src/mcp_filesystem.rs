@@ -54,6 +54,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent,
             run,
             reject,
+            guide: "",
+            reply: crate::ReplySchema::Listed,
         };
     let reader = |name, description, schema: &Value, run| {
         spec(name, description, schema, run, true, false, true)

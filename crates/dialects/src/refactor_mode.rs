@@ -330,7 +330,8 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
                     "replace"
                 };
                 let mut v = json!({"type": ty, "range": {"start": [a.line, a.column], "end": [b.line, b.column]}});
-                if req.preview || req.dry_run {
+                // A dry run's diff says what each edit does; preview asks for the texts too.
+                if req.preview {
                     v["oldContent"] = json!(&text[s.start..s.end]);
                     v["newContent"] = json!(s.text);
                 }
@@ -475,6 +476,28 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
     for w in warnings {
         text_out.push_str(&format!("warning: {w}\n"));
     }
-    text_out.push_str(capped);
+    // An apply says what changed; its diff only when short or asked for (the agent has seen
+    // a dry run's if it wanted to).
+    if req.dry_run || req.preview || diff.lines().count() <= shape::SHORT_DIFF_LINES {
+        text_out.push_str(capped);
+    } else {
+        for f in report
+            .files
+            .iter()
+            .filter(|f| f.status() != FileStatus::Unchanged)
+        {
+            text_out.push_str(&format!(
+                "{} +{} -{}\n",
+                f.path, f.lines_added, f.lines_removed
+            ));
+        }
+        text_out.push_str(&format!(
+            "(the diff, {} lines, is left out: read the files to see them, or preview with dryRun)\n",
+            diff.lines().count()
+        ));
+    }
+    if let Some(id) = report.history_entry {
+        text_out.push_str(&format!("history_entry {id}\n"));
+    }
     Ok(ToolReply::new(value, false, text_out))
 }

@@ -31,24 +31,44 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
         ToolSpec {
             name: "file_read",
             dialect,
-            description: READ_DESCRIPTION,
+            description: if dialect == "filekit" {
+                CURATED_READ_DESCRIPTION
+            } else {
+                READ_DESCRIPTION
+            },
             input_schema: READ_SCHEMA.clone(),
             read_only: true,
             destructive: false,
             idempotent: true,
             run: file_read,
             reject,
+            guide: if dialect == "filekit" {
+                READ_DESCRIPTION
+            } else {
+                ""
+            },
+            reply: crate::ReplySchema::Listed,
         },
         ToolSpec {
             name: "file_edit",
             dialect,
-            description: EDIT_DESCRIPTION,
+            description: if dialect == "filekit" {
+                CURATED_EDIT_DESCRIPTION
+            } else {
+                EDIT_DESCRIPTION
+            },
             input_schema: EDIT_SCHEMA.clone(),
             read_only: false,
             destructive: true,
             idempotent: false,
             run: file_edit,
             reject,
+            guide: if dialect == "filekit" {
+                EDIT_DESCRIPTION
+            } else {
+                ""
+            },
+            reply: crate::ReplySchema::Listed,
         },
     ]
 }
@@ -121,6 +141,12 @@ fn locate_keyed(parsed: &Parsed, target: &str) -> Result<Vec<(Found, Option<usiz
 
 // ---------------------------------------------------------------------------------------------
 // file_read
+
+/// What the curated table lists; its guide is [`READ_DESCRIPTION`], the `semantic` table's.
+const CURATED_READ_DESCRIPTION: &str = "\
+Read part of a file by what it is, not by line numbers: a code symbol (`symbol`: \"UserService.findById\"; TS/JS, Python, Rust, Go, Java), a JSON or YAML value (`path`: a JSONPath like \"$.scripts.build\"), a CSS rule or HTML element (`selector`), an XML node (`xpath`), a Markdown section (`heading`), or the file's outline (`format`: \"summary\"). A target not found lists the nearest ones.
+
+Example: {\"file\": \"src/user.ts\", \"symbol\": \"UserService.findById\"}";
 
 const READ_DESCRIPTION: &str = "\
 Read part of a file by what it is instead of by line numbers: a code symbol, a JSON or YAML \
@@ -355,11 +381,11 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             }
         }
         let (content, truncated) = cap_lines(&lines, args.max_lines);
+        // The outline once: as lines in the text a model reads, as entries in the reply.
         let value = json!({
             "file": args.file,
             "target": {"type": targets.first().map_or("file", |t| t.0), "value": targets.first().map_or(args.file.clone(), |t| t.1.clone())},
             "format": "summary",
-            "content": content,
             "outline": entries,
             "truncated": truncated,
         });
@@ -472,6 +498,11 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             obj.insert("truncated".into(), json!(true));
         }
         let first_line = lines_of.position(range.start).line;
+        // The numbered lines are the file's lines: the first keeps the indentation before the
+        // target, as every other line keeps its own.
+        let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let lead = &text[line_start..range.start];
+        let lead = if lead.trim().is_empty() { lead } else { "" };
         text_out.push_str(&format!(
             "==> {} {ty} {} ({}, lines {}-{}) <==\n{}",
             args.file,
@@ -479,7 +510,7 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             f.kind,
             first_line,
             last_line(text, &lines_of, &range),
-            number_lines(&content, first_line)
+            number_lines(&format!("{lead}{content}"), first_line)
         ));
         if !text_out.ends_with('\n') {
             text_out.push('\n');
@@ -524,6 +555,14 @@ pub(crate) fn failed(file: &str, err: &FkError) -> ToolReply {
 // ---------------------------------------------------------------------------------------------
 // file_edit
 
+/// What the curated table lists; its guide is [`EDIT_DESCRIPTION`], the `semantic` table's.
+const CURATED_EDIT_DESCRIPTION: &str = "\
+Edit a file by what it is, not by line numbers. `target` names a code symbol (\"UserService.findById\"), a JSONPath, a CSS selector, an XPath or a Markdown heading; `operation` is replace, replace_body, insert_before, insert_after, insert_into (`position`), wrap (`wrapper`) or delete; `content` is indented to its place for you. Several targets of one file go in `edits`, applied together. A result that would not parse is refused unless `force`. `dryRun` writes nothing; `preview` writes the edit too.
+
+Refactors: `refactor` instead of `target`: rename_symbol (`symbol`, `newName`; its importers change too), extract_function/method/variable/constant/type (`selectionRange`, `extractedName`), inline_variable, inline_function, organize_imports, remove_unused_imports, add_import, convert_to_arrow, convert_to_async. Every file changes or none; undo reverts it all.
+
+Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}";
+
 const EDIT_DESCRIPTION: &str = "\
 Edit a file by what it is instead of by line numbers: replace a function, replace its body, \
 add a method to a class, set a JSON value, rewrite a Markdown section.
@@ -538,8 +577,8 @@ insert_before, insert_after, insert_into (a member into a class, object, array o
 `content` is indented to its place: send it indented any way. Several targets of one file go \
 in `edits` (a list of {target, operation, content?, wrapper?, position?}), applied together or \
 not at all. A result that would no longer parse is refused with the error's line and column \
-unless `force` is true. `dryRun` shows the diff without writing; `preview` adds the diff and \
-old/new text to a real edit.
+unless `force` is true. `dryRun` shows the diff and writes nothing; `preview` writes the \
+edit too (it only adds the old/new text to the reply).
 
 Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`, `replaceAll` true for every identical occurrence in the scope), extract_function and extract_method (TS/JS and Python; `selectionRange` on whole statements or one expression, `extractedName`; the locals it uses become parameters, what it declares or assigns that is used after it the result), inline_variable (TS/JS and Python; `selectionRange` starting on the variable, or its name as `symbol`; Python: a name assigned once by `name = value`, in a function, or a private module-level one no other module imports) and convert_to_arrow (TS/JS; `selectionRange` starting on the function), extract_type (TS/TSX; `selectionRange` on the type, `extractedName`, `typeKind` \"type\" or \"interface\"; type parameters it uses become the alias's), convert_to_async (TS/JS and Python; `selectionRange` starting in the function: a function ending in `return p.then(...)...[.catch(...)][.finally(...)]` becomes async with await and try/catch; a Python `@asyncio.coroutine`/`@types.coroutine` generator becomes `async def` with `await` for `yield from`), add_import (TS/JS and Python; `selectionRange` starting on a name the file uses without declaring it, or the name as `symbol`: imported from the one module of the workspace (or package with types in node_modules) that exports it, merged into an existing import of that module; several candidates are listed and nothing is written: pass one as `module`); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
 
@@ -594,7 +633,8 @@ struct EditArgs {
     untyped_parameters: Option<bool>,
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
-    /// Also return the diff and the old and new text of each change.
+    /// Writes the edit and also returns the old and new text of each change; to see a
+    /// change without writing it, use dryRun.
     preview: Option<bool>,
     /// Write even if the result no longer parses.
     force: Option<bool>,
@@ -1018,7 +1058,8 @@ fn write(
                 "target": planned[*i].target,
                 "range": {"start": [a.line, a.column], "end": [b.line, b.column]},
             });
-            if preview || dry_run {
+            // The diff says what each edit does; preview asks for the texts too.
+            if preview {
                 c["oldContent"] = json!(&text[*s..*e]);
                 c["newContent"] = json!(new);
             }
@@ -1074,12 +1115,11 @@ fn write(
     if let Some(h) = shape::current_hash(fr) {
         value["contentHash"] = json!(h);
     }
+    // A semantic edit is made without reading the lines it changes: its reply shows them.
     let (diff, cut) = shape::capped_diff(&fr.diff);
-    if dry_run || preview {
-        value["diff"] = json!(diff);
-        if let Some(c) = &cut {
-            value["diffTruncated"] = json!(c);
-        }
+    value["diff"] = json!(diff);
+    if let Some(c) = &cut {
+        value["diffTruncated"] = json!(c);
     }
     let text_out = format!("{summary}\n{diff}");
     ToolReply::new(value, false, text_out)

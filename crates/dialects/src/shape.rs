@@ -43,6 +43,23 @@ pub(crate) fn serialized(value: &Value) -> String {
     text
 }
 
+/// A path as the curated table shows it: relative to the first root, which is what its tools
+/// resolve a relative path against, so that it can be passed on as it is; absolute when it is
+/// in another root (a relative path could not name it). `path` is absolute or relative to
+/// the first root.
+pub(crate) fn shown_path(ws: &filekit_core::Workspace, path: &str) -> String {
+    let p = std::path::Path::new(path);
+    match ws
+        .roots()
+        .first()
+        .and_then(|root| p.strip_prefix(root).ok())
+    {
+        Some(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Some(rel) => rel.display().to_string(),
+        None => path.to_string(),
+    }
+}
+
 /// `{"success": false, "error": ..., "error_code": ...}` plus `extra` fields first.
 pub(crate) fn failure(
     extra: Vec<(&'static str, Option<Value>)>,
@@ -375,7 +392,7 @@ impl DiffBudget {
 /// A model-facing text for a write: one line per file (and per failed edit), then the diffs.
 /// `commands`: name each failed edit's command (`str_replace`, ...), for the tools whose edits
 /// are written as commands.
-pub(crate) fn write_summary(report: &EditReport, commands: bool) -> String {
+pub(crate) fn write_summary(report: &EditReport, commands: bool, diffs: Diffs) -> String {
     let mut out = String::new();
     for f in &report.files {
         let state = if let Some(err) = f.error().cloned().or_else(|| rolled_back_error(report, f)) {
@@ -435,16 +452,59 @@ pub(crate) fn write_summary(report: &EditReport, commands: bool) -> String {
         }
     }
     for f in &report.files {
-        if !f.diff.is_empty() && !unwritten(report, f) {
-            let (diff, note) = capped_diff(&f.diff);
-            out.push('\n');
-            out.push_str(diff);
-            if let Some(note) = note {
-                out.push_str(&format!("[{note}]\n"));
+        let (diff, note) = match diffs {
+            Diffs::All if !f.diff.is_empty() && !unwritten(report, f) => {
+                let (diff, note) = capped_diff(&f.diff);
+                (Some(diff.to_string()), note)
             }
+            Diffs::All => (None, None),
+            Diffs::Short => reply_diff(report, f),
+        };
+        if diff.is_some() || note.is_some() {
+            out.push('\n');
+        }
+        if let Some(diff) = diff {
+            out.push_str(&diff);
+        }
+        if let Some(note) = note {
+            out.push_str(&format!("[{}: {note}]\n", f.path));
         }
     }
     out
+}
+
+/// Which diffs a write's reply carries.
+#[derive(Clone, Copy)]
+pub(crate) enum Diffs {
+    /// Every file's (cut to [`MAX_REPLY_DIFF`]).
+    All,
+    /// A dry run's (cut), and a write's only when it is short: what an apply changed is its
+    /// files and counts; the agent wrote the edits and has seen a dry run's diff if it asked.
+    Short,
+}
+
+/// A write's diff at most this many lines long is in its reply.
+pub(crate) const SHORT_DIFF_LINES: usize = 40;
+
+/// The diff a reply carries for one file ([`Diffs::Short`]), and a note when it is cut or
+/// left out.
+pub(crate) fn reply_diff(report: &EditReport, f: &FileReport) -> (Option<String>, Option<String>) {
+    if f.diff.is_empty() || unwritten(report, f) {
+        return (None, None);
+    }
+    if report.dry_run || f.merged_from.is_some() || f.diff.lines().count() <= SHORT_DIFF_LINES {
+        let (diff, note) = capped_diff(&f.diff);
+        return (Some(diff.to_string()), note);
+    }
+    (
+        None,
+        Some(format!(
+            "the diff ({} lines) is left out: +{} -{} lines; read the file to see them, or preview with dry_run",
+            f.diff.lines().count(),
+            f.lines_added,
+            f.lines_removed
+        )),
+    )
 }
 
 /// A file whose edits did not all succeed and that was not written (not a dry run).

@@ -1,4 +1,4 @@
-//! Which program may be started as a language server, and with what `PATH` (issue 23 item 4).
+//! Which program may be started as a language server, and with what `PATH`.
 //!
 //! A language server runs the workspace's code: it reads the project's configuration, asks
 //! its toolchain (`rust-toolchain.toml` chooses rust-analyzer's), loads its compiler and

@@ -1,9 +1,9 @@
 //! # filekit-lsp
 //!
-//! The language-server bridge (issue 8 item 4): a small Language Server Protocol client over
+//! The language-server bridge: a small Language Server Protocol client over
 //! stdio JSON-RPC that starts `typescript-language-server --stdio`, `pyright-langserver
 //! --stdio` or `rust-analyzer` on a workspace root and asks it for renames, organized imports
-//! and the refactors of seed 004's table. It returns the server's workspace edit as data
+//! and the refactors of the semantic table. It returns the server's workspace edit as data
 //! ([`WsEdit`]); it never writes a file: the caller applies the edit through the one write
 //! pipeline (dry run, sandbox, history, undo).
 //!

@@ -187,11 +187,12 @@ impl FilekitServer {
     }
 }
 
-/// The MCP listing of one tool: its MCP name, the model-facing description, the input schema,
-/// an output schema (replies are objects, see [`structured`]) and the annotations.
-fn mcp_tool(spec: &ToolSpec) -> Tool {
-    let input_schema = match &spec.input_schema {
-        Value::Object(map) => map.clone(),
+/// The MCP listing of one tool (what `tools/list` serves): its MCP name, the model-facing
+/// description, the input schema, an output schema (replies are objects, see [`structured`])
+/// and the annotations.
+pub fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let input_schema = match filekit_dialects::input_schema(spec) {
+        Value::Object(map) => map,
         // The dialects crate tests that every schema is an object; this keeps the listing
         // valid even if one were not.
         _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),

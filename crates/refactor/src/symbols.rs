@@ -1,4 +1,4 @@
-//! Renames of exported symbols that go with a move, rename or copy of a file (document 004's
+//! Renames of exported symbols that go with a move, rename or copy of a file (the semantic table's
 //! `renameExports` / `exportMapping` of `file_rename`, `symbolMapping` / `renameSymbols` of
 //! `file_duplicate`): the export renamed in the file itself (declaration and uses,
 //! scope-aware, or its alias), and, for a move, at every import site of the workspace: named

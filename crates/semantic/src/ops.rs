@@ -111,6 +111,85 @@ fn is_closer(line: &str) -> bool {
     t.starts_with(['}', ')', ']']) || t.starts_with("</")
 }
 
+/// A line that opens a block: what follows it is the block's first line, not a sibling.
+fn is_opener(line: &str) -> bool {
+    line.trim_end().ends_with(['{', '[', '(', ':'])
+}
+
+/// How many blank lines start at `at` (a line's start).
+fn blank_lines_from(text: &str, at: usize) -> usize {
+    text[at..]
+        .split_inclusive('\n')
+        .take_while(|l| l.ends_with('\n') && l.trim().is_empty())
+        .count()
+}
+
+/// How many blank lines end at `at` (a line's start), and the start of the first of them.
+fn blank_lines_before(text: &str, at: usize) -> (usize, usize) {
+    let (mut n, mut start) = (0, at);
+    while start > 0 {
+        let ls = line_start(text, start - 1);
+        if !text[ls..start].trim().is_empty() {
+            break;
+        }
+        n += 1;
+        start = ls;
+    }
+    (n, start)
+}
+
+/// The blank lines that set a new sibling of the whole lines `s..e` apart, as the file sets
+/// this one apart: the gap after it when a sibling follows, else the gap before it when one
+/// precedes, else none (a first member has no gap after its opening line).
+fn sibling_gap(text: &str, s: usize, e: usize) -> usize {
+    let after = blank_lines_from(text, e);
+    let next: usize = text[e..]
+        .split_inclusive('\n')
+        .take(after)
+        .map(str::len)
+        .sum::<usize>()
+        + e;
+    if next < text.len() && !is_closer(&text[next..after_line(text, next)]) {
+        return after;
+    }
+    let (before, first) = blank_lines_before(text, s);
+    if first > 0 && !is_opener(&text[line_start(text, first - 1)..first]) {
+        return before;
+    }
+    0
+}
+
+/// Content that is only a comment: it belongs to the line it is put beside, with no gap.
+fn only_comment(content: &str) -> bool {
+    let mut lines = content
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    lines.peek().is_some()
+        && lines.all(|l| {
+            ["//", "/*", "*", "#", "<!--", "-->"]
+                .iter()
+                .any(|c| l.starts_with(c))
+        })
+}
+
+/// The blank lines between a body's members (the first two), or none when it has fewer.
+fn member_gap(text: &str, members: &[Found]) -> usize {
+    let [a, b, ..] = members else {
+        return 0;
+    };
+    let end = after_line(text, a.range.end.saturating_sub(1).max(a.range.start));
+    let start = line_start(text, b.range.start);
+    if end > start {
+        return 0;
+    }
+    text[end..start]
+        .split_inclusive('\n')
+        .filter(|l| l.trim().is_empty())
+        .count()
+}
+
 /// `content` with its common indentation replaced by `indent` on every non-empty line,
 /// without a trailing newline. A first line without indentation followed by lines that end
 /// in an indented closer (`}`) is taken as copied from a file at the closer's column (its
@@ -310,12 +389,24 @@ pub fn plan(
             None => Splice::new(r.start, r.end, String::new()),
         },
         Operation::InsertBefore => match whole_lines(text, r) {
-            Some((s, _)) => Splice::new(s, s, format!("{}\n", reindent(content, &indent))),
+            Some((s, e)) => {
+                let gap = if only_comment(content) {
+                    String::new()
+                } else {
+                    "\n".repeat(sibling_gap(text, s, e))
+                };
+                Splice::new(s, s, format!("{}\n{gap}", reindent(content, &indent)))
+            }
             None => Splice::new(r.start, r.start, format!("{} ", content.trim())),
         },
         Operation::InsertAfter => match whole_lines(text, r) {
-            Some((_, e)) if text[..e].ends_with('\n') => {
-                Splice::new(e, e, format!("{}\n", reindent(content, &indent)))
+            Some((s, e)) if text[..e].ends_with('\n') => {
+                let gap = if only_comment(content) {
+                    String::new()
+                } else {
+                    "\n".repeat(sibling_gap(text, s, e))
+                };
+                Splice::new(e, e, format!("{gap}{}\n", reindent(content, &indent)))
             }
             Some((_, e)) => Splice::new(e, e, format!("\n{}", reindent(content, &indent))),
             None => Splice::new(r.end, r.end, format!(" {}", content.trim())),
@@ -348,6 +439,8 @@ pub fn plan(
         }
         Operation::InsertInto(pos) => {
             let b = target.body.clone().ok_or_else(no_body)?;
+            // A new member is set apart from the others as they are from each other.
+            let gap = "\n".repeat(member_gap(text, members));
             let pos = if *pos == Position::Sorted {
                 let name = first_name(content).to_lowercase();
                 if let Some(next) = members.iter().find(|m| m.name.to_lowercase() > name) {
@@ -359,7 +452,7 @@ pub fn plan(
                     return Ok(Splice::new(
                         at,
                         at,
-                        format!("{}\n", reindent(content, member_indent)),
+                        format!("{}\n{gap}", reindent(content, member_indent)),
                     ));
                 }
                 Position::Last
@@ -377,12 +470,12 @@ pub fn plan(
                     if inside.trim().is_empty() {
                         Splice::new(b.start + 1, b.end - 1, format!("\n{new}\n{indent}"))
                     } else if pos == Position::First {
-                        Splice::new(b.start + 1, b.start + 1, format!("\n{new}"))
+                        Splice::new(b.start + 1, b.start + 1, format!("\n{new}{gap}"))
                     } else {
                         let close = b.end - 1;
                         let ls = line_start(text, close);
                         if ls > b.start && text[ls..close].trim().is_empty() {
-                            Splice::new(ls, ls, format!("{new}\n"))
+                            Splice::new(ls, ls, format!("{gap}{new}\n"))
                         } else {
                             Splice::new(close, close, format!("\n{new}\n{indent}"))
                         }
@@ -411,11 +504,11 @@ pub fn plan(
                     let new = reindent(content, &inner);
                     if pos == Position::First {
                         let s = line_start(text, b.start);
-                        Splice::new(s, s, format!("{new}\n"))
+                        Splice::new(s, s, format!("{new}\n{gap}"))
                     } else {
                         let e = after_line(text, b.end);
                         if text[..e].ends_with('\n') {
-                            Splice::new(e, e, format!("{new}\n"))
+                            Splice::new(e, e, format!("{gap}{new}\n"))
                         } else {
                             Splice::new(e, e, format!("\n{new}"))
                         }

@@ -114,6 +114,29 @@ const FUNCTIONS: &[&str] = &[
     "method_definition",
 ];
 
+/// What declares parameters without a body: types and signatures.
+const SIGNATURES: &[&str] = &[
+    "function_type",
+    "constructor_type",
+    "call_signature",
+    "construct_signature",
+    "method_signature",
+    "abstract_method_signature",
+    "function_signature",
+];
+
+/// Whether a parameter (or parameter list) belongs to a type or a signature rather than to a
+/// function with a body.
+fn in_signature(param: Node) -> bool {
+    let list = if param.kind() == "formal_parameters" {
+        Some(param)
+    } else {
+        param.parent()
+    };
+    list.and_then(|l| l.parent())
+        .is_some_and(|owner| SIGNATURES.contains(&owner.kind()))
+}
+
 const BLOCKS: &[&str] = &[
     "program",
     "statement_block",
@@ -185,6 +208,13 @@ impl<'t> Scopes<'t> {
                 } else {
                     ancestor(decl, BLOCKS)
                 }
+            }
+            // A parameter of a type (`cb: (_super: number) => void`, an interface's method, an
+            // overload's signature) names a slot of that type, not a binding of any scope.
+            "required_parameter" | "optional_parameter" | "formal_parameters"
+                if in_signature(holder) =>
+            {
+                None
             }
             "required_parameter" | "optional_parameter" if is_field(holder, "pattern", child) => {
                 ancestor(holder, FUNCTIONS)

@@ -186,6 +186,8 @@ fn root_of(sb: &Sandbox) -> String {
 struct Answer {
     outcome: Outcome,
     said: String,
+    /// The JSON reply (`filekit call`), or `null`.
+    value: Value,
 }
 
 /// Waits for a child with the table's timeout, reading its output meanwhile.
@@ -274,7 +276,11 @@ fn call_with(
     let mut said = String::new();
     strings(&value, &mut said);
     said.push_str(&stderr);
-    Answer { outcome, said }
+    Answer {
+        outcome,
+        said,
+        value,
+    }
 }
 
 /// `tools/call` of `tool` on a stdio session, as an answer.
@@ -311,7 +317,11 @@ fn answer_of(tool: &str, response: &Value, structured: Structured) -> Answer {
     if structured == Structured::Also {
         strings(&result["structuredContent"], &mut said);
     }
-    Answer { outcome, said }
+    Answer {
+        outcome,
+        said,
+        value: result["structuredContent"].clone(),
+    }
 }
 
 /// One `filekit serve --tools <dialect> --http 0` for a whole table, without `--root`: each
@@ -694,6 +704,64 @@ pub fn through_filekit_call(dialect: &str, all: &[Case]) {
     println!(
         "{} golden cases of the {dialect} dialect pass through filekit call",
         all.len()
+    );
+}
+
+/// Runs every case through `filekit call` like [`through_filekit_call`], and checks each
+/// reply against the output schema the table lists for its tool (`filekit tools --json`, the
+/// fields one level deep) and against its whole schema (every field at every depth, as
+/// `docs/tools/` gives it).
+pub fn through_filekit_call_against_schemas(dialect: &str, all: &[Case]) {
+    let listing = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["tools", "--json", "--dialect", dialect])
+        .output()
+        .expect("run filekit tools");
+    let tools: Vec<Value> = serde_json::from_slice(&listing.stdout).expect("a JSON list of tools");
+    let schema_of = |tool: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == tool)
+            .map(|t| t["output_schema"].clone())
+            .unwrap_or_else(|| panic!("{tool} is not a tool of {dialect}"))
+    };
+    let mut wrong = Vec::new();
+    for c in all {
+        let sb = setup(c);
+        let before = contents(&sb, c);
+        let answer = via_call(&sb, dialect, c.tool, &rooted(&c.args, &root_of(&sb)));
+        wrong.extend(check(c, "filekit call", &sb, &before, &answer));
+        let spec = filekit_dialects::tools(Some(dialect))
+            .into_iter()
+            .find(|t| t.name == c.tool)
+            .unwrap_or_else(|| panic!("{} is not a tool of {dialect}", c.tool));
+        for (form, schema) in [
+            ("listed", schema_of(c.tool)),
+            ("whole", filekit_dialects::documented_output_schema(&spec)),
+        ] {
+            let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| {
+                panic!("{}: the {form} output schema does not compile: {e}", c.tool)
+            });
+            let errors: Vec<String> = validator
+                .iter_errors(&answer.value)
+                .map(|e| format!("{} at {}", e, e.instance_path()))
+                .collect();
+            if !errors.is_empty() {
+                wrong.push(format!(
+                    "{} [filekit call]: the reply does not fit {}'s {form} output schema: {}\n{}",
+                    c.name,
+                    c.tool,
+                    errors.join("; "),
+                    answer.value
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ:\n\n{}",
+        wrong.len(),
+        all.len(),
+        wrong.join("\n\n")
     );
 }
 

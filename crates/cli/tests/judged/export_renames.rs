@@ -1,4 +1,4 @@
-//! Symbol renames that go with file operations (issue 8, document 004's `renameExports`,
+//! Symbol renames that go with file operations (the semantic table's `renameExports`,
 //! `exportMapping`, `symbolMapping`, `renameSymbols`), and import updates of the other
 //! tables' file operations (`manage_files`, `file:rename_file`), driven through
 //! `filekit call` and checked on disk. The compiler-judged cases on rxjs are in
@@ -286,7 +286,7 @@ fn manage_files_and_rename_file_keep_imports_right() {
         run.stdout
     );
 
-    // file:rename_file (seed 001, no flag): imports always follow, the reply says where.
+    // file:rename_file (no flag): imports always follow, the reply says where.
     let sb = project();
     let call = json!({"tool": "file:rename_file", "arguments": {"old_path": "src/types.ts", "new_path": "src/model/types.ts"}});
     let run = sb.filekit(&["call", "--json", &call.to_string()], None);

@@ -1,4 +1,4 @@
-//! The reference model of DESIGN.md section 3 shared by the planner's property test
+//! The reference model of the edit rules (line edits on the file as read, text edits in order) shared by the planner's property test
 //! (crates/core/tests/planner_model.rs) and its fuzz target (fuzz/fuzz_targets/planner.rs):
 //! see planner_model.rs for the rules it encodes.
 #![allow(dead_code)] // each user takes a different part
@@ -55,7 +55,7 @@ pub struct TextEdit {
     pub all: bool,
 }
 
-/// DESIGN.md's whole lines of a new text.
+/// The whole lines of a new text, as the edit rules take them.
 pub fn whole_lines(s: &str) -> Vec<String> {
     if s.is_empty() {
         return Vec::new();

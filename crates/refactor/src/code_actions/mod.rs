@@ -1,4 +1,4 @@
-//! The refactors of a file (seed 004 section 4.2: `rename_symbol`, `organize_imports`,
+//! The refactors of a file (`rename_symbol`, `organize_imports`,
 //! `remove_unused_imports` and the code actions of the refactor table) as one [`Change`] of
 //! the workspace, computed and never written: the caller sends it through the one write
 //! pipeline and words the reply.
@@ -9,7 +9,7 @@
 //! (`filekit_lsp::launch`). Then, with the file's language server on PATH
 //! (`typescript-language-server`, `pyright-langserver`, `rust-analyzer`), the server is asked
 //! through `filekit-lsp`'s warm pool ([`server`], [`Precision::Semantic`]). Without it, rename
-//! and the import clean-ups of TS/TSX/JS and Python, and the refactors of issue 28, are
+//! and the import clean-ups of TS/TSX/JS and Python, and the other syntactic kinds, are
 //! computed on tree-sitter trees by `filekit-semantic` ([`syntactic`], [`python`],
 //! [`inline_function`]; [`Precision::Syntactic`]); the other refactors need the server and
 //! say why there is none: NOT_TRUSTED (how to opt in), or NOT_FOUND (how to install it, and
@@ -274,7 +274,7 @@ pub fn compute(ws: &Workspace, req: &Request, src: &Source) -> Result<Change, Fk
         _ if inline_ts => inline_function::inline_function(ws, req, lang, src),
         _ if interface_ts || own => syntactic::syntactic(ws, req, lang, src),
         // pyright offers no extract, inline variable or convert to async refactors and no
-        // import quick fix: Python's are done on the syntax trees, server or not (issue 28).
+        // import quick fix: Python's are done on the syntax trees, server or not.
         _ if lang == Lang::Python
             && matches!(
                 req.kind,

@@ -1,4 +1,4 @@
-//! The refactors computed on the syntax trees of TS/TSX/JS (and Python's of issue 28) without
+//! The refactors computed on the syntax trees of TS/TSX/JS (and Python's) without
 //! a language server (`precision: "syntactic"`): each is one call of `filekit-semantic` on the
 //! file's text; a workspace rename finds the files it changes with [`crate::rename`] on the
 //! import graph, add_import its candidates with [`crate::add_import`].
@@ -123,7 +123,7 @@ pub(super) fn syntactic(
             }
         }
         Kind::ExtractVariable | Kind::ExtractConstant => {
-            // issue 28: the engine's kinds, on the syntax tree.
+            // The engine's kinds, on the syntax tree.
             use filekit_semantic::{extract, python_extract};
             let sel = req.selection.expect("checked");
             let start = byte_at(text, sel.start_line, sel.start_column, "start")?;

@@ -1,4 +1,4 @@
-//! The syntactic refactors of issue 28 keep what a program does: small JavaScript programs
+//! The syntactic refactors keep what a program does: small JavaScript programs
 //! that print, run by Node before and after each refactor, print the same. And for the rules
 //! the refactors refuse, the naive edit they refuse does change what a program prints (so the
 //! refusal is needed), while the refactor refuses it.
