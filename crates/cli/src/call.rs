@@ -112,7 +112,7 @@ pub fn run(global: &GlobalArgs, args: CallArgs) -> u8 {
     crate::history_warning(&ws);
     print_json(&reply.value, args.pretty);
     let code = if reply.rejected {
-        eprintln!("filekit: {}", reply.text);
+        eprintln!("filekit: {}", crate::terminal::lines(&reply.text));
         EXIT_BAD_REQUEST
     } else if reply.is_error {
         EXIT_FAILED

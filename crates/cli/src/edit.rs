@@ -133,7 +133,7 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         FileStatus::Failed => "failed",
         FileStatus::Skipped => "skipped",
     };
-    let mut head = format!("{}: {status}", f.path);
+    let mut head = format!("{}: {status}", crate::terminal::name(&f.path));
     if f.edits_applied + f.edits_failed > 0 {
         head.push_str(&format!(
             ", {} edit(s) applied, {} failed",
@@ -159,7 +159,11 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
     };
     println!("{head}");
     if let Some(err) = f.error() {
-        println!("  {} {err}", style.red("error:"));
+        println!(
+            "  {} {}",
+            style.red("error:"),
+            crate::terminal::text(&err.to_string())
+        );
     }
     if !f.diff.is_empty() {
         print!("{}", style.diff(&f.diff));
@@ -182,7 +186,11 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
                 style.dim("skip")
             );
         } else if let Some(err) = &o.error {
-            println!("  {} {what}: {err}", style.red("FAIL"));
+            println!(
+                "  {} {what}: {}",
+                style.red("FAIL"),
+                crate::terminal::text(&err.to_string())
+            );
         } else {
             let mut line = format!(
                 "{} {what}: {} change(s)",

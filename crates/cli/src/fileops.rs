@@ -2,6 +2,7 @@
 //! history, undoable).
 
 use crate::style::Style;
+use crate::terminal;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::fsops::{FileOp, FsReport, FsRequest};
@@ -186,14 +187,19 @@ fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::o
         if report.dry_run {
             print!("{}", style.diff(&r.diff));
         } else if let Some(e) = &r.error {
-            println!("{} {}: {e}", style.red("FAILED"), r.path);
+            println!(
+                "{} {}: {}",
+                style.red("FAILED"),
+                terminal::name(&r.path),
+                terminal::text(&e.to_string())
+            );
         }
     }
     for l in applied.leftovers.iter().filter(|l| !l.removed) {
         println!(
             "{} {}:{} still imports '{}' ({} is deleted)",
             style.bold("left behind:"),
-            l.file,
+            terminal::name(&l.file),
             l.line,
             l.specifier,
             l.target
@@ -204,7 +210,7 @@ fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::o
             println!(
                 "{} {}:{} uses {} (its import from '{}' was removed)",
                 style.bold("unresolved:"),
-                l.file,
+                terminal::name(&l.file),
                 u.line,
                 u.name,
                 l.specifier
@@ -212,18 +218,23 @@ fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::o
         }
     }
     for w in &applied.warnings {
-        println!("{} {w}", style.bold("warning:"));
+        println!("{} {}", style.bold("warning:"), terminal::text(w));
     }
 }
 
 fn print_report(style: &Style, report: &FsReport) {
     for o in &report.ops {
         let what = match &o.destination {
-            Some(d) => format!("{} -> {d}", o.source),
-            None => o.source.clone(),
+            Some(d) => format!("{} -> {}", terminal::name(&o.source), terminal::name(d)),
+            None => terminal::name(&o.source).into_owned(),
         };
         match &o.error {
-            Some(e) => println!("{} {} {what}: {e}", style.red("FAILED"), o.op),
+            Some(e) => println!(
+                "{} {} {what}: {}",
+                style.red("FAILED"),
+                o.op,
+                terminal::text(&e.to_string())
+            ),
             None => {
                 let verb = match (o.op, report.dry_run) {
                     ("delete", true) => "would delete",
@@ -241,7 +252,10 @@ fn print_report(style: &Style, report: &FsReport) {
                 };
                 println!("{} {kind} {what}{size}", style.green(verb));
                 for d in &o.created_dirs {
-                    println!("  {}", style.dim(&format!("made directory {d}")));
+                    println!(
+                        "  {}",
+                        style.dim(&format!("made directory {}", terminal::name(d)))
+                    );
                 }
             }
         }

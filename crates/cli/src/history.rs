@@ -1,6 +1,7 @@
 //! `filekit history`, `undo`, `redo`: the edit history from the command line.
 
 use crate::style::Style;
+use crate::terminal;
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::history::{DEFAULT_CAP_BYTES, EntryInfo, History, ListFilter};
@@ -97,7 +98,7 @@ fn fail(json: bool, e: &FkError) -> u8 {
     if json {
         println!("{}", json!({"success": false, "error": e}));
     }
-    eprintln!("filekit: {e}");
+    eprintln!("filekit: {}", terminal::text(&e.to_string()));
     EXIT_FAILED
 }
 
@@ -141,7 +142,7 @@ pub fn run_history(global: &GlobalArgs, json: bool, args: HistoryArgs) -> u8 {
                     print_entry(&style, &info);
                     for c in &changes {
                         if c.diff.is_empty() {
-                            println!("  {}: {} -> {}", c.path, c.before, c.after);
+                            println!("  {}: {} -> {}", terminal::name(&c.path), c.before, c.after);
                         } else {
                             print!("{}", style.diff(&c.diff));
                         }
@@ -192,7 +193,7 @@ fn print_entry(style: &Style, e: &EntryInfo) {
         style.bold(&format!("{:>5}", e.id)),
         style.dim(&e.time),
         e.tool,
-        e.summary
+        terminal::text(&e.summary)
     );
 }
 
@@ -204,10 +205,15 @@ fn print_undo(style: &Style, r: &UndoReport) {
     } else {
         "undid"
     };
-    println!("{} entry {}: {}", style.green(verb), r.undone, r.summary);
+    println!(
+        "{} entry {}: {}",
+        style.green(verb),
+        r.undone,
+        terminal::text(&r.summary)
+    );
     const SHOWN: usize = 20;
     for p in r.paths.iter().take(SHOWN) {
-        println!("  {p}");
+        println!("  {}", terminal::name(p));
     }
     if r.paths.len() > SHOWN {
         println!(
@@ -284,7 +290,7 @@ fn finish(json: bool, done: Vec<UndoReport>, failure: Option<FkError>) -> u8 {
     }
     match failure {
         Some(e) => {
-            eprintln!("filekit: {e}");
+            eprintln!("filekit: {}", crate::terminal::text(&e.to_string()));
             EXIT_FAILED
         }
         None => EXIT_OK,

@@ -21,6 +21,7 @@ mod setup;
 mod signals;
 mod state;
 mod style;
+mod terminal;
 mod tooldocs;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -145,6 +146,11 @@ pub struct GlobalArgs {
     /// ~/.aws/, ~/.netrc, ~/.git-credentials, ...), refused by default when a root holds them.
     #[arg(long, global = true)]
     allow_secret_reads: bool,
+    /// The most one reply carries (bytes, or with K, M or G; default 4M): the files a read
+    /// of many returns, a listing's entries, a search's matches, a dry run's diffs. Past it a
+    /// reply is cut and says where to go on.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_max_reply_bytes)]
+    max_reply_bytes: Option<u64>,
     /// Trust the workspace's code: allow the language servers of the semantic refactors
     /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
     /// language server runs the workspace's code (its configuration, toolchain, compiler,
@@ -194,6 +200,17 @@ fn parse_max_file_size(given: &str) -> Result<u64, String> {
     if size < MIN_MAX_FILE_SIZE {
         return Err(format!(
             "{size} bytes is less than the smallest bound, {MIN_MAX_FILE_SIZE} bytes (1K)"
+        ));
+    }
+    Ok(size)
+}
+
+/// `--max-reply-bytes`: a size, at least the 1K of a reply that still says where to go on.
+fn parse_max_reply_bytes(given: &str) -> Result<u64, String> {
+    let size = filekit_core::limits::parse_size(given)?;
+    if size < 1024 {
+        return Err(format!(
+            "{size} bytes is less than the smallest bound, 1024 bytes (1K)"
         ));
     }
     Ok(size)
@@ -293,6 +310,7 @@ struct ToolsArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     signals::raise_open_file_limit();
+    one_arena_for_the_c_allocator();
     if matches!(cli.verb, Verb::Serve(_)) {
         signals::install(signals::Ending::OnceWritesStop);
     } else {
@@ -366,6 +384,11 @@ pub fn workspace(global: &GlobalArgs) -> Result<Workspace, FkError> {
         .with_git_writes(global.allow_git_writes)
         .with_protected_writes(global.allow_protected_writes)
         .with_secret_reads(global.allow_secret_reads)
+        .with_max_reply_bytes(
+            global
+                .max_reply_bytes
+                .unwrap_or(filekit_core::limits::MAX_REPLY_BYTES),
+        )
         .with_trust(global.trust_workspace)
         .with_add_root_hint(Some("add its folder with --root DIR"))
         .with_max_file_size(
@@ -522,7 +545,7 @@ pub fn history_warning(ws: &Workspace) {
 
 /// Prints a failure that stopped a verb before it ran, and gives the exit code for it.
 pub fn fail_early(err: &FkError) -> u8 {
-    eprintln!("filekit: {err}");
+    eprintln!("filekit: {}", terminal::text(&err.to_string()));
     EXIT_BAD_REQUEST
 }
 
@@ -571,6 +594,20 @@ fn tools(json: bool, markdown: bool, dialect: Option<&str>) -> u8 {
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Keeps the C library's allocator to one arena. filekit's own memory comes from mimalloc;
+/// glibc's malloc serves only the C code it links (SQLite's history), yet it gives each thread
+/// that calls it an arena of its own, 64 MiB of address space reserved apiece: a server's
+/// call, walk and blocking threads reserved some 900 MiB that way, and under an address-space
+/// limit (`ulimit -v`) a thread could then not be started, or an allocation failed and ended
+/// every session. One arena is what that little C code needs.
+fn one_arena_for_the_c_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt sets one of the allocator's parameters; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
 
 /// Tells the allocator to keep the memory freed in this process instead of giving it back to
 /// the system after a delay. A verb that runs once and ends gains nothing from giving it back,

@@ -119,7 +119,7 @@ fn run_semantic(global: &GlobalArgs, json: bool, args: serde_json::Value) -> u8 
             serde_json::to_string_pretty(&reply.value).unwrap_or_default()
         );
     } else if reply.is_error {
-        eprintln!("filekit: {}", reply.text);
+        eprintln!("filekit: {}", crate::terminal::lines(&reply.text));
     } else {
         print!("{}", reply.text);
     }

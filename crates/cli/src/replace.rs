@@ -2,6 +2,7 @@
 //! an interactive review (`-i`) of each change.
 
 use crate::style::Style;
+use crate::terminal;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::edit::{EditOptions, FileReport, FileStatus};
@@ -212,7 +213,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
 /// no file matched (nothing to do, as grep's 1), else 2 (the request was bad).
 pub fn failed_to_start(err: &filekit_core::FkError) -> u8 {
     if no_file_matched(err) {
-        eprintln!("filekit: {err}");
+        eprintln!("filekit: {}", crate::terminal::text(&err.to_string()));
         EXIT_FAILED
     } else {
         crate::fail_early(err)
@@ -267,26 +268,34 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
             FileStatus::Unchanged => continue,
             FileStatus::Skipped => {
                 let why = f.skipped().unwrap_or("");
-                writeln!(w, "{} {}: skipped ({why})", style.dim("skip"), f.path)?;
+                writeln!(
+                    w,
+                    "{} {}: skipped ({})",
+                    style.dim("skip"),
+                    terminal::name(&f.path),
+                    terminal::text(why)
+                )?;
             }
             // Not reached when the request was stopped: counted in the summary.
             _ if f.error().is_some_and(|e| e.code == ErrorCode::Cancelled) => continue,
             _ => {
                 let n: usize = f.edits.iter().map(|o| o.replacements).sum();
                 if let Some(err) = f.error().or_else(|| f.edits[0].error.as_ref()) {
-                    writeln!(w, "{} {}: {err}", style.red("FAIL"), f.path)?;
+                    writeln!(
+                        w,
+                        "{} {}: {}",
+                        style.red("FAIL"),
+                        terminal::name(&f.path),
+                        terminal::text(&err.to_string())
+                    )?;
                 } else {
                     writeln!(
                         w,
                         "{}",
-                        style.bold(&format!("{}: {n} replacement(s)", f.path))
+                        style.bold(&format!("{}: {n} replacement(s)", terminal::name(&f.path)))
                     )?;
                     if !f.diff.is_empty() {
-                        if style.color {
-                            w.write_all(style.diff(&f.diff).as_bytes())?;
-                        } else {
-                            w.write_all(f.diff.as_bytes())?;
-                        }
+                        w.write_all(style.diff(&f.diff).as_bytes())?;
                     }
                     if f.diff_truncated {
                         writeln!(
@@ -343,6 +352,13 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
         let stopped = report.files.iter().filter(not_reached).count();
         summary.push_str(&format!(
             " (stopped part way: the {written} file(s) listed above were written and are one history entry, which undo reverts; {stopped} were not reached)"
+        ));
+    }
+    if out.previews_cut > 0 {
+        summary.push_str(&format!(
+            "; the diffs of {} more file(s) are not shown: the ones above took the bytes one \
+             reply carries (raise --max-reply-bytes or narrow the files)",
+            out.previews_cut
         ));
     }
     writeln!(w, "{}", style.bold(&summary))

@@ -3,13 +3,14 @@
 //! what was cut or unreadable on stderr; `--json` prints the engine's result, which always
 //! says whether it was truncated and how much was left out.
 
+use crate::terminal;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::FkError;
 use filekit_core::search::WalkFilter;
 use filekit_core::search::glob::{GlobOptions, glob};
-use filekit_core::search::grep::{GrepOptions, OutputMode, grep, render};
-use filekit_core::search::list::{ListOptions, list, render_long, render_tree};
+use filekit_core::search::grep::{GrepOptions, GrepResult, OutputMode, grep, render};
+use filekit_core::search::list::{ListOptions, Listing, list, render_long, render_tree};
 use serde::Serialize;
 use std::io::Write;
 
@@ -175,7 +176,7 @@ pub fn run_grep(global: &GlobalArgs, json: bool, args: GrepArgs) -> u8 {
         json,
         |ws| grep(ws, &opts),
         |r| {
-            let text = render(r, line_numbers);
+            let text = render(&for_terminal_grep(r), line_numbers);
             let mut notes = String::new();
             if r.truncated {
                 notes.push_str(&format!(
@@ -204,7 +205,11 @@ pub fn run_glob(global: &GlobalArgs, json: bool, args: GlobArgs) -> u8 {
         |ws| glob(ws, &opts),
         |r| {
             let mut notes = String::new();
-            let text: String = r.files.iter().map(|f| format!("{}\n", f.path)).collect();
+            let text: String = r
+                .files
+                .iter()
+                .map(|f| format!("{}\n", terminal::path(&f.path)))
+                .collect();
             if r.truncated {
                 notes.push_str(&format!(
                     "filekit: {} more files not shown: raise --limit or narrow the pattern\n",
@@ -239,7 +244,12 @@ pub fn run_ls(global: &GlobalArgs, json: bool, args: LsArgs) -> u8 {
         |ws| list(ws, &opts),
         |l| {
             let mut notes = String::new();
-            let text = if tree { render_tree(l) } else { render_long(l) };
+            let shown = for_terminal_listing(l);
+            let text = if tree {
+                render_tree(&shown)
+            } else {
+                render_long(&shown)
+            };
             if l.truncated {
                 notes.push_str(&format!(
                     "filekit: {} more entries not shown: raise --limit or list a subdirectory\n",
@@ -250,6 +260,34 @@ pub fn run_ls(global: &GlobalArgs, json: bool, args: LsArgs) -> u8 {
             (text, notes, true)
         },
     )
+}
+
+/// A listing whose names, paths and link targets are quoted for people ([`terminal::path`]):
+/// the engine's renderings then print nothing a terminal acts on.
+fn for_terminal_listing(listing: &Listing) -> Listing {
+    let mut shown = listing.clone();
+    shown.path = terminal::path(&shown.path).into_owned();
+    for e in &mut shown.entries {
+        e.name = terminal::path(&e.name).into_owned();
+        if let Some(t) = &mut e.link_target {
+            *t = terminal::path(t).into_owned();
+        }
+    }
+    shown
+}
+
+/// A grep result whose paths are quoted and whose lines show their control characters.
+fn for_terminal_grep(result: &GrepResult) -> GrepResult {
+    let mut shown = result.clone();
+    for f in &mut shown.files {
+        f.path = terminal::path(&f.path).into_owned();
+        for l in &mut f.lines {
+            if let std::borrow::Cow::Owned(t) = terminal::line(&l.text) {
+                l.text = t;
+            }
+        }
+    }
+    shown
 }
 
 fn note_skipped(notes: &mut String, count: usize) {
@@ -279,7 +317,7 @@ fn run<T: Serialize>(
     // Notes (what was cut, what was unreadable) go to stderr so stdout stays pure results.
     let (rendered, notes, found) = text(&result);
     if !json {
-        eprint!("{notes}");
+        eprint!("{}", terminal::lines(&notes));
     }
     let mut out = std::io::stdout().lock();
     let written = if json {

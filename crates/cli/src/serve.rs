@@ -78,7 +78,12 @@ Streamable HTTP (--http):
             MCP client that is not a browser) pass.
   Limits    At most 100 live sessions: past it the oldest idle session is closed
             (a request to it then gets 404, and the client starts a new session); a session
-            idle for 5 minutes is closed. Request bodies up to 64 MiB.
+            idle for 5 minutes is closed. Request bodies up to 64 MiB. A request's headers
+            must arrive within 10 s (--http-header-timeout), a connection with nothing moving
+            and no request in hand is closed after 60 s (--http-idle-timeout), and at most 256
+            connections are served at once, fewer where the descriptor limit is lower
+            (--http-max-connections): past it the connection idle longest is closed, so a
+            client that sends a request is served however many others stall.
 
 Language servers (the semantic refactors of file_edit) run the workspace's code: the server
 starts none unless given --trust-workspace (the renames and import clean-ups of TS/JS and
@@ -109,6 +114,16 @@ pub struct ServeArgs {
     /// that is fine.
     #[arg(long, requires = "http")]
     http_no_auth: bool,
+    /// With --http: seconds a request's headers may take to arrive before the connection is
+    /// closed.
+    #[arg(long, value_name = "SECS", requires = "http", default_value_t = filekit_mcp::HEADER_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    http_header_timeout: u64,
+    /// With --http: seconds a connection may stay with nothing moving and no request in hand.
+    #[arg(long, value_name = "SECS", requires = "http", default_value_t = filekit_mcp::IDLE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    http_idle_timeout: u64,
+    /// With --http: connections served at once (past it, the one idle longest is closed).
+    #[arg(long, value_name = "N", requires = "http", default_value_t = filekit_mcp::MAX_CONNECTIONS as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    http_max_connections: u64,
 }
 
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
@@ -198,7 +213,20 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
                 );
                 return EXIT_BAD_REQUEST;
             };
-            runtime.block_on(serve_http(server, addr, args.http_no_auth, &state))
+            let connections = filekit_mcp::ConnectionLimits {
+                header_timeout: std::time::Duration::from_secs(args.http_header_timeout),
+                idle_timeout: std::time::Duration::from_secs(args.http_idle_timeout),
+                max_connections: connections_within_descriptors(
+                    usize::try_from(args.http_max_connections).unwrap_or(usize::MAX),
+                ),
+            };
+            runtime.block_on(serve_http(
+                server,
+                addr,
+                args.http_no_auth,
+                &state,
+                connections,
+            ))
         }
     };
     match served {
@@ -218,11 +246,13 @@ async fn serve_http(
     addr: std::net::SocketAddr,
     no_auth: bool,
     state: &Path,
+    connections: filekit_mcp::ConnectionLimits,
 ) -> std::io::Result<()> {
     let token = if no_auth { None } else { Some(new_token()?) };
     let options = filekit_mcp::HttpOptions {
         token: token.clone(),
         max_sessions: filekit_mcp::MAX_HTTP_SESSIONS,
+        connections,
     };
     let listener = filekit_mcp::bind_http(addr, &options).await?;
     let bound = listener.local_addr()?;
@@ -256,6 +286,26 @@ async fn serve_http(
         crate::signals::keep_at_exit(&file);
     }
     served
+}
+
+/// Descriptors the server keeps for itself beside its connections: the files a call opens,
+/// the history, the watcher, the listener.
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// `wanted` connections, or as many as the descriptor limit leaves room for (the soft limit,
+/// raised to the hard one at start): the cap is reached before the process runs out of
+/// descriptors, so the connection idle longest is closed to make room rather than a new one
+/// left waiting in the backlog.
+fn connections_within_descriptors(wanted: usize) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+        if let Some(current) = limit.current {
+            let room = current.saturating_sub(RESERVED_DESCRIPTORS).max(1);
+            return wanted.min(usize::try_from(room).unwrap_or(usize::MAX));
+        }
+    }
+    wanted
 }
 
 /// 32 bytes from the operating system's random source, in hex.

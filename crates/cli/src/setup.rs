@@ -303,6 +303,10 @@ fn setup(global: &GlobalArgs, args: &SetupArgs) -> Result<Report, SetupError> {
         serve_args.push("--max-file-size".into());
         serve_args.push(size.to_string());
     }
+    if let Some(size) = global.max_reply_bytes {
+        serve_args.push("--max-reply-bytes".into());
+        serve_args.push(size.to_string());
+    }
     let entry = Entry {
         name: args.name.clone(),
         command: exe.to_string_lossy().into_owned(),

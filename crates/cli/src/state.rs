@@ -70,7 +70,7 @@ fn fail(json: bool, e: &FkError) -> u8 {
     if json {
         println!("{}", json!({"success": false, "error": e}));
     }
-    eprintln!("filekit: {e}");
+    eprintln!("filekit: {}", crate::terminal::text(&e.to_string()));
     EXIT_FAILED
 }
 
@@ -159,7 +159,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: StateArgs) -> u8 {
                     if json {
                         println!("{}", json!({"success": false, "error": e}));
                     }
-                    eprintln!("filekit: {e}");
+                    eprintln!("filekit: {}", crate::terminal::text(&e.to_string()));
                     EXIT_BAD_REQUEST
                 }
                 Err(e) => fail(json, &e),

@@ -57,7 +57,8 @@ impl Style {
         self.paint(DIM, text)
     }
 
-    /// A unified diff with each line colored by its kind.
+    /// A unified diff with each line colored by its kind, and the control characters of its
+    /// lines shown as escapes ([`crate::terminal::line`]; the engine quotes its names).
     pub fn diff(&self, diff: &str) -> String {
         let mut out = String::with_capacity(diff.len() + diff.len() / 8);
         for line in diff.split_inclusive('\n') {
@@ -65,6 +66,7 @@ impl Style {
                 Some(b) => (b, "\n"),
                 None => (line, ""),
             };
+            let body = &*crate::terminal::line(body);
             let painted = if body.starts_with("+++") || body.starts_with("---") {
                 self.bold(body)
             } else if body.starts_with("@@") {

@@ -119,6 +119,121 @@ pub fn too_large_to_parse(shown: &str, size: u64) -> FkError {
     )
 }
 
+/// The most one reply carries, all its parts together: the content of the files a read of
+/// many files returns, the entries of a listing or a tree, the paths and lines a search
+/// finds, the diffs of a dry run. Past it a reply is cut and says where to go on (another
+/// call, a narrower path). Twice what one read of one file returns: that read fits with room
+/// beside it; and what a call holds for its reply is bounded before it is read, so that one
+/// call cannot take the memory a server's other sessions need (measured: the attacks of
+/// SECURITY.md's "Replies" peak under 100 MB in a release server).
+pub const MAX_REPLY_BYTES: u64 = 2 * MAX_READ_BYTES;
+
+/// What one reply may still carry: a budget of bytes shared by the parts of one call (its
+/// clones share it). Each part asks before it allocates ([`ReplyBudget::reserve`]) and
+/// gives back what it did not use ([`ReplyBudget::settle`]). The first part is always
+/// admitted, whatever its size (its own bound is the one of its kind, such as
+/// [`MAX_READ_BYTES`]), so a call always makes progress and its continuation starts after it.
+#[derive(Debug, Clone)]
+pub struct ReplyBudget {
+    inner: std::sync::Arc<BudgetState>,
+}
+
+#[derive(Debug)]
+struct BudgetState {
+    max: u64,
+    used: std::sync::atomic::AtomicU64,
+    parts: std::sync::atomic::AtomicU64,
+}
+
+impl Default for ReplyBudget {
+    fn default() -> Self {
+        ReplyBudget::new(MAX_REPLY_BYTES)
+    }
+}
+
+impl ReplyBudget {
+    /// A budget of `max` bytes.
+    pub fn new(max: u64) -> Self {
+        ReplyBudget {
+            inner: std::sync::Arc::new(BudgetState {
+                max,
+                used: Default::default(),
+                parts: Default::default(),
+            }),
+        }
+    }
+
+    /// A budget that never runs out (a caller that bounds its output itself).
+    pub fn unlimited() -> Self {
+        ReplyBudget::new(u64::MAX)
+    }
+
+    /// The bytes the whole reply may carry.
+    pub fn max(&self) -> u64 {
+        self.inner.max
+    }
+
+    /// The bytes taken so far.
+    pub fn used(&self) -> u64 {
+        self.inner.used.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Takes `bytes` for one part of the reply when they fit in what is left, or when no part
+    /// was taken yet; false (nothing taken) otherwise.
+    pub fn reserve(&self, bytes: u64) -> bool {
+        use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
+        let first = self.inner.parts.fetch_add(1, AcqRel) == 0;
+        let taken = self
+            .inner
+            .used
+            .fetch_update(AcqRel, Acquire, |used| {
+                let after = used.saturating_add(bytes);
+                (first || after <= self.inner.max).then_some(after)
+            })
+            .is_ok();
+        if !taken {
+            self.inner.parts.fetch_sub(1, Relaxed);
+        }
+        taken
+    }
+
+    /// Charges a part that reserved `reserved` bytes with what it turned out to take, `used`:
+    /// the rest goes back, or the excess is added (a diff longer than its file).
+    pub fn settle(&self, reserved: u64, used: u64) {
+        use std::sync::atomic::Ordering::AcqRel;
+        if used < reserved {
+            self.inner.used.fetch_sub(reserved - used, AcqRel);
+        } else if used > reserved {
+            self.inner.used.fetch_add(used - reserved, AcqRel);
+        }
+    }
+
+    /// True when a part of `bytes` would no longer be admitted.
+    pub fn spent_for(&self, bytes: u64) -> bool {
+        self.inner.parts.load(std::sync::atomic::Ordering::Acquire) > 0
+            && self.used().saturating_add(bytes) > self.inner.max
+    }
+
+    /// The refusal of a part the budget no longer admits (`TOO_LARGE`, [`Limit::ResultSize`]):
+    /// `what` is the part ("not read"), `instead` says how to get it (another call, an
+    /// offset).
+    pub fn refusal(&self, what: &str, needed: u64, instead: &str) -> FkError {
+        let (used, max) = (self.used(), self.inner.max);
+        let message = if needed == 0 {
+            format!(
+                "{what}: this reply already holds {used} bytes, all of the {max} one reply carries"
+            )
+        } else {
+            format!(
+                "{what}: this reply already holds {used} bytes, and {needed} more would pass the \
+                 {max} bytes one reply carries"
+            )
+        };
+        FkError::too_large(Limit::ResultSize, used.saturating_add(needed), max, message)
+            .with_hint(instead.to_string())
+    }
+}
+
 /// Parses a size as a person writes it: bytes, or a number with `K`, `M` or `G` (powers of
 /// 1024, `KiB`/`KB`/`k` alike). For `--max-file-size` and its like.
 pub fn parse_size(given: &str) -> Result<u64, String> {

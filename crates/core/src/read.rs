@@ -19,7 +19,7 @@
 
 use crate::error::{ErrorCode, FkError, Limit, LimitFacts};
 use crate::hash;
-use crate::limits::MAX_READ_BYTES;
+use crate::limits::{MAX_READ_BYTES, ReplyBudget};
 use crate::text::{self, LineIndex, TextDoc};
 use crate::workspace::{FileMeta, Workspace, rfc3339};
 use base64::Engine as _;
@@ -239,6 +239,20 @@ pub struct BinaryRead {
 
 /// Reads one file. Never panics on bad input; every failure is in `result`.
 pub fn read_file(ws: &Workspace, path: &str, opts: &ReadOptions) -> FileRead {
+    read_file_within(ws, path, opts, &ReplyBudget::unlimited())
+}
+
+/// Reads one file as one part of a reply that `budget` bounds: the file is measured when it
+/// is opened and not read when what it could return no longer fits (the first part of a
+/// reply always does); then its `result` is the budget's `TOO_LARGE` refusal, saying to
+/// read it in another call. What the read returns is charged; what it reserved beyond that is
+/// given back.
+pub fn read_file_within(
+    ws: &Workspace,
+    path: &str,
+    opts: &ReadOptions,
+    budget: &ReplyBudget,
+) -> FileRead {
     let p = match ws.resolve(path) {
         Ok(p) => p,
         Err(e) => {
@@ -250,9 +264,19 @@ pub fn read_file(ws: &Workspace, path: &str, opts: &ReadOptions) -> FileRead {
         }
     };
     let shown = ws.display(&p);
-    let result = ws
-        .open(&p)
-        .and_then(|(file, meta)| read_open(ws, file, &meta, &shown, opts));
+    let result = ws.open(&p).and_then(|(file, meta)| {
+        let reserved = reply_cost(meta.len);
+        if !budget.reserve(reserved) {
+            return Err(budget.refusal(
+                &format!("{shown} was not read"),
+                reserved,
+                "read it in another call; the files before it in this call were read",
+            ));
+        }
+        let read = read_open(ws, file, &meta, &shown, opts);
+        budget.settle(reserved, read.as_ref().map_or(0, ReadContent::reply_bytes));
+        read
+    });
     FileRead {
         path: path.to_string(),
         resolved_path: Some(shown),
@@ -261,9 +285,44 @@ pub fn read_file(ws: &Workspace, path: &str, opts: &ReadOptions) -> FileRead {
 }
 
 /// Many files in one call, results in the order given; one file's failure never stops the
-/// others.
+/// others. Together they are one reply: the workspace's [`ReplyBudget`] bounds them, and a
+/// file past it is not read (its result says so).
 pub fn read_files(ws: &Workspace, paths: &[String], opts: &ReadOptions) -> Vec<FileRead> {
-    paths.iter().map(|p| read_file(ws, p, opts)).collect()
+    read_files_within(ws, paths, opts, &ws.reply_budget())
+}
+
+/// [`read_files`] as a part of a reply that `budget` bounds (a call that reads several
+/// times, each time many files).
+pub fn read_files_within(
+    ws: &Workspace,
+    paths: &[String],
+    opts: &ReadOptions,
+    budget: &ReplyBudget,
+) -> Vec<FileRead> {
+    paths
+        .iter()
+        .map(|p| read_file_within(ws, p, opts, budget))
+        .collect()
+}
+
+/// What a read of a file of `size` bytes is expected to put in a reply, reserved before it is
+/// read: its text, at most the [`MAX_READ_BYTES`] one read returns. An image's base64 is a
+/// third more, charged once it is made.
+fn reply_cost(size: u64) -> u64 {
+    size.min(MAX_READ_BYTES)
+}
+
+impl ReadContent {
+    /// The bytes this read puts in a reply.
+    pub fn reply_bytes(&self) -> u64 {
+        match self {
+            ReadContent::Text(t) => {
+                (t.content.len() + t.diff.as_ref().map_or(0, String::len)) as u64
+            }
+            ReadContent::Image(i) => i.data.len() as u64,
+            ReadContent::Binary(b) => b.description.len() as u64,
+        }
+    }
 }
 
 fn read_open(

@@ -14,6 +14,7 @@ use crate::workspace::{FileBytes, FileMeta};
 use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What one look at a chosen file found.
 enum Look {
@@ -156,6 +157,10 @@ pub struct TreeReplaceReport {
     pub walk_skipped: Vec<(String, String)>,
     /// One file report per chosen file, in path order.
     pub report: EditReport,
+    /// Files of a lean dry run whose diff the report leaves out: the diffs before them
+    /// took the bytes one reply carries ([`crate::limits::ReplyBudget`]). Their counts are
+    /// in the report; a narrower selection shows their diffs.
+    pub previews_cut: usize,
 }
 
 impl TreeReplaceReport {
@@ -194,19 +199,29 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     // Files that stand alone are written as soon as they are planned: nothing of them is
     // held until the walk ends (see `Batch::streaming`).
     let batch = Batch::streaming(ws, &options);
-    let plans: Mutex<Vec<(String, FilePlan)>> = Mutex::new(Vec::new());
+    // A lean dry run's report is a reply (diffs, no texts): each file's diff is kept while
+    // the reply's bytes last. (An interactive review asks for the texts, and keeps them all.)
+    let preview = Preview {
+        budget: ws.reply_budget(),
+        cut: AtomicUsize::new(0),
+        bounded: options.dry_run() && options.lean(),
+    };
+    // Boxed: a plan is a kilobyte, and a vector of 200,000 of them held twice as it grew, then
+    // again beside the plans handed to the batch, peaked over 600 MB.
+    let plans: Mutex<Vec<(String, Box<FilePlan>)>> = Mutex::new(Vec::new());
     let keep = |path: &str| {
         let known = match look(ws, &req.substitution, path, limit) {
             Look::NoMatch => return false,
             Look::Read(bytes) => Some(bytes),
             Look::Undecided => None,
         };
-        let (plan, written) = batch.plan(&entry(path), known);
+        let (mut plan, written) = batch.plan(&entry(path), known);
+        preview.bound(&mut plan);
         if let Some(written) = written {
             recycle(written);
         }
         if let Ok(mut plans) = plans.lock() {
-            plans.push((path.to_string(), plan));
+            plans.push((path.to_string(), Box::new(plan)));
         }
         true
     };
@@ -247,8 +262,12 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         .iter()
         .map(|path| {
             let plan = match plans.next_if(|(planned, _)| planned == path) {
-                Some((_, plan)) => plan,
-                None => batch.plan(&entry(path), None).0,
+                Some((_, plan)) => *plan,
+                None => {
+                    let mut plan = batch.plan(&entry(path), None).0;
+                    preview.bound(&mut plan);
+                    plan
+                }
             };
             (entry(path), plan)
         })
@@ -259,7 +278,40 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         unmatched,
         walk_skipped: selected.skipped,
         report,
+        previews_cut: preview.cut.into_inner(),
     })
+}
+
+/// What a dry run's report keeps of each file's preview.
+struct Preview {
+    budget: crate::limits::ReplyBudget,
+    cut: AtomicUsize,
+    bounded: bool,
+}
+
+impl Preview {
+    /// Keeps the diff and texts of a planned file while the reply's bytes last (planned on
+    /// the walk's threads, so in no fixed order: which files keep theirs depends on the walk);
+    /// past them the file keeps its outcome and counts only.
+    fn bound(&self, plan: &mut FilePlan) {
+        if !self.bounded {
+            return;
+        }
+        let report = plan.report_mut();
+        let texts = [&report.old_text, &report.new_text]
+            .into_iter()
+            .flatten()
+            .map(String::len)
+            .sum::<usize>();
+        let cost = (report.diff.len() + texts) as u64;
+        if cost == 0 || self.budget.reserve(cost) {
+            return;
+        }
+        report.diff = String::new();
+        report.old_text = None;
+        report.new_text = None;
+        self.cut.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 #[cfg(test)]

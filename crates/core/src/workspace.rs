@@ -86,6 +86,8 @@ pub struct Workspace {
     protected_writes: bool,
     /// Whether tools may read the credentials under the home folder (off by default).
     secret_reads: bool,
+    /// The bytes one reply carries (see [`crate::limits::ReplyBudget`]).
+    max_reply_bytes: u64,
     /// The largest file held whole; larger ones stream (see [`crate::limits`]).
     max_file_size: u64,
     /// How the person who started filekit adds a root, in the front end's words (a CLI flag),
@@ -326,6 +328,7 @@ impl Workspace {
             root_ids,
             protected_writes: false,
             secret_reads: false,
+            max_reply_bytes: crate::limits::MAX_REPLY_BYTES,
             max_file_size: crate::limits::DEFAULT_MAX_FILE_SIZE,
             add_root_hint: None,
         })
@@ -355,6 +358,23 @@ impl Workspace {
     /// True when tools may read credentials.
     pub fn secret_reads(&self) -> bool {
         self.secret_reads
+    }
+
+    /// Sets the bytes one reply carries ([`crate::limits::MAX_REPLY_BYTES`] unless the person
+    /// who starts filekit says otherwise).
+    pub fn with_max_reply_bytes(mut self, max: u64) -> Workspace {
+        self.max_reply_bytes = max.max(1);
+        self
+    }
+
+    /// The bytes one reply carries.
+    pub fn max_reply_bytes(&self) -> u64 {
+        self.max_reply_bytes
+    }
+
+    /// A budget for one reply: each call that returns files, entries or matches takes one.
+    pub fn reply_budget(&self) -> crate::limits::ReplyBudget {
+        crate::limits::ReplyBudget::new(self.max_reply_bytes)
     }
 
     /// Holds files of up to `bytes` whole and streams larger ones (see [`crate::limits`]).

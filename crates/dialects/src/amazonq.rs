@@ -15,7 +15,8 @@ use filekit_core::FkError;
 use filekit_core::edit::{
     Edit, EditOptions, EditRequest, Expected, FileEdits, FileReport, FileStatus,
 };
-use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
+use filekit_core::limits::ReplyBudget;
+use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files_within};
 use filekit_core::replace::TreeReplaceReport;
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
@@ -252,7 +253,7 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             max_entries: args.max_entries,
             offset: args.offset,
         };
-        return read_one(ws, &op, "");
+        return read_one(ws, &op, "", &ws.reply_budget());
     };
     if !given.is_empty() {
         return Err(FkError::invalid(format!(
@@ -274,18 +275,32 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     }
     if ops.len() == 1 {
         // As the Q CLI does: a single operation answers as that read alone.
-        return read_one(ws, &ops[0], "operations[0].");
+        return read_one(ws, &ops[0], "operations[0].", &ws.reply_budget());
     }
     // Several: one result each, in order, and the Q CLI's text for a batch.
     let mut values = Vec::with_capacity(ops.len());
     let mut texts = Vec::with_capacity(ops.len());
     let mut images = Vec::new();
     let (mut ok, mut failed) = (0, 0);
+    // The operations are one reply: each runs while the reply has room.
+    let budget = ws.reply_budget();
     for (i, op) in ops.iter().enumerate() {
-        let reply = match read_one(ws, op, &format!("operations[{i}].")) {
+        let run = if budget.spent_for(1) {
+            Err(budget.refusal(
+                &format!("operations[{i}] was not run"),
+                0,
+                "run it in another call; the operations before it in this call ran",
+            ))
+        } else {
+            read_one(ws, op, &format!("operations[{i}]."), &budget)
+        };
+        let reply = match run {
             Ok(reply) => reply,
             Err(err) => ToolReply::new(reject(&err), true, err.full_message()),
         };
+        if matches!(op.mode, ReadMode::Directory | ReadMode::Search) {
+            budget.settle(0, reply.text.len() as u64);
+        }
         let kind = if reply.is_error {
             failed += 1;
             "Error".to_string()
@@ -324,17 +339,27 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 }
 
 /// One read. `at` is where its arguments are in the call (`operations[1].`), for messages.
-fn read_one(ws: &Call, op: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_one(
+    ws: &Call,
+    op: &FsReadOp,
+    at: &str,
+    budget: &ReplyBudget,
+) -> Result<ToolReply, FkError> {
     let at = at.trim_end_matches('.');
     match op.mode {
         ReadMode::Directory => read_directory(ws, op, at),
         ReadMode::Search => search(ws, op, at),
-        ReadMode::Image => read_images(ws, op, at),
-        ReadMode::Line => read_lines(ws, op, at),
+        ReadMode::Image => read_images(ws, op, at, budget),
+        ReadMode::Line => read_lines(ws, op, at, budget),
     }
 }
 
-fn read_lines(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_lines(
+    ws: &Call,
+    args: &FsReadOp,
+    at: &str,
+    budget: &ReplyBudget,
+) -> Result<ToolReply, FkError> {
     let (paths, single) = match (&args.path, &args.paths) {
         (Some(_), Some(_)) => {
             return Err(
@@ -367,7 +392,7 @@ fn read_lines(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError
         images: false,
         max_lines: None,
     };
-    let results = read_files(ws, &paths, &opts);
+    let results = read_files_within(ws, &paths, &opts, budget);
     let entries: Vec<Value> = results.iter().map(|r| line_entry(r, range_asked)).collect();
     let is_error = entries.iter().any(|e| e["success"] == false);
     let value = if single {
@@ -437,7 +462,12 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
     }
 }
 
-fn read_images(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_images(
+    ws: &Call,
+    args: &FsReadOp,
+    at: &str,
+    budget: &ReplyBudget,
+) -> Result<ToolReply, FkError> {
     // The document's Image mode takes image_paths; path/paths are accepted as well because
     // models often send them.
     let paths: Vec<String> = match (&args.image_paths, &args.paths, &args.path) {
@@ -461,7 +491,7 @@ fn read_images(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkErro
         images: true,
         max_lines: None,
     };
-    let results = read_files(ws, &paths, &opts);
+    let results = read_files_within(ws, &paths, &opts, budget);
     let mut images = Vec::new();
     let entries: Vec<Value> = results
         .iter()
@@ -938,19 +968,20 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
             ));
         }
     };
-    Ok(shape_tree_replace(&out, &sed_pattern))
+    Ok(shape_tree_replace(ws, &out, &sed_pattern))
 }
 
 /// The pattern_replace reply: counts, then an entry for each file that changed, failed or was
 /// skipped (unchanged files are only counted), diffs until the reply's diff budget is spent.
-fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
+fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let report = &out.report;
     let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
     let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
     let mut budget = shape::DiffBudget::new();
+    let mut listed = shape::ListBudget::new(ws);
     let mut entries = Vec::new();
     for f in &report.files {
-        if f.status() == FileStatus::Unchanged && f.success() {
+        if f.status() == FileStatus::Unchanged && f.success() || !listed.take(&f.path) {
             continue;
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
@@ -976,7 +1007,7 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let modified = count(FileStatus::Modified);
     let skipped = count(FileStatus::Skipped) + out.walk_skipped.len();
     let summary = format!(
-        "pattern_replace {sed_pattern}: {} replacement(s) in {modified} file(s){}; {} unchanged, {skipped} skipped, {} failed, of {} matched",
+        "pattern_replace {sed_pattern}: {} replacement(s) in {modified} file(s){}; {} unchanged, {skipped} skipped, {} failed, of {} matched{}",
         out.replacements(),
         if report.dry_run {
             " (dry run: nothing written)"
@@ -986,11 +1017,12 @@ fn shape_tree_replace(out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
         count(FileStatus::Unchanged) + out.unmatched,
         failed.len(),
         out.chosen,
+        listed.note(ws, "directory or file_pattern"),
     );
-    let cut_note = (budget.cut > 0).then(|| {
+    let cut_note = (budget.cut > 0 || out.previews_cut > 0).then(|| {
         format!(
             "the diffs of {} file(s) are left out to keep this reply readable; read those files, or narrow file_pattern, to see them",
-            budget.cut
+            budget.cut + out.previews_cut
         )
     });
     let value = object(vec![

@@ -132,10 +132,6 @@ const MAX_NESTED_ITEMS: usize = 100;
 /// The entries a listing keeps at most, so that a huge tree stays a bounded reply.
 const MAX_LISTED: usize = 100_000;
 
-/// The bytes of file content one read_multiple_files reply holds at most (eight files of the
-/// engine's whole-file bound): the files past it are reported, not read.
-const MAX_MULTI_READ: usize = 8 * filekit_core::limits::MAX_READ_BYTES as usize;
-
 /// The extensions Desktop Commander writes through its converters (DOCX from markdown,
 /// spreadsheets from JSON, PDF): filekit has none, and text written under such a name would
 /// not be what the agent meant.
@@ -437,15 +433,18 @@ fn read_multiple_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut images = Vec::new();
     let mut files = Vec::new();
     let mut held = 0usize;
+    // The bytes of file content one reply holds at most: the files past it are reported, not
+    // read.
+    let max_held = ws.max_reply_bytes() as usize;
     for path in &args.paths {
-        if held > MAX_MULTI_READ {
+        if held > max_held {
             let err = FkError::too_large(
                 filekit_core::Limit::ResultSize,
                 held as u64,
-                MAX_MULTI_READ as u64,
+                max_held as u64,
                 format!(
                     "not read: this reply already holds {held} bytes of files, more than the \
-                     {MAX_MULTI_READ} one reply holds"
+                     {max_held} one reply holds"
                 ),
             )
             .with_hint("read the rest in another call");
@@ -1150,16 +1149,19 @@ mod tests {
         assert!(reply.is_error);
         let files = reply.value["files"].as_array().unwrap();
         let read = files.iter().filter(|f| f["success"] == true).count();
-        assert_eq!(read, 9, "{}", reply.value["files"][9]);
-        assert_eq!(files[9]["errorCode"], "TOO_LARGE");
+        // Files are read while the reply holds at most the workspace's reply bytes.
+        let max = filekit_core::limits::MAX_REPLY_BYTES as usize;
+        let fit = max / file.len() + 1;
+        assert_eq!(read, fit, "{}", reply.value["files"][fit]);
+        assert_eq!(files[fit]["errorCode"], "TOO_LARGE");
         assert!(
-            reply
-                .text
-                .contains("f9.txt: Error - not read: this reply already holds"),
+            reply.text.contains(&format!(
+                "f{fit}.txt: Error - not read: this reply already holds"
+            )),
             "{}",
             &reply.text[..2000]
         );
-        assert!(reply.text.len() < MAX_MULTI_READ + 2 * file.len());
+        assert!(reply.text.len() < max + 2 * file.len());
     }
 
     #[test]

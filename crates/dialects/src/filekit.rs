@@ -20,7 +20,7 @@ use crate::shape;
 use crate::{ReplySchema, ToolReply, ToolSpec};
 use filekit_core::FkError;
 use filekit_core::edit::{EditReport, FileStatus};
-use filekit_core::read::{ReadContent, ReadOptions, read_file};
+use filekit_core::read::{ReadContent, ReadOptions, read_file_within};
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use schemars::JsonSchema;
@@ -170,6 +170,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut images = Vec::new();
     let mut failed = 0;
+    let budget = ws.reply_budget();
     for spec in &args.files {
         let opts = ReadOptions {
             since_hash: spec.since_hash.clone(),
@@ -178,7 +179,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             images: true,
             max_lines: None,
         };
-        let read = read_file(ws, &spec.path, &opts);
+        let read = read_file_within(ws, &spec.path, &opts, &budget);
         let path = shape::shown_path(ws, read.resolved_path.as_deref().unwrap_or(&read.path));
         let body = match &read.result {
             Ok(ReadContent::Text(t)) => {
@@ -722,11 +723,12 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut entries = Vec::new();
     let mut budget = shape::DiffBudget::new();
+    let mut listed = shape::ListBudget::new(ws);
     // A dry run is for its diffs; a write says what changed, with its diffs only when short.
     let diff_lines: usize = report.files.iter().map(|f| f.diff.lines().count()).sum();
     let show_diffs = report.dry_run || diff_lines <= shape::SHORT_DIFF_LINES;
     for f in &report.files {
-        if f.status() == FileStatus::Unchanged && f.success() {
+        if f.status() == FileStatus::Unchanged && f.success() || !listed.take(&f.path) {
             continue; // counted, not listed
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
@@ -790,6 +792,14 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if !show_diffs {
         summary.push_str(&format!(
             "; the diffs ({diff_lines} lines) are left out: preview with dry_run to see them"
+        ));
+    }
+    summary.push_str(&listed.note(ws, "`files` or `directory`"));
+    if out.previews_cut > 0 {
+        summary.push_str(&shape::previews_cut_note(
+            ws,
+            out.previews_cut,
+            "`files` or `directory`",
         ));
     }
     let diffs: String = entries.iter().filter_map(|e| e.diff.as_deref()).collect();

@@ -17,7 +17,8 @@ use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsRequest};
-use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
+use filekit_core::limits::ReplyBudget;
+use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file, read_file_within};
 use filekit_core::search::WalkFilter;
 use filekit_core::search::list::{EntryKind, ListOptions, Listing, list};
 use filekit_core::splices::Splice;
@@ -308,7 +309,17 @@ fn whole() -> ReadOptions {
 /// A text read of a file, or the reply of the failure: what is not text is refused with
 /// what it is.
 fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<TextRead, Box<ToolReply>> {
-    let r = read_file(ws, path, opts);
+    text_read_within(ws, path, opts, &ReplyBudget::unlimited())
+}
+
+/// [`text_read`] as one part of a reply that `budget` bounds.
+fn text_read_within(
+    ws: &Call,
+    path: &str,
+    opts: &ReadOptions,
+    budget: &ReplyBudget,
+) -> Result<TextRead, Box<ToolReply>> {
+    let r = read_file_within(ws, path, opts, budget);
     match r.result {
         Ok(ReadContent::Text(t)) => Ok(t),
         Ok(ReadContent::Image(i)) => {
@@ -335,7 +346,17 @@ fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<TextRead, Box<
 /// larger than the engine reads at once comes back cut, and says where (the server sends all
 /// of it, whatever its size).
 fn read_text_of(ws: &Call, path: &str, opts: &ReadOptions) -> Result<String, Box<ToolReply>> {
-    let t = text_read(ws, path, opts)?;
+    read_text_within(ws, path, opts, &ReplyBudget::unlimited())
+}
+
+/// [`read_text_of`] as one part of a reply that `budget` bounds.
+fn read_text_within(
+    ws: &Call,
+    path: &str,
+    opts: &ReadOptions,
+    budget: &ReplyBudget,
+) -> Result<String, Box<ToolReply>> {
+    let t = text_read_within(ws, path, opts, budget)?;
     let mut text = t.content;
     if t.truncated && opts.max_lines.is_none() {
         text.push_str(&format!(
@@ -453,10 +474,11 @@ fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     }
     // Each failure in the engine's words too (the text has the server's).
     let mut failures: Vec<String> = Vec::new();
+    let budget = ws.reply_budget();
     let parts: Vec<String> = args
         .paths
         .iter()
-        .map(|p| match read_text_of(ws, p, &whole()) {
+        .map(|p| match read_text_within(ws, p, &whole(), &budget) {
             Ok(content) => format!("{p}:\n{content}\n"),
             Err(reply) => {
                 let why = reply.value["error"].as_str().unwrap_or(&reply.text);
@@ -1025,9 +1047,12 @@ fn entries(
 /// What a listing left out, said after it (the server has no bound).
 fn cut_note(listing: &Listing) -> String {
     if listing.truncated {
+        let bound = match &listing.reply_limit {
+            Some(l) => format!("one reply carries at most {} bytes of entries", l.max),
+            None => format!("filekit lists at most {MAX_ENTRIES}"),
+        };
         format!(
-            "\n({} more entries not shown: filekit lists at most {MAX_ENTRIES}; list a \
-             subdirectory to see them)",
+            "\n({} more entries not shown: {bound}; list a subdirectory to see them)",
             listing.omitted()
         )
     } else {

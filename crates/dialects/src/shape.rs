@@ -306,6 +306,59 @@ pub(crate) fn run_tree_replace(
     filekit_core::replace::tree_replace(ws, &request)
 }
 
+/// What a tree-wide dry run's reply says of the files whose diffs the reply's bytes left out
+/// (`narrow` names the tool's arguments that choose the files).
+pub(crate) fn previews_cut_note(ws: &filekit_core::Workspace, cut: usize, narrow: &str) -> String {
+    format!(
+        "; the diffs of {cut} more file(s) are not in this dry run's reply: the ones before them \
+         took the {} bytes one reply carries (narrow {narrow} to see them)",
+        ws.max_reply_bytes()
+    )
+}
+
+/// The files a reply about many files lists: while one reply's bytes last (each entry counted
+/// at its path, in the value and in the text, and its fields), then none, counting those left
+/// out; the reply's counts stay whole. 200,000 files changed by a dry run replied 27 MB.
+pub(crate) struct ListBudget {
+    left: u64,
+    /// Files left out so far.
+    pub cut: usize,
+}
+
+impl ListBudget {
+    pub(crate) fn new(ws: &filekit_core::Workspace) -> ListBudget {
+        ListBudget {
+            left: ws.max_reply_bytes(),
+            cut: 0,
+        }
+    }
+
+    /// True when the entry of `path` still fits.
+    pub(crate) fn take(&mut self, path: &str) -> bool {
+        let cost = 2 * path.len() as u64 + 160;
+        if self.cut > 0 || cost > self.left {
+            self.cut += 1;
+            return false;
+        }
+        self.left -= cost;
+        true
+    }
+
+    /// What the reply says of the files it left out (`narrow` names the tool's arguments that
+    /// choose the files), or nothing.
+    pub(crate) fn note(&self, ws: &filekit_core::Workspace, narrow: &str) -> String {
+        if self.cut == 0 {
+            return String::new();
+        }
+        format!(
+            "; {} more file(s) not listed: the ones listed took the {} bytes one reply carries \
+             (narrow {narrow} to list them)",
+            self.cut,
+            ws.max_reply_bytes()
+        )
+    }
+}
+
 /// The diffs of a reply about many files: whole diffs while [`MAX_REPLY_DIFF`] lasts, then
 /// none, counting those left out.
 pub(crate) struct DiffBudget {

@@ -355,7 +355,9 @@ pub enum Limit {
     ExpandedText,
     /// Targets (matches of a path, selector or XPath) one semantic read or edit takes.
     Targets,
-    /// Bytes the targets of one semantic read take together (their paths and content).
+    /// Bytes one reply carries together (the files a read returns, a listing's entries, a
+    /// search's matches, a dry run's diffs), or the targets of one semantic read (their paths
+    /// and content).
     ResultSize,
 }
 

@@ -40,6 +40,8 @@ macro_rules! log_line {
     }};
 }
 
+#[cfg(feature = "http")]
+mod connections;
 mod roots;
 #[cfg(feature = "http")]
 mod sessions;
@@ -48,6 +50,8 @@ mod tables;
 
 pub use stdio::MAX_MESSAGE_BYTES;
 
+#[cfg(feature = "http")]
+pub use connections::{ConnectionLimits, HEADER_TIMEOUT, IDLE_TIMEOUT, MAX_CONNECTIONS};
 #[cfg(feature = "http")]
 pub use sessions::MAX_HTTP_SESSIONS;
 
@@ -92,7 +96,18 @@ pub struct FilekitServer {
     /// The tools served, by MCP name, in listing order.
     tools: Arc<Vec<ServedTool>>,
     by_name: Arc<HashMap<String, usize>>,
+    /// Calls that may run at once, across every session of the process (see
+    /// [`MAX_CALLS_AT_ONCE`]).
+    running: Arc<tokio::sync::Semaphore>,
 }
+
+/// Tool calls that run at once in one server, whatever the number of sessions or of calls a
+/// client sends without waiting: each holds at most one reply's bytes
+/// (`filekit_core::limits::MAX_REPLY_BYTES`) besides the files it works on, so memory is
+/// bounded by this many of them; the others wait their turn (and can be cancelled while
+/// they wait). A file's whole-file bound and the reply's, times this, stay far under the
+/// half gigabyte a server is measured against.
+pub const MAX_CALLS_AT_ONCE: usize = 8;
 
 struct ServedTool {
     spec: ToolSpec,
@@ -123,6 +138,7 @@ impl FilekitServer {
             follow_client_roots: options.follow_client_roots,
             tools: Arc::new(tools),
             by_name: Arc::new(by_name),
+            running: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS_AT_ONCE)),
         }
     }
 
@@ -135,6 +151,7 @@ impl FilekitServer {
             follow_client_roots: self.follow_client_roots,
             tools: Arc::clone(&self.tools),
             by_name: Arc::clone(&self.by_name),
+            running: Arc::clone(&self.running),
         }
     }
 
@@ -271,12 +288,24 @@ impl ServerHandler for FilekitServer {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         // Waits while the client's roots are being fetched (see SessionWorkspace).
         let workspace = Arc::clone(&*self.workspace.current.read().await);
+        // A turn among the calls that run at once; a call cancelled while it waits ends here.
+        let turn = tokio::select! {
+            turn = Arc::clone(&self.running).acquire_owned() => turn,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("request cancelled", None));
+            }
+        };
+        let Ok(turn) = turn else {
+            return Err(ErrorData::internal_error("the server is stopping", None));
+        };
         let (control, progress_sent) = progress_control(&context);
         let engine_control = control.clone();
         // Engine calls are synchronous and may take a while (a batch over many files): run
         // them on the blocking pool so other calls in flight keep being served.
         let run = tokio::task::spawn_blocking(move || {
-            filekit_dialects::call_tool(&workspace, &spec, args, engine_control)
+            let reply = filekit_dialects::call_tool(&workspace, &spec, args, engine_control);
+            drop(turn);
+            reply
         });
         let reply = tokio::select! {
             joined = run => joined,
@@ -406,6 +435,8 @@ pub struct HttpOptions {
     pub token: Option<String>,
     /// Live sessions kept at most (see [`MAX_HTTP_SESSIONS`]).
     pub max_sessions: usize,
+    /// The bounds on connections: header and idle timeouts, how many at once.
+    pub connections: ConnectionLimits,
 }
 
 /// Binds `addr` for [`serve_http`], refusing options the address does not allow (no token
@@ -434,7 +465,8 @@ pub async fn bind_http(
 /// loopback port; a missing or wrong token gets 401 with `WWW-Authenticate: Bearer`); its
 /// `Host` must name the bound address and its `Origin`, when it has one, must be this server
 /// itself (a browser page elsewhere gets 403); at most `options.max_sessions` sessions live at
-/// once (the oldest idle one is closed past it).
+/// once (the oldest idle one is closed past it); connections are bounded in time and number
+/// (`options.connections`, see the `connections` module).
 #[cfg(feature = "http")]
 pub async fn serve_http(
     server: FilekitServer,
@@ -485,12 +517,12 @@ pub async fn serve_http(
                 let token = token.clone();
                 async move { authorize(token.as_deref(), request, next).await }
             }));
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            let _ = tokio::signal::ctrl_c().await;
-            shutdown.cancel();
-        })
-        .await
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        stop.cancel();
+    });
+    connections::serve(listener, router, options.connections, shutdown).await
 }
 
 /// Passes a request that carries the bearer token (or any, without a token); answers 401

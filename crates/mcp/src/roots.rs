@@ -69,6 +69,7 @@ impl SessionWorkspace {
                         ws.with_git_writes(guard.git_writes())
                             .with_protected_writes(guard.protected_writes())
                             .with_secret_reads(guard.secret_reads())
+                            .with_max_reply_bytes(guard.max_reply_bytes())
                             .with_trust(guard.is_trusted())
                             .with_max_file_size(guard.max_file_size())
                     }) {

@@ -563,7 +563,11 @@ impl McpStdio {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let line = match self.lines.recv_timeout(left) {
                 Ok(line) => line,
-                Err(_) => {
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait();
+                    panic!("filekit serve ended before it answered {method}: {status:?}");
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                     let _ = self.child.kill();
                     panic!("filekit serve: no answer to {method} within {CALL_TIMEOUT:?}");
                 }
@@ -584,6 +588,47 @@ impl McpStdio {
             .get("result")
             .cloned()
             .unwrap_or_else(|| panic!("tools/call {tool}: no result: {response}"))
+    }
+}
+
+impl McpStdio {
+    /// The server's peak resident memory so far (`VmHWM` of /proc), in MiB.
+    pub fn peak_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kib| kib / 1024)
+    }
+
+    /// The processor time the server has taken so far (user and system, all its threads), in
+    /// seconds: what a call costs, whatever else the machine runs.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // The fields after the command's name, which is in parentheses and may hold spaces.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or("", |(_, rest)| rest)
+            .split_whitespace()
+            .collect();
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        // utime and stime are the 14th and 15th fields, the 12th and 13th after the name.
+        // SAFETY: sysconf reads a constant of the system.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1);
+        (ticks(11) + ticks(12)) as f64 / per_second as f64
+    }
+
+    /// True while the server process runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 }
 

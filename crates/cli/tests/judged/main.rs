@@ -29,6 +29,7 @@ mod refactor_tsc;
 mod refactor_verb;
 mod scale;
 mod semantic_real;
+mod server_memory;
 mod symbol_refactors;
 
 /// Every file of `tests/judged/` is a module of this binary: one left out would never run.

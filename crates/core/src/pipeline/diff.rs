@@ -383,7 +383,12 @@ fn render(
     let most = 2 * (base.len() + news.len()) + changes.len() * 48 + 256;
     out.reserve(guess.min(most));
     if let Some((old_name, new_name)) = place.names {
-        let _ = write!(out, "--- {old_name}\n+++ {new_name}\n");
+        let _ = write!(
+            out,
+            "--- {}\n+++ {}\n",
+            header_name(old_name),
+            header_name(new_name)
+        );
     }
     let mut shift: i64 = place.shift;
     let mut c = 0;
@@ -436,6 +441,38 @@ fn render(
         c = g;
     }
     stats
+}
+
+/// A name in a diff's header as git writes one that holds a control character, a quote or
+/// a backslash: in double quotes with C's escapes (`"b/x\ny"`), so that a newline in a file's
+/// name cannot start a line of the diff, and patch tools (git, filekit's own) read it back.
+pub fn header_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\')
+    {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    out.push('"');
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! first (the familiar Glob tool's order), ties broken by path.
 //!
 //! `*` and `?` stay within one directory, `**` crosses any number, `{a,b}` and `[abc]` work.
-//! The walk is parallel; only the `limit` newest matches are kept while walking.
+//! The walk is parallel; only the `limit` newest matches are kept while walking, and no more
+//! of them than the workspace's reply bytes hold.
 
 use super::{Skipped, WalkFilter, compile_glob, rel_string, resolve_base, walk_builder};
 use crate::Workspace;
@@ -48,7 +49,7 @@ pub struct GlobResult {
     pub files: Vec<GlobMatch>,
     /// Matches found in all.
     pub total: usize,
-    /// True when older matches were left out because of the limit.
+    /// True when older matches were left out because of the limit or the reply's bytes.
     pub truncated: bool,
     pub skipped: Skipped,
 }
@@ -79,19 +80,49 @@ fn split_absolute(pattern: &str, path: Option<&str>) -> (Option<String>, String)
     )
 }
 
-/// One walker thread's matches.
-struct ThreadHeap<'a> {
+/// The newest matches: at most `limit` of them, and no more than one reply's bytes hold
+/// (the newest is always kept), so that its top is the oldest kept.
+#[derive(Default)]
+struct Newest {
     heap: BinaryHeap<Candidate>,
-    total: usize,
-    limit: usize,
-    shared: &'a Mutex<BinaryHeap<Candidate>>,
-    shared_total: &'a std::sync::atomic::AtomicUsize,
+    bytes: u64,
 }
 
-impl ThreadHeap<'_> {
-    fn push(&mut self, candidate: Candidate) {
-        push_bounded(&mut self.heap, candidate, self.limit);
+/// What a match takes of a reply: its path twice (relative and absolute), its time and the
+/// fields around them.
+fn match_cost(c: &Candidate) -> u64 {
+    2 * c.order.1.len() as u64 + 64
+}
+
+impl Newest {
+    /// True when a match no newer than `modified` would not be kept.
+    fn full_for(&self, modified: SystemTime, limit: usize, max_bytes: u64) -> bool {
+        (self.heap.len() >= limit || self.bytes >= max_bytes)
+            && self
+                .heap
+                .peek()
+                .is_some_and(|top| Reverse(modified) > top.order.0)
     }
+
+    fn push(&mut self, candidate: Candidate, limit: usize, max_bytes: u64) {
+        self.bytes += match_cost(&candidate);
+        self.heap.push(candidate);
+        while self.heap.len() > 1 && (self.heap.len() > limit || self.bytes > max_bytes) {
+            if let Some(oldest) = self.heap.pop() {
+                self.bytes -= match_cost(&oldest);
+            }
+        }
+    }
+}
+
+/// One walker thread's matches.
+struct ThreadHeap<'a> {
+    newest: Newest,
+    total: usize,
+    limit: usize,
+    max_bytes: u64,
+    shared: &'a Mutex<Newest>,
+    shared_total: &'a std::sync::atomic::AtomicUsize,
 }
 
 impl Drop for ThreadHeap<'_> {
@@ -99,20 +130,10 @@ impl Drop for ThreadHeap<'_> {
         self.shared_total
             .fetch_add(self.total, std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut shared) = self.shared.lock() {
-            for c in std::mem::take(&mut self.heap) {
-                push_bounded(&mut shared, c, self.limit);
+            for c in std::mem::take(&mut self.newest.heap) {
+                shared.push(c, self.limit, self.max_bytes);
             }
         }
-    }
-}
-
-/// Keeps the `limit` smallest candidates (the newest).
-fn push_bounded(heap: &mut BinaryHeap<Candidate>, candidate: Candidate, limit: usize) {
-    if heap.len() < limit {
-        heap.push(candidate);
-    } else if heap.peek().is_some_and(|top| candidate < *top) {
-        heap.pop();
-        heap.push(candidate);
     }
 }
 
@@ -141,7 +162,8 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
     }
     builder.threads(super::threads());
 
-    let heap: Mutex<BinaryHeap<Candidate>> = Mutex::new(BinaryHeap::new());
+    let max_bytes = ws.max_reply_bytes();
+    let heap: Mutex<Newest> = Mutex::new(Newest::default());
     let total = std::sync::atomic::AtomicUsize::new(0);
     let skipped = Mutex::new(Skipped::default());
     let base_abs = base.abs.as_path();
@@ -149,9 +171,10 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
         // Each thread keeps its own heap and count and merges them once, when the walk
         // drops its visitor: no lock per match.
         let mut local = ThreadHeap {
-            heap: BinaryHeap::new(),
+            newest: Newest::default(),
             total: 0,
             limit,
+            max_bytes,
             shared: &heap,
             shared_total: &total,
         };
@@ -182,24 +205,23 @@ pub fn glob(ws: &Workspace, opts: &GlobOptions) -> Result<GlobResult, FkError> {
             };
             // Compare before building the path string: most matches of a large, limited
             // glob are older than every kept one.
-            if local.heap.len() >= limit
-                && local
-                    .heap
-                    .peek()
-                    .is_some_and(|top| Reverse(modified) > top.order.0)
-            {
+            if local.newest.full_for(modified, limit, max_bytes) {
                 return ignore::WalkState::Continue;
             }
-            local.push(Candidate {
+            let candidate = Candidate {
                 order: (
                     Reverse(modified),
                     entry.path().to_string_lossy().into_owned(),
                 ),
-            });
+            };
+            local.newest.push(candidate, limit, max_bytes);
             ignore::WalkState::Continue
         })
     });
-    let kept = heap.into_inner().unwrap_or_default().into_sorted_vec();
+    let kept = heap
+        .into_inner()
+        .map(|n| n.heap.into_sorted_vec())
+        .unwrap_or_default();
     let total = total.into_inner();
     let files: Vec<GlobMatch> = kept
         .into_iter()

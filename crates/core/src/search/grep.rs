@@ -3,8 +3,9 @@
 //! Binary files (a NUL byte) are skipped, as ripgrep skips them. Line numbers are 1-based
 //! and are those of the file on disk, so an edit tool can use them directly. The walk is
 //! parallel; files are sorted by path afterwards so the output is stable. At most
-//! [`MAX_KEPT_ROWS`] rows are kept in memory whatever `head_limit` says; past that
-//! matches are only counted and the result says it was truncated.
+//! [`MAX_KEPT_ROWS`] rows, and no more of them than the workspace's reply bytes hold
+//! ([`crate::limits::ReplyBudget`]), are kept in memory whatever `head_limit` says; past
+//! that matches are only counted and the result says it was truncated.
 
 use super::{Skipped, WalkFilter, rel_string, resolve_base, walk_builder};
 use crate::Workspace;
@@ -12,8 +13,9 @@ use crate::error::{ErrorCode, FkError};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Rows (lines in content mode, files otherwise) kept in memory by one search, whatever the
 /// limit: past this, matches are counted but not kept.
@@ -190,18 +192,18 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
     }
     let searcher_template = searcher_builder.build();
 
-    let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
     let skipped = Mutex::new(Skipped::default());
     let searched = AtomicUsize::new(0);
     let binary = AtomicUsize::new(0);
     let kept_rows = AtomicUsize::new(0);
+    let kept = Kept::new(ws.max_reply_bytes());
     let totals = Totals::default();
     let root = base.root.clone();
     builder.build_parallel().run(|| {
         let mut searcher = searcher_template.clone();
         let matcher = matcher.clone();
-        let (found, skipped, searched, binary, kept_rows, totals, root) = (
-            &found, &skipped, &searched, &binary, &kept_rows, &totals, &root,
+        let (kept, skipped, searched, binary, kept_rows, totals, root) = (
+            &kept, &skipped, &searched, &binary, &kept_rows, &totals, &root,
         );
         let max_line_chars = opts.max_line_chars;
         let root_index = base.root_index;
@@ -227,6 +229,9 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                 return ignore::WalkState::Continue;
             }
             searched.fetch_add(1, Ordering::Relaxed);
+            let path = rel_string(root, entry.path());
+            // A file past what the reply already holds keeps no rows: it is only counted.
+            let room = if kept.admits(&path) { kept.max } else { 0 };
             let mut sink = Collect {
                 mode,
                 count: 0,
@@ -235,6 +240,9 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
                 binary: false,
                 kept_rows,
                 max_line_chars,
+                room,
+                bytes: 0,
+                cut: false,
             };
             // Opened beneath the root's handle, not by name: the walk found a regular file,
             // and a symlink put in its place since cannot lead out of the root.
@@ -268,24 +276,32 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
             totals.files.fetch_add(1, Ordering::Relaxed);
             totals.matches.fetch_add(sink.count, Ordering::Relaxed);
             totals.rows.fetch_add(sink.rows, Ordering::Relaxed);
-            let keep = mode == OutputMode::Content
-                || kept_rows.fetch_add(1, Ordering::Relaxed) < MAX_KEPT_ROWS;
-            if keep && let Ok(mut f) = found.lock() {
-                f.push(FileHits {
-                    path: rel_string(root, entry.path()),
-                    count: sink.count,
-                    lines: sink.lines,
-                });
+            if mode != OutputMode::Content
+                && kept_rows.fetch_add(1, Ordering::Relaxed) >= MAX_KEPT_ROWS
+            {
+                kept.cut.store(true, Ordering::Relaxed);
+                return ignore::WalkState::Continue;
             }
+            let bytes = match mode {
+                OutputMode::Content => sink.bytes,
+                _ => row_cost(path.len()),
+            };
+            let hits = FileHits {
+                path,
+                count: sink.count,
+                lines: sink.lines,
+            };
+            kept.offer(hits, bytes, sink.cut);
             ignore::WalkState::Continue
         })
     });
 
-    let mut files = found.into_inner().unwrap_or_default();
-    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    let memory_cut =
+        kept_rows.load(Ordering::Relaxed) > MAX_KEPT_ROWS || kept.cut.load(Ordering::Relaxed);
+    // In path order, as the map keeps them.
+    let mut files = kept.into_files();
     let total_files = totals.files.into_inner();
     let total_matches = totals.matches.into_inner();
-    let memory_cut = kept_rows.load(Ordering::Relaxed) > MAX_KEPT_ROWS;
     let total_rows = match opts.mode {
         OutputMode::Content => totals.rows.into_inner(),
         _ => total_files,
@@ -394,6 +410,94 @@ struct Totals {
     rows: AtomicUsize,
 }
 
+/// What a row takes of a reply besides its text: its line number or count, the fields
+/// around it in whatever shape the reply has.
+fn row_cost(text: usize) -> u64 {
+    text as u64 + 16
+}
+
+/// The files a search keeps for its reply: the first ones in path order that the reply's
+/// bytes hold, whatever order the parallel walk finds them in. A file is offered once searched;
+/// past the bytes, the last file in path order is let go, and from then on no file after it
+/// in path order is kept (the first is always kept, however large).
+struct Kept {
+    max: u64,
+    cut: AtomicBool,
+    state: Mutex<KeptFiles>,
+}
+
+#[derive(Default)]
+struct KeptFiles {
+    files: BTreeMap<String, (FileHits, u64)>,
+    held: u64,
+    /// Only paths below this one are kept.
+    end: Option<String>,
+}
+
+impl Kept {
+    fn new(max: u64) -> Kept {
+        Kept {
+            max,
+            cut: AtomicBool::new(false),
+            state: Mutex::new(KeptFiles::default()),
+        }
+    }
+
+    /// True while a file at `path` could still be kept.
+    fn admits(&self, path: &str) -> bool {
+        self.state
+            .lock()
+            .is_ok_and(|s| s.end.as_deref().is_none_or(|end| path < end))
+    }
+
+    /// Keeps `hits` (`bytes` of the reply) while the bytes allow; `partial` when its own rows
+    /// were cut, so that no file after it is kept.
+    fn offer(&self, hits: FileHits, bytes: u64, partial: bool) {
+        let Ok(mut s) = self.state.lock() else {
+            return;
+        };
+        if partial {
+            self.cut.store(true, Ordering::Relaxed);
+        }
+        if s.end
+            .as_deref()
+            .is_some_and(|end| hits.path.as_str() >= end)
+        {
+            self.cut.store(true, Ordering::Relaxed);
+            return;
+        }
+        let s = &mut *s;
+        let path = hits.path.clone();
+        s.held += bytes;
+        s.files.insert(path.clone(), (hits, bytes));
+        if partial {
+            // The smallest string after `path`: what follows it in path order is let go.
+            let after = format!("{path}\0");
+            for (_, (_, b)) in s.files.split_off(&after) {
+                s.held -= b;
+            }
+            s.end = Some(after);
+        }
+        while s.held > self.max && s.files.len() > 1 {
+            let Some((last, (_, b))) = s.files.pop_last() else {
+                break;
+            };
+            s.held -= b;
+            self.cut.store(true, Ordering::Relaxed);
+            if s.end.as_deref().is_none_or(|end| last.as_str() < end) {
+                s.end = Some(last);
+            }
+        }
+    }
+
+    fn into_files(self) -> Vec<FileHits> {
+        self.state
+            .into_inner()
+            .map(|s| s.files.into_values().map(|(hits, _)| hits).collect())
+            .unwrap_or_default()
+    }
+}
+
 /// Collects one file's output.
 struct Collect<'a> {
     mode: OutputMode,
@@ -404,6 +508,11 @@ struct Collect<'a> {
     binary: bool,
     kept_rows: &'a AtomicUsize,
     max_line_chars: Option<usize>,
+    /// The bytes of rows this file may keep (one reply's); `bytes` are those it keeps. Past
+    /// them no row of this file is kept (`cut`), so that what is kept of it is its first rows.
+    room: u64,
+    bytes: u64,
+    cut: bool,
 }
 
 impl Collect<'_> {
@@ -416,6 +525,18 @@ impl Collect<'_> {
             }
             let line = line.strip_suffix(b"\n").unwrap_or(line);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
+            // What the row can take (a cut line: its characters, at most four bytes each,
+            // and the note), asked before its text is made.
+            let shown = self
+                .max_line_chars
+                .map_or(line.len(), |max| line.len().min(4 * max + 32));
+            // The first row of a file that may keep any is kept, however long.
+            let cost = row_cost(shown);
+            if self.cut || (self.bytes + cost > self.room && (self.bytes > 0 || self.room == 0)) {
+                self.cut = true;
+                continue;
+            }
+            self.bytes += cost;
             let mut text = String::from_utf8_lossy(line).into_owned();
             if let Some(max) = self.max_line_chars
                 && let Some((cut, _)) = text.char_indices().nth(max)

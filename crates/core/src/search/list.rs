@@ -2,14 +2,15 @@
 //! flat or recursive to a depth, filtered, as a sorted list or a tree.
 //!
 //! A listing of a directory with a million entries stays bounded: only the first `limit`
-//! entries in path order are kept (a heap of that size while walking), the rest are counted,
-//! and only the kept entries are `stat`ed.
+//! entries in path order are kept (a heap of that size while walking), and no more of them
+//! than the workspace's reply bytes hold ([`crate::limits::ReplyBudget`]); the rest are
+//! counted, and only the kept entries are `stat`ed.
 
 use super::{
     Base, Skipped, WalkFilter, compile_glob, invalid_glob, rel_string, resolve_base, walk_builder,
 };
 use crate::Workspace;
-use crate::error::FkError;
+use crate::error::{FkError, Limit, LimitFacts};
 use crate::workspace::rfc3339;
 use serde::Serialize;
 use std::collections::BinaryHeap;
@@ -71,8 +72,12 @@ pub struct Listing {
     pub entries: Vec<Entry>,
     /// Entries found in all (`entries.len()` unless truncated).
     pub total: usize,
-    /// True when entries were left out because of the limit.
+    /// True when entries were left out because of the limit or the reply's bytes.
     pub truncated: bool,
+    /// Set when the reply's bytes, not the limit, cut the entries: the facts (`result_size`,
+    /// the bytes the entries found would take, the bytes one reply carries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_limit: Option<LimitFacts>,
     /// Directories or entries that could not be read.
     pub skipped: Skipped,
 }
@@ -82,6 +87,12 @@ impl Listing {
     pub fn omitted(&self) -> usize {
         self.total - self.entries.len()
     }
+}
+
+/// What an entry takes of a reply: its name and path, and its fields (kind, size, time, mode)
+/// in whatever shape the reply has.
+fn entry_cost(key: &str) -> u64 {
+    2 * key.len() as u64 + 64
 }
 
 /// An entry found by the walk, before it is `stat`ed. Ordered by `key` (the relative path
@@ -131,6 +142,12 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
     let skipped = Mutex::new(Skipped::default());
     let mut heap: BinaryHeap<Found> = BinaryHeap::new();
     let mut total = 0usize;
+    // The heap keeps the longest run of entries, in path order, that the limit and the reply
+    // bytes allow: once an entry is let go, no entry after it in path order is kept.
+    let max_bytes = ws.max_reply_bytes();
+    let (mut held, mut wanted) = (0u64, 0u64);
+    let mut cutoff: Option<String> = None;
+    let mut bytes_cut = false;
     for result in builder.build() {
         let entry = match result {
             Ok(e) => e,
@@ -149,19 +166,24 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
         }
         total += 1;
         let key = sort_key(&base, entry.path());
-        if heap.len() < limit {
-            heap.push(Found {
-                key,
-                abs: entry.into_path(),
-                depth: 0,
-            });
-        } else if heap.peek().is_some_and(|top| key < top.key) {
-            heap.pop();
-            heap.push(Found {
-                key,
-                abs: entry.into_path(),
-                depth: 0,
-            });
+        let cost = entry_cost(&key);
+        wanted += cost;
+        if cutoff.as_ref().is_some_and(|c| key >= *c) {
+            continue;
+        }
+        held += cost;
+        heap.push(Found {
+            key,
+            abs: entry.into_path(),
+            depth: 0,
+        });
+        while heap.len() > 1 && (heap.len() > limit || held > max_bytes) {
+            bytes_cut |= heap.len() <= limit;
+            let Some(last) = heap.pop() else { break };
+            held -= entry_cost(&last.key);
+            if cutoff.as_ref().is_none_or(|c| last.key < *c) {
+                cutoff = Some(last.key);
+            }
         }
     }
     let mut kept = heap.into_sorted_vec();
@@ -178,6 +200,7 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
     Ok(Listing {
         path: base.abs.display().to_string(),
         truncated: total > kept_len,
+        reply_limit: bytes_cut.then(|| LimitFacts::new(Limit::ResultSize, wanted, max_bytes)),
         total,
         entries,
         skipped,

@@ -1,0 +1,250 @@
+//! The server under the reply attacks at their real sizes (heavy: a 200,000-file tree, forty
+//! 2 MB files, reads naming one 2 MB file 1,000 times): each table's `filekit serve`, started
+//! under a 1 GiB address-space limit (`ulimit -v 1048576`), is sent every attack its tools
+//! allow and answers a small read after each; its peak resident memory stays under 500 MB, and
+//! every reply is cut at the reply bound with a way on. The hermetic `reply_bounds.rs` runs
+//! the same attacks at a small configured bound.
+//!
+//! Measured with a release build: `cargo test --release -p filekit --test judged
+//! server_memory:: -- --nocapture` prints, per attack, the reply's size, the server's peak
+//! memory, how long the call took and the processor time it took (never asserted: a loaded
+//! machine is slower).
+
+use crate::common;
+
+use common::trees::Tree;
+use common::{McpStdio, Sandbox};
+use serde_json::{Value, json};
+use std::os::unix::process::CommandExt;
+use std::time::Instant;
+
+const TREE_FILES: usize = 200_000;
+/// Address space the server may take (`ulimit -v 1048576`).
+const ADDRESS_SPACE: u64 = 1 << 30;
+/// Peak resident memory the server stays under.
+const MAX_PEAK_MIB: u64 = 500;
+/// What one reply carries by default (`filekit_core::limits::MAX_REPLY_BYTES`); a reply's
+/// JSON-RPC message holds its value and its text, each escaped.
+const MAX_REPLY: usize = 4 << 20;
+
+fn two_mb() -> String {
+    ("x".repeat(99) + "\n").repeat(20_000)
+}
+
+/// One attack: a tool, its arguments, and a phrase its reply must hold (the cut and the way
+/// on, in that tool's words).
+struct Attack {
+    tool: &'static str,
+    args: Value,
+    says: &'static str,
+}
+
+fn attack(tool: &'static str, args: Value, says: &'static str) -> Attack {
+    Attack { tool, args, says }
+}
+
+/// The server of `table` under the address-space limit.
+fn start(sb: &Sandbox, table: &str) -> McpStdio {
+    let mut cmd = sb.command(&["serve", "--tools", table]);
+    // SAFETY: setrlimit between fork and exec touches only the child's own limit.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: ADDRESS_SPACE,
+                rlim_max: ADDRESS_SPACE,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    McpStdio::start(cmd)
+}
+
+#[test]
+fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
+    let sb = Sandbox::new();
+    sb.write("big.txt", &two_mb());
+    sb.write("small.txt", "hello\n");
+    let text = "alpha beta\n".repeat(190_000);
+    for f in 0..40 {
+        sb.write(&format!("dry/f{f:02}.txt"), &text);
+    }
+    // The slow cases: 100,000 edits of one long line, 1,000 one-character edits each
+    // ambiguous on a 1 MB line.
+    let tokens = 100_000;
+    let long: String = (0..tokens).map(|i| format!("[{i}]")).collect();
+    sb.write("one.txt", &format!("head\n{long}\ntail\n"));
+    sb.write("ab.txt", &"ab".repeat(500_000));
+    let renames: Vec<Value> = (0..tokens)
+        .map(|i| json!({"str_replace": {"old": format!("[{i}]"), "new": format!("({i})")}}))
+        .collect();
+    let ambiguous = vec![json!({"str_replace": {"old": "a", "new": "c"}}); 1000];
+    Tree::new(TREE_FILES).write_old(&sb);
+    // The tree's folders are d0 .. d1999, in the root: the attacks walk the root.
+    let abs = |p: &str| sb.path(p).display().to_string();
+    // As many as a read of many files takes (read_files takes at most 1,000).
+    let many = vec!["big.txt"; 1000];
+    let many_abs = vec![abs("big.txt"); 1000];
+    let small = abs("small.txt");
+    let tables: Vec<(&str, &str, Value, Vec<Attack>)> = vec![
+        (
+            "filekit",
+            "read_files",
+            json!({"files": [{"path": "small.txt"}]}),
+            vec![
+                attack(
+                    "read_files",
+                    json!({"files": many.iter().map(|p| json!({"path": p})).collect::<Vec<_>>()}),
+                    "another call",
+                ),
+                attack("grep_files", json!({"pattern": "colour"}), ""),
+                attack("find_files", json!({"pattern": "**/*.txt"}), ""),
+                attack("list_dir", json!({"depth": 10}), ""),
+                attack(
+                    "edit_files",
+                    json!({"files": [{"path": "one.txt", "edits": renames}]}),
+                    "",
+                ),
+                attack(
+                    "edit_files",
+                    json!({"files": [{"path": "ab.txt", "edits": ambiguous}]}),
+                    "matches 500000 times",
+                ),
+                attack(
+                    "replace_in_files",
+                    json!({"expression": "s/colour/color/", "files": "*.txt", "dry_run": true}),
+                    "not in this dry run's reply",
+                ),
+                attack(
+                    "replace_in_files",
+                    json!({"expression": "s/alpha/gamma/", "files": "*.txt", "directory": "dry", "dry_run": true}),
+                    "not in this dry run's reply",
+                ),
+            ],
+        ),
+        (
+            "mcp-filesystem",
+            "read_text_file",
+            json!({"path": "small.txt"}),
+            vec![
+                attack(
+                    "read_multiple_files",
+                    json!({"paths": many}),
+                    "another call",
+                ),
+                attack(
+                    "directory_tree",
+                    json!({"path": "."}),
+                    "more entries not shown",
+                ),
+                attack(
+                    "search_files",
+                    json!({"path": ".", "pattern": "**/*.txt"}),
+                    "more entries not shown",
+                ),
+            ],
+        ),
+        (
+            "desktop-commander",
+            "read_file",
+            json!({"path": small}),
+            vec![
+                attack(
+                    "read_multiple_files",
+                    json!({"paths": many_abs}),
+                    "another call",
+                ),
+                attack("list_directory", json!({"path": abs("."), "depth": 10}), ""),
+            ],
+        ),
+        (
+            "amazonq",
+            "fs_read",
+            json!({"operations": [{"mode": "Line", "path": small}]}),
+            vec![
+                attack(
+                    "fs_read",
+                    json!({"operations": [{"mode": "Line", "paths": many_abs}]}),
+                    "another call",
+                ),
+                attack(
+                    "fs_read",
+                    json!({"operations": [{"mode": "Directory", "path": abs("."), "depth": 10}]}),
+                    "",
+                ),
+                attack(
+                    "fs_write",
+                    json!({"command": "pattern_replace", "sed_pattern": "s/colour/color/", "file_pattern": "*.txt", "directory": abs("."), "dry_run": true}),
+                    "left out",
+                ),
+            ],
+        ),
+        (
+            "claude",
+            "Read",
+            json!({"file_path": small}),
+            vec![
+                attack(
+                    "Grep",
+                    json!({"pattern": "colour", "path": abs("."), "output_mode": "content"}),
+                    "",
+                ),
+                attack("Glob", json!({"pattern": "**/*.txt", "path": abs(".")}), ""),
+                attack("LS", json!({"path": abs("d7")}), ""),
+            ],
+        ),
+    ];
+    let mut worst = 0;
+    for (table, read_tool, read_args, attacks) in tables {
+        let mut server = start(&sb, table);
+        for a in attacks {
+            let (began, cpu) = (Instant::now(), server.cpu_seconds());
+            let result = server.call_tool(a.tool, &a.args);
+            let took = began.elapsed();
+            let cpu = server.cpu_seconds() - cpu;
+            let size = result.to_string().len();
+            let peak = server.peak_mib();
+            eprintln!(
+                "{table} {}: {size} bytes in {took:.2?} ({cpu:.2} s of processor time), peak {peak} MiB",
+                a.tool
+            );
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(
+                text.contains(a.says),
+                "{table} {}: no {:?} in {}",
+                a.tool,
+                a.says,
+                &text[..text.len().min(2000)]
+            );
+            assert!(
+                size < 6 * MAX_REPLY,
+                "{table} {}: a reply of {size} bytes",
+                a.tool
+            );
+            assert!(
+                peak < MAX_PEAK_MIB,
+                "{table} {}: the server's peak is {peak} MiB",
+                a.tool
+            );
+            worst = worst.max(peak);
+            let read = server.call_tool(read_tool, &read_args);
+            assert!(
+                read.to_string().contains("hello"),
+                "{table}: after {}, the small read got {read}",
+                a.tool
+            );
+        }
+        assert!(server.alive(), "{table}: the server ended");
+    }
+    eprintln!("peak resident memory of the servers: {worst} MiB");
+    assert_eq!(sb.read("dry/f00.txt"), text, "a dry run wrote");
+    let renamed: String = (0..tokens).map(|i| format!("({i})")).collect();
+    assert_eq!(sb.read("one.txt"), format!("head\n{renamed}\ntail\n"));
+    assert_eq!(
+        sb.read("ab.txt"),
+        "ab".repeat(500_000),
+        "ambiguous edits wrote"
+    );
+}
