@@ -55,7 +55,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent,
             run,
             reject,
-            guide: "",
+            guide: guide(name),
             reply: crate::ReplySchema::Listed,
         };
     let reader = |name, description, schema: &Value, run| {
@@ -198,6 +198,63 @@ pub(crate) fn drop_ignored(tool: &str, args: &mut Value) -> Result<(), FkError> 
     }
     Ok(())
 }
+
+/// What a tool does differently from the server's, on purpose, and why (the documentation
+/// page prints it after the description).
+fn guide(tool: &str) -> &'static str {
+    match tool {
+        "read_file" | "read_text_file" => READ_GUIDE,
+        "read_media_file" => MEDIA_GUIDE,
+        "read_multiple_files" => MULTIPLE_GUIDE,
+        "write_file" => WRITE_GUIDE,
+        "edit_file" => EDIT_GUIDE,
+        _ => PATHS_GUIDE,
+    }
+}
+
+const PATHS_GUIDE: &str = "\
+Paths are taken as the server takes them: absolute or relative to the first allowed \
+directory, `~` expanded; a name spelled in another Unicode normalization than on disk (NFD \
+as macOS writes it, NFC) finds the file; a Windows drive path (`C:\\...`) is refused on this \
+POSIX host. Unlike the server, filekit refuses an argument the tool does not take (the server \
+drops it unseen), so that a misspelt one is not silently ignored, and keeps every reply within \
+a budget (at most 100,000 entries, said when cut).";
+
+const READ_GUIDE: &str = "\
+Differences from the server, on purpose: a binary file is refused with what it is (the server \
+decodes it as garbled UTF-8); a text file that is not UTF-8 (Latin-1, Windows-1252) is shown \
+as the server shows it, each byte that is not UTF-8 as U+FFFD, but edit_file and write_file \
+refuse to rewrite it (the server would replace those bytes by U+FFFD for good) until filekit \
+edits files in their own encoding; `encoding` is taken when it names UTF-8, which both read \
+whatever it says, and refused otherwise; `tail` counts lines (the server counts the empty \
+string after the last newline as one); a file over 2 MiB is sent up to there and says where it \
+was cut. Paths: as every tool of this table (see list_directory).";
+
+const MEDIA_GUIDE: &str = "\
+As the server: the MIME type comes from the extension; images and sounds are sent as image and \
+audio blocks, any other file as an embedded resource (`file://` URI, blob). filekit also tells \
+an image by its content (a PNG without extension is an image), and refuses a file over 2 MiB \
+(a reply budget) rather than send it.";
+
+const MULTIPLE_GUIDE: &str = "\
+As the server: each file that cannot be read is said in its place and the others are read; the \
+call succeeds when any file was read. When none was, filekit's call fails (the server's \
+succeeds with only errors in it).";
+
+const WRITE_GUIDE: &str = "\
+Differences from the server, on purpose: nothing is written inside `.git/` or into the \
+protected files (shell start-up files, credentials, client configurations) unless filekit is \
+started to allow it, and never into filekit's own data; the write is atomic and recorded in \
+filekit's history, so it can be undone. `encoding` is taken when it names UTF-8.";
+
+const EDIT_GUIDE: &str = "\
+Differences from the server, on purpose: an oldText found in more than one place is refused \
+with the lines where (the server edits the first, which may not be the one meant; \
+`replaceAll` in an edit is taken and changes nothing of this); a failed edit shows the closest \
+text in the file; the file keeps its CRLF line endings; a file that is not UTF-8 (Latin-1) is \
+refused, not rewritten with U+FFFD in place of its accented letters (until filekit edits files \
+in their own encoding); `.git/` and protected files are refused as write_file says. As the \
+server, an empty oldText puts newText at the start of the file.";
 
 fn reject(err: &FkError) -> Value {
     shape::failure(
