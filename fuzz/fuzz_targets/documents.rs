@@ -5,11 +5,12 @@
 #![no_main]
 
 use filekit_semantic::code::Code;
-use filekit_semantic::html::HtmlDoc;
-use filekit_semantic::json::{JsonDoc, JsonlDoc};
-use filekit_semantic::xml::XmlDoc;
-use filekit_semantic::yaml::YamlDoc;
-use filekit_semantic::{Lang, markdown};
+use filekit_documents::html::HtmlDoc;
+use filekit_documents::json::{JsonDoc, JsonlDoc};
+use filekit_documents::markdown;
+use filekit_documents::xml::XmlDoc;
+use filekit_documents::yaml::YamlDoc;
+use filekit_semantic::Lang;
 use libfuzzer_sys::fuzz_target;
 
 const FILES: &[&str] = &[
@@ -82,13 +83,13 @@ fuzz_target!(|data: &[u8]| {
                     .map_err(said);
                 }
                 if lang == Lang::Python {
-                    use filekit_semantic::python_refactor::{ImportOptions, Section};
+                    use filekit_semantic::python::{ImportOptions, Section};
                     let section = |_: &str| Section::ThirdParty;
                     let opts = ImportOptions {
                         is_init: false,
                         section: &section,
                     };
-                    let _ = filekit_semantic::python_refactor::organize_imports(text, &opts)
+                    let _ = filekit_semantic::python::organize_imports(text, &opts)
                         .map_err(said);
                 }
             }

@@ -10,8 +10,9 @@
 //! - [`read`]: versioned reads of one or many files (line ranges, `content_hash`,
 //!   `last_modified`, images, binary files described).
 //! - [`pipeline`]: the one pipeline for every write: snapshot, resolve, preview, commit, report.
-//!   [`edit`] is its vocabulary; [`lines`], [`sequential`], [`sed`] and [`nearmiss`] resolve
-//!   edits into [`splices`] (the `filekit-splices` crate: the edit value); [`merge`] carries
+//!   [`edit`] is its vocabulary; [`lines`], [`sequential`] and [`sed`] resolve edits into
+//!   [`splices`] (the `filekit-splices` crate: the edit value), and [`nearmiss`] (the
+//!   `filekit-nearmiss` crate) says where a text not found nearly is; [`merge`] carries
 //!   edits made on an older version into the file as it is; [`diff`] previews them.
 //! - [`transaction`]: the commit step, the only code that changes the file tree (the
 //!   pipeline, [`fsops`] and [`undo`] all commit through it); `removable` checks a tree can
@@ -78,7 +79,9 @@ pub mod merge;
 pub mod pipeline;
 pub mod protect;
 // The pipeline's vocabulary and its resolvers live in its folder; their paths stay the crate's.
-pub use pipeline::{diff, edit, lines, nearmiss, sed, sequential};
+/// Where a text not found nearly is: see the `filekit-nearmiss` crate.
+pub use filekit_nearmiss as nearmiss;
+pub use pipeline::{diff, edit, lines, sed, sequential};
 pub mod read;
 mod removable;
 pub mod replace;

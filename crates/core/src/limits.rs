@@ -60,16 +60,9 @@ pub const MAX_WRITE_SIZE: u64 = 2 << 20;
 /// write of [`MAX_WRITE_SIZE`] bytes whose JSON string escapes some of its characters.
 pub const MAX_REQUEST_SIZE: u64 = 2 * MAX_WRITE_SIZE + (1 << 20);
 
-/// Character comparisons the near-miss search of one failed edit may make (line-ending and
-/// white-space matches, the word windows, the character diffs of the best candidates): a
-/// search text of thousands of lines against a large file stops here and says it gave up.
-pub const NEAR_MISS_WORK: u64 = 50_000_000;
-
-/// Comparisons the placement of one file's patch hunks may make beyond its passes over the
-/// file (a few per level of tolerance for each of its first hunks): checking the places a
-/// hunk's lines fit (indentation, blank lines between them). A hunk whose lines fit too many
-/// places stops here and is refused saying so.
-pub const PLACEMENT_WORK: u64 = 100_000_000;
+/// The near-miss search's budget: its crate's, so that the patch placement, which links no
+/// engine, pays from the same. (The placement's own budget is `filekit_patch::PLACEMENT_WORK`.)
+pub use filekit_nearmiss::NEAR_MISS_WORK;
 
 /// Bytes the edits of one streamed file may hold (each replaced range and its new text, and
 /// [`SPLICE_COST`] for each): a substitution of a frequent pattern in a file of gigabytes

@@ -1,7 +1,7 @@
-//! The commit step: the only code that changes the file tree (DESIGN.md section 2, step 4).
+//! The commit step: the only code that changes the file tree.
 //!
 //! Every writer (the edit pipeline, file operations, undo) turns its plan into a list of
-//! [`Op`]s and hands it to [`run`]. Each op is atomic on its own (a write is a temporary file
+//! `Op`s and hands it to `run`. Each op is atomic on its own (a write is a temporary file
 //! renamed over its target, a delete or move is one rename). An *atomic* run makes the whole
 //! list all-or-nothing, including across a crash or a `SIGKILL`:
 //!
@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One change to the tree.
 #[derive(Debug)]
-pub enum Op<'a> {
+pub(crate) enum Op<'a> {
     /// Put `bytes` at `path` (a temporary file renamed over it). `perm` sets the permission
     /// bits; otherwise an existing file's are kept. Bytes not held in memory (a streamed
     /// file's, [`Content::Spliced`]) are never written in place.
@@ -85,7 +85,7 @@ impl Op<'_> {
 
 /// How written files reach the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Durability {
+pub(crate) enum Durability {
     /// fsync each file and its directory (a few files).
     PerFile,
     /// Flush the files while they are staged, several at once, and each directory once after
@@ -97,23 +97,17 @@ pub enum Durability {
 
 /// What a [`run`] did.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// One result per op, in order: the new metadata of what the op left at its path.
     pub results: Vec<Result<Option<FileMeta>, FkError>>,
     /// An atomic run that failed and was undone: no op's change remains.
     pub rolled_back: bool,
 }
 
-impl Outcome {
-    pub fn all_ok(&self) -> bool {
-        self.results.iter().all(Result::is_ok)
-    }
-}
-
 /// Carries out `ops` in order. Directories to make are made first, then writes are staged,
 /// then every op is done. Without `atomic`, a failed op is reported and the others still
 /// happen; with it, the first failure undoes everything (see the module documentation).
-pub fn run(ws: &Workspace, ops: &[Op<'_>], atomic: bool, durability: Durability) -> Outcome {
+pub(crate) fn run(ws: &Workspace, ops: &[Op<'_>], atomic: bool, durability: Durability) -> Outcome {
     run_in(ws, ops, atomic, durability, &Control::default(), None)
 }
 

@@ -5,9 +5,10 @@
 #![cfg(unix)]
 
 use filekit_core::ErrorCode;
+use filekit_core::pipeline;
 use filekit_core::read::{ReadOptions, read_file};
-use filekit_core::transaction::{self, Durability, Op};
-use filekit_core::workspace::{Workspace, WriteMode};
+use filekit_core::workspace::Workspace;
+use filekit_core::{Edit, EditOptions, EditRequest};
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
@@ -92,20 +93,29 @@ impl Fx {
         self.ws.resolve(path).unwrap().relative().to_path_buf()
     }
 
-    /// A write through the commit step, as every writer makes one.
-    fn write(&self, path: &str, bytes: &[u8], mode: WriteMode) -> Result<(), ErrorCode> {
-        let p = self.ws.resolve(path).map_err(|e| e.code)?;
-        let op = Op::Write {
-            path: p,
-            bytes: bytes.into(),
-            mode,
-            perm: None,
-            read_as: None,
-        };
-        let outcome = transaction::run(&self.ws, &[op], true, Durability::PerFile);
-        match &outcome.results[0] {
-            Ok(_) => Ok(()),
-            Err(e) => Err(e.code),
+    /// A new file written through the pipeline, as every writer writes one.
+    fn create(&self, path: &str, bytes: &[u8]) -> Result<(), ErrorCode> {
+        self.write(path, bytes, false)
+    }
+
+    /// A file written whole through the pipeline, replacing the one there.
+    fn overwrite(&self, path: &str, bytes: &[u8]) -> Result<(), ErrorCode> {
+        self.write(path, bytes, true)
+    }
+
+    fn write(&self, path: &str, bytes: &[u8], overwrite: bool) -> Result<(), ErrorCode> {
+        let content = String::from_utf8(bytes.to_vec()).expect("the tests write text");
+        let edits = vec![Edit::Create { content, overwrite }];
+        let req = EditRequest::one_file(path, edits, EditOptions::default());
+        let report = pipeline::apply(&self.ws, &req);
+        let file = &report.files[0];
+        let failed = file
+            .error()
+            .or_else(|| file.edits.iter().find_map(|e| e.error.as_ref()));
+        match failed {
+            None if file.written() => Ok(()),
+            None => panic!("{path}: neither written nor refused: {file:?}"),
+            Some(e) => Err(e.code),
         }
     }
 }
@@ -155,11 +165,7 @@ fn sibling_with_the_roots_name_as_prefix_is_outside() {
     fx.assert_out(&format!("{}-evil/secret.txt", s(&fx.root)));
     fx.assert_out("../root-evil/secret.txt");
     assert_eq!(
-        fx.write(
-            &format!("{}-evil/new.txt", s(&fx.root)),
-            b"x",
-            WriteMode::CreateOrReplace
-        ),
+        fx.overwrite(&format!("{}-evil/new.txt", s(&fx.root)), b"x"),
         Err(ErrorCode::OutOfRoot)
     );
     assert!(!fx.base.join("root-evil/new.txt").exists());
@@ -175,11 +181,11 @@ fn symlink_to_a_file_outside_is_refused() {
     let e = fx.ws.resolve("abs_link").unwrap_err();
     assert!(e.message.contains("symbolic link"), "{}", e.message);
     assert_eq!(
-        fx.write("abs_link", b"pwned", WriteMode::CreateOrReplace),
+        fx.overwrite("abs_link", b"pwned"),
         Err(ErrorCode::OutOfRoot)
     );
     assert_eq!(
-        fx.write("rel_link", b"pwned", WriteMode::Replace),
+        fx.overwrite("rel_link", b"pwned"),
         Err(ErrorCode::OutOfRoot)
     );
     fx.assert_outside_intact();
@@ -194,11 +200,11 @@ fn symlink_to_a_directory_outside_is_refused() {
     fx.assert_out("rel_dir/secret.txt");
     fx.assert_out("abs_dir");
     assert_eq!(
-        fx.write("abs_dir/new.txt", b"x", WriteMode::CreateNew),
+        fx.create("abs_dir/new.txt", b"x"),
         Err(ErrorCode::OutOfRoot)
     );
     assert_eq!(
-        fx.write("rel_dir/deep/new.txt", b"x", WriteMode::CreateNew),
+        fx.create("rel_dir/deep/new.txt", b"x"),
         Err(ErrorCode::OutOfRoot)
     );
     fx.assert_outside_intact();
@@ -216,14 +222,8 @@ fn dangling_symlink_leading_outside_is_refused() {
     .unwrap();
     for link in ["dangling_abs", "dangling_rel", "dangling_tricky"] {
         assert_eq!(fx.code(link), ErrorCode::OutOfRoot, "{link}");
-        assert_eq!(
-            fx.write(link, b"x", WriteMode::CreateNew),
-            Err(ErrorCode::OutOfRoot)
-        );
-        assert_eq!(
-            fx.write(link, b"x", WriteMode::CreateOrReplace),
-            Err(ErrorCode::OutOfRoot)
-        );
+        assert_eq!(fx.create(link, b"x"), Err(ErrorCode::OutOfRoot));
+        assert_eq!(fx.overwrite(link, b"x"), Err(ErrorCode::OutOfRoot));
     }
     fx.assert_outside_intact();
 }
@@ -233,8 +233,7 @@ fn dangling_symlink_inside_creates_its_target() {
     let fx = Fx::new();
     symlink("src/new.rs", fx.root.join("dangling_in")).unwrap();
     assert_eq!(fx.rel("dangling_in"), PathBuf::from("src/new.rs"));
-    fx.write("dangling_in", b"new\n", WriteMode::CreateNew)
-        .unwrap();
+    fx.create("dangling_in", b"new\n").unwrap();
     assert_eq!(fs::read(fx.root.join("src/new.rs")).unwrap(), b"new\n");
     assert!(
         fs::symlink_metadata(fx.root.join("dangling_in"))
@@ -257,10 +256,7 @@ fn chained_symlinks_leading_outside_are_refused() {
     symlink("d2", fx.root.join("d1")).unwrap();
     symlink("../outside", fx.root.join("d2")).unwrap();
     fx.assert_out("d1/secret.txt");
-    assert_eq!(
-        fx.write("d1/x.txt", b"x", WriteMode::CreateNew),
-        Err(ErrorCode::OutOfRoot)
-    );
+    assert_eq!(fx.create("d1/x.txt", b"x"), Err(ErrorCode::OutOfRoot));
     fx.assert_outside_intact();
 }
 
@@ -287,16 +283,8 @@ fn symlink_in_a_parent_component_is_checked() {
         fx.rel("src/deep/top/../../outside/secret.txt"),
         PathBuf::from("src/outside/secret.txt")
     );
-    // (The commit step makes no parents: the directory the path names is made first.)
-    fs::create_dir(fx.root.join("src/deep/outside")).unwrap();
-    assert_eq!(
-        fx.write(
-            "src/deep/top/../outside/new.txt",
-            b"x",
-            WriteMode::CreateNew
-        ),
-        Ok(())
-    );
+    // The pipeline makes the missing folder where the path lands, inside.
+    assert_eq!(fx.create("src/deep/top/../outside/new.txt", b"x"), Ok(()));
     assert!(fx.root.join("src/deep/outside/new.txt").exists());
     // A link target's own `..` climbs from where the link is, and may not leave the root.
     symlink("top/../../..", fx.root.join("src/deep/up2")).unwrap();
@@ -342,8 +330,7 @@ fn symlink_inside_pointing_inside_is_followed_and_edits_its_target() {
     );
 
     // A write through the link writes the target and keeps the link.
-    fx.write("rel_alias", b"changed\n", WriteMode::Replace)
-        .unwrap();
+    fx.overwrite("rel_alias", b"changed\n").unwrap();
     assert_eq!(fs::read(fx.root.join("real.txt")).unwrap(), b"changed\n");
     assert!(
         fs::symlink_metadata(fx.root.join("rel_alias"))
@@ -475,12 +462,7 @@ fn executable_bit_survives_a_write() {
     let target = fx.root.join("run.sh");
     fs::write(&target, "#!/bin/sh\n").unwrap();
     fs::set_permissions(&target, fs::Permissions::from_mode(0o755)).unwrap();
-    fx.write(
-        "run.sh",
-        b"#!/bin/sh\necho hi\n",
-        WriteMode::CreateOrReplace,
-    )
-    .unwrap();
+    fx.overwrite("run.sh", b"#!/bin/sh\necho hi\n").unwrap();
     assert_eq!(
         fs::metadata(&target).unwrap().permissions().mode() & 0o7777,
         0o755

@@ -17,7 +17,7 @@ use filekit_core::{ErrorCode, FkError};
 use filekit_refactor::code_actions::{self, Change, Kind, Selection};
 use filekit_refactor::python::is_python;
 use filekit_semantic::Lang;
-use filekit_semantic::ts_refactor as syn;
+use filekit_semantic::ts as syn;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -101,7 +101,7 @@ pub struct Request {
     pub selection: Option<SelectionRange>,
     pub extracted_name: Option<String>,
     /// extract_type: a `type` alias (default) or an `interface`.
-    pub type_kind: Option<filekit_semantic::extract_type::TypeKind>,
+    pub type_kind: Option<filekit_semantic::ts::extract_type::TypeKind>,
     /// extract_variable / extract_constant: replace every identical occurrence in the same
     /// scope too, not only the selected one.
     pub replace_all: bool,
@@ -169,7 +169,7 @@ fn check(req: &Request) -> Result<(), FkError> {
                 ));
             }
             let checked = if is_python(&req.file) {
-                filekit_semantic::python_refactor::check_identifier(n)
+                filekit_semantic::python::check_identifier(n)
             } else {
                 syn::check_identifier(n)
             };
@@ -224,7 +224,7 @@ fn check(req: &Request) -> Result<(), FkError> {
                 }
                 // Each language's own rules: `delete` is a fine Python name, `$x` a JS one.
                 let checked = if is_python(&req.file) {
-                    filekit_semantic::python_refactor::check_identifier(n)
+                    filekit_semantic::python::check_identifier(n)
                 } else {
                     syn::check_identifier(n)
                 };

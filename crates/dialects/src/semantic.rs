@@ -14,13 +14,16 @@ use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileStatus};
 use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError};
+use filekit_documents::html::HtmlDoc;
+use filekit_documents::json::{JsonDoc, JsonlDoc};
+use filekit_documents::markdown;
+use filekit_documents::xml::XmlDoc;
+use filekit_documents::yaml::YamlDoc;
 use filekit_semantic::code::Code;
-use filekit_semantic::html::HtmlDoc;
-use filekit_semantic::json::{JsonDoc, JsonlDoc};
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
-use filekit_semantic::xml::XmlDoc;
-use filekit_semantic::yaml::YamlDoc;
-use filekit_semantic::{Found, Lang, Lines, markdown};
+use filekit_semantic::style;
+use filekit_semantic::ts::extract_type::TypeKind;
+use filekit_semantic::{Found, Lang, Lines};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -774,8 +777,8 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 selection: args.selection_range,
                 extracted_name: args.extracted_name,
                 type_kind: args.type_kind.map(|k| match k {
-                    TypeKindName::Type => filekit_semantic::extract_type::TypeKind::Alias,
-                    TypeKindName::Interface => filekit_semantic::extract_type::TypeKind::Interface,
+                    TypeKindName::Type => TypeKind::Alias,
+                    TypeKindName::Interface => TypeKind::Interface,
                 }),
                 replace_all: args.replace_all.unwrap_or(false),
                 module: args.module,
@@ -862,7 +865,7 @@ fn plan_edits(
     force: bool,
 ) -> Result<Vec<(usize, Splice)>, FkError> {
     let parsed = parse_file(lang, text)?;
-    let unit = ops::indent_unit(text, lang.default_indent());
+    let unit = style::indent_unit(text, lang.default_indent());
     let mut splices = Vec::new();
     for (i, p) in planned.iter().enumerate() {
         let in_edit = |e: FkError| {
@@ -965,7 +968,7 @@ fn plan_edits(
     if !force {
         let was_ok = match &parsed {
             Parsed::Code(c) => c.syntax_error().is_none(),
-            Parsed::Html(_) => filekit_semantic::html::check(text).is_none(),
+            Parsed::Html(_) => filekit_documents::html::check(text).is_none(),
             _ => true,
         };
         let new_text = checked.apply(text)?;
@@ -973,12 +976,12 @@ fn plan_edits(
             Parsed::Code(c) => c
                 .reparse(&new_text, &checked)
                 .map_or_else(Some, |edited| edited.syntax_error()),
-            Parsed::Json(_) => filekit_semantic::json::check(&new_text),
+            Parsed::Json(_) => filekit_documents::json::check(&new_text),
             Parsed::Jsonl(_) => JsonlDoc::check(&new_text),
             Parsed::Markdown(_) => None,
-            Parsed::Yaml(_) => filekit_semantic::yaml::check(&new_text),
-            Parsed::Html(_) => filekit_semantic::html::check(&new_text),
-            Parsed::Xml(_) => filekit_semantic::xml::check(&new_text),
+            Parsed::Yaml(_) => filekit_documents::yaml::check(&new_text),
+            Parsed::Html(_) => filekit_documents::html::check(&new_text),
+            Parsed::Xml(_) => filekit_documents::xml::check(&new_text),
         };
         if let Some(err) = err.as_ref().filter(|e| e.code == ErrorCode::TooLarge) {
             // The result parses, but deeper than semantic targeting reads.

@@ -48,10 +48,11 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-pub use filekit_core::splices::Splices;
+pub use filekit_splices::Splices;
 pub use parse::{ParseError, parse};
 pub use place::{
-    HunkOutcome, HunkReport, IndentConvention, Placement, Tolerance, place, place_with,
+    HunkOutcome, HunkReport, IndentConvention, PLACEMENT_WORK, Placement, Tolerance, place,
+    place_with,
 };
 
 use serde::Serialize;
@@ -69,26 +70,12 @@ pub enum Format {
 }
 
 impl Format {
-    /// The names a forced format may be given by.
-    pub const NAMES: &[&str] = &["v4a", "unified", "search_replace"];
-
+    /// Its name, as the `format` of a tool's arguments and replies spells it.
     pub fn name(self) -> &'static str {
         match self {
             Format::V4a => "v4a",
             Format::Unified => "unified",
             Format::SearchReplace => "search_replace",
-        }
-    }
-
-    /// A format from its name (also `codex` for V4A, `diff` for unified).
-    pub fn from_name(name: &str) -> Option<Format> {
-        match name.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-            "v4a" | "codex" => Some(Format::V4a),
-            "unified" | "diff" | "udiff" | "unified_diff" => Some(Format::Unified),
-            "search_replace" | "searchreplace" | "aider" | "cline" | "roo" => {
-                Some(Format::SearchReplace)
-            }
-            _ => None,
         }
     }
 }

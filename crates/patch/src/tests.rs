@@ -638,7 +638,7 @@ fn a_hunk_whose_places_cost_more_than_the_budget_is_refused_saying_so() {
     let r = &placed.hunks[0];
     assert_eq!(r.outcome, HunkOutcome::Refused);
     let limit = r.limit.expect("the budget's facts");
-    assert_eq!(limit.kind, filekit_core::Limit::SearchWork);
+    assert_eq!(limit.kind, filekit_errors::Limit::SearchWork);
     assert_eq!(limit.max, 1_000_000);
     assert!(
         r.reason.as_deref().unwrap().contains("1000000 comparisons"),

@@ -31,11 +31,11 @@ use crate::tsconfig::Config;
 use filekit_core::splices::Splices;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::Lang;
-use filekit_semantic::add_import::{self as ts, ImportSpec};
-use filekit_semantic::exports::exports;
 use filekit_semantic::imports::{RefKind, module_refs};
-use filekit_semantic::python_refactor as py;
-use filekit_semantic::ts_refactor::Target;
+use filekit_semantic::python as py;
+use filekit_semantic::ts::Target;
+use filekit_semantic::ts::add_import::{self as ts, ImportSpec};
+use filekit_semantic::ts::exports::exports;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 

@@ -7,8 +7,8 @@
 use crate::graph::Graph;
 use crate::import_rewrites::{Leftover, resolve_any};
 use filekit_semantic::Lang;
-use filekit_semantic::exports;
 use filekit_semantic::imports::RefKind;
+use filekit_semantic::ts::exports;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 

@@ -1,7 +1,7 @@
 //! What renaming an exported symbol changes in the other files of a workspace, found with
 //! the import graph: the files that import the declaring module (by name, through an alias,
 //! a namespace, or a re-export, and transitively through the modules that re-export it,
-//! `export * from` barrels too), each renamed by `filekit_semantic::ts_refactor`'s
+//! `export * from` barrels too), each renamed by `filekit_semantic::ts`'s
 //! `rename_in_importer` on the text the graph parsed (tied to its `content_hash`).
 //!
 //! Only files that can change are parsed again: a file that does not contain the old name
@@ -16,7 +16,7 @@ use filekit_core::{ErrorCode, FkError};
 use filekit_semantic::Lang;
 use filekit_semantic::imports::RefKind;
 use filekit_semantic::ops::Splice;
-use filekit_semantic::ts_refactor::rename_in_importer;
+use filekit_semantic::ts::rename_in_importer;
 use memchr::memmem;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -14,9 +14,9 @@ use crate::import_rewrites::{FileChanges, SpecifierChange};
 use crate::paths::name_of;
 use filekit_core::{ErrorCode, FkError};
 use filekit_semantic::Lang;
-use filekit_semantic::exports::{self, Exports};
 use filekit_semantic::imports::RefKind;
-use filekit_semantic::ts_refactor::{self as syn, Target};
+use filekit_semantic::ts::exports::{self, Exports};
+use filekit_semantic::ts::{self as syn, Target};
 use std::collections::{BTreeMap, HashSet};
 
 use filekit_core::splices::Splice;

@@ -1,15 +1,15 @@
 //! The bounds a file's structure is held to before anything walks it.
 //!
 //! A file in the workspace is untrusted input: its nesting is whatever its author chose. The
-//! walks of this crate over syntax trees and documents (symbols, scopes, renames, the YAML
-//! and HTML models, the XML pairing, the JSON paths) are recursive, and so are parts of the
+//! walks over syntax trees and documents (symbols, scopes, renames here; the YAML and HTML
+//! models, the XML pairing, the JSON paths in `filekit-documents`) are recursive, and so are parts of the
 //! libraries under them, so a file 10,000 levels deep would overflow the stack of the thread
 //! that walks it and take the whole process down (a stack overflow is not a panic: nothing
 //! catches it). Rather than rewrite every walk, every tree is measured once, right after
 //! parsing, by an iterative walk, and refused past [`MAX_DEPTH`] with `TOO_LARGE`
 //! (`Limit::Nesting`) before any recursive code sees it. Every tree-sitter parse of this
-//! crate goes through [`parse`]; the XML, JSON and YAML layers apply the same bound to their
-//! own documents (`xml.rs`, `json.rs`, `yaml.rs`).
+//! crate and of `filekit-documents` goes through [`parse`]; the documents' XML, JSON and YAML
+//! layers apply the same bound to their own documents.
 //!
 //! What a level costs, measured as the smallest stack each walk needs at two depths
 //! (`ulimit -s` and `RUST_MIN_STACK` bisected, `filekit call`): a symbol read about 700 bytes
@@ -139,21 +139,6 @@ pub fn check_query(kind: &str, query: &str) -> Result<(), FkError> {
     .with_hint("write it with fewer nested brackets"))
 }
 
-/// How deep a JSON value nests (0 for a scalar), measured without recursion.
-pub(crate) fn value_depth(value: &serde_json::Value) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(value, 0usize)];
-    while let Some((v, d)) = stack.pop() {
-        deepest = deepest.max(d);
-        match v {
-            serde_json::Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
-            serde_json::Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
-            _ => {}
-        }
-    }
-    deepest
-}
-
 /// Bytes spent on the targets of one read or outline, refused past [`MAX_RESULT_BYTES`].
 #[derive(Default)]
 pub struct ResultBudget {
@@ -206,12 +191,7 @@ pub(crate) fn lang_name(lang: Lang) -> &'static str {
 /// refused with `TOO_LARGE` when its tree is deeper than [`MAX_DEPTH`] or when it would
 /// overflow the grammar's scanner state ([`scanner_state`]). `edited` says, for the error,
 /// that the text is the result of an edit rather than the file.
-pub(crate) fn parse(
-    lang: Lang,
-    text: &str,
-    old: Option<&Tree>,
-    edited: bool,
-) -> Result<Tree, FkError> {
+pub fn parse(lang: Lang, text: &str, old: Option<&Tree>, edited: bool) -> Result<Tree, FkError> {
     let tree = parse_any_depth(lang, text, old)?;
     let what = if edited {
         format!("the edited {} file", lang_name(lang))
@@ -274,7 +254,7 @@ pub(crate) fn check_tree(tree: &Tree, text: &str, what: &str) -> Result<(), FkEr
 
 /// The `TOO_LARGE` error of a document nested `found` levels deep (past [`MAX_DEPTH`]), first
 /// past the bound at `line` when known.
-pub(crate) fn too_deep(what: &str, found: usize, line: Option<usize>) -> FkError {
+pub fn too_deep(what: &str, found: usize, line: Option<usize>) -> FkError {
     let at = line
         .map(|l| format!(" (past the bound at line {l})"))
         .unwrap_or_default();

@@ -62,7 +62,7 @@ fn first_error(node: Node) -> Option<(usize, String)> {
 }
 
 /// The first syntax error of a tree-sitter tree, with its line and column.
-pub(crate) fn syntax_error_at(text: &str, root: Node) -> Option<FkError> {
+pub fn syntax_error_at(text: &str, root: Node) -> Option<FkError> {
     let (at, what) = first_error(root)?;
     let pos = crate::position(text, at);
     Some(
@@ -219,7 +219,7 @@ impl<'t> Code<'t> {
             end = next.end_byte();
         }
         let sig_end = body.as_ref().map_or(node.end_byte(), |b| b.start);
-        let signature = one_line(&self.text[node.start_byte()..sig_end]);
+        let signature = signature_line(&self.text[node.start_byte()..sig_end]);
         Some(Found {
             kind: kind.to_string(),
             path,
@@ -474,7 +474,7 @@ impl<'t> Code<'t> {
                         let sel = node
                             .child_by_field_name("selectors")
                             .or_else(|| node.named_child(0))?;
-                        ("rule", one_line(self.node_text(sel)), block())
+                        ("rule", signature_line(self.node_text(sel)), block())
                     }
                     "media_statement"
                     | "supports_statement"
@@ -483,7 +483,7 @@ impl<'t> Code<'t> {
                     | "scope_statement"
                     | "namespace_statement" => {
                         let head_end = block().map_or(node.end_byte(), |b| b.start);
-                        let head = one_line(&self.text[node.start_byte()..head_end]);
+                        let head = signature_line(&self.text[node.start_byte()..head_end]);
                         ("at-rule", head, block())
                     }
                     _ => return None,
@@ -506,7 +506,7 @@ impl<'t> Code<'t> {
         let candidates = if exact.is_empty() && self.lang == Lang::Css {
             // `.button` names a rule whose selector list holds it; `@media screen` an at-rule
             // that starts so.
-            let wanted = one_line(target);
+            let wanted = signature_line(target);
             all.iter()
                 .filter(|f| {
                     f.path.split(',').any(|s| s.trim() == wanted)
@@ -712,9 +712,8 @@ impl<'t> Code<'t> {
 
 /// A declaration's head on one line: white space runs become one space, a trailing `{`, `:`
 /// (Python) or `=` (a const before its value) is dropped.
-fn one_line(s: &str) -> String {
-    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    joined
+fn signature_line(s: &str) -> String {
+    crate::style::one_line(s)
         .trim_end_matches(['{', ':', '=', ';'])
         .trim_end()
         .to_string()

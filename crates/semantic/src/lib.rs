@@ -1,24 +1,27 @@
 //! # filekit-semantic
 //!
-//! Semantic targeting: find *things* in a file's text (a code symbol, a JSONPath match, a
-//! Markdown section) as byte ranges, with their kind and signature, and compute the byte
-//! ranges a semantic edit replaces. It never reads or writes files: callers hand it the text
-//! they read through the engine and send the ranges it computes back through the one write
-//! pipeline (`Edit::Ranges`, tied to the file's `content_hash`).
+//! Semantic targeting of code: find *things* in a source file's text (a symbol, a region) as
+//! byte ranges, with their kind and signature, compute the byte ranges a semantic edit
+//! replaces, and the refactors that need no language server. It never reads or writes files:
+//! callers hand it the text they read through the engine and send the ranges it computes
+//! back through the one write pipeline (`Edit::Ranges`, tied to the file's `content_hash`).
+//! Documents (JSON, YAML, XML, HTML, Markdown) are `filekit-documents`', built on the steps
+//! this crate shares: [`lang`], [`bounds`], [`ops`], [`style`], [`suggest`] and [`Found`].
 //!
 //! - [`lang`]: which parser a file name gets, and what is supported.
-//! - [`code`]: tree-sitter symbols (TS/TSX/JS, Python, Rust, Go, Java), regions, imports.
-//! - [`json`]: RFC 9535 JSONPath over JSON/JSONC, mapped to source spans.
-//! - [`markdown`]: heading sections.
+//! - [`bounds`]: every tree-sitter parse, refused past the nesting a walk can take.
+//! - [`code`]: tree-sitter symbols (TS/TSX/JS, Python, Rust, Go, Java, CSS), regions, imports.
 //! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
 //!   the indentation of the place.
-//! - [`ts_refactor`], [`python_refactor`]: the scopes of TS/TSX/JS and Python, rename and the
-//!   import clean-ups on them.
-//! - [`extract`], [`python_extract`], [`inline_variable`], [`convert`], [`inline`]: the
-//!   refactors that need no language server, on the syntax tree.
+//! - [`style`]: a file's style as writers read it: indentation, quotes, semicolons.
+//! - [`suggest`]: the not-found error that lists the nearest targets.
+//! - [`imports`]: every module reference of TS/TSX/JS and Python, with its specifier's bytes.
+//! - [`ts`] and [`python`]: the code refactors that need no language server, by language, on
+//!   the syntax tree: each language's scopes, rename and import clean-ups, then one module per
+//!   refactor (extract, inline, convert, add an import).
 //!
 //! ```
-//! use filekit_semantic::{Lang, extract};
+//! use filekit_semantic::{Lang, ts::extract};
 //!
 //! let text = "function total(a: number[]) {\n  return a.length * 2;\n}\n";
 //! let selected = text.find("a.length").unwrap();
@@ -37,31 +40,16 @@
 //! );
 //! ```
 
-pub mod add_import;
 pub mod bounds;
 pub mod code;
-pub mod convert;
-pub mod convert_async;
-pub mod exports;
-pub mod extract;
-pub mod extract_function;
-pub mod extract_type;
-pub mod html;
 pub mod imports;
-pub mod inline;
-pub mod inline_variable;
-pub mod json;
 pub mod lang;
-pub mod markdown;
 pub mod ops;
-pub mod python_extract;
-pub mod python_extract_function;
-pub mod python_refactor;
-mod suggest;
-pub mod ts_refactor;
-pub mod ts_types;
-pub mod xml;
-pub mod yaml;
+pub mod python;
+mod steps;
+pub mod style;
+pub mod suggest;
+pub mod ts;
 
 use serde::Serialize;
 use std::ops::Range;

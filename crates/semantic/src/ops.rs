@@ -5,6 +5,10 @@
 //! may send code indented any way (or not at all).
 
 use crate::Found;
+use crate::style::{
+    indent_at, is_closer, member_gap, only_comment, reindent, reindent_in_place, sibling_gap,
+    ws_len,
+};
 use filekit_errors::{ErrorCode, FkError};
 
 /// Where `insert_into` puts the new member.
@@ -65,205 +69,14 @@ pub enum BodyStyle {
 /// produce these one by one; [`order`] makes a call's splices one checked [`Splices`].
 pub use filekit_splices::{Splice, Splices};
 
-pub(crate) fn line_start(text: &str, at: usize) -> usize {
+/// The offset where the line holding `at` starts.
+pub fn line_start(text: &str, at: usize) -> usize {
     text[..at].rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// The offset just past the newline ending the line that holds `at` (or the text's end).
-pub(crate) fn after_line(text: &str, at: usize) -> usize {
+pub fn after_line(text: &str, at: usize) -> usize {
     text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
-}
-
-/// The leading white space of the line holding `at`.
-pub fn indent_at(text: &str, at: usize) -> &str {
-    let ls = line_start(text, at);
-    let line = &text[ls..];
-    let n = line.len() - line.trim_start_matches([' ', '\t']).len();
-    &line[..n]
-}
-
-/// The file's indentation step: a tab if lines are tab-indented, else the smallest space
-/// indentation in use, else `default`.
-pub fn indent_unit(text: &str, default: &str) -> String {
-    let mut smallest = usize::MAX;
-    for line in text.lines().take(2000) {
-        if line.starts_with('\t') {
-            return "\t".to_string();
-        }
-        let n = line.len() - line.trim_start_matches(' ').len();
-        if n > 0 && n < line.len() && n < smallest {
-            smallest = n;
-        }
-    }
-    if smallest == usize::MAX || smallest > 8 {
-        default.to_string()
-    } else {
-        " ".repeat(smallest)
-    }
-}
-
-fn ws_len(line: &str) -> usize {
-    line.len() - line.trim_start_matches([' ', '\t']).len()
-}
-
-fn is_closer(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with(['}', ')', ']']) || t.starts_with("</")
-}
-
-/// A line that opens a block: what follows it is the block's first line, not a sibling.
-fn is_opener(line: &str) -> bool {
-    line.trim_end().ends_with(['{', '[', '(', ':'])
-}
-
-/// How many blank lines start at `at` (a line's start).
-fn blank_lines_from(text: &str, at: usize) -> usize {
-    text[at..]
-        .split_inclusive('\n')
-        .take_while(|l| l.ends_with('\n') && l.trim().is_empty())
-        .count()
-}
-
-/// How many blank lines end at `at` (a line's start), and the start of the first of them.
-fn blank_lines_before(text: &str, at: usize) -> (usize, usize) {
-    let (mut n, mut start) = (0, at);
-    while start > 0 {
-        let ls = line_start(text, start - 1);
-        if !text[ls..start].trim().is_empty() {
-            break;
-        }
-        n += 1;
-        start = ls;
-    }
-    (n, start)
-}
-
-/// The blank lines that set a new sibling of the whole lines `s..e` apart, as the file sets
-/// this one apart: the gap after it when a sibling follows, else the gap before it when one
-/// precedes, else none (a first member has no gap after its opening line).
-fn sibling_gap(text: &str, s: usize, e: usize) -> usize {
-    let after = blank_lines_from(text, e);
-    let next: usize = text[e..]
-        .split_inclusive('\n')
-        .take(after)
-        .map(str::len)
-        .sum::<usize>()
-        + e;
-    if next < text.len() && !is_closer(&text[next..after_line(text, next)]) {
-        return after;
-    }
-    let (before, first) = blank_lines_before(text, s);
-    if first > 0 && !is_opener(&text[line_start(text, first - 1)..first]) {
-        return before;
-    }
-    0
-}
-
-/// Content that is only a comment: it belongs to the line it is put beside, with no gap.
-fn only_comment(content: &str) -> bool {
-    let mut lines = content
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .peekable();
-    lines.peek().is_some()
-        && lines.all(|l| {
-            ["//", "/*", "*", "#", "<!--", "-->"]
-                .iter()
-                .any(|c| l.starts_with(c))
-        })
-}
-
-/// The blank lines between a body's members (the first two), or none when it has fewer.
-fn member_gap(text: &str, members: &[Found]) -> usize {
-    let [a, b, ..] = members else {
-        return 0;
-    };
-    let end = after_line(text, a.range.end.saturating_sub(1).max(a.range.start));
-    let start = line_start(text, b.range.start);
-    if end > start {
-        return 0;
-    }
-    text[end..start]
-        .split_inclusive('\n')
-        .filter(|l| l.trim().is_empty())
-        .count()
-}
-
-/// `content` with its common indentation replaced by `indent` on every non-empty line,
-/// without a trailing newline. A first line without indentation followed by lines that end
-/// in an indented closer (`}`) is taken as copied from a file at the closer's column (its
-/// first line was cut at the symbol), so copied and freshly written code both land right.
-pub fn reindent(content: &str, indent: &str) -> String {
-    let content = content.trim_end_matches(['\n', '\r']);
-    let content = content.trim_start_matches(['\n', '\r']);
-    let non_empty: Vec<&str> = content.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut first_indent = non_empty.first().map_or(0, |l| ws_len(l));
-    if first_indent == 0
-        && non_empty.len() > 1
-        && let Some(last) = non_empty.last()
-        && is_closer(last)
-    {
-        first_indent = ws_len(last);
-    }
-    let common = non_empty
-        .iter()
-        .skip(1)
-        .map(|l| ws_len(l))
-        .chain(std::iter::once(first_indent))
-        .min()
-        .unwrap_or(0);
-    content
-        .lines()
-        .map(|l| {
-            if l.trim().is_empty() {
-                String::new()
-            } else {
-                format!("{indent}{}", &l[common.min(ws_len(l))..])
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// `content` for a place whose first line starts mid-line at a target's start (a replace):
-/// content copied from the file (first line cut at the target, its last line at or below
-/// `indent`) goes back verbatim, so reading a symbol and writing it back changes nothing;
-/// other content is re-indented to `indent`.
-pub(crate) fn reindent_in_place(content: &str, indent: &str, style: BodyStyle) -> String {
-    let trimmed = content.trim_end_matches(['\n', '\r']);
-    let mut lines = trimmed.lines().filter(|l| !l.trim().is_empty());
-    let first = lines.next().unwrap_or("");
-    let rest: Vec<&str> = lines.collect();
-    // Judged by the last line only: lines inside multi-line strings may sit anywhere.
-    let absolute = ws_len(first) == 0
-        && rest.last().is_some_and(|last| {
-            last.starts_with(indent)
-                && if is_closer(last) || style != BodyStyle::Block {
-                    ws_len(last) >= indent.len()
-                } else {
-                    // A Python block's last line is deeper than its head: one at the head's
-                    // column is relative content.
-                    ws_len(last) > indent.len()
-                }
-        });
-    // A decorated Python definition copied from the file: its `def`/`class` line sits at the
-    // decorator's column.
-    let decorated = style == BodyStyle::Block
-        && first.starts_with('@')
-        && rest.iter().all(|l| ws_len(l) >= indent.len())
-        && rest.iter().any(|l| {
-            let t = l.trim_start();
-            ws_len(l) == indent.len()
-                && ["def ", "async def ", "class ", "@"]
-                    .iter()
-                    .any(|k| t.starts_with(k))
-        });
-    if absolute || decorated || (indent.is_empty() && ws_len(first) == 0) {
-        trimmed.to_string()
-    } else {
-        reindent(content, indent).trim_start().to_string()
-    }
 }
 
 /// Whether `content` is the symbol's text as the file has it, columns included: its first line
@@ -676,16 +489,7 @@ mod tests {
     }
 
     #[test]
-    fn reindent_moves_the_common_indentation() {
-        assert_eq!(
-            reindent("\n    a\n      b\n\n    c\n", "  "),
-            "  a\n    b\n\n  c"
-        );
-        // Copied from a file: the first line was cut at the symbol, the closer keeps its column.
-        assert_eq!(
-            reindent("f() {\n      x;\n    }", "  "),
-            "  f() {\n    x;\n  }"
-        );
+    fn copied_code_goes_back_at_its_columns() {
         assert_eq!(
             reindent_in_place("f() {\n      x;\n    }", "    ", BodyStyle::Braced),
             "f() {\n      x;\n    }"
@@ -702,8 +506,6 @@ mod tests {
             reindent_in_place("def f():\n    pass", "    ", BodyStyle::Block),
             "def f():\n        pass"
         );
-        assert_eq!(indent_unit("a\n    b\n  c\n", "\t"), "  ");
-        assert_eq!(indent_unit("a\n\tb\n", "  "), "\t");
         assert_eq!(first_name("export async function zeta() {}"), "zeta");
     }
 

@@ -1,5 +1,6 @@
-//! The error for a target that matches nothing, listing the nearest available targets (004
-//! section 8: "show available targets") so the agent can correct itself in one step.
+//! The error for a target that matches nothing, listing the nearest available targets so the
+//! agent can correct itself in one step (code symbols here, document targets in
+//! `filekit-documents`).
 
 use crate::Found;
 use filekit_errors::{ErrorCode, FkError};
@@ -7,12 +8,14 @@ use serde_json::json;
 
 /// How many targets of a file a not-found error looks among (the first, in document order):
 /// every target's path of a large, deep document would take its size times its depth.
-pub(crate) const CANDIDATES: usize = 5_000;
+pub const CANDIDATES: usize = 5_000;
 
 /// How many suggestions a not-found error lists.
 const MAX_SUGGESTIONS: usize = 10;
 
-pub(crate) fn not_found(what: &str, wanted: &str, available: &[Found], how: &str) -> FkError {
+/// `NOT_FOUND` for `wanted` (a `what`: "symbol", "path"), with the targets of `available`
+/// nearest to it by name and path, and `how` to list them all.
+pub fn not_found(what: &str, wanted: &str, available: &[Found], how: &str) -> FkError {
     let key = wanted.to_lowercase();
     let mut scored: Vec<(f64, &Found)> = available
         .iter()

@@ -11,11 +11,25 @@ use std::process::Command;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("filekit-splices", &[]),
     ("filekit-errors", &["filekit-splices"]),
+    ("filekit-nearmiss", &[]),
     // Parsers and the language-server bridge take texts and return data: no engine.
     ("filekit-semantic", &["filekit-errors", "filekit-splices"]),
     ("filekit-lsp", &["filekit-errors", "filekit-splices"]),
-    ("filekit-core", &["filekit-errors", "filekit-splices"]),
-    ("filekit-patch", &["filekit-errors", "filekit-splices"]),
+    // Document targeting stands on the parsers' shared steps (bounded parses, edit
+    // operations, targets): no engine either.
+    (
+        "filekit-documents",
+        &["filekit-semantic", "filekit-errors", "filekit-splices"],
+    ),
+    (
+        "filekit-core",
+        &["filekit-errors", "filekit-splices", "filekit-nearmiss"],
+    ),
+    // Patches are parsed and placed on texts: the leaves only, no engine (nor its SQLite).
+    (
+        "filekit-patch",
+        &["filekit-errors", "filekit-splices", "filekit-nearmiss"],
+    ),
     (
         "filekit-refactor",
         &[
@@ -32,6 +46,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "filekit-core",
             "filekit-patch",
             "filekit-semantic",
+            "filekit-documents",
             "filekit-refactor",
             "filekit-lsp",
             "filekit-errors",
@@ -60,11 +75,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
 /// Edges the rules forbid that the code still has, each with what removes it. The test fails
 /// when one disappears, so that this list stays the truth: take the line out with the edge.
 const KNOWN_DEBT: &[(&str, &str, &str)] = &[
-    (
-        "filekit-patch",
-        "filekit-core",
-        "the near miss and the edit value it uses live in core: move them to a leaf crate",
-    ),
     (
         "filekit",
         "filekit-refactor",

@@ -692,11 +692,6 @@ impl EditReport {
     pub fn success(&self) -> bool {
         !self.rolled_back && self.files.iter().all(FileReport::success)
     }
-
-    /// The concatenated diffs of all files.
-    pub fn combined_diff(&self) -> String {
-        self.files.iter().map(|f| f.diff.as_str()).collect()
-    }
 }
 
 #[cfg(test)]

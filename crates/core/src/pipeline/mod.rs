@@ -19,7 +19,8 @@
 //! file, the steps in order), `snapshot`, `resolve`, `preview`, `commit`, `report`. Its
 //! public ones are its vocabulary ([`edit`]) and the resolvers the steps use, which other
 //! parts of the engine use too (re-exported at the crate's root): [`lines`], [`sequential`],
-//! [`sed`], [`nearmiss`], [`diff`].
+//! [`sed`], [`diff`]; the near miss of a text not found is its own crate's
+//! (`filekit-nearmiss`), which the patch placement shares.
 
 use crate::edit::Progress;
 use crate::edit::{EditOptions, EditReport, EditRequest, FileEdits, FileOutcome, FileReport};
@@ -36,7 +37,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub mod diff;
 pub mod edit;
 pub mod lines;
-pub mod nearmiss;
 pub mod sed;
 pub mod sequential;
 

@@ -3,7 +3,7 @@
 use super::drift::{indent_of, width};
 use super::search::{FLine, Place};
 use crate::{Format, Hunk, HunkLine};
-use filekit_core::splices::Splice;
+use filekit_splices::Splice;
 
 /// How a file indents: only with spaces, only with tabs, both, or not at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

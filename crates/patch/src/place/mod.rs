@@ -18,15 +18,20 @@ pub use emit::IndentConvention;
 use crate::{Format, Hunk, HunkLine};
 use drift::Drift;
 use emit::{Emit, Style, file_style, no_trailing_whitespace};
-use filekit_core::error::{Limit, LimitFacts};
-use filekit_core::limits::{NEAR_MISS_WORK, PLACEMENT_WORK};
-use filekit_core::nearmiss::{NearMiss, Work, closest_within};
-use filekit_core::splices::{Splice, Splices};
+use filekit_errors::{Limit, LimitFacts};
+use filekit_nearmiss::{NEAR_MISS_WORK, NearMiss, Work, closest_within};
+use filekit_splices::{Splice, Splices};
 use search::{
     BLANK_LEVEL, Found, Index, LINE_LEVELS, Place, Spent, Wanted, blank_place, blank_runs, find,
     occurrences, place_at, split_lines,
 };
 use serde::Serialize;
+
+/// Comparisons the placement of one file's patch hunks may make beyond its passes over the
+/// file (a few per level of tolerance for each of its first hunks): checking the places a
+/// hunk's lines fit (indentation, blank lines between them). A hunk whose lines fit too many
+/// places stops here and is refused saying so.
+pub const PLACEMENT_WORK: u64 = 100_000_000;
 
 /// Hunks whose passes over the text (numbering its lines at each level, reading the text a
 /// SEARCH block left) the budget allows for on top of [`PLACEMENT_WORK`]; past them, the rest
@@ -547,8 +552,8 @@ impl From<Spent> for Failure {
     }
 }
 
-impl From<filekit_core::nearmiss::GaveUp> for Failure {
-    fn from(_: filekit_core::nearmiss::GaveUp) -> Failure {
+impl From<filekit_nearmiss::GaveUp> for Failure {
+    fn from(_: filekit_nearmiss::GaveUp) -> Failure {
         Failure::Spent
     }
 }

@@ -6,7 +6,7 @@
 
 use super::drift::{Drift, Indent, find_drift};
 use super::{Around, Failure};
-use filekit_core::nearmiss::Work;
+use filekit_nearmiss::Work;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -119,8 +119,8 @@ impl Place {
 /// The budget ran out while a hunk was being placed.
 pub(super) struct Spent;
 
-impl From<filekit_core::nearmiss::GaveUp> for Spent {
-    fn from(_: filekit_core::nearmiss::GaveUp) -> Spent {
+impl From<filekit_nearmiss::GaveUp> for Spent {
+    fn from(_: filekit_nearmiss::GaveUp) -> Spent {
         Spent
     }
 }

@@ -1,7 +1,7 @@
 //! `inline_function` for TS/TSX/JS, computed on syntax trees (`precision: "syntactic"`)
 //! because tsserver offers no such refactor: the function's calls in its own file and, when
 //! it is exported, in every file that imports it by name are replaced by its expression
-//! (`filekit_semantic::inline`), the imports left unused go, and the declaration goes when no
+//! (`filekit_semantic::ts::inline`), the imports left unused go, and the declaration goes when no
 //! use remains. The importers come from the import graph and its resolution.
 
 use super::{Draft, Precision, Request, byte_at, walk_name};
@@ -13,8 +13,8 @@ use crate::source::{Source, load};
 use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::Lang;
-use filekit_semantic::inline::{self, Binding};
-use filekit_semantic::ts_refactor::Target;
+use filekit_semantic::ts::Target;
+use filekit_semantic::ts::inline::{self, Binding};
 use std::collections::BTreeMap;
 
 pub(super) fn inline_function(

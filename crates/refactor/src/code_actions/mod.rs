@@ -27,7 +27,7 @@ use filekit_core::splices::{Splice, Splices};
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_lsp::{Launch, ServerKind};
 use filekit_semantic::Lang;
-use filekit_semantic::extract_type::TypeKind;
+use filekit_semantic::ts::extract_type::TypeKind;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Python's refactors without a language server (`precision: "syntactic"`):
 //! `rename_symbol` across the modules of the workspace, `organize_imports` and
 //! `remove_unused_imports`. The scopes and the edits of one file come from
-//! `filekit_semantic::python_refactor`; which files import the renamed module, and which
+//! `filekit_semantic::python`; which files import the renamed module, and which
 //! section an import belongs to, from the import graph and Python module resolution.
 
 use super::{Draft, Kind, Precision, Request, byte_at, walk_name};
@@ -10,7 +10,7 @@ use crate::python;
 use crate::resolve::FileSet;
 use crate::source::{Source, load};
 use filekit_core::{ErrorCode, FkError, Workspace};
-use filekit_semantic::python_refactor::{self as py, ImportOptions, Section, Target, is_stdlib};
+use filekit_semantic::python::{self as py, ImportOptions, Section, Target, is_stdlib};
 use std::collections::HashSet;
 
 /// isort's section of a module name, from `importer`: relative names are local, the standard

@@ -9,8 +9,8 @@ use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_lsp::{Client, Launch, ServerKind, WsEdit};
 use filekit_semantic::Lang;
-use filekit_semantic::ops;
-use filekit_semantic::ts_refactor::{self as syn, Target};
+use filekit_semantic::style;
+use filekit_semantic::ts::{self as syn, Target};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -128,7 +128,7 @@ pub(super) fn semantic(
     let server_name = kind.command().0;
     filekit_lsp::with_client(launch, &root, |c| {
         resync(ws, c)?;
-        let unit = ops::indent_unit(text, "  ");
+        let unit = style::indent_unit(text, "  ");
         if unit.starts_with('\t') {
             c.set_indent(4, false);
         } else {
@@ -316,9 +316,9 @@ fn declaration_offset(file: &str, text: &str, name: &str) -> Result<usize, FkErr
                 return Ok(first.start);
             }
             if lang == Lang::Python {
-                return filekit_semantic::python_refactor::binding_offset(
+                return filekit_semantic::python::binding_offset(
                     text,
-                    &filekit_semantic::python_refactor::Target::Name(name.to_string()),
+                    &filekit_semantic::python::Target::Name(name.to_string()),
                 );
             }
             return Err(err);

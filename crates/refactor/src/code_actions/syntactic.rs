@@ -8,7 +8,7 @@ use crate::source::{Source, load};
 use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_semantic::Lang;
-use filekit_semantic::ts_refactor::{self as syn, Target};
+use filekit_semantic::ts::{self as syn, Target};
 use std::collections::HashSet;
 
 /// A file as the import graph parsed it, as the pipeline reads it (without a UTF-8 BOM, which
@@ -124,7 +124,7 @@ pub(super) fn syntactic(
         }
         Kind::ExtractVariable | Kind::ExtractConstant => {
             // The engine's kinds, on the syntax tree.
-            use filekit_semantic::{extract, python_extract};
+            use filekit_semantic::{python, ts};
             let sel = req.selection.expect("checked");
             let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
@@ -133,16 +133,16 @@ pub(super) fn syntactic(
             let name = req.extracted_name.clone().unwrap_or_else(|| default.into());
             let x = match (lang, constant) {
                 (Lang::Python, false) => {
-                    python_extract::extract_variable(text, start..end, &name, req.replace_all)?
+                    python::extract::extract_variable(text, start..end, &name, req.replace_all)?
                 }
                 (Lang::Python, true) => {
-                    python_extract::extract_constant(text, start..end, &name, req.replace_all)?
+                    python::extract::extract_constant(text, start..end, &name, req.replace_all)?
                 }
                 (_, false) => {
-                    extract::extract_variable(lang, text, start..end, &name, req.replace_all)?
+                    ts::extract::extract_variable(lang, text, start..end, &name, req.replace_all)?
                 }
                 (_, true) => {
-                    extract::extract_constant(lang, text, start..end, &name, req.replace_all)?
+                    ts::extract::extract_constant(lang, text, start..end, &name, req.replace_all)?
                 }
             };
             if constant {
@@ -164,7 +164,7 @@ pub(super) fn syntactic(
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
         Kind::ExtractType => {
-            use filekit_semantic::extract_type::{TypeKind, extract_type};
+            use filekit_semantic::ts::extract_type::{TypeKind, extract_type};
             let sel = req.selection.expect("checked");
             let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
@@ -180,7 +180,7 @@ pub(super) fn syntactic(
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
         Kind::ExtractFunction | Kind::ExtractMethod => {
-            use filekit_semantic::{extract_function, python_extract_function};
+            use filekit_semantic::{python, ts};
             let sel = req.selection.expect("checked");
             let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
@@ -191,9 +191,9 @@ pub(super) fn syntactic(
                 .unwrap_or_else(|| "extracted".into());
             let x = match lang {
                 Lang::Python => {
-                    python_extract_function::extract_function(text, start..end, &name, method)?
+                    python::extract_function::extract_function(text, start..end, &name, method)?
                 }
-                _ => extract_function::extract_function(lang, text, start..end, &name, method)?,
+                _ => ts::extract_function::extract_function(lang, text, start..end, &name, method)?,
             };
             if let Some(class) = &x.class {
                 implemented_elsewhere(ws, class, &name)?;
@@ -214,20 +214,19 @@ pub(super) fn syntactic(
                 (None, None) => unreachable!("checked"),
             };
             let (name, splices) = if lang == Lang::Python {
-                use filekit_semantic::python_refactor::Target as PyTarget;
+                use filekit_semantic::python::Target as PyTarget;
                 let target = match target {
                     Target::At(at) => PyTarget::At(at),
                     Target::Name(n) => PyTarget::Name(n),
                 };
-                let x = filekit_semantic::python_refactor::inline_variable::inline_variable(
-                    text, &target,
-                )?;
+                let x = filekit_semantic::python::inline_variable::inline_variable(text, &target)?;
                 if x.module_level {
                     super::python::not_imported(ws, &req.file, &x.name)?;
                 }
                 (x.name, x.splices)
             } else {
-                let x = filekit_semantic::inline_variable::inline_variable(lang, text, &target)?;
+                let x =
+                    filekit_semantic::ts::inline_variable::inline_variable(lang, text, &target)?;
                 (x.name, x.splices)
             };
             draft.symbol = Some(name);
@@ -238,7 +237,7 @@ pub(super) fn syntactic(
         Kind::ConvertToArrow => {
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
-            let x = filekit_semantic::convert::convert_to_arrow(lang, text, at)?;
+            let x = filekit_semantic::ts::convert::convert_to_arrow(lang, text, at)?;
             draft
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
@@ -247,9 +246,9 @@ pub(super) fn syntactic(
             let sel = req.selection.expect("checked");
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = if lang == Lang::Python {
-                filekit_semantic::python_refactor::convert_async::convert_to_async(text, at)?
+                filekit_semantic::python::convert_async::convert_to_async(text, at)?
             } else {
-                filekit_semantic::convert_async::convert_to_async(lang, text, at)?
+                filekit_semantic::ts::convert_async::convert_to_async(lang, text, at)?
             };
             draft
                 .files
@@ -288,7 +287,7 @@ fn implemented_elsewhere(ws: &Workspace, class: &str, name: &str) -> Result<(), 
     let found = grep(
         ws,
         &GrepOptions {
-            pattern: filekit_semantic::extract_function::implements_pattern(class),
+            pattern: filekit_semantic::ts::extract_function::implements_pattern(class),
             glob: Some("*.{ts,tsx,mts,cts}".into()),
             mode: OutputMode::FilesWithMatches,
             head_limit: Some(1),

@@ -10,7 +10,7 @@ use super::Request;
 use crate::tsconfig::{ImplicitAny, implicit_any};
 use filekit_core::{ErrorCode, Fact, FkError, Workspace};
 use filekit_semantic::Lang;
-use filekit_semantic::ts_types::Untyped;
+use filekit_semantic::ts::types::Untyped;
 use serde_json::json;
 
 /// Checks the parameters a refactor of `req.file` would leave untyped against the rule,

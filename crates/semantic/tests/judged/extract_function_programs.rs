@@ -6,8 +6,8 @@
 use filekit_testkit as test_data;
 
 use filekit_semantic::Lang;
-use filekit_semantic::extract_function::extract_function;
-use filekit_semantic::python_extract_function;
+use filekit_semantic::python;
+use filekit_semantic::ts::extract_function::extract_function;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -173,7 +173,7 @@ fn python_extractions_keep_output() {
     ];
     for (src, what, method) in cases {
         let out =
-            python_extract_function::extract_function(src, sel(src, what), "extracted", *method)
+            python::extract_function::extract_function(src, sel(src, what), "extracted", *method)
                 .unwrap_or_else(|e| panic!("{src}: {}", e.message));
         same_output(python, src, &out.splices.apply(src).unwrap());
     }
@@ -220,7 +220,7 @@ fn refused_edits_would_change_output() {
             "def f(xs):\n    for x in xs:\n        if x > 1:\n            break\n        print(x)\n\nf([1, 2, 3])\n",
             "def f(xs):\n    for x in xs:\n        extracted(x)\n        print(x)\n\ndef extracted(x):\n    for _ in [0]:\n        if x > 1:\n            break\n\nf([1, 2, 3])\n",
             |s| {
-                python_extract_function::extract_function(
+                python::extract_function::extract_function(
                     s,
                     sel(s, "if x > 1:\n            break"),
                     "extracted",
@@ -234,7 +234,7 @@ fn refused_edits_would_change_output() {
             "n = 0\ndef bump():\n    global n\n    n += 1\n\nbump()\nprint(n)\n",
             "n = 0\ndef bump():\n    extracted()\n\ndef extracted():\n    n = 0\n    n += 1\n\nbump()\nprint(n)\n",
             |s| {
-                python_extract_function::extract_function(
+                python::extract_function::extract_function(
                     s,
                     sel(s, "global n\n    n += 1"),
                     "extracted",

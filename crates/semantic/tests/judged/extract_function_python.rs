@@ -13,7 +13,7 @@ use filekit_testkit as test_data;
 use filekit_testkit::copy_dir;
 
 use filekit_semantic::ops::Splices;
-use filekit_semantic::python_extract_function::extract_function;
+use filekit_semantic::python::extract_function::extract_function;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -21,7 +21,7 @@ use filekit_testkit as test_data;
 use filekit_testkit::copy_dir;
 
 use filekit_semantic::Lang;
-use filekit_semantic::extract_function::{ExtractedFunction, extract_function};
+use filekit_semantic::ts::extract_function::{ExtractedFunction, extract_function};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

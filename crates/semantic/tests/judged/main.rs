@@ -1,18 +1,17 @@
 //! The semantic crate's judged stage: suites whose verdict comes from a real tool or a real
 //! corpus the hermetic stage does not have (the TypeScript compiler, Node.js and Python
-//! running refactored programs, pyflakes, the JSONPath compliance suite, registry sources in
-//! twelve languages), installed by `scripts/setup-test-deps`.
+//! running refactored programs, pyflakes, registry sources), installed by
+//! `scripts/setup-test-deps`. (Real files of every language and format are read and written
+//! back in `filekit-documents`' judged stage, which sees both crates.)
 //!
 //! `cargo test -p filekit-semantic --test judged` (one suite:
-//! `... --test judged real_files::`).
+//! `... --test judged refactor_semantics::`).
 
 mod judge;
 
 mod extract_function_programs;
 mod extract_function_python;
 mod extract_function_tsc;
-mod jsonpath_cts;
-mod real_files;
 mod refactor_real_code;
 mod refactor_semantics;
 

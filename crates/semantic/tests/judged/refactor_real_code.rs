@@ -6,10 +6,10 @@
 use filekit_testkit as test_data;
 
 use filekit_semantic::Lang;
-use filekit_semantic::convert::convert_to_arrow;
-use filekit_semantic::extract::extract_variable;
-use filekit_semantic::inline_variable::inline_variable;
-use filekit_semantic::ts_refactor::Target;
+use filekit_semantic::ts::Target;
+use filekit_semantic::ts::convert::convert_to_arrow;
+use filekit_semantic::ts::extract::extract_variable;
+use filekit_semantic::ts::inline_variable::inline_variable;
 use tree_sitter::Parser;
 
 const FILES: &[&str] = &[

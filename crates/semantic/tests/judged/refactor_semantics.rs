@@ -9,11 +9,11 @@
 use filekit_testkit as test_data;
 
 use filekit_semantic::Lang;
-use filekit_semantic::convert::convert_to_arrow;
-use filekit_semantic::extract::{extract_constant, extract_variable};
-use filekit_semantic::inline_variable::inline_variable;
-use filekit_semantic::python_extract;
-use filekit_semantic::ts_refactor::Target;
+use filekit_semantic::python;
+use filekit_semantic::ts::Target;
+use filekit_semantic::ts::convert::convert_to_arrow;
+use filekit_semantic::ts::extract::{extract_constant, extract_variable};
+use filekit_semantic::ts::inline_variable::inline_variable;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -261,25 +261,25 @@ fn python_extractions_keep_output() {
     ];
     for (src, what, all) in cases {
         let s = src.find(what).unwrap();
-        let out = python_extract::extract_variable(src, s..s + what.len(), "extracted", all)
+        let out = python::extract::extract_variable(src, s..s + what.len(), "extracted", all)
             .unwrap_or_else(|e| panic!("{src}: {}", e.message));
         same_output_with(run_py, src, &out.splices.apply(src).unwrap());
     }
     let src = "import math\n\n\ndef circle(r):\n    return round(r * (2 * math.pi), 3)\n\nprint(circle(1), circle(2))\n";
     let s = src.find("2 * math.pi").unwrap();
-    let out = python_extract::extract_constant(src, s..s + 11, "TAU", false).unwrap();
+    let out = python::extract::extract_constant(src, s..s + 11, "TAU", false).unwrap();
     same_output_with(run_py, src, &out.splices.apply(src).unwrap());
     // The refused edit would change the output: `x.y` runs only when `x` is truthy.
     let program = "x = None\nprint(x and x.y)\n";
     let naive = "x = None\nv = x.y\nprint(x and v)\n";
     assert_ne!(run_py(program), run_py(naive));
     let s = program.find("x.y").unwrap();
-    assert!(python_extract::extract_variable(program, s..s + 3, "v", false).is_err());
+    assert!(python::extract::extract_variable(program, s..s + 3, "v", false).is_err());
 }
 
 #[test]
 fn python_inline_variable_keeps_output_and_refuses_what_would_change_it() {
-    use filekit_semantic::python_refactor::{Target as PyTarget, inline_variable as py_inline};
+    use filekit_semantic::python::{Target as PyTarget, inline_variable as py_inline};
     let inline =
         |src: &str, name: &str| py_inline::inline_variable(src, &PyTarget::Name(name.into()));
     let cases = [
@@ -350,7 +350,7 @@ fn python_inline_variable_keeps_output_and_refuses_what_would_change_it() {
 
 #[test]
 fn python_convert_to_async_keeps_output() {
-    use filekit_semantic::python_refactor::convert_async::convert_to_async;
+    use filekit_semantic::python::convert_async::convert_to_async;
     let src = "import asyncio\nimport types\n\n\n@types.coroutine\ndef tick():\n    yield\n\n\n@types.coroutine\ndef add(a, b):\n    yield from tick()\n    return a + b\n\n\n@types.coroutine\ndef total(xs):\n    s = 0\n    for x in xs:\n        s += yield from add(s, x)\n    return (yield from add(s, 0 if s else 1)) * 2\n\n\nasync def main():\n    print(await total([1, 2, 3]), await add(2, 2))\n\n\nasyncio.run(main())\n";
     for at in ["def add", "def total"] {
         let out = convert_to_async(src, src.find(at).unwrap() + 4)
