@@ -33,6 +33,10 @@ PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6300010000050001a5f645400000000049454e44ae426082")
 
+# A WAV file: a RIFF header and four samples.
+WAV = (b"RIFF\x2c\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00"
+       b"\x80\x3e\x00\x00\x02\x00\x10\x00data\x08\x00\x00\x00\x00\x00\x01\x00\x02\x00\x03\x00")
+
 
 def populate(root):
     (root / "src").mkdir()
@@ -52,6 +56,10 @@ def populate(root):
     (root / "scratch" / "keys.txt").write_text("gamma\n")
     (root / "big.txt").write_text("z" * 3000)
     (root / "dot.png").write_bytes(PNG)
+    (root / "latin1.txt").write_bytes(b"caf\xe9 cr\xe8me\nna\xefve\n")
+    (root / "caf\u00e9.txt").write_text("composed\n")
+    (root / "sound.wav").write_bytes(WAV)
+    (root / "empty.txt").write_text("")
     # Links that lead out of the root: a directory and a file of the test's own, outside it.
     outside = root.parent / "outside"
     outside.mkdir()
@@ -175,6 +183,23 @@ CALLS = [
     ("search links", "search_files", {"path": "$ROOT/links", "pattern": "*"}),
     ("search a file", "search_files", {"path": "$ROOT/notes.txt", "pattern": "*"}),
     ("tree missing", "directory_tree", {"path": "$ROOT/nope"}),
+    ("read latin1", "read_text_file", {"path": "$ROOT/latin1.txt"}),
+    ("read latin1 tail", "read_text_file", {"path": "$ROOT/latin1.txt", "tail": 1}),
+    ("read latin1 among others", "read_multiple_files", {"paths": ["latin1.txt", "notes.txt"]}),
+    ("info latin1", "get_file_info", {"path": "$ROOT/latin1.txt"}),
+    ("read an nfd name of an nfc file", "read_text_file", {"path": "$ROOT/cafe\u0301.txt"}),
+    ("media audio", "read_media_file", {"path": "$ROOT/sound.wav"}),
+    ("media other", "read_media_file", {"path": "$ROOT/docs/guide.md"}),
+    ("write a windows path", "write_file", {"path": "C:\\Users\\me\\x.txt", "content": "x"}),
+    ("read a windows path", "read_text_file", {"path": "C:/notes.txt"}),
+    ("edit fills an empty file", "edit_file",
+     {"path": "$ROOT/empty.txt", "edits": [{"oldText": "", "newText": "filled\n"}]}),
+    ("read with encoding utf-8", "read_text_file", {"path": "$ROOT/notes.txt", "encoding": "utf-8"}),
+    ("edit with replaceAll", "edit_file",
+     {"path": "$ROOT/docs/guide.md", "edits": [{"oldText": "Read me.", "newText": "Read me!", "replaceAll": True}]}),
+    ("tree excluding a star glob", "directory_tree", {"path": "$ROOT/src", "excludePatterns": ["*.ts"]}),
+    ("search excluding a top-level md", "search_files",
+     {"path": "$ROOT", "pattern": "**/*.md", "excludePatterns": ["*.md"]}),
 ]
 
 # label -> why filekit answers otherwise, on purpose.
@@ -187,19 +212,16 @@ NEAR_NAMES = ("a missing file: after Node's ENOENT text, filekit names the exist
 DIFFERENCES = {
     "read tail": "tail N gives the last N lines; the server's tailFile counts the empty string "
                  "after the final newline as a line, so it gives one line fewer",
+    "read latin1 tail": "as \"read tail\": the last N lines, where the server's tailFile "
+                        "counts the empty string after the final newline as a line",
     "read a typo": NEAR_NAMES,
     "read binary": "a binary file is refused with what it is (and read_media_file named), not "
                    "decoded as garbled UTF-8",
     "read unknown argument": REFUSES_UNKNOWN,
-    "read multiple": "the same text; a file that could not be read makes the call an error "
-                     "(isError), as in every filekit tool where a part failed; the server "
-                     "answers isError false",
     "read no path": CLEARER_REJECTION,
     "read multiple empty": CLEARER_REJECTION,
     "write content missing": CLEARER_REJECTION,
     "sizes bad sort": CLEARER_REJECTION,
-    "media text": "read_media_file sends images (told by content); another file is refused with "
-                  "what it is, where the server sends it base64 as an embedded resource",
     "edit indentation kept": "a line matched with other indentation: the new lines keep their "
                              "indentation relative to the first (the server indents every "
                              "line after the first like the first, which breaks the Python "
@@ -218,21 +240,15 @@ DIFFERENCES = {
                                 "link's target and the rest of the path, without looking "
                                 "outside the allowed directories (the server names the part "
                                 "that exists out there)",
-    "edit empty old text": "an empty oldText is refused; the server inserts newText at the "
-                           "start of the file",
     "sizes of links": "a symbolic link's size is its own: filekit does not look at what a link "
                       "points to out of the allowed directories (the server stats the target)",
     "search links": "a symbolic link whose name matches is listed (using it is refused when it "
                     "leads out); the server leaves out links that lead out",
-    "search excluding a nested name glob": "an exclude glob without a `/` matches names at "
-                                           "any depth, as in .gitignore (and as the server's "
-                                           "directory_tree takes a name without `*`); the "
-                                           "server's search_files matches it against the "
-                                           "path from `path`, so `*.ts` leaves out only the "
-                                           "top level's",
     "edit ambiguous": "an oldText found in several places is refused with the lines where; the "
                       "server edits the first",
     "edit unknown key": REFUSES_UNKNOWN,
+    "write a windows path": "the server's text, then a hint of the paths this host takes",
+    "read a windows path": "the server's text, then a hint of the paths this host takes",
     "edit near miss": "an oldText not found: after the server's text, filekit shows the closest "
                       "text in the file and what differs",
 }
@@ -265,8 +281,11 @@ def normalised(tool, result, root):
     for block in result.content:
         if block.type == "text":
             parts.append(block.text)
-        elif block.type == "image":
-            parts.append(f"<image {block.mimeType} {block.data}>")
+        elif block.type in ("image", "audio"):
+            parts.append(f"<{block.type} {block.mimeType} {block.data}>")
+        elif block.type == "resource":
+            r = block.resource
+            parts.append(f"<resource {r.uri} {r.mimeType} {getattr(r, 'blob', None)}>")
         else:
             parts.append(f"<{block.type}>")
     text = "\n".join(parts).replace(str(root), "<ROOT>").replace(str(root.parent), "<PARENT>")
@@ -342,14 +361,15 @@ async def test_filekit_answers_as_the_official_server_but_where_listed(tmp_path)
     assert not unlisted, "\n".join(unlisted)
     # The files the writes left are the same in both copies.
     for path in ["new.txt", "renamed.txt", "notes.txt", "src/app.py", "dup.txt", "made/deep/dir",
-                 "made/moved/dir", "../outside/secret.txt", "../outside/planted.txt"]:
+                 "made/moved/dir", "../outside/secret.txt", "../outside/planted.txt", "empty.txt",
+                 "docs/guide.md", "latin1.txt", "C:\\Users\\me\\x.txt"]:
         a, b = theirs_root / path, ours_root / path
         assert a.exists() == b.exists(), path
         if a.is_file():
             assert a.read_bytes() == b.read_bytes(), path
     # What filekit refused it left as it was; the server changed it.
     assert (ours_root / "scratch" / "dup.txt").read_text() == "x = 1\ny\nx = 1\n"
-    assert (ours_root / "scratch" / "keys.txt").read_text() == "gamma\n"
+    assert (ours_root / "scratch" / "keys.txt").read_text() == "top\ngamma\n"
     assert (theirs_root / "scratch" / "keys.txt").read_text() == "top\nG\n"
     assert (ours_root / "scratch" / "indent.py").read_text() == (
         "def handler(x):\n    if x:\n        return x + 2\n    return 0\n")

@@ -318,7 +318,9 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
         | "directory_tree"
         | "get_file_info"
         | "create_directory" => vec![slot("path", |p| json!({"path": p}))],
-        "read_multiple_files" => vec![slot("paths", |p| json!({"paths": ["ok.txt", p]}))],
+        // Alone: as the server's, a call that read another file succeeds, the escape said in
+        // its place (the rows of mcp_filesystem_golden check that text).
+        "read_multiple_files" => vec![slot("paths", |p| json!({"paths": [p]}))],
         "write_file" => vec![slot("path", |p| json!({"path": p, "content": "pwned\n"}))],
         "edit_file" => vec![slot(
             "path",

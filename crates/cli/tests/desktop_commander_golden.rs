@@ -40,6 +40,8 @@ const LIST: &str = "DesktopCommanderMCP src/tools/filesystem.ts, listDirectory: 
 const MOVE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleMoveFile: fs.rename (a file over a file replaces it); \"Successfully moved {source} to {destination}\"";
 const INFO: &str = "DesktopCommanderMCP src/tools/filesystem.ts, getFileInfo, and handleGetFileInfo's formatValue: \"key: value\" lines: size, created/modified/accessed (Date as JSON), isDirectory, isFile, permissions (3 octal digits), fileType, lineCount/lastLine/appendPosition for text";
 const NOT_SERVED: &str = "filekit: Desktop Commander's readers of URLs (isUrl), spreadsheets (sheet, range), its PDF, DOCX and spreadsheet writers (write_file by extension, src/utils/files/factory.ts) are out of scope, refused with the reason; nothing is read from the network";
+const NUMBER: &str = "DesktopCommanderMCP 0.2.52 dist/tools/schemas.js, ReadFileArgsSchema: offset and length are z.number() (1.0 is 1); filekit refuses a fraction, since no line starts there";
+const INFO_LATIN1: &str = "DesktopCommanderMCP 0.2.52 getFileInfo: a file whose bytes are not UTF-8 is fileType binary, with its metadata";
 const SANDBOX: &str = "DesktopCommanderMCP validatePath refuses a path outside allowedDirectories; filekit refuses it through its workspace (Workspace::resolve), in its own words";
 
 fn forty() -> String {
@@ -240,7 +242,14 @@ fn cases() -> Vec<Case> {
             .fails().shows(&["outside the workspace"]),
         case("read_file_url_is_refused", NOT_SERVED, "read_file",
             json!({"path": "https://example.com/", "isUrl": true}))
-            .rejected().shows(&["isUrl is not supported", "never the network"]),
+            .rejected().shows(&["isUrl is not supported", "no network access, by design", "save the page into the workspace"]),
+        case("read_file_offset_as_a_number_with_no_fraction", NUMBER, "read_file",
+            json!({"path": "$ROOT/a.txt", "offset": 1.0, "length": 2.0}))
+            .file("a.txt", "one\ntwo\nthree\nfour\n")
+            .reads(&["two\nthree"]).unread(&["one", "four"]),
+        case("read_file_offset_with_a_fraction_is_refused", NUMBER, "read_file",
+            json!({"path": "$ROOT/a.txt", "offset": 1.5}))
+            .file("a.txt", "one\n").rejected().shows(&["1.5 is not a whole number of lines"]),
         case("read_file_sheet_is_refused", NOT_SERVED, "read_file",
             json!({"path": "$ROOT/a.txt", "sheet": "Sheet1"}))
             .file("a.txt", "a\n").rejected().shows(&["sheet and range (spreadsheets) are not supported"]),
@@ -327,6 +336,10 @@ fn cases() -> Vec<Case> {
             json!({"source": "$ROOT/a.txt", "destination": "/tmp/filekit-golden-moved-out.txt"}))
             .file("a.txt", "x\n").fails().shows(&["outside the workspace"]).then("a.txt", Some("x\n")),
         // ---- get_file_info
+        case("get_file_info_of_a_latin1_file_is_binary", INFO_LATIN1, "get_file_info",
+            json!({"path": "$ROOT/l1.txt"}))
+            .bytes("l1.txt", b"caf\xe9\n".to_vec())
+            .reads(&["size: 5\n", "fileType: binary", "isBinary: true"]),
         case("get_file_info_of_a_text_file", INFO, "get_file_info",
             json!({"path": "$ROOT/a.txt"}))
             .file("a.txt", ten.clone())

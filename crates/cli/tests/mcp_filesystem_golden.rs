@@ -19,7 +19,17 @@ const READ: &str = "server-filesystem 2026.8.31 index.js, readTextFileHandler: t
 const BOTH: &str = "server-filesystem index.js, readTextFileHandler: \"Cannot specify both head and tail parameters simultaneously\"";
 const ENOENT: &str = "server-filesystem: a missing file reaches fs.readFile, whose error is Node's \"ENOENT: no such file or directory, open '<absolute path>'\", the tool's text with isError";
 const DENIED: &str = "server-filesystem lib.js, validatePath: \"Access denied - path outside allowed directories: <absolute> not in <allowed, comma-separated>\"";
-const MULTI: &str = "server-filesystem index.js, read_multiple_files: \"<path>:\\n<content>\\n\" per file, \"<path>: Error - <message>\" for a failed one, joined by \"\\n---\\n\" (filekit: a failed file makes the call an error, the text unchanged)";
+const MULTI: &str = "server-filesystem index.js, read_multiple_files: \"<path>:\\n<content>\\n\" per file, \"<path>: Error - <message>\" for a failed one, joined by \"\\n---\\n\", isError false";
+const LATIN1: &str = "server-filesystem lib.js, readFileContent: fs.readFile(path, 'utf-8'): a byte that is not UTF-8 becomes U+FFFD";
+const UNICODE: &str = "server-filesystem lib.js, resolveUnicodeEquivalentPath: a missing component is looked up among its folder's entries by its NFC form";
+const MEDIA: &str = "server-filesystem index.js, read_media_file: MIME by extension (png jpg jpeg gif webp bmp svg mp3 wav ogg flac, else application/octet-stream); image/* an image block, audio/* an audio block, else an embedded resource {uri: pathToFileURL, mimeType, blob}";
+const WINDOWS: &str = "server-filesystem lib.js, validatePath: \"Access denied - Windows-style path received on a POSIX host: <path>\" for a drive path on a POSIX host";
+const EDIT_EMPTY: &str = "server-filesystem lib.js, applyFileEdits: content.includes('') is true and String.replace('', new) puts new at the start";
+const MINIMATCH: &str = "server-filesystem: search_files (lib.js searchFilesWithValidation) matches minimatch(relativePath, pattern, {dot: true}) and does not enter what it excludes; directory_tree (index.js buildTree) the same for a pattern with `*`, and for one without also `**/p` and `**/p/**`";
+const IGNORED: &str = "server-filesystem: zod strips keys a schema does not name; filekit takes `encoding` when it names UTF-8 (the server reads and writes UTF-8 whatever it says) and `replaceAll` in an edit (an edit whose text occurs once does the same; one whose text occurs more often is refused), and refuses an encoding it would not use";
+
+/// A WAV file: a RIFF header and four samples.
+const WAV: &[u8] = b"RIFF\x2c\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00\x80\x3e\x00\x00\x02\x00\x10\x00data\x08\x00\x00\x00\x00\x00\x01\x00\x02\x00\x03\x00";
 const WRITE: &str = "server-filesystem index.js, write_file: \"Successfully wrote to <path as given>\"; lib.js writeFileContent: an existing file is replaced";
 const EDIT: &str = "server-filesystem lib.js, applyFileEdits: edits in order; exact text first, else lines compared trimmed with the first line's indentation kept; the reply is jsdiff's createTwoFilesPatch(path, path, old, new, 'original', 'modified') in a ```diff fence, followed by a blank line; dryRun writes nothing";
 const EDIT_MISS: &str = "server-filesystem lib.js, applyFileEdits: \"Could not find exact match for edit:\\n<oldText>\"; filekit adds the closest text (deliberate: the agent sees what to fix)";
@@ -104,7 +114,7 @@ fn cases() -> Vec<Case> {
         // ---- read_multiple_files
         case("read_multiple_files_joins_files_and_errors", MULTI, "read_multiple_files",
             json!({"paths": ["$ROOT/a.txt", "$ROOT/gone.txt"]}))
-            .file("a.txt", "alpha\n").fails()
+            .file("a.txt", "alpha\n")
             .shows(&["$ROOT/a.txt:\nalpha\n\n\n---\n$ROOT/gone.txt: Error - ENOENT: no such file or directory, open '$ROOT/gone.txt'"]),
         case("read_multiple_files_reads_every_file", MULTI, "read_multiple_files",
             json!({"paths": ["a.txt", "$ROOT/b.txt"]}))
@@ -117,9 +127,6 @@ fn cases() -> Vec<Case> {
         case("read_media_file_missing_file", ENOENT, "read_media_file",
             json!({"path": "$ROOT/nope.png"}))
             .fails().shows(&["ENOENT: no such file or directory, open '$ROOT/nope.png'"]),
-        case("read_media_file_refuses_text", "filekit: read_media_file sends images (told by content); a text file is refused with what it is, where the server would send it base64 as an embedded resource", "read_media_file",
-            json!({"path": "$ROOT/a.txt"}))
-            .file("a.txt", "alpha\n").fails().shows(&["is not an image"]),
         // ---- write_file
         case("write_file_creates_a_file", WRITE, "write_file",
             json!({"path": "$ROOT/new.txt", "content": "hello\n"}))
@@ -283,6 +290,91 @@ fn cases() -> Vec<Case> {
         case("list_allowed_directories_names_the_roots", ALLOWED, "list_allowed_directories",
             json!({}))
             .reads(&["Allowed directories:\n$ROOT"]),
+        // ---- drop-in fidelity: what the server does that an agent relies on
+        case("read_text_file_shows_a_latin1_file_as_the_server_does", LATIN1, "read_text_file",
+            json!({"path": "$ROOT/l1.txt"}))
+            .bytes("l1.txt", b"caf\xe9 cr\xe8me\n".to_vec())
+            .reads(&["caf\u{FFFD} cr\u{FFFD}me\n"]),
+        case("read_text_file_tail_of_a_latin1_file", LATIN1, "read_text_file",
+            json!({"path": "$ROOT/l1.txt", "tail": 1}))
+            .bytes("l1.txt", b"one\ncaf\xe9\n".to_vec())
+            .reads(&["caf\u{FFFD}\n"]).unread(&["one"]),
+        case("read_multiple_files_shows_a_latin1_file", LATIN1, "read_multiple_files",
+            json!({"paths": ["l1.txt"]}))
+            .bytes("l1.txt", b"caf\xe9\n".to_vec())
+            .reads(&["l1.txt:\ncaf\u{FFFD}\n\n"]),
+        case("read_text_file_of_an_nfd_name_reads_the_nfc_file", UNICODE, "read_text_file",
+            json!({"path": "$ROOT/cafe\u{301}.txt"}))
+            .file("caf\u{e9}.txt", "composed\n").reads(&["composed\n"]),
+        case("read_text_file_of_an_nfc_name_reads_the_nfd_file", UNICODE, "read_text_file",
+            json!({"path": "caf\u{e9}.txt"}))
+            .file("cafe\u{301}.txt", "decomposed\n").reads(&["decomposed\n"]),
+        case("write_file_under_an_nfd_folder_name_writes_into_the_nfc_folder", UNICODE, "write_file",
+            json!({"path": "$ROOT/re\u{301}sume\u{301}/new.txt", "content": "n\n"}))
+            .file("r\u{e9}sum\u{e9}/a.txt", "a\n")
+            .reads(&["Successfully wrote to "])
+            .then("r\u{e9}sum\u{e9}/new.txt", Some("n\n")).then("r\u{e9}sum\u{e9}/a.txt", Some("a\n")),
+        case("read_media_file_sends_a_sound_as_audio", MEDIA, "read_media_file",
+            json!({"path": "$ROOT/sound.wav"}))
+            .bytes("sound.wav", WAV.to_vec())
+            .shows(&["audio/wav"]).reads(&["[audio block: audio/wav"]),
+        case("read_media_file_sends_another_file_as_an_embedded_resource", MEDIA, "read_media_file",
+            json!({"path": "$ROOT/a.txt"}))
+            .file("a.txt", "alpha\n")
+            .shows(&["application/octet-stream", "file://$ROOT/a.txt"])
+            .reads(&["[resource block: application/octet-stream file://$ROOT/a.txt]"]),
+        case("read_media_file_of_an_svg_sends_an_image", MEDIA, "read_media_file",
+            json!({"path": "$ROOT/icon.svg"}))
+            .file("icon.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n")
+            .reads(&["[image block: image/svg+xml"]),
+        case("read_multiple_files_with_every_path_missing_fails", "filekit, deliberately: the server answers isError false even when no file was read; filekit's call fails then (the text is the server's)", "read_multiple_files",
+            json!({"paths": ["$ROOT/gone.txt"]}))
+            .fails().shows(&["$ROOT/gone.txt: Error - ENOENT: no such file or directory, open '$ROOT/gone.txt'"]),
+        case("read_multiple_files_says_a_windows_path_in_its_place", WINDOWS, "read_multiple_files",
+            json!({"paths": ["a.txt", "C:\\a.txt"]}))
+            .file("a.txt", "alpha\n")
+            .reads(&["a.txt:\nalpha\n\n\n---\nC:\\a.txt: Error - Access denied - Windows-style path received on a POSIX host: C:\\a.txt"]),
+        case("write_file_to_a_windows_path_is_refused", WINDOWS, "write_file",
+            json!({"path": "C:\\Users\\me\\x.txt", "content": "x"}))
+            .rejected()
+            .shows(&["Access denied - Windows-style path received on a POSIX host: C:\\Users\\me\\x.txt"])
+            .then("C:\\Users\\me\\x.txt", None),
+        case("read_text_file_of_a_windows_path_is_refused", WINDOWS, "read_text_file",
+            json!({"path": "c:/notes.txt"}))
+            .rejected().shows(&["Windows-style path received on a POSIX host: c:/notes.txt"]),
+        case("edit_file_with_empty_old_text_inserts_at_the_start", EDIT_EMPTY, "edit_file",
+            json!({"path": "$ROOT/a.txt", "edits": [{"oldText": "", "newText": "first\n"}]}))
+            .file("a.txt", "second\n")
+            .reads(&["+first\n second\n"]).then("a.txt", Some("first\nsecond\n")),
+        case("edit_file_with_empty_old_text_fills_an_empty_file", EDIT_EMPTY, "edit_file",
+            json!({"path": "$ROOT/e.txt", "edits": [{"oldText": "", "newText": "hello\n"}]}))
+            .file("e.txt", "")
+            .reads(&["+hello\n"]).then("e.txt", Some("hello\n")),
+        case("directory_tree_star_pattern_leaves_out_the_top_level_only", MINIMATCH, "directory_tree",
+            json!({"path": "$ROOT", "excludePatterns": ["*.ts"]}))
+            .file("a.ts", "").file("src/b.ts", "").file("c.js", "")
+            .reads(&["\"name\": \"b.ts\"", "\"name\": \"c.js\""]).unread(&["\"name\": \"a.ts\""]),
+        case("directory_tree_name_pattern_leaves_out_every_depth", MINIMATCH, "directory_tree",
+            json!({"path": "$ROOT", "excludePatterns": ["node_modules"]}))
+            .file("node_modules/a.js", "").file("pkg/node_modules/b.js", "").file("pkg/c.js", "")
+            .reads(&["\"name\": \"c.js\""]).unread(&["node_modules", "a.js", "b.js"]),
+        case("search_files_exclude_matches_paths_as_minimatch", MINIMATCH, "search_files",
+            json!({"path": "$ROOT", "pattern": "**/*.md", "excludePatterns": ["*.md"]}))
+            .file("top.md", "").file("docs/x.md", "")
+            .reads(&["$ROOT/docs/x.md"]).unread(&["$ROOT/top.md"]),
+        case("search_files_exclude_of_a_name_is_the_top_level_one", MINIMATCH, "search_files",
+            json!({"path": "$ROOT", "pattern": "**/*.js", "excludePatterns": ["node_modules"]}))
+            .file("node_modules/a.js", "").file("pkg/node_modules/b.js", "")
+            .reads(&["$ROOT/pkg/node_modules/b.js"]).unread(&["$ROOT/node_modules/a.js"]),
+        case("read_text_file_takes_encoding_utf8", IGNORED, "read_text_file",
+            json!({"path": "$ROOT/a.txt", "encoding": "utf-8"}))
+            .file("a.txt", "alpha\n").reads(&["alpha\n"]),
+        case("read_text_file_refuses_another_encoding", IGNORED, "read_text_file",
+            json!({"path": "$ROOT/a.txt", "encoding": "latin1"}))
+            .file("a.txt", "alpha\n").rejected().shows(&["`encoding` \"latin1\" is not supported"]),
+        case("edit_file_takes_replace_all_in_an_edit", IGNORED, "edit_file",
+            json!({"path": "$ROOT/a.txt", "edits": [{"oldText": "one", "newText": "1", "replaceAll": true}]}))
+            .file("a.txt", "one\ntwo\n").then("a.txt", Some("1\ntwo\n")),
     ]
 }
 

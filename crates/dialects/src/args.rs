@@ -205,6 +205,16 @@ pub(crate) fn coerces(dialect: &str) -> bool {
     dialect == "claude"
 }
 
+/// Removes the arguments a dialect's real tool takes and ignores where ignoring them cannot
+/// change what the call does (each table decides which, and says why); one that would is
+/// refused with what to send instead.
+pub(crate) fn drop_ignored(dialect: &str, tool: &str, args: &mut Value) -> Result<(), FkError> {
+    match dialect {
+        "mcp-filesystem" => crate::mcp_filesystem::drop_ignored(tool, args),
+        _ => Ok(()),
+    }
+}
+
 /// Readies a call's arguments for its tool: coerces strings where the dialect's real tool
 /// does ([`coerces`]), then refuses any key the tool's schema does not have, at any depth.
 /// Arguments that are not an object are left for [`parse`] to refuse. A refusal is

@@ -162,9 +162,11 @@ struct ReadFileArgs {
     is_url: Option<bool>,
     /// First line to read, 0-based; negative: read the last -offset lines.
     #[schemars(extend("default" = 0))]
+    #[serde(default, deserialize_with = "whole_number")]
     offset: Option<i64>,
     /// How many lines to read at most (ignored with a negative offset).
     #[schemars(extend("default" = 1000))]
+    #[serde(default, deserialize_with = "whole_number")]
     length: Option<i64>,
     /// A spreadsheet's sheet (name or 0-based index). Spreadsheets are not supported: refused
     /// unless empty.
@@ -177,6 +179,24 @@ struct ReadFileArgs {
     /// Who made the call: `llm` or `ui`. Accepted and not used.
     #[allow(dead_code)] // in the schema so that it is accepted; nothing uses it
     origin: Option<Origin>,
+}
+
+/// A count of lines as Desktop Commander takes it, any JSON number (`z.number()`): one with no
+/// fraction (`1.0`, which some clients send for 1) is that whole number; a fraction is
+/// refused, since no line starts there.
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(i) = n.as_i64() {
+        return Ok(Some(i));
+    }
+    match n.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(f as i64)),
+        _ => Err(serde::de::Error::custom(format!(
+            "{n} is not a whole number of lines"
+        ))),
+    }
 }
 
 static READ_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadFileArgs>);
@@ -199,11 +219,14 @@ fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadFileArgs = parse("read_file", &READ_FILE_SCHEMA, args)?;
     if args.is_url == Some(true) {
         return Err(FkError::invalid(format!(
-            "read_file: isUrl is not supported: filekit reads the files of its workspace, never \
-             the network ({})",
+            "read_file: isUrl is not supported: filekit has no network access, by design (it \
+             reads and writes the files of its workspace only), so it does not fetch {}",
             args.path
         ))
-        .with_hint("fetch the URL with a web tool, or give the path of a file"));
+        .with_hint(
+            "fetch the URL with a web or fetch tool of your client, or save the page into the \
+             workspace and read that file",
+        ));
     }
     let given = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.is_empty());
     if given(&args.sheet) || given(&args.range) {
@@ -959,6 +982,9 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             }
             Ok(ReadContent::Image(_)) => kind = "image",
             Ok(ReadContent::Binary(_)) => kind = "binary",
+            // Text that is not UTF-8 (Latin-1): Desktop Commander's check finds bytes that are
+            // not UTF-8 and calls the file binary; its metadata is what was asked for.
+            Err(e) if e.code == filekit_core::ErrorCode::Encoding => kind = "binary",
             Err(e) => return Ok(failed(&e)),
         }
     }

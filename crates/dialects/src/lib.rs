@@ -228,6 +228,22 @@ pub struct ToolReply {
     pub text: String,
     /// Images to show the model, as (mime type, base64 data).
     pub images: Vec<(String, String)>,
+    /// Sounds and other files sent whole (the MCP filesystem server's read_media_file), after
+    /// the images.
+    pub media: Vec<Media>,
+}
+
+/// A file sent whole to the model, base64-encoded, as MCP carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Media {
+    /// A sound (MCP's audio content).
+    Audio { mime: String, data: String },
+    /// Any other file (MCP's embedded resource with a blob), named by its `file://` URI.
+    Resource {
+        uri: String,
+        mime: String,
+        data: String,
+    },
 }
 
 impl ToolReply {
@@ -238,6 +254,7 @@ impl ToolReply {
             rejected: false,
             text,
             images: Vec::new(),
+            media: Vec::new(),
         }
     }
 }
@@ -422,12 +439,14 @@ fn dispatch(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> T
     let mut args = if args.is_null() { json!({}) } else { args };
     // The one argument check of every table: unknown keys refused, strings coerced where the
     // dialect's real tool coerces them. The tool then only sees keys its schema has.
-    let result = match args::prepare(
-        tool.name,
-        &tool.input_schema,
-        args::coerces(tool.dialect),
-        &mut args,
-    ) {
+    let result = match args::drop_ignored(tool.dialect, tool.name, &mut args).and_then(|()| {
+        args::prepare(
+            tool.name,
+            &tool.input_schema,
+            args::coerces(tool.dialect),
+            &mut args,
+        )
+    }) {
         Ok(()) => guarded(tool.name, move || {
             let call = Call {
                 ws,
@@ -446,6 +465,7 @@ fn dispatch(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> T
             rejected: true,
             text: err.full_message(),
             images: Vec::new(),
+            media: Vec::new(),
         },
     };
     // A history that cannot record does not fail the edit; it is said once, here, so that
@@ -526,6 +546,7 @@ fn ambiguous_tool(name: &str, tables: &[&str]) -> ToolReply {
         rejected: true,
         text: err.full_message(),
         images: Vec::new(),
+        media: Vec::new(),
     }
 }
 
@@ -557,6 +578,7 @@ fn unknown_tool(name: &str) -> ToolReply {
         rejected: true,
         text: err.full_message(),
         images: Vec::new(),
+        media: Vec::new(),
     }
 }
 

@@ -12,13 +12,14 @@
 //! as text, listings are sorted, `tail` counts lines.
 
 use crate::Call;
+use crate::Media;
 use crate::args::{parse, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsRequest};
 use filekit_core::limits::ReplyBudget;
-use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file, read_file_within};
+use filekit_core::read::{ReadContent, ReadOptions, read_file, read_file_within};
 use filekit_core::search::WalkFilter;
 use filekit_core::search::list::{EntryKind, ListOptions, Listing, list};
 use filekit_core::splices::Splice;
@@ -30,6 +31,7 @@ use serde_json::{Value, json};
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::{SystemTime, UNIX_EPOCH};
+use unicode_normalization::UnicodeNormalization;
 
 const DIALECT: &str = "mcp-filesystem";
 
@@ -54,7 +56,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent,
             run,
             reject,
-            guide: "",
+            guide: guide(name),
             reply: crate::ReplySchema::Listed,
         };
     let reader = |name, description, schema: &Value, run| {
@@ -154,6 +156,106 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         ),
     ]
 }
+
+/// Removes the arguments the server takes and ignores that cannot change what a call does
+/// (its zod schemas strip any key they do not name; filekit refuses unknown keys, so that a
+/// misspelt argument is not silently dropped). `encoding` of the read and write tools is
+/// taken when it names UTF-8, which the server reads and writes whatever it says; another
+/// encoding is refused, since the agent would expect the file decoded or written in it.
+/// `replaceAll` in an edit is taken either way: an edit whose text occurs once does the same
+/// with it or without, and one whose text occurs more often is refused as ambiguous.
+pub(crate) fn drop_ignored(tool: &str, args: &mut Value) -> Result<(), FkError> {
+    let Some(obj) = args.as_object_mut() else {
+        return Ok(());
+    };
+    match tool {
+        "read_text_file" | "read_file" | "write_file" => {
+            if let Some(given) = obj.get("encoding") {
+                let utf8 = given
+                    .as_str()
+                    .map(|e| e.to_ascii_lowercase().replace(['-', '_'], ""))
+                    .is_some_and(|e| e == "utf8");
+                if !utf8 {
+                    return Err(FkError::invalid(format!(
+                        "{tool}: `encoding` {given} is not supported: this server reads and \
+                         writes files as UTF-8 (the official server does too, whatever \
+                         `encoding` says)"
+                    ))
+                    .with_hint("leave `encoding` out, or give \"utf-8\""));
+                }
+                obj.remove("encoding");
+            }
+        }
+        "edit_file" => {
+            if let Some(Value::Array(edits)) = obj.get_mut("edits") {
+                for edit in edits.iter_mut().filter_map(Value::as_object_mut) {
+                    if edit.get("replaceAll").is_some_and(Value::is_boolean) {
+                        edit.remove("replaceAll");
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// What a tool does differently from the server's, on purpose, and why (the documentation
+/// page prints it after the description).
+fn guide(tool: &str) -> &'static str {
+    match tool {
+        "read_file" | "read_text_file" => READ_GUIDE,
+        "read_media_file" => MEDIA_GUIDE,
+        "read_multiple_files" => MULTIPLE_GUIDE,
+        "write_file" => WRITE_GUIDE,
+        "edit_file" => EDIT_GUIDE,
+        _ => PATHS_GUIDE,
+    }
+}
+
+const PATHS_GUIDE: &str = "\
+Paths are taken as the server takes them: absolute or relative to the first allowed \
+directory, `~` expanded; a name spelled in another Unicode normalization than on disk (NFD \
+as macOS writes it, NFC) finds the file; a Windows drive path (`C:\\...`) is refused on this \
+POSIX host. Unlike the server, filekit refuses an argument the tool does not take (the server \
+drops it unseen), so that a misspelt one is not silently ignored, and keeps every reply within \
+a budget (at most 100,000 entries, said when cut).";
+
+const READ_GUIDE: &str = "\
+Differences from the server, on purpose: a binary file is refused with what it is (the server \
+decodes it as garbled UTF-8); a text file that is not UTF-8 (Latin-1, Windows-1252) is shown \
+as the server shows it, each byte that is not UTF-8 as U+FFFD, but edit_file and write_file \
+refuse to rewrite it (the server would replace those bytes by U+FFFD for good) until filekit \
+edits files in their own encoding; `encoding` is taken when it names UTF-8, which both read \
+whatever it says, and refused otherwise; `tail` counts lines (the server counts the empty \
+string after the last newline as one); a file over 2 MiB is sent up to there and says where it \
+was cut. Paths: as every tool of this table (see list_directory).";
+
+const MEDIA_GUIDE: &str = "\
+As the server: the MIME type comes from the extension; images and sounds are sent as image and \
+audio blocks, any other file as an embedded resource (`file://` URI, blob). filekit also tells \
+an image by its content (a PNG without extension is an image), and refuses a file over 2 MiB \
+(a reply budget) rather than send it.";
+
+const MULTIPLE_GUIDE: &str = "\
+As the server: each file that cannot be read is said in its place and the others are read; the \
+call succeeds when any file was read. When none was, filekit's call fails (the server's \
+succeeds with only errors in it).";
+
+const WRITE_GUIDE: &str = "\
+Differences from the server, on purpose: nothing is written inside `.git/` or into the \
+protected files (shell start-up files, credentials, client configurations) unless filekit is \
+started to allow it, and never into filekit's own data; the write is atomic and recorded in \
+filekit's history, so it can be undone. `encoding` is taken when it names UTF-8.";
+
+const EDIT_GUIDE: &str = "\
+Differences from the server, on purpose: an oldText found in more than one place is refused \
+with the lines where (the server edits the first, which may not be the one meant; \
+`replaceAll` in an edit is taken and changes nothing of this); a failed edit shows the closest \
+text in the file; the file keeps its CRLF line endings; a file that is not UTF-8 (Latin-1) is \
+refused, not rewritten with U+FFFD in place of its accented letters (until filekit edits files \
+in their own encoding); `.git/` and protected files are refused as write_file says. As the \
+server, an empty oldText puts newText at the start of the file.";
 
 fn reject(err: &FkError) -> Value {
     shape::failure(
@@ -269,6 +371,128 @@ fn server_words(ws: &Call, err: &FkError, syscall: &str, given: &str) -> String 
     }
 }
 
+/// The arguments of `tool`, with each path checked as the server's `validatePath` checks it
+/// before use: a Windows drive path is refused on this POSIX host (taken as relative, it would
+/// name a file called `C:\Users\...` inside the root), and a path whose exact spelling does not
+/// exist is taken in the spelling on disk of the same name in another Unicode normalization
+/// (macOS writes names decomposed, NFD; most other programs composed, NFC).
+fn parse_paths<T: serde::de::DeserializeOwned>(
+    ws: &Call,
+    tool: &str,
+    schema: &Value,
+    mut args: Value,
+) -> Result<T, FkError> {
+    for key in ["path", "source", "destination"] {
+        if let Some(Value::String(given)) = args.get_mut(key) {
+            windows_path_refused(given)?;
+            if let Some(found) = spelled_on_disk(ws, given) {
+                *given = found;
+            }
+        }
+    }
+    // read_multiple_files says each path's failure beside the other files.
+    if let Some(Value::Array(paths)) = args.get_mut("paths") {
+        for given in paths.iter_mut() {
+            if let Value::String(given) = given
+                && windows_path_refused(given).is_ok()
+                && let Some(found) = spelled_on_disk(ws, given)
+            {
+                *given = found;
+            }
+        }
+    }
+    parse(tool, schema, args)
+}
+
+/// The server's refusal of a Windows drive path (`C:\x`, `c:/x`, `C:`) on a POSIX host.
+fn windows_path_refused(given: &str) -> Result<(), FkError> {
+    let b = given.as_bytes();
+    let drive = b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && (b.len() == 2 || b[2] == b'\\' || b[2] == b'/');
+    if !drive {
+        return Ok(());
+    }
+    Err(FkError::new(
+        ErrorCode::InvalidArgument,
+        format!("Access denied - Windows-style path received on a POSIX host: {given}"),
+    )
+    .with_hint(
+        "this server runs on a POSIX system: give an absolute path (/...) or one relative to \
+         the first allowed directory (list_allowed_directories names them)",
+    ))
+}
+
+/// The path of an existing file or folder whose name is `given`'s in another Unicode
+/// normalization, when `given` itself does not exist: each missing component is looked up
+/// among its folder's entries by its NFC form, as the server's `resolveUnicodeEquivalentPath`
+/// does. `None` when `given` exists, or when no single entry matches. Every lookup goes
+/// through the workspace (its listing and its `resolve`), so nothing outside the roots is
+/// named.
+fn spelled_on_disk(ws: &Call, given: &str) -> Option<String> {
+    if given.is_ascii() || exists(ws, given) {
+        return None;
+    }
+    let abs = PathBuf::from(requested(ws, given));
+    let root = ws
+        .roots()
+        .iter()
+        .filter(|r| abs.starts_with(r))
+        .max_by_key(|r| r.as_os_str().len())?;
+    let parts: Vec<String> = abs
+        .strip_prefix(root)
+        .ok()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let mut current = root.clone();
+    let mut changed = false;
+    for (i, part) in parts.iter().enumerate() {
+        let exact = current.join(part);
+        if exists(ws, &exact.display().to_string()) {
+            current = exact;
+            continue;
+        }
+        let listing = list(
+            ws,
+            &ListOptions {
+                path: Some(current.display().to_string()),
+                depth: 1,
+                walk: WalkFilter {
+                    hidden: true,
+                    ignored: true,
+                },
+                ..ListOptions::default()
+            },
+        )
+        .ok()?;
+        let mut same = listing
+            .entries
+            .iter()
+            .filter(|e| e.name.nfc().eq(part.nfc()));
+        match (same.next(), same.next()) {
+            (Some(e), None) => {
+                current = current.join(&e.name);
+                changed = true;
+            }
+            // Nothing of that name: what follows is new (a file to write), as spelled.
+            (None, _) if changed => {
+                let tail = parts[i..].iter().fold(current, |p, c| p.join(c));
+                return Some(tail.display().to_string());
+            }
+            _ => return None,
+        }
+    }
+    changed.then(|| current.display().to_string())
+}
+
+fn exists(ws: &Call, path: &str) -> bool {
+    ws.resolve(path)
+        .and_then(|p| ws.metadata(&p))
+        .is_ok_and(|m| m.is_some())
+}
+
 // ---------------------------------------------------------------------------------------------
 // read_text_file, read_file (deprecated), read_multiple_files
 
@@ -306,9 +530,19 @@ fn whole() -> ReadOptions {
     ReadOptions::default()
 }
 
+/// The text of a file as read: the lines asked for, whether the read stopped early, the last
+/// line it has, and the file's size.
+struct Shown {
+    content: String,
+    truncated: bool,
+    end_line: usize,
+    size: u64,
+}
+
 /// A text read of a file, or the reply of the failure: what is not text is refused with
-/// what it is.
-fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<TextRead, Box<ToolReply>> {
+/// what it is. A file that is text but not UTF-8 (Latin-1, Windows-1252) is shown as the
+/// server shows it, decoded as UTF-8 with U+FFFD for each byte that is not.
+fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<ToolReply>> {
     text_read_within(ws, path, opts, &ReplyBudget::unlimited())
 }
 
@@ -318,10 +552,15 @@ fn text_read_within(
     path: &str,
     opts: &ReadOptions,
     budget: &ReplyBudget,
-) -> Result<TextRead, Box<ToolReply>> {
+) -> Result<Shown, Box<ToolReply>> {
     let r = read_file_within(ws, path, opts, budget);
     match r.result {
-        Ok(ReadContent::Text(t)) => Ok(t),
+        Ok(ReadContent::Text(t)) => Ok(Shown {
+            content: t.content,
+            truncated: t.truncated,
+            end_line: t.end_line,
+            size: t.size,
+        }),
         Ok(ReadContent::Image(i)) => {
             let err = FkError::new(
                 ErrorCode::Binary,
@@ -335,11 +574,38 @@ fn text_read_within(
                 ErrorCode::Binary,
                 format!("{} cannot be read as text: {}", r.path, b.description),
             )
-            .with_hint("read_text_file shows text files; read_media_file sends images");
+            .with_hint("read_text_file shows text files; read_media_file sends any file whole");
             Err(Box::new(failed(err.full_message(), &err)))
         }
+        Err(err) if err.code == ErrorCode::Encoding => not_utf8(ws, path, opts),
         Err(err) => Err(Box::new(failed(server_words(ws, &err, "open", path), &err))),
     }
+}
+
+/// A text file that is not UTF-8, as the server's `fs.readFile(path, 'utf-8')` gives it: each
+/// byte sequence that is not UTF-8 becomes U+FFFD (the WHATWG decoder's rule, which Rust's
+/// lossy decoding follows), then the first or last lines asked for.
+fn not_utf8(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<ToolReply>> {
+    let file = ws
+        .resolve(path)
+        .and_then(|p| ws.read(&p))
+        .map_err(|err| Box::new(failed(server_words(ws, &err, "open", path), &err)))?;
+    let text = String::from_utf8_lossy(&file.bytes);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let (from, to) = match (opts.max_lines, opts.start_line) {
+        (Some(n), _) => (0, n.min(lines.len())),
+        (None, Some(start)) if start < 0 => (
+            lines.len().saturating_sub(start.unsigned_abs() as usize),
+            lines.len(),
+        ),
+        _ => (0, lines.len()),
+    };
+    Ok(Shown {
+        content: lines[from..to].concat(),
+        truncated: false,
+        end_line: to,
+        size: file.bytes.len() as u64,
+    })
 }
 
 /// The text of a file as the server's text tools give it, or the reply of the failure. A file
@@ -406,7 +672,7 @@ fn lines_given(n: Option<f64>, name: &str) -> Result<Option<usize>, FkError> {
 
 fn read_text(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let name = ws.tool_name();
-    let args: ReadArgs = parse(&name, &READ_SCHEMA, args)?;
+    let args: ReadArgs = parse_paths(ws, &name, &READ_SCHEMA, args)?;
     let head = lines_given(args.head, "head")?;
     let tail = lines_given(args.tail, "tail")?;
     if head.is_some() && tail.is_some() {
@@ -466,7 +732,8 @@ struct ReadMultipleArgs {
 static READ_MULTIPLE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadMultipleArgs>);
 
 fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: ReadMultipleArgs = parse("read_multiple_files", &READ_MULTIPLE_SCHEMA, args)?;
+    let args: ReadMultipleArgs =
+        parse_paths(ws, "read_multiple_files", &READ_MULTIPLE_SCHEMA, args)?;
     if args.paths.is_empty() {
         return Err(FkError::invalid(
             "read_multiple_files: `paths` is empty: at least one file path must be provided",
@@ -478,28 +745,33 @@ fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let parts: Vec<String> = args
         .paths
         .iter()
-        .map(|p| match read_text_within(ws, p, &whole(), &budget) {
-            Ok(content) => format!("{p}:\n{content}\n"),
-            Err(reply) => {
-                let why = reply.value["error"].as_str().unwrap_or(&reply.text);
-                failures.push(format!("{p}: {why}"));
-                format!("{p}: Error - {}", reply.text)
+        .map(|p| {
+            let read = windows_path_refused(p)
+                .map_err(|err| Box::new(failed(err.message.clone(), &err)))
+                .and_then(|()| read_text_within(ws, p, &whole(), &budget));
+            match read {
+                Ok(content) => format!("{p}:\n{content}\n"),
+                Err(reply) => {
+                    let why = reply.value["error"].as_str().unwrap_or(&reply.text);
+                    failures.push(format!("{p}: {why}"));
+                    format!("{p}: Error - {}", reply.text)
+                }
             }
         })
         .collect();
-    // The same text as the server's; a file that could not be read makes the call a failure
-    // (the server answers isError false), as every filekit tool says when a part failed.
+    // The same text as the server's. A file that could not be read is said in its place and
+    // the call succeeds, as the server's does, when any file was read; when none was, nothing
+    // was done and the call fails.
     let mut reply = done(parts.join("\n---\n"));
-    if !failures.is_empty() {
+    if failures.len() == args.paths.len() {
         reply.is_error = true;
         if let Some(m) = reply.value.as_object_mut() {
             m.insert("success".into(), json!(false));
             m.insert(
                 "error".into(),
                 json!(format!(
-                    "{} of {} files could not be read: {}",
+                    "none of the {} files could be read: {}",
                     failures.len(),
-                    args.paths.len(),
                     failures.join("; ")
                 )),
             );
@@ -514,9 +786,8 @@ fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 const READ_MEDIA_DESCRIPTION: &str = "\
 Read a file and return it as a base64-encoded content block with its MIME type. Image and \
 audio files are returned as image/audio content; any other file type is returned as an \
-embedded resource. Only works within allowed directories. (filekit sends images: PNG, JPEG, \
-GIF, WebP and BMP, told by their content, not their extension; other files are refused with \
-what they are.)
+embedded resource. Only works within allowed directories. (filekit: an image is also told by \
+its content; a file over 2 MiB is refused, not sent.)
 
 Example: {\"path\": \"docs/diagram.png\"}";
 
@@ -528,36 +799,105 @@ struct PathArgs {
 
 static PATH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<PathArgs>);
 
+/// The server's MIME types, by extension (lower case); any other file is
+/// `application/octet-stream`.
+fn media_type(path: &str) -> &'static str {
+    let ext = Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "bmp" => "image/bmp",
+        "svg" => "image/svg+xml",
+        "mp3" => "audio/mpeg",
+        "wav" => "audio/wav",
+        "ogg" => "audio/ogg",
+        "flac" => "audio/flac",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A path as a `file://` URL, as Node's `pathToFileURL` writes it: each byte outside the
+/// characters a URL path keeps is percent-encoded.
+fn file_url(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut url = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b) {
+            url.push(b as char);
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+    url
+}
+
 fn read_media(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: PathArgs = parse("read_media_file", &PATH_SCHEMA, args)?;
+    use base64::Engine as _;
+    let args: PathArgs = parse_paths(ws, "read_media_file", &PATH_SCHEMA, args)?;
     let opts = ReadOptions {
         images: true,
         ..whole()
     };
+    // An image is told by its content first (a PNG named `photo` is still an image).
     let r = read_file(ws, &args.path, &opts);
-    let shown = r.resolved_path.clone().unwrap_or_else(|| r.path.clone());
-    let not_media = |what: String| {
-        let err = FkError::new(
-            ErrorCode::Binary,
-            format!("read_media_file: {shown} is not an image ({what})"),
-        )
-        .with_hint(
-            "filekit sends images (PNG, JPEG, GIF, WebP, BMP); read text with read_text_file",
-        );
-        failed(err.full_message(), &err)
-    };
-    Ok(match r.result {
-        Ok(ReadContent::Image(i)) => {
-            let item = json!({"type": "image", "data": i.data, "mimeType": i.mime});
-            // The server answers with the image alone: no text beside it.
-            let mut reply = ToolReply::new(json!({ "content": [item] }), false, String::new());
-            reply.images.push((i.mime, i.data));
-            reply
+    if let Ok(ReadContent::Image(i)) = r.result {
+        let item = json!({"type": "image", "data": i.data, "mimeType": i.mime});
+        // The server answers with the image alone: no text beside it.
+        let mut reply = ToolReply::new(json!({ "content": [item] }), false, String::new());
+        reply.images.push((i.mime, i.data));
+        return Ok(reply);
+    }
+    let read = ws.resolve(&args.path).and_then(|p| {
+        let size = ws.metadata(&p)?.map_or(0, |m| m.len);
+        let limit = filekit_core::limits::MAX_READ_BYTES;
+        if size > limit {
+            return Err(FkError::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "read_media_file: {} is {size} bytes; filekit sends files of up to {limit} \
+                     bytes whole",
+                    ws.display(&p)
+                ),
+            )
+            .with_hint("read a text file's lines with read_text_file (head, tail)"));
         }
-        Ok(ReadContent::Binary(b)) => not_media(b.description),
-        Ok(ReadContent::Text(_)) => not_media("it is text".to_string()),
-        Err(err) => failed(server_words(ws, &err, "open", &args.path), &err),
-    })
+        let file = ws.read(&p)?;
+        Ok((p.absolute().to_path_buf(), file.bytes))
+    });
+    let (abs, bytes) = match read {
+        Ok(r) => r,
+        Err(err) if err.code == ErrorCode::TooLarge => return Ok(failed(err.full_message(), &err)),
+        Err(err) => return Ok(failed(server_words(ws, &err, "open", &args.path), &err)),
+    };
+    let mime = media_type(&abs.display().to_string()).to_string();
+    let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let (item, media) = if mime.starts_with("image/") {
+        let item = json!({"type": "image", "data": data, "mimeType": mime});
+        (item, None)
+    } else if mime.starts_with("audio/") {
+        let item = json!({"type": "audio", "data": data, "mimeType": mime});
+        (item, Some(Media::Audio { mime, data }))
+    } else {
+        let uri = file_url(&abs);
+        let item =
+            json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime, "blob": data}});
+        (item, Some(Media::Resource { uri, mime, data }))
+    };
+    let mut reply = ToolReply::new(json!({ "content": [item] }), false, String::new());
+    match media {
+        Some(m) => reply.media.push(m),
+        None => {
+            if let (Some(d), Some(m)) = (item["data"].as_str(), item["mimeType"].as_str()) {
+                reply.images.push((m.to_string(), d.to_string()));
+            }
+        }
+    }
+    Ok(reply)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -584,7 +924,7 @@ struct WriteArgs {
 static WRITE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<WriteArgs>);
 
 fn write_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: WriteArgs = parse("write_file", &WRITE_SCHEMA, args)?;
+    let args: WriteArgs = parse_paths(ws, "write_file", &WRITE_SCHEMA, args)?;
     // Where filekit may not write is said first (a missing `.git/` directory is still
     // `.git/`).
     if let Err(err) = ws.resolve(&args.path).and_then(|p| ws.check_writable(&p)) {
@@ -655,7 +995,7 @@ struct EditArgs {
 static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
 
 fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: EditArgs = parse("edit_file", &EDIT_SCHEMA, args)?;
+    let args: EditArgs = parse_paths(ws, "edit_file", &EDIT_SCHEMA, args)?;
     // A file that may not be written (filekit's own data, `.git/`, a read-only session) is
     // refused for that before its edits are matched, as every other editing tool refuses it.
     if !args.dry_run
@@ -733,12 +1073,10 @@ fn apply_one(text: &str, edit: &EditOperation, k: usize, crlf: bool) -> Result<S
     };
     let old = eol(&edit.old_text);
     let new = eol(&edit.new_text);
+    // Empty text is found at the start of any text, as the server's `String.replace` finds
+    // it: the new text goes before the file's first line (or fills an empty file).
     if old.is_empty() {
-        return Err(
-            FkError::invalid(format!("edits[{k}].oldText is empty")).with_hint(
-                "put the exact lines to replace in oldText; write_file writes a whole file",
-            ),
-        );
+        return Ok(format!("{new}{text}"));
     }
     let at: Vec<usize> = text.match_indices(old.as_str()).map(|(i, _)| i).collect();
     match at.len() {
@@ -903,7 +1241,7 @@ Only works within allowed directories.
 Example: {\"path\": \"src/components/forms\"}";
 
 fn create_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: PathArgs = parse("create_directory", &PATH_SCHEMA, args)?;
+    let args: PathArgs = parse_paths(ws, "create_directory", &PATH_SCHEMA, args)?;
     let report = fsops::apply(
         ws,
         &FsRequest {
@@ -955,7 +1293,7 @@ struct MoveArgs {
 static MOVE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<MoveArgs>);
 
 fn move_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: MoveArgs = parse("move_file", &MOVE_SCHEMA, args)?;
+    let args: MoveArgs = parse_paths(ws, "move_file", &MOVE_SCHEMA, args)?;
     let report = fsops::apply(
         ws,
         &FsRequest {
@@ -1044,6 +1382,20 @@ fn entries(
     })
 }
 
+/// `excludePatterns` as the listing's ignore globs, matched as the server's minimatch matches
+/// them: against each entry's path relative to the listed directory only (anchored, so that
+/// `*.ts` leaves out the directory's own `.ts` files, not those below it), each pattern in
+/// the forms `forms` gives. A pattern that is empty or absolute matches no relative path, and
+/// is dropped.
+fn anchored(patterns: &[String], forms: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+    patterns
+        .iter()
+        .filter(|p| !p.is_empty() && !p.starts_with('/'))
+        .flat_map(|p| forms(p))
+        .map(|g| format!("/{g}"))
+        .collect()
+}
+
 /// What a listing left out, said after it (the server has no bound).
 fn cut_note(listing: &Listing) -> String {
     if listing.truncated {
@@ -1065,7 +1417,7 @@ fn is_dir(kind: EntryKind) -> bool {
 }
 
 fn list_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: PathArgs = parse("list_directory", &PATH_SCHEMA, args)?;
+    let args: PathArgs = parse_paths(ws, "list_directory", &PATH_SCHEMA, args)?;
     let listing = match entries(ws, &args.path, 1, Vec::new()) {
         Ok(l) => l,
         Err(reply) => return Ok(*reply),
@@ -1128,7 +1480,8 @@ fn format_size(bytes: u64) -> String {
 }
 
 fn list_with_sizes(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: ListSizesArgs = parse("list_directory_with_sizes", &LIST_SIZES_SCHEMA, args)?;
+    let args: ListSizesArgs =
+        parse_paths(ws, "list_directory_with_sizes", &LIST_SIZES_SCHEMA, args)?;
     let listing = match entries(ws, &args.path, 1, Vec::new()) {
         Ok(l) => l,
         Err(reply) => return Ok(*reply),
@@ -1181,8 +1534,9 @@ Get a recursive tree view of files and directories as a JSON structure. Each ent
 'name', 'type' (file/directory), and 'children' for directories. Files have no children \
 array, while directories always have a children array (which may be empty). The output is \
 formatted with 2-space indentation for readability. Only works within allowed directories. \
-`excludePatterns` are globs of names or paths (relative to `path`) to leave out, with \
-everything under them.
+`excludePatterns` are globs of paths relative to `path` (minimatch): one with `*` matches as \
+written (`*.log` the top level's, `**/*.log` all), a name without `*` (`node_modules`) at any \
+depth; what is left out is not entered.
 
 Example: {\"path\": \".\", \"excludePatterns\": [\"node_modules\", \"*.log\"]}";
 
@@ -1191,7 +1545,7 @@ Example: {\"path\": \".\", \"excludePatterns\": [\"node_modules\", \"*.log\"]}";
 struct TreeArgs {
     /// The directory: absolute, or relative to the first allowed directory.
     path: String,
-    /// Globs of names or relative paths to leave out (`node_modules`, `**/*.log`).
+    /// Globs of paths relative to `path` to leave out (`node_modules`, `**/*.log`).
     #[serde(default)]
     #[schemars(extend("default" = []))]
     exclude_patterns: Vec<String>,
@@ -1200,8 +1554,17 @@ struct TreeArgs {
 static TREE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<TreeArgs>);
 
 fn directory_tree(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: TreeArgs = parse("directory_tree", &TREE_SCHEMA, args)?;
-    let listing = match entries(ws, &args.path, MAX_DEPTH, args.exclude_patterns) {
+    let args: TreeArgs = parse_paths(ws, "directory_tree", &TREE_SCHEMA, args)?;
+    let excluded = anchored(&args.exclude_patterns, |p| {
+        // The server's directory_tree: a pattern with a `*` is matched as it is; a name or
+        // path without one anywhere, and everything under it.
+        if p.contains('*') {
+            vec![p.to_string()]
+        } else {
+            vec![p.to_string(), format!("**/{p}"), format!("**/{p}/**")]
+        }
+    });
+    let listing = match entries(ws, &args.path, MAX_DEPTH, excluded) {
         Ok(l) => l,
         Err(reply) => return Ok(*reply),
     };
@@ -1245,8 +1608,9 @@ glob-style patterns that match paths relative to the working directory. Use patt
 '*.ext' to match files in current directory, and '**/*.ext' to match files in all \
 subdirectories. Returns full paths to all matching items. Great for finding files when you \
 don't know their exact location. Only searches within allowed directories. (`path` is the \
-directory searched; patterns match paths relative to it. `excludePatterns` leave out what \
-they match, with everything under it.)
+directory searched; patterns match paths relative to it. `excludePatterns` are matched the \
+same way (`node_modules` is the top level's, `**/node_modules` any), and leave out what they \
+match with everything under it.)
 
 Example: {\"path\": \".\", \"pattern\": \"**/*.test.ts\", \"excludePatterns\": [\"node_modules\"]}";
 
@@ -1257,7 +1621,7 @@ struct SearchArgs {
     path: String,
     /// A glob matched against each path relative to `path` (`*.md`, `**/*.rs`).
     pattern: String,
-    /// Globs of names or relative paths to leave out, with everything under them.
+    /// Globs of paths relative to `path` to leave out, with everything under them.
     #[serde(default)]
     #[schemars(extend("default" = []))]
     exclude_patterns: Vec<String>,
@@ -1266,9 +1630,11 @@ struct SearchArgs {
 static SEARCH_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<SearchArgs>);
 
 fn search_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: SearchArgs = parse("search_files", &SEARCH_SCHEMA, args)?;
+    let args: SearchArgs = parse_paths(ws, "search_files", &SEARCH_SCHEMA, args)?;
     let matcher = filekit_core::search::path_glob("pattern", &args.pattern)?;
-    let listing = match entries(ws, &args.path, MAX_DEPTH, args.exclude_patterns) {
+    // The server's search_files matches each exclude pattern as it is.
+    let excluded = anchored(&args.exclude_patterns, |p| vec![p.to_string()]);
+    let listing = match entries(ws, &args.path, MAX_DEPTH, excluded) {
         Ok(l) => l,
         Err(reply) => return Ok(*reply),
     };
@@ -1332,7 +1698,7 @@ fn js_date(t: SystemTime) -> String {
 }
 
 fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: PathArgs = parse("get_file_info", &PATH_SCHEMA, args)?;
+    let args: PathArgs = parse_paths(ws, "get_file_info", &PATH_SCHEMA, args)?;
     let meta = ws.resolve(&args.path).and_then(|p| match ws.metadata(&p)? {
         Some(m) => Ok(m),
         None => Err(ws.missing(&p)),

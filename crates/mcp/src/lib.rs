@@ -59,11 +59,12 @@ pub use tables::{Selection, TABLES, select, select_tools};
 
 use filekit_core::edit::Progress;
 use filekit_core::{Control, Workspace};
-use filekit_dialects::ToolSpec;
+use filekit_dialects::{Media, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProgressNotificationParam, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -339,13 +340,22 @@ impl ServerHandler for FilekitServer {
         };
         // A reply that is only images (the MCP filesystem server's read_media_file) has no
         // empty text block before them.
-        let mut content = if reply.text.is_empty() && !reply.images.is_empty() {
-            Vec::new()
-        } else {
-            vec![ContentBlock::text(reply.text)]
-        };
+        let mut content =
+            if reply.text.is_empty() && !(reply.images.is_empty() && reply.media.is_empty()) {
+                Vec::new()
+            } else {
+                vec![ContentBlock::text(reply.text)]
+            };
         for (mime, data) in reply.images {
             content.push(ContentBlock::image(data, mime));
+        }
+        for media in reply.media {
+            content.push(match media {
+                Media::Audio { mime, data } => ContentBlock::audio(data, mime),
+                Media::Resource { uri, mime, data } => {
+                    ContentBlock::resource(ResourceContents::blob(data, uri).with_mime_type(mime))
+                }
+            });
         }
         let mut result = if reply.is_error {
             CallToolResult::error(content)

@@ -39,6 +39,8 @@ pub struct Case {
     pub source: &'static str,
     /// Files the workspace starts with.
     pub files: Vec<(&'static str, String)>,
+    /// Files the workspace starts with that are not UTF-8 (Latin-1 text, sounds).
+    pub bytes: Vec<(&'static str, Vec<u8>)>,
     /// Calls made before the row's call, through `filekit call` in the same workspace and
     /// state (a change to undo, a lease held by another agent); each must succeed.
     pub given: Vec<(&'static str, Value)>,
@@ -67,6 +69,7 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
         name,
         source,
         files: Vec::new(),
+        bytes: Vec::new(),
         given: Vec::new(),
         tool,
         args,
@@ -83,6 +86,10 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
 impl Case {
     pub fn file(mut self, path: &'static str, content: impl Into<String>) -> Self {
         self.files.push((path, content.into()));
+        self
+    }
+    pub fn bytes(mut self, path: &'static str, content: impl Into<Vec<u8>>) -> Self {
+        self.bytes.push((path, content.into()));
         self
     }
     pub fn given(mut self, tool: &'static str, args: Value) -> Self {
@@ -160,6 +167,9 @@ fn setup_in(c: &Case, state: Option<&Path>) -> Sandbox {
     let sb = Sandbox::new();
     for (path, content) in &c.files {
         sb.write(path, content);
+    }
+    for (path, content) in &c.bytes {
+        sb.write_bytes(path, content);
     }
     for (tool, args) in &c.given {
         let a = via_call_in(
@@ -312,6 +322,17 @@ fn answer_of(tool: &str, response: &Value, structured: Structured) -> Answer {
             if let Ok(value) = serde_json::from_str::<Value>(text) {
                 strings(&value, &mut said);
             }
+        } else {
+            // Another block (an image, a sound, a file) as its kind and what names it.
+            let kind = block["type"].as_str().unwrap_or("?");
+            let inner = if kind == "resource" {
+                &block["resource"]
+            } else {
+                block
+            };
+            let mime = inner["mimeType"].as_str().unwrap_or("");
+            let uri = inner["uri"].as_str().unwrap_or("");
+            said.push_str(&format!("[{kind} block: {mime} {uri}]\n"));
         }
     }
     if structured == Structured::Also {

@@ -27,7 +27,9 @@ pub struct ListOptions {
     /// Only entries whose name matches this wildcard (`*.rs`); directories are still entered.
     pub filter: Option<String>,
     /// Entries whose name or relative path matches one of these globs are left out, and not
-    /// entered (`node_modules`, `*.log`, `target/**`).
+    /// entered (`node_modules`, `*.log`, `target/**`). A glob that starts with `/` is anchored,
+    /// as in `.gitignore`: it is matched against the relative path only (`/*.log` leaves out
+    /// the listed directory's own logs, not those of its subdirectories).
     pub ignore: Vec<String>,
     pub walk: WalkFilter,
     /// Keep at most this many entries (the first in path order); `None`: all.
@@ -134,7 +136,7 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
                 return false;
             }
             let rel = super::below(e.path(), &base_abs).unwrap_or(e.path());
-            e.depth() == 0 || !(set.is_match(e.file_name()) || set.is_match(rel))
+            e.depth() == 0 || !set.is_match(e.file_name(), rel)
         });
     }
     // `filter_entry` replaces the builder's filter: keep `.filekit/` and the state out here too.
@@ -207,23 +209,49 @@ pub fn list(ws: &Workspace, opts: &ListOptions) -> Result<Listing, FkError> {
     })
 }
 
-fn ignore_set(globs: &[String]) -> Result<Option<globset::GlobSet>, FkError> {
+/// The ignore globs of a listing: those matched against an entry's name or its relative
+/// path, and the anchored ones (written with a leading `/`), against its relative path only.
+#[derive(Clone)]
+struct IgnoreSet {
+    name_or_path: globset::GlobSet,
+    path_only: globset::GlobSet,
+}
+
+impl IgnoreSet {
+    fn is_match(&self, name: &std::ffi::OsStr, rel: &std::path::Path) -> bool {
+        self.name_or_path.is_match(name)
+            || self.name_or_path.is_match(rel)
+            || self.path_only.is_match(rel)
+    }
+}
+
+fn ignore_set(globs: &[String]) -> Result<Option<IgnoreSet>, FkError> {
     if globs.is_empty() {
         return Ok(None);
     }
-    let mut set = globset::GlobSetBuilder::new();
+    let mut name_or_path = globset::GlobSetBuilder::new();
+    let mut path_only = globset::GlobSetBuilder::new();
     for g in globs {
         super::check_glob_nesting("ignore glob", g)?;
-        let glob = globset::GlobBuilder::new(g.trim_end_matches('/'))
+        let (set, pattern) = match g.strip_prefix('/') {
+            Some(anchored) => (&mut path_only, anchored),
+            None => (&mut name_or_path, g.as_str()),
+        };
+        let glob = globset::GlobBuilder::new(pattern.trim_end_matches('/'))
             .literal_separator(true)
             .backslash_escape(true)
             .build()
             .map_err(|e| invalid_glob("ignore glob", g, &e))?;
         set.add(glob);
     }
-    set.build()
-        .map(Some)
-        .map_err(|e| invalid_glob("ignore glob", &globs.join(", "), &e))
+    let build = |set: globset::GlobSetBuilder| {
+        set.build()
+            .map_err(|e| invalid_glob("ignore glob", &globs.join(", "), &e))
+    };
+    Ok(Some(IgnoreSet {
+        name_or_path: build(name_or_path)?,
+        path_only: build(path_only)?,
+    }))
 }
 
 fn sort_key(base: &Base, path: &std::path::Path) -> String {
