@@ -1204,19 +1204,18 @@ fn common_suffix(a: &str, b: &str) -> usize {
 /// The server's diff: jsdiff's `createTwoFilesPatch(path, path, old, new, 'original',
 /// 'modified')`, which is a unified diff with 4 lines of context under an `Index:` header.
 fn server_diff(old: &str, new: &str, path: &str) -> String {
-    let (body, _) = filekit_core::diff::unified_texts_with_context(
-        old,
-        new,
-        &format!("{path}\toriginal"),
-        &format!("{path}\tmodified"),
-        DIFF_CONTEXT,
+    let (body, _) =
+        filekit_core::diff::unified_texts_with_context(old, new, path, path, DIFF_CONTEXT);
+    // jsdiff's header: the name, a tab and its label. The name as the engine's headers write
+    // it (quoted when it holds a control character, so that it cannot start a line of its
+    // own); the label after it, outside any quotes.
+    let name = filekit_core::diff::header_name(path);
+    let mut out = format!(
+        "Index: {name}\n{}\n--- {name}\toriginal\n+++ {name}\tmodified\n",
+        "=".repeat(67)
     );
-    let mut out = format!("Index: {path}\n{}\n", "=".repeat(67));
-    if body.is_empty() {
-        out.push_str(&format!("--- {path}\toriginal\n+++ {path}\tmodified\n"));
-    } else {
-        out.push_str(&body);
-    }
+    // The engine's own two header lines give way to jsdiff's.
+    out.extend(body.split_inclusive('\n').skip(2));
     out
 }
 
