@@ -88,9 +88,9 @@ def test_wrong_argument_types_are_error_results(raw):
 
 
 def test_a_message_of_many_megabytes_is_handled(raw, workspace):
-    # 8 MiB of content: more than a file filekit writes whole (2 MiB), so the message is
-    # read and answered with that refusal, and the server goes on.
-    big = "x" * (8 * 1024 * 1024) + "\n"
+    # 40 MiB of content: more than a file filekit holds whole (32 MiB by default), so the
+    # message is read and answered with that refusal, and the server goes on.
+    big = "x" * (40 * 1024 * 1024) + "\n"
     reply = raw.call(9, "Write", {"file_path": "big.txt", "content": big})
     assert reply["result"].get("isError") is True
     assert "larger than" in reply["result"]["content"][0]["text"]
