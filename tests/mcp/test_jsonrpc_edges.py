@@ -70,13 +70,13 @@ def test_tools_call_with_bad_params_gets_invalid_params(raw, params, needle):
 
 def test_a_message_over_the_limit_is_answered_with_the_limit(raw, workspace):
     # Past the old 16 MiB limit: the message is read and reaches the tool, which answers it
-    # (a file that large is over the bound of a file written whole: a tool error, not a
-    # JSON-RPC one).
-    content = "y" * (20 * 1024 * 1024)
+    # (a file that large is over the bound of a file written whole, 32 MiB by default: a tool
+    # error, not a JSON-RPC one).
+    content = "y" * (40 * 1024 * 1024)
     reply = raw.call(20, "Write", {"file_path": "twenty.txt", "content": content})
     assert "error" not in reply, str(reply)[:500]
     assert reply["result"]["isError"] is True
-    assert "is 20971520 bytes, larger than the 2097152 bytes" in reply["result"]["content"][0]["text"]
+    assert "is 41943040 bytes, larger than the 33554432 bytes" in reply["result"]["content"][0]["text"]
     (workspace / "twenty.txt").write_text("small\n")
     # Past the limit: answered, with the request's id (read as the line streamed past).
     huge = "z" * (65 * 1024 * 1024)

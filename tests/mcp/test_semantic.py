@@ -48,7 +48,7 @@ async def test_edit_through_the_default_table_writes_the_file(connect, workspace
     assert not result.isError, text_of(result)
     assert result.structuredContent["totalEdits"] == 1
     assert (workspace / "svc.ts").read_text().endswith(
-        "    return this.db.get(id);\n  }\n  size() {\n    return 0;\n  }\n}\n")
+        "    return this.db.get(id);\n  }\n\n  size() {\n    return 0;\n  }\n}\n")
 
 
 async def test_a_missing_symbol_is_an_error_listing_the_nearest(connect, workspace):
