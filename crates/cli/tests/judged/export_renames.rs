@@ -250,11 +250,13 @@ fn manage_files_and_rename_file_keep_imports_right() {
         sb.read("src/core/user-service.ts")
             .starts_with("import { Id } from '../types';")
     );
-    assert_eq!(run.json["atomic"], true);
+    // The reply names the files whose imports it rewrote (the diff is in the history).
     assert!(
         run.json["imports_updated"]
             .to_string()
-            .contains("../core/user-service")
+            .contains("src/app/main.ts"),
+        "{}",
+        run.stdout
     );
     // update_imports: false moves only.
     let main = sb.read("src/app/main.ts");
