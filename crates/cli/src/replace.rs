@@ -288,6 +288,9 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
                         terminal::name(&f.path),
                         terminal::text(&err.to_string())
                     )?;
+                    if err.fact() == Some(filekit_core::Fact::FolderNotWritable) {
+                        writeln!(w, "  --in-place writes such a file where it is")?;
+                    }
                 } else {
                     writeln!(
                         w,
