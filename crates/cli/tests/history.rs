@@ -699,6 +699,54 @@ fn the_cli_verbs_move_copy_and_remove() {
     assert!(run.stdout.contains("does not exist"), "{}", run.stdout);
 }
 
+/// What `mv`, `history --show` and `undo` print names files as every other verb does:
+/// relative to the root, as `filekit` takes them back; `--json` keeps the engine's report.
+#[test]
+fn moves_history_and_undo_name_files_relative_to_the_root() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("e/x.txt", "x\n");
+    let root = sb.root().canonicalize().unwrap().display().to_string();
+    let said = |run: &common::Run| format!("{}{}", run.stdout, run.stderr);
+
+    let run = sb.filekit(&["mv", "a.txt", "e/"], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    assert!(
+        run.stdout.contains("moved file a.txt -> e/a.txt"),
+        "{}",
+        said(&run)
+    );
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+    // A failure's message too.
+    let run = sb.filekit(&["mv", "gone.txt", "f.txt"], None);
+    assert_ne!(run.code, 0);
+    assert!(said(&run).contains("gone.txt"), "{}", said(&run));
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+
+    let id = history(&sb)[0]["id"].as_i64().unwrap().to_string();
+    let run = sb.filekit(&["history"], None);
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+    let run = sb.filekit(&["history", "--show", &id], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    assert!(run.stdout.contains("e/a.txt"), "{}", said(&run));
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+
+    let run = sb.filekit(&["undo"], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    assert!(run.stdout.contains("\n  e/a.txt\n"), "{}", said(&run));
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+    assert!(sb.exists("a.txt"));
+
+    // --json stays the engine's report, paths and all.
+    let run = sb.filekit(&["redo", "--json"], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    let paths = run.json["reverted"][0]["paths"].as_array().unwrap();
+    assert!(
+        paths.iter().all(|p| p.as_str().unwrap().starts_with(&root)),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn the_history_names_the_verb_that_made_each_change() {
     let sb = Sandbox::new();

@@ -249,8 +249,9 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             }
             Err(err) => {
                 failed += 1;
+                let err = shape::shown_error(ws, err);
                 text.push_str(&format!("==> {path} <==\nERROR {}\n", err.full_message()));
-                ReadBody::Failed(PartError::of(err))
+                ReadBody::Failed(PartError::of(&err))
             }
         };
         entries.push(ReadEntry { path, body });
