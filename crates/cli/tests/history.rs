@@ -308,7 +308,16 @@ fn semantic_file_tools_follow_seed_004() {
         "file_move",
         json!({"source": "src/services/Refunds.ts", "destination": "src/billing/", "dryRun": true}),
     );
-    assert_eq!(run.json["moved"], false, "{}", run.stdout);
+    // A final `/` names a directory to move into, which must exist.
+    assert_eq!(run.json["success"], false, "{}", run.stdout);
+    assert!(
+        run.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("there is no directory"),
+        "{}",
+        run.stdout
+    );
     assert!(sb.exists("src/services/Refunds.ts"));
     sb.write("src/billing/.keep", "");
     let run = sb.call(
@@ -686,6 +695,15 @@ fn the_cli_verbs_move_copy_and_remove() {
     sb.write("a.txt", "a\n").write("d/x.txt", "x\n");
     assert_eq!(sb.filekit(&["cp", "d", "e"], None).code, 0);
     assert_eq!(sb.read("e/x.txt"), "x\n");
+    // A final `/` names a directory, which must exist: no file named after it.
+    let run = sb.filekit(&["mv", "a.txt", "nowhere/"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("there is no directory nowhere"),
+        "{}",
+        run.stdout
+    );
+    assert!(sb.exists("a.txt") && !sb.exists("nowhere"));
     assert_eq!(sb.filekit(&["mv", "a.txt", "e/"], None).code, 0);
     assert!(sb.exists("e/a.txt"));
     let run = sb.filekit(&["rm", "d"], None);
