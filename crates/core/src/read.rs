@@ -146,6 +146,10 @@ pub struct TextRead {
     /// text is `size` less its 3 bytes long.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub bom: bool,
+    /// The file's encoding when it is not UTF-8 (`Shift_JIS`, `UTF-16LE`, `windows-1252`):
+    /// `content` is its text decoded, and edits are written back in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<&'static str>,
     /// Set when the read stopped before the lines asked for ended: cut by `max_lines`, or at
     /// [`MAX_READ_BYTES`] of text; `next_line` says where to read on.
     pub truncated: bool,
@@ -382,6 +386,7 @@ fn read_open(
             let mut read =
                 sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
             read.bom = doc.bom;
+            read.encoding = doc.encoding();
             read.range_hash = None;
             read.unchanged = true;
             return Ok(ReadContent::Text(read));
@@ -406,6 +411,7 @@ fn read_open(
             let mut read =
                 sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
             read.bom = doc.bom;
+            read.encoding = doc.encoding();
             read.range_hash = None;
             read.diff = Some(diff);
             return Ok(ReadContent::Text(read));
@@ -415,6 +421,7 @@ fn read_open(
         let whole = sel.start == 1 && sel.end == li.len() && !sel.truncated;
         let mut read = sel.into_read(content, li.len(), content_hash, last_modified, size);
         read.bom = doc.bom;
+        read.encoding = doc.encoding();
         read.since_unknown = true;
         if whole {
             read.range_hash = None;
@@ -425,6 +432,7 @@ fn read_open(
     let content = sel.content(&doc.text, &li);
     let mut read = sel.into_read(content, li.len(), content_hash, last_modified, size);
     read.bom = doc.bom;
+    read.encoding = doc.encoding();
     Ok(ReadContent::Text(read))
 }
 
@@ -544,6 +552,7 @@ fn text_read(
         last_modified: String::new(),
         size: 0,
         bom: false,
+        encoding: None,
         truncated: next_line.is_some(),
         next_line,
         from_end: lines.2,
@@ -962,6 +971,7 @@ impl Selection {
             last_modified,
             size,
             bom: false,
+            encoding: None,
             truncated: self.truncated,
             next_line: self.truncated.then(|| signed(self.end + 1, false)),
             from_end: false,

@@ -76,7 +76,8 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
         if buf.len() as u64 > limit {
             return Look::Undecided;
         }
-        if !sub.may_match_bytes(buf) {
+        // The bytes of a file in another encoding are not its text: the pipeline decodes it.
+        if !sub.may_match_bytes(buf) && !crate::encoding::may_be_other_text(buf) {
             return Look::NoMatch;
         }
         Look::Read(Known {
@@ -140,7 +141,7 @@ pub struct TreeReplace {
     pub selection: FileSelection,
     pub substitution: Substitution,
     /// `dry_run`, `atomic`, `control`, `max_file_size` (files larger are skipped) apply;
-    /// files over the workspace's bound are streamed; binary and non-UTF-8 files, and special files met where the walk saw a file,
+    /// files over the workspace's bound are streamed; binary files, text that does not decode, and special files met where the walk saw a file,
     /// are always skipped, not failed.
     pub options: EditOptions,
 }

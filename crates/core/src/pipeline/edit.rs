@@ -590,6 +590,9 @@ pub struct FileReport {
     /// The version the edits were made on, when they were made on an older version and
     /// merged into the file as it was: `diff` is then from the file as it was to the result.
     pub merged_from: Option<String>,
+    /// The file's encoding when it is not UTF-8 (`Shift_JIS`, `UTF-16LE`): its edits were
+    /// spliced into its bytes in that encoding.
+    pub encoding: Option<&'static str>,
     /// The file's text after the request (decoded, without BOM). Not serialized: dialects
     /// that show updated lines take them from here.
     pub new_text: Option<String>,
