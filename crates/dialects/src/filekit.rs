@@ -336,6 +336,10 @@ struct TextBody {
     /// The file starts with a byte order mark, which belongs to no line.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     bom: bool,
+    /// The file's encoding when it is not UTF-8 ("Shift_JIS", "UTF-16LE", "windows-1252"):
+    /// `content` is its text, and edits are written back in that encoding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encoding: Option<&'static str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
     /// When truncated: the start_line to read on from.
@@ -392,6 +396,7 @@ impl TextBody {
             last_modified: t.last_modified.clone(),
             size: t.size,
             bom: t.bom,
+            encoding: t.encoding,
             truncated: t.truncated,
             next_line: t.next_line,
             unchanged: t.unchanged,
@@ -559,6 +564,9 @@ pub(crate) struct EditedFile {
     /// The version the merged edits were made on.
     #[serde(skip_serializing_if = "Option::is_none")]
     merged_from: Option<String>,
+    /// The file's encoding when it is not UTF-8: the edits were written in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encoding: Option<&'static str>,
     /// Directories made for the file, relative to the workspace root.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     created_dirs: Vec<String>,
@@ -602,6 +610,7 @@ impl EditedFile {
             diff_note,
             merged: f.merged(),
             merged_from: f.merged_from.clone(),
+            encoding: f.encoding,
             created_dirs: f
                 .created_dirs
                 .iter()

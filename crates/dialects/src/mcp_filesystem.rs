@@ -555,6 +555,9 @@ fn text_read_within(
 ) -> Result<Shown, Box<ToolReply>> {
     let r = read_file_within(ws, path, opts, budget);
     match r.result {
+        // The engine decodes it; the server shows its bytes as UTF-8 (its edits still match
+        // the decoded text).
+        Ok(ReadContent::Text(t)) if t.encoding.is_some() => not_utf8(ws, path, opts),
         Ok(ReadContent::Text(t)) => Ok(Shown {
             content: t.content,
             truncated: t.truncated,
