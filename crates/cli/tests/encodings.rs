@@ -315,3 +315,65 @@ fn a_character_the_encoding_cannot_hold_is_refused_with_nothing_written() {
     );
     assert_eq!(bytes(&sb, &CASES[3]), CASES[3].bytes);
 }
+
+/// UTF-16 without a byte order mark is binary to the detector (NUL bytes): the caller names
+/// the encoding, in the curated table (`encoding`, `options.encoding`) and the verbs
+/// (`--encoding`).
+#[test]
+fn the_caller_names_an_encoding_the_detector_cannot_see() {
+    let sb = Sandbox::new();
+    let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    sb.write_bytes("plain16.txt", &utf16("key = wert\nzwei = 2\n"));
+    let run = sb.call("read_files", json!({"files": [{"path": "plain16.txt"}]}));
+    assert_eq!(run.json["files"][0]["kind"], "binary", "{}", run.stdout);
+    let run = sb.call(
+        "read_files",
+        json!({"files": [{"path": "plain16.txt"}], "encoding": "utf-16le"}),
+    );
+    assert_eq!(
+        run.json["files"][0]["content"], "key = wert\nzwei = 2\n",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.json["files"][0]["encoding"], "UTF-16LE");
+    let run = sb.call(
+        "edit_files",
+        json!({"files": [{"path": "plain16.txt", "edits": [{"str_replace": {"old": "wert", "new": "Wert ä"}}]}], "options": {"encoding": "UTF-16LE"}}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        std::fs::read(sb.path("plain16.txt")).unwrap(),
+        utf16("key = Wert ä\nzwei = 2\n")
+    );
+    let run = sb.filekit(&["read", "--encoding", "utf-16le", "plain16.txt"], None);
+    assert!(
+        run.stdout.contains("UTF-16LE") && run.stdout.contains("zwei = 2"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    let run = sb.filekit(
+        &[
+            "replace",
+            "--encoding",
+            "utf-16le",
+            "s/zwei/two/",
+            "plain16.txt",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        std::fs::read(sb.path("plain16.txt")).unwrap(),
+        utf16("key = Wert ä\ntwo = 2\n")
+    );
+    sb.call_fails(
+        "read_files",
+        json!({"files": [{"path": "plain16.txt"}], "encoding": "klingon"}),
+        2,
+        &["unknown encoding \"klingon\"", "shift_jis"],
+    );
+    let run = sb.filekit(&["read", "--encoding", "klingon", "plain16.txt"], None);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("unknown encoding"), "{}", run.stderr);
+}

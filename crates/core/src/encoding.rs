@@ -10,7 +10,8 @@
 //! Big5, ...), in which a byte below 0x80 at a character's start is that ASCII character.
 
 use crate::error::{ErrorCode, FkError};
-use encoding_rs::{DecoderResult, Encoding, UTF_16BE, UTF_16LE};
+pub use encoding_rs::Encoding;
+use encoding_rs::{DecoderResult, UTF_16BE, UTF_16LE};
 use filekit_splices::Splices;
 use std::sync::Arc;
 
@@ -50,7 +51,12 @@ pub fn detect(bytes: &[u8]) -> Option<&'static Encoding> {
     }
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(bytes, true);
-    Some(detector.guess(None, true))
+    // GBK text is GB18030 text (its decoder is GB18030's), and GB18030 can write every
+    // character: an edit of a Chinese file is not refused for one outside GBK.
+    match detector.guess(None, true) {
+        enc if enc == encoding_rs::GBK => Some(encoding_rs::GB18030),
+        enc => Some(enc),
+    }
 }
 
 /// The encoding of a file from its first bytes (`head`), for a search that reads it as a

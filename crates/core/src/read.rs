@@ -50,6 +50,9 @@ pub struct ReadOptions {
     /// back as a unified diff from that version (of the whole file) when the workspace's
     /// version store holds it, else whole, with `since_unknown` set.
     pub since_hash: Option<String>,
+    /// The text's encoding, when the caller names it: the file is decoded in it, not in the
+    /// one detected (see [`crate::encoding`]).
+    pub encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 /// The result of reading one file.
@@ -357,7 +360,11 @@ fn read_open(
     let size = bytes.len() as u64;
     let content_hash = hash::content_hash(&bytes);
 
-    if let Some(kind) = classify_nontext(&bytes, shown)? {
+    // Text in an encoding the caller names is decoded in it (UTF-16 without a BOM has NULs).
+    let named = opts.encoding.filter(|e| *e != encoding_rs::UTF_8);
+    if named.is_none()
+        && let Some(kind) = classify_nontext(&bytes, shown)?
+    {
         return Ok(match kind {
             Kind::Image(img) if opts.images && size <= MAX_READ_BYTES => {
                 ReadContent::Image(ImageRead {
@@ -372,7 +379,7 @@ fn read_open(
         });
     }
 
-    let doc = TextDoc::decode(&bytes, shown)?;
+    let doc = TextDoc::decode_as(&bytes, opts.encoding, shown)?;
     let li = LineIndex::new(&doc.text);
     let mut sel = select(li.len(), opts, shown)?;
     // A version served: an edit made on it can be merged later.

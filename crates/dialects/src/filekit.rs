@@ -136,6 +136,10 @@ Example: {\"files\": [{\"path\": \"src/app.py\"}, {\"path\": \"src/util.py\", \"
 struct ReadFilesArgs {
     /// The files to read, in the order you want them back.
     files: Vec<ReadSpec>,
+    /// The files' encoding, when it is not the one detected (a WHATWG label: "shift_jis",
+    /// "windows-1252", "utf-16le", "gb18030", "euc-kr"). Default: each file's own (UTF-8,
+    /// UTF-16 by its byte order mark, else detected), named in the reply's `encoding`.
+    encoding: Option<crate::edit_plan::EncodingLabel>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -170,6 +174,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut images = Vec::new();
     let mut failed = 0;
+    let encoding = args.encoding.map(|e| e.0);
     let budget = ws.reply_budget();
     for spec in &args.files {
         let opts = ReadOptions {
@@ -178,6 +183,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             end_line: spec.end_line,
             images: true,
             max_lines: None,
+            encoding,
         };
         let read = read_file_within(ws, &spec.path, &opts, &budget);
         let path = shape::shown_path(ws, read.resolved_path.as_deref().unwrap_or(&read.path));

@@ -191,6 +191,8 @@ struct FileLimits {
     skip_non_text: bool,
     /// Refuse to make missing parent directories of created files.
     no_create_parents: bool,
+    /// The encoding the caller names for the files' text, instead of the one detected.
+    encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 impl EditOptions {
@@ -267,6 +269,11 @@ impl EditOptions {
 
     pub fn stream_above(&self) -> Option<u64> {
         self.limits.stream_above
+    }
+
+    /// The encoding the caller names for the files' text (`None`: each file's own, detected).
+    pub fn encoding(&self) -> Option<&'static encoding_rs::Encoding> {
+        self.limits.encoding
     }
 
     pub fn skip_non_text(&self) -> bool {
@@ -392,6 +399,12 @@ impl EditOptionsBuilder {
     }
 
     /// Skip files larger than this many bytes.
+    /// Decode the files in this encoding rather than the one detected in each.
+    pub fn encoding(&mut self, encoding: Option<&'static encoding_rs::Encoding>) -> &mut Self {
+        self.0.limits.encoding = encoding;
+        self
+    }
+
     pub fn max_file_size(&mut self, max_file_size: Option<u64>) -> &mut Self {
         self.0.limits.max_file_size = max_file_size;
         self

@@ -184,7 +184,7 @@ pub(super) fn plan_file_inner(
                 return Err(err);
             }
             let before = if exists.is_some() {
-                read_before(ws, &target, &display, known, hashed)?
+                read_before(ws, &target, &display, known, hashed, opts.encoding())?
             } else {
                 Before {
                     doc: None,
@@ -220,7 +220,7 @@ pub(super) fn plan_file_inner(
                 ));
                 return Ok(());
             }
-            let before = match read_before(ws, &target, &display, known, hashed) {
+            let before = match read_before(ws, &target, &display, known, hashed, opts.encoding()) {
                 Err(e) if opts.skip_non_text() && skipped_as_not_text(&e, plan) => {
                     return Ok(());
                 }
