@@ -20,10 +20,12 @@ use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError};
 use filekit_documents::html::HtmlDoc;
 use filekit_documents::json::{JsonDoc, JsonlDoc};
+use filekit_documents::kind::{self, Query};
 use filekit_documents::markdown;
 use filekit_documents::xml::XmlDoc;
 use filekit_documents::yaml::YamlDoc;
 use filekit_semantic::code::Code;
+use filekit_semantic::lang::SUPPORTED;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
 use filekit_semantic::style;
 use filekit_semantic::ts::extract_type::TypeKind;
@@ -115,6 +117,46 @@ enum Parsed<'t> {
     Yaml(YamlDoc<'t>),
     Html(HtmlDoc<'t>),
     Xml(XmlDoc<'t>),
+}
+
+/// The parser of a file its name does not give one: what its content is. With a `query`
+/// named (`xpath`, ...), the content must be a kind that query reads; otherwise any document
+/// kind. Refused with what the content is.
+fn lang_of_content(file: &str, text: &str, query: Option<Query>) -> Result<Lang, FkError> {
+    let lang = match query {
+        Some(q) => kind::parse_as(q, text),
+        None => kind::content_kind(text),
+    };
+    if let Some(lang) = lang {
+        return Ok(lang);
+    }
+    let is = kind::describe(text);
+    let message = match query {
+        Some(q) => format!(
+            "{file}: `{}` reads {}, and this file's content is {is}",
+            query_arg(q),
+            q.reads()
+        ),
+        None => format!(
+            "{file}: semantic targeting reads code and documents, and this file's content is {is}"
+        ),
+    };
+    let hint = match kind::content_kind(text) {
+        Some(other) => format!("name its targets with `{}`", other.target_type()),
+        None => format!(
+            "by extension: {SUPPORTED}; other files by their content (XML, HTML, JSON, YAML, Markdown). Read this one by line range (read_files)"
+        ),
+    };
+    Err(FkError::invalid(message).with_hint(hint))
+}
+
+fn query_arg(q: Query) -> &'static str {
+    match q {
+        Query::Selector => "selector",
+        Query::XPath => "xpath",
+        Query::Path => "path",
+        Query::Heading => "heading",
+    }
 }
 
 fn parse_file<'t>(lang: Lang, text: &'t str) -> Result<Parsed<'t>, FkError> {
@@ -282,7 +324,28 @@ fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
-    let lang = Lang::of_path(&args.file)?;
+    let named = [
+        (Query::XPath, args.xpath.is_some()),
+        (Query::Selector, args.selector.is_some()),
+        (Query::Path, args.path.is_some()),
+        (Query::Heading, args.heading.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(q, given)| given.then_some(q));
+    let mut read_first = None;
+    let lang = match (Lang::of_path(&args.file), named) {
+        (Ok(lang), _) => lang,
+        (Err(err), None) => return Err(err),
+        (Err(_), Some(query)) => {
+            let src = match load(ws, &args.file) {
+                Ok(s) => s,
+                Err(err) => return Ok(failed(&args.file, &err)),
+            };
+            let lang = lang_of_content(&args.file, &src.text, Some(query))?;
+            read_first = Some(src);
+            lang
+        }
+    };
     let mut targets: Vec<(&str, String)> = Vec::new();
     let wrong_kind = |given: &str| {
         FkError::invalid(format!(
@@ -352,7 +415,7 @@ fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     }
     let meta = args.include_metadata.unwrap_or(true);
 
-    let src = match load(ws, &args.file) {
+    let src = match read_first.map_or_else(|| load(ws, &args.file), Ok) {
         Ok(s) => s,
         Err(err) => return Ok(failed(&args.file, &err)),
     };
@@ -839,7 +902,7 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     if args.dry_run != Some(true) {
         ws.check_writable(&resolved)?;
     }
-    let lang = Lang::of_path(&file)?;
+    let by_name = Lang::of_path(&file);
     let edits_given = args.edits.is_some();
     let specs: Vec<EditSpec> = match (args.edits, args.target) {
         (Some(_), Some(_)) => {
@@ -859,8 +922,11 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
             position: args.position,
         }],
         (None, None) => {
+            let what = by_name.as_ref().map_or("symbol, path, selector, xpath or heading", |l| {
+                l.target_type()
+            });
             return Err(FkError::invalid("file_edit: `target` is missing")
-                .with_hint(format!("name what to edit: a {} of {file}", lang.target_type())));
+                .with_hint(format!("name what to edit: a {what} of {file}")));
         }
     };
     let listed = specs.len() > 1 || edits_given;
@@ -875,6 +941,10 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     let src = match load(ws, &file) {
         Ok(s) => s,
         Err(err) => return Ok(failed(&file, &err)),
+    };
+    let lang = match by_name {
+        Ok(lang) => lang,
+        Err(_) => lang_of_content(&file, &src.text, None)?,
     };
     match plan_edits(lang, &src.text, &planned, args.force.unwrap_or(false)) {
         Ok(splices) => Ok(write::<S>(
