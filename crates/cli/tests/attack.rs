@@ -335,6 +335,15 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
         ],
         "search_files" => vec![slot("path", |p| json!({"path": p, "pattern": "**/*"}))],
         "list_allowed_directories" => vec![],
+        // Desktop Commander's search sessions: only start_search names a path.
+        "start_search" => vec![
+            slot("path", |p| json!({"path": p, "pattern": "*"})),
+            slot(
+                "path",
+                |p| json!({"path": p, "pattern": "SECRET", "searchType": "content"}),
+            ),
+        ],
+        "get_more_search_results" | "stop_search" | "list_searches" => vec![],
         _ => return None,
     })
 }
@@ -360,6 +369,13 @@ fn pattern_slots(tool: &str) -> Vec<Slot> {
             |p| json!({"expression": "s/SECRET/pwned/", "files": p}),
         )],
         "search_files" => vec![slot("pattern", |p| json!({"path": ".", "pattern": p}))],
+        "start_search" => vec![
+            slot("pattern", |p| json!({"path": ".", "pattern": p})),
+            slot(
+                "filePattern",
+                |p| json!({"path": ".", "pattern": "*", "filePattern": p}),
+            ),
+        ],
         _ => vec![],
     }
 }
@@ -569,6 +585,19 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "preview",
             "force",
         ],
+        "start_search" => &[
+            "searchType",
+            "ignoreCase",
+            "maxResults",
+            "includeHidden",
+            "contextLines",
+            "timeout_ms",
+            "earlyTermination",
+            "literalSearch",
+            "origin",
+        ],
+        "get_more_search_results" => &["sessionId", "offset", "length"],
+        "stop_search" => &["sessionId"],
         _ => &[],
     }
 }
@@ -615,7 +644,16 @@ fn every_argument_of_every_tool_is_classified() {
             )
         });
         assert!(
-            !slots.is_empty() || matches!(name, "undo" | "redo" | "list_allowed_directories"),
+            !slots.is_empty()
+                || matches!(
+                    name,
+                    "undo"
+                        | "redo"
+                        | "list_allowed_directories"
+                        | "get_more_search_results"
+                        | "stop_search"
+                        | "list_searches"
+                ),
             "{name}: no path argument attacked"
         );
         let mut known: Vec<&str> = slots.iter().map(|s| s.arg).collect();

@@ -8,8 +8,8 @@
 //! Reads go through the engine's read, writes through the one pipeline, the directory and the
 //! move through the engine's file operations: every path is the workspace's, every change is
 //! in the history. Out of scope, refused with a reason: reading URLs (`isUrl`), spreadsheet
-//! sheets and ranges, PDF and DOCX conversion; Desktop Commander's process, terminal and
-//! search-session tools are not served at all.
+//! sheets and ranges, PDF and DOCX conversion; Desktop Commander's process and terminal tools
+//! are not served at all (its search sessions are in `desktop_commander_search`).
 
 use crate::Call;
 use crate::args::{object, parse, schema_for};

@@ -49,6 +49,7 @@ mod claude;
 mod claude_search;
 mod desktop_commander;
 mod desktop_commander_files;
+mod desktop_commander_search;
 pub mod edit_plan;
 mod file;
 mod file_ops;
@@ -281,6 +282,7 @@ static TABLE: LazyLock<Vec<ToolSpec>> = LazyLock::new(|| {
     all.extend(claude_search::tools());
     all.extend(desktop_commander::tools());
     all.extend(desktop_commander_files::tools());
+    all.extend(desktop_commander_search::tools());
     all.extend(semantic::tools("semantic"));
     all.extend(file_ops::tools());
     all.extend(filekit::tools());
