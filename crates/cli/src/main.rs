@@ -154,9 +154,9 @@ pub struct GlobalArgs {
     /// Trust the workspace's code: allow the language servers of the semantic refactors
     /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
     /// language server runs the workspace's code (its configuration, toolchain, compiler,
-    /// plugins, build scripts), so without this option filekit starts no program at all and the
-    /// refactors that need a server are refused (renames and import clean-ups of TS/JS and
-    /// Python still work, syntactically). Even with it, no program inside the roots or found
+    /// plugins, build scripts), so without this option filekit starts no program at all, and
+    /// every refactor kind still runs, on the syntax trees (precision "syntactic"); with it, a
+    /// server does the kinds it offers. Even with it, no program inside the roots or found
     /// through a relative PATH entry is started, and the server's toolchain and TypeScript are
     /// the ones installed outside the workspace.
     #[arg(long, global = true)]
