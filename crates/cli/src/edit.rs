@@ -134,7 +134,12 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         FileStatus::Skipped => "skipped",
     };
     let mut head = format!("{}: {status}", crate::terminal::name(&f.path));
-    if f.edits_applied + f.edits_failed > 0 {
+    // A file that failed with every edit in place failed while being written: its edits were
+    // planned, not applied, and its diff was never made.
+    let failed_writing = !f.success() && f.edits_failed == 0;
+    if failed_writing {
+        head.push_str(", nothing written");
+    } else if f.edits_applied + f.edits_failed > 0 {
         head.push_str(&format!(
             ", {} edit(s) applied, {} failed",
             f.edits_applied, f.edits_failed
@@ -159,11 +164,23 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
     };
     println!("{head}");
     if let Some(err) = f.error() {
-        println!(
-            "  {} {}",
-            style.red("error:"),
-            crate::terminal::text(&err.to_string())
-        );
+        // An edit's failure is the file's: said once, on the edit's line below.
+        let said_by_an_edit = f.edits.iter().any(|o| {
+            o.error
+                .as_ref()
+                .is_some_and(|e| e.to_string() == err.to_string())
+        });
+        if !said_by_an_edit {
+            println!(
+                "  {} {}",
+                style.red("error:"),
+                crate::terminal::text(&err.to_string())
+            );
+        }
+    }
+    if failed_writing {
+        println!();
+        return;
     }
     if !f.diff.is_empty() {
         print!("{}", style.diff(&f.diff));

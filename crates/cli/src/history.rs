@@ -193,23 +193,19 @@ fn print_entry(style: &Style, e: &EntryInfo) {
         style.bold(&format!("{:>5}", e.id)),
         style.dim(&e.time),
         e.tool,
-        terminal::text(&e.summary)
+        terminal::text(&filekit_dialects::what_it_did(&e.summary))
     );
 }
 
 fn print_undo(style: &Style, r: &UndoReport) {
-    let verb = if r.dry_run {
-        "would revert"
-    } else if r.kind == filekit_core::history::EntryKind::Redo {
-        "redid"
-    } else {
-        "undid"
-    };
+    // "undid: ..." or "redid: ..." and the change it was about, never the chain of entries.
+    let did = filekit_dialects::undo_did(r);
+    let (verb, rest) = did.split_once(": ").unwrap_or(("", &did));
     println!(
-        "{} entry {}: {}",
+        "{}: {} {}",
         style.green(verb),
-        r.undone,
-        terminal::text(&r.summary)
+        terminal::text(rest),
+        style.dim(&format!("(entry {})", r.undone))
     );
     const SHOWN: usize = 20;
     for p in r.paths.iter().take(SHOWN) {

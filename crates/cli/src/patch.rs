@@ -80,7 +80,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: PatchArgs) -> u8 {
     if let Some(f) = args.format {
         call["format"] = json!(f);
     }
-    let reply = filekit_dialects::call(&ws, "apply_patch", call);
+    let reply = filekit_dialects::call_for_verb(&ws, "apply_patch", call, "filekit patch");
     crate::history_warning(&ws);
     if json || args.json {
         println!(

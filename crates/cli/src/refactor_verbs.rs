@@ -137,7 +137,7 @@ pub fn run_rename(global: &GlobalArgs, json: bool, args: RenameArgs) -> u8 {
     if let Some(s) = args.scope {
         call["scope"] = json!(s);
     }
-    run(global, json || args.json, call)
+    run(global, json || args.json, call, "filekit rename-symbol")
 }
 
 pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
@@ -171,15 +171,15 @@ pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
     if args.untyped_parameters {
         call["untypedParameters"] = json!(true);
     }
-    run(global, json || args.json, call)
+    run(global, json || args.json, call, "filekit refactor")
 }
 
-fn run(global: &GlobalArgs, json: bool, call: Value) -> u8 {
+fn run(global: &GlobalArgs, json: bool, call: Value, verb: &'static str) -> u8 {
     let ws = match crate::workspace(global) {
         Ok(ws) => ws,
         Err(e) => return crate::fail_early(&e),
     };
-    let reply = filekit_dialects::call(&ws, "file_edit", call);
+    let reply = filekit_dialects::call_for_verb(&ws, "file_edit", call, verb);
     filekit_dialects::stop_language_servers();
     crate::history_warning(&ws);
     if json {

@@ -42,6 +42,20 @@ fn an_edit_is_recorded_and_undone_and_redone() {
     let run = sb.filekit(&["redo"], None);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(sb.read("a.txt"), "one\nTWO\n");
+    // What the redo did, not the chain of entries behind it ("redo of entry 2: undo of ...").
+    assert!(
+        run.stdout
+            .starts_with("redid: changed 1 path: a.txt (entry 2)"),
+        "{}",
+        run.stdout
+    );
+    let run = sb.filekit(&["history"], None);
+    assert!(!run.stdout.contains(" of entry "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("undid: changed 1 path"),
+        "{}",
+        run.stdout
+    );
     let kinds: Vec<String> = history(&sb)
         .iter()
         .map(|e| e["kind"].as_str().unwrap().to_string())
@@ -683,4 +697,38 @@ fn the_cli_verbs_move_copy_and_remove() {
     assert_eq!(run.code, 1);
     assert!(sb.exists("e/a.txt"), "atomic: nothing deleted");
     assert!(run.stdout.contains("does not exist"), "{}", run.stdout);
+}
+
+#[test]
+fn the_history_names_the_verb_that_made_each_change() {
+    let sb = Sandbox::new();
+    sb.write("x.ts", "const a = 1;\nexport const b = a + 2;\n");
+    let patch = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n";
+    sb.write("change.diff", patch);
+    let run = sb.filekit(&["patch", "change.diff"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = sb.filekit(&["rename-symbol", "x.ts", "a", "c"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = sb.filekit(
+        &[
+            "refactor",
+            "extract_constant",
+            "x.ts",
+            "--range",
+            "2:17-2:22",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let tools: Vec<String> = history(&sb)
+        .iter()
+        .map(|e| e["tool"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        tools,
+        ["filekit refactor", "filekit rename-symbol", "filekit patch"],
+        "newest first, each under the command that was typed"
+    );
+    let run = sb.filekit(&["history"], None);
+    assert!(run.stdout.contains("filekit patch"), "{}", run.stdout);
 }

@@ -145,6 +145,49 @@ fn edit_failures_exit_1_and_atomic_writes_nothing() {
 }
 
 #[test]
+fn a_failed_create_says_so_once_and_shows_no_applied_edit() {
+    let sb = Sandbox::new();
+    sb.write("taken.txt", "x\n");
+    // The edit itself fails: its line says why, and the file's line does not repeat it.
+    let plan = r#"{"files": [{"path": "taken.txt", "edits": [{"create": {"content": "y\n"}}]}]}"#;
+    let run = sb.filekit(&["edit"], Some(plan));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("already exists").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("FAIL edit 1 (create)"),
+        "{}",
+        run.stdout
+    );
+    // The edit is planned but the write fails (a file stands where a folder must be made):
+    // no "applied", no diff, no "ok" line for an edit that never reached the disk.
+    let plan =
+        r#"{"files": [{"path": "taken.txt/sub.txt", "edits": [{"create": {"content": "y\n"}}]}]}"#;
+    let run = sb.filekit(&["edit"], Some(plan));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("taken.txt/sub.txt: failed, nothing written"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("applied"), "{}", run.stdout);
+    assert!(!run.stdout.contains(" ok "), "{}", run.stdout);
+    assert!(!run.stdout.contains("+++"), "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("in the way").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("taken.txt"), "x\n");
+}
+
+#[test]
 fn bad_plans_exit_2_and_say_what_is_wrong() {
     let sb = Sandbox::new();
     sb.write("a.txt", TEN_LINES);

@@ -589,7 +589,7 @@ struct PathChange {
 /// turns the change around once, so what the entry did is the first change's summary,
 /// reverted ("undid: ...") after an odd number of steps and brought back ("redid: ...") after
 /// an even one.
-fn what_it_did(summary: &str) -> String {
+pub fn what_it_did(summary: &str) -> String {
     let mut rest = summary;
     let mut turns = 0;
     while let Some(after) = rest
@@ -708,7 +708,7 @@ fn redo_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 
 /// What one undo or redo step did, in a line: "undid: ..." or "redid: ..." and the change it
 /// was about (a dry run: "would undo: ...").
-fn undo_did(r: &undo::UndoReport) -> String {
+pub fn undo_did(r: &undo::UndoReport) -> String {
     let verb = match r.kind {
         filekit_core::history::EntryKind::Redo => "redo",
         _ => "undo",

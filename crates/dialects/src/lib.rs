@@ -63,6 +63,7 @@ mod shape;
 mod templates;
 pub mod wire;
 
+pub use history_tools::{undo_did, what_it_did};
 pub use reply::SchemaForm;
 
 use filekit_core::edit::{EditReport, EditRequest};
@@ -89,12 +90,12 @@ pub fn word_cli_fs_report(report: &mut filekit_core::fsops::FsReport) {
 /// a set of tables call this with the spec they listed, so two tables' tools of one name never
 /// mix.
 pub fn call_tool(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> ToolReply {
-    dispatch(ws, tool, args, control)
+    dispatch(ws, tool, args, control, tool.name)
 }
 
 /// One tool call as a tool sees it: the workspace it runs in (`Call` dereferences to it), the
-/// control of the call (progress, cancellation) and the tool's name, which the requests it
-/// makes carry to the engine (the history records the name).
+/// control of the call (progress, cancellation) and the name the requests it makes carry to
+/// the engine for the history: the tool's, or the command-line verb's that ran it.
 pub struct Call<'a> {
     ws: &'a Workspace,
     control: Control,
@@ -400,6 +401,18 @@ pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
     call_in(ws, None, tool_name, args)
 }
 
+/// Runs one call like [`call`] on behalf of a command-line verb: the history records the
+/// change under `verb` (`filekit patch`), the command the user typed and would look for, not
+/// the tool the verb goes through.
+pub fn call_for_verb(
+    ws: &Workspace,
+    tool_name: &str,
+    args: Value,
+    verb: &'static str,
+) -> ToolReply {
+    look_up_and_dispatch(ws, None, tool_name, args, Some(verb))
+}
+
 /// Runs one tool call like [`call`], with the tool looked up among the tools of `dialects`
 /// (all tables when `None`). A name that tables use for different tools, looked up in all of
 /// them, is refused with the tables to choose from.
@@ -408,6 +421,16 @@ pub fn call_in(
     dialects: Option<&[&str]>,
     tool_name: &str,
     args: Value,
+) -> ToolReply {
+    look_up_and_dispatch(ws, dialects, tool_name, args, None)
+}
+
+fn look_up_and_dispatch(
+    ws: &Workspace,
+    dialects: Option<&[&str]>,
+    tool_name: &str,
+    args: Value,
+    history_label: Option<&'static str>,
 ) -> ToolReply {
     let disagreeing = tables_disagreeing_on(tool_name);
     let ambiguous = match dialects {
@@ -418,7 +441,13 @@ pub fn call_in(
         return ambiguous_tool(tool_name, &disagreeing);
     }
     match find_tool_in(dialects, tool_name) {
-        Some(tool) => dispatch(ws, tool, args, Control::default()),
+        Some(tool) => dispatch(
+            ws,
+            tool,
+            args,
+            Control::default(),
+            history_label.unwrap_or(tool.name),
+        ),
         None => unknown_tool(tool_name),
     }
 }
@@ -435,7 +464,13 @@ pub const CALL_STACK: usize = 64 << 20;
 /// of [`CALL_STACK`] bytes of stack, and a panic in it (a bug, in filekit or in a library
 /// under it) becomes an error reply naming the tool, so the process (an MCP server with
 /// other calls in flight) lives on.
-fn dispatch(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> ToolReply {
+fn dispatch(
+    ws: &Workspace,
+    tool: &ToolSpec,
+    args: Value,
+    control: Control,
+    history_label: &'static str,
+) -> ToolReply {
     let mut args = if args.is_null() { json!({}) } else { args };
     // The one argument check of every table: unknown keys refused, strings coerced where the
     // dialect's real tool coerces them. The tool then only sees keys its schema has.
@@ -451,7 +486,7 @@ fn dispatch(ws: &Workspace, tool: &ToolSpec, args: Value, control: Control) -> T
             let call = Call {
                 ws,
                 control,
-                tool: tool.name,
+                tool: history_label,
             };
             (tool.run)(&call, args)
         }),
