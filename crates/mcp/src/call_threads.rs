@@ -22,6 +22,8 @@ pub(crate) struct CallThreads {
 struct Shared {
     state: Mutex<State>,
     work: Condvar,
+    /// Told when the last running job ends with none queued.
+    idle: Condvar,
     max: usize,
 }
 
@@ -39,6 +41,7 @@ impl CallThreads {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 work: Condvar::new(),
+                idle: Condvar::new(),
                 max: max.max(1),
             }),
         }
@@ -55,7 +58,12 @@ impl CallThreads {
         let job: Job = Box::new(move |shared: &Shared| {
             let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
             // Free before the result goes out: the caller's next call finds this thread.
-            shared.lock().busy -= 1;
+            let mut state = shared.lock();
+            state.busy -= 1;
+            if state.busy == 0 && state.jobs.is_empty() {
+                shared.idle.notify_all();
+            }
+            drop(state);
             if let Ok(out) = out {
                 let _ = sender.send(out);
             }
@@ -81,6 +89,18 @@ impl CallThreads {
             }
         }
         Ok(receiver)
+    }
+}
+
+impl CallThreads {
+    /// Waits until no call runs or waits to run. A server that is ending waits here: a call
+    /// cancelled as its client left is still stopping (putting back what an atomic request
+    /// wrote, clearing its journal), and the process must not end under it.
+    pub(crate) fn wait_until_idle(&self) {
+        let mut state = self.shared.lock();
+        while state.busy > 0 || !state.jobs.is_empty() {
+            state = (self.shared.idle.wait(state)).unwrap_or_else(PoisonError::into_inner);
+        }
     }
 }
 
@@ -171,5 +191,21 @@ mod tests {
         assert_ne!(ids[0], ids[1]);
         assert_eq!(wait(third).unwrap(), 3);
         assert!(pool.shared.lock().threads <= 2);
+    }
+
+    #[test]
+    fn an_ending_server_waits_for_the_calls_still_running() {
+        let pool = CallThreads::new(2);
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (started, is_started) = std::sync::mpsc::channel();
+        let flag = Arc::clone(&done);
+        let _ignored = pool.run(move || {
+            started.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        is_started.recv().unwrap();
+        pool.wait_until_idle();
+        assert!(done.load(std::sync::atomic::Ordering::SeqCst));
     }
 }

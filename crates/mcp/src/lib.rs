@@ -429,13 +429,21 @@ fn progress_control(
 
 /// Serves MCP over stdin/stdout until the client closes the stream.
 pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
+    let threads = Arc::clone(&server.threads);
     let (read, write) = rmcp::transport::stdio_pipes();
     let running = server
         .serve(stdio::LineTransport::new(read, write))
         .await
         .map_err(std::io::Error::other)?;
-    running.waiting().await.map_err(std::io::Error::other)?;
-    Ok(())
+    let served = running.waiting().await.map_err(std::io::Error::other);
+    calls_stopped(threads).await;
+    served.map(|_| ())
+}
+
+/// Returns once no call runs: the server is ending, and a call its client left (cancelled)
+/// may still be stopping.
+async fn calls_stopped(threads: Arc<call_threads::CallThreads>) {
+    let _ = tokio::task::spawn_blocking(move || threads.wait_until_idle()).await;
 }
 
 /// The largest request body the HTTP transport accepts. Edits can carry whole files; this is
@@ -532,6 +540,7 @@ pub async fn serve_http(
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     let shutdown = config.cancellation_token.clone();
+    let threads = Arc::clone(&server.threads);
     let service = StreamableHttpService::new(
         move || Ok(server.for_new_session()),
         std::sync::Arc::new(sessions::CappedSessions::new(options.max_sessions)),
@@ -550,7 +559,9 @@ pub async fn serve_http(
         let _ = tokio::signal::ctrl_c().await;
         stop.cancel();
     });
-    connections::serve(listener, router, options.connections, shutdown).await
+    let served = connections::serve(listener, router, options.connections, shutdown).await;
+    calls_stopped(threads).await;
+    served
 }
 
 /// Passes a request that carries the bearer token (or any, without a token); answers 401
