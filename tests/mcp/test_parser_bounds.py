@@ -22,7 +22,8 @@ def text_of(result):
 def limit_of(result):
     assert result.isError, text_of(result)
     reply = result.structuredContent
-    assert reply["errorCode"] == "TOO_LARGE", reply
+    # The curated table's key, or the claude table's.
+    assert reply.get("error_code", reply.get("errorCode")) == "TOO_LARGE", reply
     return reply["details"]["limit"]
 
 

@@ -46,7 +46,7 @@ async def test_edit_through_the_default_table_writes_the_file(connect, workspace
             "content": "size() {\n  return 0;\n}",
         })
     assert not result.isError, text_of(result)
-    assert result.structuredContent["totalEdits"] == 1
+    assert result.structuredContent["total_edits"] == 1
     assert (workspace / "svc.ts").read_text().endswith(
         "    return this.db.get(id);\n  }\n\n  size() {\n    return 0;\n  }\n}\n")
 

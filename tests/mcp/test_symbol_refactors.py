@@ -64,7 +64,7 @@ async def test_warm_server_renames_twice_and_undo_reverts(connect, workspace, mo
         assert not first.isError, text_of(first)
         reply = first.structuredContent
         assert reply["precision"] == "semantic"
-        assert sorted(reply["filesAffected"]) == ["src/app.ts", "src/lib/math.ts"]
+        assert sorted(reply["files_affected"]) == ["src/app.ts", "src/lib/math.ts"]
         # The warm server sees what the first call wrote.
         second = await session.call_tool("file_edit", {
             "file": "src/app.ts", "refactor": "rename_symbol", "symbol": "sum", "newName": "total"})
@@ -156,7 +156,7 @@ async def test_python_refactors_without_a_server(connect, workspace, monkeypatch
         renamed = await session.call_tool("file_edit", {
             "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "assist"})
         assert not renamed.isError, text_of(renamed)
-        assert sorted(renamed.structuredContent["filesAffected"]) == [
+        assert sorted(renamed.structuredContent["files_affected"]) == [
             "pkg/__init__.py", "pkg/app.py", "pkg/core.py"]
         assert (workspace / "pkg" / "__init__.py").read_text() == (
             "from .core import assist\n\n__all__ = [\"assist\"]\n")
@@ -194,7 +194,7 @@ async def test_inline_function_is_syntactic_even_with_the_server(connect, worksp
             "file": "src/app.ts", "refactor": "inline_function",
             "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 12}})
         assert not done.isError, text_of(done)
-        assert sorted(done.structuredContent["filesAffected"]) == ["src/app.ts", "src/lib/math.ts"]
+        assert sorted(done.structuredContent["files_affected"]) == ["src/app.ts", "src/lib/math.ts"]
         assert (workspace / "src" / "lib" / "math.ts").read_text() == ""
         assert (workspace / "src" / "app.ts").read_text() == (
             "export function area(r: number): number {\n  const squared = r * r;\n"

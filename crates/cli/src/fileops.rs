@@ -5,6 +5,7 @@ use crate::style::Style;
 use crate::terminal;
 use crate::{EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
+use filekit_core::Workspace;
 use filekit_core::fsops::{FileOp, FsReport, FsRequest};
 use filekit_dialects::wire::FsReportJson;
 
@@ -159,8 +160,8 @@ fn run(
         );
     } else {
         let style = Style::new(global.color);
-        print_report(&style, &report);
-        print_imports(&style, &report, &applied);
+        print_report(&ws, &style, &report);
+        print_imports(&ws, &style, &report, &applied);
     }
     if report.success() {
         EXIT_OK
@@ -169,7 +170,22 @@ fn run(
     }
 }
 
-fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::ops::Applied) {
+/// A path as the CLI says it: relative to the first root, as `filekit` takes it back.
+fn shown(ws: &Workspace, path: &str) -> String {
+    terminal::name(&filekit_dialects::shown_path(ws, path)).into_owned()
+}
+
+/// A message as the CLI says it: with the paths of the first root relative to it.
+fn said(ws: &Workspace, text: &str) -> String {
+    terminal::text(&filekit_dialects::shown_text(ws, text)).into_owned()
+}
+
+fn print_imports(
+    ws: &Workspace,
+    style: &Style,
+    report: &FsReport,
+    applied: &filekit_refactor::ops::Applied,
+) {
     let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
     if total > 0 {
         let verb = if report.dry_run {
@@ -190,8 +206,8 @@ fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::o
             println!(
                 "{} {}: {}",
                 style.red("FAILED"),
-                terminal::name(&r.path),
-                terminal::text(&e.to_string())
+                shown(ws, &r.path),
+                said(ws, &e.to_string())
             );
         }
     }
@@ -222,18 +238,18 @@ fn print_imports(style: &Style, report: &FsReport, applied: &filekit_refactor::o
     }
 }
 
-fn print_report(style: &Style, report: &FsReport) {
+fn print_report(ws: &Workspace, style: &Style, report: &FsReport) {
     for o in &report.ops {
         let what = match &o.destination {
-            Some(d) => format!("{} -> {}", terminal::name(&o.source), terminal::name(d)),
-            None => terminal::name(&o.source).into_owned(),
+            Some(d) => format!("{} -> {}", shown(ws, &o.source), shown(ws, d)),
+            None => shown(ws, &o.source),
         };
         match &o.error {
             Some(e) => println!(
                 "{} {} {what}: {}",
                 style.red("FAILED"),
                 o.op,
-                terminal::text(&e.to_string())
+                said(ws, &e.to_string())
             ),
             None => {
                 let verb = match (o.op, report.dry_run) {
@@ -254,7 +270,7 @@ fn print_report(style: &Style, report: &FsReport) {
                 for d in &o.created_dirs {
                     println!(
                         "  {}",
-                        style.dim(&format!("made directory {}", terminal::name(d)))
+                        style.dim(&format!("made directory {}", shown(ws, d)))
                     );
                 }
             }

@@ -139,12 +139,12 @@ pub fn run_history(global: &GlobalArgs, json: bool, args: HistoryArgs) -> u8 {
                             .unwrap_or_default()
                     );
                 } else {
-                    print_entry(&style, &info);
+                    print_entry(&ws, &style, &info);
                     for c in &changes {
                         if c.diff.is_empty() {
-                            println!("  {}: {} -> {}", terminal::name(&c.path), c.before, c.after);
+                            println!("  {}: {} -> {}", shown(&ws, &c.path), c.before, c.after);
                         } else {
-                            print!("{}", style.diff(&c.diff));
+                            print!("{}", style.diff(&shown_diff(&ws, &c.diff)));
                         }
                     }
                 }
@@ -174,7 +174,7 @@ pub fn run_history(global: &GlobalArgs, json: bool, args: HistoryArgs) -> u8 {
                 println!("the history is empty");
             } else {
                 for e in &entries {
-                    print_entry(&style, e);
+                    print_entry(&ws, &style, e);
                 }
             }
             EXIT_OK
@@ -183,7 +183,26 @@ pub fn run_history(global: &GlobalArgs, json: bool, args: HistoryArgs) -> u8 {
     }
 }
 
-fn print_entry(style: &Style, e: &EntryInfo) {
+/// A path as the CLI says it: relative to the first root, as `filekit` takes it back.
+fn shown(ws: &Workspace, path: &str) -> String {
+    terminal::name(&filekit_dialects::shown_path(ws, path)).into_owned()
+}
+
+/// A diff whose `---`/`+++` headers name files relative to the first root; the lines of the
+/// files are left as they are.
+fn shown_diff(ws: &Workspace, diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .map(|line| {
+            if line.starts_with("--- ") || line.starts_with("+++ ") {
+                std::borrow::Cow::Owned(filekit_dialects::shown_text(ws, line))
+            } else {
+                std::borrow::Cow::Borrowed(line)
+            }
+        })
+        .collect()
+}
+
+fn print_entry(ws: &Workspace, style: &Style, e: &EntryInfo) {
     let state = match e.undone_by {
         Some(by) => style.dim(&format!(" (undone by {by})")),
         None => String::new(),
@@ -193,23 +212,26 @@ fn print_entry(style: &Style, e: &EntryInfo) {
         style.bold(&format!("{:>5}", e.id)),
         style.dim(&e.time),
         e.tool,
-        terminal::text(&filekit_dialects::what_it_did(&e.summary))
+        terminal::text(&filekit_dialects::shown_text(
+            ws,
+            &filekit_dialects::what_it_did(&e.summary)
+        ))
     );
 }
 
-fn print_undo(style: &Style, r: &UndoReport) {
+fn print_undo(ws: &Workspace, style: &Style, r: &UndoReport) {
     // "undid: ..." or "redid: ..." and the change it was about, never the chain of entries.
     let did = filekit_dialects::undo_did(r);
     let (verb, rest) = did.split_once(": ").unwrap_or(("", &did));
     println!(
         "{}: {} {}",
         style.green(verb),
-        terminal::text(rest),
+        terminal::text(&filekit_dialects::shown_text(ws, rest)),
         style.dim(&format!("(entry {})", r.undone))
     );
     const SHOWN: usize = 20;
     for p in r.paths.iter().take(SHOWN) {
-        println!("  {}", terminal::name(p));
+        println!("  {}", shown(ws, p));
     }
     if r.paths.len() > SHOWN {
         println!(
@@ -240,7 +262,7 @@ pub fn run_undo(global: &GlobalArgs, json: bool, args: UndoArgs) -> u8 {
         match undo::undo(&ws, args.entry, args.force, args.dry_run) {
             Ok(r) => {
                 if !json {
-                    print_undo(&style, &r);
+                    print_undo(&ws, &style, &r);
                 }
                 done.push(r);
             }
@@ -266,7 +288,7 @@ pub fn run_redo(global: &GlobalArgs, json: bool, args: RedoArgs) -> u8 {
     match undo::redo(&ws, args.entry, args.force, args.dry_run) {
         Ok(r) => {
             if !json {
-                print_undo(&style, &r);
+                print_undo(&ws, &style, &r);
             }
             finish(json, vec![r], None)
         }

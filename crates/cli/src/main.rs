@@ -559,6 +559,11 @@ pub fn history_warning(ws: &Workspace) {
 }
 
 /// Prints a failure that stopped a verb before it ran, and gives the exit code for it.
+/// `--encoding`'s value: an encoding by its WHATWG label.
+pub fn encoding_arg(label: &str) -> Result<&'static filekit_core::encoding::Encoding, String> {
+    filekit_core::encoding::by_label(label).map_err(|e| e.full_message())
+}
+
 pub fn fail_early(err: &FkError) -> u8 {
     eprintln!("filekit: {}", terminal::text(&err.to_string()));
     EXIT_BAD_REQUEST

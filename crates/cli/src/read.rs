@@ -68,6 +68,10 @@ pub struct ReadArgs {
     /// With a target: full (default), signature or body.
     #[arg(long, value_name = "FORMAT", value_parser = ["full", "signature", "body", "summary"])]
     format: Option<String>,
+    /// The files' encoding, when it is not the one detected (shift_jis, windows-1252,
+    /// utf-16le, gb18030, euc-kr, ...). Default: each file's own, named in its header.
+    #[arg(long, value_name = "LABEL", value_parser = crate::encoding_arg)]
+    encoding: Option<&'static filekit_core::encoding::Encoding>,
 }
 
 impl ReadArgs {
@@ -156,6 +160,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReadArgs) -> u8 {
         end_line,
         images: false,
         max_lines: None,
+        encoding: args.encoding,
     };
     let reads = read_files(&ws, &args.paths, &opts);
     let failed = reads.iter().any(|r| !r.is_ok());
@@ -214,6 +219,10 @@ fn print_read(style: &Style, r: &FileRead) {
                     l.max
                 ),
                 (None, None, _) => "no content_hash".to_string(),
+            };
+            let version = match t.encoding {
+                Some(enc) => format!("{version}, {enc}"),
+                None => version,
             };
             println!(
                 "{} {}",

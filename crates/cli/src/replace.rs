@@ -71,6 +71,10 @@ pub struct ReplaceArgs {
     /// Show the diffs; write nothing.
     #[arg(long)]
     dry_run: bool,
+    /// The files' encoding, when it is not the one detected in each (shift_jis,
+    /// windows-1252, utf-16le, ...): they are searched and written in it.
+    #[arg(long, value_name = "LABEL", value_parser = crate::encoding_arg)]
+    encoding: Option<&'static filekit_core::encoding::Encoding>,
     /// Show the diff of each file changed (a dry run always does).
     #[arg(long)]
     diff: bool,
@@ -177,6 +181,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
         substitution,
         options: EditOptions::builder()
             .dry_run(args.dry_run)
+            .encoding(args.encoding)
             .atomic(args.atomic)
             .no_fsync(args.no_fsync)
             .in_place(args.in_place)
@@ -288,6 +293,9 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
                         terminal::name(&f.path),
                         terminal::text(&err.to_string())
                     )?;
+                    if err.fact() == Some(filekit_core::Fact::FolderNotWritable) {
+                        writeln!(w, "  --in-place writes such a file where it is")?;
+                    }
                 } else {
                     writeln!(
                         w,

@@ -487,6 +487,8 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
         "batch_edit_blocks" => &["edits", "stopOnError", "dryRun", "fuzzyThreshold"],
         "write_from_line" => &["startLine", "endLine", "content", "dryRun", "contentHash"],
         "edit_files" => &["options"],
+        // An encoding's label, checked against the WHATWG names.
+        "read_files" => &["encoding"],
         "replace_in_files" => &[
             "expression",
             "recursive",

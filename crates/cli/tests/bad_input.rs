@@ -59,20 +59,28 @@ fn directory_given_for_a_file() {
 #[test]
 fn file_that_is_not_utf8() {
     let sb = Sandbox::new();
+    // Latin-1 is read and edited in its encoding.
     sb.write_bytes("latin1.txt", b"caf\xe9 au lait\nline two\n");
-    let run = sb.call_fails(
+    let run = sb.call(
         "edit_block",
         json!({"file_path": "latin1.txt", "old_string": "two", "new_string": "2"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        std::fs::read(sb.path("latin1.txt")).unwrap(),
+        b"caf\xe9 au lait\nline 2\n"
+    );
+    let run = sb.call("file:read_file", json!({"path": "latin1.txt"}));
+    assert!(run.stdout.contains("café au lait"), "{}", run.stdout);
+    // UTF-16 cut in the middle of a character is not UTF-16: refused, saying where.
+    sb.write_bytes("cut.txt", b"\xff\xfea\0b");
+    let run = sb.call_fails(
+        "edit_block",
+        json!({"file_path": "cut.txt", "old_string": "a", "new_string": "x"}),
         FAILED,
-        &["not valid UTF-8", "offset 3", "convert the file"],
+        &["not valid UTF-16LE", "offset 4", "convert it to UTF-8"],
     );
     assert_eq!(run.json["errorCode"], "ENCODING");
-    sb.call_fails(
-        "file:read_file",
-        json!({"path": "latin1.txt"}),
-        FAILED,
-        &["not valid UTF-8"],
-    );
 }
 
 #[test]

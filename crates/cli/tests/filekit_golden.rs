@@ -60,7 +60,7 @@ fn cases() -> Vec<Case> {
         case("read_a_missing_file_among_others", READ_FAIL, "read_files",
             json!({"files": [{"path": "src/app.py"}, {"path": "src/gone.py"}]}))
             .file("src/app.py", APP_PY).fails()
-            .shows(&["import os\n", "src/gone.py does not exist"])
+            .shows(&["import os\n", "src/gone.py does not exist"]).hides(&["$ROOT"])
             .reads(&["     1\timport os\n"]),
         case("read_with_paths_is_refused", STRICT, "read_files",
             json!({"paths": ["src/app.py"]}))
@@ -334,7 +334,7 @@ fn cases() -> Vec<Case> {
         case("patch_the_example", PATCH_EX, "apply_patch",
             json!({"input": "*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    debug = True\n+    debug = False\n*** End Patch"}))
             .file("src/app.py", MAIN_PY)
-            .reads(&["Success. Updated the following files:\nM src/app.py\n"])
+            .reads(&["Success. Updated the following files:\nM src/app.py\n"]).hides(&["$ROOT"])
             .then("src/app.py", Some("def main():\n    debug = False\n    run()\n")),
         case("patch_a_git_diff_of_two_files", PATCH_FORMATS, "apply_patch",
             json!({"input": "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\ndiff --git a/b.txt b/b.txt\nnew file mode 100644\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+bee\n"}))

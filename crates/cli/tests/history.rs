@@ -308,7 +308,16 @@ fn semantic_file_tools_follow_seed_004() {
         "file_move",
         json!({"source": "src/services/Refunds.ts", "destination": "src/billing/", "dryRun": true}),
     );
-    assert_eq!(run.json["moved"], false, "{}", run.stdout);
+    // A final `/` names a directory to move into, which must exist.
+    assert_eq!(run.json["success"], false, "{}", run.stdout);
+    assert!(
+        run.json["error"]
+            .as_str()
+            .unwrap()
+            .contains("there is no directory"),
+        "{}",
+        run.stdout
+    );
     assert!(sb.exists("src/services/Refunds.ts"));
     sb.write("src/billing/.keep", "");
     let run = sb.call(
@@ -686,6 +695,15 @@ fn the_cli_verbs_move_copy_and_remove() {
     sb.write("a.txt", "a\n").write("d/x.txt", "x\n");
     assert_eq!(sb.filekit(&["cp", "d", "e"], None).code, 0);
     assert_eq!(sb.read("e/x.txt"), "x\n");
+    // A final `/` names a directory, which must exist: no file named after it.
+    let run = sb.filekit(&["mv", "a.txt", "nowhere/"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("there is no directory nowhere"),
+        "{}",
+        run.stdout
+    );
+    assert!(sb.exists("a.txt") && !sb.exists("nowhere"));
     assert_eq!(sb.filekit(&["mv", "a.txt", "e/"], None).code, 0);
     assert!(sb.exists("e/a.txt"));
     let run = sb.filekit(&["rm", "d"], None);
@@ -697,6 +715,54 @@ fn the_cli_verbs_move_copy_and_remove() {
     assert_eq!(run.code, 1);
     assert!(sb.exists("e/a.txt"), "atomic: nothing deleted");
     assert!(run.stdout.contains("does not exist"), "{}", run.stdout);
+}
+
+/// What `mv`, `history --show` and `undo` print names files as every other verb does:
+/// relative to the root, as `filekit` takes them back; `--json` keeps the engine's report.
+#[test]
+fn moves_history_and_undo_name_files_relative_to_the_root() {
+    let sb = Sandbox::new();
+    sb.write("a.txt", "a\n").write("e/x.txt", "x\n");
+    let root = sb.root().canonicalize().unwrap().display().to_string();
+    let said = |run: &common::Run| format!("{}{}", run.stdout, run.stderr);
+
+    let run = sb.filekit(&["mv", "a.txt", "e/"], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    assert!(
+        run.stdout.contains("moved file a.txt -> e/a.txt"),
+        "{}",
+        said(&run)
+    );
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+    // A failure's message too.
+    let run = sb.filekit(&["mv", "gone.txt", "f.txt"], None);
+    assert_ne!(run.code, 0);
+    assert!(said(&run).contains("gone.txt"), "{}", said(&run));
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+
+    let id = history(&sb)[0]["id"].as_i64().unwrap().to_string();
+    let run = sb.filekit(&["history"], None);
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+    let run = sb.filekit(&["history", "--show", &id], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    assert!(run.stdout.contains("e/a.txt"), "{}", said(&run));
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+
+    let run = sb.filekit(&["undo"], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    assert!(run.stdout.contains("\n  e/a.txt\n"), "{}", said(&run));
+    assert!(!said(&run).contains(&root), "{}", said(&run));
+    assert!(sb.exists("a.txt"));
+
+    // --json stays the engine's report, paths and all.
+    let run = sb.filekit(&["redo", "--json"], None);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    let paths = run.json["reverted"][0]["paths"].as_array().unwrap();
+    assert!(
+        paths.iter().all(|p| p.as_str().unwrap().starts_with(&root)),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -319,3 +319,37 @@ fn replacements_that_change_nothing_are_named_as_such() {
         run.stdout
     );
 }
+
+/// A writable file in a folder this user may not create files in: the atomic write's new
+/// file beside it is what was refused, and the error says so (and that `--in-place` works)
+/// instead of sending the user to the file's own permissions; `--in-place` then writes it.
+#[test]
+fn a_writable_file_in_a_read_only_folder_is_told_about_in_place() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    sb.write("locked/a.txt", "colour\n");
+    let mode = |p: &str, m: u32| {
+        std::fs::set_permissions(sb.path(p), std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    mode("locked/a.txt", 0o666);
+    mode("locked", 0o555);
+    let run = filekit_unprivileged(&sb, &["replace", "s/colour/color/", "locked"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("its folder does not let this process create files"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("--in-place"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("check the file's permissions"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("locked/a.txt"), "colour\n");
+    let run = filekit_unprivileged(&sb, &["replace", "--in-place", "s/colour/color/", "locked"]);
+    mode("locked", 0o755);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(sb.read("locked/a.txt"), "color\n");
+}

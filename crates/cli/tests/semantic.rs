@@ -99,7 +99,7 @@ fn outline_regions_around_several_symbols_and_max_lines() {
             format!(
                 "{} {}",
                 e["kind"].as_str().unwrap(),
-                e["target"].as_str().unwrap()
+                e["name"].as_str().unwrap()
             )
         })
         .collect();
@@ -170,7 +170,7 @@ fn edits_take_the_indentation_of_their_place() {
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json["success"], true);
-    assert_eq!(run.json["filesAffected"], 1);
+    assert_eq!(run.json["filesAffected"], json!(["src/user.ts"]));
     assert_eq!(run.json["totalEdits"], 1);
     assert_eq!(run.json["operation"], "replace_body");
     assert!(

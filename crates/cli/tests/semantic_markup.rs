@@ -466,3 +466,119 @@ fn xml_bad_inputs_change_nothing() {
         &["name its targets with `xpath`"],
     );
 }
+
+const WEB_CONFIG: &str = "\
+<?xml version=\"1.0\" encoding=\"utf-8\"?>
+<configuration>
+  <appSettings>
+    <add key=\"mode\" value=\"prod\" />
+  </appSettings>
+</configuration>
+";
+
+/// A file whose name says nothing of its kind is targeted by its content: the same XML as
+/// `web.config`, with no extension and as `settings.data`; JSON, YAML, HTML and Markdown too.
+#[test]
+fn a_file_of_unknown_name_is_targeted_by_its_content() {
+    let sb = Sandbox::new();
+    for name in ["web.config", "appsettings", "settings.data"] {
+        sb.write(name, WEB_CONFIG);
+        let run = sb.call(
+            "file_read",
+            json!({"file": name, "xpath": "//configuration/appSettings"}),
+        );
+        assert_eq!(run.code, 0, "{name}: {}", run.stdout);
+        assert_eq!(
+            run.json["content"],
+            "<appSettings>\n    <add key=\"mode\" value=\"prod\" />\n  </appSettings>",
+            "{name}"
+        );
+    }
+    sb.write(
+        "package.lock.data",
+        "{\"deps\": {\"left-pad\": \"1.3.0\"}}\n",
+    );
+    let run = sb.call(
+        "file_read",
+        json!({"file": "package.lock.data", "path": "$.deps['left-pad']"}),
+    );
+    assert_eq!(run.json["content"], "\"1.3.0\"", "{}", run.stdout);
+    sb.write("deploy.conf", CONFIG);
+    let run = sb.call(
+        "file_read",
+        json!({"file": "deploy.conf", "path": "$.replicas"}),
+    );
+    assert_eq!(run.json["content"], "2", "{}", run.stdout);
+    sb.write("page.tpl", PAGE);
+    let run = sb.call(
+        "file_read",
+        json!({"file": "page.tpl", "selector": "a.active"}),
+    );
+    assert_eq!(
+        run.json["content"], "<a href=\"/docs\" class=\"active\">Docs</a>",
+        "{}",
+        run.stdout
+    );
+    sb.write("NOTES", "# Notes\n\nintro\n\n## Build\n\nrun make\n");
+    let run = sb.call("file_read", json!({"file": "NOTES", "heading": "Build"}));
+    assert_eq!(
+        run.json["content"], "## Build\n\nrun make\n",
+        "{}",
+        run.stdout
+    );
+    let run = sb.filekit(&["read", "web.config", "--xpath", "//add/@value"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("value=\"prod\""), "{}", run.stdout);
+
+    // file_edit names no kind: the content's decides.
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "web.config", "target": "//add[@key='mode']/@value", "operation": "replace_body", "content": "dev"}),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        sb.read("web.config"),
+        WEB_CONFIG.replace("value=\"prod\"", "value=\"dev\"")
+    );
+}
+
+/// A query the content is not for is refused with what the content is, and nothing is written.
+#[test]
+fn a_query_the_content_does_not_read_is_refused_with_what_it_is() {
+    let sb = Sandbox::new();
+    sb.write("settings.data", "{\"a\": 1}\n");
+    sb.write("readme.txt", "just some words\n");
+    sb.call_fails(
+        "file_read",
+        json!({"file": "settings.data", "xpath": "//a"}),
+        2,
+        &[
+            "`xpath` reads XML",
+            "content is JSON",
+            "name its targets with `path`",
+        ],
+    );
+    sb.call_fails(
+        "file_read",
+        json!({"file": "readme.txt", "heading": "Intro"}),
+        2,
+        &[
+            "`heading` reads Markdown",
+            "content is plain text",
+            "read_files",
+        ],
+    );
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "readme.txt", "target": "$.a", "operation": "delete"}),
+        2,
+        &["content is plain text"],
+    );
+    // No target kind named: the name decides, as before.
+    sb.call_fails(
+        "file_read",
+        json!({"file": "settings.data", "symbol": "a"}),
+        2,
+        &["does not support this file type"],
+    );
+}

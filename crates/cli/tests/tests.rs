@@ -22,6 +22,7 @@ mod claude_golden;
 mod curated_search;
 mod desktop_commander;
 mod desktop_commander_golden;
+mod encodings;
 mod extract_function;
 mod extract_type;
 mod faults;

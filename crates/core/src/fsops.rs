@@ -1162,15 +1162,25 @@ fn source(ws: &Workspace, given: &str, verb: &str) -> Result<WsPath, FkError> {
 }
 
 /// The destination of a move or copy: in the same root as the source, not inside it, not in
-/// `.filekit/`. A destination written with a final `/` that is a directory receives the
-/// source under its own name.
+/// `.filekit/`. A destination written with a final `/` names a directory, which must exist
+/// (as `mv` and `cp` have it): it receives the source under its own name.
 fn destination(ws: &Workspace, src: &WsPath, given: &str, verb: &str) -> Result<WsPath, FkError> {
     let mut dst = ws.resolve_entry(given)?;
-    if (given.ends_with('/') || given.ends_with(std::path::MAIN_SEPARATOR))
-        && matches!(node_at(ws, &dst)?, Node::Dir { .. })
-        && let Some(name) = src.relative().file_name()
-    {
-        dst = ws.resolve_entry(&dst.absolute().join(name).to_string_lossy())?;
+    if given.ends_with('/') || given.ends_with(std::path::MAIN_SEPARATOR) {
+        if !matches!(node_at(ws, &dst)?, Node::Dir { .. }) {
+            return Err(FkError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "cannot {verb} {} to {given}: there is no directory {} (a destination ending with `/` names a directory to {verb} into)",
+                    ws.display(src),
+                    ws.display(&dst)
+                ),
+            )
+            .with_hint("create the directory first, or leave out the final `/` to give the new name"));
+        }
+        if let Some(name) = src.relative().file_name() {
+            dst = ws.resolve_entry(&dst.absolute().join(name).to_string_lossy())?;
+        }
     }
     if dst.is_root() {
         return Err(FkError::new(

@@ -68,6 +68,7 @@ pub use filekit_splices as splices;
 /// What every failure is: see the `filekit-errors` crate.
 pub use filekit_errors as error;
 pub mod content;
+pub mod encoding;
 pub mod fsops;
 pub mod hash;
 pub mod history;

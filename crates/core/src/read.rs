@@ -50,6 +50,9 @@ pub struct ReadOptions {
     /// back as a unified diff from that version (of the whole file) when the workspace's
     /// version store holds it, else whole, with `since_unknown` set.
     pub since_hash: Option<String>,
+    /// The text's encoding, when the caller names it: the file is decoded in it, not in the
+    /// one detected (see [`crate::encoding`]).
+    pub encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 /// The result of reading one file.
@@ -146,6 +149,10 @@ pub struct TextRead {
     /// text is `size` less its 3 bytes long.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub bom: bool,
+    /// The file's encoding when it is not UTF-8 (`Shift_JIS`, `UTF-16LE`, `windows-1252`):
+    /// `content` is its text decoded, and edits are written back in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<&'static str>,
     /// Set when the read stopped before the lines asked for ended: cut by `max_lines`, or at
     /// [`MAX_READ_BYTES`] of text; `next_line` says where to read on.
     pub truncated: bool,
@@ -353,7 +360,11 @@ fn read_open(
     let size = bytes.len() as u64;
     let content_hash = hash::content_hash(&bytes);
 
-    if let Some(kind) = classify_nontext(&bytes, shown)? {
+    // Text in an encoding the caller names is decoded in it (UTF-16 without a BOM has NULs).
+    let named = opts.encoding.filter(|e| *e != encoding_rs::UTF_8);
+    if named.is_none()
+        && let Some(kind) = classify_nontext(&bytes, shown)?
+    {
         return Ok(match kind {
             Kind::Image(img) if opts.images && size <= MAX_READ_BYTES => {
                 ReadContent::Image(ImageRead {
@@ -368,7 +379,7 @@ fn read_open(
         });
     }
 
-    let doc = TextDoc::decode(&bytes, shown)?;
+    let doc = TextDoc::decode_as(&bytes, opts.encoding, shown)?;
     let li = LineIndex::new(&doc.text);
     let mut sel = select(li.len(), opts, shown)?;
     // A version served: an edit made on it can be merged later.
@@ -382,6 +393,7 @@ fn read_open(
             let mut read =
                 sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
             read.bom = doc.bom;
+            read.encoding = doc.encoding();
             read.range_hash = None;
             read.unchanged = true;
             return Ok(ReadContent::Text(read));
@@ -406,6 +418,7 @@ fn read_open(
             let mut read =
                 sel.into_read(String::new(), li.len(), content_hash, last_modified, size);
             read.bom = doc.bom;
+            read.encoding = doc.encoding();
             read.range_hash = None;
             read.diff = Some(diff);
             return Ok(ReadContent::Text(read));
@@ -415,6 +428,7 @@ fn read_open(
         let whole = sel.start == 1 && sel.end == li.len() && !sel.truncated;
         let mut read = sel.into_read(content, li.len(), content_hash, last_modified, size);
         read.bom = doc.bom;
+        read.encoding = doc.encoding();
         read.since_unknown = true;
         if whole {
             read.range_hash = None;
@@ -425,6 +439,7 @@ fn read_open(
     let content = sel.content(&doc.text, &li);
     let mut read = sel.into_read(content, li.len(), content_hash, last_modified, size);
     read.bom = doc.bom;
+    read.encoding = doc.encoding();
     Ok(ReadContent::Text(read))
 }
 
@@ -544,6 +559,7 @@ fn text_read(
         last_modified: String::new(),
         size: 0,
         bom: false,
+        encoding: None,
         truncated: next_line.is_some(),
         next_line,
         from_end: lines.2,
@@ -962,6 +978,7 @@ impl Selection {
             last_modified,
             size,
             bom: false,
+            encoding: None,
             truncated: self.truncated,
             next_line: self.truncated.then(|| signed(self.end + 1, false)),
             from_end: false,

@@ -47,7 +47,7 @@ fn recycle(bytes: Vec<u8>) {
 /// buffer each thread reuses: most files of a tree do not match, and those are settled before
 /// anything is decoded, indexed or copied. A file that may change takes the buffer with it
 /// (the thread starts a new one), so its bytes are not copied either.
-fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
+fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64, decode_all: bool) -> Look {
     let rel = Path::new(path);
     if rel.is_absolute() {
         return Look::Undecided;
@@ -76,7 +76,8 @@ fn look(ws: &Workspace, sub: &Substitution, path: &str, limit: u64) -> Look {
         if buf.len() as u64 > limit {
             return Look::Undecided;
         }
-        if !sub.may_match_bytes(buf) {
+        // The bytes of a file in another encoding are not its text: the pipeline decodes it.
+        if !decode_all && !sub.may_match_bytes(buf) && !crate::encoding::may_be_other_text(buf) {
             return Look::NoMatch;
         }
         Look::Read(Known {
@@ -140,7 +141,7 @@ pub struct TreeReplace {
     pub selection: FileSelection,
     pub substitution: Substitution,
     /// `dry_run`, `atomic`, `control`, `max_file_size` (files larger are skipped) apply;
-    /// files over the workspace's bound are streamed; binary and non-UTF-8 files, and special files met where the walk saw a file,
+    /// files over the workspace's bound are streamed; binary files, text that does not decode, and special files met where the walk saw a file,
     /// are always skipped, not failed.
     pub options: EditOptions,
 }
@@ -209,8 +210,10 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     // Boxed: a plan is a kilobyte, and a vector of 200,000 of them held twice as it grew, then
     // again beside the plans handed to the batch, peaked over 600 MB.
     let plans: Mutex<Vec<(String, Box<FilePlan>)>> = Mutex::new(Vec::new());
+    // Files in an encoding the caller names are not searched as bytes: each is decoded.
+    let decode_all = options.encoding().is_some_and(|e| e != encoding_rs::UTF_8);
     let keep = |path: &str| {
-        let known = match look(ws, &req.substitution, path, limit) {
+        let known = match look(ws, &req.substitution, path, limit, decode_all) {
             Look::NoMatch => return false,
             Look::Read(bytes) => Some(bytes),
             Look::Undecided => None,

@@ -5,6 +5,7 @@
 //! line terminator (if it has one). A file of `k` line terminators and no trailing partial line
 //! has `k` lines; the empty file has none.
 
+use crate::encoding::{self, Encoded};
 use crate::error::{ErrorCode, FkError};
 
 pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -128,10 +129,13 @@ impl LineIndex {
 pub struct TextDoc {
     /// The text, without BOM.
     pub text: String,
+    /// Whether a UTF-8 file starts with a UTF-8 BOM (a UTF-16 one's is in `encoded`).
     pub bom: bool,
     pub eol: Eol,
     /// Whether the last line ends with a line break (true for the empty file).
     pub final_newline: bool,
+    /// A file in another encoding than UTF-8: its bytes, which its edits are spliced into.
+    pub encoded: Option<Encoded>,
 }
 
 impl TextDoc {
@@ -140,7 +144,7 @@ impl TextDoc {
     /// [`TextDoc::decode`] of bytes the caller gives up: without a BOM they become the text
     /// without a copy.
     pub fn decode_owned(bytes: Vec<u8>, what: &str) -> Result<TextDoc, FkError> {
-        if bytes.starts_with(UTF8_BOM) || is_binary(&bytes) {
+        if bytes.starts_with(UTF8_BOM) || is_binary(&bytes) || encoding::detect_bom(&bytes) {
             return TextDoc::decode(&bytes, what);
         }
         match String::from_utf8(bytes) {
@@ -149,7 +153,29 @@ impl TextDoc {
         }
     }
 
+    /// Decodes a file's bytes: UTF-8 (with or without its BOM), UTF-16 by its BOM, or the
+    /// legacy encoding the detector finds in text that is not UTF-8 (see [`crate::encoding`]).
     pub fn decode(bytes: &[u8], what: &str) -> Result<TextDoc, FkError> {
+        TextDoc::decode_as(bytes, None, what)
+    }
+
+    /// [`TextDoc::decode`] in the encoding the caller names, when it names one.
+    pub fn decode_as(
+        bytes: &[u8],
+        given: Option<&'static encoding_rs::Encoding>,
+        what: &str,
+    ) -> Result<TextDoc, FkError> {
+        match given {
+            Some(enc) if enc != encoding_rs::UTF_8 => {
+                return TextDoc::decode_encoded(bytes, enc, what);
+            }
+            Some(_) => {}
+            None if encoding::detect_bom(bytes) => {
+                let enc = encoding::detect(bytes).expect("a UTF-16 BOM names its encoding");
+                return TextDoc::decode_encoded(bytes, enc, what);
+            }
+            None => {}
+        }
         if is_binary(bytes) {
             return Err(FkError::new(
                 ErrorCode::Binary,
@@ -168,6 +194,14 @@ impl TextDoc {
         };
         let text = match std::str::from_utf8(body) {
             Ok(t) => t.to_string(),
+            Err(_)
+                if given.is_none()
+                    && !bom
+                    && let Some(enc) = encoding::detect(bytes)
+                    && enc != encoding_rs::UTF_8 =>
+            {
+                return TextDoc::decode_encoded(bytes, enc, what);
+            }
             Err(e) => {
                 let at = e.valid_up_to();
                 let line = 1 + memchr::memchr_iter(b'\n', &body[..at]).count();
@@ -177,10 +211,21 @@ impl TextDoc {
                         "{what} is not valid UTF-8 (first invalid byte at offset {at}, line {line})"
                     ),
                 )
-                .with_hint("filekit edits UTF-8 text; convert the file to UTF-8 first (for example with iconv)"));
+                .with_hint("name its encoding (`encoding`, --encoding: windows-1252, shift_jis, gb18030, euc-kr, ...), or convert the file to UTF-8 first (for example with iconv)"));
             }
         };
         Ok(TextDoc::from_text(text, bom))
+    }
+
+    fn decode_encoded(
+        bytes: &[u8],
+        enc: &'static encoding_rs::Encoding,
+        what: &str,
+    ) -> Result<TextDoc, FkError> {
+        let (text, encoded) = Encoded::decode(bytes, enc, what)?;
+        let mut doc = TextDoc::from_text(text, false);
+        doc.encoded = Some(encoded);
+        Ok(doc)
     }
 
     pub fn from_text(text: String, bom: bool) -> TextDoc {
@@ -191,12 +236,21 @@ impl TextDoc {
             bom,
             eol,
             final_newline,
+            encoded: None,
         }
+    }
+
+    /// The file's encoding, when it is not UTF-8 (`Shift_JIS`, `UTF-16LE`, `windows-1252`).
+    pub fn encoding(&self) -> Option<&'static str> {
+        self.encoded.as_ref().map(Encoded::name)
     }
 
     /// The bytes to write for `text` with this document's BOM.
     /// The file's bytes: its text, after its BOM if it has one.
     pub fn into_bytes(self) -> Vec<u8> {
+        if let Some(e) = &self.encoded {
+            return e.bytes().to_vec();
+        }
         if self.bom {
             self.encode(&self.text)
         } else {
@@ -215,14 +269,12 @@ impl TextDoc {
 }
 
 /// Whether bytes look like a binary (non-text) file: a NUL byte, or a known binary signature,
-/// in the first 8 KiB. UTF-16 and UTF-32 text also count as not editable UTF-8 here.
+/// in the first 8 KiB. UTF-16 text with its BOM is text; UTF-32 counts as not editable here.
 pub fn is_binary(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(8192)];
     matches!(
         content_inspector::inspect(head),
         content_inspector::ContentType::BINARY
-            | content_inspector::ContentType::UTF_16LE
-            | content_inspector::ContentType::UTF_16BE
             | content_inspector::ContentType::UTF_32LE
             | content_inspector::ContentType::UTF_32BE
     )
@@ -290,15 +342,26 @@ mod tests {
     }
 
     #[test]
-    fn decode_refuses_binary_and_bad_utf8() {
+    fn decode_refuses_binary_and_what_is_not_its_encoding() {
         assert_eq!(
             TextDoc::decode(b"a\0b", "f").unwrap_err().code,
             ErrorCode::Binary
         );
+        // Not UTF-8: the detector's encoding, or the one the caller names.
+        let d = TextDoc::decode(b"ab\n\xff\n", "f").unwrap();
         assert_eq!(
-            TextDoc::decode(b"ab\n\xff\n", "f").unwrap_err().code,
+            (d.text.as_str(), d.encoding()),
+            ("ab\n\u{ff}\n", Some("windows-1252"))
+        );
+        let sjis = crate::encoding::by_label("shift_jis").unwrap();
+        assert_eq!(
+            TextDoc::decode_as(b"ab\x83", Some(sjis), "f")
+                .unwrap_err()
+                .code,
             ErrorCode::Encoding
         );
+        let d = TextDoc::decode(b"\xFF\xFEa\0\n\0", "f").unwrap();
+        assert_eq!((d.text.as_str(), d.encoding()), ("a\n", Some("UTF-16LE")));
         let d = TextDoc::decode(b"\xEF\xBB\xBFhi", "f").unwrap();
         assert!(d.bom && !d.final_newline && d.text == "hi");
         assert_eq!(d.encode("x"), b"\xEF\xBB\xBFx");

@@ -987,13 +987,30 @@ impl Workspace {
         // bytes are never readable by more users than the old ones were, and a changed mode
         // is set only when the umask did narrow it (one system call less per file).
         let create_mode = perms.as_ref().map_or(0o666, |p| p.mode() & 0o7777);
+        let replacing = perms.is_some();
         let (temp, mut file) = match temp_name {
             Some(name) => {
                 create_temp_named(&parent, name, create_mode).map(|f| (name.to_os_string(), f))
             }
             None => create_temp(&parent, create_mode),
         }
-        .map_err(|e| FkError::from_io(&e, &shown))?;
+        .map_err(|e| {
+            // The file may well be writable: only the new file beside it was refused, which
+            // "check the file's permissions" would send the reader to the wrong place for.
+            if replacing && e.kind() == io::ErrorKind::PermissionDenied {
+                FkError::new(
+                    ErrorCode::PermissionDenied,
+                    format!("{shown}: its folder does not let this process create files (permission denied), and an atomic write makes the new content beside the file first; the file was left as it was"),
+                )
+                .with_hint("write the file in place, which needs only the file's own write permission, or make its folder writable")
+                .with_details(serde_json::json!({
+                    "fact": crate::Fact::FolderNotWritable,
+                    "path": shown,
+                }))
+            } else {
+                FkError::from_io(&e, &shown)
+            }
+        })?;
         let written = (|| -> io::Result<Metadata> {
             bytes.write_to(&mut file)?;
             // What the file will be at its name: a rename or a hard link keeps the inode,

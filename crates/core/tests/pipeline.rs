@@ -394,13 +394,14 @@ fn bad_files_fail_alone_with_clear_codes() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("ok.txt"), "a\n").unwrap();
     fs::write(dir.path().join("bin.dat"), b"\x00\x01\x02").unwrap();
-    fs::write(dir.path().join("latin1.txt"), b"caf\xe9\n").unwrap();
+    // UTF-16 cut in the middle of a character: not text in any encoding.
+    fs::write(dir.path().join("cut16.txt"), b"\xff\xfec\0a\0f").unwrap();
     fs::create_dir(dir.path().join("sub")).unwrap();
     let req = EditRequest {
         files: [
             "ok.txt",
             "bin.dat",
-            "latin1.txt",
+            "cut16.txt",
             "sub",
             "missing.txt",
             "../outside.txt",
@@ -433,8 +434,8 @@ fn bad_files_fail_alone_with_clear_codes() {
     );
     assert_eq!(read(dir.path(), "ok.txt"), "b\n");
     assert_eq!(
-        fs::read(dir.path().join("latin1.txt")).unwrap(),
-        b"caf\xe9\n"
+        fs::read(dir.path().join("cut16.txt")).unwrap(),
+        b"\xff\xfec\0a\0f"
     );
 }
 

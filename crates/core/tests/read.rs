@@ -510,27 +510,42 @@ fn images_come_back_as_images_when_asked() {
 }
 
 #[test]
-fn text_that_is_not_utf8_is_an_encoding_error() {
+fn text_that_is_not_utf8_is_read_in_its_encoding() {
     let fx = Fx::new();
     fx.file("latin1.txt", b"caf\xe9\nok\n");
-    let e = fx
-        .read("latin1.txt", &ReadOptions::default())
-        .result
-        .unwrap_err();
-    assert_eq!(e.code, ErrorCode::Encoding);
-    assert!(e.message.contains("line 1") && e.hint.is_some(), "{e}");
+    let t = fx.text("latin1.txt", None, None);
+    assert_eq!(
+        (t.content.as_str(), t.encoding),
+        ("caf\u{e9}\nok\n", Some("windows-1252"))
+    );
+    assert_eq!(
+        t.content_hash.as_deref(),
+        Some(content_hash(b"caf\xe9\nok\n").as_str())
+    );
 
     let utf16: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
         .chain("hi\n".encode_utf16().flat_map(u16::to_le_bytes))
         .collect();
     fx.file("utf16.txt", &utf16);
+    let t = fx.text("utf16.txt", None, None);
+    assert_eq!((t.content.as_str(), t.encoding), ("hi\n", Some("UTF-16LE")));
+    // Cut in the middle of a character: not UTF-16, refused with where.
+    fx.file("cut16.txt", &utf16[..utf16.len() - 1]);
     let e = fx
-        .read("utf16.txt", &ReadOptions::default())
+        .read("cut16.txt", &ReadOptions::default())
         .result
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::Encoding);
-    assert!(e.message.contains("UTF-16"), "{e}");
+    assert!(e.message.contains("UTF-16LE") && e.hint.is_some(), "{e}");
+    // UTF-32 is refused with what to do.
+    fx.file("utf32.txt", b"\xff\xfe\0\0h\0\0\0");
+    let e = fx
+        .read("utf32.txt", &ReadOptions::default())
+        .result
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Encoding);
+    assert!(e.message.contains("UTF-32"), "{e}");
 }
 
 #[test]
@@ -787,7 +802,9 @@ fn big_files_that_are_not_utf8_or_binary() {
     // ... and a read that passes the bad byte says where it is, as for a small file.
     let e = fx.err("bad.txt", Some(69_990), None);
     assert_eq!(e.code, ErrorCode::Encoding);
-    let small = TextDoc::decode(&bytes, &shown).unwrap_err();
+    // Streamed, the file is UTF-8 or not text: its words are those of a small file read as
+    // UTF-8 (held whole, a small one would be decoded as windows-1252).
+    let small = TextDoc::decode_as(&bytes, Some(encoding_rs::UTF_8), &shown).unwrap_err();
     assert_eq!(
         e.message, small.message,
         "same words as a small file's error"

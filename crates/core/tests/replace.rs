@@ -83,9 +83,10 @@ fn chooses_by_name_recursively_and_skips_what_is_not_source_text() {
     };
     assert_eq!(status("bin.js").status(), FileStatus::Skipped);
     assert_eq!(status("bin.js").skipped(), Some("binary file"));
-    assert_eq!(status("latin.js").skipped(), Some("not UTF-8 text"));
+    // Latin-1 is replaced in its encoding.
+    assert_eq!(status("latin.js").status(), FileStatus::Modified);
     assert_eq!(status("a.js").edits[0].replacements, 2);
-    assert_eq!(out.replacements(), 4);
+    assert_eq!(out.replacements(), 5);
     // sub/none.js was chosen, and ruled out by a search of its bytes.
     assert_eq!((out.chosen, out.unmatched), (6, 1));
     assert_eq!(out.walk_skipped.len(), 1);
@@ -95,6 +96,10 @@ fn chooses_by_name_recursively_and_skips_what_is_not_source_text() {
     assert_eq!(read("a.js"), "let a = 1;\nlet b = 2;\n");
     assert_eq!(read("sub/b.js"), "let c = 3;\r\n");
     assert_eq!(read("sub/deep/c.js"), "let d = 4; let e = 5;\n");
+    assert_eq!(
+        fs::read(root.join("latin.js")).unwrap(),
+        b"let caf\xe9 = 1;\n"
+    );
     for untouched in [
         "node_modules/lib/x.js",
         "dist/out.js",

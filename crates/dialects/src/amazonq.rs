@@ -386,6 +386,7 @@ fn read_lines(
     };
     let range_asked = args.start_line.is_some() || args.end_line.is_some();
     let opts = ReadOptions {
+        encoding: None,
         since_hash: None,
         start_line: Some(args.start_line.unwrap_or(1)),
         end_line: Some(args.end_line.unwrap_or(-1)),
@@ -485,6 +486,7 @@ fn read_images(
         }
     };
     let opts = ReadOptions {
+        encoding: None,
         since_hash: None,
         start_line: None,
         end_line: None,

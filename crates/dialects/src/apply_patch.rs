@@ -13,15 +13,17 @@
 
 use crate::Call;
 use crate::args::{parse, schema_for};
-use crate::shape::{self, Case};
+use crate::reply::PartError;
+use crate::shape;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits};
 use filekit_core::fsops::{self, FsRequest, Rewrite};
+use filekit_core::nearmiss::Difference;
 use filekit_core::text::TextDoc;
 use filekit_core::{ErrorCode, FkError};
 use filekit_patch::{FileOp, Format, HunkOutcome, HunkReport, Placement, Splices, Tolerance};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::LazyLock;
 
@@ -45,12 +47,12 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
         } else {
             ""
         },
-        reply: crate::ReplySchema::Listed,
+        reply: crate::ReplySchema::Typed(crate::reply::schema::<PatchReply>),
     }]
 }
 
 fn reject(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Snake)
+    crate::reply::failure(err)
 }
 
 /// What the curated table lists; its guide is [`DESCRIPTION`], what the `codex` table lists.
@@ -102,7 +104,7 @@ struct Args {
     update_imports: Option<bool>,
 }
 
-#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[derive(Deserialize, Serialize, JsonSchema, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 enum FormatArg {
     V4a,
@@ -148,17 +150,6 @@ impl Kind {
             Kind::Update { .. } => "M",
         }
     }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Kind::Add { .. } => "add",
-            Kind::Delete => "delete",
-            Kind::Update {
-                move_to: Some(_), ..
-            } => "update_move",
-            Kind::Update { .. } => "update",
-        }
-    }
 }
 
 fn apply_patch(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
@@ -190,7 +181,7 @@ fn apply_patch(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         .iter()
         .any(|p| p.error.is_some() || p.hunks.iter().any(|h| h.outcome == HunkOutcome::Refused));
     if failed {
-        return Ok(refusal(&patch, &planned, dry_run));
+        return Ok(refusal(ws, &patch, &planned, dry_run));
     }
     commit(
         ws,
@@ -517,49 +508,264 @@ fn engine_splices(s: &Splices, shift: usize) -> Vec<filekit_core::splices::Splic
         .collect()
 }
 
-/// A hunk's report as the reply gives it: the placer's, with the closest text of a hunk found
-/// nowhere as `near_miss.text` (in the curated table, `found` is always a count: the size a
-/// bound was met at).
-fn hunk_json(h: &HunkReport) -> Value {
-    let mut v = serde_json::to_value(h).unwrap_or_else(|e| json!({"error": e.to_string()}));
-    if let Some(Value::Object(nm)) = v.get_mut("near_miss")
-        && let Some(text) = nm.remove("found")
-    {
-        nm.insert("text".into(), text);
-    }
-    v
+/// What apply_patch answers: every file of the patch with each hunk's outcome. A patch that
+/// cannot be applied whole answers with `success: false`, the error fields and the same files,
+/// and writes nothing.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct PatchReply {
+    /// True when the whole patch was applied (or, in a dry run, would be).
+    success: bool,
+    /// The patch's format, as detected or given.
+    format: FormatArg,
+    dry_run: bool,
+    /// One entry per file of the patch, in order.
+    files: Vec<PatchedFile>,
+    /// Files whose imports were rewritten because the patch moved a file: its importers, and
+    /// the moved file for its own relative imports.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    imports_updated: Vec<ImportsUpdated>,
+    /// The history entry that records the change: `undo` takes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    /// Why the patch was not applied (every problem), and what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<&'static str>,
 }
 
-fn file_json(p: &Planned) -> serde_json::Map<String, Value> {
-    let mut m = serde_json::Map::new();
-    m.insert("path".into(), json!(p.path));
-    m.insert("resolved_path".into(), json!(p.shown));
-    m.insert("op".into(), json!(p.kind.name()));
-    if let Kind::Update {
-        move_to: Some(d), ..
-    } = &p.kind
-    {
-        m.insert("move_to".into(), json!(d));
+/// What the patch does to one file.
+#[derive(Serialize, JsonSchema)]
+struct PatchedFile {
+    /// The path as the patch names it.
+    path: String,
+    /// The file the path resolved to, relative to the first root (absolute in another root).
+    resolved_path: String,
+    op: FileOpName,
+    /// Where the file is moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    move_to: Option<String>,
+    /// An added file replaced one that existed (the history keeps its old content).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    replaced_existing: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hunks: Vec<Hunk>,
+    /// Unified diff of the change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// Why the diff was cut short.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_note: Option<String>,
+    /// Why this file cannot be patched.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    failure: Option<PartError>,
+}
+
+#[derive(Serialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum FileOpName {
+    Add,
+    Delete,
+    Update,
+    UpdateMove,
+}
+
+/// What became of one hunk.
+#[derive(Serialize, JsonSchema)]
+struct Hunk {
+    /// The hunk's number in its file's part of the patch, from 1.
+    hunk: usize,
+    /// The line of the patch where the hunk starts.
+    patch_line: usize,
+    /// Placed exactly, placed with the tolerances listed, or refused (see reason).
+    outcome: OutcomeName,
+    /// What the hunk's old lines were allowed to differ by (line_hint: its line number was
+    /// off; first_in_order: its lines are in several places, listed in candidates, and it went
+    /// to the first after the hunk before it, as its format orders hunks).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tolerances: Vec<ToleranceName>,
+    /// The line where the hunk was placed: of the file as it was, or for SEARCH/REPLACE
+    /// blocks (applied one after another) of the text the blocks before it left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    /// Why the hunk was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// The lines where a hunk matches in several places: a refused one, or one placed at the
+    /// first (first_in_order).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    candidates: Vec<usize>,
+    /// The closest text to a hunk found nowhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    near_miss: Option<HunkNearMiss>,
+    /// The bound a hunk was refused at: the comparisons placing a file's hunks may take.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<crate::filekit::LimitJson>,
+}
+
+#[derive(Serialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum OutcomeName {
+    Exact,
+    Tolerated,
+    Refused,
+}
+
+#[derive(Serialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum ToleranceName {
+    TrailingWhitespace,
+    Indentation,
+    TabsSpaces,
+    Punctuation,
+    BlankLines,
+    LineHint,
+    FirstInOrder,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct HunkNearMiss {
+    line: usize,
+    end_line: usize,
+    similarity: f64,
+    difference: DifferenceName,
+    /// The closest text in the file.
+    text: String,
+    /// Character diff from the patch to the file: [-removed-] and {+added+}.
+    diff: String,
+}
+
+#[derive(Serialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum DifferenceName {
+    LineEndings,
+    Whitespace,
+    Text,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct ImportsUpdated {
+    file: String,
+    /// Where the file itself moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moved_to: Option<String>,
+    changes: Vec<SpecifierChange>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct SpecifierChange {
+    old: String,
+    new: String,
+    line: usize,
+}
+
+impl ImportsUpdated {
+    fn of(f: &filekit_refactor::import_rewrites::FileChanges) -> ImportsUpdated {
+        ImportsUpdated {
+            file: f.file.clone(),
+            moved_to: f.moved_to.clone(),
+            changes: f
+                .changes
+                .iter()
+                .map(|c| SpecifierChange {
+                    old: c.old.clone(),
+                    new: c.new.clone(),
+                    line: c.line,
+                })
+                .collect(),
+        }
     }
-    if let Kind::Add { replaces: true, .. } = &p.kind {
-        m.insert("replaced_existing".into(), json!(true));
+}
+
+impl Hunk {
+    fn of(h: &HunkReport) -> Hunk {
+        Hunk {
+            hunk: h.hunk,
+            patch_line: h.patch_line,
+            outcome: match h.outcome {
+                HunkOutcome::Exact => OutcomeName::Exact,
+                HunkOutcome::Tolerated => OutcomeName::Tolerated,
+                HunkOutcome::Refused => OutcomeName::Refused,
+            },
+            tolerances: h
+                .tolerances
+                .iter()
+                .map(|t| match t {
+                    Tolerance::TrailingWhitespace => ToleranceName::TrailingWhitespace,
+                    Tolerance::Indentation => ToleranceName::Indentation,
+                    Tolerance::TabsSpaces => ToleranceName::TabsSpaces,
+                    Tolerance::Punctuation => ToleranceName::Punctuation,
+                    Tolerance::BlankLines => ToleranceName::BlankLines,
+                    Tolerance::LineHint => ToleranceName::LineHint,
+                    Tolerance::FirstInOrder => ToleranceName::FirstInOrder,
+                })
+                .collect(),
+            line: h.line,
+            reason: h.reason.clone(),
+            candidates: h.candidates.clone(),
+            // The placer names the closest text `found`; in this reply `found` is always a
+            // count (the size a bound was met at), so the text is `text`.
+            near_miss: h.near_miss.as_ref().map(|nm| HunkNearMiss {
+                line: nm.line,
+                end_line: nm.end_line,
+                similarity: nm.similarity,
+                difference: match nm.difference {
+                    Difference::LineEndings => DifferenceName::LineEndings,
+                    Difference::Whitespace => DifferenceName::Whitespace,
+                    Difference::Text => DifferenceName::Text,
+                },
+                text: nm.found.clone(),
+                diff: nm.diff.clone(),
+            }),
+            limit: h.limit.as_ref().map(crate::filekit::LimitJson::of),
+        }
     }
-    if !p.hunks.is_empty() {
-        m.insert(
-            "hunks".into(),
-            Value::Array(p.hunks.iter().map(hunk_json).collect()),
-        );
+}
+
+impl PatchedFile {
+    fn of(ws: &Call, p: &Planned) -> PatchedFile {
+        PatchedFile {
+            path: p.path.clone(),
+            resolved_path: shape::shown_path(ws, &p.shown),
+            op: match &p.kind {
+                Kind::Add { .. } => FileOpName::Add,
+                Kind::Delete => FileOpName::Delete,
+                Kind::Update {
+                    move_to: Some(_), ..
+                } => FileOpName::UpdateMove,
+                Kind::Update { .. } => FileOpName::Update,
+            },
+            move_to: match &p.kind {
+                Kind::Update { move_to, .. } => move_to.clone(),
+                _ => None,
+            },
+            replaced_existing: matches!(p.kind, Kind::Add { replaces: true, .. }),
+            hunks: p.hunks.iter().map(Hunk::of).collect(),
+            diff: None,
+            diff_note: None,
+            failure: p.error.as_ref().map(PartError::of),
+        }
     }
-    if let Some(e) = &p.error {
-        m.insert("error".into(), json!(e.full_message()));
-        m.insert("error_code".into(), json!(e.code.as_str()));
+}
+
+impl From<Format> for FormatArg {
+    fn from(f: Format) -> FormatArg {
+        match f {
+            Format::V4a => FormatArg::V4a,
+            Format::Unified => FormatArg::Unified,
+            Format::SearchReplace => FormatArg::SearchReplace,
+        }
     }
-    m
 }
 
 /// The reply when something cannot be applied: every problem, in Codex's words first, and
 /// nothing written.
-fn refusal(patch: &filekit_patch::Patch, planned: &[Planned], dry_run: bool) -> ToolReply {
+fn refusal(
+    ws: &Call,
+    patch: &filekit_patch::Patch,
+    planned: &[Planned],
+    dry_run: bool,
+) -> ToolReply {
     let mut text = String::new();
     let mut first_code: Option<&'static str> = None;
     for p in planned {
@@ -613,19 +819,17 @@ fn refusal(patch: &filekit_patch::Patch, planned: &[Planned], dry_run: bool) -> 
         }
     }
     text.push_str("Nothing was written: fix the patch and send all of it again.\n");
-    let files: Vec<Value> = planned
-        .iter()
-        .map(|p| Value::Object(file_json(p)))
-        .collect();
-    let value = json!({
-        "success": false,
-        "format": patch.format.name(),
-        "dry_run": dry_run,
-        "error": text.trim_end(),
-        "error_code": first_code.unwrap_or("INVALID_ARGUMENT"),
-        "files": files,
-    });
-    ToolReply::new(value, true, text)
+    let value = PatchReply {
+        success: false,
+        format: patch.format.into(),
+        dry_run,
+        files: planned.iter().map(|p| PatchedFile::of(ws, p)).collect(),
+        imports_updated: Vec::new(),
+        history_entry: None,
+        error: Some(text.trim_end().to_string()),
+        error_code: Some(first_code.unwrap_or("INVALID_ARGUMENT")),
+    };
+    ToolReply::typed(&value, true, text)
 }
 
 fn planned_index(planned: &[Planned], p: &Planned) -> usize {
@@ -821,18 +1025,16 @@ fn commit(
             entries.clear();
         }
     }
-    let files: Vec<Value> = planned
+    let files: Vec<PatchedFile> = planned
         .iter()
         .map(|p| {
-            let mut m = file_json(p);
+            let mut f = PatchedFile::of(ws, p);
             if let Some((_, d)) = diffs.iter().find(|(path, _)| *path == p.path) {
                 let (d, note) = shape::capped_diff(d);
-                m.insert("diff".into(), json!(d));
-                if let Some(n) = note {
-                    m.insert("diff_note".into(), json!(n));
-                }
+                f.diff = Some(d.to_string());
+                f.diff_note = note;
             }
-            Value::Object(m)
+            f
         })
         .collect();
     if !errors.is_empty() {
@@ -842,15 +1044,17 @@ fn commit(
             text.push('\n');
         }
         text.push_str("Nothing was written: fix the patch and send all of it again.\n");
-        let value = json!({
-            "success": false,
-            "format": patch.format.name(),
-            "dry_run": dry_run,
-            "error": text.trim_end(),
-            "error_code": errors[0].code.as_str(),
-            "files": files,
-        });
-        return Ok(ToolReply::new(value, true, text));
+        let value = PatchReply {
+            success: false,
+            format: patch.format.into(),
+            dry_run,
+            files,
+            imports_updated: Vec::new(),
+            history_entry: None,
+            error: Some(text.trim_end().to_string()),
+            error_code: Some(errors[0].code.as_str()),
+        };
+        return Ok(ToolReply::typed(&value, true, text));
     }
     let mut text = String::new();
     if dry_run {
@@ -918,21 +1122,15 @@ fn commit(
             text.push_str(d);
         }
     }
-    let mut value = json!({
-        "success": true,
-        "format": patch.format.name(),
-        "dry_run": dry_run,
-        "files": files,
-    });
-    if !imports_updated.is_empty()
-        && let Some(obj) = value.as_object_mut()
-    {
-        obj.insert("imports_updated".into(), json!(imports_updated));
-    }
-    if let Some(&id) = entries.first()
-        && let Some(obj) = value.as_object_mut()
-    {
-        obj.insert("history_entry".into(), json!(id));
-    }
-    Ok(ToolReply::new(value, false, text))
+    let value = PatchReply {
+        success: true,
+        format: patch.format.into(),
+        dry_run,
+        files,
+        imports_updated: imports_updated.iter().map(ImportsUpdated::of).collect(),
+        history_entry: entries.first().copied(),
+        error: None,
+        error_code: None,
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }

@@ -146,6 +146,7 @@ fn read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         Some(n) => n,
     };
     let opts = ReadOptions {
+        encoding: None,
         since_hash: None,
         start_line: Some(start),
         end_line: None,
@@ -289,6 +290,7 @@ fn empty_or_short(file_path: &str, t: &TextRead, start: i64) -> ToolReply {
 /// stands.
 fn past_the_end(ws: &Call, path: &str, file_path: &str, start: i64) -> Option<ToolReply> {
     let probe = ReadOptions {
+        encoding: None,
         since_hash: None,
         start_line: Some(-1),
         end_line: None,
@@ -365,6 +367,7 @@ fn write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 /// none).
 fn create_with(ws: &Call, tool: &str, path: &str, content: String) -> Result<Edit, FkError> {
     let whole = ReadOptions {
+        encoding: None,
         since_hash: None,
         start_line: None,
         end_line: None,

@@ -971,6 +971,10 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             },
         );
         match r.result {
+            // Text that is not UTF-8 (Latin-1, Shift_JIS): Desktop Commander's check finds
+            // bytes that are not UTF-8 and calls the file binary; its metadata is what was
+            // asked for (the engine reads and edits it in its encoding all the same).
+            Ok(ReadContent::Text(t)) if t.encoding.is_some() => kind = "binary",
             Ok(ReadContent::Text(t)) => {
                 fields.push(("fileType", json!("text")));
                 kind = "";
@@ -982,8 +986,7 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             }
             Ok(ReadContent::Image(_)) => kind = "image",
             Ok(ReadContent::Binary(_)) => kind = "binary",
-            // Text that is not UTF-8 (Latin-1): Desktop Commander's check finds bytes that are
-            // not UTF-8 and calls the file binary; its metadata is what was asked for.
+            // Text that does not decode in its encoding: the same.
             Err(e) if e.code == filekit_core::ErrorCode::Encoding => kind = "binary",
             Err(e) => return Ok(failed(&e)),
         }

@@ -97,6 +97,35 @@ struct PlanOptions {
     per_edit_diffs: bool,
     /// Your lease holder name (see the lock tool): paths you leased are writable by you.
     holder: Option<String>,
+    /// The files' encoding, when it is not the one detected (a WHATWG label: "shift_jis",
+    /// "windows-1252", "utf-16le"). Default: each file's own; edits are written in it.
+    encoding: Option<EncodingLabel>,
+}
+
+/// An encoding named by a WHATWG label, checked as it is read.
+pub(crate) struct EncodingLabel(pub(crate) &'static filekit_core::encoding::Encoding);
+
+impl JsonSchema for EncodingLabel {
+    fn schema_name() -> Cow<'static, str> {
+        "EncodingLabel".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "string"})
+    }
+}
+
+impl<'de> Deserialize<'de> for EncodingLabel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let label = String::deserialize(d)?;
+        filekit_core::encoding::by_label(&label)
+            .map(EncodingLabel)
+            .map_err(|e| serde::de::Error::custom(e.full_message()))
+    }
 }
 
 /// One edit: an object with exactly one key, the command (create, str_replace, replace_lines,
@@ -258,6 +287,7 @@ impl EditPlan {
                 .fuzzy_threshold(self.options.fuzzy_threshold)
                 .per_edit_diffs(self.options.per_edit_diffs)
                 .holder(self.options.holder)
+                .encoding(self.options.encoding.map(|e| e.0))
                 .build(),
         }
     }

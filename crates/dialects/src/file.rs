@@ -107,6 +107,7 @@ static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
 fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: ReadArgs = parse("file:read_file", &READ_SCHEMA, args)?;
     let opts = ReadOptions {
+        encoding: None,
         since_hash: None,
         start_line: args.start_line,
         end_line: args.end_line,

@@ -136,6 +136,10 @@ Example: {\"files\": [{\"path\": \"src/app.py\"}, {\"path\": \"src/util.py\", \"
 struct ReadFilesArgs {
     /// The files to read, in the order you want them back.
     files: Vec<ReadSpec>,
+    /// The files' encoding, when it is not the one detected (a WHATWG label: "shift_jis",
+    /// "windows-1252", "utf-16le", "gb18030", "euc-kr"). Default: each file's own (UTF-8,
+    /// UTF-16 by its byte order mark, else detected), named in the reply's `encoding`.
+    encoding: Option<crate::edit_plan::EncodingLabel>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -170,6 +174,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut text = String::new();
     let mut images = Vec::new();
     let mut failed = 0;
+    let encoding = args.encoding.map(|e| e.0);
     let budget = ws.reply_budget();
     for spec in &args.files {
         let opts = ReadOptions {
@@ -178,6 +183,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             end_line: spec.end_line,
             images: true,
             max_lines: None,
+            encoding,
         };
         let read = read_file_within(ws, &spec.path, &opts, &budget);
         let path = shape::shown_path(ws, read.resolved_path.as_deref().unwrap_or(&read.path));
@@ -249,8 +255,9 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             }
             Err(err) => {
                 failed += 1;
+                let err = shape::shown_error(ws, err);
                 text.push_str(&format!("==> {path} <==\nERROR {}\n", err.full_message()));
-                ReadBody::Failed(PartError::of(err))
+                ReadBody::Failed(PartError::of(&err))
             }
         };
         entries.push(ReadEntry { path, body });
@@ -336,6 +343,10 @@ struct TextBody {
     /// The file starts with a byte order mark, which belongs to no line.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     bom: bool,
+    /// The file's encoding when it is not UTF-8 ("Shift_JIS", "UTF-16LE", "windows-1252"):
+    /// `content` is its text, and edits are written back in that encoding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encoding: Option<&'static str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
     /// When truncated: the start_line to read on from.
@@ -392,6 +403,7 @@ impl TextBody {
             last_modified: t.last_modified.clone(),
             size: t.size,
             bom: t.bom,
+            encoding: t.encoding,
             truncated: t.truncated,
             next_line: t.next_line,
             unchanged: t.unchanged,
@@ -559,6 +571,9 @@ pub(crate) struct EditedFile {
     /// The version the merged edits were made on.
     #[serde(skip_serializing_if = "Option::is_none")]
     merged_from: Option<String>,
+    /// The file's encoding when it is not UTF-8: the edits were written in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encoding: Option<&'static str>,
     /// Directories made for the file, relative to the workspace root.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     created_dirs: Vec<String>,
@@ -602,6 +617,7 @@ impl EditedFile {
             diff_note,
             merged: f.merged(),
             merged_from: f.merged_from.clone(),
+            encoding: f.encoding,
             created_dirs: f
                 .created_dirs
                 .iter()

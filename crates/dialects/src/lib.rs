@@ -59,6 +59,7 @@ mod mcp_filesystem;
 pub mod refactor_mode;
 mod reply;
 mod semantic;
+mod semantic_reply;
 mod shape;
 mod templates;
 pub mod wire;
@@ -81,6 +82,18 @@ pub fn word_cli_fs_report(report: &mut filekit_core::fsops::FsReport) {
             not_empty: "pass -r (--recursive) to delete it with everything in it",
         },
     );
+}
+
+/// A path as filekit shows it to people and models: relative to the first root (absolute in
+/// another root), for the CLI's words as for the curated table's replies.
+pub fn shown_path(ws: &Workspace, path: &str) -> String {
+    shape::shown_path(ws, path)
+}
+
+/// A text (a message, a summary) with the paths of the first root in it shown as
+/// [`shown_path`] shows them.
+pub fn shown_text(ws: &Workspace, text: &str) -> String {
+    shape::shown_text(ws, text)
 }
 
 /// Runs one call of `tool` (a tool of the tables a front end serves, from [`tools`] or

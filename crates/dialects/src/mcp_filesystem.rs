@@ -224,9 +224,9 @@ a budget (at most 100,000 entries, said when cut).";
 const READ_GUIDE: &str = "\
 Differences from the server, on purpose: a binary file is refused with what it is (the server \
 decodes it as garbled UTF-8); a text file that is not UTF-8 (Latin-1, Windows-1252) is shown \
-as the server shows it, each byte that is not UTF-8 as U+FFFD, but edit_file and write_file \
-refuse to rewrite it (the server would replace those bytes by U+FFFD for good) until filekit \
-edits files in their own encoding; `encoding` is taken when it names UTF-8, which both read \
+as the server shows it, each byte that is not UTF-8 as U+FFFD, and edit_file edits it in its \
+own encoding (its oldText is the text decoded: `é`, not U+FFFD; the server would replace \
+those bytes by U+FFFD for good); `encoding` is taken when it names UTF-8, which both read \
 whatever it says, and refused otherwise; `tail` counts lines (the server counts the empty \
 string after the last newline as one); a file over 2 MiB is sent up to there and says where it \
 was cut. Paths: as every tool of this table (see list_directory).";
@@ -252,9 +252,10 @@ const EDIT_GUIDE: &str = "\
 Differences from the server, on purpose: an oldText found in more than one place is refused \
 with the lines where (the server edits the first, which may not be the one meant; \
 `replaceAll` in an edit is taken and changes nothing of this); a failed edit shows the closest \
-text in the file; the file keeps its CRLF line endings; a file that is not UTF-8 (Latin-1) is \
-refused, not rewritten with U+FFFD in place of its accented letters (until filekit edits files \
-in their own encoding); `.git/` and protected files are refused as write_file says. As the \
+text in the file; the file keeps its CRLF line endings; a file that is not UTF-8 (Latin-1, \
+Shift_JIS, UTF-16) is edited in its own encoding, every byte outside the edit kept, not \
+rewritten with U+FFFD in place of its accented letters (a character its encoding cannot hold \
+is refused); `.git/` and protected files are refused as write_file says. As the \
 server, an empty oldText puts newText at the start of the file.";
 
 fn reject(err: &FkError) -> Value {
@@ -555,6 +556,9 @@ fn text_read_within(
 ) -> Result<Shown, Box<ToolReply>> {
     let r = read_file_within(ws, path, opts, budget);
     match r.result {
+        // The engine decodes it; the server shows its bytes as UTF-8 (its edits still match
+        // the decoded text).
+        Ok(ReadContent::Text(t)) if t.encoding.is_some() => not_utf8(ws, path, opts),
         Ok(ReadContent::Text(t)) => Ok(Shown {
             content: t.content,
             truncated: t.truncated,

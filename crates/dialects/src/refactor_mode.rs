@@ -10,17 +10,18 @@
 
 use crate::Call;
 use crate::ToolReply;
-use crate::semantic::{failed, load};
+use crate::semantic::load;
+use crate::semantic_reply::{Change, EditReply, FileChange, Span, Spelling, failed};
 use crate::shape;
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_core::{ErrorCode, FkError};
-use filekit_refactor::code_actions::{self, Change, Kind, Selection};
+use filekit_refactor::code_actions::{self, Kind, Selection};
 use filekit_refactor::python::is_python;
 use filekit_semantic::Lang;
 use filekit_semantic::ts as syn;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The refactors of 004's table.
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Debug)]
@@ -269,7 +270,8 @@ fn check(req: &Request) -> Result<(), FkError> {
 }
 
 /// Runs a refactor and answers with 004's FileEditResult.
-pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
+pub(crate) fn run<S: Spelling>(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
+    let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     check(&req)?;
     let resolved = ws.resolve(&req.file)?;
     if !req.dry_run {
@@ -283,7 +285,7 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
         Err(err) => return Ok(failed(&req.file, &err)),
     };
     match code_actions::compute(ws, &req.to_engine(), &src) {
-        Ok(change) => write(ws, &req, change),
+        Ok(change) => write::<S>(ws, &req, change),
         // Edits that do not fit the text they were computed on are filekit's bug, not the
         // file's: the call fails, as any internal error does.
         Err(err) if err.code == ErrorCode::Internal => Err(err),
@@ -301,7 +303,11 @@ pub fn run(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
 // ---------------------------------------------------------------------------------------------
 // Writing and the reply
 
-fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError> {
+fn write<S: Spelling>(
+    ws: &Call,
+    req: &Request,
+    change: code_actions::Change,
+) -> Result<ToolReply, FkError> {
     let precision = change.precision.as_str();
     let (server, title, symbol, warnings) = (
         change.server,
@@ -318,28 +324,27 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
         let splices = checked.as_slice();
         let text = src.text.as_str();
         let lines = filekit_semantic::Lines::new(text);
-        let edits: Vec<Value> = splices
+        let edits: Vec<Change<S::Place>> = splices
             .iter()
-            .map(|s| {
-                let (a, b) = (lines.position(s.start), lines.position(s.end));
-                let ty = if s.start == s.end {
+            .map(|s| Change {
+                kind: if s.start == s.end {
                     "insert"
                 } else if s.text.is_empty() {
                     "delete"
                 } else {
                     "replace"
-                };
-                let mut v = json!({"type": ty, "range": {"start": [a.line, a.column], "end": [b.line, b.column]}});
+                },
+                range: Span::of(&lines, &(s.start..s.end)),
                 // A dry run's diff says what each edit does; preview asks for the texts too.
-                if req.preview {
-                    v["oldContent"] = json!(&text[s.start..s.end]);
-                    v["newContent"] = json!(s.text);
-                }
-                v
+                old_content: req.preview.then(|| text[s.start..s.end].to_string()),
+                new_content: req.preview.then(|| s.text.clone()),
             })
             .collect();
         total += edits.len();
-        changes.push(json!({"file": path, "edits": edits}));
+        changes.push(FileChange {
+            file: path.clone(),
+            edits,
+        });
         new_texts.push((path.clone(), checked.apply(text)?));
         file_edits.push(FileEdits {
             path: path.clone(),
@@ -352,7 +357,16 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
     }
     for (path, content) in &change.created {
         total += 1;
-        changes.push(json!({"file": path, "edits": [{"type": "insert", "range": {"start": [1, 0], "end": [1, 0]}, "newContent": content}]}));
+        let top = filekit_semantic::Lines::new("");
+        changes.push(FileChange {
+            file: path.clone(),
+            edits: vec![Change {
+                kind: "insert",
+                range: Span::of(&top, &(0..0)),
+                old_content: None,
+                new_content: Some(content.clone()),
+            }],
+        });
         new_texts.push((path.clone(), content.clone()));
         file_edits.push(FileEdits {
             path: path.clone(),
@@ -364,14 +378,36 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
         });
     }
     let name = req.refactor.name();
+    let mut value = EditReply {
+        success: true,
+        operation: None,
+        refactor: Some(name),
+        file: req.file.clone(),
+        targets: Vec::new(),
+        precision: Some(precision),
+        server: server.map(str::to_string),
+        action: title.clone(),
+        symbol: symbol.clone(),
+        new_name: req.new_name.clone(),
+        files_affected: Vec::new(),
+        total_edits: total,
+        changes: if S::LISTS_CHANGES || req.preview {
+            changes
+        } else {
+            Vec::new()
+        },
+        summary: String::new(),
+        dry_run: req.dry_run,
+        content_hash: None,
+        diff: None,
+        diff_note: None,
+        warnings: warnings.clone(),
+        history_entry: None,
+    };
     if file_edits.is_empty() {
-        let summary = format!("{name}: nothing to change in {}", req.file);
-        let value = json!({
-            "success": true, "refactor": name, "file": req.file, "precision": precision,
-            "server": server, "filesAffected": [], "totalEdits": 0, "changes": [],
-            "summary": summary, "dryRun": req.dry_run,
-        });
-        return Ok(ToolReply::new(value, false, summary));
+        value.summary = format!("{name}: nothing to change in {}", req.file);
+        let text = value.summary.clone();
+        return Ok(S::reply(&value, false, text));
     }
     let request = EditRequest {
         files: file_edits,
@@ -387,9 +423,7 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
                 message: format!("{}: {}", fr.path, err.message),
                 ..err.clone()
             };
-            let mut r = failed(&req.file, &err);
-            r.value["rolledBack"] = json!(true);
-            return Ok(r);
+            return Ok(failed::<S>(&req.file, &err, true));
         }
     }
     // The server sees what was written.
@@ -436,41 +470,13 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
     for f in &report.files {
         diff.push_str(&f.diff);
     }
-    let mut value = json!({
-        "success": true,
-        "refactor": name,
-        "file": req.file,
-        "precision": precision,
-        "filesAffected": affected,
-        "totalEdits": total,
-        "changes": changes,
-        "summary": summary,
-        "dryRun": req.dry_run,
-    });
-    if let Some(s) = server {
-        value["server"] = json!(s);
-    }
-    if let Some(t) = &title {
-        value["action"] = json!(t);
-    }
-    if let Some(s) = &symbol {
-        value["symbol"] = json!(s);
-    }
-    if let Some(n) = &req.new_name {
-        value["newName"] = json!(n);
-    }
-    if !warnings.is_empty() {
-        value["warnings"] = json!(warnings);
-    }
-    if let Some(id) = report.history_entry {
-        value["historyEntry"] = json!(id);
-    }
+    value.files_affected = affected;
+    value.summary = summary.clone();
+    value.history_entry = report.history_entry;
     let (capped, cut) = shape::capped_diff(&diff);
     if req.dry_run || req.preview {
-        value["diff"] = json!(capped);
-        if let Some(c) = &cut {
-            value["diffTruncated"] = json!(c);
-        }
+        value.diff = Some(capped.to_string());
+        value.diff_note = cut;
     }
     let mut text_out = format!("{summary}\n");
     for w in warnings {
@@ -499,5 +505,5 @@ fn write(ws: &Call, req: &Request, change: Change) -> Result<ToolReply, FkError>
     if let Some(id) = report.history_entry {
         text_out.push_str(&format!("history_entry {id}\n"));
     }
-    Ok(ToolReply::new(value, false, text_out))
+    Ok(S::reply(&value, false, text_out))
 }

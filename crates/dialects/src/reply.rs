@@ -114,6 +114,77 @@ impl ToolReply {
     }
 }
 
+/// A reply type's keys in a table's spelling. Reply types name their fields in snake_case
+/// (the curated table's convention); a table whose design spells them in camelCase (seed 004's
+/// `semantic` table) serves the same type with every field name converted, in its replies
+/// ([`camel_keys`]) and in its schemas ([`camel_schema`]), so that the two tables cannot
+/// drift apart. An error's `details` are the engine's facts and keep their own names.
+pub(crate) fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A reply with its field names in camelCase (see [`camel`]).
+pub(crate) fn camel_keys(value: Value) -> Value {
+    match value {
+        Value::Object(obj) => Value::Object(
+            obj.into_iter()
+                .map(|(k, v)| {
+                    let v = if k == "details" { v } else { camel_keys(v) };
+                    (camel(&k), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camel_keys).collect()),
+        other => other,
+    }
+}
+
+/// A reply schema with its field names in camelCase: the names in `properties` and
+/// `required`, at every depth.
+pub(crate) fn camel_schema(schema: Value) -> Value {
+    match schema {
+        Value::Object(obj) => Value::Object(
+            obj.into_iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("properties", Value::Object(props)) => Value::Object(
+                            props
+                                .into_iter()
+                                .map(|(name, p)| (camel(&name), camel_schema(p)))
+                                .collect(),
+                        ),
+                        ("required", Value::Array(names)) => Value::Array(
+                            names
+                                .into_iter()
+                                .map(|n| match n {
+                                    Value::String(n) => Value::String(camel(&n)),
+                                    n => n,
+                                })
+                                .collect(),
+                        ),
+                        (_, v) => camel_schema(v),
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camel_schema).collect()),
+        other => other,
+    }
+}
+
 /// How much of a reply's schema to give.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SchemaForm {
@@ -128,17 +199,23 @@ pub enum SchemaForm {
 /// [`Failure`] beside its own. Only what both have is required: a failed call answers with the
 /// failure's fields, a call that ran with `T`'s.
 pub(crate) fn schema<T: JsonSchema>(form: SchemaForm) -> Value {
+    schema_failing::<T, Failure>(form)
+}
+
+/// [`schema`] of a tool whose failures carry more than a [`Failure`]'s fields (the file it
+/// was about, ...): `F` is its failure type.
+pub(crate) fn schema_failing<T: JsonSchema, F: JsonSchema>(form: SchemaForm) -> Value {
     match form {
         SchemaForm::Listed => listed(merge(
             inline_all(generate::<T>()),
-            inline_all(generate::<Failure>()),
+            inline_all(generate::<F>()),
         )),
         SchemaForm::Documented => {
             let mut own = inline_all(generate::<T>());
             if let Value::Object(root) = &mut own {
                 root.remove("title");
             }
-            merge(own, inline_all(generate::<Failure>()))
+            merge(own, inline_all(generate::<F>()))
         }
     }
 }

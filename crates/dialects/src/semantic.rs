@@ -9,24 +9,30 @@
 
 use crate::Call;
 use crate::args::{parse, schema_for};
-use crate::shape::{self, Case};
+use crate::semantic_reply::{
+    Change, Curated, Dependency, EditReply, FileChange, OutlineEntry, OutlineFormat, ReadReply,
+    ReadResult, ReadTarget, Seed, Span, Spelling, edit_schema, failed, read_schema, rejected,
+};
+use crate::shape;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileStatus};
 use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError};
 use filekit_documents::html::HtmlDoc;
 use filekit_documents::json::{JsonDoc, JsonlDoc};
+use filekit_documents::kind::{self, Query};
 use filekit_documents::markdown;
 use filekit_documents::xml::XmlDoc;
 use filekit_documents::yaml::YamlDoc;
 use filekit_semantic::code::Code;
+use filekit_semantic::lang::SUPPORTED;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
 use filekit_semantic::style;
 use filekit_semantic::ts::extract_type::TypeKind;
 use filekit_semantic::{Found, Lang, Lines};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
@@ -43,14 +49,26 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
             read_only: true,
             destructive: false,
             idempotent: true,
-            run: file_read,
-            reject,
+            run: if dialect == "filekit" {
+                file_read::<Curated>
+            } else {
+                file_read::<Seed>
+            },
+            reject: if dialect == "filekit" {
+                rejected::<Curated>
+            } else {
+                rejected::<Seed>
+            },
             guide: if dialect == "filekit" {
                 READ_DESCRIPTION
             } else {
                 ""
             },
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(if dialect == "filekit" {
+                read_schema::<Curated>
+            } else {
+                read_schema::<Seed>
+            }),
         },
         ToolSpec {
             name: "file_edit",
@@ -64,20 +82,28 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
             read_only: false,
             destructive: true,
             idempotent: false,
-            run: file_edit,
-            reject,
+            run: if dialect == "filekit" {
+                file_edit::<Curated>
+            } else {
+                file_edit::<Seed>
+            },
+            reject: if dialect == "filekit" {
+                rejected::<Curated>
+            } else {
+                rejected::<Seed>
+            },
             guide: if dialect == "filekit" {
                 EDIT_DESCRIPTION
             } else {
                 ""
             },
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(if dialect == "filekit" {
+                edit_schema::<Curated>
+            } else {
+                edit_schema::<Seed>
+            }),
         },
     ]
-}
-
-fn reject(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Camel)
 }
 
 pub(crate) use filekit_refactor::source::{Source, load};
@@ -91,6 +117,46 @@ enum Parsed<'t> {
     Yaml(YamlDoc<'t>),
     Html(HtmlDoc<'t>),
     Xml(XmlDoc<'t>),
+}
+
+/// The parser of a file its name does not give one: what its content is. With a `query`
+/// named (`xpath`, ...), the content must be a kind that query reads; otherwise any document
+/// kind. Refused with what the content is.
+fn lang_of_content(file: &str, text: &str, query: Option<Query>) -> Result<Lang, FkError> {
+    let lang = match query {
+        Some(q) => kind::parse_as(q, text),
+        None => kind::content_kind(text),
+    };
+    if let Some(lang) = lang {
+        return Ok(lang);
+    }
+    let is = kind::describe(text);
+    let message = match query {
+        Some(q) => format!(
+            "{file}: `{}` reads {}, and this file's content is {is}",
+            query_arg(q),
+            q.reads()
+        ),
+        None => format!(
+            "{file}: semantic targeting reads code and documents, and this file's content is {is}"
+        ),
+    };
+    let hint = match kind::content_kind(text) {
+        Some(other) => format!("name its targets with `{}`", other.target_type()),
+        None => format!(
+            "by extension: {SUPPORTED}; other files by their content (XML, HTML, JSON, YAML, Markdown). Read this one by line range (read_files)"
+        ),
+    };
+    Err(FkError::invalid(message).with_hint(hint))
+}
+
+fn query_arg(q: Query) -> &'static str {
+    match q {
+        Query::Selector => "selector",
+        Query::XPath => "xpath",
+        Query::Path => "path",
+        Query::Heading => "heading",
+    }
 }
 
 fn parse_file<'t>(lang: Lang, text: &'t str) -> Result<Parsed<'t>, FkError> {
@@ -230,10 +296,6 @@ fn last_line(text: &str, lines: &Lines, r: &std::ops::Range<usize>) -> usize {
     lines.position(end).line
 }
 
-fn range_json(lines: &Lines, r: &std::ops::Range<usize>) -> Value {
-    json!({"start": lines.position(r.start), "end": lines.position(r.end)})
-}
-
 /// Bytes `r` widened to whole lines, `context` more on each side.
 fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::ops::Range<usize> {
     let mut s = r.start;
@@ -257,11 +319,33 @@ fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::
     s..e
 }
 
-fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
+fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
+    let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
-    let lang = Lang::of_path(&args.file)?;
+    let named = [
+        (Query::XPath, args.xpath.is_some()),
+        (Query::Selector, args.selector.is_some()),
+        (Query::Path, args.path.is_some()),
+        (Query::Heading, args.heading.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(q, given)| given.then_some(q));
+    let mut read_first = None;
+    let lang = match (Lang::of_path(&args.file), named) {
+        (Ok(lang), _) => lang,
+        (Err(err), None) => return Err(err),
+        (Err(_), Some(query)) => {
+            let src = match load(ws, &args.file) {
+                Ok(s) => s,
+                Err(err) => return Ok(failed(&args.file, &err)),
+            };
+            let lang = lang_of_content(&args.file, &src.text, Some(query))?;
+            read_first = Some(src);
+            lang
+        }
+    };
     let mut targets: Vec<(&str, String)> = Vec::new();
     let wrong_kind = |given: &str| {
         FkError::invalid(format!(
@@ -331,7 +415,7 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     }
     let meta = args.include_metadata.unwrap_or(true);
 
-    let src = match load(ws, &args.file) {
+    let src = match read_first.map_or_else(|| load(ws, &args.file), Ok) {
         Ok(s) => s,
         Err(err) => return Ok(failed(&args.file, &err)),
     };
@@ -380,20 +464,29 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                         .map(|s| format!(": {s}"))
                         .unwrap_or_default()
                 ));
-                entries.push(json!({"target": f.path, "kind": f.kind, "signature": f.signature, "depth": f.depth, "range": range_json(&lines_of, &f.range)}));
+                entries.push(OutlineEntry {
+                    name: f.path.clone(),
+                    kind: f.kind.to_string(),
+                    signature: f.signature.clone(),
+                    depth: f.depth,
+                    range: Span::of(&lines_of, &f.range),
+                });
             }
         }
         let (content, truncated) = cap_lines(&lines, args.max_lines);
         // The outline once: as lines in the text a model reads, as entries in the reply.
-        let value = json!({
-            "file": args.file,
-            "target": {"type": targets.first().map_or("file", |t| t.0), "value": targets.first().map_or(args.file.clone(), |t| t.1.clone())},
-            "format": "summary",
-            "outline": entries,
-            "truncated": truncated,
-        });
+        let value = ReadReply::Outline {
+            file: args.file.clone(),
+            target: ReadTarget {
+                kind: targets.first().map_or("file", |t| t.0).to_string(),
+                value: targets.first().map_or(args.file.clone(), |t| t.1.clone()),
+            },
+            format: OutlineFormat::Summary,
+            outline: entries,
+            truncated,
+        };
         let text_out = format!("==> {} outline <==\n{}", args.file, content);
-        return Ok(ToolReply::new(value, false, text_out));
+        return Ok(S::reply(&value, false, text_out));
     }
 
     let mut found: Vec<(&str, String, Found)> = Vec::new();
@@ -475,31 +568,28 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             _ => range.clone(),
         };
         let (content, truncated) = cap_lines(&content, args.max_lines);
-        let mut r = json!({
-            "file": args.file,
-            "target": {"type": ty, "value": value},
-            "content": content,
-            "range": range_json(&lines_of, &shown),
-        });
-        let obj = r.as_object_mut().expect("built as an object");
-        if f.path != *value && *ty != "region" {
-            obj.insert("resolved".into(), json!(f.path));
-        }
-        if meta {
-            obj.insert("kind".into(), json!(f.kind));
-            if let Some(s) = &f.signature {
-                obj.insert("signature".into(), json!(s));
-            }
-            if let Parsed::Code(c) = &parsed {
-                obj.insert(
-                    "dependencies".into(),
-                    json!(c.dependencies(f.range.clone())),
-                );
-            }
-        }
-        if truncated {
-            obj.insert("truncated".into(), json!(true));
-        }
+        let r = ReadResult {
+            file: args.file.clone(),
+            target: ReadTarget {
+                kind: ty.to_string(),
+                value: value.clone(),
+            },
+            content,
+            range: Span::of(&lines_of, &shown),
+            resolved: (f.path != *value && *ty != "region").then(|| f.path.clone()),
+            kind: meta.then(|| f.kind.to_string()),
+            signature: if meta { f.signature.clone() } else { None },
+            dependencies: match &parsed {
+                Parsed::Code(c) if meta => Some(
+                    c.dependencies(f.range.clone())
+                        .iter()
+                        .map(Dependency::of)
+                        .collect(),
+                ),
+                _ => None,
+            },
+            truncated,
+        };
         let first_line = lines_of.position(range.start).line;
         // The numbered lines are the file's lines: the first keeps the indentation before the
         // target, as every other line keeps its own.
@@ -513,7 +603,7 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             f.kind,
             first_line,
             last_line(text, &lines_of, &range),
-            number_lines(&format!("{lead}{content}"), first_line)
+            number_lines(&format!("{lead}{}", r.content), first_line)
         ));
         if !text_out.ends_with('\n') {
             text_out.push('\n');
@@ -521,11 +611,14 @@ fn file_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         results.push(r);
     }
     let value = if results.len() == 1 {
-        results.pop().expect("one result")
+        ReadReply::One(results.pop().expect("one result"))
     } else {
-        json!({"file": args.file, "results": results})
+        ReadReply::Many {
+            file: args.file.clone(),
+            results,
+        }
     };
-    Ok(ToolReply::new(value, false, text_out))
+    Ok(S::reply(&value, false, text_out))
 }
 
 /// The outline entries of a file: symbols, JSON keys (two levels), or sections.
@@ -548,11 +641,6 @@ fn cap_lines(content: &str, max: Option<usize>) -> (String, bool) {
         }
         _ => (content.to_string(), false),
     }
-}
-
-pub(crate) fn failed(file: &str, err: &FkError) -> ToolReply {
-    let value = shape::failure(vec![("file", Some(json!(file)))], err, Case::Camel);
-    ToolReply::new(value, true, err.full_message())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -746,7 +834,8 @@ fn to_planned(spec: EditSpec, index: usize, listed: bool) -> Result<Planned, FkE
     })
 }
 
-fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
+fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
+    let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
     if let Some(kind) = args.refactor {
         let direct = [
@@ -766,7 +855,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         let file = args.file.clone().ok_or_else(|| {
             FkError::invalid("file_edit: `file` is missing").with_hint("name the file to refactor")
         })?;
-        return crate::refactor_mode::run(
+        return crate::refactor_mode::run::<S>(
             ws,
             crate::refactor_mode::Request {
                 file,
@@ -813,7 +902,7 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if args.dry_run != Some(true) {
         ws.check_writable(&resolved)?;
     }
-    let lang = Lang::of_path(&file)?;
+    let by_name = Lang::of_path(&file);
     let edits_given = args.edits.is_some();
     let specs: Vec<EditSpec> = match (args.edits, args.target) {
         (Some(_), Some(_)) => {
@@ -833,8 +922,11 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             position: args.position,
         }],
         (None, None) => {
+            let what = by_name.as_ref().map_or("symbol, path, selector, xpath or heading", |l| {
+                l.target_type()
+            });
             return Err(FkError::invalid("file_edit: `target` is missing")
-                .with_hint(format!("name what to edit: a {} of {file}", lang.target_type())));
+                .with_hint(format!("name what to edit: a {what} of {file}")));
         }
     };
     let listed = specs.len() > 1 || edits_given;
@@ -850,8 +942,14 @@ fn file_edit(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         Ok(s) => s,
         Err(err) => return Ok(failed(&file, &err)),
     };
+    let lang = match by_name {
+        Ok(lang) => lang,
+        Err(_) => lang_of_content(&file, &src.text, None)?,
+    };
     match plan_edits(lang, &src.text, &planned, args.force.unwrap_or(false)) {
-        Ok(splices) => Ok(write(ws, &file, &src, &planned, splices, dry_run, preview)),
+        Ok(splices) => Ok(write::<S>(
+            ws, &file, &src, &planned, splices, dry_run, preview,
+        )),
         Err(err) => Ok(failed(&file, &err)),
     }
 }
@@ -1040,7 +1138,7 @@ fn overlap_in_words(err: FkError, planned: &[Planned]) -> FkError {
     }
 }
 
-fn write(
+fn write<S: Spelling>(
     ws: &Call,
     file: &str,
     src: &Source,
@@ -1051,22 +1149,14 @@ fn write(
 ) -> ToolReply {
     let text = src.text.as_str();
     let lines = Lines::new(text);
-    let changes: Vec<Value> = splices
+    let changes: Vec<Change<S::Place>> = splices
         .iter()
-        .map(|(i, splice)| {
-            let (s, e, new) = (&splice.start, &splice.end, &splice.text);
-            let (a, b) = (lines.position(*s), lines.position(*e));
-            let mut c = json!({
-                "type": planned[*i].op.change_type(),
-                "target": planned[*i].target,
-                "range": {"start": [a.line, a.column], "end": [b.line, b.column]},
-            });
+        .map(|(i, splice)| Change {
+            kind: planned[*i].op.change_type(),
+            range: Span::of(&lines, &(splice.start..splice.end)),
             // The diff says what each edit does; preview asks for the texts too.
-            if preview {
-                c["oldContent"] = json!(&text[*s..*e]);
-                c["newContent"] = json!(new);
-            }
-            c
+            old_content: preview.then(|| text[splice.start..splice.end].to_string()),
+            new_content: preview.then(|| splice.text.clone()),
         })
         .collect();
     let request = EditRequest::one_file(
@@ -1080,10 +1170,10 @@ fn write(
     let report = ws.apply(request);
     let Some(fr) = report.files.first() else {
         let err = FkError::new(ErrorCode::Io, "the engine reported no file");
-        return failed(file, &err);
+        return failed::<S>(file, &err, false);
     };
     if let Some(err) = shape::first_error(fr) {
-        return failed(file, err);
+        return failed::<S>(file, err, false);
     }
     let total = changes.len();
     let operation = if planned.len() == 1 {
@@ -1104,26 +1194,44 @@ fn write(
             fr.lines_removed
         )
     };
-    let mut value = json!({
-        "success": true,
-        "operation": operation,
-        "file": file,
-        "target": if targets.len() == 1 { json!(targets[0]) } else { json!(targets) },
-        "filesAffected": if fr.status() == FileStatus::Modified { 1 } else { 0 },
-        "totalEdits": total,
-        "changes": [{"file": file, "edits": changes}],
-        "summary": summary,
-        "dryRun": dry_run,
-    });
-    if let Some(h) = shape::current_hash(fr) {
-        value["contentHash"] = json!(h);
-    }
     // A semantic edit is made without reading the lines it changes: its reply shows them.
     let (diff, cut) = shape::capped_diff(&fr.diff);
-    value["diff"] = json!(diff);
-    if let Some(c) = &cut {
-        value["diffTruncated"] = json!(c);
+    let mut text_out = format!("{summary}\n{diff}");
+    if let Some(entry) = report.history_entry {
+        text_out.push_str(&format!("history_entry {entry}\n"));
     }
-    let text_out = format!("{summary}\n{diff}");
-    ToolReply::new(value, false, text_out)
+    let value = EditReply {
+        success: true,
+        operation: Some(operation),
+        refactor: None,
+        file: file.to_string(),
+        targets: targets.iter().map(|t| t.to_string()).collect(),
+        precision: None,
+        server: None,
+        action: None,
+        symbol: None,
+        new_name: None,
+        files_affected: if fr.status() == FileStatus::Modified {
+            vec![file.to_string()]
+        } else {
+            Vec::new()
+        },
+        total_edits: total,
+        changes: if S::LISTS_CHANGES || preview {
+            vec![FileChange {
+                file: file.to_string(),
+                edits: changes,
+            }]
+        } else {
+            Vec::new()
+        },
+        summary,
+        dry_run,
+        content_hash: shape::current_hash(fr),
+        diff: Some(diff.to_string()),
+        diff_note: cut,
+        warnings: Vec::new(),
+        history_entry: report.history_entry,
+    };
+    S::reply(&value, false, text_out)
 }

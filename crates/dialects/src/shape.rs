@@ -60,6 +60,37 @@ pub(crate) fn shown_path(ws: &filekit_core::Workspace, path: &str) -> String {
     }
 }
 
+/// A text (a message, a summary) with the paths of the first root in it relative to it, as
+/// [`shown_path`] shows them: the engine names files by their absolute paths.
+pub(crate) fn shown_text(ws: &filekit_core::Workspace, text: &str) -> String {
+    let Some(root) = ws.roots().first().map(|r| r.display().to_string()) else {
+        return text.to_string();
+    };
+    let inside = format!("{root}{}", std::path::MAIN_SEPARATOR);
+    let text = text.replace(&inside, "");
+    // The root itself, where it is not the start of a longer name.
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find(&root) {
+        let after = &rest[i + root.len()..];
+        let whole = !after.starts_with(|c: char| c.is_alphanumeric() || "._-".contains(c));
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { "." } else { &root });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An error said with [`shown_text`]'s paths.
+pub(crate) fn shown_error(ws: &filekit_core::Workspace, err: &FkError) -> FkError {
+    FkError {
+        message: shown_text(ws, &err.message),
+        hint: err.hint.as_deref().map(|h| shown_text(ws, h)),
+        ..err.clone()
+    }
+}
+
 /// `{"success": false, "error": ..., "error_code": ...}` plus `extra` fields first.
 pub(crate) fn failure(
     extra: Vec<(&'static str, Option<Value>)>,
@@ -681,7 +712,7 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
                 out.hint = Some(hint.to_string());
             }
         }
-        Some(Fact::DirectoryNotEmpty | Fact::UntypedParameters) => {}
+        Some(Fact::DirectoryNotEmpty | Fact::UntypedParameters | Fact::FolderNotWritable) => {}
         Some(Fact::ExpectedCountZero) => {
             if let Some(one) = expect(1) {
                 out.message = "the expected count of matches is 0".to_string();

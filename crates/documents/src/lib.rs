@@ -17,6 +17,7 @@
 //! - [`html`]: HTML by CSS selector, and the markup edits XML shares.
 //! - [`xml`]: XML (SVG, XSD, project files) by XPath.
 //! - [`markdown`]: heading sections.
+//! - [`kind`]: which of these a text is, for a file whose name does not say.
 //!
 //! ```
 //! use filekit_documents::json::JsonDoc;
@@ -29,6 +30,7 @@
 
 pub mod html;
 pub mod json;
+pub mod kind;
 pub mod markdown;
 pub mod xml;
 pub mod yaml;

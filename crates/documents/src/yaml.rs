@@ -812,6 +812,12 @@ impl<'t> YamlDoc<'t> {
         })
     }
 
+    /// Whether the document is a mapping or a sequence: what a JSONPath can walk into. Any
+    /// line of prose parses as a YAML string, so a string alone says nothing of the file.
+    pub fn is_collection(&self) -> bool {
+        matches!(self.root.kind, YKind::Map { .. } | YKind::Seq { .. })
+    }
+
     /// The outline: keys of the first two levels (documents and their keys, for a stream).
     pub fn outline(&self) -> Vec<Found> {
         let mut v: Vec<Found> = self

@@ -305,6 +305,11 @@ pub enum Fact {
     /// (`details.because`: the setting and the file that says so), and the request did not
     /// ask for them untyped. Whether and how a caller may ask is the caller's.
     UntypedParameters,
+    /// A file (`details.path`) exists and may be writable, but its folder does not let this
+    /// process create the new file that an atomic write makes beside it. A write in place
+    /// needs only the file's own permission; whether and how a caller may ask for one is the
+    /// caller's.
+    FolderNotWritable,
 }
 
 impl FkError {

@@ -58,7 +58,7 @@ impl Lang {
                     format!("{path}: semantic targeting does not support this file type"),
                 )
                 .with_hint(format!(
-                    "supported: {SUPPORTED}; read other files by line range (read_files)"
+                    "supported: {SUPPORTED}; an XML, HTML, JSON, YAML or Markdown file of another name by its content, when the target names its kind (xpath, selector, path, heading); read other files by line range (read_files)"
                 )));
             }
         };

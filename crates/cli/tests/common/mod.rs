@@ -249,6 +249,11 @@ pub fn hash_of(sb: &Sandbox, rel: &str) -> String {
 /// Files keep their modes (644 from the usual umask); a test locks what it wants with
 /// `chmod`.
 pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
+    filekit_unprivileged(sb, &["call", "--json", &call.to_string()])
+}
+
+/// `filekit --root ROOT ARGS...` as [`call_unprivileged`] runs a call: a user whom modes stop.
+pub fn filekit_unprivileged(sb: &Sandbox, args: &[&str]) -> Run {
     use std::os::unix::fs::PermissionsExt;
     let is_root = Command::new("id")
         .arg("-u")
@@ -277,7 +282,7 @@ pub fn call_unprivileged(sb: &Sandbox, call: &Value) -> Run {
     };
     cmd.arg("--root")
         .arg(sb.root())
-        .args(["call", "--json", &call.to_string()])
+        .args(args)
         .env("XDG_STATE_HOME", &state)
         .current_dir("/")
         .stdin(Stdio::piped())

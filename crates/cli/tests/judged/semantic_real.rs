@@ -27,7 +27,7 @@ fn roundtrip(src: PathBuf, name: &str, target_arg: &str) -> usize {
     let targets: Vec<String> = outline
         .iter()
         .filter(|e| e["depth"] == depth)
-        .filter_map(|e| e["target"].as_str().map(String::from))
+        .filter_map(|e| e["name"].as_str().map(String::from))
         .take(15)
         .collect();
     assert!(!targets.is_empty(), "{name}: empty outline");

@@ -191,6 +191,8 @@ struct FileLimits {
     skip_non_text: bool,
     /// Refuse to make missing parent directories of created files.
     no_create_parents: bool,
+    /// The encoding the caller names for the files' text, instead of the one detected.
+    encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 impl EditOptions {
@@ -267,6 +269,11 @@ impl EditOptions {
 
     pub fn stream_above(&self) -> Option<u64> {
         self.limits.stream_above
+    }
+
+    /// The encoding the caller names for the files' text (`None`: each file's own, detected).
+    pub fn encoding(&self) -> Option<&'static encoding_rs::Encoding> {
+        self.limits.encoding
     }
 
     pub fn skip_non_text(&self) -> bool {
@@ -392,6 +399,12 @@ impl EditOptionsBuilder {
     }
 
     /// Skip files larger than this many bytes.
+    /// Decode the files in this encoding rather than the one detected in each.
+    pub fn encoding(&mut self, encoding: Option<&'static encoding_rs::Encoding>) -> &mut Self {
+        self.0.limits.encoding = encoding;
+        self
+    }
+
     pub fn max_file_size(&mut self, max_file_size: Option<u64>) -> &mut Self {
         self.0.limits.max_file_size = max_file_size;
         self
@@ -590,6 +603,9 @@ pub struct FileReport {
     /// The version the edits were made on, when they were made on an older version and
     /// merged into the file as it was: `diff` is then from the file as it was to the result.
     pub merged_from: Option<String>,
+    /// The file's encoding when it is not UTF-8 (`Shift_JIS`, `UTF-16LE`): its edits were
+    /// spliced into its bytes in that encoding.
+    pub encoding: Option<&'static str>,
     /// The file's text after the request (decoded, without BOM). Not serialized: dialects
     /// that show updated lines take them from here.
     pub new_text: Option<String>,

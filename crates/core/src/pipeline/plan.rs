@@ -184,7 +184,7 @@ pub(super) fn plan_file_inner(
                 return Err(err);
             }
             let before = if exists.is_some() {
-                read_before(ws, &target, &display, known, hashed)?
+                read_before(ws, &target, &display, known, hashed, opts.encoding())?
             } else {
                 Before {
                     doc: None,
@@ -220,7 +220,7 @@ pub(super) fn plan_file_inner(
                 ));
                 return Ok(());
             }
-            let before = match read_before(ws, &target, &display, known, hashed) {
+            let before = match read_before(ws, &target, &display, known, hashed, opts.encoding()) {
                 Err(e) if opts.skip_non_text() && skipped_as_not_text(&e, plan) => {
                     return Ok(());
                 }
@@ -232,6 +232,7 @@ pub(super) fn plan_file_inner(
         }
     };
     plan.report.old_hash = before.hash.clone();
+    plan.report.encoding = base_doc.encoding();
     plan.report.last_modified = before.meta.as_ref().map(|m| rfc3339(m.modified));
 
     let base = base_doc.text.as_str();
@@ -317,11 +318,22 @@ pub(super) fn plan_file_inner(
     // What the edits would make of the file, refused before it is built when that is more
     // than a file filekit holds whole; and edits filekit got wrong (that do not fit the text
     // they were resolved on), refused before anything is written.
+    // A file in another encoding than UTF-8 gets its edits spliced into its bytes, each new
+    // text encoded: one the encoding cannot hold is refused here, before anything is written.
+    let mut encoded_bytes = None;
     let refused =
         match resolved {
             Ok(splices) if splices.result_len() as u64 > ws.max_file_size() => Err(
                 result_too_large(&display, splices.result_len() as u64, ws.max_file_size()),
             ),
+            Ok(splices)
+                if let Some(enc) = base_doc.encoded.as_ref().filter(|_| !splices.is_empty()) =>
+            {
+                enc.splice(base, &splices, &display).map(|bytes| {
+                    encoded_bytes = Some(bytes);
+                    splices
+                })
+            }
             other => other,
         };
     let final_splices = match refused {
@@ -409,13 +421,17 @@ pub(super) fn plan_file_inner(
         return Ok(());
     }
     if hash_only {
-        plan.report.new_hash = hashed.then(|| spliced_hash(base_doc.bom, base, &final_splices));
+        plan.report.new_hash = hashed.then(|| match &encoded_bytes {
+            Some(bytes) => hash::content_hash(bytes),
+            None => spliced_hash(base_doc.bom, base, &final_splices),
+        });
         return Ok(());
     }
     // Without a BOM the file's bytes are its text: hashed and written without a copy.
     let mut new_text = new_text;
     let bom = base_doc.bom;
-    let bom_bytes = bom.then(|| base_doc.encode(&new_text));
+    let encoded = encoded_bytes.is_some();
+    let bom_bytes = encoded_bytes.or_else(|| bom.then(|| base_doc.encode(&new_text)));
     plan.report.new_hash =
         hashed.then(|| hash::content_hash(bom_bytes.as_deref().unwrap_or(new_text.as_bytes())));
     if !opts.lean() {
@@ -444,14 +460,17 @@ pub(super) fn plan_file_inner(
         };
         if ws.history().is_some() {
             let known = plan.report.new_hash.clone();
-            plan.new_content = Some(if first_is_create || plan.old_content.is_none() {
-                StoredContent::with_content_hash(&bytes, known)
-            } else {
-                // The old content is stored as the text it was (after its BOM): these
-                // splices of it make the new one.
-                let shift = if bom { crate::text::UTF8_BOM.len() } else { 0 };
-                StoredContent::spliced(&bytes, known, &final_splices, shift)
-            });
+            // A file in another encoding is stored whole: the splices are of its text.
+            plan.new_content = Some(
+                if first_is_create || plan.old_content.is_none() || encoded {
+                    StoredContent::with_content_hash(&bytes, known)
+                } else {
+                    // The old content is stored as the text it was (after its BOM): these
+                    // splices of it make the new one.
+                    let shift = if bom { crate::text::UTF8_BOM.len() } else { 0 };
+                    StoredContent::spliced(&bytes, known, &final_splices, shift)
+                },
+            );
         }
         plan.write = Some(PlannedWrite {
             target: target.clone(),

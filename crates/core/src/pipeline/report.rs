@@ -58,6 +58,7 @@ pub(super) fn empty_report(path: &str) -> FileReport {
         last_modified: None,
         created_dirs: Vec::new(),
         merged_from: None,
+        encoding: None,
         new_text: None,
         old_text: None,
     }

@@ -318,8 +318,9 @@ impl Substitution {
         self.scope == Scope::EveryLine || self.regex.is_match(text)
     }
 
-    /// Like [`Substitution::matches`], on a file's raw bytes, before it is decoded: a file
-    /// whose bytes do not match cannot match once decoded either.
+    /// Like [`Substitution::matches`], on a file's raw bytes, before it is decoded: a UTF-8
+    /// file whose bytes do not match cannot match once decoded either (a file in another
+    /// encoding can: [`crate::encoding::may_be_other_text`]).
     pub fn may_match_bytes(&self, bytes: &[u8]) -> bool {
         self.scope == Scope::EveryLine || self.bytes_regex.is_match(bytes)
     }

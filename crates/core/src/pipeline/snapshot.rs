@@ -23,13 +23,17 @@ pub(super) fn read_before(
     display: &str,
     known: Option<FileBytes>,
     hashed: bool,
+    encoding: Option<&'static encoding_rs::Encoding>,
 ) -> Result<Before, FkError> {
     let fb = match known {
         Some(fb) => fb,
         None => ws.read(p)?,
     };
     let hash = hashed.then(|| hash::content_hash(&fb.bytes));
-    let doc = TextDoc::decode_owned(fb.bytes, display)?;
+    let doc = match encoding {
+        None => TextDoc::decode_owned(fb.bytes, display)?,
+        Some(_) => TextDoc::decode_as(&fb.bytes, encoding, display)?,
+    };
     Ok(Before {
         hash,
         doc: Some(doc),

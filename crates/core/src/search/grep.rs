@@ -191,6 +191,7 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
             .after_context(opts.after);
     }
     let searcher_template = searcher_builder.build();
+    let searcher_builder = &searcher_builder;
 
     let skipped = Mutex::new(Skipped::default());
     let searched = AtomicUsize::new(0);
@@ -247,9 +248,17 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
             // Opened beneath the root's handle, not by name: the walk found a regular file,
             // and a symlink put in its place since cannot lead out of the root.
             let rel = super::below(entry.path(), root).unwrap_or(entry.path());
-            let searched_ok = ws
-                .open_found(root_index, rel)
-                .and_then(|file| searcher.search_file(&matcher, &file, &mut sink));
+            let searched_ok = ws.open_found(root_index, rel).and_then(|file| {
+                // A file in another encoding is searched as its text, decoded.
+                match file_encoding(&file)? {
+                    None => searcher.search_file(&matcher, &file, &mut sink),
+                    Some(enc) => searcher_builder
+                        .clone()
+                        .encoding(grep_searcher::Encoding::new(enc.name()).ok())
+                        .build()
+                        .search_file(&matcher, &file, &mut sink),
+                }
+            });
             if let Err(err) = searched_ok {
                 // grep-searcher's words for its heap limit ("configured allocation limit
                 // (N) exceeded"), said in ours.
@@ -496,6 +505,21 @@ impl Kept {
             .map(|s| s.files.into_values().map(|(hits, _)| hits).collect())
             .unwrap_or_default()
     }
+}
+
+/// The encoding of a file that is not UTF-8, from its first bytes (see
+/// [`crate::encoding::sniff`]).
+fn file_encoding(file: &std::fs::File) -> std::io::Result<Option<&'static encoding_rs::Encoding>> {
+    use std::os::unix::fs::FileExt;
+    let mut head = vec![0u8; 8192];
+    let mut got = 0;
+    while got < head.len() {
+        match file.read_at(&mut head[got..], got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(crate::encoding::sniff(&head[..got]))
 }
 
 /// Collects one file's output.
