@@ -24,7 +24,7 @@ mod style;
 mod terminal;
 mod tooldocs;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use filekit_core::history::History;
 use filekit_core::state::StateDir;
 use filekit_core::versions::Versions;
@@ -154,9 +154,9 @@ pub struct GlobalArgs {
     /// Trust the workspace's code: allow the language servers of the semantic refactors
     /// (typescript-language-server, pyright-langserver, rust-analyzer) to be started. A
     /// language server runs the workspace's code (its configuration, toolchain, compiler,
-    /// plugins, build scripts), so without this option filekit starts no program at all and the
-    /// refactors that need a server are refused (renames and import clean-ups of TS/JS and
-    /// Python still work, syntactically). Even with it, no program inside the roots or found
+    /// plugins, build scripts), so without this option filekit starts no program at all, and
+    /// every refactor kind still runs, on the syntax trees (precision "syntactic"); with it, a
+    /// server does the kinds it offers. Even with it, no program inside the roots or found
     /// through a relative PATH entry is started, and the server's toolchain and TypeScript are
     /// the ones installed outside the workspace.
     #[arg(long, global = true)]
@@ -286,7 +286,7 @@ enum Verb {
     /// List the tools that `filekit call` accepts.
     Tools(ToolsArgs),
     /// Serve the tool tables over MCP (stdio) for Claude Code, Cursor, VS Code and others.
-    #[command(after_help = serve::after_help())]
+    // Its after-help, every table's tools, is added by `parse_command_line`.
     Serve(serve::ServeArgs),
     /// Print (or --write) the configuration that makes an MCP client start this filekit:
     /// claude-code, claude-desktop, vscode, cursor, codex.
@@ -307,8 +307,23 @@ struct ToolsArgs {
     markdown: bool,
 }
 
+/// The command line, as `Cli::parse` reads it, but for `serve`'s help: it lists every table's
+/// tools, and listing them builds every tool of every table (their schemas, descriptions),
+/// which cost each start a few milliseconds. It is written only when a help is asked for.
+fn parse_command_line() -> Cli {
+    let mut command = Cli::command();
+    if std::env::args_os()
+        .skip(1)
+        .any(|a| a == "-h" || a == "--help" || a == "help")
+    {
+        command = command.mut_subcommand("serve", |s| s.after_help(serve::after_help()));
+    }
+    let mut matches = command.get_matches();
+    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_command_line();
     signals::raise_open_file_limit();
     one_arena_for_the_c_allocator();
     if matches!(cli.verb, Verb::Serve(_)) {

@@ -338,3 +338,39 @@ fn tables() -> std::collections::BTreeSet<String> {
         .map(|t| t["dialect"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// The README's layout names every crate of the workspace, and the dialects crate's
+/// description every table the code has: a crate or table added cannot go unmentioned.
+#[test]
+fn the_layout_names_every_crate_and_the_dialects_crate_every_table() {
+    let repo = filekit_testkit::repo();
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    let start = readme.find("\n## Layout\n").expect("a section Layout");
+    let layout = &readme[start..];
+    let layout = &layout[..layout[1..].find("\n## ").map_or(layout.len(), |e| e + 1)];
+    let mut crates = Vec::new();
+    for entry in std::fs::read_dir(repo.join("crates")).unwrap() {
+        let entry = entry.unwrap();
+        if entry.path().join("Cargo.toml").is_file() {
+            crates.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    assert!(crates.len() >= 10, "crates found: {crates:?}");
+    for name in &crates {
+        assert!(
+            layout.contains(&format!("`crates/{name}`")),
+            "README's Layout does not name crates/{name}"
+        );
+    }
+    let manifest = std::fs::read_to_string(repo.join("crates/dialects/Cargo.toml")).unwrap();
+    let description = manifest
+        .lines()
+        .find(|l| l.starts_with("description"))
+        .expect("the dialects crate has a description");
+    for table in tables() {
+        assert!(
+            description.contains(&table),
+            "the dialects crate's description does not name the table {table}"
+        );
+    }
+}

@@ -529,12 +529,38 @@ fn dispatch(
     reply
 }
 
-/// Runs `run` (the tool `tool`) on a thread of [`CALL_STACK`] bytes of stack; a panic becomes
-/// an error naming the tool.
+thread_local! {
+    /// Set on the threads [`spawn_call_thread`] starts, which have [`CALL_STACK`] bytes.
+    static HAS_CALL_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Starts a thread of [`CALL_STACK`] bytes of stack that runs `body`; the tool calls made on
+/// it run in place instead of on a thread of their own. A server keeps a few of them across
+/// calls, so that a call does not pay for a thread started and ended.
+pub fn spawn_call_thread(
+    name: String,
+    body: impl FnOnce() + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(name)
+        .stack_size(CALL_STACK)
+        .spawn(move || {
+            HAS_CALL_STACK.set(true);
+            body()
+        })
+}
+
+/// Runs `run` (the tool `tool`) on a thread of [`CALL_STACK`] bytes of stack (the caller's,
+/// on a thread of [`spawn_call_thread`]; else one of its own); a panic becomes an error
+/// naming the tool.
 fn guarded<T: Send>(
     tool: &str,
     run: impl FnOnce() -> Result<T, FkError> + Send,
 ) -> Result<T, FkError> {
+    if HAS_CALL_STACK.get() {
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+            .unwrap_or_else(|panic| Err(panicked(tool, &*panic)));
+    }
     std::thread::scope(|scope| {
         match std::thread::Builder::new()
             .name(format!("filekit {tool}"))
@@ -703,6 +729,20 @@ mod tests {
             }
         }
         assert!(guarded("file_read", || Ok(down(4_000))).is_ok());
+        // On a call thread, in place: the same stack, and a panic still an error.
+        let on_a_call_thread = spawn_call_thread("test".into(), || {
+            assert!(guarded("file_read", || Ok(down(4_000))).is_ok());
+            let err = guarded::<()>("Glob", || panic!("lost")).unwrap_err();
+            assert!(err.message.contains("internal error in Glob"), "{err:?}");
+            assert_eq!(
+                guarded("Glob", || Ok(std::thread::current()
+                    .name()
+                    .map(String::from)))
+                .unwrap(),
+                Some("test".to_string())
+            );
+        });
+        on_a_call_thread.unwrap().join().unwrap();
     }
 
     #[test]

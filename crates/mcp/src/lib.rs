@@ -2,7 +2,7 @@
 //!
 //! The MCP server. It serves the tool tables of `filekit-dialects` with the official Rust MCP
 //! SDK (`rmcp`): `tools/list` lists the chosen tables with annotations and schemas,
-//! `tools/call` runs the dialect's tool on a blocking thread and answers with text content and
+//! `tools/call` runs the dialect's tool on one of its call threads and answers with text content and
 //! `structuredContent`. Every failure of a call (unknown tool, bad arguments, a failed edit)
 //! is a tool result with `isError: true` and the engine's message, never a protocol error or a
 //! crash: models read tool results, while clients tend to hide protocol errors.
@@ -40,6 +40,7 @@ macro_rules! log_line {
     }};
 }
 
+mod call_threads;
 #[cfg(feature = "http")]
 mod connections;
 mod roots;
@@ -100,6 +101,8 @@ pub struct FilekitServer {
     /// Calls that may run at once, across every session of the process (see
     /// [`MAX_CALLS_AT_ONCE`]).
     running: Arc<tokio::sync::Semaphore>,
+    /// The threads the calls run on, shared by every session.
+    threads: Arc<call_threads::CallThreads>,
 }
 
 /// Tool calls that run at once in one server, whatever the number of sessions or of calls a
@@ -140,6 +143,7 @@ impl FilekitServer {
             tools: Arc::new(tools),
             by_name: Arc::new(by_name),
             running: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS_AT_ONCE)),
+            threads: Arc::new(call_threads::CallThreads::new(MAX_CALLS_AT_ONCE)),
         }
     }
 
@@ -153,12 +157,13 @@ impl FilekitServer {
             tools: Arc::clone(&self.tools),
             by_name: Arc::clone(&self.by_name),
             running: Arc::clone(&self.running),
+            threads: Arc::clone(&self.threads),
         }
     }
 
-    /// The tool a call names, when this server serves it.
-    fn served(&self, name: &str) -> Option<&ServedTool> {
-        self.by_name.get(name).map(|&i| &self.tools[i])
+    /// The index in `tools` of the tool a call names, when this server serves it.
+    fn served(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
     }
 
     /// The reply to a call naming a tool this server does not serve: an error result that
@@ -281,11 +286,11 @@ impl ServerHandler for FilekitServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(tool) = self.served(&request.name) else {
+        let Some(index) = self.served(&request.name) else {
             return Ok(self.unknown_tool(&request.name).into());
         };
-        let name = tool.spec.name;
-        let spec = tool.spec.clone();
+        let name = self.tools[index].spec.name;
+        let tools = Arc::clone(&self.tools);
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         // Waits while the client's roots are being fetched (see SessionWorkspace).
         let workspace = Arc::clone(&*self.workspace.current.read().await);
@@ -301,13 +306,25 @@ impl ServerHandler for FilekitServer {
         };
         let (control, progress_sent) = progress_control(&context);
         let engine_control = control.clone();
-        // Engine calls are synchronous and may take a while (a batch over many files): run
-        // them on the blocking pool so other calls in flight keep being served.
-        let run = tokio::task::spawn_blocking(move || {
-            let reply = filekit_dialects::call_tool(&workspace, &spec, args, engine_control);
+        // Engine calls are synchronous and may take a while (a batch over many files): they
+        // run on the call threads, so other calls in flight keep being served.
+        let run = self.threads.run(move || {
+            let spec = &tools[index].spec;
+            let reply = filekit_dialects::call_tool(&workspace, spec, args, engine_control);
             drop(turn);
             reply
         });
+        let run = match run {
+            Ok(run) => run,
+            Err(e) => {
+                let message = format!(
+                    "{name}: cannot start a thread for the call: {e}; the system is out of \
+                     threads or memory, try again when it has some"
+                );
+                log_line!("filekit serve: {message}");
+                return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+            }
+        };
         let reply = tokio::select! {
             joined = run => joined,
             () = context.ct.cancelled() => {
@@ -331,9 +348,10 @@ impl ServerHandler for FilekitServer {
         }
         let reply = match reply {
             Ok(reply) => reply,
-            Err(join_error) => {
-                // A panic in the engine is a bug; report it as a failed call and keep serving.
-                let message = format!("internal error in {name}: {join_error}");
+            Err(_) => {
+                // A panic outside the tool (the tool's own is an error reply already) is a
+                // bug; report it as a failed call and keep serving.
+                let message = format!("internal error in {name}: the call panicked");
                 log_line!("filekit serve: {message}");
                 return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
             }
@@ -411,13 +429,21 @@ fn progress_control(
 
 /// Serves MCP over stdin/stdout until the client closes the stream.
 pub async fn serve_stdio(server: FilekitServer) -> std::io::Result<()> {
+    let threads = Arc::clone(&server.threads);
     let (read, write) = rmcp::transport::stdio_pipes();
     let running = server
         .serve(stdio::LineTransport::new(read, write))
         .await
         .map_err(std::io::Error::other)?;
-    running.waiting().await.map_err(std::io::Error::other)?;
-    Ok(())
+    let served = running.waiting().await.map_err(std::io::Error::other);
+    calls_stopped(threads).await;
+    served.map(|_| ())
+}
+
+/// Returns once no call runs: the server is ending, and a call its client left (cancelled)
+/// may still be stopping.
+async fn calls_stopped(threads: Arc<call_threads::CallThreads>) {
+    let _ = tokio::task::spawn_blocking(move || threads.wait_until_idle()).await;
 }
 
 /// The largest request body the HTTP transport accepts. Edits can carry whole files; this is
@@ -514,6 +540,7 @@ pub async fn serve_http(
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     let shutdown = config.cancellation_token.clone();
+    let threads = Arc::clone(&server.threads);
     let service = StreamableHttpService::new(
         move || Ok(server.for_new_session()),
         std::sync::Arc::new(sessions::CappedSessions::new(options.max_sessions)),
@@ -532,7 +559,9 @@ pub async fn serve_http(
         let _ = tokio::signal::ctrl_c().await;
         stop.cancel();
     });
-    connections::serve(listener, router, options.connections, shutdown).await
+    let served = connections::serve(listener, router, options.connections, shutdown).await;
+    calls_stopped(threads).await;
+    served
 }
 
 /// Passes a request that carries the bearer token (or any, without a token); answers 401
