@@ -40,6 +40,7 @@ KIND, done on the syntax trees without a language server (\"syntactic\"):
   organize_imports, remove_unused_imports   TS/JS and Python
   add_import                         TS/JS and Python; --range starting on the name, or
                                      --symbol; --module when several modules export it
+  rename_symbol                      a verb of its own: filekit rename-symbol FILE OLD NEW
 With --trust-workspace and typescript-language-server on PATH (`npm install -g typescript
 typescript-language-server`; a language server runs the workspace's code) the server does
 the kinds it offers (\"semantic\"). --range is

@@ -374,3 +374,44 @@ fn the_layout_names_every_crate_and_the_dialects_crate_every_table() {
         );
     }
 }
+
+/// Every refactor kind the code has (the `refactor` argument's values of `file_edit`) is
+/// named in the README's refactors section and in `filekit refactor --help`.
+#[test]
+fn the_readme_and_the_refactor_help_name_every_refactor_kind() {
+    let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["tools", "--json", "--dialect", "filekit"])
+        .output()
+        .unwrap();
+    let tools: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let file_edit = tools
+        .iter()
+        .find(|t| t["name"] == "file_edit")
+        .expect("the filekit table has file_edit");
+    let kinds: Vec<&str> = file_edit["input_schema"]["properties"]["refactor"]["enum"]
+        .as_array()
+        .expect("file_edit's refactor argument lists its kinds")
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert!(kinds.len() >= 13, "{kinds:?}");
+    let readme = std::fs::read_to_string(filekit_testkit::repo().join("README.md")).unwrap();
+    let start = readme.find("\n## Refactors").expect("a section Refactors");
+    let section = &readme[start..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |e| e + 1)];
+    let help = Command::new(env!("CARGO_BIN_EXE_filekit"))
+        .args(["refactor", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for kind in kinds {
+        assert!(
+            section.contains(&format!("`{kind}`")),
+            "README's Refactors section does not name {kind}"
+        );
+        assert!(
+            help.contains(kind),
+            "filekit refactor --help does not name {kind}"
+        );
+    }
+}
