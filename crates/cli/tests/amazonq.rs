@@ -543,7 +543,7 @@ fn fs_write_pattern_replace_the_documents_example() {
     sb.write("dist/d.js", "const d = 0;\n");
     sb.write("README.md", "const in prose\n");
     let dir = sb.root().display().to_string();
-    // Exactly the call of document 000, first as a dry run.
+    // Exactly the call of Amazon Q's documented example, first as a dry run.
     let mut args = json!({
         "command": "pattern_replace",
         "directory": dir,

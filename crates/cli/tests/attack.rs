@@ -1,4 +1,4 @@
-//! The sandbox attack suite (issue 9): every tool of every table, through `filekit call`,
+//! The sandbox attack suite: every tool of every table, through `filekit call`,
 //! given paths and patterns that try to leave the workspace. Each attempt must be refused
 //! with an error that says what was wrong, and must leave the files outside the root unread
 //! and unchanged.

@@ -1,4 +1,4 @@
-//! The attacks of issue 23 on sizes, time and special files, through `filekit call` the way
+//! Attacks on sizes, time and special files, through `filekit call` the way
 //! an agent sends them: a sparse 100 GB file (it costs no disk), writes at and over the bound
 //! of a file's size, a request over the bound of a request, a search text of thousands of
 //! lines, files swapped for FIFOs while a search or a replace walks. Each run is killed if it

@@ -1,4 +1,4 @@
-//! The curated table's search tools (`grep_files`, `find_files`, `list_dir`, issue 24 item 8)
+//! The curated table's search tools (`grep_files`, `find_files`, `list_dir`)
 //! through `filekit call`, the way an agent that only has the default table finds its way:
 //! search, then read and edit with the paths and line numbers the search gave.
 

@@ -1,5 +1,5 @@
 //! The desktop-commander dialect (`edit_block`, `batch_edit_blocks`, `write_from_line`)
-//! through `filekit call`, with the ADR-002 argument and result shapes.
+//! through `filekit call`, with the batch tools' argument and result shapes.
 
 use crate::common;
 use common::*;

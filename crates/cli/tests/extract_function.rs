@@ -1,4 +1,4 @@
-//! extract_function and extract_method without a language server (issue 28), through the real
+//! extract_function and extract_method without a language server, through the real
 //! binary: `file_edit`'s refactor mode (`filekit call`) and the `refactor` verb compute them on
 //! the syntax trees (`precision: "syntactic"`) and write through the one pipeline; a refused
 //! extraction names what forbids it and changes nothing.

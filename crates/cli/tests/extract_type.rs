@@ -1,4 +1,4 @@
-//! extract_type without a language server (issue 28), through the real binary: `filekit call`
+//! extract_type without a language server, through the real binary: `filekit call`
 //! (file_edit's refactor mode, `typeKind`) and the `refactor` verb; refusals name what
 //! forbids them and change nothing.
 

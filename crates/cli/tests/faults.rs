@@ -1,4 +1,4 @@
-//! Permission faults in a batch (issue 9), through `filekit call` as a user that file modes
+//! Permission faults in a batch, through `filekit call` as a user that file modes
 //! apply to (`call_unprivileged`): a directory that became read-only and a file that became
 //! unreadable since the agent looked. Each affected file is reported with what to do, nothing
 //! is half-written, and the other files of the (non-atomic) batch are written.

@@ -29,15 +29,15 @@ const UNDO_EX: &str = "undo description, Example: {\"last\": 2}; \"Without `entr
 const REDO_EX: &str = "redo description, Example: {\"dry_run\": true}; \"Redo what an undo reverted\"; README §History and undo";
 const LOCK_EX: &str = "lock description, Example: {\"paths\": [\"src/schema.sql\"], \"ttl_seconds\": 120}; \"Other holders' writes get LOCKED with your name and the expiry\"; ttl at most 86400";
 const UNLOCK_EX: &str = "unlock description, Example: {\"paths\": [\"src/schema.sql\"]}; \"Only the holder releases a lease (force breaks another's). Releasing a path that has no live lease is not an error.\"";
-const STRICT: &str = "issue 24 item 1 over the tools' input schemas: an argument the tool does not have is refused, naming what it takes, and nothing is done";
+const STRICT: &str = "strict arguments, over the tools' input schemas: an argument the tool does not have is refused, naming what it takes, and nothing is done";
 
 const PATCH_EX: &str = "apply_patch description, Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    debug = True\\n+    debug = False\\n*** End Patch\"}; the reply is Codex's applier's (Success. Updated the following files: / M path)";
 const PATCH_FORMATS: &str = "apply_patch description: \"in any of these formats (detected; `format` forces one)\": Codex's envelope, a unified diff as git diff or diff -u write it, SEARCH/REPLACE blocks (aider's, Cline's, Roo Code's :start_line:)";
 const PATCH_PLACE: &str = "apply_patch description: \"exactly or allowing for white space, indentation, tabs, typographic quotes and blank lines (the file keeps its own context lines). Hunks of the envelope and SEARCH blocks go in file order: one whose lines are in several places goes to the first after the hunk before it (the reply names the others). SEARCH blocks apply one after another, each to the text the blocks before it left\"; \"In a diff, a hunk whose line number names none of its places is refused with them\"";
-const PATCH_MISC: &str = "apply_patch description: \"Adding a file that exists replaces it (the reply says so)\"; \"`dry_run` shows the diffs and writes nothing\"; issue 25 part 1, bad inputs (malformed envelope, unknown file, delete of a missing file, .git/)";
-const WORDS_LITERAL: &str = "issue 36, words that do not mislead: \"zero matches of a regex whose text occurs literally says so (and literal: true)\"";
-const WORDS_SHAPE: &str = "issue 36, words that do not mislead: \"misplaced arguments get the right shape as an example\" (read_files {\"path\": ...})";
-const WORDS_HISTORY: &str = "issue 36, words that do not mislead: \"history and undo say what the agent did (undid: ...), not the chain of entries\"";
+const PATCH_MISC: &str = "apply_patch description: \"Adding a file that exists replaces it (the reply says so)\"; \"`dry_run` shows the diffs and writes nothing\"; bad inputs (malformed envelope, unknown file, delete of a missing file, .git/)";
+const WORDS_LITERAL: &str = "words that do not mislead: \"zero matches of a regex whose text occurs literally says so (and literal: true)\"";
+const WORDS_SHAPE: &str = "words that do not mislead: \"misplaced arguments get the right shape as an example\" (read_files {\"path\": ...})";
+const WORDS_HISTORY: &str = "words that do not mislead: \"history and undo say what the agent did (undid: ...), not the chain of entries\"";
 const MAIN_PY: &str = "def main():\n    debug = True\n    run()\n";
 
 const APP_PY: &str = "import os\n\ndef get_handler():\n    pass\n\ndef post_handler():\n    pass\n";
@@ -157,7 +157,7 @@ fn cases() -> Vec<Case> {
             json!({"pattern": "handler", "output_mode": "files"}))
             .file("src/app.py", APP_PY).file("src/util.py", UTIL_PY)
             .shows(&["src/app.py"]).hides(&["src/util.py", "def get_handler"]),
-        case("grep_bad_regex_is_refused_before_searching", "grep_files description: \"The pattern is a Rust regex (`fn \\\\w+\\\\(`, `TODO|FIXME`); `literal` takes it as plain text\"; a bad regex is refused as replace_in_files refuses one (issue 24)", "grep_files",
+        case("grep_bad_regex_is_refused_before_searching", "grep_files description: \"The pattern is a Rust regex (`fn \\\\w+\\\\(`, `TODO|FIXME`); `literal` takes it as plain text\"; a bad regex is refused as replace_in_files refuses one", "grep_files",
             json!({"pattern": "def (", "path": "src"}))
             .file("src/app.py", APP_PY).rejected()
             .shows(&["`pattern` \"def (\" is not a valid regex at line 1, column 5", "unclosed group", "`literal: true`"])

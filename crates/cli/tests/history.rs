@@ -209,7 +209,7 @@ fn file_tools_of_the_file_dialect_delete_rename_and_copy_undoably() {
 }
 
 #[test]
-fn semantic_file_tools_follow_seed_004() {
+fn semantic_file_tools_follow_their_design() {
     let sb = Sandbox::new();
     let run = sb.call(
         "file_create",

@@ -1,4 +1,4 @@
-//! `serve --http` against connections that never finish (issue 35, item 8): hundreds of
+//! `serve --http` against connections that never finish: hundreds of
 //! connections that send part of their headers and stop are closed by the server, and the
 //! authenticated client is served while they are open, also when they have taken every
 //! descriptor the process may open. The timeouts are set small here (a second or two); the

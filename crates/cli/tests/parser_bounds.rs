@@ -1,4 +1,4 @@
-//! Bounded parsers (issue 23 items 5 and 10), through the real `filekit` binary: files nested
+//! Bounded parsers, through the real `filekit` binary: files nested
 //! past the bound are TOO_LARGE with the facts of the bound and files just under it work, in
 //! every language and format; the Python and YAML scanners never see an indentation that
 //! would make tree-sitter abort; YAML aliases and XML entities expand within a budget, in

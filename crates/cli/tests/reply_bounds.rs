@@ -1,4 +1,4 @@
-//! A total bound on each reply (issue 35's degraded findings): a read of many files, a tree, a
+//! A total bound on each reply (a reply's size was bounded only per item before): a read of many files, a tree, a
 //! search and a tree-wide dry run each stop where one reply is full and say where to go on,
 //! and a server that is sent them keeps answering. Hermetic and quick: the bound is made
 //! small (`--max-reply-bytes`) and the trees a few thousand files; the attacks at their real

@@ -1,4 +1,4 @@
-//! The refactors of issue 28 without a language server, through the real binary: in a
+//! The refactors that need no language server, through the real binary: in a
 //! workspace that is not trusted no server starts, and `file_edit`'s refactor mode computes
 //! extract_variable, extract_constant (TS/JS and Python), inline_variable and
 //! convert_to_arrow on the syntax trees (`precision: "syntactic"`), through the one write

@@ -1,4 +1,4 @@
-//! File names that talk to the terminal (issue 35, item 9): a name holding ESC and OSC
+//! File names that talk to the terminal: a name holding ESC and OSC
 //! sequences (the window title, OSC 52 that writes the clipboard) or a newline is quoted or
 //! escaped in every human-facing output of the CLI (`ls`, `glob`, `grep`, `history`, error
 //! messages, diffs), as GNU ls quotes it; no control character reaches the output and a

@@ -346,7 +346,7 @@ fn a_closed_pipe_ends_a_verb_quietly() {
 
 /// Every verb that prints, with its standard output a pipe nobody reads any more (closed
 /// before the verb writes a byte): it ends quietly, killed by SIGPIPE or exiting as usual,
-/// never with a panic and exit code 101 (issue 27: "no panic on a closed pipe in any verb").
+/// never with a panic and exit code 101.
 #[test]
 fn every_verb_ends_quietly_when_its_output_pipe_is_closed() {
     use std::io::Read;

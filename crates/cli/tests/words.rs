@@ -1,4 +1,4 @@
-//! Errors in the words of the tool that was called (issue 24, item 2): the engine reports
+//! Errors in the words of the tool that was called: the engine reports
 //! what went wrong as facts (`details.fact`: match count, empty search text, text not found),
 //! and each dialect, and the CLI's `filekit edit`, says it with its own argument names and
 //! numbers its edits from 1. Every case runs through `filekit call` (or the verb) and checks

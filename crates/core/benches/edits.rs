@@ -1,4 +1,4 @@
-//! Engine-only timings of the cases of issue 2: many sequential edit blocks on one large file,
+//! Engine-only timings of the heavy edit cases: many sequential edit blocks on one large file,
 //! and reads. `benches/compare.py` times the same cases end to end, beside the naive way.
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -1,4 +1,4 @@
-//! Faults during a batch (issue 9): files deleted, changed or replaced by a directory by
+//! Faults during a batch: files deleted, changed or replaced by a directory by
 //! another process between the read and the write, and a full disk. In every case the
 //! affected file is reported, no file is left half-written (no temporary file either), and
 //! the other files of a non-atomic batch are still written.

@@ -1,4 +1,4 @@
-//! The `amazonq` dialect (seed 000): `fs_read` and `fs_write` with the batch additions of
+//! The `amazonq` dialect (Amazon Q Developer CLI's tools): `fs_read` and `fs_write` with the batch additions of
 //! the batch_file_operations proposal.
 //!
 //! Departures from the document, all settled by DESIGN.md section 3: line numbers are 1-based

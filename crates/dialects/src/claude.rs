@@ -1,4 +1,4 @@
-//! The `claude` dialect (seed 002): `Read`, `Write`, `Edit`, `MultiEdit`, with the argument
+//! The `claude` dialect (Claude Code's tools): `Read`, `Write`, `Edit`, `MultiEdit`, with the argument
 //! shapes of the familiar coding-agent tools and its `ToolResult` reply
 //! `{success, content, shortResult?, error?, images?, filePath?}` (plus `contentHash` and,
 //! on failure, `errorCode`/`details`). The read-only LS, Glob and Grep are in `claude_search`.

@@ -1,4 +1,4 @@
-//! The `claude` dialect's read-only search tools (seed 002): `LS`, `Glob` and `Grep`, with
+//! The `claude` dialect's read-only search tools (Claude Code's tools): `LS`, `Glob` and `Grep`, with
 //! the familiar argument shapes and the `ToolResult` reply. Paths in replies are absolute, as
 //! the familiar tools give them; every reply says whether it was cut and how to see the rest.
 

@@ -1,4 +1,4 @@
-//! The `desktop-commander` dialect (seed 003, ADR-002): `edit_block`, `batch_edit_blocks`
+//! The `desktop-commander` dialect (Desktop Commander's editing tools): `edit_block`, `batch_edit_blocks`
 //! and `write_from_line`, with Desktop Commander's argument names (camelCase in the ADR's
 //! tools, snake_case in edit_block) and the ADR's result shapes.
 
@@ -514,7 +514,7 @@ fn batch_edit_blocks(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if let Some(err) = f.error() {
         pairs.extend(shape::error_fields(err, Case::Camel));
     }
-    // No Desktop Commander wording exists for this tool (ADR-002 defines its result as this
+    // No Desktop Commander wording exists for this tool (filekit's design defines its result as this
     // object): the model reads the reply itself.
     let value = object(pairs);
     let text = shape::serialized(&value);
@@ -621,7 +621,7 @@ fn write_from_line(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ("contentHash", shape::current_hash(f).map(|h| json!(h))),
         ("dryRun", dry_run.then(|| json!(true))),
     ]);
-    // ADR-002 defines this tool's result as this object: the model reads it as it is.
+    // filekit's design defines this tool's result as this object: the model reads it as it is.
     let text = shape::serialized(&value);
     Ok(ToolReply::new(value, false, text))
 }

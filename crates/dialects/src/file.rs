@@ -1,4 +1,4 @@
-//! The `file` dialect (seed 001): `file:read_file`, `file:edit_file`, `file:create_file`,
+//! The `file` dialect (the `file:` tools): `file:read_file`, `file:edit_file`, `file:create_file`,
 //! `file:list_files`.
 //!
 //! The document gives argument shapes but no reply shapes; replies here follow the amazonq

@@ -1,6 +1,6 @@
-//! File operations as tools: delete, rename/move and copy of the `file` dialect (seed 001:
+//! File operations as tools: delete, rename/move and copy of the `file` dialect (the `file:` tools:
 //! `file:delete_file`, `file:rename_file`, `file:copy_file`) and of the `semantic` dialect
-//! (seed 004: `file_create`, `file_delete`, `file_move`, `file_rename`, `file_duplicate`).
+//! (the semantic table's `file_create`, `file_delete`, `file_move`, `file_rename`, `file_duplicate`).
 //!
 //! All of them run through the engine's file operations ([`filekit_core::fsops`]) or, for
 //! creating files, the edit pipeline, so paths are sandboxed, writes atomic, and every change
@@ -136,7 +136,7 @@ fn run(ws: &Call, ops: Vec<FileOp>, dry_run: bool) -> FsReport {
 }
 
 /// How each tool words an existing destination and a directory that is not empty (see
-/// [`shape::OpWords`]): the tools of seed 001 have no argument to replace a file or to delete
+/// [`shape::OpWords`]): the `file:` tools have no argument to replace a file or to delete
 /// a directory with its contents, so their hints say what the agent can do instead.
 const DELETE_FILE_WORDS: shape::OpWords = shape::OpWords {
     exists: "choose another path",
@@ -200,7 +200,7 @@ fn file_reply(
 }
 
 // ---------------------------------------------------------------------------------------------
-// file:delete_file, file:rename_file, file:copy_file (seed 001)
+// file:delete_file, file:rename_file, file:copy_file (the `file:` tools)
 
 const DELETE_FILE_DESCRIPTION: &str = "\
 Delete a file (or an empty directory). The deletion is recorded in the edit history and can be \
@@ -434,7 +434,7 @@ fn renames(main: bool, mapping: &BTreeMap<String, String>, what: &'static str) -
     }
 }
 
-/// `exportsRenamed` of seed 004 (every occurrence renamed, per file), `symbolsRenamed`
+/// `exportsRenamed` of the semantic table's design (every occurrence renamed, per file), `symbolsRenamed`
 /// (per symbol, with its occurrences) and the count of occurrences.
 fn symbols_renamed(applied: &filekit_refactor::ops::Applied) -> (Value, Value, usize) {
     let total = applied.renamed.iter().map(|r| r.2).sum();
@@ -469,7 +469,7 @@ fn changes_per_file(files: &[filekit_refactor::import_rewrites::FileChanges]) ->
         .collect()
 }
 
-/// `importsUpdated` of seed 004: one entry per file whose specifiers change, and the count
+/// `importsUpdated` of the semantic table's design: one entry per file whose specifiers change, and the count
 /// of specifiers.
 fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Value, usize) {
     let total = applied.files.iter().map(|f| f.changes.len()).sum();
@@ -603,7 +603,7 @@ fn named(paths: &[String]) -> String {
     out
 }
 
-/// `path` relative to the first root that holds it, for replies in seed 004's style.
+/// `path` relative to the first root that holds it, for replies in the semantic table's design's style.
 pub(crate) fn relative(ws: &Call, path: &str) -> String {
     ws.roots()
         .iter()

@@ -1,4 +1,4 @@
-//! The refactor mode of `file_edit` (seed 004 section 4.2), as the table's tool speaks it:
+//! The refactor mode of `file_edit` (the semantic table's design), as the table's tool speaks it:
 //! `rename_symbol`, `organize_imports`, `remove_unused_imports`, and the code actions of the
 //! refactor table. The arguments are checked here, in the tool's words (`newName`,
 //! `selectionRange`, "does not apply to"); the refactor layer

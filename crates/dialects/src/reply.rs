@@ -115,7 +115,7 @@ impl ToolReply {
 }
 
 /// A reply type's keys in a table's spelling. Reply types name their fields in snake_case
-/// (the curated table's convention); a table whose design spells them in camelCase (seed 004's
+/// (the curated table's convention); a table whose design spells them in camelCase (the semantic table's design's
 /// `semantic` table) serves the same type with every field name converted, in its replies
 /// ([`camel_keys`]) and in its schemas ([`camel_schema`]), so that the two tables cannot
 /// drift apart. An error's `details` are the engine's facts and keep their own names.

@@ -185,7 +185,7 @@ fn locate(parsed: &Parsed, target: &str) -> Result<Vec<Found>, FkError> {
     })
 }
 
-/// [`locate`], with where a JSON object member's key starts: seed 004's JSON path read gives
+/// [`locate`], with where a JSON object member's key starts: the semantic table's design's JSON path read gives
 /// the range of `"scripts": {...}` from its key (line 8, column 2), the content its value.
 fn locate_keyed(parsed: &Parsed, target: &str) -> Result<Vec<(Found, Option<usize>)>, FkError> {
     Ok(match parsed {
@@ -561,7 +561,7 @@ fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
             }
             _ => (f.range.clone(), text[f.range.clone()].to_string()),
         };
-        // A JSON object member's range starts at its key (seed 004's example), its content
+        // A JSON object member's range starts at its key (the semantic table's design's example), its content
         // is the value.
         let shown = match key_starts.get(&f.range.start) {
             Some(Some(key)) if range == f.range => *key..range.end,

@@ -1,5 +1,5 @@
 //! The replies of `file_read` and `file_edit`, which two tables serve: the curated table in its
-//! convention (snake_case, positions as `{line, column}`), the `semantic` table in seed 004's
+//! convention (snake_case, positions as `{line, column}`), the `semantic` table in the semantic table's design's
 //! (camelCase, an edit's positions as `[line, column]`). Each reply is one type for both; a
 //! [`Spelling`] says how a table writes it, in its replies and in its schemas alike.
 
@@ -14,10 +14,10 @@ use serde_json::Value;
 pub(crate) trait Spelling {
     /// Where an edit is, as the table writes a position.
     type Place: Place;
-    /// Field names in camelCase (seed 004's `semantic` table); snake_case otherwise.
+    /// Field names in camelCase (the semantic table's design's `semantic` table); snake_case otherwise.
     const CAMEL: bool;
     /// An edit's reply lists every change with its range even though its diff says the same
-    /// (seed 004's design); otherwise only with `preview`, which asks for the texts.
+    /// (the semantic table's design's design); otherwise only with `preview`, which asks for the texts.
     const LISTS_CHANGES: bool;
 
     /// A reply value in the table's spelling.

@@ -1,4 +1,4 @@
-//! The file templates of seed 004's `file_create` (section 4.3), the user's own templates
+//! The file templates of the semantic table's `file_create`, the user's own templates
 //! (`.filekit/templates/<name>` or `<name>.<ext>` in the first root), and whole-word renames
 //! for `file_duplicate`.
 //!
@@ -11,7 +11,7 @@ use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::{ErrorCode, FkError};
 use std::collections::BTreeMap;
 
-/// The built-in templates, by the names seed 004 gives them.
+/// The built-in templates, by the names the semantic table's design gives them.
 const BUILT_IN: &[(&str, &str)] = &[
     ("empty", ""),
     ("typescript-module", "/**\n * {{name}}\n */\n\nexport {};\n"),

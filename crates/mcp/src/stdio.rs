@@ -1,4 +1,4 @@
-//! The stdio transport: one JSON-RPC message per line in, one per line out (issue 24 item 6).
+//! The stdio transport: one JSON-RPC message per line in, one per line out.
 //!
 //! rmcp's line transport leaves a client waiting at its edges: a line that is not JSON gets no
 //! answer, a line over 16 MiB is dropped without a word, a `tools/call` whose `arguments` is not

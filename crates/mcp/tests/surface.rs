@@ -95,7 +95,7 @@ fn keys(node: &Value, at: &str, out: &mut Vec<String>) {
 }
 
 /// The curated tools whose argument names are not snake_case yet (the semantic tools, whose
-/// arguments are seed 004's, shared with the `semantic` table; their replies are in the
+/// arguments are the semantic table's design's, shared with the `semantic` table; their replies are in the
 /// curated spelling). The test fails when one conforms: then its line goes.
 const OFF_CONVENTION_ARGUMENTS: &[&str] = &["file_read", "file_edit"];
 

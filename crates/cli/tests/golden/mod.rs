@@ -7,7 +7,7 @@
 //! a row is checked against the text content only, what a client hands the model (with the
 //! strings of that text when it is JSON), never against structuredContent, which many
 //! clients do not show; unless the table says its structured reply is part of what it
-//! defines ([`Structured::Also`]: the claude table, whose reply fields are seed 002's).
+//! defines ([`Structured::Also`]: the claude table, whose reply fields are Claude Code's).
 
 #![allow(dead_code)] // each table uses the part it needs
 

@@ -1,4 +1,4 @@
-//! convert_to_async without a language server (issue 28), through the real binary: a
+//! convert_to_async without a language server, through the real binary: a
 //! JavaScript program prints the same under node before and after its promise chains become
 //! `async` functions (a type check does not see an order of effects or a lost rejection), by
 //! `filekit call` and by the `refactor` verb; refusals name the shape and change nothing.

@@ -1,4 +1,4 @@
-//! No program the workspace chose is started (issue 23 item 4), through the real binary.
+//! No program the workspace chose is started, through the real binary.
 //!
 //! A language server runs the workspace's code, so filekit starts none unless the person
 //! running it said `--trust-workspace`; and even then never one inside the roots, found through

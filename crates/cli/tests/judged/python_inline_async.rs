@@ -1,4 +1,4 @@
-//! Python's inline_variable and convert_to_async without a language server (issue 28),
+//! Python's inline_variable and convert_to_async without a language server,
 //! through `filekit call` (file_edit's refactor mode) and the `refactor` verb: the result is
 //! run by Python before and after, and the bad inputs change nothing.
 

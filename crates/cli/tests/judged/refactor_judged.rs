@@ -1,4 +1,4 @@
-//! The refactors of issue 28, judged by the compiler on real code (benches/refactor_judged.py
+//! The refactors that need no language server, judged by the compiler on real code (benches/refactor_judged.py
 //! with `--sample`): a deterministic sample of selections per kind in rxjs's sources (tsc) and
 //! urllib3's modules (compileall, pyflakes, import), each applied through `filekit call` on
 //! the pristine corpus. No result may break the code base, and every kind must apply somewhere:

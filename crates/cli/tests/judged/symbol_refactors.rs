@@ -1,4 +1,4 @@
-//! The refactor mode of `file_edit` (seed 004 section 4.2) and the `rename-symbol` and
+//! The refactor mode of `file_edit` (the semantic table's design) and the `rename-symbol` and
 //! `refactor` verbs, through the real binary: with typescript-language-server on PATH (from
 //! `scripts/setup-test-deps`, precision "semantic") and without it (precision "syntactic").
 //! The TypeScript compiler of the same npm install judges every result: `tsc --noEmit` must

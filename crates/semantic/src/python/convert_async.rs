@@ -1,4 +1,4 @@
-//! `convert_to_async` for Python without a language server (issue 28). Python has no `.then`
+//! `convert_to_async` for Python without a language server. Python has no `.then`
 //! chains; its legacy asynchronous code is the generator-based coroutine, a `def` decorated
 //! `@asyncio.coroutine` or `@types.coroutine` that waits with `yield from`. It becomes an
 //! `async def` that waits with `await` (its operand parenthesized where `await` binds tighter),

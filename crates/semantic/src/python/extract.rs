@@ -1,4 +1,4 @@
-//! `extract_variable` and `extract_constant` for Python without a language server (issue 28):
+//! `extract_variable` and `extract_constant` for Python without a language server:
 //! a selected expression becomes `name = <expr>` on the line before the statement that
 //! contains it (`extract_variable`; the name becomes local to the enclosing function, so it
 //! must be unused in all of it), or a module-level `NAME = <expr>` (`extract_constant`, when

@@ -1,4 +1,4 @@
-//! `extract_function` and `extract_method` for Python without a language server (issue 28):
+//! `extract_function` and `extract_method` for Python without a language server:
 //! the selected statements (whole statements of one block) or one expression become a `def`:
 //! at module level after the module-level statement that holds the selection (before it when
 //! the selection is module-level code, which runs as the module loads), or a method of the

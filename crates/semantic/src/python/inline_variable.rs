@@ -1,4 +1,4 @@
-//! `inline_variable` for Python without a language server (issue 28): a name assigned once
+//! `inline_variable` for Python without a language server: a name assigned once
 //! (`name = expr` in a function, or a private module-level name, which the caller checks no
 //! other module imports: `Inlined::module_level`) is replaced at every use by
 //! its initializer, parenthesized where precedence needs it, and its assignment removed (the

@@ -1,4 +1,4 @@
-//! `convert_to_arrow` for TS/TSX/JS without a language server (issue 28): a function
+//! `convert_to_arrow` for TS/TSX/JS without a language server: a function
 //! expression becomes an arrow function, a function declaration `const f = (...) => {...};`.
 //!
 //! Refused, naming what forbids it and where: `this`, `arguments`, `new.target` or `super` in

@@ -1,4 +1,4 @@
-//! `convert_to_async` for TS/TSX/JS without a language server (issue 28): a function whose
+//! `convert_to_async` for TS/TSX/JS without a language server: a function whose
 //! body returns a promise chain becomes `async`, the chain's callbacks inlined in order with
 //! `await`, and its `.catch`/`.finally` a `try`/`catch`/`finally`, as TypeScript's
 //! convertToAsyncFunction does for the shapes it can do without types:

@@ -1,4 +1,4 @@
-//! `extract_function` and `extract_method` for TS/TSX/JS without a language server (issue 28):
+//! `extract_function` and `extract_method` for TS/TSX/JS without a language server:
 //! the selected statements (whole statements of one block) or one expression become a
 //! function: a module-level function declared after the module-level statement that holds the
 //! selection (`extract_function`; a function declaration is hoisted, so it exists wherever the

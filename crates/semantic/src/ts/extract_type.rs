@@ -1,4 +1,4 @@
-//! `extract_type` for TS/TSX without a language server (issue 28): a selected type becomes a
+//! `extract_type` for TS/TSX without a language server: a selected type becomes a
 //! `type` alias (or, asked for an object type, an `interface`) declared before the statement
 //! that uses it, exported when that statement is, and the selection is replaced by its name.
 //!

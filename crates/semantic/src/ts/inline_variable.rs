@@ -1,4 +1,4 @@
-//! `inline_variable` for TS/TSX/JS without a language server (issue 28): a `const` (or a `let`
+//! `inline_variable` for TS/TSX/JS without a language server: a `const` (or a `let`
 //! never reassigned) is replaced at every use by its initializer, parenthesized where
 //! precedence needs it, and its declaration removed.
 //!
