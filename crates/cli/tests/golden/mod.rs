@@ -641,6 +641,9 @@ fn check(
     let root = root_of(sb);
     let mut wrong = Vec::new();
     let at = format!("{} [{channel}] ({})", c.name, c.source);
+    // What must not be said is looked for with the sandbox's root written `$ROOT`: the root
+    // is a random temporary name, which may hold the text by chance (`/tmp/.tmpgu5one`).
+    let masked = a.said.replace(&root, "$ROOT");
     if a.outcome != c.outcome {
         wrong.push(format!(
             "{at}: outcome {:?}, expected {:?}\n{}",
@@ -664,8 +667,7 @@ fn check(
             }
         }
         for n in &c.unread {
-            let n = n.replace("$ROOT", &root);
-            if a.said.contains(&n) {
+            if masked.contains(n) {
                 wrong.push(format!(
                     "{at}: {n:?} should not be in the text the model reads:\n{}",
                     a.said
@@ -674,8 +676,7 @@ fn check(
         }
     }
     for n in &c.hides {
-        let n = n.replace("$ROOT", &root);
-        if a.said.contains(&n) {
+        if masked.contains(n) {
             wrong.push(format!(
                 "{at}: {n:?} should not be in the reply:\n{}",
                 a.said
