@@ -117,13 +117,19 @@ MCP_FILESYSTEM = {
     "get_file_info": [lambda p: {"path": p}],
 }
 PATH_ARGS.update(MCP_FILESYSTEM)
+PATH_ARGS["start_search"] = [
+    lambda p: {"path": p, "pattern": "SECRET", "searchType": "content"},
+    lambda p: {"path": p, "pattern": "*", "searchType": "files"},
+]
 # The server's words for a refusal out of the roots, which the table keeps: "Access denied -
 # path outside allowed directories", "... symlink target outside allowed directories".
 SERVER_WORDS = {"outside the workspace": ("outside allowed directories",),
                 "symbolic link": ("symlink target outside", "outside allowed directories")}
 
 # Tools whose arguments carry no path at all (history entries by number, the list of roots).
-NO_PATH_ARGS = {"undo", "redo", "list_allowed_directories"}
+NO_PATH_ARGS = {"undo", "redo", "list_allowed_directories",
+                # Desktop Commander's search sessions, named by id (start_search takes the path).
+                "get_more_search_results", "stop_search", "list_searches"}
 
 # Glob arguments, which must not walk above their directory.
 GLOB_ARGS = {

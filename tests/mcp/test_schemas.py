@@ -58,9 +58,13 @@ async def test_every_schema_compiles_under_ajv_strict_and_every_reply_fits(table
             f"add sample calls of {sorted(set(by_name) - sampled)} to tests/mcp/schema_samples.py")
         instances = []
         worked = set()
+        session_id = None  # "$SESSION" in a sample: the session the last search started
         for i, (name, args) in enumerate(SAMPLES[table]):
+            args = {k: session_id if v == "$SESSION" else v for k, v in args.items()}
             result = await session.call_tool(name, args)
             assert result.structuredContent is not None, name
+            if isinstance(result.structuredContent, dict) and result.structuredContent.get("sessionId"):
+                session_id = result.structuredContent["sessionId"]
             if not result.isError:
                 worked.add(name)
             instances.append({"label": f"{name} sample {i} {json.dumps(args)[:120]}",
