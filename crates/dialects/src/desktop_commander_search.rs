@@ -710,7 +710,9 @@ fn stop_search(_ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 // list_searches
 
 const LIST_SEARCHES_DESCRIPTION: &str = "\
-List the search sessions this server keeps: id, type, pattern, status and result count.";
+List the search sessions this server keeps: id, type, pattern, status and result count.
+
+Example: {}";
 
 #[derive(Deserialize)]
 struct ListSearchesArgs {}
