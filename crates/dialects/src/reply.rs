@@ -56,6 +56,44 @@ impl Failure {
     }
 }
 
+/// [`Failure`] as the drop-in tables whose real tools spell their keys in camelCase write it
+/// (`errorCode`): claude, desktop-commander, mcp-filesystem.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CamelFailure {
+    success: bool,
+    /// What went wrong and, after it, what to do.
+    error: String,
+    /// The stable code: NOT_FOUND, STALE, INVALID_ARGUMENT, ...
+    error_code: &'static str,
+    /// The facts of the failure (a near miss, the lines of an ambiguous match, the unknown
+    /// arguments, a limit), as the engine or the argument check states them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<Details>,
+    /// Something that did not fail the call (the history could not record it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<String>,
+}
+
+impl CamelFailure {
+    pub(crate) fn of(err: &FkError) -> CamelFailure {
+        let Failure {
+            success,
+            error,
+            error_code,
+            details,
+            warning,
+        } = Failure::of(err);
+        CamelFailure {
+            success,
+            error,
+            error_code,
+            details,
+            warning,
+        }
+    }
+}
+
 /// What went wrong with one part of a call (a file, an edit, a path): the same fields, with
 /// the same meaning, as a failed call's.
 #[derive(Serialize, JsonSchema)]
@@ -66,6 +104,28 @@ pub(crate) struct PartError {
     error_code: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<Details>,
+}
+
+/// [`PartError`] as the camelCase drop-in tables write it (`errorCode`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CamelPartError {
+    /// What went wrong and, after it, what to do.
+    error: String,
+    /// The stable code: NOT_FOUND, STALE, CONFLICT, ...
+    error_code: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<Details>,
+}
+
+impl CamelPartError {
+    pub(crate) fn of(err: &FkError) -> CamelPartError {
+        CamelPartError {
+            error: err.full_message(),
+            error_code: err.code.as_str(),
+            details: (!err.details.is_null()).then(|| Details((*err.details).clone())),
+        }
+    }
 }
 
 impl PartError {
@@ -91,6 +151,13 @@ impl JsonSchema for Details {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({"type": "object"})
+    }
+}
+
+impl Details {
+    /// Facts the engine states as a serializable value (a bound's facts, ...), as an object.
+    pub(crate) fn of<T: Serialize>(facts: &T) -> Details {
+        Details(to_value(facts))
     }
 }
 
