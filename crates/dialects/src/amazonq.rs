@@ -718,30 +718,28 @@ fn read_images(
     let mut images = Vec::new();
     let entries: Vec<Value> = results
         .iter()
-        .map(|r| {
-            match &r.result {
-                Ok(ReadContent::Image(i)) => {
-                    images.push((i.mime.clone(), i.data.clone()));
-                    reply::to_value(&ImageEntry {
-                        path: r.path.clone(),
-                        success: true,
-                        mime: i.mime.clone(),
-                        size: i.size,
-                        content_hash: i.content_hash.clone(),
-                        last_modified: i.last_modified.clone(),
-                        data: i.data.clone(),
-                    })
-                }
-                Ok(_) => {
-                    let err = FkError::new(
-                        filekit_core::ErrorCode::InvalidArgument,
-                        format!("{} is not an image (png, jpeg, gif or webp)", r.path),
-                    )
-                    .with_hint("read text files with mode Line");
-                    reply::to_value(&PathFailure::of(&r.path, &err))
-                }
-                Err(err) => reply::to_value(&PathFailure::of(&r.path, err)),
+        .map(|r| match &r.result {
+            Ok(ReadContent::Image(i)) => {
+                images.push((i.mime.clone(), i.data.clone()));
+                reply::to_value(&ImageEntry {
+                    path: r.path.clone(),
+                    success: true,
+                    mime: i.mime.clone(),
+                    size: i.size,
+                    content_hash: i.content_hash.clone(),
+                    last_modified: i.last_modified.clone(),
+                    data: i.data.clone(),
+                })
             }
+            Ok(_) => {
+                let err = FkError::new(
+                    filekit_core::ErrorCode::InvalidArgument,
+                    format!("{} is not an image (png, jpeg, gif or webp)", r.path),
+                )
+                .with_hint("read text files with mode Line");
+                reply::to_value(&PathFailure::of(&r.path, &err))
+            }
+            Err(err) => reply::to_value(&PathFailure::of(&r.path, err)),
         })
         .collect();
     let is_error = entries.iter().any(|e| e["success"] == false);

@@ -81,11 +81,11 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
 }
 
 /// Claude Code's `ToolResult`, as every tool of the table answers: `success`, the text the
-/// tool gives, a one-line summary, and the tool's own fields (`X`).
+/// tool gives, a one-line summary, and the tool's own fields.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ToolResult<X> {
-    /// True: the call did all it was asked.
+    /// True when the call did all it was asked.
     success: bool,
     /// The text the tool gives (file content, listing, search results or messages).
     content: String,
@@ -96,7 +96,12 @@ pub(crate) struct ToolResult<X> {
 }
 
 impl<X: Serialize> ToolResult<X> {
-    pub(crate) fn reply(content: String, short_result: String, fields: X, text: String) -> ToolReply {
+    pub(crate) fn reply(
+        content: String,
+        short_result: String,
+        fields: X,
+        text: String,
+    ) -> ToolReply {
         let value = ToolResult {
             success: true,
             content,

@@ -59,7 +59,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             reject,
             guide: "",
             reply: crate::ReplySchema::Typed(|form| {
-                reply::schema_failing::<WriteFromLineReply, WriteFromLineFailed>(form)
+                reply::schema_failing::<WriteFromLineReply, Failed>(form)
             }),
         },
     ]

@@ -31,8 +31,8 @@ use std::sync::LazyLock;
 use std::time::SystemTime;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec =
-        |name, description, schema: &LazyLock<Value>, read_only, destructive, run, reply| ToolSpec {
+    let spec = |name, description, schema: &LazyLock<Value>, read_only, destructive, run, reply| {
+        ToolSpec {
             name,
             dialect: "desktop-commander",
             description,
@@ -44,7 +44,8 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             reject,
             guide: "",
             reply: ReplySchema::Typed(reply),
-        };
+        }
+    };
     vec![
         spec(
             "read_file",
@@ -1154,7 +1155,9 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             Ok(ReadContent::Image(_)) => info.file_type = FileType::Image,
             Ok(ReadContent::Binary(_)) => info.file_type = FileType::Binary,
             // Text that does not decode in its encoding: the same.
-            Err(e) if e.code == filekit_core::ErrorCode::Encoding => info.file_type = FileType::Binary,
+            Err(e) if e.code == filekit_core::ErrorCode::Encoding => {
+                info.file_type = FileType::Binary
+            }
             Err(e) => return Ok(failed(&e)),
         }
     }

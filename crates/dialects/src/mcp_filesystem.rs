@@ -669,7 +669,10 @@ fn text_read_within(
             Err(Box::new(Said::new(err.full_message(), err)))
         }
         Err(err) if err.code == ErrorCode::Encoding => not_utf8(ws, path, opts),
-        Err(err) => Err(Box::new(Said::new(server_words(ws, &err, "open", path), err))),
+        Err(err) => Err(Box::new(Said::new(
+            server_words(ws, &err, "open", path),
+            err,
+        ))),
     }
 }
 
@@ -1463,12 +1466,7 @@ Example: {\"path\": \"src\"}";
 
 /// Every entry below `path` to `depth` levels (hidden and git-ignored ones too: the server
 /// shows everything), leaving out what `ignore` matches; or the reply of the failure.
-fn entries(
-    ws: &Call,
-    path: &str,
-    depth: usize,
-    ignore: Vec<String>,
-) -> Result<Listing, Box<Said>> {
+fn entries(ws: &Call, path: &str, depth: usize, ignore: Vec<String>) -> Result<Listing, Box<Said>> {
     let opts = ListOptions {
         path: Some(path.to_string()),
         depth,

@@ -12,11 +12,11 @@
 //! empty, enums as `enum` lists, a tagged enum's variants as one object. It accepts every
 //! reply the documented form accepts.
 //!
-//! Moving a table onto typed replies: give each tool a reply type (its fields snake_case or in
-//! the real tool's spelling, `Option` fields with `skip_serializing_if`), build the reply as a
-//! value of it ([`ToolReply::typed`]), list the tool with `reply: ReplySchema::Typed(
-//! reply::schema::<ThatType>)`, answer rejections with [`failure`], and drop its entry from
-//! `output_schemas.json`.
+//! A new tool: give it a reply type (its fields snake_case or in the real tool's spelling,
+//! `Option` fields with `skip_serializing_if`), build the reply as a value of it
+//! ([`ToolReply::typed`]), list the tool with `reply: ReplySchema::Typed(
+//! reply::schema::<ThatType>)`, and answer rejections with [`failure`] (or its table's
+//! failure: [`CamelFailure`] for the tables that spell it `errorCode`).
 
 use crate::ToolReply;
 use filekit_core::FkError;
@@ -279,10 +279,22 @@ pub(crate) fn schema_failing<T: JsonSchema, F: JsonSchema>(form: SchemaForm) -> 
         )),
         SchemaForm::Documented => {
             let mut own = inline_all(generate::<T>());
-            if let Value::Object(root) = &mut own {
-                root.remove("title");
+            let mut failure = inline_all(generate::<F>());
+            for schema in [&mut own, &mut failure] {
+                if let Value::Object(root) = schema {
+                    root.remove("title");
+                }
             }
-            merge(own, inline_all(generate::<F>()))
+            // A reply of variants (an enum) is one of them or a failure: the failure is one
+            // more variant.
+            if let Value::Object(root) = &mut own {
+                for key in ["oneOf", "anyOf"] {
+                    if let Some(Value::Array(variants)) = root.get_mut(key) {
+                        variants.push(failure.clone());
+                    }
+                }
+            }
+            merge(own, failure)
         }
     }
 }
@@ -692,9 +704,16 @@ mod tests {
             assert!(s["properties"].get(k).is_some(), "{k}: {s}");
         }
         assert!(s.get("oneOf").is_none(), "{s}");
-        // Documented, the variants stay apart.
+        // Documented, the variants stay apart, and a failure is one more: a failed call's
+        // reply has no variant's tag.
         let d = schema::<Tagged>(SchemaForm::Documented);
-        assert_eq!(d["oneOf"].as_array().map(Vec::len), Some(2), "{d}");
+        let variants = d["oneOf"].as_array().unwrap();
+        assert_eq!(variants.len(), 3, "{d}");
+        assert_eq!(
+            variants[2]["required"],
+            json!(["success", "error", "error_code"]),
+            "{d}"
+        );
     }
 
     #[derive(Serialize, JsonSchema)]
