@@ -90,11 +90,11 @@ enum FsReadReply {
 #[serde(untagged)]
 #[allow(dead_code)]
 enum ReadEntry {
-    Lines(LineEntry),
-    Image(ImageEntry),
-    Directory(DirectoryEntry),
-    Search(SearchEntry),
-    Failed(PathFailure),
+    Lines(Box<LineEntry>),
+    Image(Box<ImageEntry>),
+    Directory(Box<DirectoryEntry>),
+    Search(Box<SearchEntry>),
+    Failed(Box<PathFailure>),
 }
 
 /// One operation of several: its entry, or the entries of an operation of several files.
@@ -199,13 +199,13 @@ struct SearchMatch {
 #[serde(untagged)]
 #[allow(dead_code)]
 enum FsWriteReply {
-    File(WriteEntry),
+    File(Box<WriteEntry>),
     Files {
         /// One entry per file, in order.
         results: Vec<WriteEntry>,
     },
-    Tree(TreeReplaceReply),
-    TreeFailed(CommandFailure),
+    Tree(Box<TreeReplaceReply>),
+    TreeFailed(Box<CommandFailure>),
     Rejected(Failure),
 }
 

@@ -258,7 +258,7 @@ struct MoveFields {
 /// The paths of file_rename.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct RenameFields2 {
+struct RenamePaths {
     old_path: String,
     new_path: String,
 }
@@ -269,7 +269,7 @@ struct RenameFields2 {
 struct FileCreateReply {
     success: bool,
     path: String,
-    /// False for a dry run... or when nothing was written.
+    /// True when the file was written.
     created: bool,
     /// The template the content came from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1335,7 +1335,7 @@ fn file_rename(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     shape::word_fs_report(&mut report, &FILE_RENAME_WORDS);
     let r = &report.ops[0];
     if let Some(e) = r.error.as_ref().or(rewrite_error(&report)) {
-        let fields = RenameFields2 {
+        let fields = RenamePaths {
             old_path: args.path,
             new_path,
         };
