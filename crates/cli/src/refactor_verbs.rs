@@ -292,13 +292,16 @@ fn worded(err: ArgError) -> FkError {
         }
         ArgError::NotTaken { kind, arg } => {
             let takes: Vec<String> = kind.spec().takes.iter().map(|a| flagged(*a)).collect();
-            FkError::invalid(format!("{} does not apply to {}", flagged(arg), kind.name())).with_hint(
-                if takes.is_empty() {
-                    format!("{} takes no flag but --dry-run and --json", kind.name())
-                } else {
-                    format!("{} takes {}", kind.name(), takes.join(", "))
-                },
-            )
+            FkError::invalid(format!(
+                "{} does not apply to {}",
+                flagged(arg),
+                kind.name()
+            ))
+            .with_hint(if takes.is_empty() {
+                format!("{} takes no flag but --dry-run and --json", kind.name())
+            } else {
+                format!("{} takes {}", kind.name(), takes.join(", "))
+            })
         }
         ArgError::BadName { arg, error } => FkError {
             message: format!("{}: {}", flagged(arg), error.message),

@@ -200,19 +200,21 @@ fn worded(err: ArgError) -> FkError {
         }
         ArgError::NotTaken { kind, arg } => {
             let takes: Vec<String> = kind.spec().takes.iter().map(|a| quoted(*a)).collect();
-            FkError::invalid(format!("{} does not apply to {}", quoted(arg), kind.name())).with_hint(
-                if takes.is_empty() {
+            FkError::invalid(format!("{} does not apply to {}", quoted(arg), kind.name()))
+                .with_hint(if takes.is_empty() {
                     format!("{} takes no argument but `file`", kind.name())
                 } else {
                     format!("{} takes {}", kind.name(), takes.join(", "))
-                },
-            )
+                })
         }
         ArgError::BadName { arg, error } => FkError {
             message: format!("{}: {}", tool_name(arg), error.message),
             ..error
         },
-        ArgError::Backwards => FkError::invalid(format!("{} ends before it starts", tool_name(Arg::Selection))),
+        ArgError::Backwards => FkError::invalid(format!(
+            "{} ends before it starts",
+            tool_name(Arg::Selection)
+        )),
     }
 }
 

@@ -19,13 +19,13 @@ use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileStatus};
 use filekit_core::text::number_lines;
 use filekit_core::{ErrorCode, FkError};
-use filekit_refactor::code_actions::{Arg, Given, Kind, Selection};
 use filekit_documents::html::HtmlDoc;
 use filekit_documents::json::{JsonDoc, JsonlDoc};
 use filekit_documents::kind::{self, Query};
 use filekit_documents::markdown;
 use filekit_documents::xml::XmlDoc;
 use filekit_documents::yaml::YamlDoc;
+use filekit_refactor::code_actions::{Arg, Given, Kind, Selection};
 use filekit_semantic::code::Code;
 use filekit_semantic::lang::SUPPORTED;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
@@ -695,11 +695,9 @@ struct EditArgs {
     position: Option<PositionName>,
     /// Several edits of the same file, applied together or not at all.
     edits: Option<Vec<EditSpec>>,
-    /// Refactor mode: rename_symbol, organize_imports, remove_unused_imports,
-    /// extract_function, extract_method, extract_variable, extract_constant, extract_type,
-    /// inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async: on
-    /// the syntax trees without a language server (the description says for which
-    /// languages), by the file's language server in a trusted workspace.
+    /// Refactor mode: the refactor to run, on the syntax trees without a language server (the
+    /// description says for which languages), by the file's language server in a trusted
+    /// workspace.
     refactor: Option<crate::refactor_mode::RefactorName>,
     /// rename_symbol: the symbol to rename ("UserService"; with a server also "Class.method").
     symbol: Option<String>,

@@ -23,12 +23,12 @@ mod spec;
 mod syntactic;
 mod untyped;
 
+/// What an extracted type is declared as (a [`Given`] and [`Refactor`] field).
+pub use filekit_semantic::ts::extract_type::TypeKind;
 pub use spec::{
     Arg, ArgError, At, ExtractCode, ExtractValue, Given, Kind, Refactor, SPECS, Scope, Selection,
     Spec, Value,
 };
-/// What an extracted type is declared as (a [`Given`] and [`Refactor`] field).
-pub use filekit_semantic::ts::extract_type::TypeKind;
 
 use crate::source::Source;
 use filekit_core::splices::{Splice, Splices};

@@ -198,7 +198,8 @@ pub(super) fn semantic(
             }
             other => {
                 let other = other.kind();
-                let (Some(w), Some(selection)) = (wanted(other), action_range(&req.refactor, &req.file, text)?)
+                let (Some(w), Some(selection)) =
+                    (wanted(other), action_range(&req.refactor, &req.file, text)?)
                 else {
                     return Err(FkError::invalid(format!(
                         "{server_name} does no {} of {}: none is offered for it",
@@ -295,7 +296,9 @@ fn action_range(r: &Refactor, file: &str, text: &str) -> Result<Option<Selection
         Refactor::InlineVariable(at)
         | Refactor::InlineFunction(at)
         | Refactor::AddImport { at, .. } => at,
-        Refactor::RenameSymbol { .. } | Refactor::OrganizeImports | Refactor::RemoveUnusedImports => {
+        Refactor::RenameSymbol { .. }
+        | Refactor::OrganizeImports
+        | Refactor::RemoveUnusedImports => {
             return Ok(None);
         }
     };

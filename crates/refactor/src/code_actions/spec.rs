@@ -113,13 +113,19 @@ impl Arg {
         match self {
             Arg::Symbol => "the symbol's name, instead of its position",
             Arg::NewName => "the new name",
-            Arg::Scope => "workspace (default): the files that import it change too; file: this file only",
+            Arg::Scope => {
+                "workspace (default): the files that import it change too; file: this file only"
+            }
             Arg::Selection => "the range it works on (lines from 1, columns from 0, end exclusive)",
             Arg::ExtractedName => "the name of what is extracted",
             Arg::TypeKind => "declare a type alias (default) or, for an object type, an interface",
-            Arg::ReplaceAll => "replace every identical occurrence in the scope, not only the selected one",
+            Arg::ReplaceAll => {
+                "replace every identical occurrence in the scope, not only the selected one"
+            }
             Arg::Module => "the module to import from, one of the candidates listed without it",
-            Arg::UntypedParameters => "write a parameter whose type cannot be known untyped, even where the project's tsconfig (`strict`, `noImplicitAny`) refuses that",
+            Arg::UntypedParameters => {
+                "write a parameter whose type cannot be known untyped, even where the project's tsconfig (`strict`, `noImplicitAny`) refuses that"
+            }
         }
     }
 

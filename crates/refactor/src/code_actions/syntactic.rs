@@ -3,7 +3,9 @@
 //! file's text; a workspace rename finds the files it changes with [`crate::rename`] on the
 //! import graph, add_import its candidates with [`crate::add_import`].
 
-use super::{At, Draft, ExtractCode, ExtractValue, Precision, Refactor, Request, byte_at, walk_name};
+use super::{
+    At, Draft, ExtractCode, ExtractValue, Precision, Refactor, Request, byte_at, walk_name,
+};
 use crate::source::{Source, load};
 use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
@@ -137,7 +139,9 @@ pub(super) fn syntactic(
             let name = name.clone().unwrap_or_else(|| default.into());
             let all = *replace_all;
             let x = match (lang, constant) {
-                (Lang::Python, false) => python::extract::extract_variable(text, range, &name, all)?,
+                (Lang::Python, false) => {
+                    python::extract::extract_variable(text, range, &name, all)?
+                }
                 (Lang::Python, true) => python::extract::extract_constant(text, range, &name, all)?,
                 (_, false) => ts::extract::extract_variable(lang, text, range, &name, all)?,
                 (_, true) => ts::extract::extract_constant(lang, text, range, &name, all)?,
@@ -154,7 +158,14 @@ pub(super) fn syntactic(
                     .into(),
                 );
             }
-            super::untyped::check(ws, &req.file, *untyped_parameters, lang, &x.untyped, &mut draft.warnings)?;
+            super::untyped::check(
+                ws,
+                &req.file,
+                *untyped_parameters,
+                lang,
+                &x.untyped,
+                &mut draft.warnings,
+            )?;
             draft.symbol = Some(name);
             draft
                 .files
@@ -184,13 +195,22 @@ pub(super) fn syntactic(
             let method = matches!(req.refactor, Refactor::ExtractMethod(_));
             let name = name.clone().unwrap_or_else(|| "extracted".into());
             let x = match lang {
-                Lang::Python => python::extract_function::extract_function(text, range, &name, method)?,
+                Lang::Python => {
+                    python::extract_function::extract_function(text, range, &name, method)?
+                }
                 _ => ts::extract_function::extract_function(lang, text, range, &name, method)?,
             };
             if let Some(class) = &x.class {
                 implemented_elsewhere(ws, class, &name)?;
             }
-            super::untyped::check(ws, &req.file, *untyped_parameters, lang, &x.untyped, &mut draft.warnings)?;
+            super::untyped::check(
+                ws,
+                &req.file,
+                *untyped_parameters,
+                lang,
+                &x.untyped,
+                &mut draft.warnings,
+            )?;
             draft.warnings.extend(x.warnings);
             draft.symbol = Some(name);
             draft

@@ -130,7 +130,8 @@ fn a_refactor_of_a_language_it_is_not_done_for_says_which_it_is_done_for() {
     let src = load(&ws, "app.py").unwrap();
     let err = compute(&ws, &req, &src).unwrap_err();
     assert!(
-        err.message.starts_with("app.py: convert_to_arrow is done for TS/JS files"),
+        err.message
+            .starts_with("app.py: convert_to_arrow is done for TS/JS files"),
         "{err:?}"
     );
 }
