@@ -9,7 +9,7 @@ use clap::Args;
 use filekit_core::FkError;
 use filekit_dialects::refactor_mode;
 use filekit_refactor::code_actions::{
-    Arg, ArgError, Given, Kind, Refactor, SPECS, Scope, Selection, TypeKind, Value as ArgValue,
+    Arg, ArgError, ArgValue, Given, Kind, Refactor, SPECS, Scope, Selection, TypeKind,
 };
 use serde_json::{Value, json};
 

@@ -1,9 +1,8 @@
 //! The refactor mode of `file_edit` (the semantic table's design), as the table's tool speaks it:
-//! `rename_symbol`, `organize_imports`, `remove_unused_imports`, and the code actions of the
-//! refactor table. The arguments are checked here, in the tool's words (`newName`,
-//! `selectionRange`, "does not apply to"); the refactor layer
-//! (`filekit_refactor::code_actions`) chooses the route (a language server, or the syntax
-//! trees) and computes the change; it is written here, through the one write pipeline in ONE
+//! the kinds of the refactor layer's table (`filekit_refactor::code_actions::SPECS`). The
+//! layer checks the arguments against the kind's entry; what is wrong is worded here in the
+//! tool's names (`newName`, `selectionRange`, "does not apply to"). The layer chooses the
+//! route (a language server, or the syntax trees) and computes the change; it is written here, through the one write pipeline in ONE
 //! request (`Edit::Ranges` tied to the `content_hash` read, created files as `Edit::Create`,
 //! atomic across files, one history entry, a dry run with diffs), and answered in 004's
 //! FileEditResult.

@@ -26,8 +26,8 @@ mod untyped;
 /// What an extracted type is declared as (a [`Given`] and [`Refactor`] field).
 pub use filekit_semantic::ts::extract_type::TypeKind;
 pub use spec::{
-    Arg, ArgError, At, ExtractCode, ExtractValue, Given, Kind, Refactor, SPECS, Scope, Selection,
-    Spec, Value,
+    Arg, ArgError, ArgValue, At, ExtractCode, ExtractValue, Given, Kind, Refactor, SPECS, Scope,
+    Selection, Spec,
 };
 
 use crate::source::Source;

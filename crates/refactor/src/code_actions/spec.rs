@@ -56,7 +56,7 @@ pub enum Arg {
 
 /// What an argument's value is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Value {
+pub enum ArgValue {
     /// Free text (a symbol path, a module specifier).
     Text,
     /// An identifier of the file's language, checked by its rules.
@@ -97,14 +97,14 @@ impl Arg {
         }
     }
 
-    pub fn value(self) -> Value {
+    pub fn value(self) -> ArgValue {
         match self {
-            Arg::Symbol | Arg::Module => Value::Text,
-            Arg::NewName | Arg::ExtractedName => Value::Identifier,
-            Arg::Scope => Value::OneOf(&["workspace", "file"]),
-            Arg::TypeKind => Value::OneOf(&["type", "interface"]),
-            Arg::Selection => Value::Range,
-            Arg::ReplaceAll | Arg::UntypedParameters => Value::Flag,
+            Arg::Symbol | Arg::Module => ArgValue::Text,
+            Arg::NewName | Arg::ExtractedName => ArgValue::Identifier,
+            Arg::Scope => ArgValue::OneOf(&["workspace", "file"]),
+            Arg::TypeKind => ArgValue::OneOf(&["type", "interface"]),
+            Arg::Selection => ArgValue::Range,
+            Arg::ReplaceAll | Arg::UntypedParameters => ArgValue::Flag,
         }
     }
 
