@@ -12,9 +12,7 @@ use crate::args::{missing_for, object, parse, parse_ref, schema_for};
 use crate::shape::{self, Case};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::FkError;
-use filekit_core::edit::{
-    Edit, EditOptions, EditRequest, Expected, FileEdits, FileReport, FileStatus,
-};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits, FileStatus};
 use filekit_core::limits::ReplyBudget;
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files_within};
 use filekit_core::replace::TreeReplaceReport;
@@ -977,8 +975,7 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
 /// skipped (unchanged files are only counted), diffs until the reply's diff budget is spent.
 fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let report = &out.report;
-    let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
-    let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
+    let count = |s: FileStatus| out.count(s);
     let mut budget = shape::DiffBudget::new();
     let mut listed = shape::ListBudget::new(ws);
     let mut entries = Vec::new();
@@ -1006,6 +1003,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
         ));
         entries.push(object(pairs));
     }
+    listed.cut += out.dropped.not_listed;
     let modified = count(FileStatus::Modified);
     let skipped = count(FileStatus::Skipped) + out.walk_skipped.len();
     let summary = format!(
@@ -1017,7 +1015,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
             ""
         },
         count(FileStatus::Unchanged) + out.unmatched,
-        failed.len(),
+        out.failed(),
         out.chosen,
         listed.note(ws, "directory or file_pattern"),
     );
@@ -1029,7 +1027,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
     });
     let value = object(vec![
         ("command", Some(json!("pattern_replace"))),
-        ("success", Some(json!(report.success()))),
+        ("success", Some(json!(out.success()))),
         ("summary", Some(json!(summary))),
         ("files_matched", Some(json!(out.chosen))),
         ("files_modified", Some(json!(modified))),
@@ -1038,7 +1036,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
             Some(json!(count(FileStatus::Unchanged) + out.unmatched)),
         ),
         ("files_skipped", Some(json!(skipped))),
-        ("files_failed", Some(json!(failed.len()))),
+        ("files_failed", Some(json!(out.failed()))),
         ("replacements", Some(json!(out.replacements()))),
         ("files", Some(json!(entries))),
         ("diff_truncated", cut_note.map(|n| json!(n))),
@@ -1046,7 +1044,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
         ("dry_run", report.dry_run.then(|| json!(true))),
     ]);
     let text = shape::serialized(&value);
-    ToolReply::new(value, !report.success(), text)
+    ToolReply::new(value, !out.success(), text)
 }
 
 /// One edit's arguments -> the engine's edit, after checking that the command has what it

@@ -327,6 +327,11 @@ impl PlannedWrite {
 }
 
 impl FilePlan {
+    /// The file's report as planned.
+    pub(crate) fn report(&self) -> &FileReport {
+        &self.report
+    }
+
     /// The file's report as planned, for a caller that bounds what a reply shows of it.
     pub(crate) fn report_mut(&mut self) -> &mut FileReport {
         &mut self.report
