@@ -63,9 +63,6 @@ fn start(sb: &Sandbox, table: &str) -> McpStdio {
 }
 
 #[test]
-#[ignore = "fails today: a replace_in_files dry run over 200,000 files peaks at 657 MiB (the \
-            engine holds every file's report); run with -- --ignored once the pipeline drops \
-            reports past the reply"]
 fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
     let sb = Sandbox::new();
     sb.write("big.txt", &two_mb());
