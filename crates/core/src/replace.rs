@@ -296,6 +296,7 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         bound: preview.bounded.then(|| ws.max_reply_bytes()),
         ..Plans::default()
     });
+    let without_diffs = options.to_builder().no_diffs(true).build();
     // Files in an encoding the caller names are not searched as bytes: each is decoded.
     let decode_all = options.encoding().is_some_and(|e| e != encoding_rs::UTF_8);
     let keep = |path: &str| {
@@ -304,7 +305,26 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
             Look::Read(bytes) => Some(bytes),
             Look::Undecided => None,
         };
-        let (mut plan, written) = batch.plan(&entry(path), known);
+        // A file whose diff no reply would show is planned without one: past the files the
+        // reply lists, or once the diffs before it took the reply's bytes.
+        let past_cut = preview.bounded
+            && plans
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .past_cut(path);
+        let spent = preview.bounded && preview.spent();
+        let (mut plan, written) = if past_cut || spent {
+            batch.plan_with(&entry(path), known, &without_diffs)
+        } else {
+            batch.plan(&entry(path), known)
+        };
+        let changes = matches!(
+            plan.report().status(),
+            FileStatus::Created | FileStatus::Modified
+        );
+        if !past_cut && spent && changes {
+            preview.cut.fetch_add(1, Ordering::Relaxed);
+        }
         preview.bound(&mut plan);
         if let Some(written) = written {
             recycle(written);
@@ -393,6 +413,11 @@ struct Plans {
 }
 
 impl Plans {
+    /// Whether the plan of `path` would be dropped (past the plans kept), whatever it is.
+    fn past_cut(&self, path: &str) -> bool {
+        self.cut_at.as_deref().is_some_and(|cut| path >= cut)
+    }
+
     /// Keeps `plan` of `path`, or counts it, dropping the last kept plans in path order while
     /// the kept entries are past the bound (the first is always kept). Returns the bytes of
     /// the diffs dropped.
@@ -402,7 +427,7 @@ impl Plans {
             return 0;
         };
         let report = plan.report();
-        if unlisted(report) || self.cut_at.as_deref().is_some_and(|cut| path >= cut) {
+        if unlisted(report) || self.past_cut(path) {
             self.dropped.count(report);
             return report.diff.len() as u64;
         }
@@ -430,6 +455,11 @@ struct Preview {
 }
 
 impl Preview {
+    /// Whether the diffs kept so far took every byte of the reply: no other diff fits.
+    fn spent(&self) -> bool {
+        self.budget.used() >= self.budget.max()
+    }
+
     /// Keeps the diff and texts of a planned file while the reply's bytes last (planned on
     /// the walk's threads, so in no fixed order: which files keep theirs depends on the walk);
     /// past them the file keeps its outcome and counts only.
