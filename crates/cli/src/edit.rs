@@ -6,6 +6,7 @@ use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::edit::{EditReport, FileReport, FileStatus};
 use filekit_core::pipeline;
+use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_dialects::edit_plan::EditPlan;
 use filekit_dialects::wire::EditReportJson;
 use std::io::Read;
@@ -65,7 +66,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
             serde_json::to_string_pretty(&EditReportJson::from(&report)).unwrap_or_default()
         );
     } else {
-        print_report(&Style::new(global.color), &report);
+        print_report(&Style::new(global.color), &ws, &report);
     }
     if report.success() {
         EXIT_OK
@@ -103,9 +104,9 @@ fn read_plan(path: Option<&std::path::Path>) -> Result<String, String> {
     Ok(s)
 }
 
-fn print_report(style: &Style, report: &EditReport) {
+fn print_report(style: &Style, ws: &Workspace, report: &EditReport) {
     for f in &report.files {
-        print_file(style, report, f);
+        print_file(style, ws, report, f);
     }
     let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
     let mut summary = format!(
@@ -125,7 +126,7 @@ fn print_report(style: &Style, report: &EditReport) {
     println!("{}", style.bold(&summary));
 }
 
-fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
+fn print_file(style: &Style, ws: &Workspace, report: &EditReport, f: &FileReport) {
     let status = match f.status() {
         FileStatus::Created => "created",
         FileStatus::Modified => "modified",
@@ -174,7 +175,7 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
             println!(
                 "  {} {}",
                 style.red("error:"),
-                crate::terminal::text(&err.to_string())
+                crate::terminal::text(&said(ws, err))
             );
         }
     }
@@ -206,7 +207,7 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
             println!(
                 "  {} {what}: {}",
                 style.red("FAIL"),
-                crate::terminal::text(&err.to_string())
+                crate::terminal::text(&said(ws, err))
             );
         } else {
             let mut line = format!(
@@ -230,4 +231,15 @@ fn print_file(style: &Style, report: &EditReport, f: &FileReport) {
         );
     }
     println!();
+}
+
+/// An engine error with the root's files named relative to it, as the file lines name them.
+/// An out-of-root error keeps its absolute paths: they say where the path leads and which
+/// roots are allowed, which a relative name cannot.
+fn said(ws: &Workspace, err: &FkError) -> String {
+    if err.code == ErrorCode::OutOfRoot {
+        err.to_string()
+    } else {
+        filekit_dialects::shown_text(ws, &err.to_string())
+    }
 }

@@ -262,7 +262,7 @@ enum Verb {
     #[command(name = "rename-symbol", after_help = refactor_verbs::RENAME_AFTER_HELP)]
     RenameSymbol(refactor_verbs::RenameArgs),
     /// Run a refactor (extract, inline, convert, imports) on a file's range.
-    #[command(after_help = refactor_verbs::REFACTOR_AFTER_HELP)]
+    #[command(after_help = refactor_verbs::refactor_after_help())]
     Refactor(refactor_verbs::RefactorArgs),
     /// List the edit history, or show one entry's diff.
     #[command(after_help = history::HISTORY_AFTER_HELP)]

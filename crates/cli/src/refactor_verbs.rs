@@ -1,11 +1,16 @@
 //! `filekit rename-symbol` and `filekit refactor`: the refactor mode of `file_edit`
-//! for people, with colored diffs. Both build a `file_edit` call and go through
-//! `filekit_dialects::call`, like every other verb.
+//! for people, with colored diffs. `filekit refactor`'s flags, their checks and its help come
+//! from the refactor layer's table of kinds; both verbs go through `filekit_dialects::call`,
+//! like every other verb.
 
 use crate::GlobalArgs;
 use crate::style::Style;
 use clap::Args;
 use filekit_core::FkError;
+use filekit_dialects::refactor_mode;
+use filekit_refactor::code_actions::{
+    Arg, ArgError, ArgValue, Given, Kind, Refactor, SPECS, Scope, Selection, TypeKind,
+};
 use serde_json::{Value, json};
 
 pub const RENAME_AFTER_HELP: &str = "\
@@ -21,35 +26,97 @@ Examples:
   filekit rename-symbol src/user.ts UserService AuthService --dry-run
   filekit rename-symbol src/math.ts add sum --scope file --json";
 
-pub const REFACTOR_AFTER_HELP: &str = "\
-KIND, done on the syntax trees without a language server (\"syntactic\"):
-  extract_function, extract_method   TS/JS and Python; --range on whole statements or one
-                                     expression, --name; in TS a parameter whose type
-                                     cannot be known is refused where the tsconfig has
-                                     `strict` or `noImplicitAny`, unless --untyped-parameters
-  extract_variable, extract_constant TS/JS and Python; --range on the expression, --name,
-                                     --replace-all for every identical occurrence
-  extract_type                       TS/TSX; --range on the type, --name,
-                                     --type-kind type|interface
-  inline_variable                    TS/JS and Python; --range starting on the variable,
-                                     or --symbol
-  convert_to_arrow                   TS/JS; --range starting on the function
-  convert_to_async                   TS/JS and Python (a @types.coroutine generator);
-                                     --range in the function
-  inline_function                    TS/JS; --range on the function's name or a call
-  organize_imports, remove_unused_imports   TS/JS and Python
-  add_import                         TS/JS and Python; --range starting on the name, or
-                                     --symbol; --module when several modules export it
-  rename_symbol                      a verb of its own: filekit rename-symbol FILE OLD NEW
-With --trust-workspace and typescript-language-server on PATH (`npm install -g typescript
-typescript-language-server`; a language server runs the workspace's code) the server does
-the kinds it offers (\"semantic\"). --range is
-START_LINE:START_COLUMN-END_LINE:END_COLUMN, lines from 1, columns from 0, end exclusive.
+/// `filekit refactor --help`'s text after the flags: each kind of the refactor table, with
+/// the languages it is done for and the flags it needs and takes.
+pub fn refactor_after_help() -> String {
+    let mut out = String::from(
+        "KIND, done on the syntax trees without a language server (\"syntactic\") for the\n\
+         languages named, and by the language servers named in a trusted workspace:\n",
+    );
+    for spec in &SPECS {
+        let servers: Vec<&str> = spec.servers.iter().map(|s| s.command().0).collect();
+        out.push_str(&format!("  {:<22}{}\n", spec.name, spec.languages()));
+        let needs: Vec<String> = spec
+            .needs
+            .iter()
+            .map(|group| {
+                let each: Vec<String> = group.iter().map(|a| format!("--{}", flag(*a))).collect();
+                each.join(" or ")
+            })
+            .collect();
+        let optional: Vec<String> = spec
+            .takes
+            .iter()
+            .filter(|a| !spec.needs.iter().any(|g| g.contains(a)))
+            .map(|a| format!("--{}", flag(*a)))
+            .collect();
+        let mut flags = vec![];
+        if !needs.is_empty() {
+            flags.push(format!("needs {}", needs.join(" and ")));
+        }
+        if !optional.is_empty() {
+            flags.push(format!("takes {}", optional.join(", ")));
+        }
+        let mut about = spec.about.to_string();
+        if spec.kind == Kind::RenameSymbol {
+            about.push_str("; also a verb of its own: filekit rename-symbol FILE OLD NEW");
+        }
+        if !flags.is_empty() {
+            about = format!("{}; {about}", flags.join("; "));
+        }
+        if !servers.is_empty() {
+            about.push_str(&format!("; server: {}", servers.join(", ")));
+        }
+        out.push_str(&wrapped(&about, 6, 92));
+    }
+    out.push_str(
+        "With --trust-workspace and typescript-language-server on PATH (`npm install -g typescript\n\
+         typescript-language-server`; a language server runs the workspace's code) the server does\n\
+         the kinds it offers (\"semantic\"). --range is START_LINE:START_COLUMN-END_LINE:END_COLUMN,\n\
+         lines from 1, columns from 0, end exclusive.\n\
+         \n\
+         Examples:\n  \
+         filekit refactor extract_function src/calc.ts --range 4:2-6:30 --name computeTotal --dry-run\n  \
+         filekit refactor organize_imports src/app.ts\n  \
+         filekit refactor add_import src/app.ts --symbol Observable --module ./Observable",
+    );
+    out
+}
 
-Examples:
-  filekit refactor extract_function src/calc.ts --range 4:2-6:30 --name computeTotal --dry-run
-  filekit refactor organize_imports src/app.ts
-  filekit refactor add_import src/app.ts --symbol Observable --module ./Observable";
+/// `text` in lines of at most `width` columns, each indented by `indent`.
+fn wrapped(text: &str, indent: usize, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && indent + line.len() + 1 + word.len() > width {
+            out.push_str(&format!("{:indent$}{line}\n", ""));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("{:indent$}{line}\n", ""));
+    }
+    out
+}
+
+/// A refactor argument's flag, without its dashes.
+fn flag(arg: Arg) -> &'static str {
+    match arg {
+        Arg::Symbol => "symbol",
+        Arg::NewName => "new-name",
+        Arg::Scope => "scope",
+        Arg::Selection => "range",
+        Arg::ExtractedName => "name",
+        Arg::TypeKind => "type-kind",
+        Arg::ReplaceAll => "replace-all",
+        Arg::Module => "module",
+        Arg::UntypedParameters => "untyped-parameters",
+    }
+}
 
 #[derive(Args)]
 pub struct RenameArgs {
@@ -70,43 +137,96 @@ pub struct RenameArgs {
     json: bool,
 }
 
-#[derive(Args)]
+/// `filekit refactor`'s arguments: the kind, the file, and a flag for each argument of the
+/// refactor table (each refused by the kinds that do not take it).
 pub struct RefactorArgs {
-    /// The refactor (see below).
     kind: String,
-    /// The file to refactor.
     file: String,
-    /// The range: START_LINE:START_COLUMN-END_LINE:END_COLUMN.
-    #[arg(long)]
-    range: Option<String>,
-    /// The name of what is extracted.
-    #[arg(long)]
-    name: Option<String>,
-    /// extract_type: declare a type alias (default) or, for an object type, an interface.
-    #[arg(long, value_parser = ["type", "interface"])]
-    type_kind: Option<String>,
-    /// extract_variable, extract_constant: replace every identical occurrence in the scope.
-    #[arg(long)]
-    replace_all: bool,
-    /// inline_variable, inline_function, add_import: the name (instead of --range).
-    #[arg(long)]
-    symbol: Option<String>,
-    /// add_import: the module to import from, one of the candidates listed without it.
-    #[arg(long)]
-    module: Option<String>,
-    /// extract_*: write a parameter whose type cannot be known untyped, even where the
-    /// project's tsconfig (`strict`, `noImplicitAny`) refuses that.
-    #[arg(long)]
-    untyped_parameters: bool,
-    /// Show the diffs; write nothing.
-    #[arg(long)]
+    /// The refactor flags given, with their values as typed (a switch: "true").
+    flags: Vec<(Arg, String)>,
     dry_run: bool,
-    /// Print the JSON reply.
-    #[arg(long)]
     json: bool,
 }
 
-fn parse_range(s: &str) -> Result<Value, FkError> {
+impl clap::FromArgMatches for RefactorArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let text = |id: &str| m.get_one::<String>(id).cloned().unwrap_or_default();
+        let mut flags = vec![];
+        for arg in Arg::ALL {
+            let id = flag(arg);
+            if arg.value() == ArgValue::Flag {
+                if m.get_flag(id) {
+                    flags.push((arg, "true".into()));
+                }
+            } else if let Some(v) = m.get_one::<String>(id) {
+                flags.push((arg, v.clone()));
+            }
+        }
+        Ok(RefactorArgs {
+            kind: text("kind"),
+            file: text("file"),
+            flags,
+            dry_run: m.get_flag("dry-run"),
+            json: m.get_flag("json"),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for RefactorArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        use clap::{Arg as Flag, ArgAction};
+        let mut cmd = cmd
+            .arg(
+                Flag::new("kind")
+                    .required(true)
+                    .value_name("KIND")
+                    .value_parser(Kind::NAMES)
+                    .hide_possible_values(true)
+                    .help("The refactor (see below)."),
+            )
+            .arg(
+                Flag::new("file")
+                    .required(true)
+                    .value_name("FILE")
+                    .help("The file to refactor."),
+            );
+        for arg in Arg::ALL {
+            let id = flag(arg);
+            let kinds: Vec<&str> = arg.taken_by().map(Kind::name).collect();
+            let help = format!("{}: {}.", kinds.join(", "), arg.about());
+            let f = Flag::new(id).long(id).help(help);
+            cmd = cmd.arg(match arg.value() {
+                ArgValue::Flag => f.action(ArgAction::SetTrue),
+                ArgValue::OneOf(words) => f.value_parser(words.to_vec()),
+                ArgValue::Range => f.value_name("RANGE"),
+                ArgValue::Text | ArgValue::Identifier => f.value_name("NAME"),
+            });
+        }
+        cmd.arg(
+            Flag::new("dry-run")
+                .long("dry-run")
+                .action(ArgAction::SetTrue)
+                .help("Show the diffs; write nothing."),
+        )
+        .arg(
+            Flag::new("json")
+                .long("json")
+                .action(ArgAction::SetTrue)
+                .help("Print the JSON reply."),
+        )
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+fn parse_range(s: &str) -> Result<Selection, FkError> {
     let bad = || {
         FkError::invalid(format!(
             "--range {s}: expected START_LINE:START_COLUMN-END_LINE:END_COLUMN"
@@ -121,9 +241,75 @@ fn parse_range(s: &str) -> Result<Value, FkError> {
             c.trim().parse().map_err(|_| bad())?,
         ))
     };
-    let (sl, sc) = pos(a)?;
-    let (el, ec) = pos(b)?;
-    Ok(json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec}))
+    let (start_line, start_column) = pos(a)?;
+    let (end_line, end_column) = pos(b)?;
+    Ok(Selection {
+        start_line,
+        start_column,
+        end_line,
+        end_column,
+    })
+}
+
+/// The flags as the refactor layer's arguments (clap has checked the words of each choice).
+fn given(flags: &[(Arg, String)]) -> Result<Given, FkError> {
+    let mut given = Given::default();
+    for (arg, value) in flags {
+        let value = value.clone();
+        match arg {
+            Arg::Symbol => given.symbol = Some(value),
+            Arg::NewName => given.new_name = Some(value),
+            Arg::Scope => given.scope = Scope::parse(&value),
+            Arg::Selection => given.selection = Some(parse_range(&value)?),
+            Arg::ExtractedName => given.extracted_name = Some(value),
+            Arg::TypeKind => {
+                given.type_kind = Some(if value == "interface" {
+                    TypeKind::Interface
+                } else {
+                    TypeKind::Alias
+                })
+            }
+            Arg::ReplaceAll => given.replace_all = true,
+            Arg::Module => given.module = Some(value),
+            Arg::UntypedParameters => given.untyped_parameters = true,
+        }
+    }
+    Ok(given)
+}
+
+/// What is wrong with a refactor's flags, in the flags' names.
+fn worded(err: ArgError) -> FkError {
+    let flagged = |a: Arg| format!("--{}", flag(a));
+    match err {
+        ArgError::Missing { kind, one_of } => {
+            let each: Vec<String> = one_of.iter().map(|a| flagged(*a)).collect();
+            let err = FkError::invalid(format!("{} needs {}", kind.name(), each.join(" or ")));
+            if one_of.contains(&Arg::Selection) {
+                err.with_hint("--range START_LINE:START_COLUMN-END_LINE:END_COLUMN, lines from 1, columns from 0, end exclusive")
+            } else {
+                err
+            }
+        }
+        ArgError::NotTaken { kind, arg } => {
+            let takes: Vec<String> = kind.spec().takes.iter().map(|a| flagged(*a)).collect();
+            FkError::invalid(format!(
+                "{} does not apply to {}",
+                flagged(arg),
+                kind.name()
+            ))
+            .with_hint(if takes.is_empty() {
+                format!("{} takes no flag but --dry-run and --json", kind.name())
+            } else {
+                format!("{} takes {}", kind.name(), takes.join(", "))
+            })
+        }
+        ArgError::BadName { arg, error } => FkError {
+            message: format!("{}: {}", flagged(arg), error.message),
+            ..error
+        },
+        ArgError::Backwards => FkError::invalid("--range ends before it starts")
+            .with_hint("START_LINE:START_COLUMN comes first"),
+    }
 }
 
 pub fn run_rename(global: &GlobalArgs, json: bool, args: RenameArgs) -> u8 {
@@ -142,36 +328,21 @@ pub fn run_rename(global: &GlobalArgs, json: bool, args: RenameArgs) -> u8 {
 }
 
 pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
-    let mut call = json!({
-        "file": args.file,
-        "refactor": args.kind,
-        "dryRun": args.dry_run,
-        "preview": true,
-    });
-    if let Some(r) = &args.range {
-        match parse_range(r) {
-            Ok(v) => call["selectionRange"] = v,
-            Err(e) => return crate::fail_early(&e),
-        }
+    // clap has checked the kind against the table's names.
+    let Some(kind) = Kind::parse(&args.kind) else {
+        return crate::fail_early(&FkError::invalid(format!("unknown refactor {}", args.kind)));
+    };
+    let given = match given(&args.flags) {
+        Ok(g) => g,
+        Err(e) => return crate::fail_early(&e),
+    };
+    // Checked here to say what is wrong in the flags' names; the tool checks them again.
+    if let Err(e) = Refactor::new(kind, &args.file, given.clone()) {
+        return crate::fail_early(&worded(e));
     }
-    if let Some(n) = args.name {
-        call["extractedName"] = json!(n);
-    }
-    if let Some(k) = args.type_kind {
-        call["typeKind"] = json!(k);
-    }
-    if args.replace_all {
-        call["replaceAll"] = json!(true);
-    }
-    if let Some(s) = args.symbol {
-        call["symbol"] = json!(s);
-    }
-    if let Some(m) = args.module {
-        call["module"] = json!(m);
-    }
-    if args.untyped_parameters {
-        call["untypedParameters"] = json!(true);
-    }
+    let mut call = refactor_mode::tool_args(kind, &args.file, &given);
+    call["dryRun"] = json!(args.dry_run);
+    call["preview"] = json!(true);
     run(global, json || args.json, call, "filekit refactor")
 }
 

@@ -40,6 +40,7 @@ mod move_imports;
 mod parser_bounds;
 mod planted_state;
 mod readme_examples;
+mod refactor_table;
 mod replace_verb;
 mod reply_bounds;
 mod reply_budgets;

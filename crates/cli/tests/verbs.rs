@@ -184,6 +184,17 @@ fn a_failed_create_says_so_once_and_shows_no_applied_edit() {
         "{}",
         run.stdout
     );
+    // The engine's error names the file as the file's line does: relative to the root.
+    assert!(
+        run.stdout.contains("cannot create directory taken.txt:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains(&sb.root().display().to_string()),
+        "{}",
+        run.stdout
+    );
     assert_eq!(sb.read("taken.txt"), "x\n");
 }
 

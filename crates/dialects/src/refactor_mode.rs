@@ -1,9 +1,8 @@
 //! The refactor mode of `file_edit` (the semantic table's design), as the table's tool speaks it:
-//! `rename_symbol`, `organize_imports`, `remove_unused_imports`, and the code actions of the
-//! refactor table. The arguments are checked here, in the tool's words (`newName`,
-//! `selectionRange`, "does not apply to"); the refactor layer
-//! (`filekit_refactor::code_actions`) chooses the route (a language server, or the syntax
-//! trees) and computes the change; it is written here, through the one write pipeline in ONE
+//! the kinds of the refactor layer's table (`filekit_refactor::code_actions::SPECS`). The
+//! layer checks the arguments against the kind's entry; what is wrong is worded here in the
+//! tool's names (`newName`, `selectionRange`, "does not apply to"). The layer chooses the
+//! route (a language server, or the syntax trees) and computes the change; it is written here, through the one write pipeline in ONE
 //! request (`Edit::Ranges` tied to the `content_hash` read, created files as `Edit::Create`,
 //! atomic across files, one history entry, a dry run with diffs), and answered in 004's
 //! FileEditResult.
@@ -15,68 +14,35 @@ use crate::semantic_reply::{Change, EditReply, FileChange, Span, Spelling, faile
 use crate::shape;
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_core::{ErrorCode, FkError};
-use filekit_refactor::code_actions::{self, Kind, Selection};
-use filekit_refactor::python::is_python;
+use filekit_refactor::code_actions::{
+    self, Arg, ArgError, Given, Kind, Refactor, Scope, Selection,
+};
 use filekit_semantic::Lang;
-use filekit_semantic::ts as syn;
+use filekit_semantic::ts::extract_type::TypeKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
-/// The refactors of 004's table.
-#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Debug)]
-#[serde(rename_all = "snake_case")]
-pub enum RefactorKind {
-    RenameSymbol,
-    ExtractFunction,
-    ExtractMethod,
-    ExtractVariable,
-    ExtractConstant,
-    ExtractType,
-    InlineVariable,
-    InlineFunction,
-    OrganizeImports,
-    AddImport,
-    RemoveUnusedImports,
-    ConvertToArrow,
-    ConvertToAsync,
+/// The `refactor` argument: a kind of the refactor layer's table, by its name. Its schema is
+/// the enum of the table's names.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RefactorName(pub Kind);
+
+impl<'de> Deserialize<'de> for RefactorName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Kind::parse(&name)
+            .map(RefactorName)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &Kind::NAMES))
+    }
 }
 
-impl RefactorKind {
-    /// The refactor layer's kind this argument names.
-    pub fn kind(self) -> Kind {
-        match self {
-            RefactorKind::RenameSymbol => Kind::RenameSymbol,
-            RefactorKind::ExtractFunction => Kind::ExtractFunction,
-            RefactorKind::ExtractMethod => Kind::ExtractMethod,
-            RefactorKind::ExtractVariable => Kind::ExtractVariable,
-            RefactorKind::ExtractConstant => Kind::ExtractConstant,
-            RefactorKind::ExtractType => Kind::ExtractType,
-            RefactorKind::InlineVariable => Kind::InlineVariable,
-            RefactorKind::InlineFunction => Kind::InlineFunction,
-            RefactorKind::OrganizeImports => Kind::OrganizeImports,
-            RefactorKind::AddImport => Kind::AddImport,
-            RefactorKind::RemoveUnusedImports => Kind::RemoveUnusedImports,
-            RefactorKind::ConvertToArrow => Kind::ConvertToArrow,
-            RefactorKind::ConvertToAsync => Kind::ConvertToAsync,
-        }
+impl JsonSchema for RefactorName {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RefactorName".into()
     }
 
-    pub fn name(self) -> &'static str {
-        self.kind().name()
-    }
-
-    pub fn parse(s: &str) -> Result<RefactorKind, FkError> {
-        serde_json::from_value(json!(s)).map_err(|_| {
-            FkError::invalid(format!("unknown refactor `{s}`")).with_hint(format!(
-                "refactors: {}",
-                Kind::ALL
-                    .iter()
-                    .map(|k| k.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "enum": Kind::NAMES})
     }
 }
 
@@ -90,189 +56,170 @@ pub struct SelectionRange {
     pub end_column: usize,
 }
 
-/// `file`'s refactor request, as `file_edit` and the CLI verbs give it.
+impl From<SelectionRange> for Selection {
+    fn from(s: SelectionRange) -> Selection {
+        Selection {
+            start_line: s.start_line,
+            start_column: s.start_column,
+            end_line: s.end_line,
+            end_column: s.end_column,
+        }
+    }
+}
+
+/// `file`'s refactor request, checked, with the call's own arguments.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub file: String,
-    pub refactor: RefactorKind,
-    pub symbol: Option<String>,
-    pub new_name: Option<String>,
-    /// Workspace (default) or file only.
-    pub workspace_scope: bool,
-    pub selection: Option<SelectionRange>,
-    pub extracted_name: Option<String>,
-    /// extract_type: a `type` alias (default) or an `interface`.
-    pub type_kind: Option<filekit_semantic::ts::extract_type::TypeKind>,
-    /// extract_variable / extract_constant: replace every identical occurrence in the same
-    /// scope too, not only the selected one.
-    pub replace_all: bool,
-    /// add_import: the module specifier to import from, among the candidates.
-    pub module: Option<String>,
-    /// extract_function, extract_method, extract_variable, extract_constant: write a
-    /// parameter whose type is not known untyped even under `noImplicitAny`.
-    pub untyped_parameters: bool,
+    pub refactor: Refactor,
     pub dry_run: bool,
     pub preview: bool,
 }
 
-impl Request {
-    /// The refactor layer's request: the arguments without the call's own (dry run, preview).
-    fn to_engine(&self) -> code_actions::Request {
-        code_actions::Request {
-            file: self.file.clone(),
-            kind: self.refactor.kind(),
-            symbol: self.symbol.clone(),
-            new_name: self.new_name.clone(),
-            workspace_scope: self.workspace_scope,
-            selection: self.selection.map(|s| Selection {
-                start_line: s.start_line,
-                start_column: s.start_column,
-                end_line: s.end_line,
-                end_column: s.end_column,
-            }),
-            extracted_name: self.extracted_name.clone(),
-            type_kind: self.type_kind,
-            replace_all: self.replace_all,
-            module: self.module.clone(),
-            untyped_parameters: self.untyped_parameters,
-        }
+/// A refactor argument as the tool names it (`newName`, `selectionRange`).
+pub fn tool_name(arg: Arg) -> String {
+    crate::reply::camel(arg.name())
+}
+
+/// Every refactor argument as the tool names them, in the table's order.
+pub fn tool_names() -> Vec<String> {
+    Arg::ALL.into_iter().map(tool_name).collect()
+}
+
+/// The tool's arguments for a refactor of `kind` of `file` with `given` (a front end that
+/// checked them itself, in its own words, calls the tool with these).
+pub fn tool_args(kind: Kind, file: &str, given: &Given) -> serde_json::Value {
+    let mut args = serde_json::Map::new();
+    args.insert("file".into(), file.into());
+    args.insert("refactor".into(), kind.name().into());
+    let mut put = |arg: Arg, value: serde_json::Value| {
+        args.insert(tool_name(arg), value);
+    };
+    if let Some(s) = &given.symbol {
+        put(Arg::Symbol, s.as_str().into());
     }
+    if let Some(n) = &given.new_name {
+        put(Arg::NewName, n.as_str().into());
+    }
+    if let Some(s) = given.scope {
+        put(
+            Arg::Scope,
+            match s {
+                Scope::Workspace => "workspace",
+                Scope::File => "file",
+            }
+            .into(),
+        );
+    }
+    if let Some(s) = given.selection {
+        put(
+            Arg::Selection,
+            serde_json::json!({
+                "startLine": s.start_line,
+                "startColumn": s.start_column,
+                "endLine": s.end_line,
+                "endColumn": s.end_column,
+            }),
+        );
+    }
+    if let Some(n) = &given.extracted_name {
+        put(Arg::ExtractedName, n.as_str().into());
+    }
+    if let Some(k) = given.type_kind {
+        put(
+            Arg::TypeKind,
+            match k {
+                TypeKind::Alias => "type",
+                TypeKind::Interface => "interface",
+            }
+            .into(),
+        );
+    }
+    if given.replace_all {
+        put(Arg::ReplaceAll, true.into());
+    }
+    if let Some(m) = &given.module {
+        put(Arg::Module, m.as_str().into());
+    }
+    if given.untyped_parameters {
+        put(Arg::UntypedParameters, true.into());
+    }
+    serde_json::Value::Object(args)
 }
 
 /// Parses `scope`.
-pub fn scope_is_workspace(scope: Option<&str>) -> Result<bool, FkError> {
-    match scope {
-        None | Some("workspace") => Ok(true),
-        Some("file") => Ok(false),
-        Some(other) => Err(FkError::invalid(format!(
-            "scope must be \"file\" or \"workspace\", not \"{other}\""
-        ))),
-    }
+pub fn scope(word: Option<&str>) -> Result<Option<Scope>, FkError> {
+    word.map(|w| {
+        Scope::parse(w).ok_or_else(|| {
+            FkError::invalid(format!(
+                "scope must be \"file\" or \"workspace\", not \"{w}\""
+            ))
+        })
+    })
+    .transpose()
 }
 
-fn check(req: &Request) -> Result<(), FkError> {
-    let k = req.refactor;
-    let wrong = |arg: &str| {
-        Err(FkError::invalid(format!(
-            "`{arg}` does not apply to {}",
-            k.name()
-        )))
-    };
-    match k {
-        RefactorKind::RenameSymbol => {
-            let Some(n) = &req.new_name else {
-                return Err(FkError::invalid("rename_symbol needs `newName`")
-                    .with_hint("e.g. {\"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}"));
+/// Checks the arguments of a refactor of `file` against its kind's entry; what is wrong is
+/// said in the tool's names of the arguments.
+pub fn checked(kind: Kind, file: &str, given: Given) -> Result<Refactor, FkError> {
+    Refactor::new(kind, file, given).map_err(worded)
+}
+
+fn worded(err: ArgError) -> FkError {
+    let quoted = |a: Arg| format!("`{}`", tool_name(a));
+    const RANGE: &str = "{startLine, startColumn, endLine, endColumn}";
+    match err {
+        ArgError::Missing { kind, one_of } => {
+            let err = match one_of {
+                [Arg::Selection] => FkError::invalid(format!(
+                    "{} needs {}: {RANGE}",
+                    kind.name(),
+                    quoted(Arg::Selection)
+                )),
+                [one] => FkError::invalid(format!("{} needs {}", kind.name(), quoted(*one))),
+                several => {
+                    let each: Vec<String> = several
+                        .iter()
+                        .map(|a| match a {
+                            Arg::Selection => format!("{} (its position: {RANGE})", quoted(*a)),
+                            Arg::Symbol => format!("{} (its name)", quoted(*a)),
+                            _ => quoted(*a),
+                        })
+                        .collect();
+                    FkError::invalid(format!("{} needs {}", kind.name(), each.join(" or ")))
+                }
             };
-            if req.symbol.is_none() && req.selection.is_none() {
-                return Err(FkError::invalid(
-                    "rename_symbol needs `symbol` (its name) or `selectionRange` (its position)",
-                ));
-            }
-            let checked = if is_python(&req.file) {
-                filekit_semantic::python::check_identifier(n)
+            if one_of.contains(&Arg::Selection) {
+                err.with_hint("lines count from 1, columns from 0; the end is exclusive")
+            } else if kind == Kind::RenameSymbol {
+                err.with_hint("e.g. {\"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}")
             } else {
-                syn::check_identifier(n)
-            };
-            checked.map_err(|e| FkError {
-                message: format!("newName: {}", e.message),
-                ..e
-            })?;
-            if req.extracted_name.is_some() {
-                return wrong("extractedName");
+                err
             }
         }
-        RefactorKind::OrganizeImports | RefactorKind::RemoveUnusedImports => {
-            for (arg, given) in [
-                ("symbol", req.symbol.is_some()),
-                ("newName", req.new_name.is_some()),
-                ("selectionRange", req.selection.is_some()),
-                ("extractedName", req.extracted_name.is_some()),
-            ] {
-                if given {
-                    return wrong(arg);
-                }
-            }
-        }
-        _ => {
-            // inline_function and inline_variable also take the name.
-            let named = matches!(
-                k,
-                RefactorKind::InlineFunction
-                    | RefactorKind::InlineVariable
-                    | RefactorKind::AddImport
-            ) && req.symbol.is_some();
-            if req.selection.is_none() && !named {
-                return Err(FkError::invalid(format!(
-                    "{} needs `selectionRange`: {{startLine, startColumn, endLine, endColumn}}",
-                    k.name()
-                ))
-                .with_hint("lines count from 1, columns from 0; the end is exclusive"));
-            }
-            if req.new_name.is_some() {
-                return wrong("newName");
-            }
-            if let Some(n) = &req.extracted_name {
-                if !matches!(
-                    k,
-                    RefactorKind::ExtractFunction
-                        | RefactorKind::ExtractMethod
-                        | RefactorKind::ExtractVariable
-                        | RefactorKind::ExtractConstant
-                        | RefactorKind::ExtractType
-                ) {
-                    return wrong("extractedName");
-                }
-                // Each language's own rules: `delete` is a fine Python name, `$x` a JS one.
-                let checked = if is_python(&req.file) {
-                    filekit_semantic::python::check_identifier(n)
+        ArgError::NotTaken { kind, arg } => {
+            let takes: Vec<String> = kind.spec().takes.iter().map(|a| quoted(*a)).collect();
+            FkError::invalid(format!("{} does not apply to {}", quoted(arg), kind.name()))
+                .with_hint(if takes.is_empty() {
+                    format!("{} takes no argument but `file`", kind.name())
                 } else {
-                    syn::check_identifier(n)
-                };
-                checked.map_err(|e| FkError {
-                    message: format!("extractedName: {}", e.message),
-                    ..e
-                })?;
-            }
+                    format!("{} takes {}", kind.name(), takes.join(", "))
+                })
         }
+        ArgError::BadName { arg, error } => FkError {
+            message: format!("{}: {}", tool_name(arg), error.message),
+            ..error
+        },
+        ArgError::Backwards => FkError::invalid(format!(
+            "{} ends before it starts",
+            tool_name(Arg::Selection)
+        )),
     }
-    if req.type_kind.is_some() && k != RefactorKind::ExtractType {
-        return wrong("typeKind");
-    }
-    if req.module.is_some() && k != RefactorKind::AddImport {
-        return wrong("module");
-    }
-    if req.replace_all
-        && !matches!(
-            k,
-            RefactorKind::ExtractVariable | RefactorKind::ExtractConstant
-        )
-    {
-        return wrong("replaceAll");
-    }
-    if req.untyped_parameters
-        && !matches!(
-            k,
-            RefactorKind::ExtractFunction
-                | RefactorKind::ExtractMethod
-                | RefactorKind::ExtractVariable
-                | RefactorKind::ExtractConstant
-        )
-    {
-        return wrong("untypedParameters");
-    }
-    if let Some(s) = req.selection
-        && (s.end_line, s.end_column) < (s.start_line, s.start_column)
-    {
-        return Err(FkError::invalid("selectionRange ends before it starts"));
-    }
-    Ok(())
 }
 
 /// Runs a refactor and answers with 004's FileEditResult.
 pub(crate) fn run<S: Spelling>(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
-    check(&req)?;
     let resolved = ws.resolve(&req.file)?;
     if !req.dry_run {
         ws.check_writable(&resolved)?;
@@ -284,7 +231,11 @@ pub(crate) fn run<S: Spelling>(ws: &Call, req: Request) -> Result<ToolReply, FkE
         Ok(s) => s,
         Err(err) => return Ok(failed(&req.file, &err)),
     };
-    match code_actions::compute(ws, &req.to_engine(), &src) {
+    let engine = code_actions::Request {
+        file: req.file.clone(),
+        refactor: req.refactor.clone(),
+    };
+    match code_actions::compute(ws, &engine, &src) {
         Ok(change) => write::<S>(ws, &req, change),
         // Edits that do not fit the text they were computed on are filekit's bug, not the
         // file's: the call fails, as any internal error does.
@@ -293,7 +244,7 @@ pub(crate) fn run<S: Spelling>(ws: &Call, req: Request) -> Result<ToolReply, FkE
             if err.fact() == Some(filekit_core::Fact::UntypedParameters) {
                 err.hint = err
                     .hint
-                    .map(|h| format!("{h} with `untypedParameters: true`"));
+                    .map(|h| format!("{h} with `{}: true`", tool_name(Arg::UntypedParameters)));
             }
             Ok(failed(&req.file, &err))
         }
@@ -377,7 +328,11 @@ fn write<S: Spelling>(
             }],
         });
     }
-    let name = req.refactor.name();
+    let name = req.refactor.kind().name();
+    let new_name = match &req.refactor {
+        Refactor::RenameSymbol { new_name, .. } => Some(new_name.clone()),
+        _ => None,
+    };
     let mut value = EditReply {
         success: true,
         operation: None,
@@ -388,7 +343,7 @@ fn write<S: Spelling>(
         server: server.map(str::to_string),
         action: title.clone(),
         symbol: symbol.clone(),
-        new_name: req.new_name.clone(),
+        new_name: new_name.clone(),
         files_affected: Vec::new(),
         total_edits: total,
         changes: if S::LISTS_CHANGES || req.preview {
@@ -442,8 +397,8 @@ fn write<S: Spelling>(
     } else {
         "Applied"
     };
-    let what = match (req.refactor, &symbol, &req.new_name) {
-        (RefactorKind::RenameSymbol, Some(s), Some(new)) => {
+    let what = match (&symbol, &new_name) {
+        (Some(s), Some(new)) => {
             format!(
                 "{} {s} → {new}",
                 if req.dry_run {

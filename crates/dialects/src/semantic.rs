@@ -9,6 +9,7 @@
 
 use crate::Call;
 use crate::args::{parse, schema_for};
+use crate::refactor_mode::RefactorName;
 use crate::semantic_reply::{
     Change, Curated, Dependency, EditReply, FileChange, OutlineEntry, OutlineFormat, ReadReply,
     ReadResult, ReadTarget, Seed, Span, Spelling, edit_schema, failed, read_schema, rejected,
@@ -24,6 +25,7 @@ use filekit_documents::kind::{self, Query};
 use filekit_documents::markdown;
 use filekit_documents::xml::XmlDoc;
 use filekit_documents::yaml::YamlDoc;
+use filekit_refactor::code_actions::{Arg, Given, Kind, Selection};
 use filekit_semantic::code::Code;
 use filekit_semantic::lang::SUPPORTED;
 use filekit_semantic::ops::{self, BodyStyle, Operation, Position, Splice};
@@ -693,12 +695,10 @@ struct EditArgs {
     position: Option<PositionName>,
     /// Several edits of the same file, applied together or not at all.
     edits: Option<Vec<EditSpec>>,
-    /// Refactor mode: rename_symbol, organize_imports, remove_unused_imports,
-    /// extract_function, extract_method, extract_variable, extract_constant, extract_type,
-    /// inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async: on
-    /// the syntax trees without a language server (the description says for which
-    /// languages), by the file's language server in a trusted workspace.
-    refactor: Option<crate::refactor_mode::RefactorKind>,
+    /// Refactor mode: the refactor to run, on the syntax trees without a language server (the
+    /// description says for which languages), by the file's language server in a trusted
+    /// workspace.
+    refactor: Option<crate::refactor_mode::RefactorName>,
     /// rename_symbol: the symbol to rename ("UserService"; with a server also "Class.method").
     symbol: Option<String>,
     /// rename_symbol: the new name.
@@ -837,7 +837,21 @@ fn to_planned(spec: EditSpec, index: usize, listed: bool) -> Result<Planned, FkE
 fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
-    if let Some(kind) = args.refactor {
+    let given = Given {
+        symbol: args.symbol,
+        new_name: args.new_name,
+        scope: crate::refactor_mode::scope(args.scope.as_deref())?,
+        selection: args.selection_range.map(Selection::from),
+        extracted_name: args.extracted_name,
+        type_kind: args.type_kind.map(|k| match k {
+            TypeKindName::Type => TypeKind::Alias,
+            TypeKindName::Interface => TypeKind::Interface,
+        }),
+        replace_all: args.replace_all.unwrap_or(false),
+        module: args.module,
+        untyped_parameters: args.untyped_parameters.unwrap_or(false),
+    };
+    if let Some(RefactorName(kind)) = args.refactor {
         let direct = [
             ("target", args.target.is_some()),
             ("operation", args.operation.is_some()),
@@ -849,50 +863,36 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
         ];
         if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
             return Err(FkError::invalid(format!(
-                "`{name}` belongs to the direct-edit mode; a refactor takes symbol, newName, scope, selectionRange, extractedName, typeKind, replaceAll, module, untypedParameters"
+                "`{name}` belongs to the direct-edit mode; a refactor takes {}",
+                crate::refactor_mode::tool_names().join(", ")
             )));
         }
         let file = args.file.clone().ok_or_else(|| {
             FkError::invalid("file_edit: `file` is missing").with_hint("name the file to refactor")
         })?;
+        let refactor = crate::refactor_mode::checked(kind, &file, given)?;
         return crate::refactor_mode::run::<S>(
             ws,
             crate::refactor_mode::Request {
                 file,
-                refactor: kind,
-                symbol: args.symbol,
-                new_name: args.new_name,
-                workspace_scope: crate::refactor_mode::scope_is_workspace(args.scope.as_deref())?,
-                selection: args.selection_range,
-                extracted_name: args.extracted_name,
-                type_kind: args.type_kind.map(|k| match k {
-                    TypeKindName::Type => TypeKind::Alias,
-                    TypeKindName::Interface => TypeKind::Interface,
-                }),
-                replace_all: args.replace_all.unwrap_or(false),
-                module: args.module,
-                untyped_parameters: args.untyped_parameters.unwrap_or(false),
+                refactor,
                 dry_run: args.dry_run.unwrap_or(false),
                 preview: args.preview.unwrap_or(false),
             },
         );
     }
-    let refactor_args = [
-        ("symbol", args.symbol.is_some()),
-        ("newName", args.new_name.is_some()),
-        ("scope", args.scope.is_some()),
-        ("selectionRange", args.selection_range.is_some()),
-        ("extractedName", args.extracted_name.is_some()),
-        ("typeKind", args.type_kind.is_some()),
-        ("replaceAll", args.replace_all.is_some()),
-        ("module", args.module.is_some()),
-        ("untypedParameters", args.untyped_parameters.is_some()),
-    ];
-    if let Some((name, _)) = refactor_args.iter().find(|(_, given)| *given) {
+    // A switch belongs to the refactor mode even when it is off.
+    let refactor_arg = Arg::ALL.into_iter().find(|a| match a {
+        Arg::ReplaceAll => args.replace_all.is_some(),
+        Arg::UntypedParameters => args.untyped_parameters.is_some(),
+        _ => given.has(*a),
+    });
+    if let Some(arg) = refactor_arg {
         return Err(FkError::invalid(format!(
-            "`{name}` belongs to the refactor mode: give `refactor` too"
+            "`{}` belongs to the refactor mode: give `refactor` too",
+            crate::refactor_mode::tool_name(arg)
         ))
-        .with_hint("refactors: rename_symbol, organize_imports, remove_unused_imports, extract_function, extract_method, extract_variable, extract_constant, extract_type, inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async"));
+        .with_hint(format!("refactors: {}", Kind::NAMES.join(", "))));
     }
     let file = args.file.clone().ok_or_else(|| {
         FkError::invalid("file_edit: `file` is missing").with_hint("name the file to edit")

@@ -4,7 +4,7 @@
 //! (`filekit_semantic::ts::inline`), the imports left unused go, and the declaration goes when no
 //! use remains. The importers come from the import graph and its resolution.
 
-use super::{Draft, Precision, Request, byte_at, walk_name};
+use super::{At, Draft, Precision, Request, walk_name};
 use crate::graph;
 use crate::paths::dir_of;
 use crate::python::is_python;
@@ -20,19 +20,12 @@ use std::collections::BTreeMap;
 pub(super) fn inline_function(
     ws: &Workspace,
     req: &Request,
+    at: &At,
     lang: Lang,
     src: &Source,
 ) -> Result<Draft, FkError> {
     let text = src.text.as_str();
-    let target = match (req.selection, &req.symbol) {
-        (Some(s), _) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
-        (None, Some(name)) => Target::Name(name.clone()),
-        (None, None) => {
-            return Err(FkError::invalid(
-                "inline_function needs `symbol` (the function's name) or `selectionRange` (on its name or a call)",
-            ));
-        }
-    };
+    let target = super::syntactic::target(text, at)?;
     let me = walk_name(ws, &req.file)?;
     let graph = graph::build(ws)?;
     let resolves_to = |importer: &str, spec: &str, file: &str| {

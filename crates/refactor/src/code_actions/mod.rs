@@ -19,106 +19,31 @@
 mod inline_function;
 mod python;
 mod server;
+mod spec;
 mod syntactic;
 mod untyped;
+
+/// What an extracted type is declared as (a [`Given`] and [`Refactor`] field).
+pub use filekit_semantic::ts::extract_type::TypeKind;
+pub use spec::{
+    Arg, ArgError, ArgValue, At, ExtractCode, ExtractValue, Given, Kind, Refactor, SPECS, Scope,
+    Selection, Spec,
+};
 
 use crate::source::Source;
 use filekit_core::splices::{Splice, Splices};
 use filekit_core::{ErrorCode, FkError, Workspace};
 use filekit_lsp::{Launch, ServerKind};
 use filekit_semantic::Lang;
-use filekit_semantic::ts::extract_type::TypeKind;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The refactors of 004's table.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kind {
-    RenameSymbol,
-    ExtractFunction,
-    ExtractMethod,
-    ExtractVariable,
-    ExtractConstant,
-    ExtractType,
-    InlineVariable,
-    InlineFunction,
-    OrganizeImports,
-    AddImport,
-    RemoveUnusedImports,
-    ConvertToArrow,
-    ConvertToAsync,
-}
-
-impl Kind {
-    /// Every kind, in 004's order.
-    pub const ALL: [Kind; 13] = [
-        Kind::RenameSymbol,
-        Kind::ExtractFunction,
-        Kind::ExtractMethod,
-        Kind::ExtractVariable,
-        Kind::ExtractConstant,
-        Kind::ExtractType,
-        Kind::InlineVariable,
-        Kind::InlineFunction,
-        Kind::OrganizeImports,
-        Kind::AddImport,
-        Kind::RemoveUnusedImports,
-        Kind::ConvertToArrow,
-        Kind::ConvertToAsync,
-    ];
-
-    /// 004's name of the refactor, which messages use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::RenameSymbol => "rename_symbol",
-            Kind::ExtractFunction => "extract_function",
-            Kind::ExtractMethod => "extract_method",
-            Kind::ExtractVariable => "extract_variable",
-            Kind::ExtractConstant => "extract_constant",
-            Kind::ExtractType => "extract_type",
-            Kind::InlineVariable => "inline_variable",
-            Kind::InlineFunction => "inline_function",
-            Kind::OrganizeImports => "organize_imports",
-            Kind::AddImport => "add_import",
-            Kind::RemoveUnusedImports => "remove_unused_imports",
-            Kind::ConvertToArrow => "convert_to_arrow",
-            Kind::ConvertToAsync => "convert_to_async",
-        }
-    }
-}
-
-/// A range of the file: 1-based lines, 0-based columns (characters), end exclusive.
-#[derive(Clone, Copy, Debug)]
-pub struct Selection {
-    pub start_line: usize,
-    pub start_column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-}
-
-/// A refactor of one file, its arguments checked by the caller (a rename has its new name,
-/// a code action of a range its selection or, where it takes one, a symbol).
+/// A refactor of one file, its arguments checked against its kind's entry.
 #[derive(Debug, Clone)]
 pub struct Request {
     /// The file as the caller names it (the reply's paths name it so too).
     pub file: String,
-    pub kind: Kind,
-    pub symbol: Option<String>,
-    pub new_name: Option<String>,
-    /// Workspace (the files importing it change too) or this file only.
-    pub workspace_scope: bool,
-    pub selection: Option<Selection>,
-    pub extracted_name: Option<String>,
-    /// extract_type: a `type` alias (default) or an `interface`.
-    pub type_kind: Option<TypeKind>,
-    /// extract_variable / extract_constant: replace every identical occurrence in the same
-    /// scope too, not only the selected one.
-    pub replace_all: bool,
-    /// add_import: the module specifier to import from, among the candidates.
-    pub module: Option<String>,
-    /// Refactors that declare parameters: write a parameter whose type is not known without
-    /// one even where the project's compiler refuses an implicit `any` ([`untyped`]).
-    pub untyped_parameters: bool,
+    pub refactor: Refactor,
 }
 
 /// How a change was computed: by a language server, or on the syntax trees.
@@ -240,66 +165,19 @@ impl Draft {
     }
 }
 
-/// Computes a refactor of `req.file`, whose text the caller read as `src`.
+/// Computes a refactor of `req.file`, whose text the caller read as `src`: by the file's
+/// language server where the kind's entry names it and the request is one it can take, else
+/// on the syntax trees where the entry names the language.
 pub fn compute(ws: &Workspace, req: &Request, src: &Source) -> Result<Change, FkError> {
     let lang = Lang::of_path(&req.file)?;
-    // A file-scoped rename of TS/JS keeps the names other modules see (`old as new`), which
-    // the server's rename (through to the declaration) does not: it is done syntactically.
-    let file_scoped_rename = req.kind == Kind::RenameSymbol
-        && !req.workspace_scope
-        && matches!(
-            lang,
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python
-        );
-    let server = if file_scoped_rename {
-        Server::NotUsed
-    } else {
+    let kind = req.refactor.kind();
+    let spec = kind.spec();
+    let server = if spec.served_for(&req.file) && req.refactor.server_can_take(lang) {
         Server::for_file(ws, &req.file)
+    } else {
+        Server::NotUsed
     };
-    // tsserver offers no inline function: it is done on the syntax trees, server or not.
-    let inline_ts = req.kind == Kind::InlineFunction
-        && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript);
-    // tsserver's extract to a type alias is the server's; an interface is asked for by name.
-    let interface_ts =
-        req.type_kind == Some(TypeKind::Interface) && matches!(lang, Lang::TypeScript | Lang::Tsx);
-    // Every occurrence, and an inline by name, are this layer's own: the servers extract the
-    // selection only and inline at a position.
-    let own = req.replace_all
-        || (req.kind == Kind::InlineVariable
-            && req.selection.is_none()
-            && matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript))
-        // The server's quick fix takes neither a name nor the module to import from.
-        || (req.kind == Kind::AddImport && (req.selection.is_none() || req.module.is_some()));
     let draft = match server {
-        _ if inline_ts => inline_function::inline_function(ws, req, lang, src),
-        _ if interface_ts || own => syntactic::syntactic(ws, req, lang, src),
-        // pyright offers no extract, inline variable or convert to async refactors and no
-        // import quick fix: Python's are done on the syntax trees, server or not.
-        _ if lang == Lang::Python
-            && matches!(
-                req.kind,
-                Kind::ExtractVariable
-                    | Kind::ExtractConstant
-                    | Kind::ExtractFunction
-                    | Kind::ExtractMethod
-                    | Kind::InlineVariable
-                    | Kind::ConvertToAsync
-                    | Kind::AddImport
-            ) =>
-        {
-            syntactic::syntactic(ws, req, lang, src)
-        }
-        // Python: pyright renames; the import clean-ups are isort's, syntactic.
-        ref s
-            if lang == Lang::Python
-                && match req.kind {
-                    Kind::RenameSymbol => !matches!(s, Server::Ready(_)),
-                    Kind::OrganizeImports | Kind::RemoveUnusedImports => true,
-                    _ => false,
-                } =>
-        {
-            python::syntactic(ws, req, src).map(|draft| server.warn_passed_over(draft))
-        }
         Server::Ready(launch) => {
             let abs = ws.resolve(&req.file)?.absolute().to_path_buf();
             server::semantic(ws, req, src, abs, &launch).map(|mut draft| {
@@ -307,55 +185,37 @@ pub fn compute(ws: &Workspace, req: &Request, src: &Source) -> Result<Change, Fk
                 draft
             })
         }
-        ref other => {
-            let syntactic_ok = (matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
-                && matches!(
-                    req.kind,
-                    Kind::RenameSymbol
-                        | Kind::OrganizeImports
-                        | Kind::RemoveUnusedImports
-                        | Kind::ExtractVariable
-                        | Kind::ExtractConstant
-                        | Kind::ExtractFunction
-                        | Kind::ExtractMethod
-                        | Kind::InlineVariable
-                        | Kind::ConvertToArrow
-                        | Kind::ConvertToAsync
-                        | Kind::AddImport
-                ))
-                || (matches!(lang, Lang::TypeScript | Lang::Tsx) && req.kind == Kind::ExtractType)
-                || (lang == Lang::Python
-                    && matches!(
-                        req.kind,
-                        Kind::ExtractVariable
-                            | Kind::ExtractConstant
-                            | Kind::ExtractFunction
-                            | Kind::ExtractMethod
-                            | Kind::AddImport
-                    ));
-            if !syntactic_ok {
-                return Err(match other {
-                    Server::NotTrusted(kind) => kind.not_trusted(req.kind.name()),
-                    Server::Missing { error, .. } => {
-                        let mut err = error.clone();
-                        err.message = format!(
-                            "{} needs a language server: {}",
-                            req.kind.name(),
-                            err.message
-                        );
-                        err
-                    }
-                    Server::NotUsed | Server::Ready(_) => FkError::invalid(format!(
-                        "{}: {} is built for TS/TSX/JS (and, with their language servers, Python and Rust)",
-                        req.file,
-                        req.kind.name()
-                    )),
-                });
-            }
-            syntactic::syntactic(ws, req, lang, src).map(|draft| other.warn_passed_over(draft))
+        ref other if spec.syntactic.contains(&lang) => {
+            let draft = match lang {
+                Lang::Python => python::syntactic(ws, req, src),
+                _ => syntactic::syntactic(ws, req, lang, src),
+            };
+            draft.map(|draft| other.warn_passed_over(draft))
         }
+        Server::NotTrusted(server) => Err(server.not_trusted(kind.name())),
+        Server::Missing { error, .. } => {
+            let mut err = error.clone();
+            err.message = format!("{} needs a language server: {}", kind.name(), err.message);
+            Err(err)
+        }
+        Server::NotUsed => Err(not_for_language(&req.file, spec)),
     };
     draft?.finish()
+}
+
+/// A kind asked of a file whose language neither the syntax trees nor a server do it for.
+fn not_for_language(file: &str, spec: &Spec) -> FkError {
+    let servers: Vec<&str> = spec.servers.iter().map(|s| s.command().0).collect();
+    FkError::invalid(format!(
+        "{file}: {} is done for {} files{}",
+        spec.name,
+        spec.languages(),
+        if servers.is_empty() {
+            String::new()
+        } else {
+            format!(" (and, in a trusted workspace, by {})", servers.join(", "))
+        }
+    ))
 }
 
 /// The language server a refactor of a file may use.

@@ -4,12 +4,13 @@
 //! `filekit_semantic::python`; which files import the renamed module, and which
 //! section an import belongs to, from the import graph and Python module resolution.
 
-use super::{Draft, Kind, Precision, Request, byte_at, walk_name};
+use super::{At, Draft, Precision, Refactor, Request, byte_at, walk_name};
 use crate::graph;
 use crate::python;
 use crate::resolve::FileSet;
 use crate::source::{Source, load};
 use filekit_core::{ErrorCode, FkError, Workspace};
+use filekit_semantic::Lang;
 use filekit_semantic::python::{self as py, ImportOptions, Section, Target, is_stdlib};
 use std::collections::HashSet;
 
@@ -36,10 +37,28 @@ fn section(files: &dyn FileSet, importer: &str, module: &str) -> Section {
 }
 
 pub(super) fn syntactic(ws: &Workspace, req: &Request, src: &Source) -> Result<Draft, FkError> {
+    let rename_of = match &req.refactor {
+        Refactor::OrganizeImports | Refactor::RemoveUnusedImports => None,
+        Refactor::RenameSymbol {
+            at,
+            new_name,
+            workspace_scope,
+        } => Some(Rename {
+            at,
+            new: new_name,
+            workspace_scope: *workspace_scope,
+        }),
+        // Python's other kinds are one file's, in the shared module.
+        _ => return super::syntactic::syntactic(ws, req, Lang::Python, src),
+    };
     let mut draft = Draft::new(Precision::Syntactic);
     let text = src.text.as_str();
     let graph = graph::build(ws)?;
     let me = walk_name(ws, &req.file)?;
+    if let Some(rename_of) = rename_of {
+        rename(ws, req, &rename_of, src, &graph, me, &mut draft)?;
+        return Ok(draft);
+    }
     let is_init = me
         .rsplit('/')
         .next()
@@ -49,39 +68,40 @@ pub(super) fn syntactic(ws: &Workspace, req: &Request, src: &Source) -> Result<D
         is_init,
         section: &classify,
     };
-    match req.kind {
-        Kind::OrganizeImports => {
-            let s = py::organize_imports(text, &opts)?;
-            draft.files.insert(req.file.clone(), (src.clone(), s));
-        }
-        Kind::RemoveUnusedImports => {
-            let s = py::remove_unused_imports(text, &opts)?;
-            draft.files.insert(req.file.clone(), (src.clone(), s));
-        }
-        Kind::RenameSymbol => rename(ws, req, src, &graph, me, &mut draft)?,
-        _ => unreachable!("only the syntactic refactors come here"),
-    }
+    let s = if matches!(req.refactor, Refactor::RemoveUnusedImports) {
+        py::remove_unused_imports(text, &opts)?
+    } else {
+        py::organize_imports(text, &opts)?
+    };
+    draft.files.insert(req.file.clone(), (src.clone(), s));
     Ok(draft)
+}
+
+/// A rename's own data.
+struct Rename<'r> {
+    at: &'r At,
+    new: &'r str,
+    workspace_scope: bool,
 }
 
 fn rename(
     ws: &Workspace,
     req: &Request,
+    rename_of: &Rename,
     src: &Source,
     graph: &graph::Graph,
     me: String,
     draft: &mut Draft,
 ) -> Result<(), FkError> {
-    let new = req.new_name.as_deref().expect("checked");
+    let (new, workspace_scope) = (rename_of.new, rename_of.workspace_scope);
     let text = src.text.as_str();
-    let target = match (req.selection, &req.symbol) {
-        (Some(s), _) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
-        (None, Some(name)) => Target::Name(name.clone()),
-        (None, None) => unreachable!("checked"),
+    let target = match rename_of.at {
+        At::Selection(s) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
+        At::Symbol(name) => Target::Name(name.clone()),
     };
-    let mut r = py::rename_in_file(text, &target, new, !req.workspace_scope)?;
+    let mut r = py::rename_in_file(text, &target, new, !workspace_scope)?;
     draft.symbol = Some(r.name.clone());
-    if !req.workspace_scope {
+    if !workspace_scope {
         if r.module_level {
             draft.warnings.push(format!(
                 "`{}` is a module-level name: with scope \"file\" the modules that import it are not changed",

@@ -3,7 +3,7 @@
 //! offered at the range is an error that lists what is offered. The server's workspace edit
 //! becomes splices of the files as read, its paths resolved by the sandbox.
 
-use super::{Draft, Kind, Precision, Request, Selection, byte_at};
+use super::{At, Draft, Kind, Precision, Refactor, Request, Selection, byte_at};
 use crate::source::{Source, load};
 use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
@@ -29,7 +29,8 @@ struct Wanted {
     default_names: &'static [&'static str],
 }
 
-fn wanted(k: Kind) -> Wanted {
+/// What `k` is among the server's code actions, for the kinds done by one.
+fn wanted(k: Kind) -> Option<Wanted> {
     let w = |only, fits, outermost, default_names| Wanted {
         only,
         diagnostic: None,
@@ -37,7 +38,7 @@ fn wanted(k: Kind) -> Wanted {
         outermost,
         default_names,
     };
-    match k {
+    Some(match k {
         Kind::ExtractFunction => w(
             &["refactor.extract"],
             |k, t| {
@@ -102,10 +103,8 @@ fn wanted(k: Kind) -> Wanted {
             outermost: false,
             default_names: &[],
         },
-        Kind::RenameSymbol | Kind::OrganizeImports | Kind::RemoveUnusedImports => {
-            unreachable!("not code actions of a range")
-        }
-    }
+        Kind::RenameSymbol | Kind::OrganizeImports | Kind::RemoveUnusedImports => return None,
+    })
 }
 
 fn title_of(a: &Value) -> String {
@@ -136,7 +135,7 @@ pub(super) fn semantic(
         }
         c.sync(&abs, text)?;
         let mut title = None;
-        let mut symbol = req.symbol.clone();
+        let mut symbol = None;
         let lsp_range = |s: Selection| -> Result<filekit_lsp::LspRange, FkError> {
             let a = byte_at(text, s.start_line, s.start_column, "start")?;
             let b = byte_at(text, s.end_line, s.end_column, "end")?;
@@ -145,13 +144,18 @@ pub(super) fn semantic(
                 filekit_lsp::position(text, b),
             ))
         };
-        let edit: WsEdit = match req.kind {
-            Kind::RenameSymbol => {
-                let new = req.new_name.as_deref().expect("checked");
-                let at = match (req.selection, &req.symbol) {
-                    (Some(s), _) => byte_at(text, s.start_line, s.start_column, "start")?,
-                    (None, Some(name)) => declaration_offset(&req.file, text, name)?,
-                    (None, None) => unreachable!("checked"),
+        let edit: WsEdit = match &req.refactor {
+            Refactor::RenameSymbol {
+                at,
+                new_name: new,
+                workspace_scope,
+            } => {
+                let at = match at {
+                    At::Selection(s) => byte_at(text, s.start_line, s.start_column, "start")?,
+                    At::Symbol(name) => {
+                        symbol = Some(name.clone());
+                        declaration_offset(&req.file, text, name)?
+                    }
                 };
                 if symbol.is_none() {
                     symbol = Some(word_at(text, at));
@@ -162,7 +166,7 @@ pub(super) fn semantic(
                     c.wait_diagnostics(&abs, std::time::Duration::from_secs(30))?;
                 }
                 let e = c.rename(&abs, filekit_lsp::position(text, at), new)?;
-                if !req.workspace_scope {
+                if !workspace_scope {
                     // File scope: only this file's edits.
                     let mut only = WsEdit::default();
                     if let Some(v) = e.files.get(&abs) {
@@ -173,20 +177,13 @@ pub(super) fn semantic(
                     e
                 }
             }
-            Kind::OrganizeImports if kind == ServerKind::TypeScript => c.execute(
+            Refactor::OrganizeImports if kind == ServerKind::TypeScript => c.execute(
                 "_typescript.organizeImports",
                 json!([abs.to_string_lossy()]),
             )?,
-            Kind::OrganizeImports | Kind::RemoveUnusedImports => {
-                let only: &[&str] = match (req.kind, kind) {
-                    (Kind::RemoveUnusedImports, ServerKind::TypeScript) => {
-                        &["source.removeUnusedImports.ts"]
-                    }
-                    (Kind::RemoveUnusedImports, _) => {
-                        return Err(FkError::invalid(format!(
-                            "remove_unused_imports is built for TS/JS; {server_name} offers organize_imports"
-                        )));
-                    }
+            Refactor::OrganizeImports | Refactor::RemoveUnusedImports => {
+                let only: &[&str] = match &req.refactor {
+                    Refactor::RemoveUnusedImports => &["source.removeUnusedImports.ts"],
                     _ => &["source.organizeImports"],
                 };
                 let end = filekit_lsp::position(text, text.len());
@@ -200,14 +197,17 @@ pub(super) fn semantic(
                 }
             }
             other => {
-                if kind != ServerKind::TypeScript {
+                let other = other.kind();
+                let (Some(w), Some(selection)) =
+                    (wanted(other), action_range(&req.refactor, &req.file, text)?)
+                else {
                     return Err(FkError::invalid(format!(
-                        "{} is built on typescript-language-server's refactors (TS/JS files)",
-                        other.name()
+                        "{server_name} does no {} of {}: none is offered for it",
+                        other.name(),
+                        req.file
                     )));
-                }
-                let range = lsp_range(req.selection.expect("checked"))?;
-                let w = wanted(other);
+                };
+                let range = lsp_range(selection)?;
                 if w.diagnostic.is_some() {
                     // The server computes quick fixes only once its diagnostics are in.
                     c.wait_diagnostics(&abs, std::time::Duration::from_secs(20))?;
@@ -239,7 +239,7 @@ pub(super) fn semantic(
                     offered.extend(actions.iter().map(title_of));
                     offered.sort();
                     offered.dedup();
-                    let s = req.selection.expect("checked");
+                    let s = selection;
                     return Err(FkError::new(
                         ErrorCode::NotFound,
                         format!(
@@ -261,7 +261,7 @@ pub(super) fn semantic(
                 };
                 title = Some(title_of(action));
                 let mut e = c.perform(action)?;
-                if let Some(name) = &req.extracted_name {
+                if let Some(name) = extracted_name(&req.refactor) {
                     rename_extracted(&mut e, w.default_names, name);
                 }
                 e
@@ -280,6 +280,55 @@ pub(super) fn semantic(
         draft.notify = Some((root.clone(), kind));
         Ok(draft)
     })
+}
+
+/// The range a code action is asked at: the selection, or the declaration of the name
+/// (zero-width); none for a kind that is no code action of a range.
+fn action_range(r: &Refactor, file: &str, text: &str) -> Result<Option<Selection>, FkError> {
+    let at = match r {
+        Refactor::ExtractFunction(x) | Refactor::ExtractMethod(x) => return Ok(Some(x.selection)),
+        Refactor::ExtractVariable(x) | Refactor::ExtractConstant(x) => {
+            return Ok(Some(x.selection));
+        }
+        Refactor::ExtractType { selection, .. }
+        | Refactor::ConvertToArrow(selection)
+        | Refactor::ConvertToAsync(selection) => return Ok(Some(*selection)),
+        Refactor::InlineVariable(at)
+        | Refactor::InlineFunction(at)
+        | Refactor::AddImport { at, .. } => at,
+        Refactor::RenameSymbol { .. }
+        | Refactor::OrganizeImports
+        | Refactor::RemoveUnusedImports => {
+            return Ok(None);
+        }
+    };
+    Ok(Some(match at {
+        At::Selection(s) => *s,
+        At::Symbol(name) => {
+            let offset = declaration_offset(file, text, name)?;
+            let before = &text[..offset];
+            let line = before.matches('\n').count() + 1;
+            let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+                .chars()
+                .count();
+            Selection {
+                start_line: line,
+                start_column: column,
+                end_line: line,
+                end_column: column,
+            }
+        }
+    }))
+}
+
+/// The name the request gives what is extracted.
+fn extracted_name(r: &Refactor) -> Option<&str> {
+    match r {
+        Refactor::ExtractFunction(x) | Refactor::ExtractMethod(x) => x.name.as_deref(),
+        Refactor::ExtractVariable(x) | Refactor::ExtractConstant(x) => x.name.as_deref(),
+        Refactor::ExtractType { name, .. } => name.as_deref(),
+        _ => None,
+    }
 }
 
 /// The word (identifier) at a byte offset.

@@ -3,7 +3,9 @@
 //! file's text; a workspace rename finds the files it changes with [`crate::rename`] on the
 //! import graph, add_import its candidates with [`crate::add_import`].
 
-use super::{Draft, Kind, Precision, Request, byte_at, walk_name};
+use super::{
+    At, Draft, ExtractCode, ExtractValue, Precision, Refactor, Request, byte_at, walk_name,
+};
 use crate::source::{Source, load};
 use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError, Workspace};
@@ -45,28 +47,28 @@ pub(super) fn syntactic(
 ) -> Result<Draft, FkError> {
     let mut draft = Draft::new(Precision::Syntactic);
     let text = src.text.as_str();
-    match req.kind {
-        Kind::OrganizeImports => {
+    match &req.refactor {
+        Refactor::OrganizeImports => {
             let s = syn::organize_imports(lang, text)?;
             draft.files.insert(req.file.clone(), (src.clone(), s));
         }
-        Kind::RemoveUnusedImports => {
+        Refactor::RemoveUnusedImports => {
             let s = syn::remove_unused_imports(lang, text)?;
             draft.files.insert(req.file.clone(), (src.clone(), s));
         }
-        Kind::RenameSymbol => {
-            let new = req.new_name.as_deref().expect("checked");
-            let target = match (req.selection, &req.symbol) {
-                (Some(s), _) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
-                (None, Some(name)) => Target::Name(name.clone()),
-                (None, None) => unreachable!("checked"),
-            };
-            let keep_public = !req.workspace_scope;
+        Refactor::RenameSymbol {
+            at,
+            new_name,
+            workspace_scope,
+        } => {
+            let new = new_name.as_str();
+            let target = target(text, at)?;
+            let keep_public = !workspace_scope;
             let mut r = syn::rename_in_file(lang, text, &target, new, keep_public)?;
             draft.symbol = Some(r.name.clone());
             let mut origin = walk_name(ws, &req.file)?;
             let mut origin_src = src.clone();
-            if !req.workspace_scope {
+            if !workspace_scope {
                 if r.exported {
                     draft.warnings.push(format!(
                         "`{}` is exported: with scope \"file\" the files that import it are not changed",
@@ -122,28 +124,27 @@ pub(super) fn syntactic(
                 }
             }
         }
-        Kind::ExtractVariable | Kind::ExtractConstant => {
+        Refactor::ExtractVariable(x) | Refactor::ExtractConstant(x) => {
             // The engine's kinds, on the syntax tree.
             use filekit_semantic::{python, ts};
-            let sel = req.selection.expect("checked");
-            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
-            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
-            let constant = req.kind == Kind::ExtractConstant;
+            let ExtractValue {
+                selection,
+                name,
+                replace_all,
+                untyped_parameters,
+            } = x;
+            let range = byte_range(text, selection)?;
+            let constant = matches!(req.refactor, Refactor::ExtractConstant(_));
             let default = if constant { "EXTRACTED" } else { "extracted" };
-            let name = req.extracted_name.clone().unwrap_or_else(|| default.into());
+            let name = name.clone().unwrap_or_else(|| default.into());
+            let all = *replace_all;
             let x = match (lang, constant) {
                 (Lang::Python, false) => {
-                    python::extract::extract_variable(text, start..end, &name, req.replace_all)?
+                    python::extract::extract_variable(text, range, &name, all)?
                 }
-                (Lang::Python, true) => {
-                    python::extract::extract_constant(text, start..end, &name, req.replace_all)?
-                }
-                (_, false) => {
-                    ts::extract::extract_variable(lang, text, start..end, &name, req.replace_all)?
-                }
-                (_, true) => {
-                    ts::extract::extract_constant(lang, text, start..end, &name, req.replace_all)?
-                }
+                (Lang::Python, true) => python::extract::extract_constant(text, range, &name, all)?,
+                (_, false) => ts::extract::extract_variable(lang, text, range, &name, all)?,
+                (_, true) => ts::extract::extract_constant(lang, text, range, &name, all)?,
             };
             if constant {
                 // Where the constant went, in tsserver's words for the same choice (in Python,
@@ -157,62 +158,67 @@ pub(super) fn syntactic(
                     .into(),
                 );
             }
-            super::untyped::check(ws, req, lang, &x.untyped, &mut draft.warnings)?;
+            super::untyped::check(
+                ws,
+                &req.file,
+                *untyped_parameters,
+                lang,
+                &x.untyped,
+                &mut draft.warnings,
+            )?;
             draft.symbol = Some(name);
             draft
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
-        Kind::ExtractType => {
-            use filekit_semantic::ts::extract_type::{TypeKind, extract_type};
-            let sel = req.selection.expect("checked");
-            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
-            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
-            let name = req
-                .extracted_name
-                .clone()
-                .unwrap_or_else(|| "ExtractedType".into());
-            let kind = req.type_kind.unwrap_or(TypeKind::Alias);
-            let x = extract_type(lang, text, start..end, &name, kind)?;
+        Refactor::ExtractType {
+            selection,
+            name,
+            type_kind,
+        } => {
+            use filekit_semantic::ts::extract_type::extract_type;
+            let name = name.clone().unwrap_or_else(|| "ExtractedType".into());
+            let x = extract_type(lang, text, byte_range(text, selection)?, &name, *type_kind)?;
             draft.symbol = Some(name);
             draft
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
-        Kind::ExtractFunction | Kind::ExtractMethod => {
+        Refactor::ExtractFunction(x) | Refactor::ExtractMethod(x) => {
             use filekit_semantic::{python, ts};
-            let sel = req.selection.expect("checked");
-            let start = byte_at(text, sel.start_line, sel.start_column, "start")?;
-            let end = byte_at(text, sel.end_line, sel.end_column, "end")?;
-            let method = req.kind == Kind::ExtractMethod;
-            let name = req
-                .extracted_name
-                .clone()
-                .unwrap_or_else(|| "extracted".into());
+            let ExtractCode {
+                selection,
+                name,
+                untyped_parameters,
+            } = x;
+            let range = byte_range(text, selection)?;
+            let method = matches!(req.refactor, Refactor::ExtractMethod(_));
+            let name = name.clone().unwrap_or_else(|| "extracted".into());
             let x = match lang {
                 Lang::Python => {
-                    python::extract_function::extract_function(text, start..end, &name, method)?
+                    python::extract_function::extract_function(text, range, &name, method)?
                 }
-                _ => ts::extract_function::extract_function(lang, text, start..end, &name, method)?,
+                _ => ts::extract_function::extract_function(lang, text, range, &name, method)?,
             };
             if let Some(class) = &x.class {
                 implemented_elsewhere(ws, class, &name)?;
             }
-            super::untyped::check(ws, req, lang, &x.untyped, &mut draft.warnings)?;
+            super::untyped::check(
+                ws,
+                &req.file,
+                *untyped_parameters,
+                lang,
+                &x.untyped,
+                &mut draft.warnings,
+            )?;
             draft.warnings.extend(x.warnings);
             draft.symbol = Some(name);
             draft
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
-        Kind::InlineVariable => {
-            let target = match (req.selection, &req.symbol) {
-                (Some(sel), _) => {
-                    Target::At(byte_at(text, sel.start_line, sel.start_column, "start")?)
-                }
-                (None, Some(name)) => Target::Name(name.clone()),
-                (None, None) => unreachable!("checked"),
-            };
+        Refactor::InlineVariable(at) => {
+            let target = target(text, at)?;
             let (name, splices) = if lang == Lang::Python {
                 use filekit_semantic::python::Target as PyTarget;
                 let target = match target {
@@ -234,16 +240,14 @@ pub(super) fn syntactic(
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&splices)));
         }
-        Kind::ConvertToArrow => {
-            let sel = req.selection.expect("checked");
+        Refactor::ConvertToArrow(sel) => {
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = filekit_semantic::ts::convert::convert_to_arrow(lang, text, at)?;
             draft
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
-        Kind::ConvertToAsync => {
-            let sel = req.selection.expect("checked");
+        Refactor::ConvertToAsync(sel) => {
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = if lang == Lang::Python {
                 filekit_semantic::python::convert_async::convert_to_async(text, at)?
@@ -254,17 +258,11 @@ pub(super) fn syntactic(
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
-        Kind::AddImport => {
+        Refactor::AddImport { at, module } => {
             // The candidates are the refactor layer's (the import graph), the edit semantic's.
-            let target = match (req.selection, &req.symbol) {
-                (Some(sel), _) => {
-                    Target::At(byte_at(text, sel.start_line, sel.start_column, "start")?)
-                }
-                (None, Some(name)) => Target::Name(name.clone()),
-                (None, None) => unreachable!("checked"),
-            };
+            let target = target(text, at)?;
             let me = walk_name(ws, &req.file)?;
-            let x = crate::add_import::add_import(ws, &me, text, &target, req.module.as_deref())?;
+            let x = crate::add_import::add_import(ws, &me, text, &target, module.as_deref())?;
             draft.symbol = Some(x.name);
             draft.title = Some(format!(
                 "import from '{}' ({})",
@@ -275,9 +273,26 @@ pub(super) fn syntactic(
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x.splices)));
         }
-        _ => unreachable!("only the syntactic refactors come here"),
+        // Its importers are the import graph's: computed on its own.
+        Refactor::InlineFunction(at) => {
+            return super::inline_function::inline_function(ws, req, at, lang, src);
+        }
     }
     Ok(draft)
+}
+
+/// The target at a position (a selection's start) or by name.
+pub(super) fn target(text: &str, at: &At) -> Result<Target, FkError> {
+    Ok(match at {
+        At::Selection(s) => Target::At(byte_at(text, s.start_line, s.start_column, "start")?),
+        At::Symbol(name) => Target::Name(name.clone()),
+    })
+}
+
+/// The bytes of a selection.
+fn byte_range(text: &str, s: &super::Selection) -> Result<std::ops::Range<usize>, FkError> {
+    Ok(byte_at(text, s.start_line, s.start_column, "start")?
+        ..byte_at(text, s.end_line, s.end_column, "end")?)
 }
 
 /// Refuses a new method of `class` when a TS class of the workspace `implements` it: that

@@ -16,19 +16,11 @@ fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
     (dir, ws)
 }
 
-fn request(file: &str, kind: Kind) -> Request {
+/// The request of `kind` with `given`, checked as a front end checks it.
+fn request(file: &str, kind: Kind, given: Given) -> Request {
     Request {
         file: file.into(),
-        kind,
-        symbol: None,
-        new_name: None,
-        workspace_scope: true,
-        selection: None,
-        extracted_name: None,
-        type_kind: None,
-        replace_all: false,
-        module: None,
-        untyped_parameters: false,
+        refactor: Refactor::new(kind, file, given).unwrap(),
     }
 }
 
@@ -42,11 +34,12 @@ fn a_workspace_rename_changes_the_importers_and_writes_nothing() {
     let util = "export function total(a: number) {\n  return a;\n}\n";
     let main = "import { total } from './util';\nconsole.log(total(1));\n";
     let (dir, ws) = workspace(&[("src/util.ts", util), ("src/main.ts", main)]);
-    let req = Request {
+    let given = Given {
         symbol: Some("total".into()),
         new_name: Some("sum".into()),
-        ..request("src/util.ts", Kind::RenameSymbol)
+        ..Given::default()
     };
+    let req = request("src/util.ts", Kind::RenameSymbol, given);
     let src = load(&ws, &req.file).unwrap();
     let change = compute(&ws, &req, &src).unwrap();
 
@@ -77,7 +70,7 @@ fn a_workspace_rename_changes_the_importers_and_writes_nothing() {
 fn a_python_import_clean_up_is_one_file_of_the_change() {
     let text = "import sys\nimport os\n\nprint(os.sep)\n";
     let (_dir, ws) = workspace(&[("app.py", text)]);
-    let req = request("app.py", Kind::RemoveUnusedImports);
+    let req = request("app.py", Kind::RemoveUnusedImports, Given::default());
     let src = load(&ws, "app.py").unwrap();
     let change = compute(&ws, &req, &src).unwrap();
     assert_eq!(change.files.len(), 1);
@@ -88,7 +81,7 @@ fn a_python_import_clean_up_is_one_file_of_the_change() {
 fn a_change_with_nothing_to_do_has_no_file() {
     let text = "import os\n\nprint(os.sep)\n";
     let (_dir, ws) = workspace(&[("app.py", text)]);
-    let req = request("app.py", Kind::RemoveUnusedImports);
+    let req = request("app.py", Kind::RemoveUnusedImports, Given::default());
     let src = load(&ws, "app.py").unwrap();
     let change = compute(&ws, &req, &src).unwrap();
     assert!(change.files.is_empty() && change.created.is_empty());
@@ -98,19 +91,49 @@ fn a_change_with_nothing_to_do_has_no_file() {
 fn a_refactor_that_needs_a_server_says_how_to_get_one() {
     let text = "fn main() {\n    let x = 1 + 2;\n}\n";
     let (_dir, ws) = workspace(&[("main.rs", text)]);
-    let req = Request {
+    let given = Given {
+        symbol: Some("x".into()),
+        new_name: Some("y".into()),
+        ..Given::default()
+    };
+    let req = request("main.rs", Kind::RenameSymbol, given);
+    let src = load(&ws, "main.rs").unwrap();
+    let err = compute(&ws, &req, &src).unwrap_err();
+    // An untrusted workspace starts no server.
+    assert_eq!(err.code, ErrorCode::NotTrusted, "{err:?}");
+}
+
+/// A kind no server does for the file's language, and the syntax trees do not either, says
+/// for which languages it is done, from the kind's entry.
+#[test]
+fn a_refactor_of_a_language_it_is_not_done_for_says_which_it_is_done_for() {
+    let text = "fn main() {\n    let x = 1 + 2;\n}\n";
+    let (_dir, ws) = workspace(&[("main.rs", text), ("app.py", "def f():\n    return 1\n")]);
+    let given = Given {
         selection: Some(Selection {
             start_line: 2,
             start_column: 12,
             end_line: 2,
             end_column: 17,
         }),
-        ..request("main.rs", Kind::ExtractVariable)
+        ..Given::default()
     };
+    let req = request("main.rs", Kind::ExtractVariable, given.clone());
     let src = load(&ws, "main.rs").unwrap();
     let err = compute(&ws, &req, &src).unwrap_err();
-    // An untrusted workspace starts no server.
-    assert_eq!(err.code, ErrorCode::NotTrusted, "{err:?}");
+    assert_eq!(err.code, ErrorCode::InvalidArgument, "{err:?}");
+    assert_eq!(
+        err.message,
+        "main.rs: extract_variable is done for TS/JS and Python files (and, in a trusted workspace, by typescript-language-server)"
+    );
+    let req = request("app.py", Kind::ConvertToArrow, given);
+    let src = load(&ws, "app.py").unwrap();
+    let err = compute(&ws, &req, &src).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("app.py: convert_to_arrow is done for TS/JS files"),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -130,7 +153,7 @@ fn untyped_parameters_follow_the_project_settings_read_through_the_workspace() {
     let text = "export function each(xs: number[]) {\n  xs.forEach((x) => {\n    console.log(x);\n  });\n}\n";
     let strict = r#"{ "compilerOptions": { "strict": true } }"#;
     let (dir, ws) = workspace(&[("tsconfig.json", strict), ("src/each.ts", text)]);
-    let req = Request {
+    let given = Given {
         selection: Some(Selection {
             start_line: 3,
             start_column: 4,
@@ -138,8 +161,9 @@ fn untyped_parameters_follow_the_project_settings_read_through_the_workspace() {
             end_column: 19,
         }),
         extracted_name: Some("show".into()),
-        ..request("src/each.ts", Kind::ExtractFunction)
+        ..Given::default()
     };
+    let req = request("src/each.ts", Kind::ExtractFunction, given.clone());
     let src = load(&ws, &req.file).unwrap();
     let err = compute(&ws, &req, &src).unwrap_err();
     assert_eq!(err.fact(), Some(filekit_core::Fact::UntypedParameters));
@@ -152,10 +176,14 @@ fn untyped_parameters_follow_the_project_settings_read_through_the_workspace() {
     assert!(err.hint.as_deref().unwrap().contains("untyped"), "{err:?}");
 
     // Asked for, it is written untyped and the warning names it.
-    let asked = Request {
-        untyped_parameters: true,
-        ..req.clone()
-    };
+    let asked = request(
+        "src/each.ts",
+        Kind::ExtractFunction,
+        Given {
+            untyped_parameters: true,
+            ..given.clone()
+        },
+    );
     let change = compute(&ws, &asked, &src).unwrap();
     assert!(new_text(&change, "src/each.ts").contains("function show(x) {"));
     assert!(
@@ -200,10 +228,7 @@ fn untyped_parameters_follow_the_project_settings_read_through_the_workspace() {
     )
     .unwrap();
     let file = second.path().join("lib/each.ts");
-    let other = Request {
-        file: file.to_string_lossy().into(),
-        ..req.clone()
-    };
+    let other = request(&file.to_string_lossy(), Kind::ExtractFunction, given);
     let src = load(&ws, &other.file).unwrap();
     let change = compute(&ws, &other, &src).unwrap();
     assert!(

@@ -6,18 +6,18 @@
 //! for untyped parameters. Otherwise they are written untyped and the reply's warnings name
 //! them.
 
-use super::Request;
 use crate::tsconfig::{ImplicitAny, implicit_any};
 use filekit_core::{ErrorCode, Fact, FkError, Workspace};
 use filekit_semantic::Lang;
 use filekit_semantic::ts::types::Untyped;
 use serde_json::json;
 
-/// Checks the parameters a refactor of `req.file` would leave untyped against the rule,
-/// adding the warnings of those it may write.
+/// Checks the parameters a refactor of `file` would leave untyped against the rule (unless
+/// the request `allowed` them), adding the warnings of those it may write.
 pub(super) fn check(
     ws: &Workspace,
-    req: &Request,
+    file: &str,
+    allowed: bool,
     lang: Lang,
     untyped: &[Untyped],
     warnings: &mut Vec<String>,
@@ -25,7 +25,7 @@ pub(super) fn check(
     if untyped.is_empty() || !matches!(lang, Lang::TypeScript | Lang::Tsx) {
         return Ok(());
     }
-    if req.untyped_parameters {
+    if allowed {
         warnings.extend(
             untyped
                 .iter()
@@ -33,7 +33,7 @@ pub(super) fn check(
         );
         return Ok(());
     }
-    let rule = settings(ws, &req.file)?;
+    let rule = settings(ws, file)?;
     if !rule.refused {
         warnings.extend(untyped.iter().map(|u| {
             format!(

@@ -1,0 +1,231 @@
+//! The refactor layer's table of kinds, as the front ends derive from it: `filekit refactor`
+//! takes each argument of the table as a flag and says what is wrong in the flags' names;
+//! `file_edit` refuses an argument a kind does not take, in its own names, and lists what the
+//! kind takes. A refused request changes nothing.
+
+use crate::common;
+
+use common::Sandbox;
+use serde_json::json;
+
+const CALC: &str = "export function area(w: number, h: number) {\n  return w * h + 1;\n}\nconsole.log(area(1, 2));\n";
+
+/// `filekit refactor KIND` with the sandbox's file, asserting that it fails with exit code 2,
+/// says each of `needles` on its error stream and changes nothing.
+fn refused(sb: &Sandbox, args: &[&str], needles: &[&str]) {
+    let before = sb.snapshot();
+    let run = sb.filekit(args, None);
+    assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+    for n in needles {
+        assert!(
+            run.stderr.contains(n),
+            "{args:?}: expected {n:?} in {}",
+            run.stderr
+        );
+    }
+    assert_eq!(before, sb.snapshot(), "{args:?}: files changed");
+}
+
+#[test]
+fn the_refactor_verb_takes_the_arguments_of_the_table_as_flags() {
+    let sb = Sandbox::new();
+    sb.write("src/calc.ts", CALC);
+    // rename_symbol's arguments are flags of `filekit refactor` too, from the same table.
+    let run = sb.filekit(
+        &[
+            "refactor",
+            "rename_symbol",
+            "src/calc.ts",
+            "--symbol",
+            "area",
+            "--new-name",
+            "surface",
+            "--scope",
+            "file",
+            "--dry-run",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("+export function surface("),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("src/calc.ts"), CALC, "a dry run writes nothing");
+    let run = sb.filekit(
+        &[
+            "refactor",
+            "extract_variable",
+            "src/calc.ts",
+            "--range",
+            "2:9-2:14",
+            "--name",
+            "size",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.json["refactor"],
+        json!("extract_variable"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        sb.read("src/calc.ts")
+            .contains("  const size = w * h;\n  return size + 1;\n")
+    );
+}
+
+#[test]
+fn the_refactor_verb_says_what_is_wrong_in_the_flags_names() {
+    let sb = Sandbox::new();
+    sb.write("src/calc.ts", CALC);
+    refused(
+        &sb,
+        &["refactor", "organize_imports", "src/calc.ts", "--name", "x"],
+        &["--name does not apply to organize_imports"],
+    );
+    refused(
+        &sb,
+        &[
+            "refactor",
+            "extract_type",
+            "src/calc.ts",
+            "--replace-all",
+            "--range",
+            "1:24-1:30",
+        ],
+        &[
+            "--replace-all does not apply to extract_type",
+            "extract_type takes --range, --name, --type-kind",
+        ],
+    );
+    refused(
+        &sb,
+        &["refactor", "inline_variable", "src/calc.ts"],
+        &["inline_variable needs --range or --symbol"],
+    );
+    refused(
+        &sb,
+        &[
+            "refactor",
+            "rename_symbol",
+            "src/calc.ts",
+            "--symbol",
+            "area",
+        ],
+        &["rename_symbol needs --new-name"],
+    );
+    refused(
+        &sb,
+        &[
+            "refactor",
+            "extract_function",
+            "src/calc.ts",
+            "--range",
+            "2:9-2:14",
+            "--name",
+            "class",
+        ],
+        &["--name: ", "reserved word"],
+    );
+    refused(
+        &sb,
+        &[
+            "refactor",
+            "convert_to_arrow",
+            "src/calc.ts",
+            "--range",
+            "3:0-1:0",
+        ],
+        &["--range ends before it starts"],
+    );
+    refused(
+        &sb,
+        &[
+            "refactor",
+            "convert_to_arrow",
+            "src/calc.ts",
+            "--range",
+            "1-2",
+        ],
+        &["--range 1-2: expected START_LINE:START_COLUMN-END_LINE:END_COLUMN"],
+    );
+    // None of them speaks the tool's names.
+    for args in [
+        &["refactor", "organize_imports", "src/calc.ts", "--name", "x"][..],
+        &["refactor", "inline_variable", "src/calc.ts"],
+    ] {
+        let run = sb.filekit(args, None);
+        assert!(
+            !run.stderr.contains("extractedName") && !run.stderr.contains("selectionRange"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn file_edit_refuses_an_argument_its_kind_does_not_take_and_lists_what_it_takes() {
+    let sb = Sandbox::new();
+    sb.write("src/calc.ts", CALC);
+    let range = json!({"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14});
+    // `scope` is rename_symbol's alone.
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range, "scope": "file"}),
+        2,
+        &[
+            "`scope` does not apply to extract_function",
+            "extract_function takes `selectionRange`, `extractedName`, `untypedParameters`",
+        ],
+    );
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "src/calc.ts", "refactor": "inline_function"}),
+        2,
+        &["inline_function needs `selectionRange` (its position: {startLine, startColumn, endLine, endColumn}) or `symbol` (its name)"],
+    );
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "src/calc.ts", "refactor": "rename_symbol", "newName": "x"}),
+        2,
+        &["rename_symbol needs `symbol` (its name) or `selectionRange`"],
+    );
+}
+
+/// The `refactor` argument's values are the table's kinds, and the semantic table's guide to
+/// file_edit says of each what it needs (a kind added to the table without a word there fails).
+#[test]
+fn file_edit_lists_the_kinds_of_the_table_and_its_guide_speaks_of_each() {
+    let sb = Sandbox::new();
+    let run = sb.filekit(&["tools", "--json", "--dialect", "semantic"], None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let file_edit = run
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "file_edit")
+        .unwrap();
+    let kinds = file_edit["input_schema"]["properties"]["refactor"]["enum"]
+        .as_array()
+        .unwrap();
+    let help = sb.filekit(&["refactor", "--help"], None).stdout;
+    for kind in kinds {
+        let kind = kind.as_str().unwrap();
+        assert!(
+            file_edit["description"].as_str().unwrap().contains(kind),
+            "file_edit's description does not speak of {kind}"
+        );
+        // Each kind has its line in the verb's help, with the languages it is done for.
+        assert!(
+            help.lines().any(|l| l.starts_with(&format!("  {kind} "))),
+            "filekit refactor --help has no line for {kind}"
+        );
+    }
+    assert!(!kinds.is_empty());
+}
