@@ -193,6 +193,14 @@ def connect(request, workspace):
     return lambda *extra: opener(workspace, *extra)
 
 
+@pytest.fixture
+def connect_stdio(workspace):
+    """connect(*serve_args) over stdio alone: for the suites that judge what a refactor does
+    to code (language servers, whole programs run before and after), which the transport does
+    not change; the transports themselves are judged by every other suite, over both."""
+    return lambda *extra: stdio_session(workspace, *extra)
+
+
 @pytest.fixture(params=sorted(TRANSPORTS))
 def open_session(request):
     """open_session(root_or_None, *serve_args, cwd=..., **ClientSession options)."""

@@ -126,7 +126,7 @@ def selection_of(text, needle, occurrence=0):
     return {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec}
 
 
-async def test_every_kind_without_a_language_server(connect, workspace):
+async def test_every_kind_without_a_language_server(connect_stdio, workspace):
     if not TSC.exists():
         pytest.fail(f"{TSC} is missing: run scripts/setup-test-deps")
     src = workspace / "src"
@@ -184,7 +184,7 @@ async def test_every_kind_without_a_language_server(connect, workspace):
         ("convert_to_async", lambda: {"selectionRange": at(shop, "fetch")},
          lambda t: "async def fetch():" in t and "await asyncio.sleep(0, result=5)" in t and "types" not in t),
     ]
-    async with connect("--tools", "semantic") as session:
+    async with connect_stdio("--tools", "semantic") as session:
         for path, steps in [(app, ts_steps), (shop, py_steps)]:
             name = str(path.relative_to(workspace))
             for kind, args, check in steps:

@@ -29,7 +29,7 @@ def selection(sl, sc, el, ec):
     return {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec}
 
 
-async def test_extract_function_and_method_without_a_server(connect, workspace):
+async def test_extract_function_and_method_without_a_server(connect_stdio, workspace):
     if not TSC.exists():
         pytest.fail(f"{TSC} is missing: run scripts/setup-test-deps")
     (workspace / "src").mkdir()
@@ -39,7 +39,7 @@ async def test_extract_function_and_method_without_a_server(connect, workspace):
         "    let sum = 0;\n    for (const i of this.items) {\n      sum += i;\n    }\n"
         "    return sum * rate;\n  }\n}\n")
     (workspace / "shop.py").write_text("def total(items, rate):\n    s = sum(items)\n    return s * rate\n")
-    async with connect("--tools", "semantic") as session:
+    async with connect_stdio("--tools", "semantic") as session:
         method = await session.call_tool("file_edit", {
             "file": "src/cart.ts", "refactor": "extract_method",
             "selectionRange": selection(4, 4, 7, 5), "extractedName": "sumItems"})

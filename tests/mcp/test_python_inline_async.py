@@ -40,11 +40,11 @@ def run(path: pathlib.Path) -> str:
     return out.stdout
 
 
-async def test_inline_variable_and_convert_to_async_keep_what_python_prints(connect, workspace):
+async def test_inline_variable_and_convert_to_async_keep_what_python_prints(connect_stdio, workspace):
     prog = workspace / "prog.py"
     prog.write_text(PROGRAM)
     before = run(prog)
-    async with connect("--tools", "semantic") as session:
+    async with connect_stdio("--tools", "semantic") as session:
         # `factor + 1` would be evaluated after the sleep: no effect, so it is inlined.
         inlined = await session.call_tool("file_edit", {
             "file": "prog.py", "refactor": "inline_variable", "symbol": "factor"})

@@ -54,11 +54,11 @@ def project(root):
     type_check(root)
 
 
-async def test_warm_server_renames_twice_and_undo_reverts(connect, workspace, monkeypatch):
+async def test_warm_server_renames_twice_and_undo_reverts(connect_stdio, workspace, monkeypatch):
     monkeypatch.setenv("PATH", deps_bin() + os.pathsep + path_without_server())
     project(workspace)
     # A language server runs the workspace's code: the server must be told to trust it.
-    async with connect("--trust-workspace") as session:
+    async with connect_stdio("--trust-workspace") as session:
         first = await session.call_tool("file_edit", {
             "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum"})
         assert not first.isError, text_of(first)
@@ -86,10 +86,10 @@ async def test_warm_server_renames_twice_and_undo_reverts(connect, workspace, mo
     type_check(workspace)
 
 
-async def test_without_the_server_renames_and_imports_syntactically(connect, workspace, monkeypatch):
+async def test_without_the_server_renames_and_imports_syntactically(connect_stdio, workspace, monkeypatch):
     monkeypatch.setenv("PATH", path_without_server())
     project(workspace)
-    async with connect("--tools", "semantic") as session:
+    async with connect_stdio("--tools", "semantic") as session:
         dry = await session.call_tool("file_edit", {
             "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add",
             "newName": "sum", "dryRun": True})
@@ -111,10 +111,10 @@ async def test_without_the_server_renames_and_imports_syntactically(connect, wor
     type_check(workspace)
 
 
-async def test_bad_refactor_arguments_are_rejected(connect, workspace, monkeypatch):
+async def test_bad_refactor_arguments_are_rejected(connect_stdio, workspace, monkeypatch):
     monkeypatch.setenv("PATH", path_without_server())
     project(workspace)
-    async with connect("--tools", "semantic") as session:
+    async with connect_stdio("--tools", "semantic") as session:
         result = await session.call_tool("file_edit", {
             "file": "src/app.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "not valid"})
     assert result.isError
@@ -141,11 +141,11 @@ def pyflakes_clean(root):
     return run.stdout
 
 
-async def test_python_refactors_without_a_server(connect, workspace, monkeypatch):
+async def test_python_refactors_without_a_server(connect_stdio, workspace, monkeypatch):
     dirs = os.environ.get("PATH", "").split(os.pathsep)
     monkeypatch.setenv("PATH", os.pathsep.join(d for d in dirs if not (pathlib.Path(d) / "pyright-langserver").exists()))
     python_project(workspace)
-    async with connect() as session:
+    async with connect_stdio() as session:
         dry = await session.call_tool("file_edit", {
             "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "helper",
             "newName": "assist", "dryRun": True})
@@ -180,10 +180,10 @@ async def test_python_refactors_without_a_server(connect, workspace, monkeypatch
     assert "from .core import helper\n" in (workspace / "pkg" / "app.py").read_text()
 
 
-async def test_inline_function_is_syntactic_even_with_the_server(connect, workspace, monkeypatch):
+async def test_inline_function_is_syntactic_even_with_the_server(connect_stdio, workspace, monkeypatch):
     monkeypatch.setenv("PATH", deps_bin() + os.pathsep + path_without_server())
     project(workspace)
-    async with connect("--trust-workspace") as session:
+    async with connect_stdio("--trust-workspace") as session:
         dry = await session.call_tool("file_edit", {
             "file": "src/lib/math.ts", "refactor": "inline_function", "symbol": "add", "dryRun": True})
         assert not dry.isError, text_of(dry)
@@ -206,13 +206,13 @@ async def test_inline_function_is_syntactic_even_with_the_server(connect, worksp
         assert "not a single `return expr;`" in text_of(recursive)
 
 
-async def test_without_the_server_extract_inline_and_convert_are_syntactic(connect, workspace, monkeypatch):
+async def test_without_the_server_extract_inline_and_convert_are_syntactic(connect_stdio, workspace, monkeypatch):
     """Issue 28: extract_variable, inline_variable and convert_to_arrow work in a workspace that
     is not trusted (no language server), and tsc accepts each result."""
     monkeypatch.setenv("PATH", path_without_server())
     project(workspace)
     app = workspace / "src" / "app.ts"
-    async with connect("--tools", "semantic") as session:
+    async with connect_stdio("--tools", "semantic") as session:
         for args in (
             {"refactor": "extract_variable", "extractedName": "total",
              "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 24}},

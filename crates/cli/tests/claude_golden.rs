@@ -249,7 +249,8 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn golden_cases_through_filekit_call() {
-    through_filekit_call("claude", &cases());
+    // Each reply also fits the output schema its type generates, listed and whole.
+    through_filekit_call_against_schemas("claude", &cases());
 }
 
 /// Over MCP the rows are checked against the text content and the structured reply too: the

@@ -354,7 +354,8 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn golden_cases_through_filekit_call() {
-    through_filekit_call("desktop-commander", &cases());
+    // Each reply also fits the output schema its type generates, listed and whole.
+    through_filekit_call_against_schemas("desktop-commander", &cases());
 }
 
 #[test]

@@ -8,20 +8,20 @@
 //! ([`filekit_core::replace`]), with the sed rules of [`filekit_core::sed`].
 
 use crate::Call;
-use crate::args::{missing_for, object, parse, parse_ref, schema_for};
-use crate::shape::{self, Case};
+use crate::args::{missing_for, parse, parse_ref, schema_for};
+use crate::file::PathFailure;
+use crate::reply::{self, Details, Failure, PartError};
+use crate::shape::{self, FailedEdit};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::FkError;
-use filekit_core::edit::{
-    Edit, EditOptions, EditRequest, Expected, FileEdits, FileReport, FileStatus,
-};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits, FileStatus};
 use filekit_core::limits::ReplyBudget;
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files_within};
 use filekit_core::replace::TreeReplaceReport;
 use filekit_core::sed::Substitution;
 use filekit_core::select::FileSelection;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::LazyLock;
 
@@ -38,7 +38,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: fs_read,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(reply::schema_failing::<FsReadReply, Failure>),
         },
         ToolSpec {
             name: "fs_write",
@@ -51,13 +51,243 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: fs_write,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(reply::schema_failing::<FsWriteReply, Failure>),
         },
     ]
 }
 
 fn reject(err: &FkError) -> Value {
-    shape::failure(Vec::new(), err, Case::Snake)
+    reply::failure(err)
+}
+
+/// A reply as its JSON and, since the Q CLI has no words of its own for these tools, the
+/// same JSON as the text the model reads.
+fn serialized<T: Serialize>(value: &T, is_error: bool) -> ToolReply {
+    let value = reply::to_value(value);
+    let text = shape::serialized(&value);
+    ToolReply::new(value, is_error, text)
+}
+
+/// What fs_read answers, for its output schema: one read's entry; or, for a reply that is an
+/// array (a read of several files, several operations), the array as MCP carries it,
+/// `{results}`. The replies are built from the entry types; this type only names them all.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum FsReadReply {
+    Entry(ReadEntry),
+    Rejected(Failure),
+    Many {
+        /// One entry per file or per operation, in order.
+        results: Vec<BatchItem>,
+    },
+}
+
+/// One read's reply.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum ReadEntry {
+    Lines(Box<LineEntry>),
+    Image(Box<ImageEntry>),
+    Directory(Box<DirectoryEntry>),
+    Search(Box<SearchEntry>),
+    Failed(Box<PathFailure>),
+}
+
+/// One operation of several: its entry, or the entries of an operation of several files.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum BatchItem {
+    Entry(ReadEntry),
+    Files {
+        success: bool,
+        /// In the reply to several operations, the entries of one that reads several files or
+        /// images (`paths`, `image_paths`), in order.
+        results: Vec<ReadEntry>,
+    },
+}
+
+/// A text file's lines (Line mode).
+#[derive(Serialize, JsonSchema)]
+struct LineEntry {
+    /// The path as resolved inside the workspace.
+    path: String,
+    success: bool,
+    /// The lines, numbered `cat -n` style.
+    content: String,
+    /// The file's version: give it to fs_write's line edits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// Last modification, RFC 3339 UTC.
+    last_modified: String,
+    /// First line returned, 1-based (negative when the read counted from the end).
+    start_line: i64,
+    /// Last line returned, inclusive.
+    end_line: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_lines: Option<usize>,
+    /// Set when the file is too large to be read whole: the bound's facts (it has no version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unversioned: Option<Details>,
+    /// The version of the lines returned, when a range was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range_hash: Option<String>,
+    /// True when the read was cut.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_start_line: Option<i64>,
+}
+
+/// An image (Image mode).
+#[derive(Serialize, JsonSchema)]
+struct ImageEntry {
+    path: String,
+    success: bool,
+    mime: String,
+    size: u64,
+    content_hash: String,
+    last_modified: String,
+    /// The image's bytes, base64 (shown to the model as an image, left out of the text).
+    data: String,
+}
+
+/// A directory listing (Directory mode).
+#[derive(Serialize, JsonSchema)]
+struct DirectoryEntry {
+    path: String,
+    success: bool,
+    /// The listing, one entry a line.
+    content: String,
+    /// Entries in all.
+    total: usize,
+    /// True when more entries are left than shown.
+    truncated: bool,
+    /// The entries skipped first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<usize>,
+}
+
+/// Search results (Search mode).
+#[derive(Serialize, JsonSchema)]
+struct SearchEntry {
+    path: String,
+    success: bool,
+    /// The matching lines with their context, as text.
+    content: String,
+    /// The matching lines.
+    matches: Vec<SearchMatch>,
+    /// Matching lines in all.
+    total_matches: u64,
+    truncated: bool,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct SearchMatch {
+    path: String,
+    line: u64,
+    text: String,
+}
+
+/// What fs_write answers, for its output schema: a file's entry, the entries of several
+/// (`fileEdits`, as MCP carries an array: `{results}`), or a pattern_replace's report.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum FsWriteReply {
+    File(Box<WriteEntry>),
+    Files {
+        /// One entry per file, in order.
+        results: Vec<WriteEntry>,
+    },
+    Tree(Box<TreeReplaceReply>),
+    TreeFailed(Box<CommandFailure>),
+    Rejected(Failure),
+}
+
+/// One file of fs_write.
+#[derive(Serialize, JsonSchema)]
+struct WriteEntry {
+    path: String,
+    success: bool,
+    /// With `fileEdits`: the file's edits applied, failed and skipped, and the failures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edits_applied: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edits_failed: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edits_skipped: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    failed_edits: Vec<FailedEdit>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    error: Option<PartError>,
+    /// The file's version after the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// True when the edits were merged with a change made since the read.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    merged: bool,
+    /// Unified diff of the change, capped for a model's context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_truncated: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+}
+
+/// pattern_replace's report.
+#[derive(Serialize, JsonSchema)]
+struct TreeReplaceReply {
+    /// `pattern_replace`.
+    command: &'static str,
+    success: bool,
+    summary: String,
+    /// Files the pattern chose.
+    files_matched: usize,
+    files_modified: usize,
+    /// Files chosen where nothing matched.
+    files_unchanged: usize,
+    /// Files left alone (binary, not UTF-8, too large).
+    files_skipped: usize,
+    files_failed: usize,
+    replacements: usize,
+    /// The files changed, failed or skipped (unchanged ones are only counted).
+    files: Vec<TreeFileEntry>,
+    /// Why some diffs are left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_truncated: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rolled_back: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+}
+
+/// One file of pattern_replace.
+#[derive(Serialize, JsonSchema)]
+struct TreeFileEntry {
+    path: String,
+    success: bool,
+    replacements: usize,
+    /// Why it was left alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    error: Option<PartError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+}
+
+/// A pattern_replace that chose no file, or a bad directory.
+#[derive(Serialize, JsonSchema)]
+struct CommandFailure {
+    command: &'static str,
+    #[serde(flatten)]
+    failure: Failure,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -409,31 +639,23 @@ fn read_lines(
 
 /// One Line-mode result: `{path, success, content, content_hash, last_modified, ...}`.
 fn line_entry(r: &FileRead, range_asked: bool) -> Value {
-    let path = ("path", Some(json!(r.path)));
+    let failed = |err: &FkError| reply::to_value(&PathFailure::of(&r.path, err));
     match &r.result {
-        Ok(ReadContent::Text(t)) => object(vec![
-            path,
-            ("success", Some(json!(true))),
-            ("content", Some(json!(t.numbered()))),
-            ("content_hash", t.content_hash.as_ref().map(|h| json!(h))),
-            ("last_modified", Some(json!(t.last_modified))),
-            // Counted from the end (negative) when the read was.
-            ("start_line", Some(json!(t.first_number()))),
-            ("end_line", Some(json!(t.last_number()))),
-            ("total_lines", t.total_lines.map(|n| json!(n))),
-            ("unversioned", t.unversioned.map(|l| json!(l))),
-            (
-                "range_hash",
-                t.range_hash
-                    .as_ref()
-                    .filter(|_| range_asked)
-                    .map(|h| json!(h)),
-            ),
-            ("truncated", t.truncated.then(|| json!(true))),
-            ("next_start_line", t.next_line.map(|n| json!(n))),
-        ]),
-        Ok(ReadContent::Image(i)) => shape::failure(
-            vec![path],
+        Ok(ReadContent::Text(t)) => reply::to_value(&LineEntry {
+            path: r.path.clone(),
+            success: true,
+            content: t.numbered(),
+            content_hash: t.content_hash.clone(),
+            last_modified: t.last_modified.clone(),
+            start_line: t.first_number(),
+            end_line: t.last_number(),
+            total_lines: t.total_lines,
+            unversioned: t.unversioned.as_ref().map(Details::of),
+            range_hash: t.range_hash.clone().filter(|_| range_asked),
+            truncated: t.truncated,
+            next_start_line: t.next_line,
+        }),
+        Ok(ReadContent::Image(i)) => failed(
             &FkError::new(
                 filekit_core::ErrorCode::Binary,
                 format!(
@@ -442,10 +664,8 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
                 ),
             )
             .with_hint("read it with mode Image and image_paths to look at it"),
-            Case::Snake,
         ),
-        Ok(ReadContent::Binary(b)) => shape::failure(
-            vec![path],
+        Ok(ReadContent::Binary(b)) => failed(
             &FkError::new(
                 filekit_core::ErrorCode::Binary,
                 format!("{} cannot be read as text: {}", r.path, b.description),
@@ -457,9 +677,8 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
                     "only text files can be read as lines"
                 },
             ),
-            Case::Snake,
         ),
-        Err(err) => shape::failure(vec![path], err, Case::Snake),
+        Err(err) => failed(err),
     }
 }
 
@@ -497,31 +716,28 @@ fn read_images(
     let mut images = Vec::new();
     let entries: Vec<Value> = results
         .iter()
-        .map(|r| {
-            let path = ("path", Some(json!(r.path)));
-            match &r.result {
-                Ok(ReadContent::Image(i)) => {
-                    images.push((i.mime.clone(), i.data.clone()));
-                    object(vec![
-                        path,
-                        ("success", Some(json!(true))),
-                        ("mime", Some(json!(i.mime))),
-                        ("size", Some(json!(i.size))),
-                        ("content_hash", Some(json!(i.content_hash))),
-                        ("last_modified", Some(json!(i.last_modified))),
-                        ("data", Some(json!(i.data))),
-                    ])
-                }
-                Ok(_) => {
-                    let err = FkError::new(
-                        filekit_core::ErrorCode::InvalidArgument,
-                        format!("{} is not an image (png, jpeg, gif or webp)", r.path),
-                    )
-                    .with_hint("read text files with mode Line");
-                    shape::failure(vec![path], &err, Case::Snake)
-                }
-                Err(err) => shape::failure(vec![path], err, Case::Snake),
+        .map(|r| match &r.result {
+            Ok(ReadContent::Image(i)) => {
+                images.push((i.mime.clone(), i.data.clone()));
+                reply::to_value(&ImageEntry {
+                    path: r.path.clone(),
+                    success: true,
+                    mime: i.mime.clone(),
+                    size: i.size,
+                    content_hash: i.content_hash.clone(),
+                    last_modified: i.last_modified.clone(),
+                    data: i.data.clone(),
+                })
             }
+            Ok(_) => {
+                let err = FkError::new(
+                    filekit_core::ErrorCode::InvalidArgument,
+                    format!("{} is not an image (png, jpeg, gif or webp)", r.path),
+                )
+                .with_hint("read text files with mode Line");
+                reply::to_value(&PathFailure::of(&r.path, &err))
+            }
+            Err(err) => reply::to_value(&PathFailure::of(&r.path, err)),
         })
         .collect();
     let is_error = entries.iter().any(|e| e["success"] == false);
@@ -861,28 +1077,26 @@ fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         .map(|f| {
             let err =
                 shape::rolled_back_error(&report, f).or_else(|| shape::first_error(f).cloned());
-            let mut pairs = vec![
-                ("path", Some(json!(f.path))),
-                ("success", Some(json!(err.is_none()))),
-            ];
-            if !single {
-                pairs.push(("edits_applied", Some(json!(f.edits_applied))));
-                pairs.push(("edits_failed", Some(json!(f.edits_failed))));
-                let skipped = f.edits.iter().filter(|o| o.skipped).count();
-                pairs.push(("edits_skipped", (skipped > 0).then(|| json!(skipped))));
-                let failed = shape::failed_edits(f, Case::Snake);
-                pairs.push(("failed_edits", (!failed.is_empty()).then(|| json!(failed))));
-            }
-            if let Some(err) = &err {
-                pairs.extend(shape::error_fields(err, Case::Snake));
-            }
-            pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
-            pairs.push(("merged", f.merged().then(|| json!(true))));
+            let skipped = f.edits.iter().filter(|o| o.skipped).count();
             let (diff, note) = shape::capped_diff(&f.diff);
-            pairs.push(("diff", (!diff.is_empty()).then(|| json!(diff))));
-            pairs.push(("diff_truncated", note.map(|n| json!(n))));
-            pairs.push(("dry_run", report.dry_run.then(|| json!(true))));
-            object(pairs)
+            reply::to_value(&WriteEntry {
+                path: f.path.clone(),
+                success: err.is_none(),
+                edits_applied: (!single).then_some(f.edits_applied),
+                edits_failed: (!single).then_some(f.edits_failed),
+                edits_skipped: (!single && skipped > 0).then_some(skipped),
+                failed_edits: if single {
+                    Vec::new()
+                } else {
+                    shape::failed_edit_list(f)
+                },
+                error: err.as_ref().map(PartError::of),
+                content_hash: shape::current_hash(f),
+                merged: f.merged(),
+                diff: (!diff.is_empty()).then(|| diff.to_string()),
+                diff_truncated: note,
+                dry_run: report.dry_run,
+            })
         })
         .collect();
     let value = if single {
@@ -958,16 +1172,11 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
         // No file chosen, or a bad directory: an answer about the request, not a rejection
         // of its arguments.
         Err(err) => {
-            let value = shape::failure(
-                vec![("command", Some(json!("pattern_replace")))],
-                &err,
-                Case::Snake,
-            );
-            return Ok(ToolReply::new(
-                value.clone(),
-                true,
-                shape::serialized(&value),
-            ));
+            let value = CommandFailure {
+                command: "pattern_replace",
+                failure: Failure::of(&err),
+            };
+            return Ok(serialized(&value, true));
         }
     };
     Ok(shape_tree_replace(ws, &out, &sed_pattern))
@@ -977,8 +1186,7 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
 /// skipped (unchanged files are only counted), diffs until the reply's diff budget is spent.
 fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let report = &out.report;
-    let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
-    let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
+    let count = |s: FileStatus| out.count(s);
     let mut budget = shape::DiffBudget::new();
     let mut listed = shape::ListBudget::new(ws);
     let mut entries = Vec::new();
@@ -988,24 +1196,17 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
         }
         let err = shape::rolled_back_error(report, f).or_else(|| shape::first_error(f).cloned());
         let replacements: usize = f.edits.iter().map(|o| o.replacements).sum();
-        let mut pairs = vec![
-            ("path", Some(json!(f.path))),
-            ("success", Some(json!(err.is_none()))),
-            ("replacements", Some(json!(replacements))),
-            ("skipped", f.skipped().map(|s| json!(s))),
-        ];
-        if let Some(err) = &err {
-            pairs.extend(shape::error_fields(err, Case::Snake));
-        }
-        pairs.push(("diff", budget.take(&f.diff).map(|d| json!(d))));
-        pairs.push((
-            "content_hash",
-            shape::current_hash(f)
-                .filter(|_| f.skipped().is_none())
-                .map(|h| json!(h)),
-        ));
-        entries.push(object(pairs));
+        entries.push(TreeFileEntry {
+            path: f.path.clone(),
+            success: err.is_none(),
+            replacements,
+            skipped: f.skipped().map(str::to_string),
+            error: err.as_ref().map(PartError::of),
+            diff: budget.take(&f.diff).map(str::to_string),
+            content_hash: shape::current_hash(f).filter(|_| f.skipped().is_none()),
+        });
     }
+    listed.cut += out.dropped.not_listed;
     let modified = count(FileStatus::Modified);
     let skipped = count(FileStatus::Skipped) + out.walk_skipped.len();
     let summary = format!(
@@ -1017,7 +1218,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
             ""
         },
         count(FileStatus::Unchanged) + out.unmatched,
-        failed.len(),
+        out.failed(),
         out.chosen,
         listed.note(ws, "directory or file_pattern"),
     );
@@ -1027,26 +1228,22 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
             budget.cut + out.previews_cut
         )
     });
-    let value = object(vec![
-        ("command", Some(json!("pattern_replace"))),
-        ("success", Some(json!(report.success()))),
-        ("summary", Some(json!(summary))),
-        ("files_matched", Some(json!(out.chosen))),
-        ("files_modified", Some(json!(modified))),
-        (
-            "files_unchanged",
-            Some(json!(count(FileStatus::Unchanged) + out.unmatched)),
-        ),
-        ("files_skipped", Some(json!(skipped))),
-        ("files_failed", Some(json!(failed.len()))),
-        ("replacements", Some(json!(out.replacements()))),
-        ("files", Some(json!(entries))),
-        ("diff_truncated", cut_note.map(|n| json!(n))),
-        ("rolled_back", report.rolled_back.then(|| json!(true))),
-        ("dry_run", report.dry_run.then(|| json!(true))),
-    ]);
-    let text = shape::serialized(&value);
-    ToolReply::new(value, !report.success(), text)
+    let value = TreeReplaceReply {
+        command: "pattern_replace",
+        success: out.success(),
+        summary,
+        files_matched: out.chosen,
+        files_modified: modified,
+        files_unchanged: count(FileStatus::Unchanged) + out.unmatched,
+        files_skipped: skipped,
+        files_failed: out.failed(),
+        replacements: out.replacements(),
+        files: entries,
+        diff_truncated: cut_note,
+        rolled_back: report.rolled_back,
+        dry_run: report.dry_run,
+    };
+    serialized(&value, !out.success())
 }
 
 /// One edit's arguments -> the engine's edit, after checking that the command has what it
@@ -1191,16 +1388,15 @@ fn read_directory(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkE
             listing.skipped.count
         ));
     }
-    let value = object(vec![
-        ("path", Some(json!(listing.path))),
-        ("success", Some(json!(true))),
-        ("content", Some(json!(content))),
-        ("total", Some(json!(listing.total))),
-        ("truncated", Some(json!(more > 0))),
-        ("offset", (offset > 0).then(|| json!(offset))),
-    ]);
-    let text = shape::serialized(&value);
-    Ok(ToolReply::new(value, false, text))
+    let value = DirectoryEntry {
+        path: listing.path.clone(),
+        success: true,
+        content,
+        total: listing.total,
+        truncated: more > 0,
+        offset: (offset > 0).then_some(offset),
+    };
+    Ok(serialized(&value, false))
 }
 
 fn search(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
@@ -1256,7 +1452,11 @@ fn search(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
             let sep = if l.is_match { ':' } else { '-' };
             content.push_str(&format!("Line {}{sep} {}\n", l.line, l.text));
             if l.is_match {
-                matches.push(json!({"path": f.path, "line": l.line, "text": l.text}));
+                matches.push(SearchMatch {
+                    path: f.path.clone(),
+                    line: l.line,
+                    text: l.text.clone(),
+                });
             }
         }
     }
@@ -1269,22 +1469,19 @@ fn search(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
             result.total_rows - result.shown_rows
         ));
     }
-    let value = object(vec![
-        ("path", Some(json!(result.base))),
-        ("success", Some(json!(true))),
-        ("content", Some(json!(content))),
-        ("matches", Some(Value::Array(matches))),
-        ("total_matches", Some(json!(result.total_matches))),
-        ("truncated", Some(json!(result.truncated))),
-    ]);
-    let text = shape::serialized(&value);
-    Ok(ToolReply::new(value, false, text))
+    let value = SearchEntry {
+        path: result.base.clone(),
+        success: true,
+        content,
+        matches,
+        total_matches: result.total_matches,
+        truncated: result.truncated,
+    };
+    Ok(serialized(&value, false))
 }
 
 fn failed_entry(path: &str, err: &FkError) -> ToolReply {
-    let value = shape::failure(vec![("path", Some(json!(path)))], err, Case::Snake);
-    let text = shape::serialized(&value);
-    ToolReply::new(value, true, text)
+    serialized(&PathFailure::of(path, err), true)
 }
 
 #[cfg(test)]

@@ -4,16 +4,17 @@
 //! on failure, `errorCode`/`details`). The read-only LS, Glob and Grep are in `claude_search`.
 
 use crate::Call;
-use crate::args::{object, parse, schema_for};
-use crate::shape::{self, Case};
+use crate::args::{parse, schema_for};
+use crate::reply::{self, CamelFailure, Details, SchemaForm};
+use crate::shape;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileStatus};
 use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
 use filekit_core::text::LineIndex;
 use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 /// Lines `Read` returns when no `limit` is given, as in the familiar tool.
@@ -35,7 +36,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: read,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<ReadFields>),
         },
         ToolSpec {
             name: "Write",
@@ -48,7 +49,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: write,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<WriteFields>),
         },
         ToolSpec {
             name: "Edit",
@@ -61,7 +62,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: edit,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<WriteFields>),
         },
         ToolSpec {
             name: "MultiEdit",
@@ -74,26 +75,125 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: multi_edit,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<WriteFields>),
         },
     ]
 }
 
+/// Claude Code's `ToolResult`, as every tool of the table answers: `success`, the text the
+/// tool gives, a one-line summary, and the tool's own fields.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolResult<X> {
+    /// True when the call did all it was asked.
+    success: bool,
+    /// The text the tool gives (file content, listing, search results or messages).
+    content: String,
+    /// A one-line summary of the result.
+    short_result: String,
+    #[serde(flatten)]
+    fields: X,
+}
+
+impl<X: Serialize> ToolResult<X> {
+    pub(crate) fn reply(
+        content: String,
+        short_result: String,
+        fields: X,
+        text: String,
+    ) -> ToolReply {
+        let value = ToolResult {
+            success: true,
+            content,
+            short_result,
+            fields,
+        };
+        ToolReply::typed(&value, false, text)
+    }
+}
+
 /// A failed `ToolResult`: `content` repeats the error so a harness that shows only `content`
 /// still shows why.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Failed {
+    /// The error's text.
+    content: String,
+    /// The absolute path of the file the call was about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_path: Option<String>,
+    #[serde(flatten)]
+    failure: CamelFailure,
+}
+
+impl Failed {
+    pub(crate) fn of(err: &FkError) -> Failed {
+        Failed {
+            content: err.full_message(),
+            file_path: None,
+            failure: CamelFailure::of(err),
+        }
+    }
+}
+
+/// The output schema of a tool of the table whose own fields are `X`.
+pub(crate) fn schema<X: JsonSchema>(form: SchemaForm) -> Value {
+    reply::schema_failing::<ToolResult<X>, Failed>(form)
+}
+
 fn failure(err: &FkError, file_path: Option<&str>) -> Value {
-    shape::failure(
-        vec![
-            ("content", Some(json!(err.full_message()))),
-            ("filePath", file_path.map(|p| json!(p))),
-        ],
-        err,
-        Case::Camel,
-    )
+    reply::to_value(&Failed {
+        content: err.full_message(),
+        file_path: file_path.map(str::to_string),
+        failure: CamelFailure::of(err),
+    })
 }
 
 fn reject(err: &FkError) -> Value {
     failure(err, None)
+}
+
+/// Read's own fields.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ReadFields {
+    /// The image read, as base64 data with its MIME type.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    images: Vec<ImageData>,
+    /// The absolute path of the file.
+    file_path: String,
+    /// The file's version: give it to line edits so that they are refused if the file changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// Set when the file is too large to be read whole: the bound's facts (it has no version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unversioned: Option<Details>,
+    /// The file's number of lines, when the read returned none (empty, or an offset past the
+    /// end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_lines: Option<usize>,
+    /// Why the read returned no lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ImageData {
+    data: String,
+    media_type: String,
+}
+
+/// The fields of Write, Edit and MultiEdit.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct WriteFields {
+    /// The absolute path of the file.
+    file_path: String,
+    /// The file's version after the call: give it to line edits so that they are refused if
+    /// the file changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,36 +290,31 @@ fn read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             if t.unversioned.is_some() {
                 text.push_str(&format!("({})\n", shape::read_version(t)));
             }
-            let value = object(vec![
-                ("success", Some(json!(true))),
-                ("content", Some(json!(numbered))),
-                ("shortResult", Some(json!(short))),
-                ("filePath", Some(json!(file_path))),
-                ("contentHash", t.content_hash.as_ref().map(|h| json!(h))),
-                ("unversioned", t.unversioned.map(|l| json!(l))),
-            ]);
-            ToolReply::new(value, false, text)
+            let fields = ReadFields {
+                images: Vec::new(),
+                file_path,
+                content_hash: t.content_hash.clone(),
+                unversioned: t.unversioned.as_ref().map(Details::of),
+                total_lines: None,
+                warning: None,
+            };
+            ToolResult::reply(numbered, short, fields, text)
         }
         Ok(ReadContent::Image(i)) => {
             let short = format!("Read image ({}, {} bytes)", i.mime, i.size);
-            let value = object(vec![
-                ("success", Some(json!(true))),
-                (
-                    "content",
-                    Some(json!(format!(
-                        "Image file {file_path}: {}, {} bytes",
-                        i.mime, i.size
-                    ))),
-                ),
-                ("shortResult", Some(json!(short))),
-                (
-                    "images",
-                    Some(json!([{"data": i.data, "mediaType": i.mime}])),
-                ),
-                ("filePath", Some(json!(file_path))),
-                ("contentHash", Some(json!(i.content_hash))),
-            ]);
-            let mut reply = ToolReply::new(value, false, short);
+            let content = format!("Image file {file_path}: {}, {} bytes", i.mime, i.size);
+            let fields = ReadFields {
+                images: vec![ImageData {
+                    data: i.data.clone(),
+                    media_type: i.mime.clone(),
+                }],
+                file_path,
+                content_hash: Some(i.content_hash.clone()),
+                unversioned: None,
+                total_lines: None,
+                warning: None,
+            };
+            let mut reply = ToolResult::reply(content, short.clone(), fields, short);
             reply.images.push((i.mime.clone(), i.data.clone()));
             reply
         }
@@ -273,16 +368,16 @@ fn empty_or_short(file_path: &str, t: &TextRead, start: i64) -> ToolReply {
             t.total_lines.unwrap_or_default()
         )
     };
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("content", Some(json!(""))),
-        ("shortResult", Some(json!(warning))),
-        ("filePath", Some(json!(file_path))),
-        ("contentHash", t.content_hash.as_ref().map(|h| json!(h))),
-        ("totalLines", t.total_lines.map(|n| json!(n))),
-        ("warning", Some(json!(warning))),
-    ]);
-    ToolReply::new(value, false, format!("{warning}\n"))
+    let text = format!("{warning}\n");
+    let fields = ReadFields {
+        images: Vec::new(),
+        file_path: file_path.to_string(),
+        content_hash: t.content_hash.clone(),
+        unversioned: None,
+        total_lines: t.total_lines,
+        warning: Some(warning.clone()),
+    };
+    ToolResult::reply(String::new(), warning, fields, text)
 }
 
 /// A read that the engine refused with an offset past the end: when that is what happened
@@ -352,14 +447,12 @@ fn write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         "Wrote"
     };
     let content = format!("{verb} {file_path} ({lines} lines)");
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("content", Some(json!(content))),
-        ("shortResult", Some(json!(format!("{verb} {lines} lines")))),
-        ("filePath", Some(json!(file_path))),
-        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
-    ]);
-    Ok(ToolReply::new(value, false, content))
+    let fields = WriteFields {
+        file_path,
+        content_hash: shape::current_hash(f),
+    };
+    let short = format!("{verb} {lines} lines");
+    Ok(ToolResult::reply(content.clone(), short, fields, content))
 }
 
 /// The edit an empty old_string stands for: create the file with `content`. Refused, as in
@@ -617,12 +710,9 @@ fn replace_strings(
             if replaced == 1 { "" } else { "s" }
         )
     };
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("content", Some(json!(content))),
-        ("shortResult", Some(json!(short))),
-        ("filePath", Some(json!(file_path))),
-        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
-    ]);
-    Ok(ToolReply::new(value, false, content))
+    let fields = WriteFields {
+        file_path,
+        content_hash: shape::current_hash(f),
+    };
+    Ok(ToolResult::reply(content.clone(), short, fields, content))
 }

@@ -3,17 +3,18 @@
 //! the familiar tools give them; every reply says whether it was cut and how to see the rest.
 
 use crate::Call;
-use crate::args::{object, parse, schema_for};
-use crate::shape::{self, Case};
-use crate::{ToolReply, ToolSpec};
+use crate::args::{parse, schema_for};
+use crate::claude::{self, ToolResult};
+use crate::reply;
+use crate::{ReplySchema, ToolReply, ToolSpec};
 use filekit_core::FkError;
 use filekit_core::search::WalkFilter;
 use filekit_core::search::glob::{GlobOptions, glob};
 use filekit_core::search::grep::{GrepOptions, GrepResult, OutputMode, grep};
 use filekit_core::search::list::{ListOptions, list, render_tree};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -27,7 +28,7 @@ const MAX_LINE_CHARS: usize = 1000;
 const GREP_DEFAULT_LIMIT: usize = 1000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, description, schema: &Value, run| ToolSpec {
+    let spec = |name, description, schema: &Value, run, reply| ToolSpec {
         name,
         dialect: "claude",
         description,
@@ -38,12 +39,30 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         run,
         reject,
         guide: "",
-        reply: crate::ReplySchema::Listed,
+        reply,
     };
     vec![
-        spec("LS", LS_DESCRIPTION, &LS_SCHEMA, ls),
-        spec("Glob", GLOB_DESCRIPTION, &GLOB_SCHEMA, glob_tool),
-        spec("Grep", GREP_DESCRIPTION, &GREP_SCHEMA, grep_tool),
+        spec(
+            "LS",
+            LS_DESCRIPTION,
+            &LS_SCHEMA,
+            ls,
+            ReplySchema::Typed(claude::schema::<LsFields>),
+        ),
+        spec(
+            "Glob",
+            GLOB_DESCRIPTION,
+            &GLOB_SCHEMA,
+            glob_tool,
+            ReplySchema::Typed(claude::schema::<GlobFields>),
+        ),
+        spec(
+            "Grep",
+            GREP_DESCRIPTION,
+            &GREP_SCHEMA,
+            grep_tool,
+            ReplySchema::Typed(claude::schema::<GrepFields>),
+        ),
     ]
 }
 
@@ -52,11 +71,7 @@ fn reject(err: &FkError) -> Value {
 }
 
 fn failure(err: &FkError) -> Value {
-    shape::failure(
-        vec![("content", Some(json!(err.full_message())))],
-        err,
-        Case::Camel,
-    )
+    reply::to_value(&claude::Failed::of(err))
 }
 
 fn walk_filter(include_hidden: Option<bool>, include_ignored: Option<bool>) -> WalkFilter {
@@ -70,14 +85,51 @@ fn failed(err: &FkError) -> ToolReply {
     ToolReply::new(failure(err), true, err.full_message())
 }
 
-fn success(content: String, short: String, extra: Vec<(&'static str, Option<Value>)>) -> ToolReply {
-    let mut pairs = vec![
-        ("success", Some(json!(true))),
-        ("content", Some(json!(content))),
-        ("shortResult", Some(json!(short))),
-    ];
-    pairs.extend(extra);
-    ToolReply::new(object(pairs), false, content)
+/// LS's own fields.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct LsFields {
+    /// The absolute path of the directory listed.
+    file_path: String,
+    /// True when the listing was cut; the text says how to see the rest.
+    truncated: bool,
+    /// How many entries there are in all.
+    total: usize,
+}
+
+/// Glob's own fields.
+#[derive(Serialize, JsonSchema)]
+struct GlobFields {
+    /// True when the reply was cut; the text says how to see the rest.
+    truncated: bool,
+    /// How many files matched in all.
+    total: usize,
+}
+
+/// Grep's own fields.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct GrepFields {
+    /// Files with a match.
+    num_files: usize,
+    /// Matching lines.
+    num_matches: u64,
+    /// True when the reply was cut; the text says how to see the rest.
+    truncated: bool,
+    /// Rows shown in content.
+    shown_rows: usize,
+    /// Rows in all (lines in content mode, files otherwise).
+    total_rows: usize,
+    /// The head_limit that cut the rows shown, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    applied_limit: Option<usize>,
+    /// The offset the rows shown start at, when not 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    applied_offset: Option<usize>,
+}
+
+fn success<X: Serialize>(content: String, short: String, fields: X) -> ToolReply {
+    ToolResult::reply(content.clone(), short, fields, content)
 }
 
 fn absolute(root: &str, rel: &str) -> String {
@@ -154,11 +206,11 @@ fn ls(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     Ok(success(
         content,
         short,
-        vec![
-            ("filePath", Some(json!(listing.path))),
-            ("truncated", Some(json!(listing.truncated))),
-            ("total", Some(json!(listing.total))),
-        ],
+        LsFields {
+            file_path: listing.path,
+            truncated: listing.truncated,
+            total: listing.total,
+        },
     ))
 }
 
@@ -221,10 +273,10 @@ fn glob_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     Ok(success(
         content,
         short,
-        vec![
-            ("truncated", Some(json!(result.truncated))),
-            ("total", Some(json!(result.total))),
-        ],
+        GlobFields {
+            truncated: result.truncated,
+            total: result.total,
+        },
     ))
 }
 
@@ -387,15 +439,15 @@ fn grep_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     Ok(success(
         content,
         short,
-        vec![
-            ("numFiles", Some(json!(result.total_files))),
-            ("numMatches", Some(json!(result.total_matches))),
-            ("truncated", Some(json!(more > 0 || result.truncated))),
-            ("shownRows", Some(json!(result.shown_rows))),
-            ("totalRows", Some(json!(result.total_rows))),
-            ("appliedLimit", limit.filter(|_| more > 0).map(|l| json!(l))),
-            ("appliedOffset", (offset > 0).then(|| json!(offset))),
-        ],
+        GrepFields {
+            num_files: result.total_files,
+            num_matches: result.total_matches,
+            truncated: more > 0 || result.truncated,
+            shown_rows: result.shown_rows,
+            total_rows: result.total_rows,
+            applied_limit: limit.filter(|_| more > 0),
+            applied_offset: (offset > 0).then_some(offset),
+        },
     ))
 }
 

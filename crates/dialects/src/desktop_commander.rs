@@ -3,15 +3,16 @@
 //! tools, snake_case in edit_block) and the ADR's result shapes.
 
 use crate::Call;
-use crate::args::{object, parse, schema_for};
-use crate::shape::{self, Case};
+use crate::args::{parse, schema_for};
+use crate::reply::{self, CamelFailure, CamelPartError, Details};
+use crate::shape;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected};
 use filekit_core::text::{LineIndex, split_new_lines};
 use filekit_core::{Fact, FkError};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
@@ -27,7 +28,9 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: edit_block,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(|form| {
+                reply::schema_failing::<EditBlockReply, Failed>(form)
+            }),
         },
         ToolSpec {
             name: "batch_edit_blocks",
@@ -40,7 +43,9 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: batch_edit_blocks,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(|form| {
+                reply::schema_failing::<BatchReply, Failed>(form)
+            }),
         },
         ToolSpec {
             name: "write_from_line",
@@ -53,17 +58,140 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: write_from_line,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(|form| {
+                reply::schema_failing::<WriteFromLineReply, Failed>(form)
+            }),
         },
     ]
 }
 
+/// A failed call of the table's tools: the error's text as `message`, beside its fields.
+#[derive(Serialize, JsonSchema)]
+struct Failed {
+    /// What went wrong.
+    message: String,
+    #[serde(flatten)]
+    failure: CamelFailure,
+}
+
+impl Failed {
+    fn of(err: &FkError) -> Failed {
+        Failed {
+            message: err.full_message(),
+            failure: CamelFailure::of(err),
+        }
+    }
+}
+
 fn reject(err: &FkError) -> Value {
-    shape::failure(
-        vec![("message", Some(json!(err.full_message())))],
-        err,
-        Case::Camel,
-    )
+    reply::to_value(&Failed::of(err))
+}
+
+/// What edit_block answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct EditBlockReply {
+    success: bool,
+    /// What was done, in Desktop Commander's words.
+    message: String,
+    /// How many occurrences were replaced.
+    replacements: usize,
+    /// The change as a unified diff.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// The file's version after the edit: give it to the next edit to refuse it if the file
+    /// changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+}
+
+/// What batch_edit_blocks answers: its design defines the result as this object, which is
+/// also the text the model reads.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct BatchReply {
+    /// True when every edit applied.
+    success: bool,
+    total_edits: usize,
+    successful_edits: usize,
+    failed_edits: usize,
+    /// Edits not tried because an earlier one failed with `stopOnError`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped_edits: Option<usize>,
+    /// One result per edit, in the order given.
+    results: Vec<BatchEditResult>,
+    /// The whole change as a unified diff, capped for a model's context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    final_diff: Option<String>,
+    /// What the cap left out of `finalDiff`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    final_diff_truncated: Option<String>,
+    /// The file's version after the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// True for a dry run: nothing was written.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+    /// The file's own failure (missing, binary, ...): none of its edits applied.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    error: Option<CamelPartError>,
+}
+
+/// One edit of a batch_edit_blocks call.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct BatchEditResult {
+    /// The edit's place in the list, from 0.
+    index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
+    success: bool,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// The line the edit starts at, 1-based.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    /// How close the fuzzy match was, when the edit was placed by one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fuzzy_similarity: Option<f64>,
+    /// True when it was not tried (an earlier edit failed with `stopOnError`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    skipped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<Details>,
+}
+
+/// What write_from_line answers: its design defines the result as this object, which is also
+/// the text the model reads.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct WriteFromLineReply {
+    success: bool,
+    message: String,
+    /// Lines of the file replaced.
+    lines_replaced: i64,
+    /// Lines written in their place.
+    new_line_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+}
+
+/// A failed write_from_line: nothing replaced.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct WriteFromLineFailed {
+    message: String,
+    lines_replaced: usize,
+    new_line_count: usize,
+    #[serde(flatten)]
+    failure: CamelFailure,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,13 +294,13 @@ fn edit_block(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             shape::outcome_message(o, false)
         );
         let hash = shape::current_hash(f);
-        let value = object(vec![
-            ("success", Some(json!(true))),
-            ("message", Some(json!(message))),
-            ("replacements", Some(json!(o.replacements))),
-            ("diff", (!f.diff.is_empty()).then(|| json!(f.diff))),
-            ("contentHash", hash.as_ref().map(|h| json!(h))),
-        ]);
+        let value = EditBlockReply {
+            success: true,
+            message,
+            replacements: o.replacements,
+            diff: (!f.diff.is_empty()).then(|| f.diff.clone()),
+            content_hash: hash.clone(),
+        };
         // Desktop Commander's words: the edited region of the file as it is now.
         let mut text = preview(
             f.new_text.as_deref().unwrap_or(""),
@@ -186,7 +314,7 @@ fn edit_block(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 if o.replacements == 1 { "" } else { "s" }
             ));
         }
-        return Ok(ToolReply::new(value, false, text));
+        return Ok(ToolReply::typed(&value, false, text));
     };
     // A failure of the edit (not of the file) is told in Desktop Commander's words; the
     // engine's facts stay in `details`.
@@ -195,11 +323,7 @@ fn edit_block(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     } else {
         err.clone()
     };
-    let value = shape::failure(
-        vec![("message", Some(json!(err.full_message())))],
-        &err,
-        Case::Camel,
-    );
+    let value = Failed::of(&err);
     // Desktop Commander's error responses: "Error: <message>"; its own search results
     // (not found, count) are its message as it is.
     let text = if f.error().is_some() {
@@ -207,7 +331,7 @@ fn edit_block(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     } else {
         err.full_message()
     };
-    Ok(ToolReply::new(value, true, text))
+    Ok(ToolReply::typed(&value, true, text))
 }
 
 /// What Desktop Commander answers after an edit: the new file's lines from ten before the
@@ -463,31 +587,24 @@ fn batch_edit_blocks(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut report = ws.apply(request);
     shape::word_report(&mut report, &BATCH_WORDS);
     let f = &report.files[0];
-    let results: Vec<Value> = f
+    let results: Vec<BatchEditResult> = f
         .edits
         .iter()
-        .map(|o| {
-            let mut pairs = vec![
-                ("index", Some(json!(o.index))),
-                ("label", o.label.as_ref().map(|l| json!(l))),
-                ("success", Some(json!(o.success))),
-                ("message", Some(json!(shape::outcome_message(o, dry_run)))),
-                (
-                    "diff",
-                    o.diff.as_ref().filter(|d| !d.is_empty()).map(|d| json!(d)),
-                ),
-                ("line", o.line.map(|l| json!(l))),
-                ("fuzzySimilarity", o.fuzzy_similarity.map(|s| json!(s))),
-                ("skipped", o.skipped.then(|| json!(true))),
-            ];
-            if let Some(err) = &o.error {
-                pairs.push(("errorCode", Some(json!(err.code.as_str()))));
-                pairs.push((
-                    "details",
-                    (!err.details.is_null()).then(|| (*err.details).clone()),
-                ));
-            }
-            object(pairs)
+        .map(|o| BatchEditResult {
+            index: o.index,
+            label: o.label.clone(),
+            success: o.success,
+            message: shape::outcome_message(o, dry_run),
+            diff: o.diff.clone().filter(|d| !d.is_empty()),
+            line: o.line,
+            fuzzy_similarity: o.fuzzy_similarity,
+            skipped: o.skipped,
+            error_code: o.error.as_ref().map(|e| e.code.as_str()),
+            details: o
+                .error
+                .as_ref()
+                .filter(|e| !e.details.is_null())
+                .map(|e| Details::of(&e.details)),
         })
         .collect();
     let successful = f.edits.iter().filter(|o| o.success).count();
@@ -499,24 +616,22 @@ fn batch_edit_blocks(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         f.edits.iter().filter(|o| !o.success && !o.skipped).count()
     };
     let (final_diff, diff_note) = shape::capped_diff(&f.diff);
-    let mut pairs = vec![
-        ("success", Some(json!(report.success()))),
-        ("totalEdits", Some(json!(total))),
-        ("successfulEdits", Some(json!(successful))),
-        ("failedEdits", Some(json!(failed))),
-        ("skippedEdits", (skipped > 0).then(|| json!(skipped))),
-        ("results", Some(json!(results))),
-        ("finalDiff", (!f.diff.is_empty()).then(|| json!(final_diff))),
-        ("finalDiffTruncated", diff_note.map(|n| json!(n))),
-        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
-        ("dryRun", dry_run.then(|| json!(true))),
-    ];
-    if let Some(err) = f.error() {
-        pairs.extend(shape::error_fields(err, Case::Camel));
-    }
+    let value = BatchReply {
+        success: report.success(),
+        total_edits: total,
+        successful_edits: successful,
+        failed_edits: failed,
+        skipped_edits: (skipped > 0).then_some(skipped),
+        results,
+        final_diff: (!f.diff.is_empty()).then(|| final_diff.to_string()),
+        final_diff_truncated: diff_note,
+        content_hash: shape::current_hash(f),
+        dry_run,
+        error: f.error().map(CamelPartError::of),
+    };
     // No Desktop Commander wording exists for this tool (filekit's design defines its result as this
     // object): the model reads the reply itself.
-    let value = object(pairs);
+    let value = reply::to_value(&value);
     let text = shape::serialized(&value);
     Ok(ToolReply::new(value, !report.success(), text))
 }
@@ -579,15 +694,12 @@ fn write_from_line(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     shape::word_report(&mut report, &FROM_LINE_WORDS);
     let f = &report.files[0];
     if let Some(err) = shape::first_error(f) {
-        let value = shape::failure(
-            vec![
-                ("message", Some(json!(err.full_message()))),
-                ("linesReplaced", Some(json!(0))),
-                ("newLineCount", Some(json!(0))),
-            ],
-            err,
-            Case::Camel,
-        );
+        let value = reply::to_value(&WriteFromLineFailed {
+            message: err.full_message(),
+            lines_replaced: 0,
+            new_line_count: 0,
+            failure: CamelFailure::of(err),
+        });
         let text = shape::serialized(&value);
         return Ok(ToolReply::new(value, true, text));
     }
@@ -612,15 +724,15 @@ fn write_from_line(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     } else {
         format!("Replaced lines {range} ({lines_replaced} lines) with {new_line_count} lines")
     };
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("message", Some(json!(message))),
-        ("linesReplaced", Some(json!(lines_replaced))),
-        ("newLineCount", Some(json!(new_line_count))),
-        ("diff", (!f.diff.is_empty()).then(|| json!(f.diff))),
-        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
-        ("dryRun", dry_run.then(|| json!(true))),
-    ]);
+    let value = reply::to_value(&WriteFromLineReply {
+        success: true,
+        message,
+        lines_replaced,
+        new_line_count,
+        diff: (!f.diff.is_empty()).then(|| f.diff.clone()),
+        content_hash: shape::current_hash(f),
+        dry_run,
+    });
     // filekit's design defines this tool's result as this object: the model reads it as it is.
     let text = shape::serialized(&value);
     Ok(ToolReply::new(value, false, text))

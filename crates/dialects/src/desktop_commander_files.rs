@@ -12,10 +12,11 @@
 //! are not served at all (its search sessions are in `desktop_commander_search`).
 
 use crate::Call;
-use crate::args::{object, parse, schema_for};
+use crate::args::{parse, schema_for};
 use crate::desktop_commander::Origin;
-use crate::shape::{self, Case};
-use crate::{ToolReply, ToolSpec};
+use crate::reply::{self, CamelFailure};
+use crate::shape;
+use crate::{ReplySchema, ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsRequest};
 use filekit_core::read::{ReadContent, ReadOptions, TextRead, read_file};
@@ -24,14 +25,14 @@ use filekit_core::search::list::{EntryKind, ListOptions, list};
 use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::LazyLock;
 use std::time::SystemTime;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec =
-        |name, description, schema: &LazyLock<Value>, read_only, destructive, run| ToolSpec {
+    let spec = |name, description, schema: &LazyLock<Value>, read_only, destructive, run, reply| {
+        ToolSpec {
             name,
             dialect: "desktop-commander",
             description,
@@ -42,8 +43,9 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
-        };
+            reply: ReplySchema::Typed(reply),
+        }
+    };
     vec![
         spec(
             "read_file",
@@ -52,6 +54,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             true,
             false,
             read_file_tool,
+            reply::schema_failing::<ReadReply, CamelFailure>,
         ),
         spec(
             "read_multiple_files",
@@ -60,6 +63,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             true,
             false,
             read_multiple_files,
+            reply::schema_failing::<ReadMultipleReply, CamelFailure>,
         ),
         spec(
             "write_file",
@@ -68,6 +72,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             false,
             true,
             write_file,
+            reply::schema_failing::<WriteReply, CamelFailure>,
         ),
         spec(
             "create_directory",
@@ -76,6 +81,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             false,
             false,
             create_directory,
+            reply::schema_failing::<CreateDirectoryReply, CamelFailure>,
         ),
         spec(
             "list_directory",
@@ -84,6 +90,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             true,
             false,
             list_directory,
+            reply::schema_failing::<ListReply, CamelFailure>,
         ),
         spec(
             "move_file",
@@ -92,6 +99,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             false,
             true,
             move_file,
+            reply::schema_failing::<MoveReply, CamelFailure>,
         ),
         spec(
             "get_file_info",
@@ -100,22 +108,194 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             true,
             false,
             get_file_info,
+            reply::schema_failing::<FileInfoReply, CamelFailure>,
         ),
     ]
 }
 
 fn reject(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Camel)
+    reply::to_value(&CamelFailure::of(err))
 }
 
 /// A failure as Desktop Commander answers one (its `createErrorResponse`: "Error: " and the
 /// message); filekit's message carries its hint.
 fn failed(err: &FkError) -> ToolReply {
-    ToolReply::new(
-        shape::failure(vec![], err, Case::Camel),
+    ToolReply::typed(
+        &CamelFailure::of(err),
         true,
         format!("Error: {}", err.full_message()),
     )
+}
+
+/// What read_file answers for one path; read_multiple_files lists one per file.
+#[derive(Serialize, JsonSchema)]
+struct ReadReply {
+    success: bool,
+    /// The path read, as the workspace shows it.
+    path: String,
+    #[serde(flatten)]
+    read: ReadKind,
+}
+
+/// What was read: its kind and that kind's fields.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum ReadKind {
+    /// A directory: its listing, as list_directory gives it.
+    Directory { content: String },
+    /// Text: the lines asked for.
+    #[serde(rename_all = "camelCase")]
+    Text {
+        /// The lines read, without the status line.
+        content: String,
+        /// The offset asked for (negative: from the end).
+        offset: i64,
+        lines_read: usize,
+        /// The file's number of lines, when it was read whole.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total_lines: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content_hash: Option<String>,
+    },
+    /// An image, sent as an image.
+    #[serde(rename_all = "camelCase")]
+    Image {
+        mime_type: String,
+        size: u64,
+        content_hash: String,
+    },
+    /// A binary file: what it is.
+    #[serde(rename_all = "camelCase")]
+    Binary {
+        description: String,
+        size: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content_hash: Option<String>,
+    },
+}
+
+impl ReadReply {
+    fn of(path: String, read: ReadKind) -> ReadReply {
+        ReadReply {
+            success: true,
+            path,
+            read,
+        }
+    }
+}
+
+/// What read_multiple_files answers.
+#[derive(Serialize, JsonSchema)]
+struct ReadMultipleReply {
+    /// True when every file was read.
+    success: bool,
+    /// One entry per path, in the order given.
+    files: Vec<FileRead>,
+    /// How many files could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed: Option<usize>,
+}
+
+/// One file of read_multiple_files: read, or why not.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum FileRead {
+    Read(ReadReply),
+    Failed {
+        path: String,
+        #[serde(flatten)]
+        failure: CamelFailure,
+    },
+}
+
+/// What write_file answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct WriteReply {
+    success: bool,
+    path: String,
+    mode: WriteMode,
+    /// The lines of `content`, as Desktop Commander counts them.
+    lines: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+}
+
+/// What create_directory answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct CreateDirectoryReply {
+    success: bool,
+    path: String,
+    /// The directories made, parents first (none when it was there already).
+    created_dirs: Vec<String>,
+}
+
+/// What list_directory answers.
+#[derive(Serialize, JsonSchema)]
+struct ListReply {
+    success: bool,
+    path: String,
+    /// The lines of the listing: "[DIR] name", "[FILE] name", warnings.
+    entries: Vec<String>,
+}
+
+/// What move_file answers.
+#[derive(Serialize, JsonSchema)]
+struct MoveReply {
+    success: bool,
+    source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    destination: Option<String>,
+    /// True when a file was replaced at the destination (undo brings it back).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    overwrote: bool,
+}
+
+/// What get_file_info answers: the path, and the fields its text lists, in its order.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct FileInfoReply {
+    success: bool,
+    path: String,
+    #[serde(flatten)]
+    info: FileInfo,
+}
+
+/// What get_file_info calls a file (a directory is `text` to it).
+#[derive(Serialize, JsonSchema, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum FileType {
+    Text,
+    Binary,
+    Image,
+}
+
+/// A file's metadata, as Desktop Commander's get_file_info lists it.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct FileInfo {
+    size: u64,
+    /// ISO times with milliseconds (JavaScript's `Date.toJSON`).
+    created: String,
+    modified: String,
+    accessed: String,
+    is_directory: bool,
+    is_file: bool,
+    /// Three octal digits.
+    permissions: String,
+    file_type: FileType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line_count: Option<usize>,
+    /// The last line's number, from 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_line: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    append_position: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_image: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_binary: Option<bool>,
 }
 
 /// The lines a read returns when none are asked for (Desktop Commander's `fileReadLineLimit`
@@ -206,12 +386,12 @@ static READ_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadFileAr
 enum Read {
     Text {
         text: String,
-        value: Value,
+        value: ReadReply,
     },
     Image {
         mime: String,
         data: String,
-        value: Value,
+        value: ReadReply,
     },
 }
 
@@ -240,10 +420,10 @@ fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let offset = args.offset.unwrap_or(0);
     let length = args.length.unwrap_or(READ_LINE_LIMIT);
     Ok(match read_one(ws, &args.path, offset, length) {
-        Ok(Read::Text { text, value }) => ToolReply::new(value, false, text),
+        Ok(Read::Text { text, value }) => ToolReply::typed(&value, false, text),
         Ok(Read::Image { mime, data, value }) => {
-            let mut reply = ToolReply::new(
-                value,
+            let mut reply = ToolReply::typed(
+                &value,
                 false,
                 format!("Image file: {} ({mime})\n", args.path),
             );
@@ -266,12 +446,7 @@ fn read_one(ws: &Call, path: &str, offset: i64, length: i64) -> Result<Read, FkE
             "This is a directory, not a file. Use the list_directory tool instead of read_file \
              for directories.\n\n{listing}"
         );
-        let value = object(vec![
-            ("success", Some(json!(true))),
-            ("path", Some(json!(ws.display(&p)))),
-            ("kind", Some(json!("directory"))),
-            ("content", Some(json!(listing))),
-        ]);
+        let value = ReadReply::of(ws.display(&p), ReadKind::Directory { content: listing });
         return Ok(Read::Text { text, value });
     }
     // A file over the engine's bound (or more than a read returns) is streamed: only the
@@ -298,28 +473,30 @@ fn read_one(ws: &Call, path: &str, offset: i64, length: i64) -> Result<Read, FkE
         Err(e) if opts.start_line.is_some() && e.code == ErrorCode::InvalidArgument => {
             Ok(Read::Text {
                 text: status(0, offset, None),
-                value: object(vec![
-                    ("success", Some(json!(true))),
-                    ("path", Some(json!(shown))),
-                    ("kind", Some(json!("text"))),
-                    ("content", Some(json!(""))),
-                    ("offset", Some(json!(offset))),
-                    ("linesRead", Some(json!(0))),
-                ]),
+                value: ReadReply::of(
+                    shown,
+                    ReadKind::Text {
+                        content: String::new(),
+                        offset,
+                        lines_read: 0,
+                        total_lines: None,
+                        content_hash: None,
+                    },
+                ),
             })
         }
         // The engine does not count a large file's lines from its end without reading all of
         // it: said in read_file's terms.
         Err(e) => Err(e),
         Ok(ReadContent::Image(i)) => {
-            let value = object(vec![
-                ("success", Some(json!(true))),
-                ("path", Some(json!(shown))),
-                ("kind", Some(json!("image"))),
-                ("mimeType", Some(json!(i.mime))),
-                ("size", Some(json!(i.size))),
-                ("contentHash", Some(json!(i.content_hash))),
-            ]);
+            let value = ReadReply::of(
+                shown,
+                ReadKind::Image {
+                    mime_type: i.mime.clone(),
+                    size: i.size,
+                    content_hash: i.content_hash,
+                },
+            );
             Ok(Read::Image {
                 mime: i.mime,
                 data: i.data,
@@ -337,14 +514,14 @@ fn read_one(ws: &Call, path: &str, offset: i64, length: i64) -> Result<Read, FkE
                  handles text files and images.",
                 b.description
             );
-            let value = object(vec![
-                ("success", Some(json!(true))),
-                ("path", Some(json!(shown))),
-                ("kind", Some(json!("binary"))),
-                ("description", Some(json!(b.description))),
-                ("size", Some(json!(b.size))),
-                ("contentHash", b.content_hash.map(|h| json!(h))),
-            ]);
+            let value = ReadReply::of(
+                shown,
+                ReadKind::Binary {
+                    description: b.description,
+                    size: b.size,
+                    content_hash: b.content_hash,
+                },
+            );
             Ok(Read::Text { text, value })
         }
     }
@@ -387,16 +564,16 @@ fn text_read(shown: &str, t: &TextRead, opts: &ReadOptions, offset: i64, length:
     let total = t.total_lines;
     let content = picked.join("\n");
     let text = format!("{}{content}", status(picked.len(), offset, total));
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("path", Some(json!(shown))),
-        ("kind", Some(json!("text"))),
-        ("content", Some(json!(content))),
-        ("offset", Some(json!(offset))),
-        ("linesRead", Some(json!(picked.len()))),
-        ("totalLines", total.map(|n| json!(n))),
-        ("contentHash", t.content_hash.as_ref().map(|h| json!(h))),
-    ]);
+    let value = ReadReply::of(
+        shown.to_string(),
+        ReadKind::Text {
+            content,
+            offset,
+            lines_read: picked.len(),
+            total_lines: total,
+            content_hash: t.content_hash.clone(),
+        },
+    );
     Read::Text { text, value }
 }
 
@@ -472,11 +649,10 @@ fn read_multiple_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             )
             .with_hint("read the rest in another call");
             summary.push(format!("{path}: Error - {}", err.full_message()));
-            files.push(shape::failure(
-                vec![("path", Some(json!(path)))],
-                &err,
-                Case::Camel,
-            ));
+            files.push(FileRead::Failed {
+                path: path.clone(),
+                failure: CamelFailure::of(&err),
+            });
             continue;
         }
         match read_one(ws, path, 0, READ_LINE_LIMIT) {
@@ -484,31 +660,33 @@ fn read_multiple_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 held += text.len();
                 summary.push(format!("{path}: text/plain (text)"));
                 contents.push_str(&format!("\n--- {path} contents: ---\n{text}"));
-                files.push(value);
+                files.push(FileRead::Read(value));
             }
             Ok(Read::Image { mime, data, value }) => {
                 held += data.len();
                 summary.push(format!("{path}: {mime} (image)"));
                 images.push((mime, data));
-                files.push(value);
+                files.push(FileRead::Read(value));
             }
             Err(err) => {
                 summary.push(format!("{path}: Error - {}", err.full_message()));
-                files.push(shape::failure(
-                    vec![("path", Some(json!(path)))],
-                    &err,
-                    Case::Camel,
-                ));
+                files.push(FileRead::Failed {
+                    path: path.clone(),
+                    failure: CamelFailure::of(&err),
+                });
             }
         }
     }
-    let failed = files.iter().filter(|f| f["success"] == false).count();
-    let value = object(vec![
-        ("success", Some(json!(failed == 0))),
-        ("files", Some(json!(files))),
-        ("failed", (failed > 0).then(|| json!(failed))),
-    ]);
-    let mut reply = ToolReply::new(value, failed > 0, summary.join("\n") + &contents);
+    let failed = files
+        .iter()
+        .filter(|f| matches!(f, FileRead::Failed { .. }))
+        .count();
+    let value = ReadMultipleReply {
+        success: failed == 0,
+        files,
+        failed: (failed > 0).then_some(failed),
+    };
+    let mut reply = ToolReply::typed(&value, failed > 0, summary.join("\n") + &contents);
     reply.images = images;
     Ok(reply)
 }
@@ -542,7 +720,7 @@ struct WriteFileArgs {
     origin: Option<Origin>,
 }
 
-#[derive(Deserialize, JsonSchema, PartialEq, Clone, Copy)]
+#[derive(Deserialize, Serialize, JsonSchema, PartialEq, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
 enum WriteMode {
     Rewrite,
@@ -655,21 +833,14 @@ fn write_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         "Successfully {verb} {} ({line_count} lines) {tip}",
         args.path
     );
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("path", Some(json!(f.path))),
-        (
-            "mode",
-            Some(json!(if mode == WriteMode::Append {
-                "append"
-            } else {
-                "rewrite"
-            })),
-        ),
-        ("lines", Some(json!(line_count))),
-        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = WriteReply {
+        success: true,
+        path: f.path.clone(),
+        mode,
+        lines: line_count,
+        content_hash: shape::current_hash(f),
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -716,13 +887,13 @@ fn create_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if !existed {
         made.push(op.source.clone());
     }
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("path", Some(json!(op.source))),
-        ("createdDirs", Some(json!(made))),
-    ]);
-    Ok(ToolReply::new(
-        value,
+    let value = CreateDirectoryReply {
+        success: true,
+        path: op.source.clone(),
+        created_dirs: made,
+    };
+    Ok(ToolReply::typed(
+        &value,
         false,
         format!("Successfully created directory {}", args.path),
     ))
@@ -760,12 +931,12 @@ fn list_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let depth = args.depth.unwrap_or(2);
     match listing(ws, &args.path, depth) {
         Ok(text) => {
-            let value = object(vec![
-                ("success", Some(json!(true))),
-                ("path", Some(json!(args.path))),
-                ("entries", Some(json!(text.lines().collect::<Vec<_>>()))),
-            ]);
-            Ok(ToolReply::new(value, false, text))
+            let value = ListReply {
+                success: true,
+                path: args.path,
+                entries: text.lines().map(str::to_string).collect(),
+            };
+            Ok(ToolReply::typed(&value, false, text))
         }
         Err(err) => Ok(failed(&err)),
     }
@@ -905,14 +1076,14 @@ fn move_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if let Some(err) = &op.error {
         return Ok(failed(err));
     }
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("source", Some(json!(op.source))),
-        ("destination", op.destination.as_ref().map(|d| json!(d))),
-        ("overwrote", op.overwrote.then(|| json!(true))),
-    ]);
-    Ok(ToolReply::new(
-        value,
+    let value = MoveReply {
+        success: true,
+        source: op.source.clone(),
+        destination: op.destination.clone(),
+        overwrote: op.overwrote,
+    };
+    Ok(ToolReply::typed(
+        &value,
         false,
         format!("Successfully moved {} to {}", args.source, args.destination),
     ))
@@ -940,25 +1111,24 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         Ok(None) => return Ok(failed(&ws.missing(&p))),
         Err(e) => return Ok(failed(&e)),
     };
-    let mut fields: Vec<(&'static str, Value)> = vec![
-        ("size", json!(meta.len)),
-        (
-            "created",
-            json!(iso_millis(meta.created.unwrap_or(SystemTime::UNIX_EPOCH))),
-        ),
-        ("modified", json!(iso_millis(meta.modified))),
-        (
-            "accessed",
-            json!(iso_millis(meta.accessed.unwrap_or(SystemTime::UNIX_EPOCH))),
-        ),
-        ("isDirectory", json!(meta.is_dir)),
-        ("isFile", json!(meta.is_file)),
-        ("permissions", json!(format!("{:03o}", meta.mode & 0o777))),
-    ];
+    let mut info = FileInfo {
+        size: meta.len,
+        created: iso_millis(meta.created.unwrap_or(SystemTime::UNIX_EPOCH)),
+        modified: iso_millis(meta.modified),
+        accessed: iso_millis(meta.accessed.unwrap_or(SystemTime::UNIX_EPOCH)),
+        is_directory: meta.is_dir,
+        is_file: meta.is_file,
+        permissions: format!("{:03o}", meta.mode & 0o777),
+        // A directory is "text" to Desktop Commander.
+        file_type: FileType::Text,
+        line_count: None,
+        last_line: None,
+        append_position: None,
+        is_image: None,
+        is_binary: None,
+    };
     // Desktop Commander counts the lines of text files under 10 MiB (its LINE_COUNT_LIMIT);
     // filekit those it reads whole (a larger one is only classified, from its first line).
-    // A directory is "text" to it.
-    let mut kind = "text";
     if meta.is_file {
         let whole = meta.len <= ws.max_file_size().min(filekit_core::limits::MAX_READ_BYTES);
         let r = read_file(
@@ -974,36 +1144,37 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             // Text that is not UTF-8 (Latin-1, Shift_JIS): Desktop Commander's check finds
             // bytes that are not UTF-8 and calls the file binary; its metadata is what was
             // asked for (the engine reads and edits it in its encoding all the same).
-            Ok(ReadContent::Text(t)) if t.encoding.is_some() => kind = "binary",
+            Ok(ReadContent::Text(t)) if t.encoding.is_some() => info.file_type = FileType::Binary,
             Ok(ReadContent::Text(t)) => {
-                fields.push(("fileType", json!("text")));
-                kind = "";
                 if let Some(n) = t.total_lines.filter(|_| whole) {
-                    fields.push(("lineCount", json!(n)));
-                    fields.push(("lastLine", json!(n as i64 - 1)));
-                    fields.push(("appendPosition", json!(n)));
+                    info.line_count = Some(n);
+                    info.last_line = Some(n as i64 - 1);
+                    info.append_position = Some(n);
                 }
             }
-            Ok(ReadContent::Image(_)) => kind = "image",
-            Ok(ReadContent::Binary(_)) => kind = "binary",
+            Ok(ReadContent::Image(_)) => info.file_type = FileType::Image,
+            Ok(ReadContent::Binary(_)) => info.file_type = FileType::Binary,
             // Text that does not decode in its encoding: the same.
-            Err(e) if e.code == filekit_core::ErrorCode::Encoding => kind = "binary",
+            Err(e) if e.code == filekit_core::ErrorCode::Encoding => {
+                info.file_type = FileType::Binary
+            }
             Err(e) => return Ok(failed(&e)),
         }
     }
-    if !kind.is_empty() {
-        fields.push(("fileType", json!(kind)));
+    match info.file_type {
+        FileType::Image => info.is_image = Some(true),
+        FileType::Binary => info.is_binary = Some(true),
+        FileType::Text => {}
     }
-    match kind {
-        "image" => fields.push(("isImage", json!(true))),
-        "binary" => fields.push(("isBinary", json!(true))),
-        _ => {}
-    }
-    // Its formatValue: a Date is written as JSON (quoted), everything else as it is.
+    // Its formatValue: a Date is written as JSON (quoted), everything else as it is; one
+    // line per field, in the reply's order.
+    let fields = reply::to_value(&info);
     let text = fields
-        .iter()
+        .as_object()
+        .into_iter()
+        .flatten()
         .map(|(k, v)| match v {
-            Value::String(s) if matches!(*k, "created" | "modified" | "accessed") => {
+            Value::String(s) if matches!(k.as_str(), "created" | "modified" | "accessed") => {
                 format!("{k}: \"{s}\"")
             }
             Value::String(s) => format!("{k}: {s}"),
@@ -1011,12 +1182,12 @@ fn get_file_info(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let mut pairs: Vec<(&str, Option<Value>)> = vec![
-        ("success", Some(json!(true))),
-        ("path", Some(json!(ws.display(&p)))),
-    ];
-    pairs.extend(fields.into_iter().map(|(k, v)| (k, Some(v))));
-    Ok(ToolReply::new(object(pairs), false, text))
+    let value = FileInfoReply {
+        success: true,
+        path: ws.display(&p),
+        info,
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }
 
 /// A time as JavaScript's `Date.toJSON` writes it: UTC with milliseconds.

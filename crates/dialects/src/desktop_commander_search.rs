@@ -11,16 +11,16 @@
 //! new one would pass the bound, and the reply that drops it says so.
 
 use crate::Call;
-use crate::args::{object, parse, schema_for};
+use crate::args::{parse, schema_for};
 use crate::desktop_commander::Origin;
-use crate::shape::{self, Case};
-use crate::{ToolReply, ToolSpec};
+use crate::reply::{self, CamelFailure};
+use crate::{ReplySchema, ToolReply, ToolSpec};
 use filekit_core::search::WalkFilter;
 use filekit_core::search::glob::{GlobOptions, glob};
 use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
 use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::{LazyLock, Mutex};
@@ -43,7 +43,7 @@ const MATCH_SHOWN: usize = 100;
 const MAX_LINE_CHARS: usize = 1000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, description, schema: &LazyLock<Value>, read_only, run| ToolSpec {
+    let spec = |name, description, schema: &LazyLock<Value>, read_only, run, reply| ToolSpec {
         name,
         dialect: "desktop-commander",
         description,
@@ -54,7 +54,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
         run,
         reject,
         guide: "",
-        reply: crate::ReplySchema::Listed,
+        reply: ReplySchema::Typed(reply),
     };
     vec![
         ToolSpec {
@@ -65,6 +65,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
                 &START_SEARCH_SCHEMA,
                 true,
                 start_search,
+                reply::schema_failing::<StartReply, CamelFailure>,
             )
         },
         spec(
@@ -73,6 +74,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &GET_MORE_SCHEMA,
             true,
             get_more_search_results,
+            reply::schema_failing::<MoreReply, CamelFailure>,
         ),
         spec(
             "stop_search",
@@ -80,6 +82,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &SESSION_SCHEMA,
             true,
             stop_search,
+            reply::schema_failing::<StopReply, CamelFailure>,
         ),
         spec(
             "list_searches",
@@ -87,19 +90,20 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &LIST_SEARCHES_SCHEMA,
             true,
             list_searches,
+            reply::schema_failing::<ListSearchesReply, CamelFailure>,
         ),
     ]
 }
 
 fn reject(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Camel)
+    reply::to_value(&CamelFailure::of(err))
 }
 
 /// A failed call, in the real tool's words (`what` is its "Error starting search session"
 /// and the like) with filekit's message and hint after them.
 fn failed(what: &str, err: &FkError) -> ToolReply {
-    ToolReply::new(
-        shape::failure(vec![], err, Case::Camel),
+    ToolReply::typed(
+        &CamelFailure::of(err),
         true,
         format!("{what}: {}", err.full_message()),
     )
@@ -210,16 +214,93 @@ fn shown(f: &Found) -> String {
     }
 }
 
-fn found_json(f: &Found) -> Value {
-    object(vec![
-        ("file", Some(json!(f.file))),
-        ("line", f.line.map(|l| json!(l))),
-        ("match", f.text.as_ref().map(|t| json!(t))),
-        (
-            "type",
-            Some(json!(if f.line.is_some() { "content" } else { "file" })),
-        ),
-    ])
+/// One result of a search session.
+#[derive(Serialize, JsonSchema)]
+struct FoundReply {
+    /// The file's absolute path.
+    file: String,
+    /// The line, from 1 (a content search's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
+    /// What matched in the line, or the whole (trimmed) context line.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    /// `content` (a line) or `file` (a name).
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+fn found_reply(f: &Found) -> FoundReply {
+    FoundReply {
+        file: f.file.clone(),
+        line: f.line,
+        text: f.text.clone(),
+        kind: if f.line.is_some() { "content" } else { "file" },
+    }
+}
+
+/// What start_search answers: the session, complete, and its first results.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct StartReply {
+    success: bool,
+    session_id: String,
+    /// Always true: filekit's search runs to its end inside start_search.
+    is_complete: bool,
+    total_results: usize,
+    /// Milliseconds the search took.
+    runtime: u64,
+    /// The first results; get_more_search_results pages the rest.
+    results: Vec<FoundReply>,
+    /// The oldest session, dropped to keep the bound on sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dropped_session: Option<String>,
+}
+
+/// What get_more_search_results answers: one page of a session's results.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct MoreReply {
+    success: bool,
+    session_id: String,
+    is_complete: bool,
+    /// Results kept (matches and context lines, or files).
+    total_results: usize,
+    /// Matching lines.
+    total_matches: usize,
+    returned_count: usize,
+    has_more_results: bool,
+    results: Vec<FoundReply>,
+}
+
+/// What stop_search answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct StopReply {
+    success: bool,
+    session_id: String,
+    /// False when no session has this id.
+    found: bool,
+}
+
+/// What list_searches answers.
+#[derive(Serialize, JsonSchema)]
+struct ListSearchesReply {
+    success: bool,
+    sessions: Vec<SessionEntry>,
+    count: usize,
+}
+
+/// One session of list_searches.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct SessionEntry {
+    id: String,
+    /// `files` or `content`.
+    search_type: &'static str,
+    pattern: String,
+    is_complete: bool,
+    total_results: usize,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,27 +441,22 @@ fn start_search(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             "\nfilekit keeps the {MAX_SESSIONS} newest search sessions: {id} was dropped."
         ));
     }
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("sessionId", Some(json!(session.id))),
-        ("isComplete", Some(json!(true))),
-        ("totalResults", Some(json!(session.total_matches))),
-        ("runtime", Some(json!(session.search_ms))),
-        (
-            "results",
-            Some(Value::Array(
-                session
-                    .results
-                    .iter()
-                    .take(INITIAL_SHOWN)
-                    .map(found_json)
-                    .collect(),
-            )),
-        ),
-        ("droppedSession", dropped.map(|d| json!(d))),
-    ]);
+    let value = StartReply {
+        success: true,
+        session_id: session.id.clone(),
+        is_complete: true,
+        total_results: session.total_matches,
+        runtime: u64::try_from(session.search_ms).unwrap_or(u64::MAX),
+        results: session
+            .results
+            .iter()
+            .take(INITIAL_SHOWN)
+            .map(found_reply)
+            .collect(),
+        dropped_session: dropped,
+    };
     all.open.push_back(session);
-    Ok(ToolReply::new(value, false, text))
+    Ok(ToolReply::typed(&value, false, text))
 }
 
 /// What a search found, before it becomes a session.
@@ -655,20 +731,17 @@ fn get_more_search_results(_ws: &Call, args: Value) -> Result<ToolReply, FkError
         );
     }
     text.push_str(&session.kept_note());
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("sessionId", Some(json!(session.id))),
-        ("isComplete", Some(json!(true))),
-        ("totalResults", Some(json!(session.total_results()))),
-        ("totalMatches", Some(json!(session.total_matches))),
-        ("returnedCount", Some(json!(page.len()))),
-        ("hasMoreResults", Some(json!(more))),
-        (
-            "results",
-            Some(Value::Array(page.iter().map(found_json).collect())),
-        ),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = MoreReply {
+        success: true,
+        session_id: session.id.clone(),
+        is_complete: true,
+        total_results: session.total_results(),
+        total_matches: session.total_matches,
+        returned_count: page.len(),
+        has_more_results: more,
+        results: page.iter().map(found_reply).collect(),
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -698,12 +771,12 @@ fn stop_search(_ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     } else {
         format!("Search session {id} not found or already completed.")
     };
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("sessionId", Some(json!(id))),
-        ("found", Some(json!(found))),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = StopReply {
+        success: true,
+        session_id: id.clone(),
+        found,
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -742,26 +815,20 @@ fn list_searches(_ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         }
         text
     };
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        (
-            "sessions",
-            Some(Value::Array(
-                all.open
-                    .iter()
-                    .map(|s| {
-                        json!({
-                            "id": s.id,
-                            "searchType": s.search_type.as_str(),
-                            "pattern": s.pattern,
-                            "isComplete": true,
-                            "totalResults": s.total_results(),
-                        })
-                    })
-                    .collect(),
-            )),
-        ),
-        ("count", Some(json!(all.open.len()))),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = ListSearchesReply {
+        success: true,
+        sessions: all
+            .open
+            .iter()
+            .map(|s| SessionEntry {
+                id: s.id.clone(),
+                search_type: s.search_type.as_str(),
+                pattern: s.pattern.clone(),
+                is_complete: true,
+                total_results: s.total_results(),
+            })
+            .collect(),
+        count: all.open.len(),
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }

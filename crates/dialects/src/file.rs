@@ -8,15 +8,16 @@
 //! are in [`crate::file_ops`].
 
 use crate::Call;
-use crate::args::{missing_for, object, parse, schema_for};
-use crate::shape::{self, Case};
+use crate::args::{missing_for, parse, schema_for};
+use crate::reply::{self, Details, Failure, PartError, SchemaForm};
+use crate::shape::{self, FailedEdit};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::read::{ReadContent, ReadOptions, read_file};
 use filekit_core::{ErrorCode, FkError};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
@@ -32,7 +33,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: read_file_tool,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<ReadReply>),
         },
         ToolSpec {
             name: "file:edit_file",
@@ -45,7 +46,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: edit_file,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<EditReply>),
         },
         ToolSpec {
             name: "file:create_file",
@@ -58,7 +59,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: create_file,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<CreateReply>),
         },
         ToolSpec {
             name: "file:list_files",
@@ -71,13 +72,151 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run: list_files,
             reject,
             guide: "",
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(schema::<ListReply>),
         },
     ]
 }
 
 fn reject(err: &FkError) -> Value {
-    shape::failure(Vec::new(), err, Case::Snake)
+    reply::failure(err)
+}
+
+/// The output schema of a tool of the table that answers `T`: a failure about its path has
+/// `T`'s path beside the failure's fields, a rejected call the failure's alone.
+pub(crate) fn schema<T: schemars::JsonSchema>(form: SchemaForm) -> Value {
+    reply::schema_failing::<T, Failure>(form)
+}
+
+/// A failure about one path: the path beside the failure's fields.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct PathFailure {
+    /// The path as given or as resolved inside the workspace.
+    path: String,
+    #[serde(flatten)]
+    failure: Failure,
+}
+
+impl PathFailure {
+    pub(crate) fn of(path: impl Into<String>, err: &FkError) -> PathFailure {
+        PathFailure {
+            path: path.into(),
+            failure: Failure::of(err),
+        }
+    }
+
+    pub(crate) fn reply(path: impl Into<String>, err: &FkError, text: String) -> ToolReply {
+        ToolReply::typed(&PathFailure::of(path, err), true, text)
+    }
+}
+
+/// What file:read_file answers.
+#[derive(Serialize, JsonSchema)]
+struct ReadReply {
+    /// The path as resolved inside the workspace.
+    path: String,
+    success: bool,
+    /// The lines read, numbered `cat -n` style.
+    content: String,
+    /// The first line read (counted from the end, negative, when the read was).
+    start_line: i64,
+    end_line: i64,
+    /// Where to start the next read, when lines are left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_start_line: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_lines: Option<usize>,
+    /// The file's version: give it to file:edit_file to refuse the edit if the file changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// Set when the file is too large to be read whole: the bound's facts (it has no version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unversioned: Option<Details>,
+    /// The version of the lines returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    range_hash: Option<String>,
+    /// Last modification, RFC 3339 UTC.
+    last_modified: String,
+}
+
+/// What file:edit_file answers.
+#[derive(Serialize, JsonSchema)]
+struct EditReply {
+    path: String,
+    success: bool,
+    edits_applied: usize,
+    edits_failed: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    failed_edits: Vec<FailedEdit>,
+    /// Why nothing was written.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    error: Option<PartError>,
+    /// Unified diff of the change, capped for a model's context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// What the cap left out of `diff`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_truncated: Option<String>,
+    /// The changed lines with a few around them, numbered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_content: Option<String>,
+    /// The file's version after the edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// True when the edit was merged with a change made since the read.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    merged: bool,
+}
+
+/// What file:create_file answers.
+#[derive(Serialize, JsonSchema)]
+struct CreateReply {
+    path: String,
+    success: bool,
+    /// Lines of the new file.
+    lines: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+}
+
+/// What file:list_files answers.
+#[derive(Serialize, JsonSchema)]
+struct ListReply {
+    /// The directory listed.
+    path: String,
+    success: bool,
+    entries: Vec<ListEntry>,
+    /// The listing as text, one entry a line.
+    content: String,
+    /// Entries in all (more than listed when `truncated`).
+    total: usize,
+    truncated: bool,
+    /// Entries that could not be read.
+    skipped: usize,
+}
+
+/// One entry of file:list_files.
+#[derive(Serialize, JsonSchema)]
+struct ListEntry {
+    /// Relative to the listed directory, `/`-separated.
+    path: String,
+    name: String,
+    #[serde(rename = "type")]
+    kind: EntryType,
+    size: u64,
+    /// Last modification, RFC 3339 UTC.
+    modified: String,
+    /// Where a symbolic link points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    link_target: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum EntryType {
+    File,
+    Dir,
+    Symlink,
+    Other,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -115,7 +254,6 @@ fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         max_lines: None,
     };
     let r = read_file(ws, &args.path, &opts);
-    let path = ("path", Some(json!(r.path)));
     let not_text = |what: String| {
         FkError::new(
             ErrorCode::Binary,
@@ -123,7 +261,7 @@ fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         )
         .with_hint("file:read_file shows text files with line numbers")
     };
-    let (value, text) = match &r.result {
+    Ok(match &r.result {
         Ok(ReadContent::Text(t)) => {
             let numbered = t.numbered();
             let mut text = format!(
@@ -136,43 +274,31 @@ fn read_file_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 text.push_str(&on);
                 text.push('\n');
             }
-            let value = object(vec![
-                path,
-                ("success", Some(json!(true))),
-                ("content", Some(json!(numbered))),
-                // Counted from the end (negative) when the read was.
-                ("start_line", Some(json!(t.first_number()))),
-                ("end_line", Some(json!(t.last_number()))),
-                ("next_start_line", t.next_line.map(|n| json!(n))),
-                ("total_lines", t.total_lines.map(|n| json!(n))),
-                ("content_hash", t.content_hash.as_ref().map(|h| json!(h))),
-                ("unversioned", t.unversioned.map(|l| json!(l))),
-                ("range_hash", t.range_hash.as_ref().map(|h| json!(h))),
-                ("last_modified", Some(json!(t.last_modified))),
-            ]);
-            (value, text)
+            let value = ReadReply {
+                path: r.path.clone(),
+                success: true,
+                content: numbered,
+                start_line: t.first_number(),
+                end_line: t.last_number(),
+                next_start_line: t.next_line,
+                total_lines: t.total_lines,
+                content_hash: t.content_hash.clone(),
+                unversioned: t.unversioned.as_ref().map(Details::of),
+                range_hash: t.range_hash.clone(),
+                last_modified: t.last_modified.clone(),
+            };
+            ToolReply::typed(&value, false, text)
         }
         Ok(ReadContent::Image(i)) => {
             let err = not_text(format!("an image ({})", i.mime));
-            (
-                shape::failure(vec![path], &err, Case::Snake),
-                err.full_message(),
-            )
+            PathFailure::reply(&r.path, &err, err.full_message())
         }
         Ok(ReadContent::Binary(b)) => {
             let err = not_text(b.description.clone());
-            (
-                shape::failure(vec![path], &err, Case::Snake),
-                err.full_message(),
-            )
+            PathFailure::reply(&r.path, &err, err.full_message())
         }
-        Err(err) => (
-            shape::failure(vec![path], err, Case::Snake),
-            err.full_message(),
-        ),
-    };
-    let is_error = value["success"] == false;
-    Ok(ToolReply::new(value, is_error, text))
+        Err(err) => PathFailure::reply(&r.path, err, err.full_message()),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,34 +407,25 @@ fn edit_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let (diff, diff_note) = shape::capped_diff(&f.diff);
     let updated = (err.is_none() && (f.new_text.is_some() || !diff.is_empty()))
         .then(|| shape::updated_lines(f, diff));
-    let mut pairs = vec![
-        ("path", Some(json!(f.path))),
-        ("success", Some(json!(err.is_none()))),
-        (
-            "edits_applied",
-            Some(json!(if err.is_none() { f.edits_applied } else { 0 })),
-        ),
-        ("edits_failed", Some(json!(f.edits_failed))),
-    ];
-    let failed = shape::failed_edits(f, Case::Snake);
-    pairs.push(("failed_edits", (!failed.is_empty()).then(|| json!(failed))));
-    if let Some(err) = &err {
-        pairs.extend(shape::error_fields(err, Case::Snake));
-    }
-    pairs.push((
-        "diff",
-        (!diff.is_empty() && err.is_none()).then(|| json!(diff)),
-    ));
-    pairs.push(("diff_truncated", diff_note.map(|n| json!(n))));
-    pairs.push(("updated_content", updated.clone().map(|u| json!(u))));
-    pairs.push(("content_hash", shape::current_hash(f).map(|h| json!(h))));
-    pairs.push(("merged", f.merged().then(|| json!(true))));
+    let value = EditReply {
+        path: f.path.clone(),
+        success: err.is_none(),
+        edits_applied: if err.is_none() { f.edits_applied } else { 0 },
+        edits_failed: f.edits_failed,
+        failed_edits: shape::failed_edit_list(f),
+        error: err.as_ref().map(PartError::of),
+        diff: (!diff.is_empty() && err.is_none()).then(|| diff.to_string()),
+        diff_truncated: diff_note,
+        updated_content: updated.clone(),
+        content_hash: shape::current_hash(f),
+        merged: f.merged(),
+    };
     let mut text = shape::write_summary(&report, false, shape::Diffs::All);
     if let Some(u) = updated.filter(|u| !u.is_empty()) {
         text.push_str("\nUpdated lines:\n");
         text.push_str(&u);
     }
-    Ok(ToolReply::new(object(pairs), !report.success(), text))
+    Ok(ToolReply::typed(&value, !report.success(), text))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,24 +463,23 @@ fn create_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     shape::word_report(&mut report, &FILE_WORDS);
     let f = &report.files[0];
     let err = shape::first_error(f).cloned();
-    let value = match &err {
-        Some(e) => shape::failure(vec![("path", Some(json!(f.path)))], e, Case::Snake),
-        None => object(vec![
-            ("path", Some(json!(f.path))),
-            ("success", Some(json!(true))),
-            ("lines", Some(json!(lines))),
-            ("content_hash", shape::current_hash(f).map(|h| json!(h))),
-        ]),
-    };
-    let text = match &err {
-        Some(e) => format!("{}: {}", f.path, e.full_message()),
-        None => format!(
-            "created {} ({lines} lines, content_hash {})",
-            f.path,
-            shape::current_hash(f).unwrap_or_default()
-        ),
-    };
-    Ok(ToolReply::new(value, err.is_some(), text))
+    Ok(match &err {
+        Some(e) => PathFailure::reply(&f.path, e, format!("{}: {}", f.path, e.full_message())),
+        None => {
+            let value = CreateReply {
+                path: f.path.clone(),
+                success: true,
+                lines,
+                content_hash: shape::current_hash(f),
+            };
+            let text = format!(
+                "created {} ({lines} lines, content_hash {})",
+                f.path,
+                shape::current_hash(f).unwrap_or_default()
+            );
+            ToolReply::typed(&value, false, text)
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,12 +535,7 @@ fn list_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let listing = match list(ws, &opts) {
         Ok(l) => l,
         Err(err) => {
-            let path = ("path", Some(json!(shown_path)));
-            return Ok(ToolReply::new(
-                shape::failure(vec![path], &err, Case::Snake),
-                true,
-                err.full_message(),
-            ));
+            return Ok(PathFailure::reply(shown_path, &err, err.full_message()));
         }
     };
     let mut text = render_long(&listing);
@@ -440,30 +551,34 @@ fn list_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             listing.skipped.count
         ));
     }
-    let entries: Vec<Value> = listing
+    use filekit_core::search::list::EntryKind;
+    let entries: Vec<ListEntry> = listing
         .entries
         .iter()
-        .map(|e| {
-            object(vec![
-                ("path", Some(json!(e.path))),
-                ("name", Some(json!(e.name))),
-                ("type", Some(json!(e.kind))),
-                ("size", Some(json!(e.size))),
-                ("modified", Some(json!(e.modified))),
-                ("link_target", e.link_target.as_ref().map(|t| json!(t))),
-            ])
+        .map(|e| ListEntry {
+            path: e.path.clone(),
+            name: e.name.clone(),
+            kind: match e.kind {
+                EntryKind::File => EntryType::File,
+                EntryKind::Dir => EntryType::Dir,
+                EntryKind::Symlink => EntryType::Symlink,
+                EntryKind::Other => EntryType::Other,
+            },
+            size: e.size,
+            modified: e.modified.clone(),
+            link_target: e.link_target.clone(),
         })
         .collect();
-    let value = object(vec![
-        ("path", Some(json!(listing.path))),
-        ("success", Some(json!(true))),
-        ("entries", Some(Value::Array(entries))),
-        ("content", Some(json!(text))),
-        ("total", Some(json!(listing.total))),
-        ("truncated", Some(json!(listing.truncated))),
-        ("skipped", Some(json!(listing.skipped.count))),
-    ]);
-    Ok(ToolReply::new(value, false, text))
+    let value = ListReply {
+        path: listing.path.clone(),
+        success: true,
+        entries,
+        content: text.clone(),
+        total: listing.total,
+        truncated: listing.truncated,
+        skipped: listing.skipped.count,
+    };
+    Ok(ToolReply::typed(&value, false, text))
 }
 /// How the file:* tools name what an edit is about.
 const FILE_WORDS: shape::Words = shape::Words {

@@ -14,8 +14,9 @@
 //! rename in the copy, scope-aware in TS/JS files, whole words in others (said so).
 
 use crate::Call;
-use crate::args::{object, parse, schema_for};
-use crate::shape::{self, Case};
+use crate::args::{parse, schema_for};
+use crate::reply::{self, CamelFailure, CamelPartError, Failure, SchemaForm};
+use crate::shape;
 use crate::templates;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
@@ -24,13 +25,19 @@ use filekit_core::{ErrorCode, FkError};
 use filekit_refactor::ops::Options;
 use filekit_refactor::symbols::Renames;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, dialect, description, schema: &LazyLock<Value>, destructive, run| ToolSpec {
+    let spec = |name,
+                dialect,
+                description,
+                schema: &LazyLock<Value>,
+                destructive,
+                run,
+                reply: fn(SchemaForm) -> Value| ToolSpec {
         name,
         dialect,
         description,
@@ -45,7 +52,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             reject_camel
         },
         guide: "",
-        reply: crate::ReplySchema::Listed,
+        reply: crate::ReplySchema::Typed(reply),
     };
     vec![
         spec(
@@ -55,6 +62,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &DELETE_FILE_SCHEMA,
             true,
             delete_file,
+            file_schema::<DeleteFields>,
         ),
         spec(
             "file:rename_file",
@@ -63,6 +71,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &RENAME_FILE_SCHEMA,
             true,
             rename_file,
+            file_schema::<RenameFields>,
         ),
         spec(
             "file:copy_file",
@@ -71,6 +80,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &COPY_FILE_SCHEMA,
             false,
             copy_file,
+            file_schema::<CopyFields>,
         ),
         spec(
             "file_create",
@@ -79,6 +89,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &FILE_CREATE_SCHEMA,
             true,
             file_create,
+            reply::schema_failing::<FileCreateReply, CamelFailure>,
         ),
         spec(
             "file_delete",
@@ -87,6 +98,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &FILE_DELETE_SCHEMA,
             true,
             file_delete,
+            reply::schema_failing::<FileDeleteReply, CamelFailure>,
         ),
         spec(
             "file_move",
@@ -95,6 +107,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &FILE_MOVE_SCHEMA,
             true,
             file_move,
+            reply::schema_failing::<FileMoveReply, CamelFailure>,
         ),
         spec(
             "file_rename",
@@ -103,6 +116,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &FILE_RENAME_SCHEMA,
             true,
             file_rename,
+            reply::schema_failing::<FileRenameReply, CamelFailure>,
         ),
         spec(
             "file_duplicate",
@@ -111,16 +125,348 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             &FILE_DUPLICATE_SCHEMA,
             false,
             file_duplicate,
+            reply::schema_failing::<FileDuplicateReply, CamelFailure>,
         ),
     ]
 }
 
 fn reject_snake(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Snake)
+    reply::failure(err)
 }
 
 fn reject_camel(err: &FkError) -> Value {
-    shape::failure(vec![], err, Case::Camel)
+    reply::to_value(&CamelFailure::of(err))
+}
+
+/// A `file:` tool's reply: its fields (`X`), and `success`.
+#[derive(Serialize, JsonSchema)]
+struct OpDone<X> {
+    #[serde(flatten)]
+    fields: X,
+    success: bool,
+}
+
+/// A `file:` tool's failure: its fields, and the failure's after them.
+#[derive(Serialize, JsonSchema)]
+struct OpFailed<X> {
+    #[serde(flatten)]
+    fields: X,
+    #[serde(flatten)]
+    failure: Failure,
+}
+
+/// A failure has the tool's fields beside the failure's, a rejected call the failure's alone.
+fn file_schema<X: JsonSchema>(form: SchemaForm) -> Value {
+    reply::schema_failing::<OpDone<X>, Failure>(form)
+}
+
+/// file:delete_file's fields.
+#[derive(Serialize, JsonSchema)]
+struct DeleteFields {
+    path: String,
+    deleted: bool,
+}
+
+/// file:rename_file's fields.
+#[derive(Serialize, JsonSchema)]
+struct RenameFields {
+    old_path: String,
+    new_path: String,
+    /// Directories made for the new path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    directories_created: Vec<String>,
+    /// The files whose imports of the moved file were rewritten.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    imports_updated: Vec<ImportsRewritten>,
+    /// References that could not be kept right.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
+}
+
+/// The specifiers rewritten in one file (file:rename_file).
+#[derive(Serialize, JsonSchema)]
+struct ImportsRewritten {
+    /// The file as it is now (workspace-relative).
+    file: String,
+    /// Where it is after the request (when the file itself moves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moved_to: Option<String>,
+    changes: Vec<SpecifierChange>,
+}
+
+/// One specifier rewritten.
+#[derive(Serialize, JsonSchema)]
+struct SpecifierChange {
+    old: String,
+    new: String,
+    /// 1-based line in the file as it is now.
+    line: usize,
+}
+
+fn specifier_changes(f: &filekit_refactor::import_rewrites::FileChanges) -> Vec<SpecifierChange> {
+    f.changes
+        .iter()
+        .map(|c| SpecifierChange {
+            old: c.old.clone(),
+            new: c.new.clone(),
+            line: c.line,
+        })
+        .collect()
+}
+
+/// file:copy_file's fields.
+#[derive(Serialize, JsonSchema)]
+struct CopyFields {
+    source_path: String,
+    dest_path: String,
+    /// Bytes copied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+}
+
+/// A failure of the semantic table's file tools: their fields (`X`), and the failure's.
+#[derive(Serialize, JsonSchema)]
+struct Failed<X> {
+    #[serde(flatten)]
+    fields: X,
+    #[serde(flatten)]
+    failure: CamelFailure,
+}
+
+impl<X: Serialize> Failed<X> {
+    fn reply(fields: X, err: &FkError) -> ToolReply {
+        let value = Failed {
+            fields,
+            failure: CamelFailure::of(err),
+        };
+        ToolReply::typed(&value, true, err.full_message())
+    }
+}
+
+#[derive(Serialize, JsonSchema)]
+struct PathField {
+    path: String,
+}
+
+/// The paths of file_move and file_duplicate.
+#[derive(Serialize, JsonSchema)]
+struct MoveFields {
+    source: String,
+    destination: String,
+}
+
+/// The paths of file_rename.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct RenamePaths {
+    old_path: String,
+    new_path: String,
+}
+
+/// What file_create answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct FileCreateReply {
+    success: bool,
+    path: String,
+    /// True when the file was written.
+    created: bool,
+    /// The template the content came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    template: Option<String>,
+    /// Bytes written.
+    size: usize,
+    directories_created: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_hash: Option<String>,
+    /// The history entry that undoes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    summary: String,
+}
+
+/// What file_delete answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct FileDeleteReply {
+    success: bool,
+    /// What was deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deleted: Option<Vec<String>>,
+    /// What a dry run would delete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    would_delete: Option<Vec<String>>,
+    /// The import declarations removed, per file.
+    updated_files: Vec<UpdatedFile>,
+    total_deleted: usize,
+    total_imports_removed: usize,
+    /// Imports of the deleted files left in place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    leftover_imports: Vec<LeftoverImport>,
+    /// Uses of the removed imports' names, which no longer compile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unresolved_uses: Vec<UnresolvedUse>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diffs: Option<Vec<FileDiff>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+    /// The paths that could not be deleted, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    failed: Vec<PathError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    summary: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct UpdatedFile {
+    file: String,
+    removed_imports: Vec<RemovedImport>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct RemovedImport {
+    symbols: Vec<String>,
+    from: String,
+    line: usize,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct LeftoverImport {
+    file: String,
+    line: usize,
+    specifier: String,
+    /// `import`, `import_equals`, `export`, `require`, `dynamic`, ...
+    kind: String,
+    /// The deleted file it names.
+    target: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct UnresolvedUse {
+    file: String,
+    line: usize,
+    symbol: String,
+    from: String,
+    /// The barrel it came through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    via: Option<String>,
+}
+
+/// The diff of one file rewritten.
+#[derive(Serialize, JsonSchema)]
+struct FileDiff {
+    file: String,
+    diff: String,
+}
+
+/// A path that failed, and why.
+#[derive(Serialize, JsonSchema)]
+struct PathError {
+    path: String,
+    #[serde(flatten)]
+    error: CamelPartError,
+}
+
+/// The specifiers changed in one file, or the occurrences of a renamed symbol.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ChangedFile {
+    file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moved_to: Option<String>,
+    changes: Vec<SpecifierChange>,
+}
+
+/// One symbol renamed, with its occurrences.
+#[derive(Serialize, JsonSchema)]
+struct SymbolRenamed {
+    old: String,
+    new: String,
+    occurrences: usize,
+}
+
+/// What file_move answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct FileMoveReply {
+    source: String,
+    destination: String,
+    success: bool,
+    moved: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    overwrote: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    directories_created: Vec<String>,
+    imports_updated: Vec<ChangedFile>,
+    total_files_updated: usize,
+    total_imports_updated: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exports_renamed: Option<Vec<ChangedFile>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbols_renamed: Option<Vec<SymbolRenamed>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_symbols_renamed: Option<usize>,
+    /// `syntactic`: how the symbols were renamed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    precision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diffs: Option<Vec<FileDiff>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    summary: String,
+}
+
+/// What file_rename answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct FileRenameReply {
+    old_path: String,
+    new_path: String,
+    success: bool,
+    renamed: bool,
+    imports_updated: Vec<ChangedFile>,
+    total_imports_updated: usize,
+    exports_renamed: Vec<ChangedFile>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbols_renamed: Option<Vec<SymbolRenamed>>,
+    total_symbols_renamed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    precision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diffs: Option<Vec<FileDiff>>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    summary: String,
+}
+
+/// What file_duplicate answers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct FileDuplicateReply {
+    source: String,
+    destination: String,
+    success: bool,
+    duplicated: bool,
+    size: usize,
+    symbols_renamed: Vec<SymbolRenamed>,
+    /// `syntactic` (TS/JS, scope-aware) or `textual` (whole words).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    precision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    imports_updated: Option<Vec<ChangedFile>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history_entry: Option<i64>,
+    summary: String,
 }
 
 fn run(ws: &Call, ops: Vec<FileOp>, dry_run: bool) -> FsReport {
@@ -180,21 +526,21 @@ fn error_of(r: &OpReport) -> Option<&FkError> {
 }
 
 /// The reply of a one-operation tool of the `file` dialect.
-fn file_reply(
-    r: &OpReport,
-    fields: Vec<(&'static str, Option<Value>)>,
-    done_text: String,
-) -> ToolReply {
+fn file_reply<X: Serialize>(r: &OpReport, fields: X, done_text: String) -> ToolReply {
     match error_of(r) {
-        Some(e) => ToolReply::new(
-            shape::failure(fields, e, Case::Snake),
-            true,
-            e.full_message(),
-        ),
+        Some(e) => {
+            let value = OpFailed {
+                fields,
+                failure: Failure::of(e),
+            };
+            ToolReply::typed(&value, true, e.full_message())
+        }
         None => {
-            let mut pairs = fields;
-            pairs.push(("success", Some(json!(true))));
-            ToolReply::new(object(pairs), false, done_text)
+            let value = OpDone {
+                fields,
+                success: true,
+            };
+            ToolReply::typed(&value, false, done_text)
         }
     }
 }
@@ -231,10 +577,10 @@ fn delete_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let text = format!("deleted {}", r.source);
     Ok(file_reply(
         r,
-        vec![
-            ("path", Some(json!(args.path))),
-            ("deleted", Some(json!(r.done))),
-        ],
+        DeleteFields {
+            path: args.path,
+            deleted: r.done,
+        },
         text,
     ))
 }
@@ -282,34 +628,39 @@ fn rename_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
     let failure = rewrite_error(&report).filter(|_| r.error.is_none());
     if let Some(e) = failure {
-        return Ok(ToolReply::new(
-            shape::failure(
-                vec![
-                    ("old_path", Some(json!(args.old_path))),
-                    ("new_path", Some(json!(args.new_path))),
-                ],
-                e,
-                Case::Snake,
-            ),
-            true,
-            e.full_message(),
-        ));
+        let value = OpFailed {
+            fields: RenameFields {
+                old_path: args.old_path,
+                new_path: args.new_path,
+                directories_created: Vec::new(),
+                imports_updated: Vec::new(),
+                warnings: Vec::new(),
+            },
+            failure: Failure::of(e),
+        };
+        return Ok(ToolReply::typed(&value, true, e.full_message()));
     }
     Ok(file_reply(
         r,
-        vec![
-            ("old_path", Some(json!(args.old_path))),
-            ("new_path", Some(json!(args.new_path))),
-            (
-                "directories_created",
-                (!r.created_dirs.is_empty()).then(|| json!(r.created_dirs)),
-            ),
-            ("imports_updated", (total > 0).then(|| json!(applied.files))),
-            (
-                "warnings",
-                (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
-            ),
-        ],
+        RenameFields {
+            old_path: args.old_path,
+            new_path: args.new_path,
+            directories_created: r.created_dirs.clone(),
+            imports_updated: if total > 0 {
+                applied
+                    .files
+                    .iter()
+                    .map(|f| ImportsRewritten {
+                        file: f.file.clone(),
+                        moved_to: f.moved_to.clone(),
+                        changes: specifier_changes(f),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            warnings: applied.warnings.clone(),
+        },
         text,
     ))
 }
@@ -373,11 +724,11 @@ fn copy_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     );
     Ok(file_reply(
         r,
-        vec![
-            ("source_path", Some(json!(args.source_path))),
-            ("dest_path", Some(json!(args.dest_path))),
-            ("size", error_of(r).is_none().then(|| json!(r.bytes))),
-        ],
+        CopyFields {
+            source_path: args.source_path,
+            dest_path: args.dest_path,
+            size: error_of(r).is_none().then_some(r.bytes),
+        },
         text,
     ))
 }
@@ -436,57 +787,55 @@ fn renames(main: bool, mapping: &BTreeMap<String, String>, what: &'static str) -
 
 /// `exportsRenamed` of the semantic table's design (every occurrence renamed, per file), `symbolsRenamed`
 /// (per symbol, with its occurrences) and the count of occurrences.
-fn symbols_renamed(applied: &filekit_refactor::ops::Applied) -> (Value, Value, usize) {
+fn symbols_renamed(
+    applied: &filekit_refactor::ops::Applied,
+) -> (Vec<ChangedFile>, Vec<SymbolRenamed>, usize) {
     let total = applied.renamed.iter().map(|r| r.2).sum();
     let files = changes_per_file(&applied.symbols);
-    let symbols: Vec<Value> = applied
-        .renamed
+    (files, symbol_list(&applied.renamed), total)
+}
+
+fn symbol_list(renamed: &[(String, String, usize)]) -> Vec<SymbolRenamed> {
+    renamed
         .iter()
-        .map(|(o, n, c)| json!({"old": o, "new": n, "occurrences": c}))
-        .collect();
-    (json!(files), json!(symbols), total)
+        .map(|(o, n, c)| SymbolRenamed {
+            old: o.clone(),
+            new: n.clone(),
+            occurrences: *c,
+        })
+        .collect()
 }
 
 /// One entry per file: its path, where it moved, and each change with its line.
-fn changes_per_file(files: &[filekit_refactor::import_rewrites::FileChanges]) -> Vec<Value> {
+fn changes_per_file(files: &[filekit_refactor::import_rewrites::FileChanges]) -> Vec<ChangedFile> {
     files
         .iter()
-        .map(|f| {
-            object(vec![
-                ("file", Some(json!(f.file))),
-                ("movedTo", f.moved_to.as_ref().map(|m| json!(m))),
-                (
-                    "changes",
-                    Some(json!(
-                        f.changes
-                            .iter()
-                            .map(|c| json!({"old": c.old, "new": c.new, "line": c.line}))
-                            .collect::<Vec<_>>()
-                    )),
-                ),
-            ])
+        .map(|f| ChangedFile {
+            file: f.file.clone(),
+            moved_to: f.moved_to.clone(),
+            changes: specifier_changes(f),
         })
         .collect()
 }
 
 /// `importsUpdated` of the semantic table's design: one entry per file whose specifiers change, and the count
 /// of specifiers.
-fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Value, usize) {
+fn imports_updated(applied: &filekit_refactor::ops::Applied) -> (Vec<ChangedFile>, usize) {
     let total = applied.files.iter().map(|f| f.changes.len()).sum();
-    let files = changes_per_file(&applied.files);
-    (json!(files), total)
+    (changes_per_file(&applied.files), total)
 }
 
 /// The diffs of the rewritten files (what a dry run would write).
-fn rewrite_diffs(ws: &Call, report: &FsReport) -> Option<Value> {
+fn rewrite_diffs(ws: &Call, report: &FsReport) -> Option<Vec<FileDiff>> {
     (!report.rewrites.is_empty()).then(|| {
-        json!(
-            report
-                .rewrites
-                .iter()
-                .map(|r| json!({"file": relative(ws, &r.written_to), "diff": shape::capped_diff(&r.diff).0}))
-                .collect::<Vec<_>>()
-        )
+        report
+            .rewrites
+            .iter()
+            .map(|r| FileDiff {
+                file: relative(ws, &r.written_to),
+                diff: shape::capped_diff(&r.diff).0.to_string(),
+            })
+            .collect()
     })
 }
 
@@ -566,26 +915,22 @@ fn file_create(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let f = &report.files[0];
     if let Some(e) = shape::first_error(f) {
         let e = &shape::op_in_words(e, &FILE_CREATE_WORDS);
-        return Ok(ToolReply::new(
-            shape::failure(vec![("path", Some(json!(args.path)))], e, Case::Camel),
-            true,
-            e.full_message(),
-        ));
+        return Ok(Failed::reply(PathField { path: args.path }, e));
     }
     let created_dirs: Vec<String> = f.created_dirs.iter().map(|d| relative(ws, d)).collect();
     let summary = format!("Created {} ({size} bytes)", args.path);
-    let value = object(vec![
-        ("success", Some(json!(true))),
-        ("path", Some(json!(args.path))),
-        ("created", Some(json!(f.written()))),
-        ("template", args.content.is_none().then(|| json!(template))),
-        ("size", Some(json!(size))),
-        ("directoriesCreated", Some(json!(created_dirs))),
-        ("contentHash", shape::current_hash(f).map(|h| json!(h))),
-        ("historyEntry", report.history_entry.map(|id| json!(id))),
-        ("summary", Some(json!(summary))),
-    ]);
-    Ok(ToolReply::new(value, false, summary))
+    let value = FileCreateReply {
+        success: true,
+        path: args.path,
+        created: f.written(),
+        template: args.content.is_none().then(|| template.to_string()),
+        size,
+        directories_created: created_dirs,
+        content_hash: shape::current_hash(f),
+        history_entry: report.history_entry,
+        summary: summary.clone(),
+    };
+    Ok(ToolReply::typed(&value, false, summary))
 }
 
 /// Paths for a sentence: `a.ts`, `a.ts, b.ts`, up to five, then "and N more".
@@ -673,59 +1018,68 @@ fn file_delete(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     )?;
     shape::word_fs_report(&mut report, &FILE_DELETE_WORDS);
     let ok: Vec<&OpReport> = report.ops.iter().filter(|o| o.success).collect();
-    let failed: Vec<Value> = report
+    let failed: Vec<PathError> = report
         .ops
         .iter()
         .filter_map(|o| {
-            o.error.as_ref().map(|e| {
-                let mut v = shape::failure(
-                    vec![("path", Some(json!(relative(ws, &o.source))))],
-                    e,
-                    Case::Camel,
-                );
-                v.as_object_mut().map(|m| m.remove("success"));
-                v
+            o.error.as_ref().map(|e| PathError {
+                path: relative(ws, &o.source),
+                error: CamelPartError::of(e),
             })
         })
         .collect();
     let listed: Vec<String> = ok.iter().map(|o| relative(ws, &o.source)).collect();
     let files: usize = ok.iter().map(|o| o.files).sum();
     // updatedFiles: the declarations removed, per file, as {symbol, from}.
-    let mut updated_files: Vec<Value> = Vec::new();
+    let mut updated_files: Vec<UpdatedFile> = Vec::new();
     let mut removed_total = 0;
-    let mut left_behind: Vec<Value> = Vec::new();
-    let mut unresolved: Vec<Value> = Vec::new();
+    let mut left_behind: Vec<LeftoverImport> = Vec::new();
+    let mut unresolved: Vec<UnresolvedUse> = Vec::new();
     for l in &applied.leftovers {
         if l.removed {
             removed_total += 1;
-            let entry = json!({"symbols": l.names, "from": l.specifier, "line": l.line});
-            match updated_files
-                .iter_mut()
-                .find(|f| f["file"] == json!(l.file))
-            {
-                Some(f) => f["removedImports"]
-                    .as_array_mut()
-                    .map(|a| a.push(entry))
-                    .unwrap_or(()),
-                None => updated_files.push(json!({"file": l.file, "removedImports": [entry]})),
+            let entry = RemovedImport {
+                symbols: l.names.clone(),
+                from: l.specifier.clone(),
+                line: l.line,
+            };
+            match updated_files.iter_mut().find(|f| f.file == l.file) {
+                Some(f) => f.removed_imports.push(entry),
+                None => updated_files.push(UpdatedFile {
+                    file: l.file.clone(),
+                    removed_imports: vec![entry],
+                }),
             }
             for u in &l.uses {
-                unresolved.push(
-                    json!({"file": l.file, "line": u.line, "symbol": u.name, "from": l.specifier}),
-                );
+                unresolved.push(UnresolvedUse {
+                    file: l.file.clone(),
+                    line: u.line,
+                    symbol: u.name.clone(),
+                    from: l.specifier.clone(),
+                    via: None,
+                });
             }
         } else {
-            left_behind.push(json!({"file": l.file, "line": l.line, "specifier": l.specifier, "kind": l.kind, "target": l.target}));
+            left_behind.push(LeftoverImport {
+                file: l.file.clone(),
+                line: l.line,
+                specifier: l.specifier.clone(),
+                kind: json!(l.kind).as_str().unwrap_or_default().to_string(),
+                target: l.target.clone(),
+            });
         }
     }
     for u in &applied.barrel_uses {
-        unresolved.push(json!({"file": u.file, "line": u.line, "symbol": u.name, "from": u.specifier, "via": u.barrel}));
+        unresolved.push(UnresolvedUse {
+            file: u.file.clone(),
+            line: u.line,
+            symbol: u.name.clone(),
+            from: u.specifier.clone(),
+            via: Some(u.barrel.clone()),
+        });
     }
     let files_note = if removed_total > 0 {
-        let from: Vec<String> = updated_files
-            .iter()
-            .filter_map(|f| f["file"].as_str().map(str::to_string))
-            .collect();
+        let from: Vec<String> = updated_files.iter().map(|f| f.file.clone()).collect();
         format!(
             ", {} {removed_total} import(s) from {}",
             if args.dry_run {
@@ -759,36 +1113,21 @@ fn file_delete(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             format!("; {} failed", failed.len())
         }
     );
-    let value = object(vec![
-        ("success", Some(json!(report.success()))),
-        (
-            if args.dry_run {
-                "wouldDelete"
-            } else {
-                "deleted"
-            },
-            Some(json!(listed)),
-        ),
-        ("updatedFiles", Some(json!(updated_files))),
-        (
-            "totalDeleted",
-            Some(json!(if args.dry_run { 0 } else { listed.len() })),
-        ),
-        ("totalImportsRemoved", Some(json!(removed_total))),
-        (
-            "leftoverImports",
-            (!left_behind.is_empty()).then(|| json!(left_behind)),
-        ),
-        (
-            "unresolvedUses",
-            (!unresolved.is_empty()).then(|| json!(unresolved)),
-        ),
-        ("diffs", rewrite_diffs(ws, &report)),
-        ("dryRun", args.dry_run.then(|| json!(true))),
-        ("failed", (!failed.is_empty()).then(|| json!(failed))),
-        ("historyEntry", report.history_entry.map(|id| json!(id))),
-        ("summary", Some(json!(summary))),
-    ]);
+    let value = FileDeleteReply {
+        success: report.success(),
+        deleted: (!args.dry_run).then(|| listed.clone()),
+        would_delete: args.dry_run.then(|| listed.clone()),
+        updated_files,
+        total_deleted: if args.dry_run { 0 } else { listed.len() },
+        total_imports_removed: removed_total,
+        leftover_imports: left_behind,
+        unresolved_uses: unresolved,
+        diffs: rewrite_diffs(ws, &report),
+        dry_run: args.dry_run,
+        failed,
+        history_entry: report.history_entry,
+        summary: summary.clone(),
+    };
     let mut text = summary;
     for o in report
         .ops
@@ -798,7 +1137,7 @@ fn file_delete(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     {
         text.push_str(&format!("\n{}", o.full_message()));
     }
-    Ok(ToolReply::new(value, !report.success(), text))
+    Ok(ToolReply::typed(&value, !report.success(), text))
 }
 
 const FILE_MOVE_DESCRIPTION: &str = "\
@@ -865,24 +1204,17 @@ fn file_move(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     )?;
     shape::word_fs_report(&mut report, &FILE_MOVE_WORDS);
     let r = &report.ops[0];
-    let fields = vec![
-        ("source", Some(json!(args.source))),
-        (
-            "destination",
-            Some(json!(
-                r.destination
-                    .as_deref()
-                    .map(|d| relative(ws, d))
-                    .unwrap_or(args.destination.clone())
-            )),
-        ),
-    ];
+    let destination = r
+        .destination
+        .as_deref()
+        .map(|d| relative(ws, d))
+        .unwrap_or(args.destination.clone());
     if let Some(e) = r.error.as_ref().or(rewrite_error(&report)) {
-        return Ok(ToolReply::new(
-            shape::failure(fields, e, Case::Camel),
-            true,
-            e.full_message(),
-        ));
+        let fields = MoveFields {
+            source: args.source,
+            destination,
+        };
+        return Ok(Failed::reply(fields, e));
     }
     let (imports, total) = imports_updated(&applied);
     let (exports, symbols, renamed) = symbols_renamed(&applied);
@@ -905,54 +1237,28 @@ fn file_move(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             args.source, args.destination, r.files
         )
     };
-    let mut pairs = fields;
-    pairs.extend([
-        ("success", Some(json!(true))),
-        ("moved", Some(json!(r.done))),
-        ("overwrote", r.overwrote.then(|| json!(true))),
-        (
-            "directoriesCreated",
-            (!r.created_dirs.is_empty()).then(|| {
-                json!(
-                    r.created_dirs
-                        .iter()
-                        .map(|d| relative(ws, d))
-                        .collect::<Vec<_>>()
-                )
-            }),
-        ),
-        ("importsUpdated", Some(imports)),
-        ("totalFilesUpdated", Some(json!(applied.files.len()))),
-        ("totalImportsUpdated", Some(json!(total))),
-        (
-            "exportsRenamed",
-            (!applied.renamed.is_empty()).then_some(exports),
-        ),
-        (
-            "symbolsRenamed",
-            (!applied.renamed.is_empty()).then_some(symbols),
-        ),
-        (
-            "totalSymbolsRenamed",
-            (!applied.renamed.is_empty()).then(|| json!(renamed)),
-        ),
-        (
-            "precision",
-            (!applied.renamed.is_empty()).then(|| json!("syntactic")),
-        ),
-        (
-            "diffs",
-            args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
-        ),
-        ("dryRun", args.dry_run.then(|| json!(true))),
-        (
-            "warnings",
-            (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
-        ),
-        ("historyEntry", report.history_entry.map(|id| json!(id))),
-        ("summary", Some(json!(summary))),
-    ]);
-    Ok(ToolReply::new(object(pairs), false, summary))
+    let any_renamed = !applied.renamed.is_empty();
+    let value = FileMoveReply {
+        source: args.source,
+        destination,
+        success: true,
+        moved: r.done,
+        overwrote: r.overwrote,
+        directories_created: r.created_dirs.iter().map(|d| relative(ws, d)).collect(),
+        imports_updated: imports,
+        total_files_updated: applied.files.len(),
+        total_imports_updated: total,
+        exports_renamed: any_renamed.then_some(exports),
+        symbols_renamed: any_renamed.then_some(symbols),
+        total_symbols_renamed: any_renamed.then_some(renamed),
+        precision: any_renamed.then_some("syntactic"),
+        diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+        dry_run: args.dry_run,
+        warnings: applied.warnings.clone(),
+        history_entry: report.history_entry,
+        summary: summary.clone(),
+    };
+    Ok(ToolReply::typed(&value, false, summary))
 }
 
 const FILE_RENAME_DESCRIPTION: &str = "\
@@ -1028,16 +1334,12 @@ fn file_rename(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     )?;
     shape::word_fs_report(&mut report, &FILE_RENAME_WORDS);
     let r = &report.ops[0];
-    let fields = vec![
-        ("oldPath", Some(json!(args.path))),
-        ("newPath", Some(json!(new_path))),
-    ];
     if let Some(e) = r.error.as_ref().or(rewrite_error(&report)) {
-        return Ok(ToolReply::new(
-            shape::failure(fields, e, Case::Camel),
-            true,
-            e.full_message(),
-        ));
+        let fields = RenamePaths {
+            old_path: args.path,
+            new_path,
+        };
+        return Ok(Failed::reply(fields, e));
     }
     let (imports, total) = imports_updated(&applied);
     let (exports, symbols, renamed) = symbols_renamed(&applied);
@@ -1073,35 +1375,25 @@ fn file_rename(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 .join(", ")
         ));
     }
-    let mut pairs = fields;
-    pairs.extend([
-        ("success", Some(json!(true))),
-        ("renamed", Some(json!(r.done))),
-        ("importsUpdated", Some(imports)),
-        ("totalImportsUpdated", Some(json!(total))),
-        ("exportsRenamed", Some(exports)),
-        (
-            "symbolsRenamed",
-            (!applied.renamed.is_empty()).then_some(symbols),
-        ),
-        ("totalSymbolsRenamed", Some(json!(renamed))),
-        (
-            "precision",
-            (!applied.renamed.is_empty()).then(|| json!("syntactic")),
-        ),
-        (
-            "diffs",
-            args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
-        ),
-        ("dryRun", args.dry_run.then(|| json!(true))),
-        (
-            "warnings",
-            (!applied.warnings.is_empty()).then(|| json!(applied.warnings)),
-        ),
-        ("historyEntry", report.history_entry.map(|id| json!(id))),
-        ("summary", Some(json!(summary))),
-    ]);
-    Ok(ToolReply::new(object(pairs), false, summary))
+    let any_renamed = !applied.renamed.is_empty();
+    let value = FileRenameReply {
+        old_path: args.path,
+        new_path,
+        success: true,
+        renamed: r.done,
+        imports_updated: imports,
+        total_imports_updated: total,
+        exports_renamed: exports,
+        symbols_renamed: any_renamed.then_some(symbols),
+        total_symbols_renamed: renamed,
+        precision: any_renamed.then_some("syntactic"),
+        diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+        dry_run: args.dry_run,
+        warnings: applied.warnings.clone(),
+        history_entry: report.history_entry,
+        summary: summary.clone(),
+    };
+    Ok(ToolReply::typed(&value, false, summary))
 }
 
 const FILE_DUPLICATE_DESCRIPTION: &str = "\
@@ -1150,11 +1442,11 @@ fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             mapping.push((old, new));
         }
     }
-    let fields = vec![
-        ("source", Some(json!(args.source))),
-        ("destination", Some(json!(args.destination))),
-    ];
-    let mut imports = (json!([]), 0);
+    let fields = || MoveFields {
+        source: args.source.clone(),
+        destination: args.destination.clone(),
+    };
+    let mut imports = (Vec::new(), 0);
     let code = filekit_semantic::Lang::of_path(&args.source).is_ok_and(|l| {
         matches!(
             l,
@@ -1208,11 +1500,7 @@ fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             Ok(filekit_core::read::ReadContent::Text(t)) => {
                 let shown = read.resolved_path.as_deref().unwrap_or(&args.source);
                 let e = filekit_core::limits::too_large_to_parse(shown, t.size);
-                return Ok(ToolReply::new(
-                    shape::failure(fields, &e, Case::Camel),
-                    true,
-                    e.full_message(),
-                ));
+                return Ok(Failed::reply(fields(), &e));
             }
             Ok(_) => {
                 let e = FkError::new(
@@ -1222,18 +1510,10 @@ fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 .with_hint(
                     "symbols can be renamed in text files only; duplicate it without renames",
                 );
-                return Ok(ToolReply::new(
-                    shape::failure(fields, &e, Case::Camel),
-                    true,
-                    e.full_message(),
-                ));
+                return Ok(Failed::reply(fields(), &e));
             }
             Err(e) => {
-                return Ok(ToolReply::new(
-                    shape::failure(fields, &e, Case::Camel),
-                    true,
-                    e.full_message(),
-                ));
+                return Ok(Failed::reply(fields(), &e));
             }
         };
         let (new_text, renamed) = templates::rename_words(&text, &mapping)?;
@@ -1258,11 +1538,7 @@ fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     };
     if let Some(e) = err {
         let e = shape::op_in_words(&e, &FILE_DUPLICATE_WORDS);
-        return Ok(ToolReply::new(
-            shape::failure(fields, &e, Case::Camel),
-            true,
-            e.full_message(),
-        ));
+        return Ok(Failed::reply(fields(), &e));
     }
     let total: usize = renamed.iter().map(|(_, _, n)| n).sum();
     let summary = if renamed.is_empty() {
@@ -1276,24 +1552,17 @@ fn file_duplicate(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             args.source, args.destination
         )
     };
-    let mut pairs = fields;
-    pairs.extend([
-        ("success", Some(json!(true))),
-        ("duplicated", Some(json!(report_ok))),
-        ("size", Some(json!(size))),
-        (
-            "symbolsRenamed",
-            Some(json!(
-                renamed
-                    .iter()
-                    .map(|(o, n, c)| json!({"old": o, "new": n, "occurrences": c}))
-                    .collect::<Vec<_>>()
-            )),
-        ),
-        ("precision", (!renamed.is_empty()).then(|| json!(precision))),
-        ("importsUpdated", (imports.1 > 0).then(|| imports.0.clone())),
-        ("historyEntry", history_entry.map(|id| json!(id))),
-        ("summary", Some(json!(summary))),
-    ]);
-    Ok(ToolReply::new(object(pairs), false, summary))
+    let value = FileDuplicateReply {
+        source: args.source.clone(),
+        destination: args.destination.clone(),
+        success: true,
+        duplicated: report_ok,
+        size,
+        symbols_renamed: symbol_list(&renamed),
+        precision: (!renamed.is_empty()).then_some(precision),
+        imports_updated: (imports.1 > 0).then_some(imports.0),
+        history_entry,
+        summary: summary.clone(),
+    };
+    Ok(ToolReply::typed(&value, false, summary))
 }

@@ -184,15 +184,12 @@ pub struct ToolSpec {
     pub reply: ReplySchema,
 }
 
-/// Where a tool's output schema comes from.
+/// Where a tool's output schema comes from: the Rust type of its reply
+/// (`reply::schema::<T>`), so that the reply and its schema cannot drift apart.
 #[derive(Clone, Copy)]
 pub enum ReplySchema {
-    /// Generated from the Rust type of its reply (`reply::schema::<T>`): the reply and its
-    /// schema cannot drift apart.
+    /// The schema of the reply's type, in the form asked for.
     Typed(fn(SchemaForm) -> Value),
-    /// Written by hand in `output_schemas.json`: the tables whose replies are still built as
-    /// JSON values, until each moves onto typed replies.
-    Listed,
 }
 
 impl std::fmt::Debug for ToolSpec {
@@ -316,26 +313,11 @@ pub fn tools(dialect: Option<&str>) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The JSON Schemas of the replies of the dialect tables' tools, by tool name: derived from the
-/// replies each tool builds (its code, and the sample calls of tests/mcp/schema_samples.py,
-/// whose replies tests/mcp/test_schemas.py validates against them with ajv in strict mode).
-/// Each names every field the tool answers with, its type and, for the shared ones, what it
-/// means; only what every reply has (`success`, where it is) is required, since a failed or
-/// rejected call answers with the error fields instead of the report's.
-static OUTPUT_SCHEMAS: LazyLock<serde_json::Map<String, Value>> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("output_schemas.json"))
-        .expect("output_schemas.json is a JSON object of schemas")
-});
-
 /// The JSON Schema of a tool's reply as `tools/list` serves it (MCP's `outputSchema`, the
-/// listed form of [`reply::listed`]): generated from its reply's type, or, for the tables not
-/// yet moved onto typed replies, from [`OUTPUT_SCHEMAS`].
+/// listed form of [`reply::listed`]), generated from its reply's type.
 pub fn output_schema(tool: &ToolSpec) -> Value {
-    match tool.reply {
-        ReplySchema::Typed(schema) => schema(SchemaForm::Listed),
-        // A table whose tool names other tables use too keys its schemas `table:name`.
-        ReplySchema::Listed => reply::listed(written_output_schema(tool)),
-    }
+    let ReplySchema::Typed(schema) = tool.reply;
+    schema(SchemaForm::Listed)
 }
 
 /// The tables whose `tools/list` entries give their arguments bare ([`args::bare`]): the
@@ -354,23 +336,11 @@ pub fn input_schema(tool: &ToolSpec) -> Value {
     }
 }
 
-/// A tool's reply schema as `output_schemas.json` writes it, with its descriptions.
-fn written_output_schema(tool: &ToolSpec) -> Value {
-    OUTPUT_SCHEMAS
-        .get(&format!("{}:{}", tool.dialect, tool.name))
-        .or_else(|| OUTPUT_SCHEMAS.get(tool.name))
-        .cloned()
-        // Every tool has one (a unit test checks it); an object is still a valid schema.
-        .unwrap_or_else(|| json!({"type": "object"}))
-}
-
 /// The JSON Schema of a tool's reply with the descriptions of its fields: the long form, for
 /// the documentation pages, and every field at every depth.
 pub fn documented_output_schema(tool: &ToolSpec) -> Value {
-    match tool.reply {
-        ReplySchema::Typed(schema) => schema(SchemaForm::Documented),
-        ReplySchema::Listed => written_output_schema(tool),
-    }
+    let ReplySchema::Typed(schema) = tool.reply;
+    schema(SchemaForm::Documented)
 }
 
 /// The tool called `name` (its document name or its MCP name), in the first table that has
@@ -911,26 +881,6 @@ mod tests {
             );
             typed(t.name, "outputSchema", &schema);
         }
-        let listed: std::collections::BTreeSet<String> = tools(None)
-            .iter()
-            .filter(|t| matches!(t.reply, ReplySchema::Listed))
-            .map(|t| {
-                let qualified = format!("{}:{}", t.dialect, t.name);
-                if OUTPUT_SCHEMAS.contains_key(&qualified) {
-                    qualified
-                } else {
-                    t.name.to_string()
-                }
-            })
-            .collect();
-        let unused: Vec<&String> = OUTPUT_SCHEMAS
-            .keys()
-            .filter(|k| !listed.contains(*k))
-            .collect();
-        assert!(
-            unused.is_empty(),
-            "output_schemas.json holds schemas of tools that do not use it: {unused:?}"
-        );
     }
 
     #[test]

@@ -14,7 +14,8 @@
 use crate::Call;
 use crate::Media;
 use crate::args::{parse, schema_for};
-use crate::shape::{self, Case};
+use crate::reply::{self, CamelFailure, SchemaForm};
+use crate::shape;
 use crate::{ToolReply, ToolSpec};
 use filekit_core::edit::{Edit, EditOptions, EditRequest};
 use filekit_core::fsops::{self, FileOp, FsRequest};
@@ -26,7 +27,7 @@ use filekit_core::splices::Splice;
 use filekit_core::{ErrorCode, FkError};
 use filekit_patch::{Format, Hunk, HunkLine};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
@@ -57,7 +58,11 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             run,
             reject,
             guide: guide(name),
-            reply: crate::ReplySchema::Listed,
+            reply: crate::ReplySchema::Typed(if name == "read_media_file" {
+                media_reply_schema
+            } else {
+                reply_schema
+            }),
         };
     let reader = |name, description, schema: &Value, run| {
         spec(name, description, schema, run, true, false, true)
@@ -258,26 +263,108 @@ rewritten with U+FFFD in place of its accented letters (a character its encoding
 is refused); `.git/` and protected files are refused as write_file says. As the \
 server, an empty oldText puts newText at the start of the file.";
 
+/// What every tool of the table answers: the server's `structuredContent`, `{content}`, and
+/// on failure the error's fields beside it.
+#[derive(Serialize, JsonSchema)]
+struct Reply<C = String> {
+    /// What the model reads, as the official server's `structuredContent.content` (on failure,
+    /// the error's text in the server's words).
+    content: C,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    failure: Option<CamelFailure>,
+}
+
+/// What read_media_file answers: the file as one content block, or the failure's text.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum MediaContent {
+    /// The failure's text. `failed` answers it as every tool's failure, with the same JSON.
+    #[allow(dead_code)]
+    Text(String),
+    Blocks(Vec<Block>),
+}
+
+/// A file sent whole, as an MCP content block.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Block {
+    Image {
+        /// The file's bytes, base64.
+        data: String,
+        /// The image's MIME type, told by its content.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    Audio {
+        /// The file's bytes, base64.
+        data: String,
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// Any other file, named by its `file://` URI.
+    Resource { resource: Blob },
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Blob {
+    uri: String,
+    #[serde(rename = "mimeType")]
+    mime_type: String,
+    /// The file's bytes, base64.
+    blob: String,
+}
+
+fn reply_schema(form: SchemaForm) -> Value {
+    reply::schema_failing::<Reply, CamelFailure>(form)
+}
+
+fn media_reply_schema(form: SchemaForm) -> Value {
+    reply::schema_failing::<Reply<MediaContent>, CamelFailure>(form)
+}
+
 fn reject(err: &FkError) -> Value {
-    shape::failure(
-        vec![("content", Some(json!(err.full_message())))],
-        err,
-        Case::Camel,
-    )
+    reply::to_value(&Reply {
+        content: err.full_message(),
+        failure: Some(CamelFailure::of(err)),
+    })
 }
 
 /// A reply that succeeded: the server's `structuredContent` is `{content: text}`.
 fn done(text: String) -> ToolReply {
-    ToolReply::new(json!({ "content": text }), false, text)
+    let value = Reply {
+        content: text.as_str(),
+        failure: None,
+    };
+    ToolReply::new(reply::to_value(&value), false, text)
 }
 
 /// A failure said in `text` (the server's words for it), with the engine's facts beside it.
 fn failed(text: String, err: &FkError) -> ToolReply {
-    ToolReply::new(
-        shape::failure(vec![("content", Some(json!(text)))], err, Case::Camel),
-        true,
-        text,
-    )
+    Said::new(text, err.clone()).into()
+}
+
+/// A failure said in the server's words (`text`), with the engine's error beside it: what
+/// the helpers of several tools give back, for the tool to answer with or to list among
+/// others' (read_multiple_files).
+struct Said {
+    text: String,
+    err: FkError,
+}
+
+impl Said {
+    fn new(text: String, err: FkError) -> Said {
+        Said { text, err }
+    }
+}
+
+impl From<Said> for ToolReply {
+    fn from(said: Said) -> ToolReply {
+        let value = Reply {
+            content: said.text.as_str(),
+            failure: Some(CamelFailure::of(&said.err)),
+        };
+        ToolReply::new(reply::to_value(&value), true, said.text)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,7 +630,7 @@ struct Shown {
 /// A text read of a file, or the reply of the failure: what is not text is refused with
 /// what it is. A file that is text but not UTF-8 (Latin-1, Windows-1252) is shown as the
 /// server shows it, decoded as UTF-8 with U+FFFD for each byte that is not.
-fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<ToolReply>> {
+fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<Said>> {
     text_read_within(ws, path, opts, &ReplyBudget::unlimited())
 }
 
@@ -553,7 +640,7 @@ fn text_read_within(
     path: &str,
     opts: &ReadOptions,
     budget: &ReplyBudget,
-) -> Result<Shown, Box<ToolReply>> {
+) -> Result<Shown, Box<Said>> {
     let r = read_file_within(ws, path, opts, budget);
     match r.result {
         // The engine decodes it; the server shows its bytes as UTF-8 (its edits still match
@@ -571,7 +658,7 @@ fn text_read_within(
                 format!("{} is an image ({}), not text", r.path, i.mime),
             )
             .with_hint("read it with read_media_file");
-            Err(Box::new(failed(err.full_message(), &err)))
+            Err(Box::new(Said::new(err.full_message(), err)))
         }
         Ok(ReadContent::Binary(b)) => {
             let err = FkError::new(
@@ -579,21 +666,24 @@ fn text_read_within(
                 format!("{} cannot be read as text: {}", r.path, b.description),
             )
             .with_hint("read_text_file shows text files; read_media_file sends any file whole");
-            Err(Box::new(failed(err.full_message(), &err)))
+            Err(Box::new(Said::new(err.full_message(), err)))
         }
         Err(err) if err.code == ErrorCode::Encoding => not_utf8(ws, path, opts),
-        Err(err) => Err(Box::new(failed(server_words(ws, &err, "open", path), &err))),
+        Err(err) => Err(Box::new(Said::new(
+            server_words(ws, &err, "open", path),
+            err,
+        ))),
     }
 }
 
 /// A text file that is not UTF-8, as the server's `fs.readFile(path, 'utf-8')` gives it: each
 /// byte sequence that is not UTF-8 becomes U+FFFD (the WHATWG decoder's rule, which Rust's
 /// lossy decoding follows), then the first or last lines asked for.
-fn not_utf8(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<ToolReply>> {
+fn not_utf8(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<Said>> {
     let file = ws
         .resolve(path)
         .and_then(|p| ws.read(&p))
-        .map_err(|err| Box::new(failed(server_words(ws, &err, "open", path), &err)))?;
+        .map_err(|err| Box::new(Said::new(server_words(ws, &err, "open", path), err)))?;
     let text = String::from_utf8_lossy(&file.bytes);
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let (from, to) = match (opts.max_lines, opts.start_line) {
@@ -615,7 +705,7 @@ fn not_utf8(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<Tool
 /// The text of a file as the server's text tools give it, or the reply of the failure. A file
 /// larger than the engine reads at once comes back cut, and says where (the server sends all
 /// of it, whatever its size).
-fn read_text_of(ws: &Call, path: &str, opts: &ReadOptions) -> Result<String, Box<ToolReply>> {
+fn read_text_of(ws: &Call, path: &str, opts: &ReadOptions) -> Result<String, Box<Said>> {
     read_text_within(ws, path, opts, &ReplyBudget::unlimited())
 }
 
@@ -625,7 +715,7 @@ fn read_text_within(
     path: &str,
     opts: &ReadOptions,
     budget: &ReplyBudget,
-) -> Result<String, Box<ToolReply>> {
+) -> Result<String, Box<Said>> {
     let t = text_read_within(ws, path, opts, budget)?;
     let mut text = t.content;
     if t.truncated && opts.max_lines.is_none() {
@@ -642,7 +732,7 @@ fn read_text_within(
 
 /// The last `n` lines of a file the engine does not count from the end: from its whole text,
 /// refused when the file is larger than the engine reads at once.
-fn tail_of_whole(ws: &Call, path: &str, n: usize) -> Result<String, Box<ToolReply>> {
+fn tail_of_whole(ws: &Call, path: &str, n: usize) -> Result<String, Box<Said>> {
     let t = text_read(ws, path, &whole())?;
     if t.truncated {
         let err = FkError::new(
@@ -654,7 +744,7 @@ fn tail_of_whole(ws: &Call, path: &str, n: usize) -> Result<String, Box<ToolRepl
             ),
         )
         .with_hint("read its first lines with `head`");
-        return Err(Box::new(failed(err.full_message(), &err)));
+        return Err(Box::new(Said::new(err.full_message(), err)));
     }
     Ok(last_lines(&t.content, n))
 }
@@ -707,7 +797,7 @@ fn read_text(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         // The server joins the first N lines with newlines: no newline after the last.
         Ok(text) if head.is_some() => done(text.strip_suffix('\n').unwrap_or(&text).to_string()),
         Ok(text) => done(text),
-        Err(reply) => *reply,
+        Err(said) => (*said).into(),
     })
 }
 
@@ -743,22 +833,24 @@ fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             "read_multiple_files: `paths` is empty: at least one file path must be provided",
         ));
     }
-    // Each failure in the engine's words too (the text has the server's).
+    // Each failure in the engine's words too (the text has the server's), and the code of
+    // the first.
     let mut failures: Vec<String> = Vec::new();
+    let mut first_code = None;
     let budget = ws.reply_budget();
     let parts: Vec<String> = args
         .paths
         .iter()
         .map(|p| {
             let read = windows_path_refused(p)
-                .map_err(|err| Box::new(failed(err.message.clone(), &err)))
+                .map_err(|err| Box::new(Said::new(err.message.clone(), err)))
                 .and_then(|()| read_text_within(ws, p, &whole(), &budget));
             match read {
                 Ok(content) => format!("{p}:\n{content}\n"),
-                Err(reply) => {
-                    let why = reply.value["error"].as_str().unwrap_or(&reply.text);
-                    failures.push(format!("{p}: {why}"));
-                    format!("{p}: Error - {}", reply.text)
+                Err(said) => {
+                    failures.push(format!("{p}: {}", said.err.full_message()));
+                    first_code.get_or_insert(said.err.code);
+                    format!("{p}: Error - {}", said.text)
                 }
             }
         })
@@ -766,22 +858,21 @@ fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     // The same text as the server's. A file that could not be read is said in its place and
     // the call succeeds, as the server's does, when any file was read; when none was, nothing
     // was done and the call fails.
-    let mut reply = done(parts.join("\n---\n"));
-    if failures.len() == args.paths.len() {
-        reply.is_error = true;
-        if let Some(m) = reply.value.as_object_mut() {
-            m.insert("success".into(), json!(false));
-            m.insert(
-                "error".into(),
-                json!(format!(
+    let text = parts.join("\n---\n");
+    match first_code {
+        Some(code) if failures.len() == args.paths.len() => {
+            let err = FkError::new(
+                code,
+                format!(
                     "none of the {} files could be read: {}",
                     failures.len(),
                     failures.join("; ")
-                )),
+                ),
             );
+            Ok(Said::new(text, err).into())
         }
+        _ => Ok(done(text)),
     }
-    Ok(reply)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -850,9 +941,12 @@ fn read_media(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     // An image is told by its content first (a PNG named `photo` is still an image).
     let r = read_file(ws, &args.path, &opts);
     if let Ok(ReadContent::Image(i)) = r.result {
-        let item = json!({"type": "image", "data": i.data, "mimeType": i.mime});
+        let item = Block::Image {
+            data: i.data.clone(),
+            mime_type: i.mime.clone(),
+        };
         // The server answers with the image alone: no text beside it.
-        let mut reply = ToolReply::new(json!({ "content": [item] }), false, String::new());
+        let mut reply = media_done(item);
         reply.images.push((i.mime, i.data));
         return Ok(reply);
     }
@@ -880,28 +974,45 @@ fn read_media(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     };
     let mime = media_type(&abs.display().to_string()).to_string();
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-    let (item, media) = if mime.starts_with("image/") {
-        let item = json!({"type": "image", "data": data, "mimeType": mime});
-        (item, None)
+    let reply = if mime.starts_with("image/") {
+        let mut reply = media_done(Block::Image {
+            data: data.clone(),
+            mime_type: mime.clone(),
+        });
+        reply.images.push((mime, data));
+        reply
     } else if mime.starts_with("audio/") {
-        let item = json!({"type": "audio", "data": data, "mimeType": mime});
-        (item, Some(Media::Audio { mime, data }))
+        let mut reply = media_done(Block::Audio {
+            data: data.clone(),
+            mime_type: mime.clone(),
+        });
+        reply.media.push(Media::Audio { mime, data });
+        reply
     } else {
         let uri = file_url(&abs);
-        let item =
-            json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime, "blob": data}});
-        (item, Some(Media::Resource { uri, mime, data }))
+        let mut reply = media_done(Block::Resource {
+            resource: Blob {
+                uri: uri.clone(),
+                mime_type: mime.clone(),
+                blob: data.clone(),
+            },
+        });
+        reply.media.push(Media::Resource { uri, mime, data });
+        reply
     };
-    let mut reply = ToolReply::new(json!({ "content": [item] }), false, String::new());
-    match media {
-        Some(m) => reply.media.push(m),
-        None => {
-            if let (Some(d), Some(m)) = (item["data"].as_str(), item["mimeType"].as_str()) {
-                reply.images.push((m.to_string(), d.to_string()));
-            }
-        }
-    }
     Ok(reply)
+}
+
+/// read_media_file's reply: the file as one content block, and no text beside it.
+fn media_done(item: Block) -> ToolReply {
+    ToolReply::typed(
+        &Reply {
+            content: MediaContent::Blocks(vec![item]),
+            failure: None,
+        },
+        false,
+        String::new(),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1355,12 +1466,7 @@ Example: {\"path\": \"src\"}";
 
 /// Every entry below `path` to `depth` levels (hidden and git-ignored ones too: the server
 /// shows everything), leaving out what `ignore` matches; or the reply of the failure.
-fn entries(
-    ws: &Call,
-    path: &str,
-    depth: usize,
-    ignore: Vec<String>,
-) -> Result<Listing, Box<ToolReply>> {
+fn entries(ws: &Call, path: &str, depth: usize, ignore: Vec<String>) -> Result<Listing, Box<Said>> {
     let opts = ListOptions {
         path: Some(path.to_string()),
         depth,
@@ -1381,7 +1487,7 @@ fn entries(
         } else {
             server_words(ws, &err, "scandir", path)
         };
-        Box::new(failed(text, &err))
+        Box::new(Said::new(text, err))
     })
 }
 
@@ -1423,7 +1529,7 @@ fn list_directory(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: PathArgs = parse_paths(ws, "list_directory", &PATH_SCHEMA, args)?;
     let listing = match entries(ws, &args.path, 1, Vec::new()) {
         Ok(l) => l,
-        Err(reply) => return Ok(*reply),
+        Err(said) => return Ok((*said).into()),
     };
     let lines: Vec<String> = listing
         .entries
@@ -1487,7 +1593,7 @@ fn list_with_sizes(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         parse_paths(ws, "list_directory_with_sizes", &LIST_SIZES_SCHEMA, args)?;
     let listing = match entries(ws, &args.path, 1, Vec::new()) {
         Ok(l) => l,
-        Err(reply) => return Ok(*reply),
+        Err(said) => return Ok((*said).into()),
     };
     let mut sorted: Vec<_> = listing.entries.iter().collect();
     if args.sort_by == Some(SortBy::Size) {
@@ -1569,7 +1675,7 @@ fn directory_tree(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     });
     let listing = match entries(ws, &args.path, MAX_DEPTH, excluded) {
         Ok(l) => l,
-        Err(reply) => return Ok(*reply),
+        Err(said) => return Ok((*said).into()),
     };
     // Entries come in path order, each directory's children right after it: a stack of the
     // directories open on the way down builds the nesting.
@@ -1639,7 +1745,7 @@ fn search_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let excluded = anchored(&args.exclude_patterns, |p| vec![p.to_string()]);
     let listing = match entries(ws, &args.path, MAX_DEPTH, excluded) {
         Ok(l) => l,
-        Err(reply) => return Ok(*reply),
+        Err(said) => return Ok((*said).into()),
     };
     let base = Path::new(&listing.path);
     let found: Vec<String> = listing

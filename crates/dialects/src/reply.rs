@@ -12,11 +12,11 @@
 //! empty, enums as `enum` lists, a tagged enum's variants as one object. It accepts every
 //! reply the documented form accepts.
 //!
-//! Moving a table onto typed replies: give each tool a reply type (its fields snake_case or in
-//! the real tool's spelling, `Option` fields with `skip_serializing_if`), build the reply as a
-//! value of it ([`ToolReply::typed`]), list the tool with `reply: ReplySchema::Typed(
-//! reply::schema::<ThatType>)`, answer rejections with [`failure`], and drop its entry from
-//! `output_schemas.json`.
+//! A new tool: give it a reply type (its fields snake_case or in the real tool's spelling,
+//! `Option` fields with `skip_serializing_if`), build the reply as a value of it
+//! ([`ToolReply::typed`]), list the tool with `reply: ReplySchema::Typed(
+//! reply::schema::<ThatType>)`, and answer rejections with [`failure`] (or its table's
+//! failure: [`CamelFailure`] for the tables that spell it `errorCode`).
 
 use crate::ToolReply;
 use filekit_core::FkError;
@@ -56,6 +56,44 @@ impl Failure {
     }
 }
 
+/// [`Failure`] as the drop-in tables whose real tools spell their keys in camelCase write it
+/// (`errorCode`): claude, desktop-commander, mcp-filesystem.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CamelFailure {
+    success: bool,
+    /// What went wrong and, after it, what to do.
+    error: String,
+    /// The stable code: NOT_FOUND, STALE, INVALID_ARGUMENT, ...
+    error_code: &'static str,
+    /// The facts of the failure (a near miss, the lines of an ambiguous match, the unknown
+    /// arguments, a limit), as the engine or the argument check states them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<Details>,
+    /// Something that did not fail the call (the history could not record it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<String>,
+}
+
+impl CamelFailure {
+    pub(crate) fn of(err: &FkError) -> CamelFailure {
+        let Failure {
+            success,
+            error,
+            error_code,
+            details,
+            warning,
+        } = Failure::of(err);
+        CamelFailure {
+            success,
+            error,
+            error_code,
+            details,
+            warning,
+        }
+    }
+}
+
 /// What went wrong with one part of a call (a file, an edit, a path): the same fields, with
 /// the same meaning, as a failed call's.
 #[derive(Serialize, JsonSchema)]
@@ -66,6 +104,28 @@ pub(crate) struct PartError {
     error_code: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<Details>,
+}
+
+/// [`PartError`] as the camelCase drop-in tables write it (`errorCode`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CamelPartError {
+    /// What went wrong and, after it, what to do.
+    error: String,
+    /// The stable code: NOT_FOUND, STALE, CONFLICT, ...
+    error_code: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<Details>,
+}
+
+impl CamelPartError {
+    pub(crate) fn of(err: &FkError) -> CamelPartError {
+        CamelPartError {
+            error: err.full_message(),
+            error_code: err.code.as_str(),
+            details: (!err.details.is_null()).then(|| Details((*err.details).clone())),
+        }
+    }
 }
 
 impl PartError {
@@ -91,6 +151,13 @@ impl JsonSchema for Details {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({"type": "object"})
+    }
+}
+
+impl Details {
+    /// Facts the engine states as a serializable value (a bound's facts, ...), as an object.
+    pub(crate) fn of<T: Serialize>(facts: &T) -> Details {
+        Details(to_value(facts))
     }
 }
 
@@ -212,10 +279,22 @@ pub(crate) fn schema_failing<T: JsonSchema, F: JsonSchema>(form: SchemaForm) -> 
         )),
         SchemaForm::Documented => {
             let mut own = inline_all(generate::<T>());
-            if let Value::Object(root) = &mut own {
-                root.remove("title");
+            let mut failure = inline_all(generate::<F>());
+            for schema in [&mut own, &mut failure] {
+                if let Value::Object(root) = schema {
+                    root.remove("title");
+                }
             }
-            merge(own, inline_all(generate::<F>()))
+            // A reply of variants (an enum) is one of them or a failure: the failure is one
+            // more variant.
+            if let Value::Object(root) = &mut own {
+                for key in ["oneOf", "anyOf"] {
+                    if let Some(Value::Array(variants)) = root.get_mut(key) {
+                        variants.push(failure.clone());
+                    }
+                }
+            }
+            merge(own, failure)
         }
     }
 }
@@ -625,9 +704,16 @@ mod tests {
             assert!(s["properties"].get(k).is_some(), "{k}: {s}");
         }
         assert!(s.get("oneOf").is_none(), "{s}");
-        // Documented, the variants stay apart.
+        // Documented, the variants stay apart, and a failure is one more: a failed call's
+        // reply has no variant's tag.
         let d = schema::<Tagged>(SchemaForm::Documented);
-        assert_eq!(d["oneOf"].as_array().map(Vec::len), Some(2), "{d}");
+        let variants = d["oneOf"].as_array().unwrap();
+        assert_eq!(variants.len(), 3, "{d}");
+        assert_eq!(
+            variants[2]["required"],
+            json!(["success", "error", "error_code"]),
+            "{d}"
+        );
     }
 
     #[derive(Serialize, JsonSchema)]

@@ -100,10 +100,12 @@ impl<P: Place> Span<P> {
     }
 }
 
-/// A failed `file_read` or `file_edit`: the file it was about beside a failure's fields.
+/// A failed `file_read` or `file_edit`: the file it was about (none when the call was
+/// rejected before it got to one) beside a failure's fields.
 #[derive(Serialize, JsonSchema)]
 pub(crate) struct FileFailure {
-    file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
     #[serde(flatten)]
     failure: Failure,
     /// True when nothing was written because part of a refactor's change failed.
@@ -114,7 +116,7 @@ pub(crate) struct FileFailure {
 /// The reply of a `file_read` or `file_edit` that failed on `file`.
 pub(crate) fn failed<S: Spelling>(file: &str, err: &FkError, rolled_back: bool) -> ToolReply {
     let value = FileFailure {
-        file: file.to_string(),
+        file: Some(file.to_string()),
         failure: Failure::of(err),
         rolled_back,
     };
@@ -123,7 +125,12 @@ pub(crate) fn failed<S: Spelling>(file: &str, err: &FkError, rolled_back: bool) 
 
 /// A call `file_read` or `file_edit` rejected, in the table's spelling.
 pub(crate) fn rejected<S: Spelling>(err: &FkError) -> Value {
-    S::reply(&Failure::of(err), true, String::new()).value
+    let value = FileFailure {
+        file: None,
+        failure: Failure::of(err),
+        rolled_back: false,
+    };
+    S::reply(&value, true, String::new()).value
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,38 +1,11 @@
-//! Pieces of replies that several dialects share: error fields, edit outcome messages, the
+//! Pieces of replies that several dialects share: failed edits, edit outcome messages, the
 //! numbered lines around what an edit changed, and the version a file is at after a write.
 
-use crate::args::object;
 use filekit_core::edit::{EditOutcome, FileReport};
 use filekit_core::read::TextRead;
 use filekit_core::text::{LineIndex, number_lines};
 use filekit_core::{EditReport, Fact, FkError};
-use serde_json::{Value, json};
-
-/// How a dialect spells the fields of a failure.
-#[derive(Clone, Copy)]
-pub(crate) enum Case {
-    /// `error_code` (amazonq, file).
-    Snake,
-    /// `errorCode` (claude, desktop-commander).
-    Camel,
-}
-
-/// The fields that describe a failure: `error` (message and hint, one line), its code, and
-/// structured details when the engine has them (near miss, ambiguous match lines, ...).
-pub(crate) fn error_fields(err: &FkError, case: Case) -> Vec<(&'static str, Option<Value>)> {
-    let code_key = match case {
-        Case::Snake => "error_code",
-        Case::Camel => "errorCode",
-    };
-    vec![
-        ("error", Some(json!(err.full_message()))),
-        (code_key, Some(json!(err.code.as_str()))),
-        (
-            "details",
-            (!err.details.is_null()).then(|| (*err.details).clone()),
-        ),
-    ]
-}
+use serde_json::Value;
 
 /// The reply as the text a model reads, for the tools whose real counterpart has no public
 /// wording of its own (or whose document defines the reply as JSON): the reply itself, as
@@ -89,18 +62,6 @@ pub(crate) fn shown_error(ws: &filekit_core::Workspace, err: &FkError) -> FkErro
         hint: err.hint.as_deref().map(|h| shown_text(ws, h)),
         ..err.clone()
     }
-}
-
-/// `{"success": false, "error": ..., "error_code": ...}` plus `extra` fields first.
-pub(crate) fn failure(
-    extra: Vec<(&'static str, Option<Value>)>,
-    err: &FkError,
-    case: Case,
-) -> Value {
-    let mut pairs = extra;
-    pairs.push(("success", Some(json!(false))));
-    pairs.extend(error_fields(err, case));
-    object(pairs)
 }
 
 /// The content hash of the file as it is on disk after the request: the new version when it
@@ -246,22 +207,30 @@ fn hunk_new_ranges(diff: &str) -> Vec<(usize, usize)> {
 }
 
 /// Outcomes of the edits that failed, as `{command, error, error_code, index, details?}`.
-pub(crate) fn failed_edits(file: &FileReport, case: Case) -> Vec<Value> {
+/// One edit of a file that failed, as the snake_case tables list it (`failed_edits`).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct FailedEdit {
+    /// The edit's index in the request's list, counted from 0 (the messages count edits from
+    /// 1: index 0 is edit 1).
+    index: usize,
+    /// The kind of edit.
+    command: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    error: Option<crate::reply::PartError>,
+}
+
+/// The edits of `file` that failed (not those skipped).
+pub(crate) fn failed_edit_list(file: &FileReport) -> Vec<FailedEdit> {
     file.edits
         .iter()
         .filter(|o| !o.success && !o.skipped)
-        .map(|o| {
-            let mut pairs = vec![
-                ("index", Some(json!(o.index))),
-                ("command", Some(json!(o.command))),
-            ];
-            if let Some(label) = &o.label {
-                pairs.push(("label", Some(json!(label))));
-            }
-            if let Some(err) = &o.error {
-                pairs.extend(error_fields(err, case));
-            }
-            object(pairs)
+        .map(|o| FailedEdit {
+            index: o.index,
+            command: o.command,
+            label: o.label.clone(),
+            error: o.error.as_ref().map(crate::reply::PartError::of),
         })
         .collect()
 }
@@ -366,7 +335,7 @@ impl ListBudget {
 
     /// True when the entry of `path` still fits.
     pub(crate) fn take(&mut self, path: &str) -> bool {
-        let cost = 2 * path.len() as u64 + 160;
+        let cost = filekit_core::limits::reply_entry_bytes(path);
         if self.cut > 0 || cost > self.left {
             self.cut += 1;
             return false;

@@ -74,6 +74,18 @@ impl Sandbox {
         }
     }
 
+    /// A sandbox in memory (`/dev/shm`, where the machine has one), for the scenarios of
+    /// thousands of files whose subject is descriptors, signals and litter, not the disk: the
+    /// same writes, each file's fsync included, without waiting for a disk to flush 20,000 of
+    /// them. Elsewhere, the same as [`Sandbox::new`].
+    pub fn in_memory() -> Sandbox {
+        let shm = Path::new("/dev/shm");
+        match (tempfile::tempdir_in(shm), tempfile::tempdir_in(shm)) {
+            (Ok(dir), Ok(state)) => Sandbox { dir, state },
+            _ => Sandbox::new(),
+        }
+    }
+
     /// The `XDG_STATE_HOME` of the commands run in this sandbox.
     pub fn xdg_state_home(&self) -> &Path {
         self.state.path()

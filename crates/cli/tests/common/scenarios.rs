@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 /// `filekit replace` over `files` files, atomic and not, under an open-file limit of `soft`
 /// and `hard`: every file written, then one undo (under the same limit) puts them back.
 pub fn replace_under_a_limit(files: usize, soft: u64, hard: u64, timeout: Duration) {
-    let sb = Sandbox::new();
+    let sb = Sandbox::in_memory();
     let tree = Tree::new(files);
     for atomic in [false, true] {
         tree.write_old(&sb);
@@ -52,7 +52,7 @@ pub fn replace_interrupted(
     more: &[&str],
     timeout: Duration,
 ) -> usize {
-    let sb = Sandbox::new();
+    let sb = Sandbox::in_memory();
     let tree = Tree::new(files);
     let (first, first_new) = tree.written_early();
     let mut part_way = 0;
@@ -97,7 +97,7 @@ pub fn replace_interrupted(
 /// through its writes; the next start, whatever its verb, removes what it left and records
 /// what it wrote. `more`: more arguments of the replace.
 pub fn replace_killed_then_rerun(files: usize, more: &[&str], timeout: Duration) {
-    let sb = Sandbox::new();
+    let sb = Sandbox::in_memory();
     let tree = Tree::new(files);
     let (first, first_new) = tree.written_early();
     tree.write_old(&sb);
@@ -127,7 +127,7 @@ pub fn replace_killed_then_rerun(files: usize, more: &[&str], timeout: Duration)
 /// `replace_in_files` over MCP (stdio) on `files` files, atomic and not, cancelled
 /// (`notifications/cancelled`) a quarter of the way through its writes.
 pub fn replace_cancelled_over_mcp(files: usize, timeout: Duration) {
-    let sb = Sandbox::new();
+    let sb = Sandbox::in_memory();
     let tree = Tree::new(files);
     let (first, first_new) = tree.written_early();
     for atomic in [false, true] {
@@ -156,7 +156,7 @@ pub fn replace_cancelled_over_mcp(files: usize, timeout: Duration) {
 /// `filekit serve` sent SIGTERM while its `replace_in_files` over `files` files writes: it
 /// ends by the signal once the writes have stopped.
 pub fn server_ended_mid_replace(files: usize, timeout: Duration) {
-    let sb = Sandbox::new();
+    let sb = Sandbox::in_memory();
     let tree = Tree::new(files);
     let (first, first_new) = tree.written_early();
     for atomic in [false, true] {

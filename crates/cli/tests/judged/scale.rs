@@ -1,8 +1,8 @@
 //! The hermetic `scale.rs` at full size (heavy: minutes on a debug build): the same scenarios
-//! (`common/scenarios.rs`) at 20,000 files: a replace at a soft and at a hard limit of 256
-//! open files, atomic and not; SIGINT, SIGTERM, SIGHUP, a SIGKILL then the next start, an MCP
-//! cancel and a server ended by SIGTERM, mid-replace. `cargo test -p filekit --test judged
-//! scale::`.
+//! (`common/scenarios.rs`) at 20,000 files, in memory (`Sandbox::in_memory`): a replace at a
+//! soft and at a hard limit of 256 open files, atomic and not; SIGINT, SIGTERM, SIGHUP, a
+//! SIGKILL then the next start, an MCP cancel and a server ended by SIGTERM, mid-replace.
+//! `cargo test -p filekit --test judged scale::`.
 
 use crate::common;
 
