@@ -136,6 +136,9 @@ impl FilekitServer {
             by_name.insert(t.spec.name.to_string(), i);
         }
         let initial = Arc::new(options.workspace);
+        // A server is asked about the same files again and again: a file read by symbol twice
+        // unchanged is parsed once.
+        filekit_semantic::parse_cache::keep_trees(filekit_semantic::parse_cache::BUDGET_BYTES);
         FilekitServer {
             workspace: SessionWorkspace::new(Arc::clone(&initial), options.follow_client_roots),
             initial,
