@@ -16,7 +16,7 @@ pub fn after_help() -> String {
         if *table == "all" {
             if let Some(note) = filekit_mcp::select("all")
                 .ok()
-                .and_then(|s| s.left_out_note())
+                .and_then(|s| s.note())
             {
                 out.push_str(&wrap(&note, 22, 96));
             }
@@ -129,7 +129,7 @@ pub struct ServeArgs {
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     let tools = match filekit_mcp::select(&args.tools) {
         Ok(selection) => {
-            if let Some(note) = selection.left_out_note() {
+            if let Some(note) = selection.note() {
                 filekit_mcp::log_line!("filekit serve: {note}");
             }
             selection.tools
