@@ -365,7 +365,7 @@ async def test_file_operations_history_and_undo_over_mcp(connect, workspace, sta
     """A move and a template create through the server land in the history in the
     workspace's state directory (never in the tree); undo over MCP puts the tree back."""
     (workspace / "old.ts").write_text("export const a = 1;\n")
-    async with connect("--tools", "filekit,semantic") as session:
+    async with connect("--tools", "all") as session:
         moved = await session.call_tool(
             "manage_files", {"operations": [{"op": "move", "from": "old.ts", "to": "lib/new.ts"}]}
         )
