@@ -251,12 +251,6 @@ fn edit_block_takes_desktop_commander_s_arguments_and_words() {
     );
 }
 
-/// `filekit call --tools TABLE` with `{"tool_name": tool, "tool_args": args}`.
-fn call_in(sb: &Sandbox, table: &str, tool: &str, args: Value) -> Run {
-    let call = json!({"tool_name": tool, "tool_args": args});
-    sb.filekit(&["call", "--tools", table], Some(&call.to_string()))
-}
-
 /// `file_read` and `file_edit`, which the curated and the `semantic` table both serve, take
 /// each table's own spelling of one set of arguments: the curated table (also what a call
 /// naming no table gets) snake_case, the `semantic` table camelCase; the other spelling is
@@ -276,8 +270,7 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
             "`dryRun`; did you mean `dry_run`?",
         ],
     );
-    let run = call_in(
-        &sb,
+    let run = sb.call_in(
         "filekit",
         "file_edit",
         json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq",
@@ -289,8 +282,7 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
         "{}",
         run.stderr
     );
-    let run = call_in(
-        &sb,
+    let run = sb.call_in(
         "filekit",
         "file_read",
         json!({"file": "a.ts", "symbol": "area", "maxLines": 1}),
@@ -298,8 +290,7 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
     assert_eq!(run.code, BAD_REQUEST, "{}", run.stderr);
     assert!(run.stderr.contains("did you mean `max_lines`?"), "{}", run.stderr);
     // Snake case sent to the semantic table, nested too.
-    let run = call_in(
-        &sb,
+    let run = sb.call_in(
         "semantic",
         "file_edit",
         json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq",
@@ -324,8 +315,7 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.json["dry_run"], true, "{}", run.stdout);
     assert!(run.json.get("dryRun").is_none(), "{}", run.stdout);
-    let run = call_in(
-        &sb,
+    let run = sb.call_in(
         "semantic",
         "file_edit",
         json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq",
@@ -336,8 +326,7 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
     assert!(sb.read("a.ts").contains("const sq = r * r;"), "{}", sb.read("a.ts"));
 
     // A mistyped argument is named as the table spells it.
-    let run = call_in(
-        &sb,
+    let run = sb.call_in(
         "semantic",
         "file_edit",
         json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq2",
@@ -366,8 +355,7 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
         json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area"}),
     );
     assert!(run.stderr.contains("`new_name`"), "{}", run.stderr);
-    let run = call_in(
-        &sb,
+    let run = sb.call_in(
         "semantic",
         "file_edit",
         json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area"}),
