@@ -14,11 +14,10 @@ pub fn after_help() -> String {
     for (table, what) in filekit_mcp::TABLES {
         out.push_str(&format!("  {table:<19} {what}\n"));
         if *table == "all" {
-            if let Some(note) = filekit_mcp::select("all")
-                .ok()
-                .and_then(|s| s.note())
-            {
-                out.push_str(&wrap(&note, 22, 96));
+            if let Some(note) = filekit_mcp::select("all").ok().and_then(|s| s.note()) {
+                for line in note.lines() {
+                    out.push_str(&wrap(line, 22, 96));
+                }
             }
             continue;
         }

@@ -161,9 +161,14 @@ fn the_refactor_verb_says_what_is_wrong_in_the_flags_names() {
     ] {
         let run = sb.filekit(args, None);
         assert!(
-            !["extracted_name", "selection_range", "extractedName", "selectionRange"]
-                .iter()
-                .any(|name| run.stderr.contains(name)),
+            ![
+                "extracted_name",
+                "selection_range",
+                "extractedName",
+                "selectionRange"
+            ]
+            .iter()
+            .any(|name| run.stderr.contains(name)),
             "{}",
             run.stderr
         );

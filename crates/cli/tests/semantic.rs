@@ -38,7 +38,8 @@ fn ts() -> Sandbox {
 #[test]
 fn read_a_symbol_with_its_metadata() {
     let sb = ts();
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "symbol": "UserService"}),
     );
@@ -67,7 +68,8 @@ fn read_a_symbol_with_its_metadata() {
     );
 
     // A method by its path, and by its unique last name.
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "symbol": "findById", "format": "signature"}),
     );
@@ -87,7 +89,8 @@ fn read_a_symbol_with_its_metadata() {
 #[test]
 fn outline_regions_around_several_symbols_and_max_lines() {
     let sb = ts();
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "format": "summary"}),
     );
@@ -125,7 +128,8 @@ fn outline_regions_around_several_symbols_and_max_lines() {
         "{text}"
     );
 
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "region": "imports"}),
     );
@@ -134,13 +138,15 @@ fn outline_regions_around_several_symbols_and_max_lines() {
         run.json["results"][2]["content"],
         "import { log } from './log';"
     );
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "region": "exports"}),
     );
     assert_eq!(run.json["results"].as_array().unwrap().len(), 2);
 
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "around": {"target": "constructor", "context": 1}}),
     );
@@ -163,7 +169,8 @@ fn outline_regions_around_several_symbols_and_max_lines() {
 #[test]
 fn edits_take_the_indentation_of_their_place() {
     let sb = ts();
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "replace_body",
                "content": "return items.reduce((s, i) => s + i, 0);"}),
@@ -307,7 +314,8 @@ fn bad_targets_say_what_exists_and_change_nothing() {
     sb.write("page.html", "<p>x</p>\n");
     let before = sb.snapshot();
 
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "symbol": "UserServise"}),
     );
@@ -321,7 +329,8 @@ fn bad_targets_say_what_exists_and_change_nothing() {
     );
     assert_eq!(run.json["details"]["available"][0]["target"], "UserService");
 
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/twice.ts", "target": "run", "operation": "delete"}),
     );
@@ -332,7 +341,11 @@ fn bad_targets_say_what_exists_and_change_nothing() {
         "{msg}"
     );
 
-    let run = sb.call_in("semantic", "file_read", json!({"file": "notes.txt", "symbol": "x"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "notes.txt", "symbol": "x"}),
+    );
     assert_eq!(run.code, 2);
     assert_eq!(run.json["errorCode"], "INVALID_ARGUMENT");
     assert!(
@@ -342,23 +355,36 @@ fn bad_targets_say_what_exists_and_change_nothing() {
             .contains("supported: symbol: .ts")
     );
 
-    let run = sb.call_in("semantic", "file_read", json!({"file": "src/user.ts", "xpath": "//a"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "src/user.ts", "xpath": "//a"}),
+    );
     assert!(
         run.json["error"]
             .as_str()
             .unwrap()
             .contains("name its targets with `symbol`")
     );
-    let run = sb.call_in("semantic", "file_read", json!({"file": "page.html", "xpath": "//p"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "page.html", "xpath": "//p"}),
+    );
     let msg = run.json["error"].as_str().unwrap();
     assert!(msg.contains("name its targets with `selector`"), "{msg}");
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "selector": ".button"}),
     );
     let msg = run.json["error"].as_str().unwrap();
     assert!(msg.contains("name its targets with `symbol`"), "{msg}");
-    let run = sb.call_in("semantic", "file_read", json!({"file": "src/user.ts", "path": "$.a"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "src/user.ts", "path": "$.a"}),
+    );
     assert!(
         run.json["error"]
             .as_str()
@@ -373,10 +399,15 @@ fn bad_targets_say_what_exists_and_change_nothing() {
             .contains("format \\\"summary\\\"")
             || run.json["error"].as_str().unwrap().contains("summary")
     );
-    let run = sb.call_in("semantic", "file_read", json!({"file": "src/user.ts", "symbl": "A"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "src/user.ts", "symbl": "A"}),
+    );
     assert_eq!(run.code, 2, "unknown arguments are refused: {}", run.stdout);
 
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "UserService", "operation": "replace"}),
     );
@@ -386,26 +417,30 @@ fn bad_targets_say_what_exists_and_change_nothing() {
             .unwrap()
             .contains("needs `content`")
     );
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "UserService", "operation": "wrap"}),
     );
     assert!(run.json["error"].as_str().unwrap().contains("wrapper"));
     let run = sb.call_in("semantic", "file_edit", json!({"file": "src/user.ts", "target": "UserService.db", "operation": "insert_into", "content": "x"}));
     assert!(run.json["error"].as_str().unwrap().contains("has no body"));
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "edits": [
         {"target": "UserService", "operation": "delete"},
         {"target": "UserService.findById", "operation": "delete"}]}),
     );
     assert_eq!(run.json["errorCode"], "CONFLICT");
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/gone.ts", "target": "A", "operation": "delete"}),
     );
     assert_eq!(run.json["errorCode"], "NOT_FOUND");
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "refactor": "rename_symbol", "symbol": "A", "newName": "B"}),
     );
@@ -417,7 +452,8 @@ fn bad_targets_say_what_exists_and_change_nothing() {
 #[test]
 fn deleting_the_last_symbol_takes_the_blank_line_before_it() {
     let sb = ts();
-    sb.call_in("semantic", 
+    sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "delete"}),
     );
@@ -434,7 +470,8 @@ fn json_by_jsonpath_keeps_comments() {
     let sb = Sandbox::new();
     let pkg = "{\n  // the package\n  \"name\": \"x\",\n  \"scripts\": {\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  }\n}\n";
     sb.write("package.jsonc", pkg);
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "package.jsonc", "path": "$.scripts"}),
     );
@@ -456,13 +493,15 @@ fn json_by_jsonpath_keeps_comments() {
         "{\n  // the package\n  \"name\": \"x\",\n  \"scripts\": {\n    \"build\": \"tsc -b\",\n    \"lint\": \"eslint .\",\n    \"test\": \"vitest\"\n  }\n}\n"
     );
 
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "package.jsonc", "path": "$.scripts[?"}),
     );
     assert_eq!(run.json["errorCode"], "INVALID_ARGUMENT");
     assert!(run.json["error"].as_str().unwrap().contains("at character"));
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "package.jsonc", "path": "$.script"}),
     );
@@ -476,7 +515,11 @@ fn json_by_jsonpath_keeps_comments() {
     let run = sb.call_in("semantic", "file_edit", json!({"file": "package.jsonc", "target": "$.name", "operation": "replace", "content": "\"y\" oops"}));
     assert_eq!(run.json["errorCode"], "PARSE_ERROR");
     sb.write("bad.json", "{\"a\": }");
-    let run = sb.call_in("semantic", "file_read", json!({"file": "bad.json", "path": "$.a"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "bad.json", "path": "$.a"}),
+    );
     assert_eq!(run.json["errorCode"], "PARSE_ERROR");
     assert!(run.json["error"].as_str().unwrap().contains("line 1"));
 }
@@ -488,14 +531,16 @@ fn jsonl_records_by_jsonpath() {
         "log.jsonl",
         "{\"id\": 1, \"level\": \"info\"}\n{\"id\": 2, \"level\": \"error\"}\n",
     );
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "log.jsonl", "path": "$[?@.level == 'error']"}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json["content"], "{\"id\": 2, \"level\": \"error\"}");
     assert_eq!(run.json["range"]["start"]["line"], 2);
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "log.jsonl", "edits": [
         {"target": "$[0].level", "operation": "replace", "content": "\"debug\""},
@@ -506,7 +551,11 @@ fn jsonl_records_by_jsonpath() {
         sb.read("log.jsonl"),
         "{\"id\": 1, \"level\": \"debug\"}\n{\"id\": 2, \"level\": \"error\"}\n{\"id\":3}\n"
     );
-    let run = sb.call_in("semantic", "file_read", json!({"file": "log.jsonl", "path": "$[5]"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "log.jsonl", "path": "$[5]"}),
+    );
     assert_eq!(run.json["errorCode"], "NOT_FOUND");
     assert!(
         run.json["error"]
@@ -520,7 +569,8 @@ fn jsonl_records_by_jsonpath() {
 fn markdown_by_heading() {
     let sb = Sandbox::new();
     sb.write("README.md", "# Tool\n\nIntro.\n\n## Installation\n\nRun it.\n\n### From source\n\nBuild.\n\n## Usage\n\nUse it.\n");
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "README.md", "heading": "Installation"}),
     );
@@ -539,7 +589,8 @@ fn markdown_by_heading() {
         "{}",
         sb.read("README.md")
     );
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "README.md", "heading": "Instalation"}),
     );
@@ -577,10 +628,15 @@ fn python_rust_go_java_symbols() {
         ("m.go", "S.F", "x := 2\nreturn x"),
         ("M.java", "M.f", "int x = 2;\nreturn x;"),
     ] {
-        let run = sb.call_in("semantic", "file_read", json!({"file": file, "symbol": target}));
+        let run = sb.call_in(
+            "semantic",
+            "file_read",
+            json!({"file": file, "symbol": target}),
+        );
         assert_eq!(run.code, 0, "{file}: {}", run.stdout);
         assert_eq!(run.json["kind"], "method", "{file}");
-        let run = sb.call_in("semantic", 
+        let run = sb.call_in(
+            "semantic",
             "file_edit",
             json!({"file": file, "target": target, "operation": "replace_body", "content": body}),
         );
@@ -602,7 +658,11 @@ fn python_rust_go_java_symbols() {
         sb.read("M.java"),
         "class M {\n    int f() {\n        int x = 2;\n        return x;\n    }\n}\n"
     );
-    let run = sb.call_in("semantic", "file_read", json!({"file": "m.py", "symbol": "A.f"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "m.py", "symbol": "A.f"}),
+    );
     assert_eq!(
         run.json["dependencies"],
         json!([{"symbol": "os", "from": "os"}])
@@ -620,7 +680,8 @@ fn tsx_and_js_files() {
         "lib.mjs",
         "export const add = (a, b) => {\n  return a + b;\n};\n",
     );
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "App.tsx", "symbol": "App", "format": "signature"}),
     );
@@ -640,7 +701,8 @@ fn tsx_and_js_files() {
 fn css_by_selector_and_at_rule() {
     let sb = Sandbox::new();
     sb.write("button.scss", ".button {\n  padding: 8px 16px;\n}\n\n@media screen and (max-width: 600px) {\n  .card {\n    padding: 4px;\n  }\n}\n");
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "button.scss", "selector": ".button"}),
     );
@@ -662,7 +724,8 @@ fn css_by_selector_and_at_rule() {
         sb.read("button.scss")
             .contains("  .card {\n    margin: 0;\n  }\n")
     );
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "button.scss", "selector": ".buton"}),
     );
@@ -790,7 +853,8 @@ fn a_parameter_of_a_type_is_not_a_declaration() {
         "w.ts",
         "export function wrap(fn: (_super: number) => number): number {\n  const _super = 2;\n  return fn(_super);\n}\n",
     );
-    let run = sb.call_in("semantic", 
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "w.ts", "refactor": "rename_symbol", "symbol": "_super", "newName": "base"}),
     );

@@ -288,7 +288,11 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
         json!({"file": "a.ts", "symbol": "area", "maxLines": 1}),
     );
     assert_eq!(run.code, BAD_REQUEST, "{}", run.stderr);
-    assert!(run.stderr.contains("did you mean `max_lines`?"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `max_lines`?"),
+        "{}",
+        run.stderr
+    );
     // Snake case sent to the semantic table, nested too.
     let run = sb.call_in(
         "semantic",
@@ -298,7 +302,8 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
     );
     assert_eq!(run.code, BAD_REQUEST, "{}", run.stderr);
     assert!(
-        run.stderr.contains("`selectionRange.start_line`; did you mean `startLine`?"),
+        run.stderr
+            .contains("`selectionRange.start_line`; did you mean `startLine`?"),
         "{}",
         run.stderr
     );
@@ -323,7 +328,11 @@ fn the_shared_semantic_tools_take_each_tables_spelling_only() {
     );
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.json["historyEntry"].is_u64(), "{}", run.stdout);
-    assert!(sb.read("a.ts").contains("const sq = r * r;"), "{}", sb.read("a.ts"));
+    assert!(
+        sb.read("a.ts").contains("const sq = r * r;"),
+        "{}",
+        sb.read("a.ts")
+    );
 
     // A mistyped argument is named as the table spells it.
     let run = sb.call_in(

@@ -947,6 +947,36 @@ mod tests {
     }
 
     #[test]
+    fn a_name_the_curated_table_has_means_its_tool_where_no_table_is_named() {
+        for name in ["file_read", "file_edit"] {
+            assert_eq!(
+                tables_disagreeing_on(name),
+                ["semantic", CURATED],
+                "the two tables spell {name}'s arguments differently"
+            );
+            assert_eq!(find_tool(name).unwrap().dialect, CURATED);
+            assert_eq!(
+                find_tool_in(Some(&["semantic"]), name).unwrap().dialect,
+                "semantic"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def f():\n    return 1\n").unwrap();
+        let ws = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
+        let args = json!({"file": "a.py", "refactor": "rename_symbol", "symbol": "f", "new_name": "g", "dry_run": true});
+        let reply = call(&ws, "file_edit", args.clone());
+        assert!(!reply.is_error, "{}", reply.text);
+        assert_eq!(reply.value["dry_run"], true);
+        let reply = call_in(&ws, Some(&["semantic"]), "file_edit", args);
+        assert!(reply.rejected, "{}", reply.text);
+        assert!(
+            reply.text.contains("did you mean `newName`?"),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[test]
     fn tools_are_found_by_either_name() {
         assert_eq!(find_tool("file:edit_file").unwrap().name, "file:edit_file");
         assert_eq!(find_tool("file_edit_file").unwrap().name, "file:edit_file");

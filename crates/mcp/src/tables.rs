@@ -146,9 +146,9 @@ fn select_in(list: &str, table: &[ToolSpec]) -> Result<Selection, String> {
                 let rivals: Vec<&ToolSpec> = table.iter().filter(|o| differ(tool, o)).collect();
                 let curated_has = |t: &ToolSpec| {
                     t.dialect == filekit_dialects::CURATED
-                        || table.iter().any(|o| {
-                            o.dialect == filekit_dialects::CURATED && differ(t, o)
-                        })
+                        || table
+                            .iter()
+                            .any(|o| o.dialect == filekit_dialects::CURATED && differ(t, o))
                 };
                 if !rivals.is_empty() && curated_has(tool) {
                     if tool.dialect != filekit_dialects::CURATED {
@@ -276,6 +276,32 @@ mod tests {
         for (name, tables) in &today.left_out {
             assert_eq!(&filekit_dialects::tables_disagreeing_on(name), tables);
         }
+    }
+
+    #[test]
+    fn all_serves_the_curated_tables_version_of_a_name_it_defines_differently() {
+        let all = select("all").unwrap();
+        for name in ["file_read", "file_edit"] {
+            let served: Vec<&ToolSpec> = all.tools.iter().filter(|t| t.name == name).collect();
+            assert_eq!(served.len(), 1, "{name}");
+            assert_eq!(served[0].dialect, filekit_dialects::CURATED, "{name}");
+            assert!(
+                all.curated
+                    .iter()
+                    .any(|(n, tables)| n == name && tables == &["semantic"]),
+                "{:?}",
+                all.curated
+            );
+        }
+        let note = all.note().unwrap();
+        assert!(note.contains("file_edit (semantic)"), "{note}");
+        // A table named beside `all` serves its version; the two named together clash.
+        let s = select("semantic,all").unwrap();
+        let edit: Vec<&ToolSpec> = s.tools.iter().filter(|t| t.name == "file_edit").collect();
+        assert_eq!(edit.len(), 1);
+        assert_eq!(edit[0].dialect, "semantic");
+        let err = select("filekit,semantic").unwrap_err();
+        assert!(err.contains("'file_read'"), "{err}");
     }
 
     #[test]

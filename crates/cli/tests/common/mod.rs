@@ -230,7 +230,13 @@ impl Sandbox {
         code: i32,
         needles: &[&str],
     ) -> Run {
-        self.fails(|| self.call_in(table, tool, args.clone()), tool, &args, code, needles)
+        self.fails(
+            || self.call_in(table, tool, args.clone()),
+            tool,
+            &args,
+            code,
+            needles,
+        )
     }
 
     fn fails(

@@ -401,11 +401,7 @@ fn renames_of_urllib3_keep_it_importable_and_pyflakes_clean() {
         );
         // Python judges.
         let flakes = still_works(&sb, &what, check);
-        assert_eq!(
-            flakes.len(),
-            baseline,
-            "{what}: pyflakes' findings changed"
-        );
+        assert_eq!(flakes.len(), baseline, "{what}: pyflakes' findings changed");
         // No use of the old name is left where it was bound (module-level renames).
         if !symbol.contains('.') {
             let (ok, out) = py(

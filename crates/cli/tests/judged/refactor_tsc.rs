@@ -170,7 +170,11 @@ fn moves_and_renames_in_rxjs_keep_it_compiling_and_deletes_report_exactly_the_ne
         }
         let replay = tempfile::tempdir().unwrap();
         copy_dir(&pristine.path().join("src"), &replay.path().join("src"));
-        std::fs::copy(rxjs.join("tsconfig.json"), replay.path().join("tsconfig.json")).unwrap();
+        std::fs::copy(
+            rxjs.join("tsconfig.json"),
+            replay.path().join("tsconfig.json"),
+        )
+        .unwrap();
         for ((tool, args), reply) in group.iter().zip(&replies) {
             call(replay.path(), tool, args.clone());
             let errors = tsc(&tsc_js, replay.path());
