@@ -128,8 +128,8 @@ pub struct ServeArgs {
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     let tools = match filekit_mcp::select(&args.tools) {
         Ok(selection) => {
-            if let Some(note) = selection.note() {
-                filekit_mcp::log_line!("filekit serve: {note}");
+            for line in selection.note().iter().flat_map(|note| note.lines()) {
+                filekit_mcp::log_line!("filekit serve: {line}");
             }
             selection.tools
         }
