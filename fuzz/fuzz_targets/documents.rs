@@ -72,11 +72,11 @@ fuzz_target!(|data: &[u8]| {
                 let _ = c.find("a").map_err(said);
                 let _ = c.syntax_error();
                 if matches!(lang, Lang::TypeScript | Lang::Tsx | Lang::JavaScript) {
-                    let _ = filekit_semantic::refactor::organize_imports(lang, text).map_err(said);
-                    let _ = filekit_semantic::refactor::rename_in_file(
+                    let _ = filekit_semantic::ts::organize_imports(lang, text).map_err(said);
+                    let _ = filekit_semantic::ts::rename_in_file(
                         lang,
                         text,
-                        &filekit_semantic::refactor::Target::Name("a".into()),
+                        &filekit_semantic::ts::Target::Name("a".into()),
                         "b",
                         true,
                     )

@@ -207,11 +207,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: ReplaceArgs) -> u8 {
     } else {
         print_human(&style, &out);
     }
-    if out.report.success() {
-        EXIT_OK
-    } else {
-        EXIT_FAILED
-    }
+    if out.success() { EXIT_OK } else { EXIT_FAILED }
 }
 
 /// The exit code and message of a replace that did not run: 1 when the request was good but
@@ -250,6 +246,7 @@ fn print_json(out: &TreeReplaceReport) {
         "files_matched": out.chosen,
         "files_unmatched": out.unmatched,
         "replacements": out.replacements(),
+        "files_not_listed": out.dropped.not_listed,
         "walk_skipped": out.walk_skipped.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
         "report": EditReportJson::from(&out.report),
     });
@@ -317,10 +314,13 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
         }
     }
     let not_reached = |f: &&FileReport| f.error().is_some_and(|e| e.code == ErrorCode::Cancelled);
+    // The files a dry run counted without keeping their reports: none reached when stopped.
+    let dropped = (!report.cancelled).then_some(&out.dropped);
     let count = |s: FileStatus| {
         (report.files.iter())
             .filter(|f| f.status() == s && !not_reached(f))
             .count()
+            + dropped.map_or(0, |d| d.files_with(s))
     };
     // Replacements that gave back the text they replaced change no file: counted apart, so
     // that "N replacement(s) in 0 file(s)" never reads as a contradiction.
@@ -330,7 +330,8 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
             .flat_map(|f| &f.edits)
             .filter(|o| o.success)
             .map(|o| o.replacements)
-            .sum()
+            .sum::<usize>()
+            + dropped.map_or(0, |d| d.replacements_with(status))
     };
     let same_text = replacements_in(FileStatus::Unchanged);
     let mut summary = format!(
@@ -341,7 +342,8 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
         count(FileStatus::Skipped) + out.walk_skipped.len(),
         (report.files.iter())
             .filter(|f| !f.success() && !not_reached(f))
-            .count(),
+            .count()
+            + dropped.map_or(0, |d| d.failed),
         out.chosen
     );
     if same_text > 0 {
@@ -360,6 +362,13 @@ fn write_human(w: &mut impl Write, style: &Style, out: &TreeReplaceReport) -> st
         let stopped = report.files.iter().filter(not_reached).count();
         summary.push_str(&format!(
             " (stopped part way: the {written} file(s) listed above were written and are one history entry, which undo reverts; {stopped} were not reached)"
+        ));
+    }
+    if out.dropped.not_listed > 0 {
+        summary.push_str(&format!(
+            "; {} more file(s) not listed: the ones above took the bytes one reply carries \
+             (raise --max-reply-bytes or narrow the files)",
+            out.dropped.not_listed
         ));
     }
     if out.previews_cut > 0 {

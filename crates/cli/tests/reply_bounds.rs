@@ -328,6 +328,99 @@ fn a_tree_wide_dry_run_keeps_its_diffs_while_the_reply_lasts() {
     assert_eq!(sb.snapshot(), before, "a dry run wrote");
 }
 
+/// A tree-wide dry run of more files than one reply lists: the engine keeps only the files
+/// listed (the first in path order) and counts the rest, and every count of the reply is the
+/// whole tree's, in every tool that previews a tree and in `filekit replace --dry-run`.
+#[test]
+fn a_tree_wide_dry_run_past_its_listing_counts_every_file() {
+    let sb = Sandbox::new();
+    let files = 2_000;
+    for f in 0..files {
+        sb.write(&format!("t/d{}/f{f:04}.txt", f / 100), "the colour of it\n");
+    }
+    sb.write("t/same.txt", "no match\n");
+    let before = sb.snapshot();
+    let run = bounded_call(
+        &sb,
+        Some("filekit"),
+        "replace_in_files",
+        json!({"expression": "s/colou?r/color/", "files": "*.txt", "directory": "t", "dry_run": true}),
+    );
+    assert!(
+        run.stdout.len() < 2 * MAX_REPLY,
+        "{} bytes",
+        run.stdout.len()
+    );
+    let listed: Vec<&str> = run.json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        (100..files).contains(&listed.len()),
+        "{} listed",
+        listed.len()
+    );
+    let mut first: Vec<String> = (0..files)
+        .map(|f| format!("t/d{}/f{f:04}.txt", f / 100))
+        .collect();
+    first.sort();
+    assert_eq!(
+        listed,
+        first[..listed.len()],
+        "the first files in path order"
+    );
+    assert_eq!(
+        (&run.json["files_changed"], &run.json["replacements"]),
+        (&json!(files), &json!(files))
+    );
+    assert_eq!(run.json["success"], true);
+    let run = bounded_call(
+        &sb,
+        Some("amazonq"),
+        "fs_write",
+        json!({"command": "pattern_replace", "sed_pattern": "s/colou?r/color/", "file_pattern": "*.txt", "directory": "t", "recursive": true, "dry_run": true}),
+    );
+    assert_eq!(
+        (&run.json["files_modified"], &run.json["replacements"]),
+        (&json!(files), &json!(files))
+    );
+    assert_eq!(run.json["files_unchanged"], 1);
+    let summary = run.json["summary"].as_str().unwrap();
+    let not_listed = files - run.json["files"].as_array().unwrap().len();
+    assert!(
+        summary.contains(&format!("{not_listed} more file(s) not listed")),
+        "{summary}"
+    );
+    let bound = MAX_REPLY.to_string();
+    let run = sb.filekit(
+        &[
+            "--max-reply-bytes",
+            &bound,
+            "replace",
+            "s/colou?r/color/",
+            "t",
+            "--dry-run",
+        ],
+        None,
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "{files} replacement(s) in {files} file(s); 1 unchanged"
+        )),
+        "{}",
+        &run.stdout[run.stdout.len().saturating_sub(800)..]
+    );
+    assert!(run.stdout.contains("more file(s) not listed"));
+    assert!(
+        run.stdout.len() < 3 * MAX_REPLY,
+        "{} bytes",
+        run.stdout.len()
+    );
+    assert_eq!(sb.snapshot(), before, "a dry run wrote");
+}
+
 /// The server is sent each attack in turn (a read naming one file 1,000 times, a tree, a
 /// dry run) and answers a small read after each; every reply is cut at the bound.
 #[test]
@@ -388,8 +481,7 @@ fn a_server_answers_a_small_read_after_each_oversized_reply() {
         if tool == "replace_in_files" {
             let text = result["content"][0]["text"].as_str().unwrap_or_default();
             assert!(
-                text.contains("more file(s) are not in this dry run's reply")
-                    && text.contains("more file(s) not listed")
+                text.contains("more file(s) not listed")
                     && text.contains("narrow `files` or `directory`"),
                 "{}",
                 &text[..text.len().min(1500)]

@@ -128,6 +128,14 @@ pub fn too_large_to_parse(shown: &str, size: u64) -> FkError {
 /// SECURITY.md's "Replies" peak under 100 MB in a release server).
 pub const MAX_REPLY_BYTES: u64 = 2 * MAX_READ_BYTES;
 
+/// What a reply about many files spends on one file's entry: its path, in the reply's value
+/// and in its text, and its status and counts. A reply lists its files while
+/// [`MAX_REPLY_BYTES`] (the workspace's bound) lasts at this cost, and a tree-wide dry run
+/// keeps the reports of those files only ([`crate::replace::Dropped`]).
+pub fn reply_entry_bytes(path: &str) -> u64 {
+    2 * path.len() as u64 + 160
+}
+
 /// What one reply may still carry: a budget of bytes shared by the parts of one call (its
 /// clones share it). Each part asks before it allocates ([`ReplyBudget::reserve`]) and
 /// gives back what it did not use ([`ReplyBudget::settle`]). The first part is always

@@ -4,7 +4,7 @@
 //! as the walk finds it; where the request allows, it is written there too.
 
 use crate::edit::Progress;
-use crate::edit::{Edit, EditOptions, EditReport, FileEdits};
+use crate::edit::{Edit, EditOptions, EditReport, FileEdits, FileReport, FileStatus};
 use crate::error::{ErrorCode, FkError};
 use crate::pipeline::{Batch, FilePlan, Known};
 use crate::sed::Substitution;
@@ -12,6 +12,7 @@ use crate::select::{FileSelection, select};
 use crate::workspace::Workspace;
 use crate::workspace::{FileBytes, FileMeta};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -162,18 +163,101 @@ pub struct TreeReplaceReport {
     /// took the bytes one reply carries ([`crate::limits::ReplyBudget`]). Their counts are
     /// in the report; a narrower selection shows their diffs.
     pub previews_cut: usize,
+    /// Files of a lean dry run that `report` has no report of: past the ones a reply lists,
+    /// or unchanged. Counted here; the methods below count them with the rest.
+    pub dropped: Dropped,
 }
 
 impl TreeReplaceReport {
     /// Matches replaced, over all files.
     pub fn replacements(&self) -> usize {
-        self.report
-            .files
-            .iter()
-            .flat_map(|f| &f.edits)
-            .filter(|o| o.success)
-            .map(|o| o.replacements)
-            .sum()
+        replacements_in(&self.report.files, None) + self.dropped.replacements.iter().sum::<usize>()
+    }
+
+    /// Matches replaced in the files of `status`.
+    pub fn replacements_with(&self, status: FileStatus) -> usize {
+        replacements_in(&self.report.files, Some(status)) + self.dropped.replacements[at(status)]
+    }
+
+    /// Files of `status`, over all files.
+    pub fn count(&self, status: FileStatus) -> usize {
+        let kept = self.report.files.iter().filter(|f| f.status() == status);
+        kept.count() + self.dropped.by_status[at(status)]
+    }
+
+    /// Files whose edits did not all succeed, over all files.
+    pub fn failed(&self) -> usize {
+        let kept = self.report.files.iter().filter(|f| !f.success()).count();
+        kept + self.dropped.failed
+    }
+
+    /// True when every edit of every file succeeded (see [`EditReport::success`]).
+    pub fn success(&self) -> bool {
+        self.report.success() && self.dropped.failed == 0
+    }
+}
+
+fn replacements_in(files: &[FileReport], status: Option<FileStatus>) -> usize {
+    files
+        .iter()
+        .filter(|f| status.is_none_or(|s| f.status() == s))
+        .flat_map(|f| &f.edits)
+        .filter(|o| o.success)
+        .map(|o| o.replacements)
+        .sum()
+}
+
+/// The files of a lean dry run whose reports are not kept: those past the first in path
+/// order whose entries fill one reply ([`crate::limits::reply_entry_bytes`]), and the
+/// unchanged ones, which a reply only counts. Without them a preview of 200,000 files held
+/// every file's report (its paths, hashes, outcome) until the walk ended: 650 MB.
+#[derive(Debug, Clone, Default)]
+pub struct Dropped {
+    /// Files counted here.
+    pub files: usize,
+    /// Of them, by [`FileStatus`] (in the order of its variants).
+    by_status: [usize; 5],
+    /// Matches replaced in them, by status.
+    replacements: [usize; 5],
+    /// Of them, the files whose edits did not all succeed.
+    pub failed: usize,
+    /// Of them, the files not unchanged: those a reply would have listed.
+    pub not_listed: usize,
+}
+
+impl Dropped {
+    /// Of the files counted here, those of `status`.
+    pub fn files_with(&self, status: FileStatus) -> usize {
+        self.by_status[at(status)]
+    }
+
+    /// Matches replaced in the files counted here of `status`.
+    pub fn replacements_with(&self, status: FileStatus) -> usize {
+        self.replacements[at(status)]
+    }
+
+    fn count(&mut self, f: &FileReport) {
+        let status = f.status();
+        self.files += 1;
+        self.by_status[at(status)] += 1;
+        self.replacements[at(status)] += replacements_in(std::slice::from_ref(f), None);
+        self.failed += usize::from(!f.success());
+        self.not_listed += usize::from(!unlisted(f));
+    }
+}
+
+/// A file a reply counts and does not list: unchanged, its edits all successful.
+fn unlisted(f: &FileReport) -> bool {
+    f.status() == FileStatus::Unchanged && f.success()
+}
+
+fn at(status: FileStatus) -> usize {
+    match status {
+        FileStatus::Created => 0,
+        FileStatus::Modified => 1,
+        FileStatus::Unchanged => 2,
+        FileStatus::Failed => 3,
+        FileStatus::Skipped => 4,
     }
 }
 
@@ -207,9 +291,12 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
         cut: AtomicUsize::new(0),
         bounded: options.dry_run() && options.lean(),
     };
-    // Boxed: a plan is a kilobyte, and a vector of 200,000 of them held twice as it grew, then
-    // again beside the plans handed to the batch, peaked over 600 MB.
-    let plans: Mutex<Vec<(String, Box<FilePlan>)>> = Mutex::new(Vec::new());
+    let plans = Mutex::new(Plans {
+        // A lean dry run's plans are its report and nothing else: those a reply lists are kept.
+        bound: preview.bounded.then(|| ws.max_reply_bytes()),
+        ..Plans::default()
+    });
+    let without_diffs = options.to_builder().no_diffs(true).build();
     // Files in an encoding the caller names are not searched as bytes: each is decoded.
     let decode_all = options.encoding().is_some_and(|e| e != encoding_rs::UTF_8);
     let keep = |path: &str| {
@@ -218,13 +305,37 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
             Look::Read(bytes) => Some(bytes),
             Look::Undecided => None,
         };
-        let (mut plan, written) = batch.plan(&entry(path), known);
+        // A file whose diff no reply would show is planned without one: past the files the
+        // reply lists, or once the diffs before it took the reply's bytes.
+        let past_cut = preview.bounded
+            && plans
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .past_cut(path);
+        let spent = preview.bounded && preview.spent();
+        let (mut plan, written) = if past_cut || spent {
+            batch.plan_with(&entry(path), known, &without_diffs)
+        } else {
+            batch.plan(&entry(path), known)
+        };
+        let changes = matches!(
+            plan.report().status(),
+            FileStatus::Created | FileStatus::Modified
+        );
+        if !past_cut && spent && changes {
+            preview.cut.fetch_add(1, Ordering::Relaxed);
+        }
         preview.bound(&mut plan);
         if let Some(written) = written {
             recycle(written);
         }
-        if let Ok(mut plans) = plans.lock() {
-            plans.push((path.to_string(), Box::new(plan)));
+        let dropped = plans
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add(path, Box::new(plan));
+        // A dropped plan's diff leaves the reply room for another's.
+        if dropped > 0 {
+            preview.budget.settle(dropped, 0);
         }
         true
     };
@@ -256,33 +367,84 @@ pub fn tree_replace(ws: &Workspace, req: &TreeReplace) -> Result<TreeReplaceRepo
     // How many files there are is known now that the walk has ended.
     let done = batch.planned();
     options.control().report(Progress { done, total: done });
-    // In the selection's (path) order: both sorted, then walked side by side.
-    let mut plans = plans.into_inner().unwrap_or_else(|e| e.into_inner());
-    plans.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut plans = plans.into_iter().peekable();
+    let Plans {
+        kept, mut dropped, ..
+    } = plans.into_inner().unwrap_or_else(|e| e.into_inner());
+    // In the selection's (path) order: both sorted, then walked side by side. Every file the
+    // walk chose was planned: kept, or dropped.
+    let mut kept = kept.into_iter().peekable();
     let (files, plans): (Vec<FileEdits>, Vec<FilePlan>) = selected
         .files
         .iter()
-        .map(|path| {
-            let plan = match plans.next_if(|(planned, _)| planned == path) {
-                Some((_, plan)) => *plan,
-                None => {
-                    let mut plan = batch.plan(&entry(path), None).0;
-                    preview.bound(&mut plan);
-                    plan
-                }
-            };
-            (entry(path), plan)
+        .filter_map(|path| {
+            let (_, plan) = kept.next_if(|(planned, _)| planned == path)?;
+            Some((entry(path), *plan))
         })
         .unzip();
     let report = batch.finish(&files, plans);
+    if report.cancelled {
+        // As the kept files: none of them was written, each counted as not reached.
+        dropped.failed = dropped.files;
+    }
     Ok(TreeReplaceReport {
         chosen: selected.chosen,
         unmatched,
         walk_skipped: selected.skipped,
         report,
         previews_cut: preview.cut.into_inner(),
+        dropped,
     })
+}
+
+/// The plans of a tree-wide replace as its walk makes them.
+#[derive(Default)]
+struct Plans {
+    /// The plans kept, by path. Boxed: a plan is a kilobyte.
+    kept: BTreeMap<String, Box<FilePlan>>,
+    /// Keep only the first plans in path order whose entries take these bytes of a reply
+    /// ([`crate::limits::reply_entry_bytes`]); the rest are counted in `dropped`.
+    bound: Option<u64>,
+    /// The bytes the kept plans' entries take.
+    used: u64,
+    /// Once a plan was dropped for the bound: the first path dropped. Every plan before it
+    /// in path order is kept, none after it.
+    cut_at: Option<String>,
+    dropped: Dropped,
+}
+
+impl Plans {
+    /// Whether the plan of `path` would be dropped (past the plans kept), whatever it is.
+    fn past_cut(&self, path: &str) -> bool {
+        self.cut_at.as_deref().is_some_and(|cut| path >= cut)
+    }
+
+    /// Keeps `plan` of `path`, or counts it, dropping the last kept plans in path order while
+    /// the kept entries are past the bound (the first is always kept). Returns the bytes of
+    /// the diffs dropped.
+    fn add(&mut self, path: &str, plan: Box<FilePlan>) -> u64 {
+        let Some(bound) = self.bound else {
+            self.kept.insert(path.to_string(), plan);
+            return 0;
+        };
+        let report = plan.report();
+        if unlisted(report) || self.past_cut(path) {
+            self.dropped.count(report);
+            return report.diff.len() as u64;
+        }
+        self.used += crate::limits::reply_entry_bytes(path);
+        self.kept.insert(path.to_string(), plan);
+        let mut freed = 0;
+        while self.used > bound && self.kept.len() > 1 {
+            let Some((last, plan)) = self.kept.pop_last() else {
+                break;
+            };
+            self.used -= crate::limits::reply_entry_bytes(&last);
+            self.dropped.count(plan.report());
+            freed += plan.report().diff.len() as u64;
+            self.cut_at = Some(last);
+        }
+        freed
+    }
 }
 
 /// What a dry run's report keeps of each file's preview.
@@ -293,6 +455,11 @@ struct Preview {
 }
 
 impl Preview {
+    /// Whether the diffs kept so far took every byte of the reply: no other diff fits.
+    fn spent(&self) -> bool {
+        self.budget.used() >= self.budget.max()
+    }
+
     /// Keeps the diff and texts of a planned file while the reply's bytes last (planned on
     /// the walk's threads, so in no fixed order: which files keep theirs depends on the walk);
     /// past them the file keeps its outcome and counts only.

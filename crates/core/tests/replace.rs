@@ -616,3 +616,54 @@ fn a_leased_file_is_refused_alone_and_its_holder_still_writes_it() {
         "let c = 3;\r\n"
     );
 }
+
+/// A lean dry run (a tool's preview) keeps the reports of the files its reply lists, the
+/// first in path order, and only counts the others: a tree of any size is previewed in the
+/// memory of one reply, with its counts whole.
+#[test]
+fn a_lean_dry_run_keeps_the_reports_one_reply_lists_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for i in 0..300 {
+        let p = root.join(format!("d{}/f{i:03}.txt", i / 50));
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, format!("file {i}\nthe colour of it\n")).unwrap();
+    }
+    // Two files the substitution leaves as they were, and one that is not text.
+    fs::write(root.join("d0/same.txt"), "no match here\n").unwrap();
+    fs::write(root.join("d0/same2.txt"), "color\n").unwrap();
+    fs::write(root.join("d5/bin.txt"), b"colour\0\n").unwrap();
+    let bound = 4_000;
+    let ws = ws(&root).with_max_reply_bytes(bound);
+    let mut req = request(&root, "*.txt", true, "s/colou?r/color/");
+    req.options = req.options.to_builder().dry_run(true).lean(true).build();
+    let out = tree_replace(&ws, &req).unwrap();
+    let kept = &out.report.files;
+    let cost: u64 = kept
+        .iter()
+        .map(|f| filekit_core::limits::reply_entry_bytes(&f.path))
+        .sum();
+    assert!(cost <= bound, "{} reports kept, {cost} bytes", kept.len());
+    assert!(kept.len() > 10, "{} reports kept", kept.len());
+    // The first files in path order, none of them unchanged (a reply only counts those).
+    let mut all: Vec<String> = (0..300)
+        .map(|i| format!("d{}/f{i:03}.txt", i / 50))
+        .chain(["d5/bin.txt".to_string()])
+        .collect();
+    all.sort();
+    assert_eq!(names(kept), all[..kept.len()]);
+    // The counts are the whole tree's.
+    assert_eq!(kept.len() + out.dropped.files + out.unmatched, 303);
+    assert_eq!(out.replacements(), 301);
+    assert_eq!(out.count(FileStatus::Modified), 300);
+    assert_eq!(out.count(FileStatus::Unchanged) + out.unmatched, 2);
+    assert_eq!(out.count(FileStatus::Skipped), 1);
+    assert_eq!(out.failed(), 0);
+    assert!(out.success());
+    // A run that is not a lean dry run keeps every file's report.
+    let mut req = req.clone();
+    req.options = req.options.to_builder().lean(false).build();
+    let out = tree_replace(&ws, &req).unwrap();
+    assert_eq!(out.report.files.len() + out.unmatched, 303);
+    assert_eq!(out.dropped.files, 0);
+}

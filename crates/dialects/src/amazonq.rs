@@ -14,9 +14,7 @@ use crate::reply::{self, Details, Failure, PartError};
 use crate::shape::{self, FailedEdit};
 use crate::{ToolReply, ToolSpec};
 use filekit_core::FkError;
-use filekit_core::edit::{
-    Edit, EditOptions, EditRequest, Expected, FileEdits, FileReport, FileStatus,
-};
+use filekit_core::edit::{Edit, EditOptions, EditRequest, Expected, FileEdits, FileStatus};
 use filekit_core::limits::ReplyBudget;
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files_within};
 use filekit_core::replace::TreeReplaceReport;
@@ -1188,8 +1186,7 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
 /// skipped (unchanged files are only counted), diffs until the reply's diff budget is spent.
 fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> ToolReply {
     let report = &out.report;
-    let count = |s: FileStatus| report.files.iter().filter(|f| f.status() == s).count();
-    let failed: Vec<&FileReport> = report.files.iter().filter(|f| !f.success()).collect();
+    let count = |s: FileStatus| out.count(s);
     let mut budget = shape::DiffBudget::new();
     let mut listed = shape::ListBudget::new(ws);
     let mut entries = Vec::new();
@@ -1209,6 +1206,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
             content_hash: shape::current_hash(f).filter(|_| f.skipped().is_none()),
         });
     }
+    listed.cut += out.dropped.not_listed;
     let modified = count(FileStatus::Modified);
     let skipped = count(FileStatus::Skipped) + out.walk_skipped.len();
     let summary = format!(
@@ -1220,7 +1218,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
             ""
         },
         count(FileStatus::Unchanged) + out.unmatched,
-        failed.len(),
+        out.failed(),
         out.chosen,
         listed.note(ws, "directory or file_pattern"),
     );
@@ -1232,20 +1230,20 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
     });
     let value = TreeReplaceReply {
         command: "pattern_replace",
-        success: report.success(),
+        success: out.success(),
         summary,
         files_matched: out.chosen,
         files_modified: modified,
         files_unchanged: count(FileStatus::Unchanged) + out.unmatched,
         files_skipped: skipped,
-        files_failed: failed.len(),
+        files_failed: out.failed(),
         replacements: out.replacements(),
         files: entries,
         diff_truncated: cut_note,
         rolled_back: report.rolled_back,
         dry_run: report.dry_run,
     };
-    serialized(&value, !report.success())
+    serialized(&value, !out.success())
 }
 
 /// One edit's arguments -> the engine's edit, after checking that the command has what it

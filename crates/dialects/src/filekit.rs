@@ -767,12 +767,9 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             failure: err.as_ref().map(PartError::of),
         });
     }
-    let changed = report
-        .files
-        .iter()
-        .filter(|f| matches!(f.status(), FileStatus::Modified))
-        .count();
-    let failed = report.files.iter().filter(|f| !f.success()).count();
+    let changed = out.count(FileStatus::Modified);
+    let failed = out.failed();
+    listed.cut += out.dropped.not_listed;
     let mut summary = format!(
         "{}: {} replacement(s) in {changed} of {} file(s) matched{}",
         args.expression,
@@ -821,7 +818,7 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let diffs: String = entries.iter().filter_map(|e| e.diff.as_deref()).collect();
     let text = format!("{summary}\n{text}{diffs}");
     let value = ReplaceReply {
-        success: report.success(),
+        success: out.success(),
         replacements: out.replacements(),
         files_matched: out.chosen,
         files_changed: changed,
@@ -832,7 +829,7 @@ fn replace_in_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         files: entries,
         hint,
     };
-    Ok(ToolReply::typed(&value, !report.success(), text))
+    Ok(ToolReply::typed(&value, !out.success(), text))
 }
 
 /// For an expression that replaced nothing: what to do when its pattern, taken as plain

@@ -335,7 +335,7 @@ impl ListBudget {
 
     /// True when the entry of `path` still fits.
     pub(crate) fn take(&mut self, path: &str) -> bool {
-        let cost = 2 * path.len() as u64 + 160;
+        let cost = filekit_core::limits::reply_entry_bytes(path);
         if self.cut > 0 || cost > self.left {
             self.cut += 1;
             return false;

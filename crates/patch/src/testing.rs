@@ -133,6 +133,16 @@ pub fn drift(patch: &str, indent: bool, blank_mode: bool) -> String {
 /// Codex's envelope, 2: SEARCH/REPLACE blocks, drift left out), with the drift `drift_kind` says (0: none, 1: trailing white space, 2:
 /// indentation, 3: a blank context line dropped), places it on `old`, and checks that the
 /// result is `new` or the patch is refused; a clean diff with the usual context must apply.
+/// `text` with each line's leading tabs written as four spaces.
+fn tabs_as_spaces(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|l| {
+            let rest = l.trim_start_matches('\t');
+            "    ".repeat(l.len() - rest.len()) + rest
+        })
+        .collect()
+}
+
 pub fn check_change(
     old: &str,
     new: &str,
@@ -168,7 +178,14 @@ pub fn check_change(
                 && h.candidates.len() >= 2
                 && h.line == h.candidates.first().copied()
         });
-        if got != new && !first_in_order {
+        // Added lines take the file's tabs or spaces, and the hunk says so: the generator's
+        // added lines are indented with spaces whatever the file.
+        let restyled = placed
+            .hunks
+            .iter()
+            .any(|h| h.tolerances.contains(&Tolerance::TabsSpaces))
+            && tabs_as_spaces(&got) == tabs_as_spaces(new);
+        if got != new && !first_in_order && !restyled {
             return Err(format!(
                 "applied wrong:\n{patch}\ngot: {got:?}\nwanted: {new:?}\nreports: {:?}",
                 placed.hunks

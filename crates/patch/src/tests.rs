@@ -757,6 +757,76 @@ fn cases_the_property_test_found_stay_fixed() {
     }
 }
 
+/// Found by the `patch_place` fuzz target: SEARCH/REPLACE blocks (format 2) whose second
+/// block adds a space-indented line to a file indented with tabs only. The line takes the
+/// file's tabs and the hunk says so (`TabsSpaces`); the property now allows that.
+#[test]
+fn an_added_line_takes_the_files_tabs_and_says_so() {
+    let old = [
+        "\tc = 2", "\tc = 2", "", "}", "", "", "", "}", "}", "b", "", "}", "", "", "}", "}",
+    ];
+    let new = [
+        "h changed",
+        "\tc = 2",
+        "",
+        "}",
+        "",
+        "",
+        "",
+        "}",
+        "}",
+        "b",
+        "",
+        "}",
+        "",
+        "}",
+        "    h added",
+        "}",
+    ];
+    check_change(&lines_of(&old), &lines_of(&new), 2, 0, 3).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Found by the `patch_place` fuzz target, not fixed yet: Codex's envelope with every hunk
+/// line indented two more spaces (drift 2) on a file indented with tabs and with spaces.
+/// The hunk is found (`Indentation`), but its added line, four spaces once the drift is taken
+/// off, is written with a tab (the drift is measured against the tab-indented context line).
+#[test]
+#[ignore = "fails: an added line under indentation drift in a file of tabs and spaces gets a tab"]
+fn an_added_line_under_drift_in_a_mixed_file_keeps_its_spaces() {
+    let old = [
+        "",
+        "}",
+        "}",
+        "",
+        "",
+        "",
+        "\tc = 2",
+        "x y",
+        "a",
+        "}",
+        "    a = 1",
+        "",
+        "",
+    ];
+    let new = [
+        "",
+        "}",
+        "}",
+        "",
+        "    fg added",
+        "",
+        "",
+        "\tc = 2",
+        "x y",
+        "a",
+        "}",
+        "    a = 1",
+        "",
+        "",
+    ];
+    check_change(&lines_of(&old), &lines_of(&new), 1, 2, 2).unwrap_or_else(|e| panic!("{e}"));
+}
+
 proptest! {
     // Fixed: the same cases on every run and machine; nothing is written into the checkout.
     // A longer, randomized run is the `patch_place` fuzz target.
@@ -769,7 +839,7 @@ proptest! {
 
     #[test]
     fn patches_apply_to_the_expected_text_or_are_refused((old, new) in change_strategy(),
-                                                         format in 0..2usize,
+                                                         format in 0..3usize,
                                                          drift_kind in 0..4usize,
                                                          context in 1..4usize) {
         let (old, new) = (join_lines(&old), join_lines(&new));

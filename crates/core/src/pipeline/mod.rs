@@ -122,12 +122,23 @@ impl<'a> Batch<'a> {
     /// wrote come back (the plan keeps none) for the caller to reuse their memory; what it
     /// changed is recorded with the rest of the request ([`Batch::finish`]).
     pub(crate) fn plan(&self, fe: &FileEdits, known: Option<Known>) -> (FilePlan, Option<Vec<u8>>) {
+        self.plan_with(fe, known, self.opts)
+    }
+
+    /// [`Batch::plan`] with `opts` for this file: the request's, with what its report keeps
+    /// changed (a file whose diff no reply would show is planned without one).
+    pub(crate) fn plan_with(
+        &self,
+        fe: &FileEdits,
+        known: Option<Known>,
+        opts: &EditOptions,
+    ) -> (FilePlan, Option<Vec<u8>>) {
         let mut plan = if self.opts.control().is_cancelled() {
             let mut plan = FilePlan::new(&fe.path);
             plan.fail(cancelled_error());
             plan
         } else {
-            plan_file(self.ws, fe, self.opts, &self.leases, known)
+            plan_file(self.ws, fe, opts, &self.leases, known)
         };
         let done = self.planned.fetch_add(1, Ordering::Relaxed) + 1;
         self.opts.control().report(Progress {
@@ -327,6 +338,11 @@ impl PlannedWrite {
 }
 
 impl FilePlan {
+    /// The file's report as planned.
+    pub(crate) fn report(&self) -> &FileReport {
+        &self.report
+    }
+
     /// The file's report as planned, for a caller that bounds what a reply shows of it.
     pub(crate) fn report_mut(&mut self) -> &mut FileReport {
         &mut self.report
