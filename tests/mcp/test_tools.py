@@ -36,9 +36,13 @@ def clashing(tools):
 
 
 def served_by_all(tools):
-    """What `--tools all` lists: each tool once, none whose name tables define differently."""
-    left_out = clashing(tools)
-    return [t for t in unique(tools) if t["mcp_name"] not in left_out]
+    """What `--tools all` lists: each tool once; a name the curated table has is its tool (the
+    `semantic` table spells file_edit's arguments otherwise); no other name that tables define
+    differently."""
+    curated = {t["mcp_name"] for t in tools if t["dialect"] == "filekit"}
+    left_out = clashing(tools) - curated
+    kept = [t for t in tools if t["dialect"] == "filekit" or t["mcp_name"] not in curated]
+    return [t for t in unique(kept) if t["mcp_name"] not in left_out]
 
 
 def text_of(result):
