@@ -11,10 +11,11 @@ ratios with their spread (min-max), each round timing filekit and its peer back 
     (mcp-filesystem table), `read_files` (filekit's own) and `Read` (claude table), each
     against the Node server's `read_text_file` of the same file; per round the median of
     `--calls` calls after a warm-up;
-  - whole processes: `filekit --version` against `rg --version` (when ripgrep is installed),
-    and `filekit call` of a small read (goal: under 3 ms);
+  - whole processes, by their processor time (user + system, spawn to exit): `filekit
+    --version` against `rg --version` (when ripgrep is installed), and `filekit call` of a
+    small read (goal: under 3 ms);
   - `file_read` of a symbol in a generated 10,000-line TypeScript file, as one `filekit call`
-    process (goal 30 ms) and in a warm server (goal 5 ms);
+    process (processor time, goal 30 ms) and in a warm server (goal 5 ms);
   - a tree-wide replace through `fs_write pattern_replace` (the default: atomic, durable,
     undoable) against fastmod on the .rs files of cargo's registry (thousands of files), on
     tmpfs (`--tmpfs`, default /dev/shm) and on disk (`--disk`, default a folder under
@@ -32,6 +33,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -157,13 +159,16 @@ def call_params(tool, arguments):
 
 
 def time_process(argv, runs=20, stdin=None):
-    """The median wall time of `argv` as a whole process (spawn to exit), stdout discarded."""
+    """The median processor time (user + system) of `argv` as a whole process, spawn to exit,
+    stdout discarded: what the process costs, whatever else the machine runs (its wall time
+    on a shared machine is mostly waiting for a core)."""
     samples = []
     for _ in range(runs):
-        start = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
-        samples.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        samples.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
         if done.returncode != 0:
             raise RuntimeError(f"{argv} exited with {done.returncode}")
     return statistics.median(samples)

@@ -38,6 +38,16 @@ def table_tools(dialect=None):
     return json.loads(subprocess.run(args, check=True, capture_output=True).stdout)
 
 
+def definition_bytes(tools, outputs=True):
+    """What the definitions of `tools` (the SDK's Tool objects) cost a session: their compact
+    JSON as `tools/list` carries it, with or without the output schemas."""
+    listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+    if not outputs:
+        for t in listed:
+            t.pop("outputSchema", None)
+    return len(json.dumps(listed, separators=(",", ":"), ensure_ascii=False).encode())
+
+
 @pytest.fixture
 def anyio_backend():
     return "asyncio"

@@ -22,7 +22,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import stdio_session
+from conftest import definition_bytes, stdio_session
 
 pytestmark = pytest.mark.anyio
 
@@ -197,11 +197,22 @@ async def test_desktop_commanders_file_tools_answer_as_the_real_package(tmp_path
     async with stdio_client(dc_params(tmp_path, dc_root)) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            served = {t.name for t in (await session.list_tools()).tools}
-            assert {tool for _, tool, _ in CALLS} <= served
+            their_tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert {tool for _, tool, _ in CALLS} <= set(their_tools)
             theirs = await run_calls(session, dc_root)
     async with stdio_session(fk_root, "--tools", "desktop-commander") as session:
+        our_tools = (await session.list_tools()).tools
         ours = await run_calls(session, fk_root)
+
+    # The tools both serve cost an agent's session no more than the real package's
+    # definitions of them: at most 1.1x, without and with output schemas. (batch_edit_blocks
+    # and write_from_line are filekit's own additions to the table.)
+    shared = [t for t in our_tools if t.name in their_tools]
+    assert len(shared) >= 12, [t.name for t in shared]
+    for outputs in (False, True):
+        mine = definition_bytes(shared, outputs)
+        real = definition_bytes([their_tools[t.name] for t in shared], outputs)
+        assert mine <= 1.1 * real, f"definitions (output schemas {outputs}): {mine} B, the real package's {real} B"
 
     unexplained = {label: {"desktop-commander": theirs[label], "filekit": ours[label]}
                    for label, _, _ in CALLS

@@ -20,7 +20,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import stdio_session
+from conftest import definition_bytes, stdio_session
 
 pytestmark = pytest.mark.anyio
 
@@ -345,6 +345,13 @@ async def test_filekit_answers_as_the_official_server_but_where_listed(tmp_path)
             assert a.destructiveHint == b.destructiveHint, name
         if b.idempotentHint is not None:
             assert a.idempotentHint == b.idempotentHint, name
+
+    # A drop-in costs an agent's session no more than the real server does: at most 1.1x its
+    # definitions, without and with output schemas.
+    for outputs in (False, True):
+        mine = definition_bytes(our_tools.values(), outputs)
+        real = definition_bytes(their_tools.values(), outputs)
+        assert mine <= 1.1 * real, f"definitions (output schemas {outputs}): {mine} B, the real server's {real} B"
 
     # Every call tried on both.
     assert set(theirs) == set(ours) == {label for label, _, _ in CALLS}

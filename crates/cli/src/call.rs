@@ -31,18 +31,18 @@ unknown tool, bad arguments) and nothing was attempted.";
 pub struct CallArgs {
     /// The tool call as JSON; without it the call is read from standard input.
     #[arg(long = "json", value_name = "CALL")]
-    call: Option<String>,
+    pub(crate) call: Option<String>,
     /// The tool call as JSON, as --json takes it (`filekit call '{"tool_name": ...}'`).
     #[arg(value_name = "CALL", conflicts_with = "call")]
-    call_given: Option<String>,
+    pub(crate) call_given: Option<String>,
     /// Look the tool up in these tables only (comma-separated, as `serve --tools`): needed
     /// where two tables have a tool of one name that takes different arguments.
     #[arg(long = "tools", value_name = "TABLES")]
-    tables: Option<String>,
+    pub(crate) tables: Option<String>,
     /// Print the reply indented, for people; the default is compact JSON on one line, as a
     /// program or a model reads it.
     #[arg(long)]
-    pretty: bool,
+    pub(crate) pretty: bool,
 }
 
 const NAME_KEYS: &[&str] = &["tool_name", "name", "tool"];

@@ -307,15 +307,46 @@ struct ToolsArgs {
     markdown: bool,
 }
 
+/// The command line of `filekit call`, the verb an agent runs once per tool call: the global
+/// options and `call` alone, so that a call's start builds one verb's arguments instead of
+/// twenty. Its grammar is a part of [`Cli`]'s: what it parses, `Cli` parses the same way, and
+/// what it refuses (another verb, a help, a mistake) goes to `Cli`, which says what was wrong.
+#[derive(Parser)]
+#[command(name = "filekit")]
+struct CallLine {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[arg(long)]
+    json: bool,
+    #[command(subcommand)]
+    verb: CallOnly,
+}
+
+#[derive(Subcommand)]
+enum CallOnly {
+    Call(call::CallArgs),
+}
+
 /// The command line, as `Cli::parse` reads it, but for `serve`'s help: it lists every table's
 /// tools, and listing them builds every tool of every table (their schemas, descriptions),
 /// which cost each start a few milliseconds. It is written only when a help is asked for.
 fn parse_command_line() -> Cli {
-    let mut command = Cli::command();
-    if std::env::args_os()
+    let help = std::env::args_os()
         .skip(1)
-        .any(|a| a == "-h" || a == "--help" || a == "help")
+        .any(|a| a == "-h" || a == "--help" || a == "help");
+    if !help
+        && std::env::args_os().skip(1).any(|a| a == "call")
+        && let Ok(line) = CallLine::try_parse()
     {
+        let CallOnly::Call(args) = line.verb;
+        return Cli {
+            global: line.global,
+            json: line.json,
+            verb: Verb::Call(args),
+        };
+    }
+    let mut command = Cli::command();
+    if help {
         command = command.mut_subcommand("serve", |s| s.after_help(serve::after_help()));
     }
     let mut matches = command.get_matches();
@@ -660,4 +691,41 @@ fn keep_freed_memory() {
 fn use_small_pages() {
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_call_line_is_a_part_of_the_command_line() {
+        CallLine::command().debug_assert();
+        Cli::command().debug_assert();
+        let argv = [
+            "filekit",
+            "--root",
+            "/tmp",
+            "--read-only",
+            "call",
+            "--tools",
+            "claude",
+            "--pretty",
+            "{}",
+        ];
+        let line = CallLine::try_parse_from(argv).expect("a call");
+        let full = Cli::try_parse_from(argv).expect("a call");
+        let Verb::Call(args) = full.verb else {
+            panic!("not the call verb")
+        };
+        let CallOnly::Call(reduced) = line.verb;
+        assert_eq!(line.global.roots, full.global.roots);
+        assert_eq!(line.global.read_only, full.global.read_only);
+        assert_eq!(
+            (reduced.tables, reduced.pretty, reduced.call_given),
+            (args.tables, args.pretty, args.call_given)
+        );
+        // Another verb, even with "call" among its arguments, is not a call.
+        assert!(CallLine::try_parse_from(["filekit", "read", "call"]).is_err());
+        assert!(CallLine::try_parse_from(["filekit", "--root", "call", "read", "x"]).is_err());
+    }
 }

@@ -864,3 +864,70 @@ fn a_parameter_of_a_type_is_not_a_declaration() {
         "export function wrap(fn: (_super: number) => number): number {\n  const base = 2;\n  return fn(base);\n}\n"
     );
 }
+
+/// A server keeps the parse trees of the files it read: every change of a file, by the server
+/// or from outside (even one that keeps the file's size and modification time), is read.
+#[test]
+fn a_server_reads_every_change_of_a_file_it_parsed_before() {
+    let sb = ts();
+    let mut server = McpStdio::start(sb.command(&["serve", "--tools", "semantic"]));
+    fn read_in(server: &mut McpStdio, symbol: &str) -> String {
+        let result = server.call_tool(
+            "file_read",
+            &json!({"file": "src/user.ts", "symbol": symbol}),
+        );
+        assert_ne!(result["isError"], true, "{result}");
+        result["structuredContent"]["content"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no content: {result}"))
+            .to_string()
+    }
+    let total = "export function calculateTotal(items: number[]): number {\n  let t = 0;\n  for (const i of items) t += i;\n  return t;\n}";
+    assert_eq!(read_in(&mut server, "calculateTotal"), total);
+    assert_eq!(
+        read_in(&mut server, "calculateTotal"),
+        total,
+        "read again, unchanged"
+    );
+
+    // Edited through the server.
+    let edited = server.call_tool(
+        "file_edit",
+        &json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "replace_body",
+                "content": "return items.length;"}),
+    );
+    assert_ne!(edited["isError"], true, "{edited}");
+    assert_eq!(
+        read_in(&mut server, "calculateTotal"),
+        "export function calculateTotal(items: number[]): number {\n  return items.length;\n}"
+    );
+
+    // Changed from outside to a text of the same size, its modification time put back.
+    let path = sb.path("src/user.ts");
+    let before = std::fs::metadata(&path).unwrap();
+    let text = sb.read("src/user.ts");
+    let changed = text.replace("items.length", "items.LENGTH");
+    assert_eq!(changed.len(), text.len());
+    sb.write("src/user.ts", &changed);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(before.modified().unwrap())
+        .unwrap();
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+    assert!(read_in(&mut server, "calculateTotal").contains("return items.LENGTH;"));
+
+    // A symbol added from outside is found; one renamed away is not.
+    sb.write("src/user.ts", &changed.replace("calculateTotal", "sumAll"));
+    assert!(read_in(&mut server, "sumAll").starts_with("export function sumAll("));
+    let gone = server.call_tool(
+        "file_read",
+        &json!({"file": "src/user.ts", "symbol": "calculateTotal"}),
+    );
+    assert_eq!(gone["isError"], true, "{gone}");
+}

@@ -590,20 +590,18 @@ encodings and provides detailed error messages if the file cannot be read. Use t
 you need to examine the contents of a single file. Use the 'head' parameter to read only the \
 first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. \
 Operates on the file as text regardless of extension. Only works within allowed directories. \
-(filekit: a binary file is refused with what it is, rather than shown as garbled text; use \
-read_media_file for images. An argument this tool does not take is refused, not ignored.)
+(filekit: a binary file is refused, not shown garbled.)
 
 Example: {\"path\": \"src/main.rs\", \"head\": 40}";
 
 const READ_FILE_DESCRIPTION: &str = "\
-Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead. (Takes \
-the same arguments as read_text_file: path, and head or tail for the first or last N lines.)
+Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.
 
 Example: {\"path\": \"README.md\"}";
 
 #[derive(Deserialize, JsonSchema)]
 struct ReadArgs {
-    /// The file to read: absolute, or relative to the first allowed directory.
+    // The file to read: absolute, or relative to the first allowed directory.
     path: String,
     /// If provided, returns only the last N lines of the file
     tail: Option<f64>,
@@ -888,7 +886,7 @@ Example: {\"path\": \"docs/diagram.png\"}";
 
 #[derive(Deserialize, JsonSchema)]
 struct PathArgs {
-    /// The path: absolute, or relative to the first allowed directory.
+    // The path: absolute, or relative to the first allowed directory.
     path: String,
 }
 
@@ -1021,18 +1019,16 @@ fn media_done(item: Block) -> ToolReply {
 const WRITE_DESCRIPTION: &str = "\
 Create a new file or completely overwrite an existing file with new content. Use with caution \
 as it will overwrite existing files without warning. Handles text content with proper \
-encoding. Only works within allowed directories. (filekit: the file is replaced atomically \
-and its permissions kept; the old content stays in filekit's history, so the write can be \
-undone.)
+encoding. Only works within allowed directories. (filekit: replaced atomically; undoable.)
 
 Example: {\"path\": \"notes/todo.md\", \"content\": \"# TODO\\n\"}";
 
 #[derive(Deserialize, JsonSchema)]
 struct WriteArgs {
-    /// The file to write: absolute, or relative to the first allowed directory. Its directory
-    /// must exist (create_directory makes it).
+    // The file to write: absolute, or relative to the first allowed directory. Its directory
+    // must exist (create_directory makes it).
     path: String,
-    /// The whole new content of the file.
+    // The whole new content of the file.
     content: String,
 }
 
@@ -1075,12 +1071,8 @@ fn write_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 const EDIT_DESCRIPTION: &str = "\
 Make line-based edits to a text file. Each edit replaces exact line sequences with new \
 content. Returns a git-style diff showing the changes made. Only works within allowed \
-directories. Edits apply in order, each to the text the ones before it left. An oldText that \
-is not found exactly is matched line by line, tolerating indentation and trailing white space, \
-and the new lines take the file's indentation. (filekit: an oldText found in more than one \
-place is refused with the lines where, not applied to the first; a failed edit shows the \
-closest text in the file; the file keeps its line endings; nothing is written unless every \
-edit applies.)
+directories. (filekit: an oldText found more than once is refused with its lines; nothing is \
+written unless every edit applies.)
 
 Example: {\"path\": \"src/app.ts\", \"edits\": [{\"oldText\": \"debug: false\", \"newText\": \
 \"debug: true\"}], \"dryRun\": true}";
@@ -1097,9 +1089,9 @@ struct EditOperation {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct EditArgs {
-    /// The file to edit: absolute, or relative to the first allowed directory.
+    // The file to edit: absolute, or relative to the first allowed directory.
     path: String,
-    /// The edits, applied in order.
+    // The edits, applied in order.
     edits: Vec<EditOperation>,
     /// Preview changes using git-style diff format
     #[serde(default)]
@@ -1391,16 +1383,15 @@ const MOVE_DESCRIPTION: &str = "\
 Move or rename files and directories. Can move files between directories and rename them in \
 a single operation. If the destination exists, the operation will fail. Works across \
 different directories and can be used for simple renaming within the same directory. Both \
-source and destination must be within allowed directories. (filekit: recorded in its history, \
-so a move can be undone.)
+source and destination must be within allowed directories. (filekit: undoable.)
 
 Example: {\"source\": \"src/old_name.ts\", \"destination\": \"src/new_name.ts\"}";
 
 #[derive(Deserialize, JsonSchema)]
 struct MoveArgs {
-    /// What to move: absolute, or relative to the first allowed directory.
+    // What to move: absolute, or relative to the first allowed directory.
     source: String,
-    /// Where to: a path that does not exist yet, in an existing directory.
+    // Where to: a path that does not exist yet, in an existing directory.
     destination: String,
 }
 
@@ -1560,7 +1551,7 @@ enum SortBy {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct ListSizesArgs {
-    /// The directory: absolute, or relative to the first allowed directory.
+    // The directory: absolute, or relative to the first allowed directory.
     path: String,
     /// Sort entries by name or size
     #[schemars(extend("default" = "name"))]
@@ -1643,18 +1634,16 @@ Get a recursive tree view of files and directories as a JSON structure. Each ent
 'name', 'type' (file/directory), and 'children' for directories. Files have no children \
 array, while directories always have a children array (which may be empty). The output is \
 formatted with 2-space indentation for readability. Only works within allowed directories. \
-`excludePatterns` are globs of paths relative to `path` (minimatch): one with `*` matches as \
-written (`*.log` the top level's, `**/*.log` all), a name without `*` (`node_modules`) at any \
-depth; what is left out is not entered.
+(`excludePatterns`: globs relative to `path`; a name without `*` matches at any depth.)
 
 Example: {\"path\": \".\", \"excludePatterns\": [\"node_modules\", \"*.log\"]}";
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct TreeArgs {
-    /// The directory: absolute, or relative to the first allowed directory.
+    // The directory: absolute, or relative to the first allowed directory.
     path: String,
-    /// Globs of paths relative to `path` to leave out (`node_modules`, `**/*.log`).
+    // Globs of paths relative to `path` to leave out (`node_modules`, `**/*.log`).
     #[serde(default)]
     #[schemars(extend("default" = []))]
     exclude_patterns: Vec<String>,
@@ -1716,21 +1705,19 @@ Recursively search for files and directories matching a pattern. The patterns sh
 glob-style patterns that match paths relative to the working directory. Use pattern like \
 '*.ext' to match files in current directory, and '**/*.ext' to match files in all \
 subdirectories. Returns full paths to all matching items. Great for finding files when you \
-don't know their exact location. Only searches within allowed directories. (`path` is the \
-directory searched; patterns match paths relative to it. `excludePatterns` are matched the \
-same way (`node_modules` is the top level's, `**/node_modules` any), and leave out what they \
-match with everything under it.)
+don't know their exact location. Only searches within allowed directories. (Patterns match \
+paths relative to `path`; what `excludePatterns` match is left out with all under it.)
 
 Example: {\"path\": \".\", \"pattern\": \"**/*.test.ts\", \"excludePatterns\": [\"node_modules\"]}";
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct SearchArgs {
-    /// The directory to search: absolute, or relative to the first allowed directory.
+    // The directory to search: absolute, or relative to the first allowed directory.
     path: String,
-    /// A glob matched against each path relative to `path` (`*.md`, `**/*.rs`).
+    // A glob matched against each path relative to `path` (`*.md`, `**/*.rs`).
     pattern: String,
-    /// Globs of paths relative to `path` to leave out, with everything under them.
+    // Globs of paths relative to `path` to leave out, with everything under them.
     #[serde(default)]
     #[schemars(extend("default" = []))]
     exclude_patterns: Vec<String>,

@@ -136,6 +136,9 @@ impl FilekitServer {
             by_name.insert(t.spec.name.to_string(), i);
         }
         let initial = Arc::new(options.workspace);
+        // A server is asked about the same files again and again: a file read by symbol twice
+        // unchanged is parsed once.
+        filekit_semantic::parse_cache::keep_trees(filekit_semantic::parse_cache::BUDGET_BYTES);
         FilekitServer {
             workspace: SessionWorkspace::new(Arc::clone(&initial), options.follow_client_roots),
             initial,
@@ -203,11 +206,18 @@ pub fn mcp_tool(spec: &ToolSpec) -> Tool {
         // valid even if one were not.
         _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),
     };
+    // MCP gives the destructive and idempotent hints meaning only for a tool that writes: a
+    // reading tool's would be bytes every session pays for nothing.
     let annotations = ToolAnnotations::new()
         .read_only(spec.read_only)
-        .destructive(spec.destructive)
-        .idempotent(spec.idempotent)
         .open_world(false);
+    let annotations = if spec.read_only {
+        annotations
+    } else {
+        annotations
+            .destructive(spec.destructive)
+            .idempotent(spec.idempotent)
+    };
     Tool::new(spec.mcp_name(), spec.description, Arc::new(input_schema))
         .with_raw_output_schema(Arc::new(output_schema(spec)))
         .with_annotations(annotations)
@@ -676,6 +686,9 @@ mod tests {
             let a = tool.annotations.as_ref().unwrap();
             assert_eq!(a.read_only_hint, Some(spec.read_only));
             assert_eq!(a.open_world_hint, Some(false));
+            let writes = |hint: bool| (!spec.read_only).then_some(hint);
+            assert_eq!(a.destructive_hint, writes(spec.destructive));
+            assert_eq!(a.idempotent_hint, writes(spec.idempotent));
             assert_eq!(tool.output_schema.as_ref().unwrap()["type"], "object");
             assert_eq!(tool.input_schema["type"], "object");
         }

@@ -191,7 +191,15 @@ pub(crate) fn lang_name(lang: Lang) -> &'static str {
 /// refused with `TOO_LARGE` when its tree is deeper than [`MAX_DEPTH`] or when it would
 /// overflow the grammar's scanner state ([`scanner_state`]). `edited` says, for the error,
 /// that the text is the result of an edit rather than the file.
+///
+/// A text parsed whole before in this process is served its kept tree
+/// ([`crate::parse_cache`]); an incremental parse is not looked up or kept.
 pub fn parse(lang: Lang, text: &str, old: Option<&Tree>, edited: bool) -> Result<Tree, FkError> {
+    if old.is_none()
+        && let Some(tree) = crate::parse_cache::get(lang, text)
+    {
+        return Ok(tree);
+    }
     let tree = parse_any_depth(lang, text, old)?;
     let what = if edited {
         format!("the edited {} file", lang_name(lang))
@@ -199,6 +207,9 @@ pub fn parse(lang: Lang, text: &str, old: Option<&Tree>, edited: bool) -> Result
         format!("this {} file", lang_name(lang))
     };
     check_tree(&tree, text, &what)?;
+    if old.is_none() {
+        crate::parse_cache::keep(lang, text, &tree);
+    }
     Ok(tree)
 }
 

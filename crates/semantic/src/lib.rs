@@ -9,7 +9,8 @@
 //! this crate shares: [`lang`], [`bounds`], [`ops`], [`style`], [`suggest`] and [`Found`].
 //!
 //! - [`lang`]: which parser a file name gets, and what is supported.
-//! - [`bounds`]: every tree-sitter parse, refused past the nesting a walk can take.
+//! - [`bounds`]: every tree-sitter parse, refused past the nesting a walk can take, its tree
+//!   kept for the next parse of the same text.
 //! - [`code`]: tree-sitter symbols (TS/TSX/JS, Python, Rust, Go, Java, CSS), regions, imports.
 //! - [`ops`]: the edit operations (replace, insert, wrap, delete, ...) as byte ranges, with
 //!   the indentation of the place.
@@ -45,6 +46,7 @@ pub mod code;
 pub mod imports;
 pub mod lang;
 pub mod ops;
+pub mod parse_cache;
 pub mod python;
 mod steps;
 pub mod style;

@@ -1,0 +1,239 @@
+//! The syntax trees of texts parsed before, kept so that a long-lived process (an MCP server)
+//! reading the same file by symbol again does not parse it again: a 10,000-line TypeScript
+//! file takes tens of milliseconds to parse, and a look-up a few hundredths of one.
+//!
+//! A tree is found by what it was parsed from, the language and the text's bytes, never by a
+//! file's name, size or modification time: a file changed in any way (by filekit, or from
+//! outside with its size and mtime put back) is another text and is parsed afresh. The text
+//! is hashed (xxh3) to find the entry and compared byte for byte before its tree is served,
+//! so not even a crafted hash collision can hand out the tree of another text.
+//!
+//! Only trees that passed [`crate::bounds`]'s checks are kept, so a tree served from here
+//! needs none again. A served tree is a copy (tree-sitter counts references to its nodes,
+//! and an edit of the copy copies what it changes), so a caller that edits it for an
+//! incremental parse leaves the kept one as it was.
+//!
+//! Off until a process asks for it ([`keep_trees`]): a one-shot command parses a file once,
+//! and one that parses thousands (a rename across a package) would only grow by what it kept.
+//!
+//! Bounded by an estimate of memory (tree-sitter does not report a tree's size): the text
+//! kept for the comparison plus [`TREE_BYTES_PER_TEXT_BYTE`] times its length for the tree,
+//! at most [`BUDGET_BYTES`] in all; the least recently used entries go first.
+
+use crate::Lang;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, PoisonError};
+use tree_sitter::Tree;
+
+/// What a tree-sitter tree takes per byte of its text, about: measured as the resident
+/// memory a server grew by per file kept, on TypeScript (a node of 4 to 6 bytes of source,
+/// a node about 50 bytes). Other grammars are within a factor of two of it.
+pub const TREE_BYTES_PER_TEXT_BYTE: usize = 12;
+
+/// What a server keeps: about 20 MB of source, hundreds of ordinary files.
+pub const BUDGET_BYTES: usize = 256 << 20;
+
+struct Entry {
+    lang: Lang,
+    text: Box<str>,
+    tree: Tree,
+    /// When it was last served or kept, in look-ups since the process began.
+    used: u64,
+}
+
+impl Entry {
+    fn charge(&self) -> usize {
+        charge(self.text.len())
+    }
+}
+
+fn charge(len: usize) -> usize {
+    len.saturating_mul(TREE_BYTES_PER_TEXT_BYTE + 1)
+}
+
+struct Cache {
+    entries: HashMap<u64, Entry>,
+    charged: usize,
+    budget: usize,
+    clock: u64,
+}
+
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(Cache::new(0)));
+
+/// From now on, keeps the trees of this process's parses, at most `budget` bytes of them
+/// (estimated: the texts, and [`TREE_BYTES_PER_TEXT_BYTE`] per byte for their trees);
+/// 0 keeps none.
+pub fn keep_trees(budget: usize) {
+    let mut cache = cache();
+    cache.budget = budget;
+    cache.evict();
+}
+
+fn key(lang: Lang, text: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(text.as_bytes(), lang as u64)
+}
+
+fn cache() -> std::sync::MutexGuard<'static, Cache> {
+    // The cache holds no invariant that a panic elsewhere could leave half-kept.
+    CACHE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The kept tree of `text` in `lang`, if there is one.
+pub(crate) fn get(lang: Lang, text: &str) -> Option<Tree> {
+    let mut cache = cache();
+    if cache.budget == 0 {
+        return None;
+    }
+    cache.get(lang, text)
+}
+
+/// Keeps `tree`, the checked parse of `text` in `lang`.
+pub(crate) fn keep(lang: Lang, text: &str, tree: &Tree) {
+    let mut cache = cache();
+    if cache.budget == 0 {
+        return;
+    }
+    cache.keep(lang, text, tree);
+}
+
+impl Cache {
+    fn new(budget: usize) -> Cache {
+        Cache {
+            entries: HashMap::new(),
+            charged: 0,
+            budget,
+            clock: 0,
+        }
+    }
+
+    fn get(&mut self, lang: Lang, text: &str) -> Option<Tree> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        self.clock += 1;
+        let now = self.clock;
+        let entry = self.entries.get_mut(&key(lang, text))?;
+        if entry.lang != lang || *entry.text != *text {
+            return None;
+        }
+        entry.used = now;
+        Some(entry.tree.clone())
+    }
+
+    /// Keeps `tree`, evicting the least recently used trees past the budget. A text too
+    /// large for a quarter of the budget is not kept: it would push out many files to save
+    /// one parse.
+    fn keep(&mut self, lang: Lang, text: &str, tree: &Tree) {
+        let cost = charge(text.len());
+        if cost > self.budget / 4 {
+            return;
+        }
+        self.clock += 1;
+        let entry = Entry {
+            lang,
+            text: text.into(),
+            tree: tree.clone(),
+            used: self.clock,
+        };
+        if let Some(old) = self.entries.insert(key(lang, text), entry) {
+            self.charged -= old.charge();
+        }
+        self.charged += cost;
+        self.evict();
+    }
+
+    fn evict(&mut self) {
+        while self.charged > self.budget {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| *k)
+            else {
+                break;
+            };
+            if let Some(gone) = self.entries.remove(&oldest) {
+                self.charged -= gone.charge();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(lang: Lang, text: &str) -> Tree {
+        keep_trees(BUDGET_BYTES);
+        crate::bounds::parse(lang, text, None, false).unwrap()
+    }
+
+    /// A text no other test of this process parses.
+    fn unique(n: usize) -> String {
+        format!("export function only_in_the_cache_test_{n}(a: number) {{ return a * {n}; }}\n")
+    }
+
+    #[test]
+    fn a_parsed_text_is_kept_and_a_changed_one_is_parsed_afresh() {
+        let text = unique(1);
+        let first = parse(Lang::TypeScript, &text);
+        let kept = get(Lang::TypeScript, &text).expect("the parse kept its tree");
+        assert_eq!(kept.root_node().to_sexp(), first.root_node().to_sexp());
+
+        // Same length, one byte changed: not the kept tree, and its own tree sees the change.
+        let changed = text.replace("a * 1", "a + 1");
+        assert_eq!(changed.len(), text.len());
+        assert!(get(Lang::TypeScript, &changed).is_none());
+        let tree = parse(Lang::TypeScript, &changed);
+        let plus = changed.find('+').unwrap();
+        let node = tree
+            .root_node()
+            .descendant_for_byte_range(plus, plus + 1)
+            .unwrap();
+        assert_eq!(node.kind(), "+");
+
+        // The same text in another language is another tree.
+        assert!(get(Lang::JavaScript, &text).is_none());
+    }
+
+    #[test]
+    fn an_edited_copy_leaves_the_kept_tree_as_it_was() {
+        let text = unique(2);
+        let kept = parse(Lang::TypeScript, &text);
+        let mut copy = get(Lang::TypeScript, &text).expect("kept");
+        copy.edit(&tree_sitter::InputEdit {
+            start_byte: 0,
+            old_end_byte: 6,
+            new_end_byte: 0,
+            start_position: tree_sitter::Point { row: 0, column: 0 },
+            old_end_position: tree_sitter::Point { row: 0, column: 6 },
+            new_end_position: tree_sitter::Point { row: 0, column: 0 },
+        });
+        let served = get(Lang::TypeScript, &text).expect("still kept");
+        assert_eq!(served.root_node().end_byte(), text.len());
+        assert_eq!(served.root_node().to_sexp(), kept.root_node().to_sexp());
+    }
+
+    #[test]
+    fn the_least_recently_used_go_first_and_a_text_past_a_quarter_is_not_kept() {
+        let texts: Vec<String> = (0..5).map(|i| format!("let v{i} = {i};\n")).collect();
+        let trees: Vec<Tree> = texts.iter().map(|t| parse(Lang::JavaScript, t)).collect();
+        // Room for four of the five texts (all of one length).
+        let mut cache = Cache::new(charge(texts[0].len()) * 4);
+        for i in 0..4 {
+            cache.keep(Lang::JavaScript, &texts[i], &trees[i]);
+        }
+        // The first is used again, so the second is the least recently used.
+        assert!(cache.get(Lang::JavaScript, &texts[0]).is_some());
+        cache.keep(Lang::JavaScript, &texts[4], &trees[4]);
+        assert!(cache.get(Lang::JavaScript, &texts[1]).is_none());
+        for i in [0, 2, 3, 4] {
+            assert!(cache.get(Lang::JavaScript, &texts[i]).is_some(), "text {i}");
+        }
+        assert!(cache.charged <= cache.budget);
+
+        let large = "x".repeat(texts[0].len() + 1);
+        cache.keep(Lang::JavaScript, &large, &trees[0]);
+        assert!(cache.get(Lang::JavaScript, &large).is_none());
+    }
+}
