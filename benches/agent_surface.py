@@ -145,9 +145,9 @@ def curated_steps(root):
         ("glob", "find_files", {"pattern": "**/*.py"}),
         ("list", "list_dir", {"path": "src/pkg"}),
         ("rename: dry run", "file_edit", {"file": "src/pkg/core.py", "refactor": "rename_symbol",
-                                          "symbol": "compute_total", "newName": "sum_values", "dryRun": True}),
+                                          "symbol": "compute_total", "new_name": "sum_values", "dry_run": True}),
         ("rename: apply", "file_edit", {"file": "src/pkg/core.py", "refactor": "rename_symbol",
-                                        "symbol": "compute_total", "newName": "sum_values"}),
+                                        "symbol": "compute_total", "new_name": "sum_values"}),
         ("tree-wide replace", "replace_in_files", {"expression": "s/math\\.floor/math.trunc/g", "files": "*.py"}),
         ("undo", "undo", {}),
     ]

@@ -95,19 +95,19 @@ class Selection:
     def args(self) -> dict:
         if self.kind == "add_import" and self.use_at:
             line, column = self.use_at
-            return {"file": self.file, "refactor": "add_import", "selectionRange": {
-                "startLine": line, "startColumn": column, "endLine": line, "endColumn": column + len(self.symbol)}}
+            return {"file": self.file, "refactor": "add_import", "selection_range": {
+                "start_line": line, "start_column": column, "end_line": line, "end_column": column + len(self.symbol)}}
         if self.kind == "add_import":
             return {"file": self.file, "refactor": "add_import", "symbol": self.symbol}
         name = KINDS[self.kind][1]
         a = {
             "file": self.file,
             "refactor": self.kind,
-            "selectionRange": {
-                "startLine": self.start_line,
-                "startColumn": self.start_column,
-                "endLine": self.end_line,
-                "endColumn": self.end_column,
+            "selection_range": {
+                "start_line": self.start_line,
+                "start_column": self.start_column,
+                "end_line": self.end_line,
+                "end_column": self.end_column,
             },
         }
         if name and self.kind == "extract_method":
@@ -115,7 +115,7 @@ class Selection:
             # in one batch) would be one member declared twice.
             name = name + "_" + re.sub(r"\W", "_", Path(self.file).stem)
         if name:
-            a["extractedName"] = name
+            a["extracted_name"] = name
         return a
 
     def where(self) -> str:

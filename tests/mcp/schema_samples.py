@@ -199,7 +199,7 @@ SAMPLES = {
         ("file_edit", {"file": "src/user.ts", "target": "calculateTotal", "operation": "replace_body",
                        "content": "return 2;"}),
         ("file_edit", {"file": "src/user.ts", "refactor": "rename_symbol", "symbol": "UserService",
-                       "newName": "AuthService"}),
+                       "new_name": "AuthService"}),
         ("manage_files", {"operations": [{"op": "copy", "from": "notes.txt", "to": "n2.txt"},
                                          {"op": "move", "from": "docs/spells.md", "to": "docs2/spells.md"}]}),
         ("manage_files", {"operations": [{"op": "delete", "path": "nope.txt"}]}),

@@ -39,7 +39,7 @@ async def test_deep_files_and_bombs_are_refused_and_the_session_keeps_answering(
         # The same session, the same server process: it is still there and answers.
         ok = await session.call_tool("file_read", {"file": "ok.ts", "symbol": "g"})
         py = await session.call_tool("file_edit", {
-            "file": "deep.py", "refactor": "rename_symbol", "symbol": "f", "newName": "h"})
+            "file": "deep.py", "refactor": "rename_symbol", "symbol": "f", "new_name": "h"})
         yaml = await session.call_tool("file_read", {"file": "deep.yaml", "path": "$.f"})
         xml = await session.call_tool("file_read", {"file": "deep.xml", "xpath": "//a"})
         bomb = await session.call_tool("file_read", {"file": "bomb.yaml", "path": "$.i"})

@@ -61,11 +61,11 @@ async def test_a_rust_toolchain_file_cannot_make_the_server_run_its_program(
             assert not written.isError, text_of(written)
         assert os.stat(workspace / "tc" / "bin" / "rust-analyzer").st_mode & 0o111 == 0o111
         renamed = await session.call_tool("file_edit", {
-            "file": "src/lib.rs", "refactor": "rename_symbol", "symbol": "greet", "newName": "welcome"})
+            "file": "src/lib.rs", "refactor": "rename_symbol", "symbol": "greet", "new_name": "welcome"})
     assert not marker.exists(), f"a program of the workspace ran: {marker.read_text()}"
     if not trusted:
         assert renamed.isError
-        assert renamed.structuredContent["errorCode"] == "NOT_TRUSTED", text_of(renamed)
+        assert renamed.structuredContent["error_code"] == "NOT_TRUSTED", text_of(renamed)
         assert "--trust-workspace" in text_of(renamed)
 
 

@@ -336,7 +336,7 @@ async def test_protected_files_and_state_over_mcp(protected_root, state_home, op
     start."""
     root = protected_root
     before = tree_bytes(root)
-    async with open_session(root, "--tools", "claude,filekit,semantic") as session:
+    async with open_session(root, "--tools", "all") as session:
         for path in PROTECTED:
             for name, args in [
                 ("Write", {"file_path": path, "content": "pwned\n"}),

@@ -60,22 +60,22 @@ async def test_warm_server_renames_twice_and_undo_reverts(connect_stdio, workspa
     # A language server runs the workspace's code: the server must be told to trust it.
     async with connect_stdio("--trust-workspace") as session:
         first = await session.call_tool("file_edit", {
-            "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum"})
+            "file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "new_name": "sum"})
         assert not first.isError, text_of(first)
         reply = first.structuredContent
         assert reply["precision"] == "semantic"
         assert sorted(reply["files_affected"]) == ["src/app.ts", "src/lib/math.ts"]
         # The warm server sees what the first call wrote.
         second = await session.call_tool("file_edit", {
-            "file": "src/app.ts", "refactor": "rename_symbol", "symbol": "sum", "newName": "total"})
+            "file": "src/app.ts", "refactor": "rename_symbol", "symbol": "sum", "new_name": "total"})
         assert not second.isError, text_of(second)
         assert "export function total(" in (workspace / "src/lib/math.ts").read_text()
         assert "return total(squared, 0)" in (workspace / "src/app.ts").read_text()
         type_check(workspace)
         extract = await session.call_tool("file_edit", {
             "file": "src/app.ts", "refactor": "extract_constant",
-            "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 33},
-            "extractedName": "scaled"})
+            "selection_range": {"start_line": 5, "start_column": 9, "end_line": 5, "end_column": 33},
+            "extracted_name": "scaled"})
         assert not extract.isError, text_of(extract)
         assert "const scaled = total(squared, 0) * 3.14;" in (workspace / "src/app.ts").read_text()
         type_check(workspace)
@@ -148,20 +148,20 @@ async def test_python_refactors_without_a_server(connect_stdio, workspace, monke
     async with connect_stdio() as session:
         dry = await session.call_tool("file_edit", {
             "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "helper",
-            "newName": "assist", "dryRun": True})
+            "new_name": "assist", "dry_run": True})
         assert not dry.isError, text_of(dry)
         assert dry.structuredContent["precision"] == "syntactic"
         assert "+from .core import assist" in dry.structuredContent["diff"]
         assert "def helper(" in (workspace / "pkg" / "core.py").read_text()
         renamed = await session.call_tool("file_edit", {
-            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "assist"})
+            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "helper", "new_name": "assist"})
         assert not renamed.isError, text_of(renamed)
         assert sorted(renamed.structuredContent["files_affected"]) == [
             "pkg/__init__.py", "pkg/app.py", "pkg/core.py"]
         assert (workspace / "pkg" / "__init__.py").read_text() == (
             "from .core import assist\n\n__all__ = [\"assist\"]\n")
         local = await session.call_tool("file_edit", {
-            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "assist.total", "newName": "doubled"})
+            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "assist.total", "new_name": "doubled"})
         assert not local.isError, text_of(local)
         cleaned = await session.call_tool("file_edit", {
             "file": "pkg/core.py", "refactor": "remove_unused_imports"})
@@ -170,7 +170,7 @@ async def test_python_refactors_without_a_server(connect_stdio, workspace, monke
             "def assist(x: int) -> int:\n    doubled = x * 2\n    return doubled\n")
         assert pyflakes_clean(workspace).strip() == "[2, 4]"
         keyword = await session.call_tool("file_edit", {
-            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "assist", "newName": "lambda"})
+            "file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "assist", "new_name": "lambda"})
         assert keyword.isError
         assert "Python keyword" in text_of(keyword)
         undo = await session.call_tool("undo", {"last": 3})
@@ -185,14 +185,14 @@ async def test_inline_function_is_syntactic_even_with_the_server(connect_stdio, 
     project(workspace)
     async with connect_stdio("--trust-workspace") as session:
         dry = await session.call_tool("file_edit", {
-            "file": "src/lib/math.ts", "refactor": "inline_function", "symbol": "add", "dryRun": True})
+            "file": "src/lib/math.ts", "refactor": "inline_function", "symbol": "add", "dry_run": True})
         assert not dry.isError, text_of(dry)
         assert dry.structuredContent["precision"] == "syntactic"
         assert "+  return squared + 0 * 3.14;" not in dry.structuredContent["diff"]
         assert "+  return (squared + 0) * 3.14;" in dry.structuredContent["diff"]
         done = await session.call_tool("file_edit", {
             "file": "src/app.ts", "refactor": "inline_function",
-            "selectionRange": {"startLine": 5, "startColumn": 9, "endLine": 5, "endColumn": 12}})
+            "selection_range": {"start_line": 5, "start_column": 9, "end_line": 5, "end_column": 12}})
         assert not done.isError, text_of(done)
         assert sorted(done.structuredContent["files_affected"]) == ["src/app.ts", "src/lib/math.ts"]
         assert (workspace / "src" / "lib" / "math.ts").read_text() == ""

@@ -36,9 +36,13 @@ def clashing(tools):
 
 
 def served_by_all(tools):
-    """What `--tools all` lists: each tool once, none whose name tables define differently."""
-    left_out = clashing(tools)
-    return [t for t in unique(tools) if t["mcp_name"] not in left_out]
+    """What `--tools all` lists: each tool once; a name the curated table has is its tool (the
+    `semantic` table spells file_edit's arguments otherwise); no other name that tables define
+    differently."""
+    curated = {t["mcp_name"] for t in tools if t["dialect"] == "filekit"}
+    left_out = clashing(tools) - curated
+    kept = [t for t in tools if t["dialect"] == "filekit" or t["mcp_name"] not in curated]
+    return [t for t in unique(kept) if t["mcp_name"] not in left_out]
 
 
 def text_of(result):
@@ -367,7 +371,7 @@ async def test_file_operations_history_and_undo_over_mcp(connect, workspace, sta
     """A move and a template create through the server land in the history in the
     workspace's state directory (never in the tree); undo over MCP puts the tree back."""
     (workspace / "old.ts").write_text("export const a = 1;\n")
-    async with connect("--tools", "filekit,semantic") as session:
+    async with connect("--tools", "all") as session:
         moved = await session.call_tool(
             "manage_files", {"operations": [{"op": "move", "from": "old.ts", "to": "lib/new.ts"}]}
         )

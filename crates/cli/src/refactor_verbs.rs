@@ -317,8 +317,8 @@ pub fn run_rename(global: &GlobalArgs, json: bool, args: RenameArgs) -> u8 {
         "file": args.file,
         "refactor": "rename_symbol",
         "symbol": args.symbol,
-        "newName": args.new_name,
-        "dryRun": args.dry_run,
+        "new_name": args.new_name,
+        "dry_run": args.dry_run,
         "preview": true,
     });
     if let Some(s) = args.scope {
@@ -341,7 +341,7 @@ pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
         return crate::fail_early(&worded(e));
     }
     let mut call = refactor_mode::tool_args(kind, &args.file, &given);
-    call["dryRun"] = json!(args.dry_run);
+    call["dry_run"] = json!(args.dry_run);
     call["preview"] = json!(true);
     run(global, json || args.json, call, "filekit refactor")
 }
@@ -388,7 +388,7 @@ fn run(global: &GlobalArgs, json: bool, call: Value, verb: &'static str) -> u8 {
             }
             let summary = v.get("summary").and_then(Value::as_str).unwrap_or("");
             println!("{}", style.green(summary));
-            if let Some(id) = v.get("historyEntry").and_then(Value::as_i64) {
+            if let Some(id) = v.get("history_entry").and_then(Value::as_i64) {
                 println!(
                     "{}",
                     style.dim(&format!(

@@ -14,11 +14,10 @@ pub fn after_help() -> String {
     for (table, what) in filekit_mcp::TABLES {
         out.push_str(&format!("  {table:<19} {what}\n"));
         if *table == "all" {
-            if let Some(note) = filekit_mcp::select("all")
-                .ok()
-                .and_then(|s| s.left_out_note())
-            {
-                out.push_str(&wrap(&note, 22, 96));
+            if let Some(note) = filekit_mcp::select("all").ok().and_then(|s| s.note()) {
+                for line in note.lines() {
+                    out.push_str(&wrap(line, 22, 96));
+                }
             }
             continue;
         }
@@ -129,8 +128,8 @@ pub struct ServeArgs {
 pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
     let tools = match filekit_mcp::select(&args.tools) {
         Ok(selection) => {
-            if let Some(note) = selection.left_out_note() {
-                filekit_mcp::log_line!("filekit serve: {note}");
+            for line in selection.note().iter().flat_map(|note| note.lines()) {
+                filekit_mcp::log_line!("filekit serve: {line}");
             }
             selection.tools
         }

@@ -35,7 +35,7 @@ trailing commas) stays byte for byte.
 Examples:
   filekit setup claude-code --root ~/src/app
   filekit setup claude-desktop --root ~/src/app --tools claude --write
-  filekit setup vscode --tools filekit,semantic --json
+  filekit setup vscode --tools filekit,claude --json
   filekit setup codex --root . --write";
 
 #[derive(ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]

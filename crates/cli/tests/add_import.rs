@@ -23,7 +23,7 @@ fn ok(run: &common::Run) {
 }
 
 fn at(line: usize, column: usize) -> Value {
-    json!({"startLine": line, "startColumn": column, "endLine": line, "endColumn": column})
+    json!({"start_line": line, "start_column": column, "end_line": line, "end_column": column})
 }
 
 /// A refused add_import: the exit code of a failed refactor, the message's words, nothing
@@ -79,7 +79,7 @@ fn one_candidate_is_imported_merged_and_undone() {
     );
     ok(&edit(
         &sb,
-        json!({"file": "src/main.ts", "refactor": "add_import", "selectionRange": at(3, 21)}),
+        json!({"file": "src/main.ts", "refactor": "add_import", "selection_range": at(3, 21)}),
     ));
     assert_eq!(
         sb.read("src/main.ts"),
@@ -104,7 +104,7 @@ fn one_candidate_is_imported_merged_and_undone() {
     sb.write("src/dry.ts", "export const x = area;\n");
     let run = edit(
         &sb,
-        json!({"file": "src/dry.ts", "refactor": "add_import", "symbol": "area", "dryRun": true}),
+        json!({"file": "src/dry.ts", "refactor": "add_import", "symbol": "area", "dry_run": true}),
     );
     ok(&run);
     assert!(
@@ -133,7 +133,7 @@ fn several_candidates_are_listed_then_one_is_chosen() {
         json!({"file": "src/main.ts", "refactor": "add_import", "symbol": "log"}),
         &["2 modules export `log`", "nothing was written", "`module`"],
     );
-    assert_eq!(run.json["errorCode"], json!("AMBIGUOUS"));
+    assert_eq!(run.json["error_code"], json!("AMBIGUOUS"));
     let candidates = run.json["details"]["candidates"]
         .as_array()
         .unwrap()
@@ -285,7 +285,7 @@ fn python_relative_and_absolute() {
     // Relative and new, after the last import; by position.
     ok(&edit(
         &sb,
-        json!({"file": "pkg/views.py", "refactor": "add_import", "selectionRange": at(6, 11)}),
+        json!({"file": "pkg/views.py", "refactor": "add_import", "selection_range": at(6, 11)}),
     ));
     assert_eq!(
         sb.read("pkg/views.py"),
@@ -348,7 +348,7 @@ fn bad_inputs_are_refused_and_change_nothing() {
     );
     refused(
         &sb,
-        json!({"file": "src/main.ts", "refactor": "add_import", "selectionRange": at(4, 9)}),
+        json!({"file": "src/main.ts", "refactor": "add_import", "selection_range": at(4, 9)}),
         &["`Circle` at line 4, column 9 is declared in its scope at line 3, column 11"],
     );
     refused(
@@ -358,7 +358,7 @@ fn bad_inputs_are_refused_and_change_nothing() {
     );
     refused(
         &sb,
-        json!({"file": "src/main.ts", "refactor": "add_import", "selectionRange": at(2, 0)}),
+        json!({"file": "src/main.ts", "refactor": "add_import", "selection_range": at(2, 0)}),
         &["no identifier at line 2, column 0"],
     );
     sb.write("src/lost.ts", "export const v = mystery();\n");
@@ -389,7 +389,7 @@ fn bad_inputs_are_refused_and_change_nothing() {
     refused(
         &sb,
         json!({"file": "src/main.ts", "refactor": "add_import"}),
-        &["add_import needs `selectionRange`"],
+        &["add_import needs `selection_range`"],
     );
     refused(
         &sb,

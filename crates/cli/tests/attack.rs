@@ -266,8 +266,10 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
             ),
         ],
         "history" => vec![slot("path", |p| json!({"path": p}))],
-        "file_read" => vec![slot("file", |p| json!({"file": p, "symbol": "SECRET"}))],
-        "file_edit" => vec![slot(
+        "file_read" | "semantic:file_read" => {
+            vec![slot("file", |p| json!({"file": p, "symbol": "SECRET"}))]
+        }
+        "file_edit" | "semantic:file_edit" => vec![slot(
             "file",
             |p| json!({"file": p, "target": "SECRET", "operation": "replace", "content": "pwned"}),
         )],
@@ -558,11 +560,48 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "heading",
             "around",
             "region",
+            "max_lines",
+            "include_metadata",
+            "format",
+        ],
+        "file_edit" => &[
+            "target",
+            "operation",
+            "content",
+            "wrapper",
+            "position",
+            "edits",
+            "refactor",
+            "symbol",
+            "new_name",
+            "scope",
+            "selection_range",
+            "extracted_name",
+            "type_kind",
+            "replace_all",
+            // A module specifier compared with the candidates the import graph found,
+            // never resolved as a path of its own.
+            "module",
+            "untyped_parameters",
+            "dry_run",
+            "preview",
+            "force",
+        ],
+        // The same two tools in the `semantic` table's spelling.
+        "semantic:file_read" => &[
+            "symbol",
+            "symbols",
+            "path",
+            "selector",
+            "xpath",
+            "heading",
+            "around",
+            "region",
             "maxLines",
             "includeMetadata",
             "format",
         ],
-        "file_edit" => &[
+        "semantic:file_edit" => &[
             "target",
             "operation",
             "content",

@@ -9,7 +9,7 @@ use common::Sandbox;
 use serde_json::{Value, json};
 
 fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
-    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+    json!({"start_line": sl, "start_column": sc, "end_line": el, "end_column": ec})
 }
 
 fn ok(run: &common::Run) {
@@ -32,7 +32,7 @@ fn extract_function_in_typescript_with_an_untyped_parameter_warned() {
     let run = sb.call(
         "file_edit",
         json!({"file": "src/cart.ts", "refactor": "extract_function",
-               "selectionRange": range(2, 2, 5, 3), "extractedName": "sumOf"}),
+               "selection_range": range(2, 2, 5, 3), "extracted_name": "sumOf"}),
     );
     ok(&run);
     assert_eq!(
@@ -44,7 +44,7 @@ fn extract_function_in_typescript_with_an_untyped_parameter_warned() {
     let run = sb.call(
         "file_edit",
         json!({"file": "src/cart.ts", "refactor": "extract_function",
-               "selectionRange": range(4, 9, 4, 21), "extractedName": "scaled"}),
+               "selection_range": range(4, 9, 4, 21), "extracted_name": "scaled"}),
     );
     ok(&run);
     assert!(
@@ -68,7 +68,7 @@ fn extract_method_in_python_and_javascript() {
     ok(&sb.call(
         "file_edit",
         json!({"file": "shop.py", "refactor": "extract_method",
-               "selectionRange": range(3, 8, 3, 27), "extractedName": "subtotal"}),
+               "selection_range": range(3, 8, 3, 27), "extracted_name": "subtotal"}),
     ));
     assert_eq!(
         sb.read("shop.py"),
@@ -81,7 +81,7 @@ fn extract_method_in_python_and_javascript() {
     ok(&sb.call(
         "file_edit",
         json!({"file": "a.js", "refactor": "extract_method",
-               "selectionRange": range(3, 4, 3, 30), "extractedName": "report"}),
+               "selection_range": range(3, 4, 3, 30), "extracted_name": "report"}),
     ));
     assert_eq!(
         sb.read("a.js"),
@@ -168,35 +168,35 @@ fn bad_inputs_are_refused_with_the_reason_and_change_nothing() {
     sb.write("broken.py", "def f(:\n    g(1)\n");
     for (args, needle) in [
         (
-            json!({"file": "src/a.ts", "refactor": "extract_function", "selectionRange": range(6, 6, 8, 7)}),
+            json!({"file": "src/a.ts", "refactor": "extract_function", "selection_range": range(6, 6, 8, 7)}),
             "`return` at line 7",
         ),
         (
-            json!({"file": "src/a.ts", "refactor": "extract_function", "selectionRange": range(5, 4, 9, 5)}),
+            json!({"file": "src/a.ts", "refactor": "extract_function", "selection_range": range(5, 4, 9, 5)}),
             "`return` at line 7",
         ),
         (
-            json!({"file": "src/a.ts", "refactor": "extract_function", "selectionRange": range(6, 10, 6, 20)}),
+            json!({"file": "src/a.ts", "refactor": "extract_function", "selection_range": range(6, 10, 6, 20)}),
             "uses `this` at line 6",
         ),
         (
-            json!({"file": "src/a.ts", "refactor": "extract_method", "selectionRange": range(6, 10, 6, 20), "extractedName": "f"}),
+            json!({"file": "src/a.ts", "refactor": "extract_method", "selection_range": range(6, 10, 6, 20), "extracted_name": "f"}),
             "`f` is already a member or a name used at line 4 of the class",
         ),
         (
-            json!({"file": "b.py", "refactor": "extract_function", "selectionRange": range(2, 8, 2, 13)}),
+            json!({"file": "b.py", "refactor": "extract_function", "selection_range": range(2, 8, 2, 13)}),
             "neither whole statements nor one expression",
         ),
         (
-            json!({"file": "b.py", "refactor": "extract_function", "selectionRange": range(2, 4, 2, 17), "extractedName": "f"}),
+            json!({"file": "b.py", "refactor": "extract_function", "selection_range": range(2, 4, 2, 17), "extracted_name": "f"}),
             "`f` is already bound or used at line 1",
         ),
         (
-            json!({"file": "broken.ts", "refactor": "extract_function", "selectionRange": range(2, 2, 2, 5)}),
+            json!({"file": "broken.ts", "refactor": "extract_function", "selection_range": range(2, 2, 2, 5)}),
             "does not parse",
         ),
         (
-            json!({"file": "broken.py", "refactor": "extract_method", "selectionRange": range(2, 4, 2, 8)}),
+            json!({"file": "broken.py", "refactor": "extract_method", "selection_range": range(2, 4, 2, 8)}),
             "does not parse",
         ),
     ] {
@@ -228,7 +228,7 @@ fn a_method_of_a_class_implemented_elsewhere_is_refused() {
     sb.call_fails(
         "file_edit",
         json!({"file": "src/log.ts", "refactor": "extract_method",
-               "selectionRange": range(4, 4, 4, 30), "extractedName": "push"}),
+               "selection_range": range(4, 4, 4, 30), "extracted_name": "push"}),
         1,
         &["a class in src/other.ts implements `Log`"],
     );
@@ -237,7 +237,7 @@ fn a_method_of_a_class_implemented_elsewhere_is_refused() {
     ok(&sb.call(
         "file_edit",
         json!({"file": "src/log.ts", "refactor": "extract_method",
-               "selectionRange": range(4, 4, 4, 30), "extractedName": "push"}),
+               "selection_range": range(4, 4, 4, 30), "extracted_name": "push"}),
     ));
     assert!(sb.read("src/log.ts").contains("private push(s: string) {"));
 }
@@ -264,7 +264,7 @@ fn under_strict_a_parameter_without_a_known_type_is_refused_by_name() {
     let tap = "import { Observable } from './Observable';\n\nexport function tap<T>(source: Observable<T>): Observable<T> {\n  return new Observable<T>((subscriber) => {\n    source.subscribe(subscriber);\n  });\n}\n";
     sb.write("src/tap.ts", tap);
     let args = json!({"file": "src/tap.ts", "refactor": "extract_function",
-                      "selectionRange": range(5, 4, 5, 33), "extractedName": "fkExtractedFn"});
+                      "selection_range": range(5, 4, 5, 33), "extracted_name": "fkExtractedFn"});
     let run = sb.call_fails(
         "file_edit",
         args.clone(),
@@ -273,7 +273,7 @@ fn under_strict_a_parameter_without_a_known_type_is_refused_by_name() {
             "parameter `subscriber`",
             "noImplicitAny",
             "`strict` in tsconfig.base.json",
-            "untypedParameters",
+            "untyped_parameters",
         ],
     );
     assert_eq!(run.json["success"], json!(false), "{}", run.stdout);
@@ -307,7 +307,7 @@ fn under_strict_a_parameter_without_a_known_type_is_refused_by_name() {
 
     // Asked for, the parameter is written untyped and the reply says so.
     let mut untyped = args.clone();
-    untyped["untypedParameters"] = json!(true);
+    untyped["untyped_parameters"] = json!(true);
     let run = sb.call("file_edit", untyped);
     ok(&run);
     assert!(
@@ -345,7 +345,7 @@ fn without_no_implicit_any_an_untyped_parameter_is_written_with_a_warning() {
     let run = sb.call(
         "file_edit",
         json!({"file": "src/each.ts", "refactor": "extract_function",
-               "selectionRange": range(3, 4, 3, 19), "extractedName": "show"}),
+               "selection_range": range(3, 4, 3, 19), "extracted_name": "show"}),
     );
     ok(&run);
     assert!(sb.read("src/each.ts").contains("function show(x) {"));

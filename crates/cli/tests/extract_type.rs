@@ -1,5 +1,5 @@
 //! extract_type without a language server, through the real binary: `filekit call`
-//! (file_edit's refactor mode, `typeKind`) and the `refactor` verb; refusals name what
+//! (file_edit's refactor mode, `type_kind`) and the `refactor` verb; refusals name what
 //! forbids them and change nothing.
 
 use crate::common;
@@ -8,7 +8,7 @@ use common::Sandbox;
 use serde_json::{Value, json};
 
 fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
-    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+    json!({"start_line": sl, "start_column": sc, "end_line": el, "end_column": ec})
 }
 
 const SRC: &str = "\
@@ -24,7 +24,7 @@ fn a_type_becomes_an_exported_alias_or_interface() {
     let run = sb.call(
         "file_edit",
         json!({"file": "src/geo.ts", "refactor": "extract_type",
-               "selectionRange": range(1, 24, 1, 48), "extractedName": "Point"}),
+               "selection_range": range(1, 24, 1, 48), "extracted_name": "Point"}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json["precision"], json!("syntactic"), "{}", run.stdout);
@@ -69,31 +69,31 @@ fn bad_selections_names_and_files_are_refused_and_change_nothing() {
     sb.write("src/plain.js", "let a = 1;\n");
     let cases = [
         (
-            json!({"file": "src/geo.ts", "refactor": "extract_type", "selectionRange": range(1, 21, 1, 48)}),
+            json!({"file": "src/geo.ts", "refactor": "extract_type", "selection_range": range(1, 21, 1, 48)}),
             "is not a type",
         ),
         (
-            json!({"file": "src/geo.ts", "refactor": "extract_type", "selectionRange": range(1, 24, 1, 48), "extractedName": "move"}),
+            json!({"file": "src/geo.ts", "refactor": "extract_type", "selection_range": range(1, 24, 1, 48), "extracted_name": "move"}),
             "`move` is already a name in this file (line 1)",
         ),
         (
-            json!({"file": "src/geo.ts", "refactor": "extract_type", "selectionRange": range(1, 54, 1, 60), "typeKind": "interface"}),
+            json!({"file": "src/geo.ts", "refactor": "extract_type", "selection_range": range(1, 54, 1, 60), "type_kind": "interface"}),
             "not an object type",
         ),
         (
-            json!({"file": "src/geo.ts", "refactor": "extract_variable", "selectionRange": range(2, 14, 2, 22), "typeKind": "type"}),
-            "`typeKind` does not apply to extract_variable",
+            json!({"file": "src/geo.ts", "refactor": "extract_variable", "selection_range": range(2, 14, 2, 22), "type_kind": "type"}),
+            "`type_kind` does not apply to extract_variable",
         ),
         (
-            json!({"file": "src/geo.ts", "refactor": "extract_type", "selectionRange": range(1, 24, 1, 48), "typeKind": "class"}),
-            "typeKind",
+            json!({"file": "src/geo.ts", "refactor": "extract_type", "selection_range": range(1, 24, 1, 48), "type_kind": "class"}),
+            "type_kind",
         ),
         (
-            json!({"file": "src/broken.ts", "refactor": "extract_type", "selectionRange": range(1, 7, 1, 8)}),
+            json!({"file": "src/broken.ts", "refactor": "extract_type", "selection_range": range(1, 7, 1, 8)}),
             "does not parse",
         ),
         (
-            json!({"file": "src/plain.js", "refactor": "extract_type", "selectionRange": range(1, 4, 1, 5)}),
+            json!({"file": "src/plain.js", "refactor": "extract_type", "selection_range": range(1, 4, 1, 5)}),
             "extract_type needs a language server",
         ),
     ];

@@ -257,7 +257,7 @@ fn deep_files_are_refused_past_the_bound_and_read_just_under_it() {
             "file_edit",
             json!({"file": d.file, "target": d.target.1, "operation": "insert_before",
                    "content": if d.file.ends_with(".py") || d.file.ends_with(".yaml") { "" } else { " " },
-                   "dryRun": true}),
+                   "dry_run": true}),
         );
         assert!(
             r.code == 0 || !r.stdout.contains("TOO_LARGE"),
@@ -292,9 +292,9 @@ fn refactors_just_under_the_bound_work_and_past_it_are_refused() {
         for (nesting, refused) in [(n, false), (n + 1, true)] {
             sb.write(d.file, &(d.make)(nesting));
             for refactor in [
-                json!({"refactor": "rename_symbol", "symbol": "f", "newName": "g", "dryRun": true}),
-                json!({"refactor": "organize_imports", "dryRun": true}),
-                json!({"refactor": "remove_unused_imports", "dryRun": true}),
+                json!({"refactor": "rename_symbol", "symbol": "f", "new_name": "g", "dry_run": true}),
+                json!({"refactor": "organize_imports", "dry_run": true}),
+                json!({"refactor": "remove_unused_imports", "dry_run": true}),
             ] {
                 let mut args = refactor.clone();
                 args["file"] = json!(d.file);

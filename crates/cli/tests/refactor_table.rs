@@ -161,7 +161,14 @@ fn the_refactor_verb_says_what_is_wrong_in_the_flags_names() {
     ] {
         let run = sb.filekit(args, None);
         assert!(
-            !run.stderr.contains("extractedName") && !run.stderr.contains("selectionRange"),
+            ![
+                "extracted_name",
+                "selection_range",
+                "extractedName",
+                "selectionRange"
+            ]
+            .iter()
+            .any(|name| run.stderr.contains(name)),
             "{}",
             run.stderr
         );
@@ -172,28 +179,28 @@ fn the_refactor_verb_says_what_is_wrong_in_the_flags_names() {
 fn file_edit_refuses_an_argument_its_kind_does_not_take_and_lists_what_it_takes() {
     let sb = Sandbox::new();
     sb.write("src/calc.ts", CALC);
-    let range = json!({"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14});
+    let range = json!({"start_line": 2, "start_column": 9, "end_line": 2, "end_column": 14});
     // `scope` is rename_symbol's alone.
     sb.call_fails(
         "file_edit",
-        json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range, "scope": "file"}),
+        json!({"file": "src/calc.ts", "refactor": "extract_function", "selection_range": range, "scope": "file"}),
         2,
         &[
             "`scope` does not apply to extract_function",
-            "extract_function takes `selectionRange`, `extractedName`, `untypedParameters`",
+            "extract_function takes `selection_range`, `extracted_name`, `untyped_parameters`",
         ],
     );
     sb.call_fails(
         "file_edit",
         json!({"file": "src/calc.ts", "refactor": "inline_function"}),
         2,
-        &["inline_function needs `selectionRange` (its position: {startLine, startColumn, endLine, endColumn}) or `symbol` (its name)"],
+        &["inline_function needs `selection_range` (its position: {start_line, start_column, end_line, end_column}) or `symbol` (its name)"],
     );
     sb.call_fails(
         "file_edit",
-        json!({"file": "src/calc.ts", "refactor": "rename_symbol", "newName": "x"}),
+        json!({"file": "src/calc.ts", "refactor": "rename_symbol", "new_name": "x"}),
         2,
-        &["rename_symbol needs `symbol` (its name) or `selectionRange`"],
+        &["rename_symbol needs `symbol` (its name) or `selection_range`"],
     );
 }
 

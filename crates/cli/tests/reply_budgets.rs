@@ -90,7 +90,7 @@ fn a_dry_run_costs_at_most_one_and_a_half_times_its_diff() {
         (
             "file_edit",
             json!({"file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "compute_total",
-                   "newName": "sum_values", "dryRun": true}),
+                   "new_name": "sum_values", "dry_run": true}),
         ),
     ];
     let before = sb.snapshot();
@@ -120,9 +120,9 @@ fn an_apply_says_what_changed_without_its_long_diff() {
     package(&sb);
     let mut mcp = serve(&sb);
     let args = json!({"file": "pkg/core.py", "refactor": "rename_symbol", "symbol": "compute_total",
-                      "newName": "sum_values"});
+                      "new_name": "sum_values"});
     let mut dry = args.clone();
-    dry["dryRun"] = json!(true);
+    dry["dry_run"] = json!(true);
     let preview = mcp.call_tool("file_edit", &dry);
     let mut diff = String::new();
     diffs(&preview["structuredContent"], &mut diff);

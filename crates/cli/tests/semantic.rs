@@ -38,7 +38,8 @@ fn ts() -> Sandbox {
 #[test]
 fn read_a_symbol_with_its_metadata() {
     let sb = ts();
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "symbol": "UserService"}),
     );
@@ -67,7 +68,8 @@ fn read_a_symbol_with_its_metadata() {
     );
 
     // A method by its path, and by its unique last name.
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "symbol": "findById", "format": "signature"}),
     );
@@ -76,7 +78,7 @@ fn read_a_symbol_with_its_metadata() {
         "async findById(id: string): Promise<User | null>"
     );
     assert_eq!(run.json["resolved"], "UserService.findById");
-    let run = sb.call("file_read", json!({"file": "src/user.ts", "symbol": "UserService.findById", "format": "body", "includeMetadata": false}));
+    let run = sb.call_in("semantic", "file_read", json!({"file": "src/user.ts", "symbol": "UserService.findById", "format": "body", "includeMetadata": false}));
     assert_eq!(
         run.json["content"],
         "{\n    return this.db.users.findUnique({ where: { id } });\n  }"
@@ -87,7 +89,8 @@ fn read_a_symbol_with_its_metadata() {
 #[test]
 fn outline_regions_around_several_symbols_and_max_lines() {
     let sb = ts();
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "format": "summary"}),
     );
@@ -125,7 +128,8 @@ fn outline_regions_around_several_symbols_and_max_lines() {
         "{text}"
     );
 
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "region": "imports"}),
     );
@@ -134,13 +138,15 @@ fn outline_regions_around_several_symbols_and_max_lines() {
         run.json["results"][2]["content"],
         "import { log } from './log';"
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "region": "exports"}),
     );
     assert_eq!(run.json["results"].as_array().unwrap().len(), 2);
 
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "around": {"target": "constructor", "context": 1}}),
     );
@@ -150,7 +156,7 @@ fn outline_regions_around_several_symbols_and_max_lines() {
     );
     assert_eq!(run.json["range"]["start"]["line"], 7);
 
-    let run = sb.call("file_read", json!({"file": "src/user.ts", "symbols": ["calculateTotal", "UserService.db"], "maxLines": 2}));
+    let run = sb.call_in("semantic", "file_read", json!({"file": "src/user.ts", "symbols": ["calculateTotal", "UserService.db"], "maxLines": 2}));
     let results = run.json["results"].as_array().unwrap();
     assert_eq!(
         results[0]["content"],
@@ -163,7 +169,8 @@ fn outline_regions_around_several_symbols_and_max_lines() {
 #[test]
 fn edits_take_the_indentation_of_their_place() {
     let sb = ts();
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "replace_body",
                "content": "return items.reduce((s, i) => s + i, 0);"}),
@@ -188,16 +195,16 @@ fn edits_take_the_indentation_of_their_place() {
 
     // insert_into last, first and sorted; the content is sent unindented.
     let method = "remove(id: string) {\n  return this.db.users.delete(id);\n}";
-    let run = sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "content": method}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "content": method}));
     assert_eq!(run.code, 0, "{}", run.stdout);
     // Set apart by a blank line, as the class's members are.
     assert!(sb.read("src/user.ts").contains("    return this.db.users.findUnique({ where: { id } });\n  }\n\n  remove(id: string) {\n    return this.db.users.delete(id);\n  }\n}\n"));
-    sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "position": "first", "content": "static count = 0;"}));
+    sb.call_in("semantic", "file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "position": "first", "content": "static count = 0;"}));
     assert!(
         sb.read("src/user.ts")
             .contains("export class UserService {\n  static count = 0;\n\n  private db: Database;")
     );
-    sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "position": "sorted", "content": "exists(id: string) { return true; }"}));
+    sb.call_in("semantic", "file_edit", json!({"file": "src/user.ts", "target": "UserService", "operation": "insert_into", "position": "sorted", "content": "exists(id: string) { return true; }"}));
     assert!(
         sb.read("src/user.ts")
             .contains("  exists(id: string) { return true; }\n\n  async findById"),
@@ -209,7 +216,7 @@ fn edits_take_the_indentation_of_their_place() {
 #[test]
 fn before_after_wrap_delete_and_several_targets_in_one_call() {
     let sb = ts();
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_edit",
         json!({"file": "src/user.ts", "edits": [
             {"target": "UserService.constructor", "operation": "insert_before", "content": "/** Makes one. */"},
@@ -235,7 +242,7 @@ fn before_after_wrap_delete_and_several_targets_in_one_call() {
 fn dry_run_and_preview() {
     let sb = ts();
     let before = sb.snapshot();
-    let run = sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService.findById", "operation": "delete", "dryRun": true}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "src/user.ts", "target": "UserService.findById", "operation": "delete", "dryRun": true}));
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json["dryRun"], true);
     assert!(
@@ -260,7 +267,7 @@ fn dry_run_and_preview() {
     );
     assert_eq!(sb.snapshot(), before, "a dry run wrote");
 
-    let run = sb.call("file_edit", json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "replace", "content": "export function calculateTotal(): number {\n  return 0;\n}", "preview": true}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "replace", "content": "export function calculateTotal(): number {\n  return 0;\n}", "preview": true}));
     assert_eq!(run.json["dryRun"], false);
     assert!(
         run.json["diff"]
@@ -283,7 +290,7 @@ fn a_result_that_does_not_parse_is_refused_unless_forced() {
     let sb = ts();
     let before = sb.snapshot();
     let broken = json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "replace_body", "content": "return (1;"});
-    let run = sb.call("file_edit", broken.clone());
+    let run = sb.call_in("semantic", "file_edit", broken.clone());
     assert_eq!(run.code, 1);
     assert_eq!(run.json["errorCode"], "PARSE_ERROR");
     assert_eq!(run.json["details"]["line"], 18);
@@ -291,7 +298,7 @@ fn a_result_that_does_not_parse_is_refused_unless_forced() {
     assert_eq!(sb.snapshot(), before);
     let mut forced = broken;
     forced["force"] = json!(true);
-    let run = sb.call("file_edit", forced);
+    let run = sb.call_in("semantic", "file_edit", forced);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(sb.read("src/user.ts").contains("  return (1;\n"));
 }
@@ -307,7 +314,8 @@ fn bad_targets_say_what_exists_and_change_nothing() {
     sb.write("page.html", "<p>x</p>\n");
     let before = sb.snapshot();
 
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "symbol": "UserServise"}),
     );
@@ -321,7 +329,8 @@ fn bad_targets_say_what_exists_and_change_nothing() {
     );
     assert_eq!(run.json["details"]["available"][0]["target"], "UserService");
 
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/twice.ts", "target": "run", "operation": "delete"}),
     );
@@ -332,7 +341,11 @@ fn bad_targets_say_what_exists_and_change_nothing() {
         "{msg}"
     );
 
-    let run = sb.call("file_read", json!({"file": "notes.txt", "symbol": "x"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "notes.txt", "symbol": "x"}),
+    );
     assert_eq!(run.code, 2);
     assert_eq!(run.json["errorCode"], "INVALID_ARGUMENT");
     assert!(
@@ -342,30 +355,43 @@ fn bad_targets_say_what_exists_and_change_nothing() {
             .contains("supported: symbol: .ts")
     );
 
-    let run = sb.call("file_read", json!({"file": "src/user.ts", "xpath": "//a"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "src/user.ts", "xpath": "//a"}),
+    );
     assert!(
         run.json["error"]
             .as_str()
             .unwrap()
             .contains("name its targets with `symbol`")
     );
-    let run = sb.call("file_read", json!({"file": "page.html", "xpath": "//p"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "page.html", "xpath": "//p"}),
+    );
     let msg = run.json["error"].as_str().unwrap();
     assert!(msg.contains("name its targets with `selector`"), "{msg}");
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "src/user.ts", "selector": ".button"}),
     );
     let msg = run.json["error"].as_str().unwrap();
     assert!(msg.contains("name its targets with `symbol`"), "{msg}");
-    let run = sb.call("file_read", json!({"file": "src/user.ts", "path": "$.a"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "src/user.ts", "path": "$.a"}),
+    );
     assert!(
         run.json["error"]
             .as_str()
             .unwrap()
             .contains("name its targets with `symbol`")
     );
-    let run = sb.call("file_read", json!({"file": "src/user.ts"}));
+    let run = sb.call_in("semantic", "file_read", json!({"file": "src/user.ts"}));
     assert!(
         run.json["error"]
             .as_str()
@@ -373,10 +399,15 @@ fn bad_targets_say_what_exists_and_change_nothing() {
             .contains("format \\\"summary\\\"")
             || run.json["error"].as_str().unwrap().contains("summary")
     );
-    let run = sb.call("file_read", json!({"file": "src/user.ts", "symbl": "A"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "src/user.ts", "symbl": "A"}),
+    );
     assert_eq!(run.code, 2, "unknown arguments are refused: {}", run.stdout);
 
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "UserService", "operation": "replace"}),
     );
@@ -386,26 +417,30 @@ fn bad_targets_say_what_exists_and_change_nothing() {
             .unwrap()
             .contains("needs `content`")
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "UserService", "operation": "wrap"}),
     );
     assert!(run.json["error"].as_str().unwrap().contains("wrapper"));
-    let run = sb.call("file_edit", json!({"file": "src/user.ts", "target": "UserService.db", "operation": "insert_into", "content": "x"}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "src/user.ts", "target": "UserService.db", "operation": "insert_into", "content": "x"}));
     assert!(run.json["error"].as_str().unwrap().contains("has no body"));
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "edits": [
         {"target": "UserService", "operation": "delete"},
         {"target": "UserService.findById", "operation": "delete"}]}),
     );
     assert_eq!(run.json["errorCode"], "CONFLICT");
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/gone.ts", "target": "A", "operation": "delete"}),
     );
     assert_eq!(run.json["errorCode"], "NOT_FOUND");
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "refactor": "rename_symbol", "symbol": "A", "newName": "B"}),
     );
@@ -417,7 +452,8 @@ fn bad_targets_say_what_exists_and_change_nothing() {
 #[test]
 fn deleting_the_last_symbol_takes_the_blank_line_before_it() {
     let sb = ts();
-    sb.call(
+    sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "src/user.ts", "target": "calculateTotal", "operation": "delete"}),
     );
@@ -434,7 +470,8 @@ fn json_by_jsonpath_keeps_comments() {
     let sb = Sandbox::new();
     let pkg = "{\n  // the package\n  \"name\": \"x\",\n  \"scripts\": {\n    \"build\": \"tsc\",\n    \"test\": \"vitest\"\n  }\n}\n";
     sb.write("package.jsonc", pkg);
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "package.jsonc", "path": "$.scripts"}),
     );
@@ -447,7 +484,7 @@ fn json_by_jsonpath_keeps_comments() {
     assert_eq!(run.json["range"]["end"], json!({"line": 7, "column": 3}));
     assert_eq!(run.json["kind"], "object");
 
-    let run = sb.call("file_edit", json!({"file": "package.jsonc", "edits": [
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "package.jsonc", "edits": [
         {"target": "$.scripts.build", "operation": "replace", "content": "\"tsc -b\""},
         {"target": "$.scripts", "operation": "insert_into", "position": "sorted", "content": "\"lint\": \"eslint .\""}]}));
     assert_eq!(run.code, 0, "{}", run.stdout);
@@ -456,13 +493,15 @@ fn json_by_jsonpath_keeps_comments() {
         "{\n  // the package\n  \"name\": \"x\",\n  \"scripts\": {\n    \"build\": \"tsc -b\",\n    \"lint\": \"eslint .\",\n    \"test\": \"vitest\"\n  }\n}\n"
     );
 
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "package.jsonc", "path": "$.scripts[?"}),
     );
     assert_eq!(run.json["errorCode"], "INVALID_ARGUMENT");
     assert!(run.json["error"].as_str().unwrap().contains("at character"));
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "package.jsonc", "path": "$.script"}),
     );
@@ -473,10 +512,14 @@ fn json_by_jsonpath_keeps_comments() {
             .unwrap()
             .contains("$.scripts (object)")
     );
-    let run = sb.call("file_edit", json!({"file": "package.jsonc", "target": "$.name", "operation": "replace", "content": "\"y\" oops"}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "package.jsonc", "target": "$.name", "operation": "replace", "content": "\"y\" oops"}));
     assert_eq!(run.json["errorCode"], "PARSE_ERROR");
     sb.write("bad.json", "{\"a\": }");
-    let run = sb.call("file_read", json!({"file": "bad.json", "path": "$.a"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "bad.json", "path": "$.a"}),
+    );
     assert_eq!(run.json["errorCode"], "PARSE_ERROR");
     assert!(run.json["error"].as_str().unwrap().contains("line 1"));
 }
@@ -488,14 +531,16 @@ fn jsonl_records_by_jsonpath() {
         "log.jsonl",
         "{\"id\": 1, \"level\": \"info\"}\n{\"id\": 2, \"level\": \"error\"}\n",
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "log.jsonl", "path": "$[?@.level == 'error']"}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json["content"], "{\"id\": 2, \"level\": \"error\"}");
     assert_eq!(run.json["range"]["start"]["line"], 2);
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "log.jsonl", "edits": [
         {"target": "$[0].level", "operation": "replace", "content": "\"debug\""},
@@ -506,7 +551,11 @@ fn jsonl_records_by_jsonpath() {
         sb.read("log.jsonl"),
         "{\"id\": 1, \"level\": \"debug\"}\n{\"id\": 2, \"level\": \"error\"}\n{\"id\":3}\n"
     );
-    let run = sb.call("file_read", json!({"file": "log.jsonl", "path": "$[5]"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "log.jsonl", "path": "$[5]"}),
+    );
     assert_eq!(run.json["errorCode"], "NOT_FOUND");
     assert!(
         run.json["error"]
@@ -520,7 +569,8 @@ fn jsonl_records_by_jsonpath() {
 fn markdown_by_heading() {
     let sb = Sandbox::new();
     sb.write("README.md", "# Tool\n\nIntro.\n\n## Installation\n\nRun it.\n\n### From source\n\nBuild.\n\n## Usage\n\nUse it.\n");
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "README.md", "heading": "Installation"}),
     );
@@ -529,17 +579,18 @@ fn markdown_by_heading() {
         "## Installation\n\nRun it.\n\n### From source\n\nBuild.\n\n"
     );
     assert_eq!(run.json["kind"], "h2");
-    let run = sb.call("file_edit", json!({"file": "README.md", "target": "## Usage", "operation": "replace_body", "content": "Call `tool`."}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "README.md", "target": "## Usage", "operation": "replace_body", "content": "Call `tool`."}));
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(sb.read("README.md").ends_with("## Usage\n\nCall `tool`.\n"));
-    sb.call("file_edit", json!({"file": "README.md", "target": "Installation", "operation": "insert_into", "content": "### With cargo\n\ncargo install tool"}));
+    sb.call_in("semantic", "file_edit", json!({"file": "README.md", "target": "Installation", "operation": "insert_into", "content": "### With cargo\n\ncargo install tool"}));
     assert!(
         sb.read("README.md")
             .contains("Build.\n\n### With cargo\n\ncargo install tool\n\n## Usage"),
         "{}",
         sb.read("README.md")
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "README.md", "heading": "Instalation"}),
     );
@@ -577,10 +628,15 @@ fn python_rust_go_java_symbols() {
         ("m.go", "S.F", "x := 2\nreturn x"),
         ("M.java", "M.f", "int x = 2;\nreturn x;"),
     ] {
-        let run = sb.call("file_read", json!({"file": file, "symbol": target}));
+        let run = sb.call_in(
+            "semantic",
+            "file_read",
+            json!({"file": file, "symbol": target}),
+        );
         assert_eq!(run.code, 0, "{file}: {}", run.stdout);
         assert_eq!(run.json["kind"], "method", "{file}");
-        let run = sb.call(
+        let run = sb.call_in(
+            "semantic",
             "file_edit",
             json!({"file": file, "target": target, "operation": "replace_body", "content": body}),
         );
@@ -602,7 +658,11 @@ fn python_rust_go_java_symbols() {
         sb.read("M.java"),
         "class M {\n    int f() {\n        int x = 2;\n        return x;\n    }\n}\n"
     );
-    let run = sb.call("file_read", json!({"file": "m.py", "symbol": "A.f"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "m.py", "symbol": "A.f"}),
+    );
     assert_eq!(
         run.json["dependencies"],
         json!([{"symbol": "os", "from": "os"}])
@@ -620,7 +680,8 @@ fn tsx_and_js_files() {
         "lib.mjs",
         "export const add = (a, b) => {\n  return a + b;\n};\n",
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "App.tsx", "symbol": "App", "format": "signature"}),
     );
@@ -628,7 +689,7 @@ fn tsx_and_js_files() {
         run.json["content"],
         "export function App(): JSX.Element".trim_start_matches("export ")
     );
-    let run = sb.call("file_edit", json!({"file": "lib.mjs", "target": "add", "operation": "replace_body", "content": "return b + a;"}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "lib.mjs", "target": "add", "operation": "replace_body", "content": "return b + a;"}));
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
         sb.read("lib.mjs"),
@@ -640,14 +701,15 @@ fn tsx_and_js_files() {
 fn css_by_selector_and_at_rule() {
     let sb = Sandbox::new();
     sb.write("button.scss", ".button {\n  padding: 8px 16px;\n}\n\n@media screen and (max-width: 600px) {\n  .card {\n    padding: 4px;\n  }\n}\n");
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "button.scss", "selector": ".button"}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json["content"], ".button {\n  padding: 8px 16px;\n}");
     assert_eq!(run.json["kind"], "rule");
-    let run = sb.call("file_edit", json!({"file": "button.scss", "target": "@media screen", "operation": "insert_into", "content": ".button {\n  padding: 2px;\n}"}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "button.scss", "target": "@media screen", "operation": "insert_into", "content": ".button {\n  padding: 2px;\n}"}));
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
         sb.read("button.scss").ends_with(
@@ -656,13 +718,14 @@ fn css_by_selector_and_at_rule() {
         "{}",
         sb.read("button.scss")
     );
-    let run = sb.call("file_edit", json!({"file": "button.scss", "target": ".card", "operation": "replace_body", "content": "margin: 0;"}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "button.scss", "target": ".card", "operation": "replace_body", "content": "margin: 0;"}));
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
         sb.read("button.scss")
             .contains("  .card {\n    margin: 0;\n  }\n")
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "button.scss", "selector": ".buton"}),
     );
@@ -682,7 +745,7 @@ fn crlf_files_keep_their_line_endings() {
         "w.ts",
         "class A {\r\n  f() {\r\n    return 1;\r\n  }\r\n}\r\n",
     );
-    let run = sb.call("file_edit", json!({"file": "w.ts", "target": "A", "operation": "insert_into", "content": "g() {\n  return 2;\n}"}));
+    let run = sb.call_in("semantic", "file_edit", json!({"file": "w.ts", "target": "A", "operation": "insert_into", "content": "g() {\n  return 2;\n}"}));
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
         sb.read("w.ts"),
@@ -742,7 +805,7 @@ fn inserts_follow_the_files_blank_line_convention() {
         json!({"file": "a.py", "target": "g", "operation": "insert_before", "content": "def k():\n    return 5"}),
         json!({"file": "tight.ts", "target": "a", "operation": "insert_after", "content": "const c = 3;"}),
     ] {
-        let run = sb.call("file_edit", args.clone());
+        let run = sb.call_in("semantic", "file_edit", args.clone());
         assert_eq!(run.code, 0, "{args}: {}", run.stdout);
     }
     assert_eq!(
@@ -790,7 +853,8 @@ fn a_parameter_of_a_type_is_not_a_declaration() {
         "w.ts",
         "export function wrap(fn: (_super: number) => number): number {\n  const _super = 2;\n  return fn(_super);\n}\n",
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "w.ts", "refactor": "rename_symbol", "symbol": "_super", "newName": "base"}),
     );

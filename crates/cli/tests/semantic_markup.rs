@@ -62,7 +62,8 @@ fn sandbox() -> Sandbox {
 #[test]
 fn yaml_reads_by_jsonpath_with_exact_ranges() {
     let sb = sandbox();
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "deploy.yaml", "path": "$.env[?@.name == 'MODE'].value"}),
     );
@@ -75,7 +76,8 @@ fn yaml_reads_by_jsonpath_with_exact_ranges() {
         json!({"start": {"line": 8, "column": 11}, "end": {"line": 8, "column": 15}})
     );
     // Every match comes back.
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "deploy.yaml", "path": "$.env[*].name"}),
     );
@@ -100,7 +102,7 @@ fn yaml_reads_by_jsonpath_with_exact_ranges() {
 #[test]
 fn yaml_edits_keep_comments_anchors_and_layout() {
     let sb = sandbox();
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_edit",
         json!({"file": "deploy.yaml", "edits": [
             {"target": "$.replicas", "operation": "replace", "content": "3"},
@@ -129,7 +131,8 @@ base: &base {cpu: 1}
 worker: *base
 "
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "deploy.yaml", "target": "$.env[0]", "operation": "delete"}),
     );
@@ -141,50 +144,55 @@ worker: *base
 fn yaml_bad_inputs_change_nothing() {
     let sb = sandbox();
     sb.write("broken.yml", "a: [1, 2\nb: 3\n");
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "deploy.yaml", "path": "$.replica"}),
         1,
         &["path '$.replica' not found", "$.replicas (number)"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "deploy.yaml", "path": "$.env[?"}),
         1,
         &["invalid JSONPath", "at character"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "deploy.yaml", "path": "$.worker.cpu"}),
         1,
         &["alias *base", "&base"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "broken.yml", "path": "$.a"}),
         1,
         &["the YAML does not parse", "line"],
     );
-    sb.call_fails(
+    sb.call_fails_in("semantic", 
         "file_edit",
         json!({"file": "deploy.yaml", "target": "$.ports", "operation": "replace", "content": "[1, 2"}),
         1,
         &["would not parse", "force"],
     );
-    sb.call_fails(
+    sb.call_fails_in("semantic", 
         "file_edit",
         json!({"file": "deploy.yaml", "target": "$.name", "operation": "replace_body", "content": "x"}),
         1,
         &["replace_body does not apply to YAML"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "deploy.yaml", "selector": "a"}),
         2,
         &["name its targets with `path`"],
     );
     // force writes what would not parse.
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_edit",
         json!({"file": "deploy.yaml", "target": "$.ports", "operation": "replace", "content": "[1, 2", "force": true}),
     );
@@ -195,7 +203,8 @@ fn yaml_bad_inputs_change_nothing() {
 #[test]
 fn html_reads_by_css_selector() {
     let sb = sandbox();
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "site/index.html", "selector": "#top > a.active"}),
     );
@@ -206,12 +215,13 @@ fn html_reads_by_css_selector() {
     );
     assert_eq!(run.json["kind"], "element");
     assert_eq!(run.json["resolved"], "#top > a:nth-of-type(2)");
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_read",
         json!({"file": "site/index.html", "selector": "ul.items li:nth-child(2)", "format": "body"}),
     );
     assert_eq!(run.json["content"], "two");
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "site/index.html", "selector": "li, img"}),
     );
@@ -237,7 +247,7 @@ fn html_reads_by_css_selector() {
 #[test]
 fn html_edits_by_selector() {
     let sb = sandbox();
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_edit",
         json!({"file": "site/index.html", "edits": [
             {"target": "ul.items", "operation": "insert_into", "content": "<li>three</li>"},
@@ -271,7 +281,8 @@ fn html_edits_by_selector() {
 "
     );
     // Every match of a selector is edited.
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_edit",
         json!({"file": "site/index.html", "target": "li", "operation": "delete"}),
     );
@@ -285,31 +296,34 @@ fn html_edits_by_selector() {
 #[test]
 fn html_bad_inputs_change_nothing() {
     let sb = sandbox();
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "site/index.html", "selector": "nav >> a"}),
         1,
         &["invalid CSS selector", "at character 6"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "site/index.html", "selector": "a:hover"}),
         1,
         &[":hover is not supported", "supported:"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "site/index.html", "selector": "section"}),
         1,
         &["selector 'section' not found", "nearest available"],
     );
-    sb.call_fails(
+    sb.call_fails_in("semantic", 
         "file_edit",
         json!({"file": "site/index.html", "target": "img", "operation": "replace_body", "content": "x"}),
         1,
         &["void or self-closing"],
     );
-    sb.call_fails(
+    sb.call_fails_in("semantic", 
         "file_edit",
         json!({"file": "site/index.html", "target": "ul", "operation": "replace", "content": "<ul><li>x</ul"}),
         1,
@@ -320,7 +334,8 @@ fn html_bad_inputs_change_nothing() {
 #[test]
 fn xml_reads_by_xpath() {
     let sb = sandbox();
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "App.csproj", "xpath": "//PackageReference[@Include='Dapper']"}),
     );
@@ -333,14 +348,15 @@ fn xml_reads_by_xpath() {
         run.json["resolved"],
         "/Project/ItemGroup/PackageReference[2]"
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "App.csproj", "xpath": "//PackageReference/@Version"}),
     );
     let results = run.json["results"].as_array().unwrap();
     assert_eq!(results[1]["content"], "Version=\"2.1.0\"");
     assert_eq!(results[1]["kind"], "attribute");
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_read",
         json!({"file": "App.csproj", "xpath": "/Project/PropertyGroup/TargetFramework", "format": "body"}),
     );
@@ -364,7 +380,8 @@ fn xml_reads_by_xpath() {
         "icon.svg",
         "<svg xmlns=\"http://www.w3.org/2000/svg\">\n  <rect width=\"4\"/>\n</svg>\n",
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "icon.svg", "xpath": "//d:rect/@width"}),
     );
@@ -374,7 +391,7 @@ fn xml_reads_by_xpath() {
 #[test]
 fn xml_edits_by_xpath() {
     let sb = sandbox();
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_edit",
         json!({"file": "App.csproj", "edits": [
             {"target": "//PackageReference[@Include='Serilog']/@Version", "operation": "replace_body", "content": "4.0.0"},
@@ -402,7 +419,7 @@ fn xml_edits_by_xpath() {
     );
     // dry run writes nothing.
     let before = sb.snapshot();
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_edit",
         json!({"file": "App.csproj", "target": "//PackageReference", "operation": "delete", "dryRun": true}),
     );
@@ -420,19 +437,22 @@ fn xml_edits_by_xpath() {
 fn xml_bad_inputs_change_nothing() {
     let sb = sandbox();
     sb.write("bad.xml", "<a>\n  <b>\n</a>\n");
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "App.csproj", "xpath": "//ItemGroup]"}),
         1,
         &["invalid XPath", "at character 12"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "App.csproj", "xpath": "count(//PackageReference)"}),
         1,
         &["evaluates to the number 2, not to nodes"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "App.csproj", "xpath": "//Package"}),
         1,
@@ -441,25 +461,27 @@ fn xml_bad_inputs_change_nothing() {
             "/Project/ItemGroup/PackageReference[1]",
         ],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "bad.xml", "xpath": "//b"}),
         1,
         &["the XML does not parse", "line 3"],
     );
-    sb.call_fails(
+    sb.call_fails_in("semantic", 
         "file_edit",
         json!({"file": "App.csproj", "target": "//Nullable", "operation": "replace", "content": "<Nullable>x</Null>"}),
         1,
         &["would not parse"],
     );
-    sb.call_fails(
+    sb.call_fails_in("semantic", 
         "file_edit",
         json!({"file": "App.csproj", "target": "//PackageReference[1]", "operation": "replace_body", "content": "x"}),
         1,
         &["void or self-closing"],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "App.csproj", "selector": "Project"}),
         2,
@@ -483,7 +505,8 @@ fn a_file_of_unknown_name_is_targeted_by_its_content() {
     let sb = Sandbox::new();
     for name in ["web.config", "appsettings", "settings.data"] {
         sb.write(name, WEB_CONFIG);
-        let run = sb.call(
+        let run = sb.call_in(
+            "semantic",
             "file_read",
             json!({"file": name, "xpath": "//configuration/appSettings"}),
         );
@@ -498,19 +521,22 @@ fn a_file_of_unknown_name_is_targeted_by_its_content() {
         "package.lock.data",
         "{\"deps\": {\"left-pad\": \"1.3.0\"}}\n",
     );
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "package.lock.data", "path": "$.deps['left-pad']"}),
     );
     assert_eq!(run.json["content"], "\"1.3.0\"", "{}", run.stdout);
     sb.write("deploy.conf", CONFIG);
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "deploy.conf", "path": "$.replicas"}),
     );
     assert_eq!(run.json["content"], "2", "{}", run.stdout);
     sb.write("page.tpl", PAGE);
-    let run = sb.call(
+    let run = sb.call_in(
+        "semantic",
         "file_read",
         json!({"file": "page.tpl", "selector": "a.active"}),
     );
@@ -520,7 +546,11 @@ fn a_file_of_unknown_name_is_targeted_by_its_content() {
         run.stdout
     );
     sb.write("NOTES", "# Notes\n\nintro\n\n## Build\n\nrun make\n");
-    let run = sb.call("file_read", json!({"file": "NOTES", "heading": "Build"}));
+    let run = sb.call_in(
+        "semantic",
+        "file_read",
+        json!({"file": "NOTES", "heading": "Build"}),
+    );
     assert_eq!(
         run.json["content"], "## Build\n\nrun make\n",
         "{}",
@@ -531,7 +561,7 @@ fn a_file_of_unknown_name_is_targeted_by_its_content() {
     assert!(run.stdout.contains("value=\"prod\""), "{}", run.stdout);
 
     // file_edit names no kind: the content's decides.
-    let run = sb.call(
+    let run = sb.call_in("semantic", 
         "file_edit",
         json!({"file": "web.config", "target": "//add[@key='mode']/@value", "operation": "replace_body", "content": "dev"}),
     );
@@ -548,7 +578,8 @@ fn a_query_the_content_does_not_read_is_refused_with_what_it_is() {
     let sb = Sandbox::new();
     sb.write("settings.data", "{\"a\": 1}\n");
     sb.write("readme.txt", "just some words\n");
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "settings.data", "xpath": "//a"}),
         2,
@@ -558,7 +589,8 @@ fn a_query_the_content_does_not_read_is_refused_with_what_it_is() {
             "name its targets with `path`",
         ],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "readme.txt", "heading": "Intro"}),
         2,
@@ -568,14 +600,16 @@ fn a_query_the_content_does_not_read_is_refused_with_what_it_is() {
             "read_files",
         ],
     );
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_edit",
         json!({"file": "readme.txt", "target": "$.a", "operation": "delete"}),
         2,
         &["content is plain text"],
     );
     // No target kind named: the name decides, as before.
-    sb.call_fails(
+    sb.call_fails_in(
+        "semantic",
         "file_read",
         json!({"file": "settings.data", "symbol": "a"}),
         2,

@@ -250,3 +250,124 @@ fn edit_block_takes_desktop_commander_s_arguments_and_words() {
         ],
     );
 }
+
+/// `file_read` and `file_edit`, which the curated and the `semantic` table both serve, take
+/// each table's own spelling of one set of arguments: the curated table (also what a call
+/// naming no table gets) snake_case, the `semantic` table camelCase; the other spelling is
+/// refused with the name the table takes.
+#[test]
+fn the_shared_semantic_tools_take_each_tables_spelling_only() {
+    let sb = Sandbox::new();
+    let source = "export function area(r: number): number {\n  return r * r * 3;\n}\n";
+    sb.write("a.ts", source);
+    // Camel case sent to the curated table, with no table named and named.
+    refused(
+        &sb,
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "surface", "dryRun": true}),
+        &[
+            "`newName`; did you mean `new_name`?",
+            "`dryRun`; did you mean `dry_run`?",
+        ],
+    );
+    let run = sb.call_in(
+        "filekit",
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq",
+               "selection_range": {"start_line": 2, "start_column": 9, "end_line": 2, "end_column": 14}}),
+    );
+    assert_eq!(run.code, BAD_REQUEST, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `extracted_name`?"),
+        "{}",
+        run.stderr
+    );
+    let run = sb.call_in(
+        "filekit",
+        "file_read",
+        json!({"file": "a.ts", "symbol": "area", "maxLines": 1}),
+    );
+    assert_eq!(run.code, BAD_REQUEST, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `max_lines`?"),
+        "{}",
+        run.stderr
+    );
+    // Snake case sent to the semantic table, nested too.
+    let run = sb.call_in(
+        "semantic",
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq",
+               "selectionRange": {"start_line": 2, "startColumn": 9, "endLine": 2, "endColumn": 14}}),
+    );
+    assert_eq!(run.code, BAD_REQUEST, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`selectionRange.start_line`; did you mean `startLine`?"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(sb.read("a.ts"), source);
+
+    // What each table takes works, and answers in its spelling. No table named: the curated
+    // table's tool.
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "extract_variable", "extracted_name": "sq",
+               "selection_range": {"start_line": 2, "start_column": 9, "end_line": 2, "end_column": 14},
+               "dry_run": true}),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["dry_run"], true, "{}", run.stdout);
+    assert!(run.json.get("dryRun").is_none(), "{}", run.stdout);
+    let run = sb.call_in(
+        "semantic",
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq",
+               "selectionRange": {"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 14}}),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.json["historyEntry"].is_u64(), "{}", run.stdout);
+    assert!(
+        sb.read("a.ts").contains("const sq = r * r;"),
+        "{}",
+        sb.read("a.ts")
+    );
+
+    // A mistyped argument is named as the table spells it.
+    let run = sb.call_in(
+        "semantic",
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "extract_variable", "extractedName": "sq2",
+               "selectionRange": {"startLine": "two", "startColumn": 9, "endLine": 2, "endColumn": 14}}),
+    );
+    assert_eq!(run.code, BAD_REQUEST, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("argument `selectionRange.startLine`"),
+        "{}",
+        run.stderr
+    );
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "extract_variable", "extracted_name": "sq2",
+               "selection_range": {"start_line": 2, "start_column": 9, "end_line": 2}}),
+    );
+    assert_eq!(run.code, BAD_REQUEST, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`selection_range.end_column`"),
+        "{}",
+        run.stderr
+    );
+    // The refactor layer's refusals, in each table's names.
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area"}),
+    );
+    assert!(run.stderr.contains("`new_name`"), "{}", run.stderr);
+    let run = sb.call_in(
+        "semantic",
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area"}),
+    );
+    assert!(run.stderr.contains("`newName`"), "{}", run.stderr);
+}

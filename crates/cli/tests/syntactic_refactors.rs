@@ -24,7 +24,7 @@ fn ok(run: &common::Run) {
 }
 
 fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
-    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+    json!({"start_line": sl, "start_column": sc, "end_line": el, "end_column": ec})
 }
 
 #[test]
@@ -37,7 +37,7 @@ fn extract_variable_and_constant_in_typescript() {
     ok(&edit(
         &sb,
         json!({"file": "src/area.ts", "refactor": "extract_variable",
-               "selectionRange": range(2, 9, 2, 14), "extractedName": "size"}),
+               "selection_range": range(2, 9, 2, 14), "extracted_name": "size"}),
     ));
     assert_eq!(
         sb.read("src/area.ts"),
@@ -46,7 +46,7 @@ fn extract_variable_and_constant_in_typescript() {
     let run = edit(
         &sb,
         json!({"file": "src/area.ts", "refactor": "extract_constant",
-               "selectionRange": range(3, 17, 3, 24), "extractedName": "HOUR"}),
+               "selection_range": range(3, 17, 3, 24), "extracted_name": "HOUR"}),
     );
     ok(&run);
     assert_eq!(
@@ -61,7 +61,7 @@ fn extract_variable_and_constant_in_typescript() {
     let run = edit(
         &sb,
         json!({"file": "src/area.ts", "refactor": "extract_constant",
-               "selectionRange": range(4, 9, 4, 20), "extractedName": "TOTAL"}),
+               "selection_range": range(4, 9, 4, 20), "extracted_name": "TOTAL"}),
     );
     ok(&run);
     assert_eq!(
@@ -81,7 +81,7 @@ fn extract_in_python() {
     ok(&edit(
         &sb,
         json!({"file": "calc.py", "refactor": "extract_variable",
-               "selectionRange": range(2, 11, 2, 16), "extractedName": "size"}),
+               "selection_range": range(2, 11, 2, 16), "extracted_name": "size"}),
     ));
     assert_eq!(
         sb.read("calc.py"),
@@ -91,7 +91,7 @@ fn extract_in_python() {
     let run = edit(
         &sb,
         json!({"file": "calc.py", "refactor": "extract_constant",
-               "selectionRange": range(3, 11, 3, 19), "extractedName": "AREA"}),
+               "selection_range": range(3, 11, 3, 19), "extracted_name": "AREA"}),
     );
     ok(&run);
     assert_eq!(
@@ -113,7 +113,7 @@ fn inline_variable_and_convert_to_arrow() {
     );
     ok(&edit(
         &sb,
-        json!({"file": "main.js", "refactor": "inline_variable", "selectionRange": range(2, 8, 2, 9)}),
+        json!({"file": "main.js", "refactor": "inline_variable", "selection_range": range(2, 8, 2, 9)}),
     ));
     assert_eq!(
         sb.read("main.js"),
@@ -121,7 +121,7 @@ fn inline_variable_and_convert_to_arrow() {
     );
     ok(&edit(
         &sb,
-        json!({"file": "main.js", "refactor": "convert_to_arrow", "selectionRange": range(1, 9, 1, 9)}),
+        json!({"file": "main.js", "refactor": "convert_to_arrow", "selection_range": range(1, 9, 1, 9)}),
     ));
     assert_eq!(
         sb.read("main.js"),
@@ -140,23 +140,23 @@ fn refusals_name_what_forbids_them_and_change_nothing() {
     sb.write("broken.ts", "const x = (1 + ;\n");
     for (args, needle) in [
         (
-            json!({"file": "src/a.ts", "refactor": "extract_variable", "selectionRange": range(3, 18, 3, 26)}),
+            json!({"file": "src/a.ts", "refactor": "extract_variable", "selection_range": range(3, 18, 3, 26)}),
             "the right of `&&` (line 3)",
         ),
         (
-            json!({"file": "src/a.ts", "refactor": "extract_variable", "selectionRange": range(3, 13, 3, 19)}),
+            json!({"file": "src/a.ts", "refactor": "extract_variable", "selection_range": range(3, 13, 3, 19)}),
             "not one expression",
         ),
         (
-            json!({"file": "src/a.ts", "refactor": "convert_to_arrow", "selectionRange": range(2, 9, 2, 9)}),
+            json!({"file": "src/a.ts", "refactor": "convert_to_arrow", "selection_range": range(2, 9, 2, 9)}),
             "before its declaration",
         ),
         (
-            json!({"file": "b.py", "refactor": "extract_constant", "selectionRange": range(2, 19, 2, 24)}),
+            json!({"file": "b.py", "refactor": "extract_constant", "selection_range": range(2, 19, 2, 24)}),
             "the right of `and` (line 2)",
         ),
         (
-            json!({"file": "broken.ts", "refactor": "extract_variable", "selectionRange": range(1, 11, 1, 12)}),
+            json!({"file": "broken.ts", "refactor": "extract_variable", "selection_range": range(1, 11, 1, 12)}),
             "does not parse",
         ),
     ] {
@@ -172,7 +172,7 @@ fn refusals_name_what_forbids_them_and_change_nothing() {
     }
 }
 
-/// `replaceAll` extracts every identical occurrence in the scope (TS and Python), and
+/// `replace_all` extracts every identical occurrence in the scope (TS and Python), and
 /// inline_variable takes the variable's name as `symbol`; both refused where they do not
 /// apply, with nothing written.
 #[test]
@@ -182,8 +182,8 @@ fn every_occurrence_and_inline_by_name() {
     sb.write("t.ts", ts);
     let run = edit(
         &sb,
-        json!({"file": "t.ts", "refactor": "extract_variable", "selectionRange": range(3, 14, 3, 22),
-               "extractedName": "len", "replaceAll": true}),
+        json!({"file": "t.ts", "refactor": "extract_variable", "selection_range": range(3, 14, 3, 22),
+               "extracted_name": "len", "replace_all": true}),
     );
     ok(&run);
     assert_eq!(
@@ -209,8 +209,8 @@ fn every_occurrence_and_inline_by_name() {
     sb.write("m.py", "def f(x):\n    y = x * 2\n    return x * 2 + y\n");
     let run = edit(
         &sb,
-        json!({"file": "m.py", "refactor": "extract_variable", "selectionRange": range(2, 8, 2, 13),
-               "extractedName": "double", "replaceAll": true}),
+        json!({"file": "m.py", "refactor": "extract_variable", "selection_range": range(2, 8, 2, 13),
+               "extracted_name": "double", "replace_all": true}),
     );
     ok(&run);
     assert_eq!(
@@ -224,8 +224,8 @@ fn every_occurrence_and_inline_by_name() {
     );
     let run = edit(
         &sb,
-        json!({"file": "n.py", "refactor": "extract_variable", "selectionRange": range(2, 10, 2, 17),
-               "extractedName": "count", "replaceAll": true}),
+        json!({"file": "n.py", "refactor": "extract_variable", "selection_range": range(2, 10, 2, 17),
+               "extracted_name": "count", "replace_all": true}),
     );
     assert!(
         run.stdout.contains("replacing every occurrence"),
@@ -233,14 +233,14 @@ fn every_occurrence_and_inline_by_name() {
         run.stdout
     );
 
-    // replaceAll belongs to the two extracts; an unknown name to inline is refused by name.
+    // replace_all belongs to the two extracts; an unknown name to inline is refused by name.
     sb.write("t.ts", ts);
     let run = sb.call_fails(
         "file_edit",
-        json!({"file": "t.ts", "refactor": "extract_type", "selectionRange": range(1, 14, 1, 22),
-               "replaceAll": true}),
+        json!({"file": "t.ts", "refactor": "extract_type", "selection_range": range(1, 14, 1, 22),
+               "replace_all": true}),
         2,
-        &["replaceAll"],
+        &["replace_all"],
     );
     assert_eq!(run.json["success"], json!(false));
     let run = edit(
@@ -252,7 +252,7 @@ fn every_occurrence_and_inline_by_name() {
     assert_eq!(sb.read("t.ts"), ts);
 }
 
-/// `extractedName` is checked by the file's language: `delete` names a Python variable but
+/// `extracted_name` is checked by the file's language: `delete` names a Python variable but
 /// not a JavaScript one, `$total` the reverse.
 #[test]
 fn the_extracted_name_follows_the_files_language() {
@@ -260,8 +260,8 @@ fn the_extracted_name_follows_the_files_language() {
     sb.write("m.py", "def f(x):\n    return x * 2 + 1\n");
     let run = edit(
         &sb,
-        json!({"file": "m.py", "refactor": "extract_variable", "selectionRange": range(2, 11, 2, 16),
-               "extractedName": "delete"}),
+        json!({"file": "m.py", "refactor": "extract_variable", "selection_range": range(2, 11, 2, 16),
+               "extracted_name": "delete"}),
     );
     ok(&run);
     assert_eq!(
@@ -271,31 +271,31 @@ fn the_extracted_name_follows_the_files_language() {
     sb.write("m.js", "function f(x) {\n  return x * 2 + 1;\n}\n");
     let run = sb.call_fails(
         "file_edit",
-        json!({"file": "m.js", "refactor": "extract_variable", "selectionRange": range(2, 9, 2, 14),
-               "extractedName": "delete"}),
+        json!({"file": "m.js", "refactor": "extract_variable", "selection_range": range(2, 9, 2, 14),
+               "extracted_name": "delete"}),
         2,
-        &["extractedName"],
+        &["extracted_name"],
     );
     assert_eq!(run.json["success"], json!(false));
     let run = edit(
         &sb,
-        json!({"file": "m.js", "refactor": "extract_variable", "selectionRange": range(2, 9, 2, 14),
-               "extractedName": "$total"}),
+        json!({"file": "m.js", "refactor": "extract_variable", "selection_range": range(2, 9, 2, 14),
+               "extracted_name": "$total"}),
     );
     ok(&run);
     let run = sb.call_fails(
         "file_edit",
-        json!({"file": "m.py", "refactor": "extract_variable", "selectionRange": range(3, 11, 3, 17),
-               "extractedName": "$total"}),
+        json!({"file": "m.py", "refactor": "extract_variable", "selection_range": range(3, 11, 3, 17),
+               "extracted_name": "$total"}),
         2,
-        &["extractedName"],
+        &["extracted_name"],
     );
     assert_eq!(run.json["success"], json!(false));
 }
 
 /// extract_variable and extract_constant hold to the project's `strict` too: a callback moved
 /// out of the call that typed its parameters would leave them implicitly `any`, so it is
-/// refused, naming them, unless untyped parameters are asked for; `untypedParameters` is
+/// refused, naming them, unless untyped parameters are asked for; `untyped_parameters` is
 /// refused where nothing declares parameters.
 #[test]
 fn extracting_a_callback_under_strict_names_the_parameters_it_would_lose() {
@@ -311,7 +311,7 @@ fn extracting_a_callback_under_strict_names_the_parameters_it_would_lose() {
         let run = sb.call_fails(
             "file_edit",
             json!({"file": "src/each.ts", "refactor": kind,
-                   "selectionRange": range(2, 13, 2, 40), "extractedName": "log"}),
+                   "selection_range": range(2, 13, 2, 40), "extracted_name": "log"}),
             1,
             &["`x`, `i` would have no type", "`strict` in tsconfig.json"],
         );
@@ -325,8 +325,8 @@ fn extracting_a_callback_under_strict_names_the_parameters_it_would_lose() {
     ok(&edit(
         &sb,
         json!({"file": "src/each.ts", "refactor": "extract_variable",
-               "selectionRange": range(2, 13, 2, 40), "extractedName": "log",
-               "untypedParameters": true}),
+               "selection_range": range(2, 13, 2, 40), "extracted_name": "log",
+               "untyped_parameters": true}),
     ));
     assert!(
         sb.read("src/each.ts")
@@ -335,8 +335,8 @@ fn extracting_a_callback_under_strict_names_the_parameters_it_would_lose() {
     sb.call_fails(
         "file_edit",
         json!({"file": "src/each.ts", "refactor": "inline_variable", "symbol": "log",
-               "untypedParameters": true}),
+               "untyped_parameters": true}),
         2,
-        &["`untypedParameters` does not apply to inline_variable"],
+        &["`untyped_parameters` does not apply to inline_variable"],
     );
 }

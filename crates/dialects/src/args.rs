@@ -808,6 +808,31 @@ pub(crate) fn parse<T: DeserializeOwned>(
         .map_err(|e| describe_error(tool, schema, &e.path().to_string(), &e.inner().to_string()))
 }
 
+/// [`parse`] for a table that spells the arguments of `T` (snake_case fields) in camelCase:
+/// `schema` is that table's (camelCase) schema, and every problem names the argument as the
+/// table spells it.
+pub(crate) fn parse_camel<T: DeserializeOwned>(
+    tool: &str,
+    schema: &Value,
+    args: Value,
+) -> Result<T, FkError> {
+    if !args.is_object() {
+        return parse(tool, schema, args);
+    }
+    serde_path_to_error::deserialize::<_, T>(crate::reply::snake_keys(args)).map_err(|e| {
+        let path = crate::reply::camel(&e.path().to_string());
+        let message = e.inner().to_string();
+        let message = match message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'))
+        {
+            Some(field) => format!("missing field `{}`", crate::reply::camel(field)),
+            None => message,
+        };
+        describe_error(tool, schema, &path, &message)
+    })
+}
+
 /// [`parse`] without taking the arguments: for checking one part of them on its own.
 pub(crate) fn parse_ref<T: DeserializeOwned>(
     tool: &str,

@@ -343,21 +343,33 @@ pub fn documented_output_schema(tool: &ToolSpec) -> Value {
     schema(SchemaForm::Documented)
 }
 
-/// The tool called `name` (its document name or its MCP name), in the first table that has
-/// one. Where tables share a name (`read_file`), [`find_tool_in`] says which is meant.
+/// The curated table: filekit's own design, which a tool name means when no table is named
+/// and the curated table has a tool of that name.
+pub const CURATED: &str = "filekit";
+
+/// The tool called `name` (its document name or its MCP name): the curated table's, else the
+/// first table's that has one. Where tables share a name (`read_file`), [`find_tool_in`] says
+/// which is meant.
 pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
     find_tool_in(None, name)
 }
 
-/// The tool called `name` (document or MCP name) among the tools of `dialects` (all tables
-/// when `None`), the first in table order.
+/// The tool called `name` (document or MCP name) among the tools of `dialects`: the first in
+/// table order, or with all tables (`None`) the curated table's if it has one.
 pub fn find_tool_in(dialects: Option<&[&str]>, name: &str) -> Option<&'static ToolSpec> {
     let in_scope = |t: &&ToolSpec| dialects.is_none_or(|d| d.contains(&t.dialect));
-    TABLE
-        .iter()
-        .filter(in_scope)
-        .find(|t| t.name == name)
-        .or_else(|| TABLE.iter().filter(in_scope).find(|t| t.mcp_name() == name))
+    let named = |t: &&ToolSpec| t.name == name || t.mcp_name() == name;
+    let curated = dialects
+        .is_none()
+        .then(|| TABLE.iter().filter(|t| t.dialect == CURATED).find(named))
+        .flatten();
+    curated.or_else(|| {
+        TABLE
+            .iter()
+            .filter(in_scope)
+            .find(|t| t.name == name)
+            .or_else(|| TABLE.iter().filter(in_scope).find(|t| t.mcp_name() == name))
+    })
 }
 
 /// The tables whose tool called `name` (document or MCP name) takes other arguments than the
@@ -379,8 +391,8 @@ pub fn tables_disagreeing_on(name: &str) -> Vec<&'static str> {
     tables
 }
 
-/// Runs one tool call. `tool_name` is the document name or the MCP name; `args` the JSON
-/// arguments (`null` counts as no arguments). Never panics on bad input: every problem comes
+/// Runs one tool call. `tool_name` is the document name or the MCP name (the curated table's
+/// tool where tables share it); `args` the JSON arguments (`null` counts as no arguments). Never panics on bad input: every problem comes
 /// back as an error reply with a code and a message that says what to do.
 pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
     call_in(ws, None, tool_name, args)
@@ -399,8 +411,9 @@ pub fn call_for_verb(
 }
 
 /// Runs one tool call like [`call`], with the tool looked up among the tools of `dialects`
-/// (all tables when `None`). A name that tables use for different tools, looked up in all of
-/// them, is refused with the tables to choose from.
+/// (all tables when `None`). A name that tables use for different tools means the curated
+/// table's tool if it has one; otherwise, looked up in all tables, it is refused with the
+/// tables to choose from.
 pub fn call_in(
     ws: &Workspace,
     dialects: Option<&[&str]>,
@@ -419,7 +432,7 @@ fn look_up_and_dispatch(
 ) -> ToolReply {
     let disagreeing = tables_disagreeing_on(tool_name);
     let ambiguous = match dialects {
-        None => disagreeing.len() > 1,
+        None => disagreeing.len() > 1 && !disagreeing.contains(&CURATED),
         Some(d) => disagreeing.iter().filter(|t| d.contains(t)).count() > 1,
     };
     if ambiguous {
@@ -931,6 +944,36 @@ mod tests {
             assert!(DIALECTS.contains(&t.dialect));
         }
         assert_eq!(mcp_name("file:read_file"), "file_read_file");
+    }
+
+    #[test]
+    fn a_name_the_curated_table_has_means_its_tool_where_no_table_is_named() {
+        for name in ["file_read", "file_edit"] {
+            assert_eq!(
+                tables_disagreeing_on(name),
+                ["semantic", CURATED],
+                "the two tables spell {name}'s arguments differently"
+            );
+            assert_eq!(find_tool(name).unwrap().dialect, CURATED);
+            assert_eq!(
+                find_tool_in(Some(&["semantic"]), name).unwrap().dialect,
+                "semantic"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def f():\n    return 1\n").unwrap();
+        let ws = Workspace::new(&[dir.path().to_path_buf()], false).unwrap();
+        let args = json!({"file": "a.py", "refactor": "rename_symbol", "symbol": "f", "new_name": "g", "dry_run": true});
+        let reply = call(&ws, "file_edit", args.clone());
+        assert!(!reply.is_error, "{}", reply.text);
+        assert_eq!(reply.value["dry_run"], true);
+        let reply = call_in(&ws, Some(&["semantic"]), "file_edit", args);
+        assert!(reply.rejected, "{}", reply.text);
+        assert!(
+            reply.text.contains("did you mean `newName`?"),
+            "{}",
+            reply.text
+        );
     }
 
     #[test]

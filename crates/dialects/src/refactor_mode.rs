@@ -1,7 +1,7 @@
 //! The refactor mode of `file_edit` (the semantic table's design), as the table's tool speaks it:
 //! the kinds of the refactor layer's table (`filekit_refactor::code_actions::SPECS`). The
 //! layer checks the arguments against the kind's entry; what is wrong is worded here in the
-//! tool's names (`newName`, `selectionRange`, "does not apply to"). The layer chooses the
+//! table's spelling of the tool's names (`new_name`, `selectionRange`, "does not apply to"). The layer chooses the
 //! route (a language server, or the syntax trees) and computes the change; it is written here, through the one write pipeline in ONE
 //! request (`Edit::Ranges` tied to the `content_hash` read, created files as `Edit::Create`,
 //! atomic across files, one history entry, a dry run with diffs), and answered in 004's
@@ -10,7 +10,7 @@
 use crate::Call;
 use crate::ToolReply;
 use crate::semantic::load;
-use crate::semantic_reply::{Change, EditReply, FileChange, Span, Spelling, failed};
+use crate::semantic_reply::{Change, Curated, EditReply, FileChange, Span, Spelling, failed};
 use crate::shape;
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_core::{ErrorCode, FkError};
@@ -48,7 +48,6 @@ impl JsonSchema for RefactorName {
 
 /// A range of the file: 1-based lines, 0-based columns (characters), end exclusive.
 #[derive(Deserialize, JsonSchema, Clone, Copy, Debug)]
-#[serde(rename_all = "camelCase")]
 pub struct SelectionRange {
     pub start_line: usize,
     pub start_column: usize,
@@ -76,24 +75,25 @@ pub struct Request {
     pub preview: bool,
 }
 
-/// A refactor argument as the tool names it (`newName`, `selectionRange`).
-pub fn tool_name(arg: Arg) -> String {
-    crate::reply::camel(arg.name())
+/// A refactor argument as a table spells it (`new_name` in the curated table, `newName` in
+/// the `semantic` table).
+pub(crate) fn arg_name<S: Spelling>(arg: Arg) -> String {
+    S::name(arg.name())
 }
 
-/// Every refactor argument as the tool names them, in the table's order.
-pub fn tool_names() -> Vec<String> {
-    Arg::ALL.into_iter().map(tool_name).collect()
+/// Every refactor argument as a table spells them, in the refactor table's order.
+pub(crate) fn arg_names<S: Spelling>() -> Vec<String> {
+    Arg::ALL.into_iter().map(arg_name::<S>).collect()
 }
 
-/// The tool's arguments for a refactor of `kind` of `file` with `given` (a front end that
-/// checked them itself, in its own words, calls the tool with these).
+/// The curated table's `file_edit` arguments for a refactor of `kind` of `file` with `given`
+/// (a front end that checked them itself, in its own words, calls the tool with these).
 pub fn tool_args(kind: Kind, file: &str, given: &Given) -> serde_json::Value {
     let mut args = serde_json::Map::new();
     args.insert("file".into(), file.into());
     args.insert("refactor".into(), kind.name().into());
     let mut put = |arg: Arg, value: serde_json::Value| {
-        args.insert(tool_name(arg), value);
+        args.insert(arg_name::<Curated>(arg), value);
     };
     if let Some(s) = &given.symbol {
         put(Arg::Symbol, s.as_str().into());
@@ -115,10 +115,10 @@ pub fn tool_args(kind: Kind, file: &str, given: &Given) -> serde_json::Value {
         put(
             Arg::Selection,
             serde_json::json!({
-                "startLine": s.start_line,
-                "startColumn": s.start_column,
-                "endLine": s.end_line,
-                "endColumn": s.end_column,
+                "start_line": s.start_line,
+                "start_column": s.start_column,
+                "end_line": s.end_line,
+                "end_column": s.end_column,
             }),
         );
     }
@@ -160,19 +160,30 @@ pub fn scope(word: Option<&str>) -> Result<Option<Scope>, FkError> {
 }
 
 /// Checks the arguments of a refactor of `file` against its kind's entry; what is wrong is
-/// said in the tool's names of the arguments.
-pub fn checked(kind: Kind, file: &str, given: Given) -> Result<Refactor, FkError> {
-    Refactor::new(kind, file, given).map_err(worded)
+/// said in the table's names of the arguments.
+pub(crate) fn checked<S: Spelling>(
+    kind: Kind,
+    file: &str,
+    given: Given,
+) -> Result<Refactor, FkError> {
+    Refactor::new(kind, file, given).map_err(worded::<S>)
 }
 
-fn worded(err: ArgError) -> FkError {
+fn worded<S: Spelling>(err: ArgError) -> FkError {
+    let tool_name = arg_name::<S>;
     let quoted = |a: Arg| format!("`{}`", tool_name(a));
-    const RANGE: &str = "{startLine, startColumn, endLine, endColumn}";
+    let range = format!(
+        "{{{}}}",
+        ["start_line", "start_column", "end_line", "end_column"]
+            .map(S::name)
+            .join(", ")
+    );
+    let range = range.as_str();
     match err {
         ArgError::Missing { kind, one_of } => {
             let err = match one_of {
                 [Arg::Selection] => FkError::invalid(format!(
-                    "{} needs {}: {RANGE}",
+                    "{} needs {}: {range}",
                     kind.name(),
                     quoted(Arg::Selection)
                 )),
@@ -181,7 +192,7 @@ fn worded(err: ArgError) -> FkError {
                     let each: Vec<String> = several
                         .iter()
                         .map(|a| match a {
-                            Arg::Selection => format!("{} (its position: {RANGE})", quoted(*a)),
+                            Arg::Selection => format!("{} (its position: {range})", quoted(*a)),
                             Arg::Symbol => format!("{} (its name)", quoted(*a)),
                             _ => quoted(*a),
                         })
@@ -192,7 +203,10 @@ fn worded(err: ArgError) -> FkError {
             if one_of.contains(&Arg::Selection) {
                 err.with_hint("lines count from 1, columns from 0; the end is exclusive")
             } else if kind == Kind::RenameSymbol {
-                err.with_hint("e.g. {\"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}")
+                err.with_hint(format!(
+                    "e.g. {{\"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"{}\": \"AuthService\"}}",
+                    tool_name(Arg::NewName)
+                ))
             } else {
                 err
             }
@@ -244,7 +258,7 @@ pub(crate) fn run<S: Spelling>(ws: &Call, req: Request) -> Result<ToolReply, FkE
             if err.fact() == Some(filekit_core::Fact::UntypedParameters) {
                 err.hint = err
                     .hint
-                    .map(|h| format!("{h} with `{}: true`", tool_name(Arg::UntypedParameters)));
+                    .map(|h| format!("{h} with `{}: true`", arg_name::<S>(Arg::UntypedParameters)));
             }
             Ok(failed(&req.file, &err))
         }
@@ -453,8 +467,9 @@ fn write<S: Spelling>(
             ));
         }
         text_out.push_str(&format!(
-            "(the diff, {} lines, is left out: read the files to see them, or preview with dryRun)\n",
-            diff.lines().count()
+            "(the diff, {} lines, is left out: read the files to see them, or preview with {})\n",
+            diff.lines().count(),
+            S::name("dry_run")
         ));
     }
     if let Some(id) = report.history_entry {

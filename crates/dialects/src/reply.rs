@@ -202,6 +202,35 @@ pub(crate) fn camel(key: &str) -> String {
     out
 }
 
+/// The snake_case name of a camelCase key (`dryRun` -> `dry_run`): [`camel`] undone, for the
+/// arguments a camelCase table receives.
+pub(crate) fn snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Arguments with their names in snake_case (see [`snake`]), at every depth: a camelCase
+/// table's call, parsed by the one argument type both tables share.
+pub(crate) fn snake_keys(value: Value) -> Value {
+    match value {
+        Value::Object(obj) => Value::Object(
+            obj.into_iter()
+                .map(|(k, v)| (snake(&k), snake_keys(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(snake_keys).collect()),
+        other => other,
+    }
+}
+
 /// A reply with its field names in camelCase (see [`camel`]).
 pub(crate) fn camel_keys(value: Value) -> Value {
     match value {

@@ -8,7 +8,7 @@
 //! file changed in between is refused, never overwritten).
 
 use crate::Call;
-use crate::args::{parse, schema_for};
+use crate::args::schema_for;
 use crate::refactor_mode::RefactorName;
 use crate::semantic_reply::{
     Change, Curated, Dependency, EditReply, FileChange, OutlineEntry, OutlineFormat, ReadReply,
@@ -47,7 +47,11 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
             } else {
                 READ_DESCRIPTION
             },
-            input_schema: READ_SCHEMA.clone(),
+            input_schema: if dialect == "filekit" {
+                READ_SCHEMA.clone()
+            } else {
+                SEED_READ_SCHEMA.clone()
+            },
             read_only: true,
             destructive: false,
             idempotent: true,
@@ -62,7 +66,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
                 rejected::<Seed>
             },
             guide: if dialect == "filekit" {
-                READ_DESCRIPTION
+                CURATED_READ_GUIDE.as_str()
             } else {
                 ""
             },
@@ -80,7 +84,11 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
             } else {
                 EDIT_DESCRIPTION
             },
-            input_schema: EDIT_SCHEMA.clone(),
+            input_schema: if dialect == "filekit" {
+                EDIT_SCHEMA.clone()
+            } else {
+                SEED_EDIT_SCHEMA.clone()
+            },
             read_only: false,
             destructive: true,
             idempotent: false,
@@ -95,7 +103,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
                 rejected::<Seed>
             },
             guide: if dialect == "filekit" {
-                EDIT_DESCRIPTION
+                CURATED_EDIT_GUIDE.as_str()
             } else {
                 ""
             },
@@ -239,8 +247,9 @@ available ones.
 
 Example: {\"file\": \"src/user.ts\", \"symbol\": \"UserService.findById\"}";
 
+/// `file_read`'s arguments, named in snake_case (the curated table's spelling; the `semantic`
+/// table spells them in camelCase, see [`Spelling`]).
 #[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
 struct ReadArgs {
     /// Path to the file (relative to the first workspace root, or absolute inside a root).
     file: String,
@@ -286,6 +295,7 @@ enum Format {
 }
 
 static READ_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<ReadArgs>);
+static SEED_READ_SCHEMA: LazyLock<Value> = LazyLock::new(|| seed_arguments(&READ_SCHEMA));
 
 /// The last line a range covers, for people: a range that ends with its line's newline ends
 /// on that line, not at the start of the next.
@@ -323,7 +333,12 @@ fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::
 
 fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
-    let args: ReadArgs = parse("file_read", &READ_SCHEMA, args)?;
+    let schema = if S::CAMEL {
+        &*SEED_READ_SCHEMA
+    } else {
+        &*READ_SCHEMA
+    };
+    let args: ReadArgs = S::parse("file_read", schema, args)?;
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
     let named = [
@@ -650,9 +665,9 @@ fn cap_lines(content: &str, max: Option<usize>) -> (String, bool) {
 
 /// What the curated table lists; its guide is [`EDIT_DESCRIPTION`], the `semantic` table's.
 const CURATED_EDIT_DESCRIPTION: &str = "\
-Edit a file by what it is, not by line numbers. `target` names a code symbol (\"UserService.findById\"), a JSONPath, a CSS selector, an XPath or a Markdown heading; `operation` is replace, replace_body, insert_before, insert_after, insert_into (`position`), wrap (`wrapper`) or delete; `content` is indented to its place for you. Several targets of one file go in `edits`, applied together. A result that would not parse is refused unless `force`. `dryRun` writes nothing; `preview` writes the edit too.
+Edit a file by what it is, not by line numbers. `target` names a code symbol (\"UserService.findById\"), a JSONPath, a CSS selector, an XPath or a Markdown heading; `operation` is replace, replace_body, insert_before, insert_after, insert_into (`position`), wrap (`wrapper`) or delete; `content` is indented to its place for you. Several targets of one file go in `edits`, applied together. A result that would not parse is refused unless `force`. `dry_run` writes nothing; `preview` writes the edit too.
 
-Refactors: `refactor` instead of `target`: rename_symbol (`symbol`, `newName`; its importers change too), extract_function/method/variable/constant/type (`selectionRange`, `extractedName`), inline_variable, inline_function, organize_imports, remove_unused_imports, add_import, convert_to_arrow, convert_to_async. Every file changes or none; undo reverts it all.
+Refactors: `refactor` instead of `target`: rename_symbol (`symbol`, `new_name`; its importers change too), extract_function/method/variable/constant/type (`selection_range`, `extracted_name`), inline_variable, inline_function, organize_imports, remove_unused_imports, add_import, convert_to_arrow, convert_to_async. Every file changes or none; undo reverts it all.
 
 Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}";
 
@@ -678,8 +693,8 @@ Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selec
 Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}
 Refactor: {\"file\": \"src/user.ts\", \"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}";
 
+/// `file_edit`'s arguments, named in snake_case like [`ReadArgs`].
 #[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
 struct EditArgs {
     /// The file to edit.
     file: Option<String>,
@@ -725,7 +740,7 @@ struct EditArgs {
     /// Compute the change and its diff; write nothing.
     dry_run: Option<bool>,
     /// Writes the edit and also returns the old and new text of each change; to see a
-    /// change without writing it, use dryRun.
+    /// change without writing it, use dry_run.
     preview: Option<bool>,
     /// Write even if the result no longer parses.
     force: Option<bool>,
@@ -774,6 +789,77 @@ enum PositionName {
 }
 
 static EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<EditArgs>);
+static SEED_EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(|| seed_arguments(&EDIT_SCHEMA));
+
+/// The long forms the curated table's tools refer to: the `semantic` table's descriptions with
+/// the argument names in the curated spelling.
+static CURATED_READ_GUIDE: LazyLock<String> =
+    LazyLock::new(|| respell(READ_DESCRIPTION, &argument_names(&READ_SCHEMA), false));
+static CURATED_EDIT_GUIDE: LazyLock<String> =
+    LazyLock::new(|| respell(EDIT_DESCRIPTION, &argument_names(&EDIT_SCHEMA), false));
+
+/// The `semantic` table's schema of arguments: the curated one's in camelCase, names and the
+/// descriptions that mention them alike.
+fn seed_arguments(curated: &Value) -> Value {
+    fn describe(node: &mut Value, names: &[String]) {
+        match node {
+            Value::Object(obj) => {
+                for (k, v) in obj.iter_mut() {
+                    match v {
+                        Value::String(text) if k == "description" => {
+                            *text = respell(text, names, true);
+                        }
+                        v => describe(v, names),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| describe(v, names)),
+            _ => {}
+        }
+    }
+    let mut schema = Seed::schema(curated.clone());
+    describe(&mut schema, &argument_names(curated));
+    schema
+}
+
+/// The snake_case names of the arguments `schema` declares, at any depth, that camelCase
+/// spells otherwise.
+fn argument_names(schema: &Value) -> Vec<String> {
+    fn names(node: &Value, out: &mut Vec<String>) {
+        match node {
+            Value::Object(obj) => {
+                if let Some(Value::Object(props)) = obj.get("properties") {
+                    out.extend(props.keys().filter(|k| k.contains('_')).cloned());
+                }
+                obj.values().for_each(|v| names(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| names(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    names(schema, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `text` with each of the argument `names` (snake_case) spelled in camelCase (`to_camel`) or
+/// back, as whole words.
+fn respell(text: &str, names: &[String], to_camel: bool) -> String {
+    let mut out = text.to_string();
+    for name in names {
+        let camel = crate::reply::camel(name);
+        let (from, to) = if to_camel {
+            (name.as_str(), camel.as_str())
+        } else {
+            (camel.as_str(), name.as_str())
+        };
+        let word = regex::Regex::new(&format!(r"\b{from}\b")).expect("a name is a word");
+        out = word.replace_all(&out, to).into_owned();
+    }
+    out
+}
 
 /// One edit, checked: the operation with its arguments.
 struct Planned {
@@ -836,7 +922,12 @@ fn to_planned(spec: EditSpec, index: usize, listed: bool) -> Result<Planned, FkE
 
 fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
-    let args: EditArgs = parse("file_edit", &EDIT_SCHEMA, args)?;
+    let schema = if S::CAMEL {
+        &*SEED_EDIT_SCHEMA
+    } else {
+        &*EDIT_SCHEMA
+    };
+    let args: EditArgs = S::parse("file_edit", schema, args)?;
     let given = Given {
         symbol: args.symbol,
         new_name: args.new_name,
@@ -864,13 +955,13 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
         if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
             return Err(FkError::invalid(format!(
                 "`{name}` belongs to the direct-edit mode; a refactor takes {}",
-                crate::refactor_mode::tool_names().join(", ")
+                crate::refactor_mode::arg_names::<S>().join(", ")
             )));
         }
         let file = args.file.clone().ok_or_else(|| {
             FkError::invalid("file_edit: `file` is missing").with_hint("name the file to refactor")
         })?;
-        let refactor = crate::refactor_mode::checked(kind, &file, given)?;
+        let refactor = crate::refactor_mode::checked::<S>(kind, &file, given)?;
         return crate::refactor_mode::run::<S>(
             ws,
             crate::refactor_mode::Request {
@@ -890,7 +981,7 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     if let Some(arg) = refactor_arg {
         return Err(FkError::invalid(format!(
             "`{}` belongs to the refactor mode: give `refactor` too",
-            crate::refactor_mode::tool_name(arg)
+            crate::refactor_mode::arg_name::<S>(arg)
         ))
         .with_hint(format!("refactors: {}", Kind::NAMES.join(", "))));
     }

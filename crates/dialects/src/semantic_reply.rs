@@ -29,12 +29,35 @@ pub(crate) trait Spelling {
         r
     }
 
-    /// A reply schema in the table's spelling.
+    /// A reply schema, or an argument schema, in the table's spelling.
     fn schema(schema: Value) -> Value {
         if Self::CAMEL {
             reply::camel_schema(schema)
         } else {
             schema
+        }
+    }
+
+    /// An argument or field name (snake_case, as the types name it) as the table spells it.
+    fn name(snake: &str) -> String {
+        if Self::CAMEL {
+            reply::camel(snake)
+        } else {
+            snake.to_string()
+        }
+    }
+
+    /// Parses a call's arguments, sent in the table's spelling and checked against `schema`
+    /// (the table's), into `T`, whose fields are named in snake_case.
+    fn parse<T: serde::de::DeserializeOwned>(
+        tool: &str,
+        schema: &Value,
+        args: Value,
+    ) -> Result<T, FkError> {
+        if Self::CAMEL {
+            crate::args::parse_camel(tool, schema, args)
+        } else {
+            crate::args::parse(tool, schema, args)
         }
     }
 }

@@ -38,38 +38,56 @@ pub fn select_tools(list: &str) -> Result<Vec<ToolSpec>, String> {
     select(list).map(|s| s.tools)
 }
 
-/// What a `--tools` value serves, and the tools that `all` left out.
+/// What a `--tools` value serves, and what `all` did with the names tables define
+/// differently.
 #[derive(Debug)]
 pub struct Selection {
     pub tools: Vec<ToolSpec>,
     /// Names that tables define differently (the filesystem server's and Desktop Commander's
     /// `read_file`), which `all` cannot serve as one tool: each with those tables.
     pub left_out: Vec<(String, Vec<&'static str>)>,
+    /// Names that the curated table and others define differently (`file_edit`, whose
+    /// arguments the `semantic` table spells in camelCase), which `all` serves as the curated
+    /// table's tool, as a call naming no table means it: each with the other tables.
+    pub curated: Vec<(String, Vec<&'static str>)>,
 }
 
 impl Selection {
-    /// The line `serve` writes on stderr (and `serve --help` under `all`), if any tool was
-    /// left out.
-    pub fn left_out_note(&self) -> Option<String> {
-        (!self.left_out.is_empty()).then(|| {
-            let each: Vec<String> = self
-                .left_out
+    /// The lines `serve` writes on stderr (and `serve --help` under `all`), if `all` left
+    /// out a tool or chose the curated table's among several.
+    pub fn note(&self) -> Option<String> {
+        let each = |names: &[(String, Vec<&str>)]| -> String {
+            names
                 .iter()
                 .map(|(name, tables)| format!("{name} ({})", tables.join(", ")))
-                .collect();
-            format!(
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut lines = Vec::new();
+        if !self.curated.is_empty() {
+            lines.push(format!(
+                "--tools all serves the {} table's version of the tools other tables define \
+                 differently: {}; name one of those tables to serve its version",
+                filekit_dialects::CURATED,
+                each(&self.curated)
+            ));
+        }
+        if !self.left_out.is_empty() {
+            lines.push(format!(
                 "--tools all leaves out the tools that tables define differently: {}; name one \
                  of those tables to serve its version",
-                each.join(", ")
-            )
-        })
+                each(&self.left_out)
+            ));
+        }
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 
 /// The tools a `--tools` value serves. A client sees one tool per name, so two named tables
 /// that give one name different arguments are refused, naming the clash; `all` serves every
-/// tool whose name means one tool, leaves out the others (said in [`Selection::left_out`]),
-/// and gives way to a table named beside it.
+/// tool whose name means one tool, the curated table's where it has the name (said in
+/// [`Selection::curated`]), leaves out the others (said in [`Selection::left_out`]), and
+/// gives way to a table named beside it.
 pub fn select(list: &str) -> Result<Selection, String> {
     select_in(list, &filekit_dialects::tools(None))
 }
@@ -114,6 +132,7 @@ fn select_in(list: &str, table: &[ToolSpec]) -> Result<Selection, String> {
     }
     let mut chosen: Vec<ToolSpec> = Vec::new();
     let mut left_out: Vec<(String, Vec<&'static str>)> = Vec::new();
+    let mut curated: Vec<(String, Vec<&'static str>)> = Vec::new();
     for t in named {
         for tool in table.iter().filter(|spec| t == "all" || spec.dialect == t) {
             if chosen.iter().any(|c| c.mcp_name() == tool.mcp_name()) {
@@ -125,7 +144,20 @@ fn select_in(list: &str, table: &[ToolSpec]) -> Result<Selection, String> {
                     continue;
                 }
                 let rivals: Vec<&ToolSpec> = table.iter().filter(|o| differ(tool, o)).collect();
-                if !rivals.is_empty() {
+                let curated_has = |t: &ToolSpec| {
+                    t.dialect == filekit_dialects::CURATED
+                        || table
+                            .iter()
+                            .any(|o| o.dialect == filekit_dialects::CURATED && differ(t, o))
+                };
+                if !rivals.is_empty() && curated_has(tool) {
+                    if tool.dialect != filekit_dialects::CURATED {
+                        continue;
+                    }
+                    let mut others: Vec<&'static str> = rivals.iter().map(|r| r.dialect).collect();
+                    others.dedup();
+                    curated.push((tool.mcp_name(), others));
+                } else if !rivals.is_empty() {
                     if !left_out.iter().any(|(n, _)| *n == tool.mcp_name()) {
                         let mut tables = vec![tool.dialect];
                         tables.extend(rivals.iter().map(|r| r.dialect));
@@ -141,6 +173,7 @@ fn select_in(list: &str, table: &[ToolSpec]) -> Result<Selection, String> {
     Ok(Selection {
         tools: chosen,
         left_out,
+        curated,
     })
 }
 
@@ -225,7 +258,7 @@ mod tests {
             all.left_out,
             [("read_file".to_string(), vec!["desktop-commander", "peer"])]
         );
-        let note = all.left_out_note().unwrap();
+        let note = all.note().unwrap();
         assert!(
             note.contains("read_file (desktop-commander, peer)"),
             "{note}"
@@ -243,6 +276,32 @@ mod tests {
         for (name, tables) in &today.left_out {
             assert_eq!(&filekit_dialects::tables_disagreeing_on(name), tables);
         }
+    }
+
+    #[test]
+    fn all_serves_the_curated_tables_version_of_a_name_it_defines_differently() {
+        let all = select("all").unwrap();
+        for name in ["file_read", "file_edit"] {
+            let served: Vec<&ToolSpec> = all.tools.iter().filter(|t| t.name == name).collect();
+            assert_eq!(served.len(), 1, "{name}");
+            assert_eq!(served[0].dialect, filekit_dialects::CURATED, "{name}");
+            assert!(
+                all.curated
+                    .iter()
+                    .any(|(n, tables)| n == name && tables == &["semantic"]),
+                "{:?}",
+                all.curated
+            );
+        }
+        let note = all.note().unwrap();
+        assert!(note.contains("file_edit (semantic)"), "{note}");
+        // A table named beside `all` serves its version; the two named together clash.
+        let s = select("semantic,all").unwrap();
+        let edit: Vec<&ToolSpec> = s.tools.iter().filter(|t| t.name == "file_edit").collect();
+        assert_eq!(edit.len(), 1);
+        assert_eq!(edit[0].dialect, "semantic");
+        let err = select("filekit,semantic").unwrap_err();
+        assert!(err.contains("'file_read'"), "{err}");
     }
 
     #[test]

@@ -94,38 +94,65 @@ fn keys(node: &Value, at: &str, out: &mut Vec<String>) {
     }
 }
 
-/// The curated tools whose argument names are not snake_case yet (the semantic tools, whose
-/// arguments are the semantic table's design's, shared with the `semantic` table; their replies are in the
-/// curated spelling). The test fails when one conforms: then its line goes.
-const OFF_CONVENTION_ARGUMENTS: &[&str] = &["file_read", "file_edit"];
+/// The keys of a schema, at any depth, that are not snake_case.
+fn off_convention(schema: &Value, at: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    keys(schema, at, &mut found);
+    found
+        .into_iter()
+        .filter(|k| !snake(k.rsplit('.').next().unwrap()))
+        .collect()
+}
 
 #[test]
 fn the_curated_table_names_every_argument_and_reply_field_in_snake_case() {
-    let off = |schema: &Value, at: &str| -> Vec<String> {
-        let mut found = Vec::new();
-        keys(schema, at, &mut found);
-        found
-            .into_iter()
-            .filter(|k| !snake(k.rsplit('.').next().unwrap()))
-            .collect()
-    };
     for spec in select_tools("filekit").unwrap() {
-        let output = off(&documented_output_schema(&spec), "output");
+        let listed = serde_json::to_value(mcp_tool(&spec)).unwrap();
+        for (at, schema) in [
+            ("input", &spec.input_schema),
+            ("listed input", &listed["inputSchema"]),
+            ("output", &documented_output_schema(&spec)),
+            ("listed output", &listed["outputSchema"]),
+        ] {
+            let off = off_convention(schema, at);
+            assert!(off.is_empty(), "{}: not snake_case: {off:?}", spec.name);
+        }
+    }
+}
+
+/// The `semantic` table shares `file_read` and `file_edit` with the curated table (one type of
+/// arguments, one of replies) and spells them as its design does: camelCase, at every depth.
+#[test]
+fn the_semantic_table_spells_the_shared_tools_in_camel_case() {
+    let camel = |k: &str| !k.contains('_') && k.starts_with(|c: char| c.is_ascii_lowercase());
+    for spec in select_tools("semantic").unwrap() {
+        if !matches!(spec.name, "file_read" | "file_edit") {
+            continue;
+        }
+        let listed = serde_json::to_value(mcp_tool(&spec)).unwrap();
+        for (at, schema) in [
+            ("input", &listed["inputSchema"]),
+            ("output", &listed["outputSchema"]),
+        ] {
+            let mut found = Vec::new();
+            keys(schema, at, &mut found);
+            let off: Vec<&String> = found
+                .iter()
+                .filter(|k| !camel(k.rsplit('.').next().unwrap()))
+                .collect();
+            assert!(off.is_empty(), "{}: not camelCase: {off:?}", spec.name);
+        }
+        if spec.name != "file_edit" {
+            continue;
+        }
+        let mut found = Vec::new();
+        keys(&listed["inputSchema"], "input", &mut found);
         assert!(
-            output.is_empty(),
-            "{}: not snake_case: {output:?}",
+            found.iter().any(|k| k == "input.dryRun")
+                && found.iter().any(|k| k == "input.selectionRange.startLine"),
+            "{}: {found:?}",
             spec.name
         );
-        let input = off(&spec.input_schema, "input");
-        if OFF_CONVENTION_ARGUMENTS.contains(&spec.name) {
-            assert!(
-                !input.is_empty(),
-                "{}: snake_case now, so take it out of OFF_CONVENTION_ARGUMENTS",
-                spec.name
-            );
-        } else {
-            assert!(input.is_empty(), "{}: not snake_case: {input:?}", spec.name);
-        }
     }
 }
 
@@ -233,6 +260,10 @@ fn preview_says_it_writes() {
             assert!(
                 said.starts_with("Writes the edit") && said.contains("use dryRun"),
                 "{table}: {said}"
+            );
+            assert_eq!(
+                table, "semantic",
+                "the curated table lists its arguments bare"
             );
         } else {
             assert_eq!(

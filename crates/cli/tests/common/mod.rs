@@ -202,17 +202,53 @@ impl Sandbox {
         run_measured(cmd, stdin, COMMAND_TIMEOUT).run
     }
 
-    /// `filekit call` with `{"tool_name": tool, "tool_args": args}` on stdin.
+    /// `filekit call` with `{"tool_name": tool, "tool_args": args}` on stdin (no table named:
+    /// a name the curated table has is its tool).
     pub fn call(&self, tool: &str, args: Value) -> Run {
         let call = json!({"thoughts": ["testing"], "headline": "test", "tool_name": tool, "tool_args": args});
         self.filekit(&["call"], Some(&call.to_string()))
     }
 
+    /// [`Sandbox::call`] of the tool of the table `table` (`filekit call --tools TABLE`).
+    pub fn call_in(&self, table: &str, tool: &str, args: Value) -> Run {
+        let call = json!({"tool_name": tool, "tool_args": args});
+        self.filekit(&["call", "--tools", table], Some(&call.to_string()))
+    }
+
     /// Like [`Sandbox::call`], and asserts that the call failed, that the failure message
     /// contains every one of `needles`, and that no file changed.
     pub fn call_fails(&self, tool: &str, args: Value, code: i32, needles: &[&str]) -> Run {
+        self.fails(|| self.call(tool, args.clone()), tool, &args, code, needles)
+    }
+
+    /// [`Sandbox::call_fails`] of the tool of the table `table`.
+    pub fn call_fails_in(
+        &self,
+        table: &str,
+        tool: &str,
+        args: Value,
+        code: i32,
+        needles: &[&str],
+    ) -> Run {
+        self.fails(
+            || self.call_in(table, tool, args.clone()),
+            tool,
+            &args,
+            code,
+            needles,
+        )
+    }
+
+    fn fails(
+        &self,
+        call: impl FnOnce() -> Run,
+        tool: &str,
+        args: &Value,
+        code: i32,
+        needles: &[&str],
+    ) -> Run {
         let before = self.snapshot();
-        let run = self.call(tool, args.clone());
+        let run = call();
         assert_eq!(
             run.code, code,
             "{tool} {args}: exit code\nstdout: {}\nstderr: {}",

@@ -51,7 +51,7 @@ fn at(text: &str, needle: &str) -> Value {
     let i = text.find(needle).expect("needle in the program");
     let line = text[..i].matches('\n').count() + 1;
     let col = i - text[..i].rfind('\n').map_or(0, |n| n + 1);
-    json!({"startLine": line, "startColumn": col, "endLine": line, "endColumn": col})
+    json!({"start_line": line, "start_column": col, "end_line": line, "end_column": col})
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn a_program_prints_the_same_after_its_chains_become_async() {
         let text = sb.read("main.js");
         let run = sb.call(
             "file_edit",
-            json!({"file": "main.js", "refactor": "convert_to_async", "selectionRange": at(&text, needle)}),
+            json!({"file": "main.js", "refactor": "convert_to_async", "selection_range": at(&text, needle)}),
         );
         assert_eq!(run.code, 0, "{needle}: {}", run.stdout);
         assert_eq!(run.json["precision"], json!("syntactic"), "{}", run.stdout);
@@ -73,7 +73,7 @@ fn a_program_prints_the_same_after_its_chains_become_async() {
     let r = at(&text, "lookup");
     let range = format!(
         "{}:{}-{}:{}",
-        r["startLine"], r["startColumn"], r["endLine"], r["endColumn"]
+        r["start_line"], r["start_column"], r["end_line"], r["end_column"]
     );
     let run = sb.filekit(
         &["refactor", "convert_to_async", "main.js", "--range", &range],
@@ -115,7 +115,7 @@ fn other_shapes_are_refused_by_name_and_change_nothing() {
         let before = sb.snapshot();
         let run = sb.call(
             "file_edit",
-            json!({"file": file, "refactor": "convert_to_async", "selectionRange": range}),
+            json!({"file": file, "refactor": "convert_to_async", "selection_range": range}),
         );
         assert_ne!(run.code, 0, "{file} {range}: {}", run.stdout);
         assert!(

@@ -115,7 +115,7 @@ fn inlines_across_files_and_the_program_prints_the_same() {
         let snap = sb.snapshot();
         let run = call(
             &sb,
-            json!({"file": "src/geometry.ts", "refactor": "inline_function", "symbol": "area", "dryRun": true}),
+            json!({"file": "src/geometry.ts", "refactor": "inline_function", "symbol": "area", "dry_run": true}),
             server,
         );
         assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -137,7 +137,7 @@ fn inlines_across_files_and_the_program_prints_the_same() {
         );
         assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
         assert_eq!(
-            run.json["filesAffected"].as_array().unwrap().len(),
+            run.json["files_affected"].as_array().unwrap().len(),
             3,
             "{}",
             run.stdout
@@ -161,7 +161,7 @@ fn inlines_across_files_and_the_program_prints_the_same() {
         // From a call site in an importer, through an alias; nested calls.
         let run = call(
             &sb,
-            json!({"file": "src/main.ts", "refactor": "inline_function", "selectionRange": {"startLine": 15, "startColumn": 16, "endLine": 15, "endColumn": 21}}),
+            json!({"file": "src/main.ts", "refactor": "inline_function", "selection_range": {"start_line": 15, "start_column": 16, "end_line": 15, "end_column": 21}}),
             server,
         );
         assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -279,7 +279,7 @@ fn inlining_that_would_change_the_program_is_refused() {
     );
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(
-        run.stdout.contains("needs `selectionRange`"),
+        run.stdout.contains("needs `selection_range`"),
         "{}",
         run.stdout
     );

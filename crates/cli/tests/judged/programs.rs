@@ -216,12 +216,12 @@ fn a_rust_toolchain_file_cannot_make_filekit_run_its_program() {
         ),
     };
     plant_toolchain(&sb, &marker, &path);
-    let rename = json!({"file": "src/lib.rs", "refactor": "rename_symbol", "symbol": "greet", "newName": "welcome"});
+    let rename = json!({"file": "src/lib.rs", "refactor": "rename_symbol", "symbol": "greet", "new_name": "welcome"});
 
     // Not trusted: no server at all; the reply says why and how to opt in.
     let run = call(&sb, false, &path, "file_edit", rename.clone());
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    assert_eq!(run.json["errorCode"], "NOT_TRUSTED", "{}", run.stdout);
+    assert_eq!(run.json["error_code"], "NOT_TRUSTED", "{}", run.stdout);
     assert!(run.stdout.contains("--trust-workspace"), "{}", run.stdout);
     assert!(run.stdout.contains("rust-analyzer"), "{}", run.stdout);
     marker.assert_absent("untrusted rename of src/lib.rs");
@@ -233,13 +233,13 @@ fn a_rust_toolchain_file_cannot_make_filekit_run_its_program() {
     marker.assert_absent("trusted rename of src/lib.rs");
     if run.code != 0 {
         assert!(
-            ["NOT_FOUND", "IO"].contains(&run.json["errorCode"].as_str().unwrap_or("")),
+            ["NOT_FOUND", "IO"].contains(&run.json["error_code"].as_str().unwrap_or("")),
             "{}",
             run.stdout
         );
     }
     if real_proxy.is_none() {
-        assert_eq!(run.json["errorCode"], "NOT_FOUND", "{}", run.stdout);
+        assert_eq!(run.json["error_code"], "NOT_FOUND", "{}", run.stdout);
         assert!(
             run.stdout.contains("inside the workspace root"),
             "{}",
@@ -288,21 +288,21 @@ fn plant_server(sb: &Sandbox, rel: &str, marker: &Marker) {
 }
 
 fn rename_args() -> Value {
-    json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "surface"})
+    json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "area", "new_name": "surface"})
 }
 
 /// add_import of a.ts's `area` into b.ts (a dry run): the last TS kind a server did, now
 /// done on the syntax trees too, so the planted server is passed over for it as for rename.
 fn import_args(sb: &Sandbox) -> Value {
     sb.write("b.ts", "export const v = area(2);\n");
-    json!({"file": "b.ts", "refactor": "add_import", "selectionRange": {"startLine": 1, "startColumn": 17, "endLine": 1, "endColumn": 21}, "dryRun": true})
+    json!({"file": "b.ts", "refactor": "add_import", "selection_range": {"start_line": 1, "start_column": 17, "end_line": 1, "end_column": 21}, "dry_run": true})
 }
 
 /// Renames a.ts's `area` and imports it into b.ts (dry runs, so that the project stays as it
 /// was), trusted or not, with `path`; the fake server must not run either way.
 fn renames_without_the_planted_server(sb: &Sandbox, marker: &Marker, path: &str, why: &str) {
     let mut rename = rename_args();
-    rename["dryRun"] = json!(true);
+    rename["dry_run"] = json!(true);
 
     let run = call(sb, false, path, "file_edit", rename.clone());
     assert_eq!(ok(&run)["precision"], "syntactic", "{}", run.stdout);

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
-    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+    json!({"start_line": sl, "start_column": sc, "end_line": el, "end_column": ec})
 }
 
 fn ok(run: &common::Run) {
@@ -53,7 +53,7 @@ fn inline_variable_in_python_by_position_and_by_name() {
     let before = run_python(&sb, "calc.py");
     ok(&sb.call(
         "file_edit",
-        json!({"file": "calc.py", "refactor": "inline_variable", "selectionRange": range(2, 4, 2, 8)}),
+        json!({"file": "calc.py", "refactor": "inline_variable", "selection_range": range(2, 4, 2, 8)}),
     ));
     ok(&sb.call(
         "file_edit",
@@ -141,7 +141,7 @@ fn convert_to_async_in_python_keeps_what_the_program_prints() {
     let before = run_python(&sb, "co.py");
     ok(&sb.call(
         "file_edit",
-        json!({"file": "co.py", "refactor": "convert_to_async", "selectionRange": range(11, 4, 11, 4)}),
+        json!({"file": "co.py", "refactor": "convert_to_async", "selection_range": range(11, 4, 11, 4)}),
     ));
     assert_eq!(
         sb.read("co.py"),
@@ -154,7 +154,7 @@ fn convert_to_async_in_python_keeps_what_the_program_prints() {
     // `tick` is a bare-yield generator: refused, naming it.
     sb.call_fails(
         "file_edit",
-        json!({"file": "co.py", "refactor": "convert_to_async", "selectionRange": range(6, 4, 6, 4)}),
+        json!({"file": "co.py", "refactor": "convert_to_async", "selection_range": range(6, 4, 6, 4)}),
         1,
         &["bare `yield`", "line 7"],
     );
@@ -207,7 +207,7 @@ fn bad_python_inputs_are_refused_and_change_nothing() {
             "not a valid Python identifier",
         ),
         (
-            json!({"file": "m.py", "refactor": "inline_variable", "selectionRange": range(2, 0, 2, 0)}),
+            json!({"file": "m.py", "refactor": "inline_variable", "selection_range": range(2, 0, 2, 0)}),
             1,
             "no name at line 2",
         ),
@@ -217,12 +217,12 @@ fn bad_python_inputs_are_refused_and_change_nothing() {
             "does not parse",
         ),
         (
-            json!({"file": "m.py", "refactor": "convert_to_async", "selectionRange": range(11, 4, 11, 4)}),
+            json!({"file": "m.py", "refactor": "convert_to_async", "selection_range": range(11, 4, 11, 4)}),
             1,
             "would change what every caller gets",
         ),
         (
-            json!({"file": "broken.py", "refactor": "convert_to_async", "selectionRange": range(1, 0, 1, 0)}),
+            json!({"file": "broken.py", "refactor": "convert_to_async", "selection_range": range(1, 0, 1, 0)}),
             1,
             "does not parse",
         ),

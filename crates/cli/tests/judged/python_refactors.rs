@@ -204,7 +204,7 @@ fn semantic_renames_with_pyright_agree_with_the_syntactic_ones() {
     for (file, symbol, new, _, check) in CASES {
         let what = format!("{symbol} → {new} (pyright)");
         let sb = urllib3();
-        let c = json!({"tool_name": "file_edit", "tool_args": {"file": file, "refactor": "rename_symbol", "symbol": symbol, "newName": new}});
+        let c = json!({"tool_name": "file_edit", "tool_args": {"file": file, "refactor": "rename_symbol", "symbol": symbol, "new_name": new}});
         let run = sb.filekit_env(
             &["--trust-workspace", "call"],
             Some(&c.to_string()),
@@ -215,7 +215,7 @@ fn semantic_renames_with_pyright_agree_with_the_syntactic_ones() {
         let syntactic = urllib3();
         ok(&call(
             &syntactic,
-            json!({"file": file, "refactor": "rename_symbol", "symbol": symbol, "newName": new}),
+            json!({"file": file, "refactor": "rename_symbol", "symbol": symbol, "new_name": new}),
         ));
         // The same bytes as the syntactic rename, which `renames_of_urllib3_...` judges with
         // Python: judged again only where pyright's result differs.
@@ -379,7 +379,7 @@ fn renames_of_urllib3_keep_it_importable_and_pyflakes_clean() {
         let before = sb.snapshot();
         let run = call(
             &sb,
-            json!({"file": file, "refactor": "rename_symbol", "symbol": symbol, "newName": new, "dryRun": true}),
+            json!({"file": file, "refactor": "rename_symbol", "symbol": symbol, "new_name": new, "dry_run": true}),
         );
         let reply = ok(&run);
         assert!(
@@ -389,10 +389,10 @@ fn renames_of_urllib3_keep_it_importable_and_pyflakes_clean() {
         assert_eq!(before, sb.snapshot(), "{what}: a dry run wrote");
         let run = call(
             &sb,
-            json!({"file": file, "refactor": "rename_symbol", "symbol": symbol, "newName": new}),
+            json!({"file": file, "refactor": "rename_symbol", "symbol": symbol, "new_name": new}),
         );
         let reply = ok(&run);
-        let files = reply["filesAffected"].as_array().unwrap();
+        let files = reply["files_affected"].as_array().unwrap();
         assert!(files.len() >= *min_files, "{what}: only {files:?} changed");
         let last = symbol.rsplit('.').next().unwrap();
         assert!(
@@ -473,7 +473,7 @@ fn organize_imports_sorts_urllib3_back_the_way_isort_left_it() {
     for f in &files {
         let run = call(&sb, json!({"file": f, "refactor": "organize_imports"}));
         let reply = ok(&run);
-        assert_eq!(reply["totalEdits"], 0, "{f}: {reply}");
+        assert_eq!(reply["total_edits"], 0, "{f}: {reply}");
     }
     // Scrambled, with an unused import and a duplicate: organized back to the original bytes.
     let mut scrambled = 0;
@@ -509,7 +509,7 @@ fn remove_unused_imports_on_urllib3() {
     // by annotations all stay).
     for f in &files {
         let run = call(&sb, json!({"file": f, "refactor": "remove_unused_imports"}));
-        assert_eq!(ok(&run)["totalEdits"], 0, "{f}: {}", run.stdout);
+        assert_eq!(ok(&run)["total_edits"], 0, "{f}: {}", run.stdout);
     }
     // Unused imports added at module level, in a name list, and in `if TYPE_CHECKING:`
     // blocks (one that becomes empty and goes), and a duplicate: removed.
@@ -599,7 +599,7 @@ fn renames_follow_every_import_form_and_undo_in_one_step() {
     let before = sb.snapshot();
     let run = call(
         &sb,
-        json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "assist"}),
+        json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "new_name": "assist"}),
     );
     let reply = ok(&run);
     assert_eq!(
@@ -636,7 +636,7 @@ fn renames_follow_every_import_form_and_undo_in_one_step() {
     // From an importer: renamed where it is defined.
     let run = call(
         &sb,
-        json!({"file": "main.py", "refactor": "rename_symbol", "symbol": "Box", "newName": "Crate"}),
+        json!({"file": "main.py", "refactor": "rename_symbol", "symbol": "Box", "new_name": "Crate"}),
     );
     ok(&run);
     assert!(sb.read("app/core.py").contains("class Crate:\n"));
@@ -646,7 +646,7 @@ fn renames_follow_every_import_form_and_undo_in_one_step() {
     // A class attribute through `self`, by position (line 13 `    size = 1`, column 4).
     let run = call(
         &sb,
-        json!({"file": "app/core.py", "refactor": "rename_symbol", "selectionRange": {"startLine": 13, "startColumn": 4, "endLine": 13, "endColumn": 8}, "newName": "volume"}),
+        json!({"file": "app/core.py", "refactor": "rename_symbol", "selection_range": {"start_line": 13, "start_column": 4, "end_line": 13, "end_column": 8}, "new_name": "volume"}),
     );
     let reply = ok(&run);
     assert!(
@@ -666,7 +666,7 @@ fn renames_follow_every_import_form_and_undo_in_one_step() {
     // A `global` name: the declaration and the function's uses.
     let run = call(
         &sb,
-        json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "COUNT", "newName": "CALLS"}),
+        json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "COUNT", "new_name": "CALLS"}),
     );
     ok(&run);
     assert!(
@@ -677,7 +677,7 @@ fn renames_follow_every_import_form_and_undo_in_one_step() {
     // File scope: the imported name stays, the local one changes.
     let run = call(
         &sb,
-        json!({"file": "main.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "aid", "scope": "file"}),
+        json!({"file": "main.py", "refactor": "rename_symbol", "symbol": "helper", "new_name": "aid", "scope": "file"}),
     );
     ok(&run);
     assert!(
@@ -698,42 +698,42 @@ fn bad_python_renames_are_refused_and_change_nothing() {
     );
     let cases: Vec<(Value, i32, &str)> = vec![
         (
-            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "nowhere", "newName": "x"}),
+            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "nowhere", "new_name": "x"}),
             1,
             "no binding of `nowhere`",
         ),
         (
-            json!({"file": "app/dup.py", "refactor": "rename_symbol", "symbol": "v", "newName": "w"}),
+            json!({"file": "app/dup.py", "refactor": "rename_symbol", "symbol": "v", "new_name": "w"}),
             1,
             "bound in 2 scopes",
         ),
         (
-            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "1abc"}),
+            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "new_name": "1abc"}),
             2,
             "not a valid Python identifier",
         ),
         (
-            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "lambda"}),
+            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "new_name": "lambda"}),
             2,
             "Python keyword",
         ),
         (
-            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "Box"}),
+            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "new_name": "Box"}),
             1,
             "already bound in the same scope",
         ),
         (
-            json!({"file": "app/dup.py", "refactor": "rename_symbol", "symbol": "g.v", "newName": "len"}),
+            json!({"file": "app/dup.py", "refactor": "rename_symbol", "symbol": "g.v", "new_name": "len"}),
             1,
             "builtin",
         ),
         (
-            json!({"file": "app/dup.py", "refactor": "rename_symbol", "symbol": "os", "newName": "system"}),
+            json!({"file": "app/dup.py", "refactor": "rename_symbol", "symbol": "os", "new_name": "system"}),
             1,
             "names a module",
         ),
         (
-            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "Box.nothing", "newName": "x"}),
+            json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "Box.nothing", "new_name": "x"}),
             1,
             "not declared there",
         ),
@@ -755,7 +755,7 @@ fn bad_python_renames_are_refused_and_change_nothing() {
     sb.write("app/ext.py", "from os import path\n\nprint(path)\n");
     let run = call(
         &sb,
-        json!({"file": "app/ext.py", "refactor": "rename_symbol", "symbol": "path", "newName": "p"}),
+        json!({"file": "app/ext.py", "refactor": "rename_symbol", "symbol": "path", "new_name": "p"}),
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
@@ -771,7 +771,7 @@ fn bad_python_renames_are_refused_and_change_nothing() {
     let before = sb.snapshot();
     let run = call(
         &sb,
-        json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "newName": "assist"}),
+        json!({"file": "app/core.py", "refactor": "rename_symbol", "symbol": "helper", "new_name": "assist"}),
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("app/clash.py"), "{}", run.stdout);
@@ -899,7 +899,7 @@ fn python_extract_with_pyright_on_path_is_syntactic() {
     let sb = Sandbox::new();
     sb.write("calc.py", "def area(w, h):\n    return w * h + 1\n");
     let c = json!({"tool_name": "file_edit", "tool_args": {"file": "calc.py",
-        "refactor": "extract_variable", "selectionRange": {"startLine": 2, "startColumn": 11, "endLine": 2, "endColumn": 16}, "extractedName": "size"}});
+        "refactor": "extract_variable", "selection_range": {"start_line": 2, "start_column": 11, "end_line": 2, "end_column": 16}, "extracted_name": "size"}});
     let run = sb.filekit_env(
         &["--trust-workspace", "call"],
         Some(&c.to_string()),

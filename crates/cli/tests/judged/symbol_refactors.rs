@@ -135,7 +135,7 @@ fn project_files(snap: &std::collections::BTreeMap<PathBuf, Vec<u8>>) -> Vec<(Pa
 fn rename_add(sb: &Sandbox, server: bool) -> Value {
     let run = call(
         sb,
-        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum"}),
+        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "new_name": "sum"}),
         server,
     );
     ok(&run).clone()
@@ -148,7 +148,7 @@ fn rename_across_files_without_a_server_type_checks_and_undoes() {
     let reply = rename_add(&sb, false);
     assert_eq!(reply["precision"], "syntactic");
     assert_eq!(reply["refactor"], "rename_symbol");
-    let mut files: Vec<&str> = reply["filesAffected"]
+    let mut files: Vec<&str> = reply["files_affected"]
         .as_array()
         .unwrap()
         .iter()
@@ -213,7 +213,7 @@ fn rename_without_a_server_follows_export_star_barrels_and_path_aliases() {
     type_checks(&sb);
     let reply = rename_add(&sb, false);
     assert_eq!(reply["precision"], "syntactic");
-    let mut files: Vec<&str> = reply["filesAffected"]
+    let mut files: Vec<&str> = reply["files_affected"]
         .as_array()
         .unwrap()
         .iter()
@@ -239,7 +239,7 @@ fn rename_across_files_with_the_server_type_checks() {
     let reply = rename_add(&sb, true);
     assert_eq!(reply["precision"], "semantic");
     assert_eq!(reply["server"], "typescript-language-server");
-    assert!(reply["totalEdits"].as_u64().unwrap() >= 5, "{reply}");
+    assert!(reply["total_edits"].as_u64().unwrap() >= 5, "{reply}");
     assert!(sb.read("src/lib/math.ts").contains("export function sum("));
     let app = sb.read("src/app.ts");
     assert!(app.contains("function shadow(add: number)"), "{app}");
@@ -255,7 +255,7 @@ fn rename_of_an_imported_name_renames_its_declaration() {
     let sb = project();
     let run = call(
         &sb,
-        json!({"file": "src/app.ts", "refactor": "rename_symbol", "selectionRange": {"startLine": 2, "startColumn": 22, "endLine": 2, "endColumn": 27}, "newName": "double"}),
+        json!({"file": "src/app.ts", "refactor": "rename_symbol", "selection_range": {"start_line": 2, "start_column": 22, "end_line": 2, "end_column": 27}, "new_name": "double"}),
         false,
     );
     ok(&run);
@@ -272,11 +272,11 @@ fn rename_with_file_scope_keeps_the_public_name() {
     let sb = project();
     let run = call(
         &sb,
-        json!({"file": "src/app.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "addUp", "scope": "file"}),
+        json!({"file": "src/app.ts", "refactor": "rename_symbol", "symbol": "add", "new_name": "addUp", "scope": "file"}),
         false,
     );
     let reply = ok(&run);
-    assert_eq!(reply["filesAffected"], json!(["src/app.ts"]));
+    assert_eq!(reply["files_affected"], json!(["src/app.ts"]));
     let app = sb.read("src/app.ts");
     assert!(
         app.starts_with("import { add as addUp } from './lib';"),
@@ -294,11 +294,11 @@ fn dry_run_writes_nothing_and_shows_the_diffs() {
         let before = sb.snapshot();
         let run = call(
             &sb,
-            json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "sum", "dryRun": true}),
+            json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "new_name": "sum", "dry_run": true}),
             server,
         );
         let reply = ok(&run);
-        assert_eq!(reply["dryRun"], true);
+        assert_eq!(reply["dry_run"], true);
         let diff = reply["diff"].as_str().unwrap();
         assert!(diff.contains("+export function sum("), "{diff}");
         assert!(diff.contains("src/app.ts"), "{diff}");
@@ -424,12 +424,12 @@ fn calc_project() -> Sandbox {
 }
 
 fn range(sl: usize, sc: usize, el: usize, ec: usize) -> Value {
-    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+    json!({"start_line": sl, "start_column": sc, "end_line": el, "end_column": ec})
 }
 
 #[test]
 fn every_code_action_type_checks() {
-    // (refactor, file, selectionRange, extractedName, texts the result must contain)
+    // (refactor, file, selection_range, extracted_name, texts the result must contain)
     type Case<'a> = (&'a str, &'a str, Value, Option<&'a str>, &'a [&'a str]);
     let cases: Vec<Case> = vec![
         (
@@ -502,9 +502,9 @@ fn every_code_action_type_checks() {
             // A use of a name that is not imported yet.
             sb.write("src/use.ts", "export const three = twice(1);\n");
         }
-        let mut args = json!({"file": file, "refactor": kind, "selectionRange": sel});
+        let mut args = json!({"file": file, "refactor": kind, "selection_range": sel});
         if let Some(n) = name {
-            args["extractedName"] = json!(n);
+            args["extracted_name"] = json!(n);
         }
         let run = call(&sb, args, true);
         let reply = ok(&run);
@@ -536,7 +536,7 @@ fn a_refactor_the_server_does_not_offer_there_lists_what_it_offers() {
     // extract_type on a statement that is no type.
     let run = call(
         &sb,
-        json!({"file": "src/calc.ts", "refactor": "extract_type", "selectionRange": range(15, 2, 15, 24)}),
+        json!({"file": "src/calc.ts", "refactor": "extract_type", "selection_range": range(15, 2, 15, 24)}),
         true,
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
@@ -556,7 +556,7 @@ fn without_the_server_code_actions_are_syntactic() {
     let sb = calc_project();
     sb.write("src/use.ts", "export const three = twice(1);\n");
     let before = sb.snapshot();
-    let args = json!({"file": "src/use.ts", "refactor": "add_import", "selectionRange": range(1, 21, 1, 26), "dryRun": true});
+    let args = json!({"file": "src/use.ts", "refactor": "add_import", "selection_range": range(1, 21, 1, 26), "dry_run": true});
     let run = call(&sb, args.clone(), false);
     assert_eq!(ok(&run)["precision"], "syntactic", "{}", run.stdout);
     assert!(
@@ -584,38 +584,38 @@ fn bad_arguments_are_refused_and_change_nothing() {
         ),
         (
             json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area"}),
-            "needs `newName`",
+            "needs `new_name`",
         ),
         (
-            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "newName": "x"}),
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "new_name": "x"}),
             "needs `symbol`",
         ),
         (
-            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "1abc"}),
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "new_name": "1abc"}),
             "not a valid identifier",
         ),
         (
-            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "class"}),
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "new_name": "class"}),
             "reserved word",
         ),
         (
-            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "x", "scope": "galaxy"}),
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "new_name": "x", "scope": "galaxy"}),
             "scope must be",
         ),
         (
             json!({"file": "src/calc.ts", "refactor": "extract_function"}),
-            "needs `selectionRange`",
+            "needs `selection_range`",
         ),
         (
-            json!({"file": "src/calc.ts", "refactor": "organize_imports", "newName": "x"}),
-            "`newName` does not apply",
+            json!({"file": "src/calc.ts", "refactor": "organize_imports", "new_name": "x"}),
+            "`new_name` does not apply",
         ),
         (
-            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "newName": "x", "target": "area"}),
+            json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "area", "new_name": "x", "target": "area"}),
             "direct-edit mode",
         ),
         (
-            json!({"file": "src/calc.ts", "target": "area", "operation": "delete", "newName": "x"}),
+            json!({"file": "src/calc.ts", "target": "area", "operation": "delete", "new_name": "x"}),
             "refactor mode",
         ),
         (json!({"refactor": "organize_imports"}), "`file` is missing"),
@@ -624,7 +624,7 @@ fn bad_arguments_are_refused_and_change_nothing() {
             "outside",
         ),
         (
-            json!({"file": "src/calc.ts", "refactor": "extract_function", "selectionRange": range(3, 5, 1, 0)}),
+            json!({"file": "src/calc.ts", "refactor": "extract_function", "selection_range": range(3, 5, 1, 0)}),
             "ends before it starts",
         ),
     ];
@@ -644,9 +644,9 @@ fn bad_arguments_are_refused_and_change_nothing() {
         (true, "rename_symbol"),
         (true, "extract_variable"),
     ] {
-        let mut args = json!({"file": "src/calc.ts", "refactor": kind, "selectionRange": range(900, 0, 901, 0)});
+        let mut args = json!({"file": "src/calc.ts", "refactor": kind, "selection_range": range(900, 0, 901, 0)});
         if kind == "rename_symbol" {
-            args["newName"] = json!("x");
+            args["new_name"] = json!("x");
         }
         let run = call(&sb, args, server);
         assert_eq!(run.code, 1, "{}", run.stdout);
@@ -654,7 +654,7 @@ fn bad_arguments_are_refused_and_change_nothing() {
     }
     let run = call(
         &sb,
-        json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "nowhere", "newName": "x"}),
+        json!({"file": "src/calc.ts", "refactor": "rename_symbol", "symbol": "nowhere", "new_name": "x"}),
         false,
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
@@ -773,7 +773,7 @@ fn a_server_edit_outside_the_roots_is_refused() {
     let app = "import { helper } from '../shared/x';\n\nexport const one = helper();\n";
     std::fs::write(d.join("shared/x.ts"), shared).unwrap();
     std::fs::write(d.join("app/a.ts"), app).unwrap();
-    let c = json!({"tool_name": "file_edit", "tool_args": {"file": "a.ts", "refactor": "rename_symbol", "symbol": "helper", "newName": "aid"}});
+    let c = json!({"tool_name": "file_edit", "tool_args": {"file": "a.ts", "refactor": "rename_symbol", "symbol": "helper", "new_name": "aid"}});
     let out = Command::new(env!("CARGO_BIN_EXE_filekit"))
         .arg("--root")
         .arg(d.join("app"))
@@ -784,7 +784,7 @@ fn a_server_edit_outside_the_roots_is_refused() {
         .unwrap();
     let run = common::Run::parse(out);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    assert_eq!(run.json["errorCode"], "OUT_OF_ROOT", "{}", run.stdout);
+    assert_eq!(run.json["error_code"], "OUT_OF_ROOT", "{}", run.stdout);
     assert_eq!(
         std::fs::read_to_string(d.join("shared/x.ts")).unwrap(),
         shared
@@ -799,19 +799,19 @@ fn a_syntactic_rename_onto_a_declared_name_is_refused() {
     // `twice` is declared next to `add`.
     let run = call(
         &sb,
-        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "twice"}),
+        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "new_name": "twice"}),
         false,
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_eq!(run.json["errorCode"], "CONFLICT", "{}", run.stdout);
+    assert_eq!(run.json["error_code"], "CONFLICT", "{}", run.stdout);
     // `total` is declared in a file that imports `add`: its import would clash.
     let run = call(
         &sb,
-        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "newName": "total"}),
+        json!({"file": "src/lib/math.ts", "refactor": "rename_symbol", "symbol": "add", "new_name": "total"}),
         false,
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_eq!(run.json["errorCode"], "CONFLICT", "{}", run.stdout);
+    assert_eq!(run.json["error_code"], "CONFLICT", "{}", run.stdout);
     assert!(
         run.json["error"].as_str().unwrap().contains("src/app.ts"),
         "{}",

@@ -277,7 +277,7 @@ impl Server {
 pub fn byte_at(text: &str, line: usize, column: usize, what: &str) -> Result<usize, FkError> {
     let bad = || {
         FkError::invalid(format!(
-            "selectionRange {what} (line {line}, column {column}) is outside the file ({} lines)",
+            "the selection's {what} (line {line}, column {column}) is outside the file ({} lines)",
             text.lines().count()
         ))
         .with_hint("lines count from 1, columns from 0")

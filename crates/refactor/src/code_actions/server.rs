@@ -397,7 +397,7 @@ fn declaration_offset(file: &str, text: &str, name: &str) -> Result<usize, FkErr
         ErrorCode::NotFound,
         format!("could not find the name of `{name}` in its definition"),
     )
-    .with_hint("give selectionRange with its start on the name"))
+    .with_hint("give the selection with its start on the name"))
 }
 
 /// Renames what a server extracted under its default name (`newFunction`, `newLocal`,

@@ -43,7 +43,7 @@ pub fn missing_name(text: &str, target: &Target) -> Result<String, FkError> {
                     "no name at {}: add_import takes the position of a name the module uses",
                     at(text, *offset)
                 ))
-                .with_hint("put selectionRange's start on the name, or give it as `symbol`")
+                .with_hint("put the selection's start on the name, or give it as `symbol`")
             })?,
     };
     if let Some(b) = a

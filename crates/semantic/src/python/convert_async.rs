@@ -238,7 +238,7 @@ pub fn convert_to_async(text: &str, at: usize) -> Result<Splices, FkError> {
             ErrorCode::NotFound,
             format!("no function at line {}, column {}", p.line, p.column),
         )
-        .with_hint("point selectionRange's start inside the function, or on its decorator")
+        .with_hint("point the selection's start inside the function, or on its decorator")
     })?;
     let name_node = def.child_by_field_name("name").expect("a def has a name");
     let name = &text[name_node.byte_range()];

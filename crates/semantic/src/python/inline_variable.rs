@@ -693,8 +693,8 @@ pub fn inline_variable(text: &str, target: &Target) -> Result<Inlined, FkError> 
     let (binding, name) = a.find_target(target).map_err(|mut e| {
         // find_target's hints speak of renames.
         e.hint = Some(match e.code {
-            ErrorCode::Ambiguous => "name it by path (`function.local`, `Class.method.local`) or give selectionRange on the one to inline".into(),
-            ErrorCode::NotFound => "point selectionRange's start at the variable's name or a use of it, or give its name (or `function.local`) as symbol".into(),
+            ErrorCode::Ambiguous => "name it by path (`function.local`, `Class.method.local`) or give the selection on the one to inline".into(),
+            ErrorCode::NotFound => "point the selection's start at the variable's name or a use of it, or give its name (or `function.local`) as symbol".into(),
             _ => return e,
         });
         e

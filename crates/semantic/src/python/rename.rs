@@ -36,7 +36,7 @@ pub struct PyRename {
 
 pub(super) fn not_found(what: String) -> FkError {
     FkError::new(ErrorCode::NotFound, what).with_hint(
-        "name a binding of this file: `name` (module level), `Class.method`, `function.local`, or give selectionRange on it",
+        "name a binding of this file: `name` (module level), `Class.method`, `function.local`, or give the selection on it",
     )
 }
 
@@ -90,7 +90,7 @@ impl Analysis<'_> {
                     ErrorCode::NotFound,
                     format!("no name at {}", self.line_col(*off)),
                 )
-                .with_hint("point selectionRange's start at the name to rename"))
+                .with_hint("point the selection's start at the name to rename"))
             }
             Target::Name(path) => {
                 let segs: Vec<&str> = path.split('.').collect();
@@ -139,7 +139,7 @@ impl Analysis<'_> {
                                 ErrorCode::Ambiguous,
                                 format!("`{last}` is bound in {n} scopes of this file ({})", at.join("; ")),
                             )
-                            .with_hint("name it by path (`function.local`, `Class.method`) or give selectionRange on the one to rename"))
+                            .with_hint("name it by path (`function.local`, `Class.method`) or give the selection on the one to rename"))
                         }
                     };
                 }

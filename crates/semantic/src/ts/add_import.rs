@@ -49,7 +49,7 @@ pub fn missing_name(lang: Lang, text: &str, target: &Target) -> Result<Missing, 
                         "no identifier at {}: add_import takes the position of a name the file uses",
                         at(text, *offset)
                     ))
-                    .with_hint("put selectionRange's start on the name, or give it as `symbol`")
+                    .with_hint("put the selection's start on the name, or give it as `symbol`")
                 })?;
             text[node.byte_range()].to_string()
         }

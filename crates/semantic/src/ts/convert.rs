@@ -85,7 +85,7 @@ fn function_at<'a>(tree: &'a Tree, text: &str, at: usize) -> Result<Node<'a>, Fk
         ErrorCode::NotFound,
         format!("no function at line {}, column {}", p.line, p.column),
     )
-    .with_hint("point selectionRange's start at a `function` declaration or expression"))
+    .with_hint("point the selection's start at a `function` declaration or expression"))
 }
 
 /// How uses of the function's name forbid the conversion.

@@ -178,7 +178,7 @@ fn function_at<'a>(text: &str, root: Node<'a>, at: usize) -> Result<Node<'a>, Fk
         ErrorCode::NotFound,
         format!("no function at line {}, column {}", p.line, p.column),
     )
-    .with_hint("point selectionRange's start into the function to convert"))
+    .with_hint("point the selection's start into the function to convert"))
 }
 
 fn has_token(n: Node, kind: &str) -> Option<usize> {

@@ -99,7 +99,7 @@ pub fn extract_type(
                 "`{name}` is already a name in this file (line {})",
                 line(text, n.start_byte())
             ),
-            "choose another extractedName",
+            "choose another name",
         ));
     }
     if let Some(t) = find(ty, &|n| {

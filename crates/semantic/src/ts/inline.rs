@@ -233,7 +233,7 @@ pub fn function_at(lang: Lang, text: &str, target: &Target) -> Result<Function, 
                     ErrorCode::NotFound,
                     format!("no module-level function `{name}` in this file"),
                 )
-                .with_hint("name a function declared in this file, or give selectionRange on it")
+                .with_hint("name a function declared in this file, or give the selection on it")
             })?
         }
         Target::At(at) => {
@@ -247,7 +247,7 @@ pub fn function_at(lang: Lang, text: &str, target: &Target) -> Result<Function, 
                         format!("no name at line {}, column {}", p.line, p.column),
                     )
                     .with_hint(
-                        "point selectionRange's start at the function's name or a call of it",
+                        "point the selection's start at the function's name or a call of it",
                     )
                 })?;
             // A use: its declaration in this file.

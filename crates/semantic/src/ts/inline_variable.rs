@@ -105,7 +105,7 @@ fn declared_name<'a>(tree: &'a Tree, text: &str, target: &Target) -> Result<Node
                         ErrorCode::NotFound,
                         format!("no variable name at line {}, column {}", p.line, p.column),
                     )
-                    .with_hint("point selectionRange's start at the variable's name or a use of it")
+                    .with_hint("point the selection's start at the variable's name or a use of it")
                 })?;
             let name = &text[n.byte_range()];
             let occ = occurrences(tree, text, name);
@@ -158,7 +158,7 @@ fn declared_name<'a>(tree: &'a Tree, text: &str, target: &Target) -> Result<Node
                             lines.join(", ")
                         ),
                     )
-                    .with_hint("give selectionRange on the one to inline"));
+                    .with_hint("give the selection on the one to inline"));
                 }
             }
         }

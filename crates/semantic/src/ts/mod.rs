@@ -447,7 +447,7 @@ fn rename_in_tree(
                         ErrorCode::NotFound,
                         format!("no identifier at line {}, column {}", p.line, p.column),
                     )
-                    .with_hint("point selectionRange's start at the name to rename")
+                    .with_hint("point the selection's start at the name to rename")
                 })?;
             text[node.byte_range()].to_string()
         }
@@ -498,7 +498,7 @@ fn rename_in_tree(
                     ),
                 )
                 .with_hint(
-                    "give selectionRange (its start on the declaration to rename) to choose one",
+                    "give the selection (its start on the declaration to rename) to choose one",
                 ));
             } else {
                 None
