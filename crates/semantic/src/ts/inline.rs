@@ -246,9 +246,7 @@ pub fn function_at(lang: Lang, text: &str, target: &Target) -> Result<Function, 
                         ErrorCode::NotFound,
                         format!("no name at line {}, column {}", p.line, p.column),
                     )
-                    .with_hint(
-                        "point the selection's start at the function's name or a call of it",
-                    )
+                    .with_hint("point the selection's start at the function's name or a call of it")
                 })?;
             // A use: its declaration in this file.
             let name = text[n.byte_range()].to_string();
