@@ -91,6 +91,12 @@ pub fn shown_path(ws: &Workspace, path: &str) -> String {
     shape::shown_path(ws, path)
 }
 
+/// Keeps parse trees between calls in this process (a server's), bounded in memory: a front
+/// end that serves many calls turns it on; a one-shot command leaves it off.
+pub fn keep_parse_trees() {
+    filekit_semantic::parse_cache::keep_trees(filekit_semantic::parse_cache::BUDGET_BYTES);
+}
+
 /// A text (a message, a summary) with the paths of the first root in it shown as
 /// [`shown_path`] shows them.
 pub fn shown_text(ws: &Workspace, text: &str) -> String {

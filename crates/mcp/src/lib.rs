@@ -138,7 +138,7 @@ impl FilekitServer {
         let initial = Arc::new(options.workspace);
         // A server is asked about the same files again and again: a file read by symbol twice
         // unchanged is parsed once.
-        filekit_semantic::parse_cache::keep_trees(filekit_semantic::parse_cache::BUDGET_BYTES);
+        filekit_dialects::keep_parse_trees();
         FilekitServer {
             workspace: SessionWorkspace::new(Arc::clone(&initial), options.follow_client_roots),
             initial,
