@@ -44,7 +44,7 @@ fn rename_exports_follows_kebab_names_keeps_shadowing_locals_and_warns_about_dyn
     let sb = project();
     let run = sb.call(
         "file_rename",
-        json!({"path": "src/services/user-service.ts", "new_name": "auth-service.ts", "renameExports": true}),
+        json!({"path": "src/services/user-service.ts", "newName": "auth-service.ts", "renameExports": true}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
@@ -75,7 +75,7 @@ fn a_default_export_and_the_default_imports_named_after_it_follow() {
     let sb = project();
     let run = sb.call(
         "file_rename",
-        json!({"path": "src/widget.tsx", "new_name": "Gadget.tsx", "renameExports": true}),
+        json!({"path": "src/widget.tsx", "newName": "Gadget.tsx", "renameExports": true}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(
@@ -95,7 +95,7 @@ fn a_dry_run_shows_the_renames_and_one_undo_reverts_move_imports_and_renames() {
     let run = sb.call(
         "file_move",
         json!({"source": "src/services/user-service.ts", "destination": "src/core/user-service.ts",
-               "exportMapping": {"DEFAULT_ID": "FIRST_ID"}, "dry_run": true}),
+               "exportMapping": {"DEFAULT_ID": "FIRST_ID"}, "dryRun": true}),
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(before, sb.snapshot(), "a dry run wrote");
@@ -148,7 +148,7 @@ fn bad_renames_fail_clearly_and_change_nothing() {
     let path = "src/services/user-service.ts";
     sb.call_fails(
         "file_rename",
-        json!({"path": path, "new_name": "x.ts", "exportMapping": {"Nope": "Yes"}}),
+        json!({"path": path, "newName": "x.ts", "exportMapping": {"Nope": "Yes"}}),
         2,
         &["does not export `Nope`", "UserService, DEFAULT_ID"],
     );
@@ -156,31 +156,31 @@ fn bad_renames_fail_clearly_and_change_nothing() {
     // `Svc` is bound at module level in main.ts.
     sb.call_fails(
         "file_rename",
-        json!({"path": path, "new_name": "x.ts", "exportMapping": {"UserService": "Svc"}}),
+        json!({"path": path, "newName": "x.ts", "exportMapping": {"UserService": "Svc"}}),
         2,
         &["src/app/main.ts", "`Svc` is already declared"],
     );
     sb.call_fails(
         "file_rename",
-        json!({"path": path, "new_name": "x.ts", "exportMapping": {"UserService": "DEFAULT_ID"}}),
+        json!({"path": path, "newName": "x.ts", "exportMapping": {"UserService": "DEFAULT_ID"}}),
         2,
         &["already"],
     );
     sb.call_fails(
         "file_rename",
-        json!({"path": path, "new_name": "x.ts", "exportMapping": {"UserService": "9lives"}}),
+        json!({"path": path, "newName": "x.ts", "exportMapping": {"UserService": "9lives"}}),
         2,
         &["not a valid identifier"],
     );
     sb.call_fails(
         "file_rename",
-        json!({"path": path, "new_name": "x.ts", "exportMapping": {"UserService": "A", "DEFAULT_ID": "A"}}),
+        json!({"path": path, "newName": "x.ts", "exportMapping": {"UserService": "A", "DEFAULT_ID": "A"}}),
         2,
         &["two symbols would be renamed to `A`"],
     );
     sb.call_fails(
         "file_rename",
-        json!({"path": "src/types.ts", "new_name": "kinds.ts", "renameExports": true}),
+        json!({"path": "src/types.ts", "newName": "kinds.ts", "renameExports": true}),
         2,
         &["no symbol named after the file", "Id"],
     );

@@ -110,7 +110,7 @@ fn moves_and_renames_in_rxjs_keep_it_compiling_and_deletes_report_exactly_the_ne
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/scheduler", "new_name": "schedulers"}),
+            json!({"path": "src/internal/scheduler", "newName": "schedulers"}),
         ),
         (
             "file_move",
@@ -126,7 +126,7 @@ fn moves_and_renames_in_rxjs_keep_it_compiling_and_deletes_report_exactly_the_ne
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/util/noop.ts", "new_name": "doNothing.ts"}),
+            json!({"path": "src/internal/util/noop.ts", "newName": "doNothing.ts"}),
         ),
         (
             "file_move",
@@ -142,7 +142,7 @@ fn moves_and_renames_in_rxjs_keep_it_compiling_and_deletes_report_exactly_the_ne
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/config.ts", "new_name": "configuration.ts"}),
+            json!({"path": "src/internal/config.ts", "newName": "configuration.ts"}),
         ),
         (
             "file_move",
@@ -317,7 +317,7 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
     let reply = call(
         dir,
         "file_rename",
-        json!({"path": "src/internal/util/isFunction.ts", "new_name": "isCallable.ts", "renameExports": true}),
+        json!({"path": "src/internal/util/isFunction.ts", "newName": "isCallable.ts", "renameExports": true}),
     );
     assert_eq!(
         reply["symbolsRenamed"][0],
@@ -350,7 +350,7 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
     let reply = call(
         dir,
         "file_rename",
-        json!({"path": "src/internal/types.ts", "new_name": "typings.ts", "exportMapping": {"ObservableInputTuple": "ObservableInputs"}}),
+        json!({"path": "src/internal/types.ts", "newName": "typings.ts", "exportMapping": {"ObservableInputTuple": "ObservableInputs"}}),
     );
     assert!(read(dir, "src/internal/typings.ts").contains("export type ObservableInputs<T>"));
     assert!(
@@ -387,7 +387,7 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
     let bad: Vec<(&str, Value, &str, &str)> = vec![
         (
             "file_rename",
-            json!({"path": "src/internal/util/noop.ts", "new_name": "nothing.ts", "exportMapping": {"nope": "nothing"}}),
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"nope": "nothing"}}),
             "NOT_FOUND",
             "does not export `nope`",
         ),
@@ -399,31 +399,31 @@ fn export_renames_and_symbol_mapped_copies_in_rxjs_keep_it_compiling() {
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/util/noop.ts", "new_name": "nothing.ts", "exportMapping": {"noop": "no-op"}}),
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"noop": "no-op"}}),
             "INVALID_ARGUMENT",
             "not a valid identifier",
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/util/noop.ts", "new_name": "nothing.ts", "exportMapping": {"noop": "class"}}),
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"noop": "class"}}),
             "INVALID_ARGUMENT",
             "reserved word",
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/typings.ts", "new_name": "allTypes.ts", "renameExports": true}),
+            json!({"path": "src/internal/typings.ts", "newName": "allTypes.ts", "renameExports": true}),
             "NOT_FOUND",
             "no symbol named after the file",
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/util/noop.ts", "new_name": "nothing.ts", "renameExports": true, "updateImports": false}),
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "renameExports": true, "updateImports": false}),
             "INVALID_ARGUMENT",
             "updateImports",
         ),
         (
             "file_rename",
-            json!({"path": "src/internal/util/noop.ts", "new_name": "nothing.ts", "exportMapping": {"noop": "isCallable"}}),
+            json!({"path": "src/internal/util/noop.ts", "newName": "nothing.ts", "exportMapping": {"noop": "isCallable"}}),
             "CONFLICT",
             "isCallable",
         ),

@@ -37,7 +37,7 @@ fn roundtrip(src: PathBuf, name: &str, target_arg: &str) -> usize {
         let run = sb.call("file_read", json!({"file": name, target_arg: t}));
         // Two definitions of one path (a merged TypeScript interface) are named by line
         // range instead; the reply says so.
-        if run.json["errorCode"] == "AMBIGUOUS" {
+        if run.json["error_code"] == "AMBIGUOUS" {
             continue;
         }
         assert_eq!(run.code, 0, "{name} {t}: {}", run.stdout);
@@ -62,7 +62,7 @@ fn roundtrip(src: PathBuf, name: &str, target_arg: &str) -> usize {
     let run = sb.call("file_edit", json!({"file": name, "edits": edits}));
     assert_eq!(run.code, 0, "{name}: {}", run.stdout);
     assert_eq!(
-        run.json["totalEdits"],
+        run.json["total_edits"],
         edits.len(),
         "{name}: {}",
         run.stdout
