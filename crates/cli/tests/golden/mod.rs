@@ -724,23 +724,37 @@ pub fn through_filekit_call_against_schemas(dialect: &str, all: &[Case]) {
             .map(|t| t["output_schema"].clone())
             .unwrap_or_else(|| panic!("{tool} is not a tool of {dialect}"))
     };
+    // The dialect's table and its validators are built once per tool, not once per case:
+    // compiling two schemas per row was most of this test's time.
+    let table = filekit_dialects::tools(Some(dialect));
+    let mut validators: std::collections::HashMap<&str, Vec<(&str, Value, jsonschema::Validator)>> =
+        std::collections::HashMap::new();
     let mut wrong = Vec::new();
     for c in all {
         let sb = setup(c);
         let before = contents(&sb, c);
         let answer = via_call(&sb, dialect, c.tool, &rooted(&c.args, &root_of(&sb)));
         wrong.extend(check(c, "filekit call", &sb, &before, &answer));
-        let spec = filekit_dialects::tools(Some(dialect))
+        let forms = validators.entry(c.tool).or_insert_with(|| {
+            let spec = table
+                .iter()
+                .find(|t| t.name == c.tool)
+                .unwrap_or_else(|| panic!("{} is not a tool of {dialect}", c.tool));
+            [
+                ("listed", schema_of(c.tool)),
+                ("whole", filekit_dialects::documented_output_schema(spec)),
+            ]
             .into_iter()
-            .find(|t| t.name == c.tool)
-            .unwrap_or_else(|| panic!("{} is not a tool of {dialect}", c.tool));
-        for (form, schema) in [
-            ("listed", schema_of(c.tool)),
-            ("whole", filekit_dialects::documented_output_schema(&spec)),
-        ] {
-            let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| {
-                panic!("{}: the {form} output schema does not compile: {e}", c.tool)
-            });
+            .map(|(form, schema)| {
+                let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| {
+                    panic!("{}: the {form} output schema does not compile: {e}", c.tool)
+                });
+                (form, schema, validator)
+            })
+            .collect()
+        });
+        for (form, schema, validator) in forms.iter() {
+            let form = *form;
             // As MCP carries it: a reply that is not an object (fs_read of several files) as
             // `{results}`.
             let structured = filekit_mcp::structured(answer.value.clone());
@@ -759,7 +773,7 @@ pub fn through_filekit_call_against_schemas(dialect: &str, all: &[Case]) {
                             .is_some_and(|vs| vs.iter().any(|v| names(key, v)))
                     })
             }
-            let named = |key: &String| names(key, &schema);
+            let named = |key: &String| names(key, schema);
             if let Some(obj) = structured.as_object() {
                 let unnamed: Vec<&String> = obj.keys().filter(|k| !named(k)).collect();
                 if !unnamed.is_empty() {
