@@ -881,26 +881,6 @@ fn replace_word(text: &str, from: &str, to: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod respell_tests {
-    #[test]
-    fn only_whole_words_are_respelled() {
-        let names = vec!["dry_run".to_string(), "start_line".to_string()];
-        assert_eq!(
-            super::respell(
-                "`dry_run`, dry_runs, start_line_x; start_line.",
-                &names,
-                true
-            ),
-            "`dryRun`, dry_runs, start_line_x; startLine."
-        );
-        assert_eq!(
-            super::respell("dryRun and dryRunning", &names, false),
-            "dry_run and dryRunning"
-        );
-    }
-}
-
 /// One edit, checked: the operation with its arguments.
 struct Planned {
     target: String,
@@ -1365,4 +1345,24 @@ fn write<S: Spelling>(
         history_entry: report.history_entry,
     };
     S::reply(&value, false, text_out)
+}
+
+#[cfg(test)]
+mod respell_tests {
+    #[test]
+    fn only_whole_words_are_respelled() {
+        let names = vec!["dry_run".to_string(), "start_line".to_string()];
+        assert_eq!(
+            super::respell(
+                "`dry_run`, dry_runs, start_line_x; start_line.",
+                &names,
+                true
+            ),
+            "`dryRun`, dry_runs, start_line_x; startLine."
+        );
+        assert_eq!(
+            super::respell("dryRun and dryRunning", &names, false),
+            "dry_run and dryRunning"
+        );
+    }
 }
