@@ -1,6 +1,6 @@
 """Every refactor of the semantic design over MCP, without a language server (issue 28): the
 workspace is not trusted, so no server starts and file_edit's refactor mode computes each
-kind on the syntax trees. One session runs all thirteen on a small TypeScript project and the
+kind on the syntax trees. One session runs every kind on a small TypeScript project and the
 seven that exist in Python on a Python module, one after the other, as an agent would; then
 tsc (from scripts/setup-test-deps, under `strict`) and Python judge the results, and each
 reply says it was done syntactically."""
@@ -163,6 +163,8 @@ async def test_every_kind_without_a_language_server(connect_stdio, workspace):
         ("inline_function", lambda: {"symbol": "twice"}, lambda t: "twice(3)" not in t),
         ("convert_to_arrow", lambda: {"selectionRange": at(app, "function (name")},
          lambda t: "=>" in t.split("greet")[1].split(";")[0] and "function (name" not in t),
+        ("convert_to_function", lambda: {"selectionRange": at(app, "(name: string): string =>")},
+         lambda t: "export function greet(name: string): string {" in t),
         ("convert_to_async", lambda: {"selectionRange": at(app, "load")},
          lambda t: "async function load" in t and "await fetchValue()" in t),
         ("extract_function", lambda: {"selectionRange": at(app, "p.x + p.y"), "extractedName": "sumXY"},

@@ -1,7 +1,7 @@
 //! The refactors that need no language server, through the real binary: in a
 //! workspace that is not trusted no server starts, and `file_edit`'s refactor mode computes
-//! extract_variable, extract_constant (TS/JS and Python), inline_variable and
-//! convert_to_arrow on the syntax trees (`precision: "syntactic"`), through the one write
+//! extract_variable, extract_constant (TS/JS and Python), inline_variable,
+//! convert_to_arrow and convert_to_function on the syntax trees (`precision: "syntactic"`), through the one write
 //! pipeline. A refused refactor names what forbids it and changes nothing.
 
 use crate::common;
@@ -127,6 +127,56 @@ fn inline_variable_and_convert_to_arrow() {
         sb.read("main.js"),
         "const twice = (x) => {\n  return (x + x) * (x + x);\n};\nconsole.log(twice(2));\n"
     );
+}
+
+/// convert_to_function, convert_to_arrow's inverse: a dry run shows the diff and writes
+/// nothing; the `const` becomes a declaration (hoisted, so a use above it is fine), an arrow
+/// in an expression a function expression; one undo takes a conversion back.
+#[test]
+fn convert_to_function_turns_a_const_arrow_into_a_declaration() {
+    let sb = Sandbox::new();
+    let src = "export const area = (w: number, h: number): number => w * h;\nconst all = [1, 2].map((n) => area(n, n));\n";
+    sb.write("src/shapes.ts", src);
+    let dry = edit(
+        &sb,
+        json!({"file": "src/shapes.ts", "refactor": "convert_to_function", "selection_range": range(1, 20, 1, 20), "dry_run": true}),
+    );
+    ok(&dry);
+    assert!(
+        dry.stdout
+            .contains("+export function area(w: number, h: number): number { return w * h; }"),
+        "{}",
+        dry.stdout
+    );
+    assert_eq!(sb.read("src/shapes.ts"), src, "a dry run wrote");
+    ok(&edit(
+        &sb,
+        json!({"file": "src/shapes.ts", "refactor": "convert_to_function", "selection_range": range(1, 20, 1, 20)}),
+    ));
+    ok(&edit(
+        &sb,
+        json!({"file": "src/shapes.ts", "refactor": "convert_to_function", "selection_range": range(2, 24, 2, 24)}),
+    ));
+    assert_eq!(
+        sb.read("src/shapes.ts"),
+        "export function area(w: number, h: number): number { return w * h; }\nconst all = [1, 2].map(function (n) { return area(n, n); });\n"
+    );
+    let undo = sb.filekit(&["undo"], None);
+    assert_eq!(undo.code, 0, "{}", undo.stderr);
+    assert_eq!(
+        sb.read("src/shapes.ts"),
+        "export function area(w: number, h: number): number { return w * h; }\nconst all = [1, 2].map((n) => area(n, n));\n"
+    );
+    // The arrow's `this` is the class's: a function would have its own.
+    sb.write("src/c.ts", "class C {\n  x = 1;\n  f = () => this.x;\n}\n");
+    let before = sb.snapshot();
+    let run = edit(
+        &sb,
+        json!({"file": "src/c.ts", "refactor": "convert_to_function", "selection_range": range(3, 6, 3, 6)}),
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("`this`"), "{}", run.stdout);
+    assert_eq!(before, sb.snapshot());
 }
 
 #[test]

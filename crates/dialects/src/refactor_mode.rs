@@ -482,7 +482,7 @@ fn write<S: Spelling>(
 /// refactor layer's table so that a kind added there is described here too. `detailed`: each
 /// kind on its own, with its languages, what it needs and takes, what it does and the language
 /// servers that do it (the `semantic` table's long description); otherwise the kinds grouped by
-/// the arguments they take (the curated table's, every byte of which is read in every session).
+/// the arguments they need (the curated table's, every byte of which is read in every session).
 pub(crate) fn kinds_described<S: Spelling>(detailed: bool) -> String {
     let arg = |a: &Arg| format!("`{}`", S::name(a.name()));
     let arguments = |spec: &code_actions::Spec| -> Vec<String> {
@@ -499,10 +499,16 @@ pub(crate) fn kinds_described<S: Spelling>(detailed: bool) -> String {
         needed.chain(optional).collect()
     };
     if !detailed {
-        // Kinds that take the same arguments share one entry: "a/b (`x`, `y`)".
+        // Kinds that need the same arguments share one entry: "a/b (`x` or `y`)". What they
+        // may take besides is in the schema.
         let mut groups: Vec<(Vec<&str>, Vec<String>)> = vec![];
         for spec in &code_actions::SPECS {
-            let args = arguments(spec);
+            let args: Vec<String> = spec
+                .needs
+                .iter()
+                .filter(|group| !group.is_empty())
+                .map(|group| group.iter().map(arg).collect::<Vec<_>>().join(" or "))
+                .collect();
             match groups.iter_mut().find(|(_, a)| *a == args) {
                 Some((names, _)) => names.push(spec.name),
                 None => groups.push((vec![spec.name], args)),

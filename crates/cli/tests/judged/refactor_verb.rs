@@ -209,6 +209,11 @@ fn every_kind_through_the_refactor_verb() {
         ("convert_to_arrow", Arg::Range("function (name"), &|t| {
             t.contains("export const greet = (name: string): string => {")
         }),
+        (
+            "convert_to_function",
+            Arg::Range("(name: string): string =>"),
+            &|t| t.contains("export function greet(name: string): string {"),
+        ),
         ("convert_to_async", Arg::Range("load"), &|t| {
             t.contains(
                 "export async function load(): Promise<number> {\n  const v = await fetchValue();",

@@ -89,6 +89,12 @@ fn wanted(k: Kind) -> Option<Wanted> {
             false,
             &[],
         ),
+        Kind::ConvertToFunction => w(
+            &["refactor.rewrite"],
+            |k, t| k.starts_with("refactor.rewrite.function.named") || t.contains("named function"),
+            false,
+            &[],
+        ),
         Kind::ConvertToAsync => Wanted {
             only: &["quickfix"],
             diagnostic: Some((80006, "This may be converted to an async function.")),
@@ -292,6 +298,7 @@ fn action_range(r: &Refactor, file: &str, text: &str) -> Result<Option<Selection
         }
         Refactor::ExtractType { selection, .. }
         | Refactor::ConvertToArrow(selection)
+        | Refactor::ConvertToFunction(selection)
         | Refactor::ConvertToAsync(selection) => return Ok(Some(*selection)),
         Refactor::InlineVariable(at)
         | Refactor::InlineFunction(at)

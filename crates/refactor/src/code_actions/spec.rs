@@ -26,6 +26,7 @@ pub enum Kind {
     AddImport,
     RemoveUnusedImports,
     ConvertToArrow,
+    ConvertToFunction,
     ConvertToAsync,
 }
 
@@ -165,7 +166,7 @@ const SELECTION: &[Arg] = &[Arg::Selection];
 const NEW_NAME: &[Arg] = &[Arg::NewName];
 
 /// Every kind, in [`Kind`]'s order.
-pub const SPECS: [Spec; 13] = [
+pub const SPECS: [Spec; 14] = [
     Spec {
         kind: Kind::RenameSymbol,
         name: "rename_symbol",
@@ -286,6 +287,15 @@ pub const SPECS: [Spec; 13] = [
         about: "the selection starts on the function",
     },
     Spec {
+        kind: Kind::ConvertToFunction,
+        name: "convert_to_function",
+        syntactic: TS_JS,
+        servers: TS,
+        takes: &[Arg::Selection],
+        needs: &[SELECTION],
+        about: "the selection starts in an arrow function: the whole value of a `const` becomes a function declaration, any other a function expression",
+    },
+    Spec {
         kind: Kind::ConvertToAsync,
         name: "convert_to_async",
         syntactic: TS_JS_PY,
@@ -298,8 +308,8 @@ pub const SPECS: [Spec; 13] = [
 
 impl Kind {
     /// Every kind, in the table's order.
-    pub const ALL: [Kind; 13] = {
-        let mut all = [Kind::RenameSymbol; 13];
+    pub const ALL: [Kind; 14] = {
+        let mut all = [Kind::RenameSymbol; 14];
         let mut i = 0;
         while i < SPECS.len() {
             all[i] = SPECS[i].kind;
@@ -309,8 +319,8 @@ impl Kind {
     };
 
     /// Every kind's name, in the table's order.
-    pub const NAMES: [&'static str; 13] = {
-        let mut all = [""; 13];
+    pub const NAMES: [&'static str; 14] = {
+        let mut all = [""; 14];
         let mut i = 0;
         while i < SPECS.len() {
             all[i] = SPECS[i].name;
@@ -421,6 +431,7 @@ pub enum Refactor {
     },
     RemoveUnusedImports,
     ConvertToArrow(Selection),
+    ConvertToFunction(Selection),
     ConvertToAsync(Selection),
 }
 
@@ -571,6 +582,7 @@ impl Refactor {
             },
             Kind::RemoveUnusedImports => Refactor::RemoveUnusedImports,
             Kind::ConvertToArrow => Refactor::ConvertToArrow(selection?),
+            Kind::ConvertToFunction => Refactor::ConvertToFunction(selection?),
             Kind::ConvertToAsync => Refactor::ConvertToAsync(selection?),
         })
     }
@@ -589,6 +601,7 @@ impl Refactor {
             Refactor::AddImport { .. } => Kind::AddImport,
             Refactor::RemoveUnusedImports => Kind::RemoveUnusedImports,
             Refactor::ConvertToArrow(_) => Kind::ConvertToArrow,
+            Refactor::ConvertToFunction(_) => Kind::ConvertToFunction,
             Refactor::ConvertToAsync(_) => Kind::ConvertToAsync,
         }
     }

@@ -247,6 +247,13 @@ pub(super) fn syntactic(
                 .files
                 .insert(req.file.clone(), (src.clone(), listed(&x)));
         }
+        Refactor::ConvertToFunction(sel) => {
+            let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
+            let x = filekit_semantic::ts::convert::convert_to_function(lang, text, at)?;
+            draft
+                .files
+                .insert(req.file.clone(), (src.clone(), listed(&x)));
+        }
         Refactor::ConvertToAsync(sel) => {
             let at = byte_at(text, sel.start_line, sel.start_column, "start")?;
             let x = if lang == Lang::Python {

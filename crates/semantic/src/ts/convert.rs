@@ -1,12 +1,19 @@
-//! `convert_to_arrow` for TS/TSX/JS without a language server: a function
-//! expression becomes an arrow function, a function declaration `const f = (...) => {...};`.
+//! `convert_to_arrow` and its inverse `convert_to_function` for TS/TSX/JS without a language
+//! server. To an arrow: a function expression becomes an arrow function, a function
+//! declaration `const f = (...) => {...};`. To a function: an arrow function that is the whole
+//! value of a `const` becomes a function declaration, any other a function expression; an
+//! expression body becomes `{ return ...; }`.
 //!
-//! Refused, naming what forbids it and where: `this`, `arguments`, `new.target` or `super` in
+//! To an arrow is refused, naming what forbids it and where:
+//! `this`, `arguments`, `new.target` or `super` in
 //! the function (not in functions nested in it, which have their own; arrows inside share
 //! them, so they count), a generator, overload signatures, a default export; for a
 //! declaration, a use before it in the file (a declaration is hoisted, a `const` is not); a
 //! use as a constructor (`new f`) or of `f.prototype` (an arrow has neither); a function
-//! expression that calls itself by its own name.
+//! expression that calls itself by its own name. To a function is refused where the arrow
+//! uses `this`, `arguments`, `super` or `new.target` (an arrow takes them from the code around
+//! it, a function has its own) and where the `const` has a type annotation a declaration
+//! cannot carry.
 
 use crate::Lang;
 use crate::steps::{field_is, invalid, line, to_splices};
@@ -301,6 +308,116 @@ pub fn convert_to_arrow(lang: Lang, text: &str, at: usize) -> Result<Splices, Fk
     to_splices(text, vec![splice])
 }
 
+/// The arrow function at byte `at` (anywhere in it, the innermost one).
+fn arrow_at<'a>(tree: &'a Tree, text: &str, at: usize) -> Result<Node<'a>, FkError> {
+    let mut n = tree.root_node().descendant_for_byte_range(at, at);
+    while let Some(x) = n {
+        if x.kind() == "arrow_function" {
+            return Ok(x);
+        }
+        n = x.parent();
+    }
+    let p = crate::position(text, at);
+    Err(FkError::new(
+        ErrorCode::NotFound,
+        format!("no arrow function at line {}, column {}", p.line, p.column),
+    )
+    .with_hint("point the selection's start at an arrow function (its parameters or `=>`)"))
+}
+
+/// Converts the arrow function at byte `at` to a function: a declaration when it is the whole
+/// value of a `const` declaring only it (`const f = () => 1;` becomes `function f() { return
+/// 1; }`), otherwise a function expression.
+pub fn convert_to_function(lang: Lang, text: &str, at: usize) -> Result<Splices, FkError> {
+    let tree = parse_clean(lang, text)?;
+    let arrow = arrow_at(&tree, text, at)?;
+    let l = line(text, arrow.start_byte());
+    // `this` and the rest in the arrow, or in arrows inside it, are the surrounding code's;
+    // a function would have its own.
+    if let Some((n, what)) = own_binding(text, arrow, true) {
+        return Err(invalid(
+            format!(
+                "the arrow function (line {l}) uses {what} at line {}: it is the code around it's, and a function would have its own",
+                line(text, n.start_byte())
+            ),
+            "keep it an arrow function",
+        ));
+    }
+    let is_async = {
+        let mut c = arrow.walk();
+        arrow.children(&mut c).any(|x| x.kind() == "async")
+    };
+    let type_params = arrow
+        .child_by_field_name("type_parameters")
+        .map_or("", |t| &text[t.byte_range()]);
+    let params = match (
+        arrow.child_by_field_name("parameters"),
+        arrow.child_by_field_name("parameter"),
+    ) {
+        (Some(p), _) => text[p.byte_range()].to_string(),
+        (None, Some(p)) => format!("({})", &text[p.byte_range()]),
+        (None, None) => "()".to_string(),
+    };
+    let ret = arrow
+        .child_by_field_name("return_type")
+        .map_or("", |r| &text[r.byte_range()]);
+    let body = arrow
+        .child_by_field_name("body")
+        .expect("an arrow function has a body");
+    let body = if body.kind() == "statement_block" {
+        text[body.byte_range()].to_string()
+    } else {
+        format!("{{ return {}; }}", &text[body.byte_range()])
+    };
+    let asy = if is_async { "async " } else { "" };
+    // The `const` it is the whole value of, declaring only it.
+    let declarator = arrow
+        .parent()
+        .filter(|p| p.kind() == "variable_declarator" && field_is(*p, "value", arrow));
+    let declaration = declarator.and_then(|d| d.parent()).filter(|decl| {
+        decl.kind() == "lexical_declaration"
+            && decl.child(0).is_some_and(|k| k.kind() == "const")
+            && decl.named_child_count() == 1
+    });
+    if let (Some(d), Some(decl)) = (declarator, declaration) {
+        let name = d
+            .child_by_field_name("name")
+            .expect("a declarator has a name");
+        if name.kind() == "identifier" {
+            let nm = &text[name.byte_range()];
+            if let Some(t) = d.child_by_field_name("type") {
+                return Err(invalid(
+                    format!(
+                        "`{nm}` (line {l}) is declared with the type `{}`, which a function declaration cannot carry",
+                        text[t.byte_range()].trim_start_matches(':').trim()
+                    ),
+                    "type its parameters and result instead, then convert; or keep it an arrow function",
+                ));
+            }
+            // The declaration's own `;` goes: a function declaration ends with its body.
+            let function = format!("{asy}function {nm}{type_params}{params}{ret} {body}");
+            return to_splices(
+                text,
+                vec![Splice::new(decl.start_byte(), decl.end_byte(), function)],
+            );
+        }
+    }
+    let function = format!("{asy}function {type_params}{params}{ret} {body}");
+    // A function expression where a statement starts would be read as a declaration.
+    let statement_start = arrow
+        .parent()
+        .is_some_and(|p| p.kind() == "expression_statement");
+    let function = if statement_start {
+        format!("({function})")
+    } else {
+        function
+    };
+    to_splices(
+        text,
+        vec![Splice::new(arrow.start_byte(), arrow.end_byte(), function)],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,5 +512,60 @@ mod tests {
             conv(Lang::JavaScript, src, "f").unwrap(),
             "const f = () => { return function () { return this; }; };\n"
         );
+    }
+
+    fn to_function(lang: Lang, src: &str, at: &str) -> Result<String, FkError> {
+        convert_to_function(lang, src, src.find(at).expect("anchor")).map(|s| s.apply(src).unwrap())
+    }
+
+    #[test]
+    fn a_const_arrow_becomes_a_declaration_and_others_expressions() {
+        let src = "export const load = async <T,>(url: string): Promise<T> => {\n  return (await fetch(url)).json();\n};\nload('x');\n";
+        assert_eq!(
+            to_function(Lang::TypeScript, src, "=>").unwrap(),
+            "export async function load<T,>(url: string): Promise<T> {\n  return (await fetch(url)).json();\n}\nload('x');\n"
+        );
+        let src = "const double = x => x * 2;\nconst pair = (a, b) => ({ a, b });\n";
+        assert_eq!(
+            to_function(Lang::JavaScript, src, "x =>").unwrap(),
+            "function double(x) { return x * 2; }\nconst pair = (a, b) => ({ a, b });\n"
+        );
+        assert_eq!(
+            to_function(Lang::JavaScript, src, "(a, b)").unwrap(),
+            "const double = x => x * 2;\nfunction pair(a, b) { return ({ a, b }); }\n"
+        );
+        // In an expression, and the innermost arrow around the selection.
+        let src = "items.map((x) => x + 1).forEach(y => log(() => y));\n";
+        assert_eq!(
+            to_function(Lang::JavaScript, src, "(x)").unwrap(),
+            "items.map(function (x) { return x + 1; }).forEach(y => log(() => y));\n"
+        );
+        assert_eq!(
+            to_function(Lang::JavaScript, src, "() => y").unwrap(),
+            "items.map((x) => x + 1).forEach(y => log(function () { return y; }));\n"
+        );
+        // `let`, or several declarators: an expression, the variable kept.
+        let src = "let f = () => 1, g = 2;\n";
+        assert_eq!(
+            to_function(Lang::JavaScript, src, "()").unwrap(),
+            "let f = function () { return 1; }, g = 2;\n"
+        );
+    }
+
+    #[test]
+    fn refuses_what_a_function_would_change() {
+        for (src, at, says) in [
+            ("class A { f = () => this.x; }\n", "()", "`this`"),
+            (
+                "function g() { return () => arguments[0]; }\n",
+                "() =>",
+                "`arguments`",
+            ),
+            ("const h: Handler = (e) => e;\n", "(e)", "`Handler`"),
+            ("const k = 1;\n", "k", "no arrow function"),
+        ] {
+            let e = to_function(Lang::TypeScript, src, at).unwrap_err();
+            assert!(e.message.contains(says), "{src}: {}", e.message);
+        }
     }
 }

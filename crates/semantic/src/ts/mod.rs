@@ -3,7 +3,7 @@
 //! (and, across files, in the files that import it by name), organize imports, remove unused
 //! imports. The other refactors are its modules, one per kind: [`extract`]
 //! (extract_variable, extract_constant), [`extract_function`], [`extract_type`],
-//! [`inline`] (inline_function), [`inline_variable`], [`convert`] (convert_to_arrow),
+//! [`inline`] (inline_function), [`inline_variable`], [`convert`] (convert_to_arrow, convert_to_function),
 //! [`convert_async`], [`add_import`]; [`exports`] is what a module exports, [`types`] the
 //! types a parameter can be given. Everything is computed on tree-sitter trees as splices of
 //! the text as read; nothing here reads files or resolves paths beyond the string arithmetic
