@@ -4,7 +4,7 @@
 //!
 //! All of them run through the engine's file operations ([`filekit_core::fsops`]) or, for
 //! creating files, the edit pipeline, so paths are sandboxed, writes atomic, and every change
-//! lands in the history. Seed 004's `updateImports` (default true) goes through the
+//! lands in the history. The semantic table's `updateImports` (default true) goes through the
 //! refactoring engine (`filekit-refactor`): the import graph of the workspace gives every
 //! specifier that names a moved, renamed, copied or deleted file, and the rewrites are
 //! committed in the same atomic request as the file operation (one history entry, one undo;
@@ -408,18 +408,8 @@ struct FileMoveReply {
     symbols_renamed: Option<Vec<SymbolRenamed>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     total_symbols_renamed: Option<usize>,
-    /// `syntactic`: how the symbols were renamed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    precision: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    diffs: Option<Vec<FileDiff>>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    dry_run: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    warnings: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    history_entry: Option<i64>,
-    summary: String,
+    #[serde(flatten)]
+    outcome: RewriteOutcome,
 }
 
 /// What file_rename answers.
@@ -436,6 +426,15 @@ struct FileRenameReply {
     #[serde(skip_serializing_if = "Option::is_none")]
     symbols_renamed: Option<Vec<SymbolRenamed>>,
     total_symbols_renamed: usize,
+    #[serde(flatten)]
+    outcome: RewriteOutcome,
+}
+
+/// How a move or rename rewrote the project, and what it did: the tail both replies share.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct RewriteOutcome {
+    /// `syntactic`: how the symbols were renamed.
     #[serde(skip_serializing_if = "Option::is_none")]
     precision: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -606,7 +605,7 @@ static RENAME_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<RenameFi
 
 fn rename_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: RenameFileArgs = parse("file:rename_file", &RENAME_FILE_SCHEMA, args)?;
-    // Seed 001 has no flag for it: imports are always kept right, and the reply says where.
+    // The file table has no flag for it: imports are always kept right, and the reply says where.
     let (mut report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
@@ -734,7 +733,7 @@ fn copy_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seed 004: file_create, file_delete, file_move, file_rename, file_duplicate
+// The semantic table: file_create, file_delete, file_move, file_rename, file_duplicate
 
 /// Runs file operations with their import updates (see `filekit_refactor::ops`).
 fn run_with_imports(
@@ -1251,12 +1250,14 @@ fn file_move(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         exports_renamed: any_renamed.then_some(exports),
         symbols_renamed: any_renamed.then_some(symbols),
         total_symbols_renamed: any_renamed.then_some(renamed),
-        precision: any_renamed.then_some("syntactic"),
-        diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
-        dry_run: args.dry_run,
-        warnings: applied.warnings.clone(),
-        history_entry: report.history_entry,
-        summary: summary.clone(),
+        outcome: RewriteOutcome {
+            precision: any_renamed.then_some("syntactic"),
+            diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+            dry_run: args.dry_run,
+            warnings: applied.warnings.clone(),
+            history_entry: report.history_entry,
+            summary: summary.clone(),
+        },
     };
     Ok(ToolReply::typed(&value, false, summary))
 }
@@ -1386,12 +1387,14 @@ fn file_rename(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         exports_renamed: exports,
         symbols_renamed: any_renamed.then_some(symbols),
         total_symbols_renamed: renamed,
-        precision: any_renamed.then_some("syntactic"),
-        diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
-        dry_run: args.dry_run,
-        warnings: applied.warnings.clone(),
-        history_entry: report.history_entry,
-        summary: summary.clone(),
+        outcome: RewriteOutcome {
+            precision: any_renamed.then_some("syntactic"),
+            diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
+            dry_run: args.dry_run,
+            warnings: applied.warnings.clone(),
+            history_entry: report.history_entry,
+            summary: summary.clone(),
+        },
     };
     Ok(ToolReply::typed(&value, false, summary))
 }

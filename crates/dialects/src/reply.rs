@@ -25,23 +25,55 @@ use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The fields every typed reply may carry besides its own: a failed or rejected call answers
-/// with `success: false` and these instead of the report's fields, and any call may carry the
-/// `warning` that the history could not record.
-#[derive(Serialize, JsonSchema)]
-pub(crate) struct Failure {
-    success: bool,
-    /// What went wrong and, after it, what to do.
-    error: String,
-    /// The stable code: NOT_FOUND, STALE, INVALID_ARGUMENT, ...
-    error_code: &'static str,
-    /// The facts of the failure (a near miss, the lines of an ambiguous match, the unknown
-    /// arguments, a limit), as the engine or the argument check states them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<Details>,
-    /// Something that did not fail the call (the history could not record it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    warning: Option<String>,
+/// Defines a reply type twice, field for field: as written (snake_case, the curated tables)
+/// and in camelCase (the drop-in tables whose real tools spell `errorCode`), with a
+/// conversion from the first to the second, so the two spellings cannot drift apart.
+macro_rules! in_both_spellings {
+    (
+        $(#[$meta:meta])*
+        struct $snake:ident, camel $camel:ident {
+            $( $(#[$field_meta:meta])* $field:ident: $ty:ty, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Serialize, JsonSchema)]
+        pub(crate) struct $snake {
+            $( $(#[$field_meta])* $field: $ty, )*
+        }
+
+        #[doc = concat!("[`", stringify!($snake), "`] as the camelCase drop-in tables write it.")]
+        #[derive(Serialize, JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        pub(crate) struct $camel {
+            $( $(#[$field_meta])* $field: $ty, )*
+        }
+
+        impl From<$snake> for $camel {
+            fn from(reply: $snake) -> $camel {
+                $camel { $( $field: reply.$field, )* }
+            }
+        }
+    };
+}
+
+in_both_spellings! {
+    /// The fields every typed reply may carry besides its own: a failed or rejected call
+    /// answers with `success: false` and these instead of the report's fields, and any call
+    /// may carry the `warning` that the history could not record.
+    struct Failure, camel CamelFailure {
+        success: bool,
+        /// What went wrong and, after it, what to do.
+        error: String,
+        /// The stable code: NOT_FOUND, STALE, INVALID_ARGUMENT, ...
+        error_code: &'static str,
+        /// The facts of the failure (a near miss, the lines of an ambiguous match, the unknown
+        /// arguments, a limit), as the engine or the argument check states them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        details: Option<Details>,
+        /// Something that did not fail the call (the history could not record it).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        warning: Option<String>,
+    }
 }
 
 impl Failure {
@@ -56,75 +88,22 @@ impl Failure {
     }
 }
 
-/// [`Failure`] as the drop-in tables whose real tools spell their keys in camelCase write it
-/// (`errorCode`): claude, desktop-commander, mcp-filesystem.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CamelFailure {
-    success: bool,
-    /// What went wrong and, after it, what to do.
-    error: String,
-    /// The stable code: NOT_FOUND, STALE, INVALID_ARGUMENT, ...
-    error_code: &'static str,
-    /// The facts of the failure (a near miss, the lines of an ambiguous match, the unknown
-    /// arguments, a limit), as the engine or the argument check states them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<Details>,
-    /// Something that did not fail the call (the history could not record it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    warning: Option<String>,
-}
-
 impl CamelFailure {
     pub(crate) fn of(err: &FkError) -> CamelFailure {
-        let Failure {
-            success,
-            error,
-            error_code,
-            details,
-            warning,
-        } = Failure::of(err);
-        CamelFailure {
-            success,
-            error,
-            error_code,
-            details,
-            warning,
-        }
+        Failure::of(err).into()
     }
 }
 
-/// What went wrong with one part of a call (a file, an edit, a path): the same fields, with
-/// the same meaning, as a failed call's.
-#[derive(Serialize, JsonSchema)]
-pub(crate) struct PartError {
-    /// What went wrong and, after it, what to do.
-    error: String,
-    /// The stable code: NOT_FOUND, STALE, CONFLICT, ...
-    error_code: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<Details>,
-}
-
-/// [`PartError`] as the camelCase drop-in tables write it (`errorCode`).
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CamelPartError {
-    /// What went wrong and, after it, what to do.
-    error: String,
-    /// The stable code: NOT_FOUND, STALE, CONFLICT, ...
-    error_code: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<Details>,
-}
-
-impl CamelPartError {
-    pub(crate) fn of(err: &FkError) -> CamelPartError {
-        CamelPartError {
-            error: err.full_message(),
-            error_code: err.code.as_str(),
-            details: (!err.details.is_null()).then(|| Details((*err.details).clone())),
-        }
+in_both_spellings! {
+    /// What went wrong with one part of a call (a file, an edit, a path): the same fields, with
+    /// the same meaning, as a failed call's.
+    struct PartError, camel CamelPartError {
+        /// What went wrong and, after it, what to do.
+        error: String,
+        /// The stable code: NOT_FOUND, STALE, CONFLICT, ...
+        error_code: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        details: Option<Details>,
     }
 }
 
@@ -135,6 +114,12 @@ impl PartError {
             error_code: err.code.as_str(),
             details: (!err.details.is_null()).then(|| Details((*err.details).clone())),
         }
+    }
+}
+
+impl CamelPartError {
+    pub(crate) fn of(err: &FkError) -> CamelPartError {
+        PartError::of(err).into()
     }
 }
 
