@@ -497,12 +497,17 @@ impl<'t> XmlDoc<'t> {
 
     /// An XPath selecting `n` alone: `/a/b[2]/c`.
     pub fn path_of(&self, n: roxmltree::Node) -> String {
-        let mut steps: Vec<&str> = std::iter::successors(Some(n), |a| a.parent())
+        let steps: Vec<&str> = std::iter::successors(Some(n), |a| a.parent())
             .filter(|a| a.parent().is_some())
             .map(|a| self.steps[a.id().get_usize()].as_str())
             .collect();
-        steps.reverse();
-        steps.iter().map(|s| format!("/{s}")).collect()
+        // One allocation: an outline makes a path per element, each as long as it is deep.
+        let mut path = String::with_capacity(steps.iter().map(|s| s.len() + 1).sum());
+        for s in steps.iter().rev() {
+            path.push('/');
+            path.push_str(s);
+        }
+        path
     }
 
     fn depth(n: roxmltree::Node) -> usize {
@@ -532,6 +537,11 @@ impl<'t> XmlDoc<'t> {
     }
 
     fn found(&self, n: roxmltree::Node) -> Found {
+        self.found_at(n, self.path_of(n), Self::depth(n))
+    }
+
+    /// [`Self::found`], its path and depth known.
+    fn found_at(&self, n: roxmltree::Node, path: String, depth: usize) -> Found {
         let range = n.range();
         let body = if n.is_element() { self.body(n) } else { None };
         let head_end = body.as_ref().map_or(range.end, |b| b.start);
@@ -546,7 +556,7 @@ impl<'t> XmlDoc<'t> {
         };
         Found {
             kind: kind_of(&n).into(),
-            path: self.path_of(n),
+            path,
             name: if n.is_element() {
                 n.tag_name().name().to_string()
             } else {
@@ -555,7 +565,7 @@ impl<'t> XmlDoc<'t> {
             range,
             body,
             signature: n.is_element().then_some(sig),
-            depth: Self::depth(n),
+            depth,
         }
     }
 
@@ -576,11 +586,27 @@ impl<'t> XmlDoc<'t> {
     /// [`filekit_semantic::bounds::MAX_RESULT_BYTES`] of paths).
     pub fn outline(&self) -> Result<Vec<Found>, FkError> {
         let mut budget = filekit_semantic::bounds::ResultBudget::default();
+        // Each path is its parent's and one step, made as the walk goes down (elements come
+        // after their parents): an element costs its path's length, not a walk up its depth.
+        let mut path = String::new();
+        // The elements the walk is inside, each with the length of its parent's path.
+        let mut open: Vec<(roxmltree::NodeId, usize)> = Vec::new();
         self.doc
             .descendants()
             .filter(|n| n.is_element())
             .map(|n| {
-                let f = self.found(n);
+                let parent = n.parent().map(|p| p.id());
+                while let Some(&(id, len)) = open.last() {
+                    if Some(id) == parent {
+                        break;
+                    }
+                    open.pop();
+                    path.truncate(len);
+                }
+                open.push((n.id(), path.len()));
+                path.push('/');
+                path.push_str(&self.steps[n.id().get_usize()]);
+                let f = self.found_at(n, path.clone(), open.len() - 1);
                 budget.spend(f.path.len(), "the outline of this XML file")?;
                 Ok(f)
             })
@@ -730,6 +756,22 @@ mod tests {
         let err = doc.query("//dependency").unwrap_err();
         assert_eq!(err.code, ErrorCode::NotFound);
         assert!(err.hint.unwrap().contains("/project/deps/dep[1]"));
+    }
+
+    #[test]
+    fn the_outline_names_each_element_as_a_walk_up_from_it_would() {
+        let text = "<r><a><b/><c><d/><d/></c></a><e/><a><b/></a><!-- x --><e><f/></e></r>";
+        let doc = XmlDoc::parse(text).unwrap();
+        let outline = doc.outline().unwrap();
+        let elements: Vec<_> = doc.doc.descendants().filter(|n| n.is_element()).collect();
+        assert_eq!(outline.len(), elements.len());
+        for (f, n) in outline.iter().zip(elements) {
+            assert_eq!(f.path, doc.path_of(n));
+            assert_eq!(f.depth, XmlDoc::depth(n), "{}", f.path);
+        }
+        assert_eq!(outline[6].path, "/r/e[1]");
+        assert_eq!(outline[10].path, "/r/e[2]/f");
+        assert_eq!(outline[10].depth, 2);
     }
 
     #[test]

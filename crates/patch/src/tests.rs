@@ -690,6 +690,7 @@ fn file_strategy() -> impl Strategy<Value = Vec<String>> {
         Just(String::new()),
         "[a-e]{1,3}".prop_map(|s| s),
         "[a-e]{1,2}".prop_map(|s| format!("    {s} = 1")),
+        "[a-e]{1,2}".prop_map(|s| format!("\t{s} = 2")),
         Just("}".to_string()),
     ];
     prop::collection::vec(line, 1..30)
@@ -784,6 +785,74 @@ fn an_added_line_takes_the_files_tabs_and_says_so() {
         "}",
     ];
     check_change(&lines_of(&old), &lines_of(&new), 2, 0, 3).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Found by the `patch_place` fuzz target: Codex's envelope with every hunk line indented two
+/// more spaces (drift 2) on a file indented with tabs and with spaces. The added line, four
+/// spaces once the drift is taken off, keeps its four spaces: a file of both styles gives no
+/// reason to turn them into a tab.
+#[test]
+fn an_added_line_under_drift_in_a_mixed_file_keeps_its_spaces() {
+    let old = [
+        "",
+        "}",
+        "}",
+        "",
+        "",
+        "",
+        "\tc = 2",
+        "x y",
+        "a",
+        "}",
+        "    a = 1",
+        "",
+        "",
+    ];
+    let new = [
+        "",
+        "}",
+        "}",
+        "",
+        "    fg added",
+        "",
+        "",
+        "\tc = 2",
+        "x y",
+        "a",
+        "}",
+        "    a = 1",
+        "",
+        "",
+    ];
+    check_change(&lines_of(&old), &lines_of(&new), 1, 2, 2).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Each added line follows the old line nearest to it, in a file indented both ways: drifted
+/// two spaces, a line of spaces next to a tab-indented line keeps its spaces, and one that
+/// indents as its tab-indented neighbour does keeps the neighbour's tab.
+#[test]
+fn added_lines_in_a_file_of_tabs_and_spaces_follow_their_nearest_line() {
+    let file = "if a:\n    b = 1\n\tc = 2\n\td = 3\n";
+    let patch = "*** Begin Patch\n*** Update File: f\n@@\n   if a:\n       b = 1\n+      e = 4\n   \tc = 2\n+  \t\tf = 5\n   \td = 3\n*** End Patch";
+    let (out, r) = apply_one(file, patch).unwrap();
+    assert_eq!(
+        out,
+        "if a:\n    b = 1\n    e = 4\n\tc = 2\n\t\tf = 5\n\td = 3\n"
+    );
+    assert_eq!(r[0].tolerances, vec![Tolerance::Indentation]);
+}
+
+/// A model that writes a tab-indented file's lines with spaces: the added lines, deeper than
+/// the context, take the file's tabs for all of their indentation.
+#[test]
+fn added_lines_deeper_than_spaced_context_take_the_files_tabs() {
+    let file = "fn f() {\n\tif x {\n\t\ty();\n\t}\n}\n";
+    let patch = "--- a/f\n+++ b/f\n@@ -2,3 +2,5 @@\n     if x {\n         y();\n+        if z {\n+            w();\n+        }\n     }\n";
+    let (out, _) = apply_one(file, patch).unwrap();
+    assert_eq!(
+        out,
+        "fn f() {\n\tif x {\n\t\ty();\n\t\tif z {\n\t\t\tw();\n\t\t}\n\t}\n}\n"
+    );
 }
 
 proptest! {

@@ -17,38 +17,43 @@
 //! and one that parses thousands (a rename across a package) would only grow by what it kept.
 //!
 //! Bounded by an estimate of memory (tree-sitter does not report a tree's size): the text
-//! kept for the comparison plus [`TREE_BYTES_PER_TEXT_BYTE`] times its length for the tree,
-//! at most [`BUDGET_BYTES`] in all; the least recently used entries go first.
+//! kept for the comparison plus [`TREE_BYTES_PER_NODE`] for each node of its tree, at most
+//! [`BUDGET_BYTES`] in all; the least recently used entries go first. A tree's nodes are
+//! counted, not guessed from its text's length: a text of one-character tokens (`[1,1,1,...]`)
+//! has a node per byte, ordinary code one per three bytes, and a workspace chooses which.
 
 use crate::Lang;
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 use tree_sitter::Tree;
 
-/// What a tree-sitter tree takes per byte of its text, about: measured as the resident
-/// memory a server grew by per file kept, on TypeScript (a node of 4 to 6 bytes of source,
-/// a node about 50 bytes). Other grammars are within a factor of two of it.
-pub const TREE_BYTES_PER_TEXT_BYTE: usize = 12;
+/// What a kept tree takes in resident memory per node (tree-sitter's count of a tree's
+/// visible nodes), at most: measured as the resident memory a process grew by per tree kept,
+/// 2 MB texts of each kind, release build. Ordinary code takes 107 (TypeScript classes), 109
+/// (Rust functions) and 119 (Python classes); calls and operators packed without spaces 123;
+/// arrays of one-digit numbers, TypeScript and Python, 205 and 207: the worst is charged.
+pub const TREE_BYTES_PER_NODE: usize = 208;
 
-/// What a server keeps: about 20 MB of source, hundreds of ordinary files.
-pub const BUDGET_BYTES: usize = 256 << 20;
+/// What a server keeps: a server stays under 500 MB, and the other work of a call (a
+/// reply of 4 MB built, 40 files read for a dry run) takes about 250 MB at its peak. 128 MiB
+/// is 650,000 nodes: 2 MB of ordinary TypeScript, 600 KB of the densest text.
+pub const BUDGET_BYTES: usize = 128 << 20;
 
 struct Entry {
     lang: Lang,
     text: Box<str>,
     tree: Tree,
+    /// What it is charged against the budget.
+    charge: usize,
     /// When it was last served or kept, in look-ups since the process began.
     used: u64,
 }
 
-impl Entry {
-    fn charge(&self) -> usize {
-        charge(self.text.len())
-    }
-}
-
-fn charge(len: usize) -> usize {
-    len.saturating_mul(TREE_BYTES_PER_TEXT_BYTE + 1)
+/// What a text and its tree are charged: the text's bytes and the tree's nodes.
+fn charge(text: &str, tree: &Tree) -> usize {
+    let nodes = tree.root_node().descendant_count();
+    text.len()
+        .saturating_add(nodes.saturating_mul(TREE_BYTES_PER_NODE))
 }
 
 struct Cache {
@@ -61,8 +66,8 @@ struct Cache {
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(Cache::new(0)));
 
 /// From now on, keeps the trees of this process's parses, at most `budget` bytes of them
-/// (estimated: the texts, and [`TREE_BYTES_PER_TEXT_BYTE`] per byte for their trees);
-/// 0 keeps none.
+/// (estimated: the texts, and [`TREE_BYTES_PER_NODE`] per node of their trees); 0 keeps
+/// none.
 pub fn keep_trees(budget: usize) {
     let mut cache = cache();
     cache.budget = budget;
@@ -120,11 +125,11 @@ impl Cache {
         Some(entry.tree.clone())
     }
 
-    /// Keeps `tree`, evicting the least recently used trees past the budget. A text too
+    /// Keeps `tree`, evicting the least recently used trees past the budget. A tree too
     /// large for a quarter of the budget is not kept: it would push out many files to save
     /// one parse.
     fn keep(&mut self, lang: Lang, text: &str, tree: &Tree) {
-        let cost = charge(text.len());
+        let cost = charge(text, tree);
         if cost > self.budget / 4 {
             return;
         }
@@ -133,10 +138,11 @@ impl Cache {
             lang,
             text: text.into(),
             tree: tree.clone(),
+            charge: cost,
             used: self.clock,
         };
         if let Some(old) = self.entries.insert(key(lang, text), entry) {
-            self.charged -= old.charge();
+            self.charged -= old.charge;
         }
         self.charged += cost;
         self.evict();
@@ -153,7 +159,7 @@ impl Cache {
                 break;
             };
             if let Some(gone) = self.entries.remove(&oldest) {
-                self.charged -= gone.charge();
+                self.charged -= gone.charge;
             }
         }
     }
@@ -219,7 +225,7 @@ mod tests {
         let texts: Vec<String> = (0..5).map(|i| format!("let v{i} = {i};\n")).collect();
         let trees: Vec<Tree> = texts.iter().map(|t| parse(Lang::JavaScript, t)).collect();
         // Room for four of the five texts (all of one length).
-        let mut cache = Cache::new(charge(texts[0].len()) * 4);
+        let mut cache = Cache::new(charge(&texts[0], &trees[0]) * 4);
         for i in 0..4 {
             cache.keep(Lang::JavaScript, &texts[i], &trees[i]);
         }
@@ -235,5 +241,34 @@ mod tests {
         let large = "x".repeat(texts[0].len() + 1);
         cache.keep(Lang::JavaScript, &large, &trees[0]);
         assert!(cache.get(Lang::JavaScript, &large).is_none());
+    }
+
+    #[test]
+    fn a_text_is_charged_for_its_nodes_not_its_length() {
+        // Two texts of one length: one string, and an array of 5,000 numbers.
+        let numbers = format!("let v = [{}];\n", vec!["1"; 5_000].join(","));
+        let string = format!("let v = \"{}\";\n", "x".repeat(numbers.len() - 12));
+        assert_eq!(numbers.len(), string.len());
+        let (dense, plain) = (
+            parse(Lang::JavaScript, &numbers),
+            parse(Lang::JavaScript, &string),
+        );
+        assert!(charge(&numbers, &dense) >= 5_000 * TREE_BYTES_PER_NODE);
+        assert!(charge(&string, &plain) < 2 * string.len());
+        // Room for four of the arrays' trees is room for the strings' many times over.
+        let budget = 4 * (charge(&numbers, &dense) + 300);
+        for (text, lang, kept) in [
+            (&numbers, Lang::JavaScript, 4),
+            (&string, Lang::TypeScript, 6),
+        ] {
+            let mut cache = Cache::new(budget);
+            for i in 0..6 {
+                let text = format!("{text}// {i}\n");
+                let tree = parse(lang, &text);
+                cache.keep(lang, &text, &tree);
+            }
+            assert_eq!(cache.entries.len(), kept, "{lang:?}");
+            assert!(cache.charged <= cache.budget);
+        }
     }
 }

@@ -250,3 +250,128 @@ fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
         "ambiguous edits wrote"
     );
 }
+
+/// A source file whose tree is as large as the parse cache keeps (a quarter of
+/// `filekit_semantic::parse_cache::BUDGET_BYTES`, about 150,000 nodes): a function to read
+/// by symbol, and an array of one-digit numbers, a node per byte (the most memory a tree
+/// takes per byte of text). `n` makes each file's text its own.
+fn dense_source(python: bool, n: usize) -> String {
+    let numbers = (0..75_000)
+        .map(|i| ((i + n) % 10).to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    if python {
+        format!("def pick_{n}(i):\n    return TABLE_{n}[i]\n\n\nTABLE_{n} = [{numbers}]\n")
+    } else {
+        format!(
+            "export function pick_{n}(i: number): number {{\n    return table_{n}[i];\n}}\n\nexport const table_{n} = [{numbers}];\n"
+        )
+    }
+}
+
+/// The server's parse cache full, of the trees that take the most memory per byte, and then
+/// the attacks that take the most memory of their own: the peak stays under the rule, and a
+/// small read answers after each. The cache's charge for a tree is its nodes, so a workspace
+/// of dense sources fills it sooner than its texts' length says, and no further.
+#[test]
+fn a_server_with_its_parse_cache_full_stays_under_the_peak_under_reply_attacks() {
+    let sb = Sandbox::in_memory();
+    sb.write("small.txt", "hello\n");
+    sb.write("big.txt", &two_mb());
+    let text = "alpha beta\n".repeat(190_000);
+    for f in 0..40 {
+        sb.write(&format!("dry/f{f:02}.txt"), &text);
+    }
+    let tokens = 100_000;
+    let long: String = (0..tokens).map(|i| format!("[{i}]")).collect();
+    sb.write("one.txt", &format!("head\n{long}\ntail\n"));
+    let renames: Vec<Value> = (0..tokens)
+        .map(|i| json!({"str_replace": {"old": format!("[{i}]"), "new": format!("({i})")}}))
+        .collect();
+    // Twice as many trees as the cache holds, of each language.
+    let files = 8;
+    for n in 0..files {
+        sb.write(&format!("src/t{n}.ts"), &dense_source(false, n));
+        sb.write(&format!("src/p{n}.py"), &dense_source(true, n));
+    }
+    let mut server = start(&sb, "filekit");
+    let small = || json!({"files": [{"path": "small.txt"}]});
+    let read_symbol = |server: &mut McpStdio, file: String, symbol: String| {
+        let began = Instant::now();
+        let reply = server.call_tool("file_read", &json!({"file": file, "symbol": symbol}));
+        let text = reply["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("[i]"),
+            "{file} {symbol}: {}",
+            &text[..text.len().min(2000)]
+        );
+        eprintln!(
+            "file_read {file}: peak {} MiB after {:.2?}",
+            server.peak_mib(),
+            began.elapsed()
+        );
+    };
+    // Each file twice: the second read of a kept tree is served from the cache.
+    for _ in 0..2 {
+        for n in 0..files {
+            read_symbol(&mut server, format!("src/t{n}.ts"), format!("pick_{n}"));
+            read_symbol(&mut server, format!("src/p{n}.py"), format!("pick_{n}"));
+        }
+    }
+    let full = server.peak_mib();
+    eprintln!("peak with the parse cache full: {full} MiB");
+    assert!(
+        full < MAX_PEAK_MIB,
+        "the cache alone took the server to {full} MiB"
+    );
+    let attacks = [
+        attack(
+            "read_files",
+            json!({"files": vec![json!({"path": "big.txt"}); 1000]}),
+            "another call",
+        ),
+        attack(
+            "edit_files",
+            json!({"files": [{"path": "one.txt", "edits": renames}]}),
+            "",
+        ),
+        attack(
+            "replace_in_files",
+            json!({"expression": "s/alpha/gamma/", "files": "*.txt", "directory": "dry", "dry_run": true}),
+            "not in this dry run's reply",
+        ),
+    ];
+    for a in attacks {
+        let began = Instant::now();
+        let result = server.call_tool(a.tool, &a.args);
+        let peak = server.peak_mib();
+        eprintln!("{}: peak {peak} MiB after {:.2?}", a.tool, began.elapsed());
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains(a.says),
+            "{}: no {:?} in {}",
+            a.tool,
+            a.says,
+            &text[..text.len().min(2000)]
+        );
+        assert!(
+            peak < MAX_PEAK_MIB,
+            "{}: the server's peak is {peak} MiB",
+            a.tool
+        );
+        let read = server.call_tool("read_files", &small());
+        assert!(
+            read.to_string().contains("hello"),
+            "after {}: {read}",
+            a.tool
+        );
+    }
+    // The kept trees still serve: the last files read answer again.
+    read_symbol(
+        &mut server,
+        format!("src/p{}.py", files - 1),
+        format!("pick_{}", files - 1),
+    );
+    assert!(server.alive(), "the server ended");
+    assert_eq!(sb.read("dry/f00.txt"), text, "a dry run wrote");
+}

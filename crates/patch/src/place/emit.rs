@@ -73,7 +73,7 @@ pub(super) struct Emit<'a> {
     pub(super) ends_without_newline: bool,
 }
 
-impl Emit<'_> {
+impl<'a> Emit<'a> {
     /// The splices of one placed hunk: each run of removed and added lines replaces the file
     /// lines it removes; the file's context lines stay as they are. An added line that is a
     /// removed line of its run written again keeps the file's version of it (the patch changes
@@ -81,11 +81,12 @@ impl Emit<'_> {
     /// the reverse) take the file's style; the bool says that happened.
     pub(super) fn splices(&self, hunk: &Hunk, m: &Place) -> (Vec<Splice>, bool) {
         let drift = &m.drift;
+        let contexts = self.nearest_contexts(hunk, m);
         let mut out = Vec::new();
         let mut old_k = 0usize;
         let mut run = Run::default();
         let mut restyled = false;
-        for l in &hunk.lines {
+        for (i, l) in hunk.lines.iter().enumerate() {
             match l {
                 HunkLine::Context(_) => {
                     let f = m.at(old_k);
@@ -106,7 +107,8 @@ impl Emit<'_> {
                     }
                 }
                 HunkLine::Added(t) => {
-                    let (mut line, changed) = self.restyle(&drift.reindent(t), drift.tab);
+                    let (mut line, changed) =
+                        self.restyle(&drift.reindent(t, contexts[i]), drift.tab);
                     restyled |= changed;
                     if self.strip_trailing {
                         line.truncate(line.trim_end().len());
@@ -119,6 +121,45 @@ impl Emit<'_> {
         (out, restyled)
     }
 
+    /// For each line of the hunk, the indentation in the patch and in the file of the
+    /// non-blank old line nearest to it (the one before it when two are as near).
+    fn nearest_contexts<'h>(&self, hunk: &'h Hunk, m: &Place) -> Vec<Option<(&'h str, &'a str)>> {
+        let mut old_k = 0usize;
+        let olds: Vec<Option<(&str, &str)>> = hunk
+            .lines
+            .iter()
+            .map(|l| {
+                let (HunkLine::Context(t) | HunkLine::Removed(t)) = l else {
+                    return None;
+                };
+                let f = m.at(old_k);
+                old_k += 1;
+                let f = &self.text[self.lines[f?].start..self.lines[f?].content_end];
+                (!t.trim().is_empty() && !f.trim().is_empty()).then(|| (indent_of(t), indent_of(f)))
+            })
+            .collect();
+        let mut before = vec![None; olds.len()];
+        let mut last = None;
+        for (i, o) in olds.iter().enumerate() {
+            before[i] = last;
+            if let Some(o) = o {
+                last = Some((i, *o));
+            }
+        }
+        let mut out = vec![None; olds.len()];
+        let mut next: Option<(usize, (&str, &str))> = None;
+        for i in (0..olds.len()).rev() {
+            out[i] = match (before[i], next) {
+                (Some((b, ob)), Some((a, oa))) => Some(if i - b <= a - i { ob } else { oa }),
+                (b, a) => b.or(a).map(|(_, o)| o),
+            };
+            if let Some(o) = olds[i] {
+                next = Some((i, o));
+            }
+        }
+        out
+    }
+
     pub(super) fn restyle(&self, line: &str, tab: usize) -> (String, bool) {
         let ind = indent_of(line);
         let new = match (self.style, self.convention) {
@@ -126,7 +167,7 @@ impl Emit<'_> {
             (Style::Unindented, Some(IndentConvention::Spaces(n))) if ind.contains('\t') => {
                 ind.replace('\t', &" ".repeat(n))
             }
-            (Style::Tabs, _) if ind.starts_with(&" ".repeat(tab)) => {
+            (Style::Tabs, _) if ind.contains(&" ".repeat(tab)) => {
                 let w = width(ind, tab);
                 "\t".repeat(w / tab) + &" ".repeat(w % tab)
             }

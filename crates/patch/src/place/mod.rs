@@ -609,7 +609,7 @@ fn place_one(
                 first: at,
                 last_excl: at,
                 map: Some(Vec::new()),
-                drift: Drift::none(index.file_uses_tabs),
+                drift: Drift::none(),
             },
             0,
             PlaceNote::None,

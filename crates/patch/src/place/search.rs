@@ -156,7 +156,6 @@ pub(super) struct Index<'t> {
     pub(super) nonblank: Option<NonBlank>,
     /// Each line's indentation, made when a tolerant level first needs it.
     pub(super) indents: Option<Vec<Indent>>,
-    pub(super) file_uses_tabs: bool,
     /// The line end added lines take: the file's.
     pub(super) eol: &'static str,
     pub(super) ends_without_newline: bool,
@@ -166,9 +165,6 @@ impl<'t> Index<'t> {
     pub(super) fn new(text: &'t str, work: &mut Work) -> Result<Index<'t>, Spent> {
         work.spend(text.len() as u64)?;
         let lines = split_lines(text);
-        let file_uses_tabs = lines
-            .iter()
-            .any(|l| text[l.start..l.content_end].starts_with('\t'));
         let crlf = lines
             .iter()
             .any(|l| l.end > l.content_end + 1 && text.as_bytes()[l.content_end] == b'\r');
@@ -178,7 +174,6 @@ impl<'t> Index<'t> {
             levels: Default::default(),
             nonblank: None,
             indents: None,
-            file_uses_tabs,
             eol: if crlf { "\r\n" } else { "\n" },
             ends_without_newline: !text.is_empty() && !text.ends_with('\n'),
         })
@@ -452,12 +447,12 @@ pub(super) fn line_place(
             .iter()
             .enumerate()
             .map(|(k, p)| (*p, file[s + k]));
-        match checked_drift(pairs, index.file_uses_tabs, work)? {
+        match checked_drift(pairs, work)? {
             Some(d) => d,
             None => return Ok(None),
         }
     } else {
-        Drift::none(index.file_uses_tabs)
+        Drift::none()
     };
     Ok(Some(Place {
         first: s,
@@ -470,12 +465,11 @@ pub(super) fn line_place(
 /// [`find_drift`], paying for the lines it compared.
 fn checked_drift(
     pairs: impl Iterator<Item = (Indent, Indent)> + Clone,
-    file_uses_tabs: bool,
     work: &mut Work,
 ) -> Result<Option<Drift>, Failure> {
     let compared = std::cell::Cell::new(0u64);
     let pairs = pairs.inspect(|_| compared.set(compared.get() + 1));
-    let drift = find_drift(pairs, file_uses_tabs);
+    let drift = find_drift(pairs);
     work.spend(compared.get())?;
     Ok(drift)
 }
@@ -633,7 +627,7 @@ pub(super) fn blank_place(
         .iter()
         .zip(&map)
         .filter_map(|(p, f)| f.map(|f| (*p, file[f])));
-    let Some(drift) = checked_drift(pairs, index.file_uses_tabs, work)? else {
+    let Some(drift) = checked_drift(pairs, work)? else {
         return Ok(None);
     };
     Ok(Some(Place {
