@@ -222,16 +222,64 @@ fn file_edit_lists_the_kinds_of_the_table_and_its_guide_speaks_of_each() {
         .as_array()
         .unwrap();
     let help = sb.filekit(&["refactor", "--help"], None).stdout;
+    let curated = sb.filekit(&["tools", "--json", "--dialect", "filekit"], None);
+    let curated_description = curated
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "file_edit")
+        .unwrap()["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let description = file_edit["description"].as_str().unwrap();
     for kind in kinds {
         let kind = kind.as_str().unwrap();
+        // Each kind has its line in the verb's help, with the languages it is done for, and
+        // the servers that do it further on.
+        let mut lines = help
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("  {kind} ")));
+        let first = lines
+            .next()
+            .unwrap_or_else(|| panic!("filekit refactor --help has no line for {kind}"));
+        let languages = first[2 + kind.len()..].trim();
+        // Its entry: the wrapped lines under it, as one line.
+        let entry: Vec<&str> = lines
+            .take_while(|l| l.starts_with("      "))
+            .flat_map(|l| l.split_whitespace())
+            .collect();
+        let entry = entry.join(" ");
+        // The semantic table's description says the same of it: its languages, and the
+        // servers the help names (none where the help names none).
+        let said = description
+            .split(&format!("{kind} ("))
+            .nth(1)
+            .unwrap_or_else(|| panic!("file_edit's description has no entry for {kind}"));
+        let said = &said[..said.find("): ").unwrap()];
         assert!(
-            file_edit["description"].as_str().unwrap().contains(kind),
-            "file_edit's description does not speak of {kind}"
+            said.starts_with(languages),
+            "{kind}: {said:?} vs the help's {languages:?}"
         );
-        // Each kind has its line in the verb's help, with the languages it is done for.
+        let server_of = |text: &str| {
+            text.split("server: ").nth(1).map(|s| {
+                s.split([';', '\n'])
+                    .next()
+                    .unwrap()
+                    .split_whitespace()
+                    .collect::<String>()
+            })
+        };
+        assert_eq!(
+            server_of(said),
+            server_of(&entry),
+            "{kind}: the servers differ"
+        );
+        // The curated description names it too.
         assert!(
-            help.lines().any(|l| l.starts_with(&format!("  {kind} "))),
-            "filekit refactor --help has no line for {kind}"
+            curated_description.contains(kind),
+            "the curated file_edit omits {kind}"
         );
     }
     assert!(!kinds.is_empty());

@@ -480,3 +480,66 @@ fn write<S: Spelling>(
     }
     Ok(S::reply(&value, false, text_out))
 }
+
+/// The refactor kinds as a table's `file_edit` description lists them, generated from the
+/// refactor layer's table so that a kind added there is described here too. `detailed`: each
+/// kind on its own, with its languages, what it needs and takes, what it does and the language
+/// servers that do it (the `semantic` table's long description); otherwise the kinds grouped by
+/// the arguments they take (the curated table's, every byte of which is read in every session).
+pub(crate) fn kinds_described<S: Spelling>(detailed: bool) -> String {
+    let arg = |a: &Arg| format!("`{}`", S::name(a.name()));
+    let arguments = |spec: &code_actions::Spec| -> Vec<String> {
+        let needed = spec
+            .needs
+            .iter()
+            .filter(|group| !group.is_empty())
+            .map(|group| group.iter().map(arg).collect::<Vec<_>>().join(" or "));
+        let optional = spec
+            .takes
+            .iter()
+            .filter(|a| !spec.needs.iter().any(|g| g.contains(a)))
+            .map(arg);
+        needed.chain(optional).collect()
+    };
+    if !detailed {
+        // Kinds that take the same arguments share one entry: "a/b (`x`, `y`)".
+        let mut groups: Vec<(Vec<&str>, Vec<String>)> = vec![];
+        for spec in &code_actions::SPECS {
+            let args = arguments(spec);
+            match groups.iter_mut().find(|(_, a)| *a == args) {
+                Some((names, _)) => names.push(spec.name),
+                None => groups.push((vec![spec.name], args)),
+            }
+        }
+        return groups
+            .iter()
+            .map(|(names, args)| {
+                if args.is_empty() {
+                    names.join("/")
+                } else {
+                    format!("{} ({})", names.join("/"), args.join(", "))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    let mut out = vec![];
+    for spec in &code_actions::SPECS {
+        let args = arguments(spec);
+        let servers: Vec<&str> = spec.servers.iter().map(|s| s.command().0).collect();
+        let mut facts = vec![spec.languages()];
+        if !args.is_empty() {
+            facts.push(args.join(", "));
+        }
+        if !servers.is_empty() {
+            facts.push(format!("server: {}", servers.join(", ")));
+        }
+        out.push(format!(
+            "{} ({}): {}",
+            spec.name,
+            facts.join("; "),
+            spec.about
+        ));
+    }
+    out.join(". ")
+}

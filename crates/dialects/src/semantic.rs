@@ -80,9 +80,9 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
             name: "file_edit",
             dialect,
             description: if dialect == "filekit" {
-                CURATED_EDIT_DESCRIPTION
+                CURATED_EDIT_DESCRIPTION.as_str()
             } else {
-                EDIT_DESCRIPTION
+                EDIT_DESCRIPTION.as_str()
             },
             input_schema: if dialect == "filekit" {
                 EDIT_SCHEMA.clone()
@@ -687,14 +687,38 @@ fn cap_lines(content: &str, max: Option<usize>) -> (String, bool) {
 // file_edit
 
 /// What the curated table lists; its guide is [`EDIT_DESCRIPTION`], the `semantic` table's.
-const CURATED_EDIT_DESCRIPTION: &str = "\
+/// The refactor kinds are listed from the refactor layer's table (`kinds_described`).
+static CURATED_EDIT_DESCRIPTION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{CURATED_EDIT_HEAD}Refactors: `refactor` instead of `target`: {}. Every file changes or none; undo reverts it all.{CURATED_EDIT_END}",
+        crate::refactor_mode::kinds_described::<Curated>(false)
+    )
+});
+
+const CURATED_EDIT_HEAD: &str = "\
 Edit a file by what it is, not by line numbers. `target` names a code symbol (\"UserService.findById\"), a JSONPath, a CSS selector, an XPath or a Markdown heading; `operation` is replace, replace_body, insert_before, insert_after, insert_into (`position`), wrap (`wrapper`) or delete; `content` is indented to its place for you. Several targets of one file go in `edits`, applied together. A result that would not parse is refused unless `force`. `dry_run` writes nothing; `preview` writes the edit too.
 
-Refactors: `refactor` instead of `target`: rename_symbol (`symbol`, `new_name`; its importers change too), extract_function/method/variable/constant/type (`selection_range`, `extracted_name`), inline_variable, inline_function, organize_imports, remove_unused_imports, add_import, convert_to_arrow, convert_to_async. Every file changes or none; undo reverts it all.
+";
+
+const CURATED_EDIT_END: &str = "
 
 Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}";
 
-const EDIT_DESCRIPTION: &str = "\
+/// The `semantic` table's description, the long form of the curated one.
+static EDIT_DESCRIPTION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{EDIT_HEAD}Refactor mode: `refactor` instead of `target`. Each kind is done without a \
+language server, on the syntax trees, for the languages named (reply `precision`: \"syntactic\"); \
+the language server named does it instead (\"semantic\") when filekit was started with \
+--trust-workspace (a language server runs the workspace's code) and the server is on PATH. \
+`selectionRange` is {{startLine, startColumn, endLine, endColumn}}: 1-based lines, 0-based \
+columns, end exclusive. {}. Every file changes together or none does; undo reverts the whole \
+refactor.{EDIT_END}",
+        crate::refactor_mode::kinds_described::<Seed>(true)
+    )
+});
+
+const EDIT_HEAD: &str = "\
 Edit a file by what it is instead of by line numbers: replace a function, replace its body, \
 add a method to a class, set a JSON value, rewrite a Markdown section.
 
@@ -711,7 +735,9 @@ not at all. A result that would no longer parse is refused with the error's line
 unless `force` is true. `dryRun` shows the diff and writes nothing; `preview` writes the \
 edit too (it only adds the old/new text to the reply).
 
-Refactor mode: `refactor` instead of `target`. rename_symbol (`symbol` or `selectionRange`, `newName`, `scope` \"workspace\" (default: the files importing it change too) or \"file\"), organize_imports and remove_unused_imports work on TS/JS and Python without a language server (reply `precision`: \"syntactic\"; Python symbols by path: `Class.method`, `function.local`); inline_function (`symbol` or `selectionRange`) is syntactic for TS/JS; so are, without a language server, extract_variable and extract_constant (TS/JS and Python; `selectionRange` on the expression, `extractedName`, `replaceAll` true for every identical occurrence in the scope), extract_function and extract_method (TS/JS and Python; `selectionRange` on whole statements or one expression, `extractedName`; the locals it uses become parameters, what it declares or assigns that is used after it the result), inline_variable (TS/JS and Python; `selectionRange` starting on the variable, or its name as `symbol`; Python: a name assigned once by `name = value`, in a function, or a private module-level one no other module imports) and convert_to_arrow (TS/JS; `selectionRange` starting on the function), extract_type (TS/TSX; `selectionRange` on the type, `extractedName`, `typeKind` \"type\" or \"interface\"; type parameters it uses become the alias's), convert_to_async (TS/JS and Python; `selectionRange` starting in the function: a function ending in `return p.then(...)...[.catch(...)][.finally(...)]` becomes async with await and try/catch; a Python `@asyncio.coroutine`/`@types.coroutine` generator becomes `async def` with `await` for `yield from`), add_import (TS/JS and Python; `selectionRange` starting on a name the file uses without declaring it, or the name as `symbol`: imported from the one module of the workspace (or package with types in node_modules) that exports it, merged into an existing import of that module; several candidates are listed and nothing is written: pass one as `module`); when filekit was started with --trust-workspace (a language server runs the workspace's code) and typescript-language-server (or pyright/rust-analyzer) is on PATH, the server does them (\"semantic\") and also extract_function, extract_method, extract_variable, extract_constant, extract_type (`selectionRange` {startLine, startColumn, endLine, endColumn}: 1-based lines, 0-based columns; `extractedName`), inline_variable, inline_function, add_import, convert_to_arrow, convert_to_async. Every file changes together or none does; undo reverts the whole refactor.
+";
+
+const EDIT_END: &str = "
 
 Example: {\"file\": \"src/utils.ts\", \"target\": \"calculateTotal\", \"operation\": \"replace_body\", \"content\": \"return items.reduce((s, i) => s + i.price, 0);\"}
 Refactor: {\"file\": \"src/user.ts\", \"refactor\": \"rename_symbol\", \"symbol\": \"UserService\", \"newName\": \"AuthService\"}";
@@ -819,7 +845,7 @@ static SEED_EDIT_SCHEMA: LazyLock<Value> = LazyLock::new(|| seed_arguments(&EDIT
 static CURATED_READ_GUIDE: LazyLock<String> =
     LazyLock::new(|| respell(READ_DESCRIPTION, &argument_names(&READ_SCHEMA), false));
 static CURATED_EDIT_GUIDE: LazyLock<String> =
-    LazyLock::new(|| respell(EDIT_DESCRIPTION, &argument_names(&EDIT_SCHEMA), false));
+    LazyLock::new(|| respell(&EDIT_DESCRIPTION, &argument_names(&EDIT_SCHEMA), false));
 
 /// The `semantic` table's schema of arguments: the curated one's in camelCase, names and the
 /// descriptions that mention them alike.
