@@ -280,7 +280,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
     )
 }
 
-/// Splits `s` into whole lines as a line edit puts them in (DESIGN.md section 3): a final line
+/// Splits `s` into whole lines as a line edit puts them in: a final line
 /// break ends the last line rather than starting an empty one, so `"a"` and `"a\n"` are one
 /// line, `"\n"` is one empty line and `""` is no line at all. Each returned line is without
 /// its terminator; CR before LF is dropped.

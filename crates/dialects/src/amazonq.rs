@@ -1,8 +1,8 @@
 //! The `amazonq` dialect (Amazon Q Developer CLI's tools): `fs_read` and `fs_write` with the batch additions of
 //! the batch_file_operations proposal.
 //!
-//! Departures from the document, all settled by DESIGN.md section 3: line numbers are 1-based
-//! everywhere (the document's "replace_lines is 0-based" contradicts its own fs_read), and the
+//! Departures from the proposal: line numbers are 1-based everywhere (its "replace_lines is
+//! 0-based" contradicts its own fs_read, and one convention per table is what a model can keep), and the
 //! new-line text rule of the engine applies to `new_str`. Directory and Search read modes run
 //! on the engine's search module; `pattern_replace` is the engine's tree-wide replace
 //! ([`filekit_core::replace`]), with the sed rules of [`filekit_core::sed`].
@@ -336,7 +336,7 @@ enum ReadMode {
     Search,
 }
 
-/// The arguments of one read: the top level of the seed's shape, or one entry of the
+/// The arguments of one read: the top level of the batch proposal's shape, or one entry of the
 /// shipping Q CLI's `operations`.
 #[derive(Deserialize, JsonSchema)]
 struct FsReadOp {
@@ -631,7 +631,7 @@ fn read_lines(
     } else {
         Value::Array(entries)
     };
-    // The seed's reply is this JSON (numbered content, content_hash, last_modified): the
+    // The batch proposal's reply is this JSON (numbered content, content_hash, last_modified): the
     // model reads it as it is.
     let text = shape::serialized(&value);
     Ok(ToolReply::new(value, is_error, text))
@@ -1104,7 +1104,7 @@ fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     } else {
         Value::Array(entries)
     };
-    // The Q CLI answers a write with no text at all; the seed's reply (content_hash, diff,
+    // The Q CLI answers a write with no text at all; the batch proposal's reply (content_hash, diff,
     // errors with their hint) is what the model reads.
     let text = shape::serialized(&value);
     Ok(ToolReply::new(value, !report.success(), text))

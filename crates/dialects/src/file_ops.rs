@@ -4,7 +4,7 @@
 //!
 //! All of them run through the engine's file operations ([`filekit_core::fsops`]) or, for
 //! creating files, the edit pipeline, so paths are sandboxed, writes atomic, and every change
-//! lands in the history. Seed 004's `updateImports` (default true) goes through the
+//! lands in the history. The semantic table's `updateImports` (default true) goes through the
 //! refactoring engine (`filekit-refactor`): the import graph of the workspace gives every
 //! specifier that names a moved, renamed, copied or deleted file, and the rewrites are
 //! committed in the same atomic request as the file operation (one history entry, one undo;
@@ -605,7 +605,7 @@ static RENAME_FILE_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<RenameFi
 
 fn rename_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: RenameFileArgs = parse("file:rename_file", &RENAME_FILE_SCHEMA, args)?;
-    // Seed 001 has no flag for it: imports are always kept right, and the reply says where.
+    // The file table has no flag for it: imports are always kept right, and the reply says where.
     let (mut report, applied) = run_with_imports(
         ws,
         vec![FileOp::Move {
@@ -733,7 +733,7 @@ fn copy_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seed 004: file_create, file_delete, file_move, file_rename, file_duplicate
+// The semantic table: file_create, file_delete, file_move, file_rename, file_duplicate
 
 /// Runs file operations with their import updates (see `filekit_refactor::ops`).
 fn run_with_imports(

@@ -240,7 +240,7 @@ pub struct ToolReply {
     pub rejected: bool,
     /// The text a model sees (an MCP reply's text content, which many clients show instead
     /// of `value`): the real tool's own wording where it is public (Claude Code's, Desktop
-    /// Commander's edit_block), otherwise `value` serialized (amazonq, the seed-003 tools);
+    /// Commander's edit_block), otherwise `value` serialized (amazonq, the desktop-commander batch tools);
     /// never a summary in another tool's words. A rejected call's text is its full error
     /// message (with its hint).
     pub text: String,

@@ -4,8 +4,8 @@
 //! table's spelling of the tool's names (`new_name`, `selectionRange`, "does not apply to"). The layer chooses the
 //! route (a language server, or the syntax trees) and computes the change; it is written here, through the one write pipeline in ONE
 //! request (`Edit::Ranges` tied to the `content_hash` read, created files as `Edit::Create`,
-//! atomic across files, one history entry, a dry run with diffs), and answered in 004's
-//! FileEditResult.
+//! atomic across files, one history entry, a dry run with diffs), and answered as file_edit
+//! answers an edit.
 
 use crate::Call;
 use crate::ToolReply;
@@ -231,7 +231,7 @@ fn worded<S: Spelling>(err: ArgError) -> FkError {
     }
 }
 
-/// Runs a refactor and answers with 004's FileEditResult.
+/// Runs a refactor and answers as file_edit answers an edit.
 pub(crate) fn run<S: Spelling>(ws: &Call, req: Request) -> Result<ToolReply, FkError> {
     let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     let resolved = ws.resolve(&req.file)?;

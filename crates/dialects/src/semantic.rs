@@ -1,4 +1,4 @@
-//! The `semantic` table (004 sections 4.1 and 4.2): `file_read` reads a symbol, JSONPath
+//! The `semantic` table: `file_read` reads a symbol, JSONPath
 //! match or Markdown section; `file_edit` (its direct-edit mode) edits them. The curated
 //! `filekit` table serves the same two tools.
 //!

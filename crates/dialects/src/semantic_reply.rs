@@ -71,7 +71,7 @@ impl Spelling for Curated {
     const LISTS_CHANGES: bool = false;
 }
 
-/// Seed 004's `semantic` table: camelCase, an edit's positions as `[line, column]`.
+/// The `semantic` table: camelCase, an edit's positions as `[line, column]`.
 pub(crate) struct Seed;
 
 impl Spelling for Seed {

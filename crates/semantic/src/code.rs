@@ -4,7 +4,7 @@
 //!
 //! Definitions are found by walking the syntax tree with a table of definition node kinds per
 //! language rather than with the grammars' tags queries: the TypeScript query misses
-//! definitions (DESIGN.md section 9), and the walk gives nesting (paths) for free.
+//! definitions (class fields, object-literal methods, exported arrow functions), and the walk gives nesting (paths) for free.
 
 use crate::ops::Splice;
 use crate::{Dependency, Found, Lang, suggest};

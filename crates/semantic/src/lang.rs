@@ -1,5 +1,4 @@
-//! Which parser a file gets, by its extension (004 section 3.1, plus the languages of the
-//! issue beyond TS/JS).
+//! Which parser a file gets, by its extension.
 
 use filekit_errors::{ErrorCode, FkError};
 

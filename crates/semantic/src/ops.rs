@@ -1,4 +1,4 @@
-//! The semantic edit operations of 004 section 4.2 as byte ranges of the text as read:
+//! The semantic edit operations of `file_edit` as byte ranges of the text as read:
 //! `replace`, `replace_body`, `insert_before`, `insert_after`, `insert_into` (first, last,
 //! sorted), `wrap`, `delete`. Inserted text is re-indented to its place: its common leading
 //! white space is removed and the place's indentation put in front of each line, so an agent

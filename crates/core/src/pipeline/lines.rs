@@ -1,6 +1,7 @@
 //! Line-addressed edits resolved into byte replacements on the text as read.
 //!
-//! All line edits of one request refer to the file as it was read (DESIGN.md section 3), so
+//! All line edits of one request refer to the file as it was read (the model numbered the lines it
+//! read, not the ones an earlier edit of the same request left), so
 //! they are resolved together against that one text and never shift each other's numbers.
 //! Two edits that address overlapping lines are a conflict; the later one in the list fails and
 //! names the earlier one. Inserts at the same place keep their listed order.

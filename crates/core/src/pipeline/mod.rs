@@ -1,4 +1,4 @@
-//! The one pipeline every write goes through (DESIGN.md section 2):
+//! The one pipeline every write goes through (ARCHITECTURE.md says why there is one):
 //! snapshot -> resolve -> preview -> commit -> report.
 //!
 //! 1. Snapshot: each file is read and decoded once.

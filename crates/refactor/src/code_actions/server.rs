@@ -1,4 +1,4 @@
-//! The refactors a language server computes (`precision: "semantic"`): 004's kinds mapped
+//! The refactors a language server computes (`precision: "semantic"`): the table's kinds mapped
 //! onto the server's rename, commands and code actions (kinds and titles); a refactor not
 //! offered at the range is an error that lists what is offered. The server's workspace edit
 //! becomes splices of the files as read, its paths resolved by the sandbox.
