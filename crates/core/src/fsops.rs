@@ -283,211 +283,9 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         .collect();
     let any_failed = planned.iter().any(Result::is_err) || prepared.iter().any(Result::is_err);
     let mut rolled_back = req.atomic && any_failed;
-    let mut _writing = None;
     let mut history_entry = None;
     if !req.dry_run && !rolled_back {
-        let mut ops: Vec<Op<'_>> = Vec::new();
-        let mut spans: Vec<(usize, usize, usize)> = Vec::new();
-        // Directories first, shared ones once, outermost first.
-        let mut dirs: Vec<WsPath> = Vec::new();
-        for p in planned.iter().flatten() {
-            for d in &p.dirs {
-                if !dirs.contains(d) {
-                    dirs.push(d.clone());
-                }
-            }
-        }
-        dirs.sort_by_key(|d| d.relative().components().count());
-        for d in &dirs {
-            ops.push(Op::MakeDir {
-                path: d.clone(),
-                perm: None,
-            });
-        }
-        // Rewrites of files that stay where they are.
-        let in_place: Vec<usize> = prepared
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.as_ref().is_ok_and(|p| !p.taken))
-            .map(|(i, _)| i)
-            .collect();
-        let rewrites_start = ops.len();
-        for &i in &in_place {
-            let Ok(p) = &prepared[i] else { continue };
-            ops.push(Op::Write {
-                path: p.at.clone(),
-                bytes: (&p.new).into(),
-                mode: WriteMode::Replace,
-                perm: None,
-                read_as: Some(p.meta.clone()),
-            });
-        }
-        for (i, p) in planned.iter().enumerate() {
-            let Ok(p) = p else { continue };
-            let start = ops.len();
-            for op in &p.ops {
-                ops.push(match op {
-                    PlannedOp::Write {
-                        path,
-                        bytes,
-                        mode,
-                        perm,
-                        read_as,
-                    } => Op::Write {
-                        path: path.clone(),
-                        bytes: bytes.into(),
-                        mode: *mode,
-                        perm: Some(*perm),
-                        read_as: read_as.clone(),
-                    },
-                    PlannedOp::Remove { path, recursive } => Op::Remove {
-                        path: path.clone(),
-                        recursive: *recursive,
-                    },
-                    PlannedOp::Rename { from, to, replace } => Op::Rename {
-                        from: from.clone(),
-                        to: to.clone(),
-                        replace: *replace,
-                    },
-                    PlannedOp::MakeDir { path, perm } => Op::MakeDir {
-                        path: path.clone(),
-                        perm: Some(*perm),
-                    },
-                    PlannedOp::Symlink { path, target } => Op::Symlink {
-                        path: path.clone(),
-                        target: target.clone(),
-                    },
-                });
-            }
-            spans.push((i, start, ops.len()));
-        }
-        let writes = ops.iter().filter(|o| matches!(o, Op::Write { .. })).count();
-        let durability = if writes > 8 {
-            Durability::Batched
-        } else {
-            Durability::PerFile
-        };
-        // Until the history has the changes: a front end that stops waits for it.
-        _writing = crate::interrupt::Writing::begin();
-        let outcome = transaction::run(ws, &ops, req.atomic, durability);
-        drop(ops);
-        rolled_back = outcome.rolled_back;
-        let dir_ok: Vec<bool> = outcome.results[..dirs.len()]
-            .iter()
-            .map(|r| r.is_ok())
-            .collect();
-        let mut changes: Vec<Change> = Vec::new();
-        for (k, &i) in in_place.iter().enumerate() {
-            let Ok(p) = &mut prepared[i] else { continue };
-            match &outcome.results[rewrites_start + k] {
-                Err(e) => {
-                    p.report.success = false;
-                    p.report.error = Some(e.clone());
-                }
-                Ok(_) if rolled_back => {
-                    p.report.success = false;
-                    p.report.error = Some(rolled_back_error());
-                }
-                Ok(_) => {
-                    p.report.done = true;
-                    if record {
-                        let mode = p.meta.mode;
-                        changes.push(Change {
-                            path: p.at.absolute().to_path_buf(),
-                            before: Node::File {
-                                bytes: p.old.clone(),
-                                mode,
-                            },
-                            after: Node::File {
-                                bytes: p.new.clone(),
-                                mode,
-                            },
-                        });
-                    }
-                }
-            }
-        }
-        if record && !rolled_back {
-            for (d, ok) in dirs.iter().zip(&dir_ok) {
-                if *ok {
-                    changes.push(Change {
-                        path: d.absolute().to_path_buf(),
-                        before: Node::Absent,
-                        after: Node::Dir {
-                            mode: ws.metadata(d).ok().flatten().map_or(0o755, |m| m.mode),
-                        },
-                    });
-                }
-            }
-        }
-        for (i, start, end) in spans {
-            let Ok(p) = &mut planned[i] else { continue };
-            let error = outcome.results[start..end]
-                .iter()
-                .find_map(|r| r.as_ref().err().cloned());
-            p.report.created_dirs = dirs
-                .iter()
-                .zip(&dir_ok)
-                .filter(|(d, ok)| **ok && p.dirs.contains(d))
-                .map(|(d, _)| ws.display(d))
-                .collect();
-            match error {
-                Some(e) => {
-                    if record && !rolled_back {
-                        // A delete that stopped part way: what it did remove is recorded, so
-                        // that undo brings it back.
-                        changes.extend(p.changes.drain(..).filter(|c| {
-                            matches!(c.after, Node::Absent)
-                                && match ws.resolve_entry(&c.path.to_string_lossy()) {
-                                    Ok(q) => matches!(node_at(ws, &q), Ok(Node::Absent)),
-                                    Err(e) => e.code == ErrorCode::NotFound,
-                                }
-                        }));
-                    }
-                    p.report.success = false;
-                    p.report.error = Some(e);
-                }
-                None if rolled_back => {
-                    p.report.success = false;
-                    p.report.error = Some(rolled_back_error());
-                }
-                None => {
-                    p.report.done = true;
-                    if record {
-                        changes.append(&mut p.changes);
-                    }
-                }
-            }
-            for &k in &p.rewrites {
-                if let Ok(r) = &mut prepared[k] {
-                    r.report.done = p.report.done;
-                    if let Some(e) = &p.report.error {
-                        r.report.success = false;
-                        r.report.error = Some(e.clone());
-                    }
-                }
-            }
-        }
-        if record && !changes.is_empty() {
-            let tool = req.tool.as_deref().unwrap_or("file operations");
-            let done: Vec<&OpReport> = planned
-                .iter()
-                .filter_map(|p| p.as_ref().ok())
-                .map(|p| &p.report)
-                .filter(|r| r.done)
-                .collect();
-            let rewritten = prepared
-                .iter()
-                .filter(|r| r.as_ref().is_ok_and(|r| r.report.done))
-                .count();
-            let summary = if done.is_empty() {
-                history::summarize(ws, "changed", &changes)
-            } else {
-                summarize_ops(ws, &done, rewritten)
-            };
-            history_entry =
-                history::record_commit(ws, tool, &summary, EntryKind::Change, None, &changes);
-        }
+        (rolled_back, history_entry) = carry_out(ws, req, record, &mut prepared, &mut planned);
     }
     let ops = planned
         .into_iter()
@@ -527,6 +325,304 @@ pub fn apply(ws: &Workspace, req: &FsRequest) -> FsReport {
         rolled_back,
         history_entry,
     }
+}
+
+/// Runs the planned operations and rewrites as one transaction, fills in their reports and
+/// records what changed in the history. Returns whether the transaction was rolled back, and
+/// the history entry.
+fn carry_out(
+    ws: &Workspace,
+    req: &FsRequest,
+    record: bool,
+    prepared: &mut [Result<Prepared, Box<RewriteReport>>],
+    planned: &mut [Result<Planned, Box<OpReport>>],
+) -> (bool, Option<i64>) {
+    let dirs = directories_to_make(planned);
+    let Batch {
+        ops,
+        in_place,
+        rewrites_start,
+        spans,
+    } = Batch::new(&dirs, prepared, planned);
+    let writes = ops.iter().filter(|o| matches!(o, Op::Write { .. })).count();
+    let durability = if writes > 8 {
+        Durability::Batched
+    } else {
+        Durability::PerFile
+    };
+    // Until the history has the changes: a front end that stops waits for it.
+    let _writing = crate::interrupt::Writing::begin();
+    let outcome = transaction::run(ws, &ops, req.atomic, durability);
+    drop(ops);
+    let rolled_back = outcome.rolled_back;
+    let dir_ok: Vec<bool> = outcome.results[..dirs.len()]
+        .iter()
+        .map(|r| r.is_ok())
+        .collect();
+    let mut changes: Vec<Change> = Vec::new();
+    for (k, &i) in in_place.iter().enumerate() {
+        let Ok(p) = &mut prepared[i] else { continue };
+        settle_rewrite(
+            p,
+            &outcome.results[rewrites_start + k],
+            rolled_back,
+            record,
+            &mut changes,
+        );
+    }
+    if record && !rolled_back {
+        for (d, ok) in dirs.iter().zip(&dir_ok) {
+            if *ok {
+                changes.push(Change {
+                    path: d.absolute().to_path_buf(),
+                    before: Node::Absent,
+                    after: Node::Dir {
+                        mode: ws.metadata(d).ok().flatten().map_or(0o755, |m| m.mode),
+                    },
+                });
+            }
+        }
+    }
+    for (i, start, end) in spans {
+        let Ok(p) = &mut planned[i] else { continue };
+        let error = outcome.results[start..end]
+            .iter()
+            .find_map(|r| r.as_ref().err().cloned());
+        p.report.created_dirs = dirs
+            .iter()
+            .zip(&dir_ok)
+            .filter(|(d, ok)| **ok && p.dirs.contains(d))
+            .map(|(d, _)| ws.display(d))
+            .collect();
+        settle_op(ws, p, error, rolled_back, record, &mut changes);
+        for &k in &p.rewrites {
+            if let Ok(r) = &mut prepared[k] {
+                r.report.done = p.report.done;
+                if let Some(e) = &p.report.error {
+                    r.report.success = false;
+                    r.report.error = Some(e.clone());
+                }
+            }
+        }
+    }
+    let history_entry = if record && !changes.is_empty() {
+        record_history(ws, req, planned, prepared, &changes)
+    } else {
+        None
+    };
+    (rolled_back, history_entry)
+}
+
+/// The directories the planned operations need made: shared ones once, outermost first.
+fn directories_to_make(planned: &[Result<Planned, Box<OpReport>>]) -> Vec<WsPath> {
+    let mut dirs: Vec<WsPath> = Vec::new();
+    for p in planned.iter().flatten() {
+        for d in &p.dirs {
+            if !dirs.contains(d) {
+                dirs.push(d.clone());
+            }
+        }
+    }
+    dirs.sort_by_key(|d| d.relative().components().count());
+    dirs
+}
+
+/// A request's transaction: its directories, then the rewrites of files that stay where they
+/// are, then each operation's steps; with where each part's results are.
+struct Batch<'a> {
+    ops: Vec<Op<'a>>,
+    /// The rewrites written in place (indices into the prepared rewrites), in order from
+    /// `rewrites_start` in `ops`.
+    in_place: Vec<usize>,
+    rewrites_start: usize,
+    /// Per planned operation that did plan: its index and the range of its steps in `ops`.
+    spans: Vec<(usize, usize, usize)>,
+}
+
+impl<'a> Batch<'a> {
+    fn new(
+        dirs: &[WsPath],
+        prepared: &'a [Result<Prepared, Box<RewriteReport>>],
+        planned: &'a [Result<Planned, Box<OpReport>>],
+    ) -> Batch<'a> {
+        let mut ops: Vec<Op<'a>> = Vec::new();
+        let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+        for d in dirs {
+            ops.push(Op::MakeDir {
+                path: d.clone(),
+                perm: None,
+            });
+        }
+        let in_place: Vec<usize> = prepared
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.as_ref().is_ok_and(|p| !p.taken))
+            .map(|(i, _)| i)
+            .collect();
+        let rewrites_start = ops.len();
+        for &i in &in_place {
+            let Ok(p) = &prepared[i] else { continue };
+            ops.push(Op::Write {
+                path: p.at.clone(),
+                bytes: (&p.new).into(),
+                mode: WriteMode::Replace,
+                perm: None,
+                read_as: Some(p.meta.clone()),
+            });
+        }
+        for (i, p) in planned.iter().enumerate() {
+            let Ok(p) = p else { continue };
+            let start = ops.len();
+            ops.extend(p.ops.iter().map(transaction_op));
+            spans.push((i, start, ops.len()));
+        }
+        Batch {
+            ops,
+            in_place,
+            rewrites_start,
+            spans,
+        }
+    }
+}
+
+/// The transaction's step for a planned one.
+fn transaction_op(op: &PlannedOp) -> Op<'_> {
+    match op {
+        PlannedOp::Write {
+            path,
+            bytes,
+            mode,
+            perm,
+            read_as,
+        } => Op::Write {
+            path: path.clone(),
+            bytes: bytes.into(),
+            mode: *mode,
+            perm: Some(*perm),
+            read_as: read_as.clone(),
+        },
+        PlannedOp::Remove { path, recursive } => Op::Remove {
+            path: path.clone(),
+            recursive: *recursive,
+        },
+        PlannedOp::Rename { from, to, replace } => Op::Rename {
+            from: from.clone(),
+            to: to.clone(),
+            replace: *replace,
+        },
+        PlannedOp::MakeDir { path, perm } => Op::MakeDir {
+            path: path.clone(),
+            perm: Some(*perm),
+        },
+        PlannedOp::Symlink { path, target } => Op::Symlink {
+            path: path.clone(),
+            target: target.clone(),
+        },
+    }
+}
+
+/// Reports an in-place rewrite's result, and records its change when it was written.
+fn settle_rewrite(
+    p: &mut Prepared,
+    result: &Result<Option<FileMeta>, FkError>,
+    rolled_back: bool,
+    record: bool,
+    changes: &mut Vec<Change>,
+) {
+    match result {
+        Err(e) => {
+            p.report.success = false;
+            p.report.error = Some(e.clone());
+        }
+        Ok(_) if rolled_back => {
+            p.report.success = false;
+            p.report.error = Some(rolled_back_error());
+        }
+        Ok(_) => {
+            p.report.done = true;
+            if record {
+                let mode = p.meta.mode;
+                changes.push(Change {
+                    path: p.at.absolute().to_path_buf(),
+                    before: Node::File {
+                        bytes: p.old.clone(),
+                        mode,
+                    },
+                    after: Node::File {
+                        bytes: p.new.clone(),
+                        mode,
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// Reports a planned operation's result (`error`, its first failed step's), and records its
+/// changes: all of them when it was done, what a failed one did remove otherwise.
+fn settle_op(
+    ws: &Workspace,
+    p: &mut Planned,
+    error: Option<FkError>,
+    rolled_back: bool,
+    record: bool,
+    changes: &mut Vec<Change>,
+) {
+    match error {
+        Some(e) => {
+            if record && !rolled_back {
+                // A delete that stopped part way: what it did remove is recorded, so
+                // that undo brings it back.
+                changes.extend(p.changes.drain(..).filter(|c| {
+                    matches!(c.after, Node::Absent)
+                        && match ws.resolve_entry(&c.path.to_string_lossy()) {
+                            Ok(q) => matches!(node_at(ws, &q), Ok(Node::Absent)),
+                            Err(e) => e.code == ErrorCode::NotFound,
+                        }
+                }));
+            }
+            p.report.success = false;
+            p.report.error = Some(e);
+        }
+        None if rolled_back => {
+            p.report.success = false;
+            p.report.error = Some(rolled_back_error());
+        }
+        None => {
+            p.report.done = true;
+            if record {
+                changes.append(&mut p.changes);
+            }
+        }
+    }
+}
+
+/// The history entry of what the request changed, summarized by the operations done (or by
+/// the changes when only rewrites were).
+fn record_history(
+    ws: &Workspace,
+    req: &FsRequest,
+    planned: &[Result<Planned, Box<OpReport>>],
+    prepared: &[Result<Prepared, Box<RewriteReport>>],
+    changes: &[Change],
+) -> Option<i64> {
+    let tool = req.tool.as_deref().unwrap_or("file operations");
+    let done: Vec<&OpReport> = planned
+        .iter()
+        .filter_map(|p| p.as_ref().ok())
+        .map(|p| &p.report)
+        .filter(|r| r.done)
+        .collect();
+    let rewritten = prepared
+        .iter()
+        .filter(|r| r.as_ref().is_ok_and(|r| r.report.done))
+        .count();
+    let summary = if done.is_empty() {
+        history::summarize(ws, "changed", changes)
+    } else {
+        summarize_ops(ws, &done, rewritten)
+    };
+    history::record_commit(ws, tool, &summary, EntryKind::Change, None, changes)
 }
 
 /// A history entry's summary of file operations: each operation as it was asked (up to three,
@@ -635,407 +731,458 @@ fn plan_inner(
     }
     match op {
         FileOp::Delete { path, recursive } => {
-            let p = source(ws, path, "delete")?;
-            writable(ws, &p, req)?;
-            tree_writable(ws, &p, TreeChange::Remove)?;
-            let tree = capture(ws, &p)?;
-            let kind = tree[0].1.kind_name();
-            if matches!(tree[0].1, Node::Dir { .. }) && tree.len() > 1 && !recursive {
-                let shown = ws.display(&p);
-                return Err(FkError::new(
-                    ErrorCode::IsDirectory,
-                    format!(
-                        "{shown} is a directory with {} {} in it",
-                        tree.len() - 1,
-                        if tree.len() == 2 { "entry" } else { "entries" }
-                    ),
-                )
-                .with_hint("delete what is in it first")
-                .with_details(serde_json::json!({
-                    "fact": crate::Fact::DirectoryNotEmpty,
-                    "path": shown,
-                    "entries": tree.len() - 1,
-                })));
-            }
-            if let Some(q) = tree.iter().find_map(|(q, _)| {
-                rewrites
-                    .iter()
-                    .any(|r| r.as_ref().is_ok_and(|r| r.at == *q))
-                    .then_some(q)
-            }) {
-                return Err(FkError::invalid(format!(
-                    "{} is deleted by this request and rewritten by it too",
-                    ws.display(q)
-                ))
-                .with_hint("do not rewrite a file that the same request deletes"));
-            }
-            let (files, bytes) = count(&tree);
-            let changes = if record {
-                tree.into_iter()
-                    .map(|(q, node)| Change {
-                        path: q.absolute().to_path_buf(),
-                        before: node,
-                        after: Node::Absent,
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            Ok(Planned {
-                report: report("delete", ws.display(&p), None, kind, files, bytes, false),
-                rewrites: Vec::new(),
-                dirs: Vec::new(),
-                ops: vec![PlannedOp::Remove {
-                    path: p,
-                    recursive: *recursive,
-                }],
-                changes,
-            })
+            plan_delete(ws, path, *recursive, req, record, rewrites)
         }
         FileOp::Move {
             from,
             to,
             overwrite,
-        } => {
-            let src = source(ws, from, "move")?;
-            let dst = destination(ws, &src, to, "move")?;
-            writable(ws, &src, req)?;
-            writable(ws, &dst, req)?;
-            tree_writable(ws, &src, TreeChange::Move(&dst))?;
-            let overwrote = check_destination(ws, &dst, *overwrite)?;
-            let dirs = parents_to_make(ws, &dst, req)?;
-            let tree = capture(ws, &src)?;
-            let kind = tree[0].1.kind_name();
-            let (files, bytes) = count(&tree);
-            let moved_to = |q: &WsPath| {
-                if *q == src {
-                    dst.absolute().to_path_buf()
-                } else {
-                    dst.absolute().join(
-                        q.relative()
-                            .strip_prefix(src.relative())
-                            .unwrap_or(Path::new("")),
-                    )
-                }
-            };
-            // Rewrites of moved files are written in place just before the move.
-            let mut ops = Vec::new();
-            let mut taken = Vec::new();
-            let mut after: Vec<Node> = Vec::with_capacity(tree.len());
-            for (q, node) in &tree {
-                match (node, take_rewrite(rewrites, q)) {
-                    (Node::File { mode, .. }, Some((i, p))) => {
-                        p.taken = true;
-                        p.report.written_to = moved_to(q).display().to_string();
-                        taken.push(i);
-                        ops.push(PlannedOp::Write {
-                            path: q.clone(),
-                            bytes: p.new.clone(),
-                            mode: WriteMode::Replace,
-                            perm: *mode,
-                            read_as: Some(p.meta.clone()),
-                        });
-                        after.push(Node::File {
-                            bytes: p.new.clone(),
-                            mode: *mode,
-                        });
-                    }
-                    _ => after.push(node.clone()),
-                }
-            }
-            ops.push(PlannedOp::Rename {
-                from: src.clone(),
-                to: dst.clone(),
-                replace: *overwrite,
-            });
-            let mut changes = Vec::new();
-            if record {
-                if overwrote {
-                    changes.push(Change {
-                        path: dst.absolute().to_path_buf(),
-                        before: node_at(ws, &dst)?,
-                        after: Node::Absent,
-                    });
-                }
-                for (q, node) in &tree {
-                    changes.push(Change {
-                        path: q.absolute().to_path_buf(),
-                        before: node.clone(),
-                        after: Node::Absent,
-                    });
-                }
-                for ((q, _), node) in tree.iter().zip(after) {
-                    let moved = moved_to(q);
-                    match changes.iter_mut().find(|c| c.path == moved) {
-                        Some(c) => c.after = node,
-                        None => changes.push(Change {
-                            path: moved,
-                            before: Node::Absent,
-                            after: node,
-                        }),
-                    }
-                }
-            }
-            Ok(Planned {
-                report: report(
-                    "move",
-                    ws.display(&src),
-                    Some(ws.display(&dst)),
-                    kind,
-                    files,
-                    bytes,
-                    overwrote,
-                ),
-                rewrites: taken,
-                dirs,
-                ops,
-                changes,
-            })
-        }
-        FileOp::MakeDir { path } => {
-            let p = ws.resolve_entry(path)?;
-            if p.is_reserved() {
-                return Err(reserved_error(ws, &p, "create"));
-            }
-            let mut dirs = Vec::new();
-            let mut ops = Vec::new();
-            let mut changes = Vec::new();
-            match node_at(ws, &p)? {
-                Node::Dir { .. } => {}
-                Node::Absent => {
-                    writable(ws, &p, req)?;
-                    dirs = parents_to_make(ws, &p, req)?;
-                    // What the new directories go into must be one (a file there would fail
-                    // the first of them, after the plan said yes).
-                    let base = dirs.first().unwrap_or(&p).parent();
-                    if let Some(base) = base
-                        && !matches!(node_at(ws, &base)?, Node::Dir { .. })
-                    {
-                        return Err(FkError::new(
-                            ErrorCode::Conflict,
-                            format!(
-                                "cannot create the directory {}: {} is not a directory",
-                                ws.display(&p),
-                                ws.display(&base)
-                            ),
-                        )
-                        .with_hint("choose a path whose existing part is made of directories")
-                        .with_details(serde_json::json!({
-                            "fact": crate::Fact::AlreadyExists,
-                            "path": ws.display(&base),
-                        })));
-                    }
-                    // The directory itself is the operation's own step, so that its failure
-                    // is the operation's; its missing parents are made with the request's.
-                    ops.push(PlannedOp::MakeDir {
-                        path: p.clone(),
-                        perm: 0o755,
-                    });
-                    if record {
-                        changes.push(Change {
-                            path: p.absolute().to_path_buf(),
-                            before: Node::Absent,
-                            after: Node::Dir { mode: 0o755 },
-                        });
-                    }
-                }
-                other => {
-                    return Err(FkError::new(
-                        ErrorCode::Conflict,
-                        format!(
-                            "cannot create the directory {}: a {} is there",
-                            ws.display(&p),
-                            other.kind_name()
-                        ),
-                    )
-                    .with_hint("choose another path, or move that entry away first")
-                    .with_details(serde_json::json!({
-                        "fact": crate::Fact::AlreadyExists,
-                        "path": ws.display(&p),
-                    })));
-                }
-            }
-            Ok(Planned {
-                report: report("make_dir", ws.display(&p), None, "directory", 0, 0, false),
-                rewrites: Vec::new(),
-                dirs,
-                ops,
-                changes,
-            })
-        }
+        } => plan_move(ws, from, to, *overwrite, req, record, rewrites),
+        FileOp::MakeDir { path } => plan_make_dir(ws, path, req, record),
         FileOp::Copy {
             from,
             to,
             overwrite,
-        } => {
-            let src = source(ws, from, "copy")?;
-            let dst = destination(ws, &src, to, "copy")?;
-            writable(ws, &dst, req)?;
-            ws.check_subtree(&src, TreeChange::Copy(&dst))?;
-            let overwrote = check_destination(ws, &dst, *overwrite)?;
-            let dirs = parents_to_make(ws, &dst, req)?;
-            let tree = capture(ws, &src)?;
-            // A copy is a read that leaves the bytes elsewhere: a credential is not copied.
-            for (q, node) in &tree {
-                if matches!(node, Node::File { .. }) {
-                    ws.check_readable(q)?;
-                }
-            }
-            let kind = tree[0].1.kind_name();
-            let (files, bytes) = count(&tree);
-            let mut ops = Vec::new();
-            let mut changes = Vec::new();
-            let mut taken = Vec::new();
-            for (q, mut node) in tree {
-                let rel = q
-                    .relative()
-                    .strip_prefix(src.relative())
-                    .unwrap_or(Path::new(""));
-                let target = if rel.as_os_str().is_empty() {
-                    dst.clone()
-                } else {
-                    ws.resolve_entry(&dst.absolute().join(rel).to_string_lossy())?
-                };
-                if let (Node::File { mode, .. }, Some((i, p))) = (&node, take_rewrite(rewrites, &q))
-                {
-                    p.taken = true;
-                    p.report.written_to = target.absolute().display().to_string();
-                    taken.push(i);
-                    node = Node::File {
-                        bytes: p.new.clone(),
-                        mode: *mode,
-                    };
-                }
-                let before = if overwrote && target == dst {
-                    node_at(ws, &dst)?
-                } else {
-                    Node::Absent
-                };
-                match &node {
-                    Node::File { bytes, mode } => ops.push(PlannedOp::Write {
-                        path: target.clone(),
-                        bytes: bytes.clone(),
-                        mode: if *overwrite {
-                            WriteMode::CreateOrReplace
-                        } else {
-                            WriteMode::CreateNew
-                        },
-                        perm: *mode,
-                        read_as: None,
-                    }),
-                    Node::Dir { mode } => ops.push(PlannedOp::MakeDir {
-                        path: target.clone(),
-                        perm: *mode,
-                    }),
-                    Node::Symlink { target: t } => ops.push(PlannedOp::Symlink {
-                        path: target.clone(),
-                        target: t.clone(),
-                    }),
-                    Node::Absent => {}
-                    Node::Ranges { .. } => {
-                        unreachable!("a walk finds files whole; only the history keeps ranges")
-                    }
-                }
-                if record {
-                    changes.push(Change {
-                        path: target.absolute().to_path_buf(),
-                        before,
-                        after: node,
-                    });
-                }
-            }
-            Ok(Planned {
-                report: report(
-                    "copy",
-                    ws.display(&src),
-                    Some(ws.display(&dst)),
-                    kind,
-                    files,
-                    bytes,
-                    overwrote,
-                ),
-                rewrites: taken,
-                dirs,
-                ops,
-                changes,
-            })
-        }
+        } => plan_copy(ws, from, to, *overwrite, req, record, rewrites),
         FileOp::Create {
             path,
             content,
             overwrite,
-        } => {
-            let at = ws.resolve(path)?;
-            writable(ws, &at, req)?;
-            if content.len() as u64 > ws.max_file_size() {
-                return Err(FkError::new(
-                    ErrorCode::TooLarge,
-                    format!(
-                        "{} would be {} bytes, more than filekit writes ({} bytes)",
-                        ws.display(&at),
-                        content.len(),
-                        ws.max_file_size()
-                    ),
-                )
-                .with_hint("write a smaller file"));
-            }
-            if rewrites
-                .iter()
-                .any(|r| r.as_ref().is_ok_and(|r| r.at == at))
-            {
-                return Err(FkError::invalid(format!(
-                    "{} is created by this request and rewritten by it too",
-                    ws.display(&at)
-                ))
-                .with_hint("create the file with its final content"));
-            }
-            let before = node_at(ws, &at)?;
-            let overwrote = check_destination(ws, &at, *overwrite)?;
-            let dirs = parents_to_make(ws, &at, req)?;
-            // A replaced file keeps its permissions; a new one gets a regular file's.
-            let perm = match before {
-                Node::File { mode, .. } => mode,
-                _ => 0o644,
-            };
-            let changes = if record {
-                vec![Change {
-                    path: at.absolute().to_path_buf(),
-                    before,
-                    after: Node::File {
-                        bytes: content.clone(),
-                        mode: perm,
-                    },
-                }]
-            } else {
-                Vec::new()
-            };
-            Ok(Planned {
-                report: report(
-                    "create",
-                    ws.display(&at),
-                    None,
-                    "file",
-                    1,
-                    content.len() as u64,
-                    overwrote,
-                ),
-                rewrites: Vec::new(),
-                dirs,
-                ops: vec![PlannedOp::Write {
-                    path: at,
-                    bytes: content.clone(),
-                    mode: if overwrote {
-                        WriteMode::Replace
-                    } else {
-                        WriteMode::CreateNew
-                    },
-                    perm,
-                    read_as: None,
-                }],
-                changes,
+        } => plan_create(ws, path, content, *overwrite, req, record, rewrites),
+    }
+}
+
+/// A delete: the tree under the path, refused for a non-empty directory without `recursive` or a
+/// file the request also rewrites.
+fn plan_delete(
+    ws: &Workspace,
+    path: &str,
+    recursive: bool,
+    req: &FsRequest,
+    record: bool,
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
+) -> Result<Planned, FkError> {
+    let p = source(ws, path, "delete")?;
+    writable(ws, &p, req)?;
+    tree_writable(ws, &p, TreeChange::Remove)?;
+    let tree = capture(ws, &p)?;
+    let kind = tree[0].1.kind_name();
+    if matches!(tree[0].1, Node::Dir { .. }) && tree.len() > 1 && !recursive {
+        let shown = ws.display(&p);
+        return Err(FkError::new(
+            ErrorCode::IsDirectory,
+            format!(
+                "{shown} is a directory with {} {} in it",
+                tree.len() - 1,
+                if tree.len() == 2 { "entry" } else { "entries" }
+            ),
+        )
+        .with_hint("delete what is in it first")
+        .with_details(serde_json::json!({
+            "fact": crate::Fact::DirectoryNotEmpty,
+            "path": shown,
+            "entries": tree.len() - 1,
+        })));
+    }
+    if let Some(q) = tree.iter().find_map(|(q, _)| {
+        rewrites
+            .iter()
+            .any(|r| r.as_ref().is_ok_and(|r| r.at == *q))
+            .then_some(q)
+    }) {
+        return Err(FkError::invalid(format!(
+            "{} is deleted by this request and rewritten by it too",
+            ws.display(q)
+        ))
+        .with_hint("do not rewrite a file that the same request deletes"));
+    }
+    let (files, bytes) = count(&tree);
+    let changes = if record {
+        tree.into_iter()
+            .map(|(q, node)| Change {
+                path: q.absolute().to_path_buf(),
+                before: node,
+                after: Node::Absent,
             })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Planned {
+        report: report("delete", ws.display(&p), None, kind, files, bytes, false),
+        rewrites: Vec::new(),
+        dirs: Vec::new(),
+        ops: vec![PlannedOp::Remove { path: p, recursive }],
+        changes,
+    })
+}
+
+/// A move: one rename of the tree, preceded by the in-place writes of the request's rewrites of
+/// files in it.
+fn plan_move(
+    ws: &Workspace,
+    from: &str,
+    to: &str,
+    overwrite: bool,
+    req: &FsRequest,
+    record: bool,
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
+) -> Result<Planned, FkError> {
+    let src = source(ws, from, "move")?;
+    let dst = destination(ws, &src, to, "move")?;
+    writable(ws, &src, req)?;
+    writable(ws, &dst, req)?;
+    tree_writable(ws, &src, TreeChange::Move(&dst))?;
+    let overwrote = check_destination(ws, &dst, overwrite)?;
+    let dirs = parents_to_make(ws, &dst, req)?;
+    let tree = capture(ws, &src)?;
+    let kind = tree[0].1.kind_name();
+    let (files, bytes) = count(&tree);
+    let moved_to = |q: &WsPath| {
+        if *q == src {
+            dst.absolute().to_path_buf()
+        } else {
+            dst.absolute().join(
+                q.relative()
+                    .strip_prefix(src.relative())
+                    .unwrap_or(Path::new("")),
+            )
+        }
+    };
+    // Rewrites of moved files are written in place just before the move.
+    let mut ops = Vec::new();
+    let mut taken = Vec::new();
+    let mut after: Vec<Node> = Vec::with_capacity(tree.len());
+    for (q, node) in &tree {
+        match (node, take_rewrite(rewrites, q)) {
+            (Node::File { mode, .. }, Some((i, p))) => {
+                p.taken = true;
+                p.report.written_to = moved_to(q).display().to_string();
+                taken.push(i);
+                ops.push(PlannedOp::Write {
+                    path: q.clone(),
+                    bytes: p.new.clone(),
+                    mode: WriteMode::Replace,
+                    perm: *mode,
+                    read_as: Some(p.meta.clone()),
+                });
+                after.push(Node::File {
+                    bytes: p.new.clone(),
+                    mode: *mode,
+                });
+            }
+            _ => after.push(node.clone()),
         }
     }
+    ops.push(PlannedOp::Rename {
+        from: src.clone(),
+        to: dst.clone(),
+        replace: overwrite,
+    });
+    let mut changes = Vec::new();
+    if record {
+        if overwrote {
+            changes.push(Change {
+                path: dst.absolute().to_path_buf(),
+                before: node_at(ws, &dst)?,
+                after: Node::Absent,
+            });
+        }
+        for (q, node) in &tree {
+            changes.push(Change {
+                path: q.absolute().to_path_buf(),
+                before: node.clone(),
+                after: Node::Absent,
+            });
+        }
+        for ((q, _), node) in tree.iter().zip(after) {
+            let moved = moved_to(q);
+            match changes.iter_mut().find(|c| c.path == moved) {
+                Some(c) => c.after = node,
+                None => changes.push(Change {
+                    path: moved,
+                    before: Node::Absent,
+                    after: node,
+                }),
+            }
+        }
+    }
+    Ok(Planned {
+        report: report(
+            "move",
+            ws.display(&src),
+            Some(ws.display(&dst)),
+            kind,
+            files,
+            bytes,
+            overwrote,
+        ),
+        rewrites: taken,
+        dirs,
+        ops,
+        changes,
+    })
+}
+
+/// A new directory (nothing to do if one is there), with the parents it needs.
+fn plan_make_dir(
+    ws: &Workspace,
+    path: &str,
+    req: &FsRequest,
+    record: bool,
+) -> Result<Planned, FkError> {
+    let p = ws.resolve_entry(path)?;
+    if p.is_reserved() {
+        return Err(reserved_error(ws, &p, "create"));
+    }
+    let mut dirs = Vec::new();
+    let mut ops = Vec::new();
+    let mut changes = Vec::new();
+    match node_at(ws, &p)? {
+        Node::Dir { .. } => {}
+        Node::Absent => {
+            writable(ws, &p, req)?;
+            dirs = parents_to_make(ws, &p, req)?;
+            // What the new directories go into must be one (a file there would fail
+            // the first of them, after the plan said yes).
+            let base = dirs.first().unwrap_or(&p).parent();
+            if let Some(base) = base
+                && !matches!(node_at(ws, &base)?, Node::Dir { .. })
+            {
+                return Err(FkError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "cannot create the directory {}: {} is not a directory",
+                        ws.display(&p),
+                        ws.display(&base)
+                    ),
+                )
+                .with_hint("choose a path whose existing part is made of directories")
+                .with_details(serde_json::json!({
+                    "fact": crate::Fact::AlreadyExists,
+                    "path": ws.display(&base),
+                })));
+            }
+            // The directory itself is the operation's own step, so that its failure
+            // is the operation's; its missing parents are made with the request's.
+            ops.push(PlannedOp::MakeDir {
+                path: p.clone(),
+                perm: 0o755,
+            });
+            if record {
+                changes.push(Change {
+                    path: p.absolute().to_path_buf(),
+                    before: Node::Absent,
+                    after: Node::Dir { mode: 0o755 },
+                });
+            }
+        }
+        other => {
+            return Err(FkError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "cannot create the directory {}: a {} is there",
+                    ws.display(&p),
+                    other.kind_name()
+                ),
+            )
+            .with_hint("choose another path, or move that entry away first")
+            .with_details(serde_json::json!({
+                "fact": crate::Fact::AlreadyExists,
+                "path": ws.display(&p),
+            })));
+        }
+    }
+    Ok(Planned {
+        report: report("make_dir", ws.display(&p), None, "directory", 0, 0, false),
+        rewrites: Vec::new(),
+        dirs,
+        ops,
+        changes,
+    })
+}
+
+/// A copy: each entry of the tree written at the destination, rewritten files with their new bytes.
+fn plan_copy(
+    ws: &Workspace,
+    from: &str,
+    to: &str,
+    overwrite: bool,
+    req: &FsRequest,
+    record: bool,
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
+) -> Result<Planned, FkError> {
+    let src = source(ws, from, "copy")?;
+    let dst = destination(ws, &src, to, "copy")?;
+    writable(ws, &dst, req)?;
+    ws.check_subtree(&src, TreeChange::Copy(&dst))?;
+    let overwrote = check_destination(ws, &dst, overwrite)?;
+    let dirs = parents_to_make(ws, &dst, req)?;
+    let tree = capture(ws, &src)?;
+    // A copy is a read that leaves the bytes elsewhere: a credential is not copied.
+    for (q, node) in &tree {
+        if matches!(node, Node::File { .. }) {
+            ws.check_readable(q)?;
+        }
+    }
+    let kind = tree[0].1.kind_name();
+    let (files, bytes) = count(&tree);
+    let mut ops = Vec::new();
+    let mut changes = Vec::new();
+    let mut taken = Vec::new();
+    for (q, mut node) in tree {
+        let rel = q
+            .relative()
+            .strip_prefix(src.relative())
+            .unwrap_or(Path::new(""));
+        let target = if rel.as_os_str().is_empty() {
+            dst.clone()
+        } else {
+            ws.resolve_entry(&dst.absolute().join(rel).to_string_lossy())?
+        };
+        if let (Node::File { mode, .. }, Some((i, p))) = (&node, take_rewrite(rewrites, &q)) {
+            p.taken = true;
+            p.report.written_to = target.absolute().display().to_string();
+            taken.push(i);
+            node = Node::File {
+                bytes: p.new.clone(),
+                mode: *mode,
+            };
+        }
+        let before = if overwrote && target == dst {
+            node_at(ws, &dst)?
+        } else {
+            Node::Absent
+        };
+        match &node {
+            Node::File { bytes, mode } => ops.push(PlannedOp::Write {
+                path: target.clone(),
+                bytes: bytes.clone(),
+                mode: if overwrite {
+                    WriteMode::CreateOrReplace
+                } else {
+                    WriteMode::CreateNew
+                },
+                perm: *mode,
+                read_as: None,
+            }),
+            Node::Dir { mode } => ops.push(PlannedOp::MakeDir {
+                path: target.clone(),
+                perm: *mode,
+            }),
+            Node::Symlink { target: t } => ops.push(PlannedOp::Symlink {
+                path: target.clone(),
+                target: t.clone(),
+            }),
+            Node::Absent => {}
+            Node::Ranges { .. } => {
+                unreachable!("a walk finds files whole; only the history keeps ranges")
+            }
+        }
+        if record {
+            changes.push(Change {
+                path: target.absolute().to_path_buf(),
+                before,
+                after: node,
+            });
+        }
+    }
+    Ok(Planned {
+        report: report(
+            "copy",
+            ws.display(&src),
+            Some(ws.display(&dst)),
+            kind,
+            files,
+            bytes,
+            overwrote,
+        ),
+        rewrites: taken,
+        dirs,
+        ops,
+        changes,
+    })
+}
+
+/// A new file with the given content, or a replaced one with `overwrite`.
+fn plan_create(
+    ws: &Workspace,
+    path: &str,
+    content: &[u8],
+    overwrite: bool,
+    req: &FsRequest,
+    record: bool,
+    rewrites: &mut [Result<Prepared, Box<RewriteReport>>],
+) -> Result<Planned, FkError> {
+    let at = ws.resolve(path)?;
+    writable(ws, &at, req)?;
+    if content.len() as u64 > ws.max_file_size() {
+        return Err(FkError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{} would be {} bytes, more than filekit writes ({} bytes)",
+                ws.display(&at),
+                content.len(),
+                ws.max_file_size()
+            ),
+        )
+        .with_hint("write a smaller file"));
+    }
+    if rewrites
+        .iter()
+        .any(|r| r.as_ref().is_ok_and(|r| r.at == at))
+    {
+        return Err(FkError::invalid(format!(
+            "{} is created by this request and rewritten by it too",
+            ws.display(&at)
+        ))
+        .with_hint("create the file with its final content"));
+    }
+    let before = node_at(ws, &at)?;
+    let overwrote = check_destination(ws, &at, overwrite)?;
+    let dirs = parents_to_make(ws, &at, req)?;
+    // A replaced file keeps its permissions; a new one gets a regular file's.
+    let perm = match before {
+        Node::File { mode, .. } => mode,
+        _ => 0o644,
+    };
+    let changes = if record {
+        vec![Change {
+            path: at.absolute().to_path_buf(),
+            before,
+            after: Node::File {
+                bytes: content.to_vec(),
+                mode: perm,
+            },
+        }]
+    } else {
+        Vec::new()
+    };
+    Ok(Planned {
+        report: report(
+            "create",
+            ws.display(&at),
+            None,
+            "file",
+            1,
+            content.len() as u64,
+            overwrote,
+        ),
+        rewrites: Vec::new(),
+        dirs,
+        ops: vec![PlannedOp::Write {
+            path: at,
+            bytes: content.to_vec(),
+            mode: if overwrote {
+                WriteMode::Replace
+            } else {
+                WriteMode::CreateNew
+            },
+            perm,
+            read_as: None,
+        }],
+        changes,
+    })
 }
 
 /// The write policy for `p` (`.filekit/`, `.git/`, read-only, leases), checked while planning so

@@ -539,6 +539,10 @@ fn is_staged_write(op: &Op<'_>) -> bool {
 /// A cancel (of the caller's `control`, or of the process: see [`crate::interrupt`]) stops
 /// the run before its next op: what is staged and not in place is removed, and every op not
 /// done is an error saying so. Returns the results and whether an op failed.
+// Over 200 lines: the write path in the order its guarantees need (directories, in-place writes,
+// then windows of staged writes each put in place in order), with the cancel and failure checks
+// between every step; each early return leaves `results` as recovery expects, which a split would
+// pass through every part.
 fn execute(
     ws: &Workspace,
     ops: &[Op<'_>],

@@ -119,6 +119,85 @@ fn revert(
     } else {
         EntryKind::Undo
     };
+    let (targets, changed_since) = targets(ws, h, id, kind, force)?;
+    let paths: Vec<String> = targets.iter().map(|(p, _, _)| ws.display(p)).collect();
+    let mut report = UndoReport {
+        undone: id,
+        entry: None,
+        kind,
+        paths,
+        forced: if force { changed_since } else { Vec::new() },
+        dry_run,
+        summary: info.summary.clone(),
+    };
+    if dry_run {
+        return Ok(report);
+    }
+
+    let spliced = open_spliced(ws, id, &targets)?;
+    let ops = transaction_ops(ws, &targets, &spliced)?;
+    let writes = ops.iter().filter(|o| matches!(o, Op::Write { .. })).count();
+    let durability = if writes > 8 {
+        Durability::Batched
+    } else {
+        Durability::PerFile
+    };
+    // Until the history has the undo: a front end that stops waits for it.
+    let _writing = crate::interrupt::Writing::begin();
+    let outcome = transaction::run(ws, &ops, true, durability);
+    drop(ops);
+    if let Some(err) = outcome.results.into_iter().find_map(Result::err) {
+        return Err(FkError::new(
+            err.code,
+            format!(
+                "the undo of entry {id} failed and changed nothing: {}",
+                err.message
+            ),
+        )
+        .with_hint(
+            err.hint
+                .unwrap_or_else(|| "fix the cause, then undo again".to_string()),
+        ));
+    }
+    let recorded: Vec<Change> = targets
+        .into_iter()
+        .map(|(p, now, want)| Change {
+            path: p.absolute().to_path_buf(),
+            before: now,
+            after: want,
+        })
+        .collect();
+    let verb = if kind == EntryKind::Redo {
+        "redo"
+    } else {
+        "undo"
+    };
+    let summary = format!("{verb} of entry {id}: {}", info.summary);
+    report.entry = history::record_commit(ws, verb, &summary, kind, Some(id), &recorded);
+    if report.entry.is_none() {
+        // The tree was put back; without the entry a later undo of this undo is impossible,
+        // which the caller must know.
+        if let Some(w) = h.take_warning() {
+            return Err(FkError::new(
+                ErrorCode::Io,
+                format!("entry {id} was undone, but the undo could not be recorded: {w}"),
+            ));
+        }
+    }
+    Ok(report)
+}
+
+/// Where each path of entry `id` is to go back to: its path, its state now and the state
+/// before the entry; with the paths that changed since the entry. Refused when a path
+/// changed since (unless `force`), or when it cannot be put back even forced.
+#[allow(clippy::type_complexity)]
+fn targets(
+    ws: &Workspace,
+    h: &History,
+    id: i64,
+    kind: EntryKind,
+    force: bool,
+) -> Result<(Vec<(WsPath, Node, Node)>, Vec<String>), FkError> {
     let changes = h.changes(id)?;
     let mut targets: Vec<(WsPath, Node, Node)> = Vec::with_capacity(changes.len());
     let mut changed_since: Vec<String> = Vec::new();
@@ -178,23 +257,18 @@ fn revert(
         .with_hint("undo the later entries first (see the history of these paths), or force it to overwrite the later changes")
         .with_details(json!({ "changed": changed_since })));
     }
-    let paths: Vec<String> = targets.iter().map(|(p, _, _)| ws.display(p)).collect();
-    let mut report = UndoReport {
-        undone: id,
-        entry: None,
-        kind,
-        paths,
-        forced: if force { changed_since } else { Vec::new() },
-        dry_run,
-        summary: info.summary.clone(),
-    };
-    if dry_run {
-        return Ok(report);
-    }
+    Ok((targets, changed_since))
+}
 
-    // A streamed file is put back from the file as the entry left it (checked above), its
+/// The streamed files among `targets` opened with the edited ranges the entry kept of them.
+fn open_spliced(
+    ws: &Workspace,
+    id: i64,
+    targets: &[(WsPath, Node, Node)],
+) -> Result<Vec<Option<SplicedFile>>, FkError> {
+    // A streamed file is put back from the file as the entry left it (as `targets` checked), its
     // edited ranges replaced, copied as it is written.
-    let spliced: Vec<Option<SplicedFile>> = targets
+    targets
         .iter()
         .map(|(p, _, want)| match want {
             Node::Ranges { edits, .. } => {
@@ -213,12 +287,20 @@ fn revert(
             }
             _ => Ok(None),
         })
-        .collect::<Result<_, FkError>>()?;
+        .collect()
+}
+
+/// The transaction that puts `targets` back.
+fn transaction_ops<'a>(
+    ws: &Workspace,
+    targets: &'a [(WsPath, Node, Node)],
+    spliced: &'a [Option<SplicedFile>],
+) -> Result<Vec<Op<'a>>, FkError> {
     // Directories to make (outermost first), then contents, then removals (innermost first).
     let mut make: Vec<(WsPath, u32)> = Vec::new();
     let mut put: Vec<Op<'_>> = Vec::new();
     let mut removals: Vec<(WsPath, bool)> = Vec::new();
-    for ((p, now, want), spliced) in targets.iter().zip(&spliced) {
+    for ((p, now, want), spliced) in targets.iter().zip(spliced) {
         match (now, want) {
             (a, b) if same_state(a, b) && mode_of(a) == mode_of(b) => {}
             (Node::Dir { .. }, Node::Dir { .. }) => {}
@@ -287,7 +369,7 @@ fn revert(
         put.iter()
             .any(|o| matches!(o, Op::Symlink { path, .. } if path == p))
     });
-    let mut ops: Vec<Op<'_>> = make
+    let mut ops: Vec<Op<'a>> = make
         .iter()
         .map(|(d, mode)| Op::MakeDir {
             path: d.clone(),
@@ -304,55 +386,7 @@ fn revert(
         late.into_iter()
             .map(|(path, recursive)| Op::Remove { path, recursive }),
     );
-    let writes = ops.iter().filter(|o| matches!(o, Op::Write { .. })).count();
-    let durability = if writes > 8 {
-        Durability::Batched
-    } else {
-        Durability::PerFile
-    };
-    // Until the history has the undo: a front end that stops waits for it.
-    let _writing = crate::interrupt::Writing::begin();
-    let outcome = transaction::run(ws, &ops, true, durability);
-    drop(ops);
-    if let Some(err) = outcome.results.into_iter().find_map(Result::err) {
-        return Err(FkError::new(
-            err.code,
-            format!(
-                "the undo of entry {id} failed and changed nothing: {}",
-                err.message
-            ),
-        )
-        .with_hint(
-            err.hint
-                .unwrap_or_else(|| "fix the cause, then undo again".to_string()),
-        ));
-    }
-    let recorded: Vec<Change> = targets
-        .into_iter()
-        .map(|(p, now, want)| Change {
-            path: p.absolute().to_path_buf(),
-            before: now,
-            after: want,
-        })
-        .collect();
-    let verb = if kind == EntryKind::Redo {
-        "redo"
-    } else {
-        "undo"
-    };
-    let summary = format!("{verb} of entry {id}: {}", info.summary);
-    report.entry = history::record_commit(ws, verb, &summary, kind, Some(id), &recorded);
-    if report.entry.is_none() {
-        // The tree was put back; without the entry a later undo of this undo is impossible,
-        // which the caller must know.
-        if let Some(w) = h.take_warning() {
-            return Err(FkError::new(
-                ErrorCode::Io,
-                format!("entry {id} was undone, but the undo could not be recorded: {w}"),
-            ));
-        }
-    }
-    Ok(report)
+    Ok(ops)
 }
 
 fn mode_of(n: &Node) -> Option<u32> {

@@ -857,105 +857,22 @@ fn commit(
                 }
         )
     });
-    // Adds and in-place updates: one pipeline request.
-    let mut diffs: Vec<(String, String)> = Vec::new();
-    let mut edits = Vec::new();
-    let mut rewrites = Vec::new();
-    let mut ops = Vec::new();
-    for p in &planned {
-        match &p.kind {
-            // With moves or deletes, the adds join them in one request of file operations:
-            // one all-or-nothing change, one history entry, one undo.
-            Kind::Add { content, .. } if needs_fs => {
-                ops.push(fsops::FileOp::Create {
-                    path: p.path.clone(),
-                    content: content.clone().into_bytes(),
-                    overwrite: true,
-                });
-                let (diff, _) = filekit_core::diff::unified_texts(
-                    "",
-                    content,
-                    "/dev/null",
-                    &format!("b/{}", p.path),
-                );
-                diffs.push((p.path.clone(), diff));
-            }
-            Kind::Add { content, .. } => edits.push(FileEdits {
-                path: p.path.clone(),
-                edits: vec![Edit::Create {
-                    content: content.clone(),
-                    overwrite: true,
-                }],
-                base_hash: None,
-            }),
-            Kind::Update {
-                move_to,
-                splices: Some(s),
-                hash,
-                bom,
-            } => {
-                if needs_fs {
-                    if !s.is_empty() {
-                        rewrites.push(Rewrite {
-                            path: p.path.clone(),
-                            content_hash: hash.clone(),
-                            splices: engine_splices(s, if *bom { 3 } else { 0 }),
-                        });
-                    }
-                    if let Some(dest) = move_to {
-                        ops.push(fsops::FileOp::Move {
-                            from: p.path.clone(),
-                            to: dest.clone(),
-                            overwrite: true,
-                        });
-                    }
-                } else {
-                    edits.push(FileEdits {
-                        path: p.path.clone(),
-                        edits: vec![Edit::Ranges {
-                            ranges: engine_splices(s, 0),
-                            content_hash: hash.clone(),
-                        }],
-                        base_hash: None,
-                    });
-                }
-            }
-            Kind::Update { splices: None, .. } => {}
-            Kind::Delete => ops.push(fsops::FileOp::Delete {
-                path: p.path.clone(),
-                recursive: false,
-            }),
-        }
-    }
-    let mut extra_diffs: Vec<String> = Vec::new();
-    let mut errors: Vec<FkError> = Vec::new();
-    let mut entries: Vec<i64> = Vec::new();
-    let mut edit_entry = None;
-    if !edits.is_empty() {
-        let report = ws.apply(EditRequest {
-            files: edits,
-            options: EditOptions::builder()
-                .dry_run(dry_run)
-                .atomic(true)
-                .tool(tool.clone())
-                .build(),
-        });
-        for f in &report.files {
-            diffs.push((f.path.clone(), f.diff.clone()));
-            if let Some(e) = shape::first_error(f) {
-                errors.push(e.clone());
-            }
-        }
-        if !report.success() && errors.is_empty() {
-            errors.push(FkError::new(ErrorCode::Io, "the patch was not applied"));
-        }
-        edit_entry = report.history_entry;
-        entries.extend(report.history_entry);
-    }
-    let mut imports = String::new();
-    let mut imports_updated = Vec::new();
-    if errors.is_empty() && needs_fs {
-        let moves = ops.iter().any(|o| matches!(o, fsops::FileOp::Move { .. }));
+    let Requests {
+        diffs,
+        edits,
+        rewrites,
+        ops,
+    } = Requests::of(&planned, needs_fs);
+    let mut carried = Carried {
+        diffs,
+        ..Carried::default()
+    };
+    let edit_entry = if edits.is_empty() {
+        None
+    } else {
+        carried.apply_edits(ws, edits, dry_run, tool.clone())
+    };
+    if carried.errors.is_empty() && needs_fs {
         let request = FsRequest {
             ops,
             dry_run,
@@ -964,67 +881,16 @@ fn commit(
             rewrites,
             ..FsRequest::default()
         };
-        // Moves go through the refactor layer, which adds the import updates they need to
-        // the same atomic request; a patch that only deletes has none to make.
-        let report = if moves && update_imports {
-            let options = filekit_refactor::ops::Options {
-                update_imports: true,
-                remove_on_delete: false,
-                renames: Default::default(),
-            };
-            match filekit_refactor::ops::apply_with(ws, request, &options) {
-                Ok(mut applied) => {
-                    imports = crate::file_ops::imports_text(&applied);
-                    imports_updated = std::mem::take(&mut applied.files);
-                    applied.report.take()
-                }
-                Err(e) => {
-                    errors.push(e);
-                    None
-                }
-            }
-        } else {
-            Some(fsops::apply(ws, &request))
-        };
-        let report = report.unwrap_or_else(|| fsops::FsReport {
-            ops: Vec::new(),
-            rewrites: Vec::new(),
-            dry_run,
-            atomic: true,
-            rolled_back: false,
-            history_entry: None,
-        });
-        for r in &report.rewrites {
-            diffs.push((r.path.clone(), r.diff.clone()));
-            if let Some(e) = &r.error {
-                errors.push(e.clone());
-            }
-        }
-        for o in &report.ops {
-            if let Some(e) = &o.error {
-                errors.push(e.clone());
-            }
-        }
-        if !report.success() && errors.is_empty() {
-            errors.push(FkError::new(ErrorCode::Io, "the patch was not applied"));
-        }
-        entries.extend(report.history_entry);
-        // The rewrites of importers are not files of the patch: their diffs are shown too.
-        for r in &report.rewrites {
-            if !planned.iter().any(|p| p.path == r.path) {
-                extra_diffs.push(r.diff.clone());
-            }
-        }
-        // The adds went first; a failure of the rest takes them back.
-        if !errors.is_empty()
-            && let Some(id) = edit_entry
-        {
-            if let Err(e) = filekit_core::undo::undo(ws, Some(id), false, false) {
-                errors.push(e);
-            }
-            entries.clear();
-        }
+        carried.apply_file_ops(ws, &planned, request, update_imports, edit_entry);
     }
+    let Carried {
+        diffs,
+        extra_diffs,
+        errors,
+        entries,
+        imports,
+        imports_updated,
+    } = carried;
     let files: Vec<PatchedFile> = planned
         .iter()
         .map(|p| {
@@ -1074,42 +940,7 @@ fn commit(
         text.push_str(&format!("{} {}\n", p.kind.letter(), path));
     }
     for p in &planned {
-        if let Kind::Add { replaces: true, .. } = p.kind {
-            text.push_str(&format!(
-                "Note: {} existed and was replaced (the history keeps its old content).\n",
-                p.path
-            ));
-        }
-        for h in &p.hunks {
-            if h.tolerances.contains(&Tolerance::FirstInOrder) {
-                let places: Vec<String> = h.candidates.iter().map(|l| l.to_string()).collect();
-                text.push_str(&format!(
-                    "Note: {} hunk {} matches at lines {}: it was placed at the first, line {}, \
-                     as this format orders hunks; if another was meant, undo and give more \
-                     context lines.\n",
-                    p.path,
-                    h.hunk,
-                    places.join(", "),
-                    h.line.unwrap_or_default(),
-                ));
-            }
-            let others: Vec<Tolerance> = h
-                .tolerances
-                .iter()
-                .copied()
-                .filter(|t| *t != Tolerance::FirstInOrder)
-                .collect();
-            if h.outcome == HunkOutcome::Tolerated && !others.is_empty() {
-                let how: Vec<&str> = others.iter().map(|t| Tolerance::name(*t)).collect();
-                text.push_str(&format!(
-                    "Note: {} hunk {} was placed at line {} allowing for {}.\n",
-                    p.path,
-                    h.hunk,
-                    h.line.unwrap_or_default(),
-                    how.join(", ")
-                ));
-            }
-        }
+        placement_notes(p, &mut text);
     }
     for line in imports.lines().filter(|l| !l.is_empty()) {
         match line.strip_prefix("; ") {
@@ -1133,4 +964,260 @@ fn commit(
         error_code: None,
     };
     Ok(ToolReply::typed(&value, false, text))
+}
+
+/// A patch's files as the engine's requests: adds and in-place updates as one edit request,
+/// or, when the patch moves or deletes, everything as one request of file operations (with
+/// the updates as its rewrites). Adds of such a request have their diffs made here.
+struct Requests {
+    diffs: Vec<(String, String)>,
+    edits: Vec<FileEdits>,
+    rewrites: Vec<Rewrite>,
+    ops: Vec<fsops::FileOp>,
+}
+
+impl Requests {
+    fn of(planned: &[Planned], needs_fs: bool) -> Requests {
+        let mut diffs: Vec<(String, String)> = Vec::new();
+        let mut edits = Vec::new();
+        let mut rewrites = Vec::new();
+        let mut ops = Vec::new();
+        for p in planned {
+            match &p.kind {
+                // With moves or deletes, the adds join them in one request of file operations:
+                // one all-or-nothing change, one history entry, one undo.
+                Kind::Add { content, .. } if needs_fs => {
+                    ops.push(fsops::FileOp::Create {
+                        path: p.path.clone(),
+                        content: content.clone().into_bytes(),
+                        overwrite: true,
+                    });
+                    let (diff, _) = filekit_core::diff::unified_texts(
+                        "",
+                        content,
+                        "/dev/null",
+                        &format!("b/{}", p.path),
+                    );
+                    diffs.push((p.path.clone(), diff));
+                }
+                Kind::Add { content, .. } => edits.push(FileEdits {
+                    path: p.path.clone(),
+                    edits: vec![Edit::Create {
+                        content: content.clone(),
+                        overwrite: true,
+                    }],
+                    base_hash: None,
+                }),
+                Kind::Update {
+                    move_to,
+                    splices: Some(s),
+                    hash,
+                    bom,
+                } => {
+                    if needs_fs {
+                        if !s.is_empty() {
+                            rewrites.push(Rewrite {
+                                path: p.path.clone(),
+                                content_hash: hash.clone(),
+                                splices: engine_splices(s, if *bom { 3 } else { 0 }),
+                            });
+                        }
+                        if let Some(dest) = move_to {
+                            ops.push(fsops::FileOp::Move {
+                                from: p.path.clone(),
+                                to: dest.clone(),
+                                overwrite: true,
+                            });
+                        }
+                    } else {
+                        edits.push(FileEdits {
+                            path: p.path.clone(),
+                            edits: vec![Edit::Ranges {
+                                ranges: engine_splices(s, 0),
+                                content_hash: hash.clone(),
+                            }],
+                            base_hash: None,
+                        });
+                    }
+                }
+                Kind::Update { splices: None, .. } => {}
+                Kind::Delete => ops.push(fsops::FileOp::Delete {
+                    path: p.path.clone(),
+                    recursive: false,
+                }),
+            }
+        }
+        Requests {
+            diffs,
+            edits,
+            rewrites,
+            ops,
+        }
+    }
+}
+
+/// What carrying out a patch's requests gave.
+#[derive(Default)]
+struct Carried {
+    /// Each file's diff, by its path in the patch.
+    diffs: Vec<(String, String)>,
+    /// The diffs of importers rewritten for moved files: not files of the patch.
+    extra_diffs: Vec<String>,
+    errors: Vec<FkError>,
+    entries: Vec<i64>,
+    /// The import updates, worded, and per file.
+    imports: String,
+    imports_updated: Vec<filekit_refactor::import_rewrites::FileChanges>,
+}
+
+impl Carried {
+    /// Applies the edit request (adds and in-place updates); its history entry.
+    fn apply_edits(
+        &mut self,
+        ws: &Call,
+        edits: Vec<FileEdits>,
+        dry_run: bool,
+        tool: Option<String>,
+    ) -> Option<i64> {
+        let report = ws.apply(EditRequest {
+            files: edits,
+            options: EditOptions::builder()
+                .dry_run(dry_run)
+                .atomic(true)
+                .tool(tool)
+                .build(),
+        });
+        for f in &report.files {
+            self.diffs.push((f.path.clone(), f.diff.clone()));
+            if let Some(e) = shape::first_error(f) {
+                self.errors.push(e.clone());
+            }
+        }
+        if !report.success() && self.errors.is_empty() {
+            self.errors
+                .push(FkError::new(ErrorCode::Io, "the patch was not applied"));
+        }
+        self.entries.extend(report.history_entry);
+        report.history_entry
+    }
+
+    /// Applies the request of file operations (moves with their import updates, deletes,
+    /// adds, and the updates as rewrites); when it fails, the edit request applied before it
+    /// (`edit_entry`) is undone.
+    fn apply_file_ops(
+        &mut self,
+        ws: &Call,
+        planned: &[Planned],
+        request: FsRequest,
+        update_imports: bool,
+        edit_entry: Option<i64>,
+    ) {
+        let dry_run = request.dry_run;
+        let moves = request
+            .ops
+            .iter()
+            .any(|o| matches!(o, fsops::FileOp::Move { .. }));
+        // Moves go through the refactor layer, which adds the import updates they need to
+        // the same atomic request; a patch that only deletes has none to make.
+        let report = if moves && update_imports {
+            let options = filekit_refactor::ops::Options {
+                update_imports: true,
+                remove_on_delete: false,
+                renames: Default::default(),
+            };
+            match filekit_refactor::ops::apply_with(ws, request, &options) {
+                Ok(mut applied) => {
+                    self.imports = crate::file_ops::imports_text(&applied);
+                    self.imports_updated = std::mem::take(&mut applied.files);
+                    applied.report.take()
+                }
+                Err(e) => {
+                    self.errors.push(e);
+                    None
+                }
+            }
+        } else {
+            Some(fsops::apply(ws, &request))
+        };
+        let report = report.unwrap_or_else(|| fsops::FsReport {
+            ops: Vec::new(),
+            rewrites: Vec::new(),
+            dry_run,
+            atomic: true,
+            rolled_back: false,
+            history_entry: None,
+        });
+        for r in &report.rewrites {
+            self.diffs.push((r.path.clone(), r.diff.clone()));
+            if let Some(e) = &r.error {
+                self.errors.push(e.clone());
+            }
+        }
+        for o in &report.ops {
+            if let Some(e) = &o.error {
+                self.errors.push(e.clone());
+            }
+        }
+        if !report.success() && self.errors.is_empty() {
+            self.errors
+                .push(FkError::new(ErrorCode::Io, "the patch was not applied"));
+        }
+        self.entries.extend(report.history_entry);
+        // The rewrites of importers are not files of the patch: their diffs are shown too.
+        for r in &report.rewrites {
+            if !planned.iter().any(|p| p.path == r.path) {
+                self.extra_diffs.push(r.diff.clone());
+            }
+        }
+        // The adds went first; a failure of the rest takes them back.
+        if !self.errors.is_empty()
+            && let Some(id) = edit_entry
+        {
+            if let Err(e) = filekit_core::undo::undo(ws, Some(id), false, false) {
+                self.errors.push(e);
+            }
+            self.entries.clear();
+        }
+    }
+}
+
+/// The notes on where `p`'s hunks were placed: the first of several places, or with a
+/// tolerance.
+fn placement_notes(p: &Planned, text: &mut String) {
+    if let Kind::Add { replaces: true, .. } = p.kind {
+        text.push_str(&format!(
+            "Note: {} existed and was replaced (the history keeps its old content).\n",
+            p.path
+        ));
+    }
+    for h in &p.hunks {
+        if h.tolerances.contains(&Tolerance::FirstInOrder) {
+            let places: Vec<String> = h.candidates.iter().map(|l| l.to_string()).collect();
+            text.push_str(&format!(
+                "Note: {} hunk {} matches at lines {}: it was placed at the first, line {}, \
+                 as this format orders hunks; if another was meant, undo and give more \
+                 context lines.\n",
+                p.path,
+                h.hunk,
+                places.join(", "),
+                h.line.unwrap_or_default(),
+            ));
+        }
+        let others: Vec<Tolerance> = h
+            .tolerances
+            .iter()
+            .copied()
+            .filter(|t| *t != Tolerance::FirstInOrder)
+            .collect();
+        if h.outcome == HunkOutcome::Tolerated && !others.is_empty() {
+            let how: Vec<&str> = others.iter().map(|t| Tolerance::name(*t)).collect();
+            text.push_str(&format!(
+                "Note: {} hunk {} was placed at line {} allowing for {}.\n",
+                p.path,
+                h.hunk,
+                h.line.unwrap_or_default(),
+                how.join(", ")
+            ));
+        }
+    }
 }

@@ -268,6 +268,9 @@ pub(crate) fn run<S: Spelling>(ws: &Call, req: Request) -> Result<ToolReply, FkE
 // ---------------------------------------------------------------------------------------------
 // Writing and the reply
 
+// Over 200 lines: one refactor's reply in order: each file's changes as the table words them, the
+// edit request, its report, then the summary, warnings and diff of the text a model reads; each
+// part reads the change and the report the ones before built.
 fn write<S: Spelling>(
     ws: &Call,
     req: &Request,

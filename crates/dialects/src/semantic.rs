@@ -363,73 +363,9 @@ fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
             lang
         }
     };
-    let mut targets: Vec<(&str, String)> = Vec::new();
-    let wrong_kind = |given: &str| {
-        FkError::invalid(format!(
-            "`{given}` does not apply to {}: name its targets with `{}`",
-            args.file,
-            lang.target_type()
-        ))
-    };
-    if let Some(s) = &args.selector {
-        if !matches!(lang, Lang::Css | Lang::Html) {
-            return Err(wrong_kind("selector"));
-        }
-        targets.push(("selector", s.clone()));
-    }
-    if let Some(x) = &args.xpath {
-        if lang != Lang::Xml {
-            return Err(wrong_kind("xpath"));
-        }
-        targets.push(("xpath", x.clone()));
-    }
-    if let Some(s) = &args.symbol {
-        if !lang.is_code() || lang == Lang::Css {
-            return Err(wrong_kind("symbol"));
-        }
-        targets.push(("symbol", s.clone()));
-    }
-    for s in args.symbols.iter().flatten() {
-        if !lang.is_code() || lang == Lang::Css {
-            return Err(wrong_kind("symbols"));
-        }
-        targets.push(("symbol", s.clone()));
-    }
-    if let Some(p) = &args.path {
-        if !matches!(lang, Lang::Json | Lang::Jsonl | Lang::Yaml) {
-            return Err(wrong_kind("path"));
-        }
-        targets.push(("path", p.clone()));
-    }
-    if let Some(h) = &args.heading {
-        if lang != Lang::Markdown {
-            return Err(wrong_kind("heading"));
-        }
-        targets.push(("heading", h.clone()));
-    }
     let format = args.format.unwrap_or(Format::Full);
     let around_context = args.around.as_ref().map(|a| a.context.unwrap_or(3));
-    if let Some(a) = &args.around {
-        if !targets.is_empty() {
-            return Err(FkError::invalid(
-                "give the target either in `around` or as symbol/path/heading, not both",
-            ));
-        }
-        targets.push((lang.target_type(), a.target.clone()));
-    }
-    if targets.is_empty() && args.region.is_none() && format != Format::Summary {
-        return Err(FkError::invalid(format!(
-            "file_read: name a target of {}: `{}`, or `region`, or format \"summary\" for its outline",
-            args.file,
-            lang.target_type()
-        ))
-        .with_hint("to read the whole file or a line range, use read_files"));
-    }
-    if args.region.is_some() && !targets.is_empty() {
-        return Err(FkError::invalid(
-            "give either `region` or a target, not both",
-        ));
-    }
+    let targets = read_targets(&args, lang, format)?;
     let meta = args.include_metadata.unwrap_or(true);
 
     let src = match read_first.map_or_else(|| load(ws, &args.file), Ok) {
@@ -443,67 +379,10 @@ fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
         Err(err) => return Ok(failed(&args.file, &err)),
     };
 
-    // The outline: of the file, or of each target's descendants.
     if format == Format::Summary {
-        let all = match outline(&parsed) {
-            Ok(all) => all,
-            Err(err) => return Ok(failed(&args.file, &err)),
-        };
-        let mut entries = Vec::new();
-        let mut lines = String::new();
-        let scopes: Vec<Option<Found>> = if targets.is_empty() {
-            vec![None]
-        } else {
-            let mut v = Vec::new();
-            for (_, t) in &targets {
-                match locate(&parsed, t) {
-                    Ok(found) => v.extend(found.into_iter().map(Some)),
-                    Err(err) => return Ok(failed(&args.file, &err)),
-                }
-            }
-            v
-        };
-        for scope in &scopes {
-            for f in all.iter().filter(|f| {
-                scope.as_ref().is_none_or(|s| {
-                    f.range.start >= s.range.start && f.range.end <= s.range.end && f.path != s.path
-                })
-            }) {
-                lines.push_str(&format!(
-                    "{}{} {} (lines {}-{}){}\n",
-                    "  ".repeat(f.depth),
-                    f.kind,
-                    f.path,
-                    lines_of.position(f.range.start).line,
-                    last_line(text, &lines_of, &f.range),
-                    f.signature
-                        .as_ref()
-                        .map(|s| format!(": {s}"))
-                        .unwrap_or_default()
-                ));
-                entries.push(OutlineEntry {
-                    name: f.path.clone(),
-                    kind: f.kind.to_string(),
-                    signature: f.signature.clone(),
-                    depth: f.depth,
-                    range: Span::of(&lines_of, &f.range),
-                });
-            }
-        }
-        let (content, truncated) = cap_lines(&lines, args.max_lines);
-        // The outline once: as lines in the text a model reads, as entries in the reply.
-        let value = ReadReply::Outline {
-            file: args.file.clone(),
-            target: ReadTarget {
-                kind: targets.first().map_or("file", |t| t.0).to_string(),
-                value: targets.first().map_or(args.file.clone(), |t| t.1.clone()),
-            },
-            format: OutlineFormat::Summary,
-            outline: entries,
-            truncated,
-        };
-        let text_out = format!("==> {} outline <==\n{}", args.file, content);
-        return Ok(S::reply(&value, false, text_out));
+        return Ok(outline_reply::<S>(
+            &args, &parsed, text, &lines_of, &targets,
+        ));
     }
 
     let mut found: Vec<(&str, String, Found)> = Vec::new();
@@ -636,6 +515,150 @@ fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
         }
     };
     Ok(S::reply(&value, false, text_out))
+}
+
+/// The targets a read names, checked against the file's language: each as its kind (the
+/// argument's name, or the language's target type for `around`) and its value.
+fn read_targets(
+    args: &ReadArgs,
+    lang: Lang,
+    format: Format,
+) -> Result<Vec<(&'static str, String)>, FkError> {
+    let mut targets: Vec<(&'static str, String)> = Vec::new();
+    let wrong_kind = |given: &str| {
+        FkError::invalid(format!(
+            "`{given}` does not apply to {}: name its targets with `{}`",
+            args.file,
+            lang.target_type()
+        ))
+    };
+    if let Some(s) = &args.selector {
+        if !matches!(lang, Lang::Css | Lang::Html) {
+            return Err(wrong_kind("selector"));
+        }
+        targets.push(("selector", s.clone()));
+    }
+    if let Some(x) = &args.xpath {
+        if lang != Lang::Xml {
+            return Err(wrong_kind("xpath"));
+        }
+        targets.push(("xpath", x.clone()));
+    }
+    if let Some(s) = &args.symbol {
+        if !lang.is_code() || lang == Lang::Css {
+            return Err(wrong_kind("symbol"));
+        }
+        targets.push(("symbol", s.clone()));
+    }
+    for s in args.symbols.iter().flatten() {
+        if !lang.is_code() || lang == Lang::Css {
+            return Err(wrong_kind("symbols"));
+        }
+        targets.push(("symbol", s.clone()));
+    }
+    if let Some(p) = &args.path {
+        if !matches!(lang, Lang::Json | Lang::Jsonl | Lang::Yaml) {
+            return Err(wrong_kind("path"));
+        }
+        targets.push(("path", p.clone()));
+    }
+    if let Some(h) = &args.heading {
+        if lang != Lang::Markdown {
+            return Err(wrong_kind("heading"));
+        }
+        targets.push(("heading", h.clone()));
+    }
+    if let Some(a) = &args.around {
+        if !targets.is_empty() {
+            return Err(FkError::invalid(
+                "give the target either in `around` or as symbol/path/heading, not both",
+            ));
+        }
+        targets.push((lang.target_type(), a.target.clone()));
+    }
+    if targets.is_empty() && args.region.is_none() && format != Format::Summary {
+        return Err(FkError::invalid(format!(
+            "file_read: name a target of {}: `{}`, or `region`, or format \"summary\" for its outline",
+            args.file,
+            lang.target_type()
+        ))
+        .with_hint("to read the whole file or a line range, use read_files"));
+    }
+    if args.region.is_some() && !targets.is_empty() {
+        return Err(FkError::invalid(
+            "give either `region` or a target, not both",
+        ));
+    }
+    Ok(targets)
+}
+
+/// The outline of a file, or of each target's descendants.
+fn outline_reply<S: Spelling>(
+    args: &ReadArgs,
+    parsed: &Parsed,
+    text: &str,
+    lines_of: &Lines,
+    targets: &[(&str, String)],
+) -> ToolReply {
+    let all = match outline(parsed) {
+        Ok(all) => all,
+        Err(err) => return failed::<S>(&args.file, &err, false),
+    };
+    let mut entries = Vec::new();
+    let mut lines = String::new();
+    let scopes: Vec<Option<Found>> = if targets.is_empty() {
+        vec![None]
+    } else {
+        let mut v = Vec::new();
+        for (_, t) in targets {
+            match locate(parsed, t) {
+                Ok(found) => v.extend(found.into_iter().map(Some)),
+                Err(err) => return failed::<S>(&args.file, &err, false),
+            }
+        }
+        v
+    };
+    for scope in &scopes {
+        for f in all.iter().filter(|f| {
+            scope.as_ref().is_none_or(|s| {
+                f.range.start >= s.range.start && f.range.end <= s.range.end && f.path != s.path
+            })
+        }) {
+            lines.push_str(&format!(
+                "{}{} {} (lines {}-{}){}\n",
+                "  ".repeat(f.depth),
+                f.kind,
+                f.path,
+                lines_of.position(f.range.start).line,
+                last_line(text, lines_of, &f.range),
+                f.signature
+                    .as_ref()
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default()
+            ));
+            entries.push(OutlineEntry {
+                name: f.path.clone(),
+                kind: f.kind.to_string(),
+                signature: f.signature.clone(),
+                depth: f.depth,
+                range: Span::of(lines_of, &f.range),
+            });
+        }
+    }
+    let (content, truncated) = cap_lines(&lines, args.max_lines);
+    // The outline once: as lines in the text a model reads, as entries in the reply.
+    let value = ReadReply::Outline {
+        file: args.file.clone(),
+        target: ReadTarget {
+            kind: targets.first().map_or("file", |t| t.0).to_string(),
+            value: targets.first().map_or(args.file.clone(), |t| t.1.clone()),
+        },
+        format: OutlineFormat::Summary,
+        outline: entries,
+        truncated,
+    };
+    let text_out = format!("==> {} outline <==\n{}", args.file, content);
+    S::reply(&value, false, text_out)
 }
 
 /// The outline entries of a file: symbols, JSON keys (two levels), or sections.

@@ -462,106 +462,18 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
     let f = Format::Unified;
     let mut files = Vec::new();
     let mut i = 0;
-    // The state of the file being read.
-    struct Cur {
-        old: Option<String>,
-        new: Option<String>,
-        git: bool,
-        rename: (Option<String>, Option<String>),
-        created: bool,
-        deleted: bool,
-        hunks: Vec<Hunk>,
-        at: usize,
-        headers: bool,
-    }
-    let mut cur: Option<Cur> = None;
-    fn finish(c: Cur, files: &mut Vec<FilePatch>, all: &[&str]) -> Result<(), ParseError> {
-        let f = Format::Unified;
-        let both_ab = c.git
-            || (c.old.as_deref().is_none_or(|p| p.starts_with("a/"))
-                && c.new.as_deref().is_none_or(|p| p.starts_with("b/"))
-                && (c.old.is_some() || c.new.is_some()));
-        let old = c.old.as_deref().map(|p| {
-            if both_ab {
-                strip_prefix_ab(p, "a/")
-            } else {
-                p.into()
-            }
-        });
-        let new = c.new.as_deref().map(|p| {
-            if both_ab {
-                strip_prefix_ab(p, "b/")
-            } else {
-                p.into()
-            }
-        });
-        let (old, new) = match (&c.rename.0, &c.rename.1) {
-            (Some(a), Some(b)) => (Some(a.clone()), Some(b.clone())),
-            _ => (old, new),
-        };
-        let line = all.get(c.at - 1).copied().unwrap_or("");
-        if !c.headers && c.rename.0.is_none() {
-            return Err(err(
-                f,
-                c.at,
-                line,
-                "`--- OLD` and `+++ NEW` file header lines",
-            ));
-        }
-        let op_path;
-        let op = match (old, new) {
-            (None, None) => {
-                return Err(err(f, c.at, line, "a file path other than /dev/null"));
-            }
-            (None, Some(p)) => {
-                op_path = p;
-                let mut content = String::new();
-                for h in &c.hunks {
-                    for l in h.new_lines() {
-                        content.push_str(l);
-                        content.push('\n');
-                    }
-                    if h.new_no_newline && content.ends_with('\n') {
-                        content.pop();
-                    }
-                }
-                FileOp::Add { content }
-            }
-            (Some(p), None) => {
-                op_path = p;
-                FileOp::Delete
-            }
-            (Some(o), Some(n)) => {
-                if c.hunks.is_empty() && o == n && !c.created && !c.deleted {
-                    return Err(err(f, c.at, line, "at least one `@@` hunk for this file"));
-                }
-                let move_to = (o != n).then(|| n.clone());
-                op_path = o;
-                FileOp::Update {
-                    move_to,
-                    hunks: c.hunks,
-                    create_if_missing: false,
-                }
-            }
-        };
-        files.push(FilePatch {
-            path: op_path,
-            op,
-            patch_line: c.at,
-        });
-        Ok(())
-    }
+    let mut cur: Option<UnifiedFile> = None;
     while i < all.len() {
         let line = all[i];
         if let Some(rest) = line.strip_prefix("diff --git ") {
             if let Some(c) = cur.take() {
-                finish(c, &mut files, all)?;
+                files.push(c.into_patch(all)?);
             }
             // `diff --git a/x b/y`: the `---`/`+++` lines, when present, say the same.
             let paths = git_diff_paths(rest).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
             let headers = paths.is_some();
             let (a, b) = paths.unzip();
-            cur = Some(Cur {
+            cur = Some(UnifiedFile {
                 old: a,
                 new: b,
                 git: true,
@@ -580,7 +492,7 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
             let (at, rename, created, deleted) = match cur.take() {
                 Some(c) if git => (c.at, c.rename, c.created, c.deleted),
                 Some(c) => {
-                    finish(c, &mut files, all)?;
+                    files.push(c.into_patch(all)?);
                     (i + 1, (None, None), false, false)
                 }
                 None => (i + 1, (None, None), false, false),
@@ -588,7 +500,7 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
             let old = unified_path(&line[4..]).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
             let new = unified_path(&all[i + 1][4..])
                 .map_err(|()| err(f, i + 2, all[i + 1], QUOTED_PATH))?;
-            cur = Some(Cur {
+            cur = Some(UnifiedFile {
                 old,
                 new,
                 git,
@@ -602,54 +514,11 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
             i += 2;
             continue;
         }
-        if let Some(c) = cur.as_mut().filter(|c| c.git && c.hunks.is_empty()) {
-            if let Some(p) = line.strip_prefix("rename from ") {
-                c.rename.0 =
-                    unified_path(p.trim()).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
-                i += 1;
-                continue;
-            }
-            if let Some(p) = line.strip_prefix("rename to ") {
-                c.rename.1 =
-                    unified_path(p.trim()).map_err(|()| err(f, i + 1, line, QUOTED_PATH))?;
-                i += 1;
-                continue;
-            }
-            if line.starts_with("new file mode") {
-                c.created = true;
-                c.old = None;
-                i += 1;
-                continue;
-            }
-            if line.starts_with("deleted file mode") {
-                c.deleted = true;
-                c.new = None;
-                i += 1;
-                continue;
-            }
-            if [
-                "index ",
-                "old mode",
-                "new mode",
-                "similarity index",
-                "dissimilarity index",
-                "copy from",
-                "copy to",
-            ]
-            .iter()
-            .any(|p| line.starts_with(p))
-            {
-                i += 1;
-                continue;
-            }
-            if line.starts_with("Binary files") || line.starts_with("GIT binary patch") {
-                return Err(err(
-                    f,
-                    i + 1,
-                    line,
-                    "a text diff (binary patches are not applied)",
-                ));
-            }
+        if let Some(c) = cur.as_mut().filter(|c| c.git && c.hunks.is_empty())
+            && c.git_extended_header(line, i + 1)?
+        {
+            i += 1;
+            continue;
         }
         if line.starts_with("@@") {
             let Some((old_start, _new_start, header)) = parse_hunk_header(line) else {
@@ -668,68 +537,9 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
                     "`--- OLD` and `+++ NEW` file header lines before the first hunk",
                 ));
             };
-            let mut h = Hunk {
-                header: (!header.is_empty()).then_some(header),
-                line_hint: Some(old_start),
-                patch_line: i + 1,
-                ..Hunk::default()
-            };
-            i += 1;
-            let mut last_side = ' ';
-            while i < all.len() {
-                let l = all[i];
-                if l.starts_with("@@")
-                    || l.starts_with("diff --git ")
-                    || (l.starts_with("--- ")
-                        && all.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
-                {
-                    break;
-                }
-                if l.starts_with('\\') {
-                    match last_side {
-                        '-' => h.old_no_newline = true,
-                        '+' => h.new_no_newline = true,
-                        _ => {
-                            h.old_no_newline = true;
-                            h.new_no_newline = true;
-                        }
-                    }
-                    i += 1;
-                    continue;
-                }
-                let hl = if let Some(r) = l.strip_prefix('+') {
-                    last_side = '+';
-                    HunkLine::Added(r.to_string())
-                } else if let Some(r) = l.strip_prefix('-') {
-                    last_side = '-';
-                    HunkLine::Removed(r.to_string())
-                } else if let Some(r) = l.strip_prefix(' ') {
-                    last_side = ' ';
-                    HunkLine::Context(r.to_string())
-                } else if l.is_empty() {
-                    last_side = ' ';
-                    HunkLine::Context(String::new())
-                } else {
-                    break;
-                };
-                h.lines.push(hl);
-                i += 1;
-            }
-            // Blank lines after the last hunk of a diff are the end of the text.
-            while matches!(h.lines.last(), Some(HunkLine::Context(t)) if t.is_empty())
-                && all[h.patch_line..i].last().is_some_and(|l| l.is_empty())
-            {
-                h.lines.pop();
-            }
-            if !h.lines.iter().any(|l| !matches!(l, HunkLine::Context(_))) {
-                return Err(err(
-                    f,
-                    h.patch_line,
-                    all[h.patch_line - 1],
-                    "at least one `-` or `+` line in the hunk",
-                ));
-            }
+            let (h, next) = read_hunk(all, i, old_start, header)?;
             c.hunks.push(h);
+            i = next;
             continue;
         }
         if let Some(c) = &cur
@@ -747,7 +557,7 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
         i += 1;
     }
     match cur {
-        Some(c) => finish(c, &mut files, all)?,
+        Some(c) => files.push(c.into_patch(all)?),
         None => {
             return Err(err(
                 f,
@@ -758,6 +568,226 @@ fn parse_unified(all: &[&str]) -> Result<Vec<FilePatch>, ParseError> {
         }
     }
     Ok(files)
+}
+
+/// The file of a unified diff being read.
+struct UnifiedFile {
+    old: Option<String>,
+    new: Option<String>,
+    /// Whether it began with a `diff --git` line.
+    git: bool,
+    rename: (Option<String>, Option<String>),
+    created: bool,
+    deleted: bool,
+    hunks: Vec<Hunk>,
+    /// Its first line in the patch (1-based).
+    at: usize,
+    /// Whether it had its `---`/`+++` header lines (or a `diff --git` line naming both paths).
+    headers: bool,
+}
+
+impl UnifiedFile {
+    /// The file's operation, once all its lines are read: its paths without their `a/` and
+    /// `b/`, an add's content from its hunks, a rename's paths from its `rename` lines.
+    fn into_patch(self, all: &[&str]) -> Result<FilePatch, ParseError> {
+        let f = Format::Unified;
+        let both_ab = self.git
+            || (self.old.as_deref().is_none_or(|p| p.starts_with("a/"))
+                && self.new.as_deref().is_none_or(|p| p.starts_with("b/"))
+                && (self.old.is_some() || self.new.is_some()));
+        let old = self.old.as_deref().map(|p| {
+            if both_ab {
+                strip_prefix_ab(p, "a/")
+            } else {
+                p.into()
+            }
+        });
+        let new = self.new.as_deref().map(|p| {
+            if both_ab {
+                strip_prefix_ab(p, "b/")
+            } else {
+                p.into()
+            }
+        });
+        let (old, new) = match (&self.rename.0, &self.rename.1) {
+            (Some(a), Some(b)) => (Some(a.clone()), Some(b.clone())),
+            _ => (old, new),
+        };
+        let line = all.get(self.at - 1).copied().unwrap_or("");
+        if !self.headers && self.rename.0.is_none() {
+            return Err(err(
+                f,
+                self.at,
+                line,
+                "`--- OLD` and `+++ NEW` file header lines",
+            ));
+        }
+        let op_path;
+        let op = match (old, new) {
+            (None, None) => {
+                return Err(err(f, self.at, line, "a file path other than /dev/null"));
+            }
+            (None, Some(p)) => {
+                op_path = p;
+                let mut content = String::new();
+                for h in &self.hunks {
+                    for l in h.new_lines() {
+                        content.push_str(l);
+                        content.push('\n');
+                    }
+                    if h.new_no_newline && content.ends_with('\n') {
+                        content.pop();
+                    }
+                }
+                FileOp::Add { content }
+            }
+            (Some(p), None) => {
+                op_path = p;
+                FileOp::Delete
+            }
+            (Some(o), Some(n)) => {
+                if self.hunks.is_empty() && o == n && !self.created && !self.deleted {
+                    return Err(err(
+                        f,
+                        self.at,
+                        line,
+                        "at least one `@@` hunk for this file",
+                    ));
+                }
+                let move_to = (o != n).then(|| n.clone());
+                op_path = o;
+                FileOp::Update {
+                    move_to,
+                    hunks: self.hunks,
+                    create_if_missing: false,
+                }
+            }
+        };
+        Ok(FilePatch {
+            path: op_path,
+            op,
+            patch_line: self.at,
+        })
+    }
+
+    /// Takes `line` (line `at` of the patch) when it is one of git's extended header lines
+    /// (renames, modes, index); whether it was. A binary patch is refused.
+    fn git_extended_header(&mut self, line: &str, at: usize) -> Result<bool, ParseError> {
+        let f = Format::Unified;
+        if let Some(p) = line.strip_prefix("rename from ") {
+            self.rename.0 = unified_path(p.trim()).map_err(|()| err(f, at, line, QUOTED_PATH))?;
+            return Ok(true);
+        }
+        if let Some(p) = line.strip_prefix("rename to ") {
+            self.rename.1 = unified_path(p.trim()).map_err(|()| err(f, at, line, QUOTED_PATH))?;
+            return Ok(true);
+        }
+        if line.starts_with("new file mode") {
+            self.created = true;
+            self.old = None;
+            return Ok(true);
+        }
+        if line.starts_with("deleted file mode") {
+            self.deleted = true;
+            self.new = None;
+            return Ok(true);
+        }
+        if [
+            "index ",
+            "old mode",
+            "new mode",
+            "similarity index",
+            "dissimilarity index",
+            "copy from",
+            "copy to",
+        ]
+        .iter()
+        .any(|p| line.starts_with(p))
+        {
+            return Ok(true);
+        }
+        if line.starts_with("Binary files") || line.starts_with("GIT binary patch") {
+            return Err(err(
+                f,
+                at,
+                line,
+                "a text diff (binary patches are not applied)",
+            ));
+        }
+        Ok(false)
+    }
+}
+
+/// Reads the hunk whose `@@` header is line `i` (0-based) of the patch, up to the next hunk,
+/// file or line that is not a hunk's; the hunk and the index of the line after it.
+fn read_hunk(
+    all: &[&str],
+    mut i: usize,
+    old_start: usize,
+    header: String,
+) -> Result<(Hunk, usize), ParseError> {
+    let f = Format::Unified;
+    let mut h = Hunk {
+        header: (!header.is_empty()).then_some(header),
+        line_hint: Some(old_start),
+        patch_line: i + 1,
+        ..Hunk::default()
+    };
+    i += 1;
+    let mut last_side = ' ';
+    while i < all.len() {
+        let l = all[i];
+        if l.starts_with("@@")
+            || l.starts_with("diff --git ")
+            || (l.starts_with("--- ") && all.get(i + 1).is_some_and(|n| n.starts_with("+++ ")))
+        {
+            break;
+        }
+        if l.starts_with('\\') {
+            match last_side {
+                '-' => h.old_no_newline = true,
+                '+' => h.new_no_newline = true,
+                _ => {
+                    h.old_no_newline = true;
+                    h.new_no_newline = true;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        let hl = if let Some(r) = l.strip_prefix('+') {
+            last_side = '+';
+            HunkLine::Added(r.to_string())
+        } else if let Some(r) = l.strip_prefix('-') {
+            last_side = '-';
+            HunkLine::Removed(r.to_string())
+        } else if let Some(r) = l.strip_prefix(' ') {
+            last_side = ' ';
+            HunkLine::Context(r.to_string())
+        } else if l.is_empty() {
+            last_side = ' ';
+            HunkLine::Context(String::new())
+        } else {
+            break;
+        };
+        h.lines.push(hl);
+        i += 1;
+    }
+    // Blank lines after the last hunk of a diff are the end of the text.
+    while matches!(h.lines.last(), Some(HunkLine::Context(t)) if t.is_empty())
+        && all[h.patch_line..i].last().is_some_and(|l| l.is_empty())
+    {
+        h.lines.pop();
+    }
+    if !h.lines.iter().any(|l| !matches!(l, HunkLine::Context(_))) {
+        return Err(err(
+            f,
+            h.patch_line,
+            all[h.patch_line - 1],
+            "at least one `-` or `+` line in the hunk",
+        ));
+    }
+    Ok((h, i))
 }
 
 // ---------------------------------------------------------------- SEARCH/REPLACE

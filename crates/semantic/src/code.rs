@@ -264,6 +264,8 @@ impl<'t> Code<'t> {
 
     /// (kind, name, body, path prefix that replaces the parent's) of a definition node.
     #[allow(clippy::type_complexity)]
+    // Over 200 lines: one table: for each language, which node kinds are definitions, their kind
+    // and name; a split per language would cut it where it reads best as one.
     fn classify(
         &self,
         node: Node,

@@ -258,6 +258,9 @@ pub(super) fn text_patterns(fe: &FileEdits, eol: Eol) -> (Vec<String>, Vec<Optio
 /// [`resolve_edits`] against any [`EditBase`]: the splices of the text (sorted, disjoint),
 /// each edit's outcome in `outcomes`.
 #[allow(clippy::too_many_arguments)]
+// Over 200 lines: the three resolve phases in the order their meaning needs (line edits against the
+// text as read, text edits each on the result of the one before, appends last), sharing the splice
+// set, the outcomes and whether a failed edit stopped the rest.
 pub(super) fn resolve_with<E: EditBase>(
     base: &E,
     fe: &FileEdits,
@@ -610,6 +613,9 @@ pub(super) fn edits_too_large(display: &str, held: u64, max: u64) -> FkError {
     .with_hint("make fewer or smaller replacements in one request (a narrower pattern, fewer lines at a time)")
 }
 
+// Over 200 lines: one text edit's cases in order: found as often as expected (replaced), found a
+// wrong number of times (each place listed), not found (the near miss, applied when fuzzy matching
+// is asked for); they share what the search found and the edit's scope.
 fn apply_text_edit<B: BaseText>(
     seq: &mut Sequential<B>,
     pattern: Option<usize>,

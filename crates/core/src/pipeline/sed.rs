@@ -112,123 +112,20 @@ impl Substitution {
                 ));
             }
         }
-        let Some(&(_, delim)) = chars.get(1) else {
-            return Err(err(
-                1,
-                "no delimiter after `s`",
-                "write it as s/pattern/replacement/flags",
-            ));
-        };
-        if delim == '\\' || delim == '\n' || delim.is_alphanumeric() {
-            return Err(err(
-                1,
-                &format!("{delim:?} cannot be the delimiter"),
-                "use a punctuation character such as /, |, # or :",
-            ));
-        }
-        // Split at unescaped delimiters; `\<d>` becomes the delimiter itself (escaped for the
-        // regex when it is a regex operator), other escapes are kept for the next stage.
-        let mut fields: Vec<String> = vec![String::new()];
-        let mut field_starts = vec![2usize];
-        let mut i = 2;
-        while i < chars.len() && fields.len() < 3 {
-            let c = chars[i].1;
-            if c == '\\' && i + 1 < chars.len() {
-                let next = chars[i + 1].1;
-                let in_pattern = fields.len() == 1;
-                let field = fields.last_mut().expect("one field");
-                if next == delim {
-                    if in_pattern && !literal {
-                        field.push_str(&regex::escape(&delim.to_string()));
-                    } else {
-                        field.push(delim);
-                    }
-                } else {
-                    field.push('\\');
-                    field.push(next);
-                }
-                i += 2;
-                continue;
-            }
-            if c == delim {
-                fields.push(String::new());
-                field_starts.push(i + 1);
-            } else {
-                fields.last_mut().expect("one field").push(c);
-            }
-            i += 1;
-        }
-        if fields.len() < 3 {
-            let what = if fields.len() == 1 {
-                "the pattern"
-            } else {
-                "the replacement"
-            };
-            return Err(err(
-                chars.len(),
-                &format!("unterminated expression: {what} has no closing `{delim}`"),
-                &format!(
-                    "end it with `{delim}` (s{delim}pattern{delim}replacement{delim}), and write a `{delim}` inside as \\{delim}"
-                ),
-            ));
-        }
-        // Everything after the third delimiter is flags.
-        let flags_text: String = chars[i.min(chars.len())..].iter().map(|(_, c)| c).collect();
-        fields.pop();
-        let replacement_text = fields.pop().expect("replacement");
-        let pattern_text = fields.pop().expect("pattern");
-        let flags_start = field_starts[2];
-
-        let (mut global, mut ignore_case, mut whole_text, mut dot_all) =
-            (false, false, false, false);
-        let mut occurrence: Option<usize> = None;
-        let flag_chars: Vec<char> = flags_text.chars().collect();
-        let mut k = 0;
-        while k < flag_chars.len() {
-            let at = flags_start + k;
-            let c = flag_chars[k];
-            match c {
-                'g' if !global => global = true,
-                'i' | 'I' if !ignore_case => ignore_case = true,
-                'm' if !whole_text => whole_text = true,
-                's' if !dot_all => {
-                    dot_all = true;
-                    whole_text = true;
-                }
-                '0'..='9' if occurrence.is_none() => {
-                    let digits: String = flag_chars[k..]
-                        .iter()
-                        .take_while(|c| c.is_ascii_digit())
-                        .collect();
-                    let n: usize = digits.parse().unwrap_or(0);
-                    if n == 0 {
-                        return Err(err(
-                            at,
-                            "the occurrence number must be 1 or more",
-                            "N replaces the N-th match of each line: use 1, 2, ...",
-                        ));
-                    }
-                    occurrence = Some(n);
-                    k += digits.chars().count();
-                    continue;
-                }
-                'g' | 'i' | 'I' | 'm' | 's' | '0'..='9' => {
-                    return Err(err(
-                        at,
-                        &format!("flag `{c}` is given twice"),
-                        "give each flag once",
-                    ));
-                }
-                _ => {
-                    return Err(err(
-                        at,
-                        &format!("unknown flag `{c}`"),
-                        "flags are g (every match), i (ignore case), a number N (the N-th match), m (match across lines), s (m, and `.` matches a line break)",
-                    ));
-                }
-            }
-            k += 1;
-        }
+        let Fields {
+            pattern: pattern_text,
+            replacement: replacement_text,
+            replacement_start,
+            flags: flags_text,
+            flags_start,
+        } = split_fields(expression, &chars, literal)?;
+        let Flags {
+            global,
+            ignore_case,
+            whole_text,
+            dot_all,
+            occurrence,
+        } = parse_flags(expression, &flags_text, flags_start)?;
 
         let pattern = if literal {
             regex::escape(&pattern_text)
@@ -274,7 +171,7 @@ impl Substitution {
             vec![Part::Literal(unescape_literal(&replacement_text))]
         } else {
             parse_replacement(&replacement_text, &regex)
-                .map_err(|(at, what, hint)| err(field_starts[1] + at, &what, &hint))?
+                .map_err(|(at, what, hint)| err(replacement_start + at, &what, &hint))?
         };
         let replacement = runs(replacement);
         let fixed = match replacement.as_slice() {
@@ -530,6 +427,170 @@ impl Found {
         self.list.push(Splice::new(start, end, new));
         Ok(())
     }
+}
+
+/// The parts of `s<d>pattern<d>replacement<d>flags` (the pattern with `\<d>` made the
+/// delimiter, escaped for the regex unless `literal`), with where the replacement and the
+/// flags start (char indices).
+struct Fields {
+    pattern: String,
+    replacement: String,
+    replacement_start: usize,
+    flags: String,
+    flags_start: usize,
+}
+
+/// Splits an expression (its `chars`, after a checked leading `s`) at its delimiter.
+fn split_fields(
+    expression: &str,
+    chars: &[(usize, char)],
+    literal: bool,
+) -> Result<Fields, FkError> {
+    let err = |at: usize, what: &str, hint: &str| malformed(expression, at, what, hint);
+    let Some(&(_, delim)) = chars.get(1) else {
+        return Err(err(
+            1,
+            "no delimiter after `s`",
+            "write it as s/pattern/replacement/flags",
+        ));
+    };
+    if delim == '\\' || delim == '\n' || delim.is_alphanumeric() {
+        return Err(err(
+            1,
+            &format!("{delim:?} cannot be the delimiter"),
+            "use a punctuation character such as /, |, # or :",
+        ));
+    }
+    // Split at unescaped delimiters; `\<d>` becomes the delimiter itself (escaped for the
+    // regex when it is a regex operator), other escapes are kept for the next stage.
+    let mut fields: Vec<String> = vec![String::new()];
+    let mut field_starts = vec![2usize];
+    let mut i = 2;
+    while i < chars.len() && fields.len() < 3 {
+        let c = chars[i].1;
+        if c == '\\' && i + 1 < chars.len() {
+            let next = chars[i + 1].1;
+            let in_pattern = fields.len() == 1;
+            let field = fields.last_mut().expect("one field");
+            if next == delim {
+                if in_pattern && !literal {
+                    field.push_str(&regex::escape(&delim.to_string()));
+                } else {
+                    field.push(delim);
+                }
+            } else {
+                field.push('\\');
+                field.push(next);
+            }
+            i += 2;
+            continue;
+        }
+        if c == delim {
+            fields.push(String::new());
+            field_starts.push(i + 1);
+        } else {
+            fields.last_mut().expect("one field").push(c);
+        }
+        i += 1;
+    }
+    if fields.len() < 3 {
+        let what = if fields.len() == 1 {
+            "the pattern"
+        } else {
+            "the replacement"
+        };
+        return Err(err(
+            chars.len(),
+            &format!("unterminated expression: {what} has no closing `{delim}`"),
+            &format!(
+                "end it with `{delim}` (s{delim}pattern{delim}replacement{delim}), and write a `{delim}` inside as \\{delim}"
+            ),
+        ));
+    }
+    // Everything after the third delimiter is flags.
+    let flags: String = chars[i.min(chars.len())..].iter().map(|(_, c)| c).collect();
+    fields.pop();
+    let replacement = fields.pop().expect("replacement");
+    let pattern = fields.pop().expect("pattern");
+    Ok(Fields {
+        pattern,
+        replacement,
+        replacement_start: field_starts[1],
+        flags,
+        flags_start: field_starts[2],
+    })
+}
+
+/// The flags of an expression.
+struct Flags {
+    global: bool,
+    ignore_case: bool,
+    /// `m` (or `s`): the pattern matches across lines.
+    whole_text: bool,
+    dot_all: bool,
+    /// `N`: the N-th match of each line is replaced.
+    occurrence: Option<usize>,
+}
+
+/// Parses the flags `flags_text`, which start at char `flags_start` of `expression`.
+fn parse_flags(expression: &str, flags_text: &str, flags_start: usize) -> Result<Flags, FkError> {
+    let err = |at: usize, what: &str, hint: &str| malformed(expression, at, what, hint);
+    let (mut global, mut ignore_case, mut whole_text, mut dot_all) = (false, false, false, false);
+    let mut occurrence: Option<usize> = None;
+    let flag_chars: Vec<char> = flags_text.chars().collect();
+    let mut k = 0;
+    while k < flag_chars.len() {
+        let at = flags_start + k;
+        let c = flag_chars[k];
+        match c {
+            'g' if !global => global = true,
+            'i' | 'I' if !ignore_case => ignore_case = true,
+            'm' if !whole_text => whole_text = true,
+            's' if !dot_all => {
+                dot_all = true;
+                whole_text = true;
+            }
+            '0'..='9' if occurrence.is_none() => {
+                let digits: String = flag_chars[k..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .collect();
+                let n: usize = digits.parse().unwrap_or(0);
+                if n == 0 {
+                    return Err(err(
+                        at,
+                        "the occurrence number must be 1 or more",
+                        "N replaces the N-th match of each line: use 1, 2, ...",
+                    ));
+                }
+                occurrence = Some(n);
+                k += digits.chars().count();
+                continue;
+            }
+            'g' | 'i' | 'I' | 'm' | 's' | '0'..='9' => {
+                return Err(err(
+                    at,
+                    &format!("flag `{c}` is given twice"),
+                    "give each flag once",
+                ));
+            }
+            _ => {
+                return Err(err(
+                    at,
+                    &format!("unknown flag `{c}`"),
+                    "flags are g (every match), i (ignore case), a number N (the N-th match), m (match across lines), s (m, and `.` matches a line break)",
+                ));
+            }
+        }
+        k += 1;
+    }
+    Ok(Flags {
+        global,
+        ignore_case,
+        whole_text,
+        dot_all,
+        occurrence,
+    })
 }
 
 fn malformed(expression: &str, at: usize, what: &str, hint: &str) -> FkError {

@@ -574,6 +574,9 @@ fn first_eol(file: &File, body: u64, size: u64) -> std::io::Result<Eol> {
 /// bound: the streamed counterpart of the rest of `plan_file_inner` for a file that exists.
 /// `hashed`: whether the report carries its versions.
 #[allow(clippy::too_many_arguments)]
+// Over 200 lines: the streamed counterpart of `plan_file_inner`'s steps, in the same order (the one
+// pass over the file, the version check, resolve, the ranges and their old bytes, diff, hashes, the
+// planned write), on the open file and the pass's results that every step reads.
 pub(super) fn plan_streamed(
     ws: &Workspace,
     fe: &FileEdits,

@@ -454,6 +454,9 @@ impl<'t> Analysis<'t> {
         }
     }
 
+    // Over 200 lines: one arm per kind of Python syntax node the scope model treats, each what that
+    // construct binds, reads or opens; split, one tree walk would be spread over two dozen
+    // functions.
     pub(super) fn visit(&mut self, n: Node, s: usize, ann: bool) {
         match n.kind() {
             "identifier" => {

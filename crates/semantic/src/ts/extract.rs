@@ -866,6 +866,9 @@ pub fn extract_variable(
 /// uses nothing local and has no effects, and replaces it (with `all`: every identical
 /// occurrence in the file that means the same) by `name`; otherwise into a `const` in the
 /// enclosing scope, before the statement that contains it ([`extract_variable`]).
+// Over 200 lines: the steps in order (what the expression uses, whether one module constant means
+// what it did where it runs, the name, where it goes, the occurrences replaced), each a check
+// worded for the selection on the values the ones before found.
 pub fn extract_constant(
     lang: Lang,
     text: &str,

@@ -303,6 +303,9 @@ pub fn imported_at(lang: Lang, text: &str, target: &Target) -> Option<(String, S
     None
 }
 
+// Over 200 lines: one pass over the declaration: its form (function, arrow, method), its
+// parameters, its body expression and each name of the body with the scope it is bound in, the
+// refusals worded for that declaration.
 fn describe(text: &str, tree: &Tree, name_node: Node) -> Result<Function, FkError> {
     let name = text[name_node.byte_range()].to_string();
     let decl = name_node.parent().expect("a name has a parent");
@@ -602,6 +605,9 @@ pub enum Binding<'a> {
 
 /// Replaces the calls of the function in one file. `f` comes from [`function_at`] on the
 /// declaring file (`decl_text`); `text` is this file's text.
+// Over 200 lines: the calls of one file innermost first, each checked (arguments' side effects, the
+// body's names meaning the same here) and substituted into the results of the calls inside it, then
+// the outermost made the splices; the checks share the call's argument map.
 pub fn inline_calls(
     lang: Lang,
     text: &str,
