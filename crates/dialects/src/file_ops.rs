@@ -448,6 +448,25 @@ struct RewriteOutcome {
     summary: String,
 }
 
+impl RewriteOutcome {
+    fn of(
+        ws: &Call,
+        report: &FsReport,
+        applied: &filekit_refactor::ops::Applied,
+        dry_run: bool,
+        summary: String,
+    ) -> RewriteOutcome {
+        RewriteOutcome {
+            precision: (!applied.renamed.is_empty()).then_some("syntactic"),
+            diffs: dry_run.then(|| rewrite_diffs(ws, report)).flatten(),
+            dry_run,
+            warnings: applied.warnings.clone(),
+            history_entry: report.history_entry,
+            summary,
+        }
+    }
+}
+
 /// What file_duplicate answers.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -1250,14 +1269,7 @@ fn file_move(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         exports_renamed: any_renamed.then_some(exports),
         symbols_renamed: any_renamed.then_some(symbols),
         total_symbols_renamed: any_renamed.then_some(renamed),
-        outcome: RewriteOutcome {
-            precision: any_renamed.then_some("syntactic"),
-            diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
-            dry_run: args.dry_run,
-            warnings: applied.warnings.clone(),
-            history_entry: report.history_entry,
-            summary: summary.clone(),
-        },
+        outcome: RewriteOutcome::of(ws, &report, &applied, args.dry_run, summary.clone()),
     };
     Ok(ToolReply::typed(&value, false, summary))
 }
@@ -1387,14 +1399,7 @@ fn file_rename(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         exports_renamed: exports,
         symbols_renamed: any_renamed.then_some(symbols),
         total_symbols_renamed: renamed,
-        outcome: RewriteOutcome {
-            precision: any_renamed.then_some("syntactic"),
-            diffs: args.dry_run.then(|| rewrite_diffs(ws, &report)).flatten(),
-            dry_run: args.dry_run,
-            warnings: applied.warnings.clone(),
-            history_entry: report.history_entry,
-            summary: summary.clone(),
-        },
+        outcome: RewriteOutcome::of(ws, &report, &applied, args.dry_run, summary.clone()),
     };
     Ok(ToolReply::typed(&value, false, summary))
 }
