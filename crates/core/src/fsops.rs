@@ -344,12 +344,7 @@ fn carry_out(
         rewrites_start,
         spans,
     } = Batch::new(&dirs, prepared, planned);
-    let writes = ops.iter().filter(|o| matches!(o, Op::Write { .. })).count();
-    let durability = if writes > 8 {
-        Durability::Batched
-    } else {
-        Durability::PerFile
-    };
+    let durability = Durability::flushed_for(&ops);
     // Until the history has the changes: a front end that stops waits for it.
     let _writing = crate::interrupt::Writing::begin();
     let outcome = transaction::run(ws, &ops, req.atomic, durability);

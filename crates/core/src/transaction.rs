@@ -95,6 +95,28 @@ pub(crate) enum Durability {
     None,
 }
 
+/// Commits that write more files than this are [`Durability::Batched`]: the files are flushed
+/// while they are staged, several at once, and each directory once after the renames, instead
+/// of an fsync of every file and its directory in turn (an fsync costs milliseconds; a
+/// tree-wide replace writes thousands).
+pub(crate) const BATCH_SYNC_FILES: usize = 8;
+
+impl Durability {
+    /// How a flushed commit that writes `files` files reaches the disk.
+    pub(crate) fn flushed(files: usize) -> Durability {
+        if files > BATCH_SYNC_FILES {
+            Durability::Batched
+        } else {
+            Durability::PerFile
+        }
+    }
+
+    /// [`Durability::flushed`] for the writes among `ops`.
+    pub(crate) fn flushed_for(ops: &[Op]) -> Durability {
+        Durability::flushed(ops.iter().filter(|o| matches!(o, Op::Write { .. })).count())
+    }
+}
+
 /// What a [`run`] did.
 #[derive(Debug)]
 pub(crate) struct Outcome {

@@ -136,12 +136,7 @@ fn revert(
 
     let spliced = open_spliced(ws, id, &targets)?;
     let ops = transaction_ops(ws, &targets, &spliced)?;
-    let writes = ops.iter().filter(|o| matches!(o, Op::Write { .. })).count();
-    let durability = if writes > 8 {
-        Durability::Batched
-    } else {
-        Durability::PerFile
-    };
+    let durability = Durability::flushed_for(&ops);
     // Until the history has the undo: a front end that stops waits for it.
     let _writing = crate::interrupt::Writing::begin();
     let outcome = transaction::run(ws, &ops, true, durability);

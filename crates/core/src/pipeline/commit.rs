@@ -8,15 +8,9 @@ use crate::error::{ErrorCode, FkError};
 use crate::history::{self, PreparedChange, PreparedNode, StoredContent};
 use crate::intent_log::Intent;
 use crate::interrupt::Writing;
-use crate::transaction::{self, Durability, Op};
+use crate::transaction::{self, BATCH_SYNC_FILES, Durability, Op};
 use crate::workspace::{FileMeta, Workspace, WriteMode, WsPath, rfc3339};
 use rayon::prelude::*;
-
-/// Requests that write more files than this are committed with [`Durability::Batched`]: the
-/// files are flushed while they are staged, several at once, and each directory once after
-/// the renames, instead of an fsync of every file and its directory in turn (an fsync costs
-/// milliseconds; a tree-wide replace writes thousands).
-const BATCH_SYNC_FILES: usize = 8;
 
 /// The largest commit whose versions go to the version store when there is no history.
 const VERSIONS_WITHOUT_HISTORY: usize = 256;
@@ -25,10 +19,8 @@ const VERSIONS_WITHOUT_HISTORY: usize = 256;
 pub(super) fn durability(opts: &EditOptions, files: usize) -> Durability {
     if opts.no_fsync() {
         Durability::None
-    } else if files > BATCH_SYNC_FILES {
-        Durability::Batched
     } else {
-        Durability::PerFile
+        Durability::flushed(files)
     }
 }
 
