@@ -266,6 +266,36 @@ fn patches_apply_in_the_files_encoding() {
     }
 }
 
+/// A patch that moves a file and changes it goes through the file operations (the change
+/// as a rewrite of the moved file): each encoding is spliced there too, and undo brings the
+/// file back where it was with its exact bytes.
+#[test]
+fn a_patch_moves_and_changes_a_file_in_its_encoding() {
+    let sb = sandbox();
+    for c in CASES {
+        let line = line_with(c.text, c.old);
+        let moved = format!("moved/{}", c.file);
+        let patch = format!(
+            "*** Begin Patch\n*** Update File: {}\n*** Move to: {moved}\n@@\n-{line}\n+{}\n*** End Patch\n",
+            c.file,
+            line.replace(c.old, c.new)
+        );
+        let run = sb.filekit(&["patch", "-"], Some(&patch));
+        assert_eq!(run.code, 0, "{}: {}{}", c.file, run.stdout, run.stderr);
+        assert!(!sb.path(c.file).exists(), "{}", c.file);
+        assert_eq!(
+            std::fs::read(sb.path(&moved)).unwrap(),
+            c.after,
+            "{}",
+            c.file
+        );
+        let run = sb.filekit(&["undo"], None);
+        assert_eq!(run.code, 0, "{}: {}{}", c.file, run.stdout, run.stderr);
+        assert!(!sb.path(&moved).exists(), "{}", c.file);
+        assert_eq!(bytes(&sb, c), c.bytes, "{}", c.file);
+    }
+}
+
 #[test]
 fn the_drop_in_tables_edit_in_the_files_encoding() {
     let sb = sandbox();

@@ -224,21 +224,29 @@ fn prepare(ws: &Workspace, rw: &Rewrite) -> Result<Prepared, FkError> {
         )
         .with_hint("send the request again: it is computed on the file as it is now"));
     }
-    let text = std::str::from_utf8(&file.bytes).map_err(|_| {
-        FkError::new(
-            ErrorCode::Binary,
-            format!("{} is not UTF-8 text", ws.display(&at)),
-        )
-        .with_hint("only text files are rewritten")
-    })?;
+    let name = ws.display(&at);
+    // A file in another encoding is decoded, and each splice's text encoded into its bytes:
+    // every byte outside the rewrites stays the file's. A UTF-8 file's text is its bytes as
+    // they are (a BOM included), as the callers' offsets count them.
+    let decoded;
+    let (text, encoded) = match std::str::from_utf8(&file.bytes) {
+        Ok(text) => (text, None),
+        Err(_) => {
+            decoded = crate::text::TextDoc::decode(&file.bytes, &name)
+                .map_err(|e| e.with_hint("only text files are rewritten"))?;
+            (decoded.text.as_str(), decoded.encoded.as_ref())
+        }
+    };
     // The same checks and splicing as the pipeline's byte-range edits.
     let splices = filekit_splices::Splices::new(text, rw.splices.clone()).map_err(|e| {
         let e = FkError::caller_splices(&e, &rw.splices, text.len());
-        FkError::invalid(format!("a rewrite of {}: {}", ws.display(&at), e.message))
+        FkError::invalid(format!("a rewrite of {name}: {}", e.message))
             .with_hint("ranges must be in order, not overlapping, inside the text")
     })?;
-    let new = splices.apply(text)?;
-    let name = ws.display(&at);
+    let new = match encoded {
+        Some(encoded) => encoded.splice(text, &splices, &name)?,
+        None => splices.apply(text)?.into_bytes(),
+    };
     let (diff, _) = crate::diff::unified(text, &splices, &name, &name);
     Ok(Prepared {
         report: RewriteReport {
@@ -252,7 +260,7 @@ fn prepare(ws: &Workspace, rw: &Rewrite) -> Result<Prepared, FkError> {
         at,
         meta: file.meta,
         old: file.bytes,
-        new: new.into_bytes(),
+        new,
         taken: false,
     })
 }
