@@ -26,7 +26,7 @@ from conftest import definition_bytes, stdio_session
 
 pytestmark = pytest.mark.anyio
 
-DC_VERSION = "0.2.46"
+DC_VERSION = "0.2.52"
 REPO = pathlib.Path(__file__).resolve().parents[2]
 NODE = REPO / ".test-deps" / "mcp-node" / "node_modules" / ".bin" / "node"
 DC_PACKAGE = REPO / ".test-deps" / "dc" / "node_modules" / "@wonderwhy-er" / "desktop-commander"
