@@ -48,6 +48,10 @@ pub struct GrepArgs {
     /// Take the pattern literally.
     #[arg(short = 'F', long)]
     fixed_strings: bool,
+    /// The files' encoding, when it is not the one detected (shift_jis, windows-1252,
+    /// utf-16le, gb18030, euc-kr, ...). Default: each file's own.
+    #[arg(short = 'E', long, value_name = "LABEL", value_parser = crate::encoding_arg)]
+    encoding: Option<&'static filekit_core::encoding::Encoding>,
     /// Lines of context after each match.
     #[arg(short = 'A', long, value_name = "N")]
     after_context: Option<usize>,
@@ -168,6 +172,7 @@ pub fn run_grep(global: &GlobalArgs, json: bool, args: GrepArgs) -> u8 {
         walk: args.filter.walk(),
         head_limit: args.head_limit,
         max_line_chars: None,
+        encoding: args.encoding,
     };
     let line_numbers = !args.no_line_number;
     let json = json || args.filter.json;

@@ -397,6 +397,12 @@ fn the_caller_names_an_encoding_the_detector_cannot_see() {
         std::fs::read(sb.path("plain16.txt")).unwrap(),
         utf16("key = Wert ä\ntwo = 2\n")
     );
+    // grep skips it as binary, unless told its encoding.
+    let run = sb.filekit(&["grep", "Wert ä", "plain16.txt"], None);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let run = sb.filekit(&["grep", "-E", "utf-16le", "Wert ä", "plain16.txt"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "plain16.txt:1:key = Wert ä\n");
     sb.call_fails(
         "read_files",
         json!({"files": [{"path": "plain16.txt"}], "encoding": "klingon"}),

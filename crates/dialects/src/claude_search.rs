@@ -399,6 +399,7 @@ fn grep_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         // The rows skipped are found too, then dropped.
         head_limit: limit.map(|l| l.saturating_add(offset)),
         max_line_chars: Some(MAX_LINE_CHARS),
+        encoding: None,
     };
     let mut result = match grep(ws, &opts) {
         Ok(r) => r,

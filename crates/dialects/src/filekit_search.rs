@@ -255,6 +255,7 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         // The rows skipped are found too, then dropped.
         head_limit: Some(limit.saturating_add(offset)),
         max_line_chars: Some(MAX_LINE_CHARS),
+        encoding: None,
     };
     // A pattern that is not a regex is a bad argument, refused before anything is searched
     // (as replace_in_files refuses its expression): INVALID_ARGUMENT naming the pattern and

@@ -57,6 +57,9 @@ pub struct GrepOptions {
     pub head_limit: Option<usize>,
     /// Cut lines longer than this many characters (minified files), saying how much was cut.
     pub max_line_chars: Option<usize>,
+    /// The files' encoding, when the caller names it: every file is read as its text in it.
+    /// `None`: each file's own (UTF-8, or the encoding its first bytes show).
+    pub encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 /// One line of output.
@@ -250,7 +253,11 @@ pub fn grep(ws: &Workspace, opts: &GrepOptions) -> Result<GrepResult, FkError> {
             let rel = super::below(entry.path(), root).unwrap_or(entry.path());
             let searched_ok = ws.open_found(root_index, rel).and_then(|file| {
                 // A file in another encoding is searched as its text, decoded.
-                match file_encoding(&file)? {
+                let encoding = match opts.encoding {
+                    Some(named) => Some(named).filter(|e| *e != encoding_rs::UTF_8),
+                    None => file_encoding(&file)?,
+                };
+                match encoding {
                     None => searcher.search_file(&matcher, &file, &mut sink),
                     Some(enc) => searcher_builder
                         .clone()
@@ -666,6 +673,7 @@ mod tests {
     #[test]
     fn invalid_regex_names_line_and_column() {
         let opts = GrepOptions {
+            encoding: None,
             pattern: "ok\\d+[a-".into(),
             ..Default::default()
         };
