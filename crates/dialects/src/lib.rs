@@ -327,9 +327,11 @@ pub fn output_schema(tool: &ToolSpec) -> Value {
 }
 
 /// The tables whose `tools/list` entries give their arguments bare ([`args::bare`]): the
-/// curated table, whose budget of listed bytes the descriptions of arguments would break. The
-/// drop-in tables list their real tools' argument schemas, descriptions and all.
-pub const BARE_ARGUMENTS: &[&str] = &["filekit"];
+/// curated table, whose budget of listed bytes the descriptions of arguments would break;
+/// `codex`, whose real tool describes no argument; `amazonq`, whose additions to Q's two tools
+/// would take it past what Q's own definitions cost. The other drop-in tables list their real
+/// tools' argument schemas, descriptions and all.
+pub const BARE_ARGUMENTS: &[&str] = &["filekit", "codex", "amazonq"];
 
 /// A tool's argument schema as `tools/list` serves it (MCP's `inputSchema`): bare for the
 /// tables of [`BARE_ARGUMENTS`], otherwise [`ToolSpec::input_schema`] as it is (which the
