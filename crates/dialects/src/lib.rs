@@ -326,6 +326,18 @@ pub fn output_schema(tool: &ToolSpec) -> Value {
     schema(SchemaForm::Listed)
 }
 
+/// The tables whose real tools answer in text alone (Claude Code's, Codex's, Amazon Q's): as
+/// those do, their tools declare no output schema and their replies carry no structured part,
+/// so a model reads their text only. Their replies are typed all the same: `filekit call`
+/// prints them, and [`output_schema`] is the schema of their type.
+pub const TEXT_REPLIES: &[&str] = &["claude", "codex", "amazonq"];
+
+/// Whether a tool's listing declares its output schema and its replies carry their structured
+/// part beside the text (every table but [`TEXT_REPLIES`]).
+pub fn structured_replies(tool: &ToolSpec) -> bool {
+    !TEXT_REPLIES.contains(&tool.dialect)
+}
+
 /// The tables whose `tools/list` entries give their arguments bare ([`args::bare`]): the
 /// curated table, whose budget of listed bytes the descriptions of arguments would break;
 /// `codex`, whose real tool describes no argument; `amazonq`, whose additions to Q's two tools

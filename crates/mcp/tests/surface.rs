@@ -88,7 +88,10 @@ fn every_drop_in_table_costs_at_most_a_tenth_more_than_its_real_tools() {
             .iter()
             .map(|t| t.as_str().unwrap())
             .collect();
-        assert_eq!(names, theirs, "{table}: the tools measured are the tools served");
+        assert_eq!(
+            names, theirs,
+            "{table}: the tools measured are the tools served"
+        );
         let real_bytes = measured["bytes"].as_u64().unwrap() as usize;
         let (lean, _) = listing_bytes(table);
         let line = format!(
@@ -97,6 +100,14 @@ fn every_drop_in_table_costs_at_most_a_tenth_more_than_its_real_tools() {
             measured["source"].as_str().unwrap()
         );
         assert!(lean * 10 <= real_bytes * 11, "{line}");
+        for spec in select_tools(table).unwrap() {
+            let listed = serde_json::to_value(mcp_tool(&spec)).unwrap();
+            assert!(
+                listed.get("outputSchema").is_none(),
+                "{table}: {} declares an output schema, which its real tool does not",
+                spec.name
+            );
+        }
         report.push(line);
     }
     println!("{}", report.join("\n"));
