@@ -7,7 +7,8 @@ login: a dummy key, a fresh home, telemetry off.
 The bytes measured must be those crates/mcp/tests/real_tools.json records (the hermetic test
 there holds each table to 1.1x of them), so a release that changes its tools' definitions fails
 here until the record and the table follow it; and filekit's own listing of the table is held to
-the same 1.1x here, from its `tools/list` over MCP.
+the same 1.1x here, from its `tools/list` over MCP, with no output schema (the real tools declare
+none).
 """
 
 import http.server
@@ -160,6 +161,7 @@ def check(table, theirs, listing):
     lean, with_output = listing
     mine = compact(lean)
     assert mine * 10 <= real * 11, f"{table}: {mine} bytes, its real tools' {real}"
+    assert not with_output, f"{table}: {with_output} declare an output schema; the real tools do not"
 
 
 async def test_claude_codes_tools_cost_what_is_recorded(tmp_path, fake_model):
