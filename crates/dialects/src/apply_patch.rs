@@ -43,7 +43,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
     }]
 }
 
-fn reject(err: &FkError) -> Value {
+pub(crate) fn reject(err: &FkError) -> Value {
     crate::reply::failure(err)
 }
 
@@ -147,13 +147,28 @@ impl Kind {
 
 fn apply_patch(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let args: Args = parse("apply_patch", &SCHEMA, args)?;
-    let dry_run = args.dry_run.unwrap_or(false);
-    let format = args.format.map(|f| match f {
-        FormatArg::V4a => Format::V4a,
-        FormatArg::Unified => Format::Unified,
-        FormatArg::SearchReplace => Format::SearchReplace,
-    });
-    let patch = filekit_patch::parse(&args.input, format).map_err(|e| {
+    apply(
+        ws,
+        &args.input,
+        args.format.map(|f| match f {
+            FormatArg::V4a => Format::V4a,
+            FormatArg::Unified => Format::Unified,
+            FormatArg::SearchReplace => Format::SearchReplace,
+        }),
+        args.dry_run.unwrap_or(false),
+        args.update_imports.unwrap_or(true),
+    )
+}
+
+/// `apply_patch` with its arguments parsed: `input` in `format` (detected when `None`).
+pub(crate) fn apply(
+    ws: &Call,
+    input: &str,
+    format: Option<Format>,
+    dry_run: bool,
+    update_imports: bool,
+) -> Result<ToolReply, FkError> {
+    let patch = filekit_patch::parse(input, format).map_err(|e| {
         let message = if e.line == 0 {
             format!("Invalid patch: {}", e.found)
         } else {
@@ -176,13 +191,7 @@ fn apply_patch(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     if failed {
         return Ok(refusal(ws, &patch, &planned, dry_run));
     }
-    commit(
-        ws,
-        &patch,
-        planned,
-        dry_run,
-        args.update_imports.unwrap_or(true),
-    )
+    commit(ws, &patch, planned, dry_run, update_imports)
 }
 
 /// Reads and places every file of the patch; nothing is written.
