@@ -18,6 +18,8 @@
 //! # fn tempfile_like_dir() -> std::path::PathBuf { unimplemented!() }
 //! ```
 
+pub mod function_length;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -30,10 +30,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "filekit-patch",
         &["filekit-errors", "filekit-splices", "filekit-nearmiss"],
     ),
+    // The refactor layer plans and carries out patches too (`patch`): parsed and placed by
+    // `filekit-patch`, read and written through the engine.
     (
         "filekit-refactor",
         &[
             "filekit-core",
+            "filekit-patch",
             "filekit-semantic",
             "filekit-lsp",
             "filekit-errors",
