@@ -4,7 +4,8 @@
   - definitions: each table's `tools/list` array as compact JSON, without output schemas
     (names, descriptions, input schemas) and with them, beside the official MCP filesystem
     server's (@modelcontextprotocol/server-filesystem, installed in .test-deps/mcp-filesystem by
-    scripts/setup-test-deps; left out with a note when it is not there);
+    scripts/setup-test-deps; left out with a note when it is not there) and, for the claude,
+    codex and amazonq tables, beside their real tools' (crates/mcp/tests/real_tools.json);
   - a fixed everyday workload on a small Python package, done through the curated table
     (`filekit serve --tools filekit`) and through the Claude-shaped table (`--tools claude`),
     each on its own fresh copy: read a range, grep, one edit, three edits in one file, one edit
@@ -251,6 +252,13 @@ def main():
             lean, full = definition_bytes(tools)
             out["definitions"][table] = {"tools": len(tools), "without_output": lean, "with_output": full}
             print(f"{table:<22}{len(tools):>6}{lean:>16}{full:>13}")
+        # The drop-in tables beside their real tools' definitions, as recorded (and checked
+        # against the real packages by the judged tests).
+        real = json.loads((ROOT / "crates" / "mcp" / "tests" / "real_tools.json").read_text())
+        for table, measured in real["tables"].items():
+            mine = out["definitions"][table]["without_output"]
+            out["definitions"][table]["real_tools"] = measured["bytes"]
+            print(f"{table} / its real tools' {measured['bytes']} B: {mine / measured['bytes']:.2f}x")
         official, node = official_server(pathlib.Path(args.test_deps))
         if official.exists():
             server = Server([node, str(official), empty])

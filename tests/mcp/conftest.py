@@ -22,6 +22,11 @@ from mcp.client.streamable_http import streamable_http_client
 TABLES = ["filekit", "amazonq", "file", "claude", "desktop-commander", "semantic", "codex",
           "mcp-filesystem"]
 
+# The tables whose real tools answer in text alone (filekit_dialects::TEXT_REPLIES): their tools
+# list no outputSchema and their replies carry no structuredContent; `filekit call` prints the
+# typed reply.
+TEXT_REPLIES = ["claude", "codex", "amazonq"]
+
 
 def filekit_bin() -> str:
     path = os.environ.get("FILEKIT_BIN")

@@ -32,10 +32,14 @@ async def test_every_format_applies_with_codex_reply_text(connect, workspace, ta
             ">>>>>>> REPLACE\n```\n")})
     for r in (v4a, unified, blocks):
         assert not r.isError, text_of(r)
-        assert r.structuredContent["success"] is True
+        assert text_of(r).startswith("Success. Updated the following files:\n"), text_of(r)
     assert text_of(v4a).startswith("Success. Updated the following files:\nM app.py\nA notes/todo.md\n")
-    assert [r.structuredContent["format"] for r in (v4a, unified, blocks)] == [
-        "v4a", "unified", "search_replace"]
+    if table == "codex":
+        # Codex's apply_patch answers in text alone.
+        assert [r.structuredContent for r in (v4a, unified, blocks)] == [None] * 3
+    else:
+        assert [r.structuredContent["format"] for r in (v4a, unified, blocks)] == [
+            "v4a", "unified", "search_replace"]
     assert (workspace / "app.py").read_text() == (
         APP.replace("debug = True", "debug = False")
         .replace("return 1", "return 2")
@@ -64,7 +68,6 @@ async def test_refusals_write_nothing_and_say_why(connect, workspace):
         for patch, why in cases:
             r = await session.call_tool("apply_patch", {"input": patch})
             assert r.isError, patch
-            assert r.structuredContent["success"] is False
             assert why.lower() in text_of(r).lower(), (why, text_of(r))
     assert snapshot(workspace) == before
     assert not (workspace.parent / "escape.txt").exists()
@@ -72,7 +75,7 @@ async def test_refusals_write_nothing_and_say_why(connect, workspace):
 
 async def test_near_miss_and_candidates_in_the_structured_reply(connect, workspace):
     (workspace / "app.py").write_text(APP)
-    async with connect("--tools", "codex") as session:
+    async with connect() as session:
         r = await session.call_tool("apply_patch", {"input": (
             "*** Begin Patch\n*** Update File: app.py\n@@\n def main():\n-    debug = Tru\n"
             "+    debug = 1\n*** End Patch")})

@@ -75,7 +75,7 @@ def test_malformed_json_and_unknown_methods_do_not_stop_the_server(raw, workspac
     raw.send({"jsonrpc": "2.0", "id": 7, "method": "no/such/method", "params": {}})
     assert raw.reply_to(7)["error"]["code"] == -32601
     reply = raw.call(8, "Read", {"file_path": "a.txt"})
-    assert reply["result"]["structuredContent"]["content"] == "     1\tone\n"
+    assert reply["result"]["content"][0]["text"] == "     1\tone\n"
 
 
 def test_wrong_argument_types_are_error_results(raw):

@@ -47,7 +47,7 @@ def test_a_malformed_line_gets_a_parse_error(raw, workspace):
     raw.send_line(b'{"jsonrpc": "2.0", "id": 3}')
     reply = read_message(raw)
     assert reply["error"]["code"] == -32600 and reply["id"] == 3
-    assert raw.call(8, "Read", {"file_path": "a.txt"})["result"]["structuredContent"]["content"] == "     1\tone\n"
+    assert raw.call(8, "Read", {"file_path": "a.txt"})["result"]["content"][0]["text"] == "     1\tone\n"
 
 
 @pytest.mark.parametrize("params, needle", [

@@ -36,7 +36,7 @@ class Roots:
 async def where(session):
     result = await session.call_tool("Read", {"file_path": "where.txt"})
     assert not result.isError, text_of(result)
-    return result.structuredContent["content"].split("\t", 1)[1].strip()
+    return text_of(result).split("\t", 1)[1].strip()
 
 
 async def test_client_roots_are_used_and_followed(open_session, dirs):

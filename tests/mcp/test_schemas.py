@@ -1,8 +1,11 @@
 """Every tool schema of every table, as `filekit serve --tools <table>` lists it, compiles under
 ajv in strict mode (draft 2020-12: `ajv/dist/2020`, strict: true, nothing logged), and the
 structuredContent of a sample reply of each tool (tests/mcp/schema_samples.py: calls that
-work, fail and are rejected) validates against the tool's outputSchema. Node and ajv come from
-.test-deps/mcp-node (scripts/setup-test-deps)."""
+work, fail and are rejected) validates against the tool's outputSchema. The tables whose real
+tools answer in text alone (TEXT_REPLIES) list no outputSchema and send no structuredContent:
+their typed replies, as `filekit call` prints them, validate against the output schema of their
+type (`filekit tools --json`). Node and ajv come from .test-deps/mcp-node
+(scripts/setup-test-deps)."""
 
 import json
 import os
@@ -11,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import TABLES, stdio_session
+from conftest import TABLES, TEXT_REPLIES, filekit_bin, stdio_session, table_tools
 from schema_samples import SAMPLES, populate
 
 pytestmark = pytest.mark.anyio
@@ -48,10 +51,15 @@ async def test_every_schema_compiles_under_ajv_strict_and_every_reply_fits(table
     async with stdio_session(root, "--tools", table, "--holder", "agent") as session:
         tools = (await session.list_tools()).tools
         schemas = []
+        text_alone = table in TEXT_REPLIES
+        if text_alone:
+            assert not [t.name for t in tools if t.outputSchema], table
+            typed = {t["mcp_name"]: t["output_schema"] for t in table_tools(table)}
         for tool in tools:
             schemas.append({"label": f"{tool.name} inputSchema", "schema": tool.inputSchema})
-            schemas.append({"label": f"{tool.name} outputSchema", "schema": tool.outputSchema})
-        by_name = {t.name: t.outputSchema for t in tools}
+            output = typed[tool.name] if text_alone else tool.outputSchema
+            schemas.append({"label": f"{tool.name} outputSchema", "schema": output})
+        by_name = {t.name: typed[t.name] if text_alone else t.outputSchema for t in tools}
         # Every tool has sample calls, and at least one that works.
         sampled = {name for name, _ in SAMPLES[table]}
         assert sampled == set(by_name), (
@@ -61,17 +69,34 @@ async def test_every_schema_compiles_under_ajv_strict_and_every_reply_fits(table
         session_id = None  # "$SESSION" in a sample: the session the last search started
         for i, (name, args) in enumerate(SAMPLES[table]):
             args = {k: session_id if v == "$SESSION" else v for k, v in args.items()}
-            result = await session.call_tool(name, args)
-            assert result.structuredContent is not None, name
-            if isinstance(result.structuredContent, dict) and result.structuredContent.get("sessionId"):
-                session_id = result.structuredContent["sessionId"]
-            if not result.isError:
+            if text_alone:
+                is_error, reply = typed_reply(root, table, name, args)
+            else:
+                result = await session.call_tool(name, args)
+                assert result.structuredContent is not None, name
+                is_error, reply = result.isError, result.structuredContent
+            if isinstance(reply, dict) and reply.get("sessionId"):
+                session_id = reply["sessionId"]
+            if not is_error:
                 worked.add(name)
             instances.append({"label": f"{name} sample {i} {json.dumps(args)[:120]}",
-                              "schema": by_name[name], "data": result.structuredContent})
+                              "schema": by_name[name], "data": reply})
     assert worked == set(by_name), f"no sample call of {sorted(set(by_name) - worked)} works"
     errors = ajv(schemas, instances)
     assert not errors, "\n".join(errors)
+
+
+def typed_reply(root, table, tool, args):
+    """Whether a call failed, and its typed reply as `filekit call` prints it, in the object its
+    output schema describes (an array reply, as `{"results": [...]}`)."""
+    run = subprocess.run(
+        [filekit_bin(), "call", "--root", str(root), "--tools", table,
+         json.dumps({"tool_name": tool, "tool_args": args})],
+        capture_output=True, timeout=120, cwd=root,
+        env={"PATH": os.environ.get("PATH", ""), "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
+    assert run.returncode in (0, 1, 2), run.stderr.decode()
+    reply = json.loads(run.stdout)
+    return run.returncode != 0, reply if isinstance(reply, dict) else {"results": reply}
 
 
 def test_ajv_check_finds_what_it_must():

@@ -7,7 +7,7 @@ import anyio
 import jsonschema
 import pytest
 
-from conftest import TABLES, table_tools, workspace_state
+from conftest import TABLES, TEXT_REPLIES, table_tools, workspace_state
 
 pytestmark = pytest.mark.anyio
 
@@ -73,8 +73,11 @@ async def test_each_table_lists_exactly_its_tools_with_valid_schemas(connect, ta
         assert tool.description == spec["description"]
         assert tool.inputSchema == spec["input_schema"]
         jsonschema.Draft202012Validator.check_schema(tool.inputSchema)
-        assert tool.outputSchema["type"] == "object"
-        jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
+        if spec["dialect"] in TEXT_REPLIES:
+            assert tool.outputSchema is None, tool.name
+        else:
+            assert tool.outputSchema["type"] == "object"
+            jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
         a = tool.annotations
         assert a is not None, tool.name
         assert a.readOnlyHint is spec["read_only"]
@@ -105,12 +108,30 @@ async def test_all_serves_every_built_table(connect):
 
 async def test_read_returns_numbered_text_and_structured_reply(connect, workspace):
     (workspace / "a.txt").write_text("alpha\nbeta\ngamma\n")
-    async with connect("--tools", "claude") as session:
-        result = await session.call_tool("Read", {"file_path": "a.txt", "offset": 2, "limit": 1})
+    async with connect("--tools", "file") as session:
+        result = await session.call_tool("file_read_file", {"path": "a.txt", "start_line": 2, "end_line": 2})
     assert not result.isError, text_of(result)
     assert result.structuredContent["success"] is True
-    assert result.structuredContent["content"] == "     2\tbeta\n"
     assert "beta" in text_of(result)
+
+
+async def test_tables_of_tools_that_answer_in_text_send_text_alone(connect, workspace):
+    """Claude Code's, Codex's and Amazon Q's tools answer in text: so do their tables, with no
+    structuredContent beside it (amazonq's text is its reply's JSON)."""
+    (workspace / "a.txt").write_text("alpha\nbeta\ngamma\n")
+    async with connect("--tools", "claude,codex,amazonq") as session:
+        read = await session.call_tool("Read", {"file_path": "a.txt", "offset": 2, "limit": 1})
+        failed = await session.call_tool(
+            "Edit", {"file_path": "a.txt", "old_string": "zeta", "new_string": "z"})
+        patch = await session.call_tool("apply_patch", {
+            "input": "*** Begin Patch\n*** Update File: a.txt\n@@\n-gamma\n+GAMMA\n*** End Patch\n"})
+        q = await session.call_tool("fs_read", {"operations": [{"mode": "Line", "path": "a.txt"}]})
+    assert not read.isError and text_of(read).startswith("     2\tbeta\n... (1 more lines"), text_of(read)
+    assert failed.isError and "not found" in text_of(failed)
+    assert not patch.isError and text_of(patch).startswith("Success."), text_of(patch)
+    assert not q.isError and json.loads(text_of(q))["content"].endswith("GAMMA\n"), text_of(q)
+    for result in (read, failed, patch, q):
+        assert result.structuredContent is None, result
 
 
 async def test_edit_changes_the_file_on_disk(connect, workspace):
@@ -139,7 +160,7 @@ async def test_file_table_takes_mcp_and_document_names(connect, workspace):
     assert (workspace / "src" / "app.js").read_text() == "one\nTWO\nthree\n"
 
 
-async def test_array_replies_are_wrapped_as_results(connect, workspace):
+async def test_an_array_reply_is_its_json_in_the_text(connect, workspace):
     (workspace / "a.txt").write_text("a\n")
     (workspace / "b.txt").write_text("b\n")
     async with connect("--tools", "amazonq") as session:
@@ -147,8 +168,9 @@ async def test_array_replies_are_wrapped_as_results(connect, workspace):
             "fs_read", {"mode": "Line", "paths": ["a.txt", "b.txt"]}
         )
     assert not result.isError, text_of(result)
-    replies = result.structuredContent["results"]
+    replies = json.loads(text_of(result))
     assert isinstance(replies, list) and len(replies) == 2
+    assert result.structuredContent is None
 
 
 async def test_failed_edit_is_an_error_result_and_leaves_the_file(connect, workspace):
@@ -160,7 +182,6 @@ async def test_failed_edit_is_an_error_result_and_leaves_the_file(connect, works
         still_up = await session.call_tool("Read", {"file_path": "a.txt"})
     assert result.isError
     assert "not there" in text_of(result) or "not found" in text_of(result).lower()
-    assert result.structuredContent["success"] is False
     assert not still_up.isError
     assert (workspace / "a.txt").read_text() == "keep me\n"
 
@@ -171,7 +192,7 @@ async def test_paths_outside_the_root_are_refused(connect, workspace, tmp_path):
         result = await session.call_tool("Read", {"file_path": str(tmp_path / "secret.txt")})
         write = await session.call_tool("Write", {"file_path": "../escape.txt", "content": "x"})
     assert result.isError and "password" not in text_of(result)
-    assert result.structuredContent["errorCode"] == "OUT_OF_ROOT"
+    assert "is outside the workspace" in text_of(result), text_of(result)
     assert write.isError
     assert not (tmp_path / "escape.txt").exists()
 
@@ -231,7 +252,7 @@ async def test_many_calls_in_flight_at_once(connect, workspace):
     assert len(results) == 40
     for i, result in results.items():
         assert not result.isError
-        assert result.structuredContent["content"] == f"     1\tfile {i}\n"
+        assert text_of(result) == f"     1\tfile {i}\n"
 
 
 async def test_a_call_of_many_megabytes_round_trips(connect, workspace):

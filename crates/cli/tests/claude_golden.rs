@@ -124,7 +124,7 @@ fn cases() -> Vec<Case> {
             .hides(&[concat!("xxxxxxxxxx", "xxxxxxxxxx", "... [line truncated: 2000 of 2500 characters shown]x")]),
         case("read_stops_at_2000_lines_by_default", READ_DESC, "Read", json!({"file_path": "$ROOT/big.txt"}))
             .file("big.txt", numbered(2100))
-            .shows(&["  2000\tline 2000\n", "Read lines 1-2000 of 2100"]).hides(&["line 2001\n"]),
+            .shows(&["  2000\tline 2000\n"]).typed(&["Read lines 1-2000 of 2100"]).hides(&["line 2001\n"]),
         case("read_limit_0_is_refused", READ_CALL, "Read", json!({"file_path": "$ROOT/a.txt", "limit": 0}))
             .file("a.txt", ten.clone()).rejected().shows(&["`limit` is 0"]),
         case("read_takes_pages_and_allow_large", SDK_SCHEMA, "Read",
@@ -145,24 +145,24 @@ fn cases() -> Vec<Case> {
         case("edit_ambiguous_without_replace_all", "Claude Code 2.1.112 cli.js, Edit.validateInput: \"Found N matches of the string to replace, but replace_all is false.\" (filekit: AMBIGUOUS with the lines)", "Edit",
             json!({"file_path": "$ROOT/a.txt", "old_string": "a", "new_string": "c"}))
             .file("a.txt", "a\nb\na\n").fails()
-            .shows(&["matches 2 times", "at lines 1, 3", "AMBIGUOUS"]).then("a.txt", Some("a\nb\na\n")),
+            .shows(&["matches 2 times", "at lines 1, 3"]).typed(&["AMBIGUOUS"]).then("a.txt", Some("a\nb\na\n")),
         case("edit_not_found_shows_the_near_miss", "Claude Code 2.1.112 cli.js, Edit.validateInput: \"String to replace not found in file.\" (filekit, better: the closest text, its line and a character diff)", "Edit",
             json!({"file_path": "$ROOT/main.rs", "old_string": "let lin = read_line();", "new_string": "let l = 1;"}))
             .file("main.rs", MAIN_RS).fails()
-            .shows(&["not found", "line 2", "NOT_FOUND"]).then("main.rs", Some(MAIN_RS)),
+            .shows(&["not found", "line 2"]).typed(&["NOT_FOUND"]).then("main.rs", Some(MAIN_RS)),
         case("edit_same_strings", "Claude Code 2.1.112 cli.js, Edit.validateInput: \"No changes to make: old_string and new_string are exactly the same.\"", "Edit",
             json!({"file_path": "$ROOT/a.txt", "old_string": "line 1", "new_string": "line 1"}))
             .file("a.txt", ten.clone()).rejected().shows(&["exactly the same"]),
         case("edit_empty_old_string_creates_a_missing_file", EDIT_VALIDATE, "Edit",
             json!({"file_path": "$ROOT/src/new.ts", "old_string": "", "new_string": "export const a = 1;\n"}))
-            .shows(&["Created $ROOT/src/new.ts"]).then("src/new.ts", Some("export const a = 1;\n")),
+            .typed(&["Created $ROOT/src/new.ts"]).then("src/new.ts", Some("export const a = 1;\n")),
         case("edit_empty_old_string_fills_an_empty_file", EDIT_VALIDATE, "Edit",
             json!({"file_path": "$ROOT/empty.txt", "old_string": "", "new_string": "now\n"}))
             .file("empty.txt", "").then("empty.txt", Some("now\n")),
         case("edit_empty_old_string_on_a_file_with_content", "Claude Code 2.1.112 cli.js, Edit.validateInput: \"Cannot create new file - file already exists.\"", "Edit",
             json!({"file_path": "$ROOT/a.txt", "old_string": "", "new_string": "x"}))
             .file("a.txt", ten.clone()).fails()
-            .shows(&["cannot create a new file: $ROOT/a.txt already exists", "CONFLICT"])
+            .shows(&["cannot create a new file: $ROOT/a.txt already exists"]).typed(&["CONFLICT"])
             .then("a.txt", Some(TEN_LINES)),
         // ---- MultiEdit
         case("multi_edit_applies_in_sequence", MULTI_EDIT, "MultiEdit",
@@ -257,12 +257,12 @@ fn golden_cases_through_filekit_call() {
 /// claude dialect's reply fields (`content`, `error`, `filePath`) are what the table's reference page gives.
 #[test]
 fn golden_cases_over_mcp_stdio() {
-    over_mcp_stdio_with("claude", &cases(), Structured::Also);
+    over_mcp_stdio("claude", &cases());
 }
 
 #[test]
 fn golden_cases_over_mcp_http() {
-    over_mcp_http_with("claude", &cases(), Structured::Also);
+    over_mcp_http("claude", &cases());
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: true,
             run: fs_read,
             reject,
-            guide: "",
+            guide: FS_READ_GUIDE,
             reply: crate::ReplySchema::Typed(reply::schema_failing::<FsReadReply, Failure>),
         },
         ToolSpec {
@@ -50,7 +50,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             idempotent: false,
             run: fs_write,
             reject,
-            guide: "",
+            guide: FS_WRITE_GUIDE,
             reply: crate::ReplySchema::Typed(reply::schema_failing::<FsWriteReply, Failure>),
         },
     ]
@@ -293,7 +293,22 @@ struct CommandFailure {
 // ---------------------------------------------------------------------------------------------
 // fs_read
 
+/// What fs_read lists (its arguments bare): what each mode takes and the one thing a model gets
+/// wrong (line numbers copied into edits); the rest is in [`FS_READ_GUIDE`].
 const FS_READ_DESCRIPTION: &str = "\
+Read files with numbered lines, list directories, search, or look at images. `operations`: \
+one or more reads, each {mode, ...}; several answer in order.
+- Line: `path`, or `paths` for many files; `start_line`/`end_line` 1-based, inclusive, \
+negative from the end.
+- Directory: `path`, `depth`, `exclude_patterns`, `max_entries`, `offset`.
+- Search: `pattern` (literal, case-insensitive) in `path`, `context_lines`.
+- Image: `image_paths`.
+A file's reply has its content_hash, which fs_write's line edits take. Do not copy the line \
+numbers into edits.
+Example: {\"operations\": [{\"mode\": \"Line\", \"path\": \"src/main.rs\", \"start_line\": 10, \"end_line\": 40}]}";
+
+/// The long form of fs_read's description, on its documentation page.
+const FS_READ_GUIDE: &str = "\
 Read one or many text files with line numbers, list directories, search, or look at images. \
 Every result carries the file's content_hash and last_modified: keep the content_hash to make \
 line edits with fs_write (replace_lines, insert) without reading again.
@@ -757,7 +772,25 @@ fn read_images(
 // ---------------------------------------------------------------------------------------------
 // fs_write
 
+/// What fs_write lists (its arguments bare): each command's arguments and the line-number rule
+/// models get wrong; the rest is in [`FS_WRITE_GUIDE`].
 const FS_WRITE_DESCRIPTION: &str = "\
+Create and edit files: `command` with `path`, or `fileEdits` [{path, edits: [{command, ...}]}] \
+for many edits of many files in one call.
+- create: `file_text` as the file (it replaces one that exists; `overwrite: false` refuses).
+- str_replace: `old_str` (exactly once, copied exactly) by `new_str`.
+- insert: the lines of `new_str` after line `insert_line` (0: at the top).
+- append: `new_str` at the end.
+- replace_lines: lines `start_line`..`end_line` by `new_str`.
+- pattern_replace: `sed_pattern` (s/re/new/flags) over the files of `directory` matching \
+`file_pattern`.
+Line numbers are 1-based and all refer to the file before this call. In `fileEdits`, insert \
+and replace_lines take the file's `content_hash` from fs_read. `dry_run` shows the diff; \
+`atomic` writes all or nothing.
+Example: {\"command\": \"str_replace\", \"path\": \"src/app.py\", \"old_str\": \"DEBUG = True\", \"new_str\": \"DEBUG = False\"}";
+
+/// The long form of fs_write's description, on its documentation page.
+const FS_WRITE_GUIDE: &str = "\
 Create and edit files: one edit with `path`, or many edits to many files in one call with \
 `fileEdits` (an array of {path, edits}). Commands:
 - create: write `file_text` as the file (parent directories are created). As in the Q CLI, \

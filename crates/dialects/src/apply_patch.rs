@@ -27,22 +27,14 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
     vec![ToolSpec {
         name: "apply_patch",
         dialect,
-        description: if dialect == "filekit" {
-            CURATED_DESCRIPTION
-        } else {
-            DESCRIPTION
-        },
+        description: LISTED_DESCRIPTION,
         input_schema: SCHEMA.clone(),
         read_only: false,
         destructive: true,
         idempotent: false,
         run: apply_patch,
         reject,
-        guide: if dialect == "filekit" {
-            DESCRIPTION
-        } else {
-            ""
-        },
+        guide: DESCRIPTION,
         reply: crate::ReplySchema::Typed(crate::reply::schema::<PatchReply>),
     }]
 }
@@ -51,9 +43,10 @@ pub(crate) fn reject(err: &FkError) -> Value {
     crate::reply::failure(err)
 }
 
-/// What the curated table lists; its guide is [`DESCRIPTION`], what the `codex` table lists.
-const CURATED_DESCRIPTION: &str = "\
-Apply a patch: add, delete, move and change files in one call, all or nothing. `input` is Codex's envelope (`*** Begin Patch`, `*** Update File: PATH`, `@@` hunks of ` `, `-` and `+` lines, `*** End Patch`), a unified diff (`git diff`), or SEARCH/REPLACE blocks (the path, `<<<<<<< SEARCH`, old lines, `=======`, new lines, `>>>>>>> REPLACE`). Give about 3 lines of context; line numbers are only hints. A hunk found nowhere is refused with the closest text. dry_run writes nothing.
+/// What both tables list (Codex's own tool is a patch and a grammar in fewer bytes than the
+/// long form); the guide, on the documentation page, is [`DESCRIPTION`].
+const LISTED_DESCRIPTION: &str = "\
+Add, delete, move and change files with one patch, all or nothing. `input` is Codex's envelope (`*** Begin Patch`, `*** Update File: PATH`, `@@` hunks of ` `, `-` and `+` lines, `*** End Patch`), a unified diff, or SEARCH/REPLACE blocks (the path, `<<<<<<< SEARCH`, old lines, `=======`, new lines, `>>>>>>> REPLACE`). Give about 3 lines of context; line numbers are only hints. A hunk found nowhere is refused with the closest text. dry_run writes nothing.
 
 Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    debug = True\\n+    debug = False\\n*** End Patch\"}";
 

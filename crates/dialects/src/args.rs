@@ -103,8 +103,10 @@ fn tidy(value: &mut Value) {
 /// what a model must know, `docs/tools/` the rest), and the same constraints in fewer bytes:
 /// a choice of constants is one `enum`, a choice of one-key objects (an edit that is
 /// `{"create": ...}` or `{"str_replace": ...}`) one object that takes exactly one of the keys.
-/// It accepts exactly the arguments the full schema accepts, but for `minimum: 0`, which the
-/// parsing still enforces.
+/// It accepts exactly the arguments the full schema accepts, but for `minimum: 0` and the
+/// conditions that tie a command to its arguments (an `allOf` of `if`/`then`: fs_write's
+/// `create` takes `file_text`), which the parsing still enforces and the tool's description
+/// says.
 pub(crate) fn bare(schema: &Value) -> Value {
     let mut schema = schema.clone();
     bare_in_place(&mut schema);
@@ -116,6 +118,18 @@ fn bare_in_place(node: &mut Value) {
         Value::Object(obj) => {
             obj.remove("description");
             obj.remove("examples");
+            let conditions = |branches: &Vec<Value>| {
+                branches
+                    .iter()
+                    .all(|b| b.get("if").is_some() && b.get("then").is_some())
+            };
+            if obj
+                .get("allOf")
+                .and_then(Value::as_array)
+                .is_some_and(conditions)
+            {
+                obj.remove("allOf");
+            }
             if obj.get("minimum") == Some(&Value::from(0)) {
                 obj.remove("minimum");
             }

@@ -327,10 +327,24 @@ pub fn output_schema(tool: &ToolSpec) -> Value {
     schema(SchemaForm::Listed)
 }
 
+/// The tables whose real tools answer in text alone (Claude Code's, Codex's, Amazon Q's): as
+/// those do, their tools declare no output schema and their replies carry no structured part,
+/// so a model reads their text only. Their replies are typed all the same: `filekit call`
+/// prints them, and [`output_schema`] is the schema of their type.
+pub const TEXT_REPLIES: &[&str] = &["claude", "codex", "amazonq"];
+
+/// Whether a tool's listing declares its output schema and its replies carry their structured
+/// part beside the text (every table but [`TEXT_REPLIES`]).
+pub fn structured_replies(tool: &ToolSpec) -> bool {
+    !TEXT_REPLIES.contains(&tool.dialect)
+}
+
 /// The tables whose `tools/list` entries give their arguments bare ([`args::bare`]): the
-/// curated table, whose budget of listed bytes the descriptions of arguments would break. The
-/// drop-in tables list their real tools' argument schemas, descriptions and all.
-pub const BARE_ARGUMENTS: &[&str] = &["filekit"];
+/// curated table, whose budget of listed bytes the descriptions of arguments would break;
+/// `codex`, whose real tool describes no argument; `amazonq`, whose additions to Q's two tools
+/// would take it past what Q's own definitions cost. The other drop-in tables list their real
+/// tools' argument schemas, descriptions and all.
+pub const BARE_ARGUMENTS: &[&str] = &["filekit", "codex", "amazonq"];
 
 /// A tool's argument schema as `tools/list` serves it (MCP's `inputSchema`): bare for the
 /// tables of [`BARE_ARGUMENTS`], otherwise [`ToolSpec::input_schema`] as it is (which the

@@ -197,8 +197,9 @@ impl FilekitServer {
 }
 
 /// The MCP listing of one tool (what `tools/list` serves): its MCP name, the model-facing
-/// description, the input schema, an output schema (replies are objects, see [`structured`])
-/// and the annotations.
+/// description, the input schema, an output schema where its table's replies are structured
+/// (replies are objects, see [`structured`]; not the tables whose real tools answer in text
+/// alone, [`filekit_dialects::TEXT_REPLIES`]) and the annotations.
 pub fn mcp_tool(spec: &ToolSpec) -> Tool {
     let input_schema = match filekit_dialects::input_schema(spec) {
         Value::Object(map) => map,
@@ -218,9 +219,13 @@ pub fn mcp_tool(spec: &ToolSpec) -> Tool {
             .destructive(spec.destructive)
             .idempotent(spec.idempotent)
     };
-    Tool::new(spec.mcp_name(), spec.description, Arc::new(input_schema))
-        .with_raw_output_schema(Arc::new(output_schema(spec)))
-        .with_annotations(annotations)
+    let tool = Tool::new(spec.mcp_name(), spec.description, Arc::new(input_schema))
+        .with_annotations(annotations);
+    if filekit_dialects::structured_replies(spec) {
+        tool.with_raw_output_schema(Arc::new(output_schema(spec)))
+    } else {
+        tool
+    }
 }
 
 /// The output schema of a tool (every tool has one that names its reply's fields). Replies the
@@ -390,7 +395,9 @@ impl ServerHandler for FilekitServer {
         } else {
             CallToolResult::success(content)
         };
-        result.structured_content = Some(structured(reply.value));
+        if filekit_dialects::structured_replies(&self.tools[index].spec) {
+            result.structured_content = Some(structured(reply.value));
+        }
         if reply.rejected {
             // Tells a client (and the test suite) that nothing was attempted: the arguments
             // did not parse or fit, as opposed to an operation that ran and failed.
@@ -689,7 +696,14 @@ mod tests {
             let writes = |hint: bool| (!spec.read_only).then_some(hint);
             assert_eq!(a.destructive_hint, writes(spec.destructive));
             assert_eq!(a.idempotent_hint, writes(spec.idempotent));
-            assert_eq!(tool.output_schema.as_ref().unwrap()["type"], "object");
+            match &tool.output_schema {
+                Some(schema) => assert_eq!(schema["type"], "object"),
+                None => assert!(
+                    !filekit_dialects::structured_replies(&spec),
+                    "{}: no output schema",
+                    spec.name
+                ),
+            }
             assert_eq!(tool.input_schema["type"], "object");
         }
     }

@@ -66,6 +66,53 @@ fn every_table_lists_its_tools_within_its_budget() {
     println!("{}", report.join("\n"));
 }
 
+/// The drop-in tables' real tools, measured: what they cost and where that was measured
+/// (`real_tools.json`, which the judged stage checks against the real packages).
+const REAL_TOOLS: &str = include_str!("real_tools.json");
+
+/// A drop-in table costs a session at most 1.1x what its real tools do, measured alike (names,
+/// descriptions, argument schemas), and declares no output schema where they declare none.
+#[test]
+fn every_drop_in_table_costs_at_most_a_tenth_more_than_its_real_tools() {
+    let real: Value = serde_json::from_str(REAL_TOOLS).unwrap();
+    let mut report = Vec::new();
+    for (table, measured) in real["tables"].as_object().unwrap() {
+        let names: Vec<String> = select_tools(table)
+            .unwrap()
+            .iter()
+            .map(|t| t.mcp_name())
+            .collect();
+        let theirs: Vec<&str> = measured["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names, theirs,
+            "{table}: the tools measured are the tools served"
+        );
+        let real_bytes = measured["bytes"].as_u64().unwrap() as usize;
+        let (lean, _) = listing_bytes(table);
+        let line = format!(
+            "{table}: {lean} bytes, {:.2}x its real tools' {real_bytes} ({})",
+            lean as f64 / real_bytes as f64,
+            measured["source"].as_str().unwrap()
+        );
+        assert!(lean * 10 <= real_bytes * 11, "{line}");
+        for spec in select_tools(table).unwrap() {
+            let listed = serde_json::to_value(mcp_tool(&spec)).unwrap();
+            assert!(
+                listed.get("outputSchema").is_none(),
+                "{table}: {} declares an output schema, which its real tool does not",
+                spec.name
+            );
+        }
+        report.push(line);
+    }
+    println!("{}", report.join("\n"));
+}
+
 /// `snake_case`: lower-case words joined by `_`.
 fn snake(key: &str) -> bool {
     key.chars()

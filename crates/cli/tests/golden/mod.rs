@@ -6,8 +6,8 @@
 //! client roots are the row's workspace; a plain HTTP/1.1 client over a socket). Over MCP
 //! a row is checked against the text content only, what a client hands the model (with the
 //! strings of that text when it is JSON), never against structuredContent, which many
-//! clients do not show; unless the table says its structured reply is part of what it
-//! defines ([`Structured::Also`]: the claude table, whose reply fields are Claude Code's).
+//! clients do not show (and the tables whose real tools answer in text alone do not send);
+//! the typed reply, with every field, is what `filekit call` prints.
 
 #![allow(dead_code)] // each table uses the part it needs
 
@@ -56,6 +56,9 @@ pub struct Case {
     pub reads: Vec<&'static str>,
     /// Text the model must not read over MCP (where the JSON of `filekit call` may have it).
     pub unread: Vec<&'static str>,
+    /// Text the typed reply must carry (what `filekit call` prints), beyond `shows`: a table
+    /// whose real tools answer in text alone sends a model the text only.
+    pub typed: Vec<&'static str>,
     /// A failure that still wrote some of its edits (a batch that goes on after a failed
     /// edit): the files are checked by `after` only.
     pub partial: bool,
@@ -78,6 +81,7 @@ pub fn case(name: &'static str, source: &'static str, tool: &'static str, args: 
         hides: Vec::new(),
         reads: Vec::new(),
         unread: Vec::new(),
+        typed: Vec::new(),
         partial: false,
         after: Vec::new(),
     }
@@ -122,6 +126,10 @@ impl Case {
     }
     pub fn unread(mut self, needles: &[&'static str]) -> Self {
         self.unread.extend_from_slice(needles);
+        self
+    }
+    pub fn typed(mut self, needles: &[&'static str]) -> Self {
+        self.typed.extend_from_slice(needles);
         self
     }
     pub fn then(mut self, path: &'static str, content: Option<&str>) -> Self {
@@ -294,14 +302,14 @@ fn call_with(
 }
 
 /// `tools/call` of `tool` on a stdio session, as an answer.
-fn call_over(mcp: &mut McpStdio, tool: &str, args: &Value, structured: Structured) -> Answer {
+fn call_over(mcp: &mut McpStdio, tool: &str, args: &Value) -> Answer {
     let response = mcp.request("tools/call", json!({"name": tool, "arguments": args}));
-    answer_of(tool, &response, structured)
+    answer_of(tool, &response)
 }
 
 /// What a `tools/call` response says: its outcome, the text content (and its strings when it
 /// is JSON), and the structured reply's strings when the table asks for them.
-fn answer_of(tool: &str, response: &Value, structured: Structured) -> Answer {
+fn answer_of(tool: &str, response: &Value) -> Answer {
     let result = response
         .get("result")
         .unwrap_or_else(|| panic!("tools/call {tool}: no result: {response}"));
@@ -334,9 +342,6 @@ fn answer_of(tool: &str, response: &Value, structured: Structured) -> Answer {
             let uri = inner["uri"].as_str().unwrap_or("");
             said.push_str(&format!("[{kind} block: {mime} {uri}]\n"));
         }
-    }
-    if structured == Structured::Also {
-        strings(&result["structuredContent"], &mut said);
     }
     Answer {
         outcome,
@@ -513,7 +518,7 @@ impl HttpServer {
         id
     }
 
-    fn call(&self, session: &str, tool: &str, args: &Value, structured: Structured) -> Answer {
+    fn call(&self, session: &str, tool: &str, args: &Value) -> Answer {
         let reply = self.exchange(
             "POST",
             Some(session),
@@ -528,7 +533,7 @@ impl HttpServer {
                 panic!("tools/call {tool} over HTTP: no response in {}", reply.body)
             });
         let _ = self.exchange("DELETE", Some(session), None);
-        answer_of(tool, &response, structured)
+        answer_of(tool, &response)
     }
 }
 
@@ -596,23 +601,13 @@ fn sse_messages(events: &str) -> Vec<Value> {
 /// Runs every case over MCP streamable HTTP: one `filekit serve --http` for the table, one
 /// session per row with the row's sandbox as its root.
 pub fn over_mcp_http(dialect: &str, all: &[Case]) {
-    over_mcp_http_with(dialect, all, Structured::No)
-}
-
-/// [`over_mcp_http`], checking the structured reply too when `structured` says so.
-pub fn over_mcp_http_with(dialect: &str, all: &[Case], structured: Structured) {
     let server = HttpServer::start(dialect);
     let mut wrong = Vec::new();
     for c in all {
         let sb = setup_in(c, Some(server.state.path()));
         let before = contents(&sb, c);
         let session = server.session(&root_of(&sb));
-        let answer = server.call(
-            &session,
-            c.tool,
-            &rooted(&c.args, &root_of(&sb)),
-            structured,
-        );
+        let answer = server.call(&session, c.tool, &rooted(&c.args, &root_of(&sb)));
         wrong.extend(check(c, "MCP HTTP", &sb, &before, &answer));
     }
     let log: Vec<String> = server.said.try_iter().collect();
@@ -654,6 +649,17 @@ fn check(
         let n = n.replace("$ROOT", &root);
         if !a.said.contains(&n) {
             wrong.push(format!("{at}: expected {n:?} in the reply:\n{}", a.said));
+        }
+    }
+    if !channel.starts_with("MCP") {
+        for n in &c.typed {
+            let n = n.replace("$ROOT", &root);
+            if !a.said.contains(&n) {
+                wrong.push(format!(
+                    "{at}: expected {n:?} in the typed reply:\n{}",
+                    a.said
+                ));
+            }
         }
     }
     if channel.starts_with("MCP") {
@@ -803,33 +809,14 @@ pub fn through_filekit_call_against_schemas(dialect: &str, all: &[Case]) {
     );
 }
 
-/// What a row is checked against over MCP besides the text content.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Structured {
-    /// The text only: what every client hands the model.
-    No,
-    /// The structured reply's strings too, for tables whose reply shape is what they define.
-    Also,
-}
-
 /// Runs every case over MCP stdio against `filekit serve --tools <dialect>`.
 pub fn over_mcp_stdio(dialect: &str, all: &[Case]) {
-    over_mcp_stdio_with(dialect, all, Structured::No)
-}
-
-/// [`over_mcp_stdio`], checking the structured reply too when `structured` says so.
-pub fn over_mcp_stdio_with(dialect: &str, all: &[Case], structured: Structured) {
     let mut wrong = Vec::new();
     for c in all {
         let sb = setup(c);
         let before = contents(&sb, c);
         let mut mcp = McpStdio::start(sb.command(&["serve", "--tools", dialect]));
-        let answer = call_over(
-            &mut mcp,
-            c.tool,
-            &rooted(&c.args, &root_of(&sb)),
-            structured,
-        );
+        let answer = call_over(&mut mcp, c.tool, &rooted(&c.args, &root_of(&sb)));
         drop(mcp);
         wrong.extend(check(c, "MCP stdio", &sb, &before, &answer));
     }
@@ -854,7 +841,10 @@ pub fn well_formed(dialect: &str, all: &[Case], tools: &[&str], min: usize) {
         assert!(names.insert(c.name), "two cases named {}", c.name);
         assert!(c.source.len() > 20, "{}: no source", c.name);
         assert!(
-            !c.shows.is_empty() || !c.after.is_empty() || !c.reads.is_empty(),
+            !c.shows.is_empty()
+                || !c.after.is_empty()
+                || !c.reads.is_empty()
+                || !c.typed.is_empty(),
             "{}: checks nothing",
             c.name
         );
