@@ -84,6 +84,14 @@ fn cases() -> Vec<Case> {
             .file("a.txt", ten.clone()).fails()
             .shows(&["line 1", "$ROOT/gone.txt does not exist"])
             .reads(&["=== Operation 2 Error ===", "Summary: 2 operations processed, 1 successful, 1 failed"]),
+        case("read_batch_with_a_refused_operation", READ_BATCH, "fs_read",
+            json!({"operations": [
+                {"mode": "Line", "path": "$ROOT/a.txt"},
+                {"mode": "Search", "path": "$ROOT/a.txt", "pattern": ""}
+            ]}))
+            .file("a.txt", ten.clone()).fails()
+            .shows(&["line 1", "missing argument `operations[1].pattern`"])
+            .reads(&["=== Operation 2 Error ===", "Summary: 2 operations processed, 1 successful, 1 failed"]),
         case("read_summary_is_accepted", SUMMARY, "fs_read",
             json!({"operations": [{"mode": "Line", "path": "$ROOT/a.txt", "end_line": 1}], "summary": "look at the header"}))
             .file("a.txt", ten.clone()).shows(&["     1\tline 1\n"]).hides(&["     2\t"]),

@@ -36,7 +36,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             destructive: false,
             idempotent: true,
             run: fs_read,
-            reject,
+            reject: reject_read,
             guide: FS_READ_GUIDE,
             reply: crate::ReplySchema::Typed(reply::schema_failing::<FsReadReply, Failure>),
         },
@@ -49,31 +49,34 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
             destructive: true,
             idempotent: false,
             run: fs_write,
-            reject,
+            reject: reject_write,
             guide: FS_WRITE_GUIDE,
             reply: crate::ReplySchema::Typed(reply::schema_failing::<FsWriteReply, Failure>),
         },
     ]
 }
 
-fn reject(err: &FkError) -> Value {
-    reply::failure(err)
+fn reject_read(err: &FkError) -> Value {
+    FsReadReply::Rejected(Failure::of(err)).to_value()
 }
 
-/// A reply as its JSON and, since the Q CLI has no words of its own for these tools, the
+fn reject_write(err: &FkError) -> Value {
+    FsWriteReply::Rejected(Failure::of(err)).to_value()
+}
+
+/// An fs_write reply as its JSON and, since the Q CLI has no words of its own for writes, the
 /// same JSON as the text the model reads.
-fn serialized<T: Serialize>(value: &T, is_error: bool) -> ToolReply {
-    let value = reply::to_value(value);
+fn serialized(reply: &FsWriteReply, is_error: bool) -> ToolReply {
+    let value = reply.to_value();
     let text = shape::serialized(&value);
     ToolReply::new(value, is_error, text)
 }
 
 /// What fs_read answers, for its output schema: one read's entry; or, for a reply that is an
 /// array (a read of several files, several operations), the array as MCP carries it,
-/// `{results}`. The replies are built from the entry types; this type only names them all.
-#[derive(JsonSchema)]
+/// `{results}`.
+#[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
 enum FsReadReply {
     Entry(ReadEntry),
     Rejected(Failure),
@@ -83,10 +86,20 @@ enum FsReadReply {
     },
 }
 
+impl FsReadReply {
+    /// The reply as the tool answers it: several entries as a bare array, which MCP carries
+    /// as the `{results}` its schema names.
+    fn to_value(&self) -> Value {
+        match self {
+            FsReadReply::Many { results } => reply::to_value(results),
+            reply => reply::to_value(reply),
+        }
+    }
+}
+
 /// One read's reply.
-#[derive(JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
 enum ReadEntry {
     Lines(Box<LineEntry>),
     Image(Box<ImageEntry>),
@@ -96,9 +109,8 @@ enum ReadEntry {
 }
 
 /// One operation of several: its entry, or the entries of an operation of several files.
-#[derive(JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
 enum BatchItem {
     Entry(ReadEntry),
     Files {
@@ -107,6 +119,8 @@ enum BatchItem {
         /// images (`paths`, `image_paths`), in order.
         results: Vec<ReadEntry>,
     },
+    /// An operation whose arguments were refused (the others ran).
+    Rejected(Failure),
 }
 
 /// A text file's lines (Line mode).
@@ -193,9 +207,8 @@ struct SearchMatch {
 
 /// What fs_write answers, for its output schema: a file's entry, the entries of several
 /// (`fileEdits`, as MCP carries an array: `{results}`), or a pattern_replace's report.
-#[derive(JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
 enum FsWriteReply {
     File(Box<WriteEntry>),
     Files {
@@ -205,6 +218,17 @@ enum FsWriteReply {
     Tree(Box<TreeReplaceReply>),
     TreeFailed(Box<CommandFailure>),
     Rejected(Failure),
+}
+
+impl FsWriteReply {
+    /// The reply as the tool answers it: several entries as a bare array, which MCP carries
+    /// as the `{results}` its schema names.
+    fn to_value(&self) -> Value {
+        match self {
+            FsWriteReply::Files { results } => reply::to_value(results),
+            reply => reply::to_value(reply),
+        }
+    }
 }
 
 /// One file of fs_write.
@@ -498,7 +522,7 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             max_entries: args.max_entries,
             offset: args.offset,
         };
-        return read_one(ws, &op, "", &ws.reply_budget());
+        return read_one(ws, &op, "", &ws.reply_budget()).map(Read::reply);
     };
     if !given.is_empty() {
         return Err(FkError::invalid(format!(
@@ -520,10 +544,10 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     }
     if ops.len() == 1 {
         // As the Q CLI does: a single operation answers as that read alone.
-        return read_one(ws, &ops[0], "operations[0].", &ws.reply_budget());
+        return read_one(ws, &ops[0], "operations[0].", &ws.reply_budget()).map(Read::reply);
     }
     // Several: one result each, in order, and the Q CLI's text for a batch.
-    let mut values = Vec::with_capacity(ops.len());
+    let mut results = Vec::with_capacity(ops.len());
     let mut texts = Vec::with_capacity(ops.len());
     let mut images = Vec::new();
     let (mut ok, mut failed) = (0, 0);
@@ -539,14 +563,19 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         } else {
             read_one(ws, op, &format!("operations[{i}]."), &budget)
         };
-        let reply = match run {
-            Ok(reply) => reply,
-            Err(err) => ToolReply::new(reject(&err), true, err.full_message()),
+        let read = match run {
+            Ok(read) => read,
+            Err(err) => Read {
+                answer: ReadAnswer::Rejected(Failure::of(&err)),
+                text: err.full_message(),
+                images: Vec::new(),
+            },
         };
         if matches!(op.mode, ReadMode::Directory | ReadMode::Search) {
-            budget.settle(0, reply.text.len() as u64);
+            budget.settle(0, read.text.len() as u64);
         }
-        let kind = if reply.is_error {
+        let is_error = read.is_error();
+        let kind = if is_error {
             failed += 1;
             "Error".to_string()
         } else {
@@ -556,18 +585,22 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 _ => "Result (Json)".to_string(),
             }
         };
-        let body = if op.mode == ReadMode::Image && !reply.is_error {
-            format!("[{} images processed]", reply.images.len())
+        let body = if op.mode == ReadMode::Image && !is_error {
+            format!("[{} images processed]", read.images.len())
         } else {
-            reply.text.trim_end().to_string()
+            read.text.trim_end().to_string()
         };
         texts.push(format!("=== Operation {} {kind} ===\n{body}", i + 1));
-        images.extend(reply.images);
+        images.extend(read.images);
         // One object per operation: an operation that answers with several entries (`paths`,
         // `image_paths`) has them in its `results`.
-        values.push(match reply.value {
-            Value::Array(entries) => json!({"success": !reply.is_error, "results": entries}),
-            value => value,
+        results.push(match read.answer {
+            ReadAnswer::One(entry) => BatchItem::Entry(entry),
+            ReadAnswer::Several(entries) => BatchItem::Files {
+                success: !is_error,
+                results: entries,
+            },
+            ReadAnswer::Rejected(failure) => BatchItem::Rejected(failure),
         });
     }
     let summary = format!(
@@ -575,7 +608,7 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         ops.len()
     );
     let mut reply = ToolReply::new(
-        Value::Array(values),
+        FsReadReply::Many { results }.to_value(),
         failed > 0,
         format!("{}\n\n{summary}\n", texts.join("\n\n")),
     );
@@ -583,13 +616,54 @@ fn fs_read(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     Ok(reply)
 }
 
+/// What one read answers: one entry; one per file for a read of several (`paths`,
+/// `image_paths`); or, for an operation of several whose arguments were refused, the failure.
+enum ReadAnswer {
+    One(ReadEntry),
+    Several(Vec<ReadEntry>),
+    Rejected(Failure),
+}
+
+/// One read done: its answer, the text the model reads and the images it is shown.
+struct Read {
+    answer: ReadAnswer,
+    text: String,
+    images: Vec<(String, String)>,
+}
+
+impl Read {
+    fn is_error(&self) -> bool {
+        match &self.answer {
+            ReadAnswer::One(entry) => entry.failed(),
+            ReadAnswer::Several(entries) => entries.iter().any(ReadEntry::failed),
+            ReadAnswer::Rejected(_) => true,
+        }
+    }
+
+    /// The read as the whole reply of fs_read.
+    fn reply(self) -> ToolReply {
+        let is_error = self.is_error();
+        let reply = match self.answer {
+            ReadAnswer::One(entry) => FsReadReply::Entry(entry),
+            ReadAnswer::Several(entries) => FsReadReply::Many {
+                results: entries.into_iter().map(BatchItem::Entry).collect(),
+            },
+            ReadAnswer::Rejected(failure) => FsReadReply::Rejected(failure),
+        };
+        let mut reply = ToolReply::new(reply.to_value(), is_error, self.text);
+        reply.images = self.images;
+        reply
+    }
+}
+
+impl ReadEntry {
+    fn failed(&self) -> bool {
+        matches!(self, ReadEntry::Failed(_))
+    }
+}
+
 /// One read. `at` is where its arguments are in the call (`operations[1].`), for messages.
-fn read_one(
-    ws: &Call,
-    op: &FsReadOp,
-    at: &str,
-    budget: &ReplyBudget,
-) -> Result<ToolReply, FkError> {
+fn read_one(ws: &Call, op: &FsReadOp, at: &str, budget: &ReplyBudget) -> Result<Read, FkError> {
     let at = at.trim_end_matches('.');
     match op.mode {
         ReadMode::Directory => read_directory(ws, op, at),
@@ -599,12 +673,7 @@ fn read_one(
     }
 }
 
-fn read_lines(
-    ws: &Call,
-    args: &FsReadOp,
-    at: &str,
-    budget: &ReplyBudget,
-) -> Result<ToolReply, FkError> {
+fn read_lines(ws: &Call, args: &FsReadOp, at: &str, budget: &ReplyBudget) -> Result<Read, FkError> {
     let (paths, single) = match (&args.path, &args.paths) {
         (Some(_), Some(_)) => {
             return Err(
@@ -639,24 +708,36 @@ fn read_lines(
         max_lines: None,
     };
     let results = read_files_within(ws, &paths, &opts, budget);
-    let entries: Vec<Value> = results.iter().map(|r| line_entry(r, range_asked)).collect();
-    let is_error = entries.iter().any(|e| e["success"] == false);
-    let value = if single {
-        entries.into_iter().next().unwrap_or(Value::Null)
+    let mut entries: Vec<ReadEntry> = results.iter().map(|r| line_entry(r, range_asked)).collect();
+    let answer = if single && entries.len() == 1 {
+        ReadAnswer::One(entries.remove(0))
     } else {
-        Value::Array(entries)
+        ReadAnswer::Several(entries)
     };
     // The batch proposal's reply is this JSON (numbered content, content_hash, last_modified): the
     // model reads it as it is.
-    let text = shape::serialized(&value);
-    Ok(ToolReply::new(value, is_error, text))
+    let text = shape::serialized(&answer_value(&answer));
+    Ok(Read {
+        answer,
+        text,
+        images: Vec::new(),
+    })
+}
+
+/// A read's answer as JSON: its entry, or its entries as an array.
+fn answer_value(answer: &ReadAnswer) -> Value {
+    match answer {
+        ReadAnswer::One(entry) => reply::to_value(entry),
+        ReadAnswer::Several(entries) => reply::to_value(entries),
+        ReadAnswer::Rejected(failure) => reply::to_value(failure),
+    }
 }
 
 /// One Line-mode result: `{path, success, content, content_hash, last_modified, ...}`.
-fn line_entry(r: &FileRead, range_asked: bool) -> Value {
-    let failed = |err: &FkError| reply::to_value(&PathFailure::of(&r.path, err));
+fn line_entry(r: &FileRead, range_asked: bool) -> ReadEntry {
+    let failed = |err: &FkError| ReadEntry::Failed(Box::new(PathFailure::of(&r.path, err)));
     match &r.result {
-        Ok(ReadContent::Text(t)) => reply::to_value(&LineEntry {
+        Ok(ReadContent::Text(t)) => ReadEntry::Lines(Box::new(LineEntry {
             path: r.path.clone(),
             success: true,
             content: t.numbered(),
@@ -669,7 +750,7 @@ fn line_entry(r: &FileRead, range_asked: bool) -> Value {
             range_hash: t.range_hash.clone().filter(|_| range_asked),
             truncated: t.truncated,
             next_start_line: t.next_line,
-        }),
+        })),
         Ok(ReadContent::Image(i)) => failed(
             &FkError::new(
                 filekit_core::ErrorCode::Binary,
@@ -702,7 +783,7 @@ fn read_images(
     args: &FsReadOp,
     at: &str,
     budget: &ReplyBudget,
-) -> Result<ToolReply, FkError> {
+) -> Result<Read, FkError> {
     // The document's Image mode takes image_paths; path/paths are accepted as well because
     // models often send them.
     let paths: Vec<String> = match (&args.image_paths, &args.paths, &args.path) {
@@ -729,12 +810,12 @@ fn read_images(
     };
     let results = read_files_within(ws, &paths, &opts, budget);
     let mut images = Vec::new();
-    let entries: Vec<Value> = results
+    let entries: Vec<ReadEntry> = results
         .iter()
         .map(|r| match &r.result {
             Ok(ReadContent::Image(i)) => {
                 images.push((i.mime.clone(), i.data.clone()));
-                reply::to_value(&ImageEntry {
+                ReadEntry::Image(Box::new(ImageEntry {
                     path: r.path.clone(),
                     success: true,
                     mime: i.mime.clone(),
@@ -742,7 +823,7 @@ fn read_images(
                     content_hash: i.content_hash.clone(),
                     last_modified: i.last_modified.clone(),
                     data: i.data.clone(),
-                })
+                }))
             }
             Ok(_) => {
                 let err = FkError::new(
@@ -750,23 +831,24 @@ fn read_images(
                     format!("{} is not an image (png, jpeg, gif or webp)", r.path),
                 )
                 .with_hint("read text files with mode Line");
-                reply::to_value(&PathFailure::of(&r.path, &err))
+                ReadEntry::Failed(Box::new(PathFailure::of(&r.path, &err)))
             }
-            Err(err) => reply::to_value(&PathFailure::of(&r.path, err)),
+            Err(err) => ReadEntry::Failed(Box::new(PathFailure::of(&r.path, err))),
         })
         .collect();
-    let is_error = entries.iter().any(|e| e["success"] == false);
-    let value = Value::Array(entries);
+    let answer = ReadAnswer::Several(entries);
     // The images themselves go to the model as images: the text is the reply without them.
-    let mut shown = value.clone();
+    let mut shown = answer_value(&answer);
     for e in shown.as_array_mut().into_iter().flatten() {
         if let Some(m) = e.as_object_mut() {
             m.remove("data");
         }
     }
-    let mut reply = ToolReply::new(value, is_error, shape::serialized(&shown));
-    reply.images = images;
-    Ok(reply)
+    Ok(Read {
+        answer,
+        text: shape::serialized(&shown),
+        images,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1104,7 +1186,7 @@ fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             }
         }
     }
-    let entries: Vec<Value> = report
+    let mut entries: Vec<WriteEntry> = report
         .files
         .iter()
         .map(|f| {
@@ -1112,7 +1194,7 @@ fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 shape::rolled_back_error(&report, f).or_else(|| shape::first_error(f).cloned());
             let skipped = f.edits.iter().filter(|o| o.skipped).count();
             let (diff, note) = shape::capped_diff(&f.diff);
-            reply::to_value(&WriteEntry {
+            WriteEntry {
                 path: f.path.clone(),
                 success: err.is_none(),
                 edits_applied: (!single).then_some(f.edits_applied),
@@ -1129,18 +1211,17 @@ fn fs_write(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
                 diff: (!diff.is_empty()).then(|| diff.to_string()),
                 diff_truncated: note,
                 dry_run: report.dry_run,
-            })
+            }
         })
         .collect();
-    let value = if single {
-        entries.into_iter().next().unwrap_or(Value::Null)
+    let value = if single && entries.len() == 1 {
+        FsWriteReply::File(Box::new(entries.remove(0)))
     } else {
-        Value::Array(entries)
+        FsWriteReply::Files { results: entries }
     };
     // The Q CLI answers a write with no text at all; the batch proposal's reply (content_hash, diff,
     // errors with their hint) is what the model reads.
-    let text = shape::serialized(&value);
-    Ok(ToolReply::new(value, !report.success(), text))
+    Ok(serialized(&value, !report.success()))
 }
 
 /// How fs_write names what an edit is about.
@@ -1205,10 +1286,10 @@ fn pattern_replace(ws: &Call, args: FsWriteArgs) -> Result<ToolReply, FkError> {
         // No file chosen, or a bad directory: an answer about the request, not a rejection
         // of its arguments.
         Err(err) => {
-            let value = CommandFailure {
+            let value = FsWriteReply::TreeFailed(Box::new(CommandFailure {
                 command: "pattern_replace",
                 failure: Failure::of(&err),
-            };
+            }));
             return Ok(serialized(&value, true));
         }
     };
@@ -1261,7 +1342,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
             budget.cut + out.previews_cut
         )
     });
-    let value = TreeReplaceReply {
+    let value = FsWriteReply::Tree(Box::new(TreeReplaceReply {
         command: "pattern_replace",
         success: out.success(),
         summary,
@@ -1275,7 +1356,7 @@ fn shape_tree_replace(ws: &Call, out: &TreeReplaceReport, sed_pattern: &str) -> 
         diff_truncated: cut_note,
         rolled_back: report.rolled_back,
         dry_run: report.dry_run,
-    };
+    }));
     serialized(&value, !out.success())
 }
 
@@ -1358,7 +1439,7 @@ fn to_edit(command: WriteCommand, e: &EditArgs, at: &str, single: bool) -> Resul
 /// Entries (Directory) and lines (Search) fs_read shows before it cuts the reply.
 const SEARCH_LIMIT: usize = 1000;
 
-fn read_directory(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn read_directory(ws: &Call, args: &FsReadOp, at: &str) -> Result<Read, FkError> {
     use filekit_core::search::list::{ListOptions, list, render_long};
     let Some(path) = args.path.clone() else {
         return Err(missing_for(
@@ -1421,18 +1502,17 @@ fn read_directory(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkE
             listing.skipped.count
         ));
     }
-    let value = DirectoryEntry {
+    Ok(entry_read(ReadEntry::Directory(Box::new(DirectoryEntry {
         path: listing.path.clone(),
         success: true,
         content,
         total: listing.total,
         truncated: more > 0,
         offset: (offset > 0).then_some(offset),
-    };
-    Ok(serialized(&value, false))
+    }))))
 }
 
-fn search(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
+fn search(ws: &Call, args: &FsReadOp, at: &str) -> Result<Read, FkError> {
     use filekit_core::search::grep::{GrepOptions, OutputMode, grep};
     let Some(path) = args.path.clone() else {
         return Err(missing_for(
@@ -1502,19 +1582,28 @@ fn search(ws: &Call, args: &FsReadOp, at: &str) -> Result<ToolReply, FkError> {
             result.total_rows - result.shown_rows
         ));
     }
-    let value = SearchEntry {
+    Ok(entry_read(ReadEntry::Search(Box::new(SearchEntry {
         path: result.base.clone(),
         success: true,
         content,
         matches,
         total_matches: result.total_matches,
         truncated: result.truncated,
-    };
-    Ok(serialized(&value, false))
+    }))))
 }
 
-fn failed_entry(path: &str, err: &FkError) -> ToolReply {
-    serialized(&PathFailure::of(path, err), true)
+fn failed_entry(path: &str, err: &FkError) -> Read {
+    entry_read(ReadEntry::Failed(Box::new(PathFailure::of(path, err))))
+}
+
+/// A read of one entry, its JSON the text the model reads.
+fn entry_read(entry: ReadEntry) -> Read {
+    let answer = ReadAnswer::One(entry);
+    Read {
+        text: shape::serialized(&answer_value(&answer)),
+        answer,
+        images: Vec::new(),
+    }
 }
 
 #[cfg(test)]
