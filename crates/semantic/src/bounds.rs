@@ -33,6 +33,10 @@
 //! buffer without checking that it fits, and tree-sitter aborts the process (an `assert`
 //! in C) when it does not: Python indented to about 400 different widths, YAML blocks nested
 //! about 250 deep. [`scanner_state`] refuses such texts first.
+//!
+//! A tree's memory is bounded while it is built: a text under the size bound can still be
+//! nothing but tokens (2 MB of `1,` builds 384 MB), so a parse is stopped once what
+//! tree-sitter allocated for it ([`crate::tree_memory`]) passes [`MAX_SYNTAX_TREE_BYTES`].
 
 use crate::Lang;
 use crate::tree_memory::Meter;
