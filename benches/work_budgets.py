@@ -16,8 +16,9 @@ over pipes), or a `filekit patch` process:
   - parses: reads by symbol of 2 MB sources of one-digit numbers (TypeScript, Python), whose
     trees would take 400 MB, and of 2 MB of ordinary TypeScript.
 
-Each row: the case, its time (the median of --runs), the reply's size, the server's peak
-resident memory (VmHWM) so far, and OVER when the time passes the bound. Files a case changes
+Each row: the case, its time (the median of --runs) and the processor time it took (user and
+system: a loaded machine stretches the first, less the second), OVER when the time passes the
+bound, the reply's size and the server's peak resident memory (VmHWM) so far. Files a case changes
 are written back before each run. The workspace is built under --scratch (default /dev/shm:
 the subject is filekit's work, not a disk's speed).
 
@@ -28,6 +29,7 @@ Usage: python3 benches/work_budgets.py [--filekit target/release/filekit] [--run
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -148,6 +150,12 @@ class Server:
         content = message.get("result", {}).get("content") or [{}]
         return len(line), content[0].get("text", "")
 
+    def cpu_seconds(self):
+        """Processor time the server took so far (user and system)."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def peak_mib(self):
         with open(f"/proc/{self.proc.pid}/status") as f:
             for line in f:
@@ -168,11 +176,12 @@ def hunk(length, at, unified):
     return f"*** Begin Patch\n*** Update File: lines.txt\n@@\n{body}*** End Patch\n"
 
 
-def row(name, times, size, peak, note=""):
+def row(name, times, cpus, size, peak, note=""):
     median = statistics.median(times)
+    cpu = statistics.median(cpus)
     verdict = "OVER" if median > BOUND else "ok"
-    print(f"{name:<58} {median:7.2f} s  {verdict:<4} {size:>10} B  peak {peak:>4} MiB  {note}",
-          flush=True)
+    print(f"{name:<58} {median:6.2f} s {cpu:6.2f} s  {verdict:<4} {size:>9} B {peak:>4} MiB  "
+          f"{note}", flush=True)
     return median
 
 
@@ -189,7 +198,8 @@ def main():
     try:
         print(f"building the workspace in {root} ({TREE_FILES} files)...", flush=True)
         restore, last = build(root)
-        print(f"{'case':<58} {'time':>9}  {'':<4} {'reply':>12}  peak", flush=True)
+        print(f"{'case':<58} {'time':>8} {'cpu':>8}  {'':<4} {'reply':>11} {'peak':>8}",
+              flush=True)
         over = []
 
         def put_back():
@@ -199,29 +209,33 @@ def main():
         def measure(name, server, tool, args, says=""):
             if opts.only not in name:
                 return
-            times, size, text = [], 0, ""
+            times, cpus, size, text = [], [], 0, ""
             for _ in range(opts.runs):
                 put_back()
-                began = time.perf_counter()
+                began, cpu = time.perf_counter(), server.cpu_seconds()
                 size, text = server.call(tool, args)
                 times.append(time.perf_counter() - began)
+                cpus.append(server.cpu_seconds() - cpu)
             note = "" if says in text else f"(no {says!r} in the reply)"
-            if row(name, times, size, server.peak_mib(), note) > BOUND:
+            if row(name, times, cpus, size, server.peak_mib(), note) > BOUND:
                 over.append(name)
 
         def patch(name, text):
             if opts.only not in name:
                 return
-            times, out = [], b""
+            times, cpus, out = [], [], b""
             for _ in range(opts.runs):
                 put_back()
                 began = time.perf_counter()
+                cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
                 done = subprocess.run([opts.filekit, "--root", root, "--no-history", "patch",
                                        "-", "--json"], input=text.encode(),
                                       capture_output=True)
                 times.append(time.perf_counter() - began)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpus.append(after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime)
                 out = done.stdout
-            if row(name, times, len(out), 0, "(a process)") > BOUND:
+            if row(name, times, cpus, len(out), 0, "(a process)") > BOUND:
                 over.append(name)
 
         for length in (400, 1_000, 10_000):
