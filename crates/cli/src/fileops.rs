@@ -125,7 +125,7 @@ fn run(
         Err(e) => return crate::fail_early(&e),
     };
     let is_delete = ops.iter().any(|o| matches!(o, FileOp::Delete { .. }));
-    let applied = filekit_refactor::ops::apply(
+    let applied = filekit_dialects::verbs::file_ops(
         &ws,
         FsRequest {
             ops,
@@ -184,7 +184,7 @@ fn print_imports(
     ws: &Workspace,
     style: &Style,
     report: &FsReport,
-    applied: &filekit_refactor::ops::Applied,
+    applied: &filekit_dialects::verbs::Applied,
 ) {
     let total: usize = applied.files.iter().map(|f| f.changes.len()).sum();
     if total > 0 {

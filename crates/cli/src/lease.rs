@@ -1,9 +1,10 @@
-//! `filekit lock`, `filekit unlock`: advisory leases, through the curated table's `lock` and
-//! `unlock` tools.
+//! `filekit lock`, `filekit unlock`: advisory leases, as the curated table's `lock` and
+//! `unlock` tools take them.
 
 use crate::GlobalArgs;
 use clap::Args;
-use serde_json::json;
+use filekit_core::Workspace;
+use filekit_dialects::{ToolReply, verbs};
 
 pub const AFTER_HELP: &str = "\
 A lease makes every filekit client (other `filekit` processes, `filekit serve`) refuse writes
@@ -44,12 +45,12 @@ pub struct UnlockArgs {
     json: bool,
 }
 
-fn run_tool(global: &GlobalArgs, json: bool, tool: &str, args: serde_json::Value) -> u8 {
+fn run_tool(global: &GlobalArgs, json: bool, run: impl FnOnce(&Workspace) -> ToolReply) -> u8 {
     let ws = match crate::workspace(global) {
         Ok(ws) => ws,
         Err(e) => return crate::fail_early(&e),
     };
-    let reply = filekit_dialects::call(&ws, tool, args);
+    let reply = run(&ws);
     if json {
         println!(
             "{}",
@@ -64,14 +65,13 @@ fn run_tool(global: &GlobalArgs, json: bool, tool: &str, args: serde_json::Value
 }
 
 pub fn run_lock(global: &GlobalArgs, json: bool, args: LockArgs) -> u8 {
-    let mut call = json!({"paths": args.paths});
-    if let Some(ttl) = args.ttl {
-        call["ttl_seconds"] = json!(ttl);
-    }
-    run_tool(global, json || args.json, "lock", call)
+    run_tool(global, json || args.json, |ws| {
+        verbs::lock(ws, args.paths, args.ttl)
+    })
 }
 
 pub fn run_unlock(global: &GlobalArgs, json: bool, args: UnlockArgs) -> u8 {
-    let call = json!({"paths": args.paths, "force": args.force});
-    run_tool(global, json || args.json, "unlock", call)
+    run_tool(global, json || args.json, |ws| {
+        verbs::unlock(ws, args.paths, args.force)
+    })
 }

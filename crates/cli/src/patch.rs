@@ -1,11 +1,11 @@
 //! `filekit patch FILE|-`: apply a patch (Codex's envelope, a unified diff, SEARCH/REPLACE
-//! blocks) through the `apply_patch` tool, so that the verb, `filekit call` and MCP give the
+//! blocks) as the `apply_patch` tool does, so that the verb, `filekit call` and MCP give the
 //! same result.
 
 use crate::{EXIT_BAD_REQUEST, GlobalArgs};
 use clap::Args;
 use filekit_core::limits::MAX_REQUEST_SIZE;
-use serde_json::json;
+use filekit_dialects::verbs::{self, PatchFormat};
 use std::io::Read;
 
 pub const AFTER_HELP: &str = "\
@@ -33,7 +33,7 @@ pub struct PatchArgs {
     #[arg(value_name = "FILE|-")]
     file: String,
     /// Its format, when it should not be detected: v4a, unified or search_replace.
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", value_parser = PatchFormat::ALL.map(PatchFormat::name))]
     format: Option<String>,
     /// Show the diffs; write nothing.
     #[arg(long)]
@@ -76,11 +76,9 @@ pub fn run(global: &GlobalArgs, json: bool, args: PatchArgs) -> u8 {
         Ok(ws) => ws,
         Err(e) => return crate::fail_early(&e),
     };
-    let mut call = json!({"input": input, "dry_run": args.dry_run});
-    if let Some(f) = args.format {
-        call["format"] = json!(f);
-    }
-    let reply = filekit_dialects::call_for_verb(&ws, "apply_patch", call, "filekit patch");
+    // clap has checked the word against the formats' names.
+    let format = args.format.as_deref().and_then(PatchFormat::named);
+    let reply = verbs::patch(&ws, &input, format, args.dry_run, "filekit patch");
     crate::history_warning(&ws);
     if json || args.json {
         println!(

@@ -5,6 +5,7 @@ use crate::style::Style;
 use crate::{EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_OK, GlobalArgs};
 use clap::Args;
 use filekit_core::read::{FileRead, ReadContent, ReadOptions, read_files};
+use filekit_dialects::verbs::{self, ReadFormat, SemanticRead};
 
 pub const AFTER_HELP: &str = "\
 Line numbers are 1-based and ranges inclusive; negative numbers count from the end (-1 is the
@@ -75,8 +76,8 @@ pub struct ReadArgs {
 }
 
 impl ReadArgs {
-    /// The `file_read` arguments, when a semantic target or the outline was asked.
-    fn semantic(&self) -> Option<serde_json::Value> {
+    /// The semantic read, when a target or the outline was asked.
+    fn semantic(&self) -> Option<SemanticRead> {
         let asked = !self.symbol.is_empty()
             || self.path.is_some()
             || self.selector.is_some()
@@ -86,37 +87,31 @@ impl ReadArgs {
         if !asked {
             return None;
         }
-        let mut args = serde_json::json!({"file": self.paths[0]});
-        match self.symbol.as_slice() {
-            [] => {}
-            [one] => args["symbol"] = one.clone().into(),
-            many => args["symbols"] = many.to_vec().into(),
-        }
-        for (key, value) in [
-            ("path", &self.path),
-            ("selector", &self.selector),
-            ("xpath", &self.xpath),
-            ("heading", &self.heading),
-            ("format", &self.format),
-        ] {
-            if let Some(v) = value {
-                args[key] = v.clone().into();
-            }
-        }
-        if self.outline {
-            args["format"] = "summary".into();
-        }
-        Some(args)
+        let format = if self.outline {
+            Some(ReadFormat::Summary)
+        } else {
+            // clap has checked the word against the formats' names.
+            self.format.as_deref().and_then(ReadFormat::named)
+        };
+        Some(SemanticRead {
+            file: self.paths[0].clone(),
+            symbols: self.symbol.clone(),
+            path: self.path.clone(),
+            selector: self.selector.clone(),
+            xpath: self.xpath.clone(),
+            heading: self.heading.clone(),
+            format,
+        })
     }
 }
 
-/// A semantic read: one `file_read` call, printed as its text (or its JSON reply).
-fn run_semantic(global: &GlobalArgs, json: bool, args: serde_json::Value) -> u8 {
+/// A semantic read, printed as its text (or its JSON reply).
+fn run_semantic(global: &GlobalArgs, json: bool, read: SemanticRead) -> u8 {
     let ws = match crate::workspace(global) {
         Ok(ws) => ws,
         Err(e) => return crate::fail_early(&e),
     };
-    let reply = filekit_dialects::call(&ws, "file_read", args);
+    let reply = verbs::read(&ws, read);
     if json {
         println!(
             "{}",

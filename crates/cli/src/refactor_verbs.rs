@@ -1,17 +1,16 @@
 //! `filekit rename-symbol` and `filekit refactor`: the refactor mode of `file_edit`
 //! for people, with colored diffs. `filekit refactor`'s flags, their checks and its help come
-//! from the refactor layer's table of kinds; both verbs go through `filekit_dialects::call`,
-//! like every other verb.
+//! from the refactor layer's table of kinds; both verbs run `file_edit`'s refactor mode as a
+//! typed function (`filekit_dialects::verbs::refactor`).
 
 use crate::GlobalArgs;
 use crate::style::Style;
 use clap::Args;
 use filekit_core::FkError;
-use filekit_dialects::refactor_mode;
-use filekit_refactor::code_actions::{
-    Arg, ArgError, ArgValue, Given, Kind, Refactor, SPECS, Scope, Selection, TypeKind,
+use filekit_dialects::verbs::{
+    self, Arg, ArgError, ArgValue, Given, Kind, Refactor, SPECS, Scope, Selection, TypeKind,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub const RENAME_AFTER_HELP: &str = "\
 Renames a declaration and its references. With --trust-workspace and
@@ -313,18 +312,38 @@ fn worded(err: ArgError) -> FkError {
 }
 
 pub fn run_rename(global: &GlobalArgs, json: bool, args: RenameArgs) -> u8 {
-    let mut call = json!({
-        "file": args.file,
-        "refactor": "rename_symbol",
-        "symbol": args.symbol,
-        "new_name": args.new_name,
-        "dry_run": args.dry_run,
-        "preview": true,
-    });
-    if let Some(s) = args.scope {
-        call["scope"] = json!(s);
-    }
-    run(global, json || args.json, call, "filekit rename-symbol")
+    let given = Given {
+        symbol: Some(args.symbol),
+        new_name: Some(args.new_name),
+        // clap has checked the word against the scopes' names.
+        scope: args.scope.as_deref().and_then(Scope::parse),
+        ..Given::default()
+    };
+    let refactor = match Refactor::new(Kind::RenameSymbol, &args.file, given) {
+        Ok(r) => r,
+        // The symbol and the new name are the verb's operands, not flags.
+        Err(ArgError::BadName { arg, error }) => {
+            let operand = if arg == Arg::NewName {
+                "NEW_NAME"
+            } else {
+                "SYMBOL"
+            };
+            return crate::fail_early(&FkError {
+                message: format!("{operand}: {}", error.message),
+                ..error
+            });
+        }
+        Err(e) => return crate::fail_early(&worded(e)),
+    };
+    let json = json || args.json;
+    run(
+        global,
+        json,
+        args.file,
+        refactor,
+        args.dry_run,
+        "filekit rename-symbol",
+    )
 }
 
 pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
@@ -336,22 +355,34 @@ pub fn run_refactor(global: &GlobalArgs, json: bool, args: RefactorArgs) -> u8 {
         Ok(g) => g,
         Err(e) => return crate::fail_early(&e),
     };
-    // Checked here to say what is wrong in the flags' names; the tool checks them again.
-    if let Err(e) = Refactor::new(kind, &args.file, given.clone()) {
-        return crate::fail_early(&worded(e));
-    }
-    let mut call = refactor_mode::tool_args(kind, &args.file, &given);
-    call["dry_run"] = json!(args.dry_run);
-    call["preview"] = json!(true);
-    run(global, json || args.json, call, "filekit refactor")
+    let refactor = match Refactor::new(kind, &args.file, given) {
+        Ok(r) => r,
+        Err(e) => return crate::fail_early(&worded(e)),
+    };
+    let json = json || args.json;
+    run(
+        global,
+        json,
+        args.file,
+        refactor,
+        args.dry_run,
+        "filekit refactor",
+    )
 }
 
-fn run(global: &GlobalArgs, json: bool, call: Value, verb: &'static str) -> u8 {
+fn run(
+    global: &GlobalArgs,
+    json: bool,
+    file: String,
+    refactor: Refactor,
+    dry_run: bool,
+    verb: &'static str,
+) -> u8 {
     let ws = match crate::workspace(global) {
         Ok(ws) => ws,
         Err(e) => return crate::fail_early(&e),
     };
-    let reply = filekit_dialects::call_for_verb(&ws, "file_edit", call, verb);
+    let reply = verbs::refactor(&ws, file, refactor, dry_run, verb);
     filekit_dialects::stop_language_servers();
     crate::history_warning(&ws);
     if json {

@@ -239,7 +239,7 @@ fn ask(input: &mut impl BufRead) -> Answer {
 /// Opens `text` in the user's editor and returns what they saved. The editor is the person's
 /// choice (`VISUAL`, `EDITOR`), but not a program of the workspace: `/bin/sh` by its absolute
 /// name looks it up on a PATH without empty or relative entries or directories inside the
-/// roots (`filekit_lsp::launch::SearchPath`), so a `vi` planted in the workspace is not it.
+/// roots (`SearchPath`, as language servers are found), so a `vi` planted in the workspace is not it.
 fn edit_in_editor(text: &str, roots: &[std::path::PathBuf]) -> Result<String, String> {
     let editor = std::env::var("VISUAL")
         .or_else(|_| std::env::var("EDITOR"))
@@ -252,7 +252,7 @@ fn edit_in_editor(text: &str, roots: &[std::path::PathBuf]) -> Result<String, St
     std::fs::write(file.path(), text).map_err(|e| format!("cannot write {e}"))?;
     // Through the shell, so that EDITOR may carry arguments (`code --wait`).
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let path = filekit_lsp::launch::SearchPath::new(&path, roots).value();
+    let path = filekit_dialects::verbs::SearchPath::new(&path, roots).value();
     let status = std::process::Command::new("/bin/sh")
         .env("PATH", path)
         .arg("-c")

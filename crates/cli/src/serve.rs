@@ -179,7 +179,7 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         );
     }
     // A server lives across calls: its import graphs are kept current by a file watcher.
-    filekit_refactor::graph::watch_between_calls(true);
+    filekit_dialects::verbs::watch_between_calls(true);
     let server = filekit_mcp::FilekitServer::new(filekit_mcp::ServeOptions {
         workspace,
         tools,

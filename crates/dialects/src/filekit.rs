@@ -101,7 +101,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
     ]
 }
 
-fn reject(err: &FkError) -> Value {
+pub(crate) fn reject(err: &FkError) -> Value {
     reply::failure(err)
 }
 
@@ -917,23 +917,23 @@ Releasing a path that has no live lease is not an error.
 Example: {\"paths\": [\"src/schema.sql\"]}";
 
 #[derive(Deserialize, JsonSchema)]
-struct LockArgs {
+pub(crate) struct LockArgs {
     /// The files to lease (they need not exist yet).
-    paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// How long the lease lasts, in seconds (default 300, at most 86400).
-    ttl_seconds: Option<u64>,
+    pub(crate) ttl_seconds: Option<u64>,
     /// Who holds the lease (default: this session's name).
-    holder: Option<String>,
+    pub(crate) holder: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-struct UnlockArgs {
+pub(crate) struct UnlockArgs {
     /// The files to release.
-    paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// Whose lease to release (default: this session's name).
-    holder: Option<String>,
+    pub(crate) holder: Option<String>,
     /// Break another holder's live lease.
-    force: Option<bool>,
+    pub(crate) force: Option<bool>,
 }
 
 static LOCK_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<LockArgs>);
@@ -994,7 +994,11 @@ struct LeaseEntry {
 }
 
 fn lock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: LockArgs = parse("lock", &LOCK_SCHEMA, args)?;
+    lock(ws, parse("lock", &LOCK_SCHEMA, args)?)
+}
+
+/// `lock` with its arguments parsed.
+pub(crate) fn lock(ws: &Call, args: LockArgs) -> Result<ToolReply, FkError> {
     lease_paths(&args.paths, "lock")?;
     let holder = lease_holder(ws, args.holder, "lock")?;
     let ttl = args
@@ -1043,7 +1047,11 @@ fn lock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
 }
 
 fn unlock_tool(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let args: UnlockArgs = parse("unlock", &UNLOCK_SCHEMA, args)?;
+    unlock(ws, parse("unlock", &UNLOCK_SCHEMA, args)?)
+}
+
+/// `unlock` with its arguments parsed.
+pub(crate) fn unlock(ws: &Call, args: UnlockArgs) -> Result<ToolReply, FkError> {
     lease_paths(&args.paths, "unlock")?;
     let holder = lease_holder(ws, args.holder, "unlock")?;
     let force = args.force.unwrap_or(false);

@@ -63,6 +63,7 @@ mod semantic;
 mod semantic_reply;
 mod shape;
 mod templates;
+pub mod verbs;
 pub mod wire;
 
 pub use history_tools::{undo_did, what_it_did};
@@ -404,18 +405,6 @@ pub fn call(ws: &Workspace, tool_name: &str, args: Value) -> ToolReply {
     call_in(ws, None, tool_name, args)
 }
 
-/// Runs one call like [`call`] on behalf of a command-line verb: the history records the
-/// change under `verb` (`filekit patch`), the command the user typed and would look for, not
-/// the tool the verb goes through.
-pub fn call_for_verb(
-    ws: &Workspace,
-    tool_name: &str,
-    args: Value,
-    verb: &'static str,
-) -> ToolReply {
-    look_up_and_dispatch(ws, None, tool_name, args, Some(verb))
-}
-
 /// Runs one tool call like [`call`], with the tool looked up among the tools of `dialects`
 /// (all tables when `None`). A name that tables use for different tools means the curated
 /// table's tool if it has one; otherwise, looked up in all tables, it is refused with the
@@ -426,7 +415,7 @@ pub fn call_in(
     tool_name: &str,
     args: Value,
 ) -> ToolReply {
-    look_up_and_dispatch(ws, dialects, tool_name, args, None)
+    look_up_and_dispatch(ws, dialects, tool_name, args)
 }
 
 fn look_up_and_dispatch(
@@ -434,7 +423,6 @@ fn look_up_and_dispatch(
     dialects: Option<&[&str]>,
     tool_name: &str,
     args: Value,
-    history_label: Option<&'static str>,
 ) -> ToolReply {
     let disagreeing = tables_disagreeing_on(tool_name);
     let ambiguous = match dialects {
@@ -445,13 +433,7 @@ fn look_up_and_dispatch(
         return ambiguous_tool(tool_name, &disagreeing);
     }
     match find_tool_in(dialects, tool_name) {
-        Some(tool) => dispatch(
-            ws,
-            tool,
-            args,
-            Control::default(),
-            history_label.unwrap_or(tool.name),
-        ),
+        Some(tool) => dispatch(ws, tool, args, Control::default(), tool.name),
         None => unknown_tool(tool_name),
     }
 }
@@ -496,10 +478,41 @@ fn dispatch(
         }),
         Err(err) => Err(err),
     };
+    answered(ws, tool.reject, result)
+}
+
+/// Runs a tool's work as [`dispatch`] runs a call, for an entry that takes typed arguments
+/// (`verbs`): on a thread with the call stack, a panic answered as an error, a rejection in
+/// the tool's shape (`reject`), the history's warning said. `label` names the change in the
+/// history.
+pub(crate) fn run_typed(
+    ws: &Workspace,
+    tool: &'static str,
+    label: &'static str,
+    reject: fn(&FkError) -> Value,
+    run: impl FnOnce(&Call) -> Result<ToolReply, FkError> + Send,
+) -> ToolReply {
+    let result = guarded(tool, move || {
+        run(&Call {
+            ws,
+            control: Control::default(),
+            tool: label,
+        })
+    });
+    answered(ws, reject, result)
+}
+
+/// A call's reply: its tool's, or its rejection in the tool's shape; with the history's
+/// warning when it could not record.
+fn answered(
+    ws: &Workspace,
+    reject: fn(&FkError) -> Value,
+    result: Result<ToolReply, FkError>,
+) -> ToolReply {
     let mut reply = match result {
         Ok(reply) => reply,
         Err(err) => ToolReply {
-            value: (tool.reject)(&err),
+            value: reject(&err),
             is_error: true,
             rejected: true,
             text: err.full_message(),

@@ -10,7 +10,7 @@
 use crate::Call;
 use crate::ToolReply;
 use crate::semantic::load;
-use crate::semantic_reply::{Change, Curated, EditReply, FileChange, Span, Spelling, failed};
+use crate::semantic_reply::{Change, EditReply, FileChange, Span, Spelling, failed};
 use crate::shape;
 use filekit_core::edit::{Edit, EditOptions, EditRequest, FileEdits, FileStatus};
 use filekit_core::{ErrorCode, FkError};
@@ -18,7 +18,6 @@ use filekit_refactor::code_actions::{
     self, Arg, ArgError, Given, Kind, Refactor, Scope, Selection,
 };
 use filekit_semantic::Lang;
-use filekit_semantic::ts::extract_type::TypeKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -84,67 +83,6 @@ pub(crate) fn arg_name<S: Spelling>(arg: Arg) -> String {
 /// Every refactor argument as a table spells them, in the refactor table's order.
 pub(crate) fn arg_names<S: Spelling>() -> Vec<String> {
     Arg::ALL.into_iter().map(arg_name::<S>).collect()
-}
-
-/// The curated table's `file_edit` arguments for a refactor of `kind` of `file` with `given`
-/// (a front end that checked them itself, in its own words, calls the tool with these).
-pub fn tool_args(kind: Kind, file: &str, given: &Given) -> serde_json::Value {
-    let mut args = serde_json::Map::new();
-    args.insert("file".into(), file.into());
-    args.insert("refactor".into(), kind.name().into());
-    let mut put = |arg: Arg, value: serde_json::Value| {
-        args.insert(arg_name::<Curated>(arg), value);
-    };
-    if let Some(s) = &given.symbol {
-        put(Arg::Symbol, s.as_str().into());
-    }
-    if let Some(n) = &given.new_name {
-        put(Arg::NewName, n.as_str().into());
-    }
-    if let Some(s) = given.scope {
-        put(
-            Arg::Scope,
-            match s {
-                Scope::Workspace => "workspace",
-                Scope::File => "file",
-            }
-            .into(),
-        );
-    }
-    if let Some(s) = given.selection {
-        put(
-            Arg::Selection,
-            serde_json::json!({
-                "start_line": s.start_line,
-                "start_column": s.start_column,
-                "end_line": s.end_line,
-                "end_column": s.end_column,
-            }),
-        );
-    }
-    if let Some(n) = &given.extracted_name {
-        put(Arg::ExtractedName, n.as_str().into());
-    }
-    if let Some(k) = given.type_kind {
-        put(
-            Arg::TypeKind,
-            match k {
-                TypeKind::Alias => "type",
-                TypeKind::Interface => "interface",
-            }
-            .into(),
-        );
-    }
-    if given.replace_all {
-        put(Arg::ReplaceAll, true.into());
-    }
-    if let Some(m) = &given.module {
-        put(Arg::Module, m.as_str().into());
-    }
-    if given.untyped_parameters {
-        put(Arg::UntypedParameters, true.into());
-    }
-    serde_json::Value::Object(args)
 }
 
 /// Parses `scope`.

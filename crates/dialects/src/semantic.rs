@@ -250,44 +250,44 @@ Example: {\"file\": \"src/user.ts\", \"symbol\": \"UserService.findById\"}";
 /// `file_read`'s arguments, named in snake_case (the curated table's spelling; the `semantic`
 /// table spells them in camelCase, see [`Spelling`]).
 #[derive(Deserialize, JsonSchema)]
-struct ReadArgs {
+pub(crate) struct ReadArgs {
     /// Path to the file (relative to the first workspace root, or absolute inside a root).
-    file: String,
+    pub(crate) file: String,
     /// Code: a symbol path, "ClassName" or "ClassName.method".
-    symbol: Option<String>,
+    pub(crate) symbol: Option<String>,
     /// Code: several symbols.
-    symbols: Option<Vec<String>>,
+    pub(crate) symbols: Option<Vec<String>>,
     /// JSON/JSONC/JSONL/YAML: an RFC 9535 JSONPath, "$.dependencies".
-    path: Option<String>,
+    pub(crate) path: Option<String>,
     /// CSS/SCSS/LESS: a rule's selector (\".button\") or an at-rule (\"@media screen\"); HTML: a CSS selector (\"#main > p.note\").
-    selector: Option<String>,
+    pub(crate) selector: Option<String>,
     /// XML (SVG, XSD, XAML, .csproj, ...): an XPath 1.0 expression (\"//dep[@id='a']\"); a default namespace is the prefix d.
-    xpath: Option<String>,
+    pub(crate) xpath: Option<String>,
     /// Markdown: a heading's text, with or without its #s.
-    heading: Option<String>,
+    pub(crate) heading: Option<String>,
     /// Read a target with `context` lines before and after it.
-    around: Option<Around>,
+    pub(crate) around: Option<Around>,
     /// A structural region: "imports" or "exports".
-    region: Option<String>,
+    pub(crate) region: Option<String>,
     /// "full" (default), "signature", "body" or "summary" (outline).
-    format: Option<Format>,
+    pub(crate) format: Option<Format>,
     /// Include kind, signature and dependencies (default true).
-    include_metadata: Option<bool>,
+    pub(crate) include_metadata: Option<bool>,
     /// Return at most this many lines of content.
-    max_lines: Option<usize>,
+    pub(crate) max_lines: Option<usize>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-struct Around {
+pub(crate) struct Around {
     /// The symbol, path or heading to read around.
-    target: String,
+    pub(crate) target: String,
     /// Lines of context before and after (default 3).
-    context: Option<usize>,
+    pub(crate) context: Option<usize>,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-enum Format {
+pub(crate) enum Format {
     Full,
     Signature,
     Body,
@@ -332,13 +332,18 @@ fn with_context(text: &str, r: &std::ops::Range<usize>, context: usize) -> std::
 }
 
 fn file_read<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
-    let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     let schema = if S::CAMEL {
         &*SEED_READ_SCHEMA
     } else {
         &*READ_SCHEMA
     };
     let args: ReadArgs = S::parse("file_read", schema, args)?;
+    read_with::<S>(ws, args)
+}
+
+/// `file_read` with its arguments parsed.
+pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolReply, FkError> {
+    let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
     let named = [

@@ -70,6 +70,14 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order a tool's schema lists them.
+    pub const ALL: [Format; 3] = [Format::V4a, Format::Unified, Format::SearchReplace];
+
+    /// The format of that name ([`Format::name`]).
+    pub fn named(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// Its name, as the `format` of a tool's arguments and replies spells it.
     pub fn name(self) -> &'static str {
         match self {

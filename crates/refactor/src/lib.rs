@@ -70,6 +70,7 @@ pub mod graph;
 pub mod import_rewrites;
 pub mod ops;
 pub mod packages;
+pub mod patch;
 pub mod paths;
 pub mod python;
 pub mod rename;
