@@ -315,6 +315,120 @@ fn refactors_just_under_the_bound_work_and_past_it_are_refused() {
     }
 }
 
+/// What one parse may build (`filekit_semantic::bounds::MAX_SYNTAX_TREE_BYTES`).
+const MAX_SYNTAX_TREE: u64 = 128 << 20;
+
+/// A source file of about `size` bytes whose tree is the densest a text makes, a node per
+/// byte: a function to read by symbol, then an array of one-digit numbers.
+fn dense_source(python: bool, size: usize) -> String {
+    let numbers: String = (0..size / 2).map(|i| ["1,", "2,", "3,"][i % 3]).collect();
+    if python {
+        format!("def pick(i):\n    return TABLE[i]\n\n\nTABLE = [{numbers}0]\n")
+    } else {
+        format!(
+            "export function pick(i: number) {{\n    return table[i];\n}}\n\nexport const table = [{numbers}0];\n"
+        )
+    }
+}
+
+/// About `size` bytes of ordinary TypeScript: classes with typed fields, methods, loops,
+/// template strings and comments, each class its own.
+fn ordinary_typescript(size: usize) -> String {
+    let mut text = String::from("import { readFile } from \"node:fs/promises\";\n\n");
+    let mut n = 0;
+    while text.len() < size {
+        text += &format!(
+            r#"/** Keeps the orders of one customer and what they cost. */
+export class Ledger{n} {{
+    private readonly entries: Map<string, number> = new Map();
+    constructor(public readonly owner: string, private limit = {n}) {{}}
+
+    add(name: string, amount: number): boolean {{
+        if (amount <= 0 || this.entries.size >= this.limit) {{
+            return false;
+        }}
+        const before = this.entries.get(name) ?? 0;
+        this.entries.set(name, before + amount * 1.2);
+        return true;
+    }}
+
+    total(): number {{
+        let sum = 0;
+        for (const [, value] of this.entries) {{
+            sum += value;
+        }}
+        return Math.round(sum * 100) / 100;
+    }}
+
+    async load(path: string): Promise<string[]> {{
+        const text = await readFile(path, "utf8");
+        return text.split("\n").filter((line) => line.trim().length > 0).map((line) => `${{this.owner}}: ${{line}}`);
+    }}
+}}
+
+"#
+        );
+        n += 1;
+    }
+    text
+}
+
+/// A file under the size bound whose tree would still be enormous (a node per byte: about
+/// 400 MB for 2 MB) is refused before its parse passes what one parse may build, saying what
+/// was too large and to read it by line range, with the process's memory bounded; ordinary
+/// code of the same size reads. Through the curated table's `file_read` and `filekit read`.
+#[test]
+fn a_dense_file_is_refused_before_its_tree_passes_the_budget_and_ordinary_code_reads() {
+    let sb = Sandbox::new();
+    let size = 2_000_000;
+    sb.write("dense.ts", &dense_source(false, size));
+    sb.write("dense.py", &dense_source(true, size));
+    let (ts, ts_rss) = call(
+        &sb,
+        "file_read",
+        json!({"file": "dense.ts", "symbol": "pick"}),
+    );
+    let limit = too_large(&ts, "dense.ts");
+    let (py, py_rss) = run(&sb, &["read", "dense.py", "--symbol", "pick"], "");
+    let message = ts.json["error"].as_str().unwrap_or_default();
+    for (file, message, rss) in [
+        ("dense.ts", message, ts_rss),
+        ("dense.py", &py.stderr, py_rss),
+    ] {
+        assert!(
+            message.contains("syntax tree of this") && message.contains("line range"),
+            "{file}: {message}"
+        );
+        assert!(
+            rss < (MAX_SYNTAX_TREE >> 10) + 100 * 1024,
+            "{file}: the refused parse took the process to {} MiB",
+            rss >> 10
+        );
+    }
+    assert_eq!(py.code, 1, "{}{}", py.stdout, py.stderr);
+    assert_eq!(limit["kind"], "syntax_tree", "{}", ts.stdout);
+    assert_eq!(
+        limit["max"].as_u64(),
+        Some(MAX_SYNTAX_TREE),
+        "{}",
+        ts.stdout
+    );
+    assert!(
+        limit["found"].as_u64().unwrap() > MAX_SYNTAX_TREE,
+        "{limit}"
+    );
+    let code = ordinary_typescript(size);
+    let last = code.matches("export class").count() - 1;
+    sb.write("ordinary.ts", &code);
+    let (r, _) = call(
+        &sb,
+        "file_read",
+        json!({"file": "ordinary.ts", "symbol": format!("Ledger{last}.total")}),
+    );
+    ok(&r, "2 MB of ordinary TypeScript");
+    assert!(r.stdout.contains("Math.round"), "{}", r.stdout);
+}
+
 #[test]
 fn indentation_that_would_overflow_the_scanners_is_refused_before_parsing() {
     let sb = Sandbox::new();

@@ -364,15 +364,19 @@ pub enum Limit {
     /// search's matches, a dry run's diffs), or the targets of one semantic read (their paths
     /// and content).
     ResultSize,
+    /// Bytes the syntax tree of one parse takes.
+    SyntaxTree,
 }
 
 impl Limit {
     /// The unit the counts of this bound are in, for messages.
     pub fn unit(self) -> &'static str {
         match self {
-            Limit::FileSize | Limit::RequestSize | Limit::ExpandedText | Limit::ResultSize => {
-                "bytes"
-            }
+            Limit::FileSize
+            | Limit::RequestSize
+            | Limit::ExpandedText
+            | Limit::ResultSize
+            | Limit::SyntaxTree => "bytes",
             Limit::Nesting | Limit::Pattern => "levels",
             Limit::Expansion => "nodes",
             Limit::Leases => "leases",

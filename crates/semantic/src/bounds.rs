@@ -33,14 +33,35 @@
 //! buffer without checking that it fits, and tree-sitter aborts the process (an `assert`
 //! in C) when it does not: Python indented to about 400 different widths, YAML blocks nested
 //! about 250 deep. [`scanner_state`] refuses such texts first.
+//!
+//! A tree's memory is bounded while it is built: a text under the size bound can still be
+//! nothing but tokens (2 MB of `1,` builds 384 MB), so a parse is stopped once what
+//! tree-sitter allocated for it ([`crate::tree_memory`]) passes [`MAX_SYNTAX_TREE_BYTES`].
 
 use crate::Lang;
+use crate::tree_memory::Meter;
 use filekit_errors::{FkError, Limit};
 use std::collections::HashSet;
-use tree_sitter::Tree;
+use std::ops::ControlFlow;
+use tree_sitter::{ParseOptions, ParseState, Tree};
 
 /// The deepest syntax tree or document (levels below the root) the semantic tools accept.
 pub const MAX_DEPTH: usize = 1_000;
+
+/// The most memory one parse may build its syntax tree in (what tree-sitter allocates while
+/// it parses, counted by [`crate::tree_memory`]); a parse that passes it is stopped and
+/// refused with `TOO_LARGE` (`Limit::SyntaxTree`). A tree's size follows its text's tokens,
+/// not its length, and a file under the size bound (`MAX_PARSE_SIZE`, 2 MiB) may still be
+/// all tokens. Measured with 2 MB texts (release build): ordinary code takes 40 to 56 MB
+/// (TypeScript, JavaScript, Python, Rust, CSS, HTML), the densest real files found 89 to 107
+/// MB (a minified bundle, a table of objects, a table of numbers), one-digit numbers between
+/// commas 384 MB. So 128 MiB: every one of those but the last, 700 KB of it, and a process
+/// that parses stays far under the 500 MB a server may take.
+pub const MAX_SYNTAX_TREE_BYTES: u64 = 128 << 20;
+
+/// What a tree of ordinary code takes per byte of its text, at most (see
+/// [`MAX_SYNTAX_TREE_BYTES`]), for the refusal's comparison.
+const ORDINARY_TREE_BYTES_PER_BYTE: u64 = 28;
 
 /// The most different indentation widths a Python file may have (tree-sitter-python's
 /// scanner fits at least 383 levels in its state).
@@ -217,13 +238,60 @@ pub fn parse(lang: Lang, text: &str, old: Option<&Tree>, edited: bool) -> Result
 /// scanner check still applies, since it keeps the parser itself from aborting.
 pub(crate) fn parse_any_depth(lang: Lang, text: &str, old: Option<&Tree>) -> Result<Tree, FkError> {
     scanner_state(lang, text)?;
+    let meter = Meter::start();
     let mut parser = tree_sitter::Parser::new();
     parser
         .set_language(&crate::code::language(lang))
         .expect("grammar crates are built against this tree-sitter version");
-    Ok(parser
-        .parse(text, old)
-        .expect("no timeout or cancellation is set, so parsing always returns a tree"))
+    let mut stopped_at = None;
+    let mut progress = |state: &ParseState| {
+        if meter.bytes() <= MAX_SYNTAX_TREE_BYTES {
+            return ControlFlow::Continue(());
+        }
+        stopped_at = Some(state.current_byte_offset());
+        ControlFlow::Break(())
+    };
+    let bytes = text.as_bytes();
+    let tree = parser.parse_with_options(
+        &mut |at, _| bytes.get(at..).unwrap_or_default(),
+        old,
+        Some(ParseOptions::new().progress_callback(&mut progress)),
+    );
+    let built = meter.bytes();
+    match tree {
+        Some(tree) if built <= MAX_SYNTAX_TREE_BYTES => Ok(tree),
+        _ => Err(tree_too_large(
+            lang,
+            text.len(),
+            built,
+            stopped_at.unwrap_or(text.len()),
+            old.is_some(),
+        )),
+    }
+}
+
+/// The refusal of a parse of `len` bytes of `lang` whose tree had taken `built` bytes, past
+/// [`MAX_SYNTAX_TREE_BYTES`], when it was stopped at byte `at`.
+fn tree_too_large(lang: Lang, len: usize, built: u64, at: usize, edited: bool) -> FkError {
+    let what = if edited {
+        format!("the edited {} file", lang_name(lang))
+    } else {
+        format!("this {} file", lang_name(lang))
+    };
+    let mib = MAX_SYNTAX_TREE_BYTES >> 20;
+    FkError::too_large(
+        Limit::SyntaxTree,
+        built,
+        MAX_SYNTAX_TREE_BYTES,
+        format!(
+            "the syntax tree of {what} passed the {mib} MiB one parse may build at byte {at} of \
+its {len} (its text is dense in tokens: ordinary code of that size takes about {} MiB)",
+            (len as u64 * ORDINARY_TREE_BYTES_PER_BYTE) >> 20,
+        ),
+    )
+    .with_hint(
+        "read and edit this file by line range, or search its text; a smaller file (this one split) can be read by symbol",
+    )
 }
 
 /// Refuses a tree deeper than [`MAX_DEPTH`]: one iterative walk of every node (a cursor, no

@@ -51,6 +51,7 @@ pub mod python;
 mod steps;
 pub mod style;
 pub mod suggest;
+mod tree_memory;
 pub mod ts;
 
 use serde::Serialize;

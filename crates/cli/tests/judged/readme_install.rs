@@ -24,6 +24,9 @@ fn the_readme_install_command_puts_filekit_on_path() {
         .args(["-euo", "pipefail", "-c", command])
         .current_dir(&repo)
         .env("CARGO_INSTALL_ROOT", install_root.path())
+        // A new user's shell: not CI's lints riding on its builds (.ci/run).
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS")
         // Kept between runs, so that a second run does not build from scratch.
         .env("CARGO_TARGET_DIR", repo.join("target/readme-install"))
         .env("PATH", path)

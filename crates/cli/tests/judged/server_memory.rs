@@ -1,9 +1,10 @@
 //! The server under the reply attacks at their real sizes (heavy: a 200,000-file tree, forty
-//! 2 MB files, reads naming one 2 MB file 1,000 times): each table's `filekit serve`, started
+//! 2 MB files, reads naming one 2 MB file 1,000 times), and reads by symbol of 2 MB sources
+//! whose trees would take 400 MB: each table's `filekit serve`, started
 //! under a 1 GiB address-space limit (`ulimit -v 1048576`), is sent every attack its tools
 //! allow and answers a small read after each; its peak resident memory stays under 500 MB, and
 //! every reply is cut at the reply bound with a way on. The hermetic `reply_bounds.rs` runs
-//! the same attacks at a small configured bound.
+//! the same attacks at a small configured bound, `parser_bounds.rs` the dense sources.
 //!
 //! Measured with a release build: `cargo test --release -p filekit --test judged
 //! server_memory:: -- --nocapture` prints, per attack, the reply's size, the server's peak
@@ -62,6 +63,84 @@ fn start(sb: &Sandbox, table: &str) -> McpStdio {
     McpStdio::start(cmd)
 }
 
+/// Sends each attack to `server` (of `table`) in turn: its reply holds what the attack says
+/// and is cut near the reply bound, the server's peak resident memory stays under the rule,
+/// and the small read (`read_tool` with `read_args`) answers after it. Returns the peak.
+fn survive(
+    server: &mut McpStdio,
+    table: &str,
+    attacks: Vec<Attack>,
+    read_tool: &str,
+    read_args: &Value,
+) -> u64 {
+    for a in attacks {
+        let (began, cpu) = (Instant::now(), server.cpu_seconds());
+        let result = server.call_tool(a.tool, &a.args);
+        let took = began.elapsed();
+        let cpu = server.cpu_seconds() - cpu;
+        let size = result.to_string().len();
+        let peak = server.peak_mib();
+        eprintln!(
+            "{table} {}: {size} bytes in {took:.2?} ({cpu:.2} s of processor time), peak {peak} MiB",
+            a.tool
+        );
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains(a.says),
+            "{table} {}: no {:?} in {}",
+            a.tool,
+            a.says,
+            &text[..text.len().min(2000)]
+        );
+        assert!(
+            size < 6 * MAX_REPLY,
+            "{table} {}: a reply of {size} bytes",
+            a.tool
+        );
+        assert!(
+            peak < MAX_PEAK_MIB,
+            "{table} {}: the server's peak is {peak} MiB",
+            a.tool
+        );
+        let read = server.call_tool(read_tool, read_args);
+        assert!(
+            read.to_string().contains("hello"),
+            "{table}: after {}, the small read got {read}",
+            a.tool
+        );
+    }
+    assert!(server.alive(), "{table}: the server ended");
+    server.peak_mib()
+}
+
+/// A source file of about 2 MB whose tree would be the densest a text makes, a node per byte
+/// (about 400 MB), with a function `pick` to read by symbol: refused once its parse has
+/// built `filekit_semantic::bounds::MAX_SYNTAX_TREE_BYTES`.
+fn densest_source(python: bool) -> String {
+    let numbers = "1,".repeat(1_000_000);
+    if python {
+        format!("def pick(i):\n    return TABLE[i]\n\n\nTABLE = [{numbers}0]\n")
+    } else {
+        format!(
+            "export function pick(i: number): number {{\n    return table[i];\n}}\n\nexport const table = [{numbers}0];\n"
+        )
+    }
+}
+
+/// The reads by symbol of the densest sources, each refused for its tree.
+fn dense_reads() -> Vec<Attack> {
+    ["dense.ts", "dense.py"]
+        .into_iter()
+        .map(|file| {
+            attack(
+                "file_read",
+                json!({"file": file, "symbol": "pick"}),
+                "one parse may build",
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
     // In memory: the subject is the server's memory and replies, not how fast a disk makes
@@ -79,6 +158,8 @@ fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
     let long: String = (0..tokens).map(|i| format!("[{i}]")).collect();
     sb.write("one.txt", &format!("head\n{long}\ntail\n"));
     sb.write("ab.txt", &"ab".repeat(500_000));
+    sb.write("dense.ts", &densest_source(false));
+    sb.write("dense.py", &densest_source(true));
     let renames: Vec<Value> = (0..tokens)
         .map(|i| json!({"str_replace": {"old": format!("[{i}]"), "new": format!("({i})")}}))
         .collect();
@@ -124,7 +205,10 @@ fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
                     json!({"expression": "s/alpha/gamma/", "files": "*.txt", "directory": "dry", "dry_run": true}),
                     "not in this dry run's reply",
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(dense_reads())
+            .collect(),
         ),
         (
             "mcp-filesystem",
@@ -201,44 +285,7 @@ fn a_server_under_1_gib_answers_a_small_read_after_every_reply_attack() {
     let mut worst = 0;
     for (table, read_tool, read_args, attacks) in tables {
         let mut server = start(&sb, table);
-        for a in attacks {
-            let (began, cpu) = (Instant::now(), server.cpu_seconds());
-            let result = server.call_tool(a.tool, &a.args);
-            let took = began.elapsed();
-            let cpu = server.cpu_seconds() - cpu;
-            let size = result.to_string().len();
-            let peak = server.peak_mib();
-            eprintln!(
-                "{table} {}: {size} bytes in {took:.2?} ({cpu:.2} s of processor time), peak {peak} MiB",
-                a.tool
-            );
-            let text = result["content"][0]["text"].as_str().unwrap_or_default();
-            assert!(
-                text.contains(a.says),
-                "{table} {}: no {:?} in {}",
-                a.tool,
-                a.says,
-                &text[..text.len().min(2000)]
-            );
-            assert!(
-                size < 6 * MAX_REPLY,
-                "{table} {}: a reply of {size} bytes",
-                a.tool
-            );
-            assert!(
-                peak < MAX_PEAK_MIB,
-                "{table} {}: the server's peak is {peak} MiB",
-                a.tool
-            );
-            worst = worst.max(peak);
-            let read = server.call_tool(read_tool, &read_args);
-            assert!(
-                read.to_string().contains("hello"),
-                "{table}: after {}, the small read got {read}",
-                a.tool
-            );
-        }
-        assert!(server.alive(), "{table}: the server ended");
+        worst = worst.max(survive(&mut server, table, attacks, read_tool, &read_args));
     }
     eprintln!("peak resident memory of the servers: {worst} MiB");
     assert_eq!(sb.read("dry/f00.txt"), text, "a dry run wrote");
@@ -294,6 +341,8 @@ fn a_server_with_its_parse_cache_full_stays_under_the_peak_under_reply_attacks()
         sb.write(&format!("src/t{n}.ts"), &dense_source(false, n));
         sb.write(&format!("src/p{n}.py"), &dense_source(true, n));
     }
+    sb.write("dense.ts", &densest_source(false));
+    sb.write("dense.py", &densest_source(true));
     let mut server = start(&sb, "filekit");
     let small = || json!({"files": [{"path": "small.txt"}]});
     let read_symbol = |server: &mut McpStdio, file: String, symbol: String| {
@@ -324,7 +373,7 @@ fn a_server_with_its_parse_cache_full_stays_under_the_peak_under_reply_attacks()
         full < MAX_PEAK_MIB,
         "the cache alone took the server to {full} MiB"
     );
-    let attacks = [
+    let attacks = vec![
         attack(
             "read_files",
             json!({"files": vec![json!({"path": "big.txt"}); 1000]}),
@@ -340,32 +389,11 @@ fn a_server_with_its_parse_cache_full_stays_under_the_peak_under_reply_attacks()
             json!({"expression": "s/alpha/gamma/", "files": "*.txt", "directory": "dry", "dry_run": true}),
             "not in this dry run's reply",
         ),
-    ];
-    for a in attacks {
-        let began = Instant::now();
-        let result = server.call_tool(a.tool, &a.args);
-        let peak = server.peak_mib();
-        eprintln!("{}: peak {peak} MiB after {:.2?}", a.tool, began.elapsed());
-        let text = result["content"][0]["text"].as_str().unwrap_or_default();
-        assert!(
-            text.contains(a.says),
-            "{}: no {:?} in {}",
-            a.tool,
-            a.says,
-            &text[..text.len().min(2000)]
-        );
-        assert!(
-            peak < MAX_PEAK_MIB,
-            "{}: the server's peak is {peak} MiB",
-            a.tool
-        );
-        let read = server.call_tool("read_files", &small());
-        assert!(
-            read.to_string().contains("hello"),
-            "after {}: {read}",
-            a.tool
-        );
-    }
+    ]
+    .into_iter()
+    .chain(dense_reads())
+    .collect();
+    survive(&mut server, "filekit", attacks, "read_files", &small());
     // The kept trees still serve: the last files read answer again.
     read_symbol(
         &mut server,
