@@ -4,8 +4,9 @@
 //! code `file_edit` uses, and the file must come out byte-identical.
 //!
 //! The files come from registry packages, never from the network at test time:
-//! - `.test-deps/node_modules` (npm, by `scripts/setup-test-deps`): `typescript@5.9.3`'s sources, from
-//!   its 9 MB `typescript.js` down, and `jsonpath-rfc9535`'s JSON;
+//! - `.test-deps/node_modules` (npm, by `scripts/setup-test-deps`): `typescript@5.9.3`'s
+//!   declarations (its 9 MB `typescript.js` meets the syntax tree budget), pyright's and
+//!   rxjs's JavaScript, and `jsonpath-rfc9535`'s JSON;
 //! - `.test-deps/debian` (Debian packages unpacked by the same script): Go sources of
 //!   `golang-github-src-d-gcfg-dev`, Java sources of `openjdk-17-source`, the HTML and XML
 //!   of `libxml2-doc`;
@@ -14,7 +15,7 @@
 //!   YAML workflows, XML/SVG/HTML files shipped in crates.
 //!
 //! A splice `(s, e, new)` leaves a text unchanged exactly when `new == text[s..e]`; that is
-//! what is checked (applying each of tens of thousands of splices to a 9 MB text would
+//! what is checked (applying each of tens of thousands of splices to a large text would
 //! only copy it around).
 
 use filekit_documents::html::HtmlDoc;
@@ -201,14 +202,28 @@ fn typescript_declarations() {
     );
 }
 
+/// JavaScript as filekit parses it (files under `MAX_PARSE_SIZE`): pyright's bundled vendor
+/// code (760 KB, minified and not) and rxjs's CommonJS build.
 #[test]
-fn javascript_the_typescript_compiler() {
-    // The largest .js of the package: the compiler itself, 9 MB.
-    table(
-        Lang::JavaScript,
-        &[typescript_lib().join("typescript.js")],
-        10_000,
-    );
+fn javascript_bundles_and_modules() {
+    let modules = repo().join(".test-deps/node_modules");
+    let mut f = vec![need(modules.join("pyright/dist/vendor.js"))];
+    f.extend(files(&modules.join("rxjs/dist/cjs/internal"), ".js", 400));
+    table(Lang::JavaScript, &f, 3_000);
+}
+
+/// The compiler itself, 9 MB of ordinary JavaScript, would build a syntax tree of some 240
+/// MiB: the parse stops at the tree budget and says so (filekit refuses a file this size
+/// before parsing it; this is the budget met by a real file, not a made-up one).
+#[test]
+fn the_typescript_compilers_tree_is_past_the_budget() {
+    let path = typescript_lib().join("typescript.js");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let err = Code::parse(Lang::JavaScript, &text)
+        .err()
+        .expect("a 9 MB file's tree is past the budget");
+    assert_eq!(err.code, filekit_errors::ErrorCode::TooLarge, "{err:?}");
+    assert_eq!(err.details["limit"]["kind"], "syntax_tree", "{err:?}");
 }
 
 #[test]
