@@ -169,41 +169,64 @@ impl<'t> Code<'t> {
     pub fn symbols(&self) -> Result<Vec<Found>, FkError> {
         let mut out = Vec::new();
         let mut budget = crate::bounds::ResultBudget::default();
-        self.walk(self.tree.root_node(), "", 0, &mut out, &mut budget)?;
+        let root = self.tree.root_node();
+        let mut walk = Walk {
+            cursor: root.walk(),
+            up: vec![root],
+            out: &mut out,
+            budget: &mut budget,
+        };
+        self.walk(&mut walk, "", 0)?;
         Ok(out)
     }
 
-    fn walk(
-        &self,
-        node: Node,
-        parent: &str,
-        depth: usize,
-        out: &mut Vec<Found>,
-        budget: &mut crate::bounds::ResultBudget,
-    ) -> Result<(), FkError> {
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            match self.definition(child, parent) {
-                Some(found) => {
-                    let size = found.path.len() + found.signature.as_ref().map_or(0, String::len);
-                    budget.spend(size, "the symbols of this file")?;
-                    let path = found.path.clone();
-                    out.push(Found { depth, ..found });
-                    self.walk(child, &path, depth + 1, out, budget)?;
+    /// Visits the named children of the cursor's node, and theirs, with one cursor and the
+    /// ancestors kept as it goes down: tree-sitter finds a node's parent (and so its siblings)
+    /// by descending from the root again, which in a file of many top-level definitions costs
+    /// the file's breadth per look-up.
+    fn walk<'a>(&self, w: &mut Walk<'a, '_>, parent: &str, depth: usize) -> Result<(), FkError>
+    where
+        't: 'a,
+    {
+        if !w.cursor.goto_first_child() {
+            return Ok(());
+        }
+        loop {
+            let child = w.cursor.node();
+            if child.is_named() {
+                match self.definition(child, parent, &w.up) {
+                    Some(found) => {
+                        let size =
+                            found.path.len() + found.signature.as_ref().map_or(0, String::len);
+                        w.budget.spend(size, "the symbols of this file")?;
+                        let path = found.path.clone();
+                        w.out.push(Found { depth, ..found });
+                        w.up.push(child);
+                        self.walk(w, &path, depth + 1)?;
+                        w.up.pop();
+                    }
+                    None => {
+                        w.up.push(child);
+                        self.walk(w, parent, depth)?;
+                        w.up.pop();
+                    }
                 }
-                None => self.walk(child, parent, depth, out, budget)?,
+            }
+            if !w.cursor.goto_next_sibling() {
+                break;
             }
         }
+        w.cursor.goto_parent();
         Ok(())
     }
 
-    /// `node` as a definition, if it is one.
-    fn definition(&self, node: Node, parent: &str) -> Option<Found> {
-        let (kind, name, body, prefix) = self.classify(node)?;
+    /// `node` as a definition, if it is one; `up` holds its ancestors, its parent last.
+    fn definition(&self, node: Node, parent: &str, up: &[Node]) -> Option<Found> {
+        let (kind, name, body, prefix) = self.classify(node, Up(up))?;
         if name.is_empty() {
             return None;
         }
-        let outer = self.outer(node);
+        let outer = self.outer(node, Up(up));
         let path = match (&prefix, parent.is_empty()) {
             // CSS rules are named by their selector or at-rule alone: dots belong to selectors.
             _ if self.lang == Lang::Css => name.clone(),
@@ -212,8 +235,13 @@ impl<'t> Code<'t> {
             (None, false) => format!("{parent}.{name}"),
         };
         // A class field's `;` is the class body's token, not the field's: it belongs to it.
+        // Its next sibling is looked for only when the text there is a `;` (white space is
+        // no node): a sibling is found through the parent, from the root down.
         let mut end = outer.end_byte();
-        if let Some(next) = outer.next_sibling()
+        if self.text[end..]
+            .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '\u{feff}' | '\u{2060}' | '\u{200b}'))
+            .starts_with(';')
+            && let Some(next) = outer.next_sibling()
             && next.kind() == ";"
         {
             end = next.end_byte();
@@ -233,18 +261,21 @@ impl<'t> Code<'t> {
 
     /// The node that holds a definition with what belongs to it: `export`, the single-
     /// declarator `const` statement, Python decorators.
-    fn outer<'a>(&self, node: Node<'a>) -> Node<'a> {
+    fn outer<'a>(&self, node: Node<'a>, up: Up<'_, 'a>) -> Node<'a> {
         let mut n = node;
+        let mut level = 0;
         if n.kind() == "variable_declarator"
-            && let Some(p) = n.parent()
+            && let Some(p) = up.nth(0)
             && matches!(p.kind(), "lexical_declaration" | "variable_declaration")
             && p.named_child_count() == 1
         {
             n = p;
+            level = 1;
         }
-        while let Some(p) = n.parent() {
+        while let Some(p) = up.nth(level) {
             if matches!(p.kind(), "export_statement" | "decorated_definition") {
                 n = p;
+                level += 1;
             } else {
                 break;
             }
@@ -269,6 +300,7 @@ impl<'t> Code<'t> {
     fn classify(
         &self,
         node: Node,
+        up: Up,
     ) -> Option<(
         &'static str,
         String,
@@ -276,31 +308,30 @@ impl<'t> Code<'t> {
         Option<String>,
     )> {
         let name = || self.field_text(node, "name");
-        let body = Self::body_of(node);
+        let body = || Self::body_of(node);
         let k = node.kind();
         let found = match self.lang {
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript => match k {
                 "class_declaration" | "abstract_class_declaration" | "class" => {
-                    ("class", name(), body)
+                    ("class", name(), body())
                 }
                 "function_declaration" | "generator_function_declaration" => {
-                    ("function", name(), body)
+                    ("function", name(), body())
                 }
                 "method_definition" | "method_signature" | "abstract_method_signature" => {
-                    ("method", name(), body)
+                    ("method", name(), body())
                 }
-                "interface_declaration" => ("interface", name(), body),
-                "enum_declaration" => ("enum", name(), body),
+                "interface_declaration" => ("interface", name(), body()),
+                "enum_declaration" => ("enum", name(), body()),
                 "type_alias_declaration" => ("type", name(), None),
-                "internal_module" | "module" => ("namespace", name(), body),
+                "internal_module" | "module" => ("namespace", name(), body()),
                 "public_field_definition" | "property_signature" => ("property", name(), None),
                 "field_definition" => ("property", self.field_text(node, "property"), None),
                 "variable_declarator" => {
                     let value = node.child_by_field_name("value");
                     let value_kind = value.map(|v| v.kind()).unwrap_or("");
-                    let top = node
-                        .parent()
-                        .and_then(|p| p.parent())
+                    let top = up
+                        .nth(1)
                         .is_some_and(|g| matches!(g.kind(), "program" | "export_statement"));
                     let kind = match value_kind {
                         "arrow_function"
@@ -309,7 +340,7 @@ impl<'t> Code<'t> {
                         | "generator_function" => "function",
                         "class" => "class",
                         _ if !top => return None,
-                        _ => match node.parent().and_then(|p| p.child(0)).map(|c| c.kind()) {
+                        _ => match up.nth(0).and_then(|p| p.child(0)).map(|c| c.kind()) {
                             Some("const") => "const",
                             _ => "variable",
                         },
@@ -328,9 +359,8 @@ impl<'t> Code<'t> {
                 "pair" => {
                     // Only objects that are themselves named (a const's value, or a member of
                     // such an object): not option bags passed to calls.
-                    let named_object = node
-                        .parent()
-                        .and_then(|o| o.parent())
+                    let named_object = up
+                        .nth(1)
                         .is_some_and(|h| matches!(h.kind(), "variable_declarator" | "pair"));
                     if !named_object {
                         return None;
@@ -353,33 +383,32 @@ impl<'t> Code<'t> {
                 _ => return None,
             },
             Lang::Python => match k {
-                "class_definition" => ("class", name(), body),
+                "class_definition" => ("class", name(), body()),
                 "function_definition" => {
-                    let mut up = node.parent();
-                    if up.is_some_and(|p| p.kind() == "decorated_definition") {
-                        up = up.and_then(|p| p.parent());
+                    let mut level = 0;
+                    if up.nth(0).is_some_and(|p| p.kind() == "decorated_definition") {
+                        level = 1;
                     }
-                    let in_class = up
-                        .filter(|b| b.kind() == "block")
-                        .and_then(|b| b.parent())
-                        .is_some_and(|c| c.kind() == "class_definition");
-                    (if in_class { "method" } else { "function" }, name(), body)
+                    let in_class = up.nth(level).is_some_and(|b| b.kind() == "block")
+                        && up
+                            .nth(level + 1)
+                            .is_some_and(|c| c.kind() == "class_definition");
+                    (if in_class { "method" } else { "function" }, name(), body())
                 }
                 _ => return None,
             },
             Lang::Rust => match k {
                 "function_item" | "function_signature_item" => {
-                    let in_impl = node
-                        .parent()
-                        .and_then(|p| p.parent())
+                    let in_impl = up
+                        .nth(1)
                         .is_some_and(|g| matches!(g.kind(), "impl_item" | "trait_item"));
-                    (if in_impl { "method" } else { "function" }, name(), body)
+                    (if in_impl { "method" } else { "function" }, name(), body())
                 }
-                "struct_item" => ("struct", name(), body),
-                "enum_item" => ("enum", name(), body),
-                "union_item" => ("union", name(), body),
-                "trait_item" => ("trait", name(), body),
-                "mod_item" => ("module", name(), body),
+                "struct_item" => ("struct", name(), body()),
+                "enum_item" => ("enum", name(), body()),
+                "union_item" => ("union", name(), body()),
+                "trait_item" => ("trait", name(), body()),
+                "mod_item" => ("module", name(), body()),
                 "const_item" => ("const", name(), None),
                 "static_item" => ("static", name(), None),
                 "type_item" => ("type", name(), None),
@@ -388,12 +417,12 @@ impl<'t> Code<'t> {
                 "impl_item" => {
                     let ty = self.field_text(node, "type");
                     let ty = ty.split('<').next().unwrap_or("").trim().to_string();
-                    return Some(("impl", ty, body, None));
+                    return Some(("impl", ty, body(), None));
                 }
                 _ => return None,
             },
             Lang::Go => match k {
-                "function_declaration" => ("function", name(), body),
+                "function_declaration" => ("function", name(), body()),
                 "method_declaration" => {
                     let receiver = node.child_by_field_name("receiver").and_then(|r| {
                         let mut stack = vec![r];
@@ -411,7 +440,7 @@ impl<'t> Code<'t> {
                         }
                         None
                     });
-                    return Some(("method", name(), body, receiver));
+                    return Some(("method", name(), body(), receiver));
                 }
                 "type_spec" => {
                     let ty = node.child_by_field_name("type");
@@ -431,10 +460,7 @@ impl<'t> Code<'t> {
                     (kind, name(), body)
                 }
                 "const_spec" | "var_spec" => {
-                    let top = node
-                        .parent()
-                        .and_then(|p| p.parent())
-                        .is_some_and(|g| g.kind() == "source_file");
+                    let top = up.nth(1).is_some_and(|g| g.kind() == "source_file");
                     if !top {
                         return None;
                     }
@@ -451,13 +477,13 @@ impl<'t> Code<'t> {
                 _ => return None,
             },
             Lang::Java => match k {
-                "class_declaration" => ("class", name(), body),
-                "interface_declaration" => ("interface", name(), body),
-                "enum_declaration" => ("enum", name(), body),
-                "record_declaration" => ("record", name(), body),
-                "annotation_type_declaration" => ("annotation", name(), body),
-                "method_declaration" => ("method", name(), body),
-                "constructor_declaration" => ("constructor", name(), body),
+                "class_declaration" => ("class", name(), body()),
+                "interface_declaration" => ("interface", name(), body()),
+                "enum_declaration" => ("enum", name(), body()),
+                "record_declaration" => ("record", name(), body()),
+                "annotation_type_declaration" => ("annotation", name(), body()),
+                "method_declaration" => ("method", name(), body()),
+                "constructor_declaration" => ("constructor", name(), body()),
                 "field_declaration" | "constant_declaration" => {
                     let decl = node.child_by_field_name("declarator")?;
                     ("field", self.field_text(decl, "name"), None)
@@ -712,6 +738,27 @@ impl<'t> Code<'t> {
     }
 }
 
+/// The state of [`Code::symbols`]' walk.
+struct Walk<'a, 'tree> {
+    cursor: tree_sitter::TreeCursor<'tree>,
+    /// The ancestors of the cursor's node and the node itself, the root first.
+    up: Vec<Node<'tree>>,
+    out: &'a mut Vec<Found>,
+    budget: &'a mut crate::bounds::ResultBudget,
+}
+
+/// The ancestors of a node, its parent last.
+#[derive(Clone, Copy)]
+struct Up<'a, 'tree>(&'a [Node<'tree>]);
+
+impl<'tree> Up<'_, 'tree> {
+    /// The ancestor `level` levels above the node's parent (0: the parent).
+    fn nth(self, level: usize) -> Option<Node<'tree>> {
+        let i = self.0.len().checked_sub(level + 1)?;
+        Some(self.0[i])
+    }
+}
+
 /// A declaration's head on one line: white space runs become one space, a trailing `{`, `:`
 /// (Python) or `=` (a const before its value) is dropped.
 fn signature_line(s: &str) -> String {
@@ -733,6 +780,19 @@ mod tests {
             .into_iter()
             .map(|f| format!("{} {}", f.kind, f.path))
             .collect()
+    }
+
+    #[test]
+    fn a_class_field_takes_its_semicolon_and_nothing_after_it() {
+        let src = "export class A {\n  a: number;\n  b = 2 \t ;\n  c: string\n  // note\n  ;\n  d = 1\n  f() {}\n}\n";
+        let code = Code::parse(Lang::TypeScript, src).unwrap();
+        let text = |path: &str| &src[code.find(path).unwrap().range];
+        assert_eq!(text("A.a"), "a: number;");
+        assert_eq!(text("A.b"), "b = 2 \t ;");
+        // A comment between: the `;` is not the field's next sibling.
+        assert_eq!(text("A.c"), "c: string");
+        assert_eq!(text("A.d"), "d = 1");
+        assert_eq!(text("A.f"), "f() {}");
     }
 
     #[test]
