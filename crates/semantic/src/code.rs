@@ -11,6 +11,7 @@ use crate::{Dependency, Found, Lang, suggest};
 use filekit_errors::{ErrorCode, FkError};
 use serde_json::json;
 use std::collections::HashMap;
+use std::sync::Arc;
 use tree_sitter::{Node, Tree};
 
 /// A parsed source file.
@@ -167,6 +168,22 @@ impl<'t> Code<'t> {
     /// names every definition around its own, so many definitions nested deep would take
     /// the file's size times its depth.
     pub fn symbols(&self) -> Result<Vec<Found>, FkError> {
+        Ok(self.all_symbols()?.as_ref().clone())
+    }
+
+    /// [`Code::symbols`], shared: a text whose tree a server keeps keeps its symbols beside
+    /// it ([`crate::parse_cache`]), so a symbol read again is a look-up, not a walk of the
+    /// whole tree.
+    fn all_symbols(&self) -> Result<Arc<Vec<Found>>, FkError> {
+        if let Some(kept) = crate::parse_cache::symbols(self.lang, self.text) {
+            return Ok(kept);
+        }
+        let found = Arc::new(self.walk_symbols()?);
+        crate::parse_cache::keep_symbols(self.lang, self.text, &found);
+        Ok(found)
+    }
+
+    fn walk_symbols(&self) -> Result<Vec<Found>, FkError> {
         let mut out = Vec::new();
         let mut budget = crate::bounds::ResultBudget::default();
         let root = self.tree.root_node();
@@ -239,7 +256,9 @@ impl<'t> Code<'t> {
         // no node): a sibling is found through the parent, from the root down.
         let mut end = outer.end_byte();
         if self.text[end..]
-            .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '\u{feff}' | '\u{2060}' | '\u{200b}'))
+            .trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, '\u{feff}' | '\u{2060}' | '\u{200b}')
+            })
             .starts_with(';')
             && let Some(next) = outer.next_sibling()
             && next.kind() == ";"
@@ -386,7 +405,10 @@ impl<'t> Code<'t> {
                 "class_definition" => ("class", name(), body()),
                 "function_definition" => {
                     let mut level = 0;
-                    if up.nth(0).is_some_and(|p| p.kind() == "decorated_definition") {
+                    if up
+                        .nth(0)
+                        .is_some_and(|p| p.kind() == "decorated_definition")
+                    {
                         level = 1;
                     }
                     let in_class = up.nth(level).is_some_and(|b| b.kind() == "block")
@@ -529,7 +551,7 @@ impl<'t> Code<'t> {
     /// name is ambiguous.
     pub fn find(&self, target: &str) -> Result<Found, FkError> {
         let target = target.trim();
-        let all = self.symbols()?;
+        let all = self.all_symbols()?;
         let exact: Vec<&Found> = all.iter().filter(|f| f.path == target).collect();
         let candidates = if exact.is_empty() && self.lang == Lang::Css {
             // `.button` names a rule whose selector list holds it; `@media screen` an at-rule

@@ -16,15 +16,19 @@
 //! Off until a process asks for it ([`keep_trees`]): a one-shot command parses a file once,
 //! and one that parses thousands (a rename across a package) would only grow by what it kept.
 //!
+//! Beside a tree, the symbols found in it ([`crate::code::Code::symbols`]) once they have
+//! been asked for: finding them walks the whole tree, most of what a symbol read costs once
+//! the parse is saved. They are dropped with their tree.
+//!
 //! Bounded by an estimate of memory (tree-sitter does not report a tree's size): the text
 //! kept for the comparison plus [`TREE_BYTES_PER_NODE`] for each node of its tree, at most
 //! [`BUDGET_BYTES`] in all; the least recently used entries go first. A tree's nodes are
 //! counted, not guessed from its text's length: a text of one-character tokens (`[1,1,1,...]`)
 //! has a node per byte, ordinary code one per three bytes, and a workspace chooses which.
 
-use crate::Lang;
+use crate::{Found, Lang};
 use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use tree_sitter::Tree;
 
 /// What a kept tree takes in resident memory per node (tree-sitter's count of a tree's
@@ -43,10 +47,26 @@ struct Entry {
     lang: Lang,
     text: Box<str>,
     tree: Tree,
+    /// The symbols of the tree, once found.
+    symbols: Option<Arc<Vec<Found>>>,
     /// What it is charged against the budget.
     charge: usize,
     /// When it was last served or kept, in look-ups since the process began.
     used: u64,
+}
+
+/// What a list of symbols is charged: each entry and the strings it holds.
+fn symbols_charge(symbols: &[Found]) -> usize {
+    symbols
+        .iter()
+        .map(|f| {
+            std::mem::size_of::<Found>()
+                + f.kind.len()
+                + f.path.len()
+                + f.name.len()
+                + f.signature.as_ref().map_or(0, String::len)
+        })
+        .sum()
 }
 
 /// What a text and its tree are charged: the text's bytes and the tree's nodes.
@@ -92,6 +112,24 @@ pub(crate) fn get(lang: Lang, text: &str) -> Option<Tree> {
     cache.get(lang, text)
 }
 
+/// The symbols kept beside the tree of `text` in `lang`, if there are.
+pub(crate) fn symbols(lang: Lang, text: &str) -> Option<Arc<Vec<Found>>> {
+    let mut cache = cache();
+    if cache.budget == 0 {
+        return None;
+    }
+    cache.symbols(lang, text)
+}
+
+/// Keeps `symbols`, found in the tree of `text` in `lang`, beside that tree if it is kept.
+pub(crate) fn keep_symbols(lang: Lang, text: &str, symbols: &Arc<Vec<Found>>) {
+    let mut cache = cache();
+    if cache.budget == 0 {
+        return;
+    }
+    cache.keep_symbols(lang, text, symbols);
+}
+
 /// Keeps `tree`, the checked parse of `text` in `lang`.
 pub(crate) fn keep(lang: Lang, text: &str, tree: &Tree) {
     let mut cache = cache();
@@ -112,6 +150,15 @@ impl Cache {
     }
 
     fn get(&mut self, lang: Lang, text: &str) -> Option<Tree> {
+        self.entry(lang, text).map(|e| e.tree.clone())
+    }
+
+    fn symbols(&mut self, lang: Lang, text: &str) -> Option<Arc<Vec<Found>>> {
+        self.entry(lang, text).and_then(|e| e.symbols.clone())
+    }
+
+    /// The entry of `text` in `lang`, marked as used now.
+    fn entry(&mut self, lang: Lang, text: &str) -> Option<&mut Entry> {
         if self.entries.is_empty() {
             return None;
         }
@@ -122,7 +169,22 @@ impl Cache {
             return None;
         }
         entry.used = now;
-        Some(entry.tree.clone())
+        Some(entry)
+    }
+
+    fn keep_symbols(&mut self, lang: Lang, text: &str, symbols: &Arc<Vec<Found>>) {
+        let cost = symbols_charge(symbols);
+        let budget = self.budget;
+        let Some(entry) = self.entry(lang, text) else {
+            return;
+        };
+        if entry.symbols.is_some() || entry.charge + cost > budget / 4 {
+            return;
+        }
+        entry.symbols = Some(Arc::clone(symbols));
+        entry.charge += cost;
+        self.charged += cost;
+        self.evict();
     }
 
     /// Keeps `tree`, evicting the least recently used trees past the budget. A tree too
@@ -138,6 +200,7 @@ impl Cache {
             lang,
             text: text.into(),
             tree: tree.clone(),
+            symbols: None,
             charge: cost,
             used: self.clock,
         };
@@ -200,6 +263,46 @@ mod tests {
 
         // The same text in another language is another tree.
         assert!(get(Lang::JavaScript, &text).is_none());
+    }
+
+    #[test]
+    fn the_symbols_of_a_kept_tree_are_kept_beside_it_and_charged() {
+        let text = unique(3);
+        parse(Lang::TypeScript, &text);
+        assert!(
+            symbols(Lang::TypeScript, &text).is_none(),
+            "not asked for yet"
+        );
+        let code = crate::code::Code::parse(Lang::TypeScript, &text).unwrap();
+        let found = code.find("only_in_the_cache_test_3").unwrap();
+        let kept = symbols(Lang::TypeScript, &text).expect("kept once found");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].range, found.range);
+        // Another text, even one of the same length, has none of them.
+        let changed = text.replace("a * 3", "a + 3");
+        assert!(symbols(Lang::TypeScript, &changed).is_none());
+        let code = crate::code::Code::parse(Lang::TypeScript, &changed).unwrap();
+        assert!(
+            code.find("only_in_the_cache_test_3")
+                .unwrap()
+                .signature
+                .is_some()
+        );
+        assert!(!Arc::ptr_eq(
+            &kept,
+            &symbols(Lang::TypeScript, &changed).unwrap()
+        ));
+
+        let tree = parse(Lang::TypeScript, &text);
+        let mut cache = Cache::new(BUDGET_BYTES);
+        cache.keep(Lang::TypeScript, &text, &tree);
+        let before = cache.charged;
+        cache.keep_symbols(Lang::TypeScript, &text, &kept);
+        assert_eq!(cache.charged, before + symbols_charge(&kept));
+        assert!(cache.symbols(Lang::TypeScript, &text).is_some());
+        // Symbols for a text whose tree is not kept are not kept either.
+        cache.keep_symbols(Lang::TypeScript, &changed, &kept);
+        assert!(cache.symbols(Lang::TypeScript, &changed).is_none());
     }
 
     #[test]
