@@ -37,7 +37,7 @@ const WRITE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, ha
 const WRITE_GUARD: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleWriteFile (issue #541): no mode and a file with content: \"Write rejected to prevent accidental data loss: ...\"; nothing written";
 const MKDIR: &str = "DesktopCommanderMCP src/tools/filesystem.ts, createDirectory: fs.mkdir recursive; \"Successfully created directory {path}\"";
 const LIST: &str = "DesktopCommanderMCP src/tools/filesystem.ts, listDirectory: \"[DIR] name\" / \"[FILE] name\", relative paths, depth default 2, nested directories cut at 100 entries with \"[WARNING] dir: N items hidden (showing first 100 of T total)\", \"[NOT_FOUND] name — path does not exist\"";
-const MOVE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleMoveFile: fs.rename (a file over a file replaces it); \"Successfully moved {source} to {destination}\"";
+const MOVE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleMoveFile: fs.rename (a file over a file replaces it, a folder over an empty folder too; a folder with entries is ENOTEMPTY); \"Successfully moved {source} to {destination}\"";
 const INFO: &str = "DesktopCommanderMCP src/tools/filesystem.ts, getFileInfo, and handleGetFileInfo's formatValue: \"key: value\" lines: size, created/modified/accessed (Date as JSON), isDirectory, isFile, permissions (3 octal digits), fileType, lineCount/lastLine/appendPosition for text";
 const NOT_SERVED: &str = "filekit: Desktop Commander's readers of URLs (isUrl), spreadsheets (sheet, range), its PDF, DOCX and spreadsheet writers (write_file by extension, src/utils/files/factory.ts) are out of scope, refused with the reason; nothing is read from the network";
 const NUMBER: &str = "DesktopCommanderMCP 0.2.52 dist/tools/schemas.js, ReadFileArgsSchema: offset and length are z.number() (1.0 is 1); filekit refuses a fraction, since no line starts there";
@@ -329,6 +329,16 @@ fn cases() -> Vec<Case> {
             json!({"source": "$ROOT/a.txt", "destination": "$ROOT/b.txt"}))
             .file("a.txt", "new\n").file("b.txt", "old\n").reads(&["Successfully moved $ROOT/a.txt to $ROOT/b.txt"])
             .then("a.txt", None).then("b.txt", Some("new\n")),
+        case("move_file_of_a_folder_onto_an_empty_folder_replaces_it", MOVE, "move_file",
+            json!({"source": "$ROOT/src", "destination": "$ROOT/dest"}))
+            .file("src/a.txt", "a\n").file("dest/.keep", "").given("file:delete_file", json!({"path": "dest/.keep"}))
+            .reads(&["Successfully moved $ROOT/src to $ROOT/dest"])
+            .then("src/a.txt", None).then("dest/a.txt", Some("a\n")),
+        case("move_file_onto_a_folder_with_files_is_refused", MOVE, "move_file",
+            json!({"source": "$ROOT/src", "destination": "$ROOT/dest"}))
+            .file("src/a.txt", "a\n").file("dest/kept.txt", "kept\n").fails()
+            .shows(&["the destination $ROOT/dest is a directory with 1 entry in it: only an empty directory is replaced"])
+            .then("src/a.txt", Some("a\n")).then("dest/kept.txt", Some("kept\n")),
         case("move_file_missing_source", MOVE, "move_file",
             json!({"source": "$ROOT/nope.txt", "destination": "$ROOT/b.txt"}))
             .fails().shows(&["$ROOT/nope.txt does not exist"]).then("b.txt", None),

@@ -1042,8 +1042,8 @@ fn flush_warnings(out: &mut Vec<String>, hidden: &mut Vec<(String, usize)>, next
 
 const MOVE_FILE_DESCRIPTION: &str = "\
 Move or rename a file or a directory. As a rename does, a file moved onto an existing file \
-replaces it (the history keeps the old one: undo brings it back); an existing directory is \
-never replaced. Missing parent directories of the destination are made. Both paths must be \
+replaces it, and a directory an empty directory (the history keeps what was there: undo \
+brings it back); a directory with entries in it is never replaced. Missing parent directories of the destination are made. Both paths must be \
 in the workspace.
 
 Example: {\"source\": \"src/old_name.ts\", \"destination\": \"src/lib/new_name.ts\"}";

@@ -1415,13 +1415,21 @@ fn move_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     );
     let r = &report.ops[0];
     Ok(match &r.error {
-        Some(err) if err.fact() == Some(filekit_core::Fact::AlreadyExists) => failed(
-            format!(
-                "Destination already exists: {}",
-                requested(ws, &args.destination)
-            ),
-            err,
-        ),
+        // The server refuses any destination that exists, whatever its kind.
+        Some(err)
+            if matches!(
+                err.fact(),
+                Some(filekit_core::Fact::AlreadyExists | filekit_core::Fact::CannotReplace)
+            ) =>
+        {
+            failed(
+                format!(
+                    "Destination already exists: {}",
+                    requested(ws, &args.destination)
+                ),
+                err,
+            )
+        }
         // A missing source and a missing destination directory both fail the server's one
         // rename.
         Some(err) if err.code == ErrorCode::NotFound => failed(
