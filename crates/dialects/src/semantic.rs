@@ -9,6 +9,7 @@
 
 use crate::Call;
 use crate::args::schema_for;
+use crate::edit_plan::EncodingLabel;
 use crate::refactor_mode::RefactorName;
 use crate::semantic_reply::{
     Change, Curated, Dependency, EditReply, FileChange, OutlineEntry, OutlineFormat, ReadReply,
@@ -116,7 +117,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
     ]
 }
 
-pub(crate) use filekit_refactor::source::{Source, load};
+pub(crate) use filekit_refactor::source::{Source, load, load_in};
 
 /// A parsed file, whichever parser its type takes.
 enum Parsed<'t> {
@@ -275,6 +276,8 @@ pub(crate) struct ReadArgs {
     pub(crate) include_metadata: Option<bool>,
     /// Return at most this many lines of content.
     pub(crate) max_lines: Option<usize>,
+    /// The file's encoding when detection gets it wrong: a WHATWG label ("shift_jis").
+    pub(crate) encoding: Option<EncodingLabel>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -346,6 +349,7 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
     let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
+    let encoding = args.encoding.as_ref().map(|e| e.0);
     let named = [
         (Query::XPath, args.xpath.is_some()),
         (Query::Selector, args.selector.is_some()),
@@ -359,7 +363,7 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
         (Ok(lang), _) => lang,
         (Err(err), None) => return Err(err),
         (Err(_), Some(query)) => {
-            let src = match load(ws, &args.file) {
+            let src = match load_in(ws, &args.file, encoding) {
                 Ok(s) => s,
                 Err(err) => return Ok(failed(&args.file, &err)),
             };
@@ -373,7 +377,7 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
     let targets = read_targets(&args, lang, format)?;
     let meta = args.include_metadata.unwrap_or(true);
 
-    let src = match read_first.map_or_else(|| load(ws, &args.file), Ok) {
+    let src = match read_first.map_or_else(|| load_in(ws, &args.file, encoding), Ok) {
         Ok(s) => s,
         Err(err) => return Ok(failed(&args.file, &err)),
     };
@@ -798,6 +802,8 @@ struct EditArgs {
     preview: Option<bool>,
     /// Write even if the result no longer parses.
     force: Option<bool>,
+    /// The file's encoding when detection gets it wrong: a WHATWG label ("shift_jis").
+    encoding: Option<EncodingLabel>,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
@@ -1025,6 +1031,7 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
             ("wrapper", args.wrapper.is_some()),
             ("position", args.position.is_some()),
             ("force", args.force.is_some()),
+            ("encoding", args.encoding.is_some()),
         ];
         if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
             return Err(FkError::invalid(format!(
@@ -1103,7 +1110,8 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     let dry_run = args.dry_run.unwrap_or(false);
     let preview = args.preview.unwrap_or(false);
 
-    let src = match load(ws, &file) {
+    let encoding = args.encoding.map(|e| e.0);
+    let src = match load_in(ws, &file, encoding) {
         Ok(s) => s,
         Err(err) => return Ok(failed(&file, &err)),
     };
@@ -1113,7 +1121,16 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     };
     match plan_edits(lang, &src.text, &planned, args.force.unwrap_or(false)) {
         Ok(splices) => Ok(write::<S>(
-            ws, &file, &src, &planned, splices, dry_run, preview,
+            ws,
+            &file,
+            &src,
+            &planned,
+            splices,
+            Written {
+                dry_run,
+                preview,
+                encoding,
+            },
         )),
         Err(err) => Ok(failed(&file, &err)),
     }
@@ -1303,15 +1320,27 @@ fn overlap_in_words(err: FkError, planned: &[Planned]) -> FkError {
     }
 }
 
+/// How an edit of `file_edit` is written.
+struct Written {
+    dry_run: bool,
+    preview: bool,
+    /// The encoding the caller named for the file (else its own, detected).
+    encoding: Option<&'static filekit_core::encoding::Encoding>,
+}
+
 fn write<S: Spelling>(
     ws: &Call,
     file: &str,
     src: &Source,
     planned: &[Planned],
     splices: Vec<(usize, Splice)>,
-    dry_run: bool,
-    preview: bool,
+    how: Written,
 ) -> ToolReply {
+    let Written {
+        dry_run,
+        preview,
+        encoding,
+    } = how;
     let text = src.text.as_str();
     let lines = Lines::new(text);
     let changes: Vec<Change<S::Place>> = splices
@@ -1330,7 +1359,11 @@ fn write<S: Spelling>(
             ranges: splices.into_iter().map(|(_, s)| s).collect(),
             content_hash: src.hash.clone(),
         }],
-        EditOptions::builder().dry_run(dry_run).atomic(true).build(),
+        EditOptions::builder()
+            .dry_run(dry_run)
+            .atomic(true)
+            .encoding(encoding)
+            .build(),
     );
     let report = ws.apply(request);
     let Some(fr) = report.files.first() else {
