@@ -42,6 +42,7 @@ const INFO: &str = "DesktopCommanderMCP src/tools/filesystem.ts, getFileInfo, an
 const NOT_SERVED: &str = "filekit: Desktop Commander's readers of URLs (isUrl), spreadsheets (sheet, range), its PDF, DOCX and spreadsheet writers (write_file by extension, src/utils/files/factory.ts) are out of scope, refused with the reason; nothing is read from the network";
 const NUMBER: &str = "DesktopCommanderMCP 0.2.52 dist/tools/schemas.js, ReadFileArgsSchema: offset and length are z.number() (1.0 is 1); filekit refuses a fraction, since no line starts there";
 const INFO_LATIN1: &str = "DesktopCommanderMCP 0.2.52 getFileInfo: a file whose bytes are not UTF-8 is fileType binary, with its metadata";
+const IGNORED: &str = "DesktopCommanderMCP 0.2.52 dist/tools/schemas.js: zod objects strip keys they do not name, so `encoding` is taken and unused (fs.readFile/readline as UTF-8); filekit takes it when it names UTF-8 and refuses another, which it would not use";
 const SANDBOX: &str = "DesktopCommanderMCP validatePath refuses a path outside allowedDirectories; filekit refuses it through its workspace (Workspace::resolve), in its own words";
 
 fn forty() -> String {
@@ -345,6 +346,16 @@ fn cases() -> Vec<Case> {
         case("move_file_out_of_the_workspace_is_refused", SANDBOX, "move_file",
             json!({"source": "$ROOT/a.txt", "destination": "/tmp/filekit-golden-moved-out.txt"}))
             .file("a.txt", "x\n").fails().shows(&["outside the workspace"]).then("a.txt", Some("x\n")),
+        case("read_file_takes_encoding_utf8", IGNORED, "read_file",
+            json!({"path": "$ROOT/a.txt", "encoding": "utf8"}))
+            .file("a.txt", "alpha\n").reads(&["alpha"]),
+        case("edit_block_takes_encoding_utf8", IGNORED, "edit_block",
+            json!({"file_path": "$ROOT/a.txt", "old_string": "alpha", "new_string": "beta", "encoding": "UTF-8"}))
+            .file("a.txt", "alpha\n").then("a.txt", Some("beta\n")),
+        case("read_file_refuses_another_encoding", IGNORED, "read_file",
+            json!({"path": "$ROOT/a.txt", "encoding": "latin1"}))
+            .file("a.txt", "alpha\n").rejected()
+            .shows(&["`encoding` \"latin1\" is not taken", "its own encoding, detected", "read_files"]),
         // ---- get_file_info
         case("get_file_info_of_a_latin1_file_is_binary", INFO_LATIN1, "get_file_info",
             json!({"path": "$ROOT/l1.txt"}))

@@ -474,4 +474,12 @@ fn file_read_file_edit_and_grep_files_take_the_callers_encoding() {
     ] {
         sb.call_fails(tool, args, 2, &["unknown encoding \"klingon\"", "WHATWG"]);
     }
+    // A refactor reads each file it changes in its own encoding: naming one is refused.
+    sb.write("a.ts", "export const a = 1;\n");
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "a", "new_name": "b", "encoding": "utf-8"}),
+        2,
+        &["`encoding` belongs to the direct-edit mode"],
+    );
 }

@@ -225,6 +225,7 @@ pub(crate) fn coerces(dialect: &str) -> bool {
 pub(crate) fn drop_ignored(dialect: &str, tool: &str, args: &mut Value) -> Result<(), FkError> {
     match dialect {
         "mcp-filesystem" => crate::mcp_filesystem::drop_ignored(tool, args),
+        "desktop-commander" => crate::desktop_commander_files::drop_ignored(tool, args),
         _ => Ok(()),
     }
 }

@@ -9,7 +9,10 @@
 //! move through the engine's file operations: every path is the workspace's, every change is
 //! in the history. Out of scope, refused with a reason: reading URLs (`isUrl`), spreadsheet
 //! sheets and ranges, PDF and DOCX conversion; Desktop Commander's process and terminal tools
-//! are not served at all (its search sessions are in `desktop_commander_search`).
+//! are not served at all (its search sessions are in `desktop_commander_search`). Unlike
+//! Desktop Commander, which reads and writes UTF-8 (a Latin-1 file's accents become U+FFFD for
+//! good), each file is read and edited in its own encoding; an `encoding` argument, which
+//! Desktop Commander takes and ignores, is taken when it names UTF-8 ([`drop_ignored`]).
 
 use crate::Call;
 use crate::args::{parse, schema_for};
@@ -1035,6 +1038,42 @@ fn flush_warnings(out: &mut Vec<String>, hidden: &mut Vec<(String, usize)>, next
         }
         inside
     });
+}
+
+/// Removes `encoding` from a call of a tool that reads or writes a file's text when it names
+/// UTF-8: Desktop Commander's zod schemas strip a key they do not name, and it reads and
+/// writes UTF-8 whatever `encoding` says, which filekit's reads and edits of UTF-8 text do
+/// alike. Another encoding is refused with what this table does instead (each file read and
+/// edited in its own encoding, detected) and where one is named: the agent would expect the
+/// file decoded in it, which neither server would do.
+pub(crate) fn drop_ignored(tool: &str, args: &mut Value) -> Result<(), FkError> {
+    if !matches!(
+        tool,
+        "read_file" | "read_multiple_files" | "write_file" | "edit_block"
+    ) {
+        return Ok(());
+    }
+    let Some(obj) = args.as_object_mut() else {
+        return Ok(());
+    };
+    let Some(given) = obj.get("encoding") else {
+        return Ok(());
+    };
+    let utf8 = given
+        .as_str()
+        .and_then(|label| filekit_core::encoding::by_label(label).ok())
+        .is_some_and(|e| e.name() == "UTF-8");
+    if !utf8 {
+        return Err(FkError::invalid(format!(
+            "{tool}: `encoding` {given} is not taken: this table reads and edits each file in              its own encoding, detected (UTF-8, UTF-16 by its byte order mark, Latin-1,              Shift_JIS, ...)"
+        ))
+        .with_hint(
+            "leave `encoding` out (or give \"utf-8\"); to name a file's encoding, use the \
+             curated table's read_files or edit_files (`encoding`)",
+        ));
+    }
+    obj.remove("encoding");
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
