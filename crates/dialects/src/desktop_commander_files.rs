@@ -635,44 +635,35 @@ fn read_multiple_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut contents = String::new();
     let mut images = Vec::new();
     let mut files = Vec::new();
-    let mut held = 0usize;
-    // The bytes of file content one reply holds at most: the files past it are reported, not
-    // read.
-    let max_held = ws.max_reply_bytes() as usize;
-    for path in &args.paths {
-        if held > max_held {
-            let err = FkError::too_large(
-                filekit_core::Limit::ResultSize,
-                held as u64,
-                max_held as u64,
-                format!(
-                    "not read: this reply already holds {held} bytes of files, more than the \
-                     {max_held} one reply holds"
-                ),
-            )
-            .with_hint("read the rest in another call");
-            summary.push(format!("{path}: Error - {}", err.full_message()));
+    let budget = ws.reply_budget();
+    for (i, path) in args.paths.iter().enumerate() {
+        // Past the reply's room, one entry stands for the rest.
+        if let Some(rest) = budget.no_room_for_files(path, args.paths.len() - i - 1) {
+            summary.push(format!("{path}: Error - {}", rest.full_message()));
             files.push(FileRead::Failed {
                 path: path.clone(),
-                failure: CamelFailure::of(&err),
+                failure: CamelFailure::of(&rest),
             });
-            continue;
+            break;
         }
+        let entry = filekit_core::limits::reply_entry_bytes(path);
         match read_one(ws, path, 0, READ_LINE_LIMIT) {
             Ok(Read::Text { text, value }) => {
-                held += text.len();
+                budget.charge(entry + text.len() as u64);
                 summary.push(format!("{path}: text/plain (text)"));
                 contents.push_str(&format!("\n--- {path} contents: ---\n{text}"));
                 files.push(FileRead::Read(value));
             }
             Ok(Read::Image { mime, data, value }) => {
-                held += data.len();
+                budget.charge(entry + data.len() as u64);
                 summary.push(format!("{path}: {mime} (image)"));
                 images.push((mime, data));
                 files.push(FileRead::Read(value));
             }
             Err(err) => {
-                summary.push(format!("{path}: Error - {}", err.full_message()));
+                let said = format!("{path}: Error - {}", err.full_message());
+                budget.charge(entry + said.len() as u64);
+                summary.push(said);
                 files.push(FileRead::Failed {
                     path: path.clone(),
                     failure: CamelFailure::of(&err),
@@ -1392,10 +1383,14 @@ mod tests {
         let max = filekit_core::limits::MAX_REPLY_BYTES as usize;
         let fit = max / file.len() + 1;
         assert_eq!(read, fit, "{}", reply.value["files"][fit]);
+        // One entry stands for the files not read.
+        assert_eq!(files.len(), fit + 1);
         assert_eq!(files[fit]["errorCode"], "TOO_LARGE");
         assert!(
             reply.text.contains(&format!(
-                "f{fit}.txt: Error - not read: this reply already holds"
+                "f{fit}.txt: Error - f{fit}.txt and the {} file(s) after it were not read: this \
+                 reply already holds",
+                paths.len() - fit - 1
             )),
             "{}",
             &reply.text[..2000]
