@@ -430,12 +430,14 @@ fn file_read_file_edit_and_grep_files_take_the_callers_encoding() {
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert_eq!(run.json["content"], "\"café\"", "{}", run.stdout);
+    assert_eq!(run.json["encoding"], "UTF-16LE", "{}", run.stdout);
 
     let run = sb.call(
         "file_edit",
         json!({"file": "conf.json", "target": "$.port", "operation": "replace", "content": "8080", "encoding": "UTF-16LE"}),
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json["encoding"], "UTF-16LE", "{}", run.stdout);
     assert_eq!(
         std::fs::read(sb.path("conf.json")).unwrap(),
         utf16("{\"name\": \"café\", \"port\": 8080}\n")
@@ -458,7 +460,12 @@ fn file_read_file_edit_and_grep_files_take_the_callers_encoding() {
         ],
         None,
     );
-    assert!(run.stdout.contains("8080"), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("lines 1-1, UTF-16LE) <==") && run.stdout.contains("8080"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
 
     // A label that names no encoding is refused, saying what labels are; nothing written.
     for (tool, args) in [

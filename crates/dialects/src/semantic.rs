@@ -367,7 +367,7 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
                 Ok(s) => s,
                 Err(err) => return Ok(failed(&args.file, &err)),
             };
-            let lang = lang_of_content(&args.file, &src.text, Some(query))?;
+            let lang = lang_of_content(&args.file, &src.0.text, Some(query))?;
             read_first = Some(src);
             lang
         }
@@ -377,10 +377,11 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
     let targets = read_targets(&args, lang, format)?;
     let meta = args.include_metadata.unwrap_or(true);
 
-    let src = match read_first.map_or_else(|| load_in(ws, &args.file, encoding), Ok) {
-        Ok(s) => s,
-        Err(err) => return Ok(failed(&args.file, &err)),
-    };
+    let (src, file_encoding) =
+        match read_first.map_or_else(|| load_in(ws, &args.file, encoding), Ok) {
+            Ok(s) => s,
+            Err(err) => return Ok(failed(&args.file, &err)),
+        };
     let text = src.text.as_str();
     let lines_of = Lines::new(text);
     let parsed = match parse_file(lang, text) {
@@ -494,6 +495,7 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
                 _ => None,
             },
             truncated,
+            encoding: file_encoding,
         };
         let first_line = lines_of.position(range.start).line;
         // The numbered lines are the file's lines: the first keeps the indentation before the
@@ -502,12 +504,13 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
         let lead = &text[line_start..range.start];
         let lead = if lead.trim().is_empty() { lead } else { "" };
         text_out.push_str(&format!(
-            "==> {} {ty} {} ({}, lines {}-{}) <==\n{}",
+            "==> {} {ty} {} ({}, lines {}-{}{}) <==\n{}",
             args.file,
             f.path,
             f.kind,
             first_line,
             last_line(text, &lines_of, &range),
+            file_encoding.map_or(String::new(), |e| format!(", {e}")),
             number_lines(&format!("{lead}{}", r.content), first_line)
         ));
         if !text_out.ends_with('\n') {
@@ -1112,7 +1115,7 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
 
     let encoding = args.encoding.map(|e| e.0);
     let src = match load_in(ws, &file, encoding) {
-        Ok(s) => s,
+        Ok((s, _)) => s,
         Err(err) => return Ok(failed(&file, &err)),
     };
     let lang = match by_name {
@@ -1426,6 +1429,7 @@ fn write<S: Spelling>(
         summary,
         dry_run,
         content_hash: shape::current_hash(fr),
+        encoding: fr.encoding,
         diff: Some(diff.to_string()),
         diff_note: cut,
         warnings: Vec::new(),

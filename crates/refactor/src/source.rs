@@ -14,16 +14,16 @@ pub struct Source {
 /// Reads `file` whole, to be parsed: a file larger than the parsers' bound
 /// ([`limits::MAX_PARSE_SIZE`]) is refused (TOO_LARGE) before it is read.
 pub fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
-    load_in(ws, file, None)
+    load_in(ws, file, None).map(|(src, _)| src)
 }
 
 /// [`load`] with the text decoded in `encoding` when the caller names one (else the file's
-/// own, detected).
+/// own, detected); with the file's encoding when it is not UTF-8 (`Shift_JIS`, `UTF-16LE`).
 pub fn load_in(
     ws: &Workspace,
     file: &str,
     encoding: Option<&'static filekit_core::encoding::Encoding>,
-) -> Result<Source, FkError> {
+) -> Result<(Source, Option<&'static str>), FkError> {
     let p = ws.resolve(file)?;
     if let Some(meta) = ws.metadata(&p)?
         && meta.len > limits::MAX_PARSE_SIZE
@@ -47,8 +47,11 @@ pub fn load_in(
         let shown = read.resolved_path.as_deref().unwrap_or(file);
         return Err(limits::too_large_to_parse(shown, t.size));
     };
-    Ok(Source {
-        text: t.content.clone(),
-        hash,
-    })
+    Ok((
+        Source {
+            text: t.content.clone(),
+            hash,
+        },
+        t.encoding,
+    ))
 }
