@@ -52,6 +52,7 @@ CALLS = [
     ("read outside the root", "read_file", {"path": "/etc/hostname"}),
     ("read binary file", "read_file", {"path": "$ROOT/blob.bin"}),
     ("read unknown argument", "read_file", {"path": "$ROOT/a.txt", "lenght": 2}),
+    ("read with an encoding it ignores", "read_file", {"path": "$ROOT/a.txt", "encoding": "utf-8"}),
     ("read image", "read_file", {"path": "$ROOT/dot.png"}),
     ("read through a link", "read_file", {"path": "$ROOT/link.txt", "offset": 1}),
     ("read many", "read_multiple_files", {"paths": ["$ROOT/a.txt", "$ROOT/sub/b.md", "$ROOT/dot.png"]}),
@@ -108,6 +109,11 @@ DIFFERENCES = {
     "read unknown argument": "Desktop Commander strips an unknown argument and reads 1000 lines "
                              "(with a warning line first); filekit refuses the call with the "
                              "closest valid name (`lenght` -> `length`) and does nothing",
+    "read with an encoding it ignores": "both read the file; Desktop Commander first says it "
+                                        "ignored `encoding` (it reads UTF-8 whatever it says), "
+                                        "filekit takes a UTF-8 `encoding` without a word, as it "
+                                        "changes nothing (another encoding is refused, since "
+                                        "filekit would not read the file in it)",
     "read many with a missing one": "the missing file's error in filekit's words (see 'read "
                                     "missing file'); filekit also flags the call isError since "
                                     "part of it failed",

@@ -397,6 +397,19 @@ fn the_caller_names_an_encoding_the_detector_cannot_see() {
         std::fs::read(sb.path("plain16.txt")).unwrap(),
         utf16("key = Wert ä\ntwo = 2\n")
     );
+    let plan = json!({"files": [{"path": "plain16.txt", "edits": [{"str_replace": {"old": "two", "new": "zwo"}}]}]});
+    let run = sb.filekit(&["edit", "--encoding", "utf-16le"], Some(&plan.to_string()));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        std::fs::read(sb.path("plain16.txt")).unwrap(),
+        utf16("key = Wert ä\nzwo = 2\n")
+    );
+    let run = sb.filekit(&["undo"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        std::fs::read(sb.path("plain16.txt")).unwrap(),
+        utf16("key = Wert ä\ntwo = 2\n")
+    );
     // grep skips it as binary, unless told its encoding.
     let run = sb.filekit(&["grep", "Wert ä", "plain16.txt"], None);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
