@@ -8,7 +8,8 @@ Cases, each a call to a warm `filekit serve` over stdio (one server per table, l
 over pipes), or a `filekit patch` process:
   - hunk placement: hunks of 400, 1,000 and 10,000 identical lines against a 2 MB file of
     them, placed by a line number and without one (ambiguous);
-  - replies: reads naming one 2 MB file 1,000 times (every table's read of many files), a
+  - replies: reads naming one 2 MB file 1,000 times (every table's read of many files) and
+    200,000 files that do not exist (a 1 MB request whose every failure is said), a
     tree, a listing, a glob and a search of 200,000 files, tree-wide dry runs over them and
     over forty 2 MB files whose every line changes;
   - many edits on one line: 100,000 edits of one 400 KB line, 1,000 ambiguous one-character
@@ -243,6 +244,9 @@ def main():
             patch(f"patch: {length}-line hunk of identical lines, ambiguous", hunk(length, 1, False))
 
         many = ["big.txt"] * 1000
+        # A request of 1 MB naming 200,000 files that do not exist: each failure is said.
+        missing = ["a"] * 200_000
+        missing_abs = [os.path.join(root, "a")] * 200_000
         many_abs = [os.path.join(root, "big.txt")] * 1000
         tree = os.path.join(root, "tree")
         tables = {
@@ -278,6 +282,8 @@ def main():
             "mcp-filesystem": [
                 ("read_multiple_files: one 2 MB file 1,000 times", "read_multiple_files",
                  {"paths": many}, "another call"),
+                ("read_multiple_files: 200,000 missing files", "read_multiple_files",
+                 {"paths": missing}, "another call"),
                 ("directory_tree: 200,000 files", "directory_tree", {"path": "tree"}, ""),
                 ("search_files: 200,000 files", "search_files",
                  {"path": "tree", "pattern": "**/*.txt"}, ""),
@@ -285,12 +291,16 @@ def main():
             "desktop-commander": [
                 ("read_multiple_files (desktop-commander): 1,000 times", "read_multiple_files",
                  {"paths": many_abs}, "another call"),
+                ("read_multiple_files (desktop-commander): 200,000 missing", "read_multiple_files",
+                 {"paths": missing_abs}, "another call"),
                 ("list_directory: 200,000 files, depth 10", "list_directory",
                  {"path": tree, "depth": 10}, ""),
             ],
             "amazonq": [
                 ("fs_read Line: one 2 MB file 1,000 times", "fs_read",
                  {"operations": [{"mode": "Line", "paths": many_abs}]}, "another call"),
+                ("fs_read Line: 200,000 missing files", "fs_read",
+                 {"operations": [{"mode": "Line", "paths": missing_abs}]}, "another call"),
                 ("fs_read Directory: 200,000 files, depth 10", "fs_read",
                  {"operations": [{"mode": "Directory", "path": tree, "depth": 10}]}, ""),
                 ("fs_write pattern_replace dry run: 200,000 files", "fs_write",

@@ -25,7 +25,7 @@ TABLES = ["filekit", "amazonq", "file", "claude", "desktop-commander", "semantic
 # The tables whose real tools answer in text alone (filekit_dialects::TEXT_REPLIES): their tools
 # list no outputSchema and their replies carry no structuredContent; `filekit call` prints the
 # typed reply.
-TEXT_REPLIES = ["claude", "codex", "amazonq"]
+TEXT_REPLIES = ["claude", "codex", "amazonq", "desktop-commander"]
 
 
 def filekit_bin() -> str:

@@ -52,6 +52,7 @@ CALLS = [
     ("read outside the root", "read_file", {"path": "/etc/hostname"}),
     ("read binary file", "read_file", {"path": "$ROOT/blob.bin"}),
     ("read unknown argument", "read_file", {"path": "$ROOT/a.txt", "lenght": 2}),
+    ("read with an encoding it ignores", "read_file", {"path": "$ROOT/a.txt", "encoding": "utf-8"}),
     ("read image", "read_file", {"path": "$ROOT/dot.png"}),
     ("read through a link", "read_file", {"path": "$ROOT/link.txt", "offset": 1}),
     ("read many", "read_multiple_files", {"paths": ["$ROOT/a.txt", "$ROOT/sub/b.md", "$ROOT/dot.png"]}),
@@ -78,6 +79,10 @@ CALLS = [
     ("move into a directory", "move_file", {"source": "$ROOT/renamed.txt", "destination": "$ROOT/x/renamed.txt"}),
     ("move onto a file", "move_file", {"source": "$ROOT/log.txt", "destination": "$ROOT/tail.txt"}),
     ("move a directory", "move_file", {"source": "$ROOT/x/y", "destination": "$ROOT/moved"}),
+    ("move a directory onto an empty one", "move_file",
+     {"source": "$ROOT/moved", "destination": "$ROOT/vacant"}),
+    ("move a directory onto one with entries", "move_file",
+     {"source": "$ROOT/vacant", "destination": "$ROOT/sub"}),
     ("move missing", "move_file", {"source": "$ROOT/missing.txt", "destination": "$ROOT/m.txt"}),
     ("info text file", "get_file_info", {"path": "$ROOT/a.txt"}),
     ("info empty file", "get_file_info", {"path": "$ROOT/empty.txt"}),
@@ -104,6 +109,11 @@ DIFFERENCES = {
     "read unknown argument": "Desktop Commander strips an unknown argument and reads 1000 lines "
                              "(with a warning line first); filekit refuses the call with the "
                              "closest valid name (`lenght` -> `length`) and does nothing",
+    "read with an encoding it ignores": "both read the file; Desktop Commander first says it "
+                                        "ignored `encoding` (it reads UTF-8 whatever it says), "
+                                        "filekit takes a UTF-8 `encoding` without a word, as it "
+                                        "changes nothing (another encoding is refused, since "
+                                        "filekit would not read the file in it)",
     "read many with a missing one": "the missing file's error in filekit's words (see 'read "
                                     "missing file'); filekit also flags the call isError since "
                                     "part of it failed",
@@ -114,6 +124,11 @@ DIFFERENCES = {
                    "says it is a file, not a directory, and to read it instead",
     "move missing": "Node's errno text (ENOENT: ..., rename '...' -> '...') against filekit's: the "
                     "source does not exist",
+    "move a directory onto one with entries": "both refuse and move nothing; Node's errno text "
+                                              "(ENOTEMPTY: directory not empty, rename '...' -> "
+                                              "'...') against filekit's: the destination is a "
+                                              "directory with entries, only an empty one is "
+                                              "replaced",
     "write over a binary file": "both refuse and leave it; Desktop Commander points to start_process "
                                 "(not served by filekit), filekit says it is a binary file",
     "info missing": "Node's errno text (ENOENT: ..., stat '...') against filekit's: the file does "
@@ -136,6 +151,7 @@ def populate(root):
     (root / "tail.txt").write_text("no newline\nat the end")
     (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
     (root / "sub" / "deeper").mkdir(parents=True)
+    (root / "vacant").mkdir()
     (root / "sub" / "b.md").write_text("# B\n\ntext\n")
     (root / "sub" / "deeper" / "c.txt").write_text("c\n")
     (root / "sub" / ".hidden").write_text("h\n")

@@ -3,7 +3,8 @@ ajv in strict mode (draft 2020-12: `ajv/dist/2020`, strict: true, nothing logged
 structuredContent of a sample reply of each tool (tests/mcp/schema_samples.py: calls that
 work, fail and are rejected) validates against the tool's outputSchema. The tables whose real
 tools answer in text alone (TEXT_REPLIES) list no outputSchema and send no structuredContent:
-their typed replies, as `filekit call` prints them, validate against the output schema of their
+their typed replies, as `filekit call --lines` prints them (one process for a table's samples,
+so that a search session serves the next call), validate against the output schema of their
 type (`filekit tools --json`). Node and ajv come from .test-deps/mcp-node
 (scripts/setup-test-deps)."""
 
@@ -64,13 +65,14 @@ async def test_every_schema_compiles_under_ajv_strict_and_every_reply_fits(table
         sampled = {name for name, _ in SAMPLES[table]}
         assert sampled == set(by_name), (
             f"add sample calls of {sorted(set(by_name) - sampled)} to tests/mcp/schema_samples.py")
+        calls = TypedCalls(root, table) if text_alone else None
         instances = []
         worked = set()
         session_id = None  # "$SESSION" in a sample: the session the last search started
         for i, (name, args) in enumerate(SAMPLES[table]):
             args = {k: session_id if v == "$SESSION" else v for k, v in args.items()}
             if text_alone:
-                is_error, reply = typed_reply(root, table, name, args)
+                is_error, reply = calls.reply(name, args)
             else:
                 result = await session.call_tool(name, args)
                 assert result.structuredContent is not None, name
@@ -81,22 +83,40 @@ async def test_every_schema_compiles_under_ajv_strict_and_every_reply_fits(table
                 worked.add(name)
             instances.append({"label": f"{name} sample {i} {json.dumps(args)[:120]}",
                               "schema": by_name[name], "data": reply})
+    if calls:
+        calls.close()
     assert worked == set(by_name), f"no sample call of {sorted(set(by_name) - worked)} works"
     errors = ajv(schemas, instances)
     assert not errors, "\n".join(errors)
 
 
-def typed_reply(root, table, tool, args):
-    """Whether a call failed, and its typed reply as `filekit call` prints it, in the object its
-    output schema describes (an array reply, as `{"results": [...]}`)."""
-    run = subprocess.run(
-        [filekit_bin(), "call", "--root", str(root), "--tools", table,
-         json.dumps({"tool_name": tool, "tool_args": args})],
-        capture_output=True, timeout=120, cwd=root,
-        env={"PATH": os.environ.get("PATH", ""), "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
-    assert run.returncode in (0, 1, 2), run.stderr.decode()
-    reply = json.loads(run.stdout)
-    return run.returncode != 0, reply if isinstance(reply, dict) else {"results": reply}
+class TypedCalls:
+    """Typed replies as `filekit call --lines` prints them, a line per call, from one process."""
+
+    def __init__(self, root, table):
+        self.process = subprocess.Popen(
+            [filekit_bin(), "call", "--lines", "--root", str(root), "--tools", table],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=root,
+            env={"PATH": os.environ.get("PATH", ""),
+                 "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
+
+    def reply(self, tool, args):
+        """Whether a call failed, and its typed reply in the object its output schema
+        describes (an array reply, as `{"results": [...]}`)."""
+        call = json.dumps({"tool_name": tool, "tool_args": args})
+        self.process.stdin.write(call.encode() + b"\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        assert line, f"filekit call --lines ended before answering {call}"
+        answer = json.loads(line)
+        assert answer["status"] in (0, 1, 2), answer
+        reply = answer["reply"]
+        return answer["status"] != 0, reply if isinstance(reply, dict) else {"results": reply}
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.stdout.close()
+        self.process.wait(timeout=60)
 
 
 def test_ajv_check_finds_what_it_must():

@@ -26,6 +26,10 @@ pub struct EditArgs {
     /// Stop a file's edits at its first failure (the edits before it are kept).
     #[arg(long)]
     stop_on_error: bool,
+    /// The files' encoding, when it is not the one detected (shift_jis, windows-1252,
+    /// utf-16le, ...: WHATWG labels); over the plan's `options.encoding`.
+    #[arg(long, value_name = "LABEL", value_parser = crate::encoding_arg)]
+    encoding: Option<&'static filekit_core::encoding::Encoding>,
     /// Print the engine's report as JSON.
     #[arg(long)]
     json: bool,
@@ -56,6 +60,7 @@ pub fn run(global: &GlobalArgs, json: bool, args: EditArgs) -> u8 {
         .options
         .to_builder()
         .tool(Some("filekit edit".into()))
+        .encoding(args.encoding.or(request.options.encoding()))
         .build();
     let mut report = pipeline::apply(&ws, &request);
     filekit_dialects::edit_plan::word_report(&mut report);

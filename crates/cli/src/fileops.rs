@@ -29,7 +29,7 @@ pub struct MoveArgs {
     source: String,
     /// Its new path.
     destination: String,
-    /// Replace an existing destination file.
+    /// Replace an existing destination file (mv: a directory replaces an empty directory too).
     #[arg(long)]
     overwrite: bool,
     /// Check and describe (with the diff of every import rewrite); change nothing.

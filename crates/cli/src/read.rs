@@ -101,6 +101,7 @@ impl ReadArgs {
             xpath: self.xpath.clone(),
             heading: self.heading.clone(),
             format,
+            encoding: self.encoding,
         })
     }
 }

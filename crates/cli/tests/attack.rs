@@ -495,6 +495,8 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "offset",
             "include_hidden",
             "include_ignored",
+            // An encoding's label, checked against the WHATWG names.
+            "encoding",
         ],
         // `range` and `sheet` name cells of a spreadsheet; isUrl true is refused.
         "desktop-commander:read_file" => &[
@@ -563,6 +565,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "max_lines",
             "include_metadata",
             "format",
+            "encoding",
         ],
         "file_edit" => &[
             "target",
@@ -586,6 +589,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "dry_run",
             "preview",
             "force",
+            "encoding",
         ],
         // The same two tools in the `semantic` table's spelling.
         "semantic:file_read" => &[
@@ -600,6 +604,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "maxLines",
             "includeMetadata",
             "format",
+            "encoding",
         ],
         "semantic:file_edit" => &[
             "target",
@@ -623,6 +628,7 @@ fn not_paths(tool: &str) -> &'static [&'static str] {
             "dryRun",
             "preview",
             "force",
+            "encoding",
         ],
         "start_search" => &[
             "searchType",

@@ -268,3 +268,68 @@ fn large_batches_keep_their_reply_readable() {
     );
     assert!(run.json.get("finalDiffTruncated").is_none());
 }
+
+/// Desktop Commander's move_file is a rename (fs.rename): a folder moved onto an empty folder
+/// replaces it; filekit does the same, and its undo puts the empty folder back.
+#[test]
+fn move_file_of_a_folder_onto_an_empty_folder_replaces_it_and_undo_brings_it_back() {
+    let sb = Sandbox::new();
+    sb.write("src/a.txt", "a\n").write("src/deep/b.txt", "b\n");
+    std::fs::create_dir(sb.path("dest")).unwrap();
+    let run = sb.call_in(
+        "desktop-commander",
+        "move_file",
+        json!({"source": "src", "destination": "dest"}),
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json["overwrote"], true, "{}", run.stdout);
+    assert_eq!(sb.read("dest/a.txt"), "a\n");
+    assert_eq!(sb.read("dest/deep/b.txt"), "b\n");
+    assert!(!sb.exists("src"));
+
+    let undo = sb.filekit(&["undo"], None);
+    assert_eq!(undo.code, 0, "{}\n{}", undo.stdout, undo.stderr);
+    assert_eq!(sb.read("src/a.txt"), "a\n");
+    assert_eq!(sb.read("src/deep/b.txt"), "b\n");
+    assert!(sb.path("dest").is_dir());
+    assert_eq!(std::fs::read_dir(sb.path("dest")).unwrap().count(), 0);
+
+    let redo = sb.filekit(&["redo"], None);
+    assert_eq!(redo.code, 0, "{}\n{}", redo.stdout, redo.stderr);
+    assert_eq!(sb.read("dest/deep/b.txt"), "b\n");
+    assert!(!sb.exists("src"));
+}
+
+/// What a rename refuses, move_file refuses before anything moves: a folder onto a folder with
+/// something in it, a file onto a folder, a folder onto a file.
+#[test]
+fn move_file_refuses_what_a_rename_cannot_replace() {
+    let sb = Sandbox::new();
+    sb.write("src/a.txt", "a\n")
+        .write("full/kept.txt", "kept\n")
+        .write("file.txt", "file\n");
+    std::fs::create_dir(sb.path("empty")).unwrap();
+    let cases = [
+        (
+            "src",
+            "full",
+            "full is a directory with 1 entry in it: only an empty directory is replaced",
+        ),
+        ("file.txt", "empty", "empty is an existing directory"),
+        (
+            "src",
+            "file.txt",
+            "file.txt is a file: a directory does not replace it",
+        ),
+    ];
+    for (source, destination, needle) in cases {
+        sb.call_fails_in(
+            "desktop-commander",
+            "move_file",
+            json!({"source": source, "destination": destination}),
+            1,
+            &[needle],
+        );
+        assert!(sb.path("empty").is_dir());
+    }
+}

@@ -37,11 +37,12 @@ const WRITE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, ha
 const WRITE_GUARD: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleWriteFile (issue #541): no mode and a file with content: \"Write rejected to prevent accidental data loss: ...\"; nothing written";
 const MKDIR: &str = "DesktopCommanderMCP src/tools/filesystem.ts, createDirectory: fs.mkdir recursive; \"Successfully created directory {path}\"";
 const LIST: &str = "DesktopCommanderMCP src/tools/filesystem.ts, listDirectory: \"[DIR] name\" / \"[FILE] name\", relative paths, depth default 2, nested directories cut at 100 entries with \"[WARNING] dir: N items hidden (showing first 100 of T total)\", \"[NOT_FOUND] name — path does not exist\"";
-const MOVE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleMoveFile: fs.rename (a file over a file replaces it); \"Successfully moved {source} to {destination}\"";
+const MOVE: &str = "DesktopCommanderMCP src/handlers/filesystem-handlers.ts, handleMoveFile: fs.rename (a file over a file replaces it, a folder over an empty folder too; a folder with entries is ENOTEMPTY); \"Successfully moved {source} to {destination}\"";
 const INFO: &str = "DesktopCommanderMCP src/tools/filesystem.ts, getFileInfo, and handleGetFileInfo's formatValue: \"key: value\" lines: size, created/modified/accessed (Date as JSON), isDirectory, isFile, permissions (3 octal digits), fileType, lineCount/lastLine/appendPosition for text";
 const NOT_SERVED: &str = "filekit: Desktop Commander's readers of URLs (isUrl), spreadsheets (sheet, range), its PDF, DOCX and spreadsheet writers (write_file by extension, src/utils/files/factory.ts) are out of scope, refused with the reason; nothing is read from the network";
 const NUMBER: &str = "DesktopCommanderMCP 0.2.52 dist/tools/schemas.js, ReadFileArgsSchema: offset and length are z.number() (1.0 is 1); filekit refuses a fraction, since no line starts there";
 const INFO_LATIN1: &str = "DesktopCommanderMCP 0.2.52 getFileInfo: a file whose bytes are not UTF-8 is fileType binary, with its metadata";
+const IGNORED: &str = "DesktopCommanderMCP 0.2.52 dist/tools/schemas.js: zod objects strip keys they do not name, so `encoding` is taken and unused (fs.readFile/readline as UTF-8); filekit takes it when it names UTF-8 and refuses another, which it would not use";
 const SANDBOX: &str = "DesktopCommanderMCP validatePath refuses a path outside allowedDirectories; filekit refuses it through its workspace (Workspace::resolve), in its own words";
 
 fn forty() -> String {
@@ -329,12 +330,32 @@ fn cases() -> Vec<Case> {
             json!({"source": "$ROOT/a.txt", "destination": "$ROOT/b.txt"}))
             .file("a.txt", "new\n").file("b.txt", "old\n").reads(&["Successfully moved $ROOT/a.txt to $ROOT/b.txt"])
             .then("a.txt", None).then("b.txt", Some("new\n")),
+        case("move_file_of_a_folder_onto_an_empty_folder_replaces_it", MOVE, "move_file",
+            json!({"source": "$ROOT/src", "destination": "$ROOT/dest"}))
+            .file("src/a.txt", "a\n").file("dest/.keep", "").given("file:delete_file", json!({"path": "dest/.keep"}))
+            .reads(&["Successfully moved $ROOT/src to $ROOT/dest"])
+            .then("src/a.txt", None).then("dest/a.txt", Some("a\n")),
+        case("move_file_onto_a_folder_with_files_is_refused", MOVE, "move_file",
+            json!({"source": "$ROOT/src", "destination": "$ROOT/dest"}))
+            .file("src/a.txt", "a\n").file("dest/kept.txt", "kept\n").fails()
+            .shows(&["the destination $ROOT/dest is a directory with 1 entry in it: only an empty directory is replaced"])
+            .then("src/a.txt", Some("a\n")).then("dest/kept.txt", Some("kept\n")),
         case("move_file_missing_source", MOVE, "move_file",
             json!({"source": "$ROOT/nope.txt", "destination": "$ROOT/b.txt"}))
             .fails().shows(&["$ROOT/nope.txt does not exist"]).then("b.txt", None),
         case("move_file_out_of_the_workspace_is_refused", SANDBOX, "move_file",
             json!({"source": "$ROOT/a.txt", "destination": "/tmp/filekit-golden-moved-out.txt"}))
             .file("a.txt", "x\n").fails().shows(&["outside the workspace"]).then("a.txt", Some("x\n")),
+        case("read_file_takes_encoding_utf8", IGNORED, "read_file",
+            json!({"path": "$ROOT/a.txt", "encoding": "utf8"}))
+            .file("a.txt", "alpha\n").reads(&["alpha"]),
+        case("edit_block_takes_encoding_utf8", IGNORED, "edit_block",
+            json!({"file_path": "$ROOT/a.txt", "old_string": "alpha", "new_string": "beta", "encoding": "UTF-8"}))
+            .file("a.txt", "alpha\n").then("a.txt", Some("beta\n")),
+        case("read_file_refuses_another_encoding", IGNORED, "read_file",
+            json!({"path": "$ROOT/a.txt", "encoding": "latin1"}))
+            .file("a.txt", "alpha\n").rejected()
+            .shows(&["`encoding` \"latin1\" is not taken", "its own encoding, detected", "read_files"]),
         // ---- get_file_info
         case("get_file_info_of_a_latin1_file_is_binary", INFO_LATIN1, "get_file_info",
             json!({"path": "$ROOT/l1.txt"}))

@@ -362,3 +362,55 @@ fn through_filekit_call_a_session_does_not_outlive_its_call() {
         &["no search session", "sessions live in a running server"],
     );
 }
+
+#[test]
+fn filekit_call_lines_runs_a_session_in_one_process() {
+    use std::io::{BufRead, BufReader, Write};
+    let sb = Sandbox::new();
+    let matches: String = (0..30).map(|i| format!("hit {i}\n")).collect();
+    sb.write("a.txt", &matches);
+    let mut child = sb
+        .command(&["call", "--lines", "--tools", "desktop-commander"])
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    // Each line is answered before the next is sent: the second call needs the first's id.
+    let mut ask = |call: &str| -> Value {
+        writeln!(input, "{call}").unwrap();
+        input.flush().unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    let started = ask(
+        r#"{"name": "start_search", "arguments": {"path": ".", "pattern": "hit", "searchType": "content"}}"#,
+    );
+    assert_eq!(started["status"], 0, "{started}");
+    let id = started["reply"]["sessionId"]
+        .as_str()
+        .expect("a session id");
+    let more = ask(&json!({"name": "get_more_search_results",
+        "arguments": {"sessionId": id, "offset": 25, "length": 10}})
+    .to_string());
+    assert_eq!(more["status"], 0, "{more}");
+    let results = more["reply"]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 5, "{more}");
+    // A bad line is answered as `filekit call` answers it alone, and the next line still runs.
+    let bad = ask("{not json");
+    assert_eq!(
+        (&bad["status"], &bad["reply"]["error_code"]),
+        (&json!(2), &json!("PARSE_ERROR")),
+        "{bad}"
+    );
+    let missing = ask(&json!({"name": "get_more_search_results",
+        "arguments": {"sessionId": "search_0_0"}})
+    .to_string());
+    assert_eq!(missing["status"], 1, "{missing}");
+    let listed = ask(r#"{"name": "list_searches", "arguments": {}}"#);
+    assert_eq!(listed["status"], 0, "{listed}");
+    drop(input);
+    let status = child.wait().unwrap();
+    // The worst call decides the exit code.
+    assert_eq!(status.code(), Some(2));
+}

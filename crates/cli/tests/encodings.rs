@@ -397,6 +397,19 @@ fn the_caller_names_an_encoding_the_detector_cannot_see() {
         std::fs::read(sb.path("plain16.txt")).unwrap(),
         utf16("key = Wert ä\ntwo = 2\n")
     );
+    let plan = json!({"files": [{"path": "plain16.txt", "edits": [{"str_replace": {"old": "two", "new": "zwo"}}]}]});
+    let run = sb.filekit(&["edit", "--encoding", "utf-16le"], Some(&plan.to_string()));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        std::fs::read(sb.path("plain16.txt")).unwrap(),
+        utf16("key = Wert ä\nzwo = 2\n")
+    );
+    let run = sb.filekit(&["undo"], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        std::fs::read(sb.path("plain16.txt")).unwrap(),
+        utf16("key = Wert ä\ntwo = 2\n")
+    );
     // grep skips it as binary, unless told its encoding.
     let run = sb.filekit(&["grep", "Wert ä", "plain16.txt"], None);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
@@ -412,4 +425,81 @@ fn the_caller_names_an_encoding_the_detector_cannot_see() {
     let run = sb.filekit(&["read", "--encoding", "klingon", "plain16.txt"], None);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("unknown encoding"), "{}", run.stderr);
+}
+
+/// The curated table's targeted read and edit and its grep take the caller's encoding too,
+/// and so does the read verb's targeted read: a UTF-16 JSON file without a byte order mark
+/// (binary to the detector) is read by path, edited in UTF-16, and found.
+#[test]
+fn file_read_file_edit_and_grep_files_take_the_callers_encoding() {
+    let sb = Sandbox::new();
+    let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    sb.write_bytes("conf.json", &utf16("{\"name\": \"café\", \"port\": 80}\n"));
+    let run = sb.call("file_read", json!({"file": "conf.json", "path": "$.name"}));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let run = sb.call(
+        "file_read",
+        json!({"file": "conf.json", "path": "$.name", "encoding": "utf-16le"}),
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json["content"], "\"café\"", "{}", run.stdout);
+    assert_eq!(run.json["encoding"], "UTF-16LE", "{}", run.stdout);
+
+    let run = sb.call(
+        "file_edit",
+        json!({"file": "conf.json", "target": "$.port", "operation": "replace", "content": "8080", "encoding": "UTF-16LE"}),
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.json["encoding"], "UTF-16LE", "{}", run.stdout);
+    assert_eq!(
+        std::fs::read(sb.path("conf.json")).unwrap(),
+        utf16("{\"name\": \"café\", \"port\": 8080}\n")
+    );
+
+    let run = sb.call(
+        "grep_files",
+        json!({"pattern": "café", "path": "conf.json", "output_mode": "count", "encoding": "utf-16le"}),
+    );
+    assert_eq!(run.json["total_matches"], 1, "{}", run.stdout);
+
+    let run = sb.filekit(
+        &[
+            "read",
+            "--encoding",
+            "utf-16le",
+            "--path",
+            "$.port",
+            "conf.json",
+        ],
+        None,
+    );
+    assert!(
+        run.stdout.contains("lines 1-1, UTF-16LE) <==") && run.stdout.contains("8080"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+
+    // A label that names no encoding is refused, saying what labels are; nothing written.
+    for (tool, args) in [
+        (
+            "file_read",
+            json!({"file": "conf.json", "path": "$.name", "encoding": "klingon"}),
+        ),
+        (
+            "file_edit",
+            json!({"file": "conf.json", "target": "$.port", "operation": "replace", "content": "1", "encoding": "klingon"}),
+        ),
+        ("grep_files", json!({"pattern": "x", "encoding": "klingon"})),
+    ] {
+        sb.call_fails(tool, args, 2, &["unknown encoding \"klingon\"", "WHATWG"]);
+    }
+    // A refactor reads each file it changes in its own encoding: naming one is refused.
+    sb.write("a.ts", "export const a = 1;\n");
+    sb.call_fails(
+        "file_edit",
+        json!({"file": "a.ts", "refactor": "rename_symbol", "symbol": "a", "new_name": "b", "encoding": "utf-8"}),
+        2,
+        &["`encoding` belongs to the direct-edit mode"],
+    );
 }

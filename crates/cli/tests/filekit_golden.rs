@@ -71,6 +71,11 @@ fn cases() -> Vec<Case> {
             .file("src/app.py", APP_PY).rejected()
             .shows(&["unknown argument `path`", "`path` goes inside `files`: {\"files\":[{\"path\":\"src/app.py\"}]}"])
             .hides(&["did you mean"]),
+        case("read_with_paths_as_strings_gets_the_object_s_shape", WORDS_SHAPE, "read_files",
+            json!({"files": ["src/app.py"]}))
+            .file("src/app.py", APP_PY).rejected()
+            .shows(&["argument `files[0]`: invalid type: string \"src/app.py\", expected an object such as {\"path\": ...}"])
+            .hides(&["struct", "ReadSpec"]),
         // ---- edit_files
         case("edit_str_replace_dry_run", EDIT_EX, "edit_files",
             json!({"files": [{"path": "src/util.py", "edits": [{"str_replace": {"old": "DEBUG = True", "new": "DEBUG = False"}}]}], "options": {"dry_run": true}}))

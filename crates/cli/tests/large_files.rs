@@ -274,3 +274,56 @@ fn ten_thousand_block_edits_of_a_two_and_a_half_megabyte_file_apply() {
         .collect();
     assert_eq!(sb.read("gen.ts"), want);
 }
+
+/// A file over the bound in another encoding than UTF-8 is streamed, and a streamed file is
+/// edited as UTF-8 only: its edit is refused naming its encoding and what to do, before
+/// anything is written; under a bound it fits, the same edit is spliced in its encoding.
+#[test]
+fn a_streamed_file_in_another_encoding_is_refused_before_anything_is_written() {
+    let sb = Sandbox::new();
+    let latin1: Vec<u8> = "café au lait\n"
+        .repeat(8_000)
+        .chars()
+        .map(|c| c as u8)
+        .collect();
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(
+        "hello line\n"
+            .repeat(8_000)
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes),
+    );
+    sb.write_bytes("latin1.txt", &latin1)
+        .write_bytes("utf16.txt", &utf16);
+    for (file, enc) in [("latin1.txt", "windows-1252"), ("utf16.txt", "UTF-16LE")] {
+        let args = json!({"files": [{"path": file, "edits": [{"str_replace": {"old": "line\n", "new": "LINE\n", "expected": "all"}}]}]});
+        let before = sb.snapshot();
+        let r = call(&sb, "edit_files", args.clone());
+        assert_eq!(r.code, 1, "{file}: {}", r.stdout);
+        let shown = r.stdout.replace("\\\"", "\"");
+        for needle in [
+            format!("is {enc} text of "),
+            "edited as UTF-8 text only".to_string(),
+            "--max-file-size".to_string(),
+            format!("iconv -f {enc} -t UTF-8"),
+        ] {
+            assert!(shown.contains(&needle), "{file}: {needle}: {}", r.stdout);
+        }
+        assert_eq!(r.json["files"][0]["error_code"], "ENCODING", "{}", r.stdout);
+        assert_eq!(before, sb.snapshot(), "{file}: changed on disk");
+    }
+    // Held whole (the default bound), the Latin-1 file is edited in its encoding.
+    let r = sb.call(
+        "edit_files",
+        json!({"files": [{"path": "latin1.txt", "edits": [{"str_replace": {"old": "café", "new": "thé", "expected": "all"}}]}]}),
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        std::fs::read(sb.path("latin1.txt")).unwrap(),
+        "thé au lait\n"
+            .repeat(8_000)
+            .chars()
+            .map(|c| c as u8)
+            .collect::<Vec<u8>>()
+    );
+}

@@ -253,6 +253,11 @@ fn cases() -> Vec<Case> {
             .file("a.txt", "alpha\n").file("b.txt", "beta\n").fails()
             .shows(&["Destination already exists: $ROOT/b.txt"])
             .then("a.txt", Some("alpha\n")).then("b.txt", Some("beta\n")),
+        case("move_file_of_a_folder_onto_an_empty_folder_fails", MOVE, "move_file",
+            json!({"source": "src", "destination": "dest"}))
+            .file("src/a.txt", "alpha\n").file("dest/.keep", "").given("file:delete_file", json!({"path": "dest/.keep"})).fails()
+            .shows(&["Destination already exists: $ROOT/dest"])
+            .then("src/a.txt", Some("alpha\n")),
         case("move_file_missing_source", "server-filesystem index.js, move_file: fs.rename of a missing source fails with Node's ENOENT", "move_file",
             json!({"source": "$ROOT/gone.txt", "destination": "$ROOT/b.txt"}))
             .fails().shows(&["ENOENT: no such file or directory, rename '$ROOT/gone.txt' -> '$ROOT/b.txt'"]),

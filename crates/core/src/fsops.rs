@@ -836,7 +836,12 @@ fn plan_move(
     writable(ws, &src, req)?;
     writable(ws, &dst, req)?;
     tree_writable(ws, &src, TreeChange::Move(&dst))?;
-    let overwrote = check_destination(ws, &dst, overwrite)?;
+    // The source as a rename sees it: a link to a directory is a link.
+    let moved_dir = ws
+        .root_dir(src.root_index())
+        .symlink_metadata(src.rel_or_dot())
+        .is_ok_and(|m| m.is_dir());
+    let overwrote = check_destination(ws, &dst, overwrite, moved_dir)?;
     let dirs = parents_to_make(ws, &dst, req)?;
     let tree = capture(ws, &src)?;
     let kind = tree[0].1.kind_name();
@@ -1019,7 +1024,7 @@ fn plan_copy(
     let dst = destination(ws, &src, to, "copy")?;
     writable(ws, &dst, req)?;
     ws.check_subtree(&src, TreeChange::Copy(&dst))?;
-    let overwrote = check_destination(ws, &dst, overwrite)?;
+    let overwrote = check_destination(ws, &dst, overwrite, false)?;
     let dirs = parents_to_make(ws, &dst, req)?;
     let tree = capture(ws, &src)?;
     // A copy is a read that leaves the bytes elsewhere: a credential is not copied.
@@ -1142,7 +1147,7 @@ fn plan_create(
         .with_hint("create the file with its final content"));
     }
     let before = node_at(ws, &at)?;
-    let overwrote = check_destination(ws, &at, overwrite)?;
+    let overwrote = check_destination(ws, &at, overwrite, false)?;
     let dirs = parents_to_make(ws, &at, req)?;
     // A replaced file keeps its permissions; a new one gets a regular file's.
     let perm = match before {
@@ -1391,21 +1396,71 @@ pub(crate) fn already_exists(shown: &str) -> FkError {
     .with_details(serde_json::json!({"fact": crate::Fact::AlreadyExists, "path": shown}))
 }
 
-/// Whether the destination exists (and may be replaced).
-fn check_destination(ws: &Workspace, dst: &WsPath, overwrite: bool) -> Result<bool, FkError> {
+/// Whether the destination exists and is to be replaced. As a rename replaces them, and only
+/// when the request asks to (`overwrite`): a file or link by a file or link, an empty
+/// directory by a directory (`moved_dir`: the source of a move is one). Any other destination
+/// that exists is refused, saying whether asking would help.
+fn check_destination(
+    ws: &Workspace,
+    dst: &WsPath,
+    overwrite: bool,
+    moved_dir: bool,
+) -> Result<bool, FkError> {
+    let shown = ws.display(dst);
+    let cannot = |message: String, hint: &str| {
+        FkError::new(ErrorCode::Conflict, message)
+            .with_hint(hint)
+            .with_details(serde_json::json!({"fact": crate::Fact::CannotReplace, "path": shown}))
+    };
     match node_at(ws, dst)? {
         Node::Absent => Ok(false),
-        Node::Dir { .. } => Err(FkError::new(
-            ErrorCode::Conflict,
+        Node::Dir { .. } if moved_dir => match entries_in(ws, dst)? {
+            0 if overwrite => Ok(true),
+            0 => Err(already_exists(&shown)),
+            n => Err(destination_not_empty(&shown, Some(n))),
+        },
+        Node::Dir { .. } => Err(cannot(
+            format!("the destination {shown} is an existing directory"),
+            "end the destination with `/` to put the source inside it, or give a new path",
+        )),
+        other if moved_dir => Err(cannot(
             format!(
-                "the destination {} is an existing directory",
-                ws.display(dst)
+                "the destination {shown} is a {}: a directory does not replace it",
+                other.kind_name()
             ),
-        )
-        .with_hint("end the destination with `/` to put the source inside it, or give a new path")),
+            "give a new path, or delete it first",
+        )),
         _ if overwrite => Ok(true),
-        _ => Err(already_exists(&ws.display(dst))),
+        _ => Err(already_exists(&shown)),
     }
+}
+
+/// The refusal of a directory moved onto a directory with entries in it (`entries`, when
+/// counted), which a rename does not replace.
+pub(crate) fn destination_not_empty(shown: &str, entries: Option<usize>) -> FkError {
+    let what = match entries {
+        Some(1) => "a directory with 1 entry in it".to_string(),
+        Some(n) => format!("a directory with {n} entries in it"),
+        None => "a directory with entries in it".to_string(),
+    };
+    let mut details = serde_json::json!({"fact": crate::Fact::CannotReplace, "path": shown});
+    if let Some(n) = entries {
+        details["entries"] = n.into();
+    }
+    FkError::new(
+        ErrorCode::Conflict,
+        format!("the destination {shown} is {what}: only an empty directory is replaced"),
+    )
+    .with_hint("end the destination with `/` to put the source inside it, give a new path, or move what is in it away first")
+    .with_details(details)
+}
+
+/// How many entries the directory at `p` holds.
+fn entries_in(ws: &Workspace, p: &WsPath) -> Result<usize, FkError> {
+    let dir = ws.root_dir(p.root_index());
+    dir.read_dir(p.rel_or_dot())
+        .map(Iterator::count)
+        .map_err(|e| FkError::from_io(&e, &ws.display(p)))
 }
 
 fn parents_to_make(ws: &Workspace, dst: &WsPath, req: &FsRequest) -> Result<Vec<WsPath>, FkError> {

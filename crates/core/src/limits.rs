@@ -216,6 +216,37 @@ impl ReplyBudget {
         }
     }
 
+    /// Charges `bytes` that the reply carries whatever the budget says: an entry already
+    /// made, such as a file's failure in a reply about many files. It is not a part: the
+    /// first file actually read is still admitted whatever its size.
+    pub fn charge(&self, bytes: u64) {
+        self.inner
+            .used
+            .fetch_add(bytes, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// In a reply about many files, when there is no room left for the entry of `path`: the
+    /// one refusal that stands for it and the `after` files after it (a reply that said each
+    /// of them would grow with the request, not the budget). `None` while there is room.
+    pub fn no_room_for_files(&self, path: &str, after: usize) -> Option<FkError> {
+        let entry = reply_entry_bytes(path);
+        if self.used().saturating_add(entry) <= self.inner.max {
+            return None;
+        }
+        let what = match after {
+            0 => format!("{path} was not read"),
+            n => format!("{path} and the {n} file(s) after it were not read"),
+        };
+        Some(self.refusal(
+            &what,
+            entry,
+            &format!(
+                "read them in another call, starting with {path}; the files before it in this \
+                 call were read"
+            ),
+        ))
+    }
+
     /// True when a part of `bytes` would no longer be admitted.
     pub fn spent_for(&self, bytes: u64) -> bool {
         self.inner.parts.load(std::sync::atomic::Ordering::Acquire) > 0

@@ -299,17 +299,40 @@ pub fn read_files(ws: &Workspace, paths: &[String], opts: &ReadOptions) -> Vec<F
 }
 
 /// [`read_files`] as a part of a reply that `budget` bounds (a call that reads several
-/// times, each time many files).
+/// times, each time many files). Each file's entry is charged too, a failure with its
+/// message; when the reply has no room for the next entry, one result stands for that file
+/// and the rest ([`ReplyBudget::no_room_for_files`]), so the results are fewer than the paths.
 pub fn read_files_within(
     ws: &Workspace,
     paths: &[String],
     opts: &ReadOptions,
     budget: &ReplyBudget,
 ) -> Vec<FileRead> {
-    paths
-        .iter()
-        .map(|p| read_file_within(ws, p, opts, budget))
-        .collect()
+    let mut reads = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        if let Some(rest) = budget.no_room_for_files(path, paths.len() - i - 1) {
+            reads.push(FileRead {
+                path: path.clone(),
+                resolved_path: None,
+                result: Err(rest),
+            });
+            break;
+        }
+        let read = read_file_within(ws, path, opts, budget);
+        budget.charge(entry_bytes(path, &read.result));
+        reads.push(read);
+    }
+    reads
+}
+
+/// What the entry of a file in a reply about many files costs beside its content: its path
+/// and status, and a failure's message.
+pub fn entry_bytes<T>(path: &str, result: &Result<T, FkError>) -> u64 {
+    crate::limits::reply_entry_bytes(path)
+        + result
+            .as_ref()
+            .err()
+            .map_or(0, |e| e.full_message().len() as u64)
 }
 
 /// What a read of a file of `size` bytes is expected to put in a reply, reserved before it is

@@ -58,7 +58,9 @@ pub(crate) enum Op<'a> {
     /// Remove a file, a symbolic link, or a directory (with everything in it only when
     /// `recursive`).
     Remove { path: WsPath, recursive: bool },
-    /// Rename a file or directory. `replace` lets it replace an existing file at `to`.
+    /// Rename a file or directory. `replace` lets it replace what a rename replaces at `to`:
+    /// a file or link, or an empty directory when a directory is renamed (kept for a
+    /// rollback like a replaced file).
     Rename {
         from: WsPath,
         to: WsPath,
@@ -865,7 +867,8 @@ enum Undo {
         path: PathBuf,
         trash: PathBuf,
     },
-    /// A rename; a file it replaces is first hard-linked to `backup`.
+    /// A rename; a file it replaces is first hard-linked to `backup`, an empty directory it
+    /// replaces moved there.
     Rename {
         from_root: usize,
         from: PathBuf,
@@ -1398,7 +1401,29 @@ fn rename(
     let from_dir = ws.root_dir(from.root_index());
     let to_dir = ws.root_dir(to.root_index());
     let shown_to = ws.display(to);
+    let moves_dir = || {
+        from_dir
+            .symlink_metadata(from.relative())
+            .is_ok_and(|m| m.is_dir())
+    };
     match to_dir.symlink_metadata(to.relative()) {
+        Ok(m) if m.is_dir() && replace && moves_dir() => {
+            // An empty directory is replaced, as a rename replaces it. A journaled run keeps
+            // it for its rollback (moved whole, as it is), and puts back one that got entries
+            // since the plan looked: those are never removed with it.
+            if let Some(backup) = backup {
+                to_dir
+                    .rename(to.relative(), to_dir, backup)
+                    .map_err(|e| FkError::from_io(&e, &shown_to))?;
+                if !to_dir
+                    .read_dir(backup)
+                    .is_ok_and(|mut entries| entries.next().is_none())
+                {
+                    let _ = to_dir.rename(backup, to_dir, to.relative());
+                    return Err(crate::fsops::destination_not_empty(&shown_to, None));
+                }
+            }
+        }
         Ok(m) if m.is_dir() => {
             return Err(FkError::new(
                 ErrorCode::Conflict,
@@ -1419,7 +1444,15 @@ fn rename(
     from_dir
         .rename(from.relative(), to_dir, to.relative())
         .map_err(|e| {
-            if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
+            let errno = e.raw_os_error();
+            // A directory that got entries since the plan looked (Linux says ENOTEMPTY, some
+            // systems EEXIST).
+            if [rustix::io::Errno::NOTEMPTY, rustix::io::Errno::EXIST]
+                .iter()
+                .any(|n| errno == Some(n.raw_os_error()))
+            {
+                crate::fsops::destination_not_empty(&shown_to, None)
+            } else if errno == Some(rustix::io::Errno::XDEV.raw_os_error()) {
                 FkError::new(
                     ErrorCode::InvalidArgument,
                     format!(
@@ -1773,3 +1806,7 @@ fn is_old(dir: &Path) -> bool {
 fn recover_quietly(ws: &Workspace) {
     let _ = recover(ws);
 }
+
+#[cfg(test)]
+#[path = "transaction_rename_tests.rs"]
+mod rename_tests;

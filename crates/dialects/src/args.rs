@@ -225,6 +225,7 @@ pub(crate) fn coerces(dialect: &str) -> bool {
 pub(crate) fn drop_ignored(dialect: &str, tool: &str, args: &mut Value) -> Result<(), FkError> {
     match dialect {
         "mcp-filesystem" => crate::mcp_filesystem::drop_ignored(tool, args),
+        "desktop-commander" => crate::desktop_commander_files::drop_ignored(tool, args),
         _ => Ok(()),
     }
 }
@@ -888,7 +889,17 @@ fn describe_error(tool: &str, schema: &Value, path: &str, message: &str) -> FkEr
                 allowed.join(", ")
             )
         }
-        _ => message.to_string(),
+        // serde names the Rust type an object is read into; the caller needs its shape.
+        _ => match (message.split_once(", expected struct "), about_node) {
+            (Some((given, _)), Some(node)) if node.get("properties").is_some() => {
+                about.clear();
+                format!(
+                    "{given}, expected an object such as {}",
+                    example_object(node)
+                )
+            }
+            _ => message.to_string(),
+        },
     };
     FkError::invalid(format!("{tool}: argument `{path}`: {message}{about}"))
         .with_hint("fix this argument's value to match its type and send the call again")
@@ -1281,6 +1292,24 @@ mod tests {
         .unwrap();
         assert!(e.message.contains("expected one of: Line"), "{}", e.message);
         assert!(!e.message.contains("Hidden"), "{}", e.message);
+
+        // A value where an object belongs: the object's shape, not the Rust type's name.
+        let e = parse::<Outer>(
+            "t",
+            &s,
+            serde_json::json!({"path": "a", "fileEdits": ["line 1"]}),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.message.contains(
+                "argument `fileEdits[0]`: invalid type: string \"line 1\", expected an object \
+                 such as {\"start_line\": ...}"
+            ),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains("Inner"), "{}", e.message);
 
         let e = parse::<Outer>("t", &s, serde_json::json!([1]))
             .err()

@@ -9,7 +9,10 @@
 //! move through the engine's file operations: every path is the workspace's, every change is
 //! in the history. Out of scope, refused with a reason: reading URLs (`isUrl`), spreadsheet
 //! sheets and ranges, PDF and DOCX conversion; Desktop Commander's process and terminal tools
-//! are not served at all (its search sessions are in `desktop_commander_search`).
+//! are not served at all (its search sessions are in `desktop_commander_search`). Unlike
+//! Desktop Commander, which reads and writes UTF-8 (a Latin-1 file's accents become U+FFFD for
+//! good), each file is read and edited in its own encoding; an `encoding` argument, which
+//! Desktop Commander takes and ignores, is taken when it names UTF-8 ([`drop_ignored`]).
 
 use crate::Call;
 use crate::args::{parse, schema_for};
@@ -632,44 +635,35 @@ fn read_multiple_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut contents = String::new();
     let mut images = Vec::new();
     let mut files = Vec::new();
-    let mut held = 0usize;
-    // The bytes of file content one reply holds at most: the files past it are reported, not
-    // read.
-    let max_held = ws.max_reply_bytes() as usize;
-    for path in &args.paths {
-        if held > max_held {
-            let err = FkError::too_large(
-                filekit_core::Limit::ResultSize,
-                held as u64,
-                max_held as u64,
-                format!(
-                    "not read: this reply already holds {held} bytes of files, more than the \
-                     {max_held} one reply holds"
-                ),
-            )
-            .with_hint("read the rest in another call");
-            summary.push(format!("{path}: Error - {}", err.full_message()));
+    let budget = ws.reply_budget();
+    for (i, path) in args.paths.iter().enumerate() {
+        // Past the reply's room, one entry stands for the rest.
+        if let Some(rest) = budget.no_room_for_files(path, args.paths.len() - i - 1) {
+            summary.push(format!("{path}: Error - {}", rest.full_message()));
             files.push(FileRead::Failed {
                 path: path.clone(),
-                failure: CamelFailure::of(&err),
+                failure: CamelFailure::of(&rest),
             });
-            continue;
+            break;
         }
+        let entry = filekit_core::limits::reply_entry_bytes(path);
         match read_one(ws, path, 0, READ_LINE_LIMIT) {
             Ok(Read::Text { text, value }) => {
-                held += text.len();
+                budget.charge(entry + text.len() as u64);
                 summary.push(format!("{path}: text/plain (text)"));
                 contents.push_str(&format!("\n--- {path} contents: ---\n{text}"));
                 files.push(FileRead::Read(value));
             }
             Ok(Read::Image { mime, data, value }) => {
-                held += data.len();
+                budget.charge(entry + data.len() as u64);
                 summary.push(format!("{path}: {mime} (image)"));
                 images.push((mime, data));
                 files.push(FileRead::Read(value));
             }
             Err(err) => {
-                summary.push(format!("{path}: Error - {}", err.full_message()));
+                let said = format!("{path}: Error - {}", err.full_message());
+                budget.charge(entry + said.len() as u64);
+                summary.push(said);
                 files.push(FileRead::Failed {
                     path: path.clone(),
                     failure: CamelFailure::of(&err),
@@ -1037,13 +1031,49 @@ fn flush_warnings(out: &mut Vec<String>, hidden: &mut Vec<(String, usize)>, next
     });
 }
 
+/// Removes `encoding` from a call of a tool that reads or writes a file's text when it names
+/// UTF-8: Desktop Commander's zod schemas strip a key they do not name, and it reads and
+/// writes UTF-8 whatever `encoding` says, which filekit's reads and edits of UTF-8 text do
+/// alike. Another encoding is refused with what this table does instead (each file read and
+/// edited in its own encoding, detected) and where one is named: the agent would expect the
+/// file decoded in it, which neither server would do.
+pub(crate) fn drop_ignored(tool: &str, args: &mut Value) -> Result<(), FkError> {
+    if !matches!(
+        tool,
+        "read_file" | "read_multiple_files" | "write_file" | "edit_block"
+    ) {
+        return Ok(());
+    }
+    let Some(obj) = args.as_object_mut() else {
+        return Ok(());
+    };
+    let Some(given) = obj.get("encoding") else {
+        return Ok(());
+    };
+    let utf8 = given
+        .as_str()
+        .and_then(|label| filekit_core::encoding::by_label(label).ok())
+        .is_some_and(|e| e.name() == "UTF-8");
+    if !utf8 {
+        return Err(FkError::invalid(format!(
+            "{tool}: `encoding` {given} is not taken: this table reads and edits each file in              its own encoding, detected (UTF-8, UTF-16 by its byte order mark, Latin-1,              Shift_JIS, ...)"
+        ))
+        .with_hint(
+            "leave `encoding` out (or give \"utf-8\"); to name a file's encoding, use the \
+             curated table's read_files or edit_files (`encoding`)",
+        ));
+    }
+    obj.remove("encoding");
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 // move_file
 
 const MOVE_FILE_DESCRIPTION: &str = "\
 Move or rename a file or a directory. As a rename does, a file moved onto an existing file \
-replaces it (the history keeps the old one: undo brings it back); an existing directory is \
-never replaced. Missing parent directories of the destination are made. Both paths must be \
+replaces it, and a directory an empty directory (the history keeps what was there: undo \
+brings it back); a directory with entries in it is never replaced. Missing parent directories of the destination are made. Both paths must be \
 in the workspace.
 
 Example: {\"source\": \"src/old_name.ts\", \"destination\": \"src/lib/new_name.ts\"}";
@@ -1353,10 +1383,14 @@ mod tests {
         let max = filekit_core::limits::MAX_REPLY_BYTES as usize;
         let fit = max / file.len() + 1;
         assert_eq!(read, fit, "{}", reply.value["files"][fit]);
+        // One entry stands for the files not read.
+        assert_eq!(files.len(), fit + 1);
         assert_eq!(files[fit]["errorCode"], "TOO_LARGE");
         assert!(
             reply.text.contains(&format!(
-                "f{fit}.txt: Error - not read: this reply already holds"
+                "f{fit}.txt: Error - f{fit}.txt and the {} file(s) after it were not read: this \
+                 reply already holds",
+                paths.len() - fit - 1
             )),
             "{}",
             &reply.text[..2000]

@@ -194,8 +194,9 @@ fn sessions() -> std::sync::MutexGuard<'static, Sessions> {
 
 fn unknown_session(id: &str) -> FkError {
     FkError::new(ErrorCode::NotFound, format!("no search session {id}")).with_hint(
-        "sessions live in a running server (one `filekit call` is a process of its own, and a \
-         server keeps its newest sessions only); start_search again",
+        "sessions live in a running server (one `filekit call` is a process of its own: \
+         `filekit call --lines` runs many in one; a server keeps its newest sessions only); \
+         start_search again",
     )
 }
 

@@ -176,7 +176,21 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut failed = 0;
     let encoding = args.encoding.map(|e| e.0);
     let budget = ws.reply_budget();
-    for spec in &args.files {
+    for (i, spec) in args.files.iter().enumerate() {
+        // Past the reply's room, one entry stands for the rest.
+        if let Some(rest) = budget.no_room_for_files(&spec.path, args.files.len() - i - 1) {
+            failed += 1;
+            text.push_str(&format!(
+                "==> {} <==\nERROR {}\n",
+                spec.path,
+                rest.full_message()
+            ));
+            entries.push(ReadEntry {
+                path: spec.path.clone(),
+                body: ReadBody::Failed(PartError::of(&rest)),
+            });
+            break;
+        }
         let opts = ReadOptions {
             since_hash: spec.since_hash.clone(),
             start_line: spec.start_line,
@@ -186,6 +200,7 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
             encoding,
         };
         let read = read_file_within(ws, &spec.path, &opts, &budget);
+        budget.charge(filekit_core::read::entry_bytes(&spec.path, &read.result));
         let path = shape::shown_path(ws, read.resolved_path.as_deref().unwrap_or(&read.path));
         let body = match &read.result {
             Ok(ReadContent::Text(t)) => {
@@ -262,13 +277,14 @@ fn read_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         };
         entries.push(ReadEntry { path, body });
     }
+    let files_read = entries.len() - failed;
     let value = ReadFilesReply {
-        success: failed == 0,
-        files_read: args.files.len() - failed,
-        files_failed: failed,
+        success: files_read == args.files.len(),
+        files_read,
+        files_failed: args.files.len() - files_read,
         files: entries,
     };
-    let mut reply = ToolReply::typed(&value, failed > 0, text);
+    let mut reply = ToolReply::typed(&value, !value.success, text);
     reply.images = images;
     Ok(reply)
 }
@@ -279,8 +295,10 @@ pub(crate) struct ReadFilesReply {
     /// True when every file was read.
     success: bool,
     files_read: usize,
+    /// The files not read, the ones the last entry stands for included.
     files_failed: usize,
-    /// One entry per file asked for, in order.
+    /// One entry per file asked for, in order; when the reply is full, one entry stands for
+    /// the file where it filled and every one after it.
     files: Vec<ReadEntry>,
 }
 

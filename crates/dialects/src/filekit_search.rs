@@ -221,6 +221,8 @@ struct GrepArgs {
     include_hidden: Option<bool>,
     /// Search files that .gitignore or .ignore leave out too. Default: false.
     include_ignored: Option<bool>,
+    /// The files' encoding when detection gets it wrong: a WHATWG label ("shift_jis").
+    encoding: Option<crate::edit_plan::EncodingLabel>,
 }
 
 static GREP_SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<GrepArgs>);
@@ -255,7 +257,7 @@ fn grep_files(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
         // The rows skipped are found too, then dropped.
         head_limit: Some(limit.saturating_add(offset)),
         max_line_chars: Some(MAX_LINE_CHARS),
-        encoding: None,
+        encoding: args.encoding.map(|e| e.0),
     };
     // A pattern that is not a regex is a bad argument, refused before anything is searched
     // (as replace_in_files refuses its expression): INVALID_ARGUMENT naming the pattern and

@@ -118,7 +118,7 @@ enum Operation {
         from: String,
         /// The new path.
         to: String,
-        /// Replace an existing destination file.
+        /// Replace an existing destination file (or, for a directory, an empty directory).
         #[serde(default)]
         overwrite: bool,
     },

@@ -327,11 +327,11 @@ pub fn output_schema(tool: &ToolSpec) -> Value {
     schema(SchemaForm::Listed)
 }
 
-/// The tables whose real tools answer in text alone (Claude Code's, Codex's, Amazon Q's): as
-/// those do, their tools declare no output schema and their replies carry no structured part,
-/// so a model reads their text only. Their replies are typed all the same: `filekit call`
+/// The tables whose real tools answer in text alone (Claude Code's, Codex's, Amazon Q's,
+/// Desktop Commander's): as those do, their tools declare no output schema and their replies
+/// carry no structured part, so a model reads their text only. Their replies are typed all the same: `filekit call`
 /// prints them, and [`output_schema`] is the schema of their type.
-pub const TEXT_REPLIES: &[&str] = &["claude", "codex", "amazonq"];
+pub const TEXT_REPLIES: &[&str] = &["claude", "codex", "amazonq", "desktop-commander"];
 
 /// Whether a tool's listing declares its output schema and its replies carry their structured
 /// part beside the text (every table but [`TEXT_REPLIES`]).

@@ -836,34 +836,49 @@ fn read_multiple(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     let mut failures: Vec<String> = Vec::new();
     let mut first_code = None;
     let budget = ws.reply_budget();
-    let parts: Vec<String> = args
-        .paths
-        .iter()
-        .map(|p| {
-            let read = windows_path_refused(p)
+    let mut parts: Vec<String> = Vec::new();
+    let mut read_any = false;
+    for (i, p) in args.paths.iter().enumerate() {
+        // Past the reply's room, one entry stands for the rest.
+        let rest = budget.no_room_for_files(p, args.paths.len() - i - 1);
+        let last = rest.is_some();
+        let read = match rest {
+            Some(err) => Err(Box::new(Said::new(err.full_message(), err))),
+            None => windows_path_refused(p)
                 .map_err(|err| Box::new(Said::new(err.message.clone(), err)))
-                .and_then(|()| read_text_within(ws, p, &whole(), &budget));
-            match read {
-                Ok(content) => format!("{p}:\n{content}\n"),
-                Err(said) => {
-                    failures.push(format!("{p}: {}", said.err.full_message()));
-                    first_code.get_or_insert(said.err.code);
-                    format!("{p}: Error - {}", said.text)
-                }
+                .and_then(|()| read_text_within(ws, p, &whole(), &budget)),
+        };
+        let (part, failure_bytes) = match read {
+            Ok(content) => {
+                read_any = true;
+                (format!("{p}:\n{content}\n"), 0)
             }
-        })
-        .collect();
+            Err(said) => {
+                failures.push(format!("{p}: {}", said.err.full_message()));
+                first_code.get_or_insert(said.err.code);
+                let part = format!("{p}: Error - {}", said.text);
+                let bytes = part.len() as u64;
+                (part, bytes)
+            }
+        };
+        // A file's content was charged by its read; its entry and a failure are charged here.
+        budget.charge(filekit_core::limits::reply_entry_bytes(p) + failure_bytes);
+        parts.push(part);
+        if last {
+            break;
+        }
+    }
     // The same text as the server's. A file that could not be read is said in its place and
     // the call succeeds, as the server's does, when any file was read; when none was, nothing
     // was done and the call fails.
     let text = parts.join("\n---\n");
     match first_code {
-        Some(code) if failures.len() == args.paths.len() => {
+        Some(code) if !read_any => {
             let err = FkError::new(
                 code,
                 format!(
                     "none of the {} files could be read: {}",
-                    failures.len(),
+                    args.paths.len(),
                     failures.join("; ")
                 ),
             );
@@ -1415,13 +1430,21 @@ fn move_file(ws: &Call, args: Value) -> Result<ToolReply, FkError> {
     );
     let r = &report.ops[0];
     Ok(match &r.error {
-        Some(err) if err.fact() == Some(filekit_core::Fact::AlreadyExists) => failed(
-            format!(
-                "Destination already exists: {}",
-                requested(ws, &args.destination)
-            ),
-            err,
-        ),
+        // The server refuses any destination that exists, whatever its kind.
+        Some(err)
+            if matches!(
+                err.fact(),
+                Some(filekit_core::Fact::AlreadyExists | filekit_core::Fact::CannotReplace)
+            ) =>
+        {
+            failed(
+                format!(
+                    "Destination already exists: {}",
+                    requested(ws, &args.destination)
+                ),
+                err,
+            )
+        }
         // A missing source and a missing destination directory both fail the server's one
         // rename.
         Some(err) if err.code == ErrorCode::NotFound => failed(

@@ -309,6 +309,7 @@ fn write<S: Spelling>(
         summary: String::new(),
         dry_run: req.dry_run,
         content_hash: None,
+        encoding: None,
         diff: None,
         diff_note: None,
         warnings: warnings.clone(),

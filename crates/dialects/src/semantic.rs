@@ -9,6 +9,7 @@
 
 use crate::Call;
 use crate::args::schema_for;
+use crate::edit_plan::EncodingLabel;
 use crate::refactor_mode::RefactorName;
 use crate::semantic_reply::{
     Change, Curated, Dependency, EditReply, FileChange, OutlineEntry, OutlineFormat, ReadReply,
@@ -116,7 +117,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
     ]
 }
 
-pub(crate) use filekit_refactor::source::{Source, load};
+pub(crate) use filekit_refactor::source::{Source, load, load_in};
 
 /// A parsed file, whichever parser its type takes.
 enum Parsed<'t> {
@@ -275,6 +276,8 @@ pub(crate) struct ReadArgs {
     pub(crate) include_metadata: Option<bool>,
     /// Return at most this many lines of content.
     pub(crate) max_lines: Option<usize>,
+    /// The file's encoding when detection gets it wrong: a WHATWG label ("shift_jis").
+    pub(crate) encoding: Option<EncodingLabel>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -346,6 +349,7 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
     let failed = |file: &str, err: &FkError| failed::<S>(file, err, false);
     // The sandbox speaks first: a path outside the roots is refused as such, whatever its type.
     ws.resolve(&args.file)?;
+    let encoding = args.encoding.as_ref().map(|e| e.0);
     let named = [
         (Query::XPath, args.xpath.is_some()),
         (Query::Selector, args.selector.is_some()),
@@ -359,11 +363,11 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
         (Ok(lang), _) => lang,
         (Err(err), None) => return Err(err),
         (Err(_), Some(query)) => {
-            let src = match load(ws, &args.file) {
+            let src = match load_in(ws, &args.file, encoding) {
                 Ok(s) => s,
                 Err(err) => return Ok(failed(&args.file, &err)),
             };
-            let lang = lang_of_content(&args.file, &src.text, Some(query))?;
+            let lang = lang_of_content(&args.file, &src.0.text, Some(query))?;
             read_first = Some(src);
             lang
         }
@@ -373,10 +377,11 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
     let targets = read_targets(&args, lang, format)?;
     let meta = args.include_metadata.unwrap_or(true);
 
-    let src = match read_first.map_or_else(|| load(ws, &args.file), Ok) {
-        Ok(s) => s,
-        Err(err) => return Ok(failed(&args.file, &err)),
-    };
+    let (src, file_encoding) =
+        match read_first.map_or_else(|| load_in(ws, &args.file, encoding), Ok) {
+            Ok(s) => s,
+            Err(err) => return Ok(failed(&args.file, &err)),
+        };
     let text = src.text.as_str();
     let lines_of = Lines::new(text);
     let parsed = match parse_file(lang, text) {
@@ -490,6 +495,7 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
                 _ => None,
             },
             truncated,
+            encoding: file_encoding,
         };
         let first_line = lines_of.position(range.start).line;
         // The numbered lines are the file's lines: the first keeps the indentation before the
@@ -498,12 +504,13 @@ pub(crate) fn read_with<S: Spelling>(ws: &Call, args: ReadArgs) -> Result<ToolRe
         let lead = &text[line_start..range.start];
         let lead = if lead.trim().is_empty() { lead } else { "" };
         text_out.push_str(&format!(
-            "==> {} {ty} {} ({}, lines {}-{}) <==\n{}",
+            "==> {} {ty} {} ({}, lines {}-{}{}) <==\n{}",
             args.file,
             f.path,
             f.kind,
             first_line,
             last_line(text, &lines_of, &range),
+            file_encoding.map_or(String::new(), |e| format!(", {e}")),
             number_lines(&format!("{lead}{}", r.content), first_line)
         ));
         if !text_out.ends_with('\n') {
@@ -798,6 +805,8 @@ struct EditArgs {
     preview: Option<bool>,
     /// Write even if the result no longer parses.
     force: Option<bool>,
+    /// The file's encoding when detection gets it wrong: a WHATWG label ("shift_jis").
+    encoding: Option<EncodingLabel>,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
@@ -1025,6 +1034,7 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
             ("wrapper", args.wrapper.is_some()),
             ("position", args.position.is_some()),
             ("force", args.force.is_some()),
+            ("encoding", args.encoding.is_some()),
         ];
         if let Some((name, _)) = direct.iter().find(|(_, given)| *given) {
             return Err(FkError::invalid(format!(
@@ -1103,8 +1113,9 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     let dry_run = args.dry_run.unwrap_or(false);
     let preview = args.preview.unwrap_or(false);
 
-    let src = match load(ws, &file) {
-        Ok(s) => s,
+    let encoding = args.encoding.map(|e| e.0);
+    let src = match load_in(ws, &file, encoding) {
+        Ok((s, _)) => s,
         Err(err) => return Ok(failed(&file, &err)),
     };
     let lang = match by_name {
@@ -1113,7 +1124,16 @@ fn file_edit<S: Spelling>(ws: &Call, args: Value) -> Result<ToolReply, FkError> 
     };
     match plan_edits(lang, &src.text, &planned, args.force.unwrap_or(false)) {
         Ok(splices) => Ok(write::<S>(
-            ws, &file, &src, &planned, splices, dry_run, preview,
+            ws,
+            &file,
+            &src,
+            &planned,
+            splices,
+            Written {
+                dry_run,
+                preview,
+                encoding,
+            },
         )),
         Err(err) => Ok(failed(&file, &err)),
     }
@@ -1303,15 +1323,27 @@ fn overlap_in_words(err: FkError, planned: &[Planned]) -> FkError {
     }
 }
 
+/// How an edit of `file_edit` is written.
+struct Written {
+    dry_run: bool,
+    preview: bool,
+    /// The encoding the caller named for the file (else its own, detected).
+    encoding: Option<&'static filekit_core::encoding::Encoding>,
+}
+
 fn write<S: Spelling>(
     ws: &Call,
     file: &str,
     src: &Source,
     planned: &[Planned],
     splices: Vec<(usize, Splice)>,
-    dry_run: bool,
-    preview: bool,
+    how: Written,
 ) -> ToolReply {
+    let Written {
+        dry_run,
+        preview,
+        encoding,
+    } = how;
     let text = src.text.as_str();
     let lines = Lines::new(text);
     let changes: Vec<Change<S::Place>> = splices
@@ -1330,7 +1362,11 @@ fn write<S: Spelling>(
             ranges: splices.into_iter().map(|(_, s)| s).collect(),
             content_hash: src.hash.clone(),
         }],
-        EditOptions::builder().dry_run(dry_run).atomic(true).build(),
+        EditOptions::builder()
+            .dry_run(dry_run)
+            .atomic(true)
+            .encoding(encoding)
+            .build(),
     );
     let report = ws.apply(request);
     let Some(fr) = report.files.first() else {
@@ -1393,6 +1429,7 @@ fn write<S: Spelling>(
         summary,
         dry_run,
         content_hash: shape::current_hash(fr),
+        encoding: fr.encoding,
         diff: Some(diff.to_string()),
         diff_note: cut,
         warnings: Vec::new(),

@@ -218,6 +218,9 @@ pub(crate) struct ReadResult {
     /// True when `max_lines` cut the content short.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) truncated: bool,
+    /// The file's encoding when it is not UTF-8 ("Shift_JIS"): `content` is its text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) encoding: Option<&'static str>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -299,6 +302,9 @@ pub(crate) struct EditReply<P> {
     /// A direct edit: the file's version after the call, for line edits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) content_hash: Option<String>,
+    /// A direct edit: the file's encoding when it is not UTF-8, which the edit was written in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) encoding: Option<&'static str>,
     /// Unified diff of the change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) diff: Option<String>,

@@ -681,7 +681,12 @@ pub(crate) fn in_words(err: &FkError, path: &str, w: &Words) -> FkError {
                 out.hint = Some(hint.to_string());
             }
         }
-        Some(Fact::DirectoryNotEmpty | Fact::UntypedParameters | Fact::FolderNotWritable) => {}
+        Some(
+            Fact::DirectoryNotEmpty
+            | Fact::CannotReplace
+            | Fact::UntypedParameters
+            | Fact::FolderNotWritable,
+        ) => {}
         Some(Fact::ExpectedCountZero) => {
             if let Some(one) = expect(1) {
                 out.message = "the expected count of matches is 0".to_string();

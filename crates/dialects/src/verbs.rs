@@ -72,6 +72,8 @@ pub struct SemanticRead {
     pub xpath: Option<String>,
     pub heading: Option<String>,
     pub format: Option<ReadFormat>,
+    /// The file's encoding when the caller names it (else its own, detected).
+    pub encoding: Option<&'static filekit_core::encoding::Encoding>,
 }
 
 /// `file_read`: the targets of `read`, or its outline.
@@ -99,6 +101,7 @@ pub fn read(ws: &Workspace, read: SemanticRead) -> ToolReply {
         }),
         include_metadata: None,
         max_lines: None,
+        encoding: read.encoding.map(crate::edit_plan::EncodingLabel),
     };
     run_typed(ws, "file_read", "file_read", rejected::<Curated>, |call| {
         crate::semantic::read_with::<Curated>(call, args)

@@ -300,6 +300,10 @@ pub enum Fact {
     /// A directory to delete (`details.path`) has entries in it (`details.entries`, when
     /// counted), and the request did not ask to delete them with it.
     DirectoryNotEmpty,
+    /// An operation's destination (`details.path`) exists and its source cannot replace it
+    /// even when asked to, as a rename cannot: a directory by a file, a file or link by a
+    /// directory, or a directory with entries in it (`details.entries`) by a directory.
+    CannotReplace,
     /// A refactor would declare parameters without a type (`details.parameters`: each
     /// `name` and `why` no type is known), which the project's compiler refuses
     /// (`details.because`: the setting and the file that says so), and the request did not

@@ -135,7 +135,19 @@ impl FilekitServer {
             // for clients that pass names through unchanged.
             by_name.insert(t.spec.name.to_string(), i);
         }
-        let initial = Arc::new(options.workspace);
+        // A table that sends structured content carries its reply twice in one message, as
+        // its text and as its structured part: each gets half the bytes a reply may carry,
+        // so that the message stays within them.
+        let workspace = if tools
+            .iter()
+            .any(|t| filekit_dialects::structured_replies(&t.spec))
+        {
+            let max = options.workspace.max_reply_bytes();
+            options.workspace.with_max_reply_bytes(max / 2)
+        } else {
+            options.workspace
+        };
+        let initial = Arc::new(workspace);
         // A server is asked about the same files again and again: a file read by symbol twice
         // unchanged is parsed once.
         filekit_dialects::keep_parse_trees();

@@ -14,13 +14,27 @@ pub struct Source {
 /// Reads `file` whole, to be parsed: a file larger than the parsers' bound
 /// ([`limits::MAX_PARSE_SIZE`]) is refused (TOO_LARGE) before it is read.
 pub fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
+    load_in(ws, file, None).map(|(src, _)| src)
+}
+
+/// [`load`] with the text decoded in `encoding` when the caller names one (else the file's
+/// own, detected); with the file's encoding when it is not UTF-8 (`Shift_JIS`, `UTF-16LE`).
+pub fn load_in(
+    ws: &Workspace,
+    file: &str,
+    encoding: Option<&'static filekit_core::encoding::Encoding>,
+) -> Result<(Source, Option<&'static str>), FkError> {
     let p = ws.resolve(file)?;
     if let Some(meta) = ws.metadata(&p)?
         && meta.len > limits::MAX_PARSE_SIZE
     {
         return Err(limits::too_large_to_parse(&ws.display(&p), meta.len));
     }
-    let read = read_file(ws, file, &ReadOptions::default());
+    let opts = ReadOptions {
+        encoding,
+        ..ReadOptions::default()
+    };
+    let read = read_file(ws, file, &opts);
     if let Some(err) = read.error() {
         return Err(err.clone());
     }
@@ -33,8 +47,11 @@ pub fn load(ws: &Workspace, file: &str) -> Result<Source, FkError> {
         let shown = read.resolved_path.as_deref().unwrap_or(file);
         return Err(limits::too_large_to_parse(shown, t.size));
     };
-    Ok(Source {
-        text: t.content.clone(),
-        hash,
-    })
+    Ok((
+        Source {
+            text: t.content.clone(),
+            hash,
+        },
+        t.encoding,
+    ))
 }

@@ -63,6 +63,64 @@ pub const MAX_SYNTAX_TREE_BYTES: u64 = 128 << 20;
 /// [`MAX_SYNTAX_TREE_BYTES`]), for the refusal's comparison.
 const ORDINARY_TREE_BYTES_PER_BYTE: u64 = 28;
 
+/// The tree memory the parses under way in one process may expect to take together: two
+/// parses at the bound, or many smaller ones. A parse waits for its turn while the others
+/// would pass it ([`ParseTurn`]), so that the calls a server runs at once, or the import
+/// graph's parallel parses, do not each take [`MAX_SYNTAX_TREE_BYTES`] at the same time.
+pub const MAX_SYNTAX_TREE_BYTES_AT_ONCE: u64 = 2 * MAX_SYNTAX_TREE_BYTES;
+
+/// A parse's share of [`MAX_SYNTAX_TREE_BYTES_AT_ONCE`] while it runs: what a tree of
+/// ordinary code of its text's length takes, at most the bound of one parse (which still
+/// stops a denser text).
+struct ParseTurn {
+    bytes: u64,
+}
+
+struct ParsesUnderWay {
+    bytes: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+static UNDER_WAY: ParsesUnderWay = ParsesUnderWay {
+    bytes: std::sync::Mutex::new(0),
+    freed: std::sync::Condvar::new(),
+};
+
+impl ParseTurn {
+    /// Waits until a parse of `text_len` bytes fits beside the others (at once when none
+    /// runs), then takes its share.
+    fn take(text_len: usize) -> ParseTurn {
+        let bytes = (text_len as u64)
+            .saturating_mul(ORDINARY_TREE_BYTES_PER_BYTE)
+            .clamp(1, MAX_SYNTAX_TREE_BYTES);
+        let mut under_way = UNDER_WAY
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *under_way > 0 && *under_way + bytes > MAX_SYNTAX_TREE_BYTES_AT_ONCE {
+            under_way = UNDER_WAY
+                .freed
+                .wait(under_way)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *under_way += bytes;
+        #[cfg(test)]
+        turn_tests::saw(*under_way);
+        ParseTurn { bytes }
+    }
+}
+
+impl Drop for ParseTurn {
+    fn drop(&mut self) {
+        let mut under_way = UNDER_WAY
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *under_way -= self.bytes;
+        UNDER_WAY.freed.notify_all();
+    }
+}
+
 /// The most different indentation widths a Python file may have (tree-sitter-python's
 /// scanner fits at least 383 levels in its state).
 pub const MAX_PYTHON_INDENTS: usize = 300;
@@ -252,11 +310,13 @@ pub(crate) fn parse_any_depth(lang: Lang, text: &str, old: Option<&Tree>) -> Res
         ControlFlow::Break(())
     };
     let bytes = text.as_bytes();
+    let turn = ParseTurn::take(text.len());
     let tree = parser.parse_with_options(
         &mut |at, _| bytes.get(at..).unwrap_or_default(),
         old,
         Some(ParseOptions::new().progress_callback(&mut progress)),
     );
+    drop(turn);
     let built = meter.bytes();
     match tree {
         Some(tree) if built <= MAX_SYNTAX_TREE_BYTES => Ok(tree),
@@ -459,5 +519,43 @@ mod tests {
         assert_eq!(yaml_columns("a:\n  b: 1\n- - - x\n"), 4);
         assert_eq!(yaml_columns("key: -1\n"), 1);
         assert_eq!(yaml_columns("? - a\n: - b\n"), 3);
+    }
+}
+
+#[cfg(test)]
+mod turn_tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static MOST_UNDER_WAY: AtomicU64 = AtomicU64::new(0);
+
+    pub(super) fn saw(under_way: u64) {
+        MOST_UNDER_WAY.fetch_max(under_way, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn parses_at_once_stay_within_their_memory_together() {
+        // Six parses of large files at once: two hold their turns at a time, and each of the
+        // others waits (never refused), whatever the other tests of this binary parse.
+        let large = MAX_SYNTAX_TREE_BYTES as usize;
+        let done: Vec<bool> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..6)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let turn = ParseTurn::take(large);
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        drop(turn);
+                        true
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert_eq!(done, [true; 6]);
+        let most = MOST_UNDER_WAY.load(Ordering::Relaxed);
+        assert!(
+            most <= MAX_SYNTAX_TREE_BYTES_AT_ONCE,
+            "{most} bytes of parses under way at once"
+        );
     }
 }

@@ -379,9 +379,7 @@ fn pass(
                     line + 1
                 ),
             )
-            .with_hint(
-                "filekit edits UTF-8 text; convert the file to UTF-8 first (for example with iconv)",
-            )
+            .with_hint(STREAMED_UTF8_ONLY)
         })?;
         // Line breaks counted a granule at a time (memchr counts with vector instructions);
         // each granule that ends in the window records the count before the next one.
@@ -496,6 +494,23 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// What to do with a file streamed for its size that is not UTF-8.
+const STREAMED_UTF8_ONLY: &str = "a file streamed for its size (over the workspace's bound) is edited as UTF-8 text only: raise the bound above its size (--max-file-size) to edit it in its own encoding, or convert it to UTF-8 first (for example with iconv)";
+
+/// The refusal of an edit of a file over the workspace's bound (`max`) whose text is in
+/// another encoding than UTF-8 (`enc`): it is edited in its encoding only when held whole.
+fn other_encoding(display: &str, size: u64, max: u64, enc: &str) -> FkError {
+    FkError::new(
+        ErrorCode::Encoding,
+        format!(
+            "{display} is {enc} text of {size} bytes, over the {max} bytes filekit holds whole: a file that large is streamed, and edited as UTF-8 text only"
+        ),
+    )
+    .with_hint(format!(
+        "raise the bound above its size (--max-file-size) to edit it in {enc}, or convert it to UTF-8 first (for example with iconv -f {enc} -t UTF-8)"
+    ))
+}
+
 fn binary_error(display: &str, size: u64, at: usize) -> FkError {
     FkError::new(
         ErrorCode::Binary,
@@ -602,6 +617,10 @@ pub(super) fn plan_streamed(
     let mut head = vec![0u8; 8192.min(size as usize)];
     file.read_exact_at(&mut head, 0)
         .map_err(|e| FkError::from_io(&e, display))?;
+    // Text in another encoding is spliced only in a file held whole (see `crate::encoding`).
+    if let Some(enc) = crate::encoding::sniff(&head) {
+        return Err(other_encoding(display, size, max, enc.name()));
+    }
     if crate::text::is_binary(&head) {
         return Err(not_text(display, size, &head));
     }
