@@ -192,6 +192,7 @@ impl<'t> Code<'t> {
             up: vec![root],
             out: &mut out,
             budget: &mut budget,
+            within: None,
         };
         self.walk(&mut walk, "", 0)?;
         Ok(out)
@@ -210,7 +211,7 @@ impl<'t> Code<'t> {
         }
         loop {
             let child = w.cursor.node();
-            if child.is_named() {
+            if child.is_named() && w.visits(child) {
                 match self.definition(child, parent, &w.up) {
                     Some(found) => {
                         let size =
@@ -546,12 +547,10 @@ impl<'t> Code<'t> {
         Some((found.0, found.1, found.2, None))
     }
 
-    /// The symbol `target` names: its full path, or a unique path suffix (`findById` for
-    /// `UserService.findById`). Errors list the nearest symbols, or every candidate when the
-    /// name is ambiguous.
-    pub fn find(&self, target: &str) -> Result<Found, FkError> {
-        let target = target.trim();
-        let all = self.all_symbols()?;
+    /// The symbols of `all` that `target` names: those whose path it is, else those whose
+    /// path ends with it (a CSS rule by one of its selectors); a Rust `impl` only when no
+    /// other is named.
+    fn candidates<'a>(&self, all: &'a [Found], target: &str) -> Vec<&'a Found> {
         let exact: Vec<&Found> = all.iter().filter(|f| f.path == target).collect();
         let candidates = if exact.is_empty() && self.lang == Lang::Css {
             // `.button` names a rule whose selector list holds it; `@media screen` an at-rule
@@ -570,14 +569,70 @@ impl<'t> Code<'t> {
             exact
         };
         // A Rust `impl Foo` shares its name with `struct Foo`: the type is what is meant.
-        let candidates: Vec<&Found> = if candidates.iter().any(|f| f.kind != "impl") {
+        if candidates.iter().any(|f| f.kind != "impl") {
             candidates
                 .into_iter()
                 .filter(|f| f.kind != "impl")
                 .collect()
         } else {
             candidates
+        }
+    }
+
+    /// The one symbol `target` names, found by walking only the parts of the tree whose text
+    /// holds its last name (a definition's name is text inside its range, so one named so
+    /// lies in no other part): a one-shot read of one symbol in a large file then walks a
+    /// small part of it. `None` when that finds none or several (the whole walk then says
+    /// what is there), when a server keeps the file's symbols (a look-up), and for CSS,
+    /// whose rules are named by their selectors with their white space made one.
+    fn find_by_name(&self, target: &str) -> Option<Found> {
+        if self.lang == Lang::Css || crate::parse_cache::keeping() {
+            return None;
+        }
+        self.find_in_parts(target)
+    }
+
+    /// [`Code::find_by_name`]'s walk of the parts that hold the target's last name.
+    fn find_in_parts(&self, target: &str) -> Option<Found> {
+        let last = target.rsplit('.').next().filter(|n| !n.is_empty())?;
+        // Every occurrence, overlapping ones too (`aa` twice in `aaa`).
+        let step = last.chars().next().map_or(1, char::len_utf8);
+        let mut at = Vec::new();
+        let mut from = 0;
+        while let Some(i) = self.text[from..].find(last) {
+            at.push(from + i);
+            from += i + step;
+        }
+        if at.is_empty() {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut budget = crate::bounds::ResultBudget::default();
+        let root = self.tree.root_node();
+        let mut walk = Walk {
+            cursor: root.walk(),
+            up: vec![root],
+            out: &mut out,
+            budget: &mut budget,
+            within: Some((&at, last.len())),
         };
+        self.walk(&mut walk, "", 0).ok()?;
+        match self.candidates(&out, target).as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        }
+    }
+
+    /// The symbol `target` names: its full path, or a unique path suffix (`findById` for
+    /// `UserService.findById`). Errors list the nearest symbols, or every candidate when the
+    /// name is ambiguous.
+    pub fn find(&self, target: &str) -> Result<Found, FkError> {
+        let target = target.trim();
+        if let Some(found) = self.find_by_name(target) {
+            return Ok(found);
+        }
+        let all = self.all_symbols()?;
+        let candidates = self.candidates(&all, target);
         match candidates.as_slice() {
             [one] => Ok((*one).clone()),
             [] => Err(suggest::not_found(
@@ -767,6 +822,20 @@ struct Walk<'a, 'tree> {
     up: Vec<Node<'tree>>,
     out: &'a mut Vec<Found>,
     budget: &'a mut crate::bounds::ResultBudget,
+    /// Where a name starts in the text (sorted) and its length: only nodes that hold one of
+    /// its occurrences whole are visited. `None`: every node.
+    within: Option<(&'a [usize], usize)>,
+}
+
+impl Walk<'_, '_> {
+    /// Whether the walk visits `node`.
+    fn visits(&self, node: Node) -> bool {
+        let Some((at, len)) = self.within else {
+            return true;
+        };
+        let i = at.partition_point(|&o| o < node.start_byte());
+        at.get(i).is_some_and(|&o| o + len <= node.end_byte())
+    }
 }
 
 /// The ancestors of a node, its parent last.
@@ -802,6 +871,57 @@ mod tests {
             .into_iter()
             .map(|f| format!("{} {}", f.kind, f.path))
             .collect()
+    }
+
+    /// The walk of the parts that hold a name finds what the whole walk finds, for every
+    /// symbol of a file and for names that are not there or ambiguous.
+    #[test]
+    fn a_symbol_found_in_the_parts_that_hold_its_name_is_the_one_the_whole_walk_finds() {
+        let sources = [
+            (
+                Lang::TypeScript,
+                "import { Db } from './db';\nexport class A {\n  a: number;\n  f(x: number) {\n    const g = () => { function h() {} };\n    return x;\n  }\n}\nexport class AA extends A { f() {} aa = 1; }\nconst config = { server: { start() {}, 'a.b': () => 1 } };\nexport const handler = async () => 1;\ninterface I { f(): void; p: string }\n",
+            ),
+            (
+                Lang::Python,
+                "class A:\n    @staticmethod\n    def f(x):\n        def g():\n            pass\n        return g\n\ndef f():\n    pass\n\nclass AA(A):\n    def f(self):\n        pass\n",
+            ),
+            (
+                Lang::Rust,
+                "struct S { a: u8 }\nimpl S {\n    fn new() -> S { S { a: 0 } }\n}\ntrait T { fn t(&self); }\nimpl T for S { fn t(&self) {} }\nconst C: u8 = 1;\nmod m { fn new() {} }\n",
+            ),
+            (
+                Lang::Go,
+                "package p\ntype S struct { a int }\nfunc (s *S) Get() int { return s.a }\nfunc Get() {}\nconst C = 1\n",
+            ),
+            (
+                Lang::Java,
+                "class A { int x; void f() {} class B { void f() {} } }\n",
+            ),
+        ];
+        for (lang, src) in sources {
+            let code = Code::parse(lang, src).unwrap();
+            let all = code.walk_symbols().unwrap();
+            let mut targets: Vec<String> = all.iter().map(|f| f.path.clone()).collect();
+            targets.extend(all.iter().map(|f| f.name.clone()));
+            targets.extend(["nowhere", "a", "S.nowhere", "b", "A.f", "f"].map(String::from));
+            for target in &targets {
+                let whole = match code.candidates(&all, target).as_slice() {
+                    [one] => Some((*one).clone()),
+                    _ => None,
+                };
+                let parts = code.find_in_parts(target);
+                assert_eq!(
+                    parts
+                        .as_ref()
+                        .map(|f| (&f.path, &f.kind, &f.range, &f.signature, f.depth)),
+                    whole
+                        .as_ref()
+                        .map(|f| (&f.path, &f.kind, &f.range, &f.signature, f.depth)),
+                    "{lang:?} {target}"
+                );
+            }
+        }
     }
 
     #[test]

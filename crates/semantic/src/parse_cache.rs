@@ -94,6 +94,11 @@ pub fn keep_trees(budget: usize) {
     cache.evict();
 }
 
+/// Whether this process keeps trees ([`keep_trees`] with a budget).
+pub(crate) fn keeping() -> bool {
+    cache().budget > 0
+}
+
 fn key(lang: Lang, text: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(text.as_bytes(), lang as u64)
 }
