@@ -225,6 +225,10 @@ async def test_desktop_commanders_file_tools_answer_as_the_real_package(tmp_path
     # and write_from_line are filekit's own additions to the table.)
     shared = [t for t in our_tools if t.name in their_tools]
     assert len(shared) >= 12, [t.name for t in shared]
+    # A tool declares an output schema (and sends structured content) where the real one does:
+    # none of the real package's does.
+    assert ({t.name for t in shared if t.outputSchema}
+            == {t.name for t in shared if their_tools[t.name].outputSchema})
     for outputs in (False, True):
         mine = definition_bytes(shared, outputs)
         real = definition_bytes([their_tools[t.name] for t in shared], outputs)

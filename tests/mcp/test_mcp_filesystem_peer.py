@@ -349,6 +349,10 @@ async def test_filekit_answers_as_the_official_server_but_where_listed(tmp_path)
         if b.idempotentHint is not None:
             assert a.idempotentHint == b.idempotentHint, name
 
+    # A tool declares an output schema (and sends structured content) where the real one does.
+    assert ({n for n, t in our_tools.items() if t.outputSchema}
+            == {n for n, t in their_tools.items() if t.outputSchema})
+
     # A drop-in costs an agent's session no more than the real server does: at most 1.1x its
     # definitions, without and with output schemas.
     for outputs in (False, True):
