@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-const SAMPLE: usize = 60;
+const SAMPLE: usize = 40;
 
 #[test]
 fn extracted_functions_in_rxjs_type_check_under_its_strict_tsconfig_or_name_the_parameter() {
