@@ -184,6 +184,15 @@ impl<'t> Code<'t> {
     }
 
     fn walk_symbols(&self) -> Result<Vec<Found>, FkError> {
+        self.walk_symbols_within(None)
+    }
+
+    /// The symbols of the nodes that hold one of the occurrences `within` names (see
+    /// [`Walk::within`]), or of every node.
+    fn walk_symbols_within(
+        &self,
+        within: Option<(&[usize], usize)>,
+    ) -> Result<Vec<Found>, FkError> {
         let mut out = Vec::new();
         let mut budget = crate::bounds::ResultBudget::default();
         let root = self.tree.root_node();
@@ -192,7 +201,7 @@ impl<'t> Code<'t> {
             up: vec![root],
             out: &mut out,
             budget: &mut budget,
-            within: None,
+            within,
         };
         self.walk(&mut walk, "", 0)?;
         Ok(out)
@@ -606,17 +615,7 @@ impl<'t> Code<'t> {
         if at.is_empty() {
             return None;
         }
-        let mut out = Vec::new();
-        let mut budget = crate::bounds::ResultBudget::default();
-        let root = self.tree.root_node();
-        let mut walk = Walk {
-            cursor: root.walk(),
-            up: vec![root],
-            out: &mut out,
-            budget: &mut budget,
-            within: Some((&at, last.len())),
-        };
-        self.walk(&mut walk, "", 0).ok()?;
+        let out = self.walk_symbols_within(Some((&at, last.len()))).ok()?;
         match self.candidates(&out, target).as_slice() {
             [one] => Some((*one).clone()),
             _ => None,
