@@ -18,6 +18,7 @@ import os
 import pathlib
 import re
 
+import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -30,6 +31,8 @@ DC_VERSION = "0.2.52"
 REPO = pathlib.Path(__file__).resolve().parents[2]
 NODE = REPO / ".test-deps" / "mcp-node" / "node_modules" / ".bin" / "node"
 DC_PACKAGE = REPO / ".test-deps" / "dc" / "node_modules" / "@wonderwhy-er" / "desktop-commander"
+# The ripgrep its search sessions run (Debian's, unpacked by scripts/setup-test-deps).
+RG_BIN = REPO / ".test-deps" / "ripgrep" / "root" / "usr" / "bin"
 
 SIXTY = "".join(f"row {i}\n" for i in range(1, 61))
 
@@ -163,10 +166,11 @@ def populate(root):
 
 
 def dc_params(tmp_path, root):
-    if not (DC_PACKAGE / "dist" / "index.js").exists() or not NODE.exists():
-        pytest.fail(f"{DC_PACKAGE} or {NODE} is missing: run scripts/setup-test-deps (it installs "
-                    f"@wonderwhy-er/desktop-commander {DC_VERSION} into .test-deps/dc and Node 22 "
-                    "into .test-deps/mcp-node)")
+    if (not (DC_PACKAGE / "dist" / "index.js").exists() or not NODE.exists()
+            or not (RG_BIN / "rg").exists()):
+        pytest.fail(f"{DC_PACKAGE}, {NODE} or {RG_BIN}/rg is missing: run scripts/setup-test-deps "
+                    f"(it installs @wonderwhy-er/desktop-commander {DC_VERSION} into .test-deps/dc, "
+                    "Node 22 into .test-deps/mcp-node and ripgrep into .test-deps/ripgrep)")
     installed = json.loads((DC_PACKAGE / "package.json").read_text())["version"]
     assert installed == DC_VERSION, f"Desktop Commander {installed} installed, {DC_VERSION} pinned"
     home = tmp_path / "dc-home"
@@ -176,7 +180,7 @@ def dc_params(tmp_path, root):
         {"allowedDirectories": [str(root)], "telemetryEnabled": False}))
     return StdioServerParameters(
         command=str(NODE), args=[str(DC_PACKAGE / "dist" / "index.js")], cwd=str(root),
-        env={"HOME": str(home), "PATH": os.environ.get("PATH", ""),
+        env={"HOME": str(home), "PATH": f"{RG_BIN}:{os.environ.get('PATH', '')}",
              "DESKTOP_COMMANDER_DISABLE_TELEMETRY": "true",
              # Its feature flags are fetched in the background: a closed local port, no network.
              "DC_FLAG_URL": "http://127.0.0.1:9/flags.json"})
@@ -260,3 +264,205 @@ async def test_desktop_commanders_file_tools_answer_as_the_real_package(tmp_path
         theirs_tree.pop(path, None)
     assert ours_tree == theirs_tree
     assert not pathlib.Path("/tmp/filekit-dc-peer-never.txt").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The search sessions: start_search, get_more_search_results, stop_search, list_searches.
+#
+# Desktop Commander's start_search answers after ripgrep's first output or 40 ms, usually
+# before ripgrep has ended: its reply then says RUNNING with the results so far. filekit's
+# search runs to its end inside start_search (COMPLETED, every result). So a start_search is
+# compared with that tolerance (`search_alike`), and before the next call the test waits for
+# Desktop Commander's session to complete (polling list_searches), so that the pages, the lists
+# and the stops that follow are compared whole. ripgrep searches files in parallel and prints
+# them in the order it finishes them: a reply that lists several files is compared as a set of
+# lines; pages (offset, length) are taken of a one-file search, whose order is the file's.
+
+LOG = "".join(f"todo {i}\nplain {i}\n" for i in range(1, 8))
+
+SEARCH_CALLS = [
+    ("files by a part of the name", "start_search", {"path": "$ROOT", "pattern": "util"}),
+    ("files by glob", "start_search", {"path": "$ROOT", "pattern": "*.ts"}),
+    ("files by exact name", "start_search", {"path": "$ROOT", "pattern": "app.ts"}),
+    ("files case-sensitive", "start_search",
+     {"path": "$ROOT", "pattern": "README", "ignoreCase": False}),
+    ("files hidden too", "start_search", {"path": "$ROOT", "pattern": "secret", "includeHidden": True}),
+    ("content in several files", "start_search",
+     {"path": "$ROOT/src", "pattern": "todo", "searchType": "content", "contextLines": 0}),
+    ("content literal, case-sensitive, one type", "start_search",
+     {"path": "$ROOT/src", "pattern": "TODO(", "searchType": "content", "literalSearch": True,
+      "ignoreCase": False, "filePattern": "*.ts", "contextLines": 0}),
+    ("content with context", "start_search",
+     {"path": "$ROOT/notes", "pattern": "todo", "searchType": "content", "contextLines": 1}),
+    ("content with no match", "start_search",
+     {"path": "$ROOT/src", "pattern": "nowhere to be found", "searchType": "content"}),
+    ("page: default", "get_more_search_results", {"sessionId": "$SESSION8"}),
+    ("page: offset and length", "get_more_search_results",
+     {"sessionId": "$SESSION8", "offset": 2, "length": 3}),
+    ("page: the tail", "get_more_search_results", {"sessionId": "$SESSION8", "offset": -2}),
+    ("page: the tail longer than the results", "get_more_search_results",
+     {"sessionId": "$SESSION8", "offset": -100}),
+    ("page: past the end", "get_more_search_results", {"sessionId": "$SESSION8", "offset": 500}),
+    ("page: a fractional offset", "get_more_search_results",
+     {"sessionId": "$SESSION8", "offset": 1.0, "length": 2}),
+    # Each search's results whole (start_search showed them as far as ripgrep had got).
+    ("page: a part of the name", "get_more_search_results", {"sessionId": "$SESSION1"}),
+    ("page: an exact name", "get_more_search_results", {"sessionId": "$SESSION3"}),
+    ("page: case-sensitive", "get_more_search_results", {"sessionId": "$SESSION4"}),
+    ("page: hidden too", "get_more_search_results", {"sessionId": "$SESSION5"}),
+    ("page: literal", "get_more_search_results", {"sessionId": "$SESSION7"}),
+    ("page: of several files", "get_more_search_results", {"sessionId": "$SESSION6"}),
+    ("page: of a name search", "get_more_search_results", {"sessionId": "$SESSION2"}),
+    ("page: of no results", "get_more_search_results", {"sessionId": "$SESSION9"}),
+    ("page: an unknown session", "get_more_search_results", {"sessionId": "search_99_1"}),
+    ("list", "list_searches", {}),
+    ("stop", "stop_search", {"sessionId": "$SESSION8"}),
+    ("page after the stop", "get_more_search_results",
+     {"sessionId": "$SESSION8", "offset": 0, "length": 1}),
+    ("stop an unknown session", "stop_search", {"sessionId": "search_99_1"}),
+    ("start without a pattern", "start_search", {"path": "$ROOT"}),
+    ("page without a session", "get_more_search_results", {}),
+    # After the list: its session finds more on Desktop Commander's side.
+    ("files with a filePattern", "start_search",
+     {"path": "$ROOT", "pattern": "app", "filePattern": "*.ts"}),
+    ("page: names with a filePattern", "get_more_search_results", {"sessionId": "$SESSION10"}),
+    # Last: Desktop Commander starts a session for each (filekit refuses them), so that the
+    # session numbers above stay alike.
+    ("start in a missing directory", "start_search", {"path": "$ROOT/nowhere", "pattern": "x"}),
+    ("start outside the root", "start_search", {"path": "/etc", "pattern": "hostname"}),
+    ("start with a bad regex", "start_search",
+     {"path": "$ROOT/src", "pattern": "todo(", "searchType": "content"}),
+]
+
+# The differences filekit makes on purpose, by call: what each side answers, and why.
+SEARCH_DIFFERENCES = {
+    "page: an unknown session": "both fail; Desktop Commander: 'Search session ... not found', "
+                                "filekit adds why (sessions live in a server process; a "
+                                "`filekit call` process does not outlive its call) and what to do",
+    "page: names with a filePattern": "ripgrep takes a name that either glob matches (app.config.ts, "
+                                     "app.ts and util.ts); filekit takes a name that both match: "
+                                     "the pattern names the files, filePattern narrows them",
+    "start without a pattern": "both refuse; Desktop Commander shows zod's error list, filekit "
+                               "names the missing argument and what start_search takes",
+    "page without a session": "both refuse (see 'start without a pattern')",
+    "start in a missing directory": "Desktop Commander starts a search that finds nothing (ripgrep "
+                                    "complains to itself); filekit refuses it: the directory "
+                                    "does not exist, with what is there",
+    "start outside the root": "both refuse, each in its own words (Desktop Commander: 'Path not "
+                              "allowed', filekit: its sandbox's refusal, with the roots)",
+    "start with a bad regex": "Desktop Commander starts a search that finds nothing (ripgrep's "
+                              "regex error goes unseen); filekit refuses the pattern, showing "
+                              "where it is wrong",
+}
+
+# Replies that list several files: compared as sets of lines.
+SEARCH_LISTINGS = {"files by glob", "files hidden too", "content in several files",
+                   "page: of several files", "page: of a name search",
+                   "page: names with a filePattern"}
+
+SESSION = re.compile(r"search_(\d+)_\d+")
+RUNTIME = re.compile(r"Runtime: \d+(ms|s)")
+
+
+def populate_search(root):
+    (root / "src").mkdir()
+    (root / "src" / "app.ts").write_text("const a = 1;\n// TODO(me): first\nexport function main() {}\n")
+    (root / "src" / "util.ts").write_text("// todo later\nexport const b = 2;\n")
+    (root / "src" / "README.md").write_text("# Notes\nTODO in markdown\n")
+    (root / "notes").mkdir()
+    (root / "notes" / "log.txt").write_text(LOG)
+    (root / "app.config.ts").write_text("export default {};\n")
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "secret.ts").write_text("todo hidden\n")
+
+
+def normalised(text, root):
+    text = TIME.sub("$TIME", text.replace(str(root), "$ROOT"))
+    return RUNTIME.sub(lambda m: f"Runtime: $N{m.group(1)}", SESSION.sub(r"search_\1_$T", text))
+
+
+async def wait_until_complete(session):
+    """Polls Desktop Commander's list_searches until no session is running (ripgrep ended)."""
+    for _ in range(200):
+        listed = await session.call_tool("list_searches", {})
+        if "RUNNING" not in "".join(c.text for c in listed.content if c.type == "text"):
+            return
+        await anyio.sleep(0.05)
+    raise AssertionError(f"Desktop Commander's searches still run: {listed}")
+
+
+async def run_search_calls(session, root, real):
+    out, sessions = {}, {}
+    for label, tool, args in SEARCH_CALLS:
+        args = with_root(args, root)
+        for key, value in list(args.items()):
+            if isinstance(value, str) and value.startswith("$SESSION"):
+                args[key] = sessions[int(value[len("$SESSION"):])]
+        result = await session.call_tool(tool, args)
+        text = "".join(c.text for c in result.content if c.type == "text")
+        if tool == "start_search" and not result.isError:
+            found = SESSION.search(text)
+            sessions[int(found.group(1))] = found.group(0)
+            if real:
+                await wait_until_complete(session)
+        out[label] = (bool(result.isError), [c.type for c in result.content], normalised(text, root))
+    return out
+
+
+# A start_search of Desktop Commander's that answered before ripgrep ended: its status line,
+# its closing line and its count of results say so.
+RUNNING = [("Status: RUNNING", "Status: COMPLETED"),
+           ("🔄 Search in progress. Use get_more_search_results to get more results.",
+            "✅ Search completed.")]
+
+
+def search_alike(label, theirs, ours):
+    """Whether two replies agree: exactly, as sets of lines for SEARCH_LISTINGS, and for a
+    start_search Desktop Commander answered while its search ran, when its
+    results so far are among filekit's (all of them) and its count is at most filekit's."""
+    if theirs[:2] != ours[:2]:
+        return False
+    their_text, our_text = theirs[2], ours[2]
+    if "Status: RUNNING" in their_text:
+        for running, complete in RUNNING:
+            their_text = their_text.replace(running, complete)
+        count = re.compile(r"Total results: (\d+)\n")
+        their_count, our_count = count.search(their_text), count.search(our_text)
+        if not their_count or not our_count or int(their_count[1]) > int(our_count[1]):
+            return False
+        their_lines = [line for line in their_text.splitlines()
+                       if not line.startswith(("Total results:", "... and ", "Initial results:"))
+                       and line]
+        our_lines = set(our_text.splitlines())
+        return all(line in our_lines for line in their_lines)
+    if label in SEARCH_LISTINGS:
+        return sorted(their_text.splitlines()) == sorted(our_text.splitlines())
+    return their_text == our_text
+
+
+async def test_desktop_commanders_search_sessions_answer_as_the_real_package(tmp_path):
+    dc_root, fk_root = tmp_path / "dc", tmp_path / "fk"
+    for root in (dc_root, fk_root):
+        root.mkdir()
+        populate_search(root)
+    async with stdio_client(dc_params(tmp_path, dc_root)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            theirs = await run_search_calls(session, dc_root, real=True)
+    async with stdio_session(fk_root, "--tools", "desktop-commander") as session:
+        ours = await run_search_calls(session, fk_root, real=False)
+
+    unexplained = {label: {"desktop-commander": theirs[label], "filekit": ours[label]}
+                   for label, _, _ in SEARCH_CALLS
+                   if label not in SEARCH_DIFFERENCES
+                   and not search_alike(label, theirs[label], ours[label])}
+    assert not unexplained, json.dumps(unexplained, indent=1, ensure_ascii=False)
+    gone = [label for label in SEARCH_DIFFERENCES if theirs[label] == ours[label]]
+    assert not gone, f"listed as different but answered alike (remove from SEARCH_DIFFERENCES): {gone}"
+    for label in SEARCH_DIFFERENCES:
+        assert label in {c[0] for c in SEARCH_CALLS}, label
+        # Where both refuse, both flag it.
+        assert theirs[label][0] == ours[label][0] or label in (
+            "start in a missing directory", "start with a bad regex"), (label, theirs[label], ours[label])
+    # A search leaves the tree as it was.
+    assert tree(fk_root) == tree(dc_root)

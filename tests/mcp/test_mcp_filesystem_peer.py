@@ -212,11 +212,16 @@ CLEARER_REJECTION = ("a missing or mistyped argument: filekit names the argument
                      "and what to do, where the server answers with zod's validation error")
 NEAR_NAMES = ("a missing file: after Node's ENOENT text, filekit names the existing paths of "
               "similar names")
+LATIN1 = ("a file in another encoding is shown decoded (café), the text edit_file matches; the "
+          "server shows each byte that is not UTF-8 as U+FFFD (caf\ufffd), which no oldText can "
+          "name")
 DIFFERENCES = {
     "read tail": "tail N gives the last N lines; the server's tailFile counts the empty string "
                  "after the final newline as a line, so it gives one line fewer",
-    "read latin1 tail": "as \"read tail\": the last N lines, where the server's tailFile "
-                        "counts the empty string after the final newline as a line",
+    "read latin1": LATIN1,
+    "read latin1 tail": LATIN1 + "; and as \"read tail\": the last N lines, where the server's "
+                        "tailFile counts the empty string after the final newline as a line",
+    "read latin1 among others": LATIN1,
     "read a typo": NEAR_NAMES,
     "read binary": "a binary file is refused with what it is (and read_media_file named), not "
                    "decoded as garbled UTF-8",

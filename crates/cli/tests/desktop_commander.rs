@@ -270,12 +270,26 @@ fn large_batches_keep_their_reply_readable() {
 }
 
 /// Desktop Commander's move_file is a rename (fs.rename): a folder moved onto an empty folder
-/// replaces it; filekit does the same, and its undo puts the empty folder back.
+/// replaces it; filekit does the same, and its undo puts the empty folder back with its own
+/// mode, and redo the moved one with its.
 #[test]
 fn move_file_of_a_folder_onto_an_empty_folder_replaces_it_and_undo_brings_it_back() {
+    use std::os::unix::fs::PermissionsExt;
     let sb = Sandbox::new();
     sb.write("src/a.txt", "a\n").write("src/deep/b.txt", "b\n");
     std::fs::create_dir(sb.path("dest")).unwrap();
+    let set_mode = |rel: &str, mode: u32| {
+        std::fs::set_permissions(sb.path(rel), std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let mode = |rel: &str| {
+        std::fs::metadata(sb.path(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777
+    };
+    set_mode("src", 0o750);
+    set_mode("dest", 0o700);
     let run = sb.call_in(
         "desktop-commander",
         "move_file",
@@ -286,6 +300,7 @@ fn move_file_of_a_folder_onto_an_empty_folder_replaces_it_and_undo_brings_it_bac
     assert_eq!(sb.read("dest/a.txt"), "a\n");
     assert_eq!(sb.read("dest/deep/b.txt"), "b\n");
     assert!(!sb.exists("src"));
+    assert_eq!(mode("dest"), 0o750);
 
     let undo = sb.filekit(&["undo"], None);
     assert_eq!(undo.code, 0, "{}\n{}", undo.stdout, undo.stderr);
@@ -293,11 +308,13 @@ fn move_file_of_a_folder_onto_an_empty_folder_replaces_it_and_undo_brings_it_bac
     assert_eq!(sb.read("src/deep/b.txt"), "b\n");
     assert!(sb.path("dest").is_dir());
     assert_eq!(std::fs::read_dir(sb.path("dest")).unwrap().count(), 0);
+    assert_eq!((mode("src"), mode("dest")), (0o750, 0o700));
 
     let redo = sb.filekit(&["redo"], None);
     assert_eq!(redo.code, 0, "{}\n{}", redo.stdout, redo.stderr);
     assert_eq!(sb.read("dest/deep/b.txt"), "b\n");
     assert!(!sb.exists("src"));
+    assert_eq!(mode("dest"), 0o750);
 }
 
 /// What a rename refuses, move_file refuses before anything moves: a folder onto a folder with

@@ -298,7 +298,7 @@ fn bad_searches_are_refused_with_what_to_do() {
     assert!(is_error(&unknown), "{unknown}");
     let t = text(&unknown);
     assert!(
-        t.starts_with("Error reading search results: no search session search_1_1")
+        t.starts_with("Error reading search results: Search session search_1_1 not found")
             && t.contains("sessions live in a running server")
             && t.contains("start_search again"),
         "{t}"
@@ -359,7 +359,11 @@ fn through_filekit_call_a_session_does_not_outlive_its_call() {
         "get_more_search_results",
         json!({"sessionId": id}),
         1,
-        &["no search session", "sessions live in a running server"],
+        &[
+            "Search session search_",
+            "not found",
+            "sessions live in a running server",
+        ],
     );
 }
 

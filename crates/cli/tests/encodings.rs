@@ -8,22 +8,22 @@ use crate::common;
 use common::*;
 use serde_json::json;
 
-struct Case {
-    file: &'static str,
-    encoding: &'static str,
-    text: &'static str,
-    old: &'static str,
-    new: &'static str,
-    old2: &'static str,
-    new2: &'static str,
-    bytes: &'static [u8],
-    after: &'static [u8],
-    after2: &'static [u8],
+pub(crate) struct Case {
+    pub(crate) file: &'static str,
+    pub(crate) encoding: &'static str,
+    pub(crate) text: &'static str,
+    pub(crate) old: &'static str,
+    pub(crate) new: &'static str,
+    pub(crate) old2: &'static str,
+    pub(crate) new2: &'static str,
+    pub(crate) bytes: &'static [u8],
+    pub(crate) after: &'static [u8],
+    pub(crate) after2: &'static [u8],
 }
 
 /// Files in each encoding, made by Python's codecs (not the engine's): the text, two edits
 /// (`old` → `new`), and the file's bytes before and after each.
-const CASES: &[Case] = &[
+pub(crate) const CASES: &[Case] = &[
     Case {
         file: "utf16le.txt",
         encoding: "UTF-16LE",

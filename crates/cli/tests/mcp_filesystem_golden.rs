@@ -20,7 +20,7 @@ const BOTH: &str = "server-filesystem index.js, readTextFileHandler: \"Cannot sp
 const ENOENT: &str = "server-filesystem: a missing file reaches fs.readFile, whose error is Node's \"ENOENT: no such file or directory, open '<absolute path>'\", the tool's text with isError";
 const DENIED: &str = "server-filesystem lib.js, validatePath: \"Access denied - path outside allowed directories: <absolute> not in <allowed, comma-separated>\"";
 const MULTI: &str = "server-filesystem index.js, read_multiple_files: \"<path>:\\n<content>\\n\" per file, \"<path>: Error - <message>\" for a failed one, joined by \"\\n---\\n\", isError false";
-const LATIN1: &str = "server-filesystem lib.js, readFileContent: fs.readFile(path, 'utf-8'): a byte that is not UTF-8 becomes U+FFFD";
+const LATIN1: &str = "server-filesystem lib.js, readFileContent: fs.readFile(path, 'utf-8'): a byte that is not UTF-8 becomes U+FFFD; filekit shows the text decoded in its own encoding on purpose (the text edit_file matches: no oldText can name a U+FFFD), the server's layout kept";
 const UNICODE: &str = "server-filesystem lib.js, resolveUnicodeEquivalentPath: a missing component is looked up among its folder's entries by its NFC form";
 const MEDIA: &str = "server-filesystem index.js, read_media_file: MIME by extension (png jpg jpeg gif webp bmp svg mp3 wav ogg flac, else application/octet-stream); image/* an image block, audio/* an audio block, else an embedded resource {uri: pathToFileURL, mimeType, blob}";
 const WINDOWS: &str = "server-filesystem lib.js, validatePath: \"Access denied - Windows-style path received on a POSIX host: <path>\" for a drive path on a POSIX host";
@@ -296,18 +296,18 @@ fn cases() -> Vec<Case> {
             json!({}))
             .reads(&["Allowed directories:\n$ROOT"]),
         // ---- drop-in fidelity: what the server does that an agent relies on
-        case("read_text_file_shows_a_latin1_file_as_the_server_does", LATIN1, "read_text_file",
+        case("read_text_file_shows_a_latin1_file_decoded", LATIN1, "read_text_file",
             json!({"path": "$ROOT/l1.txt"}))
             .bytes("l1.txt", b"caf\xe9 cr\xe8me\n".to_vec())
-            .reads(&["caf\u{FFFD} cr\u{FFFD}me\n"]),
+            .reads(&["caf\u{e9} cr\u{e8}me\n"]),
         case("read_text_file_tail_of_a_latin1_file", LATIN1, "read_text_file",
             json!({"path": "$ROOT/l1.txt", "tail": 1}))
             .bytes("l1.txt", b"one\ncaf\xe9\n".to_vec())
-            .reads(&["caf\u{FFFD}\n"]).unread(&["one"]),
+            .reads(&["caf\u{e9}\n"]).unread(&["one"]),
         case("read_multiple_files_shows_a_latin1_file", LATIN1, "read_multiple_files",
             json!({"paths": ["l1.txt"]}))
             .bytes("l1.txt", b"caf\xe9\n".to_vec())
-            .reads(&["l1.txt:\ncaf\u{FFFD}\n\n"]),
+            .reads(&["l1.txt:\ncaf\u{e9}\n\n"]),
         case("read_text_file_of_an_nfd_name_reads_the_nfc_file", UNICODE, "read_text_file",
             json!({"path": "$ROOT/cafe\u{301}.txt"}))
             .file("caf\u{e9}.txt", "composed\n").reads(&["composed\n"]),
@@ -376,7 +376,7 @@ fn cases() -> Vec<Case> {
             .file("a.txt", "alpha\n").reads(&["alpha\n"]),
         case("read_text_file_refuses_another_encoding", IGNORED, "read_text_file",
             json!({"path": "$ROOT/a.txt", "encoding": "latin1"}))
-            .file("a.txt", "alpha\n").rejected().shows(&["`encoding` \"latin1\" is not supported"]),
+            .file("a.txt", "alpha\n").rejected().shows(&["`encoding` \"latin1\" is not taken", "its own encoding, detected"]),
         case("edit_file_takes_replace_all_in_an_edit", IGNORED, "edit_file",
             json!({"path": "$ROOT/a.txt", "edits": [{"oldText": "one", "newText": "1", "replaceAll": true}]}))
             .file("a.txt", "one\ntwo\n").then("a.txt", Some("1\ntwo\n")),

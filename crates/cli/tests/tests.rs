@@ -23,6 +23,7 @@ mod curated_search;
 mod desktop_commander;
 mod desktop_commander_golden;
 mod desktop_commander_search;
+mod encoding_tables;
 mod encodings;
 mod extract_function;
 mod extract_type;

@@ -70,6 +70,9 @@ pub(crate) enum Op<'a> {
     MakeDir { path: WsPath, perm: Option<u32> },
     /// Make a symbolic link at `path` pointing to `target` (as given; it is not followed).
     Symlink { path: WsPath, target: PathBuf },
+    /// Set the permission bits of the directory at `path` (undo putting back the mode of a
+    /// directory that a moved one replaced).
+    SetPerm { path: WsPath, perm: u32 },
 }
 
 impl Op<'_> {
@@ -79,7 +82,8 @@ impl Op<'_> {
             Op::Write { path, .. }
             | Op::Remove { path, .. }
             | Op::MakeDir { path, .. }
-            | Op::Symlink { path, .. } => path,
+            | Op::Symlink { path, .. }
+            | Op::SetPerm { path, .. } => path,
             Op::Rename { to, .. } => to,
         }
     }
@@ -226,7 +230,7 @@ fn writable(ws: &Workspace, op: &Op<'_>) -> Result<(), FkError> {
         Op::Rename { from, to, .. } => ws.check_subtree(from, TreeChange::Move(to)),
         Op::Remove { path, .. } => ws.check_subtree(path, TreeChange::Remove),
         Op::Symlink { path, .. } => ws.check_link_at(path),
-        Op::Write { .. } | Op::MakeDir { .. } => Ok(()),
+        Op::Write { .. } | Op::MakeDir { .. } | Op::SetPerm { .. } => Ok(()),
     }
 }
 
@@ -762,6 +766,7 @@ fn execute(
                     rename(ws, from, to, *replace, backup).map(|()| ws.metadata(to).ok().flatten())
                 }
                 (Op::Symlink { path, target }, _) => symlink(ws, path, target).map(|()| None),
+                (Op::SetPerm { path, perm }, _) => set_dir_perm(ws, path, *perm).map(|()| None),
                 (Op::MakeDir { .. }, _) => continue,
             };
             failed |= result.is_err();
@@ -883,6 +888,12 @@ enum Undo {
     Symlink {
         root: usize,
         path: PathBuf,
+    },
+    /// A directory's permission bits set: `mode` is what they were.
+    SetPerm {
+        root: usize,
+        path: PathBuf,
+        mode: u32,
     },
 }
 
@@ -1227,6 +1238,13 @@ fn undo_step(ws: &Workspace, journal: &Journal, i: usize, op: &Op<'_>) -> Undo {
             root: path.root_index(),
             path: path.relative().to_path_buf(),
         },
+        Op::SetPerm { path, perm } => Undo::SetPerm {
+            root: path.root_index(),
+            path: path.relative().to_path_buf(),
+            // What is there now; a path that cannot be read keeps the mode asked for (the op
+            // then fails, and its rollback sets nothing that changed).
+            mode: ws.metadata(path).ok().flatten().map_or(*perm, |m| m.mode),
+        },
     }
 }
 
@@ -1266,6 +1284,26 @@ fn make_dir(ws: &Workspace, path: &WsPath, perm: Option<u32>) -> Result<(), FkEr
             .map_err(|e| FkError::from_io(&e, &shown))?;
     }
     Ok(())
+}
+
+/// Sets the permission bits of the directory at `path`; anything else there is refused (the
+/// caller checked it was a directory: what is there now is no longer what it planned for).
+fn set_dir_perm(ws: &Workspace, path: &WsPath, perm: u32) -> Result<(), FkError> {
+    use cap_std::fs::PermissionsExt;
+    let dir = ws.root_dir(path.root_index());
+    let shown = ws.display(path);
+    let meta = dir
+        .symlink_metadata(path.rel_or_dot())
+        .map_err(|e| FkError::from_io(&e, &shown))?;
+    if !meta.is_dir() {
+        return Err(FkError::new(
+            ErrorCode::Conflict,
+            format!("cannot set the mode of {shown}: it is no longer a directory"),
+        )
+        .with_hint("look at what is there now, then try again"));
+    }
+    dir.set_permissions(path.rel_or_dot(), cap_std::fs::Permissions::from_mode(perm))
+        .map_err(|e| FkError::from_io(&e, &shown))
 }
 
 /// Removes `path`; with `trash`, by renaming it there (so that a rollback can put it back).
@@ -1558,6 +1596,14 @@ fn rollback(ws: &Workspace, steps: &[Undo], roots: &RootMap) {
                     let _ = dir.remove_file(path);
                 }
             }
+            Undo::SetPerm { root, path, mode } => {
+                use cap_std::fs::PermissionsExt;
+                if let Some(dir) = roots.dir(ws, *root)
+                    && dir.symlink_metadata(path).is_ok_and(|m| m.is_dir())
+                {
+                    let _ = dir.set_permissions(path, cap_std::fs::Permissions::from_mode(*mode));
+                }
+            }
         }
     }
 }
@@ -1745,7 +1791,8 @@ fn step_roots(step: &Undo) -> impl Iterator<Item = usize> {
         Undo::Write { root, .. }
         | Undo::Remove { root, .. }
         | Undo::MakeDir { root, .. }
-        | Undo::Symlink { root, .. } => (*root, *root),
+        | Undo::Symlink { root, .. }
+        | Undo::SetPerm { root, .. } => (*root, *root),
         Undo::Rename {
             from_root, to_root, ..
         } => (*from_root, *to_root),
@@ -1783,7 +1830,9 @@ fn manifest_is_sane(ws: &Workspace, m: &Manifest) -> bool {
             Undo::Rename {
                 from, to, backup, ..
             } => target(from) && target(to) && kept(backup),
-            Undo::MakeDir { path, .. } | Undo::Symlink { path, .. } => target(path),
+            Undo::MakeDir { path, .. }
+            | Undo::Symlink { path, .. }
+            | Undo::SetPerm { path, .. } => target(path),
         })
 }
 

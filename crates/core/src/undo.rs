@@ -295,10 +295,17 @@ fn transaction_ops<'a>(
     let mut make: Vec<(WsPath, u32)> = Vec::new();
     let mut put: Vec<Op<'_>> = Vec::new();
     let mut removals: Vec<(WsPath, bool)> = Vec::new();
+    // Directories that stay but had another mode (one a moved directory replaced). A mode
+    // that lets its owner write and enter is set first, so that what goes in or out of the
+    // directory can; one that does not, last, once that is done.
+    let mut perms: Vec<Op<'_>> = Vec::new();
     for ((p, now, want), spliced) in targets.iter().zip(spliced) {
         match (now, want) {
             (a, b) if same_state(a, b) && mode_of(a) == mode_of(b) => {}
-            (Node::Dir { .. }, Node::Dir { .. }) => {}
+            (Node::Dir { .. }, Node::Dir { mode }) => perms.push(Op::SetPerm {
+                path: p.clone(),
+                perm: *mode,
+            }),
             (Node::Absent, Node::Dir { mode }) => make.push((p.clone(), *mode)),
             (_, Node::Dir { .. }) => {
                 return Err(FkError::new(
@@ -371,6 +378,10 @@ fn transaction_ops<'a>(
             perm: Some(*mode),
         })
         .collect();
+    let (perms_first, mut perms_last): (Vec<_>, Vec<_>) = perms
+        .into_iter()
+        .partition(|op| matches!(op, Op::SetPerm { perm, .. } if perm & 0o300 == 0o300));
+    ops.extend(perms_first);
     ops.extend(
         early
             .into_iter()
@@ -381,6 +392,9 @@ fn transaction_ops<'a>(
         late.into_iter()
             .map(|(path, recursive)| Op::Remove { path, recursive }),
     );
+    // Innermost first: a parent's mode that takes away entering it comes last.
+    perms_last.sort_by_key(|op| std::cmp::Reverse(op.path().relative().components().count()));
+    ops.extend(perms_last);
     Ok(ops)
 }
 

@@ -360,7 +360,11 @@ order, from `offset` (default 0): the reply says how many more there are.
 in a directory each group starts with the file's path. At most 1000 lines are shown.
 
 The content is `cat -n` style: the line number, a tab, the line. Do not copy the numbers \
-into edits. `summary` is accepted and not used. An argument fs_read does not take is refused \
+into edits. A file in another encoding than UTF-8 (UTF-16 with its byte order mark, Latin-1, \
+Shift_JIS, GB18030, EUC-KR, ...) is shown decoded and searched as its text (the Q CLI shows \
+each byte that is not UTF-8 as U+FFFD). `summary` is accepted and not used; so is `encoding` \
+when it names UTF-8 (the Q CLI ignores it), another is refused. An argument fs_read does not \
+take is refused \
 with the closest valid name, and nothing is read (the Q CLI ignores unknown arguments; \
 filekit refuses them, deliberately, so that a misspelled argument never changes what is done).
 
@@ -905,8 +909,10 @@ when that version is unknown). `new_str` of line edits is whole lines: a final n
 By default each failed edit is reported and the others still apply; `atomic: true` writes \
 nothing unless every edit of every file succeeds; `stop_on_error: true` stops a file at its \
 first failure and keeps the edits before it; `dry_run: true` only shows the diff. Each reply \
-entry has the file's new content_hash and the unified diff. `summary` is accepted and not \
-used. An argument fs_write does not take (at any depth) is refused with the closest valid \
+entry has the file's new content_hash and the unified diff. A file in another encoding than \
+UTF-8 is edited in it, every byte outside the edit kept (the Q CLI refuses a file that is not \
+UTF-8); a character the encoding cannot hold is refused, and nothing is written. `summary` is \
+accepted and not used; so is `encoding` when it names UTF-8, another is refused. An argument fs_write does not take (at any depth) is refused with the closest valid \
 name, and nothing is written (the Q CLI ignores unknown arguments; filekit refuses them, \
 deliberately: a misspelled argument must not change what is written).
 

@@ -76,7 +76,12 @@ is applied to all its files at once, or not at all; sections that meet at one pa
 moves to one destination, a move onto a file the patch deletes, adds or changes, a swap) are \
 refused, naming both. `dry_run` shows the diffs and writes nothing. Adding a \
 file that exists replaces it (the reply says so). Moving a TS/JS/Python file (`*** Move to:`, a \
-rename) updates the imports that name it, unless `update_imports` is false.
+rename) updates the imports that name it, unless `update_imports` is false. A file in another \
+encoding than UTF-8 (UTF-16 with its byte order mark, Latin-1, Shift_JIS, GB18030, EUC-KR, \
+...) is found by its content, its hunks placed on its decoded text and written in it, every \
+byte outside them kept; a character the encoding cannot hold is refused, and nothing is \
+written. In the `codex` table, `encoding` is taken when it names UTF-8 (Codex ignores it, and \
+reads and writes UTF-8); another is refused.
 Example: {\"input\": \"*** Begin Patch\\n*** Update File: src/app.py\\n@@ def main():\\n-    \
 debug = True\\n+    debug = False\\n*** End Patch\"}";
 

@@ -226,8 +226,55 @@ pub(crate) fn drop_ignored(dialect: &str, tool: &str, args: &mut Value) -> Resul
     match dialect {
         "mcp-filesystem" => crate::mcp_filesystem::drop_ignored(tool, args),
         "desktop-commander" => crate::desktop_commander_files::drop_ignored(tool, args),
+        // The Q CLI's serde structs and Codex's `ApplyPatchToolArgs` ignore a key they do
+        // not name; both read and write UTF-8 text, as filekit does a UTF-8 file.
+        "amazonq" | "codex" => {
+            let Some(obj) = args.as_object_mut() else {
+                return Ok(());
+            };
+            take_utf8_encoding(tool, obj)?;
+            for inner in ["operations", "fileEdits"] {
+                if let Some(Value::Array(entries)) = obj.get_mut(inner) {
+                    for entry in entries.iter_mut().filter_map(Value::as_object_mut) {
+                        take_utf8_encoding(tool, entry)?;
+                    }
+                }
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
+}
+
+/// Removes `encoding` from the arguments `obj` of a drop-in table's tool whose real tool takes
+/// and ignores it, when it names UTF-8: the real tool reads and writes UTF-8 whatever it says,
+/// which filekit does of a UTF-8 file. Another label is refused: the agent would expect the file
+/// decoded or written in it, which the real tool would not do and this table does on its own
+/// (each file in its encoding, detected), so what is meant is unclear.
+pub(crate) fn take_utf8_encoding(
+    tool: &str,
+    obj: &mut serde_json::Map<String, Value>,
+) -> Result<(), FkError> {
+    let Some(given) = obj.get("encoding") else {
+        return Ok(());
+    };
+    let utf8 = given
+        .as_str()
+        .and_then(|label| filekit_core::encoding::by_label(label).ok())
+        .is_some_and(|e| e.name() == "UTF-8");
+    if !utf8 {
+        return Err(FkError::invalid(format!(
+            "{tool}: `encoding` {given} is not taken: this table reads and edits each file in \
+             its own encoding, detected (UTF-8, UTF-16 by its byte order mark, Latin-1, \
+             Shift_JIS, ...)"
+        ))
+        .with_hint(
+            "leave `encoding` out (or give \"utf-8\"); to name a file's encoding, use the \
+             curated table's read_files or edit_files (`encoding`)",
+        ));
+    }
+    obj.remove("encoding");
+    Ok(())
 }
 
 /// Readies a call's arguments for its tool: coerces strings where the dialect's real tool

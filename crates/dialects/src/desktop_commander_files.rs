@@ -1044,27 +1044,10 @@ pub(crate) fn drop_ignored(tool: &str, args: &mut Value) -> Result<(), FkError> 
     ) {
         return Ok(());
     }
-    let Some(obj) = args.as_object_mut() else {
-        return Ok(());
-    };
-    let Some(given) = obj.get("encoding") else {
-        return Ok(());
-    };
-    let utf8 = given
-        .as_str()
-        .and_then(|label| filekit_core::encoding::by_label(label).ok())
-        .is_some_and(|e| e.name() == "UTF-8");
-    if !utf8 {
-        return Err(FkError::invalid(format!(
-            "{tool}: `encoding` {given} is not taken: this table reads and edits each file in              its own encoding, detected (UTF-8, UTF-16 by its byte order mark, Latin-1,              Shift_JIS, ...)"
-        ))
-        .with_hint(
-            "leave `encoding` out (or give \"utf-8\"); to name a file's encoding, use the \
-             curated table's read_files or edit_files (`encoding`)",
-        ));
+    match args.as_object_mut() {
+        Some(obj) => crate::args::take_utf8_encoding(tool, obj),
+        None => Ok(()),
     }
-    obj.remove("encoding");
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

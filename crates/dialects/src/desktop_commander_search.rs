@@ -193,7 +193,11 @@ fn sessions() -> std::sync::MutexGuard<'static, Sessions> {
 }
 
 fn unknown_session(id: &str) -> FkError {
-    FkError::new(ErrorCode::NotFound, format!("no search session {id}")).with_hint(
+    FkError::new(
+        ErrorCode::NotFound,
+        format!("Search session {id} not found"),
+    )
+    .with_hint(
         "sessions live in a running server (one `filekit call` is a process of its own: \
          `filekit call --lines` runs many in one; a server keeps its newest sessions only); \
          start_search again",

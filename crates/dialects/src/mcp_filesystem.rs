@@ -165,8 +165,7 @@ pub(crate) fn tools() -> Vec<ToolSpec> {
 /// Removes the arguments the server takes and ignores that cannot change what a call does
 /// (its zod schemas strip any key they do not name; filekit refuses unknown keys, so that a
 /// misspelt argument is not silently dropped). `encoding` of the read and write tools is
-/// taken when it names UTF-8, which the server reads and writes whatever it says; another
-/// encoding is refused, since the agent would expect the file decoded or written in it.
+/// taken when it names UTF-8 ([`crate::args::take_utf8_encoding`]).
 /// `replaceAll` in an edit is taken either way: an edit whose text occurs once does the same
 /// with it or without, and one whose text occurs more often is refused as ambiguous.
 pub(crate) fn drop_ignored(tool: &str, args: &mut Value) -> Result<(), FkError> {
@@ -175,21 +174,7 @@ pub(crate) fn drop_ignored(tool: &str, args: &mut Value) -> Result<(), FkError> 
     };
     match tool {
         "read_text_file" | "read_file" | "write_file" => {
-            if let Some(given) = obj.get("encoding") {
-                let utf8 = given
-                    .as_str()
-                    .map(|e| e.to_ascii_lowercase().replace(['-', '_'], ""))
-                    .is_some_and(|e| e == "utf8");
-                if !utf8 {
-                    return Err(FkError::invalid(format!(
-                        "{tool}: `encoding` {given} is not supported: this server reads and \
-                         writes files as UTF-8 (the official server does too, whatever \
-                         `encoding` says)"
-                    ))
-                    .with_hint("leave `encoding` out, or give \"utf-8\""));
-                }
-                obj.remove("encoding");
-            }
+            crate::args::take_utf8_encoding(tool, obj)?;
         }
         "edit_file" => {
             if let Some(Value::Array(edits)) = obj.get_mut("edits") {
@@ -228,10 +213,10 @@ a budget (at most 100,000 entries, said when cut).";
 
 const READ_GUIDE: &str = "\
 Differences from the server, on purpose: a binary file is refused with what it is (the server \
-decodes it as garbled UTF-8); a text file that is not UTF-8 (Latin-1, Windows-1252) is shown \
-as the server shows it, each byte that is not UTF-8 as U+FFFD, and edit_file edits it in its \
-own encoding (its oldText is the text decoded: `é`, not U+FFFD; the server would replace \
-those bytes by U+FFFD for good); `encoding` is taken when it names UTF-8, which both read \
+decodes it as garbled UTF-8); a text file in another encoding than UTF-8 (Latin-1, \
+Windows-1252, Shift_JIS, UTF-16 with its byte order mark) is shown decoded, the text edit_file \
+matches (the server shows each byte that is not UTF-8 as U+FFFD, which no oldText can name, \
+and its edit_file writes those U+FFFD into the file for good); `encoding` is taken when it names UTF-8, which both read \
 whatever it says, and refused otherwise; `tail` counts lines (the server counts the empty \
 string after the last newline as one); a file over 2 MiB is sent up to there and says where it \
 was cut. Paths: as every tool of this table (see list_directory).";
@@ -626,8 +611,10 @@ struct Shown {
 }
 
 /// A text read of a file, or the reply of the failure: what is not text is refused with
-/// what it is. A file that is text but not UTF-8 (Latin-1, Windows-1252) is shown as the
-/// server shows it, decoded as UTF-8 with U+FFFD for each byte that is not.
+/// what it is. Text in another encoding (Latin-1, Shift_JIS, UTF-16) is shown decoded, as
+/// edit_file matches it; the server would show its bytes as UTF-8, U+FFFD for each byte that
+/// is not, which no oldText could then name. Bytes that are not text in the encoding found
+/// are shown as the server shows them.
 fn text_read(ws: &Call, path: &str, opts: &ReadOptions) -> Result<Shown, Box<Said>> {
     text_read_within(ws, path, opts, &ReplyBudget::unlimited())
 }
@@ -641,9 +628,6 @@ fn text_read_within(
 ) -> Result<Shown, Box<Said>> {
     let r = read_file_within(ws, path, opts, budget);
     match r.result {
-        // The engine decodes it; the server shows its bytes as UTF-8 (its edits still match
-        // the decoded text).
-        Ok(ReadContent::Text(t)) if t.encoding.is_some() => not_utf8(ws, path, opts),
         Ok(ReadContent::Text(t)) => Ok(Shown {
             content: t.content,
             truncated: t.truncated,
