@@ -56,6 +56,8 @@ CALLS = [
     ("read binary file", "read_file", {"path": "$ROOT/blob.bin"}),
     ("read unknown argument", "read_file", {"path": "$ROOT/a.txt", "lenght": 2}),
     ("read with an encoding it ignores", "read_file", {"path": "$ROOT/a.txt", "encoding": "utf-8"}),
+    ("read with a whole-number float offset", "read_file", {"path": "$ROOT/a.txt", "offset": 1.0, "length": 2}),
+    ("read a url", "read_file", {"path": "http://127.0.0.1:9/none.txt", "isUrl": True}),
     ("read image", "read_file", {"path": "$ROOT/dot.png"}),
     ("read through a link", "read_file", {"path": "$ROOT/link.txt", "offset": 1}),
     ("read many", "read_multiple_files", {"paths": ["$ROOT/a.txt", "$ROOT/sub/b.md", "$ROOT/dot.png"]}),
@@ -92,6 +94,7 @@ CALLS = [
     ("info directory", "get_file_info", {"path": "$ROOT/sub"}),
     ("info binary file", "get_file_info", {"path": "$ROOT/blob.bin"}),
     ("info image", "get_file_info", {"path": "$ROOT/dot.png"}),
+    ("info latin1 file", "get_file_info", {"path": "$ROOT/latin1.txt"}),
     ("write over a binary file", "write_file", {"path": "$ROOT/blob.bin", "content": "text\n", "mode": "rewrite"}),
     ("info missing", "get_file_info", {"path": "$ROOT/missing.txt"}),
     # Last: the directories it makes on one side only would show in the listings above.
@@ -118,8 +121,10 @@ DIFFERENCES = {
                                         "changes nothing (another encoding is refused, since "
                                         "filekit would not read the file in it)",
     "read many with a missing one": "the missing file's error in filekit's words (see 'read "
-                                    "missing file'); filekit also flags the call isError since "
-                                    "part of it failed",
+                                    "missing file')",
+    "read a url": "both fail and read nothing; Desktop Commander fetches the URL (here a closed "
+                  "port of this machine: its fetch error), filekit reads no URLs by design (no "
+                  "network) and says so, with the way to read a local copy",
     "write into a missing directory": "Desktop Commander fails (ENOENT); filekit makes the "
                                       "missing parent directories, as its other writers do",
     "write outside the root": "both refuse, each in its own words (see 'read outside the root')",
@@ -153,6 +158,7 @@ def populate(root):
     (root / "crlf.txt").write_bytes(b"alpha\r\nbeta\r\ngamma\r\n")
     (root / "tail.txt").write_text("no newline\nat the end")
     (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (root / "latin1.txt").write_bytes(b"caf\xe9 cr\xe8me\nna\xefve\n")
     (root / "sub" / "deeper").mkdir(parents=True)
     (root / "vacant").mkdir()
     (root / "sub" / "b.md").write_text("# B\n\ntext\n")

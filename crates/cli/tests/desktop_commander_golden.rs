@@ -263,10 +263,14 @@ fn cases() -> Vec<Case> {
         // ---- read_multiple_files
         case("read_multiple_files_summary_then_contents", READ_MANY, "read_multiple_files",
             json!({"paths": ["$ROOT/a.txt", "$ROOT/missing.txt"]}))
-            .file("a.txt", "alpha\nbeta\n").fails()
+            .file("a.txt", "alpha\nbeta\n")
             .shows(&["$ROOT/missing.txt does not exist", "alpha\nbeta"])
             .reads(&["$ROOT/a.txt: text/plain (text)\n$ROOT/missing.txt: Error - $ROOT/missing.txt does not exist",
                 "\n--- $ROOT/a.txt contents: ---\n[Reading 2 lines from start (total: 2 lines, 0 remaining)]\n\nalpha\nbeta"]),
+        case("read_multiple_files_of_none_readable_fails", READ_MANY, "read_multiple_files",
+            json!({"paths": ["$ROOT/missing.txt", "$ROOT/gone.txt"]}))
+            .fails()
+            .shows(&["$ROOT/missing.txt does not exist", "$ROOT/gone.txt does not exist"]),
         case("read_multiple_files_without_paths_is_refused", READ_MANY, "read_multiple_files", json!({}))
             .rejected().shows(&["missing required argument `paths`"]),
         // ---- write_file
