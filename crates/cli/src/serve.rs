@@ -185,10 +185,16 @@ pub fn run(global: &GlobalArgs, args: ServeArgs) -> u8 {
         tools,
         follow_client_roots: global.roots.is_empty(),
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // Over stdio one thread does the protocol's I/O: a call is read, handed to a call thread
+    // and its reply written by tasks of one thread, so no task wakes another thread on the way
+    // (a wake across threads is a system call and a context switch: most of what a trivial
+    // call cost with a worker per core). The tools run on the call threads either way; HTTP
+    // serves many connections, and keeps a worker per core.
+    let builder = match http {
+        None => tokio::runtime::Builder::new_current_thread(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match { builder }.enable_all().build() {
         Ok(rt) => rt,
         Err(err) => {
             filekit_mcp::log_line!("filekit serve: cannot start the async runtime: {err}");

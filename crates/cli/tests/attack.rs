@@ -153,8 +153,10 @@ fn path_slots(tool: &str) -> Option<Vec<Slot>> {
             slot("path", |p| json!({"path": p})),
             slot("path", |p| json!({"path": p, "offset": -2})),
         ],
+        // Alone: beside a file that is read, the escape is said in its place and the call
+        // succeeds, as Desktop Commander's does (no outside content either way).
         "desktop-commander:read_multiple_files" => {
-            vec![slot("paths", |p| json!({"paths": ["ok.txt", p]}))]
+            vec![slot("paths", |p| json!({"paths": [p]}))]
         }
         "desktop-commander:write_file" => vec![
             slot(
