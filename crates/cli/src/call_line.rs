@@ -62,6 +62,8 @@ pub(crate) fn parse(args: &[OsString]) -> Option<Cli> {
 struct CallLine {
     after_call: bool,
     roots: Vec<std::path::PathBuf>,
+    /// The roots so far were given before `call`.
+    roots_before_call: bool,
     read_only: bool,
     allow_git_writes: bool,
     allow_protected_writes: bool,
@@ -114,7 +116,14 @@ impl CallLine {
             Some(())
         }
         match name {
-            "root" => self.roots.push(crate::home_path(value).ok()?),
+            "root" => {
+                // clap keeps the roots given after `call` alone when some came before it.
+                if self.roots_before_call && self.after_call {
+                    return None;
+                }
+                self.roots_before_call = !self.after_call;
+                self.roots.push(crate::home_path(value).ok()?);
+            }
             "history" => once(&mut self.history, crate::home_path(value).ok())?,
             "state-dir" => once(&mut self.state_dir, crate::home_path(value).ok())?,
             "holder" => once(&mut self.holder, Some(value.to_string()))?,
@@ -286,6 +295,7 @@ mod tests {
             &["--pretty", "call"],
             &["--tools", "claude", "call"],
             &["call", "--unknown"],
+            &["--root", "/a", "call", "--root", "/b"],
             &[],
         ] {
             assert!(by_hand(line).is_none(), "read by hand: {line:?}");
