@@ -504,10 +504,10 @@ impl Identities {
         let (Some(folder), Some(name)) = (place.parent(), place.file_name()) else {
             return std::fs::canonicalize(place).unwrap_or_else(|_| place.to_path_buf());
         };
-        if self.is_link(place) {
-            if let Ok(real) = std::fs::canonicalize(place) {
-                return real;
-            }
+        if self.is_link(place)
+            && let Ok(real) = std::fs::canonicalize(place)
+        {
+            return real;
         }
         let real_dir = match self.real_dirs.get(folder) {
             Some(known) => known.clone(),
