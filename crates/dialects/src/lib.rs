@@ -364,7 +364,7 @@ pub const BARE_ARGUMENTS: &[&str] = &["filekit", "codex", "amazonq"];
 /// documentation pages and the argument checks use with its descriptions).
 pub fn input_schema(tool: &ToolSpec) -> Value {
     if BARE_ARGUMENTS.contains(&tool.dialect) {
-        args::bare(&tool.input_schema)
+        args::bare(tool.input_schema)
     } else {
         Value::clone(tool.input_schema)
     }
@@ -495,7 +495,7 @@ fn dispatch(
     let result = match args::drop_ignored(tool.dialect, tool.name, &mut args).and_then(|()| {
         args::prepare(
             tool.name,
-            &tool.input_schema,
+            tool.input_schema,
             args::coerces(tool.dialect),
             &mut args,
         )
@@ -866,7 +866,7 @@ mod tests {
             let Some(Ok(mut example)) = stream.next() else {
                 panic!("{}: the example is not JSON: {text}", t.name);
             };
-            args::prepare(t.name, &t.input_schema, false, &mut example)
+            args::prepare(t.name, t.input_schema, false, &mut example)
                 .unwrap_or_else(|e| panic!("{}: {}", t.name, e.full_message()));
         }
     }
@@ -895,7 +895,7 @@ mod tests {
             }
         }
         for t in tools(None) {
-            walk(t.name, &t.input_schema);
+            walk(t.name, t.input_schema);
         }
     }
 
