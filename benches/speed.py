@@ -158,7 +158,7 @@ def call_params(tool, arguments):
 # ---------------------------------------------------------------------------- whole processes
 
 
-def time_process(argv, runs=20, stdin=None):
+def time_process(argv, runs=20, stdin=None, env=None):
     """The median processor time (user + system) of `argv` as a whole process, spawn to exit,
     stdout discarded: what the process costs, whatever else the machine runs (its wall time
     on a shared machine is mostly waiting for a core)."""
@@ -166,7 +166,7 @@ def time_process(argv, runs=20, stdin=None):
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+                              stderr=subprocess.DEVNULL, env=env)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         samples.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
         if done.returncode != 0:
@@ -384,7 +384,8 @@ def process_rows(args, table, filekit, ws, env):
         if rg:
             peer.append(time_process([rg, "--version"], runs))
         spawn_floor.append(time_process(["/bin/true"], runs))
-        call_small.append(time_process([filekit, "--root", ws, "call"], runs, stdin=small_call))
+        call_small.append(time_process([filekit, "--root", ws, "call"], runs, stdin=small_call,
+                                       env=env))
     ratios = [p / v for v, p in zip(version, peer)] if rg else []
     table.add("`filekit --version`, whole process", version, "`rg --version`" if rg else
               "(no rg)", peer, ratios, "(spawn floor, /bin/true: "
@@ -404,7 +405,7 @@ def semantic_rows(args, table, filekit, filekit_server, ws, env, classes):
     try:
         params = call_params("file_read", {"file": "big.ts", "symbol": symbol})
         for _ in range(args.rounds):
-            whole.append(time_process([filekit, "--root", ws, "call"], 10, stdin=call))
+            whole.append(time_process([filekit, "--root", ws, "call"], 10, stdin=call, env=env))
             warm.append(server.time_calls("tools/call", params, max(10, args.calls // 10),
                                           warmup=3))
     finally:

@@ -31,7 +31,7 @@ Prints the tool's reply as compact JSON (indented with --pretty). Exit codes: 0 
 (success: false, or any failed edit); 2 the call was bad (malformed JSON, missing tool_name,
 unknown tool, bad arguments) and nothing was attempted.";
 
-#[derive(Args)]
+#[derive(Args, Debug, PartialEq)]
 pub struct CallArgs {
     /// The tool call as JSON; without it the call is read from standard input.
     #[arg(long = "json", value_name = "CALL")]

@@ -6,6 +6,7 @@
 //! in it failed, 2 the request itself was bad (nothing was attempted).
 
 mod call;
+mod call_line;
 mod edit;
 mod fileops;
 mod history;
@@ -122,7 +123,7 @@ struct Cli {
     verb: Verb,
 }
 
-#[derive(Args, Clone)]
+#[derive(Args, Clone, Debug, PartialEq)]
 pub struct GlobalArgs {
     /// A directory filekit may read and write in (repeatable; default: the current directory).
     /// Relative paths resolve against the first root; nothing outside the roots is touched.
@@ -216,7 +217,7 @@ fn parse_max_reply_bytes(given: &str) -> Result<u64, String> {
     Ok(size)
 }
 
-#[derive(ValueEnum, Clone, Copy, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColorChoice {
     Auto,
     Always,
@@ -307,43 +308,22 @@ struct ToolsArgs {
     markdown: bool,
 }
 
-/// The command line of `filekit call`, the verb an agent runs once per tool call: the global
-/// options and `call` alone, so that a call's start builds one verb's arguments instead of
-/// twenty. Its grammar is a part of [`Cli`]'s: what it parses, `Cli` parses the same way, and
-/// what it refuses (another verb, a help, a mistake) goes to `Cli`, which says what was wrong.
-#[derive(Parser)]
-#[command(name = "filekit")]
-struct CallLine {
-    #[command(flatten)]
-    global: GlobalArgs,
-    #[arg(long)]
-    json: bool,
-    #[command(subcommand)]
-    verb: CallOnly,
-}
-
-#[derive(Subcommand)]
-enum CallOnly {
-    Call(call::CallArgs),
-}
-
 /// The command line, as `Cli::parse` reads it, but for `serve`'s help: it lists every table's
 /// tools, and listing them builds every tool of every table (their schemas, descriptions),
 /// which cost each start a few milliseconds. It is written only when a help is asked for.
 fn parse_command_line() -> Cli {
-    let help = std::env::args_os()
-        .skip(1)
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let help = args
+        .iter()
         .any(|a| a == "-h" || a == "--help" || a == "help");
-    if !help
-        && std::env::args_os().skip(1).any(|a| a == "call")
-        && let Ok(line) = CallLine::try_parse()
-    {
-        let CallOnly::Call(args) = line.verb;
-        return Cli {
-            global: line.global,
-            json: line.json,
-            verb: Verb::Call(args),
-        };
+    if !help && let Some(cli) = call_line::parse(&args) {
+        return cli;
+    }
+    // What clap prints for it, without building the tree to print it.
+    if args.len() == 1 && (args[0] == "--version" || args[0] == "-V") {
+        use std::io::Write;
+        let _ = std::io::stdout().write_all(version_line().as_bytes());
+        std::process::exit(0);
     }
     let mut command = Cli::command();
     if help {
@@ -351,6 +331,11 @@ fn parse_command_line() -> Cli {
     }
     let mut matches = command.get_matches();
     Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit())
+}
+
+/// `filekit --version`'s line.
+fn version_line() -> String {
+    format!("filekit {}\n", env!("CARGO_PKG_VERSION"))
 }
 
 fn main() -> ExitCode {
@@ -698,34 +683,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_call_line_is_a_part_of_the_command_line() {
-        CallLine::command().debug_assert();
+    fn the_command_line_is_well_formed_and_the_version_line_is_clap_s() {
         Cli::command().debug_assert();
-        let argv = [
-            "filekit",
-            "--root",
-            "/tmp",
-            "--read-only",
-            "call",
-            "--tools",
-            "claude",
-            "--pretty",
-            "{}",
-        ];
-        let line = CallLine::try_parse_from(argv).expect("a call");
-        let full = Cli::try_parse_from(argv).expect("a call");
-        let Verb::Call(args) = full.verb else {
-            panic!("not the call verb")
-        };
-        let CallOnly::Call(reduced) = line.verb;
-        assert_eq!(line.global.roots, full.global.roots);
-        assert_eq!(line.global.read_only, full.global.read_only);
-        assert_eq!(
-            (reduced.tables, reduced.pretty, reduced.call_given),
-            (args.tables, args.pretty, args.call_given)
-        );
-        // Another verb, even with "call" among its arguments, is not a call.
-        assert!(CallLine::try_parse_from(["filekit", "read", "call"]).is_err());
-        assert!(CallLine::try_parse_from(["filekit", "--root", "call", "read", "x"]).is_err());
+        assert_eq!(version_line(), Cli::command().render_version());
     }
 }

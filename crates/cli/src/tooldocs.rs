@@ -56,7 +56,7 @@ pub fn page(table: &str) -> String {
             let _ = writeln!(out, "{}\n", t.guide.trim_end());
         }
         out.push_str("**Takes**\n\n");
-        let inputs = rows(&t.input_schema);
+        let inputs = rows(t.input_schema);
         if inputs.is_empty() {
             out.push_str("No arguments.\n");
         } else {

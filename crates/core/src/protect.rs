@@ -344,6 +344,7 @@ impl Guards {
     /// them: a root inside `~/.config` still protects `fish/`), and the files the entries
     /// that are links lead to.
     pub(crate) fn add_home(&mut self, roots: &[RootId], home: &Path) {
+        let mut ids = Identities::default();
         for e in HOME_ENTRIES {
             let reason = if e.secret {
                 Reason::Secret(e.what)
@@ -351,40 +352,42 @@ impl Guards {
                 Reason::RunsLater(e.what)
             };
             let at = home.join(e.path);
-            self.add_place(roots, &at, e.folder, reason);
+            let link = ids.is_link(&at);
+            self.add_place(roots, &at, e.folder, reason, &mut ids);
             // A dotfiles manager keeps `~/.bashrc` as a link to the file it writes; that file
             // is the one a shell reads.
-            if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
-                && let Ok(real) = std::fs::canonicalize(&at)
-            {
-                self.add_place(roots, &real, e.folder, reason);
+            if link && let Ok(real) = std::fs::canonicalize(&at) {
+                self.add_place(roots, &real, e.folder, reason, &mut ids);
             }
         }
     }
 
-    /// Takes filekit's state at `place` (a folder, or the file of a history named elsewhere)
-    /// out of every root that holds it.
-    pub(crate) fn add_state(&mut self, roots: &[RootId], place: &Path, folder: bool) {
-        let Ok(place) = std::path::absolute(place) else {
-            return;
-        };
-        // Its real path, or (a file not made yet) its folder's real path and its name.
-        let real = std::fs::canonicalize(&place)
-            .ok()
-            .or_else(|| {
-                let real_dir = std::fs::canonicalize(place.parent()?).ok()?;
-                Some(real_dir.join(place.file_name()?))
-            })
-            .unwrap_or(place);
-        self.add_place(roots, &real, folder, Reason::State);
+    /// Takes filekit's state at each of `places` (a folder, or the files of a history named
+    /// elsewhere) out of every root that holds it.
+    pub(crate) fn add_state(&mut self, roots: &[RootId], places: &[PathBuf], folder: bool) {
+        let mut ids = Identities::default();
+        for place in places {
+            let Ok(place) = std::path::absolute(place) else {
+                continue;
+            };
+            let real = ids.real_path(&place);
+            self.add_place(roots, &real, folder, Reason::State, &mut ids);
+        }
     }
 
     /// Guards `at` (absolute) in each root it lies in, found by identity: an ancestor of `at`
     /// with the root's device and inode; or, for a root inside `at`'s folder, the part of it
     /// inside the root.
-    fn add_place(&mut self, roots: &[RootId], at: &Path, folder: bool, reason: Reason) {
+    fn add_place(
+        &mut self,
+        roots: &[RootId],
+        at: &Path,
+        folder: bool,
+        reason: Reason,
+        ids: &mut Identities,
+    ) {
         for (i, root) in roots.iter().enumerate() {
-            if let Some(rel) = root.holds(at) {
+            if let Some(rel) = root.holds(at, ids) {
                 self.add(i, &rel, folder, reason);
             } else if folder && root.path.starts_with(at) {
                 // The root is inside a protected folder: all of it is protected.
@@ -432,19 +435,89 @@ impl RootId {
     /// `at` relative to this root when one of `at`'s ancestors (or `at` itself) is this
     /// root's directory, by device and inode. The parts of `at` that do not exist yet are
     /// taken as written.
-    fn holds(&self, at: &Path) -> Option<PathBuf> {
-        use std::os::unix::fs::MetadataExt;
+    fn holds(&self, at: &Path, ids: &mut Identities) -> Option<PathBuf> {
         let mut cur = Some(at);
         while let Some(dir) = cur {
-            if let Ok(m) = std::fs::metadata(dir)
-                && m.dev() == self.dev
-                && m.ino() == self.ino
-            {
+            if ids.of(dir) == Some((self.dev, self.ino)) {
                 return at.strip_prefix(dir).ok().map(Path::to_path_buf);
             }
             cur = dir.parent();
         }
         None
+    }
+}
+
+/// The device and inode of paths (following links), each asked of the system once while the
+/// protected places are found: the home folder's 46 entries share their ancestors, and each
+/// is compared with every root. A path whose folder is not found is not asked for: it
+/// cannot be found either (the system resolves the folder on the way to it).
+#[derive(Default)]
+struct Identities {
+    known: std::collections::HashMap<PathBuf, Option<(u64, u64)>>,
+    real_dirs: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Identities {
+    /// The device and inode of `path` (absolute), `None` when it cannot be found.
+    fn of(&mut self, path: &Path) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        if let Some(known) = self.known.get(path) {
+            return *known;
+        }
+        let folder_missing = path
+            .parent()
+            .is_some_and(|p| !p.as_os_str().is_empty() && self.of(p).is_none());
+        let id = if folder_missing {
+            None
+        } else {
+            std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+        };
+        self.known.insert(path.to_path_buf(), id);
+        id
+    }
+
+    /// Whether `path` (absolute) is a symbolic link. What is not a link is known by the same
+    /// look (its device and inode are the ones it shows).
+    fn is_link(&mut self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        if self.known.contains_key(path) {
+            return std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        }
+        if path.parent().is_some_and(|p| self.of(p).is_none()) {
+            self.known.insert(path.to_path_buf(), None);
+            return false;
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => true,
+            found => {
+                let id = found.ok().map(|m| (m.dev(), m.ino()));
+                self.known.insert(path.to_path_buf(), id);
+                false
+            }
+        }
+    }
+
+    /// The real path of `place` (absolute): where it leads, or, for a file not made yet, its
+    /// folder's real path and its name; as written when neither is found. Places in one
+    /// folder (a history's database and SQLite's files beside it) resolve the folder once.
+    fn real_path(&mut self, place: &Path) -> PathBuf {
+        let (Some(folder), Some(name)) = (place.parent(), place.file_name()) else {
+            return std::fs::canonicalize(place).unwrap_or_else(|_| place.to_path_buf());
+        };
+        if self.is_link(place)
+            && let Ok(real) = std::fs::canonicalize(place)
+        {
+            return real;
+        }
+        let real_dir = match self.real_dirs.get(folder) {
+            Some(known) => known.clone(),
+            None => {
+                let real = std::fs::canonicalize(folder).ok();
+                self.real_dirs.insert(folder.to_path_buf(), real.clone());
+                real
+            }
+        };
+        real_dir.map_or_else(|| place.to_path_buf(), |d| d.join(name))
     }
 }
 
@@ -478,7 +551,7 @@ mod tests {
         // The root as another spelling of the same folder: its device and inode are the same.
         let roots = [RootId::of(&alias).unwrap()];
         let mut g = Guards::new(1);
-        g.add_state(&roots, &real.join(".local/state/filekit"), true);
+        g.add_state(&roots, &[real.join(".local/state/filekit")], true);
         let probe = Probe::new(Path::new(".LOCAL/state/filekit/workspaces/x/history.db"));
         assert!(
             g.covering(0, &probe, |g| g.reason == Reason::State)
@@ -494,7 +567,7 @@ mod tests {
         );
         // A history named elsewhere, not made yet, relative to no root: nothing is guarded.
         let mut g = Guards::new(1);
-        g.add_state(&roots, &t.path().join("elsewhere/history.db"), false);
+        g.add_state(&roots, &[t.path().join("elsewhere/history.db")], false);
         assert!(g.none_in(0));
     }
 

@@ -420,7 +420,8 @@ impl Workspace {
     /// front end chose it; see [`crate::state`]). Without one, leases cannot be taken and an
     /// atomic run is still all or nothing, but not across a crash of the process.
     pub fn set_state(&mut self, state: crate::state::StateDir) {
-        self.guards.add_state(&self.root_ids, state.base(), true);
+        self.guards
+            .add_state(&self.root_ids, &[state.base().to_path_buf()], true);
         self.state = Some(state);
     }
 
@@ -433,13 +434,16 @@ impl Workspace {
     pub fn set_history(&mut self, history: std::sync::Arc<crate::history::History>) {
         // A database named anywhere (`--history FILE`) is state too, with SQLite's files
         // beside it.
-        let db = history.path().to_path_buf();
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let mut name = db.clone().into_os_string();
-            name.push(suffix);
-            self.guards
-                .add_state(&self.root_ids, Path::new(&name), false);
-        }
+        let db = history.path();
+        let files: Vec<PathBuf> = ["", "-wal", "-shm", "-journal"]
+            .iter()
+            .map(|suffix| {
+                let mut name = db.as_os_str().to_owned();
+                name.push(suffix);
+                PathBuf::from(name)
+            })
+            .collect();
+        self.guards.add_state(&self.root_ids, &files, false);
         self.history = Some(history);
     }
 

@@ -28,7 +28,7 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
         name: "apply_patch",
         dialect,
         description: LISTED_DESCRIPTION,
-        input_schema: SCHEMA.clone(),
+        input_schema: &SCHEMA,
         read_only: false,
         destructive: true,
         idempotent: false,

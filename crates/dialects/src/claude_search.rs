@@ -28,11 +28,11 @@ const MAX_LINE_CHARS: usize = 1000;
 const GREP_DEFAULT_LIMIT: usize = 1000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, description, schema: &Value, run, reply| ToolSpec {
+    let spec = |name, description, schema: &'static LazyLock<Value>, run, reply| ToolSpec {
         name,
         dialect: "claude",
         description,
-        input_schema: schema.clone(),
+        input_schema: schema,
         read_only: true,
         destructive: false,
         idempotent: true,

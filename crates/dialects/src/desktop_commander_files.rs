@@ -34,12 +34,18 @@ use std::sync::LazyLock;
 use std::time::SystemTime;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, description, schema: &LazyLock<Value>, read_only, destructive, run, reply| {
+    let spec = |name,
+                description,
+                schema: &'static LazyLock<Value>,
+                read_only,
+                destructive,
+                run,
+                reply| {
         ToolSpec {
             name,
             dialect: "desktop-commander",
             description,
-            input_schema: (**schema).clone(),
+            input_schema: schema,
             read_only,
             destructive,
             idempotent: read_only,

@@ -43,19 +43,20 @@ const MATCH_SHOWN: usize = 100;
 const MAX_LINE_CHARS: usize = 1000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, description, schema: &LazyLock<Value>, read_only, run, reply| ToolSpec {
-        name,
-        dialect: "desktop-commander",
-        description,
-        input_schema: (**schema).clone(),
-        read_only,
-        destructive: false,
-        idempotent: read_only,
-        run,
-        reject,
-        guide: "",
-        reply: ReplySchema::Typed(reply),
-    };
+    let spec =
+        |name, description, schema: &'static LazyLock<Value>, read_only, run, reply| ToolSpec {
+            name,
+            dialect: "desktop-commander",
+            description,
+            input_schema: schema,
+            read_only,
+            destructive: false,
+            idempotent: read_only,
+            run,
+            reject,
+            guide: "",
+            reply: ReplySchema::Typed(reply),
+        };
     vec![
         ToolSpec {
             guide: START_SEARCH_GUIDE,

@@ -35,19 +35,20 @@ const MAX_DEPTH: usize = 64;
 const MAX_LINE_CHARS: usize = 1000;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec = |name, (description, guide), schema: &Value, run, reply| ToolSpec {
-        name,
-        dialect: "filekit",
-        description,
-        input_schema: schema.clone(),
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        run,
-        reject,
-        guide,
-        reply: ReplySchema::Typed(reply),
-    };
+    let spec =
+        |name, (description, guide), schema: &'static LazyLock<Value>, run, reply| ToolSpec {
+            name,
+            dialect: "filekit",
+            description,
+            input_schema: schema,
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            run,
+            reject,
+            guide,
+            reply: ReplySchema::Typed(reply),
+        };
     vec![
         spec(
             "grep_files",

@@ -174,8 +174,10 @@ pub struct ToolSpec {
     /// (`docs/tools/`) prints it after the description; `tools/list` does not carry it, since
     /// every byte there is read in every session. Empty when the description says it all.
     pub guide: &'static str,
-    /// JSON Schema of the arguments, with exactly the document's argument names.
-    pub input_schema: Value,
+    /// JSON Schema of the arguments, with exactly the document's argument names: built the
+    /// first time it is asked for, so that a call (a process that runs one) builds its own
+    /// tool's schema and no other.
+    pub input_schema: &'static LazyLock<Value>,
     /// True when the tool never writes.
     pub read_only: bool,
     /// True when the tool may overwrite or remove what was there.
@@ -217,16 +219,27 @@ impl ToolSpec {
 }
 
 fn mcp_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect()
+    name.chars().map(mcp_char).take(64).collect()
+}
+
+fn mcp_char(c: char) -> char {
+    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+        c
+    } else {
+        '_'
+    }
+}
+
+/// Whether `given` is the MCP name of the tool called `name` (`mcp_name(name) == given`),
+/// without making that name: every call looks its tool up among all the tables' names.
+fn is_mcp_name_of(given: &str, name: &str) -> bool {
+    given.chars().eq(name.chars().map(mcp_char).take(64))
+}
+
+/// Whether two tools take the same arguments. Tools that share one schema (a tool served by
+/// two tables) are not compared, so that neither schema is built for it.
+pub fn same_schema(a: &ToolSpec, b: &ToolSpec) -> bool {
+    std::ptr::eq(a.input_schema, b.input_schema) || **a.input_schema == **b.input_schema
 }
 
 /// What a tool answers.
@@ -351,9 +364,9 @@ pub const BARE_ARGUMENTS: &[&str] = &["filekit", "codex", "amazonq"];
 /// documentation pages and the argument checks use with its descriptions).
 pub fn input_schema(tool: &ToolSpec) -> Value {
     if BARE_ARGUMENTS.contains(&tool.dialect) {
-        args::bare(&tool.input_schema)
+        args::bare(tool.input_schema)
     } else {
-        tool.input_schema.clone()
+        Value::clone(tool.input_schema)
     }
 }
 
@@ -379,7 +392,7 @@ pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
 /// table order, or with all tables (`None`) the curated table's if it has one.
 pub fn find_tool_in(dialects: Option<&[&str]>, name: &str) -> Option<&'static ToolSpec> {
     let in_scope = |t: &&ToolSpec| dialects.is_none_or(|d| d.contains(&t.dialect));
-    let named = |t: &&ToolSpec| t.name == name || t.mcp_name() == name;
+    let named = |t: &&ToolSpec| t.name == name || is_mcp_name_of(name, t.name);
     let curated = dialects
         .is_none()
         .then(|| TABLE.iter().filter(|t| t.dialect == CURATED).find(named))
@@ -389,7 +402,12 @@ pub fn find_tool_in(dialects: Option<&[&str]>, name: &str) -> Option<&'static To
             .iter()
             .filter(in_scope)
             .find(|t| t.name == name)
-            .or_else(|| TABLE.iter().filter(in_scope).find(|t| t.mcp_name() == name))
+            .or_else(|| {
+                TABLE
+                    .iter()
+                    .filter(in_scope)
+                    .find(|t| is_mcp_name_of(name, t.name))
+            })
     })
 }
 
@@ -399,12 +417,12 @@ pub fn find_tool_in(dialects: Option<&[&str]>, name: &str) -> Option<&'static To
 pub fn tables_disagreeing_on(name: &str) -> Vec<&'static str> {
     let named: Vec<&ToolSpec> = TABLE
         .iter()
-        .filter(|t| t.name == name || t.mcp_name() == name)
+        .filter(|t| t.name == name || is_mcp_name_of(name, t.name))
         .collect();
     let Some(first) = named.first() else {
         return Vec::new();
     };
-    if named.iter().all(|t| t.input_schema == first.input_schema) {
+    if named.iter().all(|t| same_schema(t, first)) {
         return Vec::new();
     }
     let mut tables: Vec<&str> = named.iter().map(|t| t.dialect).collect();
@@ -477,7 +495,7 @@ fn dispatch(
     let result = match args::drop_ignored(tool.dialect, tool.name, &mut args).and_then(|()| {
         args::prepare(
             tool.name,
-            &tool.input_schema,
+            tool.input_schema,
             args::coerces(tool.dialect),
             &mut args,
         )
@@ -848,7 +866,7 @@ mod tests {
             let Some(Ok(mut example)) = stream.next() else {
                 panic!("{}: the example is not JSON: {text}", t.name);
             };
-            args::prepare(t.name, &t.input_schema, false, &mut example)
+            args::prepare(t.name, t.input_schema, false, &mut example)
                 .unwrap_or_else(|e| panic!("{}: {}", t.name, e.full_message()));
         }
     }
@@ -877,7 +895,7 @@ mod tests {
             }
         }
         for t in tools(None) {
-            walk(t.name, &t.input_schema);
+            walk(t.name, t.input_schema);
         }
     }
 
@@ -952,7 +970,7 @@ mod tests {
                 // Tables may define one name differently (the filesystem server's and Desktop
                 // Commander's read_file): then the name is known to disagree, so that no caller
                 // gets one table's tool for another's arguments, and serving both is refused.
-                if first.input_schema != t.input_schema {
+                if !same_schema(first, t) {
                     let tables = tables_disagreeing_on(t.name);
                     assert!(
                         tables.contains(&first.dialect) && tables.contains(&t.dialect),

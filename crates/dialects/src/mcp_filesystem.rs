@@ -46,25 +46,30 @@ const MAX_DEPTH: usize = 256;
 const DIFF_CONTEXT: usize = 4;
 
 pub(crate) fn tools() -> Vec<ToolSpec> {
-    let spec =
-        |name, description, schema: &Value, run, read_only, destructive, idempotent| ToolSpec {
-            name,
-            dialect: DIALECT,
-            description,
-            input_schema: schema.clone(),
-            read_only,
-            destructive,
-            idempotent,
-            run,
-            reject,
-            guide: guide(name),
-            reply: crate::ReplySchema::Typed(if name == "read_media_file" {
-                media_reply_schema
-            } else {
-                reply_schema
-            }),
-        };
-    let reader = |name, description, schema: &Value, run| {
+    let spec = |name,
+                description,
+                schema: &'static LazyLock<Value>,
+                run,
+                read_only,
+                destructive,
+                idempotent| ToolSpec {
+        name,
+        dialect: DIALECT,
+        description,
+        input_schema: schema,
+        read_only,
+        destructive,
+        idempotent,
+        run,
+        reject,
+        guide: guide(name),
+        reply: crate::ReplySchema::Typed(if name == "read_media_file" {
+            media_reply_schema
+        } else {
+            reply_schema
+        }),
+    };
+    let reader = |name, description, schema: &'static LazyLock<Value>, run| {
         spec(name, description, schema, run, true, false, true)
     };
     vec![

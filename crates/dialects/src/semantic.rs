@@ -49,9 +49,9 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
                 READ_DESCRIPTION
             },
             input_schema: if dialect == "filekit" {
-                READ_SCHEMA.clone()
+                &READ_SCHEMA
             } else {
-                SEED_READ_SCHEMA.clone()
+                &SEED_READ_SCHEMA
             },
             read_only: true,
             destructive: false,
@@ -86,9 +86,9 @@ pub(crate) fn tools(dialect: &'static str) -> Vec<ToolSpec> {
                 EDIT_DESCRIPTION.as_str()
             },
             input_schema: if dialect == "filekit" {
-                EDIT_SCHEMA.clone()
+                &EDIT_SCHEMA
             } else {
-                SEED_EDIT_SCHEMA.clone()
+                &SEED_EDIT_SCHEMA
             },
             read_only: false,
             destructive: true,

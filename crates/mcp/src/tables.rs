@@ -112,7 +112,9 @@ fn select_in(list: &str, table: &[ToolSpec]) -> Result<Selection, String> {
     }
     // Two tools of one (MCP) name that take different arguments are different tools.
     let differ = |a: &ToolSpec, b: &ToolSpec| {
-        a.mcp_name() == b.mcp_name() && a.dialect != b.dialect && a.input_schema != b.input_schema
+        a.mcp_name() == b.mcp_name()
+            && a.dialect != b.dialect
+            && !filekit_dialects::same_schema(a, b)
     };
     let explicit: Vec<&ToolSpec> = table
         .iter()
@@ -180,6 +182,8 @@ fn select_in(list: &str, table: &[ToolSpec]) -> Result<Selection, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+    use std::sync::LazyLock;
 
     fn names(list: &str) -> Vec<&'static str> {
         select_tools(list).unwrap().iter().map(|t| t.name).collect()
@@ -220,9 +224,18 @@ mod tests {
                 .unwrap()
                 .clone()
         };
+        // Desktop Commander's read_file schema with one more argument.
+        static RIVAL_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+            let mut schema =
+                filekit_dialects::find_tool_in(Some(&["desktop-commander"]), "read_file")
+                    .map(|t| Value::clone(t.input_schema))
+                    .unwrap();
+            schema["properties"]["head"] = serde_json::json!({"type": "integer"});
+            schema
+        });
         let mut rival = dc("read_file");
         rival.dialect = "peer";
-        rival.input_schema["properties"]["head"] = serde_json::json!({"type": "integer"});
+        rival.input_schema = &RIVAL_SCHEMA;
         let mut same = dc("edit_block");
         same.dialect = "peer";
         table.extend([rival, same]);

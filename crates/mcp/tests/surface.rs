@@ -156,7 +156,7 @@ fn the_curated_table_names_every_argument_and_reply_field_in_snake_case() {
     for spec in select_tools("filekit").unwrap() {
         let listed = serde_json::to_value(mcp_tool(&spec)).unwrap();
         for (at, schema) in [
-            ("input", &spec.input_schema),
+            ("input", &**spec.input_schema),
             ("listed input", &listed["inputSchema"]),
             ("output", &documented_output_schema(&spec)),
             ("listed output", &listed["outputSchema"]),
